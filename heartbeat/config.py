@@ -1,0 +1,393 @@
+"""``heartbeat.toml``: the typed configuration, its loading and ``${ENV}`` secrets.
+
+Every key is optional; flags override the file. Unknown keys are errors that
+name the key, because a misspelt threshold silently left at its default is
+the worst kind of 3 a.m. surprise. Secrets are written as ``${NAME}`` and
+read from the environment when the file is loaded; they live only in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import ConfigError
+
+__all__ = [
+    "AgentConfig",
+    "BudgetConfig",
+    "CommandNotifierConfig",
+    "DetectorsConfig",
+    "EmptyConfig",
+    "ErrorRateConfig",
+    "EscalationConfig",
+    "FileNotifierConfig",
+    "HeartbeatConfig",
+    "JournalConfig",
+    "LoopConfig",
+    "NoProgressConfig",
+    "NotifierConfig",
+    "PolicyConfig",
+    "ProgressConfig",
+    "RepeatConfig",
+    "ScheduleConfig",
+    "WebhookNotifierConfig",
+    "format_validation_error",
+    "load_config",
+    "parse_duration",
+]
+
+DEFAULT_CONFIG_NAME = "heartbeat.toml"
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)")
+_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def parse_duration(value: object) -> timedelta:
+    """Read ``"90s"``, ``"30m"``, ``"1h30m"``, ``"1d"`` or a number of seconds."""
+    if isinstance(value, timedelta):
+        return value
+    if isinstance(value, bool):
+        raise ValueError("a duration is a number of seconds or a text like '30m'")
+    if isinstance(value, int | float):
+        seconds = float(value)
+    elif isinstance(value, str):
+        text = value.strip().lower().replace(" ", "")
+        if text.replace(".", "", 1).isdigit():
+            seconds = float(text)
+        else:
+            pos, seconds = 0, 0.0
+            for match in _DURATION.finditer(text):
+                if match.start() != pos:
+                    break
+                seconds += float(match.group(1)) * _UNITS[match.group(2)]
+                pos = match.end()
+            if pos != len(text) or not text:
+                raise ValueError(f"{value!r} is not a duration (try '90s', '30m', '1h30m', '1d')")
+    else:
+        raise ValueError("a duration is a number of seconds or a text like '30m'")
+    if not 0 < seconds < 10 * 365 * 86400:
+        raise ValueError(f"{value!r}: a duration must be positive and under ten years")
+    return timedelta(seconds=seconds)
+
+
+Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AgentConfig(_Config):
+    """One agent: its step, its progress metric, its state folder and KILL file."""
+
+    name: str = Field(default="agent", min_length=1, max_length=100)
+    step: str | None = Field(default=None, description="The step as 'module:attr'.")
+    exec: str | None = Field(default=None, description="A command run as the step instead.")
+    exec_timeout: Duration = timedelta(minutes=10)
+    progress: str | None = Field(default=None, description="The progress metric as 'module:attr'.")
+    state_dir: Path = Path("state")
+    kill_file: Path = Path("KILL")
+
+    @model_validator(mode="after")
+    def _one_step(self) -> AgentConfig:
+        if self.step and self.exec:
+            raise ValueError("give either step or exec, not both")
+        return self
+
+
+class ScheduleConfig(_Config):
+    """When ``heartbeat run`` ticks: an interval or a cron expression."""
+
+    every: Duration | None = None
+    cron: str | None = None
+    timezone: str = "UTC"
+    misfire_grace_time: Duration = timedelta(minutes=5)
+
+    @model_validator(mode="after")
+    def _one_trigger(self) -> ScheduleConfig:
+        if self.every and self.cron:
+            raise ValueError("give either every or cron, not both")
+        return self
+
+
+ToolThreshold = int | Literal["off"]
+
+
+class RepeatConfig(_Config):
+    """``repeat``: the last N actions have one fingerprint."""
+
+    enabled: bool = True
+    threshold: int = Field(default=3, ge=2, le=10_000)
+    tools: dict[str, ToolThreshold] = Field(
+        default_factory=dict, description="Per-tool threshold, or 'off' to exempt a tool."
+    )
+
+
+class LoopConfig(_Config):
+    """``loop``: a cycle of 2+ fingerprints repeats back to back at the tail of the window."""
+
+    enabled: bool = True
+    window: int = Field(default=20, ge=4, le=10_000)
+    repeats: int = Field(default=2, ge=2, le=1_000)
+    exempt: list[str] = Field(default_factory=list, description="Tools left out of loops.")
+
+
+class EmptyConfig(_Config):
+    """``empty``: the last N reported outputs are each at most C characters."""
+
+    enabled: bool = True
+    threshold: int = Field(default=3, ge=1, le=10_000)
+    max_chars: int = Field(default=10, ge=0)
+    exempt: list[str] = Field(default_factory=list)
+
+
+class ErrorRateConfig(_Config):
+    """``error_rate``: errors / W >= T over the last W actions."""
+
+    enabled: bool = True
+    window: int = Field(default=10, ge=1, le=10_000)
+    threshold: float = Field(default=0.5, gt=0, le=1)
+
+
+class NoProgressConfig(_Config):
+    """``no_progress``: the last N progress samples differ by less than D."""
+
+    enabled: bool = True
+    samples: int = Field(default=5, ge=2, le=1_000)
+    min_delta: float = Field(default=0.01, ge=0, allow_inf_nan=False)
+
+
+class DetectorsConfig(_Config):
+    """The stuck detectors and what every fingerprint leaves out."""
+
+    volatile_args: list[str] = Field(default_factory=list)
+    polling: list[str] = Field(
+        default_factory=list,
+        description="Tools whose result is part of their fingerprint: polling is fine "
+        "until the result stops changing.",
+    )
+    exempt: list[str] = Field(default_factory=list, description="Tools no detector looks at.")
+    custom: list[str] = Field(default_factory=list, description="Your detectors as 'module:attr'.")
+    repeat: RepeatConfig = RepeatConfig()
+    loop: LoopConfig = LoopConfig()
+    empty: EmptyConfig = EmptyConfig()
+    error_rate: ErrorRateConfig = ErrorRateConfig()
+    no_progress: NoProgressConfig = NoProgressConfig()
+
+    def history_needed(self) -> int:
+        """The number of past actions the detectors need to see."""
+        repeat = max([self.repeat.threshold, *(t for t in self.repeat.tools.values() if t != "off")])
+        return max(repeat, self.loop.window, self.empty.threshold, self.error_rate.window)
+
+
+class ProgressConfig(_Config):
+    """A built-in progress metric, chosen by ``type``."""
+
+    type: Literal["list_length", "words", "glob", "json_path", "pytest"]
+    key: str | None = Field(default=None, description="list_length: the key in ctx.data.")
+    path: Path | None = Field(default=None, description="words/json_path: the file; pytest: the folder.")
+    pattern: str | None = Field(default=None, description="glob: the pattern, relative to the config.")
+    pointer: str | None = Field(default=None, description="json_path: a dotted path like 'a.b.0'.")
+    timeout: Duration = timedelta(seconds=60)
+
+    @model_validator(mode="after")
+    def _needs(self) -> ProgressConfig:
+        need = {"list_length": "key", "words": "path", "glob": "pattern", "pytest": "path"}
+        field = need.get(self.type)
+        if field and getattr(self, field) is None:
+            raise ValueError(f"the {self.type} metric needs '{field}'")
+        if self.type == "json_path" and (self.path is None or self.pointer is None):
+            raise ValueError("the json_path metric needs 'path' and 'pointer'")
+        return self
+
+
+class PolicyConfig(_Config):
+    """When a stuck streak becomes an escalation, and the recovery texts."""
+
+    escalate_after: int = Field(default=3, ge=1, le=1_000)
+    templates: dict[Literal["try_alternative", "reassess_goal"], str] = Field(default_factory=dict)
+
+
+class BudgetConfig(_Config):
+    """Spending limits; a breach pauses the agent and notifies."""
+
+    actions_per_tick: int | None = Field(default=None, ge=1)
+    actions_per_day: int | None = Field(default=None, ge=1)
+    cost_per_day: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_ticks: int | None = Field(default=None, ge=1)
+    reset_hour: int = Field(default=0, ge=0, le=23, description="UTC hour the day starts.")
+
+
+class EscalationConfig(_Config):
+    """How often a waiting escalation reminds people."""
+
+    reminder_every: Duration = timedelta(hours=6)
+
+
+class WebhookNotifierConfig(_Config):
+    """POST JSON to a URL (Slack and Discord incoming webhooks show its ``text``)."""
+
+    type: Literal["webhook"]
+    name: str = "webhook"
+    url: str
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout: Duration = timedelta(seconds=10)
+    retries: int = Field(default=2, ge=0, le=10)
+    backoff: Duration = timedelta(seconds=0.5)
+
+
+class CommandNotifierConfig(_Config):
+    """Run a command with the message on stdin."""
+
+    type: Literal["command"]
+    name: str = "command"
+    command: str
+    timeout: Duration = timedelta(seconds=30)
+
+
+class FileNotifierConfig(_Config):
+    """Append each notification as a JSON line to a file."""
+
+    type: Literal["file"]
+    name: str = "file"
+    path: Path = Path("notifications.jsonl")
+
+
+NotifierConfig = Annotated[
+    WebhookNotifierConfig | CommandNotifierConfig | FileNotifierConfig,
+    Field(discriminator="type"),
+]
+
+
+class JournalConfig(_Config):
+    """Rotation of ``journal.jsonl``."""
+
+    max_bytes: int = Field(default=1_000_000, ge=1_000)
+    keep: int = Field(default=3, ge=1, le=100)
+
+
+class HeartbeatConfig(_Config):
+    """The whole ``heartbeat.toml``."""
+
+    agent: AgentConfig = AgentConfig()
+    agents: list[AgentConfig] = Field(
+        default_factory=list, description="Several agents for one run; each inherits [agent]."
+    )
+    schedule: ScheduleConfig = ScheduleConfig()
+    detectors: DetectorsConfig = DetectorsConfig()
+    progress: ProgressConfig | None = None
+    policy: PolicyConfig = PolicyConfig()
+    budget: BudgetConfig = BudgetConfig()
+    escalation: EscalationConfig = EscalationConfig()
+    notify: list[NotifierConfig] = Field(default_factory=list)
+    journal: JournalConfig = JournalConfig()
+    base_dir: Path = Field(default=Path("."), exclude=True, description="Where relative paths start.")
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> HeartbeatConfig:
+        for what, names in (
+            ("agent", [a.name for a in self.all_agents()]),
+            ("notifier", [n.name for n in self.notify]),
+        ):
+            dupes = sorted({n for n in names if names.count(n) > 1})
+            if dupes:
+                raise ValueError(f"{what} names must be unique; repeated: {', '.join(dupes)}")
+        dirs = [a.state_dir for a in self.all_agents()]
+        if len(set(dirs)) != len(dirs):
+            raise ValueError("each agent needs its own state_dir")
+        return self
+
+    def all_agents(self) -> list[AgentConfig]:
+        """Every agent, each ``[[agents]]`` entry filled in from ``[agent]``."""
+        if not self.agents:
+            return [self.agent]
+        base = self.agent.model_dump(exclude_unset=False)
+        return [
+            AgentConfig.model_validate({**base, **a.model_dump(exclude_unset=True)})
+            for a in self.agents
+        ]
+
+    def resolve(self, path: Path) -> Path:
+        """A path from the config, relative to the config file's folder."""
+        return path if path.is_absolute() else self.base_dir / path
+
+    def with_agent(self, **changes: Any) -> HeartbeatConfig:
+        """A copy with ``[agent]`` keys replaced (flags override the file); None means unchanged."""
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if not changes:
+            return self
+        agent = AgentConfig.model_validate({**self.agent.model_dump(exclude_unset=True), **changes})
+        return self.model_copy(update={"agent": agent, "agents": []})
+
+
+def format_validation_error(error: ValidationError, *, prefix: str = "") -> str:
+    """One line naming the first bad key and what is wrong with it."""
+    first = error.errors(include_url=False)[0]
+    loc = ".".join(str(part) for part in first["loc"] if not str(part).startswith("function-"))
+    where = f"{prefix}{loc}" if loc else prefix.rstrip(".") or "value"
+    if first["type"] == "extra_forbidden":
+        return f"unknown key '{where}'"
+    message = str(first["msg"]).removeprefix("Value error, ")
+    more = error.error_count() - 1
+    return f"{where}: {message}" + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+
+
+def _expand_env(value: Any, where: str) -> Any:
+    """Replace ``${NAME}`` / ``${NAME:-default}`` in every string from the environment."""
+    if isinstance(value, str):
+
+        def sub(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            found = os.environ.get(name)
+            if found is None:
+                if default is None:
+                    raise ConfigError(f"{where}: environment variable {name} is not set")
+                return default
+            return found
+
+        return _ENV.sub(sub, value)
+    if isinstance(value, dict):
+        return {k: _expand_env(v, f"{where}.{k}" if where else k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand_env(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def load_config(path: Path | str | None = None) -> HeartbeatConfig:
+    """Load ``heartbeat.toml`` (default: ``./heartbeat.toml`` when present) or the defaults."""
+    if path is None:
+        candidate = Path(DEFAULT_CONFIG_NAME)
+        if not candidate.is_file():
+            return HeartbeatConfig(base_dir=Path.cwd())
+        path = candidate
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        raise ConfigError("no such file", path=path) from None
+    except IsADirectoryError:
+        raise ConfigError("is a directory, not a TOML file", path=path) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not UTF-8 text (byte {exc.start})", path=path) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
+    try:
+        data = _expand_env(raw, "")
+    except ConfigError as exc:
+        raise ConfigError(exc.reason, path=path) from None
+    if "base_dir" in data:
+        raise ConfigError("unknown key 'base_dir'", path=path)
+    try:
+        return HeartbeatConfig.model_validate({**data, "base_dir": path.resolve().parent})
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc), path=path) from None

@@ -1,0 +1,160 @@
+"""The one error family of heartbeat.
+
+Every error heartbeat raises on purpose is a :class:`HeartbeatError`. Each child
+also subclasses the matching built-in, so ``except TimeoutError`` still works,
+carries its data as attributes, and builds its one-line message itself::
+
+    HeartbeatError                              exit code
+    ├── UsageError(ValueError)                  2  bad flag, bad argument
+    ├── ConfigError(ValueError)                 2  bad heartbeat.toml or plug-in path
+    ├── StateCorrupt(ValueError)                2  state.json unreadable (copied aside)
+    │   └── StateVersionError                   2  state.json written by a newer release
+    ├── TraceError(ValueError)                  2  a bad line in a replay trace
+    ├── StateWriteError(OSError)                2  a save failed; the previous state is intact
+    ├── StateLocked(TimeoutError)               5  another heartbeat holds the lock
+    ├── Killed(RuntimeError)                    3  the KILL file is present
+    ├── MetricError(RuntimeError)                  a progress metric failed (recorded, not fatal)
+    └── NotifyError(RuntimeError)                  a notification was not delivered (kept in outbox/)
+
+The exit codes are the CLI's; the library only raises.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "ConfigError",
+    "HeartbeatError",
+    "Killed",
+    "MetricError",
+    "NotifyError",
+    "StateCorrupt",
+    "StateLocked",
+    "StateVersionError",
+    "StateWriteError",
+    "TraceError",
+    "UsageError",
+]
+
+
+class HeartbeatError(Exception):
+    """Base class of every error heartbeat raises on purpose."""
+
+    exit_code: int = 2
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(HeartbeatError, ValueError):
+    """A flag or argument that cannot be used as given."""
+
+    exit_code = 2
+
+
+class ConfigError(HeartbeatError, ValueError):
+    """A configuration file, key or plug-in path that is wrong."""
+
+    exit_code = 2
+
+    def __init__(self, reason: str, *, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}" if self.path else reason)
+
+
+class StateCorrupt(HeartbeatError, ValueError):
+    """``state.json`` cannot be read; the original is untouched and copied aside."""
+
+    exit_code = 2
+
+    def __init__(self, path: Path, reason: str, *, copy: Path | None = None) -> None:
+        self.path = path
+        self.reason = reason
+        self.copy = copy
+        where = f" (left as is, copied to {copy.name})" if copy else " (left as is)"
+        super().__init__(f"{path}: {reason}{where}")
+
+
+class StateVersionError(StateCorrupt):
+    """``state.json`` has a ``schema_version`` newer than this release understands."""
+
+    def __init__(self, path: Path, version: int, supported: int) -> None:
+        self.version = version
+        self.supported = supported
+        super().__init__(
+            path,
+            f"schema_version {version} is newer than this heartbeat understands ({supported}); "
+            "upgrade heartbeat to read it",
+        )
+
+
+class TraceError(HeartbeatError, ValueError):
+    """A replay trace line that is not a valid heartbeat record."""
+
+    exit_code = 2
+
+    def __init__(self, path: Path | str, line: int, reason: str) -> None:
+        self.path = Path(path)
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{path}: line {line}: {reason}")
+
+
+class StateWriteError(HeartbeatError, OSError):
+    """Saving the state failed; the previous ``state.json`` is intact."""
+
+    exit_code = 2
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: could not save state: {reason} (previous state kept)")
+
+
+class StateLocked(HeartbeatError, TimeoutError):
+    """Another heartbeat holds the state folder's lock."""
+
+    exit_code = 5
+
+    def __init__(self, lock_path: Path) -> None:
+        self.lock_path = lock_path
+        super().__init__(f"{lock_path}: another heartbeat holds the lock; nothing was changed")
+
+
+class Killed(HeartbeatError, RuntimeError):
+    """The KILL file is present; its text is the reason."""
+
+    exit_code = 3
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"stopped by {path}: {reason}")
+
+
+class MetricError(HeartbeatError, RuntimeError):
+    """A progress metric raised, timed out or returned something that is not a number."""
+
+    exit_code = 1
+
+    def __init__(self, metric: str, reason: str) -> None:
+        self.metric = metric
+        self.reason = reason
+        super().__init__(f"progress metric {metric}: {reason}")
+
+
+class NotifyError(HeartbeatError, RuntimeError):
+    """A notifier could not deliver; the notification waits in ``outbox/``."""
+
+    exit_code = 1
+
+    def __init__(self, notifier: str, reason: str) -> None:
+        self.notifier = notifier
+        self.reason = reason
+        super().__init__(f"notifier {notifier}: {reason}")

@@ -1,0 +1,183 @@
+"""The data heartbeat keeps and passes around: state, actions, anomalies, decisions.
+
+Everything here is a pydantic model with ``extra="forbid"`` so a typo in a
+hand-edited ``state.json`` is an error, not a silently ignored field. The
+state is bounded: lists are trimmed to fixed limits when appended to, so the
+file does not grow with the length of the run.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from enum import StrEnum
+from typing import Any, Literal, TypeVar
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "ActionRecord",
+    "AgentState",
+    "Anomaly",
+    "BudgetCounters",
+    "Decision",
+    "DecisionAction",
+    "Escalation",
+    "ProgressSample",
+    "Recovery",
+    "RecoveryMode",
+    "Status",
+    "append_bounded",
+]
+
+SCHEMA_VERSION = 1
+"""The ``schema_version`` this release writes; older ones are migrated on load."""
+
+# Bounds of the lists in state.json. The action history must hold the largest
+# detector window; the runner raises HISTORY_LIMIT to that when configured so.
+HISTORY_LIMIT = 64
+PROGRESS_LIMIT = 32
+ANOMALY_LIMIT = 20
+TEXT_LIMIT = 200  # error texts and summaries are cut to this many characters
+
+T = TypeVar("T")
+
+
+def append_bounded(items: list[T], item: T, limit: int) -> None:
+    """Append ``item`` and drop the oldest entries beyond ``limit``."""
+    items.append(item)
+    if len(items) > limit:
+        del items[: len(items) - limit]
+
+
+def clip(text: str | None, limit: int = TEXT_LIMIT) -> str | None:
+    """Cut ``text`` to ``limit`` characters, marking the cut with an ellipsis."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+
+class Status(StrEnum):
+    """Whether the heartbeat calls the agent's step."""
+
+    ACTIVE = "active"
+    PAUSED = "paused"
+    NEEDS_HUMAN = "needs_human"
+
+
+class RecoveryMode(StrEnum):
+    """What the agent is told to do differently."""
+
+    TRY_ALTERNATIVE = "try_alternative"
+    REASSESS_GOAL = "reassess_goal"
+
+
+DecisionAction = Literal["continue", "try_alternative", "reassess_goal", "escalate"]
+
+
+class ActionRecord(_Model):
+    """One action the agent recorded: a tool call, reduced to what detectors need."""
+
+    index: int = Field(ge=1, description="Action number across the whole run, from 1.")
+    tick: int = Field(ge=0, description="The heartbeat in which it was recorded.")
+    at: AwareDatetime
+    tool: str
+    fingerprint: str = Field(description="Hash of tool + canonical arguments (volatile ones dropped).")
+    summary: str = Field(description="tool(args) as a human reads it, cut to 200 characters.")
+    output_len: int | None = Field(
+        default=None, ge=0, description="Characters of output once stripped; None if none reported."
+    )
+    error: str | None = None
+    cost: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+
+
+class ProgressSample(_Model):
+    """One measurement of the progress metric (or the reason it failed)."""
+
+    tick: int = Field(ge=0)
+    at: AwareDatetime
+    value: float | None = Field(default=None, allow_inf_nan=False)
+    error: str | None = None
+
+
+class Anomaly(_Model):
+    """A detector's finding: what is stuck, in words and as evidence."""
+
+    kind: str
+    message: str
+    tick: int = Field(ge=0)
+    action: int | None = Field(default=None, description="Index of the action that tripped it.")
+    at: AwareDatetime
+    tool: str | None = None
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+
+class Recovery(_Model):
+    """The recovery in progress: its mode, how often it was tried, what to avoid."""
+
+    mode: RecoveryMode
+    attempts: int = Field(default=1, ge=1)
+    since_tick: int = Field(ge=0)
+    kinds: list[str] = Field(default_factory=list)
+    avoid: list[str] = Field(default_factory=list, description="Actions not to repeat.")
+
+
+class Decision(_Model):
+    """What the policy decided after a tick; the runner carries it out."""
+
+    action: DecisionAction
+    stuck_streak: int = Field(ge=0)
+    reason: str = ""
+    recovery: Recovery | None = None
+    instructions: str | None = None
+
+
+class BudgetCounters(_Model):
+    """Spending counted against the daily budget; reset at the configured hour."""
+
+    day: date | None = Field(default=None, description="The budget day these counters belong to.")
+    actions: int = Field(default=0, ge=0)
+    cost: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+
+
+class Escalation(_Model):
+    """The open escalation to a human."""
+
+    at: AwareDatetime
+    tick: int = Field(ge=0)
+    reason: str
+    key: str = Field(description="Idempotency key shared by every notification of it.")
+    kinds: list[str] = Field(default_factory=list)
+    last_reminder_at: AwareDatetime | None = None
+
+
+class AgentState(_Model):
+    """The agent's whole persisted state: the content of ``state.json``."""
+
+    schema_version: int = SCHEMA_VERSION
+    status: Status = Status.ACTIVE
+    status_reason: str | None = None
+    ticks: int = Field(default=0, ge=0, description="Heartbeats in which the step was called.")
+    last_tick_at: AwareDatetime | None = None
+    data: dict[str, Any] = Field(default_factory=dict, description="The agent's own data.")
+    instructions: str | None = None
+    recovery: Recovery | None = None
+    stuck_streak: int = Field(default=0, ge=0)
+    actions_total: int = Field(default=0, ge=0)
+    history: list[ActionRecord] = Field(default_factory=list)
+    progress: list[ProgressSample] = Field(default_factory=list)
+    anomalies: list[Anomaly] = Field(default_factory=list)
+    budget: BudgetCounters = Field(default_factory=BudgetCounters)
+    escalation: Escalation | None = None
+
+    def last_progress(self) -> float | None:
+        """The most recent measured progress value, if any."""
+        for sample in reversed(self.progress):
+            if sample.value is not None:
+                return sample.value
+        return None
+
