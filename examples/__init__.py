@@ -1,0 +1,1 @@
+"""Runnable example agents (importable as ``examples.<name>`` from the repo root)."""

@@ -1,0 +1,419 @@
+"""The ``heartbeat`` command: a thin adapter that parses, calls one library function, renders.
+
+argparse keeps a cron tick's start-up cheap; every error is one line on
+stderr and a documented exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import __version__
+from .config import HeartbeatConfig, WebhookNotifierConfig, load_config, parse_duration
+from .errors import HeartbeatError, UsageError
+
+__all__ = ["main"]
+
+EXIT_CODES = """\
+exit codes:
+  0  ok (acted, or paused and did nothing)
+  1  the agent step raised (recorded as an errored action; `run` goes on)
+  2  bad usage, bad config or a corrupt state file (nothing overwritten)
+  3  stopped by the KILL file
+  4  waiting for a human (needs_human)
+  5  another heartbeat holds the lock
+when several apply, the first of 3, 5, 2, 4, 1 wins"""
+
+_PRIORITY = (3, 5, 2, 4, 1, 0)
+_SPARKS = "▁▂▃▄▅▆▇█"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line and exit code 2 through our own path."""
+
+    def error(self, message: str) -> Any:  # argparse's signature is NoReturn
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _common(parser: argparse.ArgumentParser, *, agent_flags: bool = True) -> None:
+    parser.add_argument("--config", metavar="FILE", help="heartbeat.toml (default: ./heartbeat.toml when present)")
+    parser.add_argument("--state-dir", metavar="DIR", help="the agent's state folder")
+    parser.add_argument("--agent", metavar="NAME", help="pick one agent of a multi-agent config")
+    parser.add_argument("--kill-file", metavar="PATH", help="the KILL file (default: KILL beside the config)")
+    if agent_flags:
+        parser.add_argument("--step", metavar="MODULE:ATTR", help="the agent's step function")
+        parser.add_argument("--exec", metavar="CMD", help="run a program as the step (JSON-lines protocol)")
+        parser.add_argument("--progress", metavar="MODULE:ATTR", help="the progress metric")
+        parser.add_argument("--webhook", metavar="URL", help="notify this webhook (as notifier 'webhook')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line."""
+    parser = _Parser(
+        prog="heartbeat",
+        description="A file-based heartbeat for scheduled AI agents.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"heartbeat {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def command(name: str, help: str, **kw: Any) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help, epilog=EXIT_CODES,
+                              formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+
+    p = command("init", "create heartbeat.toml, a state folder and a starter step")
+    p.add_argument("directory", nargs="?", default=".", help="where (default: here)")
+
+    p = command("run", "tick on a schedule until KILL, SIGINT/SIGTERM or --ticks")
+    _common(p)
+    p.add_argument("--every", metavar="DURATION", help="interval, e.g. 30s, 30m, 1h")
+    p.add_argument("--cron", metavar="EXPR", help="cron expression, e.g. '*/30 * * * *'")
+    p.add_argument("--ticks", type=int, metavar="N", help="stop after N ticks (per agent)")
+    p.add_argument("--json", action="store_true", help="one JSON object per tick")
+
+    p = command("tick", "run one heartbeat now (what cron and systemd timers call)")
+    _common(p)
+    p.add_argument("--json", action="store_true", help="print the tick result as JSON")
+
+    p = command("status", "show status, streak, recovery, progress and recent anomalies")
+    _common(p, agent_flags=False)
+    p.add_argument("--json", action="store_true")
+
+    p = command("kill", "write the KILL file (stops every heartbeat before it acts)")
+    _common(p, agent_flags=False)
+    p.add_argument("--reason", default="stopped by hand", help="the KILL file's text")
+    p.add_argument("--off", action="store_true", help="remove the KILL file instead")
+
+    p = command("pause", "pause the agent: ticks do nothing until resume")
+    _common(p, agent_flags=False)
+    p.add_argument("--reason", help="why (shown by status)")
+
+    p = command("resume", "clear needs_human/paused and reset the streak")
+    _common(p, agent_flags=False)
+    p.add_argument("--note", metavar="TEXT", help="becomes the next step's instructions")
+
+    p = command("log", "show the journal")
+    _common(p, agent_flags=False)
+    p.add_argument("-n", "--lines", type=int, default=30, metavar="N", help="last N events (0: all)")
+    p.add_argument("--json", action="store_true", help="the events as JSON lines")
+
+    p = command("replay", "run detectors and policy over a recorded trace")
+    p.add_argument("trace", help="a JSONL trace, one heartbeat per line")
+    p.add_argument("--config", metavar="FILE")
+    p.add_argument("--json", action="store_true", help="one JSON object per tick (stable contract)")
+
+    p = command("validate", "check the config, its plug-ins and the state file")
+    _common(p)
+
+    command("schema", "print the JSON Schema of state.json")
+    return parser
+
+
+# -- helpers
+
+
+def _config(args: argparse.Namespace) -> HeartbeatConfig:
+    """The config with flags applied (flag paths are relative to the current folder)."""
+    config = load_config(args.config)
+
+    def absolute(value: str | None) -> Path | None:
+        return Path(value).resolve() if value else None
+
+    changes: dict[str, Any] = {
+        "state_dir": absolute(getattr(args, "state_dir", None)),
+        "kill_file": absolute(getattr(args, "kill_file", None)),
+        "step": getattr(args, "step", None),
+        "progress": getattr(args, "progress", None),
+    }
+    if getattr(args, "exec", None):
+        changes.update(exec=args.exec, step=None)
+    elif changes["step"]:
+        changes["exec"] = None
+    if getattr(args, "agent", None):
+        picked = [a for a in config.all_agents() if a.name == args.agent]
+        if not picked:
+            names = ", ".join(a.name for a in config.all_agents())
+            raise UsageError(f"no agent named {args.agent!r} (agents: {names})")
+        config = config.model_copy(update={"agent": picked[0], "agents": []})
+    if any(v is not None for v in changes.values()):
+        if len(config.all_agents()) > 1:
+            raise UsageError("flags that change an agent need --agent NAME in a multi-agent config")
+        config = config.with_agent(**{k: v for k, v in changes.items() if k != "exec" or v})
+    if getattr(args, "webhook", None):
+        hook = WebhookNotifierConfig(type="webhook", name="webhook", url=args.webhook)
+        config = config.model_copy(update={"notify": [*(n for n in config.notify if n.name != "webhook"), hook]})
+    return config
+
+
+def _heartbeats(config: HeartbeatConfig) -> list[Any]:
+    from .runner import Heartbeat
+
+    return [Heartbeat(config, agent) for agent in config.all_agents()]
+
+
+def _one(config: HeartbeatConfig, command: str) -> Any:
+    heartbeats = _heartbeats(config)
+    if len(heartbeats) > 1:
+        names = ", ".join(hb.name for hb in heartbeats)
+        raise UsageError(f"{command}: several agents ({names}); pick one with --agent NAME")
+    return heartbeats[0]
+
+
+def _worst(codes: Sequence[int]) -> int:
+    return min(codes, key=_PRIORITY.index) if codes else 0
+
+
+def _print_result(result: Any, as_json: bool, out: TextIO) -> None:
+    if as_json:
+        out.write(json.dumps(result.to_json()) + "\n")
+        out.flush()
+        return
+    prefix = f"[{result.agent}] " if result.agent != "agent" else ""
+    out.write(f"{prefix}{result.message}\n")
+    if result.decision is not None and result.decision.instructions and result.outcome == "ran":
+        out.write(f"{prefix}  instructions for the next step: {result.decision.instructions}\n")
+    for line in result.undelivered:
+        out.write(f"{prefix}  notification not delivered (kept in outbox/): {line}\n")
+    if result.waiting and not result.undelivered:
+        out.write(f"{prefix}  {result.waiting} notification(s) waiting in outbox/\n")
+    out.flush()
+
+
+def sparkline(values: Sequence[float]) -> str:
+    """Recent progress as ``▁▂▅█``."""
+    if not values:
+        return ""
+    low, high = min(values), max(values)
+    span = high - low
+    return "".join(_SPARKS[0 if span == 0 else round((v - low) / span * (len(_SPARKS) - 1))] for v in values)
+
+
+# -- commands
+
+
+def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat init``."""
+    from .scaffold import init_project
+
+    for line in init_project(Path(args.directory)):
+        out.write(line + "\n")
+    return 0
+
+
+def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat tick``: one heartbeat of every (or the chosen) agent."""
+    codes = []
+    for hb in _heartbeats(_config(args)):
+        result = hb.tick()
+        _print_result(result, args.json, out)
+        codes.append(result.exit_code)
+    return _worst(codes)
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat run``: tick on a schedule."""
+    from .schedule import Runner, make_trigger
+
+    config = _config(args)
+    if args.ticks is not None and args.ticks < 1:
+        raise UsageError("--ticks must be at least 1")
+    every = parse_duration(args.every) if args.every else None
+    cron = args.cron
+    if every is None and cron is None:
+        every, cron = config.schedule.every, config.schedule.cron
+    elif every is not None and cron is not None:
+        raise UsageError("give --every or --cron, not both")
+    trigger = make_trigger(every=every, cron=cron, timezone=config.schedule.timezone)
+    heartbeats = _heartbeats(config)
+    for hb in heartbeats:
+        hb.validate()
+    runner = Runner(
+        heartbeats,
+        trigger,
+        ticks=args.ticks,
+        misfire_grace_time=config.schedule.misfire_grace_time,
+        on_tick=lambda result: _print_result(result, args.json, out),
+    )
+    summary = runner.run()
+    print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
+    return summary.exit_code
+
+
+def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat status``."""
+    codes = []
+    for hb in _heartbeats(_config(args)):
+        state = hb.read_state()
+        kill = hb.kill.reason()
+        values = [s.value for s in state.progress if s.value is not None]
+        report = {
+            "agent": hb.name,
+            "status": state.status.value,
+            "status_reason": state.status_reason,
+            "killed": kill,
+            "ticks": state.ticks,
+            "last_tick_at": state.last_tick_at.isoformat() if state.last_tick_at else None,
+            "stuck_streak": state.stuck_streak,
+            "escalate_after": hb.config.policy.escalate_after,
+            "recovery": state.recovery.model_dump(mode="json") if state.recovery else None,
+            "instructions": state.instructions,
+            "progress": values[-20:],
+            "anomalies": [a.model_dump(mode="json") for a in state.anomalies[-5:]],
+            "outbox": len(hb.outbox().pending()) if hb.store.outbox_dir.is_dir() else 0,
+            "state_dir": str(hb.state_dir),
+        }
+        codes.append(3 if kill else 4 if state.status.value == "needs_human" else 0)
+        if args.json:
+            out.write(json.dumps(report) + "\n")
+            continue
+        lines = [
+            f"agent        {hb.name}   ({hb.state_dir})",
+            f"status       {state.status.value}" + (f" ({state.status_reason})" if state.status_reason else ""),
+            f"KILL         {'PRESENT: ' + kill if kill else 'absent'}",
+            f"ticks        {state.ticks}   last {report['last_tick_at'] or 'never'}",
+            f"stuck streak {state.stuck_streak} of {hb.config.policy.escalate_after}",
+            f"recovery     {f'{state.recovery.mode.value} (attempt {state.recovery.attempts})' if state.recovery else 'none'}",
+            f"instructions {state.instructions or 'none'}",
+            f"progress     {sparkline(values[-20:])} {values[-1]:g}" if values else "progress     no samples",
+        ]
+        if report["outbox"]:
+            lines.append(f"outbox       {report['outbox']} notification(s) waiting")
+        if state.anomalies:
+            lines.append("anomalies")
+            lines += [f"  tick {a.tick:>4}  {a.kind:<11} {a.message}" for a in state.anomalies[-5:]]
+        out.write("\n".join(lines) + "\n\n")
+    return _worst(codes)
+
+
+def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat kill``: write (or with --off remove) the KILL file."""
+    seen = set()
+    for hb in _heartbeats(_config(args)):
+        if hb.kill.path in seen:
+            continue
+        seen.add(hb.kill.path)
+        if args.off:
+            removed = hb.kill.release()
+            out.write(f"{hb.kill.path}: {'removed' if removed else 'was not there'}\n")
+        else:
+            hb.kill.engage(args.reason)
+            out.write(f"{hb.kill.path}: written ({args.reason}); `heartbeat kill --off` or rm it to go on\n")
+    return 0
+
+
+def cmd_pause(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat pause``."""
+    hb = _one(_config(args), "pause")
+    state = hb.pause(args.reason)
+    out.write(f"{hb.name}: paused ({state.status_reason}); `heartbeat resume` goes on\n")
+    return 0
+
+
+def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat resume [--note TEXT]``."""
+    hb = _one(_config(args), "resume")
+    state = hb.resume(args.note)
+    note = f"; next instructions: {state.instructions}" if state.instructions else ""
+    out.write(f"{hb.name}: resumed{note}\n")
+    return 0
+
+
+def cmd_log(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat log``."""
+    from .journal import Journal
+
+    for hb in _heartbeats(_config(args)):
+        journal = Journal(hb.store.journal_path)
+        events = list(journal.read())
+        if args.lines > 0:
+            events = events[-args.lines:]
+        for event in events:
+            if args.json:
+                out.write(json.dumps(event) + "\n")
+            else:
+                out.write(_render_event(event) + "\n")
+    return 0
+
+
+def _render_event(event: dict[str, Any]) -> str:
+    at = str(event.get("at", ""))[:19].replace("T", " ")
+    kind = event.get("event", "?")
+    rest = {k: v for k, v in event.items() if k not in ("at", "event", "agent", "tick") and v is not None}
+    text = rest.pop("message", None) or rest.pop("reason", None) or rest.pop("summary", None)
+    detail = text if text else ", ".join(f"{k}={v}" for k, v in rest.items())
+    return f"{at}  tick {event.get('tick', '-'):>4}  {kind:<11} {detail}"
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat replay TRACE``."""
+    from .replay import run_replay
+
+    config = load_config(args.config)
+    return run_replay(Path(args.trace), config, as_json=args.json, out=out)
+
+
+def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat validate``: config, plug-ins and state, without ticking."""
+    config = _config(args)
+    for hb in _heartbeats(config):
+        hb.validate()
+        state = hb.read_state() if hb.store.state_path.exists() else None
+        what = f"state ok ({state.ticks} ticks, {state.status.value})" if state else "no state yet"
+        out.write(f"{hb.name}: config ok, step and plug-ins load, {what}\n")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat schema``."""
+    from .store import state_schema
+
+    out.write(json.dumps(state_schema(), indent=2) + "\n")
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
+    "init": cmd_init,
+    "run": cmd_run,
+    "tick": cmd_tick,
+    "status": cmd_status,
+    "kill": cmd_kill,
+    "pause": cmd_pause,
+    "resume": cmd_resume,
+    "log": cmd_log,
+    "replay": cmd_replay,
+    "validate": cmd_validate,
+    "schema": cmd_schema,
+}
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Entry point of the ``heartbeat`` command; returns the exit code."""
+    out = out or sys.stdout
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(out)
+            return 2
+        return COMMANDS[args.command](args, out)
+    except HeartbeatError as exc:
+        print(f"heartbeat: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug of ours: one line, the traceback only on request
+        if os.environ.get("HEARTBEAT_DEBUG"):
+            raise
+        print(f"heartbeat: internal error: {type(exc).__name__}: {exc} "
+              "(set HEARTBEAT_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
+

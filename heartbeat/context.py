@@ -1,0 +1,115 @@
+"""What the agent's step sees: its data, its instructions and a recorder for actions."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from .budget import overspent
+from .config import BudgetConfig
+from .killswitch import KillSwitch
+from .models import Anomaly, BudgetCounters, clip
+from .monitor import Monitor
+
+__all__ = ["Step", "StepContext"]
+
+
+class StepContext:
+    """Handed to the step once per heartbeat; see the README's "The agent's side"."""
+
+    def __init__(
+        self,
+        *,
+        agent: str,
+        tick: int,
+        now: datetime,
+        data: dict[str, Any],
+        instructions: str | None,
+        state_dir: Path,
+        base_dir: Path,
+        monitor: Monitor,
+        budget: BudgetConfig,
+        counters: BudgetCounters,
+        kill: KillSwitch,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.agent = agent
+        self.tick = tick
+        self.now = now
+        self.data = data
+        self.instructions = instructions
+        self.state_dir = state_dir
+        self.base_dir = base_dir
+        self.actions = 0
+        self.budget_anomaly: Anomaly | None = None
+        self.reported_progress: float | None = None
+        self._monitor = monitor
+        self._budget = budget
+        self._counters = counters
+        self._kill = kill
+        self._clock = clock
+
+    @property
+    def killed(self) -> bool:
+        """True once a KILL file has appeared: a cooperative step stops early."""
+        return self._kill.reason() is not None
+
+    def record(
+        self,
+        tool: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        output: str | None = None,
+        error: str | BaseException | None = None,
+        cost: float = 0.0,
+    ) -> Anomaly | None:
+        """Record one action; return the anomaly it tripped (stuck or over budget), else None."""
+        if not isinstance(tool, str) or not tool:
+            raise TypeError(f"ctx.record: tool must be a non-empty str, not {tool!r}")
+        if args is not None and not isinstance(args, Mapping):
+            raise TypeError(f"ctx.record: args must be a mapping or None, not {type(args).__name__}")
+        if isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0:
+            raise ValueError(f"ctx.record: cost must be a finite number >= 0, not {cost!r}")
+        if isinstance(error, BaseException):
+            error = f"{type(error).__name__}: {error}"
+        now = self._clock()
+        hit = self._monitor.record(
+            tool,
+            dict(args) if args is not None else None,
+            output=None if output is None else str(output),
+            error=clip(error),
+            cost=float(cost),
+            now=now,
+        )
+        self.actions += 1
+        self._counters.actions += 1
+        self._counters.cost += float(cost)
+        reason = overspent(self._counters, self.actions, self._budget)
+        if reason is not None:
+            if self.budget_anomaly is None:
+                self.budget_anomaly = Anomaly(
+                    kind="budget",
+                    message=reason,
+                    tick=self.tick,
+                    action=self._monitor.actions_total,
+                    at=now,
+                    tool=tool,
+                    evidence={"actions_this_tick": self.actions, "actions_today": self._counters.actions,
+                              "cost_today": self._counters.cost},
+                )
+            return self.budget_anomaly
+        return hit
+
+    def report_progress(self, value: float | None) -> None:
+        """Report progress from inside the step (used when no metric is configured)."""
+        self.reported_progress = value
+
+
+class Step(Protocol):
+    """The agent's step: called once per heartbeat with a :class:`StepContext`."""
+
+    def __call__(self, ctx: StepContext, /) -> object:
+        """Do one heartbeat's work."""

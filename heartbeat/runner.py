@@ -1,0 +1,526 @@
+"""One heartbeat: the fixed pipeline of DESIGN.md's "One tick", over one agent.
+
+The runner is the only place that reads the clock (an injected ``clock``),
+touches files and sends notifications; detectors and the policy it calls are
+pure. Every tick returns a :class:`TickResult` that the CLI prints and the
+journal records.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from .budget import exhausted, roll_over
+from .config import AgentConfig, HeartbeatConfig, WebhookNotifierConfig
+from .context import Step, StepContext
+from .detectors import build_detectors
+from .errors import ConfigError, HeartbeatError, StateLocked
+from .escalation import escalation_markdown, notification_text, payload
+from .fsutil import atomic_write
+from .journal import Journal
+from .killswitch import KillSwitch
+from .models import (
+    ANOMALY_LIMIT,
+    HISTORY_LIMIT,
+    AgentState,
+    Anomaly,
+    Decision,
+    Escalation,
+    Status,
+    append_bounded,
+)
+from .monitor import Monitor
+from .notify import DeliveryReport, Notification, Notifier, Outbox, build_notifiers, redact
+from .plugins import load_object
+from .policy import decide
+from .progress import ProgressMetric, build_metric, measure
+from .store import StateStore
+
+__all__ = ["Heartbeat", "TickResult", "utc_now"]
+
+Outcome = Literal["ran", "killed", "locked", "paused", "needs_human", "error"]
+
+
+def utc_now() -> datetime:
+    """The real clock: timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+@dataclass
+class TickResult:
+    """What one heartbeat did; the CLI prints it and the journal records it."""
+
+    agent: str
+    outcome: Outcome
+    exit_code: int
+    message: str
+    tick: int | None = None
+    actions: int = 0
+    progress: float | None = None
+    progress_error: str | None = None
+    anomalies: list[Anomaly] = field(default_factory=list)
+    decision: Decision | None = None
+    step_error: str | None = None
+    delivered: list[str] = field(default_factory=list)
+    undelivered: list[str] = field(default_factory=list)
+    waiting: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict, stable for scripts (``heartbeat tick --json``)."""
+        return {
+            "agent": self.agent,
+            "outcome": self.outcome,
+            "exit_code": self.exit_code,
+            "message": self.message,
+            "tick": self.tick,
+            "actions": self.actions,
+            "progress": self.progress,
+            "progress_error": self.progress_error,
+            "anomalies": [a.model_dump(mode="json") for a in self.anomalies],
+            "decision": self.decision.model_dump(mode="json") if self.decision else None,
+            "step_error": self.step_error,
+            "notifications": {
+                "delivered": self.delivered,
+                "undelivered": self.undelivered,
+                "waiting": self.waiting,
+            },
+        }
+
+    def _absorb(self, report: DeliveryReport) -> None:
+        self.delivered += report.delivered
+        self.undelivered += [f"{name}: {error}" for name, error in report.failed]
+        self.waiting = report.waiting
+
+
+def config_secrets(config: HeartbeatConfig) -> list[str]:
+    """Every secret the config holds (webhook URLs, their paths and header values)."""
+    secrets: list[str] = []
+    for notifier in config.notify:
+        if isinstance(notifier, WebhookNotifierConfig):
+            secrets.append(notifier.url)
+            path = notifier.url.split("://", 1)[-1].partition("/")[2]
+            if len(path) >= 6:
+                secrets.append(path)
+            secrets += [v for v in notifier.headers.values() if len(v) >= 6]
+    return secrets
+
+
+class Heartbeat:
+    """One agent's heartbeat: ``tick()`` runs the pipeline once."""
+
+    def __init__(
+        self,
+        config: HeartbeatConfig,
+        agent: AgentConfig | None = None,
+        *,
+        step: Step | None = None,
+        progress: ProgressMetric | None = None,
+        notifiers: Sequence[Notifier] | None = None,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self.config = config
+        self.agent = agent or config.all_agents()[0]
+        self.name = self.agent.name
+        self.clock = clock
+        self.state_dir = config.resolve(self.agent.state_dir)
+        self.store = StateStore(self.state_dir)
+        self.kill = KillSwitch(config.resolve(self.agent.kill_file))
+        self._step = step
+        self._metric = progress
+        self._metric_loaded = progress is not None
+        self._notifiers = list(notifiers) if notifiers is not None else None
+        self._detectors = build_detectors(config.detectors, search_path=config.base_dir)
+        self._history_limit = max(HISTORY_LIMIT, config.detectors.history_needed())
+        self._secrets = config_secrets(config)
+
+    # -- plug-ins, loaded once and only from the config or flags, never from state.json
+
+    def step(self) -> Step:
+        """The agent's step (loaded from the config on first use)."""
+        if self._step is None:
+            if self.agent.exec:
+                from .execstep import ExecStep
+
+                self._step = ExecStep(self.agent.exec, timeout=self.agent.exec_timeout.total_seconds())
+            elif self.agent.step:
+                found = load_object(self.agent.step, what="step", search_path=self.config.base_dir)
+                if not callable(found):
+                    raise ConfigError(f"step {self.agent.step!r} is not callable")
+                self._step = found
+            else:
+                raise ConfigError(
+                    "no step configured: set [agent] step = 'module:attr' or exec, or pass --step/--exec"
+                )
+        return self._step
+
+    def metric(self) -> ProgressMetric | None:
+        """The progress metric, or None when none is configured."""
+        if not self._metric_loaded:
+            self._metric = build_metric(self.config, self.agent)
+            self._metric_loaded = True
+        return self._metric
+
+    def notifiers(self) -> list[Notifier]:
+        """The configured notifiers (built on first use, so httpx loads only when needed)."""
+        if self._notifiers is None:
+            self._notifiers = build_notifiers(self.config.notify, base_dir=self.config.base_dir)
+        return self._notifiers
+
+    def validate(self) -> None:
+        """Load every plug-in now, so a bad config fails before the first tick."""
+        self.step()
+        self.metric()
+        self.notifiers()
+
+    # -- the tick
+
+    def tick(self) -> TickResult:
+        """Run one heartbeat and return what happened; never raises a HeartbeatError."""
+        try:
+            return self._tick()
+        except StateLocked as exc:
+            return TickResult(self.name, "locked", 5, self.redact(str(exc)))
+        except HeartbeatError as exc:
+            return TickResult(self.name, "error", exc.exit_code, self.redact(str(exc)))
+
+    def _tick(self) -> TickResult:
+        reason = self.kill.reason()
+        if reason is not None:
+            return self._killed(reason, locked=False)
+        with self.store.lock():
+            now = self.clock()
+            state = self.store.load()
+            events: list[dict[str, Any]] = []
+            result = TickResult(self.name, "ran", 0, "")
+            result._absorb(self.retry_outbox(now, force=True))
+            if state.status is Status.NEEDS_HUMAN:
+                self._remind(state, now, result, events)
+                result.outcome, result.exit_code = "needs_human", 4
+                result.message = f"waiting for a human since {_when(state)}: {state.status_reason}"
+                self._finish(state, events, result, now, save=bool(events))
+                return result
+            if state.status is Status.PAUSED:
+                result.outcome = "paused"
+                result.message = f"paused: {state.status_reason or 'by hand'}; `heartbeat resume` goes on"
+                self._finish(state, events, result, now, save=False)
+                return result
+            state.budget = roll_over(state.budget, now, self.config.budget)
+            spent = exhausted(state, self.config.budget)
+            if spent is not None:
+                self._pause_for_budget(state, spent, now, result, events)
+                self._finish(state, events, result, now)
+                return result
+            reason = self.kill.reason()
+            if reason is not None:
+                return self._killed(reason, locked=True)
+            self._run_step(state, now, result, events)
+            self._finish(state, events, result, now)
+            return result
+
+    def _run_step(
+        self, state: AgentState, now: datetime, result: TickResult, events: list[dict[str, Any]]
+    ) -> None:
+        step = self.step()
+        tick = state.ticks + 1
+        monitor = Monitor(
+            self.config.detectors,
+            detectors=self._detectors,
+            history=state.history,
+            progress=state.progress,
+            actions_total=state.actions_total,
+            tick=tick,
+            history_limit=self._history_limit,
+        )
+        monitor.start_tick(tick)
+        ctx = StepContext(
+            agent=self.name,
+            tick=tick,
+            now=now,
+            data=state.data,
+            instructions=state.instructions,
+            state_dir=self.state_dir,
+            base_dir=self.config.base_dir,
+            monitor=monitor,
+            budget=self.config.budget,
+            counters=state.budget,
+            kill=self.kill,
+            clock=self.clock,
+        )
+        state.ticks, state.last_tick_at = tick, now
+        result.tick = tick
+        first_action = state.actions_total + 1
+        try:
+            step(ctx)
+        except Exception as exc:  # the agent's bug: recorded as an errored action, the tick goes on
+            summary = f"{type(exc).__name__}: {exc}"
+            result.step_error, result.exit_code = self.redact(summary), 1
+            ctx.record("step", None, error=summary)
+            events.append({"event": "step_error", "error": result.step_error,
+                           "traceback": self.redact(traceback.format_exc(limit=20))})
+        result.actions = ctx.actions
+        value, error = ctx.reported_progress, None
+        metric = self.metric()
+        if metric is not None:
+            value, error = measure(metric, ctx, timeout=_metric_timeout(self.config))
+        monitor.add_progress(value, now=self.clock(), error=error)
+        result.progress, result.progress_error = value, error
+        state.history, state.progress = list(monitor.history), list(monitor.progress)
+        state.actions_total = monitor.actions_total
+        events += [_action_event(a) for a in state.history if a.index >= first_action]
+        if error:
+            events.append({"event": "metric_error", "error": self.redact(error)})
+
+        anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
+        decision = decide(state, anomalies, now, self.config.policy)
+        result.anomalies, result.decision = list(anomalies), decision
+        for anomaly in anomalies:
+            append_bounded(state.anomalies, anomaly, ANOMALY_LIMIT)
+            events.append({"event": "anomaly", **anomaly.model_dump(mode="json")})
+        self._apply(state, decision, anomalies, now, result, events)
+        if ctx.budget_anomaly is not None and state.status is Status.ACTIVE:
+            result.anomalies.append(ctx.budget_anomaly)
+            self._pause_for_budget(state, ctx.budget_anomaly.message, now, result, events)
+        after_kill = self.kill.reason()
+        if after_kill is not None:
+            # A KILL that appeared mid-step: the step finished, its work is saved, nothing more runs.
+            events.append({"event": "kill", "reason": after_kill, "during_step": True})
+            result.outcome, result.exit_code = "killed", 3
+            result.message = f"stopped by {self.kill.path} during the step: {after_kill}"
+        elif not result.message:
+            result.message = _describe(result)
+
+    def _apply(
+        self,
+        state: AgentState,
+        decision: Decision,
+        anomalies: Sequence[Anomaly],
+        now: datetime,
+        result: TickResult,
+        events: list[dict[str, Any]],
+    ) -> None:
+        """Carry out the policy's decision on the state."""
+        state.stuck_streak = decision.stuck_streak
+        state.recovery = decision.recovery
+        state.instructions = decision.instructions
+        events.append({"event": "decision", "decision": decision.action,
+                       "stuck_streak": decision.stuck_streak, "instructions": decision.instructions})
+        if decision.action != "escalate":
+            return
+        state.status = Status.NEEDS_HUMAN
+        state.status_reason = decision.reason or "stuck after repeated recoveries"
+        key = f"{self.name}-escalation-{state.ticks}"
+        state.escalation = Escalation(
+            at=now, tick=state.ticks, reason=state.status_reason, key=key,
+            kinds=sorted({a.kind for a in anomalies}),
+        )
+        hint = self._resume_hint()
+        atomic_write(
+            self.store.escalation_path,
+            escalation_markdown(self.name, state, anomalies, reason=state.status_reason, now=now,
+                                resume_hint=hint).encode("utf-8"),
+        )
+        note = Notification(
+            key=key,
+            kind="escalation",
+            agent=self.name,
+            reason=state.status_reason,
+            text=notification_text(self.name, f"needs a human: {state.status_reason}", anomalies,
+                                   f"Resume: {hint}"),
+            created_at=now,
+            payload=payload(state, anomalies),
+        )
+        events.append({"event": "escalation", "key": key, "reason": state.status_reason})
+        self._queue(note, events)
+        result.outcome, result.exit_code = "needs_human", 4
+        result.message = f"escalated to a human: {state.status_reason}"
+
+    def _pause_for_budget(
+        self, state: AgentState, reason: str, now: datetime, result: TickResult,
+        events: list[dict[str, Any]],
+    ) -> None:
+        state.status, state.status_reason = Status.PAUSED, reason
+        events.append({"event": "budget", "reason": reason})
+        key = f"{self.name}-budget-{state.ticks}-{now.date().isoformat()}"
+        self._queue(
+            Notification(
+                key=key, kind="budget", agent=self.name, reason=reason,
+                text=notification_text(self.name, f"paused: {reason}", [],
+                                       f"Resume: {self._resume_hint()}"),
+                created_at=now, payload=payload(state, []),
+            ),
+            events,
+        )
+        result.outcome = "paused"
+        result.message = f"paused: {reason}"
+
+    def _remind(
+        self, state: AgentState, now: datetime, result: TickResult, events: list[dict[str, Any]]
+    ) -> None:
+        """Remind people of an open escalation, at most once per ``reminder_every``."""
+        escalation = state.escalation
+        if escalation is None or self.outbox().pending():
+            return  # the first message has not even gone out: a reminder would only pile up
+        last = escalation.last_reminder_at or escalation.at
+        if now - last < self.config.escalation.reminder_every:
+            return
+        escalation.last_reminder_at = now
+        waited = now - escalation.at
+        note = Notification(
+            key=f"{escalation.key}-reminder-{int(waited.total_seconds())}",
+            kind="reminder",
+            agent=self.name,
+            reason=escalation.reason,
+            text=notification_text(self.name, f"still needs a human ({_ago(waited)}): "
+                                   f"{escalation.reason}", [], f"Resume: {self._resume_hint()}"),
+            created_at=now,
+            payload=payload(state, state.anomalies[-5:]),
+        )
+        events.append({"event": "reminder", "key": note.key})
+        self._queue(note, events)
+
+    def _queue(self, note: Notification, events: list[dict[str, Any]]) -> None:
+        """Put a notification in the outbox first: once the state is saved it cannot be lost."""
+        outbox = self.outbox()
+        names = [n.name for n in self.notifiers()]
+        for name in names:
+            outbox.put(note, name, None)
+        events.append({"event": "notify", "kind": note.kind, "key": note.key, "notifiers": names})
+
+    def outbox(self) -> Outbox:
+        """The agent's outbox of undelivered notifications."""
+        return Outbox(self.store.outbox_dir)
+
+    def retry_outbox(self, now: datetime, *, force: bool) -> DeliveryReport:
+        """Try to deliver what waits in the outbox (only entries that are due unless forced)."""
+        if not self.store.outbox_dir.is_dir():
+            return DeliveryReport()
+        return self.outbox().deliver(self.notifiers(), now, force=force)
+
+    def _finish(
+        self,
+        state: AgentState,
+        events: list[dict[str, Any]],
+        result: TickResult,
+        now: datetime,
+        *,
+        save: bool = True,
+    ) -> None:
+        """Save atomically, then deliver what was queued, then journal the tick."""
+        if save:
+            self.store.save(state)
+        if any(e["event"] in ("notify",) for e in events):
+            result._absorb(self.retry_outbox(now, force=True))
+        if result.delivered or result.undelivered:
+            events.append({"event": "delivery", "delivered": result.delivered,
+                           "undelivered": result.undelivered, "waiting": result.waiting})
+        events.append({"event": "tick", "outcome": result.outcome, "exit_code": result.exit_code,
+                       "actions": result.actions, "progress": result.progress,
+                       "message": result.message})
+        self._journal(events, now, result.tick if result.tick is not None else state.ticks)
+
+    def _journal(self, events: Iterable[dict[str, Any]], now: datetime, tick: int) -> None:
+        stamp = {"at": now.isoformat(), "agent": self.name, "tick": tick}
+        journal = Journal(self.store.journal_path, max_bytes=self.config.journal.max_bytes,
+                          keep=self.config.journal.keep)
+        journal.append([self._redact_event({**stamp, **e}) for e in events])
+
+    def _killed(self, reason: str, *, locked: bool) -> TickResult:
+        """Stop: journal the kill when the lock can be had, never call the step."""
+        message = f"stopped by {self.kill.path}: {reason}"
+        result = TickResult(self.name, "killed", 3, message)
+        try:
+            if locked:
+                self._journal([{"event": "kill", "reason": reason}], self.clock(), 0)
+            else:
+                with self.store.lock():
+                    self._journal([{"event": "kill", "reason": reason}], self.clock(), 0)
+        except StateLocked:
+            pass  # another heartbeat is busy; the kill still holds, only the journal line is skipped
+        return result
+
+    # -- what a human does
+
+    def pause(self, reason: str | None = None) -> AgentState:
+        """Pause the agent: ticks do nothing until resumed."""
+        with self.store.lock():
+            state = self.store.load()
+            state.status, state.status_reason = Status.PAUSED, reason or "paused by hand"
+            self.store.save(state)
+            self._journal([{"event": "pause", "reason": state.status_reason}], self.clock(), state.ticks)
+            return state
+
+    def resume(self, note: str | None = None) -> AgentState:
+        """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions."""
+        with self.store.lock():
+            now = self.clock()
+            state = self.store.load()
+            previous = state.status
+            state.status, state.status_reason = Status.ACTIVE, None
+            state.stuck_streak, state.recovery, state.escalation = 0, None, None
+            state.instructions = note.strip() if note and note.strip() else None
+            self.store.save(state)
+            self.store.escalation_path.unlink(missing_ok=True)
+            self._journal([{"event": "resume", "from": previous.value, "note": state.instructions}],
+                          now, state.ticks)
+            return state
+
+    def read_state(self) -> AgentState:
+        """The current state, read without taking the lock (for ``status``)."""
+        return self.store.load()
+
+    # -- secrets
+
+    def redact(self, text: str) -> str:
+        """``text`` with every configured secret cut out."""
+        return redact(text, self._secrets) if self._secrets else text
+
+    def _redact_event(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: self.redact(v) if isinstance(v, str) else v for k, v in event.items()}
+
+    def _resume_hint(self) -> str:
+        agent = f" --agent {self.name}" if len(self.config.all_agents()) > 1 else ""
+        return f'heartbeat resume{agent} --note "what to do differently"'
+
+
+def _metric_timeout(config: HeartbeatConfig) -> float:
+    return config.progress.timeout.total_seconds() if config.progress else 60.0
+
+
+def _action_event(action: Any) -> dict[str, Any]:
+    return {"event": "action", "index": action.index, "tool": action.tool,
+            "summary": action.summary, "output_len": action.output_len,
+            "error": action.error, "cost": action.cost}
+
+
+def _describe(result: TickResult) -> str:
+    parts = [f"tick {result.tick}: {result.actions} action(s)"]
+    if result.progress is not None:
+        parts.append(f"progress {result.progress:g}")
+    if result.progress_error:
+        parts.append(f"metric error: {result.progress_error}")
+    if result.step_error:
+        parts.append(f"step raised {result.step_error}")
+    decision = result.decision
+    if decision is not None and decision.action != "continue":
+        kinds = ", ".join(a.kind for a in result.anomalies)
+        parts.append(f"stuck ({kinds}) -> {decision.action}, streak {decision.stuck_streak}")
+    return "; ".join(parts)
+
+
+def _when(state: AgentState) -> str:
+    at = state.escalation.at if state.escalation else state.last_tick_at
+    return at.isoformat(timespec="seconds") if at else "?"
+
+
+def _ago(delta: Any) -> str:
+    seconds = int(delta.total_seconds())
+    if seconds < 3600:
+        return f"{seconds // 60} min"
+    if seconds < 86400:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} d"
+
