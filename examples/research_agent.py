@@ -40,7 +40,8 @@ def step(ctx: Any) -> None:
     sources: list[str] = data.setdefault("sources", [])
     topic = "scheduled agent watchdog"
     if ctx.instructions:
-        print(f"  [agent] received instructions: {ctx.instructions}")
+        first = ctx.instructions.splitlines()[0]
+        print(f"  [agent] following the instructions ({first[:60]}...)")
         data["advice_taken"] = data.get("advice_taken", 0) + 1
 
     if not sources:  # the first heartbeat: one search, one read

@@ -176,11 +176,14 @@ def _print_result(result: Any, as_json: bool, out: TextIO) -> None:
         out.flush()
         return
     prefix = f"[{result.agent}] " if result.agent != "agent" else ""
+    if result.outcome in ("error", "locked"):
+        print(f"heartbeat: {prefix}error: {result.message}", file=sys.stderr)
+        return
     out.write(f"{prefix}{result.message}\n")
     if result.decision is not None and result.decision.instructions and result.outcome == "ran":
-        out.write(f"{prefix}  instructions for the next step: {result.decision.instructions}\n")
-    for line in result.undelivered:
-        out.write(f"{prefix}  notification not delivered (kept in outbox/): {line}\n")
+        text = result.decision.instructions.replace("\n", f"\n{prefix}    ")
+        out.write(f"{prefix}  instructions for the next step:\n{prefix}    {text}\n")
+    out.writelines(f"{prefix}  notification not delivered (kept in outbox/): {line}\n" for line in result.undelivered)
     if result.waiting and not result.undelivered:
         out.write(f"{prefix}  {result.waiting} notification(s) waiting in outbox/\n")
     out.flush()
@@ -202,8 +205,7 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat init``."""
     from .scaffold import init_project
 
-    for line in init_project(Path(args.directory)):
-        out.write(line + "\n")
+    out.writelines(line + "\n" for line in init_project(Path(args.directory)))
     return 0
 
 

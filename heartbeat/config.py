@@ -215,6 +215,14 @@ class PolicyConfig(_Config):
     escalate_after: int = Field(default=3, ge=1, le=1_000)
     templates: dict[Literal["try_alternative", "reassess_goal"], str] = Field(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _templates_format(self) -> PolicyConfig:
+        # A bad placeholder fails here, when the config is loaded, not when the agent is stuck.
+        from .policy import check_templates  # policy imports this module: import at use
+
+        check_templates(self.templates)
+        return self
+
 
 class BudgetConfig(_Config):
     """Spending limits; a breach pauses the agent and notifies."""

@@ -200,7 +200,8 @@ class Heartbeat:
             if state.status is Status.NEEDS_HUMAN:
                 self._remind(state, now, result, events)
                 result.outcome, result.exit_code = "needs_human", 4
-                result.message = f"waiting for a human since {_when(state)}: {state.status_reason}"
+                result.message = (f"waiting for a human since {_when(state)}; see {self.store.escalation_path}, "
+                                  f"then `{self._resume_hint()}`")
                 self._finish(state, events, result, now, save=bool(events))
                 return result
             if state.status is Status.PAUSED:
@@ -280,6 +281,7 @@ class Heartbeat:
         for anomaly in anomalies:
             append_bounded(state.anomalies, anomaly, ANOMALY_LIMIT)
             events.append({"event": "anomaly", **anomaly.model_dump(mode="json")})
+        recovering = state.recovery is not None
         self._apply(state, decision, anomalies, now, result, events)
         if ctx.budget_anomaly is not None and state.status is Status.ACTIVE:
             result.anomalies.append(ctx.budget_anomaly)
@@ -292,6 +294,8 @@ class Heartbeat:
             result.message = f"stopped by {self.kill.path} during the step: {after_kill}"
         elif not result.message:
             result.message = _describe(result)
+            if recovering and decision.action == "continue":
+                result.message += "; recovered: no anomaly, instructions cleared"
 
     def _apply(
         self,
@@ -336,7 +340,9 @@ class Heartbeat:
         events.append({"event": "escalation", "key": key, "reason": state.status_reason})
         self._queue(note, events)
         result.outcome, result.exit_code = "needs_human", 4
-        result.message = f"escalated to a human: {state.status_reason}"
+        result.message = (f"escalated to a human: {state.status_reason}\n"
+                          f"  what happened: {self.store.escalation_path}\n"
+                          f"  to go on: `{hint}`; to stop for good: touch {self.kill.path}")
 
     def _pause_for_budget(
         self, state: AgentState, reason: str, now: datetime, result: TickResult,

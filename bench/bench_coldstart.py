@@ -1,0 +1,227 @@
+"""Cold start: ``heartbeat tick`` as a fresh process (what cron runs) vs an import floor.
+
+Subjects and baselines are fresh processes, run interleaved in a shuffled
+order each round, in a temp folder holding a ``heartbeat.toml`` for a trivial
+agent (one recorded action per tick) with a webhook notifier configured, as a
+production agent would have (it is never called: nothing is undelivered).
+
+* ``python -c pass``: the interpreter alone.
+* floor: ``import pydantic, filelock`` and define one ``BaseModel``: the least
+  a pydantic-validated, locked tick can import. Target: tick <= 1.3x floor.
+* ``heartbeat tick`` (console script) and ``python -m heartbeat tick``.
+* ``import heartbeat.cli, heartbeat.runner`` without ticking (the import share).
+* promptise 1.10.1 ``from promptise.runtime.health import HealthMonitor``
+  (its own venv in bench/.venv-promptise, created when missing).
+
+Then ``python -X importtime -m heartbeat tick``: which modules a tick
+imports, the heaviest ones, and a check that httpx, apscheduler, click and
+rich are not among them.
+
+    python bench/bench_coldstart.py [--reps 25] [--promptise-reps 5] [--no-promptise]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from _common import BENCH_DIR, TRIVIAL_AGENT, machine, median, ms, quantile, table, verdict
+
+TARGET = 1.3
+PROMPTISE = "promptise==1.10.1"
+PROMPTISE_VENV = BENCH_DIR / ".venv-promptise"
+PROMPTISE_IMPORT = "from promptise.runtime.health import HealthMonitor"
+MUST_NOT_IMPORT = ("httpx", "apscheduler", "click", "rich", "httpcore", "anyio")
+
+FLOOR_SCRIPT = """\
+import filelock
+from pydantic import BaseModel
+
+
+class State(BaseModel):
+    ticks: int = 0
+"""
+
+CONFIG = """\
+[agent]
+name = "bench"
+step = "trivial_agent:step"
+state_dir = "state"
+
+[[notify]]
+type = "webhook"
+url = "http://127.0.0.1:9/never-called"
+"""
+
+
+@dataclass
+class Command:
+    name: str
+    argv: list[str]
+    reps: int
+    times: list[float] = field(default_factory=list)
+
+
+def run_once(cmd: Command, cwd: Path, env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd.argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, check=False)
+    elapsed = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"{cmd.name}: exit {done.returncode}: {done.stderr.decode()[-2000:]}")
+    return elapsed
+
+
+def promptise_python(create: bool) -> tuple[Path | None, str]:
+    """The promptise venv's python, creating the venv if asked; (None, why) when unavailable."""
+    python = PROMPTISE_VENV / "bin" / "python"
+    if not python.exists():
+        if not create:
+            return None, f"{PROMPTISE_VENV} missing (--no-promptise-install)"
+        print(f"creating {PROMPTISE_VENV} with {PROMPTISE} (once) ...", file=sys.stderr)
+        try:
+            subprocess.run([sys.executable, "-m", "venv", str(PROMPTISE_VENV)], check=True)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", PROMPTISE], check=True,
+                           timeout=1200)
+        except (subprocess.SubprocessError, OSError) as exc:
+            return None, f"not installable here: {exc}"
+    probe = subprocess.run([str(python), "-c", PROMPTISE_IMPORT], capture_output=True, check=False)
+    if probe.returncode != 0:
+        return None, f"import failed: {probe.stderr.decode().strip().splitlines()[-1:]}"
+    return python, ""
+
+
+@dataclass
+class ImportRow:
+    name: str
+    self_us: int
+    cumulative_us: int
+    depth: int
+
+
+_IMPORT_LINE = re.compile(r"import time:\s+(\d+)\s+\|\s+(\d+)\s+\|( *)(\S+)")
+
+
+def import_times(argv: list[str], cwd: Path, env: dict[str, str]) -> list[ImportRow]:
+    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], cwd=cwd, env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    rows = []
+    for line in done.stderr.splitlines():
+        match = _IMPORT_LINE.match(line)
+        if match:
+            self_us, cum, indent, name = match.groups()
+            rows.append(ImportRow(name, int(self_us), int(cum), (len(indent) - 1) // 2))
+    return rows
+
+
+def top_level_package(name: str) -> str:
+    return name.split(".", 1)[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=25, help="rounds of every command (default 25)")
+    parser.add_argument("--promptise-reps", type=int, default=5, help="rounds of the promptise import")
+    parser.add_argument("--no-promptise", action="store_true", help="leave promptise out")
+    parser.add_argument("--no-promptise-install", action="store_true",
+                        help="use bench/.venv-promptise only if it exists")
+    parser.add_argument("--top", type=int, default=12, help="heaviest imports to list")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the shuffled order")
+    args = parser.parse_args()
+
+    python = sys.executable
+    script = shutil.which("heartbeat", path=str(Path(python).parent))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    promptise_note = "left out (--no-promptise)"
+    promptise_py: Path | None = None
+    if not args.no_promptise:
+        promptise_py, promptise_note = promptise_python(create=not args.no_promptise_install)
+
+    with tempfile.TemporaryDirectory(prefix="hb-bench-cold-") as tmp:
+        work = Path(tmp)
+        (work / "heartbeat.toml").write_text(CONFIG)
+        (work / "trivial_agent.py").write_text(TRIVIAL_AGENT)
+        (work / "floor.py").write_text(FLOOR_SCRIPT)
+        floor = Command("floor: import pydantic+filelock, 1 BaseModel", [python, "floor.py"], args.reps)
+        tick_m = Command("python -m heartbeat tick", [python, "-m", "heartbeat", "tick"], args.reps)
+        commands = [
+            Command("python -c pass", [python, "-c", "pass"], args.reps),
+            floor,
+            Command("import heartbeat.cli + heartbeat.runner (no tick)",
+                    [python, "-c", "import heartbeat.cli, heartbeat.runner"], args.reps),
+            tick_m,
+        ]
+        tick_script: Command | None = None
+        if script:
+            tick_script = Command("heartbeat tick (console script)", [script, "tick"], args.reps)
+            commands.append(tick_script)
+        if promptise_py is not None:
+            commands.append(Command(f"promptise 1.10.1: {PROMPTISE_IMPORT}",
+                                    [str(promptise_py), "-c", PROMPTISE_IMPORT], args.promptise_reps))
+
+        for cmd in commands:  # warm the page cache and the .pyc files
+            run_once(cmd, work, env)
+        order = random.Random(args.seed)
+        for rnd in range(max(c.reps for c in commands)):
+            todo = [c for c in commands if rnd < c.reps]
+            order.shuffle(todo)
+            for cmd in todo:
+                cmd.times.append(run_once(cmd, work, env))
+
+        tick_rows = import_times([python, "-m", "heartbeat", "tick"], work, env)
+        floor_rows = import_times([python, "floor.py"], work, env)
+        ticks_done = json.loads((work / "state" / "state.json").read_text())["ticks"]
+
+    base = median(floor.times)
+    print(f"bench_coldstart: {machine()}")
+    print(f"{args.reps} shuffled rounds of fresh processes (promptise: {args.promptise_reps}); "
+          f"the trivial agent ticked {ticks_done} times in all")
+    table(
+        ["command", "median ms", "p10 ms", "p90 ms", "vs floor"],
+        [[c.name, ms(median(c.times)), ms(quantile(c.times, 0.1)), ms(quantile(c.times, 0.9)),
+          f"{median(c.times) / base:.2f}x"] for c in commands],
+        title="Fresh-process wall time",
+    )
+    if promptise_py is None:
+        print(f"promptise 1.10.1: {promptise_note}")
+
+    names = {r.name for r in tick_rows}
+    packages = sorted({top_level_package(n) for n in names})
+    heavy = sorted((r for r in tick_rows if r.depth == 0), key=lambda r: -r.cumulative_us)[: args.top]
+    table(["top-level import of a tick", "cumulative ms", "self ms"],
+          [[r.name, ms(r.cumulative_us / 1e6), ms(r.self_us / 1e6)] for r in heavy],
+          title="python -X importtime -m heartbeat tick (importtime inflates the times)")
+    ours = sorted((r for r in tick_rows if r.name.startswith("heartbeat")), key=lambda r: -r.cumulative_us)
+    print(f"\nheartbeat modules imported by a tick ({len(ours)}): "
+          + ", ".join(f"{r.name} {r.cumulative_us / 1000:.1f}" for r in ours) + " (cumulative ms)")
+    print(f"modules imported: tick {len(tick_rows)}, floor {len(floor_rows)}; "
+          f"third-party/stdlib top-level packages of a tick: {', '.join(packages)}")
+    extra = sorted({top_level_package(r.name) for r in tick_rows}
+                   - {top_level_package(r.name) for r in floor_rows})
+    print(f"packages a tick imports beyond the floor: {', '.join(extra)}")
+    bad = [p for p in MUST_NOT_IMPORT if p in packages]
+    print(f"must not be imported by a tick ({', '.join(MUST_NOT_IMPORT)}): "
+          + ("none imported: OK" if not bad else f"IMPORTED: {', '.join(bad)}"))
+
+    ratio_m = median(tick_m.times) / base
+    line = f"python -m heartbeat tick {ratio_m:.2f}x"
+    main_ratio, main_ms = ratio_m, median(tick_m.times)
+    if tick_script is not None:
+        main_ratio, main_ms = median(tick_script.times) / base, median(tick_script.times)
+        line = f"console script {main_ratio:.2f}x, {line}"
+    print(f"\nRATIO heartbeat tick / pydantic floor = {main_ratio:.2f}x ({ms(main_ms)} ms vs "
+          f"{ms(base)} ms; {line}); {verdict(main_ratio, TARGET)}")
+
+
+if __name__ == "__main__":
+    main()

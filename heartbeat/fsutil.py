@@ -1,0 +1,138 @@
+"""Small file helpers shared by everything that writes into the state folder.
+
+A crash (SIGKILL, power loss) may stop a writer at any instruction, so a file
+a reader can see is either the old one or the whole new one, never half of
+each: :func:`atomic_write` writes a unique temp file beside the target,
+fsyncs it, renames it over the target and fsyncs the folder. A writer killed
+before the rename leaves its temp file behind; :func:`clean_stale_temps`
+removes those, and is safe only while the caller holds the state lock (no
+other writer can be between ``mkstemp`` and ``os.replace`` then).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import glob
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = [
+    "PRIVATE_DIR_MODE",
+    "PRIVATE_FILE_MODE",
+    "atomic_write",
+    "clean_stale_temps",
+    "ensure_private_dir",
+    "fsync_dir",
+    "temp_pattern",
+    "write_all",
+]
+
+PRIVATE_FILE_MODE = 0o600
+"""Mode of every file heartbeat creates in the state folder."""
+
+PRIVATE_DIR_MODE = 0o700
+"""Mode of a state folder heartbeat creates."""
+
+
+def temp_pattern(name: str) -> str:
+    """The glob that matches the temp files :func:`atomic_write` makes for ``name``."""
+    return f".{glob.escape(name)}.*.tmp"
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd``; ``os.write`` may write fewer than asked."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def fsync_dir(path: Path | str) -> None:
+    """Flush a folder's entries to disk, so a rename or a new file survives a power loss."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        # Some file systems (and some FUSE mounts) cannot fsync a folder at all;
+        # that is not a failed write, there is just nothing more to do.
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP):
+            raise
+    finally:
+        os.close(fd)
+
+
+def atomic_write(
+    path: Path | str, data: bytes, *, mode: int = PRIVATE_FILE_MODE, overwrite: bool = True
+) -> None:
+    """Replace ``path`` with ``data`` all at once; on failure the target is untouched.
+
+    With ``overwrite=False`` an existing ``path`` is never replaced:
+    :class:`FileExistsError` is raised instead (the new file still appears
+    all at once, complete).
+    """
+    path = Path(path)
+    folder = path.parent
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        try:
+            # mkstemp already makes 0600; fchmod for other modes, and it is
+            # not subject to the umask.
+            os.fchmod(fd, mode)
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if overwrite:
+            os.replace(temp, path)
+        else:
+            # link() fails if the name exists, where rename() would replace it.
+            os.link(temp, path)
+            os.unlink(temp)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    fsync_dir(folder)
+
+
+def ensure_private_dir(path: Path | str) -> Path:
+    """Create ``path`` (and its parents) if missing, the folder itself 0700; return it.
+
+    An existing folder keeps its mode: it may be the user's own, shared on
+    purpose, and is not ours to change.
+    """
+    path = Path(path)
+    try:
+        path.mkdir(mode=PRIVATE_DIR_MODE)
+    except FileExistsError:
+        if not path.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path)) from None
+        return path
+    except FileNotFoundError:
+        # Parents are the user's folders: created with the usual umask.
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(mode=PRIVATE_DIR_MODE)
+        except FileExistsError:
+            return path  # another process created it between our two calls
+    # mkdir's mode is filtered by the umask; make it exactly 0700.
+    os.chmod(path, PRIVATE_DIR_MODE)
+    return path
+
+
+def clean_stale_temps(folder: Path | str, name: str) -> int:
+    """Remove ``.{name}.*.tmp`` files left in ``folder`` by a killed writer; return how many.
+
+    Call it only while holding the lock that every writer of ``name`` takes,
+    or it may remove a live writer's temp file.
+    """
+    removed = 0
+    for temp in Path(folder).glob(temp_pattern(name)):
+        try:
+            temp.unlink()
+        except FileNotFoundError:
+            continue
+        removed += 1
+    return removed

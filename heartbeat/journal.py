@@ -1,0 +1,223 @@
+"""``journal.jsonl``: the append-only record of what each heartbeat did.
+
+One JSON object per line (tick, action, anomaly, recovery, escalation, kill,
+resume, ...). A tick's events are appended as one batch: one ``write`` and one
+``fsync``, so a crash loses or tears at most the batch being written. A torn
+last line is tolerated: readers skip it, and the next append starts on a fresh
+line so no good record is ever glued to it.
+
+The file rotates when an append would take it past ``max_bytes``:
+``journal.jsonl`` becomes ``journal.jsonl.1``, ``.1`` becomes ``.2`` and so on;
+``keep`` rotated files are kept and older ones deleted, so the journal never
+grows without bound.
+
+Appends and rotation assume a single writer at a time: call :meth:`Journal.append`
+while holding the state folder's lock. Reading needs no lock, though a
+rotation during a read may show a line twice or not at all.
+
+Everything in an event is written as given: keeping secrets out of events is
+the caller's job.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import date, datetime, time, timedelta
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from .config import JournalConfig
+from .fsutil import PRIVATE_FILE_MODE, ensure_private_dir, fsync_dir, write_all
+
+__all__ = ["Journal", "encode_event"]
+
+
+def _default(value: object) -> Any:
+    """Turn the non-JSON values events commonly hold into JSON ones."""
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def encode_event(event: Mapping[str, Any]) -> bytes:
+    """One event as a compact JSON line, newline included; datetimes as ISO 8601."""
+    if not isinstance(event, Mapping):
+        raise TypeError(f"an event is a mapping, not {type(event).__name__}")
+    # allow_nan=False: NaN is not JSON, and jq or a log shipper would choke on it.
+    text = json.dumps(
+        dict(event), default=_default, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+    )
+    return text.encode("utf-8") + b"\n"
+
+
+class Journal:
+    """An append-only JSON-lines event log with size-based rotation."""
+
+    def __init__(self, path: Path | str, *, max_bytes: int = 1_000_000, keep: int = 3) -> None:
+        if max_bytes < 1:
+            raise ValueError("max_bytes must be at least 1")
+        if keep < 0:
+            raise ValueError("keep must be 0 or more")
+        self._path = Path(path)
+        self._max_bytes = max_bytes
+        self._keep = keep
+        self._rotated_name = re.compile(re.escape(self._path.name) + r"\.(\d+)")
+        self.skipped = 0
+        """Lines the last :meth:`read` (once exhausted) or :meth:`tail` could not parse."""
+
+    @classmethod
+    def from_config(cls, path: Path | str, config: JournalConfig) -> Journal:
+        """A journal at ``path`` rotating as ``[journal]`` in ``heartbeat.toml`` says."""
+        return cls(path, max_bytes=config.max_bytes, keep=config.keep)
+
+    def __repr__(self) -> str:
+        return f"Journal({str(self._path)!r}, max_bytes={self._max_bytes}, keep={self._keep})"
+
+    @property
+    def path(self) -> Path:
+        """The live journal file."""
+        return self._path
+
+    @property
+    def max_bytes(self) -> int:
+        """The size past which the live file is rotated."""
+        return self._max_bytes
+
+    @property
+    def keep(self) -> int:
+        """How many rotated files are kept."""
+        return self._keep
+
+    def append(self, events: Sequence[Mapping[str, Any]]) -> None:
+        """Append a batch of events with one write and one fsync (file 0600).
+
+        Every event is encoded before anything is written, so an event that
+        cannot be serialised (TypeError/ValueError) writes nothing. A failed
+        write raises :class:`OSError`; at worst it leaves a torn last line,
+        which readers skip and the next append steps over.
+        """
+        payload = b"".join(encode_event(event) for event in events)
+        if not payload:
+            return
+        ensure_private_dir(self._path.parent)
+        fd, created = self._open()
+        try:
+            size = os.fstat(fd).st_size
+            # A crash mid-append may have left half a line: end it, so this
+            # batch starts on a line of its own.
+            torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+            if size and size + int(torn) + len(payload) > self._max_bytes:
+                os.close(fd)
+                fd = -1
+                self._rotate()
+                fd, created = self._open()
+                torn = False
+            write_all(fd, b"\n" + payload if torn else payload)
+            os.fsync(fd)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+        if created:
+            fsync_dir(self._path.parent)
+
+    def read(self, *, rotated: bool = True) -> Iterator[dict[str, Any]]:
+        """Every event, oldest first, rotated files included; bad lines are counted in ``skipped``."""
+        self.skipped = 0
+        older = [path for _, path in self._rotated_files()] if rotated else []
+        files = [*older, self._path]
+        for file in files:
+            yield from self._read_file(file)
+
+    def tail(self, n: int) -> list[dict[str, Any]]:
+        """The last ``n`` events, oldest first, reading only as many files as needed."""
+        self.skipped = 0
+        if n <= 0:
+            return []
+        found: deque[dict[str, Any]] = deque(maxlen=n)
+        for file in [self._path, *(path for _, path in reversed(self._rotated_files()))]:
+            events = list(self._read_file(file))
+            found.extendleft(reversed(events[-(n - len(found)) :]))
+            if len(found) >= n:
+                break
+        return list(found)
+
+    def _open(self) -> tuple[int, bool]:
+        """Open the live file for appending; also say whether this call created it."""
+        flags = os.O_RDWR | os.O_APPEND  # read: to look at the last byte
+        try:
+            return os.open(self._path, flags), False
+        except FileNotFoundError:
+            pass
+        try:
+            return os.open(self._path, flags | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE), True
+        except FileExistsError:
+            return os.open(self._path, flags), False
+
+    def _rotated_files(self) -> list[tuple[int, Path]]:
+        """The rotated files present with their numbers, oldest (highest number) first."""
+        numbered: list[tuple[int, Path]] = []
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            for entry in os.scandir(self._path.parent):
+                match = self._rotated_name.fullmatch(entry.name)
+                if match:
+                    numbered.append((int(match.group(1)), Path(entry.path)))
+        return sorted(numbered, reverse=True)
+
+    def _rotate(self) -> None:
+        """Shift ``journal.jsonl`` -> ``.1`` -> ``.2`` ...; drop what is beyond ``keep``."""
+        # Highest number first, so no rename lands on a file still to move. A
+        # crash half-way leaves a gap in the numbers, which is harmless.
+        for number, old in self._rotated_files():
+            if number >= self._keep:
+                old.unlink()
+            else:
+                os.replace(old, self._numbered(number + 1))
+        if self._keep:
+            os.replace(self._path, self._numbered(1))
+        else:
+            self._path.unlink()
+        fsync_dir(self._path.parent)
+
+    def _numbered(self, number: int) -> Path:
+        """The path of rotated file ``number``."""
+        return self._path.with_name(f"{self._path.name}.{number}")
+
+    def _read_file(self, file: Path) -> Iterator[dict[str, Any]]:
+        """The events of one file; lines that are not a JSON object are skipped and counted."""
+        try:
+            handle = file.open("rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            for line in handle:
+                if not line.strip():
+                    continue
+                try:
+                    # Decode explicitly: json.loads would guess UTF-16/32 from
+                    # the bytes of a garbled line.
+                    event = json.loads(line.decode("utf-8"))
+                except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+                    self.skipped += 1
+                    continue
+                if isinstance(event, dict):
+                    yield event
+                else:
+                    self.skipped += 1

@@ -1,0 +1,214 @@
+"""The policy: after a tick's detection, continue, recover or escalate.
+
+:func:`decide` is pure: it takes the state as it was before the tick, the
+tick's anomalies and ``now``, and returns a :class:`~heartbeat.models.Decision`;
+the runner carries it out. The rules (DESIGN "Policy")::
+
+    no anomaly                      -> continue, stuck_streak 0, no recovery, no instructions
+    any anomaly                     -> stuck_streak + 1, and
+        streak reaches escalate_after -> escalate
+        only no_progress fired        -> reassess_goal
+        anything else fired           -> try_alternative (repeat, loop, empty, error_rate, custom kinds)
+
+The instructions for the agent's next step come from two templates (one per
+mode), overridable in ``[policy.templates]``; see :func:`render_instructions`
+for the placeholders. :func:`check_templates` rejects an unknown placeholder
+when the configuration is loaded, so it cannot fail at 3 a.m.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from .config import PolicyConfig
+from .errors import ConfigError
+from .models import AgentState, Anomaly, Decision, DecisionAction, Recovery, RecoveryMode, clip
+
+__all__ = [
+    "DEFAULT_TEMPLATES",
+    "PLACEHOLDERS",
+    "check_templates",
+    "decide",
+    "render_instructions",
+]
+
+PLACEHOLDERS: Mapping[str, str] = {
+    "problems": "one line per anomaly of this heartbeat: '- kind: message'",
+    "avoid": "the repeated actions, cycles and failing tools, separated by '; '",
+    "attempt": "which attempt at this recovery this is (1, 2, ...)",
+    "streak": "stuck heartbeats in a row, this one included",
+    "escalate_after": "the streak at which a human is called",
+    "remaining": "stuck heartbeats left before a human is called",
+    "escalation": "a sentence saying when a human is called",
+    "kinds": "the anomaly kinds of this heartbeat, e.g. 'repeat, loop'",
+    "mode": "try_alternative or reassess_goal",
+    "tick": "the heartbeat number",
+}
+"""Every placeholder a template may use, with what it becomes."""
+
+DEFAULT_TEMPLATES: Mapping[str, str] = {
+    "try_alternative": (
+        "heartbeat: you look stuck (recovery attempt {attempt}; {escalation}).\n"
+        "What happened:\n"
+        "{problems}\n"
+        "Do not repeat: {avoid}.\n"
+        "Try a different approach: another tool, other arguments or another source. "
+        "If a tool keeps failing, stop calling it and work around it."
+    ),
+    "reassess_goal": (
+        "heartbeat: your work is not moving the progress metric "
+        "(recovery attempt {attempt}; {escalation}).\n"
+        "What happened:\n"
+        "{problems}\n"
+        "Step back before the next action: restate the goal, work out which result would "
+        "move the metric, and choose a different next step instead of refining this one."
+    ),
+}
+"""The instructions used when ``[policy.templates]`` does not override them."""
+
+_AVOID_KEPT = 10  # earlier actions to avoid carried across the heartbeats of one recovery
+_SAMPLE = {name: f"<{name}>" for name in PLACEHOLDERS} | {
+    "attempt": 1,
+    "streak": 1,
+    "escalate_after": 3,
+    "remaining": 2,
+    "tick": 1,
+}
+
+
+def check_templates(templates: Mapping[str, str]) -> None:
+    """Raise ConfigError when a template is not valid ``str.format`` text over :data:`PLACEHOLDERS`."""
+    for mode, text in templates.items():
+        where = f"templates.{mode}"
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {exc} (write a literal brace as {{{{ or }}}})") from None
+        for name in fields:
+            if name not in PLACEHOLDERS:
+                known = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
+                shown = "{" + name + "}" if name else "{}"
+                raise ConfigError(f"{where}: unknown placeholder {shown}; known: {known}")
+        try:
+            text.format(**_SAMPLE)
+        except (ValueError, IndexError, KeyError) as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+
+
+def _kinds(anomalies: Sequence[Anomaly]) -> list[str]:
+    return list(dict.fromkeys(a.kind for a in anomalies))
+
+
+def _avoid(anomalies: Sequence[Anomaly]) -> list[str]:
+    """What the agent should not do again: each anomaly's ``evidence["avoid"]``, else its tool."""
+    found: list[str] = []
+    for anomaly in anomalies:
+        hint = anomaly.evidence.get("avoid")
+        if isinstance(hint, str) and hint:
+            found.append(hint)
+        elif anomaly.tool:
+            found.append(anomaly.tool)
+    return list(dict.fromkeys(found))
+
+
+def _escalation(remaining: int) -> str:
+    if remaining <= 0:
+        return "a human has been called"
+    if remaining == 1:
+        return "a human is called if the next heartbeat is stuck too"
+    return f"a human is called after {remaining} more stuck heartbeats"
+
+
+def render_instructions(
+    recovery: Recovery,
+    anomalies: Sequence[Anomaly],
+    *,
+    stuck_streak: int,
+    config: PolicyConfig | None = None,
+) -> str:
+    """The instructions for the agent's next step, from the template of ``recovery.mode``.
+
+    A template is ``str.format`` text over these placeholders:
+    ``{problems}`` one line per anomaly (``- kind: message``), ``{avoid}``
+    the repeated actions, cycles and failing tools, ``{attempt}`` the
+    attempt number of this recovery, ``{streak}`` stuck heartbeats in a row,
+    ``{escalate_after}``, ``{remaining}`` stuck heartbeats left before a
+    human is called, ``{escalation}`` that as a sentence, ``{kinds}``,
+    ``{mode}`` and ``{tick}``. Literal braces are doubled.
+    """
+    cfg = config if config is not None else PolicyConfig()
+    template = cfg.templates.get(recovery.mode.value) or DEFAULT_TEMPLATES[recovery.mode.value]
+    remaining = max(cfg.escalate_after - stuck_streak, 0)
+    problems = "\n".join(f"- {a.kind}: {clip(a.message, 400)}" for a in anomalies)
+    return template.format(
+        problems=problems or "- (no details)",
+        avoid="; ".join(recovery.avoid) or "the actions named above",
+        attempt=recovery.attempts,
+        streak=stuck_streak,
+        escalate_after=cfg.escalate_after,
+        remaining=remaining,
+        escalation=_escalation(remaining),
+        kinds=", ".join(_kinds(anomalies)),
+        mode=recovery.mode.value,
+        tick=max((a.tick for a in anomalies), default=recovery.since_tick),
+    )
+
+
+def decide(
+    state: AgentState,
+    anomalies: Sequence[Anomaly],
+    now: datetime,
+    config: PolicyConfig | None = None,
+) -> Decision:
+    """What to do after a tick, given the state before it and the tick's anomalies.
+
+    ``now`` is part of the contract so time-based rules need no new
+    signature; the default rules do not use it.
+    """
+    cfg = config if config is not None else PolicyConfig()
+    if not anomalies:
+        return Decision(action="continue", stuck_streak=0, reason="no anomaly")
+    streak = state.stuck_streak + 1
+    kinds = _kinds(anomalies)
+    mode = (
+        RecoveryMode.REASSESS_GOAL
+        if all(k == "no_progress" for k in kinds)
+        else RecoveryMode.TRY_ALTERNATIVE
+    )
+    tick = max(a.tick for a in anomalies)
+    avoid = _avoid(anomalies)
+    previous = state.recovery
+    if previous is not None:
+        # Still stuck: what failed before is still worth avoiding, newest first.
+        avoid = list(dict.fromkeys([*avoid, *previous.avoid]))[:_AVOID_KEPT]
+    if previous is not None and previous.mode is mode:
+        recovery = Recovery(
+            mode=mode,
+            attempts=previous.attempts + 1,
+            since_tick=previous.since_tick,
+            kinds=list(dict.fromkeys([*previous.kinds, *kinds])),
+            avoid=avoid,
+        )
+    else:
+        recovery = Recovery(mode=mode, attempts=1, since_tick=tick, kinds=kinds, avoid=avoid)
+    problems = "; ".join(f"{a.kind}: {a.message}" for a in anomalies)
+    if streak >= cfg.escalate_after:
+        return Decision(
+            action="escalate",
+            stuck_streak=streak,
+            reason=f"stuck for {streak} heartbeats in a row (escalate_after = {cfg.escalate_after}); "
+            f"last: {problems}",
+            recovery=recovery,
+        )
+    action: DecisionAction = (
+        "reassess_goal" if mode is RecoveryMode.REASSESS_GOAL else "try_alternative"
+    )
+    return Decision(
+        action=action,
+        stuck_streak=streak,
+        reason=f"stuck for {streak} of {cfg.escalate_after} heartbeats: {problems}",
+        recovery=recovery,
+        instructions=render_instructions(recovery, anomalies, stuck_streak=streak, config=cfg),
+    )

@@ -1,0 +1,312 @@
+"""Replay a recorded trace through the detectors and the policy, exactly as a live run would.
+
+A trace has one JSON object per heartbeat (DESIGN "Trace format")::
+
+    {"progress": 0.25, "actions": [{"tool": "search", "args": {"q": "x"}, "output": "3 hits"}]}
+
+``progress`` may be null or absent; ``actions``, ``args``, ``output``,
+``error`` (and ``cost``) may be absent; an optional ``at`` (ISO 8601; UTC
+when it has no offset) gives the heartbeat's time, else a synthetic clock
+ticks from 2000-01-01T00:00Z by the configured interval (30 minutes when
+none). Keys the format does not define are ignored, so traces written by
+other tools replay as they are. Blank lines are skipped but counted, so a
+:class:`~heartbeat.errors.TraceError` names the line as an editor shows it.
+
+Each heartbeat runs like the runner's: a :class:`~heartbeat.monitor.Monitor`
+seeded from the state the previous heartbeat left (bounded history,
+progress samples, action count), every action recorded, the progress sample
+added, then :func:`~heartbeat.policy.decide`. Budgets are not replayed. The
+replay stops after the heartbeat whose decision is ``escalate``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .config import HeartbeatConfig
+from .detectors import build_detectors
+from .errors import TraceError, UsageError
+from .models import AgentState, Anomaly, Decision, clip
+from .monitor import Monitor
+from .policy import decide
+
+__all__ = [
+    "SYNTHETIC_START",
+    "ReplayTick",
+    "TraceAction",
+    "TraceLine",
+    "load_trace",
+    "render_json",
+    "render_table",
+    "replay",
+    "run_replay",
+]
+
+SYNTHETIC_START = datetime(2000, 1, 1, tzinfo=UTC)
+"""The time of the first heartbeat of a trace that gives no ``at``."""
+
+_DEFAULT_INTERVAL = timedelta(minutes=30)
+
+
+class TraceAction(BaseModel):
+    """One recorded action of a trace line."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    tool: str = Field(min_length=1)
+    args: dict[str, Any] | None = None
+    output: str | None = None
+    error: str | None = None
+    cost: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+
+
+class TraceLine(BaseModel):
+    """One heartbeat of a trace: its actions, its progress value and optionally its time."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    progress: float | None = Field(default=None, allow_inf_nan=False)
+    actions: list[TraceAction] = Field(default_factory=list)
+    at: datetime | None = None
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _iso_time(cls, value: object) -> object:
+        if value is None or isinstance(value, datetime):
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"must be an ISO 8601 time text, not {type(value).__name__}")
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO 8601 time") from None
+        return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class ReplayTick:
+    """One replayed heartbeat: what it recorded, what tripped, what the policy decided."""
+
+    tick: int
+    at: datetime
+    line: int
+    first_action: int
+    actions: int
+    progress: float | None
+    anomalies: tuple[Anomaly, ...]
+    decision: Decision
+
+
+def _where(loc: Sequence[int | str]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text or "line"
+
+
+def _problem(error: ValidationError) -> str:
+    first = error.errors(include_url=False)[0]
+    message = str(first["msg"]).removeprefix("Value error, ")
+    got = first.get("input")
+    shown = "" if first["type"] in ("missing", "value_error") else f", got {clip(repr(got), 60)}"
+    if first["type"] == "finite_number":
+        message = "must be a finite number"
+    return f"{_where(first['loc'])}: {message}{shown}"
+
+
+def _parse(text: str, path: str, number: int) -> TraceLine:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TraceError(path, number, f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise TraceError(path, number, "not valid JSON: nested too deeply") from None
+    if not isinstance(data, dict):
+        raise TraceError(path, number, f"not a JSON object (found {_json_type(data)})")
+    progress = data.get("progress")
+    if isinstance(progress, float) and not math.isfinite(progress):
+        raise TraceError(path, number, f"progress: must be a finite number, got {progress}")
+    try:
+        return TraceLine.model_validate(data)
+    except ValidationError as exc:
+        raise TraceError(path, number, _problem(exc)) from None
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
+
+
+def _lines(source: Path | str | Iterable[str]) -> tuple[str, Iterator[str]]:
+    """The name used in errors and the trace's lines as text."""
+    if isinstance(source, Path | str):
+        path = Path(source)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise UsageError(f"{path}: no such trace file") from None
+        except IsADirectoryError:
+            raise UsageError(f"{path}: is a directory, not a trace file") from None
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot read the trace: {exc.strerror}") from None
+        return str(path), _decode(raw.removeprefix(b"\xef\xbb\xbf").split(b"\n"), str(path))
+    return "<trace>", iter(source)
+
+
+def _decode(lines: list[bytes], path: str) -> Iterator[str]:
+    for number, line in enumerate(lines, 1):
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TraceError(path, number, f"not UTF-8 text (byte {exc.start + 1})") from None
+
+
+def load_trace(source: Path | str | Iterable[str]) -> list[tuple[int, TraceLine]]:
+    """Every heartbeat of a trace with its line number; TraceError at the first bad line."""
+    path, lines = _lines(source)
+    found: list[tuple[int, TraceLine]] = []
+    for number, text in enumerate(lines, 1):
+        if text.strip():
+            found.append((number, _parse(text, path, number)))
+    return found
+
+
+def replay(source: Path | Iterable[str], config: HeartbeatConfig) -> Iterator[ReplayTick]:
+    """Replay a trace file (or its lines), yielding one :class:`ReplayTick` per heartbeat.
+
+    The whole trace is checked first, so a bad line raises TraceError here,
+    before anything is replayed.
+    """
+    return _run(load_trace(source), config)
+
+
+def _run(lines: list[tuple[int, TraceLine]], config: HeartbeatConfig) -> Iterator[ReplayTick]:
+    detectors = build_detectors(config.detectors, search_path=config.base_dir)
+    interval = config.schedule.every or _DEFAULT_INTERVAL
+    state = AgentState()
+    clock = SYNTHETIC_START
+    for tick, (number, line) in enumerate(lines, 1):
+        now = line.at if line.at is not None else clock
+        clock = now + interval
+        monitor = Monitor(
+            config.detectors,
+            detectors=detectors,
+            history=state.history,
+            progress=state.progress,
+            actions_total=state.actions_total,
+            tick=tick,
+        )
+        monitor.start_tick(tick)
+        first = monitor.actions_total + 1
+        for action in line.actions:
+            monitor.record(
+                action.tool,
+                action.args,
+                output=action.output,
+                error=action.error,
+                cost=action.cost,
+                now=now,
+            )
+        monitor.add_progress(line.progress, now=now)
+        anomalies = tuple(monitor.tick_anomalies)
+        decision = decide(state, anomalies, now, config.policy)
+        state = state.model_copy(
+            update={
+                "ticks": tick,
+                "last_tick_at": now,
+                "history": monitor.history,
+                "progress": monitor.progress,
+                "actions_total": monitor.actions_total,
+                "stuck_streak": decision.stuck_streak,
+                "recovery": decision.recovery,
+                "instructions": decision.instructions,
+            }
+        )
+        yield ReplayTick(
+            tick=tick,
+            at=now,
+            line=number,
+            first_action=first,
+            actions=len(line.actions),
+            progress=line.progress,
+            anomalies=anomalies,
+            decision=decision,
+        )
+        if decision.action == "escalate":
+            return
+
+
+def render_json(tick: ReplayTick) -> str:
+    """One heartbeat as the stable one-line JSON of ``heartbeat replay --json``."""
+    return json.dumps(
+        {
+            "tick": tick.tick,
+            "anomalies": [
+                {"kind": a.kind, "action": a.action, "message": a.message} for a in tick.anomalies
+            ],
+            "decision": tick.decision.action,
+            "stuck_streak": tick.decision.stuck_streak,
+        },
+        ensure_ascii=False,
+    )
+
+
+_HEADER = f"{'tick':>4}  {'actions':<9}  {'progress':<8}  {'decision':<15}  {'streak':>6}  anomalies"
+_INDENT = " " * (len(_HEADER) - len("anomalies"))
+
+
+def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
+    """A readable table: one row per heartbeat, one line per anomaly, a summary line last."""
+    yield _HEADER
+    count = actions = 0
+    last: ReplayTick | None = None
+    for t in ticks:
+        count, actions, last = count + 1, actions + t.actions, t
+        span = (
+            "-" if not t.actions
+            else str(t.first_action) if t.actions == 1
+            else f"{t.first_action}-{t.first_action + t.actions - 1}"
+        )
+        progress = "-" if t.progress is None else f"{t.progress:g}"
+        decision = t.decision.action if t.decision.action == "continue" else f"*{t.decision.action}"
+        row = f"{t.tick:>4}  {span:<9}  {progress:<8}  {decision:<15}  {t.decision.stuck_streak:>6}  "
+        notes = [
+            f"! {a.kind}" + (f" @{a.action}" if a.action is not None else "") + f": {a.message}"
+            for a in t.anomalies
+        ]
+        yield (row + (notes[0] if notes else "-")).rstrip()
+        for note in notes[1:]:
+            yield _INDENT + note
+    if last is None:
+        yield "replayed an empty trace"
+        return
+    end = (
+        f"escalated at heartbeat {last.tick}"
+        if last.decision.action == "escalate"
+        else f"last decision: {last.decision.action}"
+    )
+    yield f"replayed {count} heartbeat{'s' * (count != 1)}, {actions} action{'s' * (actions != 1)}; {end}"
+
+
+def run_replay(path: Path, config: HeartbeatConfig, *, as_json: bool, out: TextIO) -> int:
+    """``heartbeat replay TRACE [--json]``: write the replay to ``out``; 0, or TraceError/UsageError."""
+    ticks = replay(path, config)
+    lines = (render_json(t) for t in ticks) if as_json else render_table(ticks)
+    for line in lines:
+        out.write(line + "\n")
+    return 0

@@ -1,0 +1,367 @@
+"""The state folder: its lock, and ``state.json`` loaded (migrated, validated) and saved.
+
+``state.json`` is the only memory a scheduled agent has between runs, so it is
+handled with care:
+
+* **Lock.** One heartbeat at a time per state folder, through a sidecar
+  ``.lock`` file (flock). ``state.json`` itself is never locked: ``os.replace``
+  swaps its inode, and a lock on the old inode would let a second process in.
+  The kernel drops the lock when its holder dies, even by SIGKILL.
+* **Save.** :func:`heartbeat.fsutil.atomic_write`: a reader (or the next tick
+  after a crash) sees the old state or the new one, never a mix.
+* **Load.** A file heartbeat cannot read is never overwritten or deleted: it
+  stays in place and a byte-for-byte copy is put beside it as
+  ``state.json.corrupt-<UTC stamp>``, so a human can look at it and fix it.
+  A newer ``schema_version`` is refused and left alone. An older one is
+  migrated in memory through :data:`MIGRATIONS`; the old file is copied aside
+  as ``state.json.v<N>-<stamp>`` just before the first save overwrites it.
+"""
+
+from __future__ import annotations
+
+import copy
+import errno
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NoReturn
+
+from filelock import FileLock, Timeout
+from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
+
+from .config import format_validation_error
+from .errors import StateCorrupt, StateLocked, StateVersionError, StateWriteError
+from .fsutil import (
+    PRIVATE_FILE_MODE,
+    atomic_write,
+    clean_stale_temps,
+    ensure_private_dir,
+)
+from .models import SCHEMA_VERSION, AgentState
+
+__all__ = [
+    "MIGRATIONS",
+    "Migration",
+    "MigrationError",
+    "StateStore",
+    "migrate",
+    "state_schema",
+]
+
+STATE_FILE = "state.json"
+LOCK_FILE = ".lock"
+JOURNAL_FILE = "journal.jsonl"
+OUTBOX_DIR = "outbox"
+ESCALATION_FILE = "ESCALATION.md"
+
+# Enough for a handful of copies made within the same microsecond (a test's
+# frozen clock); past that something is badly wrong and we stop trying.
+_MAX_NAME_TRIES = 100
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One named step that turns a ``schema_version`` N state dict into N + 1."""
+
+    from_version: int
+    name: str
+    apply: Callable[[dict[str, Any]], dict[str, Any]]
+
+    def __repr__(self) -> str:
+        return f"Migration({self.from_version} -> {self.from_version + 1}: {self.name})"
+
+
+MIGRATIONS: tuple[Migration, ...] = ()
+"""Every migration this release knows, oldest first. None yet: version 1 is the first."""
+
+
+class MigrationError(ValueError):
+    """A state dict that the migrations cannot bring to the current version."""
+
+    def __init__(self, message: str, *, missing_step: bool = False) -> None:
+        super().__init__(message)
+        self.missing_step = missing_step
+
+
+def check_migrations(migrations: Sequence[Migration], current: int) -> None:
+    """Raise TypeError/ValueError if ``migrations`` is not a registry leading to ``current``."""
+    seen: set[int] = set()
+    for step in migrations:
+        if not isinstance(step, Migration):
+            raise TypeError(f"not a Migration: {step!r}")
+        if not 0 <= step.from_version < current:
+            raise ValueError(f"{step!r} does not lead up to schema_version {current}")
+        if step.from_version in seen:
+            raise ValueError(f"two migrations from schema_version {step.from_version}")
+        seen.add(step.from_version)
+
+
+def migrate(
+    raw: dict[str, Any],
+    migrations: Sequence[Migration] = MIGRATIONS,
+    current: int = SCHEMA_VERSION,
+) -> dict[str, Any]:
+    """Bring a state dict from its ``schema_version`` to ``current``, one named step at a time.
+
+    ``raw`` is not changed. Each step gets a copy and its result is stamped
+    with the next version number, so a step only has to move the data.
+    Raises :class:`MigrationError` when a step is missing, fails, or returns
+    something that is not a dict.
+    """
+    by_version = {step.from_version: step for step in migrations}
+    version = raw["schema_version"]
+    data = raw
+    while version < current:
+        step = by_version.get(version)
+        if step is None:
+            known = sorted(by_version)
+            have = f"known steps start at {known}" if known else "this release has no migrations"
+            raise MigrationError(
+                f"schema_version {version} cannot be migrated to {current}: "
+                f"no migration from {version} to {version + 1} ({have})",
+                missing_step=True,
+            )
+        try:
+            result = step.apply(copy.deepcopy(data))
+        except Exception as exc:  # a failing step is reported as a bad state file
+            raise MigrationError(
+                f"migration {step.name!r} ({version} -> {version + 1}) failed: {exc!r}"
+            ) from exc
+        if not isinstance(result, dict):
+            raise MigrationError(f"migration {step.name!r} returned {type(result).__name__}, not a dict")
+        version += 1
+        data = {**result, "schema_version": version}
+    return data if data is not raw else copy.deepcopy(raw)
+
+
+def state_schema() -> dict[str, Any]:
+    """The JSON Schema of ``state.json`` (printed by ``heartbeat schema``)."""
+    return AgentState.model_json_schema()
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _one_line(text: str) -> str:
+    # Error messages end up in cron mail and one-line CLI output.
+    return " ".join(text.splitlines())
+
+
+def _json_kind(value: object) -> str:
+    kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return kinds.get(type(value), "a number")
+
+
+class StateStore:
+    """One agent's state folder: lock it, load ``state.json``, save it atomically.
+
+    Not thread-safe, and :meth:`lock` is not re-entrant: taking it twice in one
+    process, even through the same store, raises :class:`StateLocked`.
+    """
+
+    def __init__(
+        self,
+        state_dir: Path | str,
+        *,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        current_version: int = SCHEMA_VERSION,
+        clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
+        check_migrations(migrations, current_version)
+        self._state_dir = Path(state_dir)
+        self._migrations = tuple(migrations)
+        self._current = current_version
+        self._clock = clock
+        self._locked = False
+        # The file as read by the last load, if it had to be migrated: it is
+        # copied aside before the first save replaces it.
+        self._migrated_from: tuple[int, bytes] | None = None
+
+    def __repr__(self) -> str:
+        return f"StateStore({str(self._state_dir)!r})"
+
+    @property
+    def state_dir(self) -> Path:
+        """The state folder."""
+        return self._state_dir
+
+    @property
+    def state_path(self) -> Path:
+        """``state.json``: the agent state."""
+        return self._state_dir / STATE_FILE
+
+    @property
+    def lock_path(self) -> Path:
+        """``.lock``: the sidecar file the lock is taken on."""
+        return self._state_dir / LOCK_FILE
+
+    @property
+    def journal_path(self) -> Path:
+        """``journal.jsonl``: the event journal."""
+        return self._state_dir / JOURNAL_FILE
+
+    @property
+    def outbox_dir(self) -> Path:
+        """``outbox/``: notifications not yet delivered."""
+        return self._state_dir / OUTBOX_DIR
+
+    @property
+    def escalation_path(self) -> Path:
+        """``ESCALATION.md``: present while a human is needed."""
+        return self._state_dir / ESCALATION_FILE
+
+    @property
+    def locked(self) -> bool:
+        """Whether this store holds the lock right now."""
+        return self._locked
+
+    @contextmanager
+    def lock(self, timeout: float = 0) -> Iterator[StateStore]:
+        """Hold the state folder's lock for the ``with`` block; busy -> :class:`StateLocked`.
+
+        ``timeout`` is how long to wait for a busy lock, in seconds: the
+        default 0 means one try, a negative value waits for as long as it
+        takes. The state folder is created (0700) if missing.
+        """
+        try:
+            ensure_private_dir(self._state_dir)
+        except OSError as exc:
+            reason = f"cannot create the state folder: {exc.strerror}"
+            raise StateWriteError(self._state_dir, reason) from exc
+        file_lock = FileLock(self.lock_path, timeout=timeout, mode=PRIVATE_FILE_MODE)
+        try:
+            file_lock.acquire()
+        except Timeout:
+            raise StateLocked(self.lock_path) from None
+        except OSError as exc:
+            raise StateWriteError(self.lock_path, f"cannot take the lock: {exc.strerror}") from exc
+        self._locked = True
+        try:
+            yield self
+        finally:
+            self._locked = False
+            file_lock.release()
+
+    def load(self) -> AgentState:
+        """Read ``state.json``: missing -> a fresh state; old -> migrated; bad -> :class:`StateCorrupt`."""
+        self._migrated_from = None
+        path = self.state_path
+        try:
+            raw_bytes = path.read_bytes()
+        except FileNotFoundError:
+            return AgentState(schema_version=self._current)
+        except IsADirectoryError:
+            raise StateCorrupt(path, "is a folder, not a file; not copied aside") from None
+        except OSError as exc:
+            raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
+        raw = self._parse(raw_bytes)
+        if "schema_version" not in raw:
+            self._corrupt(raw_bytes, "schema_version is missing")
+        version = raw["schema_version"]
+        if not isinstance(version, int) or isinstance(version, bool):
+            found = json.dumps(version)
+            found = found if len(found) <= 40 else found[:39] + "…"
+            self._corrupt(raw_bytes, f"schema_version must be an integer, not {found}")
+        if version > self._current:
+            raise StateVersionError(path, version, self._current)
+        if version < self._current:
+            try:
+                raw = migrate(raw, self._migrations, self._current)
+            except MigrationError as exc:
+                if exc.missing_step:
+                    # No step for this version: the file may be fine for another
+                    # release, so it is only left alone, not called corrupt.
+                    raise StateCorrupt(path, _one_line(str(exc))) from None
+                self._corrupt(raw_bytes, _one_line(str(exc)))
+        try:
+            state = AgentState.model_validate(raw)
+        except ValidationError as exc:
+            self._corrupt(raw_bytes, _one_line(format_validation_error(exc)))
+        if version < self._current:
+            self._migrated_from = (version, raw_bytes)
+        return state
+
+    def save(self, state: AgentState) -> None:
+        """Write ``state.json`` atomically (0600, indented); failure -> :class:`StateWriteError`.
+
+        Under the lock it also removes temp files a killed writer left behind.
+        """
+        path = self.state_path
+        try:
+            data = state.model_dump_json(indent=2).encode("utf-8") + b"\n"
+        except PydanticSerializationError as exc:
+            reason = f"the state is not JSON-serialisable: {_one_line(str(exc))}"
+            raise StateWriteError(path, reason) from exc
+        try:
+            ensure_private_dir(self._state_dir)
+            if self._locked:
+                clean_stale_temps(self._state_dir, STATE_FILE)
+            if self._migrated_from is not None:
+                version, original = self._migrated_from
+                self._copy_aside(f"v{version}", original)
+                self._migrated_from = None
+            atomic_write(path, data, mode=PRIVATE_FILE_MODE)
+        except OSError as exc:
+            raise StateWriteError(path, exc.strerror or str(exc)) from exc
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON Schema of ``state.json``."""
+        return state_schema()
+
+    def _parse(self, raw_bytes: bytes) -> dict[str, Any]:
+        """Decode and parse the bytes of ``state.json`` into a dict, or report it corrupt."""
+        if not raw_bytes.strip():
+            self._corrupt(raw_bytes, "is empty")
+        try:
+            # utf-8-sig: a BOM some Windows editors add is not a reason to stop an agent.
+            text = raw_bytes.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            self._corrupt(raw_bytes, f"is not UTF-8 text (bad byte at offset {exc.start})")
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            where = f"line {exc.lineno} column {exc.colno}"
+            self._corrupt(raw_bytes, f"is not valid JSON: {exc.msg} at {where}")
+        except RecursionError:
+            self._corrupt(raw_bytes, "is not valid JSON: nested too deeply")
+        if not isinstance(raw, dict):
+            self._corrupt(raw_bytes, f"is not a JSON object but {_json_kind(raw)}")
+        return raw
+
+    def _corrupt(self, raw_bytes: bytes, reason: str) -> NoReturn:
+        """Copy the unreadable file aside and raise :class:`StateCorrupt` (never returns)."""
+        path = self.state_path
+        try:
+            copy_path = self._existing_copy(raw_bytes) or self._copy_aside("corrupt", raw_bytes)
+        except OSError as exc:
+            raise StateCorrupt(path, f"{reason}; could not copy it aside: {exc.strerror}") from None
+        raise StateCorrupt(path, reason, copy=copy_path)
+
+    def _existing_copy(self, raw_bytes: bytes) -> Path | None:
+        """A corrupt copy already holding these bytes, so a cron job does not pile them up."""
+        for candidate in sorted(self._state_dir.glob(f"{STATE_FILE}.corrupt-*")):
+            try:
+                same_size = candidate.stat().st_size == len(raw_bytes)
+                if same_size and candidate.read_bytes() == raw_bytes:
+                    return candidate
+            except OSError:
+                continue
+        return None
+
+    def _copy_aside(self, label: str, raw_bytes: bytes) -> Path:
+        """Write ``raw_bytes`` to a new ``state.json.<label>-<stamp>`` (0600), never replacing a file."""
+        stamp = self._clock().astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        base = f"{STATE_FILE}.{label}-{stamp}"
+        for n in range(_MAX_NAME_TRIES):
+            target = self._state_dir / (base if n == 0 else f"{base}-{n}")
+            try:
+                atomic_write(target, raw_bytes, mode=PRIVATE_FILE_MODE, overwrite=False)
+            except FileExistsError:
+                continue
+            return target
+        raise FileExistsError(errno.EEXIST, f"{_MAX_NAME_TRIES} copies named {base} exist")

@@ -1,0 +1,139 @@
+"""Shared fixtures for the whole test suite.
+
+``webhook_server``: a real ``http.server.ThreadingHTTPServer`` on
+127.0.0.1, port chosen by the OS, that records every request and answers as
+each test says. Use it wherever a notification should really go over HTTP::
+
+    def test_escalation_posts(webhook_server):
+        webhook_server.respond(500, 200)      # answers in order, then `status`
+        webhook_server.delay = 2.0            # seconds before each answer
+        webhook_server.headers = {"Location": "/elsewhere"}  # extra answer headers
+        webhook_server.body = b"invalid_token"  # answer body (default "ok" / "nope")
+        ... notify webhook_server.url("/hooks/SECRET123?token=abc") ...
+        assert webhook_server.wait_for(1)     # block (up to 5 s) for N requests
+        webhook_server.requests[0].json()["text"]
+
+A delayed answer waits on an event that teardown sets, so a test never
+sleeps and no handler thread outlives the test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+# Import every module that defines pydantic models now: a model class built while
+# freezegun is active would see FakeDatetime and fail to build.
+import heartbeat.cli  # noqa: F401
+import heartbeat.replay  # noqa: F401
+import heartbeat.runner  # noqa: F401
+import heartbeat.testing  # noqa: F401
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the webhook server received, and the status it answered."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    status: int
+
+    def json(self) -> Any:
+        """The body parsed as JSON."""
+        return json.loads(self.body)
+
+
+@dataclass
+class WebhookServer:
+    """What a test controls and reads: answers, delay, and the recorded requests."""
+
+    base_url: str
+    status: int = 200
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | None = None
+    requests: list[RecordedRequest] = field(default_factory=list)
+    _queue: list[int] = field(default_factory=list)
+    _changed: threading.Condition = field(default_factory=threading.Condition)
+    _closing: threading.Event = field(default_factory=threading.Event)
+
+    def url(self, path: str = "/hook") -> str:
+        """The server's URL with ``path`` (which may carry a query)."""
+        return self.base_url + path
+
+    def respond(self, *statuses: int) -> None:
+        """Answer the next requests with these statuses, in order, then with ``status``."""
+        with self._changed:
+            self._queue.extend(statuses)
+
+    def wait_for(self, count: int, timeout: float = 5.0) -> bool:
+        """Block until ``count`` requests arrived (or ``timeout`` passed); True if they did."""
+        with self._changed:
+            return self._changed.wait_for(lambda: len(self.requests) >= count, timeout)
+
+    def _next_status(self) -> int:
+        with self._changed:
+            return self._queue.pop(0) if self._queue else self.status
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._changed:
+            self.requests.append(request)
+            self._changed.notify_all()
+
+
+def _handler(server: WebhookServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            status = server._next_status()
+            server._record(RecordedRequest(self.command, self.path, dict(self.headers.items()), body, status))
+            if server.delay and server._closing.wait(server.delay):
+                return  # the test is over: do not answer a client that has gone
+            self.send_response(status)
+            for name, value in server.headers.items():
+                self.send_header(name, value)
+            answer = server.body if server.body is not None else b"ok" if status < 400 else b"nope"
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        do_POST = _answer
+        do_GET = _answer
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Keep test output quiet."""
+
+        def handle(self) -> None:
+            # The client may have given up (a timeout test): nothing is left to answer.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                super().handle()
+
+    return Handler
+
+
+@pytest.fixture
+def webhook_server() -> Iterator[WebhookServer]:
+    """A real HTTP server on 127.0.0.1:<free port> that records requests (see module doc)."""
+    state = WebhookServer(base_url="")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    httpd.daemon_threads = True
+    state.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield state
+    finally:
+        state._closing.set()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
