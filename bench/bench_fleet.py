@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -96,7 +97,11 @@ class FleetRun:
 
 
 def run_in_process(config_path: Path, duration: float, interval: float) -> FleetRun:
-    from apscheduler.events import EVENT_JOB_EXECUTED, EVENT_JOB_MAX_INSTANCES, JobExecutionEvent
+    from apscheduler.events import (  # type: ignore[import-untyped]
+        EVENT_JOB_EXECUTED,
+        EVENT_JOB_MAX_INSTANCES,
+        JobExecutionEvent,
+    )
 
     config = load_config(config_path)
     heartbeats = [Heartbeat(config, agent) for agent in config.all_agents()]
@@ -112,14 +117,14 @@ def run_in_process(config_path: Path, duration: float, interval: float) -> Fleet
     for hb in heartbeats:  # time each tick inside the fleet
         inner = hb.tick
 
-        def timed(inner: object = inner, name: str = hb.name) -> TickResult:
+        def timed(inner: Callable[[], TickResult] = inner, name: str = hb.name) -> TickResult:
             t0 = time.perf_counter()
-            result = inner()  # type: ignore[operator]
+            result = inner()
             with lock:
                 out.tick_wall.append(time.perf_counter() - t0)
                 out.outcomes[result.outcome] = out.outcomes.get(result.outcome, 0) + 1
                 outcomes[name].append(result.outcome)
-            return result  # type: ignore[no-any-return]
+            return result
 
         hb.tick = timed  # type: ignore[method-assign]
 

@@ -94,7 +94,7 @@ def timed(func: Callable[[], object]) -> tuple[float, object]:
 
 def cli_lines(argv: list[str]) -> tuple[float, int]:
     t0 = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    done = subprocess.run(argv, capture_output=True, check=False)
     elapsed = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"{argv}: exit {done.returncode}: {done.stderr.decode()[-2000:]}")
@@ -105,7 +105,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=100_000, help="actions in the trace (default 100000)")
     parser.add_argument("--actions-per-tick", type=int, default=5, help="actions per heartbeat (default 5)")
-    parser.add_argument("--stuck-every", type=int, default=100, help="a repeating heartbeat every N (0: none)")
+    parser.add_argument("--stuck-every", type=int, default=100,
+                        help="a repeating heartbeat every N (0: none)")
     parser.add_argument("--error-every", type=int, default=25, help="an errored action every N (0: none)")
     parser.add_argument("--reps", type=int, default=3, help="in-process rounds (default 3)")
     parser.add_argument("--cli-reps", type=int, default=3, help="fresh-process rounds (default 3; 0: skip)")

@@ -161,7 +161,7 @@ class Probe:
 
 
 def instrument(probe: Probe, hb: Heartbeat) -> None:
-    lock_cls = hb_store.FileLock
+    lock_cls = FileLock  # the class heartbeat.store locks with
     parts: list[tuple[Any, str, str]] = [
         (Heartbeat, "_tick", "tick"),
         (KillSwitch, "reason", "KILL check"),

@@ -220,7 +220,7 @@ class PolicyConfig(_Config):
         # A bad placeholder fails here, when the config is loaded, not when the agent is stuck.
         from .policy import check_templates  # policy imports this module: import at use
 
-        check_templates(self.templates)
+        check_templates({str(k): v for k, v in self.templates.items()})
         return self
 
 

@@ -862,7 +862,7 @@ def load_detector(spec: str, *, search_path: Path | None = None) -> Detector:
     if isinstance(obj, type):
         try:
             obj = obj()
-        except Exception as exc:  # noqa: BLE001  # the user's constructor: one config line, any error
+        except Exception as exc:  # the user's constructor: one config line, any error
             raise ConfigError(f"detector {spec!r}: {obj.__name__}() failed: {exc!r}") from None
     try:
         return as_detector(obj)

@@ -193,7 +193,7 @@ class Monitor:
         no error.
         """
         # Exact-type tests first: this runs for every action, and isinstance costs more.
-        if tool.__class__ is not str and not isinstance(tool, str) or not tool:
+        if (tool.__class__ is not str and not isinstance(tool, str)) or not tool:
             raise TypeError(f"tool must be a non-empty str, not {tool!r}")
         if cost.__class__ is not float or not 0.0 <= cost < math.inf:
             cost = _cost(cost)

@@ -121,11 +121,12 @@ def _handler(server: WebhookServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@pytest.fixture
-def webhook_server() -> Iterator[WebhookServer]:
-    """A real HTTP server on 127.0.0.1:<free port> that records requests (see module doc)."""
+@contextlib.contextmanager
+def running_webhook_server(port: int = 0) -> Iterator[WebhookServer]:
+    """A real HTTP server on 127.0.0.1 (``port`` 0: a free one), stopped on exit."""
     state = WebhookServer(base_url="")
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    ThreadingHTTPServer.allow_reuse_address = True
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(state))
     httpd.daemon_threads = True
     state.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
@@ -137,3 +138,10 @@ def webhook_server() -> Iterator[WebhookServer]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(5)
+
+
+@pytest.fixture
+def webhook_server() -> Iterator[WebhookServer]:
+    """A real HTTP server on 127.0.0.1:<free port> that records requests (see module doc)."""
+    with running_webhook_server() as server:
+        yield server
