@@ -46,7 +46,41 @@ _EXPORTS = {
     "ProgressMetric": "progress",
 }
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = [
+    "ActionRecord",
+    "AgentState",
+    "Anomaly",
+    "ConfigError",
+    "Decision",
+    "Detector",
+    "Heartbeat",
+    "HeartbeatConfig",
+    "HeartbeatError",
+    "History",
+    "Journal",
+    "KillSwitch",
+    "Killed",
+    "Monitor",
+    "Notification",
+    "Notifier",
+    "ProgressMetric",
+    "StateCorrupt",
+    "StateLocked",
+    "StateStore",
+    "StateVersionError",
+    "StateWriteError",
+    "Status",
+    "StepContext",
+    "TickResult",
+    "TraceError",
+    "WebhookNotifier",
+    "build_detectors",
+    "decide",
+    "fingerprint",
+    "load_config",
+    "replay",
+    "__version__",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -63,26 +97,35 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .config import HeartbeatConfig, load_config
-    from .context import StepContext
-    from .detectors import Detector, History, build_detectors, fingerprint
-    from .errors import (
-        ConfigError,
-        HeartbeatError,
-        Killed,
-        StateCorrupt,
-        StateLocked,
-        StateVersionError,
-        StateWriteError,
-        TraceError,
-    )
-    from .journal import Journal
-    from .killswitch import KillSwitch
-    from .models import ActionRecord, AgentState, Anomaly, Decision, Status
-    from .monitor import Monitor
-    from .notify import Notification, Notifier, WebhookNotifier
-    from .policy import decide
-    from .progress import ProgressMetric
-    from .replay import replay
-    from .runner import Heartbeat, TickResult
-    from .store import StateStore
+    from .config import HeartbeatConfig as HeartbeatConfig
+    from .config import load_config as load_config
+    from .context import StepContext as StepContext
+    from .detectors import Detector as Detector
+    from .detectors import History as History
+    from .detectors import build_detectors as build_detectors
+    from .detectors import fingerprint as fingerprint
+    from .errors import ConfigError as ConfigError
+    from .errors import HeartbeatError as HeartbeatError
+    from .errors import Killed as Killed
+    from .errors import StateCorrupt as StateCorrupt
+    from .errors import StateLocked as StateLocked
+    from .errors import StateVersionError as StateVersionError
+    from .errors import StateWriteError as StateWriteError
+    from .errors import TraceError as TraceError
+    from .journal import Journal as Journal
+    from .killswitch import KillSwitch as KillSwitch
+    from .models import ActionRecord as ActionRecord
+    from .models import AgentState as AgentState
+    from .models import Anomaly as Anomaly
+    from .models import Decision as Decision
+    from .models import Status as Status
+    from .monitor import Monitor as Monitor
+    from .notify import Notification as Notification
+    from .notify import Notifier as Notifier
+    from .notify import WebhookNotifier as WebhookNotifier
+    from .policy import decide as decide
+    from .progress import ProgressMetric as ProgressMetric
+    from .replay import replay as replay
+    from .runner import Heartbeat as Heartbeat
+    from .runner import TickResult as TickResult
+    from .store import StateStore as StateStore

@@ -179,7 +179,7 @@ def _print_result(result: Any, as_json: bool, out: TextIO) -> None:
     if result.outcome in ("error", "locked"):
         print(f"heartbeat: {prefix}error: {result.message}", file=sys.stderr)
         return
-    out.write(f"{prefix}{result.message}\n")
+    out.write(prefix + result.message.replace("\n", "\n" + prefix) + "\n")
     if result.decision is not None and result.decision.instructions and result.outcome == "ran":
         text = result.decision.instructions.replace("\n", f"\n{prefix}    ")
         out.write(f"{prefix}  instructions for the next step:\n{prefix}    {text}\n")
