@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
-from .config import HeartbeatConfig, WebhookNotifierConfig, load_config, parse_duration
+from pydantic import ValidationError
+
+from .config import (
+    HeartbeatConfig,
+    WebhookNotifierConfig,
+    format_validation_error,
+    load_config,
+    parse_duration,
+)
 from .errors import HeartbeatError, UsageError
 
 __all__ = ["main"]
@@ -132,10 +140,7 @@ def _config(args: argparse.Namespace) -> HeartbeatConfig:
         "step": getattr(args, "step", None),
         "progress": getattr(args, "progress", None),
     }
-    if getattr(args, "exec", None):
-        changes.update(exec=args.exec, step=None)
-    elif changes["step"]:
-        changes["exec"] = None
+    changes["exec"] = getattr(args, "exec", None)
     if getattr(args, "agent", None):
         picked = [a for a in config.all_agents() if a.name == args.agent]
         if not picked:
@@ -145,9 +150,12 @@ def _config(args: argparse.Namespace) -> HeartbeatConfig:
     if any(v is not None for v in changes.values()):
         if len(config.all_agents()) > 1:
             raise UsageError("flags that change an agent need --agent NAME in a multi-agent config")
-        config = config.with_agent(**{k: v for k, v in changes.items() if k != "exec" or v})
+        config = config.with_agent(**changes)
     if getattr(args, "webhook", None):
-        hook = WebhookNotifierConfig(type="webhook", name="webhook", url=args.webhook)
+        try:
+            hook = WebhookNotifierConfig(type="webhook", name="webhook", url=args.webhook)
+        except ValidationError as exc:
+            raise UsageError(f"--webhook: {format_validation_error(exc)}") from None
         config = config.model_copy(update={"notify": [*(n for n in config.notify if n.name != "webhook"), hook]})
     return config
 

@@ -218,9 +218,10 @@ class PolicyConfig(_Config):
     @model_validator(mode="after")
     def _templates_format(self) -> PolicyConfig:
         # A bad placeholder fails here, when the config is loaded, not when the agent is stuck.
-        from .policy import check_templates  # policy imports this module: import at use
+        if self.templates:  # policy imports this module: import it only when there is work
+            from .policy import check_templates
 
-        check_templates({str(k): v for k, v in self.templates.items()})
+            check_templates({str(k): v for k, v in self.templates.items()})
         return self
 
 
@@ -250,6 +251,14 @@ class WebhookNotifierConfig(_Config):
     timeout: Duration = timedelta(seconds=10)
     retries: int = Field(default=2, ge=0, le=10)
     backoff: Duration = timedelta(seconds=0.5)
+
+    @model_validator(mode="after")
+    def _http_only(self) -> WebhookNotifierConfig:
+        # The message must not echo the URL: it is a secret.
+        scheme, sep, rest = self.url.partition("://")
+        if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
+            raise ValueError("the webhook url must be an http:// or https:// URL")
+        return self
 
 
 class CommandNotifierConfig(_Config):
@@ -332,6 +341,11 @@ class HeartbeatConfig(_Config):
         changes = {k: v for k, v in changes.items() if v is not None}
         if not changes:
             return self
+        # A step given by flag replaces the configured one of either kind.
+        if changes.get("exec"):
+            changes["step"] = None
+        elif changes.get("step"):
+            changes["exec"] = None
         agent = AgentConfig.model_validate({**self.agent.model_dump(exclude_unset=True), **changes})
         return self.model_copy(update={"agent": agent, "agents": []})
 
@@ -340,12 +354,13 @@ def format_validation_error(error: ValidationError, *, prefix: str = "") -> str:
     """One line naming the first bad key and what is wrong with it."""
     first = error.errors(include_url=False)[0]
     loc = ".".join(str(part) for part in first["loc"] if not str(part).startswith("function-"))
-    where = f"{prefix}{loc}" if loc else prefix.rstrip(".") or "value"
+    where = f"{prefix}{loc}" if loc else prefix.rstrip(".")
     if first["type"] == "extra_forbidden":
         return f"unknown key '{where}'"
     message = str(first["msg"]).removeprefix("Value error, ")
     more = error.error_count() - 1
-    return f"{where}: {message}" + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+    text = f"{where}: {message}" if where else message
+    return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
 
 
 def _expand_env(value: Any, where: str) -> Any:
@@ -387,6 +402,8 @@ def load_config(path: Path | str | None = None) -> HeartbeatConfig:
         raise ConfigError(f"not UTF-8 text (byte {exc.start})", path=path) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+    except RecursionError:
+        raise ConfigError("not valid TOML: nested too deeply", path=path) from None
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
     try:

@@ -35,6 +35,7 @@ class StepContext:
         counters: BudgetCounters,
         kill: KillSwitch,
         clock: Callable[[], datetime],
+        redact: Callable[[str], str] = str,
     ) -> None:
         self.agent = agent
         self.tick = tick
@@ -51,6 +52,7 @@ class StepContext:
         self._counters = counters
         self._kill = kill
         self._clock = clock
+        self._redact = redact
 
     @property
     def killed(self) -> bool:
@@ -75,12 +77,14 @@ class StepContext:
             raise ValueError(f"ctx.record: cost must be a finite number >= 0, not {cost!r}")
         if isinstance(error, BaseException):
             error = f"{type(error).__name__}: {error}"
+        if not math.isfinite(self._counters.cost + cost):
+            raise ValueError("ctx.record: the day's total cost would overflow; report smaller units")
         now = self._clock()
         hit = self._monitor.record(
             tool,
             dict(args) if args is not None else None,
             output=None if output is None else str(output),
-            error=clip(error),
+            error=clip(self._redact(error)) if error else None,
             cost=float(cost),
             now=now,
         )
@@ -105,7 +109,9 @@ class StepContext:
 
     def report_progress(self, value: float | None) -> None:
         """Report progress from inside the step (used when no metric is configured)."""
-        self.reported_progress = value
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise TypeError(f"ctx.report_progress: a number or None, not {value!r}")
+        self.reported_progress = None if value is None else float(value)
 
 
 class Step(Protocol):

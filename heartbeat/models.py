@@ -173,6 +173,11 @@ class AgentState(_Model):
     anomalies: list[Anomaly] = Field(default_factory=list)
     budget: BudgetCounters = Field(default_factory=BudgetCounters)
     escalation: Escalation | None = None
+    notices: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Notifications decided by a saved tick but not yet put in outbox/ "
+        "(a crash between the two saves leaves them here; the next tick queues them).",
+    )
 
     def last_progress(self) -> float | None:
         """The most recent measured progress value, if any."""

@@ -66,6 +66,7 @@ __all__ = [
     "dispatch",
     "redact",
     "redact_url",
+    "url_secrets",
     "retry_delay",
 ]
 
@@ -116,7 +117,7 @@ def _cut_url(match: re.Match[str]) -> str:
     return redact_url(core) + tail
 
 
-def _url_secrets(url: str) -> list[str]:
+def url_secrets(url: str) -> list[str]:
     """The parts of a URL that may be credentials: the whole URL, its path and query pieces."""
     parts = urlsplit(url)
     found = [url, parts.path, parts.query, parts.fragment]
@@ -240,7 +241,7 @@ class WebhookNotifier:
         self.backoff = backoff
         self._client = client
         self._sleep = sleep
-        self._secrets = [*_url_secrets(url), *(v for v in self.headers.values() if len(v) >= 4)]
+        self._secrets = [*url_secrets(url), *(v for v in self.headers.values() if len(v) >= 4)]
         self.target = redact_url(url)
 
     def __repr__(self) -> str:

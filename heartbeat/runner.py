@@ -8,37 +8,32 @@ journal records.
 
 from __future__ import annotations
 
+import math
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from .budget import exhausted, roll_over
 from .config import AgentConfig, HeartbeatConfig, WebhookNotifierConfig
 from .context import Step, StepContext
 from .detectors import build_detectors
-from .errors import ConfigError, HeartbeatError, StateLocked
-from .escalation import escalation_markdown, notification_text, payload
-from .fsutil import atomic_write
+from .errors import ConfigError, HeartbeatError, StateLocked, StateWriteError
 from .journal import Journal
 from .killswitch import KillSwitch
-from .models import (
-    ANOMALY_LIMIT,
-    HISTORY_LIMIT,
-    AgentState,
-    Anomaly,
-    Decision,
-    Escalation,
-    Status,
-    append_bounded,
-)
+from .models import ANOMALY_LIMIT, AgentState, Anomaly, Decision, Escalation, Status, append_bounded
 from .monitor import Monitor
-from .notify import DeliveryReport, Notification, Notifier, Outbox, build_notifiers, redact
 from .plugins import load_object
 from .policy import decide
-from .progress import ProgressMetric, build_metric, measure
 from .store import StateStore
+
+# notify, progress and escalation are imported where used: most ticks of a healthy
+# agent with no metric configured never need them, and a cron tick pays for every import.
+if TYPE_CHECKING:
+    from .notify import DeliveryReport, Notification, Notifier, Outbox
+    from .progress import ProgressMetric
 
 __all__ = ["Heartbeat", "TickResult", "utc_now"]
 
@@ -93,19 +88,21 @@ class TickResult:
     def _absorb(self, report: DeliveryReport) -> None:
         self.delivered += report.delivered
         self.undelivered += [f"{name}: {error}" for name, error in report.failed]
+        self.undelivered += [f"outbox entry {name} was unreadable; set aside, not sent" for name in report.corrupt]
         self.waiting = report.waiting
 
 
 def config_secrets(config: HeartbeatConfig) -> list[str]:
-    """Every secret the config holds (webhook URLs, their paths and header values)."""
+    """Every secret the config holds: webhook URLs, their path segments and query values, headers."""
+    hooks = [n for n in config.notify if isinstance(n, WebhookNotifierConfig)]
+    if not hooks:
+        return []
+    from .notify import url_secrets
+
     secrets: list[str] = []
-    for notifier in config.notify:
-        if isinstance(notifier, WebhookNotifierConfig):
-            secrets.append(notifier.url)
-            path = notifier.url.split("://", 1)[-1].partition("/")[2]
-            if len(path) >= 6:
-                secrets.append(path)
-            secrets += [v for v in notifier.headers.values() if len(v) >= 6]
+    for hook in hooks:
+        secrets += url_secrets(hook.url)
+        secrets += [v for v in hook.headers.values() if len(v) >= 4]
     return secrets
 
 
@@ -134,8 +131,8 @@ class Heartbeat:
         self._metric_loaded = progress is not None
         self._notifiers = list(notifiers) if notifiers is not None else None
         self._detectors = build_detectors(config.detectors, search_path=config.base_dir)
-        self._history_limit = max(HISTORY_LIMIT, config.detectors.history_needed())
         self._secrets = config_secrets(config)
+        self._journal_file: Journal | None = None
 
     # -- plug-ins, loaded once and only from the config or flags, never from state.json
 
@@ -160,13 +157,18 @@ class Heartbeat:
     def metric(self) -> ProgressMetric | None:
         """The progress metric, or None when none is configured."""
         if not self._metric_loaded:
-            self._metric = build_metric(self.config, self.agent)
+            if self.agent.progress or self.config.progress:
+                from .progress import build_metric
+
+                self._metric = build_metric(self.config, self.agent)
             self._metric_loaded = True
         return self._metric
 
     def notifiers(self) -> list[Notifier]:
         """The configured notifiers (built on first use, so httpx loads only when needed)."""
         if self._notifiers is None:
+            from .notify import build_notifiers
+
             self._notifiers = build_notifiers(self.config.notify, base_dir=self.config.base_dir)
         return self._notifiers
 
@@ -179,13 +181,18 @@ class Heartbeat:
     # -- the tick
 
     def tick(self) -> TickResult:
-        """Run one heartbeat and return what happened; never raises a HeartbeatError."""
+        """Run one heartbeat and return what happened; never raises a HeartbeatError or OSError."""
         try:
             return self._tick()
         except StateLocked as exc:
             return TickResult(self.name, "locked", 5, self.redact(str(exc)))
         except HeartbeatError as exc:
             return TickResult(self.name, "error", exc.exit_code, self.redact(str(exc)))
+        except OSError as exc:  # a full disk or a broken state folder: one clear line, exit 2
+            where = exc.filename or self.state_dir
+            error = StateWriteError(where if isinstance(where, Path) else Path(str(where)),
+                                    exc.strerror or str(exc))
+            return TickResult(self.name, "error", 2, self.redact(str(error)))
 
     def _tick(self) -> TickResult:
         reason = self.kill.reason()
@@ -196,13 +203,16 @@ class Heartbeat:
             state = self.store.load()
             events: list[dict[str, Any]] = []
             result = TickResult(self.name, "ran", 0, "")
+            if state.notices:  # a crash came between saving a decision and queueing its message
+                self._flush_notices(state, events)
+                self.store.save(state)
             result._absorb(self.retry_outbox(now, force=True))
             if state.status is Status.NEEDS_HUMAN:
-                self._remind(state, now, result, events)
+                self._remind(state, now, events)
                 result.outcome, result.exit_code = "needs_human", 4
-                result.message = (f"waiting for a human since {_when(state)}; see {self.store.escalation_path}, "
-                                  f"then `{self._resume_hint()}`")
-                self._finish(state, events, result, now, save=bool(events))
+                result.message = (f"waiting for a human since {_when(state)}; see "
+                                  f"{self.store.escalation_path}, then `{self._resume_hint()}`")
+                self._finish(state, events, result, now, save=bool(state.notices))
                 return result
             if state.status is Status.PAUSED:
                 result.outcome = "paused"
@@ -234,7 +244,6 @@ class Heartbeat:
             progress=state.progress,
             actions_total=state.actions_total,
             tick=tick,
-            history_limit=self._history_limit,
         )
         monitor.start_tick(tick)
         ctx = StepContext(
@@ -250,6 +259,7 @@ class Heartbeat:
             counters=state.budget,
             kill=self.kill,
             clock=self.clock,
+            redact=self.redact,
         )
         state.ticks, state.last_tick_at = tick, now
         result.tick = tick
@@ -257,23 +267,19 @@ class Heartbeat:
         try:
             step(ctx)
         except Exception as exc:  # the agent's bug: recorded as an errored action, the tick goes on
-            summary = f"{type(exc).__name__}: {exc}"
-            result.step_error, result.exit_code = self.redact(summary), 1
-            ctx.record("step", None, error=summary)
+            result.step_error, result.exit_code = self.redact(f"{type(exc).__name__}: {exc}"), 1
+            ctx.record("step", None, error=result.step_error)
             events.append({"event": "step_error", "error": result.step_error,
                            "traceback": self.redact(traceback.format_exc(limit=20))})
         result.actions = ctx.actions
-        value, error = ctx.reported_progress, None
-        metric = self.metric()
-        if metric is not None:
-            value, error = measure(metric, ctx, timeout=_metric_timeout(self.config))
+        value, error = self._progress(ctx)
         monitor.add_progress(value, now=self.clock(), error=error)
         result.progress, result.progress_error = value, error
         state.history, state.progress = list(monitor.history), list(monitor.progress)
         state.actions_total = monitor.actions_total
         events += [_action_event(a) for a in state.history if a.index >= first_action]
         if error:
-            events.append({"event": "metric_error", "error": self.redact(error)})
+            events.append({"event": "metric_error", "error": error})
 
         anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
         decision = decide(state, anomalies, now, self.config.policy)
@@ -297,6 +303,19 @@ class Heartbeat:
             if recovering and decision.action == "continue":
                 result.message += "; recovered: no anomaly, instructions cleared"
 
+    def _progress(self, ctx: StepContext) -> tuple[float | None, str | None]:
+        """This tick's progress sample: the metric's, else what the step reported; never raises."""
+        metric = self.metric()
+        if metric is not None:
+            from .progress import measure
+
+            value, error = measure(metric, ctx, timeout=_metric_timeout(self.config))
+            return value, self.redact(error) if error else None
+        value = ctx.reported_progress
+        if value is not None and not math.isfinite(value):
+            return None, f"the step reported progress {value!r}, not a finite number"
+        return value, None
+
     def _apply(
         self,
         state: AgentState,
@@ -314,6 +333,8 @@ class Heartbeat:
                        "stuck_streak": decision.stuck_streak, "instructions": decision.instructions})
         if decision.action != "escalate":
             return
+        from .escalation import notification_text, payload
+
         state.status = Status.NEEDS_HUMAN
         state.status_reason = decision.reason or "stuck after repeated recoveries"
         key = f"{self.name}-escalation-{state.ticks}"
@@ -322,23 +343,11 @@ class Heartbeat:
             kinds=sorted({a.kind for a in anomalies}),
         )
         hint = self._resume_hint()
-        atomic_write(
-            self.store.escalation_path,
-            escalation_markdown(self.name, state, anomalies, reason=state.status_reason, now=now,
-                                resume_hint=hint).encode("utf-8"),
-        )
-        note = Notification(
-            key=key,
-            kind="escalation",
-            agent=self.name,
-            reason=state.status_reason,
-            text=notification_text(self.name, f"needs a human: {state.status_reason}", anomalies,
-                                   f"Resume: {hint}"),
-            created_at=now,
-            payload=payload(state, anomalies),
-        )
+        self._notice(state, events, key=key, kind="escalation", reason=state.status_reason, now=now,
+                     text=notification_text(self.name, f"needs a human: {state.status_reason}",
+                                            anomalies, f"Resume: {hint}"),
+                     payload=payload(state, anomalies))
         events.append({"event": "escalation", "key": key, "reason": state.status_reason})
-        self._queue(note, events)
         result.outcome, result.exit_code = "needs_human", 4
         result.message = (f"escalated to a human: {state.status_reason}\n"
                           f"  what happened: {self.store.escalation_path}\n"
@@ -348,61 +357,85 @@ class Heartbeat:
         self, state: AgentState, reason: str, now: datetime, result: TickResult,
         events: list[dict[str, Any]],
     ) -> None:
+        from .escalation import notification_text, payload
+
         state.status, state.status_reason = Status.PAUSED, reason
         events.append({"event": "budget", "reason": reason})
-        key = f"{self.name}-budget-{state.ticks}-{now.date().isoformat()}"
-        self._queue(
-            Notification(
-                key=key, kind="budget", agent=self.name, reason=reason,
-                text=notification_text(self.name, f"paused: {reason}", [],
-                                       f"Resume: {self._resume_hint()}"),
-                created_at=now, payload=payload(state, []),
-            ),
-            events,
-        )
+        self._notice(state, events, key=f"{self.name}-budget-{state.ticks}-{now.date().isoformat()}",
+                     kind="budget", reason=reason, now=now,
+                     text=notification_text(self.name, f"paused: {reason}", [],
+                                            f"Resume: {self._resume_hint()}"),
+                     payload=payload(state, []))
         result.outcome = "paused"
         result.message = f"paused: {reason}"
 
-    def _remind(
-        self, state: AgentState, now: datetime, result: TickResult, events: list[dict[str, Any]]
-    ) -> None:
+    def _remind(self, state: AgentState, now: datetime, events: list[dict[str, Any]]) -> None:
         """Remind people of an open escalation, at most once per ``reminder_every``."""
         escalation = state.escalation
-        if escalation is None or self.outbox().pending():
+        if escalation is None or self._outbox_waiting():
             return  # the first message has not even gone out: a reminder would only pile up
         last = escalation.last_reminder_at or escalation.at
         if now - last < self.config.escalation.reminder_every:
             return
+        from .escalation import notification_text, payload
+
         escalation.last_reminder_at = now
         waited = now - escalation.at
-        note = Notification(
-            key=f"{escalation.key}-reminder-{int(waited.total_seconds())}",
-            kind="reminder",
-            agent=self.name,
-            reason=escalation.reason,
-            text=notification_text(self.name, f"still needs a human ({_ago(waited)}): "
-                                   f"{escalation.reason}", [], f"Resume: {self._resume_hint()}"),
-            created_at=now,
-            payload=payload(state, state.anomalies[-5:]),
-        )
-        events.append({"event": "reminder", "key": note.key})
-        self._queue(note, events)
+        self._notice(state, events, key=f"{escalation.key}-reminder-{int(waited.total_seconds())}",
+                     kind="reminder", reason=escalation.reason, now=now,
+                     text=notification_text(self.name, f"still needs a human ({_ago(waited)}): "
+                                            f"{escalation.reason}", [], f"Resume: {self._resume_hint()}"),
+                     payload=payload(state, state.anomalies[-5:]))
 
-    def _queue(self, note: Notification, events: list[dict[str, Any]]) -> None:
-        """Put a notification in the outbox first: once the state is saved it cannot be lost."""
+    def _notice(self, state: AgentState, events: list[dict[str, Any]], **fields: Any) -> None:
+        """Decide a notification: it rides in the state until the state is saved, then goes to outbox/."""
+        from .notify import Notification
+
+        note = Notification(agent=self.name, created_at=fields.pop("now"), **fields)
+        state.notices.append(note.model_dump(mode="json"))
+        events.append({"event": "notify", "kind": note.kind, "key": note.key,
+                       "notifiers": [n.name for n in self.config.notify]})
+
+    def _flush_notices(self, state: AgentState, events: list[dict[str, Any]]) -> None:
+        """Queue the saved state's notices in outbox/ (and write ESCALATION.md), then forget them."""
+        from .notify import Notification
+
         outbox = self.outbox()
-        names = [n.name for n in self.notifiers()]
-        for name in names:
-            outbox.put(note, name, None)
-        events.append({"event": "notify", "kind": note.kind, "key": note.key, "notifiers": names})
+        for raw in state.notices:
+            note = Notification.model_validate(raw)
+            if note.kind == "escalation" and state.status is Status.NEEDS_HUMAN:
+                self._write_escalation_file(state, note)
+            for notifier in self.notifiers():
+                outbox.put(note, notifier.name, None)
+        state.notices = []
+
+    def _write_escalation_file(self, state: AgentState, note: Notification) -> None:
+        from .escalation import escalation_markdown
+        from .fsutil import atomic_write
+
+        tick = state.escalation.tick if state.escalation else state.ticks
+        evidence = [a for a in state.anomalies if a.tick == tick]
+        text = escalation_markdown(self.name, state, evidence, reason=note.reason,
+                                   now=note.created_at, resume_hint=self._resume_hint())
+        atomic_write(self.store.escalation_path, self.redact(text).encode("utf-8"))
 
     def outbox(self) -> Outbox:
         """The agent's outbox of undelivered notifications."""
+        from .notify import Outbox
+
         return Outbox(self.store.outbox_dir)
+
+    def _outbox_waiting(self) -> bool:
+        try:
+            return any(self.store.outbox_dir.iterdir())
+        except OSError:
+            return False
 
     def retry_outbox(self, now: datetime, *, force: bool) -> DeliveryReport:
         """Try to deliver what waits in the outbox (only entries that are due unless forced)."""
-        if not self.store.outbox_dir.is_dir():
+        if not self._outbox_waiting():
+            from .notify import DeliveryReport
+
             return DeliveryReport()
         return self.outbox().deliver(self.notifiers(), now, force=force)
 
@@ -415,10 +448,13 @@ class Heartbeat:
         *,
         save: bool = True,
     ) -> None:
-        """Save atomically, then deliver what was queued, then journal the tick."""
+        """Save atomically; then queue and deliver what the saved tick decided; then journal."""
         if save:
             self.store.save(state)
-        if any(e["event"] in ("notify",) for e in events):
+        if state.notices:
+            # Only a decision that is on disk is announced: a failed save above raised already.
+            self._flush_notices(state, events)
+            self.store.save(state)
             result._absorb(self.retry_outbox(now, force=True))
         if result.delivered or result.undelivered:
             events.append({"event": "delivery", "delivered": result.delivered,
@@ -429,23 +465,26 @@ class Heartbeat:
         self._journal(events, now, result.tick if result.tick is not None else state.ticks)
 
     def _journal(self, events: Iterable[dict[str, Any]], now: datetime, tick: int) -> None:
+        if self._journal_file is None:
+            self._journal_file = Journal(self.store.journal_path, max_bytes=self.config.journal.max_bytes,
+                                         keep=self.config.journal.keep)
         stamp = {"at": now.isoformat(), "agent": self.name, "tick": tick}
-        journal = Journal(self.store.journal_path, max_bytes=self.config.journal.max_bytes,
-                          keep=self.config.journal.keep)
-        journal.append([self._redact_event({**stamp, **e}) for e in events])
+        self._journal_file.append([self._redact_event({**stamp, **e}) for e in events])
 
     def _killed(self, reason: str, *, locked: bool) -> TickResult:
-        """Stop: journal the kill when the lock can be had, never call the step."""
+        """Stop: journal the kill when the lock can be had, never call the step. KILL wins (exit 3)."""
         message = f"stopped by {self.kill.path}: {reason}"
         result = TickResult(self.name, "killed", 3, message)
+        event = [{"event": "kill", "reason": reason}]
         try:
             if locked:
-                self._journal([{"event": "kill", "reason": reason}], self.clock(), 0)
+                self._journal(event, self.clock(), 0)
             else:
                 with self.store.lock():
-                    self._journal([{"event": "kill", "reason": reason}], self.clock(), 0)
-        except StateLocked:
-            pass  # another heartbeat is busy; the kill still holds, only the journal line is skipped
+                    self._journal(event, self.clock(), 0)
+        except (HeartbeatError, OSError) as exc:
+            # Busy or a broken state folder: the kill still holds; only its journal line is missing.
+            result.message += f" (not journaled: {self.redact(str(exc))})"
         return result
 
     # -- what a human does
@@ -482,7 +521,11 @@ class Heartbeat:
 
     def redact(self, text: str) -> str:
         """``text`` with every configured secret cut out."""
-        return redact(text, self._secrets) if self._secrets else text
+        if not self._secrets:
+            return text
+        from .notify import redact
+
+        return redact(text, self._secrets)
 
     def _redact_event(self, event: Mapping[str, Any]) -> dict[str, Any]:
         return {k: self.redact(v) if isinstance(v, str) else v for k, v in event.items()}

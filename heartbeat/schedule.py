@@ -127,15 +127,13 @@ class Runner:
             self._busy += 1
         try:
             result = self.heartbeats[name].tick()
-        except Exception:  # a bug must not kill the other agents' schedule; say it loudly
+        except Exception as exc:  # a bug must not kill the other agents' schedule; say it loudly
             self.on_note(f"{name}: internal error in tick:\n{traceback.format_exc()}")
-            result = None
+            result = TickResult(name, "ran", 1, f"internal error: {type(exc).__name__}: {exc}")
         finally:
             with self._idle:
                 self._busy -= 1
                 self._idle.notify_all()
-        if result is None:
-            return
         self._last[name] = result
         self.summary.ticks[name] += 1
         self.on_tick(result)
