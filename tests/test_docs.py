@@ -1,0 +1,115 @@
+"""The docs stay true: every command, config key and exit code documented; quick start == CI."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import pkgutil
+import re
+import types
+import typing
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+import heartbeat
+from heartbeat.cli import build_parser
+from heartbeat.config import HeartbeatConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def commands() -> list[str]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(sub.choices)
+
+
+def config_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+    """Every documented key: leaves dotted, arrays of tables by name and their keys (not [[agents]]'s)."""
+    keys = []
+    for name, field in model.model_fields.items():
+        if field.exclude:
+            continue
+        key = f"{prefix}{name}"
+        inner = _models_in(field.annotation)
+        is_array = typing.get_origin(field.annotation) is list
+        if not inner or is_array:
+            keys.append(key)
+        if key == "agents":
+            continue  # [[agents]] entries take the keys of [agent], documented there
+        for nested in inner:
+            keys += config_keys(nested, f"{key}.")
+    return keys
+
+
+def _models_in(annotation: object) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    found: list[type[BaseModel]] = []
+    for arg in typing.get_args(annotation):
+        found += _models_in(arg)
+    return found
+
+
+def quick_start() -> list[str]:
+    block = README.split("## Quick start", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    return [line.strip() for line in block.strip().splitlines()]
+
+
+@pytest.mark.parametrize("command", commands())
+def test_every_command_is_in_the_readme(command: str) -> None:
+    """Each CLI command has a row in the README's command table."""
+    assert re.search(rf"^\| `{command}[ `]", README, re.M), command
+
+
+@pytest.mark.parametrize("key", sorted(set(config_keys(HeartbeatConfig))))
+def test_every_config_key_is_in_the_reference(key: str) -> None:
+    """Each config key (nested ones dotted, notifier keys as notify.*) is in the reference table."""
+    assert f"| `{key}` |" in README, key
+
+
+@pytest.mark.parametrize("code", range(6))
+def test_every_exit_code_is_documented(code: int) -> None:
+    """The README's exit-code table covers 0 to 5."""
+    assert re.search(rf"^\| {code} \| \w", README, re.M)
+
+
+def test_quick_start_is_two_commands_and_ci_runs_the_second() -> None:
+    """The quick start is exactly two commands; .ci/run runs the test one verbatim."""
+    first, second = quick_start()
+    assert "heartbeat run" in first and "pytest" in second
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == second
+
+
+def test_every_example_has_a_readme_line() -> None:
+    """examples/README.md says how to run each example folder."""
+    index = (ROOT / "examples" / "README.md").read_text()
+    folders = [p.name for p in (ROOT / "examples").iterdir() if p.is_dir() and not p.name.startswith(("_", "."))]
+    assert folders
+    for name in folders:
+        assert name in index, name
+
+
+def _public_objects() -> list[tuple[str, object]]:
+    found = []
+    for info in pkgutil.iter_modules(heartbeat.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"heartbeat.{info.name}")
+        found.append((module.__name__, module))
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if isinstance(obj, type | types.FunctionType):
+                found.append((f"{module.__name__}.{name}", obj))
+    return found
+
+
+@pytest.mark.parametrize(("name", "obj"), _public_objects(), ids=lambda v: v if isinstance(v, str) else "")
+def test_every_public_thing_has_a_docstring(name: str, obj: object) -> None:
+    """Modules and the names in their __all__ carry a docstring."""
+    assert inspect.getdoc(obj), name
