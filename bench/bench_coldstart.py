@@ -52,6 +52,25 @@ class State(BaseModel):
     ticks: int = 0
 """
 
+PHASES_SCRIPT = """\
+import io, json, time
+t0 = time.perf_counter()
+import filelock
+from pydantic import BaseModel
+class State(BaseModel):
+    ticks: int = 0
+t1 = time.perf_counter()
+import heartbeat.cli
+t2 = time.perf_counter()
+import heartbeat.runner
+t3 = time.perf_counter()
+code = heartbeat.cli.main(["tick"], out=io.StringIO())
+t4 = time.perf_counter()
+assert code == 0, code
+print(json.dumps({"floor imports": t1 - t0, "import heartbeat.cli (config, argparse)": t2 - t1,
+                  "import heartbeat.runner (the rest)": t3 - t2, "main(['tick']): config + tick": t4 - t3}))
+"""
+
 CONFIG = """\
 [agent]
 name = "bench"
@@ -124,6 +143,14 @@ def import_times(argv: list[str], cwd: Path, env: dict[str, str]) -> list[Import
     return rows
 
 
+def parents(rows: list[ImportRow]) -> list[ImportRow | None]:
+    """Each row's importer: importtime lists children before their parent, one level deeper."""
+    found: list[ImportRow | None] = []
+    for i, row in enumerate(rows):
+        found.append(next((r for r in rows[i + 1:] if r.depth < row.depth), None))
+    return found
+
+
 def top_level_package(name: str) -> str:
     return name.split(".", 1)[0]
 
@@ -135,6 +162,8 @@ def main() -> None:
     parser.add_argument("--no-promptise", action="store_true", help="leave promptise out")
     parser.add_argument("--no-promptise-install", action="store_true",
                         help="use bench/.venv-promptise only if it exists")
+    parser.add_argument("--phase-reps", type=int, default=10,
+                        help="fresh processes timing their own phases (default 10)")
     parser.add_argument("--top", type=int, default=12, help="heaviest imports to list")
     parser.add_argument("--seed", type=int, default=1, help="seed of the shuffled order")
     args = parser.parse_args()
@@ -152,6 +181,7 @@ def main() -> None:
         (work / "heartbeat.toml").write_text(CONFIG)
         (work / "trivial_agent.py").write_text(TRIVIAL_AGENT)
         (work / "floor.py").write_text(FLOOR_SCRIPT)
+        (work / "phases.py").write_text(PHASES_SCRIPT)
         floor = Command("floor: import pydantic+filelock, 1 BaseModel", [python, "floor.py"], args.reps)
         tick_m = Command("python -m heartbeat tick", [python, "-m", "heartbeat", "tick"], args.reps)
         commands = [
@@ -178,13 +208,20 @@ def main() -> None:
             for cmd in todo:
                 cmd.times.append(run_once(cmd, work, env))
 
+        phases: dict[str, list[float]] = {}
+        for _ in range(args.phase_reps):
+            done = subprocess.run([python, "phases.py"], cwd=work, env=env, capture_output=True,
+                                  text=True, check=True)
+            for name, seconds in json.loads(done.stdout).items():
+                phases.setdefault(name, []).append(seconds)
         tick_rows = import_times([python, "-m", "heartbeat", "tick"], work, env)
         floor_rows = import_times([python, "floor.py"], work, env)
         ticks_done = json.loads((work / "state" / "state.json").read_text())["ticks"]
 
     base = median(floor.times)
     print(f"bench_coldstart: {machine()}")
-    print(f"{args.reps} shuffled rounds of fresh processes (promptise: {args.promptise_reps}); "
+    with_promptise = f" (promptise: {args.promptise_reps})" if promptise_py is not None else ""
+    print(f"{args.reps} shuffled rounds of fresh processes{with_promptise}; "
           f"the trivial agent ticked {ticks_done} times in all")
     table(
         ["command", "median ms", "p10 ms", "p90 ms", "vs floor"],
@@ -195,20 +232,28 @@ def main() -> None:
     if promptise_py is None:
         print(f"promptise 1.10.1: {promptise_note}")
 
-    names = {r.name for r in tick_rows}
-    packages = sorted({top_level_package(n) for n in names})
-    heavy = sorted((r for r in tick_rows if r.depth == 0), key=lambda r: -r.cumulative_us)[: args.top]
-    table(["top-level import of a tick", "cumulative ms", "self ms"],
-          [[r.name, ms(r.cumulative_us / 1e6), ms(r.self_us / 1e6)] for r in heavy],
-          title="python -X importtime -m heartbeat tick (importtime inflates the times)")
+    if phases:
+        table(["phase (timed inside one fresh process)", "median ms", "p90 ms"],
+              [[name, ms(median(t)), ms(quantile(t, 0.9))] for name, t in phases.items()],
+              title=f"Where a fresh tick's time goes ({args.phase_reps} processes; interpreter start-up "
+                    "and exit are outside these)")
+    packages = {top_level_package(r.name) for r in tick_rows}
     ours = sorted((r for r in tick_rows if r.name.startswith("heartbeat")), key=lambda r: -r.cumulative_us)
     print(f"\nheartbeat modules imported by a tick ({len(ours)}): "
-          + ", ".join(f"{r.name} {r.cumulative_us / 1000:.1f}" for r in ours) + " (cumulative ms)")
-    print(f"modules imported: tick {len(tick_rows)}, floor {len(floor_rows)}; "
-          f"third-party/stdlib top-level packages of a tick: {', '.join(packages)}")
-    extra = sorted({top_level_package(r.name) for r in tick_rows}
-                   - {top_level_package(r.name) for r in floor_rows})
-    print(f"packages a tick imports beyond the floor: {', '.join(extra)}")
+          + ", ".join(f"{r.name} {r.cumulative_us / 1000:.1f}/{r.self_us / 1000:.1f}" for r in ours)
+          + " (cumulative/self ms, python -X importtime; it inflates the times)")
+    direct = sorted(
+        ((r, parent) for r, parent in zip(tick_rows, parents(tick_rows), strict=True)
+         if parent is not None and parent.name.startswith("heartbeat")
+         and not r.name.startswith("heartbeat")),
+        key=lambda pair: -pair[0].cumulative_us,
+    )[: args.top]
+    table(["imported by", "module", "cumulative ms"],
+          [[parent.name, r.name, ms(r.cumulative_us / 1e6)] for r, parent in direct],
+          title="Heaviest modules heartbeat's own modules import first (importtime)")
+    extra = sorted(packages - {top_level_package(r.name) for r in floor_rows})
+    print(f"\nmodules imported: tick {len(tick_rows)}, floor {len(floor_rows)}; top-level names a tick "
+          f"imports beyond the floor: {', '.join(extra)}")
     bad = [p for p in MUST_NOT_IMPORT if p in packages]
     print(f"must not be imported by a tick ({', '.join(MUST_NOT_IMPORT)}): "
           + ("none imported: OK" if not bad else f"IMPORTED: {', '.join(bad)}"))

@@ -1,0 +1,387 @@
+"""Monitor: the detectors fed action by action, each kind once per heartbeat, seeded from state."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heartbeat.config import (
+    DetectorsConfig,
+    EmptyConfig,
+    ErrorRateConfig,
+    LoopConfig,
+    NoProgressConfig,
+    RepeatConfig,
+)
+from heartbeat.detectors import History, Loop, Repeat, build_detectors, fingerprint
+from heartbeat.models import HISTORY_LIMIT, PROGRESS_LIMIT, ActionRecord, Anomaly, ProgressSample
+from heartbeat.monitor import Monitor
+
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def at(minutes: int) -> datetime:
+    """A fixed, timezone-aware time ``minutes`` after T0."""
+    return T0 + timedelta(minutes=minutes)
+
+
+def test_record_builds_the_action_record() -> None:
+    """index, tick, fingerprint, summary, stripped output length and error are filled in."""
+    monitor = Monitor(tick=4, actions_total=10)
+    assert monitor.record("search", {"q": "x"}, output="  3 hits \n", error=None, cost=0.5, now=T0) is None
+    record = monitor.history[-1]
+    assert (record.index, record.tick, record.at, record.tool) == (11, 4, T0, "search")
+    assert record.fingerprint == fingerprint("search", {"q": "x"})
+    assert record.summary == 'search({"q":"x"})'
+    assert (record.output_len, record.error, record.cost) == (6, None, 0.5)
+    assert monitor.actions_total == 11
+
+
+def test_constructed_records_equal_validated_ones() -> None:
+    """The unvalidated fast path gives exactly what pydantic validation would."""
+    monitor = Monitor(DetectorsConfig(volatile_args=["rid"], polling=["poll"]))
+    monitor.record("search", {"q": "é", "rid": 1}, output="x", cost=2, now=T0)
+    monitor.record("poll", None, error="boom", now=at(1))
+    monitor.record("w", None, error="", now=at(2))
+    for record in monitor.history:
+        again = ActionRecord.model_validate(record.model_dump())
+        assert again == record
+        assert again.model_dump_json() == record.model_dump_json()
+        assert record.model_fields_set == again.model_fields_set
+    assert monitor.history[2].error is None
+
+
+def test_constructed_anomalies_equal_validated_ones() -> None:
+    """An anomaly from a tracker survives a validation round trip unchanged."""
+    monitor = Monitor()
+    found = [monitor.record("search", {"q": "x"}, output="", now=at(i)) for i in range(3)]
+    anomaly = found[-1]
+    assert anomaly is not None
+    assert Anomaly.model_validate_json(anomaly.model_dump_json()) == anomaly
+
+
+def test_third_identical_call_returns_repeat() -> None:
+    """record returns the repeat anomaly on the third identical call."""
+    monitor = Monitor(tick=1)
+    results = [monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i)) for i in range(3)]
+    assert results[:2] == [None, None]
+    assert results[2] is not None and results[2].kind == "repeat" and results[2].action == 3
+    assert monitor.tick_anomalies == [results[2]]
+
+
+def test_each_kind_is_reported_once_per_tick() -> None:
+    """Further repeats in the same tick return None; a new tick reports again."""
+    monitor = Monitor(tick=1)
+    results = [monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i)) for i in range(5)]
+    assert [r is not None for r in results] == [False, False, True, False, False]
+    assert len(monitor.tick_anomalies) == 1
+    monitor.start_tick(2)
+    assert monitor.tick_anomalies == []
+    again = monitor.record("search", {"q": "x"}, output="plenty of results", now=at(9))
+    assert again is not None and again.tick == 2 and again.evidence["count"] == 6
+
+
+def test_one_action_can_trip_several_kinds_and_returns_the_first() -> None:
+    """repeat and empty on the same action: both are kept, repeat is returned."""
+    monitor = Monitor()
+    results = [monitor.record("search", {"q": "x"}, output="", now=at(i)) for i in range(3)]
+    assert results[2] is not None and results[2].kind == "repeat"
+    assert [a.kind for a in monitor.tick_anomalies] == ["repeat", "empty"]
+
+
+def test_a_stall_spread_over_heartbeats_is_seen_from_persisted_state() -> None:
+    """One identical call per heartbeat, each heartbeat a new Monitor seeded from the last: repeat."""
+    history: list[ActionRecord] = []
+    found = []
+    for tick in range(1, 4):
+        monitor = Monitor(history=history, actions_total=len(history), tick=tick)
+        found.append(monitor.record("get_report", {"day": "today"}, output="same report", now=at(tick)))
+        history = monitor.history
+    assert found[:2] == [None, None]
+    assert found[2] is not None and found[2].kind == "repeat" and found[2].tick == 3
+
+
+def test_seeded_monitor_continues_a_loop_across_heartbeats() -> None:
+    """A search/read cycle split over heartbeats is still a loop."""
+    history: list[ActionRecord] = []
+    anomalies: list[Anomaly] = []
+    for tick, (tool, args) in enumerate([("search", {"q": 1}), ("read", {"u": 1})] * 2, 1):
+        monitor = Monitor(history=history, tick=tick)
+        if (hit := monitor.record(tool, args, output="a long enough output", now=at(tick))) is not None:
+            anomalies.append(hit)
+        history = monitor.history
+    assert [(a.kind, a.tick, a.action) for a in anomalies] == [("loop", 4, 4)]
+
+
+def test_error_rate_is_checked_only_after_an_errored_action() -> None:
+    """A success in a failing window reports nothing; the next failure trips error_rate."""
+    cfg = DetectorsConfig(error_rate=ErrorRateConfig(window=4, threshold=0.5))
+    monitor = Monitor(cfg)
+    for i in range(3):
+        monitor.record("fetch", {"u": i}, error="503", now=at(i))
+    assert [a.kind for a in monitor.tick_anomalies] == []
+    assert monitor.record("fetch", {"u": 3}, output="fine now, thanks", now=at(3)) is None
+    hit = monitor.record("fetch", {"u": 4}, error="503", now=at(4))
+    assert hit is not None and hit.kind == "error_rate"
+    assert hit.message.startswith("3 of 4 actions failed (75%), last: fetch: 503")
+
+
+def test_empty_is_checked_only_after_an_action_with_output() -> None:
+    """Actions that report no output neither count as empty nor trip it."""
+    monitor = Monitor(DetectorsConfig(repeat=RepeatConfig(enabled=False)))
+    for i in range(5):
+        assert monitor.record("write", {"i": i}, now=at(i)) is None
+    hits = [monitor.record("search", {"i": i}, output=" ", now=at(10 + i)) for i in range(3)]
+    assert hits[:2] == [None, None] and hits[2] is not None and hits[2].kind == "empty"
+
+
+def test_flat_progress_trips_no_progress_once_per_tick() -> None:
+    """Five flat samples trip no_progress on the fifth; a missing value is not checked."""
+    monitor = Monitor()
+    found = []
+    for tick in range(1, 6):
+        monitor.start_tick(tick)
+        found.append(monitor.add_progress(7, now=at(tick)))
+    assert found[:4] == [None] * 4
+    assert found[4] is not None and found[4].kind == "no_progress" and "stayed at 7" in found[4].message
+    assert monitor.add_progress(7, now=at(6)) is None  # already reported in this tick
+    monitor.start_tick(6)
+    assert monitor.add_progress(None, now=at(7), error="metric timed out") is None
+    assert monitor.progress[-1].error == "metric timed out"
+
+
+def test_polling_tool_with_its_own_threshold_stays_silent() -> None:
+    """get_status with a threshold of 10 may poll nine times with the same answer, not ten."""
+    cfg = DetectorsConfig(repeat=RepeatConfig(tools={"get_status": 10}))
+    monitor = Monitor(cfg)
+    hits = [monitor.record("get_status", None, output="job 17 is running", now=at(i)) for i in range(10)]
+    assert hits[:9] == [None] * 9 and monitor.tick_anomalies == hits[9:]
+    assert hits[9] is not None and hits[9].kind == "repeat"
+
+
+def test_polling_tool_trips_repeat_when_its_result_stops_changing() -> None:
+    """Changing results are fine; the third identical result trips repeat."""
+    monitor = Monitor(DetectorsConfig(polling=["get_status"]))
+    outputs = ["job 17: 10% done", "job 17: 40% done"] + ["job 17: 70% done"] * 3
+    hits = [monitor.record("get_status", {"job": 1}, output=o, now=at(i)) for i, o in enumerate(outputs)]
+    assert hits[:4] == [None] * 4
+    assert hits[4] is not None and "the same result" in hits[4].message
+
+
+def test_volatile_args_do_not_hide_a_repeat() -> None:
+    """A request id that changes each call does not make the call new."""
+    monitor = Monitor(DetectorsConfig(volatile_args=["request_id"]))
+    hits = [
+        monitor.record("search", {"q": "x", "request_id": i}, output="a long enough output", now=at(i))
+        for i in range(3)
+    ]
+    assert hits[2] is not None and hits[2].kind == "repeat"
+    assert "request_id" not in monitor.history[-1].summary
+
+
+def test_exempt_tools_are_recorded_but_never_checked() -> None:
+    """An exempt tool goes into the history; no detector looks at it and it breaks no run."""
+    monitor = Monitor(DetectorsConfig(exempt=["log"]))
+    hits = []
+    for i in range(3):
+        hits.append(monitor.record("log", {"line": "same"}, output="", now=at(2 * i)))
+        hits.append(monitor.record("search", {"q": "x"}, output="a long enough output", now=at(2 * i + 1)))
+    assert [h.kind if h else None for h in hits] == [None] * 5 + ["repeat"]
+    assert [r.tool for r in monitor.history].count("log") == 3
+
+
+def test_history_and_progress_are_bounded() -> None:
+    """The kept lists never grow past their limits; actions_total keeps counting."""
+    monitor = Monitor()
+    for i in range(HISTORY_LIMIT + 50):
+        monitor.record("list", {"cursor": i}, output="a long enough output", now=at(i))
+        monitor.add_progress(float(i), now=at(i))
+    assert len(monitor.history) == monitor.history_limit == HISTORY_LIMIT
+    assert monitor.history[-1].index == monitor.actions_total == HISTORY_LIMIT + 50
+    assert len(monitor.progress) == PROGRESS_LIMIT
+
+
+def test_history_limit_grows_with_the_largest_window() -> None:
+    """A loop window of 500 keeps 500 actions; seeding trims a longer history."""
+    cfg = DetectorsConfig(loop=LoopConfig(window=500))
+    assert Monitor(cfg).history_limit == 500
+    long = Monitor(history_limit=1000)
+    for i in range(700):
+        long.record("list", {"cursor": i}, now=at(i))
+    seeded = Monitor(history=long.history)
+    assert len(seeded.history) == HISTORY_LIMIT and seeded.history[0].index == 700 - HISTORY_LIMIT + 1
+    assert seeded.actions_total == 700
+
+
+def test_explicit_detectors_and_plain_functions() -> None:
+    """detectors= replaces the built-ins; a plain function is wrapped and run after each action."""
+    seen: list[int] = []
+
+    def costly(history: History, now: datetime) -> Anomaly | None:
+        last = history.last
+        assert last is not None
+        seen.append(len(history.actions))
+        if last.cost > 1:
+            return Anomaly(kind="costly", message=f"{last.tool} cost {last.cost}", tick=history.tick,
+                           action=last.index, at=now, tool=last.tool)
+        return None
+
+    monitor = Monitor(detectors=[costly, Repeat(threshold=2)])
+    assert [d.kind for d in monitor.detectors] == ["costly", "repeat"]
+    assert monitor.record("llm", {"p": 1}, cost=0.5, now=at(0)) is None
+    hit = monitor.record("llm", {"p": 2}, cost=3.0, now=at(1))
+    assert hit is not None and hit.kind == "costly" and seen == [1, 2]
+
+
+def test_a_detector_returning_junk_is_a_type_error() -> None:
+    """A custom detector must return an Anomaly or None."""
+    def junk(history: History, now: datetime) -> Any:
+        return "stuck!"
+
+    monitor = Monitor(detectors=[junk])
+    with pytest.raises(TypeError, match="not an Anomaly"):
+        monitor.record("x", None, now=T0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"tool": ""}, TypeError),
+        ({"tool": 3}, TypeError),
+        ({"cost": -1.0}, ValueError),
+        ({"cost": float("nan")}, ValueError),
+        ({"cost": True}, ValueError),
+        ({"now": datetime(2024, 1, 1)}, ValueError),
+    ],
+)
+def test_record_refuses_bad_input(kwargs: dict[str, Any], error: type[Exception]) -> None:
+    """A bad tool, cost or naive time is refused before anything is recorded."""
+    monitor = Monitor()
+    call: dict[str, Any] = {"tool": "search", "now": T0, **kwargs}
+    with pytest.raises(error):
+        monitor.record(call.pop("tool"), None, **call)
+    assert monitor.history == [] and monitor.actions_total == 0
+
+
+def test_add_progress_refuses_nan() -> None:
+    """A NaN progress value is a bug in the metric, not a sample."""
+    with pytest.raises(ValueError, match="finite"):
+        Monitor().add_progress(float("nan"), now=T0)
+
+
+def test_an_integer_cost_is_kept_as_a_float() -> None:
+    """cost=2 is recorded as 2.0."""
+    monitor = Monitor()
+    monitor.record("llm", None, cost=2, now=T0)
+    assert monitor.history[0].cost == 2.0 and isinstance(monitor.history[0].cost, float)
+
+
+def test_repr_names_the_detectors() -> None:
+    """The repr shows the tick, the counts and the detector kinds."""
+    text = repr(Monitor(tick=3))
+    assert "tick=3" in text and "repeat, loop, empty, error_rate, no_progress" in text
+
+
+_steps = st.lists(
+    st.tuples(
+        st.sampled_from(["search", "read", "log"]),
+        st.sampled_from([None, {"q": 1}, {"q": 2}]),
+        st.sampled_from([None, "", "a long enough output"]),
+        st.sampled_from([None, "boom"]),
+        st.booleans(),  # start a new heartbeat (and re-seed) before this action
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=_steps)
+def test_monitor_matches_the_pure_checks_and_reseeding(steps: list[Any]) -> None:
+    """Re-seeded each heartbeat or not, the Monitor reports what the pure checks say, once per kind."""
+    cfg = DetectorsConfig(
+        exempt=["log"],
+        loop=LoopConfig(window=6),
+        empty=EmptyConfig(threshold=2),
+        error_rate=ErrorRateConfig(window=3),
+        no_progress=NoProgressConfig(enabled=False),
+    )
+    detectors = build_detectors(cfg)
+    kept = Monitor(cfg, tick=1)
+    history: list[ActionRecord] = []
+    tick = 1
+    reported: set[str] = set()
+    for i, (tool, args, output, error, new_tick) in enumerate(steps):
+        if new_tick:
+            tick += 1
+            kept.start_tick(tick)
+            reported = set()
+        fresh = Monitor(cfg, history=history, actions_total=len(history), tick=tick)
+        hit = fresh.record(tool, args, output=output, error=error, now=at(i))
+        history = fresh.history
+        kept_hit = kept.record(tool, args, output=output, error=error, now=at(i))
+        assert [r.model_dump() for r in kept.history] == [r.model_dump() for r in history]
+        visible = [a for a in history if a.tool != "log"]
+        expected = [
+            a for d in detectors if history[-1].tool != "log"
+            and (a := d.check(History(visible, tick=tick), at(i))) is not None
+        ]
+        new = [a for a in expected if a.kind not in reported]
+        reported |= {a.kind for a in new}
+        first = new[0].model_dump() if new else None
+        assert (kept_hit.model_dump() if kept_hit else None) == first
+        # A fresh monitor per action knows nothing of this tick's reports; compare what tripped.
+        assert (hit.model_dump() if hit else None) == (expected[0].model_dump() if expected else None)
+
+
+def test_loop_window_500_costs_no_rescans() -> None:
+    """Recording stays correct at window 500: a late cycle is found, with the shortest period."""
+    monitor = Monitor(detectors=[Loop(window=500)])
+    for i in range(400):
+        monitor.record("list", {"cursor": i}, now=at(i))
+    hits = [monitor.record(t, {"k": 1}, now=at(500 + i)) for i, t in enumerate(["a", "b", "c"] * 2)]
+    assert hits[-1] is not None and hits[-1].evidence["period"] == 3
+    assert [h for h in hits[:-1] if h] == []
+
+
+def test_progress_samples_seed_no_progress() -> None:
+    """Samples persisted from earlier heartbeats count toward the flat run."""
+    samples = [ProgressSample(tick=t, at=at(t), value=1.0) for t in range(1, 5)]
+    monitor = Monitor(progress=samples, tick=5)
+    hit = monitor.add_progress(1.0, now=at(5))
+    assert hit is not None and hit.kind == "no_progress" and hit.tick == 5
+
+
+def test_a_custom_tracker_is_used_instead_of_check() -> None:
+    """A custom detector offering tracker() gets pushes, and its check is never called."""
+
+    class CountingTracker:
+        def __init__(self, seeded: int) -> None:
+            self.count = seeded
+
+        def push(self, action: ActionRecord) -> Anomaly | None:
+            self.count += 1
+            if self.count < 4:
+                return None
+            return Anomaly(kind="busy", message=f"{self.count} actions", tick=action.tick,
+                           action=action.index, at=action.at)
+
+    class Busy:
+        kind = "busy"
+
+        def check(self, history: History, now: datetime) -> Anomaly | None:
+            raise AssertionError("the tracker should be used")
+
+        def tracker(self, history: History) -> CountingTracker:
+            return CountingTracker(len(history.actions))
+
+    seed = Monitor()
+    for i in range(2):
+        seed.record("x", {"i": i}, now=at(i))
+    monitor = Monitor(detectors=[Busy()], history=seed.history)
+    assert monitor.record("x", {"i": 2}, now=at(2)) is None
+    hit = monitor.record("x", {"i": 3}, now=at(3))
+    assert hit is not None and hit.message == "4 actions"

@@ -1,0 +1,230 @@
+"""Replay: fixture traces through Monitor and decide, the --json contract, the table, bad lines."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from heartbeat.config import (
+    DetectorsConfig,
+    HeartbeatConfig,
+    NoProgressConfig,
+    PolicyConfig,
+    RepeatConfig,
+    ScheduleConfig,
+)
+from heartbeat.errors import TraceError, UsageError
+from heartbeat.replay import SYNTHETIC_START, load_trace, render_json, render_table, replay, run_replay
+
+TRACES = Path(__file__).parent / "traces"
+
+
+def replay_json(name: str, config: HeartbeatConfig | None = None) -> list[dict[str, Any]]:
+    """``heartbeat replay TRACE --json`` over a fixture, one parsed object per output line."""
+    out = io.StringIO()
+    assert run_replay(TRACES / name, config or HeartbeatConfig(), as_json=True, out=out) == 0
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def shape(rows: list[dict[str, Any]]) -> list[tuple[int, list[tuple[str, int | None]], str, int]]:
+    """Each tick as (tick, [(kind, action)], decision, stuck_streak)."""
+    return [
+        (r["tick"], [(a["kind"], a["action"]) for a in r["anomalies"]], r["decision"], r["stuck_streak"])
+        for r in rows
+    ]
+
+
+def test_stuck_trace_replays_line_for_line_and_stops_at_escalate() -> None:
+    """One identical search per heartbeat: repeat from tick 3, escalation at tick 5, tick 6 never runs."""
+    out = io.StringIO()
+    run_replay(TRACES / "stuck_repeat.jsonl", HeartbeatConfig(), as_json=True, out=out)
+    repeat = (
+        'search({\\"q\\":\\"grid storage\\"}) was called {n} times in a row '
+        "with the same arguments (limit 3)"
+    )
+    expected = [
+        '{"tick": 1, "anomalies": [], "decision": "continue", "stuck_streak": 0}',
+        '{"tick": 2, "anomalies": [], "decision": "continue", "stuck_streak": 0}',
+        '{"tick": 3, "anomalies": [{"kind": "repeat", "action": 3, "message": "'
+        + repeat.replace("{n}", "3") + '"}], "decision": "try_alternative", "stuck_streak": 1}',
+        '{"tick": 4, "anomalies": [{"kind": "repeat", "action": 4, "message": "'
+        + repeat.replace("{n}", "4") + '"}], "decision": "try_alternative", "stuck_streak": 2}',
+        '{"tick": 5, "anomalies": [{"kind": "repeat", "action": 5, "message": "'
+        + repeat.replace("{n}", "5") + '"}, {"kind": "no_progress", "action": null, "message": '
+        '"progress stayed at 0.5 for the last 5 heartbeats; it must move by at least 0.01"}], '
+        '"decision": "escalate", "stuck_streak": 3}',
+    ]
+    assert out.getvalue().splitlines() == expected
+
+
+def test_healthy_trace_continues_every_tick() -> None:
+    """New arguments, an advancing cursor and rising progress: continue throughout."""
+    assert shape(replay_json("healthy.jsonl")) == [(t, [], "continue", 0) for t in range(1, 5)]
+
+
+def test_loop_is_found_and_a_clean_tick_recovers() -> None:
+    """A fixed search/read cycle trips loop at action 4; the next clean tick resets the streak."""
+    rows = replay_json("loop_recover.jsonl")
+    assert shape(rows) == [
+        (1, [("loop", 4)], "try_alternative", 1),
+        (2, [], "continue", 0),
+        (3, [], "continue", 0),
+    ]
+    assert 'search({"q":"soil carbon"}) -> read({"url":"https://example.org/soil"})' in (
+        rows[0]["anomalies"][0]["message"]
+    )
+
+
+def test_error_rate_is_numbered_across_ticks() -> None:
+    """Actions are numbered across the trace: the window fills at action 10, in tick 2."""
+    rows = replay_json("errors.jsonl")
+    assert shape(rows) == [(1, [], "continue", 0), (2, [("error_rate", 10)], "try_alternative", 1),
+                           (3, [], "continue", 0)]
+    assert rows[1]["anomalies"][0]["message"] == (
+        "5 of 10 actions failed (50%), last: fetch: 504 Gateway Timeout"
+    )
+
+
+def test_flat_progress_asks_to_reassess_then_recovers() -> None:
+    """Five samples within 0.01 trip no_progress alone: reassess_goal, then a real move continues."""
+    rows = replay_json("flat_progress.jsonl")
+    assert shape(rows)[4:] == [(5, [("no_progress", None)], "reassess_goal", 1), (6, [], "continue", 0)]
+    assert "moved only 0.004" in rows[4]["anomalies"][0]["message"]
+
+
+def test_config_changes_the_replay() -> None:
+    """With a repeat threshold of 10 and a longer no_progress, the stuck trace never escalates."""
+    config = HeartbeatConfig(
+        detectors=DetectorsConfig(
+            repeat=RepeatConfig(threshold=10), no_progress=NoProgressConfig(samples=10)
+        ),
+        policy=PolicyConfig(escalate_after=2),
+    )
+    assert [r["decision"] for r in replay_json("stuck_repeat.jsonl", config)] == ["continue"] * 6
+
+
+def test_bad_line_names_its_line_counting_blank_lines() -> None:
+    """The bad line 3 (after a blank line 2) is reported as line 3, before anything is replayed."""
+    out = io.StringIO()
+    with pytest.raises(TraceError) as caught:
+        run_replay(TRACES / "bad_line.jsonl", HeartbeatConfig(), as_json=True, out=out)
+    assert caught.value.line == 3
+    assert "line 3: actions[0].tool" in str(caught.value) and "string" in str(caught.value)
+    assert caught.value.exit_code == 2
+    assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "not a JSON object (found an array)"),
+        ('"text"', "not a JSON object (found a string)"),
+        ('{"progress": "0.5"}', "progress"),
+        ('{"progress": NaN}', "progress: must be a finite number"),
+        ('{"progress": Infinity}', "progress: must be a finite number"),
+        ('{"progress": true}', "progress"),
+        ('{"actions": {"tool": "x"}}', "actions: Input should be a valid list"),
+        ('{"actions": [{"args": {}}]}', "actions[0].tool: Field required"),
+        ('{"actions": [{"tool": "x", "args": [1]}]}', "actions[0].args"),
+        ('{"actions": [{"tool": "x", "output": 5}]}', "actions[0].output"),
+        ('{"actions": [{"tool": "x", "error": {"code": 503}}]}', "actions[0].error"),
+        ('{"actions": [{"tool": "x", "cost": -1}]}', "actions[0].cost"),
+        ('{"actions": [{"tool": ""}]}', "actions[0].tool"),
+        ('{"at": "yesterday"}', "at: 'yesterday' is not an ISO 8601 time"),
+        ('{"at": 1714557600}', "at: must be an ISO 8601 time text"),
+    ],
+)
+def test_bad_lines_are_trace_errors(line: str, words: str) -> None:
+    """Each kind of bad line is a TraceError with its line number and what is wrong."""
+    with pytest.raises(TraceError) as caught:
+        list(replay(['{"progress": 0.1}', "", line], HeartbeatConfig()))
+    assert caught.value.line == 3
+    assert words in caught.value.reason
+
+
+def test_a_missing_trace_file_is_a_usage_error(tmp_path: Path) -> None:
+    """A path that is not there is one clean error, not a traceback."""
+    with pytest.raises(UsageError, match="no such trace file"):
+        replay(tmp_path / "nope.jsonl", HeartbeatConfig())
+
+
+def test_non_utf8_line_is_reported_by_line(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 are a TraceError on their line."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"progress": 1}\n{"actions": [{"tool": "\xff"}]}\n')
+    with pytest.raises(TraceError, match="line 2: not UTF-8"):
+        replay(path, HeartbeatConfig())
+
+
+def test_minimal_lines_and_absent_fields_replay() -> None:
+    """Empty objects, absent args/output/error and null progress are all valid heartbeats."""
+    ticks = list(replay(["{}", '{"actions": [{"tool": "ping"}]}', '{"progress": null}'], HeartbeatConfig()))
+    assert [t.tick for t in ticks] == [1, 2, 3]
+    assert [t.actions for t in ticks] == [0, 1, 0] and ticks[1].first_action == 1
+
+
+def test_time_comes_from_at_or_a_synthetic_clock() -> None:
+    """``at`` is used as given (naive means UTC); otherwise the clock moves by the schedule interval."""
+    config = HeartbeatConfig(schedule=ScheduleConfig(every=timedelta(minutes=15)))
+    lines = ["{}", '{"at": "2024-05-01T10:00:00"}', "{}", '{"at": "2024-05-01T12:00:00+02:00"}']
+    times = [t.at for t in replay(lines, config)]
+    assert times[0] == SYNTHETIC_START
+    assert times[1] == datetime(2024, 5, 1, 10, tzinfo=UTC)
+    assert times[2] == times[1] + timedelta(minutes=15)
+    assert times[3] == datetime(2024, 5, 1, 10, tzinfo=UTC)
+
+
+def test_anomalies_carry_the_trace_time() -> None:
+    """An anomaly's time is its heartbeat's ``at``."""
+    ticks = list(replay(TRACES / "stuck_repeat.jsonl", HeartbeatConfig()))
+    assert ticks[2].anomalies[0].at == datetime(2024, 5, 1, 11, tzinfo=UTC)
+    assert ticks[2].line == 4  # the blank line 3 is counted
+
+
+def test_replay_matches_a_live_monitor_across_heartbeats() -> None:
+    """The decision carries recovery and instructions like the runner would store them."""
+    ticks = list(replay(TRACES / "stuck_repeat.jsonl", HeartbeatConfig()))
+    recovery = ticks[3].decision.recovery
+    assert recovery is not None and recovery.attempts == 2 and recovery.since_tick == 3
+    assert ticks[3].decision.instructions is not None
+    assert 'Do not repeat: search({"q":"grid storage"})' in ticks[3].decision.instructions
+
+
+def test_render_json_is_one_line_with_the_contract_keys() -> None:
+    """render_json gives exactly tick, anomalies, decision, stuck_streak on one line."""
+    tick = next(iter(replay(TRACES / "loop_recover.jsonl", HeartbeatConfig())))
+    text = render_json(tick)
+    assert "\n" not in text
+    data = json.loads(text)
+    assert list(data) == ["tick", "anomalies", "decision", "stuck_streak"]
+    assert list(data["anomalies"][0]) == ["kind", "action", "message"]
+
+
+def test_table_marks_anomalies_and_decisions() -> None:
+    """The table has a row per tick, a '!' line per anomaly, '*' on recoveries and a summary."""
+    out = io.StringIO()
+    run_replay(TRACES / "stuck_repeat.jsonl", HeartbeatConfig(), as_json=False, out=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].split() == ["tick", "actions", "progress", "decision", "streak", "anomalies"]
+    rows = [line for line in lines[1:-1] if line.strip()[:1].isdigit()]
+    assert len(rows) == 5
+    assert "*escalate" in rows[-1] and "! repeat @5:" in rows[-1]
+    assert any(line.strip().startswith("! no_progress:") for line in lines)
+    assert lines[-1] == "replayed 5 heartbeats, 5 actions; escalated at heartbeat 5"
+
+
+def test_table_of_an_empty_trace() -> None:
+    """An empty trace renders a header and says so."""
+    assert list(render_table(replay([], HeartbeatConfig())))[-1] == "replayed an empty trace"
+
+
+def test_load_trace_keeps_line_numbers() -> None:
+    """load_trace skips blank lines and keeps each heartbeat's line number."""
+    found = load_trace(TRACES / "stuck_repeat.jsonl")
+    assert [n for n, _ in found] == [1, 2, 4, 5, 6, 7]
