@@ -114,9 +114,9 @@ class Runner:
         with self._idle:  # let a tick that is still running finish its save and journal
             while self._busy:
                 self._idle.wait()
+        # The run itself succeeded (exit 0); who still waits for a human is said, not an error.
         waiting = [n for n, r in self._last.items() if r.outcome == "needs_human"]
-        if waiting and self.summary.exit_code == 0:
-            self.summary.exit_code = 4
+        if waiting:
             self.summary.reason += f"; waiting for a human: {', '.join(waiting)}"
         return self.summary
 
