@@ -18,7 +18,9 @@ The built-ins (:class:`Repeat`, :class:`Loop`, :class:`Empty`,
 validate their parameters. Each also offers ``tracker(history)``: an object
 seeded from a history whose ``push(entry)`` gives the same answer as
 ``check`` on the history plus that entry, in time bounded by the window
-(running counts instead of rescans). :class:`~heartbeat.monitor.Monitor`
+(running counts instead of rescans). A tracker is seeded from only the tail
+of the history it needs (the current run, or the last window), read from the
+newest end, since a tick seeds one per detector. :class:`~heartbeat.monitor.Monitor`
 uses the trackers; ``check`` is the readable reference they are tested
 against.
 
@@ -40,7 +42,9 @@ from hashlib import blake2b
 from itertools import islice
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
-from typing import Any, Literal, Protocol, cast, runtime_checkable
+from typing import Any, Literal, Protocol, TypeVar, cast, runtime_checkable
+
+from pydantic import BaseModel
 
 from .config import DetectorsConfig
 from .errors import ConfigError
@@ -67,20 +71,28 @@ __all__ = [
 ]
 
 ToolThreshold = int | Literal["off"]
+_M = TypeVar("_M", bound=BaseModel)
 Scope = Literal["action", "progress"]
 
 # --------------------------------------------------------------------------
 # Fingerprints and summaries
 # --------------------------------------------------------------------------
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _encode_slow(value: object, _indent: int) -> list[str]:
+    return [_ENCODER.encode(value)]
+
+
 # The C encoder called directly: this runs once per recorded action, and the
 # json.dumps wrapper costs as much again as the encoding of a small dict.
-_encode: Callable[[object, int], tuple[str, ...]] | None = (
+_encode: Callable[[object, int], Sequence[str]] = (
     c_make_encoder(None, str, encode_basestring, None, ":", ",", True, False, True)
     if c_make_encoder is not None
-    else None
+    else _encode_slow
 )
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+_join = "".join
 
 
 def _text_keys(value: object) -> object:
@@ -98,16 +110,22 @@ def canonical_args(args: object, volatile: Collection[str] = ()) -> str:
     Values JSON cannot hold are written as their ``str()``; a mapping with
     keys of mixed types has its keys compared as text.
     """
-    if args is None:
+    # Plain dicts first and no any(): this runs for every recorded action.
+    if args.__class__ is dict:
+        if volatile:
+            copied = False
+            for name in volatile:
+                if name in args:
+                    if not copied:
+                        args = args.copy()
+                        copied = True
+                    del args[name]
+    elif args is None:
         return "{}"
-    if type(args) is not dict and isinstance(args, Mapping):
-        args = dict(args)
-    if volatile and isinstance(args, dict) and any(name in args for name in volatile):
-        args = {k: v for k, v in args.items() if k not in volatile}
+    elif isinstance(args, Mapping):
+        return canonical_args(dict(args), volatile)
     try:
-        if _encode is not None:
-            return "".join(_encode(args, 0))
-        return _ENCODER.encode(args)
+        return _join(_encode(args, 0))
     except (TypeError, ValueError, RecursionError):
         pass  # unsortable keys or a self-reference: fall back to a slower, total form
     try:
@@ -116,10 +134,21 @@ def canonical_args(args: object, volatile: Collection[str] = ()) -> str:
         return repr(args)
 
 
+# An empty hasher to copy: a copy costs a third less than blake2b(..., digest_size=8),
+# whose keyword parsing dominates for short inputs. The digest is the same.
+_BLAKE2B_8 = blake2b(digest_size=8)
+
+
 def _digest(tool: str, canonical: str, output: str | None) -> str:
     """The fingerprint of an already canonical call (and its result, for polling tools)."""
     text = f"{tool}\x00{canonical}" if output is None else f"{tool}\x00{canonical}\x00{output}"
-    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: hashed as its UTF-8-like bytes
+        data = text.encode("utf-8", "surrogatepass")
+    hasher = _BLAKE2B_8.copy()
+    hasher.update(data)
+    return hasher.hexdigest()
 
 
 def _summary(tool: str, canonical: str) -> str:
@@ -161,6 +190,34 @@ class History:
     def last(self) -> ActionRecord | None:
         """The newest action, or None."""
         return self.actions[-1] if self.actions else None
+
+
+class ActionView(Protocol):
+    """What the built-in trackers read of an action: an :class:`ActionRecord` has it all.
+
+    :class:`~heartbeat.monitor.Monitor` feeds them a lighter record of the same
+    fields while no other detector needs a real ActionRecord, and builds the
+    model only when its history is read.
+    """
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def tick(self) -> int: ...
+    @property
+    def at(self) -> datetime: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def fingerprint(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def output_len(self) -> int | None: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def cost(self) -> float: ...
 
 
 @runtime_checkable
@@ -241,25 +298,72 @@ def _need_int(owner: str, name: str, value: object, minimum: int) -> None:
         raise ConfigError(f"{owner}: {name} must be an integer >= {minimum}, got {value!r}")
 
 
+def _construct(cls: type[_M], fields: dict[str, Any]) -> _M:
+    """A model from values this package built and checked itself, skipping validation.
+
+    What ``model_construct`` does, minus its per-field default handling:
+    ``fields`` holds every field. Detectors run for every recorded action,
+    and validation there would cost more than the detection; the tests
+    check that constructed records and anomalies equal validated ones.
+    """
+    model = _new_model(cls)
+    _set_dict(model, fields)
+    _set_fields_set(model, _FIELDS[cls])
+    _set_extra(model, None)
+    _set_private(model, None)
+    return model
+
+
+_new_model = BaseModel.__new__
+# BaseModel's slots, set through their descriptors: object.__setattr__ would look each
+# name up first. pydantic's own model_construct sets the same four.
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_FIELDS: dict[type[BaseModel], frozenset[str]] = {
+    cls: frozenset(cls.model_fields) for cls in (ActionRecord, Anomaly, ProgressSample)
+}
+
+
 def _anomaly(
     kind: str,
     message: str,
     *,
     tick: int,
     at: datetime,
-    action: ActionRecord | None,
+    action: ActionView | None,
     evidence: dict[str, Any],
     tool: str | None = None,
 ) -> Anomaly:
-    return Anomaly(
-        kind=kind,
-        message=message,
-        tick=tick,
-        action=action.index if action is not None else None,
-        at=at,
-        tool=tool if tool is not None else (action.tool if action is not None else None),
-        evidence=evidence,
+    if at.tzinfo is None or at.utcoffset() is None:
+        raise ValueError(f"now must be a timezone-aware datetime, not {at!r}")
+    return _construct(
+        Anomaly,
+        {
+            "kind": kind,
+            "message": message,
+            "tick": tick,
+            "action": action.index if action is not None else None,
+            "at": at,
+            "tool": tool if tool is not None else (action.tool if action is not None else None),
+            "evidence": evidence,
+        },
     )
+
+
+def _tail(actions: Sequence[ActionView], n: int, exempt: Collection[str]) -> list[ActionView]:
+    """The last ``n`` actions whose tool is not exempt, oldest first: what a tracker is seeded from."""
+    found: list[ActionView] = []
+    if n <= 0:
+        return found
+    for action in reversed(actions):
+        if action.tool not in exempt:
+            found.append(action)
+            if len(found) == n:
+                break
+    found.reverse()
+    return found
 
 
 def _times(n: int) -> str:
@@ -331,7 +435,7 @@ class Repeat:
         """An incremental ``check`` seeded from ``history``."""
         return _RepeatTracker(self, history)
 
-    def _report(self, action: ActionRecord, run: int, tick: int, at: datetime) -> Anomaly:
+    def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
         limit = self.threshold_for(action.tool)
         same = "the same arguments"
         if action.tool in self.polling:
@@ -355,38 +459,47 @@ class Repeat:
 class _RepeatTracker:
     """Run length of the newest fingerprint."""
 
-    __slots__ = ("_det", "_fp", "_run")
+    __slots__ = ("_det", "_fp", "_limits", "_run", "_skip", "_threshold")
 
     def __init__(self, det: Repeat, history: History) -> None:
+        # The detector's settings copied into slots: push runs for every recorded action.
         self._det = det
-        self._fp = ""
-        self._run = 0
-        skip = det._skip
-        for action in history.actions:
-            if action.tool not in skip:
-                self._advance(action.fingerprint)
-
-    def _advance(self, fp: str) -> None:
-        if fp == self._fp:
-            self._run += 1
-        else:
-            self._fp = fp
-            self._run = 1
+        self._skip = det._skip
+        self._limits = det._limits
+        self._threshold = det.threshold
+        # Seeded from the newest end: only the current run matters, not the whole history.
+        fp: str | None = None
+        run = 0
+        for action in reversed(history.actions):
+            if action.tool in self._skip:
+                continue
+            if fp is None:
+                fp = action.fingerprint
+            elif action.fingerprint != fp:
+                break
+            run += 1
+        self._fp = fp if fp is not None else ""
+        self._run = run
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; a ``repeat`` anomaly when it completes a run."""
-        det = self._det
-        if action.tool in det._skip:
+        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None,
+        report: bool,
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
+        if tool in self._skip:
             return None
-        fp = action.fingerprint
         if fp == self._fp:
-            self._run += 1
+            run = self._run = self._run + 1
         else:
             self._fp = fp
-            self._run = 1
-        if not report or self._run < det._limits.get(action.tool, det.threshold):
+            run = self._run = 1
+        if not report or run < self._limits.get(tool, self._threshold):
             return None
-        return det._report(action, self._run, action.tick, action.at)
+        return self._det._report(action, run, action.tick, action.at)
 
 
 # --------------------------------------------------------------------------
@@ -447,7 +560,7 @@ class Loop:
         return _LoopTracker(self, history)
 
     def _report(
-        self, tail: Sequence[ActionRecord], matched: int, tick: int, at: datetime
+        self, tail: Sequence[ActionView], matched: int, tick: int, at: datetime
     ) -> Anomaly:
         period = len(tail)
         span = min(matched + period, self.window)
@@ -476,81 +589,127 @@ class Loop:
         )
 
 
+_NO_RUNS: dict[int, int] = {}  # shared and never written: no period has a match run
+
+
+def _seed_runs(fps: Sequence[str], periods: Iterable[int]) -> dict[int, int]:
+    """For each period p, how many newest positions i in a row have ``fps[i] == fps[i - p]``."""
+    runs: dict[int, int] = {}
+    last = len(fps) - 1
+    for p in periods:
+        m = 0
+        while last - m - p >= 0 and fps[last - m] == fps[last - m - p]:
+            m += 1
+        runs[p] = m
+    return runs
+
+
 class _LoopTracker:
     """Per-period match runs, kept only for periods where the new fingerprint sits.
 
     ``_runs[p]`` counts how many newest positions i in a row have
     ``fp[i] == fp[i - p]``. A new fingerprint extends the runs of exactly
     the periods p where it occurred p positions back, and ends every other
-    run, so one push costs the number of its recent occurrences. Periods not
+    run, so one push costs the number of its recent occurrences (found
+    through ``_where``, so a window of 500 costs no scan). Periods not
     longer than the current run of identical fingerprints are never kept:
     they cannot form a cycle of distinct fingerprints, and the first
     different fingerprint ends them anyway.
+
+    Seeding is lazy, since a tick re-seeds a tracker and often pushes no
+    loop-relevant action: the positions, the current run and the seed's
+    fingerprints are kept, and the match runs are counted from those at the
+    first push, only for the periods where its fingerprint sits. Only the
+    last ``window`` actions are seeded from: a reported loop spans at most
+    the window (see :meth:`Loop._report`), so older ones change no answer.
     """
 
-    __slots__ = ("_det", "_fp", "_max_period", "_n", "_need", "_recent", "_run", "_runs", "_where")
+    __slots__ = (
+        "_det", "_exempt", "_fp", "_max_period", "_n", "_need", "_recent", "_run", "_runs",
+        "_seed", "_where",
+    )
 
     def __init__(self, det: Loop, history: History) -> None:
         self._det = det
-        self._n = 0
+        self._exempt = det.exempt
         self._max_period = det.window // det.repeats
         self._need = det.repeats - 1
-        self._recent: deque[ActionRecord] = deque()
-        self._where: dict[str, deque[int]] = {}
-        self._runs: dict[int, int] = {}
-        self._fp = ""
-        self._run = 0
-        for action in history.actions:
-            if action.tool not in det.exempt:
-                self._advance(action)
+        tail = _tail(history.actions, det.window, det.exempt)
+        n = self._n = len(tail)
+        # The newest actions, oldest first, as far back as the longest period, and where
+        # each fingerprint sits among them (global positions, oldest first).
+        recent = tail[max(0, n - self._max_period) :]
+        self._recent: deque[ActionView] = deque(recent)
+        where: dict[str, list[int]] = {}
+        for i, action in enumerate(recent, n - len(recent)):
+            where.setdefault(action.fingerprint, []).append(i)
+        self._where = where
+        self._runs: dict[int, int] = _NO_RUNS
+        fps = [action.fingerprint for action in tail]
+        self._seed: list[str] | None = fps or None
+        self._fp = fps[-1] if fps else ""
+        run = 0
+        for fp in reversed(fps):
+            if fp != self._fp:
+                break
+            run += 1
+        self._run = run
 
-    def _advance(self, action: ActionRecord) -> int:
-        """Take a visible action; the shortest period that now loops, else 0."""
-        fp = action.fingerprint
+    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
+        """Take the next action; a ``loop`` anomaly for the shortest cycle it completes."""
+        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None,
+        report: bool,
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
+        if tool in self._exempt:
+            return None
         i = self._n
+        self._n = i + 1
         if fp == self._fp:
-            self._run += 1
+            run = self._run = self._run + 1
         else:
             self._fp = fp
-            self._run = 1
-        run = self._run
-        runs = self._runs
-        new: dict[int, int] = {}
+            run = self._run = 1
         best = 0
-        need = self._need
-        where = self._where.get(fp)
-        if where is not None:
-            # The last run-1 occurrences are the current run itself (periods <= run).
-            for j in islice(where, max(0, len(where) - (run - 1))):
+        positions_of = self._where
+        where = positions_of.get(fp)
+        if where is None:
+            positions_of[fp] = [i]
+            self._runs = _NO_RUNS
+            self._seed = None  # no run goes on: the seed's are not needed any more
+        else:
+            runs = self._runs
+            seed = self._seed
+            if seed is not None:  # the first push after seeding: count the seed's runs now
+                runs = _seed_runs(seed, [i - j for j in where])
+                self._seed = None
+            new: dict[int, int] = {}
+            need = self._need
+            # Oldest first, so periods fall and the last match is the shortest; the newest
+            # run-1 positions are the current run itself (periods <= run) and are skipped.
+            for j in where if run == 1 else where[: max(0, len(where) - run + 1)]:
                 p = i - j
-                m = runs.get(p, 0) + 1
-                new[p] = m
-                if m >= p * need and (best == 0 or p < best):
+                m = new[p] = runs.get(p, 0) + 1
+                if m >= p * need:
                     best = p
             where.append(i)
-        else:
-            self._where[fp] = deque((i,))
-        self._runs = new
+            self._runs = new
         recent = self._recent
         recent.append(action)
         if len(recent) > self._max_period:
             old = recent.popleft().fingerprint
-            positions = self._where[old]
-            positions.popleft()
-            if not positions:
-                del self._where[old]
-        self._n = i + 1
-        return best
-
-    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
-        """Take the next action; a ``loop`` anomaly for the shortest cycle it completes."""
-        if action.tool in self._det.exempt:
+            positions = positions_of[old]
+            if len(positions) == 1:
+                del positions_of[old]
+            else:
+                del positions[0]
+        if not best or not report:
             return None
-        period = self._advance(action)
-        if not period or not report:
-            return None
-        tail = list(islice(self._recent, len(self._recent) - period, None))
-        return self._det._report(tail, self._runs[period], action.tick, action.at)
+        tail = list(islice(recent, len(recent) - best, None))
+        return self._det._report(tail, self._runs[best], action.tick, action.at)
 
 
 # --------------------------------------------------------------------------
@@ -595,7 +754,7 @@ class Empty:
         """An incremental ``check`` seeded from ``history``."""
         return _EmptyTracker(self, history)
 
-    def _report(self, action: ActionRecord, run: int, tick: int, at: datetime) -> Anomaly:
+    def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
         what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
         return _anomaly(
             "empty",
@@ -616,28 +775,42 @@ class Empty:
 class _EmptyTracker:
     """Run length of short outputs among the actions that reported one."""
 
-    __slots__ = ("_det", "_run")
+    __slots__ = ("_det", "_exempt", "_max_chars", "_run", "_threshold")
 
     def __init__(self, det: Empty, history: History) -> None:
         self._det = det
-        self._run = 0
-        for action in history.actions:
-            if action.tool not in det.exempt:
-                self._advance(action.output_len)
-
-    def _advance(self, length: int | None) -> None:
-        if length is not None:
-            self._run = self._run + 1 if length <= self._det.max_chars else 0
+        self._exempt = det.exempt
+        self._max_chars = det.max_chars
+        self._threshold = det.threshold
+        # Seeded from the newest end: the current run of short outputs is all that matters.
+        run = 0
+        for action in reversed(history.actions):
+            length = action.output_len
+            if length is None or action.tool in self._exempt:
+                continue
+            if length > self._max_chars:
+                break
+            run += 1
+        self._run = run
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; an ``empty`` anomaly when its output completes a run."""
-        det = self._det
-        if action.tool in det.exempt or action.output_len is None:
+        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None,
+        report: bool,
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
+        if length is None or tool in self._exempt:
             return None
-        self._advance(action.output_len)
-        if not report or self._run < det.threshold:
+        if length > self._max_chars:
+            self._run = 0
             return None
-        return det._report(action, self._run, action.tick, action.at)
+        run = self._run = self._run + 1
+        if not report or run < self._threshold:
+            return None
+        return self._det._report(action, run, action.tick, action.at)
 
 
 # --------------------------------------------------------------------------
@@ -688,7 +861,7 @@ class ErrorRate:
         return errors / self.window >= self.threshold
 
     def _report(
-        self, action: ActionRecord, failing: Mapping[str, int], tick: int, at: datetime
+        self, action: ActionView, failing: Mapping[str, int], tick: int, at: datetime
     ) -> Anomaly:
         errors = sum(failing.values())
         rate = errors / self.window
@@ -714,47 +887,52 @@ class ErrorRate:
 
 
 class _ErrorRateTracker:
-    """A ring of the last W actions' failing tools (None for success) and their counts."""
+    """The errors among the last W actions (position and tool), with counts per tool.
 
-    __slots__ = ("_det", "_errors", "_failing", "_ring")
+    Only errors are kept: a success moves the position on and, at most, lets
+    the oldest error leave the window, so the common push does almost nothing.
+    """
+
+    __slots__ = ("_det", "_errors", "_exempt", "_failing", "_n", "_window")
 
     def __init__(self, det: ErrorRate, history: History) -> None:
         self._det = det
-        self._ring: deque[str | None] = deque()
-        self._failing: Counter[str] = Counter()
-        self._errors = 0
-        for action in history.actions:
-            if action.tool not in det.exempt:
-                self._advance(action)
-
-    def _advance(self, action: ActionRecord) -> None:
-        ring = self._ring
-        failed = action.tool if action.error is not None else None
-        ring.append(failed)
-        if failed is not None:
-            self._failing[failed] += 1
-            self._errors += 1
-        if len(ring) > self._det.window:
-            gone = ring.popleft()
-            if gone is not None:
-                self._errors -= 1
-                left = self._failing[gone] - 1
-                if left:
-                    self._failing[gone] = left
-                else:
-                    del self._failing[gone]
+        self._exempt = det.exempt
+        self._window = det.window
+        self._n = 0  # actions seen (exempt ones left out): the position of the newest
+        self._errors: deque[tuple[int, str]] = deque()
+        self._failing: dict[str, int] = {}
+        for action in _tail(history.actions, det.window, det.exempt):
+            self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; an ``error_rate`` anomaly when it fails and the rate is reached."""
-        det = self._det
-        if action.tool in det.exempt:
+        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None,
+        report: bool,
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
+        if tool in self._exempt:
             return None
-        self._advance(action)
-        if action.error is None or not report or len(self._ring) < det.window:
+        n = self._n = self._n + 1
+        errors = self._errors
+        # Positions are distinct and rise by one per push, so at most one error leaves.
+        if errors and errors[0][0] <= n - self._window:
+            gone = errors.popleft()[1]
+            left = self._failing[gone] - 1
+            if left:
+                self._failing[gone] = left
+            else:
+                del self._failing[gone]
+        if error is None:
             return None
-        if not det._trips(self._errors):
+        errors.append((n, tool))
+        self._failing[tool] = self._failing.get(tool, 0) + 1
+        if not report or n < self._window or not self._det._trips(len(errors)):
             return None
-        return det._report(action, self._failing, action.tick, action.at)
+        return self._det._report(action, self._failing, action.tick, action.at)
 
 
 # --------------------------------------------------------------------------
@@ -834,9 +1012,15 @@ class _NoProgressTracker:
 
     def __init__(self, det: NoProgress, history: History) -> None:
         self._det = det
-        self._values: deque[float] = deque(
-            (s.value for s in history.progress if s.value is not None), maxlen=det.samples
-        )
+        # The last N measured values, found from the newest end.
+        values: list[float] = []
+        for sample in reversed(history.progress):
+            if sample.value is not None:
+                values.append(sample.value)
+                if len(values) == det.samples:
+                    break
+        values.reverse()
+        self._values: deque[float] = deque(values, maxlen=det.samples)
 
     def push(self, sample: ProgressSample, report: bool = True) -> Anomaly | None:
         """Take the next sample; a ``no_progress`` anomaly when the metric is flat."""
@@ -849,6 +1033,18 @@ class _NoProgressTracker:
         if max(values) - min(values) >= self._det.min_delta:
             return None
         return self._det._report(self._values, sample.tick, sample.at)
+
+
+# The trackers whose push takes report=False (move on, build no Anomaly).
+_LAZY_TRACKERS = (_RepeatTracker, _LoopTracker, _EmptyTracker, _ErrorRateTracker, _NoProgressTracker)
+
+BuiltinStep = Callable[[ActionView, str, str, "int | None", "str | None", bool], "Anomaly | None"]
+"""``step(action, tool, fingerprint, output_len, error, report)``: the built-in action
+trackers' push with the action's fields passed in. :class:`~heartbeat.monitor.Monitor`
+has them at hand, and reading them again from the model in each tracker would cost
+more than the tracking itself."""
+
+_STEP_TRACKERS = (_RepeatTracker, _LoopTracker, _EmptyTracker, _ErrorRateTracker)
 
 
 # --------------------------------------------------------------------------

@@ -4,9 +4,11 @@ A crash (SIGKILL, power loss) may stop a writer at any instruction, so a file
 a reader can see is either the old one or the whole new one, never half of
 each: :func:`atomic_write` writes a unique temp file beside the target,
 fsyncs it, renames it over the target and fsyncs the folder. A writer killed
-before the rename leaves its temp file behind; :func:`clean_stale_temps`
-removes those, and is safe only while the caller holds the state lock (no
-other writer can be between ``mkstemp`` and ``os.replace`` then).
+before the rename leaves its temp file behind (:func:`temp_target` tells one
+by its name); :func:`clean_stale_temps` and
+:meth:`heartbeat.store.StateStore.clean_stale` remove those, and are safe
+only while the caller holds the state lock (no other writer can be between
+``mkstemp`` and ``os.replace`` then).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ __all__ = [
     "ensure_private_dir",
     "fsync_dir",
     "temp_pattern",
+    "temp_target",
     "write_all",
 ]
 
@@ -39,6 +42,14 @@ PRIVATE_DIR_MODE = 0o700
 def temp_pattern(name: str) -> str:
     """The glob that matches the temp files :func:`atomic_write` makes for ``name``."""
     return f".{glob.escape(name)}.*.tmp"
+
+
+def temp_target(name: str) -> str | None:
+    """The file a temp named ``name`` was to become (``.{target}.{random}.tmp``), else None."""
+    if not (name.startswith(".") and name.endswith(".tmp")):
+        return None
+    target, dot, token = name[1:-4].rpartition(".")
+    return target if target and dot and token else None
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime, time, timedelta
@@ -57,15 +56,21 @@ def _default(value: object) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+# One encoder for every event: json.dumps with these options builds a new one per call.
+# allow_nan=False: NaN is not JSON, and jq or a log shipper would choke on it.
+_ENCODER = json.JSONEncoder(
+    default=_default, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+)
+_encode = _ENCODER.encode
+
+
 def encode_event(event: Mapping[str, Any]) -> bytes:
     """One event as a compact JSON line, newline included; datetimes as ISO 8601."""
-    if not isinstance(event, Mapping):
-        raise TypeError(f"an event is a mapping, not {type(event).__name__}")
-    # allow_nan=False: NaN is not JSON, and jq or a log shipper would choke on it.
-    text = json.dumps(
-        dict(event), default=_default, ensure_ascii=False, allow_nan=False, separators=(",", ":")
-    )
-    return text.encode("utf-8") + b"\n"
+    if event.__class__ is not dict:
+        if not isinstance(event, Mapping):
+            raise TypeError(f"an event is a mapping, not {type(event).__name__}")
+        event = dict(event)
+    return (_encode(event) + "\n").encode("utf-8")
 
 
 class Journal:
@@ -79,7 +84,6 @@ class Journal:
         self._path = Path(path)
         self._max_bytes = max_bytes
         self._keep = keep
-        self._rotated_name = re.compile(re.escape(self._path.name) + r"\.(\d+)")
         self.skipped = 0
         """Lines the last :meth:`read` (once exhausted) or :meth:`tail` could not parse."""
 
@@ -114,17 +118,16 @@ class Journal:
         write raises :class:`OSError`; at worst it leaves a torn last line,
         which readers skip and the next append steps over.
         """
-        payload = b"".join(encode_event(event) for event in events)
+        payload = b"".join([encode_event(event) for event in events])
         if not payload:
             return
-        ensure_private_dir(self._path.parent)
         fd, created = self._open()
         try:
-            size = os.fstat(fd).st_size
+            size = os.lseek(fd, 0, os.SEEK_END)
             # A crash mid-append may have left half a line: end it, so this
             # batch starts on a line of its own.
             torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-            if size and size + int(torn) + len(payload) > self._max_bytes:
+            if size and size + torn + len(payload) > self._max_bytes:
                 os.close(fd)
                 fd = -1
                 self._rotate()
@@ -160,12 +163,17 @@ class Journal:
         return list(found)
 
     def _open(self) -> tuple[int, bool]:
-        """Open the live file for appending; also say whether this call created it."""
+        """Open the live file for appending; also say whether this call created it.
+
+        The folder is created (0700) only when the file is missing, so a
+        routine append costs one ``open``.
+        """
         flags = os.O_RDWR | os.O_APPEND  # read: to look at the last byte
         try:
             return os.open(self._path, flags), False
         except FileNotFoundError:
             pass
+        ensure_private_dir(self._path.parent)
         try:
             return os.open(self._path, flags | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE), True
         except FileExistsError:
@@ -174,11 +182,15 @@ class Journal:
     def _rotated_files(self) -> list[tuple[int, Path]]:
         """The rotated files present with their numbers, oldest (highest number) first."""
         numbered: list[tuple[int, Path]] = []
+        prefix = self._path.name + "."
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             for entry in os.scandir(self._path.parent):
-                match = self._rotated_name.fullmatch(entry.name)
-                if match:
-                    numbered.append((int(match.group(1)), Path(entry.path)))
+                name = entry.name
+                if name.startswith(prefix):
+                    number = name[len(prefix) :]
+                    # ASCII digits only: rotation never writes any other kind.
+                    if number and number.isascii() and number.isdigit():
+                        numbered.append((int(number), Path(entry.path)))
         return sorted(numbered, reverse=True)
 
     def _rotate(self) -> None:

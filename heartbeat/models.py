@@ -6,8 +6,8 @@ state is bounded: lists are trimmed to fixed limits when appended to, so the
 file does not grow with the length of the run.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: pydantic would have to compile every
+# annotation string back into a type at import, which a cron tick pays for each time.
 from datetime import date
 from enum import StrEnum
 from typing import Any, Literal, TypeVar
@@ -33,10 +33,13 @@ __all__ = [
 SCHEMA_VERSION = 1
 """The ``schema_version`` this release writes; older ones are migrated on load."""
 
-# Bounds of the lists in state.json. The action history must hold the largest
-# detector window; the runner raises HISTORY_LIMIT to that when configured so.
-HISTORY_LIMIT = 64
-PROGRESS_LIMIT = 32
+# Bounds of the lists in state.json: no more than is used, since every tick loads,
+# re-seeds the detectors from and saves all of it. The action history must hold the
+# largest detector window (20 by default: the loop window); the Monitor and the
+# runner raise HISTORY_LIMIT to that when configured larger. `heartbeat status`
+# shows the last 20 progress samples, ESCALATION.md the last 10 actions.
+HISTORY_LIMIT = 20
+PROGRESS_LIMIT = 20
 ANOMALY_LIMIT = 20
 TEXT_LIMIT = 200  # error texts and summaries are cut to this many characters
 
@@ -61,6 +64,13 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=False)
 
 
+# For the models a routine tick never validates on their own (the detectors build
+# records and anomalies from values they checked, and AgentState validates what it
+# nests as part of its own schema): their validators are built at first use instead
+# of at import, which a cron tick, a fresh process each time, pays for.
+_DEFERRED = ConfigDict(extra="forbid", validate_assignment=False, defer_build=True)
+
+
 class Status(StrEnum):
     """Whether the heartbeat calls the agent's step."""
 
@@ -82,6 +92,8 @@ DecisionAction = Literal["continue", "try_alternative", "reassess_goal", "escala
 class ActionRecord(_Model):
     """One action the agent recorded: a tool call, reduced to what detectors need."""
 
+    model_config = _DEFERRED
+
     index: int = Field(ge=1, description="Action number across the whole run, from 1.")
     tick: int = Field(ge=0, description="The heartbeat in which it was recorded.")
     at: AwareDatetime
@@ -98,6 +110,8 @@ class ActionRecord(_Model):
 class ProgressSample(_Model):
     """One measurement of the progress metric (or the reason it failed)."""
 
+    model_config = _DEFERRED
+
     tick: int = Field(ge=0)
     at: AwareDatetime
     value: float | None = Field(default=None, allow_inf_nan=False)
@@ -106,6 +120,8 @@ class ProgressSample(_Model):
 
 class Anomaly(_Model):
     """A detector's finding: what is stuck, in words and as evidence."""
+
+    model_config = _DEFERRED
 
     kind: str
     message: str
@@ -118,6 +134,8 @@ class Anomaly(_Model):
 
 class Recovery(_Model):
     """The recovery in progress: its mode, how often it was tried, what to avoid."""
+
+    model_config = _DEFERRED
 
     mode: RecoveryMode
     attempts: int = Field(default=1, ge=1)
@@ -139,6 +157,8 @@ class Decision(_Model):
 class BudgetCounters(_Model):
     """Spending counted against the daily budget; reset at the configured hour."""
 
+    model_config = _DEFERRED
+
     day: date | None = Field(default=None, description="The budget day these counters belong to.")
     actions: int = Field(default=0, ge=0)
     cost: float = Field(default=0.0, ge=0, allow_inf_nan=False)
@@ -146,6 +166,8 @@ class BudgetCounters(_Model):
 
 class Escalation(_Model):
     """The open escalation to a human."""
+
+    model_config = _DEFERRED
 
     at: AwareDatetime
     tick: int = Field(ge=0)

@@ -19,21 +19,31 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from .config import DetectorsConfig
 from .detectors import (
-    ActionTracker,
+    _BLAKE2B_8,
+    _FIELDS,
+    _LAZY_TRACKERS,
+    _STEP_TRACKERS,
+    ActionView,
+    BuiltinStep,
     Detector,
     Empty,
     ErrorRate,
     History,
     Loop,
     NoProgress,
-    ProgressTracker,
     Repeat,
-    _digest,
-    _summary,
+    _construct,
+    _encode,
+    _join,
+    _new_model,
+    _set_dict,
+    _set_extra,
+    _set_fields_set,
+    _set_private,
     as_detector,
     build_detectors,
     canonical_args,
@@ -41,37 +51,77 @@ from .detectors import (
 from .models import (
     HISTORY_LIMIT,
     PROGRESS_LIMIT,
+    TEXT_LIMIT,
     ActionRecord,
     Anomaly,
     ProgressSample,
     clip,
 )
 
+_RECORD_FIELDS = _FIELDS[ActionRecord]
+_INF = math.inf
+_new_hasher = _BLAKE2B_8.copy
+_BUILT_IN = (Repeat, Loop, Empty, ErrorRate, NoProgress)
+
 __all__ = ["Monitor"]
-
-_RECORD_FIELDS = frozenset(ActionRecord.model_fields)
-_BUILT_IN = (Repeat, Loop, Empty, ErrorRate, NoProgress)  # their trackers take report=False
-
-
-def _new_record(fields: dict[str, Any]) -> ActionRecord:
-    """An ActionRecord from values already checked here, without pydantic's validation pass.
-
-    This is ``model_construct`` without its per-field default handling: every
-    field is given. It runs once per recorded action, where validation would
-    cost as much as all the detectors together; tests check the result
-    equals a validated record.
-    """
-    record = ActionRecord.__new__(ActionRecord)
-    object.__setattr__(record, "__dict__", fields)
-    object.__setattr__(record, "__pydantic_fields_set__", _RECORD_FIELDS)
-    object.__setattr__(record, "__pydantic_extra__", None)
-    object.__setattr__(record, "__pydantic_private__", None)
-    return record
 
 
 def _need_aware(now: datetime) -> None:
     if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
         raise ValueError(f"now must be a timezone-aware datetime, not {now!r}")
+
+
+def _always_report(push: Callable[[Any], Anomaly | None]) -> Callable[[Any, bool], Anomaly | None]:
+    """A custom tracker's push, called like a built-in one (it always builds its anomaly)."""
+
+    def call(entry: Any, report: bool) -> Anomaly | None:
+        return push(entry)
+
+    return call
+
+
+def _as_step(push: Callable[[ActionRecord], Anomaly | None]) -> BuiltinStep:
+    """A custom action tracker's push, called like a built-in tracker's step."""
+
+    def call(
+        action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
+    ) -> Anomaly | None:
+        # A Monitor with a custom detector records real ActionRecords (see _Action).
+        return push(cast(ActionRecord, action))
+
+    return call
+
+
+class _Action(NamedTuple):
+    """A recorded action, before it is needed as an :class:`ActionRecord`.
+
+    The same fields in the same order. While every detector is a built-in one
+    (they read only these attributes), the Monitor records these: a tuple costs
+    a fraction of a pydantic model, and the model is built when the history is
+    read (the runner reads it once per tick, the detector benchmark and replay
+    never). A custom detector gets real ActionRecords from the start.
+    """
+
+    index: int  # type: ignore[assignment]  # shadows tuple.index, as ActionRecord needs
+    tick: int
+    at: datetime
+    tool: str
+    fingerprint: str
+    summary: str
+    output_len: int | None
+    error: str | None
+    cost: float
+
+
+_new_tuple = tuple.__new__
+_RECORD_KEYS = _Action._fields
+
+
+def _record(action: ActionRecord | _Action) -> ActionRecord:
+    """``action`` as an ActionRecord (built without validation: its fields were checked)."""
+    if action.__class__ is not _Action:
+        return cast(ActionRecord, action)
+    return _construct(ActionRecord, dict(zip(_RECORD_KEYS, action, strict=True)))
 
 
 def _cost(cost: object) -> float:
@@ -109,12 +159,13 @@ class Monitor:
         self._volatile = frozenset(cfg.volatile_args)
         self._polling = frozenset(cfg.polling)
         self._exempt = frozenset(cfg.exempt)
-        found = (
+        found: list[Detector] = (
             build_detectors(cfg, search_path=search_path)
             if detectors is None
             else [as_detector(d) for d in detectors]
         )
         self.detectors: tuple[Detector, ...] = tuple(found)
+        scopes = [getattr(d, "scope", "action") for d in found]
         needs = [_needs(d) for d in found]
         if history_limit is None:
             history_limit = max(HISTORY_LIMIT, cfg.history_needed(), *needs)
@@ -124,9 +175,9 @@ class Monitor:
         self.progress_limit = max(
             PROGRESS_LIMIT,
             cfg.no_progress.samples,
-            *(_needs(d) for d in found if getattr(d, "scope", "action") == "progress"),
+            *(n for n, scope in zip(needs, scopes, strict=True) if scope == "progress"),
         )
-        self._history: deque[ActionRecord] = deque(history, maxlen=history_limit)
+        self._history: deque[ActionRecord | _Action] = deque(history, maxlen=history_limit)
         self._progress: deque[ProgressSample] = deque(progress, maxlen=self.progress_limit)
         last_index = self._history[-1].index if self._history else 0
         self.actions_total = max(actions_total, last_index)
@@ -134,24 +185,51 @@ class Monitor:
         self.tick_anomalies: list[Anomaly] = []
         self._reported: set[str] = set()
 
-        seed = History(self._visible(), tuple(self._progress), tick)
-        # (detector, push, lazy): a lazy push takes report=False and then builds no Anomaly.
-        self._action_push: list[tuple[Detector, Callable[..., Anomaly | None], bool]] = []
-        self._progress_push: list[tuple[Detector, Callable[..., Anomaly | None], bool]] = []
+        # (detector, kind, step(action, tool, fp, output_len, error, report)): see BuiltinStep.
+        self._action_steps: list[tuple[Detector, str, BuiltinStep]] = []
+        # (detector, kind, push(sample, report)): with report=False a built-in tracker moves
+        # on but builds no Anomaly, for a kind already reported this tick.
+        self._progress_push: list[tuple[Detector, str, Callable[[Any, bool], Anomaly | None]]] = []
         self._action_checks: list[Detector] = []
         self._progress_checks: list[Detector] = []
-        for det in found:
-            on_progress = getattr(det, "scope", "action") == "progress"
+        # Trackers that start_tick(reseed=True) must build again: every one except the
+        # built-in loop and error_rate trackers whose window the kept history always holds
+        # in full (no exempt tool, history_limit >= window). Those answer exactly as
+        # re-seeded ones would, since they only look at their window.
+        self._reseed: list[tuple[bool, int, Detector]] = []
+        seed = History(self._visible(), tuple(self._progress), tick)
+        for det, scope in zip(found, scopes, strict=True):
+            on_progress = scope == "progress"
             make = getattr(det, "tracker", None)
-            lazy = isinstance(det, _BUILT_IN)
-            if callable(make) and on_progress:
-                progress_tracker: ProgressTracker = make(seed)
-                self._progress_push.append((det, progress_tracker.push, lazy))
-            elif callable(make):
-                action_tracker: ActionTracker = make(seed)
-                self._action_push.append((det, action_tracker.push, lazy))
-            else:
+            if not callable(make):
                 (self._progress_checks if on_progress else self._action_checks).append(det)
+                continue
+            entries = self._progress_push if on_progress else self._action_steps
+            entries.append(self._track(det, seed, on_progress))
+            exact = (
+                isinstance(det, Loop | ErrorRate)
+                and type(det) in (Loop, ErrorRate)  # a subclass may track differently
+                and not self._exempt
+                and not det.exempt
+                and history_limit >= det.window
+            )
+            if not exact:
+                self._reseed.append((on_progress, len(entries) - 1, det))
+        # Light records (_Action) only while every detector is a built-in tracker.
+        self._light = not self._action_checks and not self._progress_checks and all(
+            type(det) in _BUILT_IN for det in found
+        )
+
+    @staticmethod
+    def _track(det: Detector, seed: History, on_progress: bool) -> tuple[Detector, str, Any]:
+        """(det, kind, push or step) of a fresh tracker of ``det`` seeded from ``seed``."""
+        # An ActionTracker or ProgressTracker; the built-in ones also take report.
+        tracker: Any = det.tracker(seed)  # type: ignore[attr-defined]
+        if on_progress:
+            push = tracker.push if type(tracker) in _LAZY_TRACKERS else _always_report(tracker.push)
+            return det, det.kind, push
+        step = tracker.step if type(tracker) in _STEP_TRACKERS else _as_step(tracker.push)
+        return det, det.kind, step
 
     def __repr__(self) -> str:
         kinds = ", ".join(d.kind for d in self.detectors)
@@ -163,18 +241,32 @@ class Monitor:
     @property
     def history(self) -> list[ActionRecord]:
         """The kept actions, oldest first (a copy, at most ``history_limit``)."""
-        return list(self._history)
+        if self._light:  # it may hold _Action tuples: build them now, once
+            self._history = deque(map(_record, self._history), maxlen=self._history.maxlen)
+        return cast(list[ActionRecord], list(self._history))
 
     @property
     def progress(self) -> list[ProgressSample]:
         """The kept progress samples, oldest first (a copy, at most ``progress_limit``)."""
         return list(self._progress)
 
-    def start_tick(self, tick: int) -> None:
-        """Begin heartbeat ``tick``: each anomaly kind may be reported once again."""
+    def start_tick(self, tick: int, *, reseed: bool = False) -> None:
+        """Begin heartbeat ``tick``: each anomaly kind may be reported once again.
+
+        With ``reseed`` the detectors also start over from the kept history, as
+        a Monitor built from the state saved after the last heartbeat would
+        (what the runner does at every tick; replay uses it to answer exactly
+        as a live run). Without it they carry on: a run of repeats may then be
+        counted past the kept history.
+        """
         self.tick = tick
         self._reported = set()
         self.tick_anomalies = []
+        if reseed and self._reseed:
+            seed = History(self._visible(), tuple(self._progress), tick)
+            for on_progress, at, det in self._reseed:
+                entries: list[Any] = self._progress_push if on_progress else self._action_steps
+                entries[at] = self._track(det, seed, on_progress)
 
     def record(
         self,
@@ -193,42 +285,92 @@ class Monitor:
         no error.
         """
         # Exact-type tests first: this runs for every action, and isinstance costs more.
+        # The fingerprint, summary and record are built inline, as canonical_args, _digest,
+        # _summary and _construct in heartbeat.detectors would (the tests hold them equal):
+        # at a few microseconds per action, each helper call is a measurable share.
         if (tool.__class__ is not str and not isinstance(tool, str)) or not tool:
             raise TypeError(f"tool must be a non-empty str, not {tool!r}")
-        if cost.__class__ is not float or not 0.0 <= cost < math.inf:
+        if cost.__class__ is not float or not 0.0 <= cost < _INF:
             cost = _cost(cost)
         if now.__class__ is not datetime or now.tzinfo is None:
             _need_aware(now)
-        canonical = canonical_args(args, self._volatile)
-        if tool in self._polling:
+        if output is not None and output.__class__ is not str:
+            output = str(output)
+        if error is not None and error.__class__ is not str:
+            error = str(error)
+        if args.__class__ is dict:
+            copied = False
+            for name in self._volatile:
+                if name in args:
+                    if not copied:
+                        args = args.copy()
+                        copied = True
+                    del args[name]
+            try:
+                canonical = _join(_encode(args, 0))
+            except (TypeError, ValueError, RecursionError):
+                canonical = canonical_args(args)
+        else:
+            canonical = canonical_args(args, self._volatile)
+        if self._polling and tool in self._polling:
             # A polling tool repeats only when its result repeats; a failure is a result too.
             result = output if output is not None else (f"\x00error\x00{error}" if error else "")
-            fp = _digest(tool, canonical, result)
+            text = f"{tool}\x00{canonical}\x00{result}"
         else:
-            fp = _digest(tool, canonical, None)
-        self.actions_total += 1
-        record = _new_record(
-            {
-                "index": self.actions_total,
-                "tick": self.tick,
-                "at": now,
-                "tool": tool,
-                "fingerprint": fp,
-                "summary": _summary(tool, canonical),
-                "output_len": len(output.strip()) if output is not None else None,
-                "error": clip(error) if error else None,
-                "cost": cost,
-            }
-        )
+            text = f"{tool}\x00{canonical}"
+        try:
+            data = text.encode()
+        except UnicodeEncodeError:
+            data = text.encode("utf-8", "surrogatepass")
+        hasher = _new_hasher()
+        hasher.update(data)
+        fp = hasher.hexdigest()
+        summary = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
+        if len(summary) > TEXT_LIMIT:
+            summary = clip(summary) or ""
+        index = self.actions_total = self.actions_total + 1
+        length = len(output.strip()) if output is not None else None
+        if not error:
+            error = None
+        elif len(error) > TEXT_LIMIT:
+            error = clip(error)
+        record: ActionRecord | _Action
+        if self._light:
+            record = _new_tuple(_Action, (index, self.tick, now, tool, fp, summary, length, error, cost))
+        else:
+            record = _new_model(ActionRecord)
+            _set_dict(
+                record,
+                {
+                    "index": index,
+                    "tick": self.tick,
+                    "at": now,
+                    "tool": tool,
+                    "fingerprint": fp,
+                    "summary": summary,
+                    "output_len": length,
+                    "error": error,
+                    "cost": cost,
+                },
+            )
+            _set_fields_set(record, _RECORD_FIELDS)
+            _set_extra(record, None)
+            _set_private(record, None)
         self._history.append(record)
-        if tool in self._exempt:
+        if self._exempt and tool in self._exempt:
             return None
         first: Anomaly | None = None
         reported = self._reported
-        for det, push, lazy in self._action_push:
-            found = push(record, det.kind not in reported) if lazy else push(record)
-            if found is not None and (kept := self._keep(det, found)) and first is None:
-                first = kept
+        if reported:
+            for det, kind, step in self._action_steps:
+                found = step(record, tool, fp, length, error, kind not in reported)
+                if found is not None and (kept := self._keep(det, found)) and first is None:
+                    first = kept
+        else:  # nothing reported yet this tick, the common case: no kind to look up
+            for det, _, step in self._action_steps:
+                found = step(record, tool, fp, length, error, True)
+                if found is not None and (kept := self._keep(det, found)) and first is None:
+                    first = kept
         if self._action_checks:
             first = self._run_checks(self._action_checks, now, first)
         return first
@@ -242,13 +384,18 @@ class Monitor:
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                 raise ValueError(f"progress must be a finite number or None, not {value!r}")
             value = float(value)
-        sample = ProgressSample(tick=self.tick, at=now, value=value, error=clip(error))
+        if error is not None and error.__class__ is not str:
+            error = str(error)
+        # Every field checked above: built like the action records, without validation.
+        sample = _construct(
+            ProgressSample, {"tick": self.tick, "at": now, "value": value, "error": clip(error)}
+        )
         self._progress.append(sample)
         if value is None:
             return None
         first: Anomaly | None = None
-        for det, push, lazy in self._progress_push:
-            found = push(sample, det.kind not in self._reported) if lazy else push(sample)
+        for det, kind, push in self._progress_push:
+            found = push(sample, kind not in self._reported)
             if found is not None and (kept := self._keep(det, found)) and first is None:
                 first = kept
         if self._progress_checks:
@@ -256,10 +403,14 @@ class Monitor:
         return first
 
     def _visible(self) -> tuple[ActionRecord, ...]:
-        """The kept actions the detectors look at (exempt tools left out)."""
+        """The kept actions the detectors look at (exempt tools left out).
+
+        Light records among them only while every detector is a built-in one
+        (see _Action), which reads nothing an ActionRecord has that they lack.
+        """
         if not self._exempt:
-            return tuple(self._history)
-        return tuple(a for a in self._history if a.tool not in self._exempt)
+            return cast(tuple[ActionRecord, ...], tuple(self._history))
+        return cast(tuple[ActionRecord, ...], tuple(a for a in self._history if a.tool not in self._exempt))
 
     def _run_checks(
         self, detectors: Sequence[Detector], now: datetime, first: Anomaly | None

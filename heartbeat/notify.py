@@ -25,8 +25,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -66,8 +64,8 @@ __all__ = [
     "dispatch",
     "redact",
     "redact_url",
-    "url_secrets",
     "retry_delay",
+    "url_secrets",
 ]
 
 REDACTED = "***"
@@ -147,7 +145,9 @@ def retry_delay(attempts: int) -> timedelta:
 class Notification(BaseModel):
     """One message to a human, with its evidence and an idempotency key."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: the validator is built at first use, not at import. Every tick of an
+    # agent with a webhook imports this module (for its secrets); few ever notify.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     key: str = Field(min_length=1, max_length=200, description="Idempotency key.")
     kind: str = Field(min_length=1, description='"escalation", "reminder", "budget", "resolved", ...')
@@ -321,6 +321,8 @@ class CommandNotifier:
     """Run a command (no shell) with the text on stdin and the JSON in ``HEARTBEAT_NOTIFICATION``."""
 
     def __init__(self, name: str, command: str, *, timeout: float = 30.0, cwd: Path | None = None) -> None:
+        import shlex  # here, not at the top: a tick that runs no command need not load it
+
         try:
             argv = shlex.split(command)
         except ValueError as exc:
@@ -339,6 +341,8 @@ class CommandNotifier:
 
     def send(self, message: Notification) -> None:
         """Run the command; a non-zero exit or a timeout raises NotifyError."""
+        import subprocess  # here, not at the top: a tick that runs no command need not load it
+
         env = {**os.environ, "HEARTBEAT_NOTIFICATION": json.dumps(message.to_json())}
         program = Path(self.argv[0]).name
         try:
@@ -483,7 +487,7 @@ class DeliveryReport:
 class OutboxEntry(BaseModel):
     """One undelivered (notification, notifier) pair; holds the notifier's name, never its URL."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # see Notification
 
     schema_version: Literal[1] = 1
     notification: Notification

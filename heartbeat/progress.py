@@ -24,7 +24,6 @@ import math
 import numbers
 import re
 import reprlib
-import subprocess
 import sys
 import threading
 from dataclasses import dataclass
@@ -235,17 +234,20 @@ class JsonPathMetric:
 
 
 # "1 failed, 2 passed, 1 error in 0.12s" (pytest -q's last line), maybe framed by '='.
-_SUMMARY = re.compile(r"^=*\s*(?P<counts>.*?)\s+in\s+[\d.]+s(?:\s*\([^)]*\))?\s*=*$")
-_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)")
+# Plain strings, compiled (and cached by re) at first use: importing this module is
+# on the path of every tick that has a metric, the pytest metric is rare.
+_SUMMARY = r"^=*\s*(?P<counts>.*?)\s+in\s+[\d.]+s(?:\s*\([^)]*\))?\s*=*$"
+_COUNT = r"(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)"
 
 
 def parse_pytest_summary(output: str) -> dict[str, int]:
     """Counts from pytest's summary line ("3 passed, 1 failed, 2 errors in 0.1s"); {} if none."""
+    summary, count = re.compile(_SUMMARY), re.compile(_COUNT)
     for line in reversed(output.strip().splitlines()):
-        match = _SUMMARY.match(line.strip())
+        match = summary.match(line.strip())
         if match:
             counts: dict[str, int] = {}
-            for number, word in _COUNT.findall(match.group("counts")):
+            for number, word in count.findall(match.group("counts")):
                 key = {"error": "errors", "warning": "warnings"}.get(word, word)
                 counts[key] = counts.get(key, 0) + int(number)
             return counts
@@ -274,6 +276,8 @@ class PytestMetric:
         if not folder.exists():
             raise MetricError(self.name, f"no such folder {folder}")
         argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder)]
+        import subprocess  # here, not at the top: only this metric needs it
+
         try:
             done = subprocess.run(
                 argv,

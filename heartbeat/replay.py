@@ -16,11 +16,13 @@ Each heartbeat runs like the runner's: a :class:`~heartbeat.monitor.Monitor`
 seeded from the state the previous heartbeat left (bounded history,
 progress samples, action count), every action recorded, the progress sample
 added, then :func:`~heartbeat.policy.decide`. Budgets are not replayed. The
-replay stops after the heartbeat whose decision is ``escalate``.
+replay stops after the heartbeat whose decision is ``escalate``. An ``at``
+so late that the next heartbeat would fall past year 9999 is a bad line.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
@@ -152,8 +154,8 @@ def _json_type(value: object) -> str:
     return "a number"
 
 
-def _lines(source: Path | str | Iterable[str]) -> tuple[str, Iterator[str]]:
-    """The name used in errors and the trace's lines as text."""
+def _lines(source: Path | str | Iterable[str]) -> tuple[str, Iterable[bytes | str]]:
+    """The name used in errors and the trace's lines (bytes from a file, else as given)."""
     if isinstance(source, Path | str):
         path = Path(source)
         try:
@@ -164,26 +166,54 @@ def _lines(source: Path | str | Iterable[str]) -> tuple[str, Iterator[str]]:
             raise UsageError(f"{path}: is a directory, not a trace file") from None
         except OSError as exc:
             raise UsageError(f"{path}: cannot read the trace: {exc.strerror}") from None
-        return str(path), _decode(raw.removeprefix(b"\xef\xbb\xbf").split(b"\n"), str(path))
-    return "<trace>", iter(source)
+        return str(path), raw.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+    return "<trace>", source
 
 
-def _decode(lines: list[bytes], path: str) -> Iterator[str]:
-    for number, line in enumerate(lines, 1):
+def _line(raw: bytes | str, path: str, number: int) -> TraceLine | None:
+    """One line as a TraceLine, None when blank; TraceError when bad."""
+    if not raw.strip():
+        return None
+    # The fast path: pydantic parses and validates the line in one pass (TraceLine is
+    # strict, so it accepts exactly what the path below accepts, with the same values).
+    # Anything it refuses takes the path below, for its exact messages.
+    try:
+        return TraceLine.model_validate_json(raw)
+    except ValidationError:
+        pass
+    if isinstance(raw, bytes):
         try:
-            yield line.decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise TraceError(path, number, f"not UTF-8 text (byte {exc.start + 1})") from None
+    else:
+        text = raw
+    if not text.strip():  # only Unicode whitespace: blank too
+        return None
+    return _parse(text, path, number)
+
+
+def _load(source: Path | str | Iterable[str]) -> tuple[str, list[tuple[int, TraceLine]]]:
+    path, lines = _lines(source)
+    found: list[tuple[int, TraceLine]] = []
+    # Building tens of thousands of small models sets off the cyclic GC again and
+    # again (three quarters of the load time), though none of them is garbage yet.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for number, raw in enumerate(lines, 1):
+            line = _line(raw, path, number)
+            if line is not None:
+                found.append((number, line))
+    finally:
+        if enabled:
+            gc.enable()
+    return path, found
 
 
 def load_trace(source: Path | str | Iterable[str]) -> list[tuple[int, TraceLine]]:
     """Every heartbeat of a trace with its line number; TraceError at the first bad line."""
-    path, lines = _lines(source)
-    found: list[tuple[int, TraceLine]] = []
-    for number, text in enumerate(lines, 1):
-        if text.strip():
-            found.append((number, _parse(text, path, number)))
-    return found
+    return _load(source)[1]
 
 
 def replay(source: Path | Iterable[str], config: HeartbeatConfig) -> Iterator[ReplayTick]:
@@ -192,29 +222,37 @@ def replay(source: Path | Iterable[str], config: HeartbeatConfig) -> Iterator[Re
     The whole trace is checked first, so a bad line raises TraceError here,
     before anything is replayed.
     """
-    return _run(load_trace(source), config)
-
-
-def _run(lines: list[tuple[int, TraceLine]], config: HeartbeatConfig) -> Iterator[ReplayTick]:
-    detectors = build_detectors(config.detectors, search_path=config.base_dir)
+    path, lines = _load(source)
     interval = config.schedule.every or _DEFAULT_INTERVAL
-    state = AgentState()
+    times: list[datetime] = []
     clock = SYNTHETIC_START
-    for tick, (number, line) in enumerate(lines, 1):
+    for number, line in lines:
         now = line.at if line.at is not None else clock
-        clock = now + interval
-        monitor = Monitor(
-            config.detectors,
-            detectors=detectors,
-            history=state.history,
-            progress=state.progress,
-            actions_total=state.actions_total,
-            tick=tick,
-        )
-        monitor.start_tick(tick)
+        try:
+            clock = now + interval
+        except OverflowError:
+            raise TraceError(
+                path, number, f"at: {now.isoformat()} is too late: the next heartbeat would be past year 9999"
+            ) from None
+        times.append(now)
+    return _run(lines, times, config)
+
+
+def _run(
+    lines: list[tuple[int, TraceLine]], times: list[datetime], config: HeartbeatConfig
+) -> Iterator[ReplayTick]:
+    detectors = build_detectors(config.detectors, search_path=config.base_dir)
+    # One Monitor for the whole trace: at each heartbeat it is re-seeded as the runner's
+    # would be from the saved state (start_tick(reseed=True) rebuilds only the trackers
+    # whose answers could differ), instead of being built again from scratch.
+    monitor = Monitor(config.detectors, detectors=detectors)
+    state = AgentState()  # all that decide() reads of it: the streak and the recovery
+    for tick, ((number, line), now) in enumerate(zip(lines, times, strict=True), 1):
+        monitor.start_tick(tick, reseed=True)
         first = monitor.actions_total + 1
+        record = monitor.record
         for action in line.actions:
-            monitor.record(
+            record(
                 action.tool,
                 action.args,
                 output=action.output,
@@ -225,18 +263,8 @@ def _run(lines: list[tuple[int, TraceLine]], config: HeartbeatConfig) -> Iterato
         monitor.add_progress(line.progress, now=now)
         anomalies = tuple(monitor.tick_anomalies)
         decision = decide(state, anomalies, now, config.policy)
-        state = state.model_copy(
-            update={
-                "ticks": tick,
-                "last_tick_at": now,
-                "history": monitor.history,
-                "progress": monitor.progress,
-                "actions_total": monitor.actions_total,
-                "stuck_streak": decision.stuck_streak,
-                "recovery": decision.recovery,
-                "instructions": decision.instructions,
-            }
-        )
+        state.stuck_streak = decision.stuck_streak
+        state.recovery = decision.recovery
         yield ReplayTick(
             tick=tick,
             at=now,
@@ -261,12 +289,11 @@ def render_json(tick: ReplayTick) -> str:
             ],
             "decision": tick.decision.action,
             "stuck_streak": tick.decision.stuck_streak,
-        },
-        ensure_ascii=False,
-    )
+        }
+    )  # ASCII-only, so a cron job's C locale or any pipe can carry it
 
 
-_HEADER = f"{'tick':>4}  {'actions':<9}  {'progress':<8}  {'decision':<15}  {'streak':>6}  anomalies"
+_HEADER = f"{'tick':>4}  {'actions':<9}  {'progress':<8}  {'decision':<16}  {'streak':>6}  anomalies"
 _INDENT = " " * (len(_HEADER) - len("anomalies"))
 
 
@@ -284,7 +311,7 @@ def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
         )
         progress = "-" if t.progress is None else f"{t.progress:g}"
         decision = t.decision.action if t.decision.action == "continue" else f"*{t.decision.action}"
-        row = f"{t.tick:>4}  {span:<9}  {progress:<8}  {decision:<15}  {t.decision.stuck_streak:>6}  "
+        row = f"{t.tick:>4}  {span:<9}  {progress:<8}  {decision:<16}  {t.decision.stuck_streak:>6}  "
         notes = [
             f"! {a.kind}" + (f" @{a.action}" if a.action is not None else "") + f": {a.message}"
             for a in t.anomalies

@@ -22,6 +22,8 @@ from __future__ import annotations
 import copy
 import errno
 import json
+import os
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,13 +37,8 @@ from pydantic_core import PydanticSerializationError
 
 from .config import format_validation_error
 from .errors import StateCorrupt, StateLocked, StateVersionError, StateWriteError
-from .fsutil import (
-    PRIVATE_FILE_MODE,
-    atomic_write,
-    clean_stale_temps,
-    ensure_private_dir,
-)
-from .models import SCHEMA_VERSION, AgentState
+from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, temp_target
+from .models import SCHEMA_VERSION, AgentState, clip
 
 __all__ = [
     "MIGRATIONS",
@@ -57,6 +54,11 @@ LOCK_FILE = ".lock"
 JOURNAL_FILE = "journal.jsonl"
 OUTBOX_DIR = "outbox"
 ESCALATION_FILE = "ESCALATION.md"
+EXEC_SCRATCH_PREFIX = ".exec-"
+"""Prefix of the scratch folder an ``--exec`` step gets inside the state folder."""
+# Temps of these files are never removed by clean_stale: the KILL file is written without
+# the lock, on purpose (`heartbeat kill` must work while a tick runs).
+_UNLOCKED_WRITES = frozenset({"KILL"})
 
 # Enough for a handful of copies made within the same microsecond (a test's
 # frozen clock); past that something is badly wrong and we stop trying.
@@ -174,6 +176,12 @@ class StateStore:
     ) -> None:
         check_migrations(migrations, current_version)
         self._state_dir = Path(state_dir)
+        # The paths, built once: pathlib joins cost microseconds, and a tick asks often.
+        self._state_path = self._state_dir / STATE_FILE
+        self._lock_path = self._state_dir / LOCK_FILE
+        self._journal_path = self._state_dir / JOURNAL_FILE
+        self._outbox_dir = self._state_dir / OUTBOX_DIR
+        self._escalation_path = self._state_dir / ESCALATION_FILE
         self._migrations = tuple(migrations)
         self._current = current_version
         self._clock = clock
@@ -193,27 +201,27 @@ class StateStore:
     @property
     def state_path(self) -> Path:
         """``state.json``: the agent state."""
-        return self._state_dir / STATE_FILE
+        return self._state_path
 
     @property
     def lock_path(self) -> Path:
         """``.lock``: the sidecar file the lock is taken on."""
-        return self._state_dir / LOCK_FILE
+        return self._lock_path
 
     @property
     def journal_path(self) -> Path:
         """``journal.jsonl``: the event journal."""
-        return self._state_dir / JOURNAL_FILE
+        return self._journal_path
 
     @property
     def outbox_dir(self) -> Path:
         """``outbox/``: notifications not yet delivered."""
-        return self._state_dir / OUTBOX_DIR
+        return self._outbox_dir
 
     @property
     def escalation_path(self) -> Path:
         """``ESCALATION.md``: present while a human is needed."""
-        return self._state_dir / ESCALATION_FILE
+        return self._escalation_path
 
     @property
     def locked(self) -> bool:
@@ -226,13 +234,16 @@ class StateStore:
 
         ``timeout`` is how long to wait for a busy lock, in seconds: the
         default 0 means one try, a negative value waits for as long as it
-        takes. The state folder is created (0700) if missing.
+        takes. The state folder is created (0700) if missing. Once the lock
+        is held, what killed writers left behind is removed
+        (:meth:`clean_stale`).
         """
-        try:
-            ensure_private_dir(self._state_dir)
-        except OSError as exc:
-            reason = f"cannot create the state folder: {exc.strerror}"
-            raise StateWriteError(self._state_dir, reason) from exc
+        if not os.path.isdir(self._state_dir):
+            try:
+                ensure_private_dir(self._state_dir)
+            except OSError as exc:
+                reason = f"cannot create the state folder: {exc.strerror}"
+                raise StateWriteError(self._state_dir, reason) from exc
         file_lock = FileLock(self.lock_path, timeout=timeout, mode=PRIVATE_FILE_MODE)
         try:
             file_lock.acquire()
@@ -242,10 +253,45 @@ class StateStore:
             raise StateWriteError(self.lock_path, f"cannot take the lock: {exc.strerror}") from exc
         self._locked = True
         try:
+            self.clean_stale()
             yield self
         finally:
             self._locked = False
             file_lock.release()
+
+    def clean_stale(self) -> int:
+        """Remove what a SIGKILLed writer or ``--exec`` step left in the state folder; return how many.
+
+        One pass over the folder: temp files of :func:`~heartbeat.fsutil.atomic_write`
+        (``.state.json.*.tmp``, ``.ESCALATION.md.*.tmp``, any ``.<name>.*.tmp``)
+        and ``.exec-*`` scratch folders. Every writer of those holds the lock,
+        so this runs only while this store holds it (a no-op otherwise). The
+        KILL file's temps are spared: ``heartbeat kill`` writes without the lock.
+        Failures to remove are ignored; the next tick tries again.
+        """
+        if not self._locked:
+            return 0
+        removed = 0
+        try:
+            entries = os.scandir(self._state_dir)
+        except OSError:
+            return 0
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name[0] != "." or name == LOCK_FILE:
+                    continue
+                try:
+                    if name.startswith(EXEC_SCRATCH_PREFIX):
+                        if entry.is_dir(follow_symlinks=False):
+                            shutil.rmtree(entry.path)
+                            removed += 1
+                    elif (target := temp_target(name)) is not None and target not in _UNLOCKED_WRITES:
+                        os.unlink(entry.path)
+                        removed += 1
+                except OSError:
+                    continue
+        return removed
 
     def load(self) -> AgentState:
         """Read ``state.json``: missing -> a fresh state; old -> migrated; bad -> :class:`StateCorrupt`."""
@@ -259,13 +305,23 @@ class StateStore:
             raise StateCorrupt(path, "is a folder, not a file; not copied aside") from None
         except OSError as exc:
             raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
+        # The fast path: one pass of pydantic over the bytes, in strict mode so
+        # that it accepts only what the dict path below would load unchanged
+        # (no "1" or true as a schema_version, no BOM). Anything else, a
+        # migration or a bad file, takes the dict path, with its messages.
+        try:
+            state = AgentState.model_validate_json(raw_bytes, strict=True)
+        except ValidationError:
+            pass
+        else:
+            if state.schema_version == self._current and "schema_version" in state.model_fields_set:
+                return state
         raw = self._parse(raw_bytes)
         if "schema_version" not in raw:
             self._corrupt(raw_bytes, "schema_version is missing")
         version = raw["schema_version"]
         if not isinstance(version, int) or isinstance(version, bool):
-            found = json.dumps(version)
-            found = found if len(found) <= 40 else found[:39] + "…"
+            found = clip(json.dumps(version), 40)
             self._corrupt(raw_bytes, f"schema_version must be an integer, not {found}")
         if version > self._current:
             raise StateVersionError(path, version, self._current)
@@ -289,7 +345,8 @@ class StateStore:
     def save(self, state: AgentState) -> None:
         """Write ``state.json`` atomically (0600, indented); failure -> :class:`StateWriteError`.
 
-        Under the lock it also removes temp files a killed writer left behind.
+        The state folder is created (0700) if missing. Temp files a killed
+        writer left behind are removed when the lock is taken, not here.
         """
         path = self.state_path
         try:
@@ -298,14 +355,18 @@ class StateStore:
             reason = f"the state is not JSON-serialisable: {_one_line(str(exc))}"
             raise StateWriteError(path, reason) from exc
         try:
-            ensure_private_dir(self._state_dir)
-            if self._locked:
-                clean_stale_temps(self._state_dir, STATE_FILE)
             if self._migrated_from is not None:
                 version, original = self._migrated_from
                 self._copy_aside(f"v{version}", original)
                 self._migrated_from = None
-            atomic_write(path, data, mode=PRIVATE_FILE_MODE)
+            try:
+                atomic_write(path, data, mode=PRIVATE_FILE_MODE)
+            except FileNotFoundError:
+                if os.path.isdir(self._state_dir):
+                    raise
+                # Saved without lock() first: create the folder (0700) now.
+                ensure_private_dir(self._state_dir)
+                atomic_write(path, data, mode=PRIVATE_FILE_MODE)
         except OSError as exc:
             raise StateWriteError(path, exc.strerror or str(exc)) from exc
 

@@ -47,7 +47,9 @@ def actions(
     """ActionRecords for ``calls``: ``(tool, args)`` pairs or dicts with output/error/tick too."""
     found = []
     for index, call in enumerate(calls, 1):
-        spec = {"tool": call[0], "args": call[1]} if isinstance(call, tuple) else dict(call)
+        spec: dict[str, Any] = (
+            {"tool": call[0], "args": call[1]} if isinstance(call, tuple) else dict(call)
+        )
         output = spec.get("output")
         found.append(
             ActionRecord(

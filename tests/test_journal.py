@@ -214,6 +214,28 @@ def test_rotation_with_a_gap_in_the_numbers_keeps_the_order(tmp_path: Path) -> N
     assert [e["n"] for e in journal.read()] == [1, 2, 3, 4]
 
 
+def test_only_numbered_files_count_as_rotated(tmp_path: Path) -> None:
+    """journal.jsonl.bak, .1x or .٣ (not ASCII digits) are neither read nor rotated away."""
+    path = tmp_path / "journal.jsonl"
+    others = ["journal.jsonl.bak", "journal.jsonl.1x", "journal.jsonl.\u0663", "journal.jsonl."]
+    for name in others:
+        (tmp_path / name).write_bytes(b'{"other":true}\n')
+    (tmp_path / "journal.jsonl.1").write_bytes(b'{"n":1}\n')
+    path.write_bytes(b'{"n":2}\n')
+    journal = Journal(path, max_bytes=10, keep=1)
+    assert [e.get("n") for e in journal.read()] == [1, 2]
+    journal.append([{"n": 3}])
+    assert names(tmp_path) == sorted(["journal.jsonl", "journal.jsonl.1", *others])
+
+
+def test_a_missing_folder_is_created_private_at_the_first_append(tmp_path: Path) -> None:
+    """Appending into a folder that does not exist yet creates it 0700 (and the file 0600)."""
+    journal = Journal(tmp_path / "new" / "journal.jsonl")
+    journal.append([{"n": 1}])
+    assert mode(tmp_path / "new") == 0o700 and mode(journal.path) == 0o600
+    assert [e["n"] for e in journal.read()] == [1]
+
+
 def test_rotation_drops_files_beyond_a_lowered_keep(tmp_path: Path) -> None:
     """Rotated files numbered past keep (keep was lowered in the config) are removed at the next rotation."""
     path = tmp_path / "journal.jsonl"

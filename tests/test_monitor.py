@@ -385,3 +385,61 @@ def test_a_custom_tracker_is_used_instead_of_check() -> None:
     assert monitor.record("x", {"i": 2}, now=at(2)) is None
     hit = monitor.record("x", {"i": 3}, now=at(3))
     assert hit is not None and hit.message == "4 actions"
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=_steps, exempt=st.booleans())
+def test_reseeding_at_start_tick_answers_like_a_monitor_built_from_the_kept_state(
+    steps: list[Any], exempt: bool
+) -> None:
+    """start_tick(reseed=True) = a new Monitor from history/progress/actions_total; the runner's way."""
+    cfg = DetectorsConfig(
+        exempt=["log"] if exempt else [],
+        loop=LoopConfig(window=6),
+        empty=EmptyConfig(threshold=2),
+        error_rate=ErrorRateConfig(window=3),
+        no_progress=NoProgressConfig(samples=2),
+    )
+    kept = Monitor(cfg, tick=1)
+    fresh = Monitor(cfg, tick=1)
+    tick = 1
+    for i, (tool, args, output, error, new_tick) in enumerate([*steps, *steps]):
+        if new_tick:
+            tick += 1
+            kept.start_tick(tick, reseed=True)
+            fresh = Monitor(cfg, history=fresh.history, progress=fresh.progress,
+                            actions_total=fresh.actions_total, tick=tick)
+            fresh.start_tick(tick)
+            assert kept.add_progress(float(i % 2), now=at(i)) == fresh.add_progress(float(i % 2), now=at(i))
+        got = kept.record(tool, args, output=output, error=error, now=at(i))
+        want = fresh.record(tool, args, output=output, error=error, now=at(i))
+        assert (got and got.model_dump()) == (want and want.model_dump())
+    assert [r.model_dump() for r in kept.history] == [r.model_dump() for r in fresh.history]
+
+
+def test_a_long_run_is_counted_within_the_kept_history_after_a_reseed() -> None:
+    """Without reseed a repeat run is counted past the kept history; reseeding counts as a fresh Monitor."""
+    carried, reseeded = Monitor(tick=1), Monitor(tick=1)
+    for tick in range(1, 9):
+        carried.start_tick(tick)
+        reseeded.start_tick(tick, reseed=True)
+        for i in range(5):  # the first call of each heartbeat reports the run so far
+            hits = (carried.record("search", {"q": "x"}, output="same page", now=at(tick * 10 + i)),
+                    reseeded.record("search", {"q": "x"}, output="same page", now=at(tick * 10 + i)))
+            if i == 0 and tick > 1:
+                first = hits
+    long, bounded = first
+    assert long is not None and bounded is not None
+    assert long.evidence["count"] == 36
+    assert bounded.evidence["count"] == HISTORY_LIMIT + 1
+
+
+def test_progress_samples_are_built_like_validated_ones() -> None:
+    """add_progress's unvalidated sample equals a validated ProgressSample."""
+    monitor = Monitor(tick=3)
+    monitor.add_progress(2, now=T0, error="x" * 500)
+    monitor.add_progress(None, now=at(1))
+    for sample in monitor.progress:
+        again = ProgressSample.model_validate(sample.model_dump())
+        assert again == sample and again.model_dump_json() == sample.model_dump_json()
+        assert again.model_fields_set == sample.model_fields_set

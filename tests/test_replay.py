@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from heartbeat.config import (
     DetectorsConfig,
@@ -228,3 +230,89 @@ def test_load_trace_keeps_line_numbers() -> None:
     """load_trace skips blank lines and keeps each heartbeat's line number."""
     found = load_trace(TRACES / "stuck_repeat.jsonl")
     assert [n for n, _ in found] == [1, 2, 4, 5, 6, 7]
+
+
+def _reference(lines: list[str], config: HeartbeatConfig) -> list[tuple[int, list[dict[str, Any]], str, int]]:
+    """The replay as the runner lives it: a Monitor built afresh from the saved state every heartbeat."""
+    from heartbeat.models import AgentState
+    from heartbeat.monitor import Monitor
+    from heartbeat.policy import decide
+
+    state = AgentState()
+    clock = SYNTHETIC_START
+    found: list[tuple[int, list[dict[str, Any]], str, int]] = []
+    for tick, (_, line) in enumerate(load_trace(lines), 1):
+        now = line.at or clock
+        clock = now + (config.schedule.every or timedelta(minutes=30))
+        monitor = Monitor(config.detectors, history=state.history, progress=state.progress,
+                          actions_total=state.actions_total, tick=tick)
+        monitor.start_tick(tick)
+        for a in line.actions:
+            monitor.record(a.tool, a.args, output=a.output, error=a.error, cost=a.cost, now=now)
+        monitor.add_progress(line.progress, now=now)
+        decision = decide(state, monitor.tick_anomalies, now, config.policy)
+        state = state.model_copy(update={
+            "history": monitor.history, "progress": monitor.progress, "actions_total": monitor.actions_total,
+            "stuck_streak": decision.stuck_streak, "recovery": decision.recovery,
+        })
+        found.append((tick, [a.model_dump() for a in monitor.tick_anomalies], decision.action,
+                      decision.stuck_streak))
+        if decision.action == "escalate":
+            break
+    return found
+
+
+_trace_action = st.fixed_dictionaries(
+    {"tool": st.sampled_from(["search", "read", "log", "poll"])},
+    optional={
+        "args": st.sampled_from([{"q": 1}, {"q": 2}, {"q": 3}]),
+        "output": st.sampled_from(["", "x", "a long enough output"]),
+        "error": st.just("boom"),
+    },
+)
+_trace_line = st.fixed_dictionaries(
+    {"actions": st.one_of(st.lists(_trace_action, max_size=4), _trace_action.map(lambda a: [a] * 25))},
+    optional={"progress": st.sampled_from([None, 0.0, 0.5, 1.0])},
+)
+_configs = [
+    HeartbeatConfig(policy=PolicyConfig(escalate_after=1000)),
+    HeartbeatConfig.model_validate({
+        "detectors": {"exempt": ["log"], "polling": ["poll"], "loop": {"window": 6},
+                      "empty": {"threshold": 2}, "error_rate": {"window": 3}},
+        "policy": {"escalate_after": 1000}}),
+    HeartbeatConfig.model_validate({
+        "detectors": {"loop": {"window": 8, "exempt": ["read"]}, "repeat": {"threshold": 2},
+                      "no_progress": {"samples": 3}},
+        "policy": {"escalate_after": 4}}),
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(_trace_line, max_size=30), which=st.sampled_from(range(len(_configs))))
+def test_one_monitor_replays_exactly_as_a_monitor_rebuilt_every_heartbeat(
+    lines: list[dict[str, Any]], which: int
+) -> None:
+    """Keeping one Monitor for the trace changes nothing: long repeat runs, exempt tools, flat metrics."""
+    config = _configs[which]
+    text = [json.dumps(line) for line in lines]
+    got = [(t.tick, [a.model_dump() for a in t.anomalies], t.decision.action, t.decision.stuck_streak)
+           for t in replay(text, config)]
+    assert got == _reference(text, config)
+
+
+def test_an_at_too_late_for_the_next_heartbeat_is_a_bad_line() -> None:
+    """`at` within one interval of the end of year 9999 is a TraceError on its line, before any replay."""
+    lines = ['{"progress": 1}', "", '{"at": "9999-12-31T23:59:59+00:00"}']
+    with pytest.raises(TraceError) as caught:
+        replay(lines, HeartbeatConfig())
+    assert caught.value.line == 3 and "too late" in caught.value.reason
+
+
+def test_load_trace_reads_bytes_and_text_alike(tmp_path: Path) -> None:
+    """A file (bytes, a BOM, CRLF) and the same lines as text load to equal heartbeats."""
+    lines = ['{"progress": 0.5, "actions": [{"tool": "s", "args": {"q": "é", "n": 1e300}}]}', "  ",
+             '{"at": "2024-05-01T10:00:00", "actions": [{"tool": "r", "cost": 2}]}', "\u00a0"]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode())
+    assert load_trace(path) == load_trace(lines) == [
+        (1, load_trace(lines[:1])[0][1]), (3, load_trace(lines[2:3])[0][1])]

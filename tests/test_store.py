@@ -11,7 +11,7 @@ import signal
 import stat
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -249,6 +249,44 @@ def test_save_under_the_lock_removes_a_crashed_writers_temp(store: StateStore) -
     with store.lock():
         store.save(AgentState())
     assert not stale.exists()
+
+
+def test_taking_the_lock_removes_what_killed_writers_left(store: StateStore) -> None:
+    """lock() clears temps of any atomic_write and .exec-* scratch folders; .lock and KILL temps stay."""
+    folder = store.state_dir
+    folder.mkdir()
+    left = [".state.json.k1ll3d01.tmp", ".ESCALATION.md.k1ll3d02.tmp", ".state.json.corrupt-x.abc.tmp"]
+    for name in left:
+        (folder / name).write_bytes(b"half a file")
+    scratch = folder / ".exec-abc123"
+    (scratch / "deep").mkdir(parents=True)
+    (scratch / "deep" / "actions.jsonl").write_text("{}")
+    kept = [".KILL.l1v3.tmp", ".gitkeep", "notes.tmp", ".tmp", "journal.jsonl"]
+    for name in kept:
+        (folder / name).write_bytes(b"keep me")
+    with store.lock():
+        assert names(folder) == sorted([".lock", *kept])
+    assert store.clean_stale() == 0  # without the lock it never removes anything
+
+
+def test_clean_stale_under_the_lock_counts_what_it_removed(store: StateStore) -> None:
+    """clean_stale() is one pass; a second one finds nothing left."""
+    with store.lock():
+        (store.state_dir / ".state.json.abcd.tmp").write_bytes(b"")
+        (store.state_dir / ".exec-1").mkdir()
+        assert store.clean_stale() == 2
+        assert store.clean_stale() == 0
+
+
+def test_the_fast_load_gives_what_the_dict_path_gives(store: StateStore) -> None:
+    """A saved state loads (one pydantic pass over the bytes) equal to validating the parsed dict."""
+    state = AgentState(ticks=4, history=[action(i, error="x" if i % 2 else None) for i in range(1, 6)],
+                       data={"n": [1, 2.5, None, "é"], "big": 10**30})
+    store.save(state)
+    loaded = store.load()
+    assert loaded == state
+    by_dict = AgentState.model_validate(json.loads(store.state_path.read_bytes()))
+    assert loaded == by_dict and loaded.model_fields_set == by_dict.model_fields_set
 
 
 def test_save_without_the_lock_leaves_temps_alone(store: StateStore) -> None:
@@ -543,9 +581,7 @@ def test_the_same_corrupt_file_is_copied_aside_only_once(store: StateStore) -> N
 
 def test_copy_names_use_a_utc_stamp(tmp_path: Path) -> None:
     """The copy's stamp is UTC with microseconds, whatever zone the clock answers in."""
-    plus_two = datetime(2024, 1, 2, 5, 4, 5, 6, tzinfo=UTC).astimezone(
-        __import__("datetime").timezone(timedelta(hours=2))
-    )
+    plus_two = datetime(2024, 1, 2, 5, 4, 5, 6, tzinfo=UTC).astimezone(timezone(timedelta(hours=2)))
     store = StateStore(tmp_path, clock=lambda: plus_two)
     write_state_file(store, b"nope")
     with pytest.raises(StateCorrupt) as caught:
@@ -573,7 +609,11 @@ def test_a_failed_copy_aside_is_said_in_the_message(
 ) -> None:
     """If the copy cannot be written, the error still names the problem and says the copy failed."""
     write_state_file(store, b"{")
-    monkeypatch.setattr(os, "link", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space")))
+
+    def no_space(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space")
+
+    monkeypatch.setattr(os, "link", no_space)
     with pytest.raises(StateCorrupt) as caught:
         store.load()
     assert "is not valid JSON" in str(caught.value)
