@@ -93,8 +93,9 @@ class Command:
 
 def run_once(cmd: Command, cwd: Path, env: dict[str, str]) -> float:
     t0 = time.perf_counter()
-    done = subprocess.run(cmd.argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, check=False)
+    done = subprocess.run(
+        cmd.argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
+    )
     elapsed = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"{cmd.name}: exit {done.returncode}: {done.stderr.decode()[-2000:]}")
@@ -110,8 +111,7 @@ def promptise_python(create: bool) -> tuple[Path | None, str]:
         print(f"creating {PROMPTISE_VENV} with {PROMPTISE} (once) ...", file=sys.stderr)
         try:
             subprocess.run([sys.executable, "-m", "venv", str(PROMPTISE_VENV)], check=True)
-            subprocess.run([str(python), "-m", "pip", "install", "-q", PROMPTISE], check=True,
-                           timeout=1200)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", PROMPTISE], check=True, timeout=1200)
         except (subprocess.SubprocessError, OSError) as exc:
             return None, f"not installable here: {exc}"
     probe = subprocess.run([str(python), "-c", PROMPTISE_IMPORT], capture_output=True, check=False)
@@ -132,8 +132,15 @@ _IMPORT_LINE = re.compile(r"import time:\s+(\d+)\s+\|\s+(\d+)\s+\|( *)(\S+)")
 
 
 def import_times(argv: list[str], cwd: Path, env: dict[str, str]) -> list[ImportRow]:
-    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], cwd=cwd, env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    done = subprocess.run(
+        [argv[0], "-X", "importtime", *argv[1:]],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
     rows = []
     for line in done.stderr.splitlines():
         match = _IMPORT_LINE.match(line)
@@ -147,7 +154,7 @@ def parents(rows: list[ImportRow]) -> list[ImportRow | None]:
     """Each row's importer: importtime lists children before their parent, one level deeper."""
     found: list[ImportRow | None] = []
     for i, row in enumerate(rows):
-        found.append(next((r for r in rows[i + 1:] if r.depth < row.depth), None))
+        found.append(next((r for r in rows[i + 1 :] if r.depth < row.depth), None))
     return found
 
 
@@ -160,10 +167,12 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=25, help="rounds of every command (default 25)")
     parser.add_argument("--promptise-reps", type=int, default=5, help="rounds of the promptise import")
     parser.add_argument("--no-promptise", action="store_true", help="leave promptise out")
-    parser.add_argument("--no-promptise-install", action="store_true",
-                        help="use bench/.venv-promptise only if it exists")
-    parser.add_argument("--phase-reps", type=int, default=10,
-                        help="fresh processes timing their own phases (default 10)")
+    parser.add_argument(
+        "--no-promptise-install", action="store_true", help="use bench/.venv-promptise only if it exists"
+    )
+    parser.add_argument(
+        "--phase-reps", type=int, default=10, help="fresh processes timing their own phases (default 10)"
+    )
     parser.add_argument("--top", type=int, default=12, help="heaviest imports to list")
     parser.add_argument("--seed", type=int, default=1, help="seed of the shuffled order")
     args = parser.parse_args()
@@ -187,8 +196,11 @@ def main() -> None:
         commands = [
             Command("python -c pass", [python, "-c", "pass"], args.reps),
             floor,
-            Command("import heartbeat.cli + heartbeat.runner (no tick)",
-                    [python, "-c", "import heartbeat.cli, heartbeat.runner"], args.reps),
+            Command(
+                "import heartbeat.cli + heartbeat.runner (no tick)",
+                [python, "-c", "import heartbeat.cli, heartbeat.runner"],
+                args.reps,
+            ),
             tick_m,
         ]
         tick_script: Command | None = None
@@ -196,8 +208,13 @@ def main() -> None:
             tick_script = Command("heartbeat tick (console script)", [script, "tick"], args.reps)
             commands.append(tick_script)
         if promptise_py is not None:
-            commands.append(Command(f"promptise 1.10.1: {PROMPTISE_IMPORT}",
-                                    [str(promptise_py), "-c", PROMPTISE_IMPORT], args.promptise_reps))
+            commands.append(
+                Command(
+                    f"promptise 1.10.1: {PROMPTISE_IMPORT}",
+                    [str(promptise_py), "-c", PROMPTISE_IMPORT],
+                    args.promptise_reps,
+                )
+            )
 
         for cmd in commands:  # warm the page cache and the .pyc files
             run_once(cmd, work, env)
@@ -210,8 +227,9 @@ def main() -> None:
 
         phases: dict[str, list[float]] = {}
         for _ in range(args.phase_reps):
-            done = subprocess.run([python, "phases.py"], cwd=work, env=env, capture_output=True,
-                                  text=True, check=True)
+            done = subprocess.run(
+                [python, "phases.py"], cwd=work, env=env, capture_output=True, text=True, check=True
+            )
             for name, seconds in json.loads(done.stdout).items():
                 phases.setdefault(name, []).append(seconds)
         tick_rows = import_times([python, "-m", "heartbeat", "tick"], work, env)
@@ -221,42 +239,66 @@ def main() -> None:
     base = median(floor.times)
     print(f"bench_coldstart: {machine()}")
     with_promptise = f" (promptise: {args.promptise_reps})" if promptise_py is not None else ""
-    print(f"{args.reps} shuffled rounds of fresh processes{with_promptise}; "
-          f"the trivial agent ticked {ticks_done} times in all")
+    print(
+        f"{args.reps} shuffled rounds of fresh processes{with_promptise}; "
+        f"the trivial agent ticked {ticks_done} times in all"
+    )
     table(
         ["command", "median ms", "p10 ms", "p90 ms", "vs floor"],
-        [[c.name, ms(median(c.times)), ms(quantile(c.times, 0.1)), ms(quantile(c.times, 0.9)),
-          f"{median(c.times) / base:.2f}x"] for c in commands],
+        [
+            [
+                c.name,
+                ms(median(c.times)),
+                ms(quantile(c.times, 0.1)),
+                ms(quantile(c.times, 0.9)),
+                f"{median(c.times) / base:.2f}x",
+            ]
+            for c in commands
+        ],
         title="Fresh-process wall time",
     )
     if promptise_py is None:
         print(f"promptise 1.10.1: {promptise_note}")
 
     if phases:
-        table(["phase (timed inside one fresh process)", "median ms", "p90 ms"],
-              [[name, ms(median(t)), ms(quantile(t, 0.9))] for name, t in phases.items()],
-              title=f"Where a fresh tick's time goes ({args.phase_reps} processes; interpreter start-up "
-                    "and exit are outside these)")
+        table(
+            ["phase (timed inside one fresh process)", "median ms", "p90 ms"],
+            [[name, ms(median(t)), ms(quantile(t, 0.9))] for name, t in phases.items()],
+            title=f"Where a fresh tick's time goes ({args.phase_reps} processes; interpreter start-up "
+            "and exit are outside these)",
+        )
     packages = {top_level_package(r.name) for r in tick_rows}
     ours = sorted((r for r in tick_rows if r.name.startswith("heartbeat")), key=lambda r: -r.cumulative_us)
-    print(f"\nheartbeat modules imported by a tick ({len(ours)}): "
-          + ", ".join(f"{r.name} {r.cumulative_us / 1000:.1f}/{r.self_us / 1000:.1f}" for r in ours)
-          + " (cumulative/self ms, python -X importtime; it inflates the times)")
+    print(
+        f"\nheartbeat modules imported by a tick ({len(ours)}): "
+        + ", ".join(f"{r.name} {r.cumulative_us / 1000:.1f}/{r.self_us / 1000:.1f}" for r in ours)
+        + " (cumulative/self ms, python -X importtime; it inflates the times)"
+    )
     direct = sorted(
-        ((r, parent) for r, parent in zip(tick_rows, parents(tick_rows), strict=True)
-         if parent is not None and parent.name.startswith("heartbeat")
-         and not r.name.startswith("heartbeat")),
+        (
+            (r, parent)
+            for r, parent in zip(tick_rows, parents(tick_rows), strict=True)
+            if parent is not None
+            and parent.name.startswith("heartbeat")
+            and not r.name.startswith("heartbeat")
+        ),
         key=lambda pair: -pair[0].cumulative_us,
     )[: args.top]
-    table(["imported by", "module", "cumulative ms"],
-          [[parent.name, r.name, ms(r.cumulative_us / 1e6)] for r, parent in direct],
-          title="Heaviest modules heartbeat's own modules import first (importtime)")
+    table(
+        ["imported by", "module", "cumulative ms"],
+        [[parent.name, r.name, ms(r.cumulative_us / 1e6)] for r, parent in direct],
+        title="Heaviest modules heartbeat's own modules import first (importtime)",
+    )
     extra = sorted(packages - {top_level_package(r.name) for r in floor_rows})
-    print(f"\nmodules imported: tick {len(tick_rows)}, floor {len(floor_rows)}; top-level names a tick "
-          f"imports beyond the floor: {', '.join(extra)}")
+    print(
+        f"\nmodules imported: tick {len(tick_rows)}, floor {len(floor_rows)}; top-level names a tick "
+        f"imports beyond the floor: {', '.join(extra)}"
+    )
     bad = [p for p in MUST_NOT_IMPORT if p in packages]
-    print(f"must not be imported by a tick ({', '.join(MUST_NOT_IMPORT)}): "
-          + ("none imported: OK" if not bad else f"IMPORTED: {', '.join(bad)}"))
+    print(
+        f"must not be imported by a tick ({', '.join(MUST_NOT_IMPORT)}): "
+        + ("none imported: OK" if not bad else f"IMPORTED: {', '.join(bad)}")
+    )
 
     ratio_m = median(tick_m.times) / base
     line = f"python -m heartbeat tick {ratio_m:.2f}x"
@@ -264,8 +306,10 @@ def main() -> None:
     if tick_script is not None:
         main_ratio, main_ms = median(tick_script.times) / base, median(tick_script.times)
         line = f"console script {main_ratio:.2f}x, {line}"
-    print(f"\nRATIO heartbeat tick / pydantic floor = {main_ratio:.2f}x ({ms(main_ms)} ms vs "
-          f"{ms(base)} ms; {line}); {verdict(main_ratio, TARGET)}")
+    print(
+        f"\nRATIO heartbeat tick / pydantic floor = {main_ratio:.2f}x ({ms(main_ms)} ms vs "
+        f"{ms(base)} ms; {line}); {verdict(main_ratio, TARGET)}"
+    )
 
 
 if __name__ == "__main__":

@@ -81,8 +81,15 @@ for line in sys.stdin:
 
 Trace = list[tuple[str, dict[str, Any] | None, str | None, str | None]]
 TOPICS = (
-    "heat pump subsidies", "river flood models", "battery recycling", "urban tree cover",
-    "coastal erosion", "grid storage", "soil carbon", "wildfire smoke", "rail freight",
+    "heat pump subsidies",
+    "river flood models",
+    "battery recycling",
+    "urban tree cover",
+    "coastal erosion",
+    "grid storage",
+    "soil carbon",
+    "wildfire smoke",
+    "rail freight",
 )
 
 
@@ -122,15 +129,17 @@ def make_trace(n: int, seed: int = 7) -> Trace:
                 else:
                     add("fetch", {"url": url, "timeout": 30}, _text(rng, 500, 1500))
         elif roll < 0.60:  # paging with an advancing cursor
-            add("list_items", {"cursor": cursor, "limit": 50, "filter": {"state": "open"}},
-                _text(rng, 100, 400))
+            add(
+                "list_items",
+                {"cursor": cursor, "limit": 50, "filter": {"state": "open"}},
+                _text(rng, 100, 400),
+            )
             cursor += 50
         elif roll < 0.70:  # polling a job until its status stops changing
             status += rng.random() < 0.7
             add("get_status", {"job_id": "job-17"}, f"running, {status % 100}% done")
         elif roll < 0.80:  # writing notes
-            add("write_note", {"path": f"notes/{rng.randrange(200)}.md", "text": _text(rng, 80, 240)},
-                "ok")
+            add("write_note", {"path": f"notes/{rng.randrange(200)}.md", "text": _text(rng, 80, 240)}, "ok")
         elif roll < 0.84:  # stuck: the same search again and again
             query = f"{rng.choice(TOPICS)} latest"
             for _ in range(rng.randint(3, 5)):
@@ -143,11 +152,18 @@ def make_trace(n: int, seed: int = 7) -> Trace:
                 add("fetch", {"url": url, "timeout": 30}, _text(rng, 500, 900))
         elif roll < 0.90:  # a failing dependency
             for _ in range(rng.randint(2, 6)):
-                add("fetch", {"url": "https://api.example.org/v2/items", "timeout": 30}, None,
-                    "503 Service Unavailable")
+                add(
+                    "fetch",
+                    {"url": "https://api.example.org/v2/items", "timeout": 30},
+                    None,
+                    "503 Service Unavailable",
+                )
         else:  # asking the model: the prompt is the argument
-            add("llm", {"model": "small", "prompt": _text(rng, 300, 1200), "temperature": 0.2},
-                _text(rng, 50, 600))
+            add(
+                "llm",
+                {"model": "small", "prompt": _text(rng, 300, 1200), "temperature": 0.2},
+                _text(rng, 50, 600),
+            )
     return trace[:n]
 
 
@@ -214,8 +230,12 @@ def main() -> None:
             trace_file.write_text(json.dumps(trace))
             script = Path(tmp) / "promptise_child.py"
             script.write_text(CHILD)
-            child = subprocess.Popen([str(python), str(script), str(trace_file)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+            child = subprocess.Popen(
+                [str(python), str(script), str(trace_file)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
 
         ours: dict[int, list[float]] = {w: [] for w in WINDOWS}
         floor: dict[int, list[float]] = {w: [] for w in WINDOWS}
@@ -244,13 +264,23 @@ def main() -> None:
             return ["-", "-"]
         return [f"{min(values) * 1e6:,.2f}", f"{median(values) * 1e6:,.2f}"]
 
-    rows = [["heartbeat Monitor.record (repeat, loop, empty, error_rate)",
-             *(cell for w in WINDOWS for cell in us(ours[w]))],
-            ["  of which fingerprint + ActionRecord (no detectors)",
-             *(cell for w in WINDOWS for cell in us(floor[w]))]]
+    rows = [
+        [
+            "heartbeat Monitor.record (repeat, loop, empty, error_rate)",
+            *(cell for w in WINDOWS for cell in us(ours[w])),
+        ],
+        [
+            "  of which fingerprint + ActionRecord (no detectors)",
+            *(cell for w in WINDOWS for cell in us(floor[w])),
+        ],
+    ]
     if python is not None:
-        rows.append(["promptise 1.10.1 HealthMonitor.record_tool_call",
-                     *(cell for w in WINDOWS for cell in us(theirs[w]))])
+        rows.append(
+            [
+                "promptise 1.10.1 HealthMonitor.record_tool_call",
+                *(cell for w in WINDOWS for cell in us(theirs[w])),
+            ]
+        )
     table(
         ["subject (µs per action)", *(f"{k} w={w}" for w in WINDOWS for k in ("best", "median"))],
         rows,

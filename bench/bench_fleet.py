@@ -41,7 +41,7 @@ from heartbeat.schedule import Runner, make_trigger
 
 
 def write_fleet(folder: Path, agents: int, interval: float) -> Path:
-    lines = ['[agent]', 'step = "fleet_agent:step"', "", "[schedule]", f'every = "{interval:g}s"', ""]
+    lines = ["[agent]", 'step = "fleet_agent:step"', "", "[schedule]", f'every = "{interval:g}s"', ""]
     for i in range(agents):
         lines += ["[[agents]]", f'name = "a{i:03d}"', f'state_dir = "agents/a{i:03d}"', ""]
     (folder / "fleet_agent.py").write_text(TRIVIAL_AGENT)
@@ -128,8 +128,12 @@ def run_in_process(config_path: Path, duration: float, interval: float) -> Fleet
 
         hb.tick = timed  # type: ignore[method-assign]
 
-    runner = Runner(heartbeats, make_trigger(every=timedelta(seconds=interval), cron=None),
-                    misfire_grace_time=config.schedule.misfire_grace_time, on_note=lambda text: None)
+    runner = Runner(
+        heartbeats,
+        make_trigger(every=timedelta(seconds=interval), cron=None),
+        misfire_grace_time=config.schedule.misfire_grace_time,
+        on_note=lambda text: None,
+    )
 
     def executed(event: JobExecutionEvent) -> None:
         if event.job_id.startswith("tick:"):
@@ -178,8 +182,12 @@ def run_in_process(config_path: Path, duration: float, interval: float) -> Fleet
 def run_cli(config_path: Path, duration: float, agents: list[Path]) -> FleetRun:
     before = {p: _ticks(p) for p in agents}
     cpu0, wall0 = children_cpu(), time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "heartbeat", "run", "--config", str(config_path)],
-                            cwd=config_path.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "heartbeat", "run", "--config", str(config_path)],
+        cwd=config_path.parent,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     time.sleep(duration)
     killed = time.perf_counter()
     KillSwitch(config_path.parent / "KILL").engage("bench_fleet: time is up")
@@ -206,8 +214,12 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=200, help="agents in the fleet (default 200)")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds before the KILL (default 60)")
     parser.add_argument("--interval", type=float, default=1.0, help="tick interval in seconds (default 1)")
-    parser.add_argument("--baseline-rounds", type=int, default=2,
-                        help="sequential rounds over all agents, half before and half after (default 2)")
+    parser.add_argument(
+        "--baseline-rounds",
+        type=int,
+        default=2,
+        help="sequential rounds over all agents, half before and half after (default 2)",
+    )
     parser.add_argument("--cli", action="store_true", help="run `heartbeat run` as a child process instead")
     parser.add_argument("--dir", type=Path, default=None, help="work folder (default: a temp folder)")
     args = parser.parse_args()
@@ -237,13 +249,18 @@ def main() -> None:
     base_cpu = base.cpu / base.ticks if base.ticks else math.nan
     mode = "`heartbeat run` child process" if args.cli else "schedule.Runner in this process"
     print(f"bench_fleet: {machine()}")
-    print(f"{args.agents} agents, every {args.interval:g} s, for {args.duration:g} s ({mode}); "
-          f"run ended with exit {fleet.exit_code}: {fleet.reason}")
+    print(
+        f"{args.agents} agents, every {args.interval:g} s, for {args.duration:g} s ({mode}); "
+        f"run ended with exit {fleet.exit_code}: {fleet.reason}"
+    )
     rows = [
         ["ticks scheduled in the window", f"{scheduled:,}", f"{args.agents} x {per_agent}"],
-        ["ticks completed in the window", f"{fleet.completed_in_window:,}",
-         f"{100 * fleet.completed_in_window / scheduled:.1f}%"
-         + ("; counted from state.json, the window starts with the child" if args.cli else "")],
+        [
+            "ticks completed in the window",
+            f"{fleet.completed_in_window:,}",
+            f"{100 * fleet.completed_in_window / scheduled:.1f}%"
+            + ("; counted from state.json, the window starts with the child" if args.cli else ""),
+        ],
         ["ticks missing (coalesced/skipped)", f"{missing:,}", ""],
         ["ticks that ran in all", f"{fleet.completed:,}", "incl. any scheduled after the window"],
     ]
@@ -252,26 +269,36 @@ def main() -> None:
             ["APScheduler misfires", str(fleet.misfired), "past misfire_grace_time"],
             ["skipped: still running", str(fleet.max_instance_skips), "max_instances=1"],
             ["outcomes", ", ".join(f"{k} {v}" for k, v in sorted(fleet.outcomes.items())), ""],
-            ["completion lag p50 / p95 / max ms",
-             f"{ms(median(fleet.lag))} / {ms(quantile(fleet.lag, 0.95))} / {ms(max(fleet.lag))}",
-             "done minus scheduled time"],
-            ["tick wall in the fleet p50 / p95 ms",
-             f"{ms(median(fleet.tick_wall))} / {ms(quantile(fleet.tick_wall, 0.95))}", "32 worker threads"],
+            [
+                "completion lag p50 / p95 / max ms",
+                f"{ms(median(fleet.lag))} / {ms(quantile(fleet.lag, 0.95))} / {ms(max(fleet.lag))}",
+                "done minus scheduled time",
+            ],
+            [
+                "tick wall in the fleet p50 / p95 ms",
+                f"{ms(median(fleet.tick_wall))} / {ms(quantile(fleet.tick_wall, 0.95))}",
+                "32 worker threads",
+            ],
             ["rusage user / sys s", f"{fleet.rusage_user:.2f} / {fleet.rusage_sys:.2f}", ""],
         ]
     rows += [
-        ["CPU s (process) / wall s", f"{fleet.cpu:.2f} / {fleet.wall:.2f}",
-         f"{100 * fleet.cpu / fleet.wall:.0f}% of one CPU"
-         + (", incl. the child's start-up" if args.cli else "")],
+        [
+            "CPU s (process) / wall s",
+            f"{fleet.cpu:.2f} / {fleet.wall:.2f}",
+            f"{100 * fleet.cpu / fleet.wall:.0f}% of one CPU"
+            + (", incl. the child's start-up" if args.cli else ""),
+        ],
         ["CPU per tick in the fleet", f"{ms(cpu_tick)} ms", ""],
         ["baseline: CPU per sequential tick", f"{ms(base_cpu)} ms", f"{base.ticks} ticks, no scheduler"],
         ["baseline: wall per sequential tick p50", f"{ms(median(base.wall))} ms", ""],
         ["stop after KILL", f"{fleet.stop_latency:.2f} s", "target: about 1 s"],
     ]
     table(["", "value", "note"], rows)
-    print(f"\nRATIO completed / scheduled = {fleet.completed_in_window / scheduled:.3f} "
-          f"({fleet.completed_in_window:,} of {scheduled:,}); CPU per tick fleet / sequential = "
-          f"{cpu_tick / base_cpu:.2f}x ({ms(cpu_tick)} vs {ms(base_cpu)} ms)")
+    print(
+        f"\nRATIO completed / scheduled = {fleet.completed_in_window / scheduled:.3f} "
+        f"({fleet.completed_in_window:,} of {scheduled:,}); CPU per tick fleet / sequential = "
+        f"{cpu_tick / base_cpu:.2f}x ({ms(cpu_tick)} vs {ms(base_cpu)} ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -75,8 +75,9 @@ def drive(hb: Heartbeat, n: int, label: str) -> list[float]:
 
 def fast_forward(hb: Heartbeat, to_ticks: int) -> None:
     """Append ``to_ticks - ticks`` ticks' worth of records to the state and the journal, then save."""
-    journal = Journal(hb.store.journal_path, max_bytes=hb.config.journal.max_bytes,
-                      keep=hb.config.journal.keep)
+    journal = Journal(
+        hb.store.journal_path, max_bytes=hb.config.journal.max_bytes, keep=hb.config.journal.keep
+    )
     with hb.store.lock():
         state = hb.store.load()
         template = [e for e in journal.tail(20) if e.get("tick") == state.ticks]
@@ -90,9 +91,15 @@ def fast_forward(hb: Heartbeat, to_ticks: int) -> None:
             output = "3 results for the query"
             state.actions_total += 1
             record = ActionRecord(
-                index=state.actions_total, tick=n, at=now, tool="noop",
+                index=state.actions_total,
+                tick=n,
+                at=now,
+                tool="noop",
                 fingerprint=fingerprint("noop", args, volatile=volatile),
-                summary=summarize("noop", args, volatile), output_len=len(output), error=None, cost=0.0,
+                summary=summarize("noop", args, volatile),
+                output_len=len(output),
+                error=None,
+                cost=0.0,
             )
             append_bounded(state.history, record, max(HISTORY_LIMIT, hb.config.detectors.history_needed()))
             append_bounded(state.progress, ProgressSample(tick=n, at=now, value=None), PROGRESS_LIMIT)
@@ -126,10 +133,12 @@ def journal_files(hb: Heartbeat) -> tuple[int, int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ticks", default="1,1000,100000",
-                        help="checkpoints, comma-separated (default 1,1000,100000)")
-    parser.add_argument("--real-ticks", type=int, default=1_000,
-                        help="real ticks before a fast-forward (default 1000)")
+    parser.add_argument(
+        "--ticks", default="1,1000,100000", help="checkpoints, comma-separated (default 1,1000,100000)"
+    )
+    parser.add_argument(
+        "--real-ticks", type=int, default=1_000, help="real ticks before a fast-forward (default 1000)"
+    )
     parser.add_argument("--real", action="store_true", help="drive every checkpoint with real ticks")
     parser.add_argument("--reps", type=int, default=200, help="timed ticks per checkpoint (default 200)")
     parser.add_argument("--journal-max-bytes", type=int, default=JournalConfig().max_bytes)
@@ -159,7 +168,7 @@ def main() -> None:
         snapshots = {n: hb.store.state_path.read_bytes() for n, hb in folders.items()}
         times: dict[int, list[float]] = {n: [] for n in checkpoints}
         for i in range(args.reps):
-            order = checkpoints[i % len(checkpoints):] + checkpoints[: i % len(checkpoints)]
+            order = checkpoints[i % len(checkpoints) :] + checkpoints[: i % len(checkpoints)]
             for n in order:
                 hb = folders[n]
                 hb.store.state_path.write_bytes(snapshots[n])  # untimed: back to "after n"
@@ -167,36 +176,64 @@ def main() -> None:
         journals = {n: journal_files(hb) for n, hb in folders.items()}
 
     print(f"bench_growth: {machine()}")
-    print(f"setup {setup:.1f} s; {args.reps} interleaved timed ticks per checkpoint, each from the "
-          f"checkpoint's snapshot; journal max_bytes={args.journal_max_bytes:,} keep={args.journal_keep}")
+    print(
+        f"setup {setup:.1f} s; {args.reps} interleaved timed ticks per checkpoint, each from the "
+        f"checkpoint's snapshot; journal max_bytes={args.journal_max_bytes:,} keep={args.journal_keep}"
+    )
     ref = checkpoints[1] if len(checkpoints) > 1 else checkpoints[0]
     bound = (args.journal_keep + 1) * args.journal_max_bytes
     rows = []
     for n in checkpoints:
         live, rotated, total = journals[n]
-        rows.append([
-            f"{n:,}", how[n], f"{len(snapshots[n]):,}", us(median(times[n])), us(quantile(times[n], 0.9)),
-            f"{median(times[n]) / median(times[ref]):.2f}x", human_bytes(live), str(rotated),
-            human_bytes(total),
-        ])
-    table(["after ticks", "how", "state B", "tick med us", "p90 us", f"vs {ref:,}", "journal",
-           "rotated", "journal total"], rows)
+        rows.append(
+            [
+                f"{n:,}",
+                how[n],
+                f"{len(snapshots[n]):,}",
+                us(median(times[n])),
+                us(quantile(times[n], 0.9)),
+                f"{median(times[n]) / median(times[ref]):.2f}x",
+                human_bytes(live),
+                str(rotated),
+                human_bytes(total),
+            ]
+        )
+    table(
+        [
+            "after ticks",
+            "how",
+            "state B",
+            "tick med us",
+            "p90 us",
+            f"vs {ref:,}",
+            "journal",
+            "rotated",
+            "journal total",
+        ],
+        rows,
+    )
     longest = max(checkpoints, key=lambda n: len(drive_times[n]))
     real = drive_times[longest]
     if len(real) >= 10:
         tenth = len(real) // 10
-        print(f"\nreal ticks while driving the {longest:,} folder, median us per tenth of the run: "
-              + ", ".join(us(median(real[i * tenth:(i + 1) * tenth])).strip() for i in range(10)))
+        print(
+            f"\nreal ticks while driving the {longest:,} folder, median us per tenth of the run: "
+            + ", ".join(us(median(real[i * tenth : (i + 1) * tenth])).strip() for i in range(10))
+        )
     total_last = journals[checkpoints[-1]][2]
-    print(f"journal bound (keep + 1) x max_bytes = {human_bytes(bound)}; after {checkpoints[-1]:,} ticks: "
-          f"{human_bytes(total_last)} -> {'within' if total_last <= bound else 'OVER'} the bound")
+    print(
+        f"journal bound (keep + 1) x max_bytes = {human_bytes(bound)}; after {checkpoints[-1]:,} ticks: "
+        f"{human_bytes(total_last)} -> {'within' if total_last <= bound else 'OVER'} the bound"
+    )
     last = checkpoints[-1]
     t_ratio = median(times[last]) / median(times[ref])
     s_ratio = len(snapshots[last]) / len(snapshots[ref])
     ok = t_ratio <= TIME_TARGET and s_ratio <= SIZE_TARGET and total_last <= bound
-    print(f"\nRATIO after {last:,} / after {ref:,}: tick time {t_ratio:.2f}x, state size {s_ratio:.3f}x "
-          f"(flat = <= {TIME_TARGET}x and <= {SIZE_TARGET}x, journal within bound: "
-          f"{'met' if ok else 'MISSED'}; {how[last]})")
+    print(
+        f"\nRATIO after {last:,} / after {ref:,}: tick time {t_ratio:.2f}x, state size {s_ratio:.3f}x "
+        f"(flat = <= {TIME_TARGET}x and <= {SIZE_TARGET}x, journal within bound: "
+        f"{'met' if ok else 'MISSED'}; {how[last]})"
+    )
 
 
 if __name__ == "__main__":

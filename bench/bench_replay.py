@@ -47,13 +47,17 @@ def make_trace(path: Path, actions: int, per_tick: int, stuck_every: int, error_
         n = min(per_tick, actions - done)
         batch: list[dict[str, Any]] = []
         if stuck_every and tick % stuck_every == 0:
-            batch = [{"tool": "search", "args": {"q": "the same query"}, "output": "no new results"}
-                     for _ in range(n)]
+            batch = [
+                {"tool": "search", "args": {"q": "the same query"}, "output": "no new results"}
+                for _ in range(n)
+            ]
         else:
             for j in range(n):
                 k = done + j + 1
-                action: dict[str, Any] = {"tool": TOOLS[k % len(TOOLS)],
-                                          "args": {"q": f"topic {tick} angle {j}", "page": j + 1}}
+                action: dict[str, Any] = {
+                    "tool": TOOLS[k % len(TOOLS)],
+                    "args": {"q": f"topic {tick} angle {j}", "page": j + 1},
+                }
                 if error_every and k % error_every == 0:
                     action["error"] = "TimeoutError: upstream did not answer in 30s"
                 else:
@@ -105,8 +109,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=100_000, help="actions in the trace (default 100000)")
     parser.add_argument("--actions-per-tick", type=int, default=5, help="actions per heartbeat (default 5)")
-    parser.add_argument("--stuck-every", type=int, default=100,
-                        help="a repeating heartbeat every N (0: none)")
+    parser.add_argument(
+        "--stuck-every", type=int, default=100, help="a repeating heartbeat every N (0: none)"
+    )
     parser.add_argument("--error-every", type=int, default=25, help="an errored action every N (0: none)")
     parser.add_argument("--reps", type=int, default=3, help="in-process rounds (default 3)")
     parser.add_argument("--cli-reps", type=int, default=3, help="fresh-process rounds (default 3; 0: skip)")
@@ -146,9 +151,11 @@ def main() -> None:
         return [name, f"{t:.3f}", f"{n / t:,.0f}", f"{ticks / t:,.0f}", f"{t / baseline:.1f}x"]
 
     print(f"bench_replay: {machine()}")
-    print(f"trace: {n:,} actions in {ticks:,} heartbeats ({args.actions_per_tick}/heartbeat), "
-          f"{human_bytes(size)}; {replayed:,} heartbeats replayed, {anomalies} anomalies "
-          f"(a repeat every {args.stuck_every} heartbeats); medians of {args.reps} interleaved rounds")
+    print(
+        f"trace: {n:,} actions in {ticks:,} heartbeats ({args.actions_per_tick}/heartbeat), "
+        f"{human_bytes(size)}; {replayed:,} heartbeats replayed, {anomalies} anomalies "
+        f"(a repeat every {args.stuck_every} heartbeats); medians of {args.reps} interleaved rounds"
+    )
     rows = [
         row("baseline: read + json.loads per line", "parse", base),
         row("heartbeat.replay.load_trace (parse + validate)", "load", base),
@@ -162,16 +169,22 @@ def main() -> None:
         ]
     table(["", "seconds", "actions/s", "heartbeats/s", "vs baseline"], rows)
     detect = median(times["replay"]) - median(times["load"])
-    print(f"\nreplay share: parse + validate {median(times['load']):.3f} s, detectors + policy + state "
-          f"copies {detect:.3f} s ({detect / n * 1e6:.1f} us per action, {detect / ticks * 1e6:.0f} us "
-          f"per heartbeat)")
+    print(
+        f"\nreplay share: parse + validate {median(times['load']):.3f} s, detectors + policy + state "
+        f"copies {detect:.3f} s ({detect / n * 1e6:.1f} us per action, {detect / ticks * 1e6:.0f} us "
+        f"per heartbeat)"
+    )
     ratio = median(times["replay"]) / base
     cli_note = ""
     if args.cli_reps:
-        cli_note = (f"; CLI {n / median(times['cli']):,.0f} actions/s, "
-                    f"{median(times['cli']) / median(times['cli_parse']):.1f}x its parse-only process")
-    print(f"\nRATIO replay / json-parse baseline = {ratio:.1f}x slower "
-          f"({n / median(times['replay']):,.0f} vs {n / base:,.0f} actions/s{cli_note})")
+        cli_note = (
+            f"; CLI {n / median(times['cli']):,.0f} actions/s, "
+            f"{median(times['cli']) / median(times['cli_parse']):.1f}x its parse-only process"
+        )
+    print(
+        f"\nRATIO replay / json-parse baseline = {ratio:.1f}x slower "
+        f"({n / median(times['replay']):,.0f} vs {n / base:,.0f} actions/s{cli_note})"
+    )
 
 
 if __name__ == "__main__":

@@ -226,18 +226,26 @@ def breakdown(hb: Heartbeat, ticks: int) -> tuple[list[list[str]], float]:
             key=lambda k: -probe.median(k),
         )
         each = probe.median(key)
-        rows.append([
-            "  " * depth + key[-1],
-            f"{probe.calls[key] / ticks:g}",
-            us(each / 1e9),
-            f"{100 * each / tick_ns:.1f}%",
-        ])
+        rows.append(
+            [
+                "  " * depth + key[-1],
+                f"{probe.calls[key] / ticks:g}",
+                us(each / 1e9),
+                f"{100 * each / tick_ns:.1f}%",
+            ]
+        )
         for child in children:
             walk(child, depth + 1)
         if children:
             rest = probe.median_rest(key, children)
-            rows.append(["  " * (depth + 1) + "(rest, not wrapped)", "", us(rest / 1e9),
-                         f"{100 * rest / tick_ns:.1f}%"])
+            rows.append(
+                [
+                    "  " * (depth + 1) + "(rest, not wrapped)",
+                    "",
+                    us(rest / 1e9),
+                    f"{100 * rest / tick_ns:.1f}%",
+                ]
+            )
 
     walk(root, 0)
     return rows, tick_ns / 1e9
@@ -250,13 +258,40 @@ def stage_costs(hb: Heartbeat, scratch: Path, reps: int) -> list[list[str]]:
     data = hb.store.state_path.read_bytes()
     raw = json.loads(data)
     state = AgentState.model_validate(raw)
-    events = [{"at": "2026-01-01T00:00:00+00:00", "agent": "agent", "tick": 1, "event": "action",
-               "index": 1, "tool": "noop", "summary": 'noop({"n":1})', "output_len": 8,
-               "error": None, "cost": 0.0},
-              {"at": "2026-01-01T00:00:00+00:00", "agent": "agent", "tick": 1, "event": "decision",
-               "decision": "continue", "stuck_streak": 0, "instructions": None},
-              {"at": "2026-01-01T00:00:00+00:00", "agent": "agent", "tick": 1, "event": "tick",
-               "outcome": "ran", "exit_code": 0, "actions": 1, "progress": None, "message": "tick 1"}]
+    events = [
+        {
+            "at": "2026-01-01T00:00:00+00:00",
+            "agent": "agent",
+            "tick": 1,
+            "event": "action",
+            "index": 1,
+            "tool": "noop",
+            "summary": 'noop({"n":1})',
+            "output_len": 8,
+            "error": None,
+            "cost": 0.0,
+        },
+        {
+            "at": "2026-01-01T00:00:00+00:00",
+            "agent": "agent",
+            "tick": 1,
+            "event": "decision",
+            "decision": "continue",
+            "stuck_streak": 0,
+            "instructions": None,
+        },
+        {
+            "at": "2026-01-01T00:00:00+00:00",
+            "agent": "agent",
+            "tick": 1,
+            "event": "tick",
+            "outcome": "ran",
+            "exit_code": 0,
+            "actions": 1,
+            "progress": None,
+            "message": "tick 1",
+        },
+    ]
     scratch.mkdir(exist_ok=True)
     journal = Journal(scratch / "journal.jsonl", max_bytes=10**9)
     kill = KillSwitch(scratch / "KILL")
@@ -279,6 +314,7 @@ def stage_costs(hb: Heartbeat, scratch: Path, reps: int) -> list[list[str]]:
                     sync(fd)
             finally:
                 os.close(fd)
+
         return append
 
     stages: list[tuple[str, Callable[[], object]]] = [
@@ -313,12 +349,21 @@ def stage_costs(hb: Heartbeat, scratch: Path, reps: int) -> list[list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=600, help="interleaved tick/floor pairs (default 600)")
-    parser.add_argument("--warmup", type=int, default=200,
-                        help="ticks before timing, so the history is at its bound (default 200)")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=200,
+        help="ticks before timing, so the history is at its bound (default 200)",
+    )
     parser.add_argument("--breakdown-ticks", type=int, default=400, help="ticks for the breakdown")
     parser.add_argument("--stage-reps", type=int, default=300, help="rounds of the stage micro-benchmarks")
-    parser.add_argument("--profile", type=int, default=0, metavar="N",
-                        help="also cProfile the ticks and print the top N functions by own time")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also cProfile the ticks and print the top N functions by own time",
+    )
     parser.add_argument("--dir", type=Path, default=None, help="work folder (default: a temp folder)")
     args = parser.parse_args()
 
@@ -343,29 +388,47 @@ def main() -> None:
         tick_med, floor_med = median(ticks), median(floors)
         ratio = tick_med / floor_med
         print(f"bench_tick: {machine()}")
-        print(f"state.json {size:,} B after {args.warmup} warm-up ticks; {args.reps} interleaved pairs; "
-              f"temp folder on {root}")
+        print(
+            f"state.json {size:,} B after {args.warmup} warm-up ticks; {args.reps} interleaved pairs; "
+            f"temp folder on {root}"
+        )
         table(
             ["", "median us", "p10 us", "p90 us"],
             [
-                ["floor: FileLock + atomic_write", us(floor_med), us(quantile(floors, 0.1)),
-                 us(quantile(floors, 0.9))],
-                ["Heartbeat.tick() (trivial step)", us(tick_med), us(quantile(ticks, 0.1)),
-                 us(quantile(ticks, 0.9))],
+                [
+                    "floor: FileLock + atomic_write",
+                    us(floor_med),
+                    us(quantile(floors, 0.1)),
+                    us(quantile(floors, 0.9)),
+                ],
+                [
+                    "Heartbeat.tick() (trivial step)",
+                    us(tick_med),
+                    us(quantile(ticks, 0.1)),
+                    us(quantile(ticks, 0.9)),
+                ],
                 ["difference", us(tick_med - floor_med), "", ""],
             ],
             title="Tick vs floor",
         )
-        table(["part", "calls/tick", "us/tick", "of tick"], rows,
-              title=f"Where a tick's time goes (medians per tick over {args.breakdown_ticks} "
-                    f"instrumented ticks; {us(instrumented)} us each incl. timer overhead)")
-        table(["stage (same bytes, alone)", "median us", "p90 us"], stages,
-              title=f"Single stages ({args.stage_reps} interleaved rounds)")
+        table(
+            ["part", "calls/tick", "us/tick", "of tick"],
+            rows,
+            title=f"Where a tick's time goes (medians per tick over {args.breakdown_ticks} "
+            f"instrumented ticks; {us(instrumented)} us each incl. timer overhead)",
+        )
+        table(
+            ["stage (same bytes, alone)", "median us", "p90 us"],
+            stages,
+            title=f"Single stages ({args.stage_reps} interleaved rounds)",
+        )
         if args.profile:
             print(f"\ncProfile of {args.breakdown_ticks} ticks, top {args.profile} by own time:")
             pstats.Stats(profiler).sort_stats("tottime").print_stats(args.profile)
-        print(f"\nRATIO tick / floor = {ratio:.2f}x ({us(tick_med)} us vs {us(floor_med)} us); "
-              f"{verdict(ratio, TARGET)}")
+        print(
+            f"\nRATIO tick / floor = {ratio:.2f}x ({us(tick_med)} us vs {us(floor_med)} us); "
+            f"{verdict(ratio, TARGET)}"
+        )
 
 
 if __name__ == "__main__":

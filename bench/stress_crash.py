@@ -46,9 +46,14 @@ def main() -> int:
     print(f"crash stress: {args.kills} + {args.cli_kills} SIGKILLs, seed {args.seed}")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="hb-crash-") as tmp, ra.webhook_server() as server:
-        report = ra.crash_campaign(Path(tmp) / "agent", server, kills=args.kills,
-                                   cli_kills=args.cli_kills, seed=args.seed,
-                                   log=lambda line: print(line, flush=True))
+        report = ra.crash_campaign(
+            Path(tmp) / "agent",
+            server,
+            kills=args.kills,
+            cli_kills=args.cli_kills,
+            seed=args.seed,
+            log=lambda line: print(line, flush=True),
+        )
     print(report.summary())
     print(f"took {time.monotonic() - started:.0f} s")
     print("RESULT:", "nothing lost" if not report.problems else f"{len(report.problems)} PROBLEMS")

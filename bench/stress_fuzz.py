@@ -32,8 +32,10 @@ CHECKS = {"state": ra.check_state_file, "config": ra.check_config_file, "trace":
 
 def _counting(check: Any, outcomes: Counter[str]) -> Any:
     """A one-argument function for @given that runs ``check`` and counts its outcome."""
+
     def one(raw: bytes) -> None:
         outcomes[check(raw)] += 1
+
     return one
 
 
@@ -42,18 +44,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=3000, help="inputs per kind")
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--known-bugs", action="store_true",
-                        help="also try the inputs of bugs already pinned by xfail tests")
     args = parser.parse_args()
-    strategies = ra.strategies(known_bugs=args.known_bugs)
+    strategies = ra.strategies()
     failed = False
     for kind, check in CHECKS.items():
         outcomes: Counter[str] = Counter()
         started = time.monotonic()
 
-        test = settings(max_examples=args.examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck))(
-            given(strategies[kind])(_counting(check, outcomes)))
+        test = settings(
+            max_examples=args.examples, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        )(given(strategies[kind])(_counting(check, outcomes)))
         if args.seed is not None:
             test = seed(args.seed)(test)
         try:
@@ -63,8 +63,10 @@ def main() -> int:
             print(f"{kind}: BROKEN PROMISE after {sum(outcomes.values())} inputs: {exc!r}"[:2000])
             continue
         tried = sum(outcomes.values())
-        print(f"{kind:>6}: {tried} inputs tried in {time.monotonic() - started:.0f} s: "
-              + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
+        print(
+            f"{kind:>6}: {tried} inputs tried in {time.monotonic() - started:.0f} s: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
+        )
     print("RESULT:", "every input accepted or cleanly rejected" if not failed else "PROBLEMS")
     return 1 if failed else 0
 

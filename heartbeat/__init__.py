@@ -74,12 +74,12 @@ __all__ = [
     "TickResult",
     "TraceError",
     "WebhookNotifier",
+    "__version__",
     "build_detectors",
     "decide",
     "fingerprint",
     "load_config",
     "replay",
-    "__version__",
 ]
 
 

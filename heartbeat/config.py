@@ -327,10 +327,7 @@ class HeartbeatConfig(_Config):
         if not self.agents:
             return [self.agent]
         base = self.agent.model_dump(exclude_unset=False)
-        return [
-            AgentConfig.model_validate({**base, **a.model_dump(exclude_unset=True)})
-            for a in self.agents
-        ]
+        return [AgentConfig.model_validate({**base, **a.model_dump(exclude_unset=True)}) for a in self.agents]
 
     def resolve(self, path: Path) -> Path:
         """A path from the config, relative to the config file's folder."""

@@ -101,8 +101,11 @@ class StepContext:
                     action=self._monitor.actions_total,
                     at=now,
                     tool=tool,
-                    evidence={"actions_this_tick": self.actions, "actions_today": self._counters.actions,
-                              "cost_today": self._counters.cost},
+                    evidence={
+                        "actions_this_tick": self.actions,
+                        "actions_today": self._counters.actions,
+                        "cost_today": self._counters.cost,
+                    },
                 )
             return self.budget_anomaly
         return hit

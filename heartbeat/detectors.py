@@ -157,9 +157,7 @@ def _summary(tool: str, canonical: str) -> str:
     return text if len(text) <= 200 else clip(text) or ""
 
 
-def fingerprint(
-    tool: str, args: object, *, volatile: Collection[str] = (), output: str | None = None
-) -> str:
+def fingerprint(tool: str, args: object, *, volatile: Collection[str] = (), output: str | None = None) -> str:
     """The 16-hex-digit hash of ``tool`` + canonical ``args`` (+ ``output`` when given).
 
     Pass ``output`` only for polling tools: their result is part of what
@@ -486,7 +484,12 @@ class _RepeatTracker:
         return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
 
     def step(
-        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None,
+        self,
+        action: ActionView,
+        tool: str,
+        fp: str,
+        length: int | None,
+        error: str | None,
         report: bool,
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
@@ -559,9 +562,7 @@ class Loop:
         """An incremental ``check`` seeded from ``history``."""
         return _LoopTracker(self, history)
 
-    def _report(
-        self, tail: Sequence[ActionView], matched: int, tick: int, at: datetime
-    ) -> Anomaly:
+    def _report(self, tail: Sequence[ActionView], matched: int, tick: int, at: datetime) -> Anomaly:
         period = len(tail)
         span = min(matched + period, self.window)
         repeats = span // period
@@ -625,8 +626,17 @@ class _LoopTracker:
     """
 
     __slots__ = (
-        "_det", "_exempt", "_fp", "_max_period", "_n", "_need", "_recent", "_run", "_runs",
-        "_seed", "_where",
+        "_det",
+        "_exempt",
+        "_fp",
+        "_max_period",
+        "_n",
+        "_need",
+        "_recent",
+        "_run",
+        "_runs",
+        "_seed",
+        "_where",
     )
 
     def __init__(self, det: Loop, history: History) -> None:
@@ -660,7 +670,12 @@ class _LoopTracker:
         return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
 
     def step(
-        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None,
+        self,
+        action: ActionView,
+        tool: str,
+        fp: str,
+        length: int | None,
+        error: str | None,
         report: bool,
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
@@ -798,7 +813,12 @@ class _EmptyTracker:
         return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
 
     def step(
-        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None,
+        self,
+        action: ActionView,
+        tool: str,
+        fp: str,
+        length: int | None,
+        error: str | None,
         report: bool,
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
@@ -860,9 +880,7 @@ class ErrorRate:
         # The rate as a quotient, never errors >= T * W: 0.3 * 10 is 3.0000000000000004.
         return errors / self.window >= self.threshold
 
-    def _report(
-        self, action: ActionView, failing: Mapping[str, int], tick: int, at: datetime
-    ) -> Anomaly:
+    def _report(self, action: ActionView, failing: Mapping[str, int], tick: int, at: datetime) -> Anomaly:
         errors = sum(failing.values())
         rate = errors / self.window
         tools = sorted(failing, key=lambda t: (-failing[t], t))
@@ -910,7 +928,12 @@ class _ErrorRateTracker:
         return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
 
     def step(
-        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None,
+        self,
+        action: ActionView,
+        tool: str,
+        fp: str,
+        length: int | None,
+        error: str | None,
         report: bool,
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
@@ -1078,7 +1101,12 @@ def build_detectors(cfg: DetectorsConfig, *, search_path: Path | None = None) ->
         found.append(Loop(cfg.loop.window, cfg.loop.repeats, exempt=exempt | set(cfg.loop.exempt)))
     if cfg.empty.enabled:
         found.append(
-            Empty(cfg.empty.threshold, cfg.empty.max_chars, exempt=exempt | set(cfg.empty.exempt))
+            # A polling tool's short status ("running") is its normal answer, not an empty one.
+            Empty(
+                cfg.empty.threshold,
+                cfg.empty.max_chars,
+                exempt=exempt | set(cfg.empty.exempt) | set(cfg.polling),
+            )
         )
     if cfg.error_rate.enabled:
         found.append(ErrorRate(cfg.error_rate.window, cfg.error_rate.threshold, exempt=exempt))

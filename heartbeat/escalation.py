@@ -13,8 +13,10 @@ _LAST_ACTIONS = 10
 
 
 def _action_line(action: ActionRecord) -> str:
-    outcome = f"error: {action.error}" if action.error else (
-        "no output" if action.output_len is None else f"{action.output_len} chars"
+    outcome = (
+        f"error: {action.error}"
+        if action.error
+        else ("no output" if action.output_len is None else f"{action.output_len} chars")
     )
     return f"#{action.index} (tick {action.tick}) {action.summary} -> {outcome}"
 
@@ -26,8 +28,7 @@ def payload(state: AgentState, anomalies: Sequence[Anomaly]) -> dict[str, object
         "ticks": state.ticks,
         "stuck_streak": state.stuck_streak,
         "anomalies": [
-            {"kind": a.kind, "tick": a.tick, "action": a.action, "message": a.message}
-            for a in anomalies
+            {"kind": a.kind, "tick": a.tick, "action": a.action, "message": a.message} for a in anomalies
         ],
         "last_actions": [_action_line(a) for a in state.history[-_LAST_ACTIONS:]],
         "last_progress": state.last_progress(),
@@ -72,7 +73,12 @@ def escalation_markdown(
     ]
     out += [f"- **{a.kind}** (tick {a.tick}): {a.message}" for a in anomalies] or ["- (none)"]
     if state.instructions:
-        out += ["", "## Last instructions given to the agent", "", "> " + state.instructions.replace("\n", "\n> ")]
+        out += [
+            "",
+            "## Last instructions given to the agent",
+            "",
+            "> " + state.instructions.replace("\n", "\n> "),
+        ]
     samples = [s for s in state.progress if s.value is not None][-10:]
     if samples:
         out += ["", "## Recent progress", "", ", ".join(f"tick {s.tick}: {s.value:g}" for s in samples)]

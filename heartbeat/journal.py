@@ -58,9 +58,7 @@ def _default(value: object) -> Any:
 
 # One encoder for every event: json.dumps with these options builds a new one per call.
 # allow_nan=False: NaN is not JSON, and jq or a log shipper would choke on it.
-_ENCODER = json.JSONEncoder(
-    default=_default, ensure_ascii=False, allow_nan=False, separators=(",", ":")
-)
+_ENCODER = json.JSONEncoder(default=_default, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _encode = _ENCODER.encode
 
 

@@ -8,11 +8,11 @@ file does not grow with the length of the run.
 
 # No `from __future__ import annotations` here: pydantic would have to compile every
 # annotation string back into a type at import, which a cron tick pays for each time.
-from datetime import date
+from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any, Literal, TypeVar
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -23,6 +23,7 @@ __all__ = [
     "Decision",
     "DecisionAction",
     "Escalation",
+    "Notification",
     "ProgressSample",
     "Recovery",
     "RecoveryMode",
@@ -177,6 +178,44 @@ class Escalation(_Model):
     last_reminder_at: AwareDatetime | None = None
 
 
+class Notification(BaseModel):
+    """One message to a human, with its evidence and an idempotency key."""
+
+    # defer_build: the validator is built at first use, not at import; few ticks notify.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    key: str = Field(min_length=1, max_length=200, description="Idempotency key.")
+    kind: str = Field(min_length=1, description='"escalation", "reminder", "budget", "resolved", ...')
+    agent: str
+    reason: str
+    text: str = Field(description="The human message; Slack and Discord show it as is.")
+    created_at: AwareDatetime
+    payload: dict[str, Any] = Field(
+        default_factory=dict, description="Evidence: anomalies, stuck_streak, last_actions, ..."
+    )
+
+    @field_validator("created_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return value.astimezone(UTC)
+
+    def to_json(self) -> dict[str, Any]:
+        """The webhook body: the payload flattened beside ``text``, ``agent``, ``kind``, ...."""
+        dumped = self.model_dump(mode="json")
+        body: dict[str, Any] = {"anomalies": [], "stuck_streak": None, "last_actions": []}
+        body.update(dumped["payload"])
+        # The named fields win over payload keys of the same name.
+        body.update(
+            text=self.text,
+            agent=self.agent,
+            kind=self.kind,
+            reason=self.reason,
+            idempotency_key=self.key,
+            created_at=dumped["created_at"],
+        )
+        return body
+
+
 class AgentState(_Model):
     """The agent's whole persisted state: the content of ``state.json``."""
 
@@ -195,7 +234,7 @@ class AgentState(_Model):
     anomalies: list[Anomaly] = Field(default_factory=list)
     budget: BudgetCounters = Field(default_factory=BudgetCounters)
     escalation: Escalation | None = None
-    notices: list[dict[str, Any]] = Field(
+    notices: list[Notification] = Field(
         default_factory=list,
         description="Notifications decided by a saved tick but not yet put in outbox/ "
         "(a crash between the two saves leaves them here; the next tick queues them).",
@@ -207,4 +246,3 @@ class AgentState(_Model):
             if sample.value is not None:
                 return sample.value
         return None
-

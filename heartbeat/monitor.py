@@ -216,8 +216,10 @@ class Monitor:
             if not exact:
                 self._reseed.append((on_progress, len(entries) - 1, det))
         # Light records (_Action) only while every detector is a built-in tracker.
-        self._light = not self._action_checks and not self._progress_checks and all(
-            type(det) in _BUILT_IN for det in found
+        self._light = (
+            not self._action_checks
+            and not self._progress_checks
+            and all(type(det) in _BUILT_IN for det in found)
         )
 
     @staticmethod
@@ -375,9 +377,7 @@ class Monitor:
             first = self._run_checks(self._action_checks, now, first)
         return first
 
-    def add_progress(
-        self, value: float | None, *, now: datetime, error: str | None = None
-    ) -> Anomaly | None:
+    def add_progress(self, value: float | None, *, now: datetime, error: str | None = None) -> Anomaly | None:
         """Record a progress sample (None: not measured) and run ``no_progress`` on a measured one."""
         _need_aware(now)
         if value is not None:

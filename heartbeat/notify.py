@@ -26,12 +26,12 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from pydantic import (
     AwareDatetime,
@@ -40,11 +40,12 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationError,
-    field_validator,
 )
 
 from .errors import ConfigError, NotifyError
 from .fsutil import atomic_write, ensure_private_dir, write_all
+from .models import Notification
+from .redact import redact, redact_url, url_secrets
 
 if TYPE_CHECKING:
     import httpx
@@ -68,66 +69,13 @@ __all__ = [
     "url_secrets",
 ]
 
-REDACTED = "***"
 RETRY_BASE = timedelta(seconds=5)
 RETRY_CAP = timedelta(minutes=10)
 # Temp files older than this in outbox/ are left over from a crashed write.
 _STALE_TEMP = timedelta(minutes=10)
 # A Retry-After longer than this is not waited for in a tick; the outbox retries later.
 _MAX_RETRY_AFTER = 10.0
-_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
-_TRAILING = ".,:;!)]}…"
 _USER_AGENT = "heartbeat-notify/1"
-
-
-def redact_url(url: str) -> str:
-    """``scheme://host[:port]/…``: the URL with user info, path, query and fragment cut off."""
-    try:
-        parts = urlsplit(url.strip())
-        host = parts.hostname
-        port = parts.port
-    except ValueError:
-        return "<invalid URL>"
-    if not parts.scheme or not host:
-        return "<invalid URL>"
-    if ":" in host:  # an IPv6 address keeps its brackets
-        host = f"[{host}]"
-    return f"{parts.scheme}://{host}{f':{port}' if port is not None else ''}/…"
-
-
-def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every secret replaced by ``***`` and every URL cut to :func:`redact_url`."""
-    # URLs first, so a secret inside one cannot garble its host; then the secrets
-    # left elsewhere, longest first, so one that contains another is replaced whole.
-    text = _URL.sub(_cut_url, text)
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return text
-
-
-def _cut_url(match: re.Match[str]) -> str:
-    """One URL found in a text, redacted; punctuation after it is kept."""
-    url = match.group(0)
-    core = url.rstrip(_TRAILING)
-    tail = url[len(core) :]
-    if core.endswith("/") and tail.startswith("…"):
-        tail = tail[1:]  # an already redacted "host/…": redact_url puts the ellipsis back
-    return redact_url(core) + tail
-
-
-def url_secrets(url: str) -> list[str]:
-    """The parts of a URL that may be credentials: the whole URL, its path and query pieces."""
-    parts = urlsplit(url)
-    found = [url, parts.path, parts.query, parts.fragment]
-    if parts.password:
-        found.append(parts.password)
-    if parts.username:
-        found.append(parts.username)
-    # Slack's and Discord's tokens are path segments; short ones ("v1") are not secrets,
-    # and replacing them would garble messages.
-    found += [segment for segment in parts.path.split("/") if len(segment) >= 6]
-    found += [value for _, value in parse_qsl(parts.query) if len(value) >= 3]
-    return [s for s in found if s and s != "/"]
 
 
 def _one_line(text: str, limit: int = 120) -> str:
@@ -140,45 +88,6 @@ def retry_delay(attempts: int) -> timedelta:
     """How long an outbox entry waits after its ``attempts``-th failed send: 5s, 10s, … 10min."""
     exponent = min(max(attempts - 1, 0), 16)  # 5s * 2**16 is far past the cap already
     return min(RETRY_BASE * (1 << exponent), RETRY_CAP)
-
-
-class Notification(BaseModel):
-    """One message to a human, with its evidence and an idempotency key."""
-
-    # defer_build: the validator is built at first use, not at import. Every tick of an
-    # agent with a webhook imports this module (for its secrets); few ever notify.
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    key: str = Field(min_length=1, max_length=200, description="Idempotency key.")
-    kind: str = Field(min_length=1, description='"escalation", "reminder", "budget", "resolved", ...')
-    agent: str
-    reason: str
-    text: str = Field(description="The human message; Slack and Discord show it as is.")
-    created_at: AwareDatetime
-    payload: dict[str, Any] = Field(
-        default_factory=dict, description="Evidence: anomalies, stuck_streak, last_actions, ..."
-    )
-
-    @field_validator("created_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return value.astimezone(UTC)
-
-    def to_json(self) -> dict[str, Any]:
-        """The webhook body: the payload flattened beside ``text``, ``agent``, ``kind``, ...."""
-        dumped = self.model_dump(mode="json")
-        body: dict[str, Any] = {"anomalies": [], "stuck_streak": None, "last_actions": []}
-        body.update(dumped["payload"])
-        # The named fields win over payload keys of the same name.
-        body.update(
-            text=self.text,
-            agent=self.agent,
-            kind=self.kind,
-            reason=self.reason,
-            idempotency_key=self.key,
-            created_at=dumped["created_at"],
-        )
-        return body
 
 
 class Notifier(Protocol):
@@ -386,8 +295,13 @@ class FileNotifier:
         line = (json.dumps(message.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
+                # A writer killed mid-append leaves a torn last line: start on a fresh one,
+                # or this notification would be glued to the fragment and lost to readers.
+                end = os.lseek(fd, 0, os.SEEK_END)
+                if end and os.pread(fd, 1, end - 1) != b"\n":
+                    line = b"\n" + line
                 # One write of the whole line: O_APPEND keeps concurrent lines whole.
                 write_all(fd, line)
                 os.fsync(fd)

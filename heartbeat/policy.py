@@ -173,9 +173,7 @@ def decide(
     streak = state.stuck_streak + 1
     kinds = _kinds(anomalies)
     mode = (
-        RecoveryMode.REASSESS_GOAL
-        if all(k == "no_progress" for k in kinds)
-        else RecoveryMode.TRY_ALTERNATIVE
+        RecoveryMode.REASSESS_GOAL if all(k == "no_progress" for k in kinds) else RecoveryMode.TRY_ALTERNATIVE
     )
     tick = max(a.tick for a in anomalies)
     avoid = _avoid(anomalies)
@@ -202,9 +200,7 @@ def decide(
             f"last: {problems}",
             recovery=recovery,
         )
-    action: DecisionAction = (
-        "reassess_goal" if mode is RecoveryMode.REASSESS_GOAL else "try_alternative"
-    )
+    action: DecisionAction = "reassess_goal" if mode is RecoveryMode.REASSESS_GOAL else "try_alternative"
     return Decision(
         action=action,
         stuck_streak=streak,

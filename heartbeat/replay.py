@@ -284,9 +284,7 @@ def render_json(tick: ReplayTick) -> str:
     return json.dumps(
         {
             "tick": tick.tick,
-            "anomalies": [
-                {"kind": a.kind, "action": a.action, "message": a.message} for a in tick.anomalies
-            ],
+            "anomalies": [{"kind": a.kind, "action": a.action, "message": a.message} for a in tick.anomalies],
             "decision": tick.decision.action,
             "stuck_streak": tick.decision.stuck_streak,
         }
@@ -305,8 +303,10 @@ def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
     for t in ticks:
         count, actions, last = count + 1, actions + t.actions, t
         span = (
-            "-" if not t.actions
-            else str(t.first_action) if t.actions == 1
+            "-"
+            if not t.actions
+            else str(t.first_action)
+            if t.actions == 1
             else f"{t.first_action}-{t.first_action + t.actions - 1}"
         )
         progress = "-" if t.progress is None else f"{t.progress:g}"

@@ -20,10 +20,19 @@ from .budget import exhausted, roll_over
 from .config import AgentConfig, HeartbeatConfig, WebhookNotifierConfig
 from .context import Step, StepContext
 from .detectors import build_detectors
-from .errors import ConfigError, HeartbeatError, StateLocked, StateWriteError
+from .errors import ConfigError, HeartbeatError, StateCorrupt, StateLocked, StateWriteError
 from .journal import Journal
 from .killswitch import KillSwitch
-from .models import ANOMALY_LIMIT, AgentState, Anomaly, Decision, Escalation, Status, append_bounded
+from .models import (
+    ANOMALY_LIMIT,
+    AgentState,
+    Anomaly,
+    Decision,
+    Escalation,
+    Notification,
+    Status,
+    append_bounded,
+)
 from .monitor import Monitor
 from .plugins import load_object
 from .policy import decide
@@ -32,7 +41,7 @@ from .store import StateStore
 # notify, progress and escalation are imported where used: most ticks of a healthy
 # agent with no metric configured never need them, and a cron tick pays for every import.
 if TYPE_CHECKING:
-    from .notify import DeliveryReport, Notification, Notifier, Outbox
+    from .notify import DeliveryReport, Notifier, Outbox
     from .progress import ProgressMetric
 
 __all__ = ["Heartbeat", "TickResult", "utc_now"]
@@ -88,7 +97,9 @@ class TickResult:
     def _absorb(self, report: DeliveryReport) -> None:
         self.delivered += report.delivered
         self.undelivered += [f"{name}: {error}" for name, error in report.failed]
-        self.undelivered += [f"outbox entry {name} was unreadable; set aside, not sent" for name in report.corrupt]
+        self.undelivered += [
+            f"outbox entry {name} was unreadable; set aside, not sent" for name in report.corrupt
+        ]
         self.waiting = report.waiting
 
 
@@ -97,7 +108,7 @@ def config_secrets(config: HeartbeatConfig) -> list[str]:
     hooks = [n for n in config.notify if isinstance(n, WebhookNotifierConfig)]
     if not hooks:
         return []
-    from .notify import url_secrets
+    from .redact import url_secrets
 
     secrets: list[str] = []
     for hook in hooks:
@@ -190,8 +201,9 @@ class Heartbeat:
             return TickResult(self.name, "error", exc.exit_code, self.redact(str(exc)))
         except OSError as exc:  # a full disk or a broken state folder: one clear line, exit 2
             where = exc.filename or self.state_dir
-            error = StateWriteError(where if isinstance(where, Path) else Path(str(where)),
-                                    exc.strerror or str(exc))
+            error = StateWriteError(
+                where if isinstance(where, Path) else Path(str(where)), exc.strerror or str(exc)
+            )
             return TickResult(self.name, "error", 2, self.redact(str(error)))
 
     def _tick(self) -> TickResult:
@@ -210,8 +222,10 @@ class Heartbeat:
             if state.status is Status.NEEDS_HUMAN:
                 self._remind(state, now, events)
                 result.outcome, result.exit_code = "needs_human", 4
-                result.message = (f"waiting for a human since {_when(state)}; see "
-                                  f"{self.store.escalation_path}, then `{self._resume_hint()}`")
+                result.message = (
+                    f"waiting for a human since {_when(state)}; see "
+                    f"{self.store.escalation_path}, then `{self._resume_hint()}`"
+                )
                 self._finish(state, events, result, now, save=bool(state.notices))
                 return result
             if state.status is Status.PAUSED:
@@ -269,8 +283,13 @@ class Heartbeat:
         except Exception as exc:  # the agent's bug: recorded as an errored action, the tick goes on
             result.step_error, result.exit_code = self.redact(f"{type(exc).__name__}: {exc}"), 1
             ctx.record("step", None, error=result.step_error)
-            events.append({"event": "step_error", "error": result.step_error,
-                           "traceback": self.redact(traceback.format_exc(limit=20))})
+            events.append(
+                {
+                    "event": "step_error",
+                    "error": result.step_error,
+                    "traceback": self.redact(traceback.format_exc(limit=20)),
+                }
+            )
         result.actions = ctx.actions
         value, error = self._progress(ctx)
         monitor.add_progress(value, now=self.clock(), error=error)
@@ -329,8 +348,14 @@ class Heartbeat:
         state.stuck_streak = decision.stuck_streak
         state.recovery = decision.recovery
         state.instructions = decision.instructions
-        events.append({"event": "decision", "decision": decision.action,
-                       "stuck_streak": decision.stuck_streak, "instructions": decision.instructions})
+        events.append(
+            {
+                "event": "decision",
+                "decision": decision.action,
+                "stuck_streak": decision.stuck_streak,
+                "instructions": decision.instructions,
+            }
+        )
         if decision.action != "escalate":
             return
         from .escalation import notification_text, payload
@@ -339,33 +364,55 @@ class Heartbeat:
         state.status_reason = decision.reason or "stuck after repeated recoveries"
         key = f"{self.name}-escalation-{state.ticks}"
         state.escalation = Escalation(
-            at=now, tick=state.ticks, reason=state.status_reason, key=key,
+            at=now,
+            tick=state.ticks,
+            reason=state.status_reason,
+            key=key,
             kinds=sorted({a.kind for a in anomalies}),
         )
         hint = self._resume_hint()
-        self._notice(state, events, key=key, kind="escalation", reason=state.status_reason, now=now,
-                     text=notification_text(self.name, f"needs a human: {state.status_reason}",
-                                            anomalies, f"Resume: {hint}"),
-                     payload=payload(state, anomalies))
+        self._notice(
+            state,
+            events,
+            key=key,
+            kind="escalation",
+            reason=state.status_reason,
+            now=now,
+            text=notification_text(
+                self.name, f"needs a human: {state.status_reason}", anomalies, f"Resume: {hint}"
+            ),
+            payload=payload(state, anomalies),
+        )
         events.append({"event": "escalation", "key": key, "reason": state.status_reason})
         result.outcome, result.exit_code = "needs_human", 4
-        result.message = (f"escalated to a human: {state.status_reason}\n"
-                          f"  what happened: {self.store.escalation_path}\n"
-                          f"  to go on: `{hint}`; to stop for good: touch {self.kill.path}")
+        result.message = (
+            f"escalated to a human: {state.status_reason}\n"
+            f"  what happened: {self.store.escalation_path}\n"
+            f"  to go on: `{hint}`; to stop for good: touch {self.kill.path}"
+        )
 
     def _pause_for_budget(
-        self, state: AgentState, reason: str, now: datetime, result: TickResult,
+        self,
+        state: AgentState,
+        reason: str,
+        now: datetime,
+        result: TickResult,
         events: list[dict[str, Any]],
     ) -> None:
         from .escalation import notification_text, payload
 
         state.status, state.status_reason = Status.PAUSED, reason
         events.append({"event": "budget", "reason": reason})
-        self._notice(state, events, key=f"{self.name}-budget-{state.ticks}-{now.date().isoformat()}",
-                     kind="budget", reason=reason, now=now,
-                     text=notification_text(self.name, f"paused: {reason}", [],
-                                            f"Resume: {self._resume_hint()}"),
-                     payload=payload(state, []))
+        self._notice(
+            state,
+            events,
+            key=f"{self.name}-budget-{state.ticks}-{now.date().isoformat()}",
+            kind="budget",
+            reason=reason,
+            now=now,
+            text=notification_text(self.name, f"paused: {reason}", [], f"Resume: {self._resume_hint()}"),
+            payload=payload(state, []),
+        )
         result.outcome = "paused"
         result.message = f"paused: {reason}"
 
@@ -381,28 +428,39 @@ class Heartbeat:
 
         escalation.last_reminder_at = now
         waited = now - escalation.at
-        self._notice(state, events, key=f"{escalation.key}-reminder-{int(waited.total_seconds())}",
-                     kind="reminder", reason=escalation.reason, now=now,
-                     text=notification_text(self.name, f"still needs a human ({_ago(waited)}): "
-                                            f"{escalation.reason}", [], f"Resume: {self._resume_hint()}"),
-                     payload=payload(state, state.anomalies[-5:]))
+        self._notice(
+            state,
+            events,
+            key=f"{escalation.key}-reminder-{int(waited.total_seconds())}",
+            kind="reminder",
+            reason=escalation.reason,
+            now=now,
+            text=notification_text(
+                self.name,
+                f"still needs a human ({_ago(waited)}): {escalation.reason}",
+                [],
+                f"Resume: {self._resume_hint()}",
+            ),
+            payload=payload(state, state.anomalies[-5:]),
+        )
 
     def _notice(self, state: AgentState, events: list[dict[str, Any]], **fields: Any) -> None:
         """Decide a notification: it rides in the state until the state is saved, then goes to outbox/."""
-        from .notify import Notification
-
         note = Notification(agent=self.name, created_at=fields.pop("now"), **fields)
-        state.notices.append(note.model_dump(mode="json"))
-        events.append({"event": "notify", "kind": note.kind, "key": note.key,
-                       "notifiers": [n.name for n in self.config.notify]})
+        state.notices.append(note)
+        events.append(
+            {
+                "event": "notify",
+                "kind": note.kind,
+                "key": note.key,
+                "notifiers": [n.name for n in self.config.notify],
+            }
+        )
 
     def _flush_notices(self, state: AgentState, events: list[dict[str, Any]]) -> None:
         """Queue the saved state's notices in outbox/ (and write ESCALATION.md), then forget them."""
-        from .notify import Notification
-
         outbox = self.outbox()
-        for raw in state.notices:
-            note = Notification.model_validate(raw)
+        for note in state.notices:
             if note.kind == "escalation" and state.status is Status.NEEDS_HUMAN:
                 self._write_escalation_file(state, note)
             for notifier in self.notifiers():
@@ -415,8 +473,14 @@ class Heartbeat:
 
         tick = state.escalation.tick if state.escalation else state.ticks
         evidence = [a for a in state.anomalies if a.tick == tick]
-        text = escalation_markdown(self.name, state, evidence, reason=note.reason,
-                                   now=note.created_at, resume_hint=self._resume_hint())
+        text = escalation_markdown(
+            self.name,
+            state,
+            evidence,
+            reason=note.reason,
+            now=note.created_at,
+            resume_hint=self._resume_hint(),
+        )
         atomic_write(self.store.escalation_path, self.redact(text).encode("utf-8"))
 
     def outbox(self) -> Outbox:
@@ -457,19 +521,36 @@ class Heartbeat:
             self.store.save(state)
             result._absorb(self.retry_outbox(now, force=True))
         if result.delivered or result.undelivered:
-            events.append({"event": "delivery", "delivered": result.delivered,
-                           "undelivered": result.undelivered, "waiting": result.waiting})
-        events.append({"event": "tick", "outcome": result.outcome, "exit_code": result.exit_code,
-                       "actions": result.actions, "progress": result.progress,
-                       "message": result.message})
+            events.append(
+                {
+                    "event": "delivery",
+                    "delivered": result.delivered,
+                    "undelivered": result.undelivered,
+                    "waiting": result.waiting,
+                }
+            )
+        events.append(
+            {
+                "event": "tick",
+                "outcome": result.outcome,
+                "exit_code": result.exit_code,
+                "actions": result.actions,
+                "progress": result.progress,
+                "message": result.message,
+            }
+        )
         self._journal(events, now, result.tick if result.tick is not None else state.ticks)
 
     def _journal(self, events: Iterable[dict[str, Any]], now: datetime, tick: int) -> None:
         if self._journal_file is None:
-            self._journal_file = Journal(self.store.journal_path, max_bytes=self.config.journal.max_bytes,
-                                         keep=self.config.journal.keep)
+            self._journal_file = Journal(
+                self.store.journal_path,
+                max_bytes=self.config.journal.max_bytes,
+                keep=self.config.journal.keep,
+            )
         stamp = {"at": now.isoformat(), "agent": self.name, "tick": tick}
-        self._journal_file.append([self._redact_event({**stamp, **e}) for e in events])
+        stamped = [{**stamp, **e} for e in events]
+        self._journal_file.append([self._redact_event(e) for e in stamped] if self._secrets else stamped)
 
     def _killed(self, reason: str, *, locked: bool) -> TickResult:
         """Stop: journal the kill when the lock can be had, never call the step. KILL wins (exit 3)."""
@@ -509,13 +590,21 @@ class Heartbeat:
             state.instructions = note.strip() if note and note.strip() else None
             self.store.save(state)
             self.store.escalation_path.unlink(missing_ok=True)
-            self._journal([{"event": "resume", "from": previous.value, "note": state.instructions}],
-                          now, state.ticks)
+            self._journal(
+                [{"event": "resume", "from": previous.value, "note": state.instructions}], now, state.ticks
+            )
             return state
 
     def read_state(self) -> AgentState:
-        """The current state, read without taking the lock (for ``status``)."""
-        return self.store.load()
+        """The current state, read without the lock (``status``, ``validate``), checked to save again."""
+        state = self.store.load()
+        try:
+            state.model_dump_json()
+        except ValueError as exc:  # e.g. nested deeper than pydantic serialises: no tick could save it
+            raise StateCorrupt(
+                self.store.state_path, f"cannot be written back: {str(exc).splitlines()[0]}"
+            ) from None
+        return state
 
     # -- secrets
 
@@ -523,7 +612,7 @@ class Heartbeat:
         """``text`` with every configured secret cut out."""
         if not self._secrets:
             return text
-        from .notify import redact
+        from .redact import redact
 
         return redact(text, self._secrets)
 
@@ -540,9 +629,15 @@ def _metric_timeout(config: HeartbeatConfig) -> float:
 
 
 def _action_event(action: Any) -> dict[str, Any]:
-    return {"event": "action", "index": action.index, "tool": action.tool,
-            "summary": action.summary, "output_len": action.output_len,
-            "error": action.error, "cost": action.cost}
+    return {
+        "event": "action",
+        "index": action.index,
+        "tool": action.tool,
+        "summary": action.summary,
+        "output_len": action.output_len,
+        "error": action.error,
+        "cost": action.cost,
+    }
 
 
 def _describe(result: TickResult) -> str:
@@ -572,4 +667,3 @@ def _ago(delta: Any) -> str:
     if seconds < 86400:
         return f"{seconds // 3600} h"
     return f"{seconds // 86400} d"
-

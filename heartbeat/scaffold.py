@@ -9,7 +9,7 @@ from .fsutil import ensure_private_dir
 
 __all__ = ["init_project"]
 
-CONFIG = '''\
+CONFIG = """\
 # heartbeat.toml: every key is optional; flags override it. Reference: README.md
 [agent]
 name = "agent"
@@ -34,7 +34,7 @@ escalate_after = 3
 # [[notify]]
 # type = "webhook"
 # url = "${HEARTBEAT_WEBHOOK_URL}"   # secrets come from the environment
-'''
+"""
 
 AGENT = '''\
 """A starter agent: replace the body of step() with your agent's real work."""

@@ -99,11 +99,17 @@ class Runner:
     def run(self) -> RunSummary:
         """Block until stopped; returns how the run ended."""
         now = utc_now()
-        for name, hb in self.heartbeats.items():
-            self.scheduler.add_job(self._tick, self.trigger, args=[name], id=f"tick:{name}",
-                                   name=name, next_run_time=now)
-        self.scheduler.add_job(self._watch, IntervalTrigger(seconds=KILL_POLL_SECONDS),
-                               id="watch", executor="watch", next_run_time=now)
+        for name in self.heartbeats:
+            self.scheduler.add_job(
+                self._tick, self.trigger, args=[name], id=f"tick:{name}", name=name, next_run_time=now
+            )
+        self.scheduler.add_job(
+            self._watch,
+            IntervalTrigger(seconds=KILL_POLL_SECONDS),
+            id="watch",
+            executor="watch",
+            next_run_time=now,
+        )
         self.scheduler.add_listener(self._missed, EVENT_JOB_MISSED)
         previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
@@ -198,4 +204,3 @@ def _has_outbox(hb: Heartbeat) -> bool:
         return any(hb.store.outbox_dir.iterdir())
     except OSError:
         return False
-

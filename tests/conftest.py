@@ -31,9 +31,9 @@ import pytest
 
 # Import every module that defines pydantic models now: a model class built while
 # freezegun is active would see FakeDatetime and fail to build.
-import heartbeat.cli  # noqa: F401
-import heartbeat.replay  # noqa: F401
-import heartbeat.runner  # noqa: F401
+import heartbeat.cli
+import heartbeat.replay
+import heartbeat.runner
 import heartbeat.testing  # noqa: F401
 
 

@@ -105,7 +105,10 @@ def test_env_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_several_agents_inherit_agent_table(tmp_path: Path) -> None:
     """[[agents]] entries take what they do not set from [agent]."""
-    config = load_config(write(tmp_path, """
+    config = load_config(
+        write(
+            tmp_path,
+            """
 [agent]
 step = "mod:step"
 [[agents]]
@@ -115,7 +118,9 @@ state_dir = "state/a"
 name = "b"
 state_dir = "state/b"
 step = "other:step"
-"""))
+""",
+        )
+    )
     a, b = config.all_agents()
     assert (a.name, a.step, b.step) == ("a", "mod:step", "other:step")
 

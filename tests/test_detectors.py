@@ -47,9 +47,7 @@ def actions(
     """ActionRecords for ``calls``: ``(tool, args)`` pairs or dicts with output/error/tick too."""
     found = []
     for index, call in enumerate(calls, 1):
-        spec: dict[str, Any] = (
-            {"tool": call[0], "args": call[1]} if isinstance(call, tuple) else dict(call)
-        )
+        spec: dict[str, Any] = {"tool": call[0], "args": call[1]} if isinstance(call, tuple) else dict(call)
         output = spec.get("output")
         found.append(
             ActionRecord(
@@ -81,9 +79,7 @@ def trips(detector: Detector, records: Sequence[ActionRecord]) -> list[Anomaly |
 
 def samples(values: Iterable[float | None]) -> list[ProgressSample]:
     """One progress sample per heartbeat."""
-    return [
-        ProgressSample(tick=i, at=T0 + timedelta(hours=i), value=v) for i, v in enumerate(values, 1)
-    ]
+    return [ProgressSample(tick=i, at=T0 + timedelta(hours=i), value=v) for i, v in enumerate(values, 1)]
 
 
 # -- fingerprints -------------------------------------------------------------
@@ -188,9 +184,7 @@ def test_polling_tool_with_own_threshold_stays_silent() -> None:
 def test_polling_tool_trips_repeat_once_its_output_stops_changing() -> None:
     """With output in the fingerprint, changing results are silent and a frozen one repeats."""
     outputs = ["queued 5", "queued 4", "queued 3", "queued 2", "queued 2", "queued 2"]
-    records = actions(
-        [{"tool": "get_status", "output": o} for o in outputs], polling=["get_status"]
-    )
+    records = actions([{"tool": "get_status", "output": o} for o in outputs], polling=["get_status"])
     found = trips(Repeat(polling={"get_status"}), records)
     assert found[:5] == [None] * 5
     assert found[5] is not None and "same result" in found[5].message
@@ -198,9 +192,9 @@ def test_polling_tool_trips_repeat_once_its_output_stops_changing() -> None:
 
 def test_repeat_off_exempts_a_tool() -> None:
     """A tool set to "off" never trips repeat."""
-    assert trips(Repeat(tools={"heartbeat_ping": "off"}), actions([("heartbeat_ping", None)] * 9)) == [
-        None
-    ] * 9
+    assert (
+        trips(Repeat(tools={"heartbeat_ping": "off"}), actions([("heartbeat_ping", None)] * 9)) == [None] * 9
+    )
 
 
 def test_volatile_args_ignored_by_repeat() -> None:
@@ -397,9 +391,7 @@ def test_detectors_have_a_useful_repr_and_hash() -> None:
 
 def test_build_detectors_follows_the_config() -> None:
     """Disabled detectors are left out; thresholds and exempt tools are passed on."""
-    cfg = DetectorsConfig(
-        exempt=["log"], loop=LoopConfig(enabled=False), repeat=RepeatConfig(threshold=5)
-    )
+    cfg = DetectorsConfig(exempt=["log"], loop=LoopConfig(enabled=False), repeat=RepeatConfig(threshold=5))
     found = build_detectors(cfg)
     assert [d.kind for d in found] == ["repeat", "empty", "error_rate", "no_progress"]
     repeat = found[0]
@@ -468,16 +460,12 @@ def test_custom_detectors_load_from_module_attr(custom_module: str, tmp_path: Pa
     cfg = DetectorsConfig(custom=[f"{custom_module}:Costly", f"{custom_module}:writes"])
     found = build_detectors(cfg, search_path=tmp_path)
     assert [d.kind for d in found][-2:] == ["costly", "writes"]
-    record = ActionRecord(
-        index=1, tick=1, at=T0, tool="gpt", fingerprint="f", summary="gpt()", cost=2.0
-    )
+    record = ActionRecord(index=1, tick=1, at=T0, tool="gpt", fingerprint="f", summary="gpt()", cost=2.0)
     anomaly = found[-2].check(History([record], tick=1), T0)
     assert anomaly is not None and anomaly.kind == "costly"
 
 
-def test_custom_detector_that_is_not_one_is_a_config_error(
-    custom_module: str, tmp_path: Path
-) -> None:
+def test_custom_detector_that_is_not_one_is_a_config_error(custom_module: str, tmp_path: Path) -> None:
     """An attribute that neither has check nor is callable is refused, by name."""
     spec = f"{custom_module}:NOT_A_DETECTOR"
     with pytest.raises(ConfigError, match="NOT_A_DETECTOR"):
@@ -573,3 +561,17 @@ def test_progress_tracker_agrees_with_check(
         expected = detector.check(History(progress=progress[: i + 1], tick=i + 1), progress[i].at)
         got = tracker.push(progress[i])
         assert (got and got.model_dump()) == (expected and expected.model_dump())
+
+
+def test_polling_tools_short_status_is_not_empty() -> None:
+    """A tool listed in `polling` answering "running" each heartbeat trips neither empty nor repeat."""
+    from heartbeat.config import DetectorsConfig
+    from heartbeat.monitor import Monitor
+
+    monitor = Monitor(DetectorsConfig(polling=["get_status"]))
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    hits = []
+    for tick, status in enumerate(["queued", "running", "running 40%", "running 80%", "done"], start=1):
+        monitor.start_tick(tick)
+        hits.append(monitor.record("get_status", {"job": 7}, output=status, now=now))
+    assert hits == [None] * 5

@@ -89,7 +89,9 @@ def test_quick_start_is_two_commands_and_ci_runs_the_second() -> None:
 def test_every_example_has_a_readme_line() -> None:
     """examples/README.md says how to run each example folder."""
     index = (ROOT / "examples" / "README.md").read_text()
-    folders = [p.name for p in (ROOT / "examples").iterdir() if p.is_dir() and not p.name.startswith(("_", "."))]
+    folders = [
+        p.name for p in (ROOT / "examples").iterdir() if p.is_dir() and not p.name.startswith(("_", "."))
+    ]
     assert folders
     for name in folders:
         assert name in index, name

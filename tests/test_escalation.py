@@ -59,7 +59,7 @@ def test_one_post_after_three_stuck_heartbeats(tmp_path: Path, webhook_server: W
 
 
 def test_server_down_then_back_delivers_from_outbox(tmp_path: Path) -> None:
-    """With the server down the escalation waits in outbox/; once it is back the next tick delivers it once."""
+    """Server down: the escalation waits in outbox/; once it is back the next tick delivers it once."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/hooks/{SECRET}?token={TOKEN}"
     hb = make_heartbeat(stuck, tmp_path, policy={"escalate_after": 1}, **hook_config(url))
@@ -106,8 +106,13 @@ def test_webhook_secret_never_written_or_printed(
 def test_escalation_markdown_names_evidence_and_resume() -> None:
     """ESCALATION.md says what happened, shows the evidence and how to resume or stop."""
     anomaly = Anomaly(kind="loop", message="search -> read x3", tick=7, at=EPOCH)
-    text = escalation_markdown("bot", AgentState(ticks=7, stuck_streak=3), [anomaly],
-                               reason="stuck for 3 heartbeats", now=EPOCH,
-                               resume_hint='heartbeat resume --note "x"')
+    text = escalation_markdown(
+        "bot",
+        AgentState(ticks=7, stuck_streak=3),
+        [anomaly],
+        reason="stuck for 3 heartbeats",
+        now=EPOCH,
+        resume_hint='heartbeat resume --note "x"',
+    )
     assert "# Agent `bot` needs a human" in text and "search -> read x3" in text
     assert 'heartbeat resume --note "x"' in text and "KILL" in text

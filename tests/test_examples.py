@@ -31,8 +31,9 @@ RUN_LEFTOVERS = shutil.ignore_patterns("state", "workspace", "draft", "KILL", "_
 
 def clean_env(**extra: str) -> dict[str, str]:
     """The test's environment without anything that would steer heartbeat or the agents."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("HEARTBEAT_", "OPENAI_", "PYTEST_", "LLM_"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("HEARTBEAT_", "OPENAI_", "PYTEST_", "LLM_"))
+    }
     # The code agent's pytest metric needs no plugins; loading every installed
     # one (hypothesis alone takes about a second) would only slow each tick.
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
@@ -182,8 +183,11 @@ def test_shell_agent_speaks_the_exec_protocol(tmp_path: Path) -> None:
     assert [r["progress"] for r in results] == [5.0, 10.0, 12.0, None]
     assert state["data"] == {"offset": 12, "tickets": 3}
     tickets = [action_args(a)["title"] for a in state["history"] if a["tool"] == "open_ticket"]
-    assert tickets == ["payment webhook returned 502", "disk usage above 90% on /var",
-                       'export job failed: "permission denied" on /exports']
+    assert tickets == [
+        "payment webhook returned 502",
+        "disk usage above 90% on /var",
+        'export job failed: "permission denied" on /exports',
+    ]
     acknowledged = [a for a in state["history"] if a["tool"] == "acknowledge"]
     assert [action_args(a) for a in acknowledged] == [{"instructions": note}]
     assert acknowledged[0]["tick"] == 4
@@ -197,8 +201,13 @@ def test_node_agent_speaks_the_exec_protocol(tmp_path: Path) -> None:
     results, state = run_exec_agent(folder, 3, "label docs issues first")
 
     assert [r["progress"] for r in results] == [2.0, 4.0, 6.0, None]
-    assert state["data"]["labels"] == {"101": "bug", "102": "docs", "103": "question",
-                                       "104": "bug", "106": "enhancement"}
+    assert state["data"]["labels"] == {
+        "101": "bug",
+        "102": "docs",
+        "103": "question",
+        "104": "bug",
+        "106": "enhancement",
+    }
     failed = [a for a in state["history"] if a["error"]]
     assert [(a["tool"], a["error"]) for a in failed] == [("label_issue", "issue #105 has no description")]
     assert state["budget"]["cost"] == pytest.approx(5 * 0.0004)
@@ -241,7 +250,10 @@ def test_llm_agent_against_the_fake_server(tmp_path: Path) -> None:
     assert [a["tool"] for a in first] == ["search", "read_file", "write_note", "answer"]
     assert [action_args(a) for a in first[:2]] == [{"query": "scheduled agents"}, {"path": "cron.md"}]
     assert [n["title"] for n in state["data"]["notes"]] == [
-        "Scheduled agents", "Loops and repeats", "Progress metrics"]
+        "Scheduled agents",
+        "Loops and repeats",
+        "Progress metrics",
+    ]
     sent = {v for r in server.requests for k, v in r["headers"].items() if k.lower() == "authorization"}
     assert sent == {f"Bearer {key}"}  # the key is used, as a header only
 
@@ -256,9 +268,11 @@ def test_llm_agent_against_the_fake_server(tmp_path: Path) -> None:
 
 def cron_job_lines(text: str) -> list[str]:
     """The job lines of a crontab (not comments, blanks or NAME=value settings)."""
-    return [line for line in text.splitlines()
-            if line.strip() and not line.lstrip().startswith("#")
-            and not re.match(r"^[A-Z_]+=", line)]
+    return [
+        line
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith("#") and not re.match(r"^[A-Z_]+=", line)
+    ]
 
 
 def test_deploy_files_are_well_formed(tmp_path: Path) -> None:
@@ -291,15 +305,23 @@ def test_deploy_files_are_well_formed(tmp_path: Path) -> None:
         for name in units:
             text = (deploy / name).read_text(encoding="utf-8")
             (tmp_path / name).write_text(text.replace(service["Service"]["ExecStart"], "/bin/true"))
-        verify = subprocess.run(["systemd-analyze", "verify", *(str(tmp_path / n) for n in units)],
-                                capture_output=True, text=True)
-        assert verify.returncode == 0 and not re.search(r"Unknown|Invalid|Failed", verify.stdout
-                                                         + verify.stderr), verify.stderr
+        verify = subprocess.run(
+            ["systemd-analyze", "verify", *(str(tmp_path / n) for n in units)], capture_output=True, text=True
+        )
+        assert verify.returncode == 0 and not re.search(
+            r"Unknown|Invalid|Failed", verify.stdout + verify.stderr
+        ), verify.stderr
 
     manifest = (deploy / "cronjob.yaml").read_text(encoding="utf-8")
     assert "\t" not in manifest
-    for needed in ("kind: CronJob", "concurrencyPolicy: Forbid", "restartPolicy: Never",
-                   "claimName: research-agent-state", "secretKeyRef:", "heartbeat tick"):
+    for needed in (
+        "kind: CronJob",
+        "concurrencyPolicy: Forbid",
+        "restartPolicy: Never",
+        "claimName: research-agent-state",
+        "secretKeyRef:",
+        "heartbeat tick",
+    ):
         assert needed in manifest, needed
     script = textwrap.dedent(manifest.split("- |\n", 1)[1].split("\n              env:", 1)[0])
     assert "case $rc in 3|4|5) exit 0" in script

@@ -226,8 +226,14 @@ def test_explicit_detectors_and_plain_functions() -> None:
         assert last is not None
         seen.append(len(history.actions))
         if last.cost > 1:
-            return Anomaly(kind="costly", message=f"{last.tool} cost {last.cost}", tick=history.tick,
-                           action=last.index, at=now, tool=last.tool)
+            return Anomaly(
+                kind="costly",
+                message=f"{last.tool} cost {last.cost}",
+                tick=history.tick,
+                action=last.index,
+                at=now,
+                tool=last.tool,
+            )
         return None
 
     monitor = Monitor(detectors=[costly, Repeat(threshold=2)])
@@ -239,6 +245,7 @@ def test_explicit_detectors_and_plain_functions() -> None:
 
 def test_a_detector_returning_junk_is_a_type_error() -> None:
     """A custom detector must return an Anomaly or None."""
+
     def junk(history: History, now: datetime) -> Any:
         return "stuck!"
 
@@ -326,8 +333,9 @@ def test_monitor_matches_the_pure_checks_and_reseeding(steps: list[Any]) -> None
         assert [r.model_dump() for r in kept.history] == [r.model_dump() for r in history]
         visible = [a for a in history if a.tool != "log"]
         expected = [
-            a for d in detectors if history[-1].tool != "log"
-            and (a := d.check(History(visible, tick=tick), at(i))) is not None
+            a
+            for d in detectors
+            if history[-1].tool != "log" and (a := d.check(History(visible, tick=tick), at(i))) is not None
         ]
         new = [a for a in expected if a.kind not in reported]
         reported |= {a.kind for a in new}
@@ -366,8 +374,13 @@ def test_a_custom_tracker_is_used_instead_of_check() -> None:
             self.count += 1
             if self.count < 4:
                 return None
-            return Anomaly(kind="busy", message=f"{self.count} actions", tick=action.tick,
-                           action=action.index, at=action.at)
+            return Anomaly(
+                kind="busy",
+                message=f"{self.count} actions",
+                tick=action.tick,
+                action=action.index,
+                at=action.at,
+            )
 
     class Busy:
         kind = "busy"
@@ -407,8 +420,13 @@ def test_reseeding_at_start_tick_answers_like_a_monitor_built_from_the_kept_stat
         if new_tick:
             tick += 1
             kept.start_tick(tick, reseed=True)
-            fresh = Monitor(cfg, history=fresh.history, progress=fresh.progress,
-                            actions_total=fresh.actions_total, tick=tick)
+            fresh = Monitor(
+                cfg,
+                history=fresh.history,
+                progress=fresh.progress,
+                actions_total=fresh.actions_total,
+                tick=tick,
+            )
             fresh.start_tick(tick)
             assert kept.add_progress(float(i % 2), now=at(i)) == fresh.add_progress(float(i % 2), now=at(i))
         got = kept.record(tool, args, output=output, error=error, now=at(i))
@@ -424,8 +442,10 @@ def test_a_long_run_is_counted_within_the_kept_history_after_a_reseed() -> None:
         carried.start_tick(tick)
         reseeded.start_tick(tick, reseed=True)
         for i in range(5):  # the first call of each heartbeat reports the run so far
-            hits = (carried.record("search", {"q": "x"}, output="same page", now=at(tick * 10 + i)),
-                    reseeded.record("search", {"q": "x"}, output="same page", now=at(tick * 10 + i)))
+            hits = (
+                carried.record("search", {"q": "x"}, output="same page", now=at(tick * 10 + i)),
+                reseeded.record("search", {"q": "x"}, output="same page", now=at(tick * 10 + i)),
+            )
             if i == 0 and tick > 1:
                 first = hits
     long, bounded = first

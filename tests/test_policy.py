@@ -170,7 +170,9 @@ def test_render_instructions_uses_every_placeholder() -> None:
     template = " ".join("{" + name + "}" for name in PLACEHOLDERS)
     recovery = Recovery(mode=RecoveryMode.TRY_ALTERNATIVE, attempts=2, since_tick=4, avoid=["a", "b"])
     text = render_instructions(
-        recovery, [anomaly("repeat", tick=5)], stuck_streak=2,
+        recovery,
+        [anomaly("repeat", tick=5)],
+        stuck_streak=2,
         config=PolicyConfig(templates={"try_alternative": template}),
     )
     assert "{" not in text.replace('{"q":"x"}', "")

@@ -38,8 +38,9 @@ from heartbeat.runner import Heartbeat
 from heartbeat.store import StateStore
 
 STRATEGIES = ra.strategies()
-FUZZ = settings(max_examples=200, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 SECRET, TOKEN = "SECRET123", "abc-token"
 HOOK_PATH = f"/hooks/T000/{SECRET}?token={TOKEN}"
 
@@ -54,8 +55,9 @@ def cli(*argv: str) -> tuple[int, str, str]:
 
 def run_cli(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Run a real `python -m heartbeat` process (the test agents importable)."""
-    return subprocess.run(ra.heartbeat_cmd(*argv), cwd=cwd, env=ra.child_env(**env), text=True,
-                          capture_output=True, timeout=60)
+    return subprocess.run(
+        ra.heartbeat_cmd(*argv), cwd=cwd, env=ra.child_env(**env), text=True, capture_output=True, timeout=60
+    )
 
 
 def make(tmp_path: Path, step: Callable[[StepContext], Any], **config: Any) -> Heartbeat:
@@ -65,8 +67,9 @@ def make(tmp_path: Path, step: Callable[[StepContext], Any], **config: Any) -> H
         "notify": [{"type": "file", "name": "file", "path": str(tmp_path / "notes.jsonl")}],
         **config,
     }
-    return Heartbeat(HeartbeatConfig.model_validate({**raw, "base_dir": tmp_path}), step=step,
-                     progress=lambda ctx: None)
+    return Heartbeat(
+        HeartbeatConfig.model_validate({**raw, "base_dir": tmp_path}), step=step, progress=lambda ctx: None
+    )
 
 
 def stuck(ctx: StepContext) -> None:
@@ -96,8 +99,9 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path, webhook_server: Any) -> None:
     """40 tick-loop children and 6 CLI processes SIGKILLed mid-tick: state, journal, escalations survive."""
-    report = ra.crash_campaign(tmp_path / "agent", webhook_server, kills=40, cli_kills=6,
-                               seed=int.from_bytes(os.urandom(4), "big"))
+    report = ra.crash_campaign(
+        tmp_path / "agent", webhook_server, kills=40, cli_kills=6, seed=int.from_bytes(os.urandom(4), "big")
+    )
     assert report.problems == [], report.summary()
     assert report.kills == 40 and report.cli_kills == 6
     assert report.escalations, "the agent never escalated: the test proved nothing about escalations"
@@ -107,8 +111,9 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path, webhook_server:
 @pytest.mark.slow
 def test_sigkill_long_run(tmp_path: Path, webhook_server: Any) -> None:
     """300 child kills and 30 CLI kills (the long version of the test above)."""
-    report = ra.crash_campaign(tmp_path / "agent", webhook_server, kills=300, cli_kills=30,
-                               seed=int.from_bytes(os.urandom(4), "big"))
+    report = ra.crash_campaign(
+        tmp_path / "agent", webhook_server, kills=300, cli_kills=30, seed=int.from_bytes(os.urandom(4), "big")
+    )
     assert report.problems == [], report.summary()
     assert report.kills == 300 and report.cli_kills == 30
 
@@ -130,15 +135,22 @@ def test_killed_exec_step_leaves_no_scratch_folder_behind(tmp_path: Path) -> Non
     marker, hold = tmp_path / "running", tmp_path / "hold"
     hold.touch()
     program = tmp_path / "agent.py"
-    program.write_text(textwrap.dedent(f'''
+    program.write_text(
+        textwrap.dedent(f"""
         import os, pathlib, time
         if pathlib.Path({str(hold)!r}).exists():  # hold the step until the test has killed the heartbeat
             pathlib.Path({str(marker)!r}).write_text(str(os.getpid()))
             time.sleep(60)
-    '''))
+    """)
+    )
     exec_cmd = f"{sys.executable} {program}"
-    proc = subprocess.Popen(ra.heartbeat_cmd("tick", "--exec", exec_cmd), cwd=tmp_path, env=ra.child_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ra.heartbeat_cmd("tick", "--exec", exec_cmd),
+        cwd=tmp_path,
+        env=ra.child_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while not marker.exists() or not marker.read_text():  # the program runs: we are inside the step
@@ -158,8 +170,9 @@ def test_killed_exec_step_leaves_no_scratch_folder_behind(tmp_path: Path) -> Non
     assert list((tmp_path / "state").glob(".exec-*")) == []
 
 
-def test_an_escalation_whose_save_failed_is_not_announced(tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_escalation_whose_save_failed_is_not_announced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An escalating tick whose save fails (ENOSPC), then a healthy re-run: nobody is told to step in."""
     calls = {"n": 0}
 
@@ -177,10 +190,6 @@ def test_an_escalation_whose_save_failed_is_not_announced(tmp_path: Path,
     assert not (tmp_path / "state" / "ESCALATION.md").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="notify.FileNotifier.send appends its line without checking that "
-                   "the file ends in a newline: a SIGKILL mid-append leaves a torn line (a short write(), "
-                   "seen in the 330-kill run) and the outbox's re-delivery is glued to it, so that "
-                   "escalation is no longer a readable JSON line")
 def test_a_notification_after_a_torn_line_is_a_line_of_its_own(tmp_path: Path) -> None:
     """notes.jsonl ending in half a line (a kill mid-append): the next notification still parses alone."""
     hb = make(tmp_path, stuck, policy={"escalate_after": 1})
@@ -282,8 +291,15 @@ def test_bad_state_file_is_exit_2_one_line_and_kept(tmp_path: Path, case: str) -
     assert not journal.exists() or b"look" not in journal.read_bytes()  # noop_step's tool never ran
 
 
-GOOD_NOTICE = {"key": "agent-escalation-2", "kind": "escalation", "agent": "agent", "reason": "stuck",
-               "text": "help", "created_at": "2026-05-01T02:30:00+00:00", "payload": {}}
+GOOD_NOTICE = {
+    "key": "agent-escalation-2",
+    "kind": "escalation",
+    "agent": "agent",
+    "reason": "stuck",
+    "text": "help",
+    "created_at": "2026-05-01T02:30:00+00:00",
+    "payload": {},
+}
 BAD_NOTICES = {
     "unknown key": [{"x": 1}],
     "empty": [{}],
@@ -293,32 +309,33 @@ BAD_NOTICES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="models.AgentState.notices is list[dict[str, Any]]; "
-                   "runner._flush_notices calls Notification.model_validate on each without catching "
-                   "ValidationError: a state.json whose notices hold a bad entry makes every tick raise "
-                   "(CLI: `internal error: ValidationError` over ~20 lines, exit 1), never copied aside")
 @pytest.mark.parametrize("case", sorted(BAD_NOTICES))
 def test_a_bad_notice_in_state_is_a_clean_error(tmp_path: Path, case: str) -> None:
     """state.json with a malformed pending notice: exit 0, or 2 with one stderr line, the file untouched."""
     (tmp_path / "state").mkdir()
     raw = json.dumps({"schema_version": 1, "notices": BAD_NOTICES[case]}).encode()
     (tmp_path / "state" / "state.json").write_bytes(raw)
-    code, _, err = cli("tick", "--step", "reliability_agents:noop_step",
-                       "--state-dir", str(tmp_path / "state"), "--kill-file", str(tmp_path / "KILL"))
+    code, _, err = cli(
+        "tick",
+        "--step",
+        "reliability_agents:noop_step",
+        "--state-dir",
+        str(tmp_path / "state"),
+        "--kill-file",
+        str(tmp_path / "KILL"),
+    )
     assert code in (0, 2) and "internal error" not in err, err
     if code == 2:
         assert one_line(err) and (tmp_path / "state" / "state.json").read_bytes() == raw
 
 
-@pytest.mark.xfail(strict=True, reason="store.StateStore.load accepts JSON nested deeper than pydantic "
-                   "can serialise (~255 levels; json.loads allows ~1000): `heartbeat status` then dies "
-                   "on anomalies[].evidence with `internal error: ValueError: Maximum serialization depth "
-                   "exceeded` (exit 1); `validate` says `state ok` though every tick fails at save")
 def test_status_of_a_state_nested_300_deep_is_not_a_crash(tmp_path: Path) -> None:
     """300 levels of nesting in an anomaly's evidence: `status` answers or exits 2 with one line."""
     deep = "[" * 300 + "]" * 300
-    anomaly = ('{"kind": "repeat", "message": "m", "tick": 2, "at": "2026-05-01T02:30:00+00:00", '
-               '"evidence": {"n": ' + deep + "}}")
+    anomaly = (
+        '{"kind": "repeat", "message": "m", "tick": 2, "at": "2026-05-01T02:30:00+00:00", '
+        '"evidence": {"n": ' + deep + "}}"
+    )
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "state.json").write_text('{"schema_version": 1, "anomalies": [' + anomaly + "]}")
     flags = ("--state-dir", str(tmp_path / "state"), "--kill-file", str(tmp_path / "KILL"))
@@ -342,26 +359,26 @@ def test_tick_reports_a_corrupt_state_on_stderr(tmp_path: Path) -> None:
     """`heartbeat tick` on a corrupt state: exit 2 and the error as one line on stderr."""
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "state.json").write_bytes(b"{")
-    code, _, err = cli("tick", "--step", "reliability_agents:noop_step",
-                       "--state-dir", str(tmp_path / "state"))
+    code, _, err = cli(
+        "tick", "--step", "reliability_agents:noop_step", "--state-dir", str(tmp_path / "state")
+    )
     assert code == 2 and one_line(err) and "state.json" in err
 
 
 BAD_CONFIGS: dict[str, tuple[bytes, str]] = {
     "not TOML": (b"[agent\nname = ", "not valid TOML"),
-    "not UTF-8": (b"[agent]\nname = \"\xff\"\n", "UTF-8"),
-    "unknown key": (b"[agent]\nstepp = \"x:y\"\n", "agent.stepp"),
-    "unknown section": (b"[agnet]\nname = \"x\"\n", "agnet"),
+    "not UTF-8": (b'[agent]\nname = "\xff"\n', "UTF-8"),
+    "unknown key": (b'[agent]\nstepp = "x:y"\n', "agent.stepp"),
+    "unknown section": (b'[agnet]\nname = "x"\n', "agnet"),
     "unknown detector": (b"[detectors.stalled]\nthreshold = 3\n", "detectors.stalled"),
-    "bad custom detector": (b"[detectors]\ncustom = [\"nowhere_at_all:detector\"]\n", "nowhere_at_all"),
-    "custom detector not a detector": (b"[detectors]\ncustom = [\"json:__name__\"]\n", "json:__name__"),
-    "wrong type": (b"[policy]\nescalate_after = \"three\"\n", "policy.escalate_after"),
+    "bad custom detector": (b'[detectors]\ncustom = ["nowhere_at_all:detector"]\n', "nowhere_at_all"),
+    "custom detector not a detector": (b'[detectors]\ncustom = ["json:__name__"]\n', "json:__name__"),
+    "wrong type": (b'[policy]\nescalate_after = "three"\n', "policy.escalate_after"),
     "1e400": (b"[policy]\nescalate_after = 1e400\n", "policy.escalate_after"),
     "10**100": (b"[journal]\nkeep = 1" + b"0" * 100 + b"\n", "journal.keep"),
     "nan": (b"[detectors.no_progress]\nmin_delta = nan\n", "min_delta"),
-    "bad duration": (b"[schedule]\nevery = \"soon\"\n", "schedule.every"),
-    "unset env": (b"[[notify]]\ntype = \"webhook\"\nurl = \"${HB_TEST_SURELY_UNSET}\"\n",
-                  "HB_TEST_SURELY_UNSET"),
+    "bad duration": (b'[schedule]\nevery = "soon"\n', "schedule.every"),
+    "unset env": (b'[[notify]]\ntype = "webhook"\nurl = "${HB_TEST_SURELY_UNSET}"\n', "HB_TEST_SURELY_UNSET"),
     "deep 600": (b"a = " + b"[" * 600 + b"]" * 600 + b"\n", "heartbeat.toml"),
     "deep 10_000": (b"a = " + DEEP.encode() + b"\n", "heartbeat.toml"),
 }
@@ -426,10 +443,16 @@ def test_ten_thousand_levels_of_nesting_in_a_real_process(tmp_path: Path, kind: 
     assert (done.stderr + done.stdout).count("\n") == 1
 
 
-@pytest.mark.parametrize(("configured", "flag"), [('step = "reliability_agents:noop_step"', "--exec=true"),
-                                                  ('exec = "true"', "--step=reliability_agents:noop_step")])
-def test_a_step_flag_overrides_the_configured_kind_of_step(tmp_path: Path, configured: str,
-                                                           flag: str) -> None:
+@pytest.mark.parametrize(
+    ("configured", "flag"),
+    [
+        ('step = "reliability_agents:noop_step"', "--exec=true"),
+        ('exec = "true"', "--step=reliability_agents:noop_step"),
+    ],
+)
+def test_a_step_flag_overrides_the_configured_kind_of_step(
+    tmp_path: Path, configured: str, flag: str
+) -> None:
     """`--exec` over a config with `step` (and `--step` over `exec`): the flag wins, or one clear line."""
     (tmp_path / "heartbeat.toml").write_text(f"[agent]\n{configured}\n")
     code, _, err = cli("validate", "--config", str(tmp_path / "heartbeat.toml"), flag)
@@ -438,6 +461,7 @@ def test_a_step_flag_overrides_the_configured_kind_of_step(tmp_path: Path, confi
 
 def test_deeply_nested_arguments_from_the_step_do_not_crash_the_tick(tmp_path: Path) -> None:
     """A step that records 10_000-deep arguments: the tick ends (step error) and the state stays loadable."""
+
     def step(ctx: StepContext) -> None:
         args: list[Any] = []
         for _ in range(10_000):
@@ -451,6 +475,7 @@ def test_deeply_nested_arguments_from_the_step_do_not_crash_the_tick(tmp_path: P
 
 def test_huge_costs_never_make_an_unloadable_state(tmp_path: Path) -> None:
     """Two finite costs of 1e308: the tick's saved state loads again on the next tick."""
+
     def step(ctx: StepContext) -> None:
         ctx.record("buy", {"i": 1}, cost=1e308)
         ctx.record("buy", {"i": 2}, cost=1e308)
@@ -464,12 +489,19 @@ def test_huge_costs_never_make_an_unloadable_state(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", [float("nan"), float("inf")])
 def test_non_finite_progress_from_the_step_is_not_a_crash(tmp_path: Path, value: float) -> None:
     """ctx.report_progress(NaN or inf): the tick ends with a result and the state is saved."""
+
     def step(ctx: StepContext) -> None:
         ctx.record("x", {"v": 1}, output="something long enough")
         ctx.report_progress(value)
 
-    hb = Heartbeat(HeartbeatConfig.model_validate({  # no metric: the step's own report is the sample
-        "agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")}}), step=step)
+    hb = Heartbeat(
+        HeartbeatConfig.model_validate(
+            {  # no metric: the step's own report is the sample
+                "agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")}
+            }
+        ),
+        step=step,
+    )
     result = hb.tick()
     assert result.exit_code in (0, 1)
     assert StateStore(tmp_path / "state").load().ticks == 1
@@ -509,8 +541,15 @@ def test_enospc_mid_save_keeps_the_previous_state(tmp_path: Path, monkeypatch: p
     before = (tmp_path / "state" / "state.json").read_bytes()
     with enospc(monkeypatch, lambda path: path.name.startswith(".state.json.")) as hits:
         result = hb.tick()
-        code, out, err = cli("tick", "--step", "reliability_agents:noop_step",
-                             "--state-dir", str(tmp_path / "state"), "--kill-file", str(tmp_path / "KILL"))
+        code, out, err = cli(
+            "tick",
+            "--step",
+            "reliability_agents:noop_step",
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--kill-file",
+            str(tmp_path / "KILL"),
+        )
     assert hits, "the fault was never injected"
     assert result.exit_code == 2 and "No space left on device" in result.message
     assert "previous state kept" in result.message and "\n" not in result.message
@@ -521,7 +560,8 @@ def test_enospc_mid_save_keeps_the_previous_state(tmp_path: Path, monkeypatch: p
 
 
 def test_full_disk_at_the_outbox_keeps_the_escalation_until_it_can_be_queued(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Outbox writes fail (ENOSPC) on the escalating tick: exit 2, then the next tick delivers it once."""
     hb = make(tmp_path, stuck, policy={"escalate_after": 1})
     with enospc(monkeypatch, lambda path: path.parent.name == "outbox") as hits:
@@ -546,8 +586,9 @@ def test_enospc_at_the_journal_is_a_clear_error(tmp_path: Path, monkeypatch: pyt
     assert StateStore(tmp_path / "state").load().ticks == 2
 
 
-def test_disk_full_on_an_escalating_tick_is_a_clear_error(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_disk_full_on_an_escalating_tick_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every write in the state folder fails on the tick that escalates: exit 2, one line, old state kept."""
     hb = make(tmp_path, stuck, policy={"escalate_after": 2})
     hb.tick()
@@ -559,17 +600,26 @@ def test_disk_full_on_an_escalating_tick_is_a_clear_error(tmp_path: Path,
     assert (tmp_path / "state" / "state.json").read_bytes() == before
 
 
-
-
 # ================================================================ notifiers
 
 
 def webhook_heartbeat(tmp_path: Path, url: str, **notify: Any) -> Heartbeat:
     """A stuck agent that escalates on its first tick to one webhook notifier."""
-    hook = {"type": "webhook", "name": "webhook", "url": url, "timeout": "0.3s", "retries": 2,
-            "backoff": "0.05s", **notify}
-    raw = {"agent": {"name": "t", "state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")},
-           "policy": {"escalate_after": 1}, "notify": [hook], "base_dir": tmp_path}
+    hook = {
+        "type": "webhook",
+        "name": "webhook",
+        "url": url,
+        "timeout": "0.3s",
+        "retries": 2,
+        "backoff": "0.05s",
+        **notify,
+    }
+    raw = {
+        "agent": {"name": "t", "state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")},
+        "policy": {"escalate_after": 1},
+        "notify": [hook],
+        "base_dir": tmp_path,
+    }
     return Heartbeat(HeartbeatConfig.model_validate(raw), step=stuck, progress=lambda ctx: None)
 
 
@@ -586,8 +636,9 @@ def delivered(server: Any) -> Counter[str]:
 
 
 @pytest.mark.parametrize("failure", ["500", "timeout", "refused", "redirect"])
-def test_failed_webhook_waits_in_outbox_then_is_delivered_once(tmp_path: Path, webhook_server: Any,
-                                                               failure: str) -> None:
+def test_failed_webhook_waits_in_outbox_then_is_delivered_once(
+    tmp_path: Path, webhook_server: Any, failure: str
+) -> None:
     """Webhook down: the tick ends within timeout*(retries+1)+backoffs, the note waits, later one delivery."""
     url = webhook_server.url("/hook")
     if failure == "500":
@@ -661,7 +712,7 @@ def test_a_corrupt_outbox_entry_is_reported(tmp_path: Path, webhook_server: Any)
 
 # ================================================================ security
 
-STUCK_AGENT = textwrap.dedent('''
+STUCK_AGENT = textwrap.dedent("""
     import os
 
     def step(ctx):
@@ -670,13 +721,14 @@ STUCK_AGENT = textwrap.dedent('''
         for _ in range(3):
             if ctx.record("search", {"q": "same"}, output="the same page"):
                 return
-''')
+""")
 
 
 def secret_project(tmp_path: Path, server: Any) -> tuple[Path, dict[str, str]]:
     """A stuck agent whose webhook URL (with a token) comes from the environment."""
     (tmp_path / "stuck_agent.py").write_text(STUCK_AGENT)
-    (tmp_path / "heartbeat.toml").write_text(textwrap.dedent('''
+    (tmp_path / "heartbeat.toml").write_text(
+        textwrap.dedent("""
         [agent]
         step = "stuck_agent:step"
         [policy]
@@ -686,7 +738,8 @@ def secret_project(tmp_path: Path, server: Any) -> tuple[Path, dict[str, str]]:
         url = "${HB_TEST_HOOK}"
         timeout = "1s"
         retries = 0
-    '''))
+    """)
+    )
     return tmp_path, {"HB_TEST_HOOK": server.url(HOOK_PATH)}
 
 
@@ -736,24 +789,45 @@ def test_a_secret_in_a_step_error_is_redacted_everywhere(tmp_path: Path, webhook
 def test_state_files_are_0600_and_folders_0700_even_with_umask_0(tmp_path: Path, webhook_server: Any) -> None:
     """Under umask 000: every file in the state folder 0600 (corrupt copies too), its folders 0700."""
     project, env = secret_project(tmp_path, webhook_server)
-    (project / "heartbeat.toml").write_text((project / "heartbeat.toml").read_text().replace(
-        '[agent]\n', '[agent]\nstate_dir = "deep/er/state"\n'))
+    (project / "heartbeat.toml").write_text(
+        (project / "heartbeat.toml")
+        .read_text()
+        .replace("[agent]\n", '[agent]\nstate_dir = "deep/er/state"\n')
+    )
     webhook_server.status = 500
-    done = subprocess.run(ra.heartbeat_cmd("tick"), cwd=project, env=ra.child_env(**env), text=True,
-                          capture_output=True, timeout=60, umask=0)
+    done = subprocess.run(
+        ra.heartbeat_cmd("tick"),
+        cwd=project,
+        env=ra.child_env(**env),
+        text=True,
+        capture_output=True,
+        timeout=60,
+        umask=0,
+    )
     assert done.returncode == 4, done.stderr
     state_dir = project / "deep" / "er" / "state"
     (state_dir / "state.json").write_bytes(b"{broken")
-    done = subprocess.run(ra.heartbeat_cmd("tick"), cwd=project, env=ra.child_env(**env), text=True,
-                          capture_output=True, timeout=60, umask=0)
+    done = subprocess.run(
+        ra.heartbeat_cmd("tick"),
+        cwd=project,
+        env=ra.child_env(**env),
+        text=True,
+        capture_output=True,
+        timeout=60,
+        umask=0,
+    )
     assert done.returncode == 2
-    names = {p.relative_to(state_dir).as_posix(): stat.S_IMODE(p.stat().st_mode)
-             for p in state_dir.rglob("*")}
+    names = {
+        p.relative_to(state_dir).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in state_dir.rglob("*")
+    }
     assert {"state.json", "journal.jsonl", "ESCALATION.md", ".lock", "outbox"} <= set(names)
     assert any(n.startswith("state.json.corrupt-") for n in names)
     assert any(n.startswith("outbox/") for n in names)
-    wrong = {n: oct(m) for n, m in names.items()
-             if m != (0o700 if (state_dir / n).is_dir() else 0o600) and n != "state.json"}
+    wrong = {
+        n: oct(m)
+        for n, m in names.items()
+        if m != (0o700 if (state_dir / n).is_dir() else 0o600) and n != "state.json"
+    }
     assert wrong == {}
     assert stat.S_IMODE(state_dir.stat().st_mode) == 0o700
 
@@ -761,13 +835,18 @@ def test_state_files_are_0600_and_folders_0700_even_with_umask_0(tmp_path: Path,
 def test_a_tampered_state_file_cannot_choose_code_to_run(tmp_path: Path) -> None:
     """state.json naming a step/metric module: refused as corrupt (exit 2); the module is never imported."""
     marker = tmp_path / "imported"
-    (tmp_path / "evil.py").write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('pwned')\n"
-                                      "def step(ctx):\n    pass\n")
+    (tmp_path / "evil.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('pwned')\ndef step(ctx):\n    pass\n"
+    )
     (tmp_path / "good.py").write_text(STUCK_AGENT)
     (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "good:step"\n')
     (tmp_path / "state").mkdir()
-    tampered = {"step": "evil:step", "progress": "evil:step", "exec": "touch pwned",
-                "agent": {"step": "evil:step"}}
+    tampered = {
+        "step": "evil:step",
+        "progress": "evil:step",
+        "exec": "touch pwned",
+        "agent": {"step": "evil:step"},
+    }
     for key, value in tampered.items():
         raw = json.dumps({"schema_version": 1, key: value}).encode()
         (tmp_path / "state" / "state.json").write_bytes(raw)
@@ -797,15 +876,18 @@ def kill_kinds(tmp_path: Path) -> dict[str, Callable[[Path], None]]:
     }
 
 
-@pytest.mark.parametrize("kind", ["dangling symlink", "symlink to a file", "symlink to a folder", "directory",
-                                  "fifo", "empty", "binary"])
+@pytest.mark.parametrize(
+    "kind",
+    ["dangling symlink", "symlink to a file", "symlink to a folder", "directory", "fifo", "empty", "binary"],
+)
 def test_odd_kill_files_still_stop_the_agent(tmp_path: Path, kind: str) -> None:
     """A KILL that is a symlink, a folder, a FIFO, empty or binary: exit 3, the step never called."""
     kill = tmp_path / "KILL"
     kill_kinds(tmp_path)[kind](kill)
     marker = tmp_path / "called"
     (tmp_path / "agent.py").write_text(
-        f"import pathlib\ndef step(ctx):\n    pathlib.Path({str(marker)!r}).touch()\n")
+        f"import pathlib\ndef step(ctx):\n    pathlib.Path({str(marker)!r}).touch()\n"
+    )
     (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
     started = time.monotonic()
     done = run_cli(tmp_path, "tick")
@@ -824,8 +906,10 @@ def unreadable_kill_tick(folder: str, results: Any) -> None:
     warm = Path(folder, "warm")  # first a tick as root, so every lazy import is done before setuid
     (warm / "KILL").parent.mkdir()
     (warm / "KILL").write_text("warm up")
-    HB(Config.model_validate({"agent": {"state_dir": str(warm / "s"), "kill_file": str(warm / "KILL")}}),
-       step=step).tick()
+    HB(
+        Config.model_validate({"agent": {"state_dir": str(warm / "s"), "kill_file": str(warm / "KILL")}}),
+        step=step,
+    ).tick()
     if os.geteuid() == 0:
         os.setgid(65534)
         os.setuid(65534)
@@ -864,9 +948,12 @@ def test_kill_file_whose_path_cannot_be_checked_still_stops(tmp_path: Path) -> N
     """kill_file under a regular file (ENOTDIR): fails closed, exit 3, step not called."""
     (tmp_path / "file").write_text("not a folder")
     called: list[int] = []
-    hb = Heartbeat(HeartbeatConfig.model_validate({
-        "agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "file" / "KILL")}}),
-        step=lambda ctx: called.append(1))
+    hb = Heartbeat(
+        HeartbeatConfig.model_validate(
+            {"agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "file" / "KILL")}}
+        ),
+        step=lambda ctx: called.append(1),
+    )
     result = hb.tick()
     assert result.exit_code == 3 and "cannot be checked" in result.message and called == []
 

@@ -46,18 +46,20 @@ def test_stuck_trace_replays_line_for_line_and_stops_at_escalate() -> None:
     out = io.StringIO()
     run_replay(TRACES / "stuck_repeat.jsonl", HeartbeatConfig(), as_json=True, out=out)
     repeat = (
-        'search({\\"q\\":\\"grid storage\\"}) was called {n} times in a row '
-        "with the same arguments (limit 3)"
+        'search({\\"q\\":\\"grid storage\\"}) was called {n} times in a row with the same arguments (limit 3)'
     )
     expected = [
         '{"tick": 1, "anomalies": [], "decision": "continue", "stuck_streak": 0}',
         '{"tick": 2, "anomalies": [], "decision": "continue", "stuck_streak": 0}',
         '{"tick": 3, "anomalies": [{"kind": "repeat", "action": 3, "message": "'
-        + repeat.replace("{n}", "3") + '"}], "decision": "try_alternative", "stuck_streak": 1}',
+        + repeat.replace("{n}", "3")
+        + '"}], "decision": "try_alternative", "stuck_streak": 1}',
         '{"tick": 4, "anomalies": [{"kind": "repeat", "action": 4, "message": "'
-        + repeat.replace("{n}", "4") + '"}], "decision": "try_alternative", "stuck_streak": 2}',
+        + repeat.replace("{n}", "4")
+        + '"}], "decision": "try_alternative", "stuck_streak": 2}',
         '{"tick": 5, "anomalies": [{"kind": "repeat", "action": 5, "message": "'
-        + repeat.replace("{n}", "5") + '"}, {"kind": "no_progress", "action": null, "message": '
+        + repeat.replace("{n}", "5")
+        + '"}, {"kind": "no_progress", "action": null, "message": '
         '"progress stayed at 0.5 for the last 5 heartbeats; it must move by at least 0.01"}], '
         '"decision": "escalate", "stuck_streak": 3}',
     ]
@@ -77,16 +79,20 @@ def test_loop_is_found_and_a_clean_tick_recovers() -> None:
         (2, [], "continue", 0),
         (3, [], "continue", 0),
     ]
-    assert 'search({"q":"soil carbon"}) -> read({"url":"https://example.org/soil"})' in (
-        rows[0]["anomalies"][0]["message"]
+    assert (
+        'search({"q":"soil carbon"}) -> read({"url":"https://example.org/soil"})'
+        in (rows[0]["anomalies"][0]["message"])
     )
 
 
 def test_error_rate_is_numbered_across_ticks() -> None:
     """Actions are numbered across the trace: the window fills at action 10, in tick 2."""
     rows = replay_json("errors.jsonl")
-    assert shape(rows) == [(1, [], "continue", 0), (2, [("error_rate", 10)], "try_alternative", 1),
-                           (3, [], "continue", 0)]
+    assert shape(rows) == [
+        (1, [], "continue", 0),
+        (2, [("error_rate", 10)], "try_alternative", 1),
+        (3, [], "continue", 0),
+    ]
     assert rows[1]["anomalies"][0]["message"] == (
         "5 of 10 actions failed (50%), last: fetch: 504 Gateway Timeout"
     )
@@ -244,19 +250,30 @@ def _reference(lines: list[str], config: HeartbeatConfig) -> list[tuple[int, lis
     for tick, (_, line) in enumerate(load_trace(lines), 1):
         now = line.at or clock
         clock = now + (config.schedule.every or timedelta(minutes=30))
-        monitor = Monitor(config.detectors, history=state.history, progress=state.progress,
-                          actions_total=state.actions_total, tick=tick)
+        monitor = Monitor(
+            config.detectors,
+            history=state.history,
+            progress=state.progress,
+            actions_total=state.actions_total,
+            tick=tick,
+        )
         monitor.start_tick(tick)
         for a in line.actions:
             monitor.record(a.tool, a.args, output=a.output, error=a.error, cost=a.cost, now=now)
         monitor.add_progress(line.progress, now=now)
         decision = decide(state, monitor.tick_anomalies, now, config.policy)
-        state = state.model_copy(update={
-            "history": monitor.history, "progress": monitor.progress, "actions_total": monitor.actions_total,
-            "stuck_streak": decision.stuck_streak, "recovery": decision.recovery,
-        })
-        found.append((tick, [a.model_dump() for a in monitor.tick_anomalies], decision.action,
-                      decision.stuck_streak))
+        state = state.model_copy(
+            update={
+                "history": monitor.history,
+                "progress": monitor.progress,
+                "actions_total": monitor.actions_total,
+                "stuck_streak": decision.stuck_streak,
+                "recovery": decision.recovery,
+            }
+        )
+        found.append(
+            (tick, [a.model_dump() for a in monitor.tick_anomalies], decision.action, decision.stuck_streak)
+        )
         if decision.action == "escalate":
             break
     return found
@@ -276,14 +293,28 @@ _trace_line = st.fixed_dictionaries(
 )
 _configs = [
     HeartbeatConfig(policy=PolicyConfig(escalate_after=1000)),
-    HeartbeatConfig.model_validate({
-        "detectors": {"exempt": ["log"], "polling": ["poll"], "loop": {"window": 6},
-                      "empty": {"threshold": 2}, "error_rate": {"window": 3}},
-        "policy": {"escalate_after": 1000}}),
-    HeartbeatConfig.model_validate({
-        "detectors": {"loop": {"window": 8, "exempt": ["read"]}, "repeat": {"threshold": 2},
-                      "no_progress": {"samples": 3}},
-        "policy": {"escalate_after": 4}}),
+    HeartbeatConfig.model_validate(
+        {
+            "detectors": {
+                "exempt": ["log"],
+                "polling": ["poll"],
+                "loop": {"window": 6},
+                "empty": {"threshold": 2},
+                "error_rate": {"window": 3},
+            },
+            "policy": {"escalate_after": 1000},
+        }
+    ),
+    HeartbeatConfig.model_validate(
+        {
+            "detectors": {
+                "loop": {"window": 8, "exempt": ["read"]},
+                "repeat": {"threshold": 2},
+                "no_progress": {"samples": 3},
+            },
+            "policy": {"escalate_after": 4},
+        }
+    ),
 ]
 
 
@@ -295,8 +326,10 @@ def test_one_monitor_replays_exactly_as_a_monitor_rebuilt_every_heartbeat(
     """Keeping one Monitor for the trace changes nothing: long repeat runs, exempt tools, flat metrics."""
     config = _configs[which]
     text = [json.dumps(line) for line in lines]
-    got = [(t.tick, [a.model_dump() for a in t.anomalies], t.decision.action, t.decision.stuck_streak)
-           for t in replay(text, config)]
+    got = [
+        (t.tick, [a.model_dump() for a in t.anomalies], t.decision.action, t.decision.stuck_streak)
+        for t in replay(text, config)
+    ]
     assert got == _reference(text, config)
 
 
@@ -310,9 +343,16 @@ def test_an_at_too_late_for_the_next_heartbeat_is_a_bad_line() -> None:
 
 def test_load_trace_reads_bytes_and_text_alike(tmp_path: Path) -> None:
     """A file (bytes, a BOM, CRLF) and the same lines as text load to equal heartbeats."""
-    lines = ['{"progress": 0.5, "actions": [{"tool": "s", "args": {"q": "é", "n": 1e300}}]}', "  ",
-             '{"at": "2024-05-01T10:00:00", "actions": [{"tool": "r", "cost": 2}]}', "\u00a0"]
+    lines = [
+        '{"progress": 0.5, "actions": [{"tool": "s", "args": {"q": "é", "n": 1e300}}]}',
+        "  ",
+        '{"at": "2024-05-01T10:00:00", "actions": [{"tool": "r", "cost": 2}]}',
+        "\u00a0",
+    ]
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode())
-    assert load_trace(path) == load_trace(lines) == [
-        (1, load_trace(lines[:1])[0][1]), (3, load_trace(lines[2:3])[0][1])]
+    assert (
+        load_trace(path)
+        == load_trace(lines)
+        == [(1, load_trace(lines[:1])[0][1]), (3, load_trace(lines[2:3])[0][1])]
+    )

@@ -18,7 +18,7 @@ from heartbeat.errors import UsageError
 from heartbeat.schedule import make_trigger
 from heartbeat.store import StateStore
 
-AGENT = textwrap.dedent('''
+AGENT = textwrap.dedent("""
     import os, pathlib, time
 
     def step(ctx):
@@ -32,13 +32,17 @@ AGENT = textwrap.dedent('''
 
     def progress(ctx):
         return float(ctx.data.get("n", 0))
-''')
+""")
 
 
 def spawn(folder: Path, *argv: str, **env: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "heartbeat", *argv], cwd=folder, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **env},
+        [sys.executable, "-m", "heartbeat", *argv],
+        cwd=folder,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **env},
     )
 
 
@@ -108,7 +112,8 @@ def test_sigterm_lets_the_current_tick_finish(folder: Path) -> None:
 
 def test_one_run_drives_several_agents(folder: Path) -> None:
     """[[agents]]: one run ticks each agent in its own state folder, each --ticks times."""
-    (folder / "heartbeat.toml").write_text(textwrap.dedent('''
+    (folder / "heartbeat.toml").write_text(
+        textwrap.dedent("""
         [agent]
         step = "work_agent:step"
         progress = "work_agent:progress"
@@ -118,7 +123,8 @@ def test_one_run_drives_several_agents(folder: Path) -> None:
         [[agents]]
         name = "beta"
         state_dir = "state/beta"
-    '''))
+    """)
+    )
     proc = spawn(folder, "run", "--every", "0.2s", "--ticks", "3", "--json")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err

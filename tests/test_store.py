@@ -280,8 +280,11 @@ def test_clean_stale_under_the_lock_counts_what_it_removed(store: StateStore) ->
 
 def test_the_fast_load_gives_what_the_dict_path_gives(store: StateStore) -> None:
     """A saved state loads (one pydantic pass over the bytes) equal to validating the parsed dict."""
-    state = AgentState(ticks=4, history=[action(i, error="x" if i % 2 else None) for i in range(1, 6)],
-                       data={"n": [1, 2.5, None, "é"], "big": 10**30})
+    state = AgentState(
+        ticks=4,
+        history=[action(i, error="x" if i % 2 else None) for i in range(1, 6)],
+        data={"n": [1, 2.5, None, "é"], "big": 10**30},
+    )
     store.save(state)
     loaded = store.load()
     assert loaded == state

@@ -187,8 +187,11 @@ def step(ctx: StepContext) -> None:
         fitting = [c for c in candidates if satisfies(rewrite_function(source, name, c), name, examples)]
         patch = fitting[0] if fitting else candidates[-1]
         module.write_text(rewrite_function(source, name, patch), encoding="utf-8")
-        if ctx.record("write_file", {"path": str(WORKSPACE / MODULE), "function": name,
-                                     "patch": candidates.index(patch)}, output=f"rewrote {name}()"):
+        if ctx.record(
+            "write_file",
+            {"path": str(WORKSPACE / MODULE), "function": name, "patch": candidates.index(patch)},
+            output=f"rewrote {name}()",
+        ):
             return
         summary, failing = run_tests(project)
         ctx.record("run_tests", {"path": str(WORKSPACE)}, output=summary)
@@ -198,8 +201,11 @@ def step(ctx: StepContext) -> None:
     # fail write it again (an LLM left alone tends to reproduce its own patch).
     for _ in range(MAX_ATTEMPTS):
         module.write_text(rewrite_function(source, name, candidates[0]), encoding="utf-8")
-        if ctx.record("write_file", {"path": str(WORKSPACE / MODULE), "function": name, "patch": 0},
-                      output=f"rewrote {name}()"):
+        if ctx.record(
+            "write_file",
+            {"path": str(WORKSPACE / MODULE), "function": name, "patch": 0},
+            output=f"rewrote {name}()",
+        ):
             return
         summary, failing = run_tests(project)
         if ctx.record("run_tests", {"path": str(WORKSPACE)}, output=summary):

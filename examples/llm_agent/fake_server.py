@@ -115,8 +115,13 @@ def _call(turn: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
     return {
         "role": "assistant",
         "content": None,
-        "tool_calls": [{"id": f"call_{turn + 1}", "type": "function",
-                        "function": {"name": name, "arguments": json.dumps(args)}}],
+        "tool_calls": [
+            {
+                "id": f"call_{turn + 1}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+        ],
     }
 
 
@@ -131,10 +136,18 @@ def completion(body: dict[str, Any]) -> dict[str, Any]:
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", "fake"),
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
     }
 
 
@@ -172,8 +185,10 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             answer = completion(body)
             if server.log:
                 message = answer["choices"][0]["message"]
-                what = ", ".join(c["function"]["name"] + c["function"]["arguments"]
-                                 for c in message.get("tool_calls") or []) or repr(message["content"])
+                what = ", ".join(
+                    c["function"]["name"] + c["function"]["arguments"]
+                    for c in message.get("tool_calls") or []
+                ) or repr(message["content"])
                 print(f"fake model -> {what}", file=sys.stderr, flush=True)
             self._send(200, answer)
 

@@ -114,15 +114,21 @@ def endpoint_name(base_url: str) -> str:
     return f"{parts.scheme}://{parts.hostname or '?'}" + (f":{parts.port}" if parts.port else "")
 
 
-def chat(client: httpx.Client, base_url: str, model: str, messages: list[dict[str, Any]],
-         key: str | None) -> dict[str, Any]:
+def chat(
+    client: httpx.Client, base_url: str, model: str, messages: list[dict[str, Any]], key: str | None
+) -> dict[str, Any]:
     """One chat completion with tools; its ``choices[0].message`` and ``usage``."""
     where = endpoint_name(base_url)
     try:
         response = client.post(
             f"{base_url}/chat/completions",
-            json={"model": model, "messages": messages, "tools": TOOLS, "tool_choice": "auto",
-                  "temperature": 0},
+            json={
+                "model": model,
+                "messages": messages,
+                "tools": TOOLS,
+                "tool_choice": "auto",
+                "temperature": 0,
+            },
         )
     except httpx.TimeoutException:
         raise ChatError(f"{where} did not answer within the timeout") from None
@@ -241,8 +247,13 @@ def step(ctx: StepContext) -> None:
             calls = message.get("tool_calls") or []
             # The assistant turn goes back into the conversation as it came,
             # so every tool result below answers one of its tool_call ids.
-            messages.append({"role": "assistant", "content": message.get("content"),
-                             **({"tool_calls": calls} if calls else {})})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": message.get("content"),
+                    **({"tool_calls": calls} if calls else {}),
+                }
+            )
             if not calls:
                 answer = str(message.get("content") or "").strip()
                 ctx.record("answer", {}, output=answer, cost=cost)
@@ -263,8 +274,13 @@ def step(ctx: StepContext) -> None:
                 # The completion's cost is charged to the first action it produced.
                 hit = ctx.record(name, args, output=output, error=error, cost=cost)
                 cost = 0.0
-                messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
-                                 "content": output if error is None else f"error: {error}"})
+                messages.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": call.get("id", ""),
+                        "content": output if error is None else f"error: {error}",
+                    }
+                )
                 if hit:
                     print(f"  [llm agent] heartbeat flagged {name}: {hit.kind}; ending this heartbeat")
                     return
