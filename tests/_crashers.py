@@ -12,7 +12,11 @@ import multiprocessing
 import multiprocessing.connection
 import multiprocessing.context
 import multiprocessing.synchronize
+import os
+import random
+import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +96,33 @@ def hold_lock_until_killed(state_dir: str, holding: multiprocessing.synchronize.
 def state_files(state_dir: str | Path) -> list[str]:
     """Names of the files in a state folder, sorted (for assertions)."""
     return sorted(p.name for p in Path(state_dir).iterdir())
+
+
+def kill_mid_work(
+    ctx: multiprocessing.context.ForkServerContext,
+    target: Callable[..., None],
+    args: tuple[Any, ...],
+    rng: random.Random,
+    max_delay: float,
+) -> list[Any]:
+    """Start ``target(*args, acks)``, SIGKILL it at a random moment after its first ack, return the acks.
+
+    The first ack proves the child is inside its work loop; the random delay
+    is only the kill-point randomiser, never a wait for a race to settle.
+    """
+    acks_in, acks_out = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=target, args=(*args[:1], acks_out, *args[1:]))
+    child.start()
+    acks_out.close()
+    acks = [acks_in.recv()]
+    time.sleep(rng.uniform(0, max_delay))
+    os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
+    child.join()
+    while True:
+        try:
+            acks.append(acks_in.recv())
+        except EOFError:
+            break
+    acks_in.close()
+    assert child.exitcode == -signal.SIGKILL
+    return acks

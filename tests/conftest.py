@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import stat
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -145,3 +148,18 @@ def webhook_server() -> Iterator[WebhookServer]:
     """A real HTTP server on 127.0.0.1:<free port> that records requests (see module doc)."""
     with running_webhook_server() as server:
         yield server
+
+
+@pytest.fixture
+def open_umask() -> Iterator[None]:
+    """Run the test with umask 0, so only heartbeat's own modes restrict files."""
+    old = os.umask(0)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def mode(path: Path) -> int:
+    """The permission bits of ``path``."""
+    return stat.S_IMODE(path.stat().st_mode)

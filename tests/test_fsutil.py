@@ -5,11 +5,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import mode
 
 from heartbeat.fsutil import (
     atomic_write,
@@ -19,21 +20,6 @@ from heartbeat.fsutil import (
     temp_pattern,
     write_all,
 )
-
-
-@pytest.fixture
-def open_umask() -> Iterator[None]:
-    """Run the test with umask 0, so only heartbeat's own modes restrict files."""
-    old = os.umask(0)
-    try:
-        yield
-    finally:
-        os.umask(old)
-
-
-def mode(path: Path) -> int:
-    """The permission bits of ``path``."""
-    return stat.S_IMODE(path.stat().st_mode)
 
 
 def temps(folder: Path, name: str) -> list[Path]:

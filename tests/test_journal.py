@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import stat
-import time
 from datetime import UTC, date, datetime, timedelta
 from enum import Enum
 from pathlib import Path
@@ -298,22 +296,8 @@ def test_sigkilled_writers_lose_no_acknowledged_batch(tmp_path: Path) -> None:
     kills = 100
     last_ack = 0
     for _ in range(kills):
-        acks_in, acks_out = ctx.Pipe(duplex=False)
         # keep is large so no rotation ever drops an event this test looks for.
-        child = ctx.Process(target=_crashers.append_forever, args=(str(path), acks_out, 6_000, 10_000))
-        child.start()
-        acks_out.close()
-        acks = [acks_in.recv()]
-        time.sleep(rng.uniform(0, 0.002))
-        os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
-        child.join()
-        while True:
-            try:
-                acks.append(acks_in.recv())
-            except EOFError:
-                break
-        acks_in.close()
-        assert child.exitcode == -signal.SIGKILL
+        acks = _crashers.kill_mid_work(ctx, _crashers.append_forever, (str(path), 6_000, 10_000), rng, 0.002)
         last_ack = acks[-1]
     journal = Journal(path)
     seqs = [e["seq"] for e in journal.read()]

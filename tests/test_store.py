@@ -8,15 +8,14 @@ import json
 import os
 import random
 import signal
-import stat
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import _crashers
 import pytest
+from conftest import mode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,21 +62,6 @@ def fixed_clock() -> datetime:
 def store(tmp_path: Path) -> StateStore:
     """A store on a fresh state folder, with a fixed clock for predictable copy names."""
     return StateStore(tmp_path / "state", clock=fixed_clock)
-
-
-@pytest.fixture
-def open_umask() -> Iterator[None]:
-    """Run the test with umask 0, so only heartbeat's own modes restrict files."""
-    old = os.umask(0)
-    try:
-        yield
-    finally:
-        os.umask(old)
-
-
-def mode(path: Path) -> int:
-    """The permission bits of ``path``."""
-    return stat.S_IMODE(path.stat().st_mode)
 
 
 def names(folder: Path) -> list[str]:
@@ -789,22 +773,8 @@ def kill_savers(state_dir: Path, kills: int) -> dict[str, int]:
     rng = random.Random(int.from_bytes(os.urandom(4), "big"))
     stats = {"killed_mid_save": 0, "unacknowledged_saves": 0, "most_temps": 0}
     for _ in range(kills):
-        acks_in, acks_out = ctx.Pipe(duplex=False)
-        child = ctx.Process(target=_crashers.save_forever, args=(str(state_dir), acks_out))
-        child.start()
-        acks_out.close()
-        acks = [acks_in.recv()]  # the child is in its loop: a save finished, the next is under way
-        # The kill-point randomiser: the child is between 0 and ~2 saves further on.
-        time.sleep(rng.uniform(0, 0.003))
-        os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
-        child.join()
-        while True:
-            try:
-                acks.append(acks_in.recv())
-            except EOFError:
-                break
-        acks_in.close()
-        assert child.exitcode == -signal.SIGKILL
+        # The child is between 0 and ~2 saves further on when it dies.
+        acks = _crashers.kill_mid_work(ctx, _crashers.save_forever, (str(state_dir),), rng, 0.003)
         temps = list(state_dir.glob(TEMP_GLOB))
         stats["killed_mid_save"] += bool(temps)
         stats["most_temps"] = max(stats["most_temps"], len(temps))
