@@ -9,6 +9,7 @@ journal records.
 from __future__ import annotations
 
 import math
+import os
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -491,7 +492,8 @@ class Heartbeat:
 
     def _outbox_waiting(self) -> bool:
         try:
-            return any(self.store.outbox_dir.iterdir())
+            with os.scandir(self.store.outbox_dir) as entries:
+                return any(True for _ in entries)
         except OSError:
             return False
 

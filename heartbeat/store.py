@@ -186,6 +186,7 @@ class StateStore:
         self._current = current_version
         self._clock = clock
         self._locked = False
+        self._file_locks: dict[float, FileLock] = {}
         # The file as read by the last load, if it had to be migrated: it is
         # copied aside before the first save replaces it.
         self._migrated_from: tuple[int, bytes] | None = None
@@ -244,7 +245,14 @@ class StateStore:
             except OSError as exc:
                 reason = f"cannot create the state folder: {exc.strerror}"
                 raise StateWriteError(self._state_dir, reason) from exc
-        file_lock = FileLock(self.lock_path, timeout=timeout, mode=PRIVATE_FILE_MODE)
+        if self._locked:  # held by this store already (another thread, or a nested with)
+            raise StateLocked(self.lock_path)
+        # One FileLock object per timeout, reused: building one costs about as much as taking
+        # it. filelock keeps its state per thread, so a second thread still finds it busy.
+        file_lock = self._file_locks.get(timeout)
+        if file_lock is None:
+            file_lock = FileLock(self.lock_path, timeout=timeout, mode=PRIVATE_FILE_MODE)
+            self._file_locks[timeout] = file_lock
         try:
             file_lock.acquire()
         except Timeout:
