@@ -300,7 +300,8 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
             f"status       {state.status.value}"
             + (f" ({state.status_reason})" if state.status_reason else ""),
             f"KILL         {'PRESENT: ' + kill if kill else 'absent'}",
-            f"ticks        {state.ticks}   last {report['last_tick_at'] or 'never'}",
+            f"ticks        {state.ticks}   last "
+            + (state.last_tick_at.isoformat(timespec="seconds") if state.last_tick_at else "never"),
             f"stuck streak {state.stuck_streak} of {hb.config.policy.escalate_after}",
             f"recovery     {_recovery_text(state)}",
             f"instructions {state.instructions or 'none'}",
@@ -375,7 +376,7 @@ def _render_event(event: dict[str, Any]) -> str:
     kind = event.get("event", "?")
     rest = {k: v for k, v in event.items() if k not in ("at", "event", "agent", "tick") and v is not None}
     text = rest.pop("message", None) or rest.pop("reason", None) or rest.pop("summary", None)
-    detail = text if text else ", ".join(f"{k}={v}" for k, v in rest.items())
+    detail = " ".join(str(text).split()) if text else ", ".join(f"{k}={v}" for k, v in rest.items())
     return f"{at}  tick {event.get('tick', '-'):>4}  {kind:<11} {detail}"
 
 
