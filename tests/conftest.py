@@ -23,6 +23,8 @@ import contextlib
 import json
 import os
 import stat
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -163,3 +165,15 @@ def open_umask() -> Iterator[None]:
 def mode(path: Path) -> int:
     """The permission bits of ``path``."""
     return stat.S_IMODE(path.stat().st_mode)
+
+
+def spawn_heartbeat(cwd: Path, *argv: str, **env: str) -> subprocess.Popen[str]:
+    """``python -m heartbeat ARGV`` as a real process in ``cwd``, output captured as text."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "heartbeat", *argv],
+        cwd=cwd,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **env},
+    )

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
 import sys
 import textwrap
 import time
@@ -13,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import spawn_heartbeat
 from freezegun import freeze_time
 
 from heartbeat.cli import build_parser, main
@@ -58,17 +57,6 @@ def cli(*argv: str) -> tuple[int, str]:
     out = io.StringIO()
     code = main(list(argv), out)
     return code, out.getvalue()
-
-
-def spawn(project: Path, *argv: str, **env: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "heartbeat", *argv],
-        cwd=project,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **env},
-    )
 
 
 def test_help_lists_exit_codes() -> None:
@@ -179,7 +167,7 @@ def test_validate(project: Path) -> None:
 
 def test_run_stops_on_kill_within_two_seconds(project: Path) -> None:
     """`run --every 30m`: after the first tick, `touch KILL` ends the run with exit 3 within 2 s."""
-    proc = spawn(project, "run", "--every", "30m")
+    proc = spawn_heartbeat(project, "run", "--every", "30m")
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()  # the first tick runs at start
@@ -196,7 +184,7 @@ def test_run_stops_on_kill_within_two_seconds(project: Path) -> None:
 
 def test_run_ticks_n_then_stops(project: Path) -> None:
     """`run --every 1s --ticks 2` ticks twice and exits."""
-    proc = spawn(project, "run", "--every", "1s", "--ticks", "2", "--json")
+    proc = spawn_heartbeat(project, "run", "--every", "1s", "--ticks", "2", "--json")
     out, _ = proc.communicate(timeout=30)
     ticks = [json.loads(line) for line in out.splitlines()]
     assert proc.returncode == 0 and [t["tick"] for t in ticks] == [1, 2]
@@ -205,7 +193,7 @@ def test_run_ticks_n_then_stops(project: Path) -> None:
 def test_run_never_calls_step_while_kill_exists(project: Path) -> None:
     """With KILL present from the start, run exits 3 and the step never runs."""
     (project / "KILL").touch()
-    proc = spawn(project, "run", "--every", "30m")
+    proc = spawn_heartbeat(project, "run", "--every", "30m")
     proc.communicate(timeout=30)
     assert proc.returncode == 3 and not (project / "state" / "state.json").exists()
 
@@ -213,14 +201,14 @@ def test_run_never_calls_step_while_kill_exists(project: Path) -> None:
 def test_two_ticks_at_once_one_exits_5(project: Path) -> None:
     """While one tick holds the lock, a second exits 5 and changes nothing."""
     gate = project / "gate"
-    first = spawn(project, "tick", HB_GATE=str(gate))
+    first = spawn_heartbeat(project, "tick", HB_GATE=str(gate))
     try:
         started = project / "gate.started"
         deadline = time.monotonic() + 30
         while not started.exists():  # wait for the first tick to be inside its step
             assert time.monotonic() < deadline and first.poll() is None
             time.sleep(0.01)
-        second = spawn(project, "tick")
+        second = spawn_heartbeat(project, "tick")
         _, err = second.communicate(timeout=30)
         assert second.returncode == 5 and "lock" in err
         assert not (project / "state" / "state.json").exists()

@@ -795,27 +795,23 @@ def test_state_files_are_0600_and_folders_0700_even_with_umask_0(tmp_path: Path,
         .replace("[agent]\n", '[agent]\nstate_dir = "deep/er/state"\n')
     )
     webhook_server.status = 500
-    done = subprocess.run(
-        ra.heartbeat_cmd("tick"),
-        cwd=project,
-        env=ra.child_env(**env),
-        text=True,
-        capture_output=True,
-        timeout=60,
-        umask=0,
-    )
+
+    def tick() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ra.heartbeat_cmd("tick"),
+            cwd=project,
+            env=ra.child_env(**env),
+            text=True,
+            capture_output=True,
+            timeout=60,
+            umask=0,
+        )
+
+    done = tick()
     assert done.returncode == 4, done.stderr
     state_dir = project / "deep" / "er" / "state"
     (state_dir / "state.json").write_bytes(b"{broken")
-    done = subprocess.run(
-        ra.heartbeat_cmd("tick"),
-        cwd=project,
-        env=ra.child_env(**env),
-        text=True,
-        capture_output=True,
-        timeout=60,
-        umask=0,
-    )
+    done = tick()
     assert done.returncode == 2
     names = {
         p.relative_to(state_dir).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in state_dir.rglob("*")

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import textwrap
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from conftest import spawn_heartbeat
 
 from heartbeat.errors import UsageError
 from heartbeat.schedule import make_trigger
@@ -33,17 +32,6 @@ AGENT = textwrap.dedent("""
     def progress(ctx):
         return float(ctx.data.get("n", 0))
 """)
-
-
-def spawn(folder: Path, *argv: str, **env: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "heartbeat", *argv],
-        cwd=folder,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **env},
-    )
 
 
 def wait_for_file(path: Path, proc: subprocess.Popen[str]) -> None:
@@ -97,7 +85,7 @@ def test_bad_cron_is_usage_error() -> None:
 def test_sigterm_lets_the_current_tick_finish(folder: Path) -> None:
     """SIGTERM during a step: the step finishes, its state is saved, run exits 0, no new tick starts."""
     gate = folder / "gate"
-    proc = spawn(folder, "run", "--every", "30m", HB_GATE=str(gate))
+    proc = spawn_heartbeat(folder, "run", "--every", "30m", HB_GATE=str(gate))
     try:
         wait_for_file(folder / "gate.started", proc)
         proc.send_signal(signal.SIGTERM)
@@ -125,7 +113,7 @@ def test_one_run_drives_several_agents(folder: Path) -> None:
         state_dir = "state/beta"
     """)
     )
-    proc = spawn(folder, "run", "--every", "0.2s", "--ticks", "3", "--json")
+    proc = spawn_heartbeat(folder, "run", "--every", "0.2s", "--ticks", "3", "--json")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     agents = sorted(json.loads(line)["agent"] for line in out.splitlines())
@@ -136,6 +124,6 @@ def test_one_run_drives_several_agents(folder: Path) -> None:
 
 def test_run_exits_2_on_bad_config(folder: Path) -> None:
     """A run whose step cannot be loaded fails before the first tick with exit 2."""
-    proc = spawn(folder, "run", "--every", "1s", "--step", "missing_module:step")
+    proc = spawn_heartbeat(folder, "run", "--every", "1s", "--step", "missing_module:step")
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 2 and "missing_module" in err and "Traceback" not in err
