@@ -19,6 +19,7 @@ handled with care:
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import errno
 import json
@@ -159,6 +160,21 @@ def _json_kind(value: object) -> str:
     return kinds.get(type(value), "a number")
 
 
+def _remove_temps(folder: str) -> int:
+    """Remove atomic-write temp files directly in ``folder``; return how many."""
+    removed = 0
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name[0] == "." and temp_target(entry.name) is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+                        removed += 1
+    except OSError:
+        return 0
+    return removed
+
+
 class StateStore:
     """One agent's state folder: lock it, load ``state.json``, save it atomically.
 
@@ -287,6 +303,9 @@ class StateStore:
         with entries:
             for entry in entries:
                 name = entry.name
+                if name == OUTBOX_DIR:  # its entries are written under this lock too
+                    removed += _remove_temps(entry.path)
+                    continue
                 if name[0] != "." or name == LOCK_FILE:
                     continue
                 try:

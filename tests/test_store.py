@@ -803,3 +803,15 @@ def test_sigkill_during_saves_never_leaves_a_broken_state(tmp_path: Path, kills:
     assert list(tmp_path.glob(TEMP_GLOB)) == []
     assert mode(store.state_path) == 0o600
     assert 18_000 < store.state_path.stat().st_size < 20_000
+
+
+def test_lock_sweeps_temps_left_in_the_outbox(tmp_path: Path) -> None:
+    """A killed outbox writer's temp file is removed when the lock is next taken; real entries stay."""
+    store = StateStore(tmp_path / "state")
+    outbox = tmp_path / "state" / "outbox"
+    outbox.mkdir(parents=True)
+    (outbox / ".webhook--k--abc.json.x1y2.tmp").write_text("{half")
+    (outbox / "webhook--k--abc.json").write_text("{}")
+    with store.lock():
+        pass
+    assert sorted(p.name for p in outbox.iterdir()) == ["webhook--k--abc.json"]
