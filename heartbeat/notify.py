@@ -45,7 +45,7 @@ from pydantic import (
 from .errors import ConfigError, NotifyError
 from .fsutil import atomic_write, ensure_private_dir, write_all
 from .models import Notification
-from .redact import redact, redact_url, url_secrets
+from .redact import redact, redact_url, url_secrets, webhook_secrets
 
 if TYPE_CHECKING:
     import httpx
@@ -150,7 +150,7 @@ class WebhookNotifier:
         self.backoff = backoff
         self._client = client
         self._sleep = sleep
-        self._secrets = [*url_secrets(url), *(v for v in self.headers.values() if len(v) >= 4)]
+        self._secrets = webhook_secrets(url, self.headers)
         self.target = redact_url(url)
 
     def __repr__(self) -> str:

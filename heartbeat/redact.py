@@ -7,10 +7,10 @@ most ticks send nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["REDACTED", "redact", "redact_url", "url_secrets"]
+__all__ = ["REDACTED", "redact", "redact_url", "url_secrets", "webhook_secrets"]
 
 REDACTED = "***"
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
@@ -65,3 +65,8 @@ def url_secrets(url: str) -> list[str]:
     found += [segment for segment in parts.path.split("/") if len(segment) >= 6]
     found += [value for _, value in parse_qsl(parts.query) if len(value) >= 3]
     return [s for s in found if s and s != "/"]
+
+
+def webhook_secrets(url: str, headers: Mapping[str, str]) -> list[str]:
+    """What a webhook must never show: its URL's secret parts and its header values."""
+    return [*url_secrets(url), *(v for v in headers.values() if len(v) >= 4)]

@@ -109,13 +109,9 @@ def config_secrets(config: HeartbeatConfig) -> list[str]:
     hooks = [n for n in config.notify if isinstance(n, WebhookNotifierConfig)]
     if not hooks:
         return []
-    from .redact import url_secrets
+    from .redact import webhook_secrets
 
-    secrets: list[str] = []
-    for hook in hooks:
-        secrets += url_secrets(hook.url)
-        secrets += [v for v in hook.headers.values() if len(v) >= 4]
-    return secrets
+    return [secret for hook in hooks for secret in webhook_secrets(hook.url, hook.headers)]
 
 
 class Heartbeat:
@@ -420,7 +416,7 @@ class Heartbeat:
     def _remind(self, state: AgentState, now: datetime, events: list[dict[str, Any]]) -> None:
         """Remind people of an open escalation, at most once per ``reminder_every``."""
         escalation = state.escalation
-        if escalation is None or self._outbox_waiting():
+        if escalation is None or self.outbox_waiting():
             return  # the first message has not even gone out: a reminder would only pile up
         last = escalation.last_reminder_at or escalation.at
         if now - last < self.config.escalation.reminder_every:
@@ -490,7 +486,8 @@ class Heartbeat:
 
         return Outbox(self.store.outbox_dir)
 
-    def _outbox_waiting(self) -> bool:
+    def outbox_waiting(self) -> bool:
+        """Whether anything waits in outbox/ (one scandir; no outbox folder is an empty one)."""
         try:
             with os.scandir(self.store.outbox_dir) as entries:
                 return any(True for _ in entries)
@@ -499,7 +496,7 @@ class Heartbeat:
 
     def retry_outbox(self, now: datetime, *, force: bool) -> DeliveryReport:
         """Try to deliver what waits in the outbox (only entries that are due unless forced)."""
-        if not self._outbox_waiting():
+        if not self.outbox_waiting():
             from .notify import DeliveryReport
 
             return DeliveryReport()

@@ -171,7 +171,7 @@ class Runner:
                 self.stop(3, f"stopped by {hb.kill.path}: {reason}")
                 return
         for hb in self.heartbeats.values():
-            if not _has_outbox(hb):
+            if not hb.outbox_waiting():
                 continue
             try:
                 with hb.store.lock():
@@ -197,10 +197,3 @@ class Runner:
         self.summary.reason = reason
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
-
-
-def _has_outbox(hb: Heartbeat) -> bool:
-    try:
-        return any(hb.store.outbox_dir.iterdir())
-    except OSError:
-        return False

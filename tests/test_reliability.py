@@ -53,6 +53,19 @@ def cli(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def noop_tick(folder: Path) -> tuple[int, str, str]:
+    """`heartbeat tick` of the do-nothing step over ``folder/state``, KILL at ``folder/KILL``."""
+    return cli(
+        "tick",
+        "--step",
+        "reliability_agents:noop_step",
+        "--state-dir",
+        str(folder / "state"),
+        "--kill-file",
+        str(folder / "KILL"),
+    )
+
+
 def run_cli(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Run a real `python -m heartbeat` process (the test agents importable)."""
     return subprocess.run(
@@ -315,15 +328,7 @@ def test_a_bad_notice_in_state_is_a_clean_error(tmp_path: Path, case: str) -> No
     (tmp_path / "state").mkdir()
     raw = json.dumps({"schema_version": 1, "notices": BAD_NOTICES[case]}).encode()
     (tmp_path / "state" / "state.json").write_bytes(raw)
-    code, _, err = cli(
-        "tick",
-        "--step",
-        "reliability_agents:noop_step",
-        "--state-dir",
-        str(tmp_path / "state"),
-        "--kill-file",
-        str(tmp_path / "KILL"),
-    )
+    code, _, err = noop_tick(tmp_path)
     assert code in (0, 2) and "internal error" not in err, err
     if code == 2:
         assert one_line(err) and (tmp_path / "state" / "state.json").read_bytes() == raw
@@ -541,15 +546,7 @@ def test_enospc_mid_save_keeps_the_previous_state(tmp_path: Path, monkeypatch: p
     before = (tmp_path / "state" / "state.json").read_bytes()
     with enospc(monkeypatch, lambda path: path.name.startswith(".state.json.")) as hits:
         result = hb.tick()
-        code, out, err = cli(
-            "tick",
-            "--step",
-            "reliability_agents:noop_step",
-            "--state-dir",
-            str(tmp_path / "state"),
-            "--kill-file",
-            str(tmp_path / "KILL"),
-        )
+        code, out, err = noop_tick(tmp_path)
     assert hits, "the fault was never injected"
     assert result.exit_code == 2 and "No space left on device" in result.message
     assert "previous state kept" in result.message and "\n" not in result.message
