@@ -212,9 +212,8 @@ class Heartbeat:
             state = self.store.load()
             events: list[dict[str, Any]] = []
             result = TickResult(self.name, "ran", 0, "")
-            if state.notices:  # a crash came between saving a decision and queueing its message
-                self._flush_notices(state, events)
-                self.store.save(state)
+            # Notices left by a crash between saving a decision and queueing its message are
+            # queued by _finish, like this tick's own.
             result._absorb(self.retry_outbox(now, force=True))
             if state.status is Status.NEEDS_HUMAN:
                 self._remind(state, now, events)
@@ -416,7 +415,7 @@ class Heartbeat:
     def _remind(self, state: AgentState, now: datetime, events: list[dict[str, Any]]) -> None:
         """Remind people of an open escalation, at most once per ``reminder_every``."""
         escalation = state.escalation
-        if escalation is None or self.outbox_waiting():
+        if escalation is None or state.notices or self.outbox_waiting():
             return  # the first message has not even gone out: a reminder would only pile up
         last = escalation.last_reminder_at or escalation.at
         if now - last < self.config.escalation.reminder_every:
