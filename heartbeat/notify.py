@@ -44,7 +44,7 @@ from pydantic import (
 
 from .errors import ConfigError, NotifyError
 from .fsutil import atomic_write, ensure_private_dir, write_all
-from .models import Notification
+from .models import Notification, clip
 from .redact import redact, redact_url, url_secrets, webhook_secrets
 
 if TYPE_CHECKING:
@@ -80,8 +80,7 @@ _USER_AGENT = "heartbeat-notify/1"
 
 def _one_line(text: str, limit: int = 120) -> str:
     """Whitespace collapsed and cut to ``limit`` characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(" ".join(text.split()), limit) or ""
 
 
 def retry_delay(attempts: int) -> timedelta:
