@@ -14,6 +14,7 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -43,7 +44,9 @@ from .store import StateStore
 # agent with no metric configured never need them, and a cron tick pays for every import.
 if TYPE_CHECKING:
     from .notify import DeliveryReport, Notifier, Outbox
+    from .ping import PingNotifier
     from .progress import ProgressMetric
+    from .sharedstop import SharedStop
 
 __all__ = ["Heartbeat", "TickResult", "utc_now"]
 
@@ -65,6 +68,8 @@ class TickResult:
     message: str
     tick: int | None = None
     actions: int = 0
+    failed: int = 0
+    first_error: str | None = None
     progress: float | None = None
     progress_error: str | None = None
     anomalies: list[Anomaly] = field(default_factory=list)
@@ -83,6 +88,7 @@ class TickResult:
             "message": self.message,
             "tick": self.tick,
             "actions": self.actions,
+            "failed_actions": self.failed,
             "progress": self.progress,
             "progress_error": self.progress_error,
             "anomalies": [a.model_dump(mode="json") for a in self.anomalies],
@@ -141,6 +147,16 @@ class Heartbeat:
         self._detectors = build_detectors(config.detectors, search_path=config.base_dir)
         self._secrets = config_secrets(config)
         self._journal_file: Journal | None = None
+        self.shared_stop: SharedStop | None = None
+        if config.stop is not None:
+            from .sharedstop import SharedStop
+
+            self.shared_stop = SharedStop(
+                url=config.stop.url,
+                path=config.resolve(config.stop.path) if config.stop.path else None,
+                on_unreachable=config.stop.on_unreachable,
+                timeout=config.stop.timeout.total_seconds(),
+            )
 
     # -- plug-ins, loaded once and only from the config or flags, never from state.json
 
@@ -190,6 +206,33 @@ class Heartbeat:
 
     def tick(self) -> TickResult:
         """Run one heartbeat and return what happened; never raises a HeartbeatError or OSError."""
+        pings = self._pings()
+        missed = [error for error in (_ping(p.start) for p in pings) if error]
+        result = self._guarded_tick()
+        for p in pings:
+            error = _ping(partial(p.finish, result.exit_code, result.message))
+            missed += [error] if error else []
+        result.undelivered += [self.redact(error) for error in dict.fromkeys(missed)]
+        return result
+
+    def _pings(self) -> list[PingNotifier]:
+        """The dead man's switches to ping around each tick (none unless configured)."""
+        configs = [n for n in self.config.notify if n.type == "ping"]
+        if not configs:
+            return []
+        from .ping import PingNotifier
+
+        return [
+            PingNotifier(c.name, c.url, timeout=c.timeout.total_seconds(), fail_on=frozenset(c.fail_on))
+            for c in configs
+            if c.type == "ping"
+        ]
+
+    def shared_stop_reason(self) -> str | None:
+        """Why the fleet-wide stop (``[stop]``) says to stop, or None (also None when not configured)."""
+        return self.shared_stop.reason() if self.shared_stop is not None else None
+
+    def _guarded_tick(self) -> TickResult:
         try:
             return self._tick()
         except StateLocked as exc:
@@ -207,6 +250,9 @@ class Heartbeat:
         reason = self.kill.reason()
         if reason is not None:
             return self._killed(reason, locked=False)
+        shared = self.shared_stop_reason()
+        if shared is not None and self.shared_stop is not None:
+            return self._killed(shared, locked=False, source=f"the fleet stop {self.shared_stop.where}")
         with self.store.lock():
             now = self.clock()
             state = self.store.load()
@@ -246,6 +292,7 @@ class Heartbeat:
         self, state: AgentState, now: datetime, result: TickResult, events: list[dict[str, Any]]
     ) -> None:
         step = self.step()
+        self.metric()  # a misspelt metric fails the tick here, before the step's side effects
         tick = state.ticks + 1
         monitor = Monitor(
             self.config.detectors,
@@ -278,7 +325,8 @@ class Heartbeat:
             step(ctx)
         except Exception as exc:  # the agent's bug: recorded as an errored action, the tick goes on
             result.step_error, result.exit_code = self.redact(f"{type(exc).__name__}: {exc}"), 1
-            ctx.record("step", None, error=result.step_error)
+            if not self.agent.exec:  # a failed program is no tool call the agent could avoid
+                ctx.record("step", None, error=result.step_error)
             events.append(
                 {
                     "event": "step_error",
@@ -292,7 +340,10 @@ class Heartbeat:
         result.progress, result.progress_error = value, error
         state.history, state.progress = list(monitor.history), list(monitor.progress)
         state.actions_total = monitor.actions_total
-        events += [_action_event(a) for a in state.history if a.index >= first_action]
+        new_actions = [a for a in state.history if a.index >= first_action]
+        events += [_action_event(a) for a in new_actions]
+        failed = [a.error for a in new_actions if a.error]
+        result.failed, result.first_error = len(failed), failed[0] if failed else None
         if error:
             events.append({"event": "metric_error", "error": error})
 
@@ -546,13 +597,15 @@ class Heartbeat:
                 max_bytes=self.config.journal.max_bytes,
                 keep=self.config.journal.keep,
             )
-        stamp = {"at": now.isoformat(), "agent": self.name, "tick": tick}
-        stamped = [{**stamp, **e} for e in events]
+        # Each event at the time it happened: actions and anomalies carry theirs, the rest
+        # happened by now (the journal write); one format, ISO 8601 with +00:00.
+        stamp = {"at": self.clock().isoformat(), "agent": self.name, "tick": tick}
+        stamped = sorted(({**stamp, **e, "at": _iso(e.get("at"), stamp["at"])} for e in events), key=_at)
         self._journal_file.append([self._redact_event(e) for e in stamped] if self._secrets else stamped)
 
-    def _killed(self, reason: str, *, locked: bool) -> TickResult:
+    def _killed(self, reason: str, *, locked: bool, source: str | None = None) -> TickResult:
         """Stop: journal the kill when the lock can be had, never call the step. KILL wins (exit 3)."""
-        message = f"stopped by {self.kill.path}: {reason}"
+        message = f"stopped by {source or self.kill.path}: {reason}"
         result = TickResult(self.name, "killed", 3, message)
         event = [{"event": "kill", "reason": reason}]
         try:
@@ -586,6 +639,9 @@ class Heartbeat:
             state.status, state.status_reason = Status.ACTIVE, None
             state.stuck_streak, state.recovery, state.escalation = 0, None, None
             state.instructions = note.strip() if note and note.strip() else None
+            # A fresh progress window: the flat samples before the human's note must not make the
+            # very next tick say "reassess your goal" over the note.
+            state.progress = []
             self.store.save(state)
             self.store.escalation_path.unlink(missing_ok=True)
             self._journal(
@@ -622,13 +678,38 @@ class Heartbeat:
         return f'heartbeat resume{agent} --note "what to do differently"'
 
 
+def _ping(call: Callable[[], None]) -> str | None:
+    """Run one ping; its failure as a line, never an exception (a ping must not fail a tick)."""
+    from .errors import NotifyError
+
+    try:
+        call()
+    except NotifyError as exc:
+        return str(exc)
+    return None
+
+
 def _metric_timeout(config: HeartbeatConfig) -> float:
     return config.progress.timeout.total_seconds() if config.progress else 60.0
+
+
+def _iso(at: Any, default: Any) -> Any:
+    """An event's own time in the journal's one format (pydantic writes Z, isoformat +00:00)."""
+    if isinstance(at, datetime):
+        return at.astimezone(UTC).isoformat()
+    if isinstance(at, str) and at.endswith("Z"):
+        return at[:-1] + "+00:00"
+    return at or default
+
+
+def _at(event: dict[str, Any]) -> str:
+    return str(event["at"])
 
 
 def _action_event(action: Any) -> dict[str, Any]:
     return {
         "event": "action",
+        "at": action.at,
         "index": action.index,
         "tool": action.tool,
         "summary": action.summary,
@@ -639,7 +720,9 @@ def _action_event(action: Any) -> dict[str, Any]:
 
 
 def _describe(result: TickResult) -> str:
-    parts = [f"tick {result.tick}: {result.actions} action(s)"]
+    parts = [f"tick {result.tick}: {result.actions} action{'' if result.actions == 1 else 's'}"]
+    if result.failed:
+        parts[0] += f", {result.failed} failed: {result.first_error}"
     if result.progress is not None:
         parts.append(f"progress {result.progress:g}")
     if result.progress_error:

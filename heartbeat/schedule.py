@@ -16,7 +16,7 @@ import threading
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from types import FrameType
 
 from apscheduler.events import EVENT_JOB_MISSED, JobExecutionEvent
@@ -69,12 +69,14 @@ class Runner:
         misfire_grace_time: timedelta = timedelta(minutes=5),
         on_tick: Callable[[TickResult], None] = lambda result: None,
         on_note: Callable[[str], None] = lambda text: print(text, file=sys.stderr),
+        initial_tick: bool = True,
     ) -> None:
         self.heartbeats = {hb.name: hb for hb in heartbeats}
         self.trigger = trigger
         self.max_ticks = ticks
         self.on_tick = on_tick
         self.on_note = on_note
+        self.initial_tick = initial_tick
         self.summary = RunSummary(ticks={name: 0 for name in self.heartbeats})
         self._last: dict[str, TickResult] = {}
         self._lock = threading.RLock()  # stop() may run in a signal handler on the main thread
@@ -100,8 +102,10 @@ class Runner:
         """Block until stopped; returns how the run ended."""
         now = utc_now()
         for name in self.heartbeats:
+            # Without the initial tick, APScheduler starts from the trigger's first fire time.
+            first = {"next_run_time": now} if self.initial_tick else {}
             self.scheduler.add_job(
-                self._tick, self.trigger, args=[name], id=f"tick:{name}", name=name, next_run_time=now
+                self._tick, self.trigger, args=[name], id=f"tick:{name}", name=name, **first
             )
         self.scheduler.add_job(
             self._watch,
@@ -150,6 +154,17 @@ class Runner:
         elif self.max_ticks is not None and self.summary.ticks[name] >= self.max_ticks:
             self._drop(name, None, f"{self.max_ticks} tick(s) done")
 
+    def next_run(self, name: str) -> datetime | None:
+        """When ``name`` ticks next (None once it ticks no more)."""
+        job = self.scheduler.get_job(f"tick:{name}")
+        if job is None:
+            return None
+        at: datetime | None = job.next_run_time
+        now = utc_now()
+        if at is None or at <= now:  # the scheduler had not moved it on yet
+            at = self.trigger.get_next_fire_time(None, now)
+        return at
+
     def _drop(self, name: str, code: int | None, why: str) -> None:
         """Stop ticking one agent; the run ends when none is left."""
         try:
@@ -170,6 +185,15 @@ class Runner:
             if reason is not None:
                 self.stop(3, f"stopped by {hb.kill.path}: {reason}")
                 return
+        seen: set[str] = set()
+        for hb in self.heartbeats.values():
+            if hb.shared_stop is None or hb.shared_stop.where in seen:
+                continue  # agents sharing one fleet stop: read it once per pass
+            seen.add(hb.shared_stop.where)
+            reason = hb.shared_stop.reason()
+            if reason is not None:
+                self.stop(3, f"stopped by the fleet stop {hb.shared_stop.where}: {reason}")
+                return
         for hb in self.heartbeats.values():
             if not hb.outbox_waiting():
                 continue
@@ -185,6 +209,10 @@ class Runner:
         self.summary.missed += 1
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGINT:
+            if self._stopping:  # a second Ctrl-C: abort now (the CLI exits 130, no traceback)
+                raise KeyboardInterrupt
+            self.on_note("heartbeat: stopping after this tick (Ctrl-C again to abort)")
         self.stop(0, f"stopped by {signal.Signals(signum).name}")
 
     def stop(self, code: int, reason: str) -> None:
