@@ -446,7 +446,9 @@ def test_failed_exec_step_is_not_an_action_to_avoid(tmp_path: Path, monkeypatch:
 def test_resume_restarts_the_progress_window(project: Path) -> None:
     """After resume, the human's note is not followed at once by "reassess your goal"."""
     toml = project / "heartbeat.toml"
-    toml.write_text(toml.read_text() + "[detectors.repeat]\nenabled = false\n[detectors.empty]\nenabled = false\n")
+    toml.write_text(
+        toml.read_text() + "[detectors.repeat]\nenabled = false\n[detectors.empty]\nenabled = false\n"
+    )
     (project / "stuck_agent.py").write_text(
         AGENT.replace('{"q": "same"}', '{"q": ctx.tick * 10 + _}').replace("range(3)", "range(1)")
     )
