@@ -3,7 +3,7 @@
 ``heartbeat metrics`` writes the text format for node_exporter's textfile
 collector; ``heartbeat run --metrics-port`` serves the same on ``/metrics``.
 Values are read from the state folders at each scrape, so the numbers are the
-ones ``status`` shows. ``prometheus_client`` (the ``heartbeat[prometheus]``
+ones ``status`` shows. ``prometheus_client`` (the ``heartbeat-watchdog[prometheus]``
 extra) is imported here only, never by a tick.
 """
 
