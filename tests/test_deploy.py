@@ -50,7 +50,7 @@ def agent_folder(folder: Path, *, webhook: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "stuck.py").write_text(STUCK)
     (folder / "heartbeat.toml").write_text(
-        f'[agent]\nstep = "stuck:step"\n[[notify]]\ntype = "webhook"\nurl = "${{HOOK_URL}}"\nretries = 0\n'
+        '[agent]\nstep = "stuck:step"\n[[notify]]\ntype = "webhook"\nurl = "${HOOK_URL}"\nretries = 0\n'
     )
     (folder / "agent.env").write_text(f"HOOK_URL={webhook}\n")
     return folder
