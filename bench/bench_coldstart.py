@@ -179,7 +179,8 @@ def main() -> None:
 
     python = sys.executable
     script = shutil.which("heartbeat", path=str(Path(python).parent))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    # PYTHON* variables change start-up; PYTHONPATH stays, so a worktree measures its own code.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON") or k == "PYTHONPATH"}
     promptise_note = "left out (--no-promptise)"
     promptise_py: Path | None = None
     if not args.no_promptise:

@@ -112,7 +112,10 @@ def render(heartbeats: Sequence[Heartbeat], clock: Callable[[], datetime]) -> st
 
 def write_textfile(heartbeats: Sequence[Heartbeat], path: Path, clock: Callable[[], datetime]) -> None:
     """Write the metrics for node_exporter's textfile collector (atomically: temp file, rename)."""
-    _client().write_to_textfile(str(path), registry(heartbeats, clock))
+    try:
+        _client().write_to_textfile(str(path), registry(heartbeats, clock))
+    except OSError as exc:
+        raise ConfigError(f"--output {path}: cannot write ({exc.strerror})") from None
 
 
 def serve(heartbeats: Sequence[Heartbeat], address: str, clock: Callable[[], datetime]) -> tuple[Any, Any]:

@@ -156,7 +156,7 @@ def agent_report(
         recovery=state.recovery.model_dump(mode="json") if state.recovery else None,
         instructions=state.instructions,
         progress=values[-20:],
-        anomalies=[a.model_dump(mode="json") for a in state.anomalies[-5:]],
+        anomalies=[{**a.model_dump(mode="json"), "at": _stamp(a.at)} for a in state.anomalies[-5:]],
         outbox=outbox,
     )
 
