@@ -10,6 +10,7 @@ undelivered notifications. apscheduler is imported here only, so a cron
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -83,6 +84,7 @@ class Runner:
         self._idle = threading.Condition(self._lock)
         self._busy = 0
         self._stopping = False
+        self._signalled: str | None = None
         self.scheduler = BlockingScheduler(
             timezone="UTC",
             executors={
@@ -118,12 +120,14 @@ class Runner:
         previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             self.scheduler.start()
+            with self._idle:  # let a tick that is still running finish its save and journal
+                while self._busy:
+                    # A timeout, not a bare wait: a Ctrl-C that arrives just before the wait
+                    # blocks would otherwise not be handled until the step returns.
+                    self._idle.wait(0.2)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-        with self._idle:  # let a tick that is still running finish its save and journal
-            while self._busy:
-                self._idle.wait()
         # The run itself succeeded (exit 0); who still waits for a human is said, not an error.
         waiting = [n for n, r in self._last.items() if r.outcome == "needs_human"]
         if waiting:
@@ -179,7 +183,10 @@ class Runner:
             self.stop(self.summary.exit_code, why)
 
     def _watch(self) -> None:
-        """Once a second: KILL files, then undelivered notifications (when due)."""
+        """Once a second: a signal received, KILL files, then undelivered notifications (when due)."""
+        if self._signalled is not None:
+            self.stop(0, f"stopped by {self._signalled}")
+            return
         for hb in self.heartbeats.values():
             reason = hb.kill.reason()
             if reason is not None:
@@ -209,11 +216,19 @@ class Runner:
         self.summary.missed += 1
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        # Only a flag and raw writes here: the handler runs between two bytecodes of the main
+        # thread, which may hold the executor's lock (shutting the scheduler down from here
+        # deadlocked) or a stream's. The watcher, once a second, does the stopping.
+        if self._signalled is not None:
+            if signum == signal.SIGINT:  # a second Ctrl-C: abort now, no traceback, no waiting
+                os.write(
+                    2, b"heartbeat: aborted: the tick in progress is abandoned (its work is not saved)\n"
+                )
+                os._exit(130)
+            return
+        self._signalled = signal.Signals(signum).name
         if signum == signal.SIGINT:
-            if self._stopping:  # a second Ctrl-C: abort now (the CLI exits 130, no traceback)
-                raise KeyboardInterrupt
-            self.on_note("heartbeat: stopping after this tick (Ctrl-C again to abort)")
-        self.stop(0, f"stopped by {signal.Signals(signum).name}")
+            os.write(2, b"heartbeat: stopping after this tick (Ctrl-C again to abort)\n")
 
     def stop(self, code: int, reason: str) -> None:
         """Start no new tick; the current one finishes. Safe from jobs and signal handlers."""

@@ -419,7 +419,7 @@ def test_three_ctrl_c_end_run_cleanly(project: Path) -> None:
     finally:
         gate.touch()
         proc.kill()
-    assert proc.returncode == 130 and "Traceback" not in err and "interrupted" in err
+    assert proc.returncode == 130 and "Traceback" not in err and "aborted" in err
 
 
 def test_journal_times_are_in_order_and_one_format(talker: Path) -> None:
@@ -445,12 +445,10 @@ def test_failed_exec_step_is_not_an_action_to_avoid(tmp_path: Path, monkeypatch:
 
 def test_resume_restarts_the_progress_window(project: Path) -> None:
     """After resume, the human's note is not followed at once by "reassess your goal"."""
+    # Only no_progress left on: the agent's progress is flat, so it alone escalates.
     toml = project / "heartbeat.toml"
     toml.write_text(
         toml.read_text() + "[detectors.repeat]\nenabled = false\n[detectors.empty]\nenabled = false\n"
-    )
-    (project / "stuck_agent.py").write_text(
-        AGENT.replace('{"q": "same"}', '{"q": ctx.tick * 10 + _}').replace("range(3)", "range(1)")
     )
     codes = [cli("tick")[0] for _ in range(7)]
     assert 4 in codes  # flat progress escalated

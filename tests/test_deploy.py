@@ -48,9 +48,10 @@ def shim(folder: Path) -> Path:
 
 def agent_folder(folder: Path, *, webhook: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "stuck.py").write_text(STUCK)
+    (folder / "deploy_agent.py").write_text(STUCK)
     (folder / "heartbeat.toml").write_text(
-        '[agent]\nstep = "stuck:step"\n[[notify]]\ntype = "webhook"\nurl = "${HOOK_URL}"\nretries = 0\n'
+        '[agent]\nstep = "deploy_agent:step"\n'
+        '[[notify]]\ntype = "webhook"\nurl = "${HOOK_URL}"\nretries = 0\n'
     )
     (folder / "agent.env").write_text(f"HOOK_URL={webhook}\n")
     return folder

@@ -28,9 +28,10 @@ AGENT = textwrap.dedent("""
 @pytest.fixture
 def fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Two agents, one of them stuck for a tick, as the current folder."""
-    (tmp_path / "stuck.py").write_text(AGENT)
+    (tmp_path / "metrics_agent.py").write_text(AGENT)
     (tmp_path / "heartbeat.toml").write_text(
-        '[agent]\nstep = "stuck:step"\nprogress = "stuck:progress"\n[schedule]\nevery = "30m"\n'
+        '[agent]\nstep = "metrics_agent:step"\nprogress = "metrics_agent:progress"\n'
+        '[schedule]\nevery = "30m"\n'
         '[[agents]]\nname = "alpha"\nstate_dir = "a"\n'
         '[[agents]]\nname = "beta"\nstate_dir = "b"\n'
     )
