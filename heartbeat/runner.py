@@ -91,7 +91,7 @@ class TickResult:
             "failed_actions": self.failed,
             "progress": self.progress,
             "progress_error": self.progress_error,
-            "anomalies": [a.model_dump(mode="json") for a in self.anomalies],
+            "anomalies": [{**a.model_dump(mode="json"), "at": a.at.isoformat()} for a in self.anomalies],
             "decision": self.decision.model_dump(mode="json") if self.decision else None,
             "step_error": self.step_error,
             "notifications": {

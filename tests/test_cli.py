@@ -671,3 +671,19 @@ def test_help_has_an_example_and_only_its_own_options() -> None:
         assert "--step" not in text and "--exec" not in text and "--webhook" not in text, name
     for name in ("pause", "resume", "log"):
         assert "--kill-file" not in sub.choices[name].format_help(), name
+
+
+def test_notifications_name_the_host(project: Path) -> None:
+    """An escalation's payload carries the host name: a fleet's messages say which machine."""
+    with open(project / "heartbeat.toml", "a") as toml:
+        toml.write('[[notify]]\ntype = "file"\npath = "sent.jsonl"\n')
+    assert [cli("tick")[0] for _ in range(3)] == [0, 0, 4]
+    sent = [json.loads(line) for line in (project / "sent.jsonl").read_text().splitlines()]
+    assert sent and sent[0]["kind"] == "escalation" and sent[0]["host"] == socket.gethostname()
+
+
+def test_tick_json_times_are_one_format(project: Path) -> None:
+    """`tick --json` anomaly times use +00:00 like every other time heartbeat prints."""
+    code, out = cli("tick", "--json")
+    anomalies = json.loads(out)["anomalies"]
+    assert code == 0 and anomalies and all(a["at"].endswith("+00:00") for a in anomalies)
