@@ -378,7 +378,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     def on_tick(result: TickResult) -> None:
         _print_result(result, stream, as_json=args.json)
         at = runner.next_run(result.agent)
-        if at is not None and not args.json and result.outcome not in ("killed", "error"):
+        # Said when worth saying: a heartbeat seconds away (the demo's) is obvious and noisy.
+        soon = at is not None and (at - _now()).total_seconds() < 10
+        if at is not None and not soon and not args.json and result.outcome not in ("killed", "error"):
             prefix = f"[{result.agent}] " if result.agent != "agent" else ""
             stream.write(f"{prefix}  next heartbeat at {at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC\n")
             stream.flush()
