@@ -414,17 +414,14 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
     except ValueError as exc:
         raise UsageError(f"--max-age: {exc}") from None
     heartbeats, now = _heartbeats(_config(args)), _now()
-    if len(heartbeats) == 1 or args.json:
-        reports = [agent_report(hb, now, max_age=max_age) for hb in heartbeats]
-        style = Style.for_stream(out)
-        for report in reports:
-            out.write(
-                json.dumps(report.to_json()) + "\n" if args.json else render_detail(report, style) + "\n\n"
-            )
-        return worst([r.exit_code for r in reports])
+    if len(heartbeats) == 1:
+        report = agent_report(heartbeats[0], now, max_age=max_age)
+        detail = render_detail(report, Style.for_stream(out)) + "\n\n"
+        out.write(json.dumps(report.to_json()) + "\n" if args.json else detail)
+        return report.exit_code
     rows: list[StatusReport | tuple[str, str]] = []
     codes = []
-    for hb in heartbeats:
+    for hb in heartbeats:  # a fleet: one broken agent is a line of its own, not the end
         try:
             report = agent_report(hb, now, max_age=max_age)
         except HeartbeatError as exc:
@@ -433,7 +430,12 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
             continue
         rows.append(report)
         codes.append(report.exit_code)
-    out.write(render_fleet(rows, Style.for_stream(out)) + "\n")
+    if args.json:
+        for row in rows:
+            item = {"agent": row[0], "error": row[1]} if isinstance(row, tuple) else row.to_json()
+            out.write(json.dumps(item) + "\n")
+    else:
+        out.write(render_fleet(rows, Style.for_stream(out)) + "\n")
     return worst(codes)
 
 
@@ -507,13 +509,15 @@ def cmd_log(args: argparse.Namespace, out: TextIO) -> int:
     from .style import Style
 
     heartbeats = _heartbeats(_config(args))
-    for hb in heartbeats:
-        require_state_dir(hb)
+    width = max(len(hb.name) for hb in heartbeats) if len(heartbeats) > 1 else 0  # the agent column
+    present = [hb for hb in heartbeats if hb.state_dir.is_dir()]
+    if not present:  # the wrong folder; in a fleet, an agent that never ran has no journal yet
+        require_state_dir(heartbeats[0])
+    heartbeats = present
     since = parse_since(args.since, _now()) if args.since else None
     keep = EventFilter(frozenset(args.event or ()), since)
     journals = [(hb.name, hb.store.journal_path) for hb in heartbeats]
     style = Style.for_stream(out)
-    width = max(len(hb.name) for hb in heartbeats) if len(heartbeats) > 1 else 0
 
     def show(event: dict[str, Any]) -> None:
         out.write((json.dumps(event) if args.json else render_event(event, style, agent_width=width)) + "\n")

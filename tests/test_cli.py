@@ -687,3 +687,20 @@ def test_tick_json_times_are_one_format(project: Path) -> None:
     code, out = cli("tick", "--json")
     anomalies = json.loads(out)["anomalies"]
     assert code == 0 and anomalies and all(a["at"].endswith("+00:00") for a in anomalies)
+
+
+def test_fleet_with_an_agent_that_never_ran(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new agent without a state folder is a line of its own (exit 2); log shows the others."""
+    (tmp_path / "talker.py").write_text(PRINTING)
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "talker:step"\n[[agents]]\nname = "old"\nstate_dir = "a"\n'
+        '[[agents]]\nname = "new"\nstate_dir = "b"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    assert cli("tick", "--agent", "old")[0] == 0
+    code, out = cli("status")
+    assert code == 2 and "no state folder" in out.splitlines()[2]
+    code, out = cli("status", "--json")
+    assert code == 2 and [sorted(json.loads(line))[0] for line in out.splitlines()] == ["agent", "agent"]
+    code, out = cli("log", "--event", "tick")
+    assert code == 0 and "old" in out
