@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from . import __version__
 from .config import HeartbeatConfig, load_config, parse_duration
 from .errors import HeartbeatError, UsageError
-from .flags import config_with_flags
+from .flags import check_kill_target, config_with_flags, schedule_with_flags
 
 if TYPE_CHECKING:
     from .runner import Heartbeat, TickResult
@@ -355,15 +355,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     config = _config(args)
     if args.ticks is not None and args.ticks < 1:
         raise UsageError("--ticks must be at least 1")
-    try:
-        every = parse_duration(args.every) if args.every else None
-    except ValueError as exc:
-        raise UsageError(f"--every: {exc}") from None
-    cron = args.cron
-    if every is None and cron is None:
-        every, cron = config.schedule.every, config.schedule.cron
-    elif every is not None and cron is not None:
-        raise UsageError("give --every or --cron, not both")
+    every, cron = schedule_with_flags(config, every=args.every, cron=args.cron)
     trigger = make_trigger(every=every, cron=cron, timezone=config.schedule.timezone)
     heartbeats = _heartbeats(config)
     for hb in heartbeats:
@@ -406,7 +398,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat status``: one agent in detail, or one line per agent of a fleet."""
-    from .status import StatusReport, agent_report, render_detail, render_fleet, worst
+    from .status import agent_report, fleet_reports, render_detail, render_fleet, worst
     from .style import Style
 
     try:
@@ -419,17 +411,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
         detail = render_detail(report, Style.for_stream(out)) + "\n\n"
         out.write(json.dumps(report.to_json()) + "\n" if args.json else detail)
         return report.exit_code
-    rows: list[StatusReport | tuple[str, str]] = []
-    codes = []
-    for hb in heartbeats:  # a fleet: one broken agent is a line of its own, not the end
-        try:
-            report = agent_report(hb, now, max_age=max_age)
-        except HeartbeatError as exc:
-            rows.append((hb.name, str(exc).removeprefix(f"{hb.name}: ")))
-            codes.append(exc.exit_code)
-            continue
-        rows.append(report)
-        codes.append(report.exit_code)
+    rows, codes = fleet_reports(heartbeats, now, max_age=max_age)
     if args.json:
         for row in rows:
             item = {"agent": row[0], "error": row[1]} if isinstance(row, tuple) else row.to_json()
@@ -442,7 +424,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat kill``: write (or with --off remove) the KILL file the agent reads."""
     config = _config(args)
-    _check_kill_target(args, config)
+    check_kill_target(config, config_file=args.config, state_dir=args.state_dir, kill_file=args.kill_file)
     seen = set()
     for hb in _heartbeats(config):
         if hb.kill.path in seen:
@@ -461,28 +443,6 @@ def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
             hb.kill.engage(args.reason)
             out.write(f"{hb.kill.path}: written ({args.reason}); `heartbeat kill --off` or rm it to go on\n")
     return 0
-
-
-def _check_kill_target(args: argparse.Namespace, config: HeartbeatConfig) -> None:
-    """Refuse a KILL file the agent would never read: the agent's KILL is set by its config."""
-    if args.kill_file:
-        return  # said explicitly where
-    has_config = bool(args.config) or Path("heartbeat.toml").is_file()
-    if args.state_dir:
-        wanted = Path(args.state_dir).resolve()
-        file_config = load_config(args.config)
-        known = [file_config.resolve(a.state_dir).resolve() for a in file_config.all_agents()]
-        if not has_config or wanted not in known:
-            raise UsageError(
-                f"kill --state-dir {args.state_dir}: the KILL file that agent reads is set by its "
-                "heartbeat.toml (kill_file, beside the config); give --config FILE, or --kill-file PATH"
-            )
-        return
-    if not has_config and not any(config.resolve(a.state_dir).is_dir() for a in config.all_agents()):
-        raise UsageError(
-            "kill: no heartbeat.toml and no state folder here: wrong folder? "
-            "give --config FILE, or --kill-file PATH"
-        )
 
 
 def cmd_pause(args: argparse.Namespace, out: TextIO) -> int:

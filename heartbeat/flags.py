@@ -7,15 +7,23 @@ script gets exactly what the command would.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from .config import HeartbeatConfig, WebhookNotifierConfig, format_validation_error, load_config
+from .config import (
+    DEFAULT_CONFIG_NAME,
+    HeartbeatConfig,
+    WebhookNotifierConfig,
+    format_validation_error,
+    load_config,
+    parse_duration,
+)
 from .errors import UsageError
 
-__all__ = ["config_with_flags"]
+__all__ = ["check_kill_target", "config_with_flags", "schedule_with_flags"]
 
 
 def _absolute(value: str | Path | None) -> Path | None:
@@ -61,3 +69,45 @@ def config_with_flags(
             update={"notify": [*(n for n in config.notify if n.name != "webhook"), hook]}
         )
     return config
+
+
+def schedule_with_flags(
+    config: HeartbeatConfig, *, every: str | None, cron: str | None
+) -> tuple[timedelta | None, str | None]:
+    """``run``'s schedule: ``--every`` or ``--cron`` when given, else ``[schedule]``."""
+    if every is not None and cron is not None:
+        raise UsageError("give --every or --cron, not both")
+    if every is None and cron is None:
+        return config.schedule.every, config.schedule.cron
+    try:
+        return (parse_duration(every) if every is not None else None), cron
+    except ValueError as exc:
+        raise UsageError(f"--every: {exc}") from None
+
+
+def check_kill_target(
+    config: HeartbeatConfig,
+    *,
+    config_file: str | Path | None,
+    state_dir: str | Path | None,
+    kill_file: str | Path | None,
+) -> None:
+    """Refuse to write a KILL file the agent would never read (its KILL is set by its config)."""
+    if kill_file:
+        return  # said explicitly where
+    has_config = bool(config_file) or Path(DEFAULT_CONFIG_NAME).is_file()
+    if state_dir:
+        wanted = Path(state_dir).resolve()
+        file_config = load_config(config_file)
+        known = [file_config.resolve(a.state_dir).resolve() for a in file_config.all_agents()]
+        if not has_config or wanted not in known:
+            raise UsageError(
+                f"kill --state-dir {state_dir}: the KILL file that agent reads is set by its "
+                "heartbeat.toml (kill_file, beside the config); give --config FILE, or --kill-file PATH"
+            )
+        return
+    if not has_config and not any(config.resolve(a.state_dir).is_dir() for a in config.all_agents()):
+        raise UsageError(
+            "kill: no heartbeat.toml and no state folder here: wrong folder? "
+            "give --config FILE, or --kill-file PATH"
+        )

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .config import ScheduleConfig
-from .errors import UsageError
+from .errors import HeartbeatError, UsageError
 from .style import Style
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ __all__ = [
     "StatusReport",
     "agent_report",
     "due_by",
+    "fleet_reports",
     "render_detail",
     "render_fleet",
     "require_state_dir",
@@ -159,6 +160,24 @@ def agent_report(
         anomalies=[{**a.model_dump(mode="json"), "at": _stamp(a.at)} for a in state.anomalies[-5:]],
         outbox=outbox,
     )
+
+
+def fleet_reports(
+    heartbeats: Sequence[Heartbeat], now: datetime, *, max_age: timedelta | None = None
+) -> tuple[list[StatusReport | tuple[str, str]], list[int]]:
+    """Every agent's report, or ``(name, error)`` for one that cannot report; and their exit codes."""
+    rows: list[StatusReport | tuple[str, str]] = []
+    codes = []
+    for hb in heartbeats:  # one broken agent is a line of its own, not the end of the fleet's view
+        try:
+            report = agent_report(hb, now, max_age=max_age)
+        except HeartbeatError as exc:
+            rows.append((hb.name, str(exc).removeprefix(f"{hb.name}: ")))
+            codes.append(exc.exit_code)
+            continue
+        rows.append(report)
+        codes.append(report.exit_code)
+    return rows, codes
 
 
 def _short(at: str | None) -> str:
