@@ -11,6 +11,7 @@ carries its data as attributes, and builds its one-line message itself::
     │   └── StateVersionError                   2  state.json written by a newer release
     ├── TraceError(ValueError)                  2  a bad line in a replay trace
     ├── StateWriteError(OSError)                2  a save failed; the previous state is intact
+    │   └── StateUnsavable                      2  the state holds what cannot be written and read back
     ├── StateLocked(TimeoutError)               5  another heartbeat holds the lock
     ├── Killed(RuntimeError)                    3  the KILL file is present
     ├── MetricError(RuntimeError)                  a progress metric failed (recorded, not fatal)
@@ -31,6 +32,7 @@ __all__ = [
     "NotifyError",
     "StateCorrupt",
     "StateLocked",
+    "StateUnsavable",
     "StateVersionError",
     "StateWriteError",
     "TraceError",
@@ -115,6 +117,10 @@ class StateWriteError(HeartbeatError, OSError):
         self.path = path
         self.reason = reason
         super().__init__(f"{path}: could not save state: {reason} (previous state kept)")
+
+
+class StateUnsavable(StateWriteError):
+    """The state holds a value that cannot be written as JSON and read back; nothing was written."""
 
 
 class StateLocked(HeartbeatError, TimeoutError):
