@@ -7,6 +7,7 @@ stderr and a documented exit code.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -24,7 +25,7 @@ from .config import (
     load_config,
     parse_duration,
 )
-from .errors import HeartbeatError, UsageError
+from .errors import HeartbeatError, UsageError, worst_exit_code
 
 __all__ = ["main"]
 
@@ -38,7 +39,6 @@ exit codes:
   5  another heartbeat holds the lock
 when several apply, the first of 3, 5, 2, 4, 1 wins"""
 
-_PRIORITY = (3, 5, 2, 4, 1, 0)
 _SPARKS = "▁▂▃▄▅▆▇█"
 
 
@@ -185,7 +185,7 @@ def _one(config: HeartbeatConfig, command: str) -> Any:
 
 
 def _worst(codes: Sequence[int]) -> int:
-    return min(codes, key=_PRIORITY.index) if codes else 0
+    return worst_exit_code(codes)
 
 
 def _print_result(result: Any, as_json: bool, out: TextIO) -> None:
@@ -231,11 +231,27 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat tick``: one heartbeat of every (or the chosen) agent."""
+    from .watchdog import TickInterrupted, signals_interrupt
+
+    def abandoned(result: Any) -> None:
+        # KILL while the step hangs (watchdog thread): say it, then end the process at once;
+        # the step's thread cannot be stopped any other way. The journal has the kill already.
+        with contextlib.suppress(OSError, ValueError):
+            _print_result(result, args.json, out)
+            sys.stderr.flush()
+        os._exit(3)
+
     codes = []
-    for hb in _heartbeats(_config(args)):
-        result = hb.tick()
-        _print_result(result, args.json, out)
-        codes.append(result.exit_code)
+    try:
+        with signals_interrupt():
+            for hb in _heartbeats(_config(args)):
+                hb.on_abandon = abandoned
+                result = hb.tick()
+                _print_result(result, args.json, out)
+                codes.append(result.exit_code)
+    except TickInterrupted as exc:
+        print(f"heartbeat: {exc}; the tick's work was not saved", file=sys.stderr)
+        return 128 + exc.signum
     return _worst(codes)
 
 
@@ -256,12 +272,23 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     heartbeats = _heartbeats(config)
     for hb in heartbeats:
         hb.validate()
+
+    def print_tick(result: Any) -> None:
+        try:
+            _print_result(result, args.json, out)
+        except OSError:
+            # A closed pipe: point stdout at /dev/null, or the exit's flush fails again.
+            with contextlib.suppress(OSError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno() if sys.stdout else 1)
+            raise
+
     runner = Runner(
         heartbeats,
         trigger,
         ticks=args.ticks,
         misfire_grace_time=config.schedule.misfire_grace_time,
-        on_tick=lambda result: _print_result(result, args.json, out),
+        on_tick=print_tick,
     )
     summary = runner.run()
     print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
@@ -332,8 +359,8 @@ def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
             removed = hb.kill.release()
             out.write(f"{hb.kill.path}: {'removed' if removed else 'was not there'}\n")
         else:
-            hb.kill.engage(args.reason)
-            out.write(f"{hb.kill.path}: written ({args.reason}); `heartbeat kill --off` or rm it to go on\n")
+            text = hb.kill.engage(args.reason)
+            out.write(f"{hb.kill.path}: written ({text}); `heartbeat kill --off` or rm it to go on\n")
     return 0
 
 
@@ -436,7 +463,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
-    out = out or sys.stdout
+    out = out or sys.stdout or open(os.devnull, "w")  # noqa: SIM115 - started with stdout closed
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

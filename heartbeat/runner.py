@@ -8,6 +8,7 @@ journal records.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import threading
@@ -29,6 +30,7 @@ from .errors import (
     StateLocked,
     StateUnsavable,
     StateWriteError,
+    worst_exit_code,
 )
 from .journal import Journal
 from .killswitch import KillSwitch
@@ -203,6 +205,12 @@ class Heartbeat:
         """Run one heartbeat and return what happened; never raises a HeartbeatError or OSError."""
         try:
             return self._tick()
+        except TickInterrupted as exc:
+            # SIGTERM/SIGINT of `heartbeat tick`: the step is gone (an --exec group ended), its
+            # work unsaved. Journal it when the lock can be had, then let the caller exit.
+            with contextlib.suppress(HeartbeatError, OSError), self.store.lock():
+                self._journal([{"event": "interrupted", "reason": str(exc)}], self.clock(), 0)
+            raise
         except StateLocked as exc:
             return TickResult(self.name, "locked", 5, self.redact(str(exc)))
         except HeartbeatError as exc:
@@ -589,7 +597,7 @@ class Heartbeat:
             self._journal(events, now, result.tick if result.tick is not None else state.ticks)
         except OSError as exc:
             # The state is saved; only the readable history is missing. Say exactly that.
-            result.exit_code = min((result.exit_code, 2), key=_PRIORITY.index)
+            result.exit_code = worst_exit_code((result.exit_code, 2))
             reason = exc.strerror or str(exc)
             result.message += (
                 f"; the journal could not be written ({self.redact(reason)}); the state was saved"
@@ -633,6 +641,13 @@ class Heartbeat:
             # Busy or a broken state folder: the kill still holds; only its journal line is missing.
             result.message += f" (not journaled: {self.redact(str(exc))})"
         return result
+
+    def note_left_behind(self, reason: str) -> None:
+        """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""
+        event = {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
+        with contextlib.suppress(HeartbeatError, OSError):
+            # The tick's thread holds the lock and is stuck; one O_APPEND write cannot tear its lines.
+            self._journal([event], self.clock(), 0)
 
     # -- what a human does
 
@@ -692,9 +707,6 @@ class Heartbeat:
 
 def _metric_timeout(config: HeartbeatConfig) -> float:
     return config.progress.timeout.total_seconds() if config.progress else 60.0
-
-
-_PRIORITY = (3, 5, 2, 4, 1, 0)
 
 
 class _StepGuard:

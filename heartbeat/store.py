@@ -54,6 +54,7 @@ __all__ = [
 
 STATE_FILE = "state.json"
 LOCK_FILE = ".lock"
+RUN_LOCK_FILE = ".run.lock"
 JOURNAL_FILE = "journal.jsonl"
 OUTBOX_DIR = "outbox"
 ESCALATION_FILE = "ESCALATION.md"
@@ -290,6 +291,32 @@ class StateStore:
             self._locked = False
             file_lock.release()
 
+    @contextmanager
+    def run_lock(self) -> Iterator[StateStore]:
+        """Held by ``heartbeat run`` for its whole life: a second run on the folder gets StateLocked.
+
+        A separate file from the tick lock, so a cron ``heartbeat tick`` and
+        the commands still work beside a run (they take the tick lock).
+        """
+        if not os.path.isdir(self._state_dir):
+            try:
+                ensure_private_dir(self._state_dir)
+            except OSError as exc:
+                reason = f"cannot create the state folder: {exc.strerror}"
+                raise StateWriteError(self._state_dir, reason) from exc
+        path = self._state_dir / RUN_LOCK_FILE
+        run_lock = FileLock(path, timeout=0, mode=PRIVATE_FILE_MODE)
+        try:
+            run_lock.acquire()
+        except Timeout:
+            raise StateLocked(path, "another `heartbeat run` drives this state folder") from None
+        except OSError as exc:
+            raise StateWriteError(path, f"cannot take the lock: {exc.strerror}") from exc
+        try:
+            yield self
+        finally:
+            run_lock.release()
+
     def clean_stale(self) -> int:
         """Remove what a SIGKILLed writer or ``--exec`` step left in the state folder; return how many.
 
@@ -313,7 +340,7 @@ class StateStore:
                 if name == OUTBOX_DIR:  # its entries are written under this lock too
                     removed += _remove_temps(entry.path)
                     continue
-                if name[0] != "." or name == LOCK_FILE:
+                if name[0] != "." or name in (LOCK_FILE, RUN_LOCK_FILE):
                     continue
                 try:
                     if name.startswith(EXEC_SCRATCH_PREFIX):

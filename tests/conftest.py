@@ -41,6 +41,20 @@ import heartbeat.cli
 import heartbeat.replay
 import heartbeat.runner
 import heartbeat.testing  # noqa: F401
+from heartbeat import models as _models
+
+# And build the validators that models.py defers to first use: a test may use one first
+# under freezegun (a fresh AgentState builds BudgetCounters), which would fail there.
+for _model in (
+    _models.ActionRecord,
+    _models.ProgressSample,
+    _models.Anomaly,
+    _models.Recovery,
+    _models.BudgetCounters,
+    _models.Escalation,
+    _models.Notification,
+):
+    _model.model_rebuild(force=True)
 
 
 @dataclass(frozen=True)
