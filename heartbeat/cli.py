@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .config import HeartbeatConfig, load_config, parse_duration
-from .errors import HeartbeatError, UsageError
+from .errors import HeartbeatError, UsageError, worst_exit_code
 from .flags import check_kill_target, config_with_flags, schedule_with_flags
 
 if TYPE_CHECKING:
@@ -38,8 +38,6 @@ exit codes:
   5  another heartbeat holds the lock
   6  overdue: no heartbeat for 2 schedule periods or --max-age (status only)
 when several apply, the first of 3, 5, 2, 4, 6, 1 wins"""
-
-_PRIORITY = (3, 5, 2, 4, 6, 1, 0)
 
 # Each command's own options (sqlite-utils style: only what the command uses).
 _AGENT = ("config", "state-dir", "agent")
@@ -259,7 +257,7 @@ def _one(config: HeartbeatConfig, command: str) -> Heartbeat:
 
 
 def _worst(codes: Sequence[int]) -> int:
-    return min(codes, key=_PRIORITY.index) if codes else 0
+    return worst_exit_code(codes)
 
 
 def _warn(prefix: str, text: str) -> None:
@@ -338,13 +336,32 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat tick``: one heartbeat of every (or the chosen) agent."""
+    from .watchdog import TickInterrupted, signals_interrupt
+
+    streams = [out]  # where results go: under --json, the real stdout kept aside
+
+    def abandoned(result: Any) -> None:
+        # KILL while the step hangs (watchdog thread): say it, then end the process at once;
+        # the step's thread cannot be stopped any other way. The journal has the kill already.
+        with contextlib.suppress(OSError, ValueError):
+            _print_result(result, streams[-1], as_json=args.json, quiet=args.quiet)
+            streams[-1].flush()
+            sys.stderr.flush()
+        os._exit(3)
+
     codes = []
     heartbeats = _heartbeats(_config(args))
-    with _clean_stdout(out, args.json) as stream:
-        for hb in heartbeats:
-            result = hb.tick()
-            _print_result(result, stream, as_json=args.json, quiet=args.quiet)
-            codes.append(result.exit_code)
+    try:
+        with signals_interrupt(), _clean_stdout(out, args.json) as stream:
+            streams.append(stream)
+            for hb in heartbeats:
+                hb.on_abandon = abandoned
+                result = hb.tick()
+                _print_result(result, stream, as_json=args.json, quiet=args.quiet)
+                codes.append(result.exit_code)
+    except TickInterrupted as exc:
+        print(f"heartbeat: {exc}; the tick's work was not saved", file=sys.stderr)
+        return 128 + exc.signum
     return _worst(codes)
 
 
@@ -368,7 +385,14 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         print(f"heartbeat: metrics on http://{host}:{port}/metrics", file=sys.stderr)
 
     def on_tick(result: TickResult) -> None:
-        _print_result(result, stream, as_json=args.json)
+        try:
+            _print_result(result, stream, as_json=args.json)
+        except OSError:
+            # A closed pipe: point stdout at /dev/null, or the exit's flush fails again.
+            with contextlib.suppress(OSError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno() if sys.stdout else 1)
+            raise
         at = runner.next_run(result.agent)
         # Said when worth saying: a heartbeat seconds away (the demo's) is obvious and noisy.
         soon = at is not None and (at - _now()).total_seconds() < 10
@@ -440,8 +464,8 @@ def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
                 ) from None
             out.write(f"{hb.kill.path}: {'removed' if removed else 'was not there'}\n")
         else:
-            hb.kill.engage(args.reason)
-            out.write(f"{hb.kill.path}: written ({args.reason}); `heartbeat kill --off` or rm it to go on\n")
+            text = hb.kill.engage(args.reason)
+            out.write(f"{hb.kill.path}: written ({text}); `heartbeat kill --off` or rm it to go on\n")
     return 0
 
 
@@ -588,7 +612,7 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
         for stream in (sys.stdout, sys.stderr):  # an ASCII or Latin-1 terminal: never a crash
             with contextlib.suppress(AttributeError, ValueError):
                 stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    out = out or sys.stdout
+    out = out or sys.stdout or open(os.devnull, "w")  # noqa: SIM115 - started with stdout closed
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .config import ScheduleConfig
-from .errors import HeartbeatError, UsageError
+from .errors import EXIT_CODES, HeartbeatError, UsageError, worst_exit_code
 from .style import Style
 
 if TYPE_CHECKING:
@@ -36,10 +36,8 @@ __all__ = [
     "worst",
 ]
 
-OVERDUE_EXIT = 6
+OVERDUE_EXIT = EXIT_CODES["overdue"]
 """``status`` exits with this when an agent is overdue (and nothing worse applies)."""
-
-_PRIORITY = (3, 5, 2, 4, OVERDUE_EXIT, 1, 0)
 
 
 def require_state_dir(hb: Heartbeat) -> None:
@@ -112,7 +110,7 @@ class StatusReport:
 
 def worst(codes: Sequence[int]) -> int:
     """The exit code that wins when several agents report."""
-    return min(codes, key=_PRIORITY.index) if codes else 0
+    return worst_exit_code(codes)
 
 
 def _stamp(at: datetime | None) -> str | None:

@@ -400,7 +400,7 @@ def test_kill_off_on_a_kill_folder_with_files_is_a_clear_error(
 
 
 def test_three_ctrl_c_end_run_cleanly(project: Path) -> None:
-    """First Ctrl-C: "stopping after this tick"; the second aborts with 130; no traceback at all."""
+    """First Ctrl-C: "stopping after this tick"; the second aborts; no traceback at all."""
     gate = project / "gate"
     proc = spawn_heartbeat(project, "run", "--every", "30m", HB_GATE=str(gate))
     try:
@@ -419,7 +419,8 @@ def test_three_ctrl_c_end_run_cleanly(project: Path) -> None:
     finally:
         gate.touch()
         proc.kill()
-    assert proc.returncode == 130 and "Traceback" not in err and "aborted" in err
+    # The second Ctrl-C abandons the step; a third may land after the run (then exit 130).
+    assert proc.returncode in (0, 130) and "Traceback" not in err and "abort" in err
 
 
 def test_journal_times_are_in_order_and_one_format(talker: Path) -> None:
@@ -553,9 +554,15 @@ def test_notify_test_reports_each_notifier(
 
 def test_run_says_when_it_ticks_next(talker: Path) -> None:
     """`run` prints the next heartbeat time after each tick."""
-    proc = spawn_heartbeat(talker, "run", "--every", "30m", "--ticks", "1")
-    out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 0 and "next heartbeat at " in out
+    proc = spawn_heartbeat(talker, "run", "--every", "30m")
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline() for _ in range(3)][1:]  # after the step's own print
+        (talker / "KILL").write_text("seen enough")
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert "tick 1" in lines[0] and lines[1].startswith("  next heartbeat at ")
 
 
 def test_run_no_initial_tick_waits_for_the_schedule(talker: Path) -> None:
