@@ -471,6 +471,8 @@ class DeliveryReport:
     """Entries this call left in the outbox (failed now, not yet due, or notifier gone)."""
     corrupt: list[str] = field(default_factory=list)
     """Outbox files that could not be read and were moved aside as ``<name>.corrupt``."""
+    busy: bool = False
+    """Nothing was tried: another process was delivering from this outbox right then."""
 
     @property
     def ok(self) -> bool:
@@ -749,15 +751,15 @@ class Outbox:
                         dropped.append(item.name)
         return dropped
 
-    def settle(self, agent: str, kinds: frozenset[str] = STATUS_KINDS) -> list[str]:
+    def settle(self, agent: str, kinds: frozenset[str] = STATUS_KINDS, *, dry_run: bool = False) -> list[str]:
         """Remove ``agent``'s undelivered notifications of ``kinds``: a human has acted on them.
 
         Waits up to :data:`SETTLE_WAIT` seconds for a delivery in progress,
         so that a page being sent is not written back after it; returns the
-        keys removed.
+        keys removed (with ``dry_run``, the keys it would remove, nothing removed).
         """
         settled: list[str] = []
-        with self.lock(timeout=SETTLE_WAIT):
+        with self.lock(timeout=0 if dry_run else SETTLE_WAIT):
             for path in self._files():
                 try:
                     entry = self._read(path)
@@ -765,6 +767,9 @@ class Outbox:
                     continue
                 note = entry.notification
                 if note.agent == agent and note.kind in kinds:
+                    if dry_run:
+                        settled.append(note.key)
+                        continue
                     with contextlib.suppress(FileNotFoundError):
                         path.unlink()
                         settled.append(note.key)
@@ -800,7 +805,7 @@ class Outbox:
         by_name = dict(notifiers) if isinstance(notifiers, Mapping) else {n.name: n for n in notifiers}
         with self.lock() as held:
             if not held:
-                return DeliveryReport(waiting=len(self._files()))
+                return DeliveryReport(waiting=len(self._files()), busy=True)
             return self._deliver(by_name, now, force=force, budget=budget, only=only)
 
     def _deliver(

@@ -26,7 +26,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from .errors import StateLocked, UsageError
+from .errors import HeartbeatError, UsageError
 from .runner import Heartbeat, TickResult, utc_now
 
 __all__ = ["RunSummary", "Runner", "make_trigger"]
@@ -173,11 +173,13 @@ class Runner:
         for hb in self.heartbeats.values():
             if not hb.outbox_waiting():
                 continue
+            # The outbox's own lock, not the state folder's: a webhook that takes its whole
+            # deadline must not keep `pause`/`resume` (exit 5) or a tick waiting.
             try:
-                with hb.store.lock():
-                    report = hb.retry_outbox(utc_now(), force=False)
-            except StateLocked:
-                continue  # a tick holds it and retries the outbox itself
+                report = hb.retry_outbox(utc_now(), force=False)
+            except (HeartbeatError, OSError) as exc:
+                self.on_note(f"{hb.name}: outbox not retried: {hb.redact(str(exc))}")
+                continue
             for key in report.delivered:
                 self.on_note(f"{hb.name}: delivered {key}")
 
