@@ -36,6 +36,7 @@ class StepContext:
         kill: KillSwitch,
         clock: Callable[[], datetime],
         redact: Callable[[str], str] = str,
+        mask: Callable[[Any], Any] = lambda value: value,
     ) -> None:
         self.agent = agent
         self.tick = tick
@@ -53,6 +54,9 @@ class StepContext:
         self._kill = kill
         self._clock = clock
         self._redact = redact
+        # Known secrets masked out of args and output before anything is summarised or cut,
+        # so a token the agent passes to a tool never reaches state.json or the journal.
+        self._mask = mask
 
     @property
     def killed(self) -> bool:
@@ -82,8 +86,8 @@ class StepContext:
         now = self._clock()
         hit = self._monitor.record(
             tool,
-            dict(args) if args is not None else None,
-            output=None if output is None else str(output),
+            self._mask(dict(args)) if args is not None else None,
+            output=None if output is None else self._mask(str(output)),
             error=clip(self._redact(error)) if error else None,
             cost=float(cost),
             now=now,

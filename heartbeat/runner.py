@@ -266,6 +266,7 @@ class Heartbeat:
             kill=self.kill,
             clock=self.clock,
             redact=self.redact,
+            mask=self.mask,
         )
         state.ticks, state.last_tick_at = tick, now
         result.tick = tick
@@ -632,6 +633,14 @@ class Heartbeat:
         from .redact import redact
 
         return redact(text, self._secrets)
+
+    def mask(self, value: Any) -> Any:
+        """``value`` (a text, or args: nested dicts and lists) with every configured secret masked."""
+        if not self._secrets:
+            return value
+        from .redact import mask_tree
+
+        return mask_tree(value, self._secrets)
 
     def _redact_event(self, event: Mapping[str, Any]) -> dict[str, Any]:
         from .redact import mask_tree
