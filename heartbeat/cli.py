@@ -24,6 +24,7 @@ from .config import (
     format_validation_error,
     load_config,
     parse_duration,
+    read_secret_ref,
 )
 from .errors import HeartbeatError, UsageError, worst_exit_code
 
@@ -60,7 +61,14 @@ def _common(parser: argparse.ArgumentParser, *, agent_flags: bool = True) -> Non
         parser.add_argument("--step", metavar="MODULE:ATTR", help="the agent's step function")
         parser.add_argument("--exec", metavar="CMD", help="run a program as the step (JSON-lines protocol)")
         parser.add_argument("--progress", metavar="MODULE:ATTR", help="the progress metric")
-        parser.add_argument("--webhook", metavar="URL", help="notify this webhook (as notifier 'webhook')")
+        parser.add_argument("--webhook", metavar="URL", help=_WEBHOOK_HELP)
+
+
+_WEBHOOK_HELP = (
+    "notify this webhook (as notifier 'webhook'); a URL on the command line is visible to "
+    "every local user in `ps`: give env:NAME (read from that environment variable) or "
+    "file:PATH (first line of a file) instead"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,6 +128,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", "--lines", type=int, default=30, metavar="N", help="last N events (0: all)")
     p.add_argument("--json", action="store_true", help="the events as JSON lines")
 
+    p = command(
+        "outbox",
+        "list, retry or drop undelivered notifications (list, retry [SEL...], drop SEL...|--all)",
+    )
+    _common(p, agent_flags=False)
+    p.add_argument("action", nargs="?", choices=("list", "retry", "drop"), default="list")
+    p.add_argument("selectors", nargs="*", metavar="SEL", help="a key, a key prefix or a file name")
+    p.add_argument("--all", action="store_true", help="drop: every entry")
+    p.add_argument("--webhook", metavar="URL", help=_WEBHOOK_HELP)
+    p.add_argument("--json", action="store_true", help="list: one JSON object per entry")
+
     p = command("replay", "run detectors and policy over a recorded trace")
     p.add_argument("trace", help="a JSONL trace, one heartbeat per line")
     p.add_argument("--config", metavar="FILE")
@@ -160,8 +179,9 @@ def _config(args: argparse.Namespace) -> HeartbeatConfig:
             raise UsageError("flags that change an agent need --agent NAME in a multi-agent config")
         config = config.with_agent(**changes)
     if getattr(args, "webhook", None):
+        url = read_secret_ref(args.webhook, "--webhook")
         try:
-            hook = WebhookNotifierConfig(type="webhook", name="webhook", url=args.webhook)
+            hook = WebhookNotifierConfig(type="webhook", name="webhook", url=url)
         except ValidationError as exc:
             raise UsageError(f"--webhook: {format_validation_error(exc)}") from None
         config = config.model_copy(
@@ -387,9 +407,8 @@ def cmd_log(args: argparse.Namespace, out: TextIO) -> int:
 
     for hb in _heartbeats(_config(args)):
         journal = Journal(hb.store.journal_path)
-        events = list(journal.read())
-        if args.lines > 0:
-            events = events[-args.lines :]
+        # tail() reads from the end: `log -n 5` on a 100 MB journal reads a few KB.
+        events = journal.tail(args.lines) if args.lines > 0 else list(journal.read())
         for event in events:
             if args.json:
                 out.write(json.dumps(event) + "\n")
@@ -405,6 +424,13 @@ def _render_event(event: dict[str, Any]) -> str:
     text = rest.pop("message", None) or rest.pop("reason", None) or rest.pop("summary", None)
     detail = " ".join(str(text).split()) if text else ", ".join(f"{k}={v}" for k, v in rest.items())
     return f"{at}  tick {event.get('tick', '-'):>4}  {kind:<11} {detail}"
+
+
+def cmd_outbox(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat outbox [list|retry|drop]``: what waits to be delivered, and what to do with it."""
+    from .outbox_cli import run_outbox
+
+    return run_outbox(_heartbeats(_config(args)), args, out)
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
@@ -443,6 +469,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "pause": cmd_pause,
     "resume": cmd_resume,
     "log": cmd_log,
+    "outbox": cmd_outbox,
     "replay": cmd_replay,
     "validate": cmd_validate,
     "schema": cmd_schema,
