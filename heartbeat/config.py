@@ -23,6 +23,7 @@ __all__ = [
     "AgentConfig",
     "BudgetConfig",
     "CommandNotifierConfig",
+    "CycleConfig",
     "DetectorsConfig",
     "EmptyConfig",
     "ErrorRateConfig",
@@ -31,10 +32,13 @@ __all__ = [
     "HeartbeatConfig",
     "JournalConfig",
     "LoopConfig",
+    "NearRepeatConfig",
     "NoProgressConfig",
     "NotifierConfig",
     "PolicyConfig",
     "ProgressConfig",
+    "RecurringConfig",
+    "RecurringErrorConfig",
     "RepeatConfig",
     "ScheduleConfig",
     "WebhookNotifierConfig",
@@ -157,6 +161,41 @@ class ErrorRateConfig(_Config):
     threshold: float = Field(default=0.5, gt=0, le=1)
 
 
+class NearRepeatConfig(_Config):
+    """``near_repeat``: one masked call shape N times in the last W actions, not all one call."""
+
+    enabled: bool = True
+    threshold: int = Field(default=8, ge=2, le=10_000)
+    window: int = Field(default=10, ge=2, le=10_000)
+
+
+class RecurringConfig(_Config):
+    """``recurring``: the same call+result (or long output) N times in the last W actions."""
+
+    enabled: bool = True
+    threshold: int = Field(default=4, ge=2, le=10_000)
+    window: int = Field(default=30, ge=2, le=10_000)
+    min_chars: int = Field(
+        default=10, ge=0, description="Outputs this long or shorter never match by output alone."
+    )
+
+
+class RecurringErrorConfig(_Config):
+    """``recurring_error``: the same error fingerprint N times in the last W actions."""
+
+    enabled: bool = True
+    threshold: int = Field(default=3, ge=2, le=10_000)
+    window: int = Field(default=20, ge=2, le=10_000)
+
+
+class CycleConfig(_Config):
+    """``cycle``: N of the last W actions revisit a call+result seen earlier in the window."""
+
+    enabled: bool = True
+    threshold: int = Field(default=10, ge=2, le=10_000)
+    window: int = Field(default=30, ge=3, le=10_000)
+
+
 class NoProgressConfig(_Config):
     """``no_progress``: the last N progress samples differ by less than D."""
 
@@ -181,11 +220,19 @@ class DetectorsConfig(_Config):
     empty: EmptyConfig = EmptyConfig()
     error_rate: ErrorRateConfig = ErrorRateConfig()
     no_progress: NoProgressConfig = NoProgressConfig()
+    near_repeat: NearRepeatConfig = NearRepeatConfig()
+    recurring: RecurringConfig = RecurringConfig()
+    recurring_error: RecurringErrorConfig = RecurringErrorConfig()
+    cycle: CycleConfig = CycleConfig()
 
     def history_needed(self) -> int:
         """The number of past actions the detectors need to see."""
         repeat = max([self.repeat.threshold, *(t for t in self.repeat.tools.values() if t != "off")])
-        return max(repeat, self.loop.window, self.empty.threshold, self.error_rate.window)
+        windows = [self.loop.window, self.empty.threshold, self.error_rate.window]
+        for part in (self.near_repeat, self.recurring, self.recurring_error, self.cycle):
+            if part.enabled:
+                windows.append(part.window)
+        return max(repeat, *windows)
 
 
 class ProgressConfig(_Config):
@@ -213,6 +260,15 @@ class PolicyConfig(_Config):
     """When a stuck streak becomes an escalation, and the recovery texts."""
 
     escalate_after: int = Field(default=3, ge=1, le=1_000)
+    mode: Literal["enforce", "observe"] = Field(
+        default="enforce", description="observe: detect and journal, but inject nothing and never escalate."
+    )
+    recover_after: int = Field(
+        default=2, ge=1, le=1_000, description="Quiet heartbeats in a row that end a stuck stretch."
+    )
+    escalate_on_ignored: bool = Field(
+        default=True, description="Escalate when the agent repeats what the last recovery said to avoid."
+    )
     templates: dict[Literal["try_alternative", "reassess_goal"], str] = Field(default_factory=dict)
 
     @model_validator(mode="after")

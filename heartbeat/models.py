@@ -106,6 +106,13 @@ class ActionRecord(_Model):
     )
     error: str | None = None
     cost: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    shape: str | None = Field(
+        default=None,
+        description="Hash of tool + arguments with numbers, dates and ids masked (None: older state).",
+    )
+    result: str | None = Field(
+        default=None, description="Hash of the output (or error text) with digits masked; None if neither."
+    )
 
 
 class ProgressSample(_Model):
@@ -143,6 +150,9 @@ class Recovery(_Model):
     since_tick: int = Field(ge=0)
     kinds: list[str] = Field(default_factory=list)
     avoid: list[str] = Field(default_factory=list, description="Actions not to repeat.")
+    quiet: int = Field(
+        default=0, ge=0, description="Heartbeats in a row without an anomaly since the last stuck one."
+    )
 
 
 class Decision(_Model):
@@ -153,6 +163,9 @@ class Decision(_Model):
     reason: str = ""
     recovery: Recovery | None = None
     instructions: str | None = None
+    observed: DecisionAction | None = Field(
+        default=None, description='In observe mode: what enforce mode would have done ("continue" is done).'
+    )
 
 
 class BudgetCounters(_Model):

@@ -1,0 +1,105 @@
+"""``near_repeat``: the same call with only its numbers, dates or ids changing, again and again.
+
+Paging through one file with a sliding line range, a poll whose arguments
+carry a timestamp, a counter or a request id: no two calls are equal, but
+their masked shape (see :mod:`.fingerprints`) is. Fires when the newest
+action's shape occurs N times in the last W actions with at least two
+different exact calls among them (one call N times is a ``repeat``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..models import ActionRecord, Anomaly
+from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
+from .window import KeyWindow
+
+__all__ = ["NearRepeat"]
+
+
+@dataclass(frozen=True)
+class NearRepeat:
+    """``near_repeat``: the newest masked shape occurs N times in the last W actions, not all one call."""
+
+    threshold: int = 8
+    window: int = 10
+    exempt: Collection[str] = frozenset()
+    kind: str = field(default="near_repeat", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        need_int("near_repeat", "threshold", self.threshold, 2)
+        need_int("near_repeat", "window", self.window, self.threshold)
+        object.__setattr__(self, "exempt", frozen_names(self.exempt))
+
+    @property
+    def history_needed(self) -> int:
+        """Past actions this detector needs to see."""
+        return self.window
+
+    def check(self, history: History, now: datetime) -> Anomaly | None:
+        """Whether the newest action's shape reaches N in the window with varying calls."""
+        last = history.last
+        if last is None or last.tool in self.exempt:
+            return None
+        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        same = [a for a in seq if a.shape == last.shape]
+        exact = sum(1 for a in same if a.fingerprint == last.fingerprint)
+        if len(same) < self.threshold or exact == len(same):
+            return None
+        return self._report(last, len(same), history.tick, now)
+
+    def tracker(self, history: History) -> ActionTracker:
+        """An incremental ``check`` seeded from ``history``."""
+        return _NearRepeatTracker(self, history)
+
+    def _report(self, action: ActionView, count: int, tick: int, at: datetime) -> Anomaly:
+        return make_anomaly(
+            "near_repeat",
+            f"{count} of the last {self.window} actions were the same call with only numbers, dates "
+            f"or ids changed; last: {action.summary}",
+            tick=tick,
+            at=at,
+            action=action,
+            evidence={
+                "count": count,
+                "window": self.window,
+                "threshold": self.threshold,
+                "call": action.summary,
+                "avoid": f"more calls like {action.summary} with other numbers",
+            },
+        )
+
+
+class _NearRepeatTracker:
+    """Key windows of shapes and of exact fingerprints."""
+
+    __slots__ = ("_det", "_exact", "_exempt", "_shapes")
+
+    def __init__(self, det: NearRepeat, history: History) -> None:
+        self._det = det
+        self._exempt = det.exempt
+        self._shapes = KeyWindow(det.window)
+        self._exact = KeyWindow(det.window)
+        for action in tail_of(history.actions, det.window, det.exempt):
+            self._shapes.push(action.shape)
+            self._exact.push((action.shape, action.fingerprint))
+
+    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
+        """Take the next action; a ``near_repeat`` anomaly when its shape reaches N."""
+        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
+        if tool in self._exempt:
+            return None
+        shape = action.shape
+        count = self._shapes.push(shape)
+        exact = self._exact.push((shape, fp))
+        if not report or count < self._det.threshold or exact == count:
+            return None
+        return self._det._report(action, count, action.tick, action.at)

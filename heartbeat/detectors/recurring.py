@@ -1,0 +1,134 @@
+"""``recurring``: the same call keeps giving the same result, or many calls the same output.
+
+Output-aware and not back to back: edit -> run the same test -> the same
+failure, over and over with a different edit each time, never repeats
+consecutively, yet the run's result says nothing moved. Two keys count,
+over the last W actions:
+
+* the call's masked shape plus its result (a poll whose arguments carry a
+  timestamp, a test rerun after each edit, a patch applied again);
+* the tool plus its output, whatever the arguments, for outputs longer than
+  ``min_chars`` (paraphrased searches landing on the same page).
+
+Failed actions are left to ``recurring_error``; actions without an output
+are not counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Hashable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..models import ActionRecord, Anomaly
+from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
+from .window import KeyWindow
+
+__all__ = ["Recurring"]
+
+
+def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
+    """(call+result key, output key) of an action; None where it has none."""
+    result = getattr(action, "result", None)
+    if result is None or action.error is not None or action.output_len is None:
+        return None, None
+    call = (action.shape, result)
+    output = (action.tool, result) if action.output_len > min_chars else None
+    return call, output
+
+
+@dataclass(frozen=True)
+class Recurring:
+    """``recurring``: the newest call+result (or long output) occurs N times in the last W actions."""
+
+    threshold: int = 4
+    window: int = 30
+    min_chars: int = 10
+    exempt: Collection[str] = frozenset()
+    kind: str = field(default="recurring", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        need_int("recurring", "threshold", self.threshold, 2)
+        need_int("recurring", "window", self.window, self.threshold)
+        need_int("recurring", "min_chars", self.min_chars, 0)
+        object.__setattr__(self, "exempt", frozen_names(self.exempt))
+
+    @property
+    def history_needed(self) -> int:
+        """Past actions this detector needs to see."""
+        return self.window
+
+    def check(self, history: History, now: datetime) -> Anomaly | None:
+        """Whether the newest action's result brings its key to N in the window."""
+        last = history.last
+        if last is None or last.tool in self.exempt:
+            return None
+        call, output = _keys(last, self.min_chars)
+        if call is None:
+            return None
+        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        keys = [_keys(a, self.min_chars) for a in seq]
+        calls = sum(1 for c, _ in keys if c == call)
+        outputs = sum(1 for _, o in keys if o is not None and o == output)
+        return self._report(last, calls, outputs, history.tick, now)
+
+    def tracker(self, history: History) -> ActionTracker:
+        """An incremental ``check`` seeded from ``history``."""
+        return _RecurringTracker(self, history)
+
+    def _report(
+        self, action: ActionView, calls: int, outputs: int, tick: int, at: datetime
+    ) -> Anomaly | None:
+        if calls >= self.threshold:
+            message = (
+                f"{action.summary} gave the same result {calls} times in the last {self.window} actions "
+                "(numbers, dates and ids masked): what was done between the calls changed nothing it shows"
+            )
+            evidence = {"count": calls, "call": action.summary, "same": "call and result"}
+        elif outputs >= self.threshold:
+            message = (
+                f"{outputs} calls to {action.tool} in the last {self.window} actions returned the same output; "
+                f"last: {action.summary}"
+            )
+            evidence = {"count": outputs, "call": action.summary, "same": "output"}
+        else:
+            return None
+        evidence.update(window=self.window, threshold=self.threshold, avoid=action.summary)
+        return make_anomaly("recurring", message, tick=tick, at=at, action=action, evidence=evidence)
+
+
+class _RecurringTracker:
+    """Two key windows: call+result keys and output keys."""
+
+    __slots__ = ("_calls", "_det", "_exempt", "_min", "_outputs")
+
+    def __init__(self, det: Recurring, history: History) -> None:
+        self._det = det
+        self._exempt = det.exempt
+        self._min = det.min_chars
+        self._calls = KeyWindow(det.window)
+        self._outputs = KeyWindow(det.window)
+        for action in tail_of(history.actions, det.window, det.exempt):
+            call, output = _keys(action, self._min)
+            self._calls.push(call)
+            self._outputs.push(output)
+
+    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
+        """Take the next action; a ``recurring`` anomaly when it brings a key to N."""
+        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
+        if tool in self._exempt:
+            return None
+        call, output = _keys(action, self._min)
+        calls = self._calls.push(call)
+        outputs = self._outputs.push(output)
+        if call is None or not report:
+            return None
+        threshold = self._det.threshold
+        if calls < threshold and outputs < threshold:
+            return None
+        return self._det._report(action, calls, outputs, action.tick, action.at)
