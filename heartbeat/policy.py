@@ -249,7 +249,9 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
     )
     tick = max(a.tick for a in anomalies)
     avoid = _avoid(anomalies)
-    ignored = [hint for hint in avoid if previous is not None and hint in previous.avoid]
+    # What the agent did again although the last recovery named it: a hint, or the call itself.
+    seen = [*avoid, *(str(a.evidence.get("call")) for a in anomalies if a.evidence.get("call"))]
+    ignored = [hint for hint in seen if previous is not None and hint in previous.avoid]
     if previous is not None:
         # Still stuck: what failed before is still worth avoiding, newest first.
         avoid = list(dict.fromkeys([*avoid, *previous.avoid]))[:_AVOID_KEPT]
