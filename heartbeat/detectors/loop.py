@@ -151,6 +151,7 @@ class _LoopTracker:
         "_max_period",
         "_n",
         "_need",
+        "_window",
         "_recent",
         "_run",
         "_runs",
@@ -163,6 +164,7 @@ class _LoopTracker:
         self._exempt = det.exempt
         self._max_period = det.window // det.repeats
         self._need = det.repeats - 1
+        self._window = det.window
         tail = tail_of(history.actions, det.window, det.exempt)
         n = self._n = len(tail)
         # The newest actions, oldest first, as far back as the longest period, and where
@@ -227,7 +229,8 @@ class _LoopTracker:
             for j in where if run == 1 else where[: max(0, len(where) - run + 1)]:
                 p = i - j
                 m = new[p] = runs.get(p, 0) + 1
-                if m >= p * (need + (p == 2)):
+                extra = p == 2  # a 2-step cycle needs one more pass (Loop.repeats_for)
+                if m >= p * (need + extra) and p * (need + 1 + extra) <= self._window:
                     best = p
             where.append(i)
             self._runs = new
