@@ -3,7 +3,8 @@
 A strict ``loop`` needs the same cycle twice back to back. Real agents go
 round cycles of 10-20 steps, insert an odd step (a note whose text changes
 every time), or wander back to places and observations they have already
-seen. Each action's key is its masked call plus its result; an action is a
+seen. Each action's key is its masked call plus its result (the exact
+call when the result is at most 10 characters); an action is a
 *revisit* when its key occurred earlier in the last W actions. Fires when
 at least N of the last W actions are revisits spread over at least two
 different calls (one call again and again is ``recurring`` or ``repeat``).
@@ -23,7 +24,14 @@ __all__ = ["Cycle"]
 
 
 def _key(action: ActionView) -> Hashable:
-    return (action.shape, action.result)
+    # A short or empty answer cannot tell two pages or two edits apart: the exact call then.
+    length = action.output_len
+    if length is not None and length > _SHORT:
+        return (action.shape, action.result)
+    return (action.fingerprint, action.result)
+
+
+_SHORT = 10  # characters: what recurring's min_chars and empty's max_chars default to
 
 
 @dataclass(frozen=True)
@@ -109,7 +117,7 @@ class _CycleTracker:
         if tool in self._exempt:
             return None
         keys = self._keys
-        count = keys.push((action.shape, action.result))
+        count = keys.push(_key(action))
         if not report or count < 2 or keys.revisits < self._det.threshold or keys.repeated < 2:
             return None
         return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)

@@ -151,12 +151,12 @@ class _LoopTracker:
         "_max_period",
         "_n",
         "_need",
-        "_window",
         "_recent",
         "_run",
         "_runs",
         "_seed",
         "_where",
+        "_window",
     )
 
     def __init__(self, det: Loop, history: History) -> None:

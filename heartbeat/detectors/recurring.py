@@ -6,7 +6,9 @@ consecutively, yet the run's result says nothing moved. Two keys count,
 over the last W actions:
 
 * the call's masked shape plus its result (a poll whose arguments carry a
-  timestamp, a test rerun after each edit, a patch applied again);
+  timestamp, a test rerun after each edit); for a result of at most
+  ``min_chars`` characters the exact call instead of its shape (edits
+  that print nothing differ only in what they change, numbers included);
 * the tool plus its output, whatever the arguments, for outputs longer than
   ``min_chars`` (paraphrased searches landing on the same page).
 
@@ -32,9 +34,11 @@ def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
     result = getattr(action, "result", None)
     if result is None or action.error is not None or action.output_len is None:
         return None, None
-    call = (action.shape, result)
-    output = (action.tool, result) if action.output_len > min_chars else None
-    return call, output
+    if action.output_len > min_chars:
+        return (action.shape, result), (action.tool, result)
+    # A short or empty answer says nothing about which page or which edit this was:
+    # only the exact call counts as the same again (a patch re-applied, a poll unchanged).
+    return (action.fingerprint, result), None
 
 
 @dataclass(frozen=True)
