@@ -170,7 +170,8 @@ def _table(counts: dict[str, Any]) -> list[str]:
     return [
         f"stuck runs escalated     {counts['stuck_escalated']} of {counts['stuck']}",
         f"stuck runs missed        {counts['stuck_missed']} of {counts['stuck']}",
-        f"stuck runs flagged       {counts['stuck_flagged']} of {counts['stuck']} (an anomaly after the onset)",
+        f"stuck runs flagged       {counts['stuck_flagged']} of {counts['stuck']} "
+        "(an anomaly after the onset)",
         f"healthy runs escalated   {counts['healthy_escalated']} of {counts['healthy']}",
         f"healthy with any anomaly {counts['healthy_with_anomaly']} of {counts['healthy']}",
         f"median delay             {'-' if delay is None else f'{delay:g}'} actions from onset to escalation",

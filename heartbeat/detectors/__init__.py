@@ -127,10 +127,23 @@ def build_detectors(cfg: DetectorsConfig, *, search_path: Path | None = None) ->
         found.append(ErrorRate(cfg.error_rate.window, cfg.error_rate.threshold, exempt=exempt))
     if cfg.near_repeat.enabled:
         # A polling tool's calls differ only in their cursor or timestamp: that is its job.
-        found.append(NearRepeat(cfg.near_repeat.threshold, cfg.near_repeat.window, exempt=exempt | polling))
+        found.append(
+            NearRepeat(
+                cfg.near_repeat.threshold,
+                cfg.near_repeat.window,
+                exempt=exempt | polling,
+                tools=cfg.repeat.tools,
+            )
+        )
     if cfg.recurring.enabled:
         found.append(
-            Recurring(cfg.recurring.threshold, cfg.recurring.window, cfg.recurring.min_chars, exempt=exempt)
+            Recurring(
+                cfg.recurring.threshold,
+                cfg.recurring.window,
+                cfg.recurring.min_chars,
+                exempt=exempt,
+                tools=cfg.repeat.tools,
+            )
         )
     if cfg.recurring_error.enabled:
         found.append(RecurringError(cfg.recurring_error.threshold, cfg.recurring_error.window, exempt=exempt))

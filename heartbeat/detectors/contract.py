@@ -19,7 +19,7 @@ reference the trackers are tested against.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar, cast, runtime_checkable
@@ -47,6 +47,7 @@ __all__ = [
     "need_number",
     "tail_of",
     "times",
+    "tool_limits",
 ]
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -175,6 +176,22 @@ def frozen_names(names: Iterable[str]) -> frozenset[str]:
 def need_int(owner: str, name: str, value: object, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ConfigError(f"{owner}: {name} must be an integer >= {minimum}, got {value!r}")
+
+
+def tool_limits(owner: str, threshold: int, tools: Mapping[str, object]) -> dict[str, int | None]:
+    """Per-tool thresholds from ``[detectors.repeat] tools``: never below ``threshold``, None for "off".
+
+    A tool given its own repeat threshold polls legitimately, so the windowed
+    detectors give it at least as much room as ``repeat`` does.
+    """
+    limits: dict[str, int | None] = {}
+    for tool, value in tools.items():
+        if value == "off":
+            limits[tool] = None
+        else:
+            need_int(owner, f"tools.{tool}", value, 2)
+            limits[tool] = max(threshold, int(cast(int, value)))
+    return limits
 
 
 def need_number(owner: str, name: str, value: object, low: float, high: float) -> None:

@@ -9,12 +9,22 @@ different exact calls among them (one call N times is a ``repeat``).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..config import ToolThreshold
 from ..models import ActionRecord, Anomaly
-from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
+from .contract import (
+    ActionTracker,
+    ActionView,
+    History,
+    frozen_names,
+    make_anomaly,
+    need_int,
+    tail_of,
+    tool_limits,
+)
 from .window import KeyWindow
 
 __all__ = ["NearRepeat"]
@@ -27,12 +37,24 @@ class NearRepeat:
     threshold: int = 8
     window: int = 10
     exempt: Collection[str] = frozenset()
+    tools: Mapping[str, ToolThreshold] = field(default_factory=dict)
     kind: str = field(default="near_repeat", init=False, repr=False)
+    _limits: dict[str, int | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         need_int("near_repeat", "threshold", self.threshold, 2)
         need_int("near_repeat", "window", self.window, self.threshold)
         object.__setattr__(self, "exempt", frozen_names(self.exempt))
+        object.__setattr__(self, "tools", dict(self.tools))
+        object.__setattr__(self, "_limits", tool_limits("near_repeat", self.threshold, self.tools))
+
+    def __hash__(self) -> int:
+        return hash((self.threshold, self.window, self.exempt, tuple(sorted(self.tools.items()))))
+
+    def trips(self, tool: str, count: int) -> bool:
+        """Whether ``count`` same-shape calls reach the threshold that applies to ``tool``."""
+        limit = self._limits.get(tool, self.threshold)
+        return limit is not None and count >= limit
 
     @property
     def history_needed(self) -> int:
@@ -47,7 +69,7 @@ class NearRepeat:
         seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
         same = [a for a in seq if a.shape == last.shape]
         exact = sum(1 for a in same if a.fingerprint == last.fingerprint)
-        if len(same) < self.threshold or exact == len(same):
+        if not self.trips(last.tool, len(same)) or exact == len(same):
             return None
         return self._report(last, len(same), history.tick, now)
 
@@ -100,6 +122,6 @@ class _NearRepeatTracker:
         shape = action.shape
         count = self._shapes.push(shape)
         exact = self._exact.push((shape, fp))
-        if not report or count < self._det.threshold or exact == count:
+        if not report or exact == count or not self._det.trips(tool, count):
             return None
         return self._det._report(action, count, action.tick, action.at)

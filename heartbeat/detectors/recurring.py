@@ -18,12 +18,22 @@ are not counted.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable
+from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..config import ToolThreshold
 from ..models import ActionRecord, Anomaly
-from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
+from .contract import (
+    ActionTracker,
+    ActionView,
+    History,
+    frozen_names,
+    make_anomaly,
+    need_int,
+    tail_of,
+    tool_limits,
+)
 from .window import KeyWindow
 
 __all__ = ["Recurring"]
@@ -49,13 +59,22 @@ class Recurring:
     window: int = 30
     min_chars: int = 10
     exempt: Collection[str] = frozenset()
+    tools: Mapping[str, ToolThreshold] = field(default_factory=dict)
     kind: str = field(default="recurring", init=False, repr=False)
+    _limits: dict[str, int | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         need_int("recurring", "threshold", self.threshold, 2)
         need_int("recurring", "window", self.window, self.threshold)
         need_int("recurring", "min_chars", self.min_chars, 0)
         object.__setattr__(self, "exempt", frozen_names(self.exempt))
+        object.__setattr__(self, "tools", dict(self.tools))
+        object.__setattr__(self, "_limits", tool_limits("recurring", self.threshold, self.tools))
+
+    def __hash__(self) -> int:
+        return hash(
+            (self.threshold, self.window, self.min_chars, self.exempt, tuple(sorted(self.tools.items())))
+        )
 
     @property
     def history_needed(self) -> int:
@@ -83,21 +102,24 @@ class Recurring:
     def _report(
         self, action: ActionView, calls: int, outputs: int, tick: int, at: datetime
     ) -> Anomaly | None:
-        if calls >= self.threshold:
+        limit = self._limits.get(action.tool, self.threshold)
+        if limit is None:
+            return None
+        if calls >= limit:
             message = (
                 f"{action.summary} gave the same result {calls} times in the last {self.window} actions "
                 "(numbers, dates and ids masked): what was done between the calls changed nothing it shows"
             )
             evidence = {"count": calls, "call": action.summary, "same": "call and result"}
-        elif outputs >= self.threshold:
+        elif outputs >= limit:
             message = (
-                f"{outputs} calls to {action.tool} in the last {self.window} actions returned the same output; "
-                f"last: {action.summary}"
+                f"{outputs} calls to {action.tool} in the last {self.window} actions returned "
+                f"the same output; last: {action.summary}"
             )
             evidence = {"count": outputs, "call": action.summary, "same": "output"}
         else:
             return None
-        evidence.update(window=self.window, threshold=self.threshold, avoid=action.summary)
+        evidence.update(window=self.window, threshold=limit, avoid=action.summary)
         return make_anomaly("recurring", message, tick=tick, at=at, action=action, evidence=evidence)
 
 
