@@ -249,8 +249,14 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
     )
     tick = max(a.tick for a in anomalies)
     avoid = _avoid(anomalies)
-    # What the agent did again although the last recovery named it: a hint, or the call itself.
-    seen = [*avoid, *(str(a.evidence.get("call")) for a in anomalies if a.evidence.get("call"))]
+    # What the agent did again although the last recovery named it: a detector's own hint
+    # or the call itself (never the bare tool name, which any next call may share).
+    seen = [
+        str(hint)
+        for a in anomalies
+        for hint in (a.evidence.get("avoid"), a.evidence.get("call"))
+        if isinstance(hint, str) and hint
+    ]
     ignored = [hint for hint in seen if previous is not None and hint in previous.avoid]
     if previous is not None:
         # Still stuck: what failed before is still worth avoiding, newest first.
