@@ -242,15 +242,29 @@ def test_search_read_with_new_arguments_is_not_a_loop() -> None:
 
 
 def test_search_read_with_fixed_arguments_is_a_loop() -> None:
-    """search(q) read(u) three times is a loop at the sixth action, named by its cycle."""
-    found = trips(Loop(), actions([("search", {"q": "x"}), ("read", {"u": "y"})] * 4))
-    # A 2-step cycle needs three passes: twice is what a harness's submit/confirm makes.
-    assert found[:5] == [None] * 5
-    first, last = found[5], found[7]
+    """search(q) read(u) search(q) read(u) is a loop at the fourth action, named by its cycle."""
+    found = trips(Loop(), actions([("search", {"q": "x"}), ("read", {"u": "y"})] * 3))
+    assert found[:3] == [None] * 3
+    first, last = found[3], found[5]
     assert first is not None and last is not None
-    assert first.action == 6 and first.evidence["period"] == 2 and first.evidence["repeats"] == 3
+    assert first.action == 4 and first.evidence["period"] == 2 and first.evidence["repeats"] == 2
     assert 'search({"q":"x"}) -> read({"u":"y"})' in last.message
-    assert last.evidence["repeats"] == 4 and "4 times" in last.message
+    assert last.evidence["repeats"] == 3 and "3 times" in last.message
+
+
+def test_a_two_step_retry_with_a_failure_needs_a_third_pass() -> None:
+    """A malformed turn, then submit, twice (a harness's confirmation) is not yet a loop."""
+    steps: list[Call] = [
+        {
+            "tool": "(no_command)",
+            "args": None,
+            "output": "Please give exactly one action",
+            "error": "format_error",
+        },
+        {"tool": "submit", "args": {"cmd": "submit"}, "output": "Review your changes, then submit again"},
+    ]
+    found = trips(Loop(), actions(steps * 3))
+    assert found[:5] == [None] * 5 and found[5] is not None and found[5].evidence["repeats"] == 3
 
 
 def test_identical_calls_are_repeat_never_loop() -> None:
@@ -261,7 +275,7 @@ def test_identical_calls_are_repeat_never_loop() -> None:
 def test_loop_reports_the_shortest_period() -> None:
     """A B A B A B A B loops with period 2, not 4."""
     found = trips(Loop(window=20, repeats=2), actions([("a", None), ("b", None)] * 4))
-    assert all(f is not None and f.evidence["period"] == 2 for f in found[5:])
+    assert all(f is not None and f.evidence["period"] == 2 for f in found[3:])
 
 
 def test_loop_cycle_may_repeat_a_fingerprint() -> None:
@@ -279,8 +293,8 @@ def test_loop_must_sit_at_the_tail_of_the_window() -> None:
 
 def test_loop_needs_the_configured_repeats() -> None:
     """With repeats=3 a cycle seen twice is not yet a loop; the third time it is."""
-    found = trips(Loop(repeats=3), actions([("a", None), ("b", None), ("c", None)] * 3))
-    assert found[5] is None and found[8] is not None
+    found = trips(Loop(repeats=3), actions([("a", None), ("b", None)] * 3))
+    assert found[3] is None and found[5] is not None
 
 
 def test_loop_exempt_tools_are_invisible() -> None:

@@ -60,7 +60,8 @@ class Loop:
         while run < n and fps[n - 1 - run] == fps[-1]:
             run += 1
         for period in range(run + 1, n // self.repeats + 1):
-            need = period * (self.repeats_for(period) - 1)
+            failing = any(a.error is not None for a in seq[-period:])
+            need = period * (self.repeats_for(period, failing) - 1)
             matched = 0
             while matched < n - period and fps[n - 1 - matched] == fps[n - 1 - matched - period]:
                 matched += 1
@@ -68,14 +69,15 @@ class Loop:
                 return self._report(seq[-period:], matched, history.tick, now)
         return None
 
-    def repeats_for(self, period: int) -> int:
-        """Back-to-back passes a cycle of ``period`` steps needs: one more for 2 steps.
+    def repeats_for(self, period: int, failing: bool = False) -> int:
+        """Back-to-back passes a cycle needs: one more for 2 steps of which one failed.
 
-        A 2-step cycle twice is four actions, which a harness's own
-        confirmations (submit, confirm, submit, confirm) or a toggle make
-        by coincidence; three passes are not a coincidence.
+        Twice "search q, read u" is redoing finished work; twice "a step
+        that failed, then another" is a retry (a harness asking to confirm a
+        submit after a malformed turn makes one by itself), which
+        ``recurring_error`` judges: such a cycle is a loop at its third pass.
         """
-        return self.repeats + 1 if period == 2 else self.repeats
+        return self.repeats + 1 if period == 2 and failing else self.repeats
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
@@ -229,7 +231,8 @@ class _LoopTracker:
             for j in where if run == 1 else where[: max(0, len(where) - run + 1)]:
                 p = i - j
                 m = new[p] = runs.get(p, 0) + 1
-                extra = p == 2  # a 2-step cycle needs one more pass (Loop.repeats_for)
+                # A 2-step cycle with a failed step needs one more pass (Loop.repeats_for).
+                extra = p == 2 and (error is not None or self._recent[-1].error is not None)
                 if m >= p * (need + extra) and p * (need + 1 + extra) <= self._window:
                     best = p
             where.append(i)
