@@ -165,8 +165,8 @@ class NearRepeatConfig(_Config):
     """``near_repeat``: one masked call shape N times in the last W actions, not all one call."""
 
     enabled: bool = True
-    threshold: int = Field(default=8, ge=2, le=10_000)
-    window: int = Field(default=10, ge=2, le=10_000)
+    threshold: int = Field(default=12, ge=2, le=10_000)
+    window: int = Field(default=15, ge=2, le=10_000)
 
 
 class RecurringConfig(_Config):

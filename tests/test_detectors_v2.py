@@ -98,12 +98,21 @@ def test_paging_through_one_file_is_a_near_repeat_naming_the_call() -> None:
             "args": {"cmd": f"sed -n '{i * 40 + 1},{i * 40 + 40}p' big.py"},
             "output": f"code {i}",
         }
-        for i in range(12)
+        for i in range(16)
     ]
     hit = first(NearRepeat(), actions(calls))
-    assert hit is not None and hit[0] == 8
+    assert hit is not None and hit[0] == 12
     assert "only numbers, dates or ids changed" in hit[1].message and "big.py" in hit[1].message
-    assert hit[1].evidence["count"] == 8
+    assert hit[1].evidence["count"] == 12
+
+
+def test_fetching_ten_items_by_number_is_not_a_near_repeat() -> None:
+    """Enumerating items by numeric id, each answering something new, is work."""
+    calls: list[Call] = [
+        {"tool": "get_item", "args": {"id": 1000 + i}, "output": f"item {1000 + i}: " + "w" * (i + 12)}
+        for i in range(10)
+    ]
+    assert fired(actions(calls)) == {}
 
 
 def test_a_timestamped_poll_that_sees_nothing_new_is_caught() -> None:
@@ -111,15 +120,15 @@ def test_a_timestamped_poll_that_sees_nothing_new_is_caught() -> None:
     status = '{"job": "job-7", "state": "pending", "eta": null}'
     calls: list[Call] = [
         {"tool": "get_job", "args": {"id": "job-7", "since": f"2024-05-01T10:{m:02d}:00Z"}, "output": status}
-        for m in range(10)
+        for m in range(14)
     ]
     found = fired(actions(calls))
     assert found.get("recurring") == 4
-    assert found.get("near_repeat") == 8
+    assert found.get("near_repeat") == 12
     assert "repeat" not in found  # no two calls are equal
     # A bare "pending" says too little to match on shape alone: near_repeat still sees it.
     short = [{**call, "output": "pending"} for call in calls]
-    assert fired(actions(short)) == {"near_repeat": 8}
+    assert fired(actions(short)) == {"near_repeat": 12}
 
 
 def test_healthy_polling_that_sees_new_results_stays_silent() -> None:

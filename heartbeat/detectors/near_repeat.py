@@ -34,8 +34,8 @@ __all__ = ["NearRepeat"]
 class NearRepeat:
     """``near_repeat``: the newest masked shape occurs N times in the last W actions, not all one call."""
 
-    threshold: int = 8
-    window: int = 10
+    threshold: int = 12
+    window: int = 15
     exempt: Collection[str] = frozenset()
     tools: Mapping[str, ToolThreshold] = field(default_factory=dict)
     kind: str = field(default="near_repeat", init=False, repr=False)
