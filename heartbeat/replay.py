@@ -213,8 +213,16 @@ def _load(source: Path | str | Iterable[str]) -> tuple[str, list[tuple[int, Trac
     return path, found
 
 
+_TRACE_KEYS = frozenset({"actions", "progress", "at"})
+
+
 def _sniff_trace(path: Path) -> bool:
-    """Whether the file's first non-blank line is a trace line (an object without ``event``)."""
+    """Whether the file's first non-blank line is a trace line.
+
+    A trace line is a JSON object whose keys are trace keys (``actions``,
+    ``progress``, ``at``) or annotations (``_...``); an empty object is a
+    heartbeat without actions. Anything else is left to the import formats.
+    """
     try:
         with path.open("rb") as handle:
             for raw in handle:
@@ -222,8 +230,13 @@ def _sniff_trace(path: Path) -> bool:
                     try:
                         first = json.loads(raw)
                     except (ValueError, RecursionError):
-                        return True  # not one JSON value per line: let the trace loader name the line
-                    return isinstance(first, dict) and "event" not in first and "messages" not in first
+                        return False  # maybe one JSON document over many lines: an import
+                    if isinstance(first, list):  # a list of messages is an import
+                        return not (first and all(isinstance(m, dict) for m in first))
+                    if not isinstance(first, dict):
+                        return True  # the trace loader names the line and what is wrong
+                    keys = {k for k in first if not (isinstance(k, str) and k.startswith("_"))}
+                    return "event" not in keys and (not keys or bool(keys & _TRACE_KEYS))
     except OSError:
         return True  # the trace loader gives the one-line error
     return True
