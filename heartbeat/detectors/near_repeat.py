@@ -9,6 +9,7 @@ different exact calls among them (one call N times is a ``repeat``).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,7 +26,6 @@ from .contract import (
     tail_of,
     tool_limits,
 )
-from .window import KeyWindow
 
 __all__ = ["NearRepeat"]
 
@@ -96,18 +96,34 @@ class NearRepeat:
 
 
 class _NearRepeatTracker:
-    """Key windows of shapes and of exact fingerprints."""
+    """Shape counts over the window; the exact calls are looked at only when a shape reaches N."""
 
-    __slots__ = ("_det", "_exact", "_exempt", "_shapes")
+    __slots__ = ("_counts", "_det", "_exempt", "_min", "_recent", "_window")
 
     def __init__(self, det: NearRepeat, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
-        self._shapes = KeyWindow(det.window)
-        self._exact = KeyWindow(det.window)
+        self._window = det.window
+        # No tool's threshold is below the detector's: fewer same shapes never trip.
+        self._min = det.threshold
+        self._recent: deque[tuple[str | None, str]] = deque()
+        self._counts: dict[str | None, int] = {}
         for action in tail_of(history.actions, det.window, det.exempt):
-            self._shapes.push(action.shape)
-            self._exact.push((action.shape, action.fingerprint))
+            self._add(action.shape, action.fingerprint)
+
+    def _add(self, shape: str | None, fp: str) -> int:
+        recent = self._recent
+        counts = self._counts
+        if len(recent) == self._window:
+            old = recent.popleft()[0]
+            left = counts[old] - 1
+            if left:
+                counts[old] = left
+            else:
+                del counts[old]
+        recent.append((shape, fp))
+        count = counts[shape] = counts.get(shape, 0) + 1
+        return count
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; a ``near_repeat`` anomaly when its shape reaches N."""
@@ -120,8 +136,10 @@ class _NearRepeatTracker:
         if tool in self._exempt:
             return None
         shape = action.shape
-        count = self._shapes.push(shape)
-        exact = self._exact.push((shape, fp))
-        if not report or exact == count or not self._det.trips(tool, count):
+        count = self._add(shape, fp)
+        if not report or count < self._min or not self._det.trips(tool, count):
+            return None
+        # Rare: is there more than one exact call among this shape's? (one call is a repeat)
+        if all(f == fp for s, f in self._recent if s == shape):
             return None
         return self._det._report(action, count, action.tick, action.at)

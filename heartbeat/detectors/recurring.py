@@ -18,6 +18,7 @@ are not counted.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,21 +35,21 @@ from .contract import (
     tail_of,
     tool_limits,
 )
-from .window import KeyWindow
 
 __all__ = ["Recurring"]
 
 
 def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
     """(call+result key, output key) of an action; None where it has none."""
-    result = getattr(action, "result", None)
-    if result is None or action.error is not None or action.output_len is None:
+    result = action.result
+    length = action.output_len
+    if result is None or action.error is not None or length is None:
         return None, None
-    if action.output_len > min_chars:
-        return (action.shape, result), (action.tool, result)
+    if length > min_chars:
+        return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}"
     # A short or empty answer says nothing about which page or which edit this was:
     # only the exact call counts as the same again (a patch re-applied, a poll unchanged).
-    return (action.fingerprint, result), None
+    return action.fingerprint + result, None
 
 
 @dataclass(frozen=True)
@@ -124,20 +125,41 @@ class Recurring:
 
 
 class _RecurringTracker:
-    """Two key windows: call+result keys and output keys."""
+    """Counts of call+result and output keys over the window, one deque of both per position."""
 
-    __slots__ = ("_calls", "_det", "_exempt", "_min", "_outputs")
+    __slots__ = ("_counts", "_det", "_exempt", "_min", "_min_chars", "_recent", "_window")
 
     def __init__(self, det: Recurring, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
-        self._min = det.min_chars
-        self._calls = KeyWindow(det.window)
-        self._outputs = KeyWindow(det.window)
+        self._min_chars = det.min_chars
+        self._min = det.threshold  # no tool's threshold is below it
+        self._window = det.window
+        self._recent: deque[tuple[Hashable, Hashable]] = deque()
+        # Both kinds of key in one dict: a call key starts with a shape or fingerprint
+        # (hex), an output key with "\x00", so they never meet.
+        self._counts: dict[Hashable, int] = {}
         for action in tail_of(history.actions, det.window, det.exempt):
-            call, output = _keys(action, self._min)
-            self._calls.push(call)
-            self._outputs.push(output)
+            self._add(*_keys(action, det.min_chars))
+
+    def _add(self, call: Hashable, output: Hashable) -> tuple[int, int]:
+        recent = self._recent
+        counts = self._counts
+        if len(recent) == self._window:
+            for old in recent.popleft():
+                if old is not None:
+                    left = counts[old] - 1
+                    if left:
+                        counts[old] = left
+                    else:
+                        del counts[old]
+        recent.append((call, output))
+        calls = outputs = 0
+        if call is not None:
+            calls = counts[call] = counts.get(call, 0) + 1
+        if output is not None:
+            outputs = counts[output] = counts.get(output, 0) + 1
+        return calls, outputs
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; a ``recurring`` anomaly when it brings a key to N."""
@@ -149,12 +171,14 @@ class _RecurringTracker:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        call, output = _keys(action, self._min)
-        calls = self._calls.push(call)
-        outputs = self._outputs.push(output)
-        if call is None or not report:
+        result = action.result
+        if result is None or error is not None or length is None:
+            calls, outputs = self._add(None, None)
             return None
-        threshold = self._det.threshold
-        if calls < threshold and outputs < threshold:
+        if length > self._min_chars:
+            calls, outputs = self._add(f"{action.shape}{result}", f"\x00{tool}\x00{result}")
+        else:
+            calls, outputs = self._add(fp + result, None)
+        if not report or (calls < self._min and outputs < self._min):
             return None
         return self._det._report(action, calls, outputs, action.tick, action.at)
