@@ -185,7 +185,7 @@ class RecurringErrorConfig(_Config):
 
     enabled: bool = True
     threshold: int = Field(default=3, ge=2, le=10_000)
-    window: int = Field(default=20, ge=2, le=10_000)
+    window: int = Field(default=10, ge=2, le=10_000)
 
 
 class CycleConfig(_Config):

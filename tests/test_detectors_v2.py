@@ -326,5 +326,5 @@ def test_every_message_names_its_evidence() -> None:
     assert hit is not None
     anomaly = hit[1]
     evidence: dict[str, Any] = anomaly.evidence
-    assert evidence["count"] == 3 and evidence["window"] == 20 and "Lookup[Aunt May 2]" in evidence["call"]
-    assert "3 times in the last 20 actions" in anomaly.message and "not_found" in anomaly.message
+    assert evidence["count"] == 3 and evidence["window"] == 10 and "Lookup[Aunt May 2]" in evidence["call"]
+    assert "3 times in the last 10 actions" in anomaly.message and "not_found" in anomaly.message

@@ -16,7 +16,9 @@ function the :class:`~heartbeat.monitor.Monitor` calls per action):
   addresses and line numbers in a test log; a short answer such as
   ``300.0`` or ``45% done`` is mostly its numbers and is kept whole),
   hashed to 8 hex characters; None when the action reported neither.
-  "The same result again" is judged on it.
+  For a failed action only the last 200 bytes count: how a failure ends
+  (the exception, the test summary) says what failed, the log before it
+  changes with every edit. "The same result again" is judged on it.
 """
 
 from __future__ import annotations
@@ -134,6 +136,8 @@ _DIGITS = b"0123456789"
 # Outputs longer than this are compared with their digits left out (timings, addresses,
 # line numbers, dates in a test log); a shorter one is mostly its numbers ("300.0", "45% done").
 _MASK_OUTPUT_OVER = 100
+# The bytes at the end of a failed action's output that say what failed.
+_ERROR_TAIL = 200
 
 
 def mask(text: str) -> str:
@@ -200,6 +204,10 @@ def prints(
         result = None
     else:
         out = _bytes(text.strip())
+        if error and len(out) > _ERROR_TAIL:
+            # A failure is told by how it ends (the exception, the test summary, the
+            # shell's complaint), not by the log before it, which changes with every edit.
+            out = out[-_ERROR_TAIL:]
         if len(out) > _MASK_OUTPUT_OVER:
             out = out.translate(None, _DIGITS)
         result = f"{_crc32(out):08x}"

@@ -1,7 +1,9 @@
 """``recurring_error``: the same error again and again, told apart from different errors.
 
-An error's fingerprint is the tool, the error label and the output (or the
-error text) with its digits masked. Different errors while debugging are
+An error's fingerprint is the tool, the error label and the action's
+result key (the end of its output, digits left out; see
+:mod:`.fingerprints`); for an output of at most 10 characters (a bare
+exit code) the exact call instead. Different errors while debugging are
 progress; the same rejection coming back, whatever the arguments (a
 different invalid option clicked each time, a retry with reshuffled
 arguments, a rerun of the same failing test), is not.
@@ -20,10 +22,17 @@ from .window import KeyWindow
 __all__ = ["RecurringError"]
 
 
+_SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
+
+
 def _key(action: ActionView) -> Hashable:
     if action.error is None:
         return None
-    return (action.tool, action.error, getattr(action, "result", None))
+    length = action.output_len
+    if length is not None and length <= _SHORT:
+        # "grep" without a match, exit 1 and no output: only the same call counts as the same.
+        return (action.tool, action.error, action.fingerprint)
+    return (action.tool, action.error, action.result)
 
 
 @dataclass(frozen=True)
@@ -31,7 +40,7 @@ class RecurringError:
     """``recurring_error``: the newest error's fingerprint occurs N times in the last W actions."""
 
     threshold: int = 3
-    window: int = 20
+    window: int = 10
     exempt: Collection[str] = frozenset()
     kind: str = field(default="recurring_error", init=False, repr=False)
 
@@ -104,7 +113,7 @@ class _RecurringErrorTracker:
         if error is None:
             self._keys.push(None)
             return None
-        count = self._keys.push((tool, error, action.result))
+        count = self._keys.push(_key(action))
         if not report or count < self._det.threshold:
             return None
         return self._det._report(action, count, action.tick, action.at)
