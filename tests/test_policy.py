@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -300,3 +301,25 @@ def test_decide_is_pure() -> None:
     one = decide(state, [anomaly("repeat")], NOW)
     two = decide(state, [anomaly("repeat")], NOW)
     assert one == two and state.model_dump() == before
+
+
+def test_observe_mode_on_a_real_heartbeat_journals_and_never_escalates(tmp_path: Path) -> None:
+    """A stuck agent under observe: anomalies and would-be decisions in the journal, no instructions."""
+    from heartbeat.context import StepContext
+    from heartbeat.testing import run_ticks
+
+    seen: list[str | None] = []
+
+    def repeater(ctx: StepContext) -> None:
+        seen.append(ctx.instructions)
+        for _ in range(3):
+            ctx.record("search", {"q": "same"}, output="the same long page of results")
+
+    results = run_ticks(repeater, tmp_path, ticks=5, policy={"mode": "observe"})
+    assert all(r.exit_code == 0 for r in results) and seen == [None] * 5
+    events = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    decisions = [e for e in events if e["event"] == "decision"]
+    assert {e["decision"] for e in decisions} == {"continue"}
+    assert [e.get("observed") for e in decisions][:3] == ["try_alternative", "escalate", "escalate"]
+    assert any(e["event"] == "anomaly" for e in events)
+    assert not (tmp_path / "state" / "ESCALATION.md").exists()
