@@ -213,33 +213,31 @@ def _load(source: Path | str | Iterable[str]) -> tuple[str, list[tuple[int, Trac
     return path, found
 
 
-_TRACE_KEYS = frozenset({"actions", "progress", "at"})
+def _import_format(path: Path) -> str | None:
+    """The import format a file is in, or None for the project's own trace format.
 
-
-def _sniff_trace(path: Path) -> bool:
-    """Whether the file's first non-blank line is a trace line.
-
-    A trace line is a JSON object whose keys are trace keys (``actions``,
-    ``progress``, ``at``) or annotations (``_...``); an empty object is a
-    heartbeat without actions. Anything else is left to the import formats.
+    Only a file an import format recognises is read as one (a journal's
+    ``event`` lines, a ``.traj``, a list of chat messages, ...); anything
+    else is a trace, so the trace loader keeps its line-by-line errors.
     """
+    from .formats import detect_format
+
     try:
-        with path.open("rb") as handle:
-            for raw in handle:
-                if raw.strip():
-                    try:
-                        first = json.loads(raw)
-                    except (ValueError, RecursionError):
-                        return False  # maybe one JSON document over many lines: an import
-                    if isinstance(first, list):  # a list of messages is an import
-                        return not (first and all(isinstance(m, dict) for m in first))
-                    if not isinstance(first, dict):
-                        return True  # the trace loader names the line and what is wrong
-                    keys = {k for k in first if not (isinstance(k, str) and k.startswith("_"))}
-                    return "event" not in keys and (not keys or bool(keys & _TRACE_KEYS))
+        raw = path.read_bytes()
     except OSError:
-        return True  # the trace loader gives the one-line error
-    return True
+        return None  # the trace loader gives the one-line error
+    first = next((line for line in raw.split(b"\n") if line.strip()), b"")
+    for candidate in (first, raw):
+        try:
+            data = json.loads(candidate)
+        except (ValueError, RecursionError):
+            continue
+        if candidate is first and isinstance(data, dict) and "event" in data:
+            data = [data]  # one journal line stands for the journal
+        found = detect_format(data)
+        if found is not None:
+            return found
+    return None
 
 
 def _regroup(lines: list[tuple[int, TraceLine]], size: int) -> list[tuple[int, TraceLine]]:
@@ -259,10 +257,12 @@ def load_any(
     """
     if per_heartbeat is not None and per_heartbeat < 1:
         raise UsageError(f"--per-heartbeat must be >= 1, not {per_heartbeat}")
-    if not isinstance(source, Path | str) or fmt == "trace" or (fmt is None and _sniff_trace(Path(source))):
+    if fmt is None and isinstance(source, Path | str):
+        fmt = _import_format(Path(source)) or "trace"
+    if not isinstance(source, Path | str) or fmt in (None, "trace"):
         path, lines = _load(source)
         return path, lines if per_heartbeat is None else _regroup(lines, per_heartbeat)
-    from .formats import detect_format, load_actions, read_json
+    from .formats import load_actions, read_json
 
     where = Path(source)
     if where.is_dir():
@@ -270,10 +270,7 @@ def load_any(
     if not where.exists():
         raise UsageError(f"{where}: no such trace file")
     data = read_json(where)
-    name = fmt or detect_format(data)
-    if name is None:
-        raise UsageError(f"{where}: not a known format; name one with --format")
-    found = load_actions(where, data, name)
+    found = load_actions(where, data, fmt)
     try:
         actions = [TraceAction.model_validate(a) for a in found]
     except ValidationError as exc:

@@ -219,14 +219,19 @@ def test_per_heartbeat_regroups_any_trace(tmp_path: Path) -> None:
 
 
 def test_unknown_and_broken_files_are_one_line_errors(tmp_path: Path) -> None:
-    """An unknown shape names --format; a wrong --format says what did not fit."""
-    unknown = write(tmp_path / "u.json", {"something": "else"})
-    with pytest.raises(UsageError, match="--format"):
+    """Not an import format: read as a trace, with its line errors; a wrong --format names the misfit."""
+    unknown = tmp_path / "u.json"
+    unknown.write_text(json.dumps({"something": ["else"]}, indent=2), encoding="utf-8")
+    with pytest.raises(TraceError, match="line 1: not valid JSON"):
         load_any(unknown)
     with pytest.raises(TraceError, match="not a swe-agent file"):
         load_any(write(tmp_path / "o.json", openai_messages()), fmt="swe-agent")
     with pytest.raises(UsageError, match="unknown format"):
         load_any(unknown, fmt="otlp-json")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(TraceError, match="nested too deeply"):
+        load_any(deep, fmt="openai")
 
 
 def labels_folder(tmp_path: Path) -> tuple[Path, Path]:

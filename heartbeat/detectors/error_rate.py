@@ -17,7 +17,6 @@ from .contract import (
     make_anomaly,
     need_int,
     tail_of,
-    times,
 )
 
 
@@ -82,7 +81,8 @@ class ErrorRate:
                 "threshold": self.threshold,
                 "last_error": action.error,
                 "failing": {t: failing[t] for t in tools},
-                "avoid": f"{worst} (failed {times(failing[worst])} in the last {self.window} actions)",
+                # Stable across heartbeats (no counts in it): the policy compares it with the last one.
+                "avoid": f"{worst} calls that keep failing",
             },
         )
 

@@ -26,6 +26,7 @@ from .contract import (
     tail_of,
     tool_limits,
 )
+from .fingerprints import mask
 
 __all__ = ["NearRepeat"]
 
@@ -81,7 +82,7 @@ class NearRepeat:
         return make_anomaly(
             "near_repeat",
             f"{count} of the last {self.window} actions were the same call with only numbers, dates "
-            f"or ids changed; last: {action.summary}",
+            f"or ids changed ({mask(action.summary)}); last: {action.summary}",
             tick=tick,
             at=at,
             action=action,
@@ -90,7 +91,10 @@ class NearRepeat:
                 "window": self.window,
                 "threshold": self.threshold,
                 "call": action.summary,
-                "avoid": f"more calls like {action.summary} with other numbers",
+                "shape": mask(action.summary),
+                # The masked shape, not the call: the same for every call of the run, so the
+                # policy sees the agent keep at it after it was told to stop.
+                "avoid": f"more calls like {mask(action.summary)} with other numbers",
             },
         )
 

@@ -37,6 +37,8 @@ def read_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError:
         pass
+    except RecursionError:
+        raise TraceError(str(path), 1, "not valid JSON: nested too deeply") from None
     rows: list[Any] = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
@@ -46,6 +48,8 @@ def read_json(path: Path) -> Any:
                 raise TraceError(
                     str(path), number, f"not valid JSON: {exc.msg} (column {exc.colno})"
                 ) from None
+            except RecursionError:
+                raise TraceError(str(path), number, "not valid JSON: nested too deeply") from None
     return rows
 
 
