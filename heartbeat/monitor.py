@@ -28,10 +28,14 @@ from .detectors import (
     STEP_TRACKERS,
     ActionView,
     BuiltinStep,
+    Cycle,
     Detector,
     ErrorRate,
     History,
     Loop,
+    NearRepeat,
+    Recurring,
+    RecurringError,
     as_detector,
     build_detectors,
     prints,
@@ -48,6 +52,8 @@ from .models import (
 )
 
 _RECORD_FIELDS = FIELDS[ActionRecord]
+# The built-in trackers that look at nothing but their last ``window`` actions.
+_WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
 _INF = math.inf
 
 __all__ = ["Monitor"]
@@ -182,9 +188,10 @@ class Monitor:
         self._action_checks: list[Detector] = []
         self._progress_checks: list[Detector] = []
         # Trackers that start_tick(reseed=True) must build again: every one except the
-        # built-in loop and error_rate trackers whose window the kept history always holds
-        # in full (no exempt tool, history_limit >= window). Those answer exactly as
-        # re-seeded ones would, since they only look at their window.
+        # built-in windowed trackers (loop, error_rate, near_repeat, recurring, recurring_error,
+        # cycle) whose window the kept history always holds in full (no exempt tool,
+        # history_limit >= window). Those answer exactly as re-seeded ones would, since they
+        # only look at their window.
         self._reseed: list[tuple[bool, int, Detector]] = []
         seed = History(self._visible(), tuple(self._progress), tick)
         for det, scope in zip(found, scopes, strict=True):
@@ -196,11 +203,10 @@ class Monitor:
             entries = self._progress_push if on_progress else self._action_steps
             entries.append(self._track(det, seed, on_progress))
             exact = (
-                isinstance(det, Loop | ErrorRate)
-                and type(det) in (Loop, ErrorRate)  # a subclass may track differently
+                type(det) in _WINDOWED  # a subclass may track differently
                 and not self._exempt
-                and not det.exempt
-                and history_limit >= det.window
+                and not cast(Any, det).exempt
+                and history_limit >= cast(Any, det).window
             )
             if not exact:
                 self._reseed.append((on_progress, len(entries) - 1, det))
