@@ -309,9 +309,9 @@ def test_loop_exempt_tools_are_invisible() -> None:
 
 
 def test_three_near_empty_outputs_trip_empty() -> None:
-    """From a tool that answered before, outputs of at most 10 characters three times trip empty."""
-    calls = [{"tool": "search", "args": {"q": "first"}, "output": "12 hits: a, b, c, ..."}]
-    calls += [{"tool": "search", "args": {"q": i}, "output": " [] "} for i in range(3)]
+    """From a call that answered before, outputs of at most 10 characters three times trip empty."""
+    calls = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
+    calls += [{"tool": "search", "args": {"page": i}, "output": " [] "} for i in range(1, 4)]
     found = trips(Empty(), actions(calls))
     assert found[:3] == [None, None, None]
     assert found[3] is not None and found[3].evidence["count"] == 3

@@ -303,12 +303,26 @@ def test_short_legitimate_answers_stay_silent() -> None:
     assert fired(actions(calls)) == {}
 
 
-def test_a_tool_that_went_quiet_is_empty() -> None:
-    """A search that answered at length now returns nothing, three times."""
-    calls: list[Call] = [{"tool": "search", "args": {"q": "first"}, "output": "12 results: ..." * 3}]
-    calls += [{"tool": "search", "args": {"q": f"q{i}"}, "output": ""} for i in range(3)]
+def test_a_call_that_went_quiet_is_empty() -> None:
+    """A paged search that answered at length now returns nothing, three times."""
+    calls: list[Call] = [
+        {"tool": "search", "args": {"q": "pricing", "page": 1}, "output": "12 results: ..." * 3}
+    ]
+    calls += [{"tool": "search", "args": {"q": "pricing", "page": p}, "output": ""} for p in range(2, 5)]
     hit = first(Empty(), actions(calls))
     assert hit is not None and hit[0] == 4 and "answered at length before" in hit[1].message
+
+
+def test_a_read_answering_says_nothing_about_an_edit() -> None:
+    """sed -n answered; sed -i prints nothing by design, however often."""
+    calls: list[Call] = [
+        {"tool": "sed", "args": {"cmd": "sed -n '1,40p' src/app.py"}, "output": "def main():\n" * 9}
+    ]
+    calls += [
+        {"tool": "sed", "args": {"cmd": f"sed -i 's/{old}/{new}/' src/app.py"}, "output": ""}
+        for old, new in [("a", "b"), ("c", "d"), ("e", "f"), ("g", "h")]
+    ]
+    assert trips(Empty(), actions(calls)) == [None] * 5
 
 
 def test_every_message_names_its_evidence() -> None:

@@ -90,8 +90,8 @@ def test_each_kind_is_reported_once_per_tick() -> None:
 def test_one_action_can_trip_several_kinds_and_returns_the_first() -> None:
     """repeat and empty on the same action: both are kept, repeat is returned."""
     monitor = Monitor()
-    monitor.record("search", {"q": "first"}, output="12 hits, the first of them ...", now=at(0))
-    results = [monitor.record("search", {"q": "x"}, output="", now=at(i)) for i in range(1, 4)]
+    monitor.record("search", {"q": "x", "page": 1}, output="12 hits, the first of them ...", now=at(0))
+    results = [monitor.record("search", {"q": "x", "page": 2}, output="", now=at(i)) for i in range(1, 4)]
     assert results[2] is not None and results[2].kind == "repeat"
     assert [a.kind for a in monitor.tick_anomalies] == ["repeat", "empty"]
 
@@ -141,7 +141,7 @@ def test_empty_is_checked_only_after_an_action_with_output() -> None:
     monitor = Monitor(DetectorsConfig(repeat=RepeatConfig(enabled=False)))
     for i in range(5):
         assert monitor.record("write", {"i": i}, now=at(i)) is None
-    monitor.record("search", {"i": "first"}, output="a real answer, long enough", now=at(9))
+    monitor.record("search", {"i": 0}, output="a real answer, long enough", now=at(9))
     hits = [monitor.record("search", {"i": i}, output=" ", now=at(10 + i)) for i in range(3)]
     assert hits[:2] == [None, None] and hits[2] is not None and hits[2].kind == "empty"
 

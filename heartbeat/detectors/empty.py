@@ -2,11 +2,14 @@
 
 Silent by design is normal: ``sed -i``, a heredoc write, ``rm``, a ``think``
 tool that always returns nothing, a calculator's ``300.0``, a flight
-status ``available``. So a short output counts only from a tool that has
-answered with more than C characters before (in the kept history): a tool
-that went quiet. Short outputs of tools that never answered at length are
-skipped (they neither count nor break a run); a failed action is left to
-the error detectors.
+status ``available``. So a short output counts only from a call of a shape
+(see :mod:`.fingerprints`: the call with its digits left out) that has
+answered with more than C characters before in the kept history: a call
+that went quiet. ``sed -n '1,20p' f`` answering says nothing about
+``sed -i ...``; a poll or a paged read that used to answer and now
+returns nothing does count. Short outputs of shapes that never answered
+at length are skipped (they neither count nor break a run); a failed
+action is left to the error detectors.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ __all__ = ["Empty"]
 
 @dataclass(frozen=True)
 class Empty:
-    """``empty``: N short outputs in a row from tools that answered at length before."""
+    """``empty``: N short outputs in a row from calls whose shape answered at length before."""
 
     threshold: int = 3
     max_chars: int = 10
@@ -47,8 +50,8 @@ class Empty:
             return None
         state = _Run(self)
         for action in history.actions[:-1]:
-            state.step(action.tool, action.output_len, action.error)
-        if not state.step(last.tool, last.output_len, last.error):
+            state.step(action.tool, action.shape, action.output_len, action.error)
+        if not state.step(last.tool, last.shape, last.output_len, last.error):
             return None
         return self._report(last, state.run, history.tick, now) if state.run >= self.threshold else None
 
@@ -60,7 +63,7 @@ class Empty:
         what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
         return make_anomaly(
             "empty",
-            f"{run} outputs in a row were {what}, from tools that answered at length before; "
+            f"{run} outputs in a row were {what}, from calls that answered at length before; "
             f"last: {action.summary}",
             tick=tick,
             at=at,
@@ -76,7 +79,7 @@ class Empty:
 
 
 class _Run:
-    """The tools that answered at length, and the current run of short answers from them."""
+    """The call shapes that answered at length, and the current run of short answers from them."""
 
     __slots__ = ("answering", "exempt", "max_chars", "run")
 
@@ -86,15 +89,16 @@ class _Run:
         self.answering: set[str] = set()
         self.run = 0
 
-    def step(self, tool: str, length: int | None, error: str | None) -> bool:
+    def step(self, tool: str, shape: str | None, length: int | None, error: str | None) -> bool:
         """Take one action; True when it extended the run."""
         if length is None or error is not None or tool in self.exempt:
             return False
+        key = shape if shape is not None else tool  # a state saved before shapes: by tool
         if length > self.max_chars:
-            self.answering.add(tool)
+            self.answering.add(key)
             self.run = 0
             return False
-        if tool not in self.answering:
+        if key not in self.answering:
             return False  # silent by design, as far as we know
         self.run += 1
         return True
@@ -109,7 +113,7 @@ class _EmptyTracker:
         self._det = det
         self._run = _Run(det)
         for action in actions:
-            self._run.step(action.tool, action.output_len, action.error)
+            self._run.step(action.tool, action.shape, action.output_len, action.error)
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; an ``empty`` anomaly when its output completes a run."""
@@ -120,6 +124,6 @@ class _EmptyTracker:
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         run = self._run
-        if not run.step(tool, length, error) or not report or run.run < self._det.threshold:
+        if not run.step(tool, action.shape, length, error) or not report or run.run < self._det.threshold:
             return None
         return self._det._report(action, run.run, action.tick, action.at)

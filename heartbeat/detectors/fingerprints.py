@@ -16,9 +16,11 @@ function the :class:`~heartbeat.monitor.Monitor` calls per action):
   addresses and line numbers in a test log; a short answer such as
   ``300.0`` or ``45% done`` is mostly its numbers and is kept whole),
   hashed to 8 hex characters; None when the action reported neither.
-  For a failed action only the last 200 bytes count: how a failure ends
-  (the exception, the test summary) says what failed, the log before it
-  changes with every edit. "The same result again" is judged on it.
+  For a failed action only the last 200 bytes count, digits always left
+  out: how a failure ends (the exception, the test summary) says what
+  failed, the log before it changes with every edit, and the numbers in an
+  error message change with the attempt. "The same result again" is
+  judged on it.
 """
 
 from __future__ import annotations
@@ -204,11 +206,12 @@ def prints(
         result = None
     else:
         out = _bytes(text.strip())
-        if error and len(out) > _ERROR_TAIL:
+        if error:
             # A failure is told by how it ends (the exception, the test summary, the
-            # shell's complaint), not by the log before it, which changes with every edit.
-            out = out[-_ERROR_TAIL:]
-        if len(out) > _MASK_OUTPUT_OVER:
+            # shell's complaint), not by the log before it, which changes with every edit;
+            # and "amount 957 does not match 1002" is the same error with other numbers.
+            out = out[-_ERROR_TAIL:].translate(None, _DIGITS)
+        elif len(out) > _MASK_OUTPUT_OVER:
             out = out.translate(None, _DIGITS)
         result = f"{_crc32(out):08x}"
     summary = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
