@@ -567,7 +567,7 @@ _detector = st.one_of(
     ),
     st.builds(
         Loop,
-        window=st.integers(2, 14),
+        window=st.integers(4, 14),
         repeats=st.integers(2, 3),
         exempt=st.sampled_from([frozenset(), frozenset({"log"})]),
     ),
@@ -675,3 +675,34 @@ def test_polling_tools_short_status_is_not_empty() -> None:
         monitor.start_tick(tick)
         hits.append(monitor.record("get_status", {"job": 7}, output=status, now=now))
     assert hits == [None] * 5
+
+
+def test_config_and_detectors_share_one_copy_of_the_bounds() -> None:
+    """Every whole-number bound the config enforces is the one the detector enforces."""
+    from pydantic import ValidationError
+
+    from heartbeat.config import DETECTOR_BOUNDS
+
+    makers: dict[str, Any] = {
+        "repeat.threshold": lambda v: Repeat(threshold=v),
+        "loop.window": lambda v: Loop(window=v),
+        "loop.repeats": lambda v: Loop(repeats=v, window=max(4, 2 * v)),
+        "empty.threshold": lambda v: Empty(threshold=v),
+        "error_rate.window": lambda v: ErrorRate(window=v),
+        "near_repeat.threshold": lambda v: NearRepeat(threshold=v, window=max(v, 2)),
+        "recurring.window": lambda v: Recurring(threshold=2, window=v),
+        "recurring_error.threshold": lambda v: RecurringError(threshold=v, window=max(v, 2)),
+        "cycle.window": lambda v: Cycle(threshold=2, window=v),
+        "no_progress.samples": lambda v: NoProgress(samples=v),
+    }
+    for key, make in makers.items():
+        low, high = DETECTOR_BOUNDS[key]
+        section, name = key.split(".")
+        make(low)
+        with pytest.raises(
+            ConfigError, match=f"{section}: {name} must be an integer between {low} and {high}"
+        ):
+            make(low - 1)
+        with pytest.raises(ValidationError):
+            DetectorsConfig.model_validate({section: {name: low - 1}})
+        DetectorsConfig.model_validate({section: {name: low}})

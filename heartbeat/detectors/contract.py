@@ -26,6 +26,7 @@ from typing import Any, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from pydantic import BaseModel
 
+from ..config import DETECTOR_BOUNDS
 from ..errors import ConfigError
 from ..models import ActionRecord, Anomaly, ProgressSample
 
@@ -173,9 +174,24 @@ def frozen_names(names: Iterable[str]) -> frozenset[str]:
     return names if isinstance(names, frozenset) else frozenset(names)
 
 
-def need_int(owner: str, name: str, value: object, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"{owner}: {name} must be an integer >= {minimum}, got {value!r}")
+def need_int(owner: str, name: str, value: object, minimum: int | None = None) -> None:
+    """ConfigError unless ``value`` is a whole number within its bounds.
+
+    The bounds of a configurable parameter come from
+    :data:`heartbeat.config.DETECTOR_BOUNDS` (the one copy the config reads
+    too); ``minimum`` raises the lower one (a window at least its threshold).
+    """
+    low, high = DETECTOR_BOUNDS.get(f"{owner}.{name.split('.')[0]}", (0, None))
+    if minimum is not None:
+        low = max(low, minimum)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or value < low
+        or (high is not None and value > high)
+    ):
+        within = f">= {low}" if high is None else f"between {low} and {high}"
+        raise ConfigError(f"{owner}: {name} must be an integer {within}, got {value!r}")
 
 
 def tool_limits(owner: str, threshold: int, tools: Mapping[str, object]) -> dict[str, int | None]:
@@ -189,7 +205,7 @@ def tool_limits(owner: str, threshold: int, tools: Mapping[str, object]) -> dict
         if value == "off":
             limits[tool] = None
         else:
-            need_int(owner, f"tools.{tool}", value, 2)
+            need_int("repeat", f"tools.{tool}", value)
             limits[tool] = max(threshold, int(cast(int, value)))
     return limits
 

@@ -44,7 +44,7 @@ class Cycle:
     kind: str = field(default="cycle", init=False, repr=False)
 
     def __post_init__(self) -> None:
-        need_int("cycle", "threshold", self.threshold, 2)
+        need_int("cycle", "threshold", self.threshold)
         need_int("cycle", "window", self.window, self.threshold + 1)
         object.__setattr__(self, "exempt", frozen_names(self.exempt))
 

@@ -34,8 +34,8 @@ class Empty:
     kind: str = field(default="empty", init=False, repr=False)
 
     def __post_init__(self) -> None:
-        need_int("empty", "threshold", self.threshold, 1)
-        need_int("empty", "max_chars", self.max_chars, 0)
+        need_int("empty", "threshold", self.threshold)
+        need_int("empty", "max_chars", self.max_chars)
         object.__setattr__(self, "exempt", frozen_names(self.exempt))
 
     @property

@@ -30,7 +30,7 @@ class ErrorRate:
     kind: str = field(default="error_rate", init=False, repr=False)
 
     def __post_init__(self) -> None:
-        need_int("error_rate", "window", self.window, 1)
+        need_int("error_rate", "window", self.window)
         t = self.threshold
         if isinstance(t, bool) or not isinstance(t, int | float) or not 0 < t <= 1:
             raise ConfigError(f"error_rate: threshold must be a number in (0, 1], got {t!r}")

@@ -39,8 +39,8 @@ class Loop:
     kind: str = field(default="loop", init=False, repr=False)
 
     def __post_init__(self) -> None:
-        need_int("loop", "window", self.window, 2)
-        need_int("loop", "repeats", self.repeats, 2)
+        need_int("loop", "window", self.window)
+        need_int("loop", "repeats", self.repeats)
         object.__setattr__(self, "exempt", frozen_names(self.exempt))
 
     @property

@@ -43,7 +43,7 @@ class NearRepeat:
     _limits: dict[str, int | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        need_int("near_repeat", "threshold", self.threshold, 2)
+        need_int("near_repeat", "threshold", self.threshold)
         need_int("near_repeat", "window", self.window, self.threshold)
         object.__setattr__(self, "exempt", frozen_names(self.exempt))
         object.__setattr__(self, "tools", dict(self.tools))

@@ -32,7 +32,7 @@ class NoProgress:
     scope: Scope = field(default="progress", init=False, repr=False)
 
     def __post_init__(self) -> None:
-        need_int("no_progress", "samples", self.samples, 2)
+        need_int("no_progress", "samples", self.samples)
         d = self.min_delta
         if isinstance(d, bool) or not isinstance(d, int | float) or not math.isfinite(d) or d < 0:
             raise ConfigError(f"no_progress: min_delta must be a finite number >= 0, got {d!r}")

@@ -65,9 +65,9 @@ class Recurring:
     _limits: dict[str, int | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        need_int("recurring", "threshold", self.threshold, 2)
+        need_int("recurring", "threshold", self.threshold)
         need_int("recurring", "window", self.window, self.threshold)
-        need_int("recurring", "min_chars", self.min_chars, 0)
+        need_int("recurring", "min_chars", self.min_chars)
         object.__setattr__(self, "exempt", frozen_names(self.exempt))
         object.__setattr__(self, "tools", dict(self.tools))
         object.__setattr__(self, "_limits", tool_limits("recurring", self.threshold, self.tools))

@@ -45,7 +45,7 @@ class RecurringError:
     kind: str = field(default="recurring_error", init=False, repr=False)
 
     def __post_init__(self) -> None:
-        need_int("recurring_error", "threshold", self.threshold, 2)
+        need_int("recurring_error", "threshold", self.threshold)
         need_int("recurring_error", "window", self.window, self.threshold)
         object.__setattr__(self, "exempt", frozen_names(self.exempt))
 

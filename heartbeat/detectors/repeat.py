@@ -32,14 +32,14 @@ class Repeat:
     _skip: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        need_int("repeat", "threshold", self.threshold, 2)
+        need_int("repeat", "threshold", self.threshold)
         limits: dict[str, int] = {}
         off = set()
         for tool, value in dict(self.tools).items():
             if value == "off":
                 off.add(tool)
             else:
-                need_int("repeat", f"tools.{tool}", value, 2)
+                need_int("repeat", f"tools.{tool}", value)
                 limits[tool] = int(value)
         object.__setattr__(self, "tools", dict(self.tools))
         object.__setattr__(self, "exempt", frozen_names(self.exempt))
