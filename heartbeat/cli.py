@@ -140,9 +140,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="list: one JSON object per entry")
 
     p = command("replay", "run detectors and policy over a recorded trace")
-    p.add_argument("trace", help="a JSONL trace, one heartbeat per line")
+    p.add_argument(
+        "trace", help="a JSONL trace (one heartbeat per line), an agent history, or a folder of them"
+    )
     p.add_argument("--config", metavar="FILE")
     p.add_argument("--json", action="store_true", help="one JSON object per tick (stable contract)")
+    p.add_argument(
+        "--format",
+        metavar="NAME",
+        help="trace, journal, swe-agent, mini-swe-agent or openai (default: detected)",
+    )
+    p.add_argument("--per-heartbeat", type=int, metavar="N", help="group the actions N per heartbeat")
+    p.add_argument(
+        "--labels", metavar="FILE", help="with a folder: CSV trace,label,onset for a confusion table"
+    )
 
     p = command("validate", "check the config, its plug-ins and the state file")
     _common(p)
@@ -438,7 +449,15 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     from .replay import run_replay
 
     config = load_config(args.config)
-    return run_replay(Path(args.trace), config, as_json=args.json, out=out)
+    return run_replay(
+        Path(args.trace),
+        config,
+        as_json=args.json,
+        out=out,
+        fmt=args.format,
+        per_heartbeat=args.per_heartbeat,
+        labels=Path(args.labels) if args.labels else None,
+    )
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:

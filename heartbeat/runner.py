@@ -403,6 +403,8 @@ class Heartbeat:
                 "decision": decision.action,
                 "stuck_streak": decision.stuck_streak,
                 "instructions": decision.instructions,
+                # observe mode: what enforce mode would have done, for status and log to show.
+                **({"observed": decision.observed, "reason": decision.reason} if decision.observed else {}),
             }
         )
         if decision.action != "escalate":
