@@ -51,6 +51,13 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+_WEBHOOK_HELP = (
+    "notify this webhook (as notifier 'webhook'); a URL on the command line is visible to "
+    "every local user in `ps`: give env:NAME (read from that environment variable) or "
+    "file:PATH (first line of a file) instead"
+)
+
+
 def _counting(text: str) -> int:
     """``-n``: a whole number >= 0."""
     try:
@@ -73,7 +80,7 @@ _OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "step": (("--step",), {"metavar": "MODULE:ATTR", "help": "the agent's step function"}),
     "exec": (("--exec",), {"metavar": "CMD", "help": "run a program as the step (JSON-lines protocol)"}),
     "progress": (("--progress",), {"metavar": "MODULE:ATTR", "help": "the progress metric"}),
-    "webhook": (("--webhook",), {"metavar": "URL", "help": "notify this webhook (as notifier 'webhook')"}),
+    "webhook": (("--webhook",), {"metavar": "URL", "help": _WEBHOOK_HELP}),
 }
 
 
@@ -188,13 +195,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="the events as JSON lines")
 
     p = command(
+        "outbox",
+        "list, retry or drop undelivered notifications",
+        "  heartbeat outbox\n  heartbeat outbox retry\n  heartbeat outbox drop agent-escalation-12\n"
+        "  heartbeat outbox drop --all",
+        (*_AGENT, "webhook"),
+    )
+    p.add_argument("action", nargs="?", choices=("list", "retry", "drop"), default="list")
+    p.add_argument("selectors", nargs="*", metavar="SEL", help="a key, a key prefix or a file name")
+    p.add_argument("--all", action="store_true", help="drop: every entry")
+    p.add_argument("--json", action="store_true", help="list: one JSON object per entry")
+
+    p = command(
         "replay",
         "run detectors and policy over a recorded trace",
-        "  heartbeat replay trace.jsonl --config heartbeat.toml\n  heartbeat replay trace.jsonl --json",
+        "  heartbeat replay trace.jsonl --config heartbeat.toml\n  heartbeat replay trace.jsonl --json\n"
+        "  heartbeat replay runs/ --labels labels.csv",
         ("config",),
     )
-    p.add_argument("trace", help="a JSONL trace, one heartbeat per line")
+    p.add_argument(
+        "trace", help="a JSONL trace (one heartbeat per line), an agent history, or a folder of them"
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per tick (stable contract)")
+    p.add_argument(
+        "--format",
+        metavar="NAME",
+        help="trace, journal, swe-agent, mini-swe-agent or openai (default: detected)",
+    )
+    p.add_argument("--per-heartbeat", type=int, metavar="N", help="group the actions N per heartbeat")
+    p.add_argument(
+        "--labels", metavar="FILE", help="with a folder: CSV trace,label,onset for a confusion table"
+    )
 
     command(
         "validate",
@@ -519,11 +550,27 @@ def cmd_log(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_outbox(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat outbox [list|retry|drop]``: what waits to be delivered, and what to do with it."""
+    from .outbox_cli import run_outbox
+
+    return run_outbox(_heartbeats(_config(args)), args, out)
+
+
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat replay TRACE``."""
     from .replay import run_replay
 
-    return run_replay(Path(args.trace), load_config(args.config), as_json=args.json, out=out)
+    config = load_config(args.config)
+    return run_replay(
+        Path(args.trace),
+        config,
+        as_json=args.json,
+        out=out,
+        fmt=args.format,
+        per_heartbeat=args.per_heartbeat,
+        labels=Path(args.labels) if args.labels else None,
+    )
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
@@ -577,6 +624,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "pause": cmd_pause,
     "resume": cmd_resume,
     "log": cmd_log,
+    "outbox": cmd_outbox,
     "replay": cmd_replay,
     "validate": cmd_validate,
     "notify": cmd_notify,

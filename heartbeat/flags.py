@@ -20,6 +20,7 @@ from .config import (
     format_validation_error,
     load_config,
     parse_duration,
+    read_secret_ref,
 )
 from .errors import UsageError
 
@@ -61,8 +62,9 @@ def config_with_flags(
             raise UsageError("flags that change an agent need --agent NAME in a multi-agent config")
         config = config.with_agent(**changes)
     if webhook:
+        url = read_secret_ref(webhook, "--webhook")  # env:NAME or file:PATH keep it out of `ps`
         try:
-            hook = WebhookNotifierConfig(type="webhook", name="webhook", url=webhook)
+            hook = WebhookNotifierConfig(type="webhook", name="webhook", url=url)
         except ValidationError as exc:
             raise UsageError(f"--webhook: {format_validation_error(exc)}") from None
         config = config.model_copy(

@@ -74,6 +74,11 @@ def read_events(
     journals: Sequence[tuple[str, Path]], keep: Callable[[dict[str, Any]], bool], *, last: int = 0
 ) -> list[dict[str, Any]]:
     """The events of each ``(agent, journal)`` that pass ``keep``, by time; the last ``last`` (0: all)."""
+    unfiltered = isinstance(keep, EventFilter) and not keep.kinds and keep.since is None
+    if len(journals) == 1 and last > 0 and unfiltered:
+        agent, path = journals[0]
+        # tail() reads from the end: `log -n 5` on a 100 MB journal reads a few KB.
+        return [{"agent": agent, **event} for event in Journal(path).tail(last)]
     found: list[tuple[datetime, int, dict[str, Any]]] = []
     order = 0
     for agent, path in journals:

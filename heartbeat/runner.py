@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .budget import exhausted, roll_over
-from .config import AgentConfig, HeartbeatConfig, WebhookNotifierConfig
+from .config import AgentConfig, HeartbeatConfig
 from .context import Step, StepContext
 from .detectors import build_detectors
 from .errors import (
@@ -122,13 +122,8 @@ class TickResult:
 
 
 def config_secrets(config: HeartbeatConfig) -> list[str]:
-    """Every secret the config holds: webhook URLs, their path segments and query values, headers."""
-    hooks = [n for n in config.notify if isinstance(n, WebhookNotifierConfig)]
-    if not hooks:
-        return []
-    from .redact import webhook_secrets
-
-    return [secret for hook in hooks for secret in webhook_secrets(hook.url, hook.headers)]
+    """Every secret the config holds: webhook URLs and headers, ``${ENV}`` values of notifiers."""
+    return config.secrets()
 
 
 class Heartbeat:
@@ -149,14 +144,14 @@ class Heartbeat:
         self.name = self.agent.name
         self.clock = clock
         self.state_dir = config.resolve(self.agent.state_dir)
-        self.store = StateStore(self.state_dir)
+        self._secrets = config_secrets(config)
+        self.store = StateStore(self.state_dir, secrets=self._secrets)
         self.kill = KillSwitch(config.resolve(self.agent.kill_file))
         self._step = step
         self._metric = progress
         self._metric_loaded = progress is not None
         self._notifiers = list(notifiers) if notifiers is not None else None
         self._detectors = build_detectors(config.detectors, search_path=config.base_dir)
-        self._secrets = config_secrets(config)
         self._journal_file: Journal | None = None
         self.shared_stop: SharedStop | None = None
         if config.stop is not None:
@@ -235,10 +230,11 @@ class Heartbeat:
             return []
         from .ping import PingNotifier
 
+        # A ping whose ${ENV} URL is not set is skipped here; building the notifiers says why.
         return [
             PingNotifier(c.name, c.url, timeout=c.timeout.total_seconds(), fail_on=frozenset(c.fail_on))
             for c in configs
-            if c.type == "ping"
+            if c.type == "ping" and not c.unset_env()
         ]
 
     def shared_stop_reason(self) -> str | None:
@@ -272,6 +268,7 @@ class Heartbeat:
         shared = self.shared_stop_reason()
         if shared is not None and self.shared_stop is not None:
             return self._killed(shared, locked=False, source=f"the fleet stop {self.shared_stop.where}")
+        self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
             state = self.store.load()
@@ -279,7 +276,7 @@ class Heartbeat:
             result = TickResult(self.name, "ran", 0, "")
             # Notices left by a crash between saving a decision and queueing its message are
             # queued by _finish, like this tick's own.
-            result._absorb(self.retry_outbox(now, force=True))
+            result._absorb(self.retry_outbox(now, force=False))
             if state.status is Status.NEEDS_HUMAN:
                 self._remind(state, now, events)
                 result.outcome, result.exit_code = "needs_human", 4
@@ -341,6 +338,7 @@ class Heartbeat:
             kill=self.kill,
             clock=self.clock,
             redact=self.redact,
+            mask=self.mask,
         )
         state.ticks, state.last_tick_at = tick, now
         result.tick = tick
@@ -456,6 +454,8 @@ class Heartbeat:
                 "decision": decision.action,
                 "stuck_streak": decision.stuck_streak,
                 "instructions": decision.instructions,
+                # observe mode: what enforce mode would have done, for status and log to show.
+                **({"observed": decision.observed, "reason": decision.reason} if decision.observed else {}),
             }
         )
         if decision.action != "escalate":
@@ -521,11 +521,13 @@ class Heartbeat:
     def _remind(self, state: AgentState, now: datetime, events: list[dict[str, Any]]) -> None:
         """Remind people of an open escalation, at most once per ``reminder_every``."""
         escalation = state.escalation
-        if escalation is None or state.notices or self.outbox_waiting():
+        if escalation is None or state.notices:
             return  # the first message has not even gone out: a reminder would only pile up
         last = escalation.last_reminder_at or escalation.at
         if now - last < self.config.escalation.reminder_every:
             return
+        if self.outbox_waiting() and self.outbox().waiting_for([n.name for n in self.config.notify]):
+            return  # still waiting to reach someone; corrupt or orphaned entries do not count
         from .escalation import notification_text, payload
 
         escalation.last_reminder_at = now
@@ -589,13 +591,14 @@ class Heartbeat:
         """The agent's outbox of undelivered notifications."""
         from .notify import Outbox
 
-        return Outbox(self.store.outbox_dir)
+        return Outbox(self.store.outbox_dir, secrets=self._secrets)
 
     def outbox_waiting(self) -> bool:
         """Whether anything waits in outbox/ (one scandir; no outbox folder is an empty one)."""
         try:
             with os.scandir(self.store.outbox_dir) as entries:
-                return any(True for _ in entries)
+                # Entries only: a corrupt file set aside or a temp file is nothing to send.
+                return any(e.name.endswith(".json") and e.name[0] != "." for e in entries)
         except OSError:
             return False
 
@@ -623,7 +626,7 @@ class Heartbeat:
             # Only a decision that is on disk is announced: a failed save above raised already.
             self._flush_notices(state, events)
             self.store.save(state)
-            result._absorb(self.retry_outbox(now, force=True))
+            result._absorb(self.retry_outbox(now, force=False))
         if result.delivered or result.undelivered:
             events.append(
                 {
@@ -740,11 +743,31 @@ class Heartbeat:
             # A fresh progress window: the flat samples before the human's note must not make the
             # very next tick say "reassess your goal" over the note.
             state.progress = []
+            # A human acted: pages about the status just cleared must not arrive after this.
+            # They are journaled as settled first, so a crash half-way repeats, never hides, one.
+            from .notify import STATUS_KINDS
+
+            settled = {n.key for n in state.notices if n.kind in STATUS_KINDS}
+            state.notices = [n for n in state.notices if n.kind not in STATUS_KINDS]
+            outbox = self.outbox() if self.outbox_waiting() else None
+            if outbox is not None:
+                settled.update(outbox.settle(self.name, dry_run=True))
             self.store.save(state)
-            self.store.escalation_path.unlink(missing_ok=True)
             self._journal(
-                [{"event": "resume", "from": previous.value, "note": state.instructions}], now, state.ticks
+                [
+                    {
+                        "event": "resume",
+                        "from": previous.value,
+                        "note": state.instructions,
+                        "settled": sorted(settled),
+                    }
+                ],
+                now,
+                state.ticks,
             )
+            self.store.escalation_path.unlink(missing_ok=True)
+            if outbox is not None:
+                outbox.settle(self.name)
             return state
 
     def read_state(self) -> AgentState:
@@ -768,8 +791,21 @@ class Heartbeat:
 
         return redact(text, self._secrets)
 
+    def mask(self, value: Any) -> Any:
+        """``value`` (a text, or args: nested dicts and lists) with every configured secret masked."""
+        if not self._secrets:
+            return value
+        from .redact import mask_tree
+
+        return mask_tree(value, self._secrets)
+
     def _redact_event(self, event: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: self.redact(v) if isinstance(v, str) else v for k, v in event.items()}
+        from .redact import mask_tree
+
+        # Top-level texts lose URLs and secrets; nested ones (lists of deliveries...) their secrets.
+        top = {k: self.redact(v) if isinstance(v, str) else v for k, v in event.items()}
+        masked: dict[str, Any] = mask_tree(top, self._secrets)
+        return masked
 
     def _resume_hint(self) -> str:
         agent = f" --agent {self.name}" if len(self.config.all_agents()) > 1 else ""
