@@ -73,7 +73,9 @@ def encode_event(event: Mapping[str, Any]) -> bytes:
         if not isinstance(event, Mapping):
             raise TypeError(f"an event is a mapping, not {type(event).__name__}")
         event = dict(event)
-    return (_encode(event) + "\n").encode("utf-8")
+    # backslashreplace: a lone surrogate (a non-UTF-8 file name in an argument) becomes the
+    # JSON escape \udcff, which every reader accepts, instead of failing the whole batch.
+    return (_encode(event) + "\n").encode("utf-8", "backslashreplace")
 
 
 class Journal:

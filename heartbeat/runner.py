@@ -8,8 +8,10 @@ journal records.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import threading
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +23,15 @@ from .budget import exhausted, roll_over
 from .config import AgentConfig, HeartbeatConfig
 from .context import Step, StepContext
 from .detectors import build_detectors
-from .errors import ConfigError, HeartbeatError, StateCorrupt, StateLocked, StateWriteError
+from .errors import (
+    ConfigError,
+    HeartbeatError,
+    StateCorrupt,
+    StateLocked,
+    StateUnsavable,
+    StateWriteError,
+    worst_exit_code,
+)
 from .journal import Journal
 from .killswitch import KillSwitch
 from .models import (
@@ -38,6 +48,7 @@ from .monitor import Monitor
 from .plugins import load_object
 from .policy import decide
 from .store import StateStore
+from .watchdog import TickInterrupted, unwatch, watch
 
 # notify, progress and escalation are imported where used: most ticks of a healthy
 # agent with no metric configured never need them, and a cron tick pays for every import.
@@ -136,6 +147,8 @@ class Heartbeat:
         self._notifiers = list(notifiers) if notifiers is not None else None
         self._detectors = build_detectors(config.detectors, search_path=config.base_dir)
         self._journal_file: Journal | None = None
+        self.on_abandon: Callable[[TickResult], None] | None = None
+        """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
 
     # -- plug-ins, loaded once and only from the config or flags, never from state.json
 
@@ -187,6 +200,12 @@ class Heartbeat:
         """Run one heartbeat and return what happened; never raises a HeartbeatError or OSError."""
         try:
             return self._tick()
+        except TickInterrupted as exc:
+            # SIGTERM/SIGINT of `heartbeat tick`: the step is gone (an --exec group ended), its
+            # work unsaved. Journal it when the lock can be had, then let the caller exit.
+            with contextlib.suppress(HeartbeatError, OSError), self.store.lock():
+                self._journal([{"event": "interrupted", "reason": str(exc)}], self.clock(), 0)
+            raise
         except StateLocked as exc:
             return TickResult(self.name, "locked", 5, self.redact(str(exc)))
         except HeartbeatError as exc:
@@ -234,13 +253,18 @@ class Heartbeat:
             reason = self.kill.reason()
             if reason is not None:
                 return self._killed(reason, locked=True)
-            self._run_step(state, now, result, events)
+            # A folder that cannot take the state must not let the agent act with nothing saved.
+            self.store.check_writable()
+            abandoned = self._run_step(state, now, result, events)
+            if abandoned is not None:
+                return abandoned
             self._finish(state, events, result, now)
             return result
 
     def _run_step(
         self, state: AgentState, now: datetime, result: TickResult, events: list[dict[str, Any]]
-    ) -> None:
+    ) -> TickResult | None:
+        """Call the step and settle the tick; the KILL result instead when the step was abandoned."""
         step = self.step()
         tick = state.ticks + 1
         monitor = Monitor(
@@ -270,10 +294,15 @@ class Heartbeat:
         )
         state.ticks, state.last_tick_at = tick, now
         result.tick = tick
-        first_action = state.actions_total + 1
+        guard = _StepGuard()
+        token = watch(self.kill, lambda reason: self._abandon(guard, reason, tick))
         try:
             step(ctx)
-        except Exception as exc:  # the agent's bug: recorded as an errored action, the tick goes on
+        except TickInterrupted:
+            raise  # SIGTERM/SIGINT of the tick itself: not the agent's error
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt of its own too
+            # The agent's bug: recorded as an errored action, the tick goes on. sys.exit(0)
+            # inside a step must not tell cron that all is well while budgets go unenforced.
             result.step_error, result.exit_code = self.redact(f"{type(exc).__name__}: {exc}"), 1
             ctx.record("step", None, error=result.step_error)
             events.append(
@@ -283,13 +312,20 @@ class Heartbeat:
                     "traceback": self.redact(traceback.format_exc(limit=20)),
                 }
             )
+        finally:
+            unwatch(token)
+        with guard.lock:
+            guard.returned = True
+            if guard.result is not None:
+                return guard.result  # abandoned on KILL: this tick's unsaved work is dropped
+        state.data = ctx.data  # the step may have bound ctx.data to a new dict
         result.actions = ctx.actions
         value, error = self._progress(ctx)
         monitor.add_progress(value, now=self.clock(), error=error)
         result.progress, result.progress_error = value, error
         state.history, state.progress = list(monitor.history), list(monitor.progress)
         state.actions_total = monitor.actions_total
-        events += [_action_event(a) for a in state.history if a.index >= first_action]
+        events += _action_events(ctx, state, self.config.detectors.volatile_args)
         if error:
             events.append({"event": "metric_error", "error": error})
 
@@ -314,6 +350,26 @@ class Heartbeat:
             result.message = _describe(result)
             if recovering and decision.action == "continue":
                 result.message += "; recovered: no anomaly, instructions cleared"
+        return None
+
+    def _abandon(self, guard: _StepGuard, reason: str, tick: int) -> None:
+        """KILL while the step did not return (watchdog thread): journal it, drop the tick's work."""
+        with guard.lock:
+            if guard.returned:
+                return
+            message = (
+                f"stopped by {self.kill.path} during the step: {reason}; the step did not return "
+                "and was abandoned (this tick's unsaved work is dropped)"
+            )
+            result = TickResult(self.name, "killed", 3, message, tick=tick)
+            event = {"event": "kill", "reason": reason, "during_step": True, "abandoned": True}
+            try:
+                self._journal([event], self.clock(), tick)
+            except (HeartbeatError, OSError) as exc:
+                result.message += f" (not journaled: {self.redact(str(exc))})"
+            guard.result = result
+        if self.on_abandon is not None:
+            self.on_abandon(result)
 
     def _progress(self, ctx: StepContext) -> tuple[float | None, str | None]:
         """This tick's progress sample: the metric's, else what the step reported; never raises."""
@@ -347,6 +403,8 @@ class Heartbeat:
                 "decision": decision.action,
                 "stuck_streak": decision.stuck_streak,
                 "instructions": decision.instructions,
+                # observe mode: what enforce mode would have done, for status and log to show.
+                **({"observed": decision.observed, "reason": decision.reason} if decision.observed else {}),
             }
         )
         if decision.action != "escalate":
@@ -512,7 +570,7 @@ class Heartbeat:
     ) -> None:
         """Save atomically; then queue and deliver what the saved tick decided; then journal."""
         if save:
-            self.store.save(state)
+            self._save(state, events, result)
         if state.notices:
             # Only a decision that is on disk is announced: a failed save above raised already.
             self._flush_notices(state, events)
@@ -537,7 +595,27 @@ class Heartbeat:
                 "message": result.message,
             }
         )
-        self._journal(events, now, result.tick if result.tick is not None else state.ticks)
+        try:
+            self._journal(events, now, result.tick if result.tick is not None else state.ticks)
+        except OSError as exc:
+            # The state is saved; only the readable history is missing. Say exactly that.
+            result.exit_code = worst_exit_code((result.exit_code, 2))
+            reason = exc.strerror or str(exc)
+            result.message += (
+                f"; the journal could not be written ({self.redact(reason)}); the state was saved"
+            )
+
+    def _save(self, state: AgentState, events: list[dict[str, Any]], result: TickResult) -> None:
+        """Save; a state holding what cannot be written is made savable, and the journal says how."""
+        try:
+            self.store.save(state)
+        except StateUnsavable:
+            from .sanitize import make_savable
+
+            changes = make_savable(state)
+            self.store.save(state)
+            events.append({"event": "sanitised", "changes": changes})
+            result.message += f"; {len(changes)} unsavable value(s) in the state changed (see the journal)"
 
     def _journal(self, events: Iterable[dict[str, Any]], now: datetime, tick: int) -> None:
         if self._journal_file is None:
@@ -565,6 +643,13 @@ class Heartbeat:
             # Busy or a broken state folder: the kill still holds; only its journal line is missing.
             result.message += f" (not journaled: {self.redact(str(exc))})"
         return result
+
+    def note_left_behind(self, reason: str) -> None:
+        """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""
+        event = {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
+        with contextlib.suppress(HeartbeatError, OSError):
+            # The tick's thread holds the lock and is stuck; one O_APPEND write cannot tear its lines.
+            self._journal([event], self.clock(), 0)
 
     # -- what a human does
 
@@ -659,16 +744,41 @@ def _metric_timeout(config: HeartbeatConfig) -> float:
     return config.progress.timeout.total_seconds() if config.progress else 60.0
 
 
-def _action_event(action: Any) -> dict[str, Any]:
-    return {
-        "event": "action",
-        "index": action.index,
-        "tool": action.tool,
-        "summary": action.summary,
-        "output_len": action.output_len,
-        "error": action.error,
-        "cost": action.cost,
-    }
+class _StepGuard:
+    """Who settles a step: the tick when it returns, or the watchdog when KILL abandons it."""
+
+    __slots__ = ("lock", "result", "returned")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.returned = False
+        self.result: TickResult | None = None
+
+
+def _action_events(ctx: StepContext, state: AgentState, volatile: Sequence[str]) -> list[dict[str, Any]]:
+    """One journal event per action of the tick, also those the bounded history no longer holds."""
+    kept = {a.index: a for a in state.history[-len(ctx.recorded) :]} if ctx.recorded else {}
+    events = []
+    for index, tool, args, length, error, cost in ctx.recorded:
+        record = kept.get(index)
+        if record is not None:
+            summary = record.summary
+        else:
+            from .detectors import summarize
+
+            summary = summarize(tool, args, volatile)
+        events.append(
+            {
+                "event": "action",
+                "index": index,
+                "tool": tool,
+                "summary": summary,
+                "output_len": length,
+                "error": error,
+                "cost": cost,
+            }
+        )
+    return events
 
 
 def _describe(result: TickResult) -> str:

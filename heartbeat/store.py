@@ -24,7 +24,9 @@ import copy
 import errno
 import json
 import os
+import re
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,10 +36,10 @@ from typing import Any, NoReturn
 
 from filelock import FileLock, Timeout
 from pydantic import ValidationError
-from pydantic_core import PydanticSerializationError
+from pydantic_core import PydanticSerializationError, from_json
 
 from .config import format_validation_error
-from .errors import StateCorrupt, StateLocked, StateVersionError, StateWriteError
+from .errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
 from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, open_regular, temp_target
 from .models import SCHEMA_VERSION, AgentState, clip
 
@@ -52,6 +54,7 @@ __all__ = [
 
 STATE_FILE = "state.json"
 LOCK_FILE = ".lock"
+RUN_LOCK_FILE = ".run.lock"
 JOURNAL_FILE = "journal.jsonl"
 OUTBOX_DIR = "outbox"
 ESCALATION_FILE = "ESCALATION.md"
@@ -60,6 +63,10 @@ EXEC_SCRATCH_PREFIX = ".exec-"
 # Temps of these files are never removed by clean_stale: the KILL file is written without
 # the lock, on purpose (`heartbeat kill` must work while a tick runs).
 _UNLOCKED_WRITES = frozenset({"KILL"})
+
+# A run of digits longer than Python reads back as an int (4,300 by default): only then is
+# the written state parsed again to tell a huge number from a long string of digits.
+_LONG_NUMBER = re.compile(rb"[0-9]{4301}")
 
 # Past this size a state file is handled leanly: parsed once from its bytes (no decoded
 # copy), and a corrupt copy already made is recognised by size and mtime, not re-read.
@@ -213,6 +220,7 @@ class StateStore:
         # The file as read by the last load, if it had to be migrated: it is
         # copied aside before the first save replaces it.
         self._migrated_from: tuple[int, bytes] | None = None
+        self._loaded_size = 0  # bytes of state.json at the last load: what a save must have room for
         # The mtime (ns) of the state file being loaded, given to its corrupt copy.
         self._loaded_mtime: int | None = None
 
@@ -292,6 +300,32 @@ class StateStore:
             self._locked = False
             file_lock.release()
 
+    @contextmanager
+    def run_lock(self) -> Iterator[StateStore]:
+        """Held by ``heartbeat run`` for its whole life: a second run on the folder gets StateLocked.
+
+        A separate file from the tick lock, so a cron ``heartbeat tick`` and
+        the commands still work beside a run (they take the tick lock).
+        """
+        if not os.path.isdir(self._state_dir):
+            try:
+                ensure_private_dir(self._state_dir)
+            except OSError as exc:
+                reason = f"cannot create the state folder: {exc.strerror}"
+                raise StateWriteError(self._state_dir, reason) from exc
+        path = self._state_dir / RUN_LOCK_FILE
+        run_lock = FileLock(path, timeout=0, mode=PRIVATE_FILE_MODE)
+        try:
+            run_lock.acquire()
+        except Timeout:
+            raise StateLocked(path, "another `heartbeat run` drives this state folder") from None
+        except OSError as exc:
+            raise StateWriteError(path, f"cannot take the lock: {exc.strerror}") from exc
+        try:
+            yield self
+        finally:
+            run_lock.release()
+
     def clean_stale(self) -> int:
         """Remove what a SIGKILLed writer or ``--exec`` step left in the state folder; return how many.
 
@@ -315,7 +349,7 @@ class StateStore:
                 if name == OUTBOX_DIR:  # its entries are written under this lock too
                     removed += _remove_temps(entry.path)
                     continue
-                if name[0] != "." or name == LOCK_FILE:
+                if name[0] != "." or name in (LOCK_FILE, RUN_LOCK_FILE):
                     continue
                 try:
                     if name.startswith(EXEC_SCRATCH_PREFIX):
@@ -337,6 +371,7 @@ class StateStore:
         raw_bytes = self._read()
         if raw_bytes is None:
             return AgentState(schema_version=self._current)
+        self._loaded_size = len(raw_bytes)
         # The fast path: one pass of pydantic over the bytes, in strict mode so
         # that it accepts only what the dict path below would load unchanged
         # (no "1" or true as a schema_version, no BOM). Anything else, a
@@ -371,6 +406,8 @@ class StateStore:
             state = AgentState.model_validate(raw)
         except ValidationError as exc:
             self._corrupt(raw_bytes, _one_line(format_validation_error(exc)))
+        except (ValueError, TypeError, RecursionError) as exc:  # what else a bad file can raise
+            self._corrupt(raw_bytes, f"cannot be read: {_one_line(str(exc))}")
         if version < self._current:
             self._migrated_from = (version, raw_bytes)
         return state
@@ -420,14 +457,21 @@ class StateStore:
         path = self.state_path
         try:
             text = state.model_dump_json(indent=2)
-        except PydanticSerializationError as exc:
+        except (PydanticSerializationError, ValueError, RecursionError) as exc:
             reason = f"the state is not JSON-serialisable: {_one_line(str(exc))}"
-            raise StateWriteError(path, reason) from exc
+            raise StateUnsavable(path, reason) from exc
         if self.secrets:
             from .redact import mask
 
             text = mask(text, self.secrets)  # what the agent recorded, a secret included
         data = text.encode("utf-8") + b"\n"
+        if _LONG_NUMBER.search(data) is not None:
+            # Written fine, but a number past Python's digit limit cannot be read back: a tick
+            # would save it once, then every later load would fail.
+            try:
+                from_json(data)
+            except ValueError as exc:
+                raise StateUnsavable(path, f"it would not read back: {_one_line(str(exc))}") from exc
         if os.path.islink(path):
             # A symlinked state.json is followed: its target is replaced atomically
             # (a temp file beside the target), and the link stays a link.
@@ -447,6 +491,35 @@ class StateStore:
                 atomic_write(path, data, mode=PRIVATE_FILE_MODE)
         except OSError as exc:
             raise StateWriteError(path, exc.strerror or str(exc)) from exc
+
+    def check_writable(self) -> None:
+        """Raise :class:`StateWriteError` unless the folder can take a ``state.json`` as big as the last.
+
+        Called before the step, so a full disk, a read-only remount or a lost
+        permission stops the agent instead of letting it run with nothing saved:
+        space for twice the last size is reserved in a temp file (fallocate, no
+        fsync) that is removed at once.
+        """
+        size = max(8192, 2 * self._loaded_size)
+        try:
+            fd, temp = tempfile.mkstemp(prefix=f".{STATE_FILE}.", suffix=".tmp", dir=self._state_dir)
+        except OSError as exc:
+            raise StateWriteError(
+                self.state_path, f"the state folder cannot be written ({exc.strerror})"
+            ) from None
+        try:
+            try:
+                os.posix_fallocate(fd, 0, size)
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
+                    raise
+                os.write(fd, bytes(size))  # a file system without fallocate: write the bytes
+        except OSError as exc:
+            raise StateWriteError(self.state_path, f"no room for the state ({exc.strerror})") from None
+        finally:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
 
     def schema(self) -> dict[str, Any]:
         """The JSON Schema of ``state.json``."""
@@ -470,6 +543,8 @@ class StateStore:
             self._corrupt(raw_bytes, f"is not valid JSON: {exc.msg} at {where}")
         except RecursionError:
             self._corrupt(raw_bytes, "is not valid JSON: nested too deeply")
+        except ValueError as exc:  # e.g. an integer past Python's digit limit
+            self._corrupt(raw_bytes, f"cannot be read: {_one_line(str(exc))}")
         if not isinstance(raw, dict):
             self._corrupt(raw_bytes, f"is not a JSON object but {_json_kind(raw)}")
         return raw
