@@ -15,7 +15,16 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .errors import ConfigError
 
@@ -46,6 +55,7 @@ __all__ = [
     "format_validation_error",
     "load_config",
     "parse_duration",
+    "read_secret_ref",
 ]
 
 DEFAULT_CONFIG_NAME = "heartbeat.toml"
@@ -115,6 +125,20 @@ class ScheduleConfig(_Config):
     cron: str | None = None
     timezone: str = "UTC"
     misfire_grace_time: Duration = timedelta(minutes=5)
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        # Checked when the config loads, not when `run` first builds its trigger.
+        if value == "UTC":
+            return value
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r} (use an IANA name like 'Europe/Paris')") from None
+        return value
 
     @model_validator(mode="after")
     def _one_trigger(self) -> ScheduleConfig:
@@ -328,11 +352,36 @@ class EscalationConfig(_Config):
     reminder_every: Duration = timedelta(hours=6)
 
 
-class WebhookNotifierConfig(_Config):
+# Fields of a notifier whose ${ENV} values are secrets (a path or a timeout is not one).
+_SECRET_FIELDS = ("url", "headers", "command")
+
+
+class _NotifierConfig(_Config):
+    """What every notifier table shares: its ``${ENV}`` values, expanded only when needed."""
+
+    _unset: tuple[str, ...] = PrivateAttr(default=())
+    _env_values: tuple[str, ...] = PrivateAttr(default=())
+
+    def unset_env(self) -> tuple[str, ...]:
+        """The ``${NAME}`` variables this notifier uses that were not set when the config loaded."""
+        return self._unset
+
+    def require_env(self) -> None:
+        """Raise ConfigError when a variable this notifier needs is not set (to send, not to stop)."""
+        if self._unset:
+            name = getattr(self, "name", "?")
+            raise ConfigError(f"notifier {name}: environment variable {self._unset[0]} is not set")
+
+    def env_secrets(self) -> tuple[str, ...]:
+        """The environment values this notifier's URL, headers or command hold."""
+        return self._env_values
+
+
+class WebhookNotifierConfig(_NotifierConfig):
     """POST JSON to a URL (Slack and Discord incoming webhooks show its ``text``)."""
 
     type: Literal["webhook"]
-    name: str = "webhook"
+    name: str = Field(default="webhook", min_length=1, max_length=100, pattern=r"\S")
     url: str
     headers: dict[str, str] = Field(default_factory=dict)
     timeout: Duration = timedelta(seconds=10)
@@ -342,26 +391,28 @@ class WebhookNotifierConfig(_Config):
     @model_validator(mode="after")
     def _http_only(self) -> WebhookNotifierConfig:
         # The message must not echo the URL: it is a secret.
+        if self._unset or "${" in self.url:
+            return self  # checked once the variable is there (see require_env)
         scheme, sep, rest = self.url.partition("://")
         if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
             raise ValueError("the webhook url must be an http:// or https:// URL")
         return self
 
 
-class CommandNotifierConfig(_Config):
+class CommandNotifierConfig(_NotifierConfig):
     """Run a command with the message on stdin."""
 
     type: Literal["command"]
-    name: str = "command"
+    name: str = Field(default="command", min_length=1, max_length=100, pattern=r"\S")
     command: str
     timeout: Duration = timedelta(seconds=30)
 
 
-class FileNotifierConfig(_Config):
+class FileNotifierConfig(_NotifierConfig):
     """Append each notification as a JSON line to a file."""
 
     type: Literal["file"]
-    name: str = "file"
+    name: str = Field(default="file", min_length=1, max_length=100, pattern=r"\S")
     path: Path = Path("notifications.jsonl")
 
 
@@ -404,10 +455,27 @@ class HeartbeatConfig(_Config):
             dupes = sorted({n for n in names if names.count(n) > 1})
             if dupes:
                 raise ValueError(f"{what} names must be unique; repeated: {', '.join(dupes)}")
-        dirs = [a.state_dir for a in self.all_agents()]
+        # "state", "./state" and a symlink to it are one folder: compare where they lead.
+        dirs = [os.path.realpath(self.resolve(a.state_dir)) for a in self.all_agents()]
         if len(set(dirs)) != len(dirs):
-            raise ValueError("each agent needs its own state_dir")
+            raise ValueError("each agent needs its own state_dir (two of them lead to one folder)")
         return self
+
+    def require_env(self) -> None:
+        """Raise ConfigError if a notifier needs an environment variable that is not set."""
+        for notifier in self.notify:
+            notifier.require_env()
+
+    def secrets(self) -> list[str]:
+        """Every secret the config holds: webhook URLs and headers, and ``${ENV}`` values of notifiers."""
+        found: list[str] = []
+        for notifier in self.notify:
+            found += notifier.env_secrets()
+            if isinstance(notifier, WebhookNotifierConfig) and not notifier.unset_env():
+                from .redact import webhook_secrets
+
+                found += webhook_secrets(notifier.url, notifier.headers)
+        return found
 
     def all_agents(self) -> list[AgentConfig]:
         """Every agent, each ``[[agents]]`` entry filled in from ``[agent]``."""
@@ -447,24 +515,81 @@ def format_validation_error(error: ValidationError, *, prefix: str = "") -> str:
     return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
 
 
-def _expand_env(value: Any, where: str) -> Any:
-    """Replace ``${NAME}`` / ``${NAME:-default}`` in every string from the environment."""
+def _expand_env(value: Any, where: str, unset: list[str] | None = None, used: list[str] | None = None) -> Any:
+    """Replace ``${NAME}`` / ``${NAME:-default}`` in every string from the environment.
+
+    A variable that is not set (and has no default) is an error, unless
+    ``unset`` is given: then its name is added there and the ``${NAME}`` is
+    left as it is (a notifier's secret is needed to send, not to stop an
+    agent). The values taken from the environment are added to ``used``.
+    """
     if isinstance(value, str):
 
         def sub(match: re.Match[str]) -> str:
             name, default = match.group(1), match.group(2)
             found = os.environ.get(name)
             if found is None:
-                if default is None:
+                if default is not None:
+                    return default
+                if unset is None:
                     raise ConfigError(f"{where}: environment variable {name} is not set")
-                return default
+                unset.append(name)
+                return match.group(0)
+            if used is not None:
+                used.append(found)
             return found
 
         return _ENV.sub(sub, value)
     if isinstance(value, dict):
-        return {k: _expand_env(v, f"{where}.{k}" if where else k) for k, v in value.items()}
+        return {k: _expand_env(v, f"{where}.{k}" if where else k, unset, used) for k, v in value.items()}
     if isinstance(value, list):
-        return [_expand_env(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [_expand_env(v, f"{where}[{i}]", unset, used) for i, v in enumerate(value)]
+    return value
+
+
+def _expand_notifiers(tables: Any) -> tuple[Any, list[tuple[tuple[str, ...], tuple[str, ...]]]]:
+    """``[[notify]]`` tables expanded leniently; per table, its unset variables and its secret values."""
+    if not isinstance(tables, list):
+        return _expand_env(tables, "notify"), []
+    expanded: list[Any] = []
+    extras: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    for i, table in enumerate(tables):
+        if not isinstance(table, dict):
+            expanded.append(_expand_env(table, f"notify[{i}]"))
+            extras.append(((), ()))
+            continue
+        unset: list[str] = []
+        used: list[str] = []
+        out = {}
+        for key, value in table.items():
+            secret = key in _SECRET_FIELDS
+            out[key] = _expand_env(value, f"notify[{i}].{key}", unset, used if secret else None)
+        expanded.append(out)
+        extras.append((tuple(dict.fromkeys(unset)), tuple(v for v in used if len(v) >= 6)))
+    return expanded, extras
+
+
+def read_secret_ref(value: str, what: str) -> str:
+    """``value`` itself, or the text of ``env:NAME`` / ``file:PATH`` (kept out of ``ps``), stripped."""
+    if value.startswith("env:"):
+        name = value[4:]
+        found = os.environ.get(name)
+        if not found:
+            raise ConfigError(f"{what}: environment variable {name or '(empty name)'} is not set")
+        return found.strip()
+    if value.startswith("file:"):
+        path = Path(value[5:]).expanduser()
+        from .fsutil import read_regular
+
+        try:
+            text = read_regular(path, limit=64 * 1024).decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise ConfigError(f"{what}: {path} is not UTF-8 text") from None
+        except OSError as exc:
+            raise ConfigError(f"{what}: cannot read {path}: {exc.strerror}") from None
+        if not text:
+            raise ConfigError(f"{what}: {path} is empty")
+        return text.splitlines()[0].strip()
     return value
 
 
@@ -491,12 +616,20 @@ def load_config(path: Path | str | None = None) -> HeartbeatConfig:
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
     try:
+        # Notifier secrets are expanded leniently: `kill`, `status` or `resume` must work in a
+        # shell that lacks them; what sends a notification asks for them (require_env).
+        notify, extras = _expand_notifiers(raw.pop("notify")) if "notify" in raw else (None, [])
         data = _expand_env(raw, "")
     except ConfigError as exc:
         raise ConfigError(exc.reason, path=path) from None
     if "base_dir" in data:
         raise ConfigError("unknown key 'base_dir'", path=path)
+    if notify is not None:
+        data["notify"] = notify
     try:
-        return HeartbeatConfig.model_validate({**data, "base_dir": path.resolve().parent})
+        config = HeartbeatConfig.model_validate({**data, "base_dir": path.resolve().parent})
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc), path=path) from None
+    for notifier, (unset, used) in zip(config.notify, extras, strict=False):
+        notifier._unset, notifier._env_values = unset, used
+    return config
