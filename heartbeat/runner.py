@@ -348,8 +348,11 @@ class Heartbeat:
             result.message = f"stopped by {self.kill.path} during the step: {after_kill}"
         elif not result.message:
             result.message = _describe(result)
-            if recovering and decision.action == "continue":
+            if recovering and decision.action == "continue" and decision.recovery is None:
                 result.message += "; recovered: no anomaly, instructions cleared"
+            elif recovering and decision.action == "continue":
+                # One quiet heartbeat inside a stuck stretch: the recovery holds (policy).
+                result.message += f"; quiet: {decision.reason}"
         return None
 
     def _abandon(self, guard: _StepGuard, reason: str, tick: int) -> None:
