@@ -233,6 +233,20 @@ class Session:
         return self._instructions
 
     @property
+    def stopped(self) -> Stop | None:
+        """Why calls must not go on, as far as known without opening a heartbeat, else None.
+
+        The KILL file (read now), or the ``needs_human``/``paused`` status the
+        last heartbeat left while ``state.json`` has not changed since.
+        """
+        reason = self._hb.kill.reason()
+        if reason is not None:
+            return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
+        if self._waiting is not None and self._mark() == self._waiting_mark:
+            return self._waiting
+        return None
+
+    @property
     def is_open(self) -> bool:
         """Whether a heartbeat (a stretch of calls) is open now."""
         with self._cond:

@@ -1,0 +1,240 @@
+"""``heartbeat mcp-proxy -- SERVER_CMD ARGS...``: heartbeat in front of any stdio MCP server.
+
+The proxy is itself a stdio MCP server. It starts the real server as a child
+process, lists its tools unchanged (names, descriptions, input and output
+schemas, pages) and forwards every ``tools/call`` and its result unchanged,
+while each call is recorded as an action of the configured agent through a
+:class:`~heartbeat.session.Session` (``state.json``, journal, detectors,
+policy, KILL, escalation; ``heartbeat status``/``log``/``resume``/``kill``
+work on it as on any agent). Then:
+
+- when a call trips a detector, that call is answered with an error result
+  whose text is the recovery instructions, so the model reads them at once
+  (its result is withheld: it has seen it already, or it was empty);
+- on escalation, a pause or a KILL file, nothing more is forwarded: every
+  call is answered with an error saying why and how a person goes on.
+
+Any MCP client gets this without code; wrap the server in its config, e.g.
+``claude_desktop_config.json``::
+
+    {"mcpServers": {"library": {
+        "command": "heartbeat",
+        "args": ["mcp-proxy", "--state-dir", "/home/me/agents/library/state",
+                 "--kill-file", "/home/me/agents/library/KILL",
+                 "--", "npx", "-y", "@acme/library-mcp"]}}}
+
+Built on the ``mcp`` package, major version 2 (``mcp>=2,<3``): 2.x renamed
+the server classes and made every model field snake_case (``input_schema``,
+``is_error``), so code written for 1.x fails at import and the other way
+round; the proxy uses the low-level ``Server`` (one handler per method, the
+upstream's result objects returned as they are, pagination cursors passed
+through) and the ``ClientSession`` over ``stdio_client``.
+
+Only tools are proxied: prompts and resources of the server behind it are
+not offered. stdout is the protocol; every diagnostic goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from .models import Anomaly
+from .session import Session, Stop, Stopped
+
+__all__ = ["ToolProxy", "redirect_text", "refusal_text", "result_text", "serve"]
+
+# What the recorded output of a non-text content block says (only its length matters to detectors).
+_BLOCK_LABELS = {"image": "[image]", "audio": "[audio]", "resource_link": "[resource link]"}
+
+
+def refusal_text(stop: Stop) -> str:
+    """The error text of a call that was not forwarded, and why."""
+    if stop.kind == "killed":
+        return (
+            f"heartbeat: this agent was stopped by its KILL file: {stop.message}. "
+            "The tool was not called, and no tool will be until a person removes the KILL file. "
+            "Stop here and tell the user what you were doing."
+        )
+    if stop.kind == "needs_human":
+        return (
+            "heartbeat: this agent is waiting for a human, so the tool was not called. "
+            f"{stop.message}\nStop calling tools; tell the user what you were trying to do and where "
+            "you are stuck."
+        )
+    if stop.kind == "paused":
+        return (
+            f"heartbeat: this agent is paused ({stop.message}); the tool was not called. "
+            "Stop calling tools until a person resumes it."
+        )
+    return f"heartbeat: the call could not be recorded, so it was not made: {stop.message}"
+
+
+def redirect_text(anomaly: Anomaly, session: Session) -> str:
+    """The error text that replaces the result of a call that tripped a detector."""
+    stop = session.stopped
+    if stop is not None:  # that heartbeat escalated (or a KILL came meanwhile): say so
+        return f"heartbeat: {anomaly.message}\n" + refusal_text(stop)
+    instructions = session.instructions
+    if instructions:
+        return f"The result of this call is withheld.\n{instructions}"
+    return (
+        f"heartbeat: {anomaly.message}. The result of this call is withheld. "
+        "Try a different approach: another tool, other arguments or another source."
+    )
+
+
+def result_text(result: types.CallToolResult) -> str:
+    """What a result says, as one text: its text blocks, else labels, else its structured content."""
+    parts: list[str] = []
+    for block in result.content:
+        if isinstance(block, types.TextContent):
+            parts.append(block.text)
+        elif isinstance(block, types.EmbeddedResource):
+            resource = block.resource
+            parts.append(resource.text if isinstance(resource, types.TextResourceContents) else "[resource]")
+        else:
+            parts.append(_BLOCK_LABELS.get(str(getattr(block, "type", "")), "[content]"))
+    if not parts and result.structured_content is not None:
+        return json.dumps(result.structured_content, sort_keys=True, default=str)
+    return "\n".join(parts)
+
+
+def _error_result(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
+class ToolProxy:
+    """The two handlers: list the upstream's tools, forward a call and record it in ``session``."""
+
+    def __init__(self, session: Session, upstream: ClientSession) -> None:
+        self.session = session
+        self.upstream = upstream
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        """The upstream's page of tools, as it is (a cursor is passed through)."""
+        return await self.upstream.list_tools(params=params)
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """Forward one call unless stopped; record it; answer a stuck call with the instructions."""
+        session = self.session
+        stop = session.check()
+        if stop is not None:
+            return _error_result(refusal_text(stop))
+        name, arguments = params.name, params.arguments
+        try:
+            result = await self.upstream.call_tool(
+                name,
+                arguments,
+                input_responses=params.input_responses,
+                request_state=params.request_state,
+                allow_input_required=True,
+            )
+        except MCPError as exc:  # a protocol-level error (unknown tool, bad params): the client gets it too
+            answer = self._record(name, arguments, None, f"MCP error {exc.code}: {exc.message}")
+            if answer is not None:
+                return answer
+            raise
+        if isinstance(result, types.InputRequiredResult):
+            return result  # not a finished call: the client answers and calls again
+        text = result_text(result)
+        if result.is_error:
+            answer = self._record(name, arguments, None, text or "the tool reported an error")
+        else:
+            answer = self._record(name, arguments, text, None)
+        return answer if answer is not None else result
+
+    def _record(
+        self, name: str, arguments: dict[str, Any] | None, output: str | None, error: str | None
+    ) -> types.CallToolResult | None:
+        """Record the call: None to pass its result on, else the answer that replaces it."""
+        try:
+            anomaly = self.session.record(name, arguments, output=output, error=error)
+        except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a human)
+            return _error_result(refusal_text(exc.stop))
+        if anomaly is None:
+            return None
+        return _error_result(redirect_text(anomaly, self.session))
+
+
+async def serve(
+    session: Session,
+    command: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    read_stream: Any = None,
+    write_stream: Any = None,
+) -> None:
+    """Run the proxy until the client hangs up (or SIGTERM/SIGINT): ``command`` is the real server.
+
+    Without ``read_stream``/``write_stream`` it speaks MCP on this process's
+    stdin/stdout. The server gets this process's whole environment (a client
+    config's ``env``, API keys included, is meant for it), updated by ``env``;
+    its stderr is passed to ours.
+    """
+    if not command:
+        raise ValueError("no MCP server command given (heartbeat mcp-proxy ... -- SERVER_CMD ARGS...)")
+    # The SDK starts a server with a minimal environment unless told otherwise: pass ours on.
+    environment = {**os.environ, **(env or {})}
+    params = StdioServerParameters(command=command[0], args=list(command[1:]), env=environment, cwd=cwd)
+    async with (
+        stdio_client(params, errlog=sys.stderr) as (up_read, up_write),
+        ClientSession(up_read, up_write) as upstream,
+    ):
+        init = await upstream.initialize()
+        proxy = ToolProxy(session, upstream)
+        info = init.server_info
+        server: Server[Any] = Server(
+            info.name,
+            version=info.version,
+            title=info.title,
+            description=info.description,
+            instructions=init.instructions,
+            website_url=info.website_url,
+            icons=info.icons,
+            on_list_tools=proxy.list_tools,
+            on_call_tool=proxy.call_tool,
+        )
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(_stop_on_signal, tasks.cancel_scope)
+            if read_stream is None or write_stream is None:
+                async with stdio_server() as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream, server.create_initialization_options())
+            else:
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+            tasks.cancel_scope.cancel()
+
+
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    """SIGTERM or SIGINT: end the proxy cleanly (the server behind it is stopped, the state saved)."""
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
+
+
+def run_proxy(session: Session, command: Sequence[str]) -> int:
+    """The ``heartbeat mcp-proxy`` command: serve on stdio, then end the open heartbeat. Exit code."""
+    try:
+        anyio.run(serve, session, command)
+    finally:
+        session.close()
+    return 0

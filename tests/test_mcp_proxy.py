@@ -1,0 +1,173 @@
+"""``heartbeat mcp-proxy``: a real MCP client, the real proxy process, a real MCP server behind it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+REPO = Path(__file__).resolve().parents[1]
+SERVER = REPO / "examples" / "mcp" / "server.py"
+
+
+def env(log: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO), "EXAMPLE_MCP_CALL_LOG": str(log)}
+
+
+@asynccontextmanager
+async def connect(argv: list[str], folder: Path, log: Path) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=env(log), cwd=str(folder))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        INIT.append(await session.initialize())
+        yield session
+
+
+INIT: list[Any] = []  # what each connection's initialize answered
+
+
+def direct() -> list[str]:
+    return [sys.executable, str(SERVER)]
+
+
+def proxied(*flags: str) -> list[str]:
+    return [sys.executable, "-m", "heartbeat", "mcp-proxy", "--state-dir", "state", *flags, "--", *direct()]
+
+
+def received(log: Path) -> list[dict[str, Any]]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content)
+
+
+def heartbeat_cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "heartbeat", *args],
+        cwd=folder,
+        env=env(folder / "unused.log"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+HEALTHY = [
+    ("search", {"query": "heartbeats"}),
+    ("read_page", {"title": "Recovery", "page": 2}),
+    ("read_page", {"title": "no such book"}),  # an error result, passed on as it is
+    ("count_pages", {"title": "Recovery"}),  # a structured result
+]
+
+
+def test_tools_and_healthy_calls_are_identical_to_a_direct_connection(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+
+    async def main() -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+        INIT.clear()
+        async with connect(direct(), tmp_path, log) as plain:
+            tools = (await plain.list_tools()).tools
+            results = [await plain.call_tool(name, args) for name, args in HEALTHY]
+        async with connect(proxied(), tmp_path, log) as via:
+            tools_via = (await via.list_tools()).tools
+            results_via = [await via.call_tool(name, args) for name, args in HEALTHY]
+        return tools, tools_via, results, results_via
+
+    tools, tools_via, results, results_via = anyio.run(main)
+    plain_init, via_init = INIT
+    assert via_init.server_info.name == plain_init.server_info.name == "library"
+    assert via_init.instructions == plain_init.instructions
+    assert [t.model_dump() for t in tools_via] == [t.model_dump() for t in tools]
+    assert [t.name for t in tools] == ["search", "read_page", "count_pages"]
+    assert [r.model_dump() for r in results_via] == [r.model_dump() for r in results]
+    assert results[2].is_error and results[3].structured_content == {"result": 48}
+    # Each call reached the server once per connection.
+    assert [c["tool"] for c in received(log)] == [name for name, _ in HEALTHY] * 2
+    # ... and every proxied one is an action of the agent, in order, the error as an error.
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    assert state["actions_total"] == 4 and state["stuck_streak"] == 0
+    assert [a["tool"] for a in state["history"]] == [name for name, _ in HEALTHY]
+    assert state["history"][2]["error"].startswith("Error executing tool read_page")
+    assert [a["error"] for a in state["history"] if a["index"] != 3] == [None, None, None]
+
+
+def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    same = {"query": "the same thing"}
+    answers: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with connect(proxied("--kill-file", "KILL"), tmp_path, log) as via:
+            repeats = [await via.call_tool("search", same) for _ in range(4)]
+            answers["repeats"] = repeats
+            # Stuck once more: the third stuck heartbeat escalates; the next call is not forwarded.
+            answers["more"] = [await via.call_tool("search", same) for _ in range(2)]
+            before = len(received(log))
+            answers["refused"] = await via.call_tool("search", {"query": "something new"})
+            answers["forwarded_while_waiting"] = len(received(log)) - before
+            answers["status"] = heartbeat_cli(tmp_path, "status", "--state-dir", "state", "--json")
+            answers["resume"] = heartbeat_cli(
+                tmp_path, "resume", "--state-dir", "state", "--note", "search for something else"
+            )
+            answers["after_resume"] = await via.call_tool("search", {"query": "something else"})
+            (tmp_path / "KILL").write_text("the operator pulled the plug\n")
+            before = len(received(log))
+            answers["killed"] = [
+                await via.call_tool(name, args) for name, args in [*HEALTHY, ("search", same)]
+            ]
+            answers["forwarded_after_kill"] = len(received(log)) - before
+
+    anyio.run(main)
+    repeats = answers["repeats"]
+    # Threshold 3: the third identical call is answered with an error carrying the instructions.
+    assert [r.is_error for r in repeats[:2]] == [False, False]
+    assert repeats[2].is_error
+    assert "Do not repeat: search" in text(repeats[2]) and "Try a different approach" in text(repeats[2])
+    assert repeats[3].is_error and "recovery attempt 2" in text(repeats[3])
+    escalated, waiting = answers["more"]
+    assert escalated.is_error and "waiting for a human" in text(escalated) and "repeat" in text(escalated)
+    assert waiting.is_error and "waiting for a human" in text(waiting)
+    refused = answers["refused"]
+    assert refused.is_error and "waiting for a human" in text(refused) and "heartbeat resume" in text(refused)
+    assert answers["forwarded_while_waiting"] == 0
+    status = answers["status"]
+    assert status.returncode == 4 and json.loads(status.stdout)["status"] == "needs_human"
+    assert answers["resume"].returncode == 0, answers["resume"].stderr
+    assert not answers["after_resume"].is_error
+    assert all(r.is_error and "KILL file" in text(r) for r in answers["killed"])
+    assert "the operator pulled the plug" in text(answers["killed"][0])
+    assert answers["forwarded_after_kill"] == 0
+    # Every call that reached the server is in the state, the refused ones are not.
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    forwarded = 5 + 1  # five repeats (the sixth was refused), one after the resume
+    assert len(received(log)) == forwarded
+    assert state["actions_total"] == forwarded
+    assert [a["summary"] for a in state["history"]] == [
+        *['search({"query":"the same thing"})'] * 5,
+        'search({"query":"something else"})',
+    ]
+    events = [
+        json.loads(line)["event"] for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()
+    ]
+    assert "escalation" in events and "resume" in events and "kill" in events
+
+
+def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    done = heartbeat_cli(tmp_path, "mcp-proxy", "--state-dir", "state")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "after --" in done.stderr
+    done = heartbeat_cli(tmp_path, "mcp-proxy", "--state-dir", "state", "--", "no-such-mcp-server-xyz")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "no-such-mcp-server-xyz" in done.stderr and done.stdout == ""
+    done = heartbeat_cli(tmp_path, "mcp-proxy", "--idle", "soon", "--", *direct())
+    assert done.returncode == 2 and "soon" in done.stderr
