@@ -86,8 +86,12 @@ def refusal_text(stop: Stop) -> str:
 def redirect_text(anomaly: Anomaly, session: Session) -> str:
     """The error text that replaces the result of a call that tripped a detector."""
     stop = session.stopped
-    if stop is not None:  # that heartbeat escalated (or a KILL came meanwhile): say so
-        return f"heartbeat: {anomaly.message}\n" + refusal_text(stop)
+    if stop is not None:  # that heartbeat escalated or paused (or a KILL came meanwhile): say so
+        return (
+            f"heartbeat: you look stuck: {anomaly.message}. The result of this call is withheld, "
+            f"and the agent is now stopped: {stop.message}\n"
+            "Stop calling tools; tell the user what you were trying to do and where you are stuck."
+        )
     instructions = session.instructions
     if instructions:
         return f"The result of this call is withheld.\n{instructions}"
