@@ -58,6 +58,11 @@ from .session import Session, Stop, Stopped
 __all__ = ["ToolProxy", "redirect_text", "refusal_text", "result_text", "serve"]
 
 # What the recorded output of a non-text content block says (only its length matters to detectors).
+_STOPPED = {
+    "needs_human": "the agent now waits for a human",
+    "paused": "the agent is now paused",
+    "killed": "the agent was stopped by its KILL file",
+}
 _BLOCK_LABELS = {"image": "[image]", "audio": "[audio]", "resource_link": "[resource link]"}
 
 
@@ -87,9 +92,10 @@ def redirect_text(anomaly: Anomaly, session: Session) -> str:
     """The error text that replaces the result of a call that tripped a detector."""
     stop = session.stopped
     if stop is not None:  # that heartbeat escalated or paused (or a KILL came meanwhile): say so
+        now = _STOPPED.get(stop.kind, "the agent is stopped")
         return (
             f"heartbeat: you look stuck: {anomaly.message}. The result of this call is withheld, "
-            f"and the agent is now stopped: {stop.message}\n"
+            f"and {now}: {stop.message}\n"
             "Stop calling tools; tell the user what you were trying to do and where you are stuck."
         )
     instructions = session.instructions

@@ -136,7 +136,7 @@ def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding
     assert "Do not repeat: search" in text(repeats[2]) and "Try a different approach" in text(repeats[2])
     assert repeats[3].is_error and "recovery attempt 2" in text(repeats[3])
     escalated, waiting = answers["more"]
-    assert escalated.is_error and "waiting for a human" in text(escalated) and "repeat" in text(escalated)
+    assert escalated.is_error and "waits for a human" in text(escalated) and "5 times" in text(escalated)
     assert waiting.is_error and "waiting for a human" in text(waiting)
     refused = answers["refused"]
     assert refused.is_error and "waiting for a human" in text(refused) and "heartbeat resume" in text(refused)
