@@ -151,7 +151,9 @@ class Session:
             config, agent, step=self._stretch, progress=progress, notifiers=notifiers, clock=clock
         )
         self._cond = threading.Condition()
-        self._opening = threading.Lock()  # one opener at a time; never held while recording
+        # One opener or collector of the worker at a time (re-entrant: opening collects first);
+        # never held while recording, so calls into an open heartbeat never wait for it.
+        self._opening = threading.RLock()
         # Shared between the caller and the worker, under _cond:
         self._ctx: StepContext | None = None  # the open stretch's context
         self._ending = False  # the open stretch was told to end
@@ -363,16 +365,17 @@ class Session:
 
     def _collect(self, *, wait: bool) -> TickResult | None:
         """Take the worker's finished tick (waiting for it with ``wait``) and learn from it."""
-        thread = self._thread
-        if thread is None or (not wait and thread.is_alive()):
-            return None
-        thread.join()
-        with self._cond:
-            result, self._result = self._result, None
-        self._thread = None
-        if result is not None:
-            self._learn(result)
-        return result
+        with self._opening:
+            thread = self._thread
+            if thread is None or (not wait and thread.is_alive()):
+                return None
+            thread.join()
+            with self._cond:
+                result, self._result = self._result, None
+            self._thread = None
+            if result is not None:
+                self._learn(result)
+            return result
 
     def _learn(self, result: TickResult) -> None:
         self.last = result
