@@ -12,7 +12,9 @@ work on it as on any agent). Then:
   whose text is the recovery instructions, so the model reads them at once
   (its result is withheld: it has seen it already, or it was empty);
 - on escalation, a pause or a KILL file, nothing more is forwarded: every
-  call is answered with an error saying why and how a person goes on.
+  call is answered with an error saying why and how a person goes on;
+- after ``heartbeat resume --note TEXT``, the next result carries TEXT as
+  one more text block (the only time a result is changed).
 
 Any MCP client gets this without code; wrap the server in its config, e.g.
 ``claude_desktop_config.json``::
@@ -169,7 +171,14 @@ class ToolProxy:
             answer = self._record(name, arguments, None, text or "the tool reported an error")
         else:
             answer = self._record(name, arguments, text, None)
-        return answer if answer is not None else result
+        if answer is not None:
+            return answer
+        note = session.take_note()
+        if note is None:
+            return result
+        # A person resumed the agent with a note: it rides along with the next result, once.
+        told = types.TextContent(type="text", text=f"heartbeat: a note from the person watching you: {note}")
+        return result.model_copy(update={"content": [*result.content, told]})
 
     def _record(
         self, name: str, arguments: dict[str, Any] | None, output: str | None, error: str | None

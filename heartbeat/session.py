@@ -46,6 +46,7 @@ adapter can take either)::
         anomaly = session.record("search", {"q": "x"}, output=text)  # error=..., cost=...
         if anomaly:                 # the heartbeat ended and the policy decided
             tell_the_model(session.instructions or anomaly.message)
+        note = session.take_note()  # a human's `heartbeat resume --note`, handed over once
     session.killed                  # the KILL file, read from disk
     session.last                    # the TickResult of the last finished heartbeat
     session.close()                 # end the open heartbeat (saved, journaled)
@@ -167,6 +168,8 @@ class Session:
         self._kill_seen = False
         self._probing = False  # a tick run only to journal a KILL: its step must return at once
         self._instructions: str | None = None
+        self._decided: str | None = None  # the instructions of the last decision this session saw
+        self._unseen: str | None = None  # instructions no caller has been handed yet
         self.last: TickResult | None = None
         """The TickResult of the last finished heartbeat (None before the first)."""
 
@@ -233,6 +236,17 @@ class Session:
     def instructions(self) -> str | None:
         """The current instructions: the last decision's recovery text, or a human's resume note."""
         return self._instructions
+
+    def take_note(self) -> str | None:
+        """Instructions the callers have not been handed yet, once: a human's ``resume --note``.
+
+        Recovery instructions of a decision this session saw are not notes
+        (the caller got them with the anomaly); after a restart, the pending
+        instructions of an earlier process are.
+        """
+        with self._cond:
+            note, self._unseen = self._unseen, None
+        return note
 
     @property
     def stopped(self) -> Stop | None:
@@ -340,6 +354,8 @@ class Session:
             self._ctx, self._ending, self._count = ctx, False, 0
             self._began = self._last_call = time.monotonic()
             self._instructions = ctx.instructions
+            if ctx.instructions is not None and ctx.instructions != self._decided:
+                self._unseen = ctx.instructions  # a human's resume note (or a decision made before us)
             self._cond.notify_all()
             try:
                 while not self._ending:
@@ -380,7 +396,8 @@ class Session:
     def _learn(self, result: TickResult) -> None:
         self.last = result
         if result.decision is not None:
-            self._instructions = result.decision.instructions
+            self._instructions = self._decided = result.decision.instructions
+            self._unseen = None
         stop = _stop_of(result)
         if stop is not None and stop.kind in ("needs_human", "paused"):
             self._waiting, self._waiting_mark = stop, self._mark()

@@ -144,7 +144,12 @@ def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding
     status = answers["status"]
     assert status.returncode == 4 and json.loads(status.stdout)["status"] == "needs_human"
     assert answers["resume"].returncode == 0, answers["resume"].stderr
-    assert not answers["after_resume"].is_error
+    after_resume = answers["after_resume"]
+    assert not after_resume.is_error
+    assert after_resume.content[-1].text.endswith(
+        "note from the person watching you: search for something else"
+    )
+    assert len(after_resume.content) == 2  # the result's own block, then the note (once)
     assert all(r.is_error and "KILL file" in text(r) for r in answers["killed"])
     assert "the operator pulled the plug" in text(answers["killed"][0])
     assert answers["forwarded_after_kill"] == 0

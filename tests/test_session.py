@@ -98,9 +98,12 @@ def test_escalation_stops_calls_until_a_human_resumes(tmp_path: Path) -> None:
     for _ in range(3):
         assert session.check() == stop
     assert state(tmp_path)["ticks"] == ticks
+    assert session.take_note() is None  # the recovery texts came with the anomalies
     session.heartbeat.resume("use the cached copy")
     assert session.check() is None
     assert session.instructions == "use the cached copy"
+    assert session.take_note() == "use the cached copy"
+    assert session.take_note() is None  # handed over once
     assert session.record("read_cache", {"key": "a"}, output="cached page text") is None
     session.close()
     assert state(tmp_path)["status"] == "active"
