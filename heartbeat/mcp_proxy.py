@@ -32,8 +32,11 @@ round; the proxy uses the low-level ``Server`` (one handler per method, the
 upstream's result objects returned as they are, pagination cursors passed
 through) and the ``ClientSession`` over ``stdio_client``.
 
-Only tools are proxied: prompts and resources of the server behind it are
-not offered. stdout is the protocol; every diagnostic goes to stderr.
+The server's resources and prompts (when it offers them) pass through
+unchanged and unrecorded: they are not tool calls. Not passed through:
+completions, subscriptions, and notifications from the server (a changed
+tool list, progress of a long call). stdout is the protocol; every
+diagnostic goes to stderr.
 """
 
 from __future__ import annotations
@@ -180,6 +183,47 @@ class ToolProxy:
         told = types.TextContent(type="text", text=f"heartbeat: a note from the person watching you: {note}")
         return result.model_copy(update={"content": [*result.content, told]})
 
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        """The upstream's resources, as they are (not recorded: reading is not a tool call)."""
+        return await self.upstream.list_resources(params=params)
+
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        """The upstream's resource templates, as they are."""
+        return await self.upstream.list_resource_templates(params=params)
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
+        """One resource from the upstream, as it is."""
+        return await self.upstream.read_resource(
+            params.uri,
+            input_responses=params.input_responses,
+            request_state=params.request_state,
+            allow_input_required=True,
+        )
+
+    async def list_prompts(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        """The upstream's prompts, as they are."""
+        return await self.upstream.list_prompts(params=params)
+
+    async def get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        """One prompt from the upstream, as it is."""
+        return await self.upstream.get_prompt(
+            params.name,
+            params.arguments,
+            input_responses=params.input_responses,
+            request_state=params.request_state,
+            allow_input_required=True,
+        )
+
     def _record(
         self, name: str, arguments: dict[str, Any] | None, output: str | None, error: str | None
     ) -> types.CallToolResult | None:
@@ -220,7 +264,9 @@ async def serve(
     ):
         init = await upstream.initialize()
         proxy = ToolProxy(session, upstream)
-        info = init.server_info
+        info, offers = init.server_info, init.capabilities
+        # Offer what the upstream offers: its resources and prompts pass through unrecorded.
+        resources, prompts = offers.resources is not None, offers.prompts is not None
         server: Server[Any] = Server(
             info.name,
             version=info.version,
@@ -231,6 +277,11 @@ async def serve(
             icons=info.icons,
             on_list_tools=proxy.list_tools,
             on_call_tool=proxy.call_tool,
+            on_list_resources=proxy.list_resources if resources else None,
+            on_list_resource_templates=proxy.list_resource_templates if resources else None,
+            on_read_resource=proxy.read_resource if resources else None,
+            on_list_prompts=proxy.list_prompts if prompts else None,
+            on_get_prompt=proxy.get_prompt if prompts else None,
         )
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(_stop_on_signal, tasks.cancel_scope)

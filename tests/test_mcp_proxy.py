@@ -74,17 +74,30 @@ HEALTHY = [
 def test_tools_and_healthy_calls_are_identical_to_a_direct_connection(tmp_path: Path) -> None:
     log = tmp_path / "calls.log"
 
-    async def main() -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    async def extras(session: ClientSession) -> list[Any]:
+        """Resources and prompts: passed through as they are, not recorded."""
+        return [
+            await session.list_resources(),
+            await session.read_resource("library://opening-hours"),
+            await session.list_prompts(),
+            await session.get_prompt("find_a_book", {"topic": "loops"}),
+        ]
+
+    async def main() -> tuple[list[Any], list[Any], list[Any], list[Any], list[Any], list[Any]]:
         INIT.clear()
         async with connect(direct(), tmp_path, log) as plain:
             tools = (await plain.list_tools()).tools
             results = [await plain.call_tool(name, args) for name, args in HEALTHY]
+            more = await extras(plain)
         async with connect(proxied(), tmp_path, log) as via:
             tools_via = (await via.list_tools()).tools
             results_via = [await via.call_tool(name, args) for name, args in HEALTHY]
-        return tools, tools_via, results, results_via
+            more_via = await extras(via)
+        return tools, tools_via, results, results_via, more, more_via
 
-    tools, tools_via, results, results_via = anyio.run(main)
+    tools, tools_via, results, results_via, more, more_via = anyio.run(main)
+    assert [m.model_dump() for m in more_via] == [m.model_dump() for m in more]
+    assert more[1].contents[0].text == "Monday to Friday, 9:00 to 17:00"
     plain_init, via_init = INIT
     assert via_init.server_info.name == plain_init.server_info.name == "library"
     assert via_init.instructions == plain_init.instructions

@@ -58,5 +58,17 @@ def count_pages(title: str) -> int:
     return 40 + len(title)
 
 
+@server.resource("library://opening-hours")
+def opening_hours() -> str:
+    """When the library is open."""
+    return "Monday to Friday, 9:00 to 17:00"
+
+
+@server.prompt()
+def find_a_book(topic: str) -> str:
+    """A prompt that asks for a book on a topic."""
+    return f"Find a book about {topic} in the library and read its first page."
+
+
 if __name__ == "__main__":
     server.run()
