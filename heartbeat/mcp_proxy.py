@@ -246,7 +246,7 @@ async def serve(
     read_stream: Any = None,
     write_stream: Any = None,
 ) -> None:
-    """Run the proxy until the client hangs up (or SIGTERM/SIGINT): ``command`` is the real server.
+    """Run the proxy until the client hangs up: ``command`` is the real server.
 
     Without ``read_stream``/``write_stream`` it speaks MCP on this process's
     stdin/stdout. The server gets this process's whole environment (a client
@@ -283,26 +283,30 @@ async def serve(
             on_list_prompts=proxy.list_prompts if prompts else None,
             on_get_prompt=proxy.get_prompt if prompts else None,
         )
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_stop_on_signal, tasks.cancel_scope)
-            if read_stream is None or write_stream is None:
-                async with stdio_server() as (read_stream, write_stream):
-                    await server.run(read_stream, write_stream, server.create_initialization_options())
-            else:
+        if read_stream is None or write_stream is None:
+            async with stdio_server() as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
-            tasks.cancel_scope.cancel()
-
-
-async def _stop_on_signal(scope: anyio.CancelScope) -> None:
-    """SIGTERM or SIGINT: end the proxy cleanly (the server behind it is stopped, the state saved)."""
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-        async for _ in signals:
-            scope.cancel()
-            return
+        else:
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def run_proxy(session: Session, command: Sequence[str]) -> int:
-    """The ``heartbeat mcp-proxy`` command: serve on stdio, then end the open heartbeat. Exit code."""
+    """The ``heartbeat mcp-proxy`` command: serve on stdio, then end the open heartbeat. Exit code.
+
+    SIGTERM or SIGINT ends the open heartbeat (saved, journaled) and exits at
+    once: the MCP SDK reads stdin in a worker thread that no cancellation
+    can interrupt. The server behind the proxy then reads end-of-file on its
+    stdin, the stdio transport's way of telling a server to stop.
+    """
+
+    def stop(signum: int, frame: object) -> None:
+        try:
+            session.close()
+        finally:
+            os._exit(0)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, stop)
     try:
         anyio.run(serve, session, command)
     finally:

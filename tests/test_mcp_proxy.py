@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -189,3 +191,64 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     assert "no-such-mcp-server-xyz" in done.stderr and done.stdout == ""
     done = heartbeat_cli(tmp_path, "mcp-proxy", "--idle", "soon", "--", *direct())
     assert done.returncode == 2 and "soon" in done.stderr
+
+
+def test_sigterm_saves_the_open_heartbeat_and_the_server_behind_stops(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    proxy = subprocess.Popen(
+        proxied("--idle", "600s"),
+        cwd=tmp_path,
+        env=env(log),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proxy.stdin is not None and proxy.stdout is not None
+
+    def ask(message: dict[str, Any]) -> dict[str, Any] | None:
+        assert proxy.stdin is not None and proxy.stdout is not None
+        proxy.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        proxy.stdin.flush()
+        return json.loads(proxy.stdout.readline()) if "id" in message else None
+
+    try:
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        }
+        assert "result" in (ask({"id": 1, "method": "initialize", "params": hello}) or {})
+        ask({"method": "notifications/initialized"})
+        answer = ask(
+            {"id": 2, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "x"}}}
+        )
+        assert answer is not None and answer["result"]["isError"] is False
+        server_pid = received(log)[0]["pid"]
+        proxy.send_signal(signal.SIGTERM)
+        assert proxy.wait(timeout=30) == 0
+    finally:
+        if proxy.poll() is None:
+            proxy.kill()
+            proxy.wait()
+    # The heartbeat was still open (idle 600 s): SIGTERM saved it.
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    assert state["actions_total"] == 1 and state["ticks"] == 1
+    # The server read end-of-file on its stdin and stopped.
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and alive(server_pid):
+        time.sleep(0.05)
+    assert not alive(server_pid)
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its new parent to reap it has stopped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

@@ -26,7 +26,7 @@ def _log(tool: str, args: dict[str, object]) -> None:
     path = os.environ.get("EXAMPLE_MCP_CALL_LOG")
     if path:
         with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"tool": tool, "args": args}, sort_keys=True) + "\n")
+            handle.write(json.dumps({"tool": tool, "args": args, "pid": os.getpid()}, sort_keys=True) + "\n")
 
 
 def _pick(text: str, count: int) -> list[str]:
