@@ -26,8 +26,8 @@ A stretch ends (a heartbeat boundary) when
 - no call came for ``idle`` seconds: the lock is then free for ``heartbeat
   pause``/``resume`` and ``state.json`` is current while the agent thinks
   (with a model between the calls, a heartbeat is roughly one model turn);
-- the KILL file appears (seen by :meth:`Session.check`), or
-  :meth:`Session.flush`/:meth:`Session.close` is called.
+- the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`),
+  or :meth:`Session.flush`/:meth:`Session.close` is called.
 
 While a stretch is open the session holds the state folder's lock, as a
 running tick does: a ``heartbeat tick``/``pause`` of the same agent meanwhile
@@ -87,6 +87,9 @@ StopKind = Literal["killed", "needs_human", "paused", "locked", "error"]
 
 # How long to wait between two tries of a busy lock (another heartbeat of the same agent).
 _LOCK_POLL = 0.05
+# How often an open heartbeat looks at the KILL file while no call comes: it ends (saved)
+# within this, as a cooperative step does, well inside any watchdog's grace before abandoning.
+_KILL_POLL = 0.05
 
 # Sessions with a worker thread: at interpreter exit their open heartbeat is ended and saved
 # (the workers are daemon threads, so a forgotten close() never keeps a process alive).
@@ -358,12 +361,12 @@ class Session:
                 self._unseen = ctx.instructions  # a human's resume note (or a decision made before us)
             self._cond.notify_all()
             try:
-                while not self._ending:
+                while not self._ending and not ctx.killed:
                     now = time.monotonic()
                     due = min(self._began + self.seconds, self._last_call + self.idle)
                     if now >= due:
                         break
-                    self._cond.wait(due - now)
+                    self._cond.wait(min(due - now, _KILL_POLL))
             finally:
                 self._ending = True
                 self._ctx = None
@@ -446,6 +449,9 @@ class Session:
         elif not self._kill_seen:
             with self._opening:
                 self._collect(wait=True)
+                if self.last is not None and self.last.outcome == "killed":
+                    self._kill_seen = True  # the heartbeat that saw it ended on it and journaled it
+                    return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
                 self._probing = True
                 try:
                     self.last = self._hb.tick()  # journals the kill once; the step is not called

@@ -127,6 +127,18 @@ def test_kill_file_stops_calls_and_is_journaled_once(tmp_path: Path) -> None:
     session.close()
 
 
+def test_kill_ends_an_open_heartbeat_without_waiting_for_a_call(tmp_path: Path) -> None:
+    session = make_session(tmp_path)  # idle 30 s: only the KILL can end it
+    assert session.record("search", {"q": "a"}, output="three results found") is None
+    (tmp_path / "KILL").write_text("")
+    assert wait_until(lambda: (tmp_path / "state" / "state.json").exists(), timeout=2)
+    assert state(tmp_path)["actions_total"] == 1
+    assert wait_until(lambda: any(e["event"] == "kill" for e in events(tmp_path)), timeout=2)
+    stop = session.check()
+    assert stop is not None and stop.kind == "killed"
+    assert [e.get("during_step") for e in events(tmp_path) if e["event"] == "kill"] == [True]
+
+
 def test_kill_before_any_heartbeat_is_journaled_and_refused(tmp_path: Path) -> None:
     (tmp_path / "KILL").write_text("")
     session = make_session(tmp_path)
