@@ -150,7 +150,9 @@ class ToolProxy:
     ) -> types.CallToolResult | types.InputRequiredResult:
         """Forward one call unless stopped; record it; answer a stuck call with the instructions."""
         session = self.session
-        stop = session.check()
+        # Inside an open heartbeat the check is a few microseconds; opening one waits for the last
+        # one's save and takes the lock: done in a worker thread, so other requests go on meanwhile.
+        stop = session.check() if session.is_open else await anyio.to_thread.run_sync(session.check)
         if stop is not None:
             return _error_result(refusal_text(stop))
         name, arguments = params.name, params.arguments
