@@ -17,6 +17,10 @@ heartbeat. The span-to-action mapping is
 OTLP/JSON export for ``heartbeat replay``, so a live recording and a replay
 of its export find the same anomalies.
 
+With a Session, ending a span may wait a few milliseconds where a heartbeat
+opens or ends (longer when an escalation's notifiers are slow), as a
+``SimpleSpanProcessor`` waits for its exporter.
+
 Observe-only, by design: the SDK does not guard span processors, so an
 exception here would reach the agent's own code at ``span.end()``. Nothing
 raises out of this processor; a span that cannot be recorded is counted in
@@ -82,6 +86,8 @@ class ToolSpanProcessor(SpanProcessor):
         """Tool spans recorded."""
         self.failures = 0
         """Tool spans that could not be recorded (logged; the agent is never disturbed)."""
+        self.refused = 0
+        """Tool spans a Session did not take: KILL, or a human awaited (the agent is not disturbed)."""
         self._trace: int | None = None
         self._lock = threading.Lock()  # spans end on whatever thread the agent runs them
 
@@ -123,7 +129,12 @@ class ToolSpanProcessor(SpanProcessor):
             return
         trace = span.context.trace_id if span.context is not None else None
         with self._lock:
-            anomaly = self._record_action(action, trace, _time(span.end_time or span.start_time))
+            try:
+                anomaly = self._record_action(action, trace, _time(span.end_time or span.start_time))
+            except Stopped as exc:
+                self.refused += 1
+                logger.info("heartbeat did not record %s: %s", action["tool"], exc)
+                return
             self.recorded += 1
             if anomaly is None:
                 return

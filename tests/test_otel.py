@@ -253,3 +253,17 @@ def test_otlp_parser_reads_documents_lines_and_odd_values() -> None:
         "output": None,
         "error": None,
     }
+
+
+def test_spans_after_a_kill_are_refused_quietly(tmp_path: Path) -> None:
+    config = HeartbeatConfig.model_validate(
+        {
+            "agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")},
+            "base_dir": tmp_path,
+        }
+    )
+    (tmp_path / "KILL").write_text("stop\n")
+    with instrumented(Session(config, idle=30), tmp_path / "spans.jsonl") as (provider, processor):
+        agent_run(provider.get_tracer("test-agent"), RUNS[0])  # the agent itself is not disturbed
+    assert (processor.recorded, processor.refused, processor.failures) == (0, 2, 0)
+    assert not (tmp_path / "state" / "state.json").exists()
