@@ -156,13 +156,8 @@ class ToolSpanProcessor(SpanProcessor):
             )
         if self.heartbeat_per_trace and new_trace and target.is_open:
             target.flush()
-        try:
-            return target.record(
-                action["tool"], action["args"], output=action["output"], error=action["error"]
-            )
-        except Stopped as exc:  # KILL, a human awaited: nothing is recorded, the agent is not disturbed
-            logger.info("heartbeat did not record %s: %s", action["tool"], exc)
-            return None
+        # Stopped (KILL, a human awaited) is counted by the caller as refused.
+        return target.record(action["tool"], action["args"], output=action["output"], error=action["error"])
 
 
 def _time(nanoseconds: int | None) -> datetime:
