@@ -124,6 +124,7 @@ class ToolSpanProcessor(SpanProcessor):
             attributes,
             failed=status.status_code is StatusCode.ERROR,
             status_message=status.description,
+            span_id=format(span.context.span_id, "016x") if span.context is not None else None,
         )
         if action is None:
             return

@@ -267,3 +267,25 @@ def test_spans_after_a_kill_are_refused_quietly(tmp_path: Path) -> None:
         agent_run(provider.get_tracer("test-agent"), RUNS[0])  # the agent itself is not disturbed
     assert (processor.recorded, processor.refused, processor.failures) == (0, 2, 0)
     assert not (tmp_path / "state" / "state.json").exists()
+
+
+def test_spans_without_arguments_are_never_repeats_and_replay_the_same(tmp_path: Path) -> None:
+    export = tmp_path / "spans.jsonl"
+    monitor = Monitor(CONFIG.detectors)
+    with instrumented(monitor, export) as (provider, processor):
+        tracer = provider.get_tracer("mcp-like-server")
+        for _ in range(4):  # what an MCP server's own spans look like: no arguments, no result
+            with tracer.start_as_current_span(
+                "tools/call search",
+                attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"},
+            ):
+                pass
+    assert processor.recorded == 4 and list(processor.anomalies) == []
+    actions = otlp.actions(otlp.read(export))
+    assert len({json.dumps(a["args"]) for a in actions}) == 4
+    assert all(set(a["args"]) == {otlp.UNKNOWN_ARGS} for a in actions)
+    assert (
+        monitor.history[0].summary
+        == f'search({{"{otlp.UNKNOWN_ARGS}":"{actions[0]["args"][otlp.UNKNOWN_ARGS]}"}})'
+    )
+    assert replayed(export)[0] == []

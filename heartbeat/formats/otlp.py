@@ -12,7 +12,8 @@ span                                  action
 ``execute_tool``                      the attribute, a name starting
                                       ``execute_tool `` counts too)
 ``gen_ai.tool.name``                  ``tool`` (else the span name's rest)
-``gen_ai.tool.call.arguments``        ``args`` (a JSON text is parsed)
+``gen_ai.tool.call.arguments``        ``args`` (a JSON text is parsed;
+                                      absent: unknown, never a repeat)
 ``gen_ai.tool.call.result``           ``output`` (absent: not reported)
 status ERROR, or ``error.type``       ``error`` (the status message)
 ``endTimeUnixNano``                   the action's time and its order
@@ -61,6 +62,7 @@ TOOL_NAME = "gen_ai.tool.name"
 ARGUMENTS = "gen_ai.tool.call.arguments"
 RESULT = "gen_ai.tool.call.result"
 ERROR_TYPE = "error.type"
+UNKNOWN_ARGS = "(arguments not recorded; span)"
 _PREFIX = "execute_tool"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _STATUS_ERROR = (2, "2", "STATUS_CODE_ERROR", "ERROR")
@@ -81,12 +83,21 @@ class ToolSpan:
 
 
 def tool_action(
-    name: str, attributes: Mapping[str, Any], *, failed: bool = False, status_message: str | None = None
+    name: str,
+    attributes: Mapping[str, Any],
+    *,
+    failed: bool = False,
+    status_message: str | None = None,
+    span_id: str | None = None,
 ) -> dict[str, Any] | None:
     """The action of one span (``tool``, ``args``, ``output``, ``error``), or None when not a tool call.
 
     ``attributes`` are plain values (what the SDK holds); ``failed`` is the
-    span's ERROR status and ``status_message`` its description.
+    span's ERROR status, ``status_message`` its description, ``span_id`` its
+    id as 16 hex digits. A span without ``gen_ai.tool.call.arguments`` (the
+    conventions make them opt-in; an MCP server's own spans never carry
+    them) is a call with unknown arguments: its args name the span, so it
+    never counts as a repeat of another call.
     """
     operation = attributes.get(OPERATION)
     if operation != _PREFIX and not (
@@ -102,7 +113,9 @@ def tool_action(
         error = status_message or (str(error_type) if error_type is not None else None) or "the tool failed"
     result = attributes.get(RESULT)
     output = None if result is None else result if isinstance(result, str) else _json(result)
-    return {"tool": tool, "args": _args(attributes.get(ARGUMENTS)), "output": output, "error": error}
+    raw = attributes.get(ARGUMENTS)
+    args = _args(raw) if raw is not None else {UNKNOWN_ARGS: span_id or "?"}
+    return {"tool": tool, "args": args, "output": output, "error": error}
 
 
 def _json(value: object) -> str:
@@ -178,6 +191,7 @@ def tool_spans(data: Any) -> list[ToolSpan]:
                         _attributes(span.get("attributes")),
                         failed=status.get("code") in _STATUS_ERROR,
                         status_message=status.get("message") or None,
+                        span_id=str(span.get("spanId") or "") or None,
                     )
                     if action is not None:
                         end = int(span.get("endTimeUnixNano") or span.get("startTimeUnixNano") or 0)
