@@ -252,3 +252,25 @@ def alive(pid: int) -> bool:
     except OSError:
         return True
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_cron_tick_imports_neither_mcp_nor_opentelemetry(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text(
+        "def step(ctx):\n    ctx.record('noop', {}, output='fine output text')\n"
+    )
+    code = (
+        "import sys\n"
+        "from heartbeat.cli import main\n"
+        "code = main(['tick', '--step', 'agent:step', '--state-dir', 'state'])\n"
+        "heavy = {'mcp', 'mcp_types', 'anyio', 'opentelemetry'}\n"
+        "loaded = sorted({m.split('.')[0] for m in sys.modules} & heavy)\n"
+        "print(code, loaded)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env(tmp_path / "x.log"),
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
