@@ -62,12 +62,12 @@ from .session import Session, Stop, Stopped
 
 __all__ = ["ToolProxy", "redirect_text", "refusal_text", "result_text", "serve"]
 
-# What the recorded output of a non-text content block says (only its length matters to detectors).
 _STOPPED = {
     "needs_human": "the agent now waits for a human",
     "paused": "the agent is now paused",
     "killed": "the agent was stopped by its KILL file",
 }
+# What the recorded output of a non-text content block says (only its length matters to detectors).
 _BLOCK_LABELS = {"image": "[image]", "audio": "[audio]", "resource_link": "[resource link]"}
 
 
@@ -75,8 +75,8 @@ def refusal_text(stop: Stop) -> str:
     """The error text of a call that was not forwarded, and why."""
     if stop.kind == "killed":
         return (
-            f"heartbeat: this agent was stopped by its KILL file: {stop.message}. "
-            "The tool was not called, and no tool will be until a person removes the KILL file. "
+            f"heartbeat: the tool was not called: this agent was {stop.message}. "
+            "No tool will be called until a person removes that KILL file. "
             "Stop here and tell the user what you were doing."
         )
     if stop.kind == "needs_human":
@@ -133,7 +133,7 @@ def _error_result(text: str) -> types.CallToolResult:
 
 
 class ToolProxy:
-    """The two handlers: list the upstream's tools, forward a call and record it in ``session``."""
+    """The handlers: tools listed and calls forwarded and recorded in ``session``; the rest passed on."""
 
     def __init__(self, session: Session, upstream: ClientSession) -> None:
         self.session = session
