@@ -18,7 +18,7 @@ detection should add no more than a tenth on top). The mean is printed too:
 it carries the heartbeat boundaries, a tick with its fsyncs every
 ``--actions`` calls, which the next call waits for.
 
-    python bench/bench_mcp_proxy.py [--calls 600] [--warmup 60] [--actions 20]
+    python bench/bench_mcp_proxy.py [--calls 600] [--warmup 60] [--actions 50]
 """
 
 from __future__ import annotations
@@ -120,15 +120,39 @@ async def bench(calls: int, warmup: int, actions: int, folder: Path) -> dict[str
     return times
 
 
+def recording_cost(folder: Path, actions: int, calls: int = 3000) -> float:
+    """Seconds per call of what the proxy adds in process: ``Session.check`` + ``Session.record``."""
+    from heartbeat.config import HeartbeatConfig
+    from heartbeat.session import Session
+
+    config = HeartbeatConfig.model_validate(
+        {"agent": {"state_dir": str(folder / "state"), "kill_file": str(folder / "KILL")}, "base_dir": folder}
+    )
+    session = Session(config, actions=actions, idle=600, seconds=600)
+    output = "1. On Heartbeats (about x)\n2. Loops and Cycles (about x)\n3. Recovery (about x)"
+    for i in range(200):  # warm up: the history at its bound
+        session.check()
+        session.record("search", {"query": f"warm {i}", "limit": 3}, output=output)
+    began = time.perf_counter()
+    for i in range(calls):
+        session.check()
+        session.record("search", {"query": f"topic {i}", "limit": 3}, output=output)
+    elapsed = time.perf_counter() - began
+    session.close()
+    return elapsed / calls
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=600, help="measured calls per client (600)")
     parser.add_argument("--warmup", type=int, default=60, help="unmeasured calls first (60)")
-    parser.add_argument("--actions", type=int, default=20, help="the proxy's --actions (20)")
+    parser.add_argument("--actions", type=int, default=50, help="the proxy's --actions (50)")
     opts = parser.parse_args()
     print(machine())
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
         times = anyio.run(bench, opts.calls, opts.warmup, opts.actions, Path(tmp))
+        alone = recording_cost(Path(tmp) / "alone", actions=1_000_000)
+        amortized = recording_cost(Path(tmp) / "amortized", actions=opts.actions)
     direct = median(times["direct"])
     direct_mean = statistics.fmean(times["direct"])
     rows = [
@@ -151,7 +175,14 @@ def main() -> None:
     bare = median(times["bare forwarder"])
     proxy = median(times["heartbeat mcp-proxy"])
     ratio = proxy / direct
-    print(f"\nrecording + detection on top of the bare hop: {us(proxy - bare)} us per call (median)")
+    hop = bare - direct
+    print(f"\nthe extra stdio hop (bare forwarder - direct, medians): {us(hop)} us")
+    print(f"heartbeat - bare forwarder, medians: {us(proxy - bare)} us per call (noisy: two processes apart)")
+    print(
+        f"in process, Session.check + Session.record per call: {us(alone)} us without a boundary "
+        f"({alone / hop:.1%} of the hop), {us(amortized)} us with a heartbeat every {opts.actions} calls "
+        f"({amortized / hop:.1%})"
+    )
     # The mean carries the heartbeat boundaries (a tick with its fsyncs every --actions calls).
     mean_ratio = statistics.fmean(times["heartbeat mcp-proxy"]) / direct_mean
     print(f"mean, boundaries included: {mean_ratio:.2f}x direct")

@@ -135,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
         "serve a stdio MCP server through heartbeat: `heartbeat mcp-proxy [flags] -- SERVER_CMD ARGS...`",
     )
     _common(p, agent_flags=False)
-    p.add_argument("--actions", type=int, default=20, metavar="N", help="a heartbeat every N calls (20)")
+    p.add_argument("--actions", type=int, default=50, metavar="N", help="a heartbeat every N calls (50)")
     p.add_argument(
         "--idle",
         default="2s",

@@ -22,7 +22,9 @@ A stretch ends (a heartbeat boundary) when
 - a recorded action trips a detector or the budget: the policy decides at
   once, and :attr:`Session.instructions` holds the recovery text (or
   :meth:`Session.check` says a human is now needed);
-- ``actions`` actions were recorded, or ``seconds`` passed since it began;
+- ``actions`` actions were recorded (50), or ``seconds`` passed since it
+  began (60): a heartbeat ends with a durable save of the state, which a
+  burst of calls pays once per ``actions``;
 - no call came for ``idle`` seconds: the lock is then free for ``heartbeat
   pause``/``resume`` and ``state.json`` is current while the agent thinks
   (with a model between the calls, a heartbeat is roughly one model turn);
@@ -131,7 +133,7 @@ class Session:
         config: HeartbeatConfig,
         agent: AgentConfig | None = None,
         *,
-        actions: int = 20,
+        actions: int = 50,
         seconds: float = 60.0,
         idle: float = 2.0,
         lock_wait: float = 2.0,
