@@ -43,9 +43,11 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import anyio
@@ -56,11 +58,13 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
+from .errors import HeartbeatError
 from .models import Anomaly
 from .session import Session, Stop, Stopped
 
-__all__ = ["ToolProxy", "redirect_text", "refusal_text", "result_text", "serve"]
+__all__ = ["ServerGone", "ToolProxy", "redirect_text", "refusal_text", "result_text", "serve"]
 
 _STOPPED = {
     "needs_human": "the agent now waits for a human",
@@ -239,6 +243,15 @@ class ToolProxy:
         return _error_result(redirect_text(anomaly, self.session))
 
 
+class ServerGone(HeartbeatError, RuntimeError):
+    """The MCP server behind the proxy did not start, or exited."""
+
+    exit_code = 1
+
+    def __init__(self, command: Sequence[str], what: str) -> None:
+        super().__init__(f"mcp-proxy: the MCP server {shlex.join(command)!r} {what}")
+
+
 async def serve(
     session: Session,
     command: Sequence[str],
@@ -247,70 +260,111 @@ async def serve(
     cwd: str | None = None,
     read_stream: Any = None,
     write_stream: Any = None,
+    on_server_exit: Callable[[], object] | None = None,
 ) -> None:
     """Run the proxy until the client hangs up: ``command`` is the real server.
 
     Without ``read_stream``/``write_stream`` it speaks MCP on this process's
     stdin/stdout. The server gets this process's whole environment (a client
     config's ``env``, API keys included, is meant for it), updated by ``env``;
-    its stderr is passed to ours.
+    its stderr is passed to ours. :class:`ServerGone` when the server does
+    not answer ``initialize``; ``on_server_exit`` is called if it exits (its
+    output ends) while the client is still connected.
     """
     if not command:
         raise ValueError("no MCP server command given (heartbeat mcp-proxy ... -- SERVER_CMD ARGS...)")
     # The SDK starts a server with a minimal environment unless told otherwise: pass ours on.
     environment = {**os.environ, **(env or {})}
     params = StdioServerParameters(command=command[0], args=list(command[1:]), env=environment, cwd=cwd)
-    async with (
-        stdio_client(params, errlog=sys.stderr) as (up_read, up_write),
-        ClientSession(up_read, up_write) as upstream,
-    ):
-        init = await upstream.initialize()
-        proxy = ToolProxy(session, upstream)
-        info, offers = init.server_info, init.capabilities
-        # Offer what the upstream offers: its resources and prompts pass through unrecorded.
-        resources, prompts = offers.resources is not None, offers.prompts is not None
-        server: Server[Any] = Server(
-            info.name,
-            version=info.version,
-            title=info.title,
-            description=info.description,
-            instructions=init.instructions,
-            website_url=info.website_url,
-            icons=info.icons,
-            on_list_tools=proxy.list_tools,
-            on_call_tool=proxy.call_tool,
-            on_list_resources=proxy.list_resources if resources else None,
-            on_list_resource_templates=proxy.list_resource_templates if resources else None,
-            on_read_resource=proxy.read_resource if resources else None,
-            on_list_prompts=proxy.list_prompts if prompts else None,
-            on_get_prompt=proxy.get_prompt if prompts else None,
-        )
-        if read_stream is None or write_stream is None:
-            async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
-        else:
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+    serving = False
+    async with stdio_client(params, errlog=sys.stderr) as (up_read, up_write):
+        # The server's messages pass through a relay that sees its output end: a server that
+        # exits mid-session would otherwise leave the proxy answering "Connection closed" forever.
+        relay_in, relay_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def relay() -> None:
+            try:
+                async with relay_in:
+                    async for message in up_read:
+                        await relay_in.send(message)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                return  # our side closed first: the proxy is ending anyway
+            if serving and on_server_exit is not None:
+                on_server_exit()
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(relay)
+            async with ClientSession(relay_out, up_write) as upstream:
+                try:
+                    init = await upstream.initialize()
+                except MCPError as exc:
+                    raise ServerGone(command, f"did not start: {exc.message}") from None
+                server = _server(ToolProxy(session, upstream), init)
+                serving = True
+                if read_stream is None or write_stream is None:
+                    async with stdio_server() as (read_stream, write_stream):
+                        await server.run(read_stream, write_stream, server.create_initialization_options())
+                else:
+                    await server.run(read_stream, write_stream, server.create_initialization_options())
+                serving = False  # the client hung up: the server's end that follows is ours
+            tasks.cancel_scope.cancel()
+
+
+def _server(proxy: ToolProxy, init: types.InitializeResult) -> Server[Any]:
+    """The proxy's own MCP server: the upstream's name, instructions, and what it offers."""
+    info, offers = init.server_info, init.capabilities
+    # Offer what the upstream offers: its resources and prompts pass through unrecorded.
+    resources, prompts = offers.resources is not None, offers.prompts is not None
+    return Server(
+        info.name,
+        version=info.version,
+        title=info.title,
+        description=info.description,
+        instructions=init.instructions,
+        website_url=info.website_url,
+        icons=info.icons,
+        on_list_tools=proxy.list_tools,
+        on_call_tool=proxy.call_tool,
+        on_list_resources=proxy.list_resources if resources else None,
+        on_list_resource_templates=proxy.list_resource_templates if resources else None,
+        on_read_resource=proxy.read_resource if resources else None,
+        on_list_prompts=proxy.list_prompts if prompts else None,
+        on_get_prompt=proxy.get_prompt if prompts else None,
+    )
 
 
 def run_proxy(session: Session, command: Sequence[str]) -> int:
     """The ``heartbeat mcp-proxy`` command: serve on stdio, then end the open heartbeat. Exit code.
 
-    SIGTERM or SIGINT ends the open heartbeat (saved, journaled) and exits at
-    once: the MCP SDK reads stdin in a worker thread that no cancellation
+    SIGTERM or SIGINT ends the open heartbeat (saved, journaled) and exits 0
+    at once: the MCP SDK reads stdin in a worker thread that no cancellation
     can interrupt. The server behind the proxy then reads end-of-file on its
-    stdin, the stdio transport's way of telling a server to stop.
+    stdin, the stdio transport's way of telling a server to stop. A server
+    that exits mid-session ends the proxy too (exit 1), so the client sees
+    its server gone and may start it again.
     """
 
-    def stop(signum: int, frame: object) -> None:
+    def leave(code: int, message: str | None = None) -> None:
         try:
+            if message:
+                print(f"heartbeat: error: {message}", file=sys.stderr, flush=True)
             session.close()
         finally:
-            os._exit(0)
+            os._exit(code)
 
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, stop)
+        signal.signal(signum, lambda signum, frame: leave(0))
+    gone = ServerGone(command, "exited; the proxy stops with it")
     try:
-        anyio.run(serve, session, command)
+        anyio.run(partial(serve, session, command, on_server_exit=lambda: leave(gone.exit_code, str(gone))))
+    except BaseExceptionGroup as group:  # anyio's task groups wrap what a task raised
+        raise _first_leaf(group) from None
     finally:
         session.close()
     return 0
+
+
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first exception inside (nested) exception groups."""
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first

@@ -191,46 +191,61 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     assert "no-such-mcp-server-xyz" in done.stderr and done.stdout == ""
     done = heartbeat_cli(tmp_path, "mcp-proxy", "--idle", "soon", "--", *direct())
     assert done.returncode == 2 and "soon" in done.stderr
+    done = heartbeat_cli(tmp_path, "mcp-proxy", "--", sys.executable, "-c", "raise SystemExit(3)")
+    assert done.returncode == 1 and done.stderr.strip().endswith("did not start: Connection closed")
+    assert "Traceback" not in done.stderr
 
 
-def test_sigterm_saves_the_open_heartbeat_and_the_server_behind_stops(tmp_path: Path) -> None:
-    log = tmp_path / "calls.log"
-    proxy = subprocess.Popen(
-        proxied("--idle", "600s"),
-        cwd=tmp_path,
-        env=env(log),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proxy.stdin is not None and proxy.stdout is not None
+class RawClient:
+    """The proxy as a subprocess spoken to in raw JSON-RPC lines, so a test can signal or starve it."""
 
-    def ask(message: dict[str, Any]) -> dict[str, Any] | None:
-        assert proxy.stdin is not None and proxy.stdout is not None
-        proxy.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-        proxy.stdin.flush()
-        return json.loads(proxy.stdout.readline()) if "id" in message else None
-
-    try:
+    def __init__(self, folder: Path, log: Path) -> None:
+        self.process = subprocess.Popen(
+            proxied("--idle", "600s"),
+            cwd=folder,
+            env=env(log),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         hello = {
             "protocolVersion": "2025-06-18",
             "capabilities": {},
             "clientInfo": {"name": "t", "version": "1"},
         }
-        assert "result" in (ask({"id": 1, "method": "initialize", "params": hello}) or {})
-        ask({"method": "notifications/initialized"})
-        answer = ask(
-            {"id": 2, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "x"}}}
-        )
-        assert answer is not None and answer["result"]["isError"] is False
+        assert "result" in (self.ask({"id": 1, "method": "initialize", "params": hello}) or {})
+        self.ask({"method": "notifications/initialized"})
+
+    def ask(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        stdin.flush()
+        return json.loads(stdout.readline()) if "id" in message else None
+
+    def call(self, number: int, query: str) -> dict[str, Any]:
+        params = {"name": "search", "arguments": {"query": query}}
+        answer = self.ask({"id": number, "method": "tools/call", "params": params})
+        assert answer is not None
+        return answer
+
+    def end(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.communicate()
+
+
+def test_sigterm_saves_the_open_heartbeat_and_the_server_behind_stops(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    client = RawClient(tmp_path, log)
+    try:
+        assert client.call(2, "x")["result"]["isError"] is False
         server_pid = received(log)[0]["pid"]
-        proxy.send_signal(signal.SIGTERM)
-        assert proxy.wait(timeout=30) == 0
+        client.process.send_signal(signal.SIGTERM)
+        assert client.process.wait(timeout=30) == 0
     finally:
-        if proxy.poll() is None:
-            proxy.kill()
-            proxy.wait()
+        client.end()
     # The heartbeat was still open (idle 600 s): SIGTERM saved it.
     state = json.loads((tmp_path / "state" / "state.json").read_text())
     assert state["actions_total"] == 1 and state["ticks"] == 1
@@ -239,6 +254,20 @@ def test_sigterm_saves_the_open_heartbeat_and_the_server_behind_stops(tmp_path: 
     while time.monotonic() < deadline and alive(server_pid):
         time.sleep(0.05)
     assert not alive(server_pid)
+
+
+def test_a_server_that_exits_ends_the_proxy_with_its_state_saved(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    client = RawClient(tmp_path, log)
+    try:
+        assert client.call(2, "x")["result"]["isError"] is False
+        os.kill(received(log)[0]["pid"], signal.SIGKILL)
+        assert client.process.wait(timeout=30) == 1
+        _, stderr = client.process.communicate()
+    finally:
+        client.end()
+    assert stderr.strip().splitlines()[-1].endswith("exited; the proxy stops with it")
+    assert json.loads((tmp_path / "state" / "state.json").read_text())["actions_total"] == 1
 
 
 def alive(pid: int) -> bool:
