@@ -6,7 +6,8 @@
 call arguments, result, error status) is recorded as an action into
 
 - a :class:`~heartbeat.monitor.Monitor` (in memory: detectors only), or
-- a :class:`~heartbeat.session.Session` (an agent's state folder:
+- a :class:`~heartbeat.session.Session`, or the path of a state folder or
+  of a ``heartbeat.toml`` (an agent's state folder:
   ``state.json``, journal, policy, KILL and escalation, so ``heartbeat
   status``/``log``/``resume`` work on it).
 
@@ -33,10 +34,9 @@ Install with ``pip install 'heartbeat[otel]'``::
 
     from opentelemetry.sdk.trace import TracerProvider
     from heartbeat.otel import ToolSpanProcessor
-    from heartbeat.session import Session
 
     provider = TracerProvider()
-    provider.add_span_processor(ToolSpanProcessor(Session.from_files(state_dir="state")))
+    provider.add_span_processor(ToolSpanProcessor("state"))   # or a Session, or a Monitor
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from opentelemetry.context import Context
@@ -70,14 +71,21 @@ class ToolSpanProcessor(SpanProcessor):
 
     def __init__(
         self,
-        target: Monitor | Session,
+        target: Monitor | Session | str | Path,
         *,
         on_anomaly: Callable[[Anomaly, ReadableSpan], object] | None = None,
         heartbeat_per_trace: bool = True,
     ) -> None:
+        if isinstance(target, str | Path):  # a state folder, or a heartbeat.toml naming one
+            path = Path(target)
+            target = (
+                Session.from_files(path) if path.suffix == ".toml" else Session.from_files(state_dir=path)
+            )
         if not isinstance(target, Monitor | Session):
-            raise TypeError(f"target must be a heartbeat Monitor or Session, not {type(target).__name__}")
-        self.target = target
+            raise TypeError(
+                f"target must be a heartbeat Monitor, Session or state folder, not {type(target).__name__}"
+            )
+        self.target: Monitor | Session = target
         self.on_anomaly = on_anomaly
         self.heartbeat_per_trace = heartbeat_per_trace
         self.anomalies: deque[Anomaly] = deque(maxlen=_KEPT)

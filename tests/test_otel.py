@@ -198,6 +198,11 @@ def test_spans_recorded_into_a_state_folder_are_an_agent_like_any_other(tmp_path
     assert state["stuck_streak"] == 1 and "search" in state["instructions"]
     assert [a["kind"] for a in state["anomalies"]] == ["repeat"]
     assert found(processor.anomalies)[0][1:] == ("repeat", 5)
+    # A state folder's path is enough: the same agent, one more (healthy) heartbeat.
+    with instrumented(ToolSpanProcessor(tmp_path / "state").target, tmp_path / "more.jsonl") as (provider, _):
+        agent_run(provider.get_tracer("test-agent"), RUNS[0])
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    assert (state["ticks"], state["actions_total"], state["stuck_streak"]) == (3, 7, 0)
 
 
 def test_the_processor_never_raises_into_the_instrumented_code(tmp_path: Path) -> None:
