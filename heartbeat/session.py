@@ -25,7 +25,7 @@ A stretch ends (a heartbeat boundary) when
 - ``actions`` actions were recorded (50), or ``seconds`` passed since it
   began (60): a heartbeat ends with a durable save of the state, which a
   burst of calls pays once per ``actions``;
-- no call came for ``idle`` seconds: the lock is then free for ``heartbeat
+- no call came for ``idle`` seconds (2): the lock is then free for ``heartbeat
   pause``/``resume`` and ``state.json`` is current while the agent thinks
   (with a model between the calls, a heartbeat is roughly one model turn);
 - the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`),
@@ -50,8 +50,9 @@ adapter can take either)::
             tell_the_model(session.instructions or anomaly.message)
         note = session.take_note()  # a human's `heartbeat resume --note`, handed over once
     session.killed                  # the KILL file, read from disk
+    session.stopped                 # a Stop known without opening a heartbeat (KILL, waiting), else None
     session.last                    # the TickResult of the last finished heartbeat
-    session.close()                 # end the open heartbeat (saved, journaled)
+    session.close()                 # end the open heartbeat (saved, journaled); also done at exit
 
 ``record`` raises :class:`Stopped` when no heartbeat can be opened (KILL,
 a human awaited, the lock busy): the call is then not in the state. Call
