@@ -143,3 +143,38 @@ def test_importing_the_integrations_core_imports_no_framework() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_state_folder_binding_escalates_stops_and_shows_in_status(tmp_path: Path) -> None:
+    """Bound to a heartbeat.toml (a Session): an escalation stops the run; `heartbeat status` sees it."""
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstate_dir = "state"\nkill_file = "KILL"\n\n[policy]\nescalate_after = 1\n'
+    )
+    with Guard(tmp_path / "heartbeat.toml", on_stuck="redirect") as guard:
+        assert guard.before("search", {"q": "x"}) is GO
+        verdicts = [guard.after("search", {"q": "x"}, output="3 hits for x") for _ in range(3)]
+        assert [v.action for v in verdicts] == ["go", "go", "stop"]
+        assert verdicts[2].cause == "needs_human" and verdicts[2].anomaly is not None
+        assert guard.before("search", {"q": "other"}).cause == "needs_human"
+    assert (tmp_path / "state" / "ESCALATION.md").exists()
+    done = subprocess.run(
+        [sys.executable, "-m", "heartbeat", "status", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert '"needs_human"' in done.stdout, done.stdout + done.stderr
+
+
+def test_a_state_folder_binding_refuses_calls_after_kill(tmp_path: Path) -> None:
+    """Bound to a state folder: KILL ends the open heartbeat (journaled) and stops the next call."""
+    guard = Guard(tmp_path / "state", kill_file=tmp_path / "KILL")
+    assert guard.before("search", {"q": "a"}) is GO
+    assert guard.after("search", {"q": "a"}, output="3 hits for a") is GO
+    (tmp_path / "KILL").write_text("maintenance\n")
+    verdict = guard.before("search", {"q": "b"})
+    assert verdict.cause == "killed" and "maintenance" in verdict.reason
+    guard.close()
+    journal = (tmp_path / "state" / "journal.jsonl").read_text()
+    assert '"event":"kill"' in journal.replace(" ", "") and 'search({\\"q\\":\\"a\\"})' in journal

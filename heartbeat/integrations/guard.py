@@ -3,8 +3,11 @@
 A :class:`Guard` sits between a framework's tool hooks and heartbeat. It
 records into a *recorder*: the step's :class:`~heartbeat.StepContext` inside
 a heartbeat (actions land in ``state.json``, the journal and the detectors
-across heartbeats), a :class:`~heartbeat.Monitor` in a long-running process,
-or anything else with the context's ``record`` and ``killed``. It returns a
+across heartbeats); in a long-running process, a
+:class:`heartbeat.session.Session` on a state folder (the same files, so
+KILL, escalation and ``heartbeat status`` work; a path binds one) or a bare
+:class:`~heartbeat.Monitor` (detectors only, plus a KILL file if given); or
+anything else with the context's ``record`` and ``killed``. It returns a
 :class:`Verdict` (data: go, stop or redirect); the adapter carries it out in
 its framework's idiom, raising :class:`Stopped` or answering the model with
 the verdict's instructions instead of running the tool.
@@ -48,7 +51,8 @@ __all__ = [
 ]
 
 OnStuck = Literal["stop", "redirect"]
-Cause = Literal["killed", "stuck", "budget"]
+Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
+"""Why a run was stopped: the last four come from a state folder (:class:`heartbeat.session.Session`)."""
 
 
 def _utc_now() -> datetime:
@@ -128,21 +132,32 @@ class MonitorRecorder:
 
 
 def as_recorder(target: object, *, kill_file: str | Path | None = None) -> Recorder:
-    """``target`` as a recorder: a StepContext (or look-alike) as is, a Monitor wrapped.
+    """``target`` as a recorder: a StepContext or Session as is, a Monitor wrapped, a path as a Session.
 
-    ``kill_file`` applies to a Monitor only: a StepContext already knows its KILL file.
+    A path is a state folder, or a ``heartbeat.toml`` naming one (opened as
+    :meth:`heartbeat.session.Session.from_files` does). ``kill_file`` applies
+    to a Monitor or a path: a StepContext or Session already knows its KILL file.
     """
     from ..monitor import Monitor
 
     if isinstance(target, Monitor):
         return MonitorRecorder(target, kill_file=kill_file)
+    if isinstance(target, str | Path):
+        from ..session import Session
+
+        path = Path(target)
+        if path.suffix == ".toml":
+            return Session.from_files(path, kill_file=kill_file)
+        return Session.from_files(state_dir=path, kill_file=kill_file)
     if isinstance(target, Recorder):
         if kill_file is not None:
-            raise TypeError("kill_file applies to a Monitor; a StepContext already knows its KILL file")
+            raise TypeError(
+                "kill_file applies to a Monitor or a path; this target already knows its KILL file"
+            )
         return target
     raise TypeError(
-        "bind a guard to a StepContext (ctx), a heartbeat.Monitor, or an object with "
-        f"record() and killed, not {type(target).__name__}"
+        "bind a guard to a StepContext (ctx), a heartbeat Session or state folder, a heartbeat.Monitor, "
+        f"or an object with record() and killed, not {type(target).__name__}"
     )
 
 
@@ -238,6 +253,22 @@ class Guard:
         self.stopped: Stopped | None = None
         self._blocked: dict[tuple[str, str], Verdict] = {}
         self._lock = threading.Lock()
+        # A Session's check(): opens a heartbeat, or says why calls must not go on.
+        check = getattr(self.recorder, "check", None)
+        self._check: Callable[[], Any] | None = check if callable(check) else None
+        self._owned = isinstance(target, str | Path)  # a Session we opened: close() ends it
+
+    def close(self) -> None:
+        """End the open heartbeat of a Session this guard opened from a path (saved, journaled)."""
+        close = getattr(self.recorder, "close", None)
+        if self._owned and callable(close):
+            close()
+
+    def __enter__(self) -> Guard:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return (
@@ -249,7 +280,11 @@ class Guard:
         """Whether a tool call may run: stop (killed, already stopped), redirect (tripped before) or go."""
         if self.stopped is not None:
             return Verdict("stop", self.stopped.cause, self.stopped.reason, self.stopped.anomaly)
-        if self.recorder.killed:
+        if self._check is not None:
+            stop = self._check()  # a Session: KILL, a human awaited, the folder busy; opens a heartbeat
+            if stop is not None:
+                return self._stop(stop.kind, stop.message, None)
+        elif self.recorder.killed:
             return self._stop("killed", self._kill_reason(), None)
         if self._blocked:
             earlier = self._blocked.get(_key(tool, args))
@@ -281,12 +316,21 @@ class Guard:
         if cost and (isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost)):
             raise ValueError(f"cost must be a finite number >= 0, not {cost!r}")
         with self._lock:
-            anomaly = self.recorder.record(tool, args, output=_text(output), error=error, cost=cost)
+            try:
+                anomaly = self.recorder.record(tool, args, output=_text(output), error=error, cost=cost)
+            except HeartbeatError as exc:
+                stop = getattr(exc, "stop", None)  # a Session that could not open a heartbeat
+                if stop is None:
+                    raise
+                return self._stop(stop.kind, stop.message, None)
             if anomaly is None:
                 return GO
             self.anomalies.append(anomaly)
             if anomaly.kind == "budget":
                 return self._stop("budget", anomaly.message, anomaly)
+            waiting = self._waiting(anomaly)  # a Session's policy may have escalated at once
+            if waiting is not None:
+                return waiting
             verdict = self._redirect(anomaly, tool, again=False)
             self._blocked[_key(tool, args)] = verdict
             return verdict
@@ -304,12 +348,24 @@ class Guard:
         self.redirects += 1
         return Verdict("redirect", "stuck", reason, anomaly, redirect_text(anomaly, tool))
 
+    def _waiting(self, anomaly: Anomaly) -> Verdict | None:
+        """After an anomaly: a stop when a Session's policy escalated (or paused) at once, else None."""
+        if self._check is None:
+            return None
+        last = getattr(self.recorder, "last", None)  # the heartbeat the anomaly just ended
+        outcome = getattr(last, "outcome", None)
+        if outcome not in ("needs_human", "paused"):
+            return None
+        return self._stop(outcome, str(getattr(last, "message", outcome)).splitlines()[0], anomaly)
+
     def _stop(self, cause: Cause, reason: str, anomaly: Anomaly | None) -> Verdict:
         verdict = Verdict("stop", cause, reason, anomaly)
         self.stopped = verdict.error()
         return verdict
 
     def _kill_reason(self) -> str:
-        reason = getattr(self.recorder, "kill_reason", None)
+        reason = getattr(self.recorder, "kill_reason", None)  # a MonitorRecorder
+        if reason is None:  # a Session: its Heartbeat's KillSwitch
+            reason = getattr(getattr(getattr(self.recorder, "heartbeat", None), "kill", None), "reason", None)
         text = reason() if callable(reason) else None
         return f"KILL file present: {text}" if isinstance(text, str) and text else "KILL file present"
