@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
 from ..errors import HeartbeatError
 from ..killswitch import KillSwitch
@@ -138,6 +138,15 @@ def as_recorder(target: object, *, kill_file: str | Path | None = None) -> Recor
     :meth:`heartbeat.session.Session.from_files` does). ``kill_file`` applies
     to a Monitor or a path: a StepContext or Session already knows its KILL file.
     """
+    # Duck-typed on the class: isinstance() on the runtime Protocol would evaluate ``killed``
+    # (a read of the KILL file) and cost tens of microseconds per adapter built.
+    kind = type(target)
+    if callable(getattr(kind, "record", None)) and hasattr(kind, "killed"):
+        if kill_file is not None:
+            raise TypeError(
+                "kill_file applies to a Monitor or a path; this target already knows its KILL file"
+            )
+        return cast(Recorder, target)
     from ..monitor import Monitor
 
     if isinstance(target, Monitor):
@@ -149,12 +158,6 @@ def as_recorder(target: object, *, kill_file: str | Path | None = None) -> Recor
         if path.suffix == ".toml":
             return Session.from_files(path, kill_file=kill_file)
         return Session.from_files(state_dir=path, kill_file=kill_file)
-    if isinstance(target, Recorder):
-        if kill_file is not None:
-            raise TypeError(
-                "kill_file applies to a Monitor or a path; this target already knows its KILL file"
-            )
-        return target
     raise TypeError(
         "bind a guard to a StepContext (ctx), a heartbeat Session or state folder, a heartbeat.Monitor, "
         f"or an object with record() and killed, not {type(target).__name__}"

@@ -49,6 +49,28 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
     raise_error = True  # without it LangChain logs our Stopped and carries on
     run_inline = True  # the guard's verdict must come before the tool runs, not on a thread later
 
+    # Events the handler has no use for: LangChain then skips calling it for each graph node.
+    # (Tool events are gated by ignore_agent, so that one stays False.)
+    @property
+    def ignore_chain(self) -> bool:
+        """True: chain (graph node) events are not needed."""
+        return True
+
+    @property
+    def ignore_retriever(self) -> bool:
+        """True: retriever events are not needed."""
+        return True
+
+    @property
+    def ignore_retry(self) -> bool:
+        """True: retry events are not needed."""
+        return True
+
+    @property
+    def ignore_custom_event(self) -> bool:
+        """True: custom events are not needed."""
+        return True
+
     def __init__(self, target: object, *, kill_file: str | Path | None = None) -> None:
         super().__init__()
         self.guard = target if isinstance(target, Guard) else Guard(target, kill_file=kill_file)
