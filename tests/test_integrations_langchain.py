@@ -66,6 +66,8 @@ class Agent:
         node = (
             ToolNode([search], wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall)
             if wrapper is not None
+            # handle_tool_errors=True turns the handler's Stopped into an error message, as a user's
+            # graph may: the stop must then come from the next model call (the guard stays stopped).
             else ToolNode([search], handle_tool_errors=True)
         )
         graph = StateGraph(MessagesState)
