@@ -52,7 +52,7 @@ def test_kill_file_stops_before_the_next_call(tmp_path: Path) -> None:
     (tmp_path / "KILL").write_text("deploy in progress\n")
     verdict = guard.before("search", {"q": "y"})
     assert verdict.action == "stop" and verdict.cause == "killed"
-    assert "deploy in progress" in verdict.reason
+    assert "deploy in progress" in verdict.reason and verdict.error().exit_code == 3  # as the CLI's
     (tmp_path / "KILL").unlink()
     assert guard.before("search", {"q": "z"}).action == "stop"  # a stopped run stays stopped
 

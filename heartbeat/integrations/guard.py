@@ -23,7 +23,6 @@ kind of anomaly once per heartbeat and would not fire a second time.
 from __future__ import annotations
 
 import json
-import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -164,18 +163,22 @@ def as_recorder(target: object, *, kill_file: str | Path | None = None) -> Recor
     )
 
 
+_EXIT_CODES = {"killed": 3, "needs_human": 4, "paused": 0, "locked": 5}
+
+
 class Stopped(HeartbeatError, RuntimeError):
-    """heartbeat stopped an agent run between two tool calls: KILL, stuck, or over budget.
+    """heartbeat stopped an agent run between two tool calls: KILL, stuck, over budget, or waiting.
 
-    ``cause`` says which; ``anomaly`` is the detector's finding (None for KILL).
+    ``cause`` says which; ``anomaly`` is the detector's finding (None for
+    KILL); ``exit_code`` is the CLI's code for the same situation (3 killed,
+    4 a human awaited, 5 the state folder busy, 1 otherwise).
     """
-
-    exit_code = 3
 
     def __init__(self, cause: Cause, reason: str, anomaly: Anomaly | None = None) -> None:
         self.cause: Cause = cause
         self.reason = reason
         self.anomaly = anomaly
+        self.exit_code = _EXIT_CODES.get(cause, 1)
         super().__init__(f"heartbeat stopped the run ({cause}): {reason}")
 
 
@@ -228,8 +231,10 @@ def _text(value: object) -> str | None:
 class Guard:
     """Records a framework's tool calls and decides, call by call, whether the run goes on.
 
-    ``target`` is a StepContext, a Monitor (with ``kill_file``) or another
-    :class:`Recorder`. ``on_stuck``: ``"stop"`` ends the run when a
+    ``target`` is the step's StepContext, a :class:`heartbeat.session.Session`
+    or a path to a state folder or ``heartbeat.toml`` (opened as a Session;
+    :meth:`close` ends its heartbeat), a Monitor (with ``kill_file``) or
+    another :class:`Recorder`. ``on_stuck``: ``"stop"`` ends the run when a
     detector fires; ``"redirect"`` answers the model with recovery
     instructions instead, and stops the run after ``max_redirects``
     redirections (the model is not listening). KILL and an exhausted budget
@@ -254,7 +259,7 @@ class Guard:
         self.anomalies: list[Anomaly] = []
         self.redirects = 0
         self.stopped: Stopped | None = None
-        self._blocked: dict[tuple[str, str], Verdict] = {}
+        self._blocked: dict[tuple[str, str], Anomaly] = {}  # calls that tripped a detector
         self._lock = threading.Lock()
         # A Session's check(): opens a heartbeat, or says why calls must not go on.
         check = getattr(self.recorder, "check", None)
@@ -293,7 +298,7 @@ class Guard:
             earlier = self._blocked.get(_key(tool, args))
             if earlier is not None:
                 with self._lock:
-                    return self._redirect(earlier.anomaly, tool, again=True)
+                    return self._redirect(earlier, tool, again=True)
         return GO
 
     def check(self) -> Verdict:
@@ -316,9 +321,7 @@ class Guard:
         """Record a finished tool call; the verdict for its result (and the run)."""
         if isinstance(error, BaseException):
             error = f"{type(error).__name__}: {error}"
-        if cost and (isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost)):
-            raise ValueError(f"cost must be a finite number >= 0, not {cost!r}")
-        with self._lock:
+        with self._lock:  # the recorder checks cost and the rest, as ctx.record does
             try:
                 anomaly = self.recorder.record(tool, args, output=_text(output), error=error, cost=cost)
             except HeartbeatError as exc:
@@ -334,13 +337,11 @@ class Guard:
             waiting = self._waiting(anomaly)  # a Session's policy may have escalated at once
             if waiting is not None:
                 return waiting
-            verdict = self._redirect(anomaly, tool, again=False)
-            self._blocked[_key(tool, args)] = verdict
-            return verdict
+            self._blocked[_key(tool, args)] = anomaly
+            return self._redirect(anomaly, tool, again=False)
 
-    def _redirect(self, anomaly: Anomaly | None, tool: str, *, again: bool) -> Verdict:
+    def _redirect(self, anomaly: Anomaly, tool: str, *, again: bool) -> Verdict:
         """Redirect (or stop, in stop mode or once the model has ignored enough redirections)."""
-        assert anomaly is not None  # every blocked call was blocked by an anomaly
         reason = f"{anomaly.kind}: {anomaly.message}"
         if again:
             reason = f"called {tool} again after being told not to; {reason}"
