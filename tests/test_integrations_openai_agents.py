@@ -13,8 +13,9 @@ from agents.exceptions import AgentsException
 from agents.items import ToolCallOutputItem
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 
-from heartbeat.integrations import Stopped
+from heartbeat.integrations import Guard, Stopped
 from heartbeat.integrations.openai_agents import AgentStopped, HeartbeatHooks
+from heartbeat.monitor import Monitor
 
 set_tracing_disabled(True)  # the tracing exporter would want an API key
 
@@ -166,3 +167,23 @@ def test_guardrails_stop_a_model_that_ignores_the_instructions(tmp_path: Path) -
         return caught.value
 
     assert "2 redirection(s) ignored" in str(run_bound("monitor", tmp_path, body).value)
+
+
+def test_guarding_the_same_tools_again_replaces_the_earlier_guardrails(tmp_path: Path) -> None:
+    """One agent, two runs: the second run's hooks replace the first's (a stopped guard does not linger)."""
+
+    def body(target: Any, kill: Path) -> None:
+        searcher = Searcher(*["x"] * 12)
+        first = HeartbeatHooks(target, on_stuck="redirect", max_redirects=1)
+        first.guard_tools(searcher.agent)
+        with pytest.raises(Stopped):
+            searcher.run(first)
+        again = Searcher("a", "b")
+        again.agent.tools = searcher.agent.tools  # the same tool objects, already guarded once
+        second = HeartbeatHooks(Guard(Monitor()), on_stuck="redirect")
+        second.guard_tools(again.agent)
+        assert again.run(second).final_output == "done"
+        assert len(searcher.tool.tool_input_guardrails or []) == 1
+        assert len(searcher.tool.tool_output_guardrails or []) == 1
+
+    run_bound("monitor", tmp_path, body)

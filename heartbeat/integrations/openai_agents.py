@@ -80,6 +80,11 @@ def _result(result: object) -> tuple[object, str | None]:
     return result, None
 
 
+def _ours(guardrail: ToolInputGuardrail[Any] | ToolOutputGuardrail[Any]) -> bool:
+    """Whether a tool guardrail was put there by a HeartbeatHooks (of this run or an earlier one)."""
+    return isinstance(getattr(guardrail.guardrail_function, "__self__", None), HeartbeatHooks)
+
+
 class HeartbeatHooks(RunHooks[Any]):
     """Run hooks that record every local tool call; stop the run when killed or stuck.
 
@@ -114,13 +119,20 @@ class HeartbeatHooks(RunHooks[Any]):
         return f"HeartbeatHooks({self.guard!r})"
 
     def guard_tools(self, agent: Agent[Any] | Iterable[Tool]) -> Agent[Any] | Iterable[Tool]:
-        """Give each function tool our input and output guardrails (redirection); returns ``agent``."""
+        """Give each function tool our input and output guardrails (redirection); returns ``agent``.
+
+        The tools are changed in place: the guardrails of an earlier
+        HeartbeatHooks on the same tools are replaced, so call it for each
+        run with that run's hooks.
+        """
         tools = agent.tools if isinstance(agent, Agent) else agent
         for tool in tools:
             if not isinstance(tool, FunctionTool) or id(tool) in self._guarded:
                 continue
-            tool.tool_input_guardrails = [*(tool.tool_input_guardrails or []), self._input]
-            tool.tool_output_guardrails = [*(tool.tool_output_guardrails or []), self._output]
+            inputs = [g for g in tool.tool_input_guardrails or [] if not _ours(g)]
+            outputs = [g for g in tool.tool_output_guardrails or [] if not _ours(g)]
+            tool.tool_input_guardrails = [*inputs, self._input]
+            tool.tool_output_guardrails = [*outputs, self._output]
             self._guarded.add(id(tool))
         return agent
 
