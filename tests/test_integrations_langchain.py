@@ -17,6 +17,8 @@ from langgraph.prebuilt import ToolNode, tools_condition
 
 from heartbeat.integrations import Stopped
 from heartbeat.integrations.langchain import HeartbeatCallbackHandler, HeartbeatToolWrapper
+from heartbeat.monitor import Monitor
+from heartbeat.testing import make_heartbeat
 
 
 class ScriptedChat(FakeMessagesListChatModel):
@@ -232,3 +234,17 @@ def test_async_graph_is_stopped_and_redirected(tmp_path: Path) -> None:
 
     messages = run_bound("monitor", tmp_path / "b", body2).value
     assert any(isinstance(m, ToolMessage) and m.status == "error" for m in messages)
+
+
+def test_a_wrapper_compiled_once_is_rebound_for_each_heartbeat(tmp_path: Path) -> None:
+    """One graph across heartbeats: bind(ctx) in each step gives each run the tick's context."""
+    wrapper = HeartbeatToolWrapper(Monitor())
+    agent = Agent(calls("a", "b"), wrapper=wrapper)
+
+    def step(ctx: Any) -> None:
+        wrapper.bind(ctx)
+        agent.run()
+
+    heartbeat = make_heartbeat(step, tmp_path)
+    assert [heartbeat.tick().actions for _ in range(2)] == [2, 2]
+    assert saved_actions(tmp_path)[1] == [f'search({{"q":"{q}"}})' for q in "abab"]

@@ -137,11 +137,17 @@ class HeartbeatToolWrapper:
     def __init__(
         self, target: object, *, max_redirects: int = 3, kill_file: str | Path | None = None
     ) -> None:
+        self.max_redirects = max_redirects
+        self.guard: Guard = self.bind(target, kill_file=kill_file).guard
+
+    def bind(self, target: object, *, kill_file: str | Path | None = None) -> HeartbeatToolWrapper:
+        """Bind to ``target`` with a fresh guard; a graph compiled once calls ``bind(ctx)`` in each step."""
         self.guard = (
             target
             if isinstance(target, Guard)
-            else Guard(target, on_stuck="redirect", max_redirects=max_redirects, kill_file=kill_file)
+            else Guard(target, on_stuck="redirect", max_redirects=self.max_redirects, kill_file=kill_file)
         )
+        return self
 
     def __repr__(self) -> str:
         return f"HeartbeatToolWrapper({self.guard!r})"
