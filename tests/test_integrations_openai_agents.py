@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -187,3 +188,21 @@ def test_guarding_the_same_tools_again_replaces_the_earlier_guardrails(tmp_path:
         assert len(searcher.tool.tool_output_guardrails or []) == 1
 
     run_bound("monitor", tmp_path, body)
+
+
+def test_a_streamed_run_is_stopped_too(tmp_path: Path) -> None:
+    """Runner.run_streamed: the stop surfaces from stream_events() at the configured repeat."""
+
+    async def stream(searcher: Searcher, hooks: HeartbeatHooks) -> None:
+        result = Runner.run_streamed(searcher.agent, "research heartbeats", hooks=hooks, max_turns=40)
+        async for _ in result.stream_events():
+            pass
+
+    def body(target: Any, kill: Path) -> Stopped:
+        searcher = Searcher(*["x"] * 10)
+        with pytest.raises(Stopped) as caught:
+            asyncio.run(stream(searcher, HeartbeatHooks(target)))
+        assert searcher.ran == ["x"] * REPEAT
+        return caught.value
+
+    assert run_bound("monitor", tmp_path, body).value.cause == "stuck"
