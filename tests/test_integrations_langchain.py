@@ -102,7 +102,7 @@ def test_handler_stops_a_repeating_agent_at_the_configured_repeat(mode: str, tmp
     assert stop.cause == "stuck" and stop.anomaly is not None and stop.anomaly.kind == "repeat"
     assert "repeat" in str(stop) and 'search({"q":"x"})' in str(stop)
     assert agent.ran == ["x"] * REPEAT
-    assert anomalies(bound) == ["repeat"]
+    assert anomalies(bound)[:1] == ["repeat"]  # the first finding; others (recurring) may join it
     if mode != "monitor":  # the state folder holds it all
         assert bound.tick is not None and bound.tick.decision is not None
         assert bound.tick.decision.action == "try_alternative"

@@ -76,7 +76,7 @@ def test_hooks_stop_a_repeating_agent_at_the_configured_repeat(mode: str, tmp_pa
     assert isinstance(stop, AgentStopped) and stop.cause == "stuck"
     assert stop.anomaly is not None and stop.anomaly.kind == "repeat" and "repeat" in str(stop)
     assert searcher.ran == ["x"] * REPEAT
-    assert anomalies(bound) == ["repeat"]
+    assert anomalies(bound)[:1] == ["repeat"]  # the first finding; others (recurring) may join it
     if mode != "monitor":  # the state folder holds it all
         assert bound.tick is not None and bound.tick.decision is not None
         assert bound.tick.decision.action == "try_alternative"

@@ -74,7 +74,7 @@ def test_stuck_model_reads_the_instructions_mid_run_and_recovers(mode: str, tmp_
     told = searcher.seen[REPEAT]
     assert told.startswith("heartbeat: you look stuck (repeat:")
     assert 'Try an alternative: do not call search({"q":"x"}) again' in told
-    assert anomalies(bound) == ["repeat"]
+    assert anomalies(bound)[:1] == ["repeat"]  # the first finding; others (recurring) may join it
     if mode != "monitor":  # the state folder holds it all
         # A Session ends the heartbeat at the anomaly: the recovery is the next one, which continues.
         expected = ["try_alternative"] if mode == "ctx" else ["try_alternative", "continue"]
