@@ -129,6 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
 
     command("schema", "print the JSON Schema of state.json")
+
+    p = command("report", "write a self-contained HTML report (one agent's page, or an overview of all)")
+    _common(p, agent_flags=False)
+    p.add_argument("--out", metavar="FILE", help="where (default: <state dir>/report.html; '-' for stdout)")
+    p.add_argument("--since", metavar="WHEN", help="only events since a duration ago (6h, 2d) or an ISO date")
+    p.add_argument("--stretch", metavar="FROM:TO", help="ticks whose actions the table shows")
     return parser
 
 
@@ -407,6 +413,32 @@ def cmd_schema(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat report``: an agent's HTML page, or with several agents an overview and each page."""
+    from datetime import UTC, datetime
+
+    from .report import parse_since, parse_stretch, render_agent_page, write_overview, write_report
+
+    config = _config(args)
+    now = datetime.now(UTC)
+    since = parse_since(args.since, now) if args.since else None
+    stretch = parse_stretch(args.stretch) if args.stretch else None
+    heartbeats = _heartbeats(config)
+    if len(heartbeats) > 1:
+        if stretch is not None:
+            raise UsageError("--stretch needs one agent: add --agent NAME")
+        target = Path(args.out) if args.out else config.resolve(Path("report.html"))
+        written = write_overview(config, target, now=now, since=since)
+    elif args.out == "-":
+        out.write(render_agent_page(heartbeats[0], now=now, since=since, stretch=stretch))
+        return 0
+    else:
+        path = Path(args.out) if args.out else None
+        written = [write_report(heartbeats[0], path, now=now, since=since, stretch=stretch)]
+    out.writelines(f"{path}\n" for path in written)
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "init": cmd_init,
     "run": cmd_run,
@@ -419,6 +451,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "replay": cmd_replay,
     "validate": cmd_validate,
     "schema": cmd_schema,
+    "report": cmd_report,
 }
 
 

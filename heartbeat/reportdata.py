@@ -1,0 +1,476 @@
+"""What a report shows, gathered from journal events: heartbeats, anomalies, decisions, actions.
+
+Pure: :func:`collect` takes the events (dicts as ``journal.jsonl`` holds them)
+and returns a :class:`Timeline`; it reads no file and no clock. A tick's
+events are journaled as one batch that ends with its ``tick`` event, so a
+heartbeat is everything up to and including a ``tick`` event; events written
+outside a tick (``pause``, ``resume``, a ``kill`` that found no lock) join the
+next heartbeat, or stand alone at the end.
+
+Every text is passed through ``redact`` as it is read, so nothing past this
+module sees a secret.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = ["ActionRow", "Mark", "Slot", "Timeline", "collect", "mark_repeats", "parse_at"]
+
+MAX_SLOTS = 600
+"""Points on the timeline at most: longer journals are shown in buckets of consecutive heartbeats."""
+MAX_ROWS = 2000
+"""Action rows embedded in a page at most (the stretch first, then the newest)."""
+MAX_STRETCH_ROWS = 1000
+"""Action rows of the selected stretch at most (its newest)."""
+MAX_NOTABLE = 300
+"""Entries of the "what happened" list at most (the newest)."""
+CYCLE_PERIODS = range(2, 11)
+"""Cycle lengths the actions table looks for (a loop of 2 to 10 different calls)."""
+_CONTEXT = 2 * CYCLE_PERIODS.stop
+"""Actions before the embedded ones that the repeat and cycle marks look back over."""
+
+RECOVERIES = ("try_alternative", "reassess_goal")
+MARK_KINDS = ("recovery", "escalation", "kill", "pause", "resume", "budget", "step_error")
+"""Timeline marks other than anomalies, in lane order."""
+
+
+def parse_at(value: object) -> datetime | None:
+    """An event's ``at`` as an aware UTC datetime, or None when absent or unreadable."""
+    if not isinstance(value, str):
+        return None
+    try:
+        at = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+
+
+@dataclass
+class Mark:
+    """A point on the timeline that is not an anomaly: a recovery, an escalation, a KILL, ..."""
+
+    kind: str
+    tick: int
+    at: str
+    text: str
+    detail: str = ""
+
+
+@dataclass
+class Slot:
+    """One point of the timeline: a heartbeat, or a bucket of consecutive ones."""
+
+    index: int
+    first_tick: int
+    last_tick: int
+    first_at: str
+    last_at: str
+    heartbeats: int = 0
+    progress: float | None = None
+    actions: int = 0
+    errors: int = 0
+    cost: float = 0.0
+    outcome: str | None = None
+    streak: int = 0
+    anomalies: dict[str, list[str]] = field(default_factory=dict)
+    marks: dict[str, list[Mark]] = field(default_factory=dict)
+
+    @property
+    def ticks(self) -> str:
+        """``"7"`` or ``"7-12"``: the tick numbers it covers."""
+        if self.first_tick == self.last_tick:
+            return str(self.first_tick)
+        return f"{self.first_tick}-{self.last_tick}"
+
+    def merge(self, other: Slot) -> None:
+        """Take in the next slot (bucketing): counts add up, the progress is the newest."""
+        self.last_tick, self.last_at = other.last_tick, other.last_at
+        self.heartbeats += other.heartbeats
+        if other.progress is not None:
+            self.progress = other.progress
+        self.actions += other.actions
+        self.errors += other.errors
+        self.cost += other.cost
+        self.outcome = other.outcome or self.outcome
+        self.streak = max(self.streak, other.streak)
+        for kind, messages in other.anomalies.items():
+            self.anomalies.setdefault(kind, []).extend(messages)
+        for kind, marks in other.marks.items():
+            self.marks.setdefault(kind, []).extend(marks)
+
+
+@dataclass
+class ActionRow:
+    """One recorded action as the table shows it, with what makes it suspicious."""
+
+    index: int
+    tick: int
+    at: str
+    tool: str
+    args: str
+    output_len: int | None
+    error: str | None
+    cost: float
+    key: str
+    repeat: int = 0
+    """The length of the run of identical calls it is part of (0 when it stands alone)."""
+    cycle: int = 0
+    """The period of the back-to-back cycle this call is part of, else 0."""
+    tripped: list[str] = field(default_factory=list)
+    """The anomaly kinds this action tripped."""
+
+
+@dataclass
+class Timeline:
+    """Everything a page shows from the journal."""
+
+    slots: list[Slot]
+    heartbeats: int
+    events: int
+    actions_total: int
+    cost_total: float
+    errors_total: int
+    anomaly_counts: dict[str, int]
+    mark_counts: dict[str, int]
+    notable: list[Mark]
+    notable_dropped: int
+    rows: list[ActionRow]
+    stretch: tuple[int, int] | None
+    stretch_actions: int
+    stretch_dropped: int
+    first_at: str | None
+    last_at: str | None
+    last_heartbeat_at: str | None
+    bucket: int
+    max_tick_actions: int = 0
+
+
+class _Builder:
+    """Folds events into slots; one pass, one open heartbeat at a time."""
+
+    def __init__(self, redact: Callable[[str], str]) -> None:
+        self.redact = redact
+        self.slots: list[Slot] = []
+        self.open: Slot | None = None
+        self.actions: list[Mapping[str, Any]] = []
+        self.tripped: dict[int, list[str]] = {}
+        self.notable: list[Mark] = []
+        self.notable_total = 0
+        self.anomaly_counts: dict[str, int] = {}
+        self.mark_counts: dict[str, int] = {}
+        self.escalation_ticks: list[int] = []
+        self.recovery_starts: list[int] = []
+        self.anomaly_ticks: list[int] = []
+        self.cost = 0.0
+        self.errors = 0
+        self.events = 0
+        self.first_at: str | None = None
+        self.last_at: str | None = None
+        self.last_heartbeat_at: str | None = None
+        self.max_tick_actions = 0
+
+    def slot(self, tick: int, at: str) -> Slot:
+        if self.open is None:
+            self.open = Slot(len(self.slots), tick, tick, at, at)
+        return self.open
+
+    def mark(self, slot: Slot, kind: str, tick: int, at: str, text: str, detail: str = "") -> None:
+        mark = Mark(kind, tick, at, self.redact(text), self.redact(detail))
+        slot.marks.setdefault(kind, []).append(mark)
+        self.mark_counts[kind] = self.mark_counts.get(kind, 0) + 1
+        self.note(mark)
+
+    def note(self, mark: Mark) -> None:
+        self.notable.append(mark)
+        self.notable_total += 1
+        if len(self.notable) > 2 * MAX_NOTABLE:  # keep memory flat over a long journal
+            del self.notable[:MAX_NOTABLE]
+
+    def add(self, event: Mapping[str, Any]) -> None:
+        self.events += 1
+        kind = event.get("event")
+        at = event.get("at") if isinstance(event.get("at"), str) else ""
+        tick = event.get("tick")
+        tick = tick if isinstance(tick, int) and not isinstance(tick, bool) else 0
+        if at:
+            self.first_at = self.first_at or at
+            self.last_at = at
+        slot = self.slot(tick, at)
+        if tick and tick > slot.last_tick:
+            slot.last_tick, slot.last_at = tick, at
+        if kind == "action":
+            self.actions.append(event)
+            slot.actions += 1
+            cost = event.get("cost")
+            if isinstance(cost, int | float) and not isinstance(cost, bool):
+                slot.cost += cost
+                self.cost += cost
+            if event.get("error"):
+                slot.errors += 1
+                self.errors += 1
+        elif kind == "anomaly":
+            name = str(event.get("kind") or "anomaly")
+            slot.anomalies.setdefault(name, []).append(self.redact(str(event.get("message") or "")))
+            self.anomaly_counts[name] = self.anomaly_counts.get(name, 0) + 1
+            self.anomaly_ticks.append(tick)
+            index = event.get("action")
+            if isinstance(index, int):
+                self.tripped.setdefault(index, []).append(name)
+        elif kind == "decision":
+            decision = str(event.get("decision") or "")
+            streak = event.get("stuck_streak")
+            slot.streak = max(slot.streak, streak if isinstance(streak, int) else 0)
+            if decision in RECOVERIES:
+                if streak == 1:
+                    self.recovery_starts.append(tick)
+                text = f"{decision}, streak {streak}"
+                self.mark(slot, "recovery", tick, at, text, str(event.get("instructions") or ""))
+        elif kind == "escalation":
+            self.escalation_ticks.append(tick)
+            self.mark(slot, "escalation", tick, at, str(event.get("reason") or "escalated"))
+        elif kind == "kill":
+            during = " (during the step)" if event.get("during_step") else ""
+            self.mark(slot, "kill", tick, at, f"KILL{during}: {event.get('reason') or ''}")
+        elif kind == "pause":
+            self.mark(slot, "pause", tick, at, f"paused: {event.get('reason') or 'by hand'}")
+        elif kind == "resume":
+            note = event.get("note")
+            text = f"resumed from {event.get('from') or '?'}" + (f"; note: {note}" if note else "")
+            self.mark(slot, "resume", tick, at, text)
+        elif kind == "budget":
+            self.mark(slot, "budget", tick, at, f"budget: {event.get('reason') or ''}")
+        elif kind in ("step_error", "metric_error"):
+            what = "step raised" if kind == "step_error" else "metric failed"
+            self.mark(slot, "step_error", tick, at, f"{what}: {event.get('error') or ''}")
+        elif kind == "delivery" and event.get("undelivered"):
+            undelivered = event.get("undelivered")
+            lines = undelivered if isinstance(undelivered, list) else [undelivered]
+            text = "not delivered: " + "; ".join(str(u) for u in lines)
+            self.note(Mark("undelivered", tick, at, self.redact(text)))
+        elif kind == "tick":
+            slot.heartbeats += 1
+            slot.outcome = str(event.get("outcome") or "")
+            count = event.get("actions")
+            if isinstance(count, int) and count > self.max_tick_actions:
+                self.max_tick_actions = count
+            progress = event.get("progress")
+            if isinstance(progress, int | float) and not isinstance(progress, bool):
+                slot.progress = float(progress)
+            self.last_heartbeat_at = at or self.last_heartbeat_at
+            self.close()
+
+    def close(self) -> None:
+        if self.open is not None:
+            self.slots.append(self.open)
+            self.open = None
+
+
+def collect(
+    events: Iterable[Mapping[str, Any]],
+    *,
+    since: datetime | None = None,
+    stretch: tuple[int, int] | None = None,
+    redact: Callable[[str], str] = lambda text: text,
+) -> Timeline:
+    """Fold journal events (oldest first) into what a report page shows.
+
+    ``since`` drops events before it; ``stretch`` (first and last tick) picks
+    the actions shown in the table, by default the stretch that led to the
+    last escalation (else to the last anomaly, else the last five ticks).
+    """
+    builder = _Builder(redact)
+    for event in events:
+        if since is not None:
+            at = parse_at(event.get("at"))
+            if at is None or at < since:
+                continue
+        builder.add(event)
+    heartbeats = sum(slot.heartbeats for slot in builder.slots)
+    builder.close()  # events after the last heartbeat: a slot of their own
+    slots = builder.slots
+    bucket = max(1, -(-len(slots) // MAX_SLOTS))
+    if bucket > 1:
+        slots = _bucketed(slots, bucket)
+    actions = builder.actions
+    chosen = stretch or _default_stretch(builder, actions)
+    rows, in_stretch, dropped = _rows(actions, chosen, builder.tripped, redact)
+    notable = builder.notable[-MAX_NOTABLE:]
+    return Timeline(
+        slots=slots,
+        heartbeats=heartbeats,
+        events=builder.events,
+        actions_total=len(actions),
+        cost_total=builder.cost,
+        errors_total=builder.errors,
+        anomaly_counts=builder.anomaly_counts,
+        mark_counts=builder.mark_counts,
+        notable=notable,
+        notable_dropped=builder.notable_total - len(notable),
+        rows=rows,
+        stretch=chosen,
+        stretch_actions=in_stretch,
+        stretch_dropped=dropped,
+        first_at=builder.first_at,
+        last_at=builder.last_at,
+        last_heartbeat_at=builder.last_heartbeat_at,
+        bucket=bucket,
+        max_tick_actions=builder.max_tick_actions,
+    )
+
+
+def _bucketed(slots: list[Slot], size: int) -> list[Slot]:
+    """Consecutive slots merged ``size`` at a time (renumbered)."""
+    merged: list[Slot] = []
+    for start in range(0, len(slots), size):
+        head = slots[start]
+        head.index = len(merged)
+        for other in slots[start + 1 : start + size]:
+            head.merge(other)
+        merged.append(head)
+    return merged
+
+
+def _default_stretch(builder: _Builder, actions: list[Mapping[str, Any]]) -> tuple[int, int] | None:
+    """The ticks worth a look: from the start of the last stuck streak (one tick before) to its end."""
+    if builder.escalation_ticks:
+        end = builder.escalation_ticks[-1]
+    elif builder.anomaly_ticks:
+        end = max(builder.anomaly_ticks)
+    elif actions:
+        last = _tick(actions[-1])
+        return max(1, last - 4), last
+    else:
+        return None
+    starts = [t for t in builder.recovery_starts if t <= end]
+    start = starts[-1] if starts else end
+    return max(1, start - 1), end
+
+
+def _tick(event: Mapping[str, Any]) -> int:
+    tick = event.get("tick")
+    return tick if isinstance(tick, int) and not isinstance(tick, bool) else 0
+
+
+def _rows(
+    actions: list[Mapping[str, Any]],
+    stretch: tuple[int, int] | None,
+    tripped: Mapping[int, list[str]],
+    redact: Callable[[str], str],
+) -> tuple[list[ActionRow], int, int]:
+    """The embedded action rows: the stretch's (its newest, capped), then the newest others up to the cap.
+
+    Also returns how many actions the stretch holds and how many of them were left out.
+    """
+    chosen: set[int] = set()
+    in_stretch = 0
+    if stretch is not None:
+        first, last = stretch
+        positions = [i for i, a in enumerate(actions) if first <= _tick(a) <= last]
+        in_stretch = len(positions)
+        chosen.update(positions[-MAX_STRETCH_ROWS:])
+    dropped = in_stretch - len(chosen)
+    position = len(actions) - 1
+    while position >= 0 and len(chosen) < MAX_ROWS:
+        chosen.add(position)
+        position -= 1
+    ordered = sorted(chosen)
+    rows: list[ActionRow] = []
+    block: list[int] = []
+    for position in ordered:
+        if block and position != block[-1] + 1:
+            rows += _block(block, actions, tripped, redact)
+            block = []
+        block.append(position)
+    if block:
+        rows += _block(block, actions, tripped, redact)
+    return rows, in_stretch, dropped
+
+
+def _block(
+    positions: list[int],
+    actions: list[Mapping[str, Any]],
+    tripped: Mapping[int, list[str]],
+    redact: Callable[[str], str],
+) -> list[ActionRow]:
+    """Rows of consecutive actions, their repeats and cycles marked with the actions before as context."""
+    block = [_row(actions[p], p, tripped, redact) for p in positions]
+    context = [_key(a) for a in actions[max(0, positions[0] - _CONTEXT) : positions[0]]]
+    repeat, cycle = mark_repeats([*context, *(row.key for row in block)])
+    for i, row in enumerate(block, start=len(context)):
+        row.repeat, row.cycle = repeat[i], cycle[i]
+    return block
+
+
+def _key(event: Mapping[str, Any]) -> str:
+    """What makes two calls the same: the summary (tool and canonical arguments, volatile ones dropped)."""
+    return str(event.get("summary") or event.get("tool") or "?")
+
+
+def _row(
+    event: Mapping[str, Any], position: int, tripped: Mapping[int, list[str]], redact: Callable[[str], str]
+) -> ActionRow:
+    """One action event as a table row (texts redacted)."""
+    tool = str(event.get("tool") or "?")
+    summary = str(event.get("summary") or tool)
+    args = summary
+    if args.startswith(tool + "("):  # "tool(args)", or cut at 200 characters and ending in "…"
+        args = args[len(tool) + 1 :]
+        args = json_or_text(args[:-1]) if args.endswith(")") else args
+    index = event.get("index")
+    index = index if isinstance(index, int) else position + 1
+    output_len = event.get("output_len")
+    error = event.get("error")
+    cost = event.get("cost")
+    return ActionRow(
+        index=index,
+        tick=_tick(event),
+        at=str(event.get("at") or ""),
+        tool=redact(tool),
+        args=redact(args),
+        output_len=output_len if isinstance(output_len, int) else None,
+        error=redact(str(error)) if error else None,
+        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else 0.0,
+        key=_key(event),
+        tripped=list(tripped.get(index, [])),
+    )
+
+
+def mark_repeats(keys: list[str]) -> tuple[list[int], list[int]]:
+    """For each call: the length of its run of identical calls, and the period of a cycle it is in.
+
+    A cycle of period p (2 to 10 calls, at least two of them different) is
+    marked where the same p calls follow each other at least twice in a row;
+    the smallest such period wins.
+    """
+    n = len(keys)
+    repeat = [1] * n
+    for i in range(1, n):
+        if keys[i] == keys[i - 1]:
+            repeat[i] = repeat[i - 1] + 1
+    for i in range(n - 2, -1, -1):
+        # Every call of a run gets the run's whole length, the first included.
+        if keys[i] == keys[i + 1]:
+            repeat[i] = repeat[i + 1]
+    cycle = [0] * n
+    for period in CYCLE_PERIODS:
+        run = 0
+        for i in range(period, n):
+            run = run + 1 if keys[i] == keys[i - period] else 0
+            if run >= period and len(set(keys[i - period + 1 : i + 1])) > 1:
+                for j in range(i - 2 * period + 1, i + 1):
+                    if not cycle[j]:
+                        cycle[j] = period
+    return [r if r > 1 else 0 for r in repeat], cycle
+
+
+def json_or_text(text: str) -> str:
+    """Arguments shown compactly: JSON re-spaced for reading, anything else as it is."""
+    with contextlib.suppress(ValueError, RecursionError):
+        return json.dumps(json.loads(text), ensure_ascii=False, separators=(", ", ": "))
+    return text
