@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import HeartbeatConfig, parse_duration
-from .errors import HeartbeatError, UsageError
+from .errors import HeartbeatError, StateLocked, StateWriteError, UsageError
 from .fsutil import PRIVATE_FILE_MODE, atomic_write
 from .journal import Journal
 from .models import AgentState, Status
@@ -195,8 +195,9 @@ def _write(hb: Heartbeat | None, path: Path, text: str, *, locked: bool) -> Path
                 atomic_write(path, data, mode=PRIVATE_FILE_MODE)
         else:
             atomic_write(path, data, mode=PRIVATE_FILE_MODE)
+    except StateLocked:
+        raise
     except OSError as exc:
-        from .errors import StateWriteError
 
         raise StateWriteError(path, exc.strerror or str(exc)) from exc
     return path

@@ -36,6 +36,8 @@ _CONTEXT = 2 * CYCLE_PERIODS.stop
 """Actions before the embedded ones that the repeat and cycle marks look back over."""
 
 RECOVERIES = ("try_alternative", "reassess_goal")
+_OUTSIDE = frozenset({"pause", "resume", "kill"})
+"""Events journaled outside a heartbeat's batch (a kill is inside when it came during the step)."""
 MARK_KINDS = ("recovery", "escalation", "kill", "pause", "resume", "budget", "step_error")
 """Timeline marks other than anomalies, in lane order."""
 
@@ -174,10 +176,11 @@ class _Builder:
         self.last_at: str | None = None
         self.last_heartbeat_at: str | None = None
         self.max_tick_actions = 0
+        self.tick = 0  # the newest tick number seen
 
-    def slot(self, tick: int, at: str) -> Slot:
+    def slot(self) -> Slot:
         if self.open is None:
-            self.open = Slot(len(self.slots), tick, tick, at, at)
+            self.open = Slot(len(self.slots), -1, -1, "", "")
         return self.open
 
     def mark(self, slot: Slot, kind: str, tick: int, at: str, text: str, detail: str = "") -> None:
@@ -201,9 +204,16 @@ class _Builder:
         if at:
             self.first_at = self.first_at or at
             self.last_at = at
-        slot = self.slot(tick, at)
-        if tick and tick > slot.last_tick:
-            slot.last_tick, slot.last_at = tick, at
+        slot = self.slot()
+        if kind in _OUTSIDE and not (kind == "kill" and event.get("during_step")):
+            # Written between heartbeats: it shows at the next one, and says nothing of its ticks.
+            tick = tick or self.tick
+        else:
+            if slot.first_tick < 0:
+                slot.first_tick, slot.first_at = tick, at
+            if tick >= slot.last_tick:
+                slot.last_tick, slot.last_at = tick, at
+            self.tick = max(self.tick, tick)
         if kind == "action":
             self.actions.append(event)
             slot.actions += 1
@@ -266,8 +276,12 @@ class _Builder:
             self.close()
 
     def close(self) -> None:
-        if self.open is not None:
-            self.slots.append(self.open)
+        slot = self.open
+        if slot is not None:
+            if slot.first_tick < 0:  # only events from between heartbeats
+                slot.first_tick = slot.last_tick = self.tick
+                slot.first_at = slot.last_at = self.last_at or ""
+            self.slots.append(slot)
             self.open = None
 
 
