@@ -57,7 +57,7 @@ def report_path(hb: Heartbeat) -> Path:
 
 
 def parse_since(text: str, now: datetime) -> datetime:
-    """``--since``: a duration back from ``now`` (``6h``, ``2d``) or an ISO 8601 date or time (UTC if naive)."""
+    """``--since``: a duration back from ``now`` (``6h``, ``2d``) or an ISO 8601 date or time (naive: UTC)."""
     text = text.strip()
     try:
         return now - parse_duration(text)
@@ -65,7 +65,9 @@ def parse_since(text: str, now: datetime) -> datetime:
         pass
     at = parse_at(text)
     if at is None:
-        raise UsageError(f"--since {text!r}: give a duration such as 6h or 2d, or an ISO date such as 2026-01-31")
+        raise UsageError(
+            f"--since {text!r}: give a duration such as 6h or 2d, or an ISO date such as 2026-01-31"
+        )
     return at
 
 
@@ -198,7 +200,6 @@ def _write(hb: Heartbeat | None, path: Path, text: str, *, locked: bool) -> Path
     except StateLocked:
         raise
     except OSError as exc:
-
         raise StateWriteError(path, exc.strerror or str(exc)) from exc
     return path
 
@@ -295,6 +296,7 @@ def _overdue(
     if last is None:
         return None, "no heartbeat yet"
     schedule = config.schedule
+    due: datetime | None
     if schedule.every is not None:
         due = last + 2 * schedule.every
         text = f"(every {_ago(schedule.every)})"

@@ -198,7 +198,8 @@ class _Builder:
     def add(self, event: Mapping[str, Any]) -> None:
         self.events += 1
         kind = event.get("event")
-        at = event.get("at") if isinstance(event.get("at"), str) else ""
+        raw_at = event.get("at")
+        at = raw_at if isinstance(raw_at, str) else ""
         tick = event.get("tick")
         tick = tick if isinstance(tick, int) and not isinstance(tick, bool) else 0
         if at:

@@ -112,7 +112,8 @@ def symbol_defs(kinds: Iterable[str]) -> str:
             f'<symbol id="{symbol_id(kind)}" viewBox="-7 -7 14 14">'
             f'<path d="{shape.path}" fill="{shape.colour}" stroke="var(--bg)" stroke-width="0.8"/></symbol>'
         )
-    return f'<svg class="defs" width="0" height="0" aria-hidden="true" focusable="false">{"".join(symbols)}</svg>'
+    hidden = 'class="defs" width="0" height="0" aria-hidden="true" focusable="false"'
+    return f"<svg {hidden}>{''.join(symbols)}</svg>"
 
 
 def glyph(kind: str, size: int = 14) -> str:
@@ -134,12 +135,13 @@ def sparkline_svg(values: Sequence[float], label: str, *, width: int = 120, heig
         f"{i * step:.1f},{height - 3 - (v - low) / span * (height - 6):.1f}" for i, v in enumerate(values)
     )
     described = ", ".join(f"{v:g}" for v in values)
+    last_y = height - 3 - (values[-1] - low) / span * (height - 6)
     return (
         f'<svg class="spark" width="{width}" height="{height}" viewBox="-2 0 {width + 4} {height}" '
-        f'role="img" aria-label="{esc(label)}: {esc(described)}"><title>{esc(label)}: {esc(described)}</title>'
+        f'role="img" aria-label="{esc(label)}: {esc(described)}">'
+        f"<title>{esc(label)}: {esc(described)}</title>"
         f'<polyline points="{points}" fill="none" stroke="var(--accent)" stroke-width="2"/>'
-        f'<circle cx="{(len(values) - 1) * step:.1f}" '
-        f'cy="{height - 3 - (values[-1] - low) / span * (height - 6):.1f}" r="2.5" fill="var(--accent)"/></svg>'
+        f'<circle cx="{(len(values) - 1) * step:.1f}" cy="{last_y:.1f}" r="2.5" fill="var(--accent)"/></svg>'
     )
 
 

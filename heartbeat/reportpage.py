@@ -144,21 +144,25 @@ def timeline_svg(timeline: Timeline) -> str:
     out.append(f'<text x="8" y="{top + chart / 2:.1f}">progress</text>')
     if not values:
         out.append(
-            f'<text x="{left + plot / 2}" y="{top + chart / 2}" text-anchor="middle">no progress samples</text>'
+            f'<text x="{left + plot / 2}" y="{top + chart / 2}" text-anchor="middle">'
+            "no progress samples</text>"
         )
     label_every = max(1, -(-len(slots) // 10))
     for slot in slots[::label_every]:
         out.append(
-            f'<text x="{x(slot.index):.1f}" y="{axis_y + 16}" text-anchor="middle">{esc(slot.first_tick)}</text>'
+            f'<text x="{x(slot.index):.1f}" y="{axis_y + 16}" text-anchor="middle">'
+            f"{esc(slot.first_tick)}</text>"
         )
     out.append(f'<text x="8" y="{axis_y + 16}">tick</text>')
     out += _lines(slots, x, y)
+    radius = min(4.0, max(2.0, col / 3))
     for slot in slots:
         cy = y(slot.progress) if slot.progress is not None else axis_y
         cls = "pt" if slot.progress is not None else "pt none"
         out.append(
-            f'<circle class="{cls}" cx="{x(slot.index):.1f}" cy="{cy:.1f}" r="{min(4.0, max(2.0, col / 3)):.1f}" '
-            f'data-first="{slot.first_tick}" data-last="{slot.last_tick}" data-x0="{x(slot.index) - col / 2:.1f}" '
+            f'<circle class="{cls}" cx="{x(slot.index):.1f}" cy="{cy:.1f}" r="{radius:.1f}" '
+            f'data-first="{slot.first_tick}" data-last="{slot.last_tick}" '
+            f'data-x0="{x(slot.index) - col / 2:.1f}" '
             f'data-x1="{x(slot.index) + col / 2:.1f}"><title>{esc(_slot_text(slot))}</title></circle>'
         )
     size = min(13.0, max(7.0, col * 0.9))
@@ -174,7 +178,8 @@ def timeline_svg(timeline: Timeline) -> str:
             title = f"tick {slot.ticks}: {label}" + (f" ×{len(texts)}" if len(texts) > 1 else "")
             title += "".join(f"\n- {t}" for t in texts[:5])
             out.append(
-                f'<use href="#{symbol_id(kind)}" class="mk" data-kind="{esc(kind)}" data-tick="{slot.first_tick}" '
+                f'<use href="#{symbol_id(kind)}" class="mk" data-kind="{esc(kind)}" '
+                f'data-tick="{slot.first_tick}" '
                 f'x="{x(slot.index) - size / 2:.1f}" y="{cy - size / 2:.1f}" width="{size:.1f}" '
                 f'height="{size:.1f}"><title>{esc(title)}</title></use>'
             )
@@ -189,12 +194,13 @@ def _band(timeline: Timeline, x: Callable[[int], float], col: float, top: int, h
         for s in timeline.slots
         if timeline.stretch and s.last_tick >= timeline.stretch[0] and s.first_tick <= timeline.stretch[1]
     ]
+    tall = height - top - 4
     if not covered:
-        return f'<rect id="band" class="band" x="0" y="{top}" width="0" height="{height - top - 4}" display="none"/>'
+        return f'<rect id="band" class="band" x="0" y="{top}" width="0" height="{tall}" display="none"/>'
     x0 = x(covered[0].index) - col / 2
     x1 = x(covered[-1].index) + col / 2
     return (
-        f'<rect id="band" class="band" x="{x0:.1f}" y="{top}" width="{x1 - x0:.1f}" height="{height - top - 4}">'
+        f'<rect id="band" class="band" x="{x0:.1f}" y="{top}" width="{x1 - x0:.1f}" height="{tall}">'
         "<title>the stretch shown in the actions table</title></rect>"
     )
 
@@ -305,7 +311,8 @@ def _budget_section(p: AgentPage) -> str:
             share = spent / limit
             bar = (
                 f'<div class="meter" role="img" aria-label="{share:.0%} of the limit">'
-                f'<span class="{"over" if share >= 1 else ""}" style="width:{min(share, 1):.0%}"></span></div>'
+                f'<span class="{"over" if share >= 1 else ""}" '
+                f'style="width:{min(share, 1):.0%}"></span></div>'
             )
             rows.append(
                 f'<tr><th scope="row">{esc(name)}</th><td class="num">{spent:,.4g}</td>'
@@ -345,8 +352,10 @@ def _notable_section(t: Timeline) -> str:
             else ""
         )
         rows.append(
-            f'<tr class="ev-{esc(mark.kind)}"><td class="mono">{esc(_when(mark.at))}</td><td class="num">{mark.tick}</td>'
-            f"<td>{glyph(mark.kind)} {esc(LABELS.get(mark.kind, mark.kind))}</td><td>{esc(mark.text)}{detail}</td></tr>"
+            f'<tr class="ev-{esc(mark.kind)}"><td class="mono">{esc(_when(mark.at))}</td>'
+            f'<td class="num">{mark.tick}</td>'
+            f"<td>{glyph(mark.kind)} {esc(LABELS.get(mark.kind, mark.kind))}</td>"
+            f"<td>{esc(mark.text)}{detail}</td></tr>"
         )
     more = (
         f'<p class="muted">{t.notable_dropped:,} earlier entries not listed.</p>' if t.notable_dropped else ""
@@ -371,6 +380,16 @@ def _flags(row: ActionRow) -> str:
     return "".join(flags)
 
 
+def _head(*columns: str) -> str:
+    """A table head row; ``"name:num"`` right-aligns a column of numbers."""
+    cells = []
+    for column in columns:
+        name, _, kind = column.partition(":")
+        align = ' class="num"' if kind == "num" else ""
+        cells.append(f'<th scope="col"{align}>{esc(name)}</th>')
+    return f"<thead><tr>{''.join(cells)}</tr></thead>"
+
+
 def _class_attr(classes: Sequence[str]) -> str:
     return f' class="{" ".join(classes)}"' if classes else ""
 
@@ -392,7 +411,8 @@ def _actions_section(t: Timeline) -> str:
         body.append(
             f'<tr data-tick="{row.tick}"{_class_attr(classes)}'
             f'{"" if inside else " hidden"}><td class="num">{row.index}</td><td class="num">{row.tick}</td>'
-            f'<td class="mono">{esc(row.tool)}</td><td class="args mono">{esc(row.args)}</td><td>{output}</td>'
+            f'<td class="mono">{esc(row.tool)}</td><td class="args mono">{esc(row.args)}</td>'
+            f"<td>{output}</td>"
             f'<td>{error}</td><td class="num">{row.cost:,.4g}</td><td>{_flags(row)}</td></tr>'
         )
     if t.stretch:
@@ -415,10 +435,10 @@ def _actions_section(t: Timeline) -> str:
         'arguments) made several times in a row; <span class="flag">cycle</span> rows go round the same few '
         "calls back to back. Outputs are journaled as their length only. Another stretch: "
         "<code>heartbeat report --stretch FROM:TO</code>.</p>"
-        f'{picker}<div class="scroll"><table id="actions"><caption id="stretch-caption">{esc(caption)}</caption>'
-        '<thead><tr><th scope="col" class="num">#</th><th scope="col" class="num">tick</th><th scope="col">tool</th>'
-        '<th scope="col">arguments</th><th scope="col">output</th><th scope="col">error</th>'
-        f'<th scope="col" class="num">cost</th><th scope="col">flags</th></tr></thead><tbody>{"".join(body)}'
+        f'{picker}<div class="scroll"><table id="actions">'
+        f'<caption id="stretch-caption">{esc(caption)}</caption>'
+        + _head("#:num", "tick:num", "tool", "arguments", "output", "error", "cost:num", "flags")
+        + f"<tbody>{''.join(body)}"
         "</tbody></table></div></section>"
     )
 
@@ -432,7 +452,8 @@ PICK_SCRIPT = (
     "function show(x,y){if(y<x){var t=x;x=y;y=t;}a.value=x;b.value=y;var n=0;"
     "rows.forEach(function(r){var k=+r.getAttribute('data-tick'),on=k>=x&&k<=y;r.hidden=!on;if(on)n++;});"
     "cap.textContent='Actions of ticks '+x+' to '+y+': '+n+' action'+(n==1?'':'s')+' in this page';"
-    "var p=pts.filter(function(q){return +q.getAttribute('data-last')>=x&&+q.getAttribute('data-first')<=y;});"
+    "var p=pts.filter(function(q){"
+    "return +q.getAttribute('data-last')>=x&&+q.getAttribute('data-first')<=y;});"
     "if(band&&p.length){var x0=+p[0].getAttribute('data-x0'),x1=+p[p.length-1].getAttribute('data-x1');"
     "band.setAttribute('x',x0);band.setAttribute('width',x1-x0);band.removeAttribute('display');}}"
     "f.addEventListener('submit',function(e){e.preventDefault();show(+a.value,+b.value);});"
@@ -473,6 +494,11 @@ def render_agent(p: AgentPage) -> str:
     return page(f"heartbeat: {p.agent}", body, script=PICK_SCRIPT if t.rows else None)
 
 
+_OVERVIEW_COLUMNS = (
+    "agent", "status", "last heartbeat", "overdue", "streak:num", "ticks:num", "anomalies:num", "progress"
+)  # fmt: skip
+
+
 def render_overview(rows: Sequence[OverviewRow], *, generated_at: str, config: str) -> str:
     """The fleet overview: one row per agent, each linking to its page."""
     body = []
@@ -489,21 +515,23 @@ def render_overview(rows: Sequence[OverviewRow], *, generated_at: str, config: s
         ago = f'<br><span class="muted">{esc(r.ago)}</span>' if r.ago else ""
         body.append(
             f'<tr><th scope="row">{name}</th><td>{_status_badge(r.status, r.kill)}{reason}{error}</td>'
-            f'<td class="mono">{esc(_when(r.last_heartbeat_at or r.last_tick_at))}{ago}</td><td>{overdue}</td>'
+            f'<td class="mono">{esc(_when(r.last_heartbeat_at or r.last_tick_at))}{ago}</td>'
+            f"<td>{overdue}</td>"
             f'<td class="num">{r.stuck_streak} of {r.escalate_after}</td><td class="num">{r.ticks:,}</td>'
-            f'<td class="num">{r.anomalies:,}</td><td>{sparkline_svg(r.progress, f"progress of {r.agent}")}</td></tr>'
+            f'<td class="num">{r.anomalies:,}</td>'
+            f"<td>{sparkline_svg(r.progress, f'progress of {r.agent}')}</td></tr>"
         )
     waiting = sum(1 for r in rows if r.status == "needs_human")
     late = sum(1 for r in rows if r.overdue)
     summary = f"{_plural(len(rows), 'agent')}: {waiting} waiting for a human, {late} overdue."
     content = (
-        f'<header><h1>heartbeat: all agents</h1><p class="lede">{esc(summary)} Made {esc(_when(generated_at))} '
+        "<header><h1>heartbeat: all agents</h1>"
+        f'<p class="lede">{esc(summary)} Made {esc(_when(generated_at))} '
         f"from <code>{esc(config)}</code>.</p></header>"
-        '<section aria-labelledby="h-agents"><h2 id="h-agents">Agents</h2><div class="scroll"><table id="agents">'
-        "<caption>Each agent's name links to its own report page.</caption><thead><tr>"
-        '<th scope="col">agent</th><th scope="col">status</th><th scope="col">last heartbeat</th>'
-        '<th scope="col">overdue</th><th scope="col" class="num">streak</th><th scope="col" class="num">ticks</th>'
-        '<th scope="col" class="num">anomalies</th><th scope="col">progress</th></tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div></section>"
+        '<section aria-labelledby="h-agents"><h2 id="h-agents">Agents</h2>'
+        '<div class="scroll"><table id="agents">'
+        "<caption>Each agent's name links to its own report page.</caption>"
+        + _head(*_OVERVIEW_COLUMNS)
+        + f"<tbody>{''.join(body)}</tbody></table></div></section>"
     )
     return page("heartbeat: all agents", content)

@@ -95,7 +95,9 @@ def _strip(trace: Mapping[str, Any], kinds: Sequence[str]) -> str:
     said.append(f"onset at tick {onset}" if onset is not None else "no onset")
     for kind in kinds:
         fired = sorted({t for t, k in seen if k == kind})
-        said.append(f"{kind} at tick {', '.join(map(str, fired[:10]))}{' and more' if len(fired) > 10 else ''}")
+        said.append(
+            f"{kind} at tick {', '.join(map(str, fired[:10]))}{' and more' if len(fired) > 10 else ''}"
+        )
     said.append(f"escalated at tick {escalated}" if escalated is not None else "not escalated")
     return (
         f'<svg class="strip" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
@@ -142,17 +144,19 @@ def _detector_table(traces: Sequence[Mapping[str, Any]], kinds: Sequence[str]) -
         )
         median = f"{statistics.median(delays):g}" if delays else "–"
         rows.append(
-            f'<tr><th scope="row">{glyph(kind)} {esc(kind)}</th><td class="num">{fired_stuck} of {len(stuck)}</td>'
+            f'<tr><th scope="row">{glyph(kind)} {esc(kind)}</th>'
+            f'<td class="num">{fired_stuck} of {len(stuck)}</td>'
             f'<td class="num">{early}</td><td class="num">{median}</td>'
             f'<td class="num">{fired_healthy} of {len(healthy)}</td></tr>'
         )
     return (
         '<div class="scroll"><table id="detectors"><caption>Each detector against the labels '
-        "(a trace counts once per detector)</caption><thead><tr><th scope=\"col\">detector</th>"
-        '<th scope="col" class="num">fired on stuck traces</th><th scope="col" class="num">of them before the onset</th>'
+        '(a trace counts once per detector)</caption><thead><tr><th scope="col">detector</th>'
+        '<th scope="col" class="num">fired on stuck traces</th>'
+        '<th scope="col" class="num">of them before the onset</th>'
         '<th scope="col" class="num">median ticks from onset to firing</th>'
         '<th scope="col" class="num">fired on healthy traces</th></tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table></div>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 
 
@@ -172,7 +176,7 @@ def _confusion_table(confusion: Mapping[str, Any]) -> str:
         )
         return (
             '<div class="scroll"><table id="confusion"><caption>Confusion counts (rows and columns as replay '
-            f'gave them)</caption><thead><tr><td></td>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+            f"gave them)</caption><thead><tr><td></td>{head}</tr></thead><tbody>{body}</tbody></table></div>"
         )
     body = "".join(
         f'<tr><th scope="row">{esc(name)}</th><td class="num">{esc(_cell(value))}</td></tr>'
@@ -200,7 +204,7 @@ _TUNING_CSS = (
 
 
 def render_tuning(traces: Sequence[Mapping[str, Any]], confusion: Mapping[str, Any]) -> str:
-    """The tuning page for ``replay DIR --labels FILE``: a strip per trace, per-detector and confusion tables."""
+    """The tuning page of ``replay DIR --labels FILE``: a strip per trace, detector and confusion tables."""
     kinds_all: list[str] = []
     for trace in traces:
         kinds_all += [k for k in _trace_kinds(trace) if k not in kinds_all]
@@ -217,7 +221,7 @@ def render_tuning(traces: Sequence[Mapping[str, Any]], confusion: Mapping[str, A
         onset = trace.get("onset")
         rows.append(
             f'<tr class="v-{cls}"><th scope="row" class="mono">{esc(trace.get("trace"))}</th>'
-            f'<td>{esc(trace.get("label") or "unlabelled")}</td>'
+            f"<td>{esc(trace.get('label') or 'unlabelled')}</td>"
             f'<td class="num">{esc(onset if onset is not None else "–")}</td>'
             f'<td class="num">{esc(trace.get("ticks") or 0)}</td><td>{esc(first_text)}</td>'
             f'<td class="num">{esc(escalated if escalated is not None else "–")}</td>'
@@ -243,6 +247,6 @@ def render_tuning(traces: Sequence[Mapping[str, Any]], confusion: Mapping[str, A
         '<th scope="col">trace</th><th scope="col">label</th><th scope="col" class="num">onset</th>'
         '<th scope="col" class="num">ticks</th><th scope="col">first anomaly</th>'
         '<th scope="col" class="num">escalated</th><th scope="col">verdict</th><th scope="col">detectors</th>'
-        f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div></section>'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div></section>"
     )
     return page("heartbeat: replay tuning", body)

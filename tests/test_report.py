@@ -131,7 +131,11 @@ class Node:
     def all(self, tag: str | None = None, **attrs: str) -> Iterator[Node]:
         for child in self.children:
             if (tag is None or child.tag == tag) and all(
-                (v in child.attrs.get(k.rstrip("_"), "").split() if k == "class_" else child.attrs.get(k) == v)
+                (
+                    v in child.attrs.get(k.rstrip("_"), "").split()
+                    if k == "class_"
+                    else child.attrs.get(k) == v
+                )
                 for k, v in attrs.items()
             ):
                 yield child
@@ -264,7 +268,11 @@ def test_the_page_says_status_how_to_resume_what_happened_and_budgets(night: Nig
     status = root.one("section", **{"aria-labelledby": "h-status"}).texts()
     assert "heartbeat pause" in status and "touch " in status and "heartbeat log -n 0" in status
     events = root.one("table", id="events").texts()
-    for text in ("try_alternative, streak 1", "resumed from needs_human; note: try the archive", "paused: lunch"):
+    for text in (
+        "try_alternative, streak 1",
+        "resumed from needs_human; note: try the archive",
+        "paused: lunch",
+    ):
         assert text in events
     assert "KILL: stop for the test" in events
     budget = root.one("section", **{"aria-labelledby": "h-budget"}).texts()
@@ -275,7 +283,7 @@ def test_the_page_says_status_how_to_resume_what_happened_and_budgets(night: Nig
 
 
 def test_the_page_is_self_contained_and_accessible(night: Night) -> None:
-    """No external reference, a policy that forbids loads, a labelled SVG, lang, viewport, dark and print CSS."""
+    """No external reference, a policy forbidding loads, a labelled SVG, lang, viewport, dark, print."""
     html = write_report(night.hb, now=night.clock()).read_text()
     assert external_refs(html) == []
     root = parse(html)
@@ -353,7 +361,9 @@ def test_a_long_journal_is_bucketed_and_the_markers_still_count(tmp_path: Path) 
     events: list[dict[str, Any]] = []
     for tick in range(1, 2001):
         at = (EPOCH + timedelta(minutes=tick)).isoformat()
-        events.append({"at": at, "tick": tick, "event": "action", "index": tick, "tool": "t", "summary": "t()"})
+        events.append(
+            {"at": at, "tick": tick, "event": "action", "index": tick, "tool": "t", "summary": "t()"}
+        )
         if tick % 100 == 0:
             events.append({"at": at, "tick": tick, "event": "anomaly", "kind": "repeat", "message": "m"})
         events.append({"at": at, "tick": tick, "event": "tick", "outcome": "ran", "progress": tick})
@@ -415,7 +425,9 @@ def test_the_tuning_view_shows_each_detector_against_the_onset_and_the_confusion
     marks = sorted((m.attrs["data-kind"], m.attrs["data-tick"]) for m in first.all("use", class_="mk"))
     assert marks == [("loop", "6"), ("loop", "9"), ("no_progress", "8")]
     strip = first.one("svg", class_="strip")
-    assert "onset at tick 5" in strip.attrs["aria-label"] and "escalated at tick 9" in strip.attrs["aria-label"]
+    assert (
+        "onset at tick 5" in strip.attrs["aria-label"] and "escalated at tick 9" in strip.attrs["aria-label"]
+    )
     assert first.one("line", class_="onset") is not None
     detectors = {r.one("th").texts().strip(): [td.texts() for td in r.all("td")] for r in root.one(
         "table", id="detectors").one("tbody").all("tr")}  # fmt: skip
@@ -423,7 +435,10 @@ def test_the_tuning_view_shows_each_detector_against_the_onset_and_the_confusion
     assert detectors["empty"] == ["0 of 2", "0", "–", "1 of 1"]
     grid = root.one("table", id="confusion")
     assert [th.texts() for th in grid.one("thead").all("th")] == ["escalated", "quiet"]
-    assert [[td.texts() for td in r.all("td")] for r in grid.one("tbody").all("tr")] == [["1", "1"], ["0", "1"]]
+    assert [[td.texts() for td in r.all("td")] for r in grid.one("tbody").all("tr")] == [
+        ["1", "1"],
+        ["0", "1"],
+    ]
 
 
 def test_tuning_verdicts_and_flat_confusion() -> None:
@@ -443,7 +458,12 @@ def test_tuning_verdicts_and_flat_confusion() -> None:
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "heartbeat", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "heartbeat", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 

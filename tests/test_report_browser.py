@@ -11,6 +11,7 @@ the timeline that picks another stretch).
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -135,7 +136,7 @@ def colours(data: bytes) -> dict[bytes, int]:
 def test_dump_dom_holds_points_markers_and_rows_after_the_script_ran(
     chromium: str, night_page: tuple[Night, Path], tmp_path: Path
 ) -> None:
-    """The browser's DOM: the timeline points and markers of the night, the stretch's rows, the picker shown."""
+    """The browser's DOM: the night's timeline points and markers, the stretch's rows, the picker shown."""
     _, page = night_page
     done = _run(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
     assert done.returncode == 0, done.stderr[-2000:]
@@ -147,7 +148,18 @@ def test_dump_dom_holds_points_markers_and_rows_after_the_script_ran(
     assert "hidden" not in root.one("form", id="pick").attrs
     kinds = sorted(m.attrs["data-kind"] for m in root.all("use", class_="mk"))
     assert kinds == sorted(
-        ["repeat", "loop", "error_rate", "recovery", "recovery", "escalation", "pause", "resume", "resume", "kill"]
+        [
+            "repeat",
+            "loop",
+            "error_rate",
+            "recovery",
+            "recovery",
+            "escalation",
+            "pause",
+            "resume",
+            "resume",
+            "kill",
+        ]
     )
     rows = [r for r in root.one("table", id="actions").one("tbody").all("tr") if "hidden" not in r.attrs]
     assert len(rows) == 15
@@ -239,10 +251,8 @@ class DevTools:
         return result
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError, EOFError, TimeoutError):
             self.send("Browser.close")
-        except (OSError, EOFError, TimeoutError):
-            pass
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -274,7 +284,9 @@ def _open(devtools: DevTools, url: str) -> str:
 
 
 def _evaluate(devtools: DevTools, session: str, expression: str) -> Any:
-    result = devtools.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session)
+    result = devtools.send(
+        "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session
+    )
     return result["result"].get("value")
 
 
@@ -285,7 +297,11 @@ def test_the_page_makes_no_network_request_and_a_click_picks_a_stretch(
     _, page = night_page
     assert external_refs(page.read_text()) == []
     session = _open(devtools, page.as_uri())
-    requests = [e["params"]["request"]["url"] for e in devtools.events if e.get("method") == "Network.requestWillBeSent"]
+    requests = [
+        e["params"]["request"]["url"]
+        for e in devtools.events
+        if e.get("method") == "Network.requestWillBeSent"
+    ]
     assert requests == [page.as_uri()]
     assert _evaluate(devtools, session, "document.querySelectorAll('#timeline .pt').length") == 7
     shown = "[].filter.call(document.querySelectorAll('#actions tbody tr'),function(r){return !r.hidden})"
@@ -304,7 +320,9 @@ def test_the_page_makes_no_network_request_and_a_click_picks_a_stretch(
     assert len(after) == 1
 
 
-def test_print_media_shows_the_report_without_the_picker(devtools: DevTools, night_page: tuple[Night, Path]) -> None:
+def test_print_media_shows_the_report_without_the_picker(
+    devtools: DevTools, night_page: tuple[Night, Path]
+) -> None:
     """Under print media the picker is gone and the tables are still there."""
     _, page = night_page
     session = _open(devtools, page.as_uri())
@@ -325,4 +343,9 @@ def test_the_tuning_view_and_overview_render_in_the_browser(chromium: str, tmp_p
     done = _run(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
     root = parse(done.stdout.decode("utf-8"))
     assert len(list(root.all("svg", class_="strip"))) == 3
-    assert sorted(m.attrs["data-kind"] for m in root.all("use", class_="mk")) == ["empty", "loop", "loop", "no_progress"]
+    assert sorted(m.attrs["data-kind"] for m in root.all("use", class_="mk")) == [
+        "empty",
+        "loop",
+        "loop",
+        "no_progress",
+    ]
