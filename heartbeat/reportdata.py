@@ -53,7 +53,7 @@ def parse_at(value: object) -> datetime | None:
     return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
 
 
-@dataclass
+@dataclass(slots=True)
 class Mark:
     """A point on the timeline that is not an anomaly: a recovery, an escalation, a KILL, ..."""
 
@@ -64,7 +64,7 @@ class Mark:
     detail: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Slot:
     """One point of the timeline: a heartbeat, or a bucket of consecutive ones."""
 
@@ -107,7 +107,7 @@ class Slot:
             self.marks.setdefault(kind, []).extend(marks)
 
 
-@dataclass
+@dataclass(slots=True)
 class ActionRow:
     """One recorded action as the table shows it, with what makes it suspicious."""
 
@@ -128,7 +128,7 @@ class ActionRow:
     """The anomaly kinds this action tripped."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Timeline:
     """Everything a page shows from the journal."""
 
