@@ -28,6 +28,8 @@ MAX_ROWS = 2000
 """Action rows embedded in a page at most (the stretch first, then the newest)."""
 MAX_STRETCH_ROWS = 1000
 """Action rows of the selected stretch at most (its newest)."""
+LOOKBACK = 20
+"""Ticks before the last stuck streak that the default stretch may reach back for an earlier anomaly."""
 MAX_NOTABLE = 300
 """Entries of the "what happened" list at most (the newest)."""
 CYCLE_PERIODS = range(2, 11)
@@ -169,6 +171,7 @@ class _Builder:
         self.escalation_ticks: list[int] = []
         self.recovery_starts: list[int] = []
         self.anomaly_ticks: list[int] = []
+        self.resume_ticks: list[int] = []
         self.cost = 0.0
         self.errors = 0
         self.events = 0
@@ -253,6 +256,7 @@ class _Builder:
         elif kind == "resume":
             note = event.get("note")
             text = f"resumed from {event.get('from') or '?'}" + (f"; note: {note}" if note else "")
+            self.resume_ticks.append(tick)
             self.mark(slot, "resume", tick, at, text)
         elif kind == "budget":
             self.mark(slot, "budget", tick, at, f"budget: {event.get('reason') or ''}")
@@ -352,7 +356,12 @@ def _bucketed(slots: list[Slot], size: int) -> list[Slot]:
 
 
 def _default_stretch(builder: _Builder, actions: list[Mapping[str, Any]]) -> tuple[int, int] | None:
-    """The ticks worth a look: from the start of the last stuck streak (one tick before) to its end."""
+    """The ticks worth a look: the stuck stretch that led to the last escalation (else the last anomaly).
+
+    It starts one tick before the last stuck streak began, or one tick before
+    an earlier anomaly of the same night (since the last resume, at most
+    ``LOOKBACK`` ticks back), so a recovered stall that came first is in view.
+    """
     if builder.escalation_ticks:
         end = builder.escalation_ticks[-1]
     elif builder.anomaly_ticks:
@@ -364,6 +373,10 @@ def _default_stretch(builder: _Builder, actions: list[Mapping[str, Any]]) -> tup
         return None
     starts = [t for t in builder.recovery_starts if t <= end]
     start = starts[-1] if starts else end
+    resumed = max((t for t in builder.resume_ticks if t < end), default=0)
+    earlier = [t for t in builder.anomaly_ticks if max(resumed, start - LOOKBACK) < t < start]
+    if earlier:
+        start = min(earlier)
     return max(1, start - 1), end
 
 

@@ -412,7 +412,7 @@ def _actions_section(t: Timeline) -> str:
             f'<tr data-tick="{row.tick}"{_class_attr(classes)}'
             f'{"" if inside else " hidden"}><td class="num">{row.index}</td><td class="num">{row.tick}</td>'
             f'<td class="mono">{esc(row.tool)}</td><td class="args mono">{esc(row.args)}</td>'
-            f"<td>{output}</td>"
+            f'<td class="nowrap">{output}</td>'
             f'<td>{error}</td><td class="num">{row.cost:,.4g}</td><td>{_flags(row)}</td></tr>'
         )
     if t.stretch:

@@ -53,9 +53,9 @@ def verdict(trace: Mapping[str, Any]) -> tuple[str, str]:
 def _strip(trace: Mapping[str, Any], kinds: Sequence[str]) -> str:
     """One trace as a small chart: a lane per detector, the onset as a line, the escalation as a flag."""
     ticks = max(1, _int(trace.get("ticks")) or 1)
-    width, left, lane = 360, 6, 16
+    width, left, right, lane = 420, 92, 8, 16
     height = 22 + lane * max(1, len(kinds))
-    plot = width - 2 * left
+    plot = width - left - right
 
     def x(tick: int) -> float:
         return left + plot * (min(max(tick, 1), ticks) - 0.5) / ticks
@@ -77,10 +77,15 @@ def _strip(trace: Mapping[str, Any], kinds: Sequence[str]) -> str:
         )
     onset = _int(trace.get("onset"))
     escalated = _tick_of(trace.get("escalated"))
-    parts = [f'<line x1="{left}" y1="12" x2="{width - left}" y2="12" stroke="var(--line)"/>']
-    for row in range(len(kinds)):
+    parts = [
+        f'<line x1="{left}" y1="12" x2="{width - right}" y2="12" stroke="var(--line)"/>',
+        f'<text x="{left}" y="9" class="tk">1</text>',
+        f'<text x="{width - right}" y="9" class="tk" text-anchor="end">{ticks}</text>',
+    ]
+    for row, kind in enumerate(kinds):
         y = 23 + lane * row
-        parts.append(f'<line x1="{left}" y1="{y}" x2="{width - left}" y2="{y}" class="lane"/>')
+        parts.append(f'<line x1="{left}" y1="{y}" x2="{width - right}" y2="{y}" class="lane"/>')
+        parts.append(f'<text x="2" y="{y + 4}" class="tk">{esc(kind[:14])}</text>')
     if onset is not None:
         parts.append(
             f'<line class="onset" x1="{x(onset):.1f}" y1="2" x2="{x(onset):.1f}" y2="{height - 2}">'
@@ -197,9 +202,10 @@ def _cell(value: object) -> str:
 
 _TUNING_CSS = (
     "<style>.strip .onset{stroke:var(--bad);stroke-width:2;stroke-dasharray:4 3}"
+    ".strip .tk{fill:var(--muted);font-size:10px;font-family:inherit}"
     ".strip .lane{stroke:var(--line);stroke-dasharray:1 3}.strip{max-width:100%;height:auto}"
     "tr.v-missed td.v,tr.v-false td.v,tr.v-early td.v{color:var(--bad);font-weight:600}"
-    "tr.v-caught td.v{color:var(--ok);font-weight:600}</style>"
+    "tr.v-caught td.v{color:var(--ok);font-weight:600}#traces th.mono{white-space:nowrap}</style>"
 )
 
 

@@ -527,3 +527,34 @@ def test_cli_report_over_several_agents_writes_an_overview_linking_each_page(tmp
     agent_page = parse((tmp_path / "s-stuck" / "report.html").read_text())
     assert agent_page.one("a").attrs["href"] == "../report.html"
     assert _cli("report", "--stretch", "1:2", cwd=tmp_path).returncode == 2
+
+
+def _stretch_night(resume_at: int | None) -> list[dict[str, Any]]:
+    """A repeat at tick 2 (recovered), then no_progress from tick 7 to an escalation at tick 9."""
+    events: list[dict[str, Any]] = []
+    for tick in range(1, 10):
+        at = (EPOCH + timedelta(minutes=tick)).isoformat()
+        events.append(
+            {"at": at, "tick": tick, "event": "action", "index": tick, "tool": "t", "summary": "t()"}
+        )
+        streak = {2: 1, 7: 1, 8: 2, 9: 3}.get(tick, 0)
+        if streak:
+            kind = "repeat" if tick == 2 else "no_progress"
+            events.append({"at": at, "tick": tick, "event": "anomaly", "kind": kind, "message": "m"})
+        decision = "escalate" if tick == 9 else "try_alternative" if streak else "continue"
+        events.append(
+            {"at": at, "tick": tick, "event": "decision", "decision": decision, "stuck_streak": streak}
+        )
+        if tick == 9:
+            events.append({"at": at, "tick": tick, "event": "escalation", "reason": "stuck"})
+        events.append({"at": at, "tick": tick, "event": "tick", "outcome": "ran", "progress": 1})
+        if tick == resume_at:
+            events.append({"at": at, "tick": tick, "event": "resume", "from": "paused"})
+    return events
+
+
+def test_the_default_stretch_reaches_back_to_an_earlier_stall_of_the_same_night() -> None:
+    """The stretch before an escalation starts before an earlier recovered anomaly, not before a resume."""
+    assert collect(_stretch_night(None)).stretch == (1, 9)
+    assert collect(_stretch_night(5)).stretch == (6, 9)
+    assert collect(_stretch_night(None), stretch=(3, 4)).stretch == (3, 4)
