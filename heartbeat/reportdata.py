@@ -13,29 +13,21 @@ module sees a secret.
 
 from __future__ import annotations
 
-import contextlib
-import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["ActionRow", "Mark", "Slot", "Timeline", "collect", "mark_repeats", "parse_at"]
+from .reportrows import ActionRow, action_rows, event_tick
+
+__all__ = ["Mark", "Slot", "Timeline", "collect", "parse_at"]
 
 MAX_SLOTS = 600
 """Points on the timeline at most: longer journals are shown in buckets of consecutive heartbeats."""
-MAX_ROWS = 2000
-"""Action rows embedded in a page at most (the stretch first, then the newest)."""
-MAX_STRETCH_ROWS = 1000
-"""Action rows of the selected stretch at most (its newest)."""
 LOOKBACK = 20
 """Ticks before the last stuck streak that the default stretch may reach back for an earlier anomaly."""
 MAX_NOTABLE = 300
 """Entries of the "what happened" list at most (the newest)."""
-CYCLE_PERIODS = range(2, 11)
-"""Cycle lengths the actions table looks for (a loop of 2 to 10 different calls)."""
-_CONTEXT = 2 * CYCLE_PERIODS.stop
-"""Actions before the embedded ones that the repeat and cycle marks look back over."""
 
 RECOVERIES = ("try_alternative", "reassess_goal")
 _OUTSIDE = frozenset({"pause", "resume", "kill"})
@@ -107,27 +99,6 @@ class Slot:
             self.anomalies.setdefault(kind, []).extend(messages)
         for kind, marks in other.marks.items():
             self.marks.setdefault(kind, []).extend(marks)
-
-
-@dataclass(slots=True)
-class ActionRow:
-    """One recorded action as the table shows it, with what makes it suspicious."""
-
-    index: int
-    tick: int
-    at: str
-    tool: str
-    args: str
-    output_len: int | None
-    error: str | None
-    cost: float
-    key: str
-    repeat: int = 0
-    """The length of the run of identical calls it is part of (0 when it stands alone)."""
-    cycle: int = 0
-    """The period of the back-to-back cycle this call is part of, else 0."""
-    tripped: list[str] = field(default_factory=list)
-    """The anomaly kinds this action tripped."""
 
 
 @dataclass(slots=True)
@@ -318,7 +289,7 @@ def collect(
         slots = _bucketed(slots, bucket)
     actions = builder.actions
     chosen = stretch or _default_stretch(builder, actions)
-    rows, in_stretch, dropped = _rows(actions, chosen, builder.tripped, redact)
+    rows, in_stretch, dropped = action_rows(actions, chosen, builder.tripped, redact)
     notable = builder.notable[-MAX_NOTABLE:]
     return Timeline(
         slots=slots,
@@ -367,7 +338,7 @@ def _default_stretch(builder: _Builder, actions: list[Mapping[str, Any]]) -> tup
     elif builder.anomaly_ticks:
         end = max(builder.anomaly_ticks)
     elif actions:
-        last = _tick(actions[-1])
+        last = event_tick(actions[-1])
         return max(1, last - 4), last
     else:
         return None
@@ -378,127 +349,3 @@ def _default_stretch(builder: _Builder, actions: list[Mapping[str, Any]]) -> tup
     if earlier:
         start = min(earlier)
     return max(1, start - 1), end
-
-
-def _tick(event: Mapping[str, Any]) -> int:
-    tick = event.get("tick")
-    return tick if isinstance(tick, int) and not isinstance(tick, bool) else 0
-
-
-def _rows(
-    actions: list[Mapping[str, Any]],
-    stretch: tuple[int, int] | None,
-    tripped: Mapping[int, list[str]],
-    redact: Callable[[str], str],
-) -> tuple[list[ActionRow], int, int]:
-    """The embedded action rows: the stretch's (its newest, capped), then the newest others up to the cap.
-
-    Also returns how many actions the stretch holds and how many of them were left out.
-    """
-    chosen: set[int] = set()
-    in_stretch = 0
-    if stretch is not None:
-        first, last = stretch
-        positions = [i for i, a in enumerate(actions) if first <= _tick(a) <= last]
-        in_stretch = len(positions)
-        chosen.update(positions[-MAX_STRETCH_ROWS:])
-    dropped = in_stretch - len(chosen)
-    position = len(actions) - 1
-    while position >= 0 and len(chosen) < MAX_ROWS:
-        chosen.add(position)
-        position -= 1
-    ordered = sorted(chosen)
-    rows: list[ActionRow] = []
-    block: list[int] = []
-    for position in ordered:
-        if block and position != block[-1] + 1:
-            rows += _block(block, actions, tripped, redact)
-            block = []
-        block.append(position)
-    if block:
-        rows += _block(block, actions, tripped, redact)
-    return rows, in_stretch, dropped
-
-
-def _block(
-    positions: list[int],
-    actions: list[Mapping[str, Any]],
-    tripped: Mapping[int, list[str]],
-    redact: Callable[[str], str],
-) -> list[ActionRow]:
-    """Rows of consecutive actions, their repeats and cycles marked with the actions before as context."""
-    block = [_row(actions[p], p, tripped, redact) for p in positions]
-    context = [_key(a) for a in actions[max(0, positions[0] - _CONTEXT) : positions[0]]]
-    repeat, cycle = mark_repeats([*context, *(row.key for row in block)])
-    for i, row in enumerate(block, start=len(context)):
-        row.repeat, row.cycle = repeat[i], cycle[i]
-    return block
-
-
-def _key(event: Mapping[str, Any]) -> str:
-    """What makes two calls the same: the summary (tool and canonical arguments, volatile ones dropped)."""
-    return str(event.get("summary") or event.get("tool") or "?")
-
-
-def _row(
-    event: Mapping[str, Any], position: int, tripped: Mapping[int, list[str]], redact: Callable[[str], str]
-) -> ActionRow:
-    """One action event as a table row (texts redacted)."""
-    tool = str(event.get("tool") or "?")
-    summary = str(event.get("summary") or tool)
-    args = summary
-    if args.startswith(tool + "("):  # "tool(args)", or cut at 200 characters and ending in "…"
-        args = args[len(tool) + 1 :]
-        args = json_or_text(args[:-1]) if args.endswith(")") else args
-    index = event.get("index")
-    index = index if isinstance(index, int) else position + 1
-    output_len = event.get("output_len")
-    error = event.get("error")
-    cost = event.get("cost")
-    return ActionRow(
-        index=index,
-        tick=_tick(event),
-        at=str(event.get("at") or ""),
-        tool=redact(tool),
-        args=redact(args),
-        output_len=output_len if isinstance(output_len, int) else None,
-        error=redact(str(error)) if error else None,
-        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else 0.0,
-        key=_key(event),
-        tripped=list(tripped.get(index, [])),
-    )
-
-
-def mark_repeats(keys: list[str]) -> tuple[list[int], list[int]]:
-    """For each call: the length of its run of identical calls, and the period of a cycle it is in.
-
-    A cycle of period p (2 to 10 calls, at least two of them different) is
-    marked where the same p calls follow each other at least twice in a row;
-    the smallest such period wins.
-    """
-    n = len(keys)
-    repeat = [1] * n
-    for i in range(1, n):
-        if keys[i] == keys[i - 1]:
-            repeat[i] = repeat[i - 1] + 1
-    for i in range(n - 2, -1, -1):
-        # Every call of a run gets the run's whole length, the first included.
-        if keys[i] == keys[i + 1]:
-            repeat[i] = repeat[i + 1]
-    cycle = [0] * n
-    for period in CYCLE_PERIODS:
-        run = 0
-        for i in range(period, n):
-            run = run + 1 if keys[i] == keys[i - period] else 0
-            if run >= period and len(set(keys[i - period + 1 : i + 1])) > 1:
-                for j in range(i - 2 * period + 1, i + 1):
-                    if not cycle[j]:
-                        cycle[j] = period
-    return [r if r > 1 else 0 for r in repeat], cycle
-
-
-def json_or_text(text: str) -> str:
-    """Arguments shown compactly: JSON re-spaced for reading, anything else as it is."""
-    with contextlib.suppress(ValueError, RecursionError):
-        return json.dumps(json.loads(text), ensure_ascii=False, separators=(", ", ": "))
-    return text

@@ -19,12 +19,27 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "Shape", "esc", "page", "shape_for", "sparkline_svg", "symbol_defs"]
+__all__ = ["KINDS", "Shape", "esc", "page", "plural", "shape_for", "sparkline_svg", "symbol_defs", "when"]
 
 
 def esc(value: object) -> str:
     """Text made safe for HTML content and attribute values."""
     return html.escape(str(value), quote=True)
+
+
+def when(at: str | None) -> str:
+    """An ISO time as ``2026-01-01 03:00:00 UTC`` (to the second)."""
+    if not at:
+        return "never"
+    text = at.replace("T", " ")
+    for cut in ("+00:00", "Z"):
+        text = text.removesuffix(cut)
+    return text.split(".")[0] + " UTC"
+
+
+def plural(n: int, word: str) -> str:
+    """``1 heartbeat``, ``2,000 heartbeats``."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,15 @@ one row per agent linking to those pages.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .reportdata import MARK_KINDS, ActionRow, Slot, Timeline
-from .reporthtml import LABELS, esc, glyph, page, sparkline_svg, symbol_defs, symbol_id
+from .reportdata import Timeline
+from .reporthtml import LABELS, esc, glyph, page, plural, sparkline_svg, symbol_defs, when
+from .reportrows import ActionRow
+from .reporttimeline import lanes, legend, timeline_svg
 
 __all__ = ["AgentPage", "OverviewRow", "render_agent", "render_overview"]
-
-ANOMALY_ORDER = ("repeat", "loop", "empty", "error_rate", "no_progress")
 
 
 @dataclass
@@ -70,16 +70,6 @@ class OverviewRow:
     error: str | None = None
 
 
-def _when(at: str | None) -> str:
-    """An ISO time as ``2026-01-01 03:00:00 UTC`` (to the second)."""
-    if not at:
-        return "never"
-    text = at.replace("T", " ")
-    for cut in ("+00:00", "Z"):
-        text = text.removesuffix(cut)
-    return text.split(".")[0] + " UTC"
-
-
 def _status_badge(status: str | None, kill: str | None) -> str:
     if kill is not None:
         return '<span class="status st-killed">KILL present</span>'
@@ -87,186 +77,6 @@ def _status_badge(status: str | None, kill: str | None) -> str:
         return '<span class="status st-needs_human">state unreadable</span>'
     words = {"needs_human": "needs a human", "paused": "paused", "active": "active"}
     return f'<span class="status st-{esc(status)}">{esc(words.get(status, status))}</span>'
-
-
-def _lanes(timeline: Timeline) -> list[str]:
-    kinds = list(timeline.anomaly_counts)
-    ordered = [k for k in ANOMALY_ORDER if k in kinds] + sorted(k for k in kinds if k not in ANOMALY_ORDER)
-    return ordered + [k for k in MARK_KINDS if k in timeline.mark_counts and k not in ordered]
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
-def timeline_svg(timeline: Timeline) -> str:
-    """The timeline: progress per heartbeat as a line over lanes of markers, one lane per kind."""
-    slots = timeline.slots
-    lanes = _lanes(timeline)
-    width, left, right, top, chart = 960, 124, 16, 14, 150
-    lane_h = 24
-    axis_y = top + chart
-    lanes_top = axis_y + 30
-    height = lanes_top + lane_h * len(lanes) + 8
-    plot = width - left - right
-    n = max(1, len(slots))
-    col = plot / n
-    values = [s.progress for s in slots if s.progress is not None]
-    low, high = (min(values), max(values)) if values else (0.0, 1.0)
-    if high - low < 1e-12:
-        low, high = low - 1, high + 1
-
-    def x(i: int) -> float:
-        return left + col * (i + 0.5)
-
-    def y(v: float) -> float:
-        return top + chart - (v - low) / (high - low) * chart
-
-    out = [
-        f'<svg id="timeline" class="timeline" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-labelledby="tl-title tl-desc" preserveAspectRatio="xMinYMin meet">',
-        f'<title id="tl-title">Timeline of {_plural(timeline.heartbeats, "heartbeat")}</title>',
-        f'<desc id="tl-desc">{esc(_describe(timeline, lanes))}</desc>',
-    ]
-    for slot in slots:  # a red wash behind heartbeats that waited for a human
-        if slot.outcome == "needs_human":
-            out.append(
-                f'<rect class="wait" x="{x(slot.index) - col / 2:.1f}" y="{top}" width="{col:.1f}" '
-                f'height="{height - top - 4}"><title>waiting for a human</title></rect>'
-            )
-    out.append(_band(timeline, x, col, top, height))
-    out.append(f'<line class="axis" x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}"/>')
-    for value, label in ((high, f"{high:g}"), (low, f"{low:g}")):
-        out.append(
-            f'<line class="grid" x1="{left}" y1="{y(value):.1f}" x2="{width - right}" y2="{y(value):.1f}"/>'
-        )
-        out.append(f'<text x="{left - 8}" y="{y(value) + 4:.1f}" text-anchor="end">{esc(label)}</text>')
-    out.append(f'<text x="8" y="{top + chart / 2:.1f}">progress</text>')
-    if not values:
-        out.append(
-            f'<text x="{left + plot / 2}" y="{top + chart / 2}" text-anchor="middle">'
-            "no progress samples</text>"
-        )
-    label_every = max(1, -(-len(slots) // 10))
-    for slot in slots[::label_every]:
-        out.append(
-            f'<text x="{x(slot.index):.1f}" y="{axis_y + 16}" text-anchor="middle">'
-            f"{esc(slot.first_tick)}</text>"
-        )
-    out.append(f'<text x="8" y="{axis_y + 16}">tick</text>')
-    out += _lines(slots, x, y)
-    radius = min(4.0, max(2.0, col / 3))
-    for slot in slots:
-        cy = y(slot.progress) if slot.progress is not None else axis_y
-        cls = "pt" if slot.progress is not None else "pt none"
-        out.append(
-            f'<circle class="{cls}" cx="{x(slot.index):.1f}" cy="{cy:.1f}" r="{radius:.1f}" '
-            f'data-first="{slot.first_tick}" data-last="{slot.last_tick}" '
-            f'data-x0="{x(slot.index) - col / 2:.1f}" '
-            f'data-x1="{x(slot.index) + col / 2:.1f}"><title>{esc(_slot_text(slot))}</title></circle>'
-        )
-    size = min(13.0, max(7.0, col * 0.9))
-    for row, kind in enumerate(lanes):
-        cy = lanes_top + lane_h * row + lane_h / 2
-        label = LABELS.get(kind, kind)
-        out.append(f'<line class="grid" x1="{left}" y1="{cy:.1f}" x2="{width - right}" y2="{cy:.1f}"/>')
-        out.append(f'<text x="8" y="{cy + 4:.1f}">{esc(label)}</text>')
-        for slot in slots:
-            texts = _lane_texts(slot, kind)
-            if not texts:
-                continue
-            title = f"tick {slot.ticks}: {label}" + (f" ×{len(texts)}" if len(texts) > 1 else "")
-            title += "".join(f"\n- {t}" for t in texts[:5])
-            out.append(
-                f'<use href="#{symbol_id(kind)}" class="mk" data-kind="{esc(kind)}" '
-                f'data-tick="{slot.first_tick}" '
-                f'x="{x(slot.index) - size / 2:.1f}" y="{cy - size / 2:.1f}" width="{size:.1f}" '
-                f'height="{size:.1f}"><title>{esc(title)}</title></use>'
-            )
-    out.append("</svg>")
-    return "".join(out)
-
-
-def _band(timeline: Timeline, x: Callable[[int], float], col: float, top: int, height: int) -> str:
-    """The selected stretch, shaded across the chart and lanes (moved by the script)."""
-    covered = [
-        s
-        for s in timeline.slots
-        if timeline.stretch and s.last_tick >= timeline.stretch[0] and s.first_tick <= timeline.stretch[1]
-    ]
-    tall = height - top - 4
-    if not covered:
-        return f'<rect id="band" class="band" x="0" y="{top}" width="0" height="{tall}" display="none"/>'
-    x0 = x(covered[0].index) - col / 2
-    x1 = x(covered[-1].index) + col / 2
-    return (
-        f'<rect id="band" class="band" x="{x0:.1f}" y="{top}" width="{x1 - x0:.1f}" height="{tall}">'
-        "<title>the stretch shown in the actions table</title></rect>"
-    )
-
-
-def _lines(slots: Sequence[Slot], x: Callable[[int], float], y: Callable[[float], float]) -> list[str]:
-    """The progress line, broken where a heartbeat had no sample."""
-    out: list[str] = []
-    run: list[str] = []
-    for slot in [*slots, None]:
-        if slot is not None and slot.progress is not None:
-            run.append(f"{x(slot.index):.1f},{y(slot.progress):.1f}")
-            continue
-        if len(run) > 1:
-            out.append(f'<polyline class="line" points="{" ".join(run)}"/>')
-        run = []
-    return out
-
-
-def _lane_texts(slot: Slot, kind: str) -> list[str]:
-    if kind in slot.anomalies:
-        return slot.anomalies[kind]
-    return [m.text for m in slot.marks.get(kind, [])]
-
-
-def _slot_text(slot: Slot) -> str:
-    parts = [f"tick {slot.ticks}", _when(slot.last_at)]
-    if slot.heartbeats > 1:
-        parts.append(_plural(slot.heartbeats, "heartbeat"))
-    parts.append(f"progress {slot.progress:g}" if slot.progress is not None else "no progress sample")
-    parts.append(_plural(slot.actions, "action"))
-    if slot.errors:
-        parts.append(_plural(slot.errors, "error"))
-    if slot.outcome:
-        parts.append(f"outcome {slot.outcome}")
-    kinds = [*slot.anomalies, *slot.marks]
-    if kinds:
-        parts.append("; ".join(kinds))
-    return " · ".join(parts)
-
-
-def _describe(timeline: Timeline, lanes: Sequence[str]) -> str:
-    """The timeline in one paragraph, for screen readers."""
-    slots = timeline.slots
-    if not slots:
-        return "The journal holds no heartbeat yet."
-    values = [s.progress for s in slots if s.progress is not None]
-    text = f"Ticks {slots[0].first_tick} to {slots[-1].last_tick}"
-    if timeline.bucket > 1:
-        text += f", {timeline.bucket} heartbeats per point"
-    text += f". Progress from {values[0]:g} to {values[-1]:g}." if values else ". No progress samples."
-    for kind in lanes:
-        ticks = [s.ticks for s in slots if _lane_texts(s, kind)]
-        shown = ", ".join(ticks[:12]) + (f" and {len(ticks) - 12} more" if len(ticks) > 12 else "")
-        text += f" {LABELS.get(kind, kind).capitalize()} at tick {shown}."
-    return text
-
-
-def _legend(timeline: Timeline, lanes: Sequence[str]) -> str:
-    if not lanes:
-        return '<p class="muted">No anomaly, recovery or intervention in this journal.</p>'
-    counts = {**timeline.anomaly_counts, **timeline.mark_counts}
-    items = "".join(
-        f"<li>{glyph(kind)}<span>{esc(LABELS.get(kind, kind))} ({counts.get(kind, 0):,})</span></li>"
-        for kind in lanes
-    )
-    return f'<ul class="legend" aria-label="markers">{items}</ul>'
 
 
 def _status_section(p: AgentPage) -> str:
@@ -281,7 +91,7 @@ def _status_section(p: AgentPage) -> str:
             f"present: {esc(p.kill)} (<code>{esc(p.kill_path)}</code>)" if p.kill is not None else "absent",
         )
     )
-    facts.append(("ticks", f"{p.ticks:,}; last step called {esc(_when(p.last_tick_at))}"))
+    facts.append(("ticks", f"{p.ticks:,}; last step called {esc(when(p.last_tick_at))}"))
     facts.append(("stuck streak", f"{p.stuck_streak} of {p.escalate_after}"))
     facts.append(("recovery", esc(p.recovery or "none")))
     if p.escalation:
@@ -330,8 +140,8 @@ def _budget_section(p: AgentPage) -> str:
         "</tbody></table></div>"
     )
     totals = (
-        f"<p>In this journal: {_plural(t.heartbeats, 'heartbeat')}, {_plural(t.actions_total, 'action')} "
-        f"({_plural(t.errors_total, 'error')}), cost {t.cost_total:,.4g}.</p>"
+        f"<p>In this journal: {plural(t.heartbeats, 'heartbeat')}, {plural(t.actions_total, 'action')} "
+        f"({plural(t.errors_total, 'error')}), cost {t.cost_total:,.4g}.</p>"
     )
     return (
         f'<section aria-labelledby="h-budget"><h2 id="h-budget">Budgets spent</h2>{totals}{table}</section>'
@@ -352,7 +162,7 @@ def _notable_section(t: Timeline) -> str:
             else ""
         )
         rows.append(
-            f'<tr class="ev-{esc(mark.kind)}"><td class="mono">{esc(_when(mark.at))}</td>'
+            f'<tr class="ev-{esc(mark.kind)}"><td class="mono">{esc(when(mark.at))}</td>'
             f'<td class="num">{mark.tick}</td>'
             f"<td>{glyph(mark.kind)} {esc(LABELS.get(mark.kind, mark.kind))}</td>"
             f"<td>{esc(mark.text)}{detail}</td></tr>"
@@ -416,7 +226,7 @@ def _actions_section(t: Timeline) -> str:
             f'<td>{error}</td><td class="num">{row.cost:,.4g}</td><td>{_flags(row)}</td></tr>'
         )
     if t.stretch:
-        caption = f"Actions of ticks {first} to {last}: {_plural(shown, 'action')}"
+        caption = f"Actions of ticks {first} to {last}: {plural(shown, 'action')}"
         if t.stretch_dropped:
             caption += f" (the newest {shown:,}; {t.stretch_dropped:,} earlier ones not in this page)"
     else:
@@ -468,9 +278,9 @@ PICK_SCRIPT = (
 def render_agent(p: AgentPage) -> str:
     """One agent's self-contained report page."""
     t = p.timeline
-    lanes = _lanes(t)
-    window = f"since {_when(p.since)}" if p.since else "the whole journal"
-    span = f"{_when(t.first_at)} to {_when(t.last_at)}" if t.first_at else "no events"
+    kinds = lanes(t)
+    window = f"since {when(p.since)}" if p.since else "the whole journal"
+    span = f"{when(t.first_at)} to {when(t.last_at)}" if t.first_at else "no events"
     back = (
         f'<p class="noprint"><a href="{esc(p.overview_href)}">← all agents</a></p>' if p.overview_href else ""
     )
@@ -481,14 +291,14 @@ def render_agent(p: AgentPage) -> str:
     )
     body = (
         f"{back}<header><h1>Agent <code>{esc(p.agent)}</code>: {_status_badge(p.status, p.kill)}</h1>"
-        f'<p class="lede">heartbeat report of {esc(window)} ({esc(span)}, {_plural(t.events, "event")}), '
-        f"made {esc(_when(p.generated_at))} from <code>{esc(p.state_dir)}</code>.</p></header>"
-        f"{symbol_defs([*lanes, 'repeat', 'loop'])}"
+        f'<p class="lede">heartbeat report of {esc(window)} ({esc(span)}, {plural(t.events, "event")}), '
+        f"made {esc(when(p.generated_at))} from <code>{esc(p.state_dir)}</code>.</p></header>"
+        f"{symbol_defs([*kinds, 'repeat', 'loop'])}"
         f"{_status_section(p)}"
         '<section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>'
         '<p class="lede">Each point is a heartbeat: the line is the progress metric, the lanes below mark '
         "anomalies by kind and what the heartbeat and people did. Shaded: waiting for a human.</p>"
-        f'{bucket}<div class="scroll">{timeline_svg(t)}</div>{_legend(t, lanes)}</section>'
+        f'{bucket}<div class="scroll">{timeline_svg(t)}</div>{legend(t, kinds)}</section>'
         f"{_notable_section(t)}{_actions_section(t)}{_budget_section(p)}"
     )
     return page(f"heartbeat: {p.agent}", body, script=PICK_SCRIPT if t.rows else None)
@@ -515,7 +325,7 @@ def render_overview(rows: Sequence[OverviewRow], *, generated_at: str, config: s
         ago = f'<br><span class="muted">{esc(r.ago)}</span>' if r.ago else ""
         body.append(
             f'<tr><th scope="row">{name}</th><td>{_status_badge(r.status, r.kill)}{reason}{error}</td>'
-            f'<td class="mono">{esc(_when(r.last_heartbeat_at or r.last_tick_at))}{ago}</td>'
+            f'<td class="mono">{esc(when(r.last_heartbeat_at or r.last_tick_at))}{ago}</td>'
             f"<td>{overdue}</td>"
             f'<td class="num">{r.stuck_streak} of {r.escalate_after}</td><td class="num">{r.ticks:,}</td>'
             f'<td class="num">{r.anomalies:,}</td>'
@@ -523,10 +333,10 @@ def render_overview(rows: Sequence[OverviewRow], *, generated_at: str, config: s
         )
     waiting = sum(1 for r in rows if r.status == "needs_human")
     late = sum(1 for r in rows if r.overdue)
-    summary = f"{_plural(len(rows), 'agent')}: {waiting} waiting for a human, {late} overdue."
+    summary = f"{plural(len(rows), 'agent')}: {waiting} waiting for a human, {late} overdue."
     content = (
         "<header><h1>heartbeat: all agents</h1>"
-        f'<p class="lede">{esc(summary)} Made {esc(_when(generated_at))} '
+        f'<p class="lede">{esc(summary)} Made {esc(when(generated_at))} '
         f"from <code>{esc(config)}</code>.</p></header>"
         '<section aria-labelledby="h-agents"><h2 id="h-agents">Agents</h2>'
         '<div class="scroll"><table id="agents">'

@@ -26,7 +26,8 @@ import pytest
 
 from heartbeat.journal import Journal
 from heartbeat.report import parse_since, parse_stretch, write_report
-from heartbeat.reportdata import collect, mark_repeats
+from heartbeat.reportdata import collect
+from heartbeat.reportrows import mark_repeats
 from heartbeat.reporttuning import render_tuning, verdict
 from heartbeat.runner import Heartbeat
 from heartbeat.testing import EPOCH, FakeClock, make_heartbeat
