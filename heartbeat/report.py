@@ -204,6 +204,12 @@ def _write(hb: Heartbeat | None, path: Path, text: str, *, locked: bool) -> Path
     return path
 
 
+def _existing(hb: Heartbeat) -> None:
+    """Refuse a state folder that does not exist: a report would only create it, empty."""
+    if not hb.state_dir.is_dir():
+        raise UsageError(f"{hb.name}: no state folder at {hb.state_dir}: nothing to report yet")
+
+
 def render_agent_page(
     hb: Heartbeat,
     *,
@@ -212,6 +218,7 @@ def render_agent_page(
     stretch: tuple[int, int] | None = None,
 ) -> str:
     """The agent's page as a string, written nowhere."""
+    _existing(hb)
     return render_agent(agent_page(hb, now=now, since=since, stretch=stretch))
 
 
@@ -232,6 +239,7 @@ def write_report(
     ``locked`` says the caller holds the state folder's lock already (the
     runner does). A failed write raises :class:`~heartbeat.errors.StateWriteError`.
     """
+    _existing(hb)
     now = now or datetime.now(UTC)
     target = path or report_path(hb)
     page = agent_page(hb, now=now, since=since, stretch=stretch, pending=pending, overview_href=overview_href)
@@ -253,6 +261,9 @@ def write_overview(
     written: list[Path] = []
     for agent in config.all_agents():
         hb = Heartbeat(config, agent)
+        if not hb.state_dir.is_dir():
+            rows.append(_absent_row(hb))
+            continue
         target = report_path(hb)
         back = os.path.relpath(out.resolve(), target.resolve().parent)
         page = agent_page(hb, now=now, since=since, overview_href=back)
@@ -284,6 +295,27 @@ def _overview_row(hb: Heartbeat, page: AgentPage, now: datetime, href: str) -> O
         progress=progress,
         anomalies=sum(t.anomaly_counts.values()),
         error=page.state_error,
+    )
+
+
+def _absent_row(hb: Heartbeat) -> OverviewRow:
+    """An agent whose state folder does not exist yet: a row without a page."""
+    return OverviewRow(
+        agent=hb.name,
+        href=None,
+        status="new",
+        status_reason=None,
+        kill=None,
+        ticks=0,
+        last_tick_at=None,
+        last_heartbeat_at=None,
+        ago=None,
+        overdue=None,
+        overdue_text="no heartbeat yet",
+        stuck_streak=0,
+        escalate_after=hb.config.policy.escalate_after,
+        progress=[],
+        error=f"no state folder at {hb.state_dir}",
     )
 
 

@@ -75,7 +75,7 @@ def _status_badge(status: str | None, kill: str | None) -> str:
         return '<span class="status st-killed">KILL present</span>'
     if status is None:
         return '<span class="status st-needs_human">state unreadable</span>'
-    words = {"needs_human": "needs a human", "paused": "paused", "active": "active"}
+    words = {"needs_human": "needs a human", "paused": "paused", "active": "active", "new": "no state yet"}
     return f'<span class="status st-{esc(status)}">{esc(words.get(status, status))}</span>'
 
 

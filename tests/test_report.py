@@ -23,10 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from heartbeat.journal import Journal
 from heartbeat.report import parse_since, parse_stretch, write_report
 from heartbeat.reportdata import collect
+from heartbeat.reportpage import AgentPage, render_agent
 from heartbeat.reportrows import mark_repeats
 from heartbeat.reporttuning import render_tuning, verdict
 from heartbeat.runner import Heartbeat
@@ -338,8 +341,9 @@ def test_a_corrupt_state_still_gives_a_page_from_the_journal(night: Night) -> No
 
 
 def test_an_empty_state_folder_gives_a_page_that_says_so(tmp_path: Path) -> None:
-    """No journal yet: a page with no points, no rows and a sentence instead."""
+    """An empty state folder: a page with no points, no rows and a sentence instead."""
     hb = make_heartbeat(night_step, tmp_path)
+    hb.state_dir.mkdir()
     root = parse(write_report(hb, tmp_path / "out.html", now=EPOCH).read_text())
     assert list(root.all("circle", class_="pt")) == []
     assert "No action recorded in this journal" in root.texts()
@@ -559,3 +563,96 @@ def test_the_default_stretch_reaches_back_to_an_earlier_stall_of_the_same_night(
     assert collect(_stretch_night(None)).stretch == (1, 9)
     assert collect(_stretch_night(5)).stretch == (6, 9)
     assert collect(_stretch_night(None), stretch=(3, 4)).stretch == (3, 4)
+
+
+def test_cli_report_on_a_state_folder_that_does_not_exist_exits_2_and_creates_nothing(tmp_path: Path) -> None:
+    """No state folder: one line, exit 2, and no folder made; in an overview, a row without a page."""
+    missing = tmp_path / "nowhere"
+    done = _cli("report", "--state-dir", str(missing), cwd=tmp_path)
+    assert done.returncode == 2 and "no state folder" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not missing.exists()
+    (tmp_path / "heartbeat.toml").write_text(
+        '[[agents]]\nname = "a"\nstep = "x:y"\nstate_dir = "sa"\n'
+        '[[agents]]\nname = "b"\nstep = "x:y"\nstate_dir = "sb"\n'
+    )
+    (tmp_path / "sa").mkdir()
+    done = _cli("report", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "sb").exists()
+    rows = list(parse((tmp_path / "report.html").read_text()).one("tbody").all("tr"))
+    assert [len(list(r.all("a"))) for r in rows] == [1, 0]
+    assert "no state yet" in rows[1].texts() and "no state folder at" in rows[1].texts()
+
+
+def test_a_report_that_cannot_be_written_costs_the_page_not_the_escalation(tmp_path: Path) -> None:
+    """report.html blocked by a folder of that name: the tick still escalates and journals why."""
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "report.html").mkdir()
+    night_clock = FakeClock(EPOCH, step=timedelta(seconds=1))
+    hb = make_heartbeat(night_step, tmp_path, clock=night_clock)
+    results = [hb.tick() for _ in range(4)]
+    assert results[-1].outcome == "needs_human" and results[-1].exit_code == 4
+    assert (tmp_path / "state" / "ESCALATION.md").exists()
+    events = list(Journal(hb.store.journal_path).read())
+    errors = [e for e in events if e["event"] == "report_error"]
+    assert len(errors) == 1 and "report.html" in errors[0]["error"]
+
+
+HOSTILE = '<img src="https://example.invalid/x.png"><script>fetch("https://example.invalid")</script>'
+
+
+def hostile_folder(folder: Path) -> Heartbeat:
+    """A state folder whose journal holds markup and URLs in every text an agent controls."""
+    hb = make_heartbeat(night_step, folder)
+    at = EPOCH.isoformat()
+    Journal(hb.store.journal_path).append(
+        [
+            {"at": at, "tick": 1, "event": "action", "index": 1, "tool": HOSTILE,
+             "summary": f"{HOSTILE}({HOSTILE})", "error": HOSTILE, "cost": 0.1},
+            {"at": at, "tick": 1, "event": "anomaly", "kind": HOSTILE, "message": HOSTILE, "action": 1},
+            {"at": at, "tick": 1, "event": "decision", "decision": "try_alternative", "stuck_streak": 1,
+             "instructions": HOSTILE},
+            {"at": at, "tick": 1, "event": "tick", "outcome": HOSTILE, "progress": 1},
+            {"at": at, "tick": 1, "event": "pause", "reason": HOSTILE},
+        ]
+    )  # fmt: skip
+    return hb
+
+
+def test_markup_in_the_journal_is_text_not_markup(tmp_path: Path) -> None:
+    """Tool names, arguments, errors, kinds and reasons full of tags stay text: no img, one script (ours)."""
+    html = write_report(hostile_folder(tmp_path), now=EPOCH).read_text()
+    root = parse(html)
+    assert list(root.all("img")) == []
+    assert len(list(root.all("script"))) == 1 and "fetch" not in next(root.all("script")).texts()
+    assert HOSTILE in root.texts()
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+EVENT_KEYS = ("event", "tick", "at", "kind", "action", "index", "tool", "summary", "progress", "error",
+              "cost", "decision", "stuck_streak", "instructions", "reason", "note", "outcome", "actions",
+              "undelivered", "output_len", "from", "during_step", "message")  # fmt: skip
+EVENT_NAMES = ("action", "anomaly", "decision", "tick", "escalation", "kill", "pause", "resume",
+               "budget", "step_error", "metric_error", "delivery", "notify", "other")  # fmt: skip
+EVENTS = st.lists(
+    st.dictionaries(st.sampled_from(EVENT_KEYS), JSON_VALUES, max_size=8).flatmap(
+        lambda d: st.sampled_from(EVENT_NAMES).map(lambda name: {**d, "event": name})
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(events=EVENTS, stretch=st.none() | st.tuples(st.integers(0, 5), st.integers(5, 9)))
+def test_any_journal_events_give_a_well_formed_page(events: list[dict[str, Any]], stretch: Any) -> None:
+    """Events of any shape (hand-edited, old, garbled) never break the page: it renders and parses whole."""
+    timeline = collect(events, stretch=stretch)
+    page = AgentPage(agent="fuzz", generated_at=EPOCH.isoformat(), state_dir="/s", timeline=timeline,
+                     status="active")  # fmt: skip
+    root = parse(render_agent(page))
+    assert len(list(root.all("circle", class_="pt"))) == len(timeline.slots)
+    assert external_refs(render_agent(page)) == []

@@ -283,6 +283,12 @@ def _open(devtools: DevTools, url: str) -> str:
     return session
 
 
+def _requests(devtools: DevTools) -> list[str]:
+    """The URLs the page asked for so far, from the DevTools network log."""
+    sent = [e for e in devtools.events if e.get("method") == "Network.requestWillBeSent"]
+    return [e["params"]["request"]["url"] for e in sent]
+
+
 def _evaluate(devtools: DevTools, session: str, expression: str) -> Any:
     result = devtools.send(
         "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session
@@ -316,8 +322,7 @@ def test_the_page_makes_no_network_request_and_a_click_picks_a_stretch(
     assert float(band) > 0
     screenshot = devtools.send("Page.captureScreenshot", {"format": "png"}, session=session)
     assert len(colours(base64.b64decode(screenshot["data"]))) > 50
-    after = [e for e in devtools.events if e.get("method") == "Network.requestWillBeSent"]
-    assert len(after) == 1
+    assert _requests(devtools) == [page.as_uri()]
 
 
 def test_print_media_shows_the_report_without_the_picker(
@@ -349,3 +354,22 @@ def test_the_tuning_view_and_overview_render_in_the_browser(chromium: str, tmp_p
         "loop",
         "no_progress",
     ]
+
+
+def test_markup_in_the_journal_makes_no_request_in_the_browser(devtools: DevTools, tmp_path: Path) -> None:
+    """A journal full of img and script tags and URLs: the browser still asks for nothing but the file."""
+    from test_report import HOSTILE, hostile_folder
+
+    from heartbeat.testing import EPOCH
+
+    page = write_report(hostile_folder(tmp_path), now=EPOCH)
+    session = _open(devtools, page.as_uri())
+    requests = [
+        e["params"]["request"]["url"]
+        for e in devtools.events
+        if e.get("method") == "Network.requestWillBeSent"
+    ]
+    assert requests == [page.as_uri()]
+    assert _evaluate(devtools, session, "document.images.length") == 0
+    assert _evaluate(devtools, session, "document.scripts.length") == 1
+    assert HOSTILE in _evaluate(devtools, session, "document.body.textContent")
