@@ -299,16 +299,11 @@ def _evaluate(devtools: DevTools, session: str, expression: str) -> Any:
 def test_the_page_makes_no_network_request_and_a_click_picks_a_stretch(
     devtools: DevTools, night_page: tuple[Night, Path]
 ) -> None:
-    """DevTools network log: one request, the file itself. Clicking tick 5's point shows tick 5's rows."""
+    """DevTools network log: one request, the file itself. Clicking tick 6's point shows tick 6's rows."""
     _, page = night_page
     assert external_refs(page.read_text()) == []
     session = _open(devtools, page.as_uri())
-    requests = [
-        e["params"]["request"]["url"]
-        for e in devtools.events
-        if e.get("method") == "Network.requestWillBeSent"
-    ]
-    assert requests == [page.as_uri()]
+    assert _requests(devtools) == [page.as_uri()]
     assert _evaluate(devtools, session, "document.querySelectorAll('#timeline .pt').length") == 7
     shown = "[].filter.call(document.querySelectorAll('#actions tbody tr'),function(r){return !r.hidden})"
     assert _evaluate(devtools, session, f"{shown}.length") == 15
@@ -364,12 +359,7 @@ def test_markup_in_the_journal_makes_no_request_in_the_browser(devtools: DevTool
 
     page = write_report(hostile_folder(tmp_path), now=EPOCH)
     session = _open(devtools, page.as_uri())
-    requests = [
-        e["params"]["request"]["url"]
-        for e in devtools.events
-        if e.get("method") == "Network.requestWillBeSent"
-    ]
-    assert requests == [page.as_uri()]
+    assert _requests(devtools) == [page.as_uri()]
     assert _evaluate(devtools, session, "document.images.length") == 0
     assert _evaluate(devtools, session, "document.scripts.length") == 1
     assert HOSTILE in _evaluate(devtools, session, "document.body.textContent")
