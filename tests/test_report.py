@@ -192,7 +192,7 @@ def parse(html: str) -> Node:
 
 def external_refs(html: str) -> list[str]:
     """Every src/href/url() that would make a network request (anything but #fragments and data:)."""
-    refs = re.findall(r"""(?:src|href|action|poster|srcset)\s*=\s*["']?([^"'\s>]+)""", html, re.I)
+    refs = re.findall(r"""(?<![\w-])(?:src|href|action|poster|srcset)\s*=\s*["']?([^"'\s>]+)""", html, re.I)
     refs += re.findall(r"url\(\s*['\"]?([^'\")]+)", html, re.I)
     refs += re.findall(r"@import", html)
     return [r for r in refs if not r.startswith(("#", "data:")) and not r.endswith(".html")]
@@ -395,7 +395,7 @@ def test_parse_since_and_stretch() -> None:
 
 TRACES: list[dict[str, Any]] = [
     {
-        "trace": "swe-17", "label": "stuck", "onset": 5, "actions": 40, "ticks": 12,
+        "trace": "swe-17", "label": "stuck", "onset": 15, "actions": 40, "ticks": 12,
         "first_anomaly": {"tick": 6, "action": 21, "kind": "loop"},
         "escalated": {"tick": 9, "action": 33}, "kinds": ["loop", "no_progress"],
         "anomalies": [
@@ -413,48 +413,71 @@ TRACES: list[dict[str, Any]] = [
         "trace": "qa-<9>", "label": "stuck", "onset": 3, "actions": 8, "ticks": 4,
         "first_anomaly": None, "escalated": None, "kinds": [], "anomalies": [],
     },
+    {
+        "trace": "broken", "label": "unclear", "onset": None, "actions": 0, "ticks": 0,
+        "first_anomaly": None, "escalated": None, "kinds": [], "anomalies": [], "error": "line 3: not JSON",
+    },
 ]  # fmt: skip
+CONFUSION = {
+    "stuck": 2, "stuck_escalated": 1, "stuck_missed": 1, "stuck_flagged": 1, "healthy": 1,
+    "healthy_escalated": 0, "healthy_with_anomaly": 1, "unclear": 1, "unlabelled": 0, "median_delay": 18,
+}  # fmt: skip
 
 
 def test_the_tuning_view_shows_each_detector_against_the_onset_and_the_confusion() -> None:
-    """A strip per trace with onset, markers and escalation; per-detector rows; the confusion grid."""
-    confusion = {"stuck": {"escalated": 1, "quiet": 1}, "healthy": {"escalated": 0, "quiet": 1}}
-    html = render_tuning(TRACES, confusion)
+    """A strip per trace along its actions with onset, markers and escalation; detector rows; confusion."""
+    html = render_tuning(TRACES, CONFUSION)
     assert external_refs(html) == []
     root = parse(html)
     rows = list(root.one("table", id="traces").one("tbody").all("tr"))
-    assert [r.one("th").texts() for r in rows] == ["swe-17", "shop-3", "qa-<9>"]
-    assert [r.attrs["class"] for r in rows] == ["v-caught", "v-quiet", "v-missed"]
+    assert [r.one("th").texts() for r in rows] == ["swe-17", "shop-3", "qa-<9>", "broken"]
+    assert [r.attrs["class"] for r in rows] == ["v-caught", "v-quiet", "v-missed", "v-error"]
     first = rows[0]
-    assert "caught, 4 tick(s) after the onset" in first.texts()
-    marks = sorted((m.attrs["data-kind"], m.attrs["data-tick"]) for m in first.all("use", class_="mk"))
-    assert marks == [("loop", "6"), ("loop", "9"), ("no_progress", "8")]
+    assert "caught, 18 action(s) after the onset" in first.texts()
+    assert "loop at action 21 (tick 6)" in first.texts() and "action 33 (tick 9)" in first.texts()
+    marks = sorted((m.attrs["data-kind"], int(m.attrs["data-action"])) for m in first.all("use", class_="mk"))
+    # no_progress names no action: it sits at tick 8's place, 8 of 12 ticks along 40 actions.
+    assert marks == [("loop", 21), ("loop", 33), ("no_progress", 27)]
     strip = first.one("svg", class_="strip")
+    label = strip.attrs["aria-label"]
     assert (
-        "onset at tick 5" in strip.attrs["aria-label"] and "escalated at tick 9" in strip.attrs["aria-label"]
+        "onset at action 15" in label
+        and "escalated at action 33" in label
+        and "loop at action 21, 33" in label
     )
     assert first.one("line", class_="onset") is not None
-    detectors = {r.one("th").texts().strip(): [td.texts() for td in r.all("td")] for r in root.one(
-        "table", id="detectors").one("tbody").all("tr")}  # fmt: skip
-    assert detectors["loop"] == ["1 of 2", "0", "1", "0 of 1"]
+    assert "error: line 3: not JSON" in rows[3].texts()
+    detectors = {
+        r.one("th").texts().strip(): [td.texts() for td in r.all("td")]
+        for r in root.one("table", id="detectors").one("tbody").all("tr")
+    }
+    assert detectors["loop"] == ["1 of 2", "0", "6", "0 of 1"]
+    assert detectors["no_progress"] == ["1 of 2", "0", "12", "0 of 1"]
     assert detectors["empty"] == ["0 of 2", "0", "–", "1 of 1"]
+    grid = root.one("table", id="confusion").one("tbody")
+    cells = {r.one("th").texts(): r.one("td").texts() for r in grid.all("tr")}
+    assert cells["stuck_missed"] == "1" and cells["median_delay"] == "18"
+
+
+def test_tuning_confusion_grid_when_the_counts_are_nested() -> None:
+    """A mapping of mappings is drawn as a grid; a missing count is a dash."""
+    root = parse(render_tuning(TRACES[:1], {"stuck": {"escalated": 1, "quiet": 1}, "healthy": {"quiet": 1}}))
     grid = root.one("table", id="confusion")
     assert [th.texts() for th in grid.one("thead").all("th")] == ["escalated", "quiet"]
-    assert [[td.texts() for td in r.all("td")] for r in grid.one("tbody").all("tr")] == [
-        ["1", "1"],
-        ["0", "1"],
-    ]
+    cells = [[td.texts() for td in r.all("td")] for r in grid.one("tbody").all("tr")]
+    assert cells == [["1", "1"], ["–", "1"]]
 
 
 def test_tuning_verdicts_and_flat_confusion() -> None:
     """Early, false alarm, unlabelled; a flat confusion mapping is one row per key."""
-    assert verdict({"label": "stuck", "onset": 8, "escalated": {"tick": 5}})[0] == "early"
-    assert verdict({"label": "healthy", "escalated": {"tick": 5}})[0] == "false"
-    assert verdict({"label": None, "escalated": None}) == ("unlabelled", "not escalated")
-    root = parse(render_tuning([], {"tp": 3, "fp": 1, "rate": 0.75}))
+    assert verdict({"label": "stuck", "onset": 8, "escalated": {"tick": 2, "action": 5}})[0] == "early"
+    assert verdict({"label": "healthy", "escalated": {"tick": 2, "action": 5}})[0] == "false"
+    assert verdict({"label": None, "escalated": None}) == ("unlabelled", "unlabelled, not escalated")
+    assert verdict({"label": "unclear", "escalated": {"tick": 1}}) == ("unclear", "unclear, escalated")
+    root = parse(render_tuning([], {"tp": 3, "fp": 1, "rate": 0.75, "median_delay": None}))
     grid = root.one("table", id="confusion").one("tbody")
     cells = [[c.texts() for c in r.all() if c.tag in ("th", "td")] for r in grid.all("tr")]
-    assert cells == [["tp", "3"], ["fp", "1"], ["rate", "0.75"]]
+    assert cells == [["tp", "3"], ["fp", "1"], ["rate", "0.75"], ["median_delay", "–"]]
 
 
 # -- the command

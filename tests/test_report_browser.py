@@ -336,13 +336,13 @@ def test_print_media_shows_the_report_without_the_picker(
 
 def test_the_tuning_view_and_overview_render_in_the_browser(chromium: str, tmp_path: Path) -> None:
     """The tuning page's strips and tables come through a real browser's parser intact."""
-    from test_report import TRACES
+    from test_report import CONFUSION, TRACES
 
     page = tmp_path / "tuning.html"
-    page.write_text(render_tuning(TRACES, {"stuck": {"escalated": 1}, "healthy": {"escalated": 0}}))
+    page.write_text(render_tuning(TRACES, CONFUSION))
     done = _run(chromium, tmp_path / "profile", "--dump-dom", page.as_uri())
     root = parse(done.stdout.decode("utf-8"))
-    assert len(list(root.all("svg", class_="strip"))) == 3
+    assert len(list(root.all("svg", class_="strip"))) == 4
     assert sorted(m.attrs["data-kind"] for m in root.all("use", class_="mk")) == [
         "empty",
         "loop",
