@@ -276,7 +276,7 @@ def write_overview(
 def _overview_row(hb: Heartbeat, page: AgentPage, now: datetime, href: str) -> OverviewRow:
     t = page.timeline
     last = parse_at(t.last_heartbeat_at) or parse_at(page.last_tick_at)
-    overdue, text = _overdue(hb.config, last, now, page.kill)
+    overdue, text = _overdue(hb.config, last, now, page.kill, page.status)
     progress = [s.progress for s in t.slots if s.progress is not None][-20:]
     return OverviewRow(
         agent=hb.name,
@@ -320,11 +320,16 @@ def _absent_row(hb: Heartbeat) -> OverviewRow:
 
 
 def _overdue(
-    config: HeartbeatConfig, last: datetime | None, now: datetime, kill: str | None
+    config: HeartbeatConfig, last: datetime | None, now: datetime, kill: str | None, status: str | None
 ) -> tuple[bool | None, str]:
-    """Whether no heartbeat came for two schedule periods (the dead man's switch), and in words."""
+    """Whether no heartbeat came for two schedule periods (the dead man's switch), and in words.
+
+    A killed or paused agent is never overdue: it is meant to be quiet.
+    """
     if kill is not None:
         return None, "stopped by KILL"
+    if status == "paused":
+        return None, "paused"
     if last is None:
         return None, "no heartbeat yet"
     schedule = config.schedule

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from heartbeat.journal import Journal
-from heartbeat.report import parse_since, parse_stretch, write_report
+from heartbeat.report import parse_since, parse_stretch, write_overview, write_report
 from heartbeat.reportdata import collect
 from heartbeat.reportpage import AgentPage, render_agent
 from heartbeat.reportrows import mark_repeats
@@ -679,3 +679,27 @@ def test_any_journal_events_give_a_well_formed_page(events: list[dict[str, Any]]
     root = parse(render_agent(page))
     assert len(list(root.all("circle", class_="pt"))) == len(timeline.slots)
     assert external_refs(render_agent(page)) == []
+
+
+@pytest.mark.parametrize(
+    ("schedule", "late_after"),
+    [({"every": "30m"}, timedelta(hours=1)), ({"cron": "*/30 * * * *"}, timedelta(minutes=30))],
+)
+def test_the_overview_calls_an_agent_overdue_after_two_missed_periods(
+    tmp_path: Path, schedule: dict[str, str], late_after: timedelta
+) -> None:
+    """No heartbeat for two periods (every: 2 x 30 min; cron: 2 fire times): overdue; paused: never."""
+    clock = FakeClock(EPOCH + timedelta(minutes=7))
+    hb = make_heartbeat(night_step, tmp_path, clock=clock, schedule=schedule)
+    hb.tick()
+    last = EPOCH + timedelta(minutes=7)
+    out = tmp_path / "overview.html"
+
+    def row(now_delta: timedelta) -> str:
+        write_overview(hb.config, out, now=last + now_delta)
+        return parse(out.read_text()).one("table", id="agents").one("tbody").texts()
+
+    assert "overdue" not in row(late_after - timedelta(minutes=1))
+    assert "overdue" in row(late_after + timedelta(minutes=30))
+    hb.pause("holiday")
+    assert "paused" in row(timedelta(days=3)) and "late" not in row(timedelta(days=3))
