@@ -327,14 +327,18 @@ def _bucketed(slots: list[Slot], size: int) -> list[Slot]:
 
 
 def _default_stretch(builder: _Builder, actions: list[Mapping[str, Any]]) -> tuple[int, int] | None:
-    """The ticks worth a look: the stuck stretch that led to the last escalation (else the last anomaly).
+    """The ticks worth a look: the stuck stretch that led to the last escalation, else the last anomaly.
+
+    An escalation a human resumed from gives way to anomalies that came after it.
 
     It starts one tick before the last stuck streak began, or one tick before
     an earlier anomaly of the same night (since the last resume, at most
     ``LOOKBACK`` ticks back), so a recovered stall that came first is in view.
     """
-    if builder.escalation_ticks:
-        end = builder.escalation_ticks[-1]
+    escalated = builder.escalation_ticks[-1] if builder.escalation_ticks else None
+    resolved = escalated is not None and any(t >= escalated for t in builder.resume_ticks)
+    if escalated is not None and not (resolved and max(builder.anomaly_ticks, default=0) > escalated):
+        end = escalated
     elif builder.anomaly_ticks:
         end = max(builder.anomaly_ticks)
     elif actions:

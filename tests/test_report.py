@@ -703,3 +703,17 @@ def test_the_overview_calls_an_agent_overdue_after_two_missed_periods(
     assert "overdue" in row(late_after + timedelta(minutes=30))
     hb.pause("holiday")
     assert "paused" in row(timedelta(days=3)) and "late" not in row(timedelta(days=3))
+
+
+def test_the_default_stretch_moves_on_after_a_resumed_escalation() -> None:
+    """Resumed at tick 9, a new stall at tick 12: the table shows that one, not the old escalation."""
+    events = _stretch_night(9)
+    at = (EPOCH + timedelta(minutes=12)).isoformat()
+    events += [
+        {"at": at, "tick": 12, "event": "action", "index": 12, "tool": "t", "summary": "t()"},
+        {"at": at, "tick": 12, "event": "anomaly", "kind": "repeat", "message": "m"},
+        {"at": at, "tick": 12, "event": "decision", "decision": "try_alternative", "stuck_streak": 1},
+        {"at": at, "tick": 12, "event": "tick", "outcome": "ran", "progress": 1},
+    ]
+    assert collect(events).stretch == (11, 12)
+    assert collect(events[:-4]).stretch == (1, 9)
