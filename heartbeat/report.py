@@ -26,7 +26,7 @@ from .errors import HeartbeatError, StateLocked, StateWriteError, UsageError
 from .fsutil import PRIVATE_FILE_MODE, atomic_write
 from .journal import Journal
 from .models import AgentState, Status
-from .reportdata import collect, parse_at
+from .reportdata import Slot, collect, parse_at
 from .reportpage import AgentPage, OverviewRow, render_agent, render_overview
 from .reporttuning import render_tuning
 
@@ -131,8 +131,23 @@ def agent_page(
     )
     if state is not None:
         _fill_state(page, hb, state, timeline.max_tick_actions)
+        _finish_open_heartbeat(timeline.slots, state)
     page.commands = _commands(hb, state, kill)
     return page
+
+
+def _finish_open_heartbeat(slots: Sequence[Slot], state: AgentState) -> None:
+    """A heartbeat still in progress (the runner's report at escalation) gets its sample and outcome.
+
+    Its ``tick`` event, which carries both, is journaled after the page is
+    made; ``state.json`` already holds them.
+    """
+    if not slots or slots[-1].heartbeats or not state.progress:
+        return
+    last, sample = slots[-1], state.progress[-1]
+    if sample.tick == last.last_tick and last.progress is None:
+        last.progress = sample.value
+        last.outcome = state.status.value if state.status is not Status.ACTIVE else "ran"
 
 
 def _fill_state(page: AgentPage, hb: Heartbeat, state: AgentState, most_actions: int) -> None:

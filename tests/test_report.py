@@ -209,6 +209,10 @@ def test_the_escalating_tick_writes_report_html_beside_escalation_md(night: Nigh
     # The escalating tick's events were not journaled yet when the page was made: they came as pending.
     marks = {(m.attrs["data-kind"], m.attrs["data-tick"]) for m in root.all("use", class_="mk")}
     assert ("error_rate", "4") in marks and ("escalation", "4") in marks
+    # Its own heartbeat's sample and outcome came from state.json: the tick event was still to come.
+    last = list(root.one("svg", id="timeline").all("circle", class_="pt"))[-1]
+    assert last.attrs["class"] == "pt" and last.attrs["data-first"] == "4"
+    assert "progress 1" in last.texts() and "outcome needs_human" in last.texts()
     assert "needs a human" in root.one("h1").texts()
     note = json.loads((night.folder / "notes.jsonl").read_text().splitlines()[0])
     assert f"Report: {night.state_dir / 'report.html'}" in note["text"]
