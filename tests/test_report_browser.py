@@ -363,3 +363,21 @@ def test_markup_in_the_journal_makes_no_request_in_the_browser(devtools: DevTool
     assert _evaluate(devtools, session, "document.images.length") == 0
     assert _evaluate(devtools, session, "document.scripts.length") == 1
     assert HOSTILE in _evaluate(devtools, session, "document.body.textContent")
+
+
+def test_on_a_phone_only_the_timeline_and_tables_scroll_sideways(
+    devtools: DevTools, night_page: tuple[Night, Path]
+) -> None:
+    """At 390 px the page itself does not overflow; wide parts scroll inside their own boxes."""
+    _, page = night_page
+    session = _open(devtools, page.as_uri())
+    devtools.send(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True},
+        session=session,
+    )
+    width = _evaluate(devtools, session, "document.documentElement.scrollWidth")
+    assert width <= 390, width
+    assert _evaluate(devtools, session, "document.querySelector('#timeline').parentNode.scrollWidth") > 390
+    size = _evaluate(devtools, session, "parseFloat(getComputedStyle(document.body).fontSize)")
+    assert size >= 14
