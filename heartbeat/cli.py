@@ -415,27 +415,10 @@ def cmd_schema(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat report``: an agent's HTML page, or with several agents an overview and each page."""
-    from datetime import UTC, datetime
+    from .report import make_reports
 
-    from .report import parse_since, parse_stretch, render_agent_page, write_overview, write_report
-
-    config = _config(args)
-    now = datetime.now(UTC)
-    since = parse_since(args.since, now) if args.since else None
-    stretch = parse_stretch(args.stretch) if args.stretch else None
-    heartbeats = _heartbeats(config)
-    if len(heartbeats) > 1:
-        if stretch is not None:
-            raise UsageError("--stretch needs one agent: add --agent NAME")
-        target = Path(args.out) if args.out else config.resolve(Path("report.html"))
-        written = write_overview(config, target, now=now, since=since)
-    elif args.out == "-":
-        out.write(render_agent_page(heartbeats[0], now=now, since=since, stretch=stretch))
-        return 0
-    else:
-        path = Path(args.out) if args.out else None
-        written = [write_report(heartbeats[0], path, now=now, since=since, stretch=stretch)]
-    out.writelines(f"{path}\n" for path in written)
+    printed = make_reports(_heartbeats(_config(args)), out=args.out, since=args.since, stretch=args.stretch)
+    out.write(printed)
     return 0
 
 

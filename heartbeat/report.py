@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "REPORT_FILE",
     "agent_page",
+    "make_reports",
     "parse_since",
     "parse_stretch",
     "render_agent_page",
@@ -262,20 +263,17 @@ def write_report(
 
 
 def write_overview(
-    config: HeartbeatConfig,
+    heartbeats: Sequence[Heartbeat],
     out: Path,
     *,
     now: datetime | None = None,
     since: datetime | None = None,
 ) -> list[Path]:
     """Write every agent's page into its state folder and the overview to ``out``; return the paths."""
-    from .runner import Heartbeat
-
     now = now or datetime.now(UTC)
     rows: list[OverviewRow] = []
     written: list[Path] = []
-    for agent in config.all_agents():
-        hb = Heartbeat(config, agent)
+    for hb in heartbeats:
         if not hb.state_dir.is_dir():
             rows.append(_absent_row(hb))
             continue
@@ -284,7 +282,8 @@ def write_overview(
         page = agent_page(hb, now=now, since=since, overview_href=back)
         written.append(_write(hb, target, render_agent(page), locked=False))
         rows.append(_overview_row(hb, page, now, os.path.relpath(target.resolve(), out.resolve().parent)))
-    html = render_overview(rows, generated_at=now.isoformat(), config=str(config.base_dir.resolve()))
+    where = str(heartbeats[0].config.base_dir.resolve()) if heartbeats else "."
+    html = render_overview(rows, generated_at=now.isoformat(), config=where)
     return [_write(None, out, html, locked=False), *written]
 
 
@@ -375,3 +374,35 @@ def _ago(delta: timedelta) -> str:
     if seconds < 172800:
         return f"{seconds // 3600} h"
     return f"{seconds // 86400} d"
+
+
+def make_reports(
+    heartbeats: Sequence[Heartbeat],
+    *,
+    out: str | None = None,
+    since: str | None = None,
+    stretch: str | None = None,
+    now: datetime | None = None,
+) -> str:
+    """What ``heartbeat report`` does for these agents; returns what it prints (paths, or the page for ``-``).
+
+    One agent: its page at ``out`` (default ``<state dir>/report.html``; ``-``
+    returns the page itself). Several: each agent's page in its state folder
+    and the overview at ``out`` (default ``report.html`` beside the config).
+    """
+    now = now or datetime.now(UTC)
+    start = parse_since(since, now) if since else None
+    ticks = parse_stretch(stretch) if stretch else None
+    if len(heartbeats) > 1:
+        if ticks is not None:
+            raise UsageError("--stretch needs one agent: add --agent NAME")
+        if out == "-":
+            raise UsageError("--out - needs one agent: add --agent NAME")
+        target = Path(out) if out else heartbeats[0].config.resolve(Path(REPORT_FILE))
+        written = write_overview(heartbeats, target, now=now, since=start)
+    else:
+        hb = heartbeats[0]
+        if out == "-":
+            return render_agent_page(hb, now=now, since=start, stretch=ticks)
+        written = [write_report(hb, Path(out) if out else None, now=now, since=start, stretch=ticks)]
+    return "".join(f"{path}\n" for path in written)

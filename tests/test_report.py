@@ -700,7 +700,7 @@ def test_the_overview_calls_an_agent_overdue_after_two_missed_periods(
     out = tmp_path / "overview.html"
 
     def row(now_delta: timedelta) -> str:
-        write_overview(hb.config, out, now=last + now_delta)
+        write_overview([hb], out, now=last + now_delta)
         return parse(out.read_text()).one("table", id="agents").one("tbody").texts()
 
     assert "overdue" not in row(late_after - timedelta(minutes=1))
