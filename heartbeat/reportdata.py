@@ -32,7 +32,7 @@ MAX_NOTABLE = 300
 RECOVERIES = ("try_alternative", "reassess_goal")
 _OUTSIDE = frozenset({"pause", "resume", "kill"})
 """Events journaled outside a heartbeat's batch (a kill is inside when it came during the step)."""
-MARK_KINDS = ("recovery", "escalation", "kill", "pause", "resume", "budget", "step_error")
+MARK_KINDS = ("recovery", "recovered", "escalation", "kill", "pause", "resume", "budget", "step_error")
 """Timeline marks other than anomalies, in lane order."""
 
 
@@ -151,6 +151,7 @@ class _Builder:
         self.last_heartbeat_at: str | None = None
         self.max_tick_actions = 0
         self.tick = 0  # the newest tick number seen
+        self.streak = 0  # the stuck streak after the last decision
 
     def slot(self) -> Slot:
         if self.open is None:
@@ -216,6 +217,9 @@ class _Builder:
                     self.recovery_starts.append(tick)
                 text = f"{decision}, streak {streak}"
                 self.mark(slot, "recovery", tick, at, text, str(event.get("instructions") or ""))
+            elif decision == "continue" and self.streak > 0:
+                self.mark(slot, "recovered", tick, at, f"recovered after {self.streak} stuck heartbeat(s)")
+            self.streak = streak if isinstance(streak, int) else 0
         elif kind == "escalation":
             self.escalation_ticks.append(tick)
             self.mark(slot, "escalation", tick, at, str(event.get("reason") or "escalated"))
@@ -225,6 +229,7 @@ class _Builder:
         elif kind == "pause":
             self.mark(slot, "pause", tick, at, f"paused: {event.get('reason') or 'by hand'}")
         elif kind == "resume":
+            self.streak = 0  # a human reset it: what follows is not the instructions' doing
             note = event.get("note")
             text = f"resumed from {event.get('from') or '?'}" + (f"; note: {note}" if note else "")
             self.resume_ticks.append(tick)

@@ -66,6 +66,7 @@ _FLAG = "M-4-6h1.6v12h-1.6zM-2.4-6L6-3.2L-2.4-0.4z"
 _BARS = "M-4.5-5h3.4v10h-3.4zM1.1-5h3.4v10h-3.4z"
 _PLAY = "M-4-6L6 0L-4 6z"
 _CHEVRON = "M-5-6L1 0L-5 6H-1L5 0L-1-6z"
+_CHECK = "M-6 0.5L-3.8-1.7L-1.5 0.6L3.8-5L6-2.8L-1.5 4.9z"
 _BOLT = "M1-6L-5 1H-0.5L-2 6L5-1H0.5z"
 _PENTAGON = "M0-6L5.7-1.9L3.5 4.9H-3.5L-5.7-1.9z"
 _BOWTIE = "M-6-5L0 0L-6 5zM6-5L0 0L6 5z"
@@ -80,6 +81,7 @@ KINDS: dict[str, Shape] = {
     "budget": Shape(_HEX, "#8C6D1F", "⬢"),
     # the heartbeat's own decisions and what humans did
     "recovery": Shape(_CHEVRON, "#56B4E9", "»"),
+    "recovered": Shape(_CHECK, "#00A3A3", "✔"),
     "escalation": Shape(_FLAG, "#E0352B", "⚑"),
     "kill": Shape(_CROSS, "#6E40C9", "✖"),
     "pause": Shape(_BARS, "#7D8590", "‖"),
@@ -94,6 +96,7 @@ _SPARE = (
 )
 LABELS = {
     "recovery": "recovery instructions",
+    "recovered": "recovered",
     "escalation": "escalation",
     "kill": "KILL",
     "pause": "pause",

@@ -587,7 +587,10 @@ def _stretch_night(resume_at: int | None) -> list[dict[str, Any]]:
 
 def test_the_default_stretch_reaches_back_to_an_earlier_stall_of_the_same_night() -> None:
     """The stretch before an escalation starts before an earlier recovered anomaly, not before a resume."""
-    assert collect(_stretch_night(None)).stretch == (1, 9)
+    night = collect(_stretch_night(None))
+    assert night.stretch == (1, 9)
+    # The repeat at tick 2 was followed by a clean tick: the instructions worked.
+    assert [(m.kind, m.tick) for m in night.notable if m.kind == "recovered"] == [("recovered", 3)]
     assert collect(_stretch_night(5)).stretch == (6, 9)
     assert collect(_stretch_night(None), stretch=(3, 4)).stretch == (3, 4)
 
