@@ -204,7 +204,7 @@ svg.timeline .line{fill:none;stroke:var(--accent);stroke-width:2}
 svg.timeline .pt{fill:var(--accent);stroke:var(--bg);stroke-width:1;cursor:pointer}
 svg.timeline .pt.none{fill:var(--bg);stroke:var(--muted)}
 svg.timeline .band{fill:var(--band)}svg.timeline .wait{fill:var(--wait)}
-svg.timeline .pt:focus{outline:none;stroke:var(--fg);stroke-width:2}
+
 tr.rep td{background:var(--warn)}tr.rep td:first-child{box-shadow:inset 4px 0 var(--warn-edge)}
 tr.cyc td{background:var(--cyc)}tr.cyc td:first-child{box-shadow:inset 4px 0 var(--cyc-edge)}
 tr.trip td:first-child{font-weight:700}

@@ -267,11 +267,12 @@ PICK_SCRIPT = (
     "if(band&&p.length){var x0=+p[0].getAttribute('data-x0'),x1=+p[p.length-1].getAttribute('data-x1');"
     "band.setAttribute('x',x0);band.setAttribute('width',x1-x0);band.removeAttribute('display');}}"
     "f.addEventListener('submit',function(e){e.preventDefault();show(+a.value,+b.value);});"
-    "pts.forEach(function(q){q.setAttribute('tabindex','0');q.setAttribute('role','button');"
-    "function pick(e){var t0=+q.getAttribute('data-first'),t1=+q.getAttribute('data-last');"
-    "if(e.shiftKey&&anchor!==null){show(Math.min(anchor,t0),Math.max(anchor,t1));}else{anchor=t0;show(t0,t1);}}"
-    "q.addEventListener('click',pick);q.addEventListener('keydown',function(e){"
-    "if(e.key==='Enter'||e.key===' '){e.preventDefault();pick(e);}});});})();"
+    # Points are picked with the mouse; the from/to fields are the keyboard's way (the
+    # timeline is one labelled image to assistive technology, with nothing to focus inside).
+    "pts.forEach(function(q){q.addEventListener('click',function(e){"
+    "var t0=+q.getAttribute('data-first'),t1=+q.getAttribute('data-last');"
+    "if(e.shiftKey&&anchor!==null){show(Math.min(anchor,t0),Math.max(anchor,t1));}else{anchor=t0;show(t0,t1);}"
+    "});});})();"
 )
 
 
