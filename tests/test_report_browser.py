@@ -194,17 +194,15 @@ class DevTools:
     def __init__(self, chromium: str, profile: Path) -> None:
         to_chrome_r, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_w = os.pipe()
-
-        def wire() -> None:  # runs in the child before exec: the pipe ends at fd 3 (in) and 4 (out)
-            os.dup2(to_chrome_r, 3)
-            os.dup2(from_chrome_w, 4)
-
+        # Chromium reads commands on fd 3 and writes on fd 4: bash puts the pipe ends there (no
+        # preexec_fn, which is unsafe while other threads run; dash takes only one-digit fds).
+        wire = f'exec "$0" "$@" 3<&{to_chrome_r} 4>&{from_chrome_w} {to_chrome_r}<&- {from_chrome_w}>&-'
+        argv = [chromium, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"]
         self.process = subprocess.Popen(
-            [chromium, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],
+            [shutil.which("bash") or "/bin/bash", "-c", wire, *argv],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4),
-            preexec_fn=wire,
+            pass_fds=(to_chrome_r, from_chrome_w),
         )
         os.close(to_chrome_r)
         os.close(from_chrome_w)
