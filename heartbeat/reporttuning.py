@@ -230,7 +230,8 @@ _TUNING_CSS = (
     ".strip .tk{fill:var(--muted);font-size:10px;font-family:inherit}"
     ".strip .lane{stroke:var(--line);stroke-dasharray:1 3}.strip{max-width:100%;height:auto}"
     "tr.v-missed td.v,tr.v-false td.v,tr.v-early td.v,tr.v-error td.v{color:var(--bad);font-weight:600}"
-    "tr.v-caught td.v{color:var(--ok);font-weight:600}#traces th.mono{white-space:nowrap}</style>"
+    "tr.v-caught td.v{color:var(--ok);font-weight:600}#traces th.mono{white-space:nowrap}"
+    "#confusion{width:auto;min-width:20rem}</style>"
 )
 
 
