@@ -129,6 +129,7 @@ def agent_page(
         escalate_after=hb.config.policy.escalate_after,
         since=since.isoformat() if since else None,
         overview_href=overview_href,
+        skipped=journal.skipped,
     )
     if state is not None:
         _fill_state(page, hb, state, timeline.max_tick_actions)

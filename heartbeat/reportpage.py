@@ -46,6 +46,8 @@ class AgentPage:
     commands: list[tuple[str, str]] = field(default_factory=list)
     since: str | None = None
     overview_href: str | None = None
+    skipped: int = 0
+    """Journal lines that could not be read (a torn last line, a hand edit)."""
 
 
 @dataclass
@@ -290,10 +292,11 @@ def render_agent(p: AgentPage) -> str:
         if t.bucket > 1
         else ""
     )
+    skipped = f" {plural(p.skipped, 'unreadable journal line')} skipped." if p.skipped else ""
     body = (
         f"{back}<header><h1>Agent <code>{esc(p.agent)}</code>: {_status_badge(p.status, p.kill)}</h1>"
         f'<p class="lede">heartbeat report of {esc(window)} ({esc(span)}, {plural(t.events, "event")}), '
-        f"made {esc(when(p.generated_at))} from <code>{esc(p.state_dir)}</code>.</p></header>"
+        f"made {esc(when(p.generated_at))} from <code>{esc(p.state_dir)}</code>.{skipped}</p></header>"
         f"{symbol_defs([*kinds, 'repeat', 'loop'])}"
         f"{_status_section(p)}"
         '<section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>'

@@ -317,7 +317,10 @@ def test_secrets_are_redacted_from_the_page(tmp_path: Path, webhook_server: Any)
     Journal(night.hb.store.journal_path).append(
         [{"at": EPOCH.isoformat(), "tick": 6, "event": "pause", "reason": f"old hook {url} said {SECRET}"}]
     )
+    with night.hb.store.journal_path.open("ab") as journal:
+        journal.write(b'{"torn": \n')  # a hand edit or a torn line: skipped and counted
     html = write_report(night.hb, now=night.clock()).read_text()
+    assert "1 unreadable journal line skipped." in html
     assert SECRET not in html and "/hooks/" not in html
     assert "old hook http://127.0.0.1:" in html
     assert SECRET not in night.escalation_page
