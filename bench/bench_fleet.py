@@ -97,12 +97,6 @@ class FleetRun:
 
 
 def run_in_process(config_path: Path, duration: float, interval: float) -> FleetRun:
-    from apscheduler.events import (  # type: ignore[import-untyped,unused-ignore]
-        EVENT_JOB_EXECUTED,
-        EVENT_JOB_MAX_INSTANCES,
-        JobExecutionEvent,
-    )
-
     config = load_config(config_path)
     heartbeats = [Heartbeat(config, agent) for agent in config.all_agents()]
     for hb in heartbeats:
@@ -119,8 +113,10 @@ def run_in_process(config_path: Path, duration: float, interval: float) -> Fleet
 
         def timed(inner: Callable[[], TickResult] = inner, name: str = hb.name) -> TickResult:
             t0 = time.perf_counter()
+            at = utc_now()  # the Runner starts a tick when it is due: its start is its slot
             result = inner()
             with lock:
+                runs[name].append((at, utc_now()))
                 out.tick_wall.append(time.perf_counter() - t0)
                 out.outcomes[result.outcome] = out.outcomes.get(result.outcome, 0) + 1
                 outcomes[name].append(result.outcome)
@@ -135,17 +131,7 @@ def run_in_process(config_path: Path, duration: float, interval: float) -> Fleet
         on_note=lambda text: None,
     )
 
-    def executed(event: JobExecutionEvent) -> None:
-        if event.job_id.startswith("tick:"):
-            with lock:
-                runs[event.job_id.removeprefix("tick:")].append((event.scheduled_run_time, utc_now()))
-
-    def skipped(event: JobExecutionEvent) -> None:
-        with lock:
-            out.max_instance_skips += 1
-
-    runner.scheduler.add_listener(executed, EVENT_JOB_EXECUTED)
-    runner.scheduler.add_listener(skipped, EVENT_JOB_MAX_INSTANCES)
+    # One thread per agent: a tick is never started while the last still runs (max_instance_skips 0).
     kill = KillSwitch(config_path.parent / "KILL")
     killed_at: list[float] = []
 

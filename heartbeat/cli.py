@@ -7,6 +7,7 @@ stderr and a documented exit code.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -23,8 +24,9 @@ from .config import (
     format_validation_error,
     load_config,
     parse_duration,
+    read_secret_ref,
 )
-from .errors import HeartbeatError, UsageError
+from .errors import HeartbeatError, UsageError, worst_exit_code
 
 __all__ = ["main"]
 
@@ -38,7 +40,6 @@ exit codes:
   5  another heartbeat holds the lock
 when several apply, the first of 3, 5, 2, 4, 1 wins"""
 
-_PRIORITY = (3, 5, 2, 4, 1, 0)
 _SPARKS = "▁▂▃▄▅▆▇█"
 
 
@@ -60,7 +61,14 @@ def _common(parser: argparse.ArgumentParser, *, agent_flags: bool = True) -> Non
         parser.add_argument("--step", metavar="MODULE:ATTR", help="the agent's step function")
         parser.add_argument("--exec", metavar="CMD", help="run a program as the step (JSON-lines protocol)")
         parser.add_argument("--progress", metavar="MODULE:ATTR", help="the progress metric")
-        parser.add_argument("--webhook", metavar="URL", help="notify this webhook (as notifier 'webhook')")
+        parser.add_argument("--webhook", metavar="URL", help=_WEBHOOK_HELP)
+
+
+_WEBHOOK_HELP = (
+    "notify this webhook (as notifier 'webhook'); a URL on the command line is visible to "
+    "every local user in `ps`: give env:NAME (read from that environment variable) or "
+    "file:PATH (first line of a file) instead"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,10 +128,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", "--lines", type=int, default=30, metavar="N", help="last N events (0: all)")
     p.add_argument("--json", action="store_true", help="the events as JSON lines")
 
+    p = command(
+        "outbox",
+        "list, retry or drop undelivered notifications (list, retry [SEL...], drop SEL...|--all)",
+    )
+    _common(p, agent_flags=False)
+    p.add_argument("action", nargs="?", choices=("list", "retry", "drop"), default="list")
+    p.add_argument("selectors", nargs="*", metavar="SEL", help="a key, a key prefix or a file name")
+    p.add_argument("--all", action="store_true", help="drop: every entry")
+    p.add_argument("--webhook", metavar="URL", help=_WEBHOOK_HELP)
+    p.add_argument("--json", action="store_true", help="list: one JSON object per entry")
+
     p = command("replay", "run detectors and policy over a recorded trace")
-    p.add_argument("trace", help="a JSONL trace, one heartbeat per line")
+    p.add_argument(
+        "trace", help="a JSONL trace (one heartbeat per line), an agent history, or a folder of them"
+    )
     p.add_argument("--config", metavar="FILE")
     p.add_argument("--json", action="store_true", help="one JSON object per tick (stable contract)")
+    p.add_argument(
+        "--format",
+        metavar="NAME",
+        help="trace, journal, swe-agent, mini-swe-agent or openai (default: detected)",
+    )
+    p.add_argument("--per-heartbeat", type=int, metavar="N", help="group the actions N per heartbeat")
+    p.add_argument(
+        "--labels", metavar="FILE", help="with a folder: CSV trace,label,onset for a confusion table"
+    )
 
     p = command("validate", "check the config, its plug-ins and the state file")
     _common(p)
@@ -166,8 +196,9 @@ def _config(args: argparse.Namespace) -> HeartbeatConfig:
             raise UsageError("flags that change an agent need --agent NAME in a multi-agent config")
         config = config.with_agent(**changes)
     if getattr(args, "webhook", None):
+        url = read_secret_ref(args.webhook, "--webhook")
         try:
-            hook = WebhookNotifierConfig(type="webhook", name="webhook", url=args.webhook)
+            hook = WebhookNotifierConfig(type="webhook", name="webhook", url=url)
         except ValidationError as exc:
             raise UsageError(f"--webhook: {format_validation_error(exc)}") from None
         config = config.model_copy(
@@ -191,7 +222,7 @@ def _one(config: HeartbeatConfig, command: str) -> Any:
 
 
 def _worst(codes: Sequence[int]) -> int:
-    return min(codes, key=_PRIORITY.index) if codes else 0
+    return worst_exit_code(codes)
 
 
 def _print_result(result: Any, as_json: bool, out: TextIO) -> None:
@@ -237,11 +268,27 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat tick``: one heartbeat of every (or the chosen) agent."""
+    from .watchdog import TickInterrupted, signals_interrupt
+
+    def abandoned(result: Any) -> None:
+        # KILL while the step hangs (watchdog thread): say it, then end the process at once;
+        # the step's thread cannot be stopped any other way. The journal has the kill already.
+        with contextlib.suppress(OSError, ValueError):
+            _print_result(result, args.json, out)
+            sys.stderr.flush()
+        os._exit(3)
+
     codes = []
-    for hb in _heartbeats(_config(args)):
-        result = hb.tick()
-        _print_result(result, args.json, out)
-        codes.append(result.exit_code)
+    try:
+        with signals_interrupt():
+            for hb in _heartbeats(_config(args)):
+                hb.on_abandon = abandoned
+                result = hb.tick()
+                _print_result(result, args.json, out)
+                codes.append(result.exit_code)
+    except TickInterrupted as exc:
+        print(f"heartbeat: {exc}; the tick's work was not saved", file=sys.stderr)
+        return 128 + exc.signum
     return _worst(codes)
 
 
@@ -262,12 +309,23 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     heartbeats = _heartbeats(config)
     for hb in heartbeats:
         hb.validate()
+
+    def print_tick(result: Any) -> None:
+        try:
+            _print_result(result, args.json, out)
+        except OSError:
+            # A closed pipe: point stdout at /dev/null, or the exit's flush fails again.
+            with contextlib.suppress(OSError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno() if sys.stdout else 1)
+            raise
+
     runner = Runner(
         heartbeats,
         trigger,
         ticks=args.ticks,
         misfire_grace_time=config.schedule.misfire_grace_time,
-        on_tick=lambda result: _print_result(result, args.json, out),
+        on_tick=print_tick,
     )
     summary = runner.run()
     print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
@@ -338,8 +396,8 @@ def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
             removed = hb.kill.release()
             out.write(f"{hb.kill.path}: {'removed' if removed else 'was not there'}\n")
         else:
-            hb.kill.engage(args.reason)
-            out.write(f"{hb.kill.path}: written ({args.reason}); `heartbeat kill --off` or rm it to go on\n")
+            text = hb.kill.engage(args.reason)
+            out.write(f"{hb.kill.path}: written ({text}); `heartbeat kill --off` or rm it to go on\n")
     return 0
 
 
@@ -366,9 +424,8 @@ def cmd_log(args: argparse.Namespace, out: TextIO) -> int:
 
     for hb in _heartbeats(_config(args)):
         journal = Journal(hb.store.journal_path)
-        events = list(journal.read())
-        if args.lines > 0:
-            events = events[-args.lines :]
+        # tail() reads from the end: `log -n 5` on a 100 MB journal reads a few KB.
+        events = journal.tail(args.lines) if args.lines > 0 else list(journal.read())
         for event in events:
             if args.json:
                 out.write(json.dumps(event) + "\n")
@@ -386,12 +443,27 @@ def _render_event(event: dict[str, Any]) -> str:
     return f"{at}  tick {event.get('tick', '-'):>4}  {kind:<11} {detail}"
 
 
+def cmd_outbox(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat outbox [list|retry|drop]``: what waits to be delivered, and what to do with it."""
+    from .outbox_cli import run_outbox
+
+    return run_outbox(_heartbeats(_config(args)), args, out)
+
+
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat replay TRACE``."""
     from .replay import run_replay
 
     config = load_config(args.config)
-    return run_replay(Path(args.trace), config, as_json=args.json, out=out)
+    return run_replay(
+        Path(args.trace),
+        config,
+        as_json=args.json,
+        out=out,
+        fmt=args.format,
+        per_heartbeat=args.per_heartbeat,
+        labels=Path(args.labels) if args.labels else None,
+    )
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
@@ -431,6 +503,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "pause": cmd_pause,
     "resume": cmd_resume,
     "log": cmd_log,
+    "outbox": cmd_outbox,
     "replay": cmd_replay,
     "validate": cmd_validate,
     "schema": cmd_schema,
@@ -452,7 +525,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
-    out = out or sys.stdout
+    out = out or sys.stdout or open(os.devnull, "w")  # noqa: SIM115 - started with stdout closed
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -36,11 +36,12 @@ class StepContext:
         kill: KillSwitch,
         clock: Callable[[], datetime],
         redact: Callable[[str], str] = str,
+        mask: Callable[[Any], Any] = lambda value: value,
     ) -> None:
         self.agent = agent
         self.tick = tick
         self.now = now
-        self.data = data
+        self._data = data
         self.instructions = instructions
         self.state_dir = state_dir
         self.base_dir = base_dir
@@ -53,6 +54,23 @@ class StepContext:
         self._kill = kill
         self._clock = clock
         self._redact = redact
+        # Known secrets masked out of args and output before anything is summarised or cut,
+        # so a token the agent passes to a tool never reaches state.json or the journal.
+        self._mask = mask
+        # (index, tool, args, output_len, error, cost) of every action of this tick, for the
+        # journal: the saved history keeps only the last few, a tick may record many more.
+        self.recorded: list[tuple[int, str, dict[str, Any] | None, int | None, str | None, float]] = []
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The agent's own data, saved in ``state.json`` after the step (mutate it or assign a dict)."""
+        return self._data
+
+    @data.setter
+    def data(self, value: dict[str, Any]) -> None:
+        if not isinstance(value, dict):
+            raise TypeError(f"ctx.data must be a dict, not {type(value).__name__}")
+        self._data = value
 
     @property
     def killed(self) -> bool:
@@ -80,14 +98,19 @@ class StepContext:
         if not math.isfinite(self._counters.cost + cost):
             raise ValueError("ctx.record: the day's total cost would overflow; report smaller units")
         now = self._clock()
+        copied = self._mask(dict(args)) if args is not None else None
+        error = clip(self._redact(error)) if error else None
+        output = None if output is None else self._mask(str(output))
         hit = self._monitor.record(
             tool,
-            dict(args) if args is not None else None,
-            output=None if output is None else str(output),
-            error=clip(self._redact(error)) if error else None,
+            copied,
+            output=output,
+            error=error,
             cost=float(cost),
             now=now,
         )
+        length = None if output is None else len(output.strip())
+        self.recorded.append((self._monitor.actions_total, tool, copied, length, error, float(cost)))
         self.actions += 1
         self._counters.actions += 1
         self._counters.cost += float(cost)

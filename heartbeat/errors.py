@@ -11,19 +11,25 @@ carries its data as attributes, and builds its one-line message itself::
     │   └── StateVersionError                   2  state.json written by a newer release
     ├── TraceError(ValueError)                  2  a bad line in a replay trace
     ├── StateWriteError(OSError)                2  a save failed; the previous state is intact
+    │   └── StateUnsavable                      2  the state holds what cannot be written and read back
     ├── StateLocked(TimeoutError)               5  another heartbeat holds the lock
     ├── Killed(RuntimeError)                    3  the KILL file is present
     ├── MetricError(RuntimeError)                  a progress metric failed (recorded, not fatal)
     └── NotifyError(RuntimeError)                  a notification was not delivered (kept in outbox/)
 
-The exit codes are the CLI's; the library only raises.
+The exit codes are the CLI's; the library only raises. :data:`EXIT_CODES` is
+the one table from a tick's outcome to its exit code, and :func:`worst_exit_code`
+the one rule for several: the first of 3, 5, 2, 4, 1 wins.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 __all__ = [
+    "EXIT_CODES",
+    "EXIT_PRIORITY",
     "ConfigError",
     "HeartbeatError",
     "Killed",
@@ -31,11 +37,33 @@ __all__ = [
     "NotifyError",
     "StateCorrupt",
     "StateLocked",
+    "StateUnsavable",
     "StateVersionError",
     "StateWriteError",
     "TraceError",
     "UsageError",
+    "worst_exit_code",
 ]
+
+EXIT_CODES: Mapping[str, int] = {
+    "ran": 0,  # acted (or the step raised: then 1, see TickResult)
+    "paused": 0,
+    "step_error": 1,
+    "error": 2,  # bad usage, config or state; a state folder that cannot be written
+    "killed": 3,
+    "needs_human": 4,
+    "locked": 5,
+}
+"""Every outcome of a tick (and a CLI command) and the exit code it means."""
+
+EXIT_PRIORITY: tuple[int, ...] = (3, 5, 2, 4, 1, 0)
+"""When several apply, the first of these wins."""
+
+
+def worst_exit_code(codes: Iterable[int]) -> int:
+    """The exit code that wins among ``codes`` (0 when there are none)."""
+    rank = {code: i for i, code in enumerate(EXIT_PRIORITY)}
+    return min(codes, key=lambda code: rank.get(code, len(rank)), default=0)
 
 
 class HeartbeatError(Exception):
@@ -117,14 +145,18 @@ class StateWriteError(HeartbeatError, OSError):
         super().__init__(f"{path}: could not save state: {reason} (previous state kept)")
 
 
+class StateUnsavable(StateWriteError):
+    """The state holds a value that cannot be written as JSON and read back; nothing was written."""
+
+
 class StateLocked(HeartbeatError, TimeoutError):
     """Another heartbeat holds the state folder's lock."""
 
     exit_code = 5
 
-    def __init__(self, lock_path: Path) -> None:
+    def __init__(self, lock_path: Path, holder: str = "another heartbeat holds the lock") -> None:
         self.lock_path = lock_path
-        super().__init__(f"{lock_path}: another heartbeat holds the lock; nothing was changed")
+        super().__init__(f"{lock_path}: {holder}; nothing was changed")
 
 
 class Killed(HeartbeatError, RuntimeError):

@@ -11,11 +11,17 @@ The program gets, in its environment:
 - ``HEARTBEAT_DATA``  a JSON file holding the agent's data (read it freely)
 - ``HEARTBEAT_TICK`` and ``HEARTBEAT_AGENT``
 
-It runs in the config's folder, with a timeout; its output goes to ours.
+It runs in the config's folder, in a process group of its own, with a
+timeout; its output goes to ours. It never outlives its step: the whole
+group (background children included) is ended when the program exits, when
+it times out, when a KILL file appears (checked every 0.1 s) and when the
+tick is interrupted (SIGTERM/SIGINT); :func:`end_all` ends every group still
+running, for ``heartbeat run`` on its way out.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -23,13 +29,34 @@ import shlex
 import signal
 import subprocess
 import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from .context import StepContext
 from .errors import ConfigError
 
-__all__ = ["ExecStep", "ExecStepError"]
+__all__ = ["ExecStep", "ExecStepError", "end_all"]
+
+_POLL_SECONDS = 0.1  # how often a running program's KILL file is looked at
+_LIVE: set[int] = set()  # process groups of the programs running now
+_LIVE_LOCK = threading.Lock()
+
+
+def _end_group(pgid: int) -> None:
+    """SIGKILL a whole process group; one that is gone already is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def end_all() -> int:
+    """End the process group of every ``--exec`` program still running; return how many."""
+    with _LIVE_LOCK:
+        groups = list(_LIVE)
+    for pgid in groups:
+        _end_group(pgid)
+    return len(groups)
 
 
 class ExecStepError(RuntimeError):
@@ -68,24 +95,48 @@ class ExecStep:
                 "HEARTBEAT_TICK": str(ctx.tick),
                 "HEARTBEAT_AGENT": ctx.agent,
             }
-            failure = self._run(env, ctx.base_dir)
+            failure = self._run(env, ctx)
             problem = self._read_actions(actions_path, ctx)
         if failure or problem:
             raise ExecStepError("; ".join(p for p in (failure, problem) if p))
 
-    def _run(self, env: dict[str, str], cwd: Path) -> str | None:
+    def _run(self, env: dict[str, str], ctx: StepContext) -> str | None:
         try:
-            # Its own session, so a timeout kills the program and everything it started.
-            proc = subprocess.Popen(self.argv, env=env, cwd=cwd, start_new_session=True)
+            # Its own session and process group, so ending the group ends everything it started.
+            proc = subprocess.Popen(self.argv, env=env, cwd=ctx.base_dir, start_new_session=True)
         except OSError as exc:
             return f"cannot start {self.argv[0]!r}: {exc.strerror}"
+        with _LIVE_LOCK:
+            _LIVE.add(proc.pid)
         try:
-            code = proc.wait(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            return f"{self.argv[0]} timed out after {self.timeout:g}s and was killed"
-        return f"{self.argv[0]} exited with code {code}" if code else None
+            return self._wait(proc, ctx)
+        finally:
+            # Background children it left behind must not act after the step (nor after KILL).
+            _end_group(proc.pid)
+            if proc.returncode is None:
+                proc.wait()
+            with _LIVE_LOCK:
+                _LIVE.discard(proc.pid)
+
+    def _wait(self, proc: subprocess.Popen[bytes], ctx: StepContext) -> str | None:
+        """Wait for the program; end it on timeout or KILL; say what went wrong, if anything."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                code = proc.wait(timeout=max(0.0, min(_POLL_SECONDS, deadline - time.monotonic())))
+            except subprocess.TimeoutExpired:
+                if ctx.killed:
+                    _end_group(proc.pid)
+                    proc.wait()
+                    return f"{self.argv[0]} was ended: the KILL file appeared"
+                if time.monotonic() >= deadline:
+                    _end_group(proc.pid)
+                    proc.wait()
+                    return f"{self.argv[0]} timed out after {self.timeout:g}s and was killed"
+                continue
+            if code < 0 and -code in (signal.SIGKILL, signal.SIGTERM) and ctx.killed:
+                return f"{self.argv[0]} was ended: the KILL file appeared"
+            return f"{self.argv[0]} exited with code {code}" if code else None
 
     @staticmethod
     def _read_actions(path: Path, ctx: StepContext) -> str | None:

@@ -54,10 +54,15 @@ class KillSwitch:
         if reason is not None:
             raise Killed(self.path, reason)
 
-    def engage(self, reason: str) -> None:
-        """Write the KILL file with ``reason`` as its text (atomically)."""
+    def engage(self, reason: str) -> str:
+        """Write the KILL file with ``reason`` as its text (atomically); return the text as read back.
+
+        Any bytes go: a reason typed in a Latin-1 terminal reaches Python as
+        lone surrogates, which are written back as the bytes they stood for.
+        """
         text = reason.strip() or "stopped by hand"
-        atomic_write(self.path, (text + "\n").encode("utf-8"), mode=0o644)
+        atomic_write(self.path, (text + "\n").encode("utf-8", "surrogateescape"), mode=0o644)
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
     def release(self) -> bool:
         """Remove the KILL file; True when there was one."""

@@ -8,8 +8,10 @@ journal records.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import threading
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,10 +20,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .budget import exhausted, roll_over
-from .config import AgentConfig, HeartbeatConfig, WebhookNotifierConfig
+from .config import AgentConfig, HeartbeatConfig
 from .context import Step, StepContext
 from .detectors import build_detectors
-from .errors import ConfigError, HeartbeatError, StateCorrupt, StateLocked, StateWriteError
+from .errors import (
+    ConfigError,
+    HeartbeatError,
+    StateCorrupt,
+    StateLocked,
+    StateUnsavable,
+    StateWriteError,
+    worst_exit_code,
+)
 from .journal import Journal
 from .killswitch import KillSwitch
 from .models import (
@@ -38,6 +48,7 @@ from .monitor import Monitor
 from .plugins import load_object
 from .policy import decide
 from .store import StateStore
+from .watchdog import TickInterrupted, unwatch, watch
 
 # notify, progress and escalation are imported where used: most ticks of a healthy
 # agent with no metric configured never need them, and a cron tick pays for every import.
@@ -105,13 +116,8 @@ class TickResult:
 
 
 def config_secrets(config: HeartbeatConfig) -> list[str]:
-    """Every secret the config holds: webhook URLs, their path segments and query values, headers."""
-    hooks = [n for n in config.notify if isinstance(n, WebhookNotifierConfig)]
-    if not hooks:
-        return []
-    from .redact import webhook_secrets
-
-    return [secret for hook in hooks for secret in webhook_secrets(hook.url, hook.headers)]
+    """Every secret the config holds: webhook URLs and headers, ``${ENV}`` values of notifiers."""
+    return config.secrets()
 
 
 class Heartbeat:
@@ -132,15 +138,17 @@ class Heartbeat:
         self.name = self.agent.name
         self.clock = clock
         self.state_dir = config.resolve(self.agent.state_dir)
-        self.store = StateStore(self.state_dir)
+        self._secrets = config_secrets(config)
+        self.store = StateStore(self.state_dir, secrets=self._secrets)
         self.kill = KillSwitch(config.resolve(self.agent.kill_file))
         self._step = step
         self._metric = progress
         self._metric_loaded = progress is not None
         self._notifiers = list(notifiers) if notifiers is not None else None
         self._detectors = build_detectors(config.detectors, search_path=config.base_dir)
-        self._secrets = config_secrets(config)
         self._journal_file: Journal | None = None
+        self.on_abandon: Callable[[TickResult], None] | None = None
+        """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
 
     # -- plug-ins, loaded once and only from the config or flags, never from state.json
 
@@ -192,6 +200,12 @@ class Heartbeat:
         """Run one heartbeat and return what happened; never raises a HeartbeatError or OSError."""
         try:
             return self._tick()
+        except TickInterrupted as exc:
+            # SIGTERM/SIGINT of `heartbeat tick`: the step is gone (an --exec group ended), its
+            # work unsaved. Journal it when the lock can be had, then let the caller exit.
+            with contextlib.suppress(HeartbeatError, OSError), self.store.lock():
+                self._journal([{"event": "interrupted", "reason": str(exc)}], self.clock(), 0)
+            raise
         except StateLocked as exc:
             return TickResult(self.name, "locked", 5, self.redact(str(exc)))
         except HeartbeatError as exc:
@@ -207,6 +221,7 @@ class Heartbeat:
         reason = self.kill.reason()
         if reason is not None:
             return self._killed(reason, locked=False)
+        self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
             state = self.store.load()
@@ -214,7 +229,7 @@ class Heartbeat:
             result = TickResult(self.name, "ran", 0, "")
             # Notices left by a crash between saving a decision and queueing its message are
             # queued by _finish, like this tick's own.
-            result._absorb(self.retry_outbox(now, force=True))
+            result._absorb(self.retry_outbox(now, force=False))
             if state.status is Status.NEEDS_HUMAN:
                 self._remind(state, now, events)
                 result.outcome, result.exit_code = "needs_human", 4
@@ -238,13 +253,18 @@ class Heartbeat:
             reason = self.kill.reason()
             if reason is not None:
                 return self._killed(reason, locked=True)
-            self._run_step(state, now, result, events)
+            # A folder that cannot take the state must not let the agent act with nothing saved.
+            self.store.check_writable()
+            abandoned = self._run_step(state, now, result, events)
+            if abandoned is not None:
+                return abandoned
             self._finish(state, events, result, now)
             return result
 
     def _run_step(
         self, state: AgentState, now: datetime, result: TickResult, events: list[dict[str, Any]]
-    ) -> None:
+    ) -> TickResult | None:
+        """Call the step and settle the tick; the KILL result instead when the step was abandoned."""
         step = self.step()
         tick = state.ticks + 1
         monitor = Monitor(
@@ -270,13 +290,19 @@ class Heartbeat:
             kill=self.kill,
             clock=self.clock,
             redact=self.redact,
+            mask=self.mask,
         )
         state.ticks, state.last_tick_at = tick, now
         result.tick = tick
-        first_action = state.actions_total + 1
+        guard = _StepGuard()
+        token = watch(self.kill, lambda reason: self._abandon(guard, reason, tick))
         try:
             step(ctx)
-        except Exception as exc:  # the agent's bug: recorded as an errored action, the tick goes on
+        except TickInterrupted:
+            raise  # SIGTERM/SIGINT of the tick itself: not the agent's error
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt of its own too
+            # The agent's bug: recorded as an errored action, the tick goes on. sys.exit(0)
+            # inside a step must not tell cron that all is well while budgets go unenforced.
             result.step_error, result.exit_code = self.redact(f"{type(exc).__name__}: {exc}"), 1
             ctx.record("step", None, error=result.step_error)
             events.append(
@@ -286,13 +312,20 @@ class Heartbeat:
                     "traceback": self.redact(traceback.format_exc(limit=20)),
                 }
             )
+        finally:
+            unwatch(token)
+        with guard.lock:
+            guard.returned = True
+            if guard.result is not None:
+                return guard.result  # abandoned on KILL: this tick's unsaved work is dropped
+        state.data = ctx.data  # the step may have bound ctx.data to a new dict
         result.actions = ctx.actions
         value, error = self._progress(ctx)
         monitor.add_progress(value, now=self.clock(), error=error)
         result.progress, result.progress_error = value, error
         state.history, state.progress = list(monitor.history), list(monitor.progress)
         state.actions_total = monitor.actions_total
-        events += [_action_event(a) for a in state.history if a.index >= first_action]
+        events += _action_events(ctx, state, self.config.detectors.volatile_args)
         if error:
             events.append({"event": "metric_error", "error": error})
 
@@ -317,6 +350,26 @@ class Heartbeat:
             result.message = _describe(result)
             if recovering and decision.action == "continue":
                 result.message += "; recovered: no anomaly, instructions cleared"
+        return None
+
+    def _abandon(self, guard: _StepGuard, reason: str, tick: int) -> None:
+        """KILL while the step did not return (watchdog thread): journal it, drop the tick's work."""
+        with guard.lock:
+            if guard.returned:
+                return
+            message = (
+                f"stopped by {self.kill.path} during the step: {reason}; the step did not return "
+                "and was abandoned (this tick's unsaved work is dropped)"
+            )
+            result = TickResult(self.name, "killed", 3, message, tick=tick)
+            event = {"event": "kill", "reason": reason, "during_step": True, "abandoned": True}
+            try:
+                self._journal([event], self.clock(), tick)
+            except (HeartbeatError, OSError) as exc:
+                result.message += f" (not journaled: {self.redact(str(exc))})"
+            guard.result = result
+        if self.on_abandon is not None:
+            self.on_abandon(result)
 
     def _progress(self, ctx: StepContext) -> tuple[float | None, str | None]:
         """This tick's progress sample: the metric's, else what the step reported; never raises."""
@@ -350,6 +403,8 @@ class Heartbeat:
                 "decision": decision.action,
                 "stuck_streak": decision.stuck_streak,
                 "instructions": decision.instructions,
+                # observe mode: what enforce mode would have done, for status and log to show.
+                **({"observed": decision.observed, "reason": decision.reason} if decision.observed else {}),
             }
         )
         if decision.action != "escalate":
@@ -418,11 +473,13 @@ class Heartbeat:
     def _remind(self, state: AgentState, now: datetime, events: list[dict[str, Any]]) -> None:
         """Remind people of an open escalation, at most once per ``reminder_every``."""
         escalation = state.escalation
-        if escalation is None or state.notices or self.outbox_waiting():
+        if escalation is None or state.notices:
             return  # the first message has not even gone out: a reminder would only pile up
         last = escalation.last_reminder_at or escalation.at
         if now - last < self.config.escalation.reminder_every:
             return
+        if self.outbox_waiting() and self.outbox().waiting_for([n.name for n in self.config.notify]):
+            return  # still waiting to reach someone; corrupt or orphaned entries do not count
         from .escalation import notification_text, payload
 
         escalation.last_reminder_at = now
@@ -497,13 +554,14 @@ class Heartbeat:
         """The agent's outbox of undelivered notifications."""
         from .notify import Outbox
 
-        return Outbox(self.store.outbox_dir)
+        return Outbox(self.store.outbox_dir, secrets=self._secrets)
 
     def outbox_waiting(self) -> bool:
         """Whether anything waits in outbox/ (one scandir; no outbox folder is an empty one)."""
         try:
             with os.scandir(self.store.outbox_dir) as entries:
-                return any(True for _ in entries)
+                # Entries only: a corrupt file set aside or a temp file is nothing to send.
+                return any(e.name.endswith(".json") and e.name[0] != "." for e in entries)
         except OSError:
             return False
 
@@ -526,12 +584,12 @@ class Heartbeat:
     ) -> None:
         """Save atomically; then queue and deliver what the saved tick decided; then journal."""
         if save:
-            self.store.save(state)
+            self._save(state, events, result)
         if state.notices:
             # Only a decision that is on disk is announced: a failed save above raised already.
             self._flush_notices(state, events)
             self.store.save(state)
-            result._absorb(self.retry_outbox(now, force=True))
+            result._absorb(self.retry_outbox(now, force=False))
         if result.delivered or result.undelivered:
             events.append(
                 {
@@ -551,7 +609,27 @@ class Heartbeat:
                 "message": result.message,
             }
         )
-        self._journal(events, now, result.tick if result.tick is not None else state.ticks)
+        try:
+            self._journal(events, now, result.tick if result.tick is not None else state.ticks)
+        except OSError as exc:
+            # The state is saved; only the readable history is missing. Say exactly that.
+            result.exit_code = worst_exit_code((result.exit_code, 2))
+            reason = exc.strerror or str(exc)
+            result.message += (
+                f"; the journal could not be written ({self.redact(reason)}); the state was saved"
+            )
+
+    def _save(self, state: AgentState, events: list[dict[str, Any]], result: TickResult) -> None:
+        """Save; a state holding what cannot be written is made savable, and the journal says how."""
+        try:
+            self.store.save(state)
+        except StateUnsavable:
+            from .sanitize import make_savable
+
+            changes = make_savable(state)
+            self.store.save(state)
+            events.append({"event": "sanitised", "changes": changes})
+            result.message += f"; {len(changes)} unsavable value(s) in the state changed (see the journal)"
 
     def _journal(self, events: Iterable[dict[str, Any]], now: datetime, tick: int) -> None:
         if self._journal_file is None:
@@ -580,6 +658,13 @@ class Heartbeat:
             result.message += f" (not journaled: {self.redact(str(exc))})"
         return result
 
+    def note_left_behind(self, reason: str) -> None:
+        """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""
+        event = {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
+        with contextlib.suppress(HeartbeatError, OSError):
+            # The tick's thread holds the lock and is stuck; one O_APPEND write cannot tear its lines.
+            self._journal([event], self.clock(), 0)
+
     # -- what a human does
 
     def pause(self, reason: str | None = None) -> AgentState:
@@ -600,11 +685,31 @@ class Heartbeat:
             state.status, state.status_reason = Status.ACTIVE, None
             state.stuck_streak, state.recovery, state.escalation = 0, None, None
             state.instructions = note.strip() if note and note.strip() else None
+            # A human acted: pages about the status just cleared must not arrive after this.
+            # They are journaled as settled first, so a crash half-way repeats, never hides, one.
+            from .notify import STATUS_KINDS
+
+            settled = {n.key for n in state.notices if n.kind in STATUS_KINDS}
+            state.notices = [n for n in state.notices if n.kind not in STATUS_KINDS]
+            outbox = self.outbox() if self.outbox_waiting() else None
+            if outbox is not None:
+                settled.update(outbox.settle(self.name, dry_run=True))
             self.store.save(state)
-            self.store.escalation_path.unlink(missing_ok=True)
             self._journal(
-                [{"event": "resume", "from": previous.value, "note": state.instructions}], now, state.ticks
+                [
+                    {
+                        "event": "resume",
+                        "from": previous.value,
+                        "note": state.instructions,
+                        "settled": sorted(settled),
+                    }
+                ],
+                now,
+                state.ticks,
             )
+            self.store.escalation_path.unlink(missing_ok=True)
+            if outbox is not None:
+                outbox.settle(self.name)
             return state
 
     def read_state(self) -> AgentState:
@@ -628,8 +733,21 @@ class Heartbeat:
 
         return redact(text, self._secrets)
 
+    def mask(self, value: Any) -> Any:
+        """``value`` (a text, or args: nested dicts and lists) with every configured secret masked."""
+        if not self._secrets:
+            return value
+        from .redact import mask_tree
+
+        return mask_tree(value, self._secrets)
+
     def _redact_event(self, event: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: self.redact(v) if isinstance(v, str) else v for k, v in event.items()}
+        from .redact import mask_tree
+
+        # Top-level texts lose URLs and secrets; nested ones (lists of deliveries...) their secrets.
+        top = {k: self.redact(v) if isinstance(v, str) else v for k, v in event.items()}
+        masked: dict[str, Any] = mask_tree(top, self._secrets)
+        return masked
 
     def _resume_hint(self) -> str:
         agent = f" --agent {self.name}" if len(self.config.all_agents()) > 1 else ""
@@ -640,16 +758,41 @@ def _metric_timeout(config: HeartbeatConfig) -> float:
     return config.progress.timeout.total_seconds() if config.progress else 60.0
 
 
-def _action_event(action: Any) -> dict[str, Any]:
-    return {
-        "event": "action",
-        "index": action.index,
-        "tool": action.tool,
-        "summary": action.summary,
-        "output_len": action.output_len,
-        "error": action.error,
-        "cost": action.cost,
-    }
+class _StepGuard:
+    """Who settles a step: the tick when it returns, or the watchdog when KILL abandons it."""
+
+    __slots__ = ("lock", "result", "returned")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.returned = False
+        self.result: TickResult | None = None
+
+
+def _action_events(ctx: StepContext, state: AgentState, volatile: Sequence[str]) -> list[dict[str, Any]]:
+    """One journal event per action of the tick, also those the bounded history no longer holds."""
+    kept = {a.index: a for a in state.history[-len(ctx.recorded) :]} if ctx.recorded else {}
+    events = []
+    for index, tool, args, length, error, cost in ctx.recorded:
+        record = kept.get(index)
+        if record is not None:
+            summary = record.summary
+        else:
+            from .detectors import summarize
+
+            summary = summarize(tool, args, volatile)
+        events.append(
+            {
+                "event": "action",
+                "index": index,
+                "tool": tool,
+                "summary": summary,
+                "output_len": length,
+                "error": error,
+                "cost": cost,
+            }
+        )
+    return events
 
 
 def _describe(result: TickResult) -> str:

@@ -24,7 +24,9 @@ import copy
 import errno
 import json
 import os
+import re
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,11 +36,11 @@ from typing import Any, NoReturn
 
 from filelock import FileLock, Timeout
 from pydantic import ValidationError
-from pydantic_core import PydanticSerializationError
+from pydantic_core import PydanticSerializationError, from_json
 
 from .config import format_validation_error
-from .errors import StateCorrupt, StateLocked, StateVersionError, StateWriteError
-from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, temp_target
+from .errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
+from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, open_regular, temp_target
 from .models import SCHEMA_VERSION, AgentState, clip
 
 __all__ = [
@@ -52,6 +54,7 @@ __all__ = [
 
 STATE_FILE = "state.json"
 LOCK_FILE = ".lock"
+RUN_LOCK_FILE = ".run.lock"
 JOURNAL_FILE = "journal.jsonl"
 OUTBOX_DIR = "outbox"
 ESCALATION_FILE = "ESCALATION.md"
@@ -60,6 +63,14 @@ EXEC_SCRATCH_PREFIX = ".exec-"
 # Temps of these files are never removed by clean_stale: the KILL file is written without
 # the lock, on purpose (`heartbeat kill` must work while a tick runs).
 _UNLOCKED_WRITES = frozenset({"KILL"})
+
+# A run of digits longer than Python reads back as an int (4,300 by default): only then is
+# the written state parsed again to tell a huge number from a long string of digits.
+_LONG_NUMBER = re.compile(rb"[0-9]{4301}")
+
+# Past this size a state file is handled leanly: parsed once from its bytes (no decoded
+# copy), and a corrupt copy already made is recognised by size and mtime, not re-read.
+_LEAN = 1 << 20
 
 # Enough for a handful of copies made within the same microsecond (a test's
 # frozen clock); past that something is badly wrong and we stop trying.
@@ -189,8 +200,11 @@ class StateStore:
         migrations: Sequence[Migration] = MIGRATIONS,
         current_version: int = SCHEMA_VERSION,
         clock: Callable[[], datetime] = _utc_now,
+        secrets: Sequence[str] = (),
     ) -> None:
         check_migrations(migrations, current_version)
+        self.secrets = list(secrets)
+        """Masked out of ``state.json`` on every save (see :func:`heartbeat.redact.mask`)."""
         self._state_dir = Path(state_dir)
         # The paths, built once: pathlib joins cost microseconds, and a tick asks often.
         self._state_path = self._state_dir / STATE_FILE
@@ -206,6 +220,9 @@ class StateStore:
         # The file as read by the last load, if it had to be migrated: it is
         # copied aside before the first save replaces it.
         self._migrated_from: tuple[int, bytes] | None = None
+        self._loaded_size = 0  # bytes of state.json at the last load: what a save must have room for
+        # The mtime (ns) of the state file being loaded, given to its corrupt copy.
+        self._loaded_mtime: int | None = None
 
     def __repr__(self) -> str:
         return f"StateStore({str(self._state_dir)!r})"
@@ -283,6 +300,32 @@ class StateStore:
             self._locked = False
             file_lock.release()
 
+    @contextmanager
+    def run_lock(self) -> Iterator[StateStore]:
+        """Held by ``heartbeat run`` for its whole life: a second run on the folder gets StateLocked.
+
+        A separate file from the tick lock, so a cron ``heartbeat tick`` and
+        the commands still work beside a run (they take the tick lock).
+        """
+        if not os.path.isdir(self._state_dir):
+            try:
+                ensure_private_dir(self._state_dir)
+            except OSError as exc:
+                reason = f"cannot create the state folder: {exc.strerror}"
+                raise StateWriteError(self._state_dir, reason) from exc
+        path = self._state_dir / RUN_LOCK_FILE
+        run_lock = FileLock(path, timeout=0, mode=PRIVATE_FILE_MODE)
+        try:
+            run_lock.acquire()
+        except Timeout:
+            raise StateLocked(path, "another `heartbeat run` drives this state folder") from None
+        except OSError as exc:
+            raise StateWriteError(path, f"cannot take the lock: {exc.strerror}") from exc
+        try:
+            yield self
+        finally:
+            run_lock.release()
+
     def clean_stale(self) -> int:
         """Remove what a SIGKILLed writer or ``--exec`` step left in the state folder; return how many.
 
@@ -306,7 +349,7 @@ class StateStore:
                 if name == OUTBOX_DIR:  # its entries are written under this lock too
                     removed += _remove_temps(entry.path)
                     continue
-                if name[0] != "." or name == LOCK_FILE:
+                if name[0] != "." or name in (LOCK_FILE, RUN_LOCK_FILE):
                     continue
                 try:
                     if name.startswith(EXEC_SCRATCH_PREFIX):
@@ -323,23 +366,21 @@ class StateStore:
     def load(self) -> AgentState:
         """Read ``state.json``: missing -> a fresh state; old -> migrated; bad -> :class:`StateCorrupt`."""
         self._migrated_from = None
+        self._loaded_mtime = None
         path = self.state_path
-        try:
-            raw_bytes = path.read_bytes()
-        except FileNotFoundError:
+        raw_bytes = self._read()
+        if raw_bytes is None:
             return AgentState(schema_version=self._current)
-        except IsADirectoryError:
-            raise StateCorrupt(path, "is a folder, not a file; not copied aside") from None
-        except OSError as exc:
-            raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
+        self._loaded_size = len(raw_bytes)
         # The fast path: one pass of pydantic over the bytes, in strict mode so
         # that it accepts only what the dict path below would load unchanged
         # (no "1" or true as a schema_version, no BOM). Anything else, a
         # migration or a bad file, takes the dict path, with its messages.
         try:
             state = AgentState.model_validate_json(raw_bytes, strict=True)
-        except ValidationError:
-            pass
+        except ValidationError as exc:
+            if len(raw_bytes) > _LEAN:
+                self._lean_check(raw_bytes, exc)
         else:
             if state.schema_version == self._current and "schema_version" in state.model_fields_set:
                 return state
@@ -365,9 +406,47 @@ class StateStore:
             state = AgentState.model_validate(raw)
         except ValidationError as exc:
             self._corrupt(raw_bytes, _one_line(format_validation_error(exc)))
+        except (ValueError, TypeError, RecursionError) as exc:  # what else a bad file can raise
+            self._corrupt(raw_bytes, f"cannot be read: {_one_line(str(exc))}")
         if version < self._current:
             self._migrated_from = (version, raw_bytes)
         return state
+
+    def _read(self) -> bytes | None:
+        """The bytes of ``state.json`` (None if missing), read once and never blocking.
+
+        A FIFO, socket or device in its place is refused at once (reading a
+        FIFO would wait forever for a writer); a symlink is followed.
+        """
+        path = self.state_path
+        try:
+            fd = open_regular(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno == errno.EINVAL:  # not a regular file
+                what = "is a folder, not a file" if os.path.isdir(path) else exc.strerror
+                raise StateCorrupt(path, f"{what}; not copied aside") from None
+            if exc.errno == errno.EISDIR:
+                raise StateCorrupt(path, "is a folder, not a file; not copied aside") from None
+            raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
+        try:
+            info = os.fstat(fd)
+            self._loaded_mtime = info.st_mtime_ns
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                return handle.read()
+        except OSError as exc:
+            raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
+        finally:
+            os.close(fd)
+
+    def _lean_check(self, raw_bytes: bytes, error: ValidationError) -> None:
+        """For a big file: report broken JSON from the parse just done, without a second one."""
+        first = error.errors(include_url=False)[0]
+        if first["type"] == "json_invalid":
+            message = str(first["msg"]).removeprefix("Invalid JSON: ")
+            if not raw_bytes.startswith(b"\xef\xbb\xbf"):  # a BOM takes the slow path, which allows it
+                self._corrupt(raw_bytes, f"is not valid JSON: {_one_line(message)}")
 
     def save(self, state: AgentState) -> None:
         """Write ``state.json`` atomically (0600, indented); failure -> :class:`StateWriteError`.
@@ -377,10 +456,26 @@ class StateStore:
         """
         path = self.state_path
         try:
-            data = state.model_dump_json(indent=2).encode("utf-8") + b"\n"
-        except PydanticSerializationError as exc:
+            text = state.model_dump_json(indent=2)
+        except (PydanticSerializationError, ValueError, RecursionError) as exc:
             reason = f"the state is not JSON-serialisable: {_one_line(str(exc))}"
-            raise StateWriteError(path, reason) from exc
+            raise StateUnsavable(path, reason) from exc
+        if self.secrets:
+            from .redact import mask
+
+            text = mask(text, self.secrets)  # what the agent recorded, a secret included
+        data = text.encode("utf-8") + b"\n"
+        if _LONG_NUMBER.search(data) is not None:
+            # Written fine, but a number past Python's digit limit cannot be read back: a tick
+            # would save it once, then every later load would fail.
+            try:
+                from_json(data)
+            except ValueError as exc:
+                raise StateUnsavable(path, f"it would not read back: {_one_line(str(exc))}") from exc
+        if os.path.islink(path):
+            # A symlinked state.json is followed: its target is replaced atomically
+            # (a temp file beside the target), and the link stays a link.
+            path = Path(os.path.realpath(path))
         try:
             if self._migrated_from is not None:
                 version, original = self._migrated_from
@@ -397,6 +492,35 @@ class StateStore:
         except OSError as exc:
             raise StateWriteError(path, exc.strerror or str(exc)) from exc
 
+    def check_writable(self) -> None:
+        """Raise :class:`StateWriteError` unless the folder can take a ``state.json`` as big as the last.
+
+        Called before the step, so a full disk, a read-only remount or a lost
+        permission stops the agent instead of letting it run with nothing saved:
+        space for twice the last size is reserved in a temp file (fallocate, no
+        fsync) that is removed at once.
+        """
+        size = max(8192, 2 * self._loaded_size)
+        try:
+            fd, temp = tempfile.mkstemp(prefix=f".{STATE_FILE}.", suffix=".tmp", dir=self._state_dir)
+        except OSError as exc:
+            raise StateWriteError(
+                self.state_path, f"the state folder cannot be written ({exc.strerror})"
+            ) from None
+        try:
+            try:
+                os.posix_fallocate(fd, 0, size)
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
+                    raise
+                os.write(fd, bytes(size))  # a file system without fallocate: write the bytes
+        except OSError as exc:
+            raise StateWriteError(self.state_path, f"no room for the state ({exc.strerror})") from None
+        finally:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
     def schema(self) -> dict[str, Any]:
         """The JSON Schema of ``state.json``."""
         return state_schema()
@@ -405,6 +529,8 @@ class StateStore:
         """Decode and parse the bytes of ``state.json`` into a dict, or report it corrupt."""
         if not raw_bytes.strip():
             self._corrupt(raw_bytes, "is empty")
+        if len(raw_bytes) > _LEAN and not raw_bytes.startswith(b"\xef\xbb\xbf"):
+            return self._parse_lean(raw_bytes)
         try:
             # utf-8-sig: a BOM some Windows editors add is not a reason to stop an agent.
             text = raw_bytes.decode("utf-8-sig")
@@ -417,6 +543,20 @@ class StateStore:
             self._corrupt(raw_bytes, f"is not valid JSON: {exc.msg} at {where}")
         except RecursionError:
             self._corrupt(raw_bytes, "is not valid JSON: nested too deeply")
+        except ValueError as exc:  # e.g. an integer past Python's digit limit
+            self._corrupt(raw_bytes, f"cannot be read: {_one_line(str(exc))}")
+        if not isinstance(raw, dict):
+            self._corrupt(raw_bytes, f"is not a JSON object but {_json_kind(raw)}")
+        return raw
+
+    def _parse_lean(self, raw_bytes: bytes) -> dict[str, Any]:
+        """:meth:`_parse` for a big file: parsed straight from the bytes, no decoded copy."""
+        from pydantic_core import from_json
+
+        try:
+            raw = from_json(raw_bytes)
+        except ValueError as exc:
+            self._corrupt(raw_bytes, f"is not valid JSON: {_one_line(str(exc))}")
         if not isinstance(raw, dict):
             self._corrupt(raw_bytes, f"is not a JSON object but {_json_kind(raw)}")
         return raw
@@ -431,11 +571,21 @@ class StateStore:
         raise StateCorrupt(path, reason, copy=copy_path)
 
     def _existing_copy(self, raw_bytes: bytes) -> Path | None:
-        """A corrupt copy already holding these bytes, so a cron job does not pile them up."""
+        """A corrupt copy already holding these bytes, so a cron job does not pile them up.
+
+        A big file is matched by size and mtime (its copy is given the
+        original's mtime), so every tick does not read a copy of hundreds of MB.
+        """
+        big = len(raw_bytes) > _LEAN
         for candidate in sorted(self._state_dir.glob(f"{STATE_FILE}.corrupt-*")):
             try:
-                same_size = candidate.stat().st_size == len(raw_bytes)
-                if same_size and candidate.read_bytes() == raw_bytes:
+                info = candidate.stat()
+                if info.st_size != len(raw_bytes):
+                    continue
+                if big:
+                    if info.st_mtime_ns == self._loaded_mtime:
+                        return candidate
+                elif candidate.read_bytes() == raw_bytes:
                     return candidate
             except OSError:
                 continue
@@ -451,5 +601,9 @@ class StateStore:
                 atomic_write(target, raw_bytes, mode=PRIVATE_FILE_MODE, overwrite=False)
             except FileExistsError:
                 continue
+            if label == "corrupt" and self._loaded_mtime is not None:
+                # The copy carries the original's mtime: how a later tick knows it (see _existing_copy).
+                with contextlib.suppress(OSError):
+                    os.utime(target, ns=(self._loaded_mtime, self._loaded_mtime))
             return target
         raise FileExistsError(errno.EEXIST, f"{_MAX_NAME_TRIES} copies named {base} exist")

@@ -25,6 +25,7 @@ import os
 import stat
 import subprocess
 import sys
+import textwrap
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -40,6 +41,20 @@ import heartbeat.cli
 import heartbeat.replay
 import heartbeat.runner
 import heartbeat.testing  # noqa: F401
+from heartbeat import models as _models
+
+# And build the validators that models.py defers to first use: a test may use one first
+# under freezegun (a fresh AgentState builds BudgetCounters), which would fail there.
+for _model in (
+    _models.ActionRecord,
+    _models.ProgressSample,
+    _models.Anomaly,
+    _models.Recovery,
+    _models.BudgetCounters,
+    _models.Escalation,
+    _models.Notification,
+):
+    _model.model_rebuild(force=True)
 
 
 @dataclass(frozen=True)
@@ -177,3 +192,80 @@ def spawn_heartbeat(cwd: Path, *argv: str, **env: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         env={**os.environ, **env},
     )
+
+
+@dataclass
+class Agent:
+    """A throwaway agent project on disk: its module, its state folder, its KILL file.
+
+    One helper for every test that needs an agent in a real ``python -m
+    heartbeat`` process (or in this one): ``agent.cli("tick")`` runs a real
+    process with the flags that point at this project.
+    """
+
+    root: Path
+    module: str
+
+    @property
+    def state(self) -> Path:
+        """The state folder."""
+        return self.root / "state"
+
+    @property
+    def kill(self) -> Path:
+        """The KILL file."""
+        return self.root / "KILL"
+
+    def flags(self, attr: str = "step") -> list[str]:
+        """``--step MODULE:ATTR --state-dir ... --kill-file ...`` for this project."""
+        return [
+            "--step",
+            f"{self.module}:{attr}",
+            "--state-dir",
+            str(self.state),
+            "--kill-file",
+            str(self.kill),
+        ]
+
+    def spawn(self, command: str, *argv: str, attr: str = "step", **env: str) -> subprocess.Popen[str]:
+        """A real ``python -m heartbeat COMMAND`` process over this project (not waited for)."""
+        return subprocess.Popen(
+            [sys.executable, "-m", "heartbeat", command, *self.flags(attr), *argv],
+            cwd=self.root,
+            encoding="utf-8",
+            errors="replace",  # what heartbeat prints is checked, not how a terminal would decode it
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **env},
+        )
+
+    def cli(
+        self, command: str, *argv: str, attr: str = "step", timeout: float = 60, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a real ``python -m heartbeat COMMAND`` over this project to its end."""
+        proc = self.spawn(command, *argv, attr=attr, **env)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+    def journal(self) -> list[dict[str, Any]]:
+        """The journal's events, oldest first."""
+        from heartbeat.journal import Journal
+
+        return list(Journal(self.state / "journal.jsonl").read())
+
+    def load(self) -> Any:
+        """The saved state."""
+        from heartbeat.store import StateStore
+
+        return StateStore(self.state).load()
+
+
+def make_agent(root: Path, source: str, module: str = "agent_mod") -> Agent:
+    """Write ``source`` as ``root/<module>.py`` (importable by a process started in ``root``)."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    return Agent(root, module)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import socket
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -59,14 +60,18 @@ def test_one_post_after_three_stuck_heartbeats(tmp_path: Path, webhook_server: W
 
 
 def test_server_down_then_back_delivers_from_outbox(tmp_path: Path) -> None:
-    """Server down: the escalation waits in outbox/; once it is back the next tick delivers it once."""
+    """Server down: the escalation waits in outbox/; back up, the next due tick delivers it once."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/hooks/{SECRET}?token={TOKEN}"
-    hb = make_heartbeat(stuck, tmp_path, policy={"escalate_after": 1}, **hook_config(url))
+    now = [datetime.now(UTC)]
+    hb = make_heartbeat(
+        stuck, tmp_path, clock=lambda: now[0], policy={"escalate_after": 1}, **hook_config(url)
+    )
     result = hb.tick()
     assert result.exit_code == 4 and result.undelivered and result.waiting == 1
     assert len(list((tmp_path / "state" / "outbox").glob("*.json"))) == 1
     assert hb.tick().exit_code == 4  # still down: still waiting, nothing lost
+    now[0] += timedelta(minutes=11)  # past any back-off
     with running_webhook_server(port) as server:
         again = hb.tick()
         assert again.exit_code == 4 and again.delivered and again.waiting == 0

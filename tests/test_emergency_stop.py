@@ -1,0 +1,330 @@
+"""The emergency stop always stops, and an ``--exec`` agent never outlives its tick (issue 10, items 3, 7-11).
+
+Real ``python -m heartbeat`` processes, real signals, real child processes,
+a real HTTP server that never answers. Times are measured from the moment
+the KILL file is written to the moment the heartbeat process has exited.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Agent, make_agent
+
+from heartbeat.config import AgentConfig, HeartbeatConfig
+from heartbeat.runner import Heartbeat
+from heartbeat.schedule import Runner, make_trigger
+
+STOP_WITHIN = 0.5  # seconds: what the README promises for KILL
+
+HANGING = """
+import pathlib, time
+
+def step(ctx):
+    (pathlib.Path(ctx.base_dir) / "started").write_text("x")
+    ctx.data["unsaved"] = True
+    while True:          # never returns, never looks at ctx.killed
+        time.sleep(0.05)
+
+def stuck(ctx):
+    for _ in range(3):
+        ctx.record("search", {"q": "same"}, output="the same page")
+"""
+
+# An --exec agent that leaves a background child behind and records both pids.
+EXEC_AGENT = """
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+with open("pids", "a") as f:
+    f.write(f"{os.getpid()} {child.pid}\\n")
+if len(sys.argv) > 1 and sys.argv[1] == "hang":
+    time.sleep(60)
+"""
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0, what: str = "condition") -> None:
+    """Poll ``condition`` until it holds (a deadline, not a sleep that hopes the race is over)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie nobody reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def exec_pids(root: Path) -> list[int]:
+    text = (root / "pids").read_text() if (root / "pids").exists() else ""
+    return [int(p) for p in text.split()]
+
+
+def stop_time(proc: subprocess.Popen[str], kill: Path) -> float:
+    """Write KILL; return the seconds until ``proc`` exited."""
+    started = time.monotonic()
+    kill.write_text("stop now")
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return float("inf")
+    return time.monotonic() - started
+
+
+@pytest.fixture
+def hanging(tmp_path: Path) -> Agent:
+    return make_agent(tmp_path, HANGING)
+
+
+# ---------------------------------------------------------------- 7. KILL ends a hung step
+
+
+def test_kill_ends_run_within_half_a_second_while_a_python_step_hangs(hanging: Agent) -> None:
+    """run, step never returns: exit 3 within 0.5 s, the tick's work dropped, the journal says so."""
+    proc = hanging.spawn("run", "--every", "1h")
+    wait_until(lambda: (hanging.root / "started").exists(), what="the step to start")
+    took = stop_time(proc, hanging.kill)
+    err = proc.stderr.read() if proc.stderr else ""
+    assert proc.returncode == 3, err
+    assert took <= STOP_WITHIN, f"run took {took:.2f} s to stop"
+    kills = [e for e in hanging.journal() if e["event"] == "kill"]
+    assert kills and kills[0]["abandoned"] is True and kills[0]["during_step"] is True
+    assert hanging.load().ticks == 0 and hanging.load().data == {}  # nothing of the tick saved
+
+
+def test_kill_ends_a_tick_process_within_half_a_second_while_its_step_hangs(hanging: Agent) -> None:
+    """`heartbeat tick` (cron), step never returns: exit 3 within 0.5 s, journaled, nothing saved."""
+    proc = hanging.spawn("tick")
+    wait_until(lambda: (hanging.root / "started").exists(), what="the step to start")
+    took = stop_time(proc, hanging.kill)
+    out = proc.stdout.read() if proc.stdout else ""
+    assert proc.returncode == 3 and "abandoned" in out
+    assert took <= STOP_WITHIN, f"tick took {took:.2f} s to stop"
+    assert any(e.get("abandoned") for e in hanging.journal())
+    assert hanging.load().ticks == 0
+
+
+def test_kill_ends_run_within_half_a_second_while_a_webhook_never_answers(
+    hanging: Agent, webhook_server: Any
+) -> None:
+    """An escalation whose webhook accepts and never answers: KILL still ends run within 0.5 s."""
+    webhook_server.delay = 60.0
+    config = hanging.root / "heartbeat.toml"
+    config.write_text(
+        f'[policy]\nescalate_after = 1\n[[notify]]\ntype = "webhook"\nurl = "{webhook_server.url()}"\n'
+        'timeout = "30s"\n'
+    )
+    proc = hanging.spawn("run", "--every", "1h", "--config", str(config), attr="stuck")
+    assert webhook_server.wait_for(1, timeout=30), "the escalation never reached the webhook"
+    took = stop_time(proc, hanging.kill)
+    assert proc.returncode == 3
+    assert took <= STOP_WITHIN, f"run took {took:.2f} s to stop behind a silent webhook"
+    assert hanging.load().status.value == "needs_human"  # the decision itself was saved first
+
+
+# ---------------------------------------------------------------- 3. --exec process groups
+
+
+def exec_agent(tmp_path: Path, *args: str) -> tuple[Agent, list[str]]:
+    agent = make_agent(tmp_path, EXEC_AGENT, module="exec_agent")
+    command = " ".join([sys.executable, str(agent.root / "exec_agent.py"), *args])
+    return agent, ["--exec", command]
+
+
+def test_an_exec_agents_background_child_ends_with_the_step(tmp_path: Path) -> None:
+    """The program exits 0 and leaves a child running: the child is ended with the step."""
+    agent, flags = exec_agent(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "heartbeat", "tick", *flags, "--state-dir", str(agent.state)],
+        cwd=agent.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    pids = exec_pids(agent.root)
+    assert len(pids) == 2
+    wait_until(lambda: not any(alive(p) for p in pids), timeout=5, what="the exec group to end")
+
+
+@pytest.mark.parametrize("how", ["KILL", "SIGTERM-tick", "SIGINT-tick", "SIGTERM-run", "timeout"])
+def test_an_exec_agent_never_outlives_its_tick(tmp_path: Path, how: str) -> None:
+    """KILL, a signal to tick or run, or the timeout: the whole process group is ended."""
+    agent, flags = exec_agent(tmp_path, "hang")
+    command = "run" if how.endswith("run") else "tick"
+    extra = ["--every", "1h"] if command == "run" else []
+    env = {**os.environ}
+    if how == "timeout":
+        config = agent.root / "heartbeat.toml"
+        config.write_text('[agent]\nexec_timeout = "1s"\n')
+        extra += ["--config", str(config)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "heartbeat", command, *flags, "--state-dir", str(agent.state), *extra],
+        cwd=agent.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=os.setpgrp,  # its own group, so a group kill of the agent cannot reach pytest
+    )
+    try:
+        wait_until(lambda: len(exec_pids(agent.root)) == 2, what="the exec agent and its child")
+        pids = exec_pids(agent.root)
+        if how == "KILL":
+            (agent.root / "KILL").write_text("stop")
+        elif how.startswith("SIGTERM"):
+            proc.send_signal(signal.SIGTERM)
+        elif how.startswith("SIGINT"):
+            proc.send_signal(signal.SIGINT)
+        wait_until(lambda: not any(alive(p) for p in pids), timeout=5, what="the exec group to end")
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    expected = {"KILL": 3, "SIGTERM-tick": 128 + 15, "SIGINT-tick": 128 + 2, "SIGTERM-run": 0, "timeout": 1}
+    assert code == expected[how], proc.stderr.read() if proc.stderr else ""
+    assert not any(alive(p) for p in pids)
+
+
+def test_no_two_copies_of_an_exec_agent_after_sigterm(tmp_path: Path) -> None:
+    """SIGTERM to a tick, then the next tick: the first agent is gone before the second starts."""
+    agent, flags = exec_agent(tmp_path, "hang")
+    argv = [sys.executable, "-m", "heartbeat", "tick", *flags, "--state-dir", str(agent.state)]
+    first = subprocess.Popen(argv, cwd=agent.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: len(exec_pids(agent.root)) == 2, what="the first agent")
+    old = exec_pids(agent.root)
+    first.send_signal(signal.SIGTERM)
+    first.wait(timeout=30)
+    second = subprocess.Popen(argv, cwd=agent.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: len(exec_pids(agent.root)) == 4, what="the second agent")
+        assert not any(alive(p) for p in old)
+        assert any(e["event"] == "interrupted" for e in agent.journal())
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=30)
+
+
+# ---------------------------------------------------------------- 8. kill --reason with any bytes
+
+
+def test_kill_reason_with_latin1_bytes_writes_the_kill_file(tmp_path: Path) -> None:
+    """A reason typed in a Latin-1 terminal: the KILL file holds those bytes, exit 0, and it stops."""
+    agent = make_agent(tmp_path, "def step(ctx):\n    pass\n")
+    argv = [
+        b"-m",
+        b"heartbeat",
+        b"kill",
+        b"--kill-file",
+        str(agent.kill).encode(),
+        b"--reason",
+        b"caf\xe9 down",
+    ]
+    done = subprocess.run([sys.executable.encode(), *argv], cwd=agent.root, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert agent.kill.read_bytes() == b"caf\xe9 down\n"
+    assert agent.cli("tick").returncode == 3
+
+
+# ---------------------------------------------------------------- 9. a stepped-back wall clock
+
+
+class SteppingBack:
+    """A wall clock that jumps back an hour every time it is read (NTP gone mad, a VM resumed)."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 6, 1, 12, tzinfo=UTC)
+        self.lock = threading.Lock()
+
+    def __call__(self) -> datetime:
+        with self.lock:
+            self.now -= timedelta(hours=1)
+            return self.now
+
+
+def runner_over(tmp_path: Path, ticks: int | None, clock: Callable[[], datetime]) -> tuple[Runner, list[Any]]:
+    config = HeartbeatConfig(
+        base_dir=tmp_path, agent=AgentConfig(state_dir=tmp_path / "state", kill_file=tmp_path / "KILL")
+    )
+    results: list[Any] = []
+    hb = Heartbeat(config, step=lambda ctx: ctx.record("work", {"n": ctx.tick}, output="ok"), clock=clock)
+    trigger = make_trigger(every=timedelta(seconds=0.05), cron=None)
+    return Runner([hb], trigger, ticks=ticks, on_tick=results.append, clock=clock), results
+
+
+def test_a_stepped_back_wall_clock_never_stalls_run(tmp_path: Path) -> None:
+    """Every read of the wall clock an hour earlier: an interval schedule still ticks on time."""
+    runner, results = runner_over(tmp_path, 5, SteppingBack())
+    started = time.monotonic()
+    summary = runner.run()
+    assert summary.exit_code == 0 and len(results) == 5
+    assert time.monotonic() - started < 5
+
+
+def test_a_stepped_back_wall_clock_never_stalls_the_kill_watch(tmp_path: Path) -> None:
+    """The KILL watch works off the monotonic clock too."""
+    runner, _ = runner_over(tmp_path, None, SteppingBack())
+    timer = threading.Timer(0.3, lambda: (tmp_path / "KILL").write_text("stop"))
+    timer.start()
+    started = time.monotonic()
+    summary = runner.run()
+    timer.cancel()
+    assert summary.exit_code == 3 and time.monotonic() - started < 0.3 + 1.0
+
+
+# ---------------------------------------------------------------- 10. two runs on one folder
+
+
+def test_a_second_run_on_one_state_folder_refuses_to_start(tmp_path: Path) -> None:
+    """Two `heartbeat run` loops would double the pace: the second exits 5 with one line."""
+    agent = make_agent(tmp_path, "def step(ctx):\n    ctx.data['n'] = ctx.data.get('n', 0) + 1\n")
+    first = agent.spawn("run", "--every", "1h")
+    try:
+        wait_until(lambda: (agent.state / "state.json").exists(), what="the first run's tick")
+        second = agent.cli("run", "--every", "1h", timeout=30)
+        assert second.returncode == 5, second.stderr
+        assert second.stderr.count("\n") == 1 and "another `heartbeat run`" in second.stderr
+        assert agent.cli("tick").returncode == 0  # a cron tick beside a run still works
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=30)
+    assert first.returncode == 0
+
+
+# ---------------------------------------------------------------- 11. --ticks with stdout closed
+
+
+@pytest.mark.parametrize("how", ["broken-pipe", "closed-fd"])
+def test_run_ticks_n_stops_after_n_ticks_with_stdout_closed(tmp_path: Path, how: str) -> None:
+    """No BrokenPipe loop: N ticks, then exit 0."""
+    agent = make_agent(tmp_path, "def step(ctx):\n    ctx.record('work', {'n': ctx.tick}, output='ok')\n")
+    argv = [sys.executable, "-m", "heartbeat", "run", *agent.flags(), "--every", "0.05s", "--ticks", "4"]
+    if how == "broken-pipe":
+        proc = subprocess.Popen(argv, cwd=agent.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None
+        proc.stdout.close()  # the reader is gone: every write is EPIPE
+    else:
+        proc = subprocess.Popen(argv, cwd=agent.root, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+    try:
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 0, proc.stderr.read() if proc.stderr else b""
+    assert agent.load().ticks == 4

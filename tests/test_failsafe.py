@@ -1,0 +1,203 @@
+"""No fail-open path: whatever the step does or the disk refuses, the agent never runs unmonitored.
+
+Each test runs real ``python -m heartbeat`` processes over real files (issue 10,
+"Fail-open and lost work").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import Agent, make_agent
+
+from heartbeat.models import Status
+
+COUNTING = """
+import os, pathlib
+
+def bump(ctx):
+    # Counted outside the state folder, so a call is seen even when nothing is saved.
+    marker = pathlib.Path(ctx.base_dir) / "calls"
+    marker.write_text(str(int(marker.read_text()) + 1 if marker.exists() else 1))
+"""
+
+
+def calls(agent: Agent) -> int:
+    """How often the agent's step was called (its own counter beside the project)."""
+    marker = agent.root / "calls"
+    return int(marker.read_text()) if marker.exists() else 0
+
+
+# ---------------------------------------------------------------- 1. unsavable state
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'ctx.record("read", {"path": b"notes-\\xff.txt".decode("utf-8", "surrogateescape")}, output="text")',
+        'ctx.data["client"] = object()',
+        'ctx.data["loop"] = ctx.data',
+        "ctx.data['big'] = 10 ** 5000",
+    ],
+    ids=["surrogate-in-args", "object-in-data", "cycle-in-data", "5000-digit-int"],
+)
+def test_a_state_that_cannot_be_saved_is_made_savable_and_says_so(tmp_path: Path, body: str) -> None:
+    """Every tick saves and journals, budgets bite, and the journal names what was changed."""
+    agent = make_agent(tmp_path, COUNTING + f"\ndef step(ctx):\n    bump(ctx)\n    {body}\n")
+    for tick in (1, 2, 3):
+        done = agent.cli("tick")
+        assert done.returncode == 0, done.stderr
+        assert "unsavable" in done.stdout
+        assert agent.load().ticks == tick  # saved: the tick counts
+    assert calls(agent) == 3
+    notes = [e for e in agent.journal() if e["event"] == "sanitised"]
+    assert len(notes) == 3 and all(n["changes"] for n in notes)
+    # And the budget still bites: max_ticks = 3 is reached, the fourth tick pauses.
+    (tmp_path / "heartbeat.toml").write_text("[budget]\nmax_ticks = 3\n")
+    paused = agent.cli("tick", "--config", str(tmp_path / "heartbeat.toml"))
+    assert paused.returncode == 0 and "paused" in paused.stdout
+    assert calls(agent) == 3
+
+
+@contextlib.contextmanager
+def small_disk(folder: Path, size: str = "256k") -> Iterator[Path]:
+    """A real tmpfs of ``size`` mounted at ``folder`` (root only: a stand-in for a disk)."""
+    folder.mkdir(parents=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], check=False)
+    if done.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def test_a_read_only_state_folder_stops_the_step(tmp_path: Path) -> None:
+    """A read-only remount: the step is not called until the folder can be written again."""
+    agent = make_agent(tmp_path, COUNTING + "\ndef step(ctx):\n    bump(ctx)\n")
+    with small_disk(agent.state):
+        assert agent.cli("tick").returncode == 0 and calls(agent) == 1
+        subprocess.run(["mount", "-o", "remount,ro", str(agent.state)], check=True)
+        for _ in range(3):
+            refused = agent.cli("tick")
+            assert refused.returncode == 2, refused.stderr
+            assert refused.stderr.count("\n") == 1 and "Read-only file system" in refused.stderr
+        assert calls(agent) == 1  # never called while nothing could be saved
+        subprocess.run(["mount", "-o", "remount,rw", str(agent.state)], check=True)
+        assert agent.cli("tick").returncode == 0 and calls(agent) == 2
+        assert agent.load().ticks == 2
+
+
+def test_a_full_disk_stops_the_step(tmp_path: Path) -> None:
+    """No room for the state: the step is not called, exit 2, one line; room again: it goes on."""
+    agent = make_agent(tmp_path, COUNTING + "\ndef step(ctx):\n    bump(ctx)\n")
+    with small_disk(agent.state):
+        assert agent.cli("tick").returncode == 0
+        filler = agent.state / "filler"
+        with contextlib.suppress(OSError), open(filler, "wb") as handle:
+            while True:
+                handle.write(b"x" * 4096)
+                handle.flush()
+        before = (agent.state / "state.json").read_bytes()
+        refused = agent.cli("tick")
+        assert refused.returncode == 2 and "no room" in refused.stderr, refused.stderr
+        assert calls(agent) == 1 and (agent.state / "state.json").read_bytes() == before
+        filler.unlink()
+        assert agent.cli("tick").returncode == 0 and calls(agent) == 2
+
+
+# ---------------------------------------------------------------- 2. SystemExit and friends
+
+
+@pytest.mark.parametrize(
+    "raise_",
+    ["raise SystemExit(0)", "import sys; sys.exit(0)", "raise KeyboardInterrupt", "raise GeneratorExit"],
+)
+def test_a_step_that_exits_is_a_step_error(tmp_path: Path, raise_: str) -> None:
+    """sys.exit(0) inside the step: saved, journaled, exit 1, budgets held."""
+    agent = make_agent(
+        tmp_path, f"def step(ctx):\n    ctx.data['n'] = ctx.data.get('n', 0) + 1\n    {raise_}\n"
+    )
+    done = agent.cli("tick")
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    state = agent.load()
+    assert state.ticks == 1 and state.data == {"n": 1}
+    assert state.history[-1].tool == "step" and state.history[-1].error
+    assert any(e["event"] == "step_error" for e in agent.journal())
+
+
+# ---------------------------------------------------------------- 4. what is written reads back
+
+
+def test_every_load_error_is_exit_2_with_the_file_kept_and_copied_aside(tmp_path: Path) -> None:
+    """A state.json holding a 5,000-digit number (written by an older release) is a clean exit 2."""
+    agent = make_agent(tmp_path, "def step(ctx):\n    pass\n")
+    agent.state.mkdir()
+    raw = b'{"schema_version": 1, "data": {"n": ' + b"7" * 5000 + b"}}"
+    (agent.state / "state.json").write_bytes(raw)
+    done = agent.cli("tick")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert (agent.state / "state.json").read_bytes() == raw
+    copies = list(agent.state.glob("state.json.corrupt-*"))
+    assert len(copies) == 1 and copies[0].read_bytes() == raw
+
+
+# ---------------------------------------------------------------- 5. ctx.data rebinding
+
+
+def test_rebinding_ctx_data_is_saved_and_a_non_dict_is_refused(tmp_path: Path) -> None:
+    """``ctx.data = {...}`` is saved; ``ctx.data = [...]`` is a step error, the old data kept."""
+    agent = make_agent(
+        tmp_path,
+        """
+        def step(ctx):
+            ctx.data = {"fresh": ctx.tick}
+
+        def bad(ctx):
+            ctx.data = ["not", "a", "dict"]
+        """,
+    )
+    assert agent.cli("tick").returncode == 0
+    assert agent.load().data == {"fresh": 1}
+    done = agent.cli("tick", attr="bad")
+    assert done.returncode == 1 and "ctx.data must be a dict" in done.stdout
+    assert agent.load().data == {"fresh": 1}
+
+
+# ---------------------------------------------------------------- 6. the journal holds every action
+
+
+def test_the_journal_holds_every_action_of_a_long_tick(tmp_path: Path) -> None:
+    """50 actions in one tick: 50 action events, numbered 1..50, each with its summary."""
+    agent = make_agent(
+        tmp_path,
+        """
+        def step(ctx):
+            for i in range(50):
+                ctx.record("fetch", {"page": i}, output=f"page {i}")
+        """,
+    )
+    assert agent.cli("tick").returncode == 0
+    actions = [e for e in agent.journal() if e["event"] == "action"]
+    assert [a["index"] for a in actions] == list(range(1, 51))
+    assert actions[0]["summary"] == 'fetch({"page":0})' and actions[0]["output_len"] == 6
+
+
+def test_a_journal_append_failure_is_reported_as_such(tmp_path: Path) -> None:
+    """The journal cannot be written (a folder in its place): exit 2, the state saved, said so."""
+    agent = make_agent(tmp_path, "def step(ctx):\n    ctx.data['n'] = 1\n")
+    agent.state.mkdir()
+    (agent.state / "journal.jsonl").mkdir()
+    done = agent.cli("tick")
+    assert done.returncode == 2
+    assert "journal could not be written" in done.stdout + done.stderr
+    assert "could not save state" not in done.stdout + done.stderr
+    assert agent.load().data == {"n": 1} and agent.load().status is Status.ACTIVE
+    assert json.loads((agent.state / "state.json").read_text())["ticks"] == 1
+    assert os.path.isdir(agent.state / "journal.jsonl")
