@@ -30,7 +30,7 @@ MAX_NOTABLE = 300
 """Entries of the "what happened" list at most (the newest)."""
 
 RECOVERIES = ("try_alternative", "reassess_goal")
-_OUTSIDE = frozenset({"pause", "resume", "kill"})
+_OUTSIDE = frozenset({"pause", "resume", "kill", "interrupted"})
 """Events journaled outside a heartbeat's batch (a kill is inside when it came during the step)."""
 MARK_KINDS = ("recovery", "recovered", "escalation", "kill", "pause", "resume", "budget", "step_error")
 """Timeline marks other than anomalies, in lane order."""
@@ -226,6 +226,8 @@ class _Builder:
         elif kind == "kill":
             during = " (during the step)" if event.get("during_step") else ""
             self.mark(slot, "kill", tick, at, f"KILL{during}: {event.get('reason') or ''}")
+        elif kind == "interrupted":
+            self.mark(slot, "kill", tick, at, f"interrupted: {event.get('reason') or 'by a signal'}")
         elif kind == "pause":
             self.mark(slot, "pause", tick, at, f"paused: {event.get('reason') or 'by hand'}")
         elif kind == "resume":

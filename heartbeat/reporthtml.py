@@ -98,7 +98,7 @@ LABELS = {
     "recovery": "recovery instructions",
     "recovered": "recovered",
     "escalation": "escalation",
-    "kill": "KILL",
+    "kill": "KILL or signal",
     "pause": "pause",
     "resume": "resume",
     "step_error": "step or metric error",

@@ -43,7 +43,7 @@ def night_step(ctx: Any) -> None:
     """The scripted agent: healthy, repeating, looping, failing, then healthy again."""
     tick = ctx.tick
     if tick == 1:
-        ctx.record("search", {"q": "watchdogs"}, output="3 hits for the query", cost=0.25)
+        ctx.record("search", {"q": "watchdogs"}, output="5 hits for watchdogs", cost=0.25)
         ctx.record("read", {"url": "doc:1"}, output="a long text about watchdogs", cost=0.5)
         ctx.report_progress(1)
     elif tick == 2:
@@ -56,7 +56,7 @@ def night_step(ctx: Any) -> None:
         ctx.report_progress(1)
     elif tick == 4:
         for n in range(6):
-            ctx.record("api", {"call": n}, error="ConnectError: upstream refused", cost=0.0)
+            ctx.record("api", {"call": n}, error=f"ConnectError: upstream {n} refused", cost=0.0)
         ctx.report_progress(1)
     else:
         ctx.record("write_note", {"n": tick}, output="a note with some words", cost=0.05)
@@ -262,7 +262,7 @@ def test_repeated_and_cycling_calls_are_marked_in_words_not_colour_alone(night: 
     for index in (6, 7, 8, 9):
         assert "cycle of 2" in rows[index].texts()
     assert "tripped repeat" in rows[5].texts() and "tripped loop" in rows[9].texts()
-    assert "ConnectError: upstream refused" in rows[10].texts()
+    assert "ConnectError: upstream 0 refused" in rows[10].texts()
     assert "class" not in rows[1].attrs and "flag" not in "".join(n.tag for n in rows[1].all())
 
 
@@ -530,7 +530,7 @@ def test_cli_report_waits_for_the_lock_of_a_busy_state_folder(night: Night) -> N
 def test_cli_report_over_several_agents_writes_an_overview_linking_each_page(tmp_path: Path) -> None:
     """A multi-agent config: each agent's page in its state folder and one overview linking them."""
     (tmp_path / "agents.py").write_text(
-        "def good(ctx):\n    ctx.record('work', {'n': ctx.tick}, output='done something useful')\n"
+        "def good(ctx):\n    ctx.record('work', {'n': ctx.tick}, output=f'step {ctx.tick} is done')\n"
         "    ctx.report_progress(ctx.tick)\n"
         "def stuck(ctx):\n    ctx.record('search', {'q': 'same'}, output='no results here')\n"
         "    ctx.report_progress(0)\n"
@@ -555,7 +555,8 @@ def test_cli_report_over_several_agents_writes_an_overview_linking_each_page(tmp
     assert links == ["s-good/report.html", "s-stuck/report.html"]
     good, stuck = (r.texts() for r in rows)
     assert "active" in good and "0 of 3" in good
-    assert "needs a human" in stuck and "3 of 3" in stuck
+    # Escalated (how many stuck heartbeats that takes is the policy's business, not the report's).
+    assert "needs a human" in stuck and re.search(r"[1-3] of 3", stuck)
     assert "no " in good  # not overdue: ticked just now, every 30m
     spark = rows[0].one("svg", class_="spark")
     assert spark.attrs["aria-label"] == "progress of good: 1, 2, 3, 4, 5"
