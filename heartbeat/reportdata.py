@@ -151,7 +151,7 @@ class _Builder:
         self.last_heartbeat_at: str | None = None
         self.max_tick_actions = 0
         self.tick = 0  # the newest tick number seen
-        self.streak = 0  # the stuck streak after the last decision
+        self.stuck = 0  # heartbeats in a row whose decision was a recovery
 
     def slot(self) -> Slot:
         if self.open is None:
@@ -217,9 +217,10 @@ class _Builder:
                     self.recovery_starts.append(tick)
                 text = f"{decision}, streak {streak}"
                 self.mark(slot, "recovery", tick, at, text, str(event.get("instructions") or ""))
-            elif decision == "continue" and self.streak > 0:
-                self.mark(slot, "recovered", tick, at, f"recovered after {self.streak} stuck heartbeat(s)")
-            self.streak = streak if isinstance(streak, int) else 0
+            elif decision == "continue" and self.stuck:
+                self.mark(slot, "recovered", tick, at, f"recovered after {self.stuck} stuck heartbeat(s)")
+            # Stuck heartbeats in a row so far (the policy's streak may decay more slowly).
+            self.stuck = self.stuck + 1 if decision in RECOVERIES else 0
         elif kind == "escalation":
             self.escalation_ticks.append(tick)
             self.mark(slot, "escalation", tick, at, str(event.get("reason") or "escalated"))
@@ -231,7 +232,7 @@ class _Builder:
         elif kind == "pause":
             self.mark(slot, "pause", tick, at, f"paused: {event.get('reason') or 'by hand'}")
         elif kind == "resume":
-            self.streak = 0  # a human reset it: what follows is not the instructions' doing
+            self.stuck = 0  # a human reset it: what follows is not the instructions' doing
             note = event.get("note")
             text = f"resumed from {event.get('from') or '?'}" + (f"; note: {note}" if note else "")
             self.resume_ticks.append(tick)
