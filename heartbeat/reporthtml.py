@@ -70,13 +70,22 @@ _CHECK = "M-6 0.5L-3.8-1.7L-1.5 0.6L3.8-5L6-2.8L-1.5 4.9z"
 _BOLT = "M1-6L-5 1H-0.5L-2 6L5-1H0.5z"
 _PENTAGON = "M0-6L5.7-1.9L3.5 4.9H-3.5L-5.7-1.9z"
 _BOWTIE = "M-6-5L0 0L-6 5zM6-5L0 0L6 5z"
+# Hollow shapes (drawn with fill-rule evenodd) for kinds this release does not know.
+_RING = "M-5.5 0a5.5 5.5 0 1 0 11 0a5.5 5.5 0 1 0-11 0zM-2.8 0a2.8 2.8 0 1 0 5.6 0a2.8 2.8 0 1 0-5.6 0z"
+_FRAME = "M-5-5h10v10h-10zM-2.4-2.4v4.8h4.8v-4.8z"
+_HOLLOW_DIAMOND = "M0-6.5L6.5 0L0 6.5L-6.5 0zM0-3L-3 0L0 3L3 0z"
+_HOURGLASS = "M-5-6H5L0 0L5 6H-5L0 0z"
 
 KINDS: dict[str, Shape] = {
     # anomalies
     "repeat": Shape(_SQUARE, "#D55E00", "■"),
+    "near_repeat": Shape(_BOWTIE, "#B8520F", "⋈"),
     "loop": Shape(_CIRCLE, "#0072B2", "●"),
+    "cycle": Shape(_PLUS, "#4B6CB7", "✚"),
+    "recurring": Shape(_STAR, "#A0522D", "★"),
     "empty": Shape(_DIAMOND, "#CC79A7", "◆"),
     "error_rate": Shape(_UP, "#E69F00", "▲"),
+    "recurring_error": Shape(_PENTAGON, "#C17D00", "⬟"),
     "no_progress": Shape(_DOWN, "#009E73", "▼"),
     "budget": Shape(_HEX, "#8C6D1F", "⬢"),
     # the heartbeat's own decisions and what humans did
@@ -89,10 +98,10 @@ KINDS: dict[str, Shape] = {
     "step_error": Shape(_BOLT, "#BF3989", "ϟ"),
 }
 _SPARE = (
-    Shape(_STAR, "#A0522D", "★"),
-    Shape(_PLUS, "#2E8B57", "✚"),
-    Shape(_PENTAGON, "#4B6CB7", "⬟"),
-    Shape(_BOWTIE, "#9A6700", "⋈"),
+    Shape(_RING, "#2E8B57", "◎"),
+    Shape(_FRAME, "#8250DF", "▣"),
+    Shape(_HOLLOW_DIAMOND, "#9A6700", "◈"),
+    Shape(_HOURGLASS, "#57606A", "⧗"),
 )
 LABELS = {
     "recovery": "recovery instructions",
@@ -128,7 +137,8 @@ def symbol_defs(kinds: Iterable[str]) -> str:
         shape = shape_for(kind)
         symbols.append(
             f'<symbol id="{symbol_id(kind)}" viewBox="-7 -7 14 14">'
-            f'<path d="{shape.path}" fill="{shape.colour}" stroke="var(--bg)" stroke-width="0.8"/></symbol>'
+            f'<path d="{shape.path}" fill="{shape.colour}" fill-rule="evenodd" stroke="var(--bg)" '
+            'stroke-width="0.8"/></symbol>'
         )
     hidden = 'class="defs" width="0" height="0" aria-hidden="true" focusable="false"'
     return f"<svg {hidden}>{''.join(symbols)}</svg>"

@@ -15,7 +15,10 @@ from .reporthtml import LABELS, esc, glyph, plural, symbol_id, when
 
 __all__ = ["ANOMALY_ORDER", "lanes", "legend", "timeline_svg"]
 
-ANOMALY_ORDER = ("repeat", "loop", "empty", "error_rate", "no_progress")
+ANOMALY_ORDER = (
+    "repeat", "near_repeat", "loop", "cycle", "recurring",
+    "empty", "error_rate", "recurring_error", "no_progress",
+)  # fmt: skip
 
 
 def lanes(timeline: Timeline) -> list[str]:

@@ -728,3 +728,18 @@ def test_the_default_stretch_moves_on_after_a_resumed_escalation() -> None:
     ]
     assert collect(events).stretch == (11, 12)
     assert collect(events[:-4]).stretch == (1, 9)
+
+
+def test_every_marker_kind_has_its_own_shape_and_unknown_kinds_get_a_spare_one() -> None:
+    """Shapes tell kinds apart without colour: no two known kinds share one; a new kind gets a hollow one."""
+    from heartbeat.reporthtml import _SPARE, KINDS, shape_for
+
+    paths = [shape.path for shape in KINDS.values()]
+    assert len(set(paths)) == len(paths)
+    assert not {s.path for s in _SPARE} & set(paths)
+    assert shape_for("my_detector") in _SPARE and shape_for("my_detector") == shape_for("my_detector")
+    from heartbeat.config import DetectorsConfig
+    from heartbeat.detectors import build_detectors
+
+    built = {d.kind for d in build_detectors(DetectorsConfig())}
+    assert built <= set(KINDS), built - set(KINDS)
