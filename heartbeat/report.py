@@ -44,6 +44,7 @@ __all__ = [
     "report_path",
     "write_overview",
     "write_report",
+    "write_tuning",
 ]
 
 REPORT_FILE = "report.html"
@@ -407,3 +408,16 @@ def make_reports(
             return render_agent_page(hb, now=now, since=start, stretch=ticks)
         written = [write_report(hb, Path(out) if out else None, now=now, since=start, stretch=ticks)]
     return "".join(f"{path}\n" for path in written)
+
+
+def write_tuning(objects: Iterable[Mapping[str, Any]], out: Path) -> Path:
+    """Write the tuning page of ``replay DIR --labels FILE --json`` objects (traces, then the confusion)."""
+    traces: list[Mapping[str, Any]] = []
+    confusion: Mapping[str, Any] = {}
+    for item in objects:
+        found = item.get("confusion")
+        if isinstance(found, Mapping) and "trace" not in item:
+            confusion = found
+        else:
+            traces.append(item)
+    return _write(None, out, render_tuning(traces, confusion), locked=False)

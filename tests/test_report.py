@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from heartbeat.journal import Journal
-from heartbeat.report import parse_since, parse_stretch, write_overview, write_report
+from heartbeat.report import parse_since, parse_stretch, write_overview, write_report, write_tuning
 from heartbeat.reportdata import collect
 from heartbeat.reportpage import AgentPage, render_agent
 from heartbeat.reportrows import mark_repeats
@@ -743,3 +743,29 @@ def test_every_marker_kind_has_its_own_shape_and_unknown_kinds_get_a_spare_one()
 
     built = {d.kind for d in build_detectors(DetectorsConfig())}
     assert built <= set(KINDS), built - set(KINDS)
+
+
+def test_the_tuning_view_draws_what_replay_of_a_labelled_folder_prints(tmp_path: Path) -> None:
+    """Real `heartbeat replay DIR --labels FILE --json` output in, a row and a strip per trace out."""
+    from test_replay_formats import labels_folder
+
+    runs, labels = labels_folder(tmp_path)
+    done = _cli("replay", str(runs), "--labels", str(labels), "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    traces = lines[:-1]
+    page = write_tuning(lines, tmp_path / "tuning.html")
+    assert stat.S_IMODE(page.stat().st_mode) == 0o600
+    root = parse(page.read_text())
+    rows = list(root.one("table", id="traces").one("tbody").all("tr"))
+    assert [r.one("th").texts() for r in rows] == [t["trace"] for t in traces]
+    for row, trace in zip(rows, traces, strict=True):
+        expected = verdict(trace)[0]
+        assert row.attrs["class"] == f"v-{expected}"
+        assert expected in ("caught", "early", "missed") if trace["label"] == "stuck" else expected == "quiet"
+        drawn = {(m.attrs["data-kind"], m.attrs["data-action"]) for m in row.all("use", class_="mk")}
+        assert {k for k, _ in drawn} == set(trace["kinds"])
+        assert len(list(row.all("line", class_="onset"))) == (trace["onset"] is not None)
+    grid = {r.one("th").texts(): r.one("td").texts() for r in root.one("table", id="confusion").all("tr")
+            if list(r.all("td"))}  # fmt: skip
+    assert grid["stuck"] == "2" and grid["healthy"] == "1"
