@@ -57,6 +57,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         progress = "stuck_agent:progress"
         [schedule]
         every = "30m"
+        [policy]
+        # These tests count three stuck ticks; the agent repeating what it was told to
+        # avoid would escalate at the second (tested in test_policy).
+        escalate_on_ignored = false
     """)
     )
     monkeypatch.chdir(tmp_path)
@@ -449,7 +453,9 @@ def test_resume_restarts_the_progress_window(project: Path) -> None:
     # Only no_progress left on: the agent's progress is flat, so it alone escalates.
     toml = project / "heartbeat.toml"
     toml.write_text(
-        toml.read_text() + "[detectors.repeat]\nenabled = false\n[detectors.empty]\nenabled = false\n"
+        toml.read_text()
+        + "[detectors.repeat]\nenabled = false\n[detectors.empty]\nenabled = false\n"
+        + "[detectors.recurring]\nenabled = false\n"
     )
     codes = [cli("tick")[0] for _ in range(7)]
     assert 4 in codes  # flat progress escalated

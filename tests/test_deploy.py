@@ -64,7 +64,7 @@ def test_crontab_line_is_silent_until_a_person_must_look(tmp_path: Path) -> None
     agent_folder(tmp_path / "agent", webhook=dead_url())
     shim(tmp_path / "agent" / ".venv" / "bin")
     outputs = []
-    for _ in range(3):
+    for _ in range(5):  # until the agent escalates (the webhook is down: nobody is told)
         done = subprocess.run(
             ["/bin/sh", "-c", command],
             capture_output=True,
@@ -73,8 +73,11 @@ def test_crontab_line_is_silent_until_a_person_must_look(tmp_path: Path) -> None
             env={"PATH": "/usr/bin:/bin"},
         )
         outputs.append(done.stdout + done.stderr)
-    assert outputs[:2] == ["", ""]
-    assert "not delivered" in outputs[2]
+        if outputs[-1]:
+            break
+    assert len(outputs) >= 2 and set(outputs[:-1]) == {""}  # stuck-and-recovering ticks say nothing
+    assert "not delivered" in outputs[-1]
+    assert StateStore(tmp_path / "agent" / "state").load().status.value == "needs_human"
 
 
 def cronjob_docs() -> list[dict[str, object]]:
@@ -95,13 +98,14 @@ def test_cronjob_forbids_overlap_and_its_script_fails_on_undelivered(tmp_path: P
     script = script.replace("/tmp/heartbeat.err", str(tmp_path / "err"))
     bindir = shim(tmp_path / "bin")
     env = {"PATH": f"{bindir.parent}:/usr/bin:/bin", "HOOK_URL": dead_url()}
-    codes = [
-        subprocess.run(
-            ["/bin/sh", "-c", script], cwd=app, env=env, capture_output=True, timeout=120
-        ).returncode
-        for _ in range(3)
-    ]
-    assert codes == [0, 0, 1]  # the third tick escalated, and the webhook is down
+    codes = []
+    for _ in range(5):  # until the agent escalates
+        done = subprocess.run(["/bin/sh", "-c", script], cwd=app, env=env, capture_output=True, timeout=120)
+        codes.append(done.returncode)
+        if StateStore(volume / "state").load().status.value == "needs_human":
+            break
+    # Stuck ticks exit 0; the one that escalated with the webhook down fails the Job.
+    assert len(codes) >= 2 and set(codes[:-1]) == {0} and codes[-1] == 1
     assert StateStore(volume / "state").load().status.value == "needs_human"
 
 
@@ -131,10 +135,6 @@ def test_resume_job_resumes_the_agent_on_the_volume(tmp_path: Path, monkeypatch:
     assert state.status.value == "active" and "v2" in (state.instructions or "")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kill must not expand notifier secrets: the notif branch's fix; remove this mark once merged",
-)
 def test_systemd_stop_command_needs_no_secrets(tmp_path: Path) -> None:
     """The unit's documented `heartbeat kill --config ...` works in a shell without the unit's secrets."""
     text = (DEPLOY / "heartbeat-agent.service").read_text()
