@@ -21,16 +21,35 @@ TRIVIAL_AGENT = '''\
 """A trivial agent for the benchmarks: one recorded action per tick, never stuck."""
 
 
+def word(n):
+    # Letters, not digits: a counter in the call is masked by near_repeat and recurring (the same
+    # call with only a number changed), and a trivial agent must look like fresh work.
+    text = ""
+    while True:
+        n, r = divmod(n, 26)
+        text = "abcdefghijklmnopqrstuvwxyz"[r] + text
+        if n == 0:
+            return text
+
+
 def step(ctx):
-    # A fresh answer each time too: a counter in the call with the same answer is a near
-    # repeat that sees nothing new (the recurring detector), not a trivial agent.
-    ctx.record("noop", {"n": ctx.tick}, output=f"{ctx.tick} results for the query")
+    ctx.record("noop", {"q": word(ctx.tick)}, output=f"results for the query {word(ctx.tick)}")
 '''
+
+
+def _word(n: int) -> str:
+    """``n`` in letters (a, b, ..., ba): fresh arguments that no detector masks as a counter."""
+    text = ""
+    while True:
+        n, r = divmod(n, 26)
+        text = "abcdefghijklmnopqrstuvwxyz"[r] + text
+        if n == 0:
+            return text
 
 
 def trivial_step(ctx: Any) -> None:
     """The in-process trivial step: one ``ctx.record`` with fresh arguments and a fresh answer."""
-    ctx.record("noop", {"n": ctx.tick}, output=f"{ctx.tick} results for the query")
+    ctx.record("noop", {"q": _word(ctx.tick)}, output=f"results for the query {_word(ctx.tick)}")
 
 
 def median(values: Sequence[float]) -> float:
