@@ -41,7 +41,7 @@ TARGET = 1.3
 PROMPTISE = "promptise==1.10.1"
 PROMPTISE_VENV = BENCH_DIR / ".venv-promptise"
 PROMPTISE_IMPORT = "from promptise.runtime.health import HealthMonitor"
-MUST_NOT_IMPORT = ("httpx", "apscheduler", "click", "rich", "httpcore", "anyio")
+MUST_NOT_IMPORT = ("httpx", "apscheduler", "click", "rich", "httpcore", "anyio", "prometheus_client")
 
 FLOOR_SCRIPT = """\
 import filelock
