@@ -28,7 +28,8 @@ from heartbeat.store import StateStore
 
 PROGRAM = """
 import os, subprocess, sys, time
-kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"]) for _ in range(int(sys.argv[1]))]
+sleeper = [sys.executable, "-c", "import time; time.sleep(120)"]
+kids = [subprocess.Popen(sleeper) for _ in range(int(sys.argv[1]))]
 with open("pids", "a") as f:
     f.write(" ".join(str(p) for p in [os.getpid(), *(k.pid for k in kids)]) + "\\n")
 if sys.argv[2] == "hang":
