@@ -39,6 +39,7 @@ from .errors import TraceError, UsageError
 from .models import AgentState, Anomaly, Decision, clip
 from .monitor import Monitor
 from .policy import decide
+from .settle import Where, settle
 
 __all__ = [
     "SYNTHETIC_START",
@@ -56,6 +57,7 @@ SYNTHETIC_START = datetime(2000, 1, 1, tzinfo=UTC)
 """The time of the first heartbeat of a trace that gives no ``at``."""
 
 _DEFAULT_INTERVAL = timedelta(minutes=30)
+_REPLAY = Where("replay", "ESCALATION.md", "KILL", "heartbeat resume")
 
 
 class TraceAction(BaseModel):
@@ -263,8 +265,8 @@ def _run(
         monitor.add_progress(line.progress, now=now)
         anomalies = tuple(monitor.tick_anomalies)
         decision = decide(state, anomalies, now, config.policy)
-        state.stuck_streak = decision.stuck_streak
-        state.recovery = decision.recovery
+        # The live tick's own consequences (streak, recovery, escalation): replay cannot drift.
+        state = settle(state, decision, anomalies, None, now, config, where=_REPLAY, explain=False).state
         yield ReplayTick(
             tick=tick,
             at=now,

@@ -360,7 +360,7 @@ _MAX_DELAY = {
 
 def _instrument(hb: Any, send: Callable[[Any], None]) -> None:
     """Make a child's heartbeat say which phase it is in (test instrumentation, child only)."""
-    import heartbeat.runner as runner
+    import heartbeat.effects as effects
     from heartbeat.notify import Outbox
 
     global ANNOUNCE
@@ -383,19 +383,10 @@ def _instrument(hb: Any, send: Callable[[Any], None]) -> None:
         send("saved")
 
     hb.store.save = save_and_say
-    if hasattr(hb, "_write_escalation_file"):  # ESCALATION.md, wherever the runner writes it
-        hb._write_escalation_file = wrap("escalation_md", hb._write_escalation_file)
-    elif hasattr(runner, "atomic_write"):
-        runner.atomic_write = wrap("escalation_md", runner.atomic_write)
+    # ESCALATION.md is written by heartbeat.effects, the I/O half of the tick's core.
+    effects.write_escalation_file = wrap("escalation_md", effects.write_escalation_file)
     Outbox.put = wrap("outbox", Outbox.put)
-
-    class AnnouncingJournal(runner.Journal):
-        def append(self, events: Any) -> None:
-            send("journal")
-            super().append(events)
-            send("journal/done")
-
-    runner.Journal = AnnouncingJournal
+    hb._journal_file.append = wrap("journal", hb._journal_file.append)
     for notifier in hb.notifiers():
         notifier.send = wrap(f"notify:{notifier.name}", notifier.send)
 
