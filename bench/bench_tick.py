@@ -192,7 +192,7 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (os, "fsync", "fsync"),
         (os, "replace", "os.replace"),
         (tempfile, "mkstemp", "mkstemp"),
-        (Heartbeat, "_journal", "journal"),
+        (Heartbeat, "journal", "journal"),
         (hb_runner, "Journal", "Journal()"),
         (Heartbeat, "_redact_event", "redact events"),
         (Journal, "append", "Journal.append"),

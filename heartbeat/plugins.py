@@ -21,11 +21,15 @@ import importlib
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
 
-__all__ = ["GROUPS", "load_object", "load_plugin"]
+if TYPE_CHECKING:
+    from .config import AgentConfig
+    from .context import Step
+
+__all__ = ["GROUPS", "build_step", "load_object", "load_plugin"]
 
 GROUPS: Mapping[str, str] = {
     "step": "heartbeat.steps",
@@ -92,3 +96,20 @@ def load_object(spec: str, *, what: str, search_path: Path | None = None) -> Any
         except AttributeError:
             raise ConfigError(f"{what} {spec!r}: {module_name} has no attribute {attr!r}") from None
     return obj
+
+
+def build_step(agent: AgentConfig, base_dir: Path) -> Step:
+    """The agent's step: its ``exec`` program, else its ``step`` plug-in; ConfigError when neither."""
+    if agent.exec:
+        from .execstep import ExecStep
+
+        return ExecStep(agent.exec, timeout=agent.exec_timeout.total_seconds())
+    if not agent.step:
+        raise ConfigError(
+            "no step configured: set [agent] step = 'module:attr' or exec, or pass --step/--exec"
+        )
+    found = load_plugin("step", agent.step, search_path=base_dir)
+    if not callable(found):
+        raise ConfigError(f"step {agent.step!r} is not callable")
+    step: Step = found
+    return step

@@ -15,20 +15,18 @@ import math
 import threading
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from . import effects
+from . import control, effects
 from .budget import exhausted, roll_over
 from .config import AgentConfig, HeartbeatConfig, WebhookNotifierConfig
 from .context import Step, StepContext
 from .detectors import build_detectors
 from .errors import (
-    ConfigError,
     HeartbeatError,
-    StateCorrupt,
     StateLocked,
     StateUnsavable,
     StateWriteError,
@@ -38,8 +36,9 @@ from .journal import Journal
 from .killswitch import KillSwitch
 from .models import AgentState, Anomaly, Decision, Status
 from .monitor import Monitor
-from .plugins import load_plugin
+from .plugins import build_step
 from .policy import decide
+from .result import TickResult
 from .settle import Settlement, TickFacts, Where, settle
 from .store import StateStore
 from .watchdog import TickInterrupted, unwatch, watch
@@ -52,61 +51,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Heartbeat", "TickResult", "utc_now"]
 
-Outcome = Literal["ran", "killed", "locked", "paused", "needs_human", "error"]
-
 
 def utc_now() -> datetime:
     """The real clock: timezone-aware UTC."""
     return datetime.now(UTC)
-
-
-@dataclass
-class TickResult:
-    """What one heartbeat did; the CLI prints it and the journal records it."""
-
-    agent: str
-    outcome: Outcome
-    exit_code: int
-    message: str
-    tick: int | None = None
-    actions: int = 0
-    progress: float | None = None
-    progress_error: str | None = None
-    anomalies: list[Anomaly] = field(default_factory=list)
-    decision: Decision | None = None
-    step_error: str | None = None
-    delivered: list[str] = field(default_factory=list)
-    undelivered: list[str] = field(default_factory=list)
-    waiting: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-able dict, stable for scripts (``heartbeat tick --json``)."""
-        return {
-            "agent": self.agent,
-            "outcome": self.outcome,
-            "exit_code": self.exit_code,
-            "message": self.message,
-            "tick": self.tick,
-            "actions": self.actions,
-            "progress": self.progress,
-            "progress_error": self.progress_error,
-            "anomalies": [a.model_dump(mode="json") for a in self.anomalies],
-            "decision": self.decision.model_dump(mode="json") if self.decision else None,
-            "step_error": self.step_error,
-            "notifications": {
-                "delivered": self.delivered,
-                "undelivered": self.undelivered,
-                "waiting": self.waiting,
-            },
-        }
-
-    def _absorb(self, report: DeliveryReport) -> None:
-        self.delivered += report.delivered
-        self.undelivered += [f"{name}: {error}" for name, error in report.failed]
-        self.undelivered += [
-            f"outbox entry {name} was unreadable; set aside, not sent" for name in report.corrupt
-        ]
-        self.waiting = report.waiting
 
 
 @dataclass
@@ -171,19 +119,7 @@ class Heartbeat:
     def step(self) -> Step:
         """The agent's step (loaded from the config on first use)."""
         if self._step is None:
-            if self.agent.exec:
-                from .execstep import ExecStep
-
-                self._step = ExecStep(self.agent.exec, timeout=self.agent.exec_timeout.total_seconds())
-            elif self.agent.step:
-                found = load_plugin("step", self.agent.step, search_path=self.config.base_dir)
-                if not callable(found):
-                    raise ConfigError(f"step {self.agent.step!r} is not callable")
-                self._step = found
-            else:
-                raise ConfigError(
-                    "no step configured: set [agent] step = 'module:attr' or exec, or pass --step/--exec"
-                )
+            self._step = build_step(self.agent, self.config.base_dir)
         return self._step
 
     def metric(self) -> ProgressMetric | None:
@@ -220,7 +156,7 @@ class Heartbeat:
             # SIGTERM/SIGINT of `heartbeat tick`: the step is gone (an --exec group ended), its
             # work unsaved. Journal it when the lock can be had, then let the caller exit.
             with contextlib.suppress(HeartbeatError, OSError), self.store.lock():
-                self._journal([{"event": "interrupted", "reason": str(exc)}], self.clock(), 0)
+                self.journal([{"event": "interrupted", "reason": str(exc)}], self.clock(), 0)
             raise
         except StateLocked as exc:
             return TickResult(self.name, "locked", 5, self.redact(str(exc)))
@@ -314,7 +250,7 @@ class Heartbeat:
         monitor.add_progress(value, now=self.clock(), error=error)
         state.history, state.progress = list(monitor.history), list(monitor.progress)
         state.actions_total = monitor.actions_total
-        events += _action_events(ctx, state, self.config.detectors.volatile_args)
+        events += ctx.action_events(state.history, self.config.detectors.volatile_args)
         if error:
             events.append({"event": "metric_error", "error": error})
         anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
@@ -369,7 +305,7 @@ class Heartbeat:
             }
         )
         try:
-            self._journal(events, now, result.tick if result.tick is not None else state.ticks)
+            self.journal(events, now, result.tick if result.tick is not None else state.ticks)
         except OSError as exc:
             # The state is saved; only the readable history is missing. Say exactly that.
             result.exit_code = worst_exit_code((result.exit_code, 2))
@@ -389,7 +325,8 @@ class Heartbeat:
             events.append({"event": "sanitised", "changes": changes})
             result.message += f"; {len(changes)} unsavable value(s) in the state changed (see the journal)"
 
-    def _journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
+    def journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
+        """Append ``events`` stamped with ``now``, the agent and ``tick`` (redacted); hold the lock."""
         stamp = {"at": now.isoformat(), "agent": self.name, "tick": tick}
         stamped = [{**stamp, **e} for e in events]
         self._journal_file.append([self._redact_event(e) for e in stamped] if self._secrets else stamped)
@@ -400,7 +337,7 @@ class Heartbeat:
         event = [{"event": "kill", "reason": reason}]
         try:
             with contextlib.nullcontext() if locked else self.store.lock():
-                self._journal(event, self.clock(), 0)
+                self.journal(event, self.clock(), 0)
         except (HeartbeatError, OSError) as exc:
             # Busy or a broken state folder: the kill still holds; only its journal line is missing.
             result.message += f" (not journaled: {self.redact(str(exc))})"
@@ -418,7 +355,7 @@ class Heartbeat:
             result = TickResult(self.name, "killed", 3, message, tick=tick)
             event = {"event": "kill", "reason": reason, "during_step": True, "abandoned": True}
             try:
-                self._journal([event], self.clock(), tick)
+                self.journal([event], self.clock(), tick)
             except (HeartbeatError, OSError) as exc:
                 result.message += f" (not journaled: {self.redact(str(exc))})"
             guard.result = result
@@ -430,7 +367,7 @@ class Heartbeat:
         event = {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
         with contextlib.suppress(HeartbeatError, OSError):
             # The tick's thread holds the lock and is stuck; one O_APPEND write cannot tear its lines.
-            self._journal([event], self.clock(), 0)
+            self.journal([event], self.clock(), 0)
 
     # -- the outbox
 
@@ -446,41 +383,19 @@ class Heartbeat:
         """Try to deliver what waits in the outbox (only entries that are due unless forced)."""
         return effects.deliver(self.store, self.notifiers, now, force=force)
 
-    # -- what a human does
+    # -- what a human does (heartbeat.control)
 
     def pause(self, reason: str | None = None) -> AgentState:
         """Pause the agent: ticks do nothing until resumed."""
-        with self.store.lock():
-            state = self.store.load()
-            state.status, state.status_reason = Status.PAUSED, reason or "paused by hand"
-            self.store.save(state)
-            self._journal([{"event": "pause", "reason": state.status_reason}], self.clock(), state.ticks)
-            return state
+        return control.pause(self, reason)
 
     def resume(self, note: str | None = None) -> AgentState:
         """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions."""
-        with self.store.lock():
-            now = self.clock()
-            state = self.store.load()
-            previous = state.status
-            state.status, state.status_reason = Status.ACTIVE, None
-            state.stuck_streak, state.recovery, state.escalation = 0, None, None
-            state.instructions = note.strip() if note and note.strip() else None
-            self.store.save(state)
-            self.store.escalation_path.unlink(missing_ok=True)
-            event = {"event": "resume", "from": previous.value, "note": state.instructions}
-            self._journal([event], now, state.ticks)
-            return state
+        return control.resume(self, note)
 
     def read_state(self) -> AgentState:
         """The current state, read without the lock (``status``, ``validate``), checked to save again."""
-        state = self.store.load()
-        try:
-            state.model_dump_json()
-        except ValueError as exc:  # e.g. nested deeper than pydantic serialises: no tick could save it
-            reason = f"cannot be written back: {str(exc).splitlines()[0]}"
-            raise StateCorrupt(self.store.state_path, reason) from None
-        return state
+        return control.read_state(self)
 
     # -- secrets
 
@@ -504,20 +419,3 @@ def _config_secrets(config: HeartbeatConfig) -> list[str]:
     from .redact import webhook_secrets
 
     return [secret for hook in hooks for secret in webhook_secrets(hook.url, hook.headers)]
-
-
-def _action_events(ctx: StepContext, state: AgentState, volatile: Sequence[str]) -> list[dict[str, Any]]:
-    """One journal event per action of the tick, also those the bounded history no longer holds."""
-    kept = {a.index: a for a in state.history[-len(ctx.recorded) :]} if ctx.recorded else {}
-    events = []
-    for index, tool, args, length, error, cost in ctx.recorded:
-        record = kept.get(index)
-        if record is not None:
-            summary = record.summary
-        else:
-            from .detectors import summarize
-
-            summary = summarize(tool, args, volatile)
-        event = {"event": "action", "index": index, "tool": tool, "summary": summary}
-        events.append({**event, "output_len": length, "error": error, "cost": cost})
-    return events
