@@ -470,10 +470,6 @@ class StateStore:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
 
-    def schema(self) -> dict[str, Any]:
-        """The JSON Schema of ``state.json``."""
-        return state_schema()
-
     def _parse(self, raw_bytes: bytes) -> dict[str, Any]:
         """Decode and parse the bytes of ``state.json`` into a dict, or report it corrupt."""
         if not raw_bytes.strip():

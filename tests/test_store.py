@@ -332,10 +332,9 @@ def test_a_new_folder_that_cannot_be_created_is_a_write_error(tmp_path: Path) ->
         pass
 
 
-def test_schema_is_the_agent_state_json_schema(store: StateStore) -> None:
+def test_schema_is_the_agent_state_json_schema() -> None:
     """`heartbeat schema` prints a JSON Schema naming every field of state.json."""
     schema = state_schema()
-    assert store.schema() == schema
     assert set(schema["properties"]) == set(AgentState.model_fields)
     assert schema["properties"]["schema_version"]["default"] == SCHEMA_VERSION
     json.dumps(schema)
