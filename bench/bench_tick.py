@@ -184,7 +184,7 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (Monitor, "add_progress", "progress sample + no_progress"),
         (hb_runner, "decide", "policy.decide"),
         (hb_runner, "settle", "settle (the pure core)"),
-        (StateStore, "check_writable", "room for the state (fallocate probe)"),
+        (StateStore, "check_writable", "room for the state (statvfs)"),
         (hb_runner, "watch", "watchdog watch"),
         (hb_runner, "unwatch", "watchdog unwatch"),
         (Heartbeat, "_finish", "finish"),
