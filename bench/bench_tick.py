@@ -33,6 +33,7 @@ from filelock import FileLock
 
 import heartbeat.journal as hb_journal
 import heartbeat.runner as hb_runner
+import heartbeat.stepcall as hb_stepcall
 import heartbeat.store as hb_store
 from heartbeat.config import AgentConfig, HeartbeatConfig
 from heartbeat.context import StepContext
@@ -175,18 +176,18 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (Heartbeat, "retry_outbox", "outbox check"),
         (hb_runner, "roll_over", "budget"),
         (hb_runner, "exhausted", "budget"),
-        (Heartbeat, "_run_step", "run step"),
-        (hb_runner, "Monitor", "Monitor() (detectors seeded from history)"),
-        (hb_runner, "StepContext", "StepContext()"),
+        (hb_runner, "run_step", "run step"),
+        (hb_stepcall, "Monitor", "Monitor() (detectors seeded from history)"),
+        (hb_stepcall, "StepContext", "StepContext()"),
         (StepContext, "record", "ctx.record"),
         (Monitor, "record", "action detectors (Monitor.record)"),
         (Heartbeat, "metric", "progress metric"),
         (Monitor, "add_progress", "progress sample + no_progress"),
-        (hb_runner, "decide", "policy.decide"),
+        (hb_stepcall, "decide", "policy.decide"),
         (hb_runner, "settle", "settle (the pure core)"),
         (StateStore, "check_writable", "room for the state (statvfs)"),
-        (hb_runner, "watch", "watchdog watch"),
-        (hb_runner, "unwatch", "watchdog unwatch"),
+        (hb_stepcall, "watch", "watchdog watch"),
+        (hb_stepcall, "unwatch", "watchdog unwatch"),
         (Heartbeat, "_finish", "finish"),
         (StateStore, "save", "save state.json"),
         (AgentState, "model_dump_json", "pydantic dump (indent=2)"),

@@ -11,11 +11,7 @@ detectors and the policy are pure too. Every tick returns a
 from __future__ import annotations
 
 import contextlib
-import math
-import threading
-import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from . import control, effects
 from .budget import exhausted, roll_over
 from .config import AgentConfig, HeartbeatConfig, WebhookNotifierConfig
-from .context import Step, StepContext
+from .context import Step
 from .detectors import build_detectors
 from .errors import (
     HeartbeatError,
@@ -34,14 +30,13 @@ from .errors import (
 )
 from .journal import Journal
 from .killswitch import KillSwitch
-from .models import AgentState, Anomaly, Decision, Status
-from .monitor import Monitor
+from .models import AgentState, Status
 from .plugins import build_step
-from .policy import decide
 from .result import TickResult
 from .settle import Settlement, TickFacts, Where, settle
+from .stepcall import run_step
 from .store import StateStore
-from .watchdog import TickInterrupted, unwatch, watch
+from .watchdog import TickInterrupted
 
 # notify and progress are imported where used: most ticks of a healthy agent with no
 # metric configured never need them, and a cron tick pays for every import.
@@ -55,28 +50,6 @@ __all__ = ["Heartbeat", "TickResult", "utc_now"]
 def utc_now() -> datetime:
     """The real clock: timezone-aware UTC."""
     return datetime.now(UTC)
-
-
-@dataclass
-class _Stepped:
-    """What the step phase found, for settle: the decision and the facts around it."""
-
-    decision: Decision
-    anomalies: list[Anomaly]
-    breach: Anomaly | None
-    facts: TickFacts
-    events: list[dict[str, Any]]
-
-
-class _StepGuard:
-    """Who settles a step: the tick when it returns, or the watchdog when KILL abandons it."""
-
-    __slots__ = ("lock", "result", "returned")
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.returned = False
-        self.result: TickResult | None = None
 
 
 class Heartbeat:
@@ -103,7 +76,7 @@ class Heartbeat:
         self._metric = progress
         self._metric_loaded = progress is not None
         self._notifiers = list(notifiers) if notifiers is not None else None
-        self._detectors = build_detectors(config.detectors, search_path=config.base_dir)
+        self.detectors = build_detectors(config.detectors, search_path=config.base_dir)
         self._secrets = _config_secrets(config)
         self._journal_file = Journal(
             self.store.journal_path, max_bytes=config.journal.max_bytes, keep=config.journal.keep
@@ -191,7 +164,7 @@ class Heartbeat:
                 return self._killed(reason, locked=True)
             # A folder that cannot take the state must not let the agent act with nothing saved.
             self.store.check_writable()
-            stepped = self._run_step(state, now)
+            stepped = run_step(self, state, now)
             if isinstance(stepped, TickResult):
                 return stepped  # abandoned on KILL: this tick's unsaved work is dropped
             settled = settle(
@@ -203,75 +176,6 @@ class Heartbeat:
             result.progress, result.progress_error = f.progress, f.progress_error
             result.decision = stepped.decision
             return self._finish(settled, stepped.events, result, now)
-
-    def _run_step(self, state: AgentState, now: datetime) -> _Stepped | TickResult:
-        """Call the step, measure progress, run the policy; ``state`` takes the step's work."""
-        step = self.step()
-        tick = state.ticks + 1
-        monitor = Monitor(
-            self.config.detectors,
-            detectors=self._detectors,
-            history=state.history,
-            progress=state.progress,
-            actions_total=state.actions_total,
-            tick=tick,
-        )
-        monitor.start_tick(tick)
-        ctx = StepContext(
-            agent=self.name, tick=tick, now=now, data=state.data, instructions=state.instructions,
-            state_dir=self.state_dir, base_dir=self.config.base_dir, monitor=monitor,
-            budget=self.config.budget, counters=state.budget, kill=self.kill, clock=self.clock,
-            redact=self.redact,
-        )  # fmt: skip
-        state.ticks, state.last_tick_at = tick, now
-        events: list[dict[str, Any]] = []
-        guard = _StepGuard()
-        token = watch(self.kill, lambda reason: self._abandon(guard, reason, tick))
-        step_error = None
-        try:
-            step(ctx)
-        except TickInterrupted:
-            raise  # SIGTERM/SIGINT of the tick itself: not the agent's error
-        except BaseException as exc:  # SystemExit and KeyboardInterrupt of its own too
-            # The agent's bug: recorded as an errored action, the tick goes on. sys.exit(0)
-            # inside a step must not tell cron that all is well while budgets go unenforced.
-            step_error = self.redact(f"{type(exc).__name__}: {exc}")
-            ctx.record("step", None, error=step_error)
-            trace = self.redact(traceback.format_exc(limit=20))
-            events.append({"event": "step_error", "error": step_error, "traceback": trace})
-        finally:
-            unwatch(token)
-        with guard.lock:
-            guard.returned = True
-            if guard.result is not None:
-                return guard.result
-        state.data = ctx.data  # the step may have bound ctx.data to a new dict
-        value, error = self._progress(ctx)
-        monitor.add_progress(value, now=self.clock(), error=error)
-        state.history, state.progress = list(monitor.history), list(monitor.progress)
-        state.actions_total = monitor.actions_total
-        events += ctx.action_events(state.history, self.config.detectors.volatile_args)
-        if error:
-            events.append({"event": "metric_error", "error": error})
-        anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
-        decision = decide(state, anomalies, now, self.config.policy)
-        killed = self.kill.reason()
-        facts = TickFacts(tick, ctx.actions, value, error, step_error, killed)
-        return _Stepped(decision, anomalies, ctx.budget_anomaly, facts, events)
-
-    def _progress(self, ctx: StepContext) -> tuple[float | None, str | None]:
-        """This tick's progress sample: the metric's, else what the step reported; never raises."""
-        metric = self.metric()
-        if metric is not None:
-            from .progress import measure
-
-            timeout = self.config.progress.timeout.total_seconds() if self.config.progress else 60.0
-            value, error = measure(metric, ctx, timeout=timeout)
-            return value, self.redact(error) if error else None
-        value = ctx.reported_progress
-        if value is not None and not math.isfinite(value):
-            return None, f"the step reported progress {value!r}, not a finite number"
-        return value, None
 
     def _finish(
         self, settled: Settlement, events: list[dict[str, Any]], result: TickResult, now: datetime
@@ -342,25 +246,6 @@ class Heartbeat:
             # Busy or a broken state folder: the kill still holds; only its journal line is missing.
             result.message += f" (not journaled: {self.redact(str(exc))})"
         return result
-
-    def _abandon(self, guard: _StepGuard, reason: str, tick: int) -> None:
-        """KILL while the step did not return (watchdog thread): journal it, drop the tick's work."""
-        with guard.lock:
-            if guard.returned:
-                return
-            message = (
-                f"stopped by {self.kill.path} during the step: {reason}; the step did not return "
-                "and was abandoned (this tick's unsaved work is dropped)"
-            )
-            result = TickResult(self.name, "killed", 3, message, tick=tick)
-            event = {"event": "kill", "reason": reason, "during_step": True, "abandoned": True}
-            try:
-                self.journal([event], self.clock(), tick)
-            except (HeartbeatError, OSError) as exc:
-                result.message += f" (not journaled: {self.redact(str(exc))})"
-            guard.result = result
-        if self.on_abandon is not None:
-            self.on_abandon(result)
 
     def note_left_behind(self, reason: str) -> None:
         """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""
