@@ -285,11 +285,10 @@ def test_nonsense_limits_are_refused(max_bytes: int, keep: int) -> None:
         Journal(Path("j.jsonl"), max_bytes=max_bytes, keep=keep)
 
 
-def test_sigkilled_writers_lose_no_acknowledged_batch(tmp_path: Path) -> None:
+def test_sigkilled_writers_lose_no_acknowledged_batch(tmp_path: Path, rng: random.Random) -> None:
     """Writers SIGKILLed at random points, mid-rotation too, keep every acknowledged event in order."""
     ctx = _crashers.forkserver_context()
     path = tmp_path / "journal.jsonl"
-    rng = random.Random(int.from_bytes(os.urandom(4), "big"))
     kills = 100
     last_ack = 0
     for _ in range(kills):
