@@ -25,6 +25,7 @@ from .config import (
     load_config,
     parse_duration,
 )
+from .errors import EXIT_CODES as OUTCOME_EXIT_CODES
 from .errors import HeartbeatError, UsageError, worst_exit_code
 
 __all__ = ["main"]
@@ -318,7 +319,8 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
             "outbox": len(hb.outbox().pending()) if hb.store.outbox_dir.is_dir() else 0,
             "state_dir": str(hb.state_dir),
         }
-        codes.append(3 if kill else 4 if state.status.value == "needs_human" else 0)
+        outcome = "killed" if kill else "needs_human" if state.status.value == "needs_human" else "ran"
+        codes.append(OUTCOME_EXIT_CODES[outcome])
         if args.json:
             out.write(json.dumps(report) + "\n")
             continue
