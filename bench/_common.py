@@ -22,13 +22,15 @@ TRIVIAL_AGENT = '''\
 
 
 def step(ctx):
-    ctx.record("noop", {"n": ctx.tick}, output="3 results for the query")
+    # A fresh answer each time too: a counter in the call with the same answer is a near
+    # repeat that sees nothing new (the recurring detector), not a trivial agent.
+    ctx.record("noop", {"n": ctx.tick}, output=f"{ctx.tick} results for the query")
 '''
 
 
 def trivial_step(ctx: Any) -> None:
-    """The in-process trivial step: one ``ctx.record`` with fresh arguments (never a repeat)."""
-    ctx.record("noop", {"n": ctx.tick}, output="3 results for the query")
+    """The in-process trivial step: one ``ctx.record`` with fresh arguments and a fresh answer."""
+    ctx.record("noop", {"n": ctx.tick}, output=f"{ctx.tick} results for the query")
 
 
 def median(values: Sequence[float]) -> float:

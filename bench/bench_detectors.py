@@ -5,8 +5,9 @@ status polling, notes, and now and then a stuck burst, a search/read loop or
 a burst of failures) is fed action by action to
 
 * ``heartbeat.monitor.Monitor.record``: fingerprinting (canonical JSON +
-  hash), the ActionRecord, and the repeat, loop, empty and error_rate
-  detectors, with the loop window at 20 and at 500;
+  hash, the masked shape and the result key), the ActionRecord, and every
+  default detector (repeat, loop, empty, error_rate, near_repeat,
+  recurring, recurring_error, cycle), with the loop window at 20 and at 500;
 * promptise 1.10.1 ``HealthMonitor.record_tool_call`` (its per-call
   recording: hashing plus its stuck and loop checks) with ``loop_window`` at
   20 and 500, in its own venv ``bench/.venv-promptise`` (created with
@@ -266,7 +267,7 @@ def main() -> None:
 
     rows = [
         [
-            "heartbeat Monitor.record (repeat, loop, empty, error_rate)",
+            "heartbeat Monitor.record (every default detector)",
             *(cell for w in WINDOWS for cell in us(ours[w])),
         ],
         [

@@ -24,6 +24,7 @@ from .config import (
     format_validation_error,
     load_config,
     parse_duration,
+    read_secret_ref,
 )
 from .errors import EXIT_CODES as OUTCOME_EXIT_CODES
 from .errors import HeartbeatError, UsageError, worst_exit_code
@@ -61,7 +62,14 @@ def _common(parser: argparse.ArgumentParser, *, agent_flags: bool = True) -> Non
         parser.add_argument("--step", metavar="MODULE:ATTR", help="the agent's step function")
         parser.add_argument("--exec", metavar="CMD", help="run a program as the step (JSON-lines protocol)")
         parser.add_argument("--progress", metavar="MODULE:ATTR", help="the progress metric")
-        parser.add_argument("--webhook", metavar="URL", help="notify this webhook (as notifier 'webhook')")
+        parser.add_argument("--webhook", metavar="URL", help=_WEBHOOK_HELP)
+
+
+_WEBHOOK_HELP = (
+    "notify this webhook (as notifier 'webhook'); a URL on the command line is visible to "
+    "every local user in `ps`: give env:NAME (read from that environment variable) or "
+    "file:PATH (first line of a file) instead"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,15 +129,59 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", "--lines", type=int, default=30, metavar="N", help="last N events (0: all)")
     p.add_argument("--json", action="store_true", help="the events as JSON lines")
 
+    p = command(
+        "outbox",
+        "list, retry or drop undelivered notifications (list, retry [SEL...], drop SEL...|--all)",
+    )
+    _common(p, agent_flags=False)
+    p.add_argument("action", nargs="?", choices=("list", "retry", "drop"), default="list")
+    p.add_argument("selectors", nargs="*", metavar="SEL", help="a key, a key prefix or a file name")
+    p.add_argument("--all", action="store_true", help="drop: every entry")
+    p.add_argument("--webhook", metavar="URL", help=_WEBHOOK_HELP)
+    p.add_argument("--json", action="store_true", help="list: one JSON object per entry")
+
     p = command("replay", "run detectors and policy over a recorded trace")
-    p.add_argument("trace", help="a JSONL trace, one heartbeat per line")
+    p.add_argument(
+        "trace", help="a JSONL trace (one heartbeat per line), an agent history, or a folder of them"
+    )
     p.add_argument("--config", metavar="FILE")
     p.add_argument("--json", action="store_true", help="one JSON object per tick (stable contract)")
+    p.add_argument(
+        "--format",
+        metavar="NAME",
+        help="trace, journal, swe-agent, mini-swe-agent or openai (default: detected)",
+    )
+    p.add_argument("--per-heartbeat", type=int, metavar="N", help="group the actions N per heartbeat")
+    p.add_argument(
+        "--labels", metavar="FILE", help="with a folder: CSV trace,label,onset for a confusion table"
+    )
 
     p = command("validate", "check the config, its plug-ins and the state file")
     _common(p)
 
     command("schema", "print the JSON Schema of state.json")
+
+    p = command(
+        "mcp-proxy",
+        "serve a stdio MCP server through heartbeat: `heartbeat mcp-proxy [flags] -- SERVER_CMD ARGS...`",
+    )
+    _common(p, agent_flags=False)
+    p.add_argument("--actions", type=int, default=50, metavar="N", help="a heartbeat every N calls (50)")
+    p.add_argument(
+        "--idle",
+        default="2s",
+        metavar="DURATION",
+        help="a heartbeat ends after this long without a call (2s)",
+    )
+    p.add_argument("--longest", default="60s", metavar="DURATION", help="and lasts at most this long (60s)")
+    p.add_argument(
+        "server", nargs=argparse.REMAINDER, metavar="-- SERVER_CMD ARGS", help="the MCP server to run"
+    )
+    p = command("report", "write a self-contained HTML report (one agent's page, or an overview of all)")
+    _common(p, agent_flags=False)
+    p.add_argument("--out", metavar="FILE", help="where (default: <state dir>/report.html; '-' for stdout)")
+    p.add_argument("--since", metavar="WHEN", help="only events since a duration ago (6h, 2d) or an ISO date")
+    p.add_argument("--stretch", metavar="FROM:TO", help="ticks whose actions the table shows")
     return parser
 
 
@@ -161,8 +213,9 @@ def _config(args: argparse.Namespace) -> HeartbeatConfig:
             raise UsageError("flags that change an agent need --agent NAME in a multi-agent config")
         config = config.with_agent(**changes)
     if getattr(args, "webhook", None):
+        url = read_secret_ref(args.webhook, "--webhook")
         try:
-            hook = WebhookNotifierConfig(type="webhook", name="webhook", url=args.webhook)
+            hook = WebhookNotifierConfig(type="webhook", name="webhook", url=url)
         except ValidationError as exc:
             raise UsageError(f"--webhook: {format_validation_error(exc)}") from None
         config = config.model_copy(
@@ -389,9 +442,8 @@ def cmd_log(args: argparse.Namespace, out: TextIO) -> int:
 
     for hb in _heartbeats(_config(args)):
         journal = Journal(hb.store.journal_path)
-        events = list(journal.read())
-        if args.lines > 0:
-            events = events[-args.lines :]
+        # tail() reads from the end: `log -n 5` on a 100 MB journal reads a few KB.
+        events = journal.tail(args.lines) if args.lines > 0 else list(journal.read())
         for event in events:
             if args.json:
                 out.write(json.dumps(event) + "\n")
@@ -409,12 +461,27 @@ def _render_event(event: dict[str, Any]) -> str:
     return f"{at}  tick {event.get('tick', '-'):>4}  {kind:<11} {detail}"
 
 
+def cmd_outbox(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat outbox [list|retry|drop]``: what waits to be delivered, and what to do with it."""
+    from .outbox_cli import run_outbox
+
+    return run_outbox(_heartbeats(_config(args)), args, out)
+
+
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat replay TRACE``."""
     from .replay import run_replay
 
     config = load_config(args.config)
-    return run_replay(Path(args.trace), config, as_json=args.json, out=out)
+    return run_replay(
+        Path(args.trace),
+        config,
+        as_json=args.json,
+        out=out,
+        fmt=args.format,
+        per_heartbeat=args.per_heartbeat,
+        labels=Path(args.labels) if args.labels else None,
+    )
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
@@ -436,6 +503,47 @@ def cmd_schema(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_mcp_proxy(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat mcp-proxy -- SERVER_CMD ARGS...``: stdout is the MCP protocol, so nothing is printed."""
+    server = args.server[1:] if args.server[:1] == ["--"] else args.server
+    if not server:
+        raise UsageError("mcp-proxy: give the server to run after --, e.g. -- npx -y @acme/server")
+    try:
+        idle, longest = parse_duration(args.idle), parse_duration(args.longest)
+    except ValueError as exc:
+        raise UsageError(f"mcp-proxy: {exc}") from None
+    hb = _one(_config(args), "mcp-proxy")
+    try:
+        from .mcp_proxy import run_proxy
+    except ImportError as exc:
+        raise UsageError(f"mcp-proxy needs the mcp package ({exc}): pip install 'heartbeat[mcp]'") from None
+    from .session import Session
+
+    try:
+        session = Session(
+            hb.config,
+            hb.agent,
+            actions=args.actions,
+            idle=idle.total_seconds(),
+            seconds=longest.total_seconds(),
+        )
+    except ValueError as exc:
+        raise UsageError(f"mcp-proxy: {exc}") from None
+    try:
+        return run_proxy(session, server)
+    except OSError as exc:
+        raise UsageError(f"mcp-proxy: cannot start {server[0]!r}: {exc.strerror or exc}") from None
+
+
+def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat report``: an agent's HTML page, or with several agents an overview and each page."""
+    from .report import make_reports
+
+    printed = make_reports(_heartbeats(_config(args)), out=args.out, since=args.since, stretch=args.stretch)
+    out.write(printed)
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "init": cmd_init,
     "run": cmd_run,
@@ -445,9 +553,12 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "pause": cmd_pause,
     "resume": cmd_resume,
     "log": cmd_log,
+    "outbox": cmd_outbox,
     "replay": cmd_replay,
     "validate": cmd_validate,
     "schema": cmd_schema,
+    "mcp-proxy": cmd_mcp_proxy,
+    "report": cmd_report,
 }
 
 

@@ -15,14 +15,25 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .errors import ConfigError
 
 __all__ = [
+    "DETECTOR_BOUNDS",
     "AgentConfig",
     "BudgetConfig",
     "CommandNotifierConfig",
+    "CycleConfig",
     "DetectorsConfig",
     "EmptyConfig",
     "ErrorRateConfig",
@@ -31,16 +42,20 @@ __all__ = [
     "HeartbeatConfig",
     "JournalConfig",
     "LoopConfig",
+    "NearRepeatConfig",
     "NoProgressConfig",
     "NotifierConfig",
     "PolicyConfig",
     "ProgressConfig",
+    "RecurringConfig",
+    "RecurringErrorConfig",
     "RepeatConfig",
     "ScheduleConfig",
     "WebhookNotifierConfig",
     "format_validation_error",
     "load_config",
     "parse_duration",
+    "read_secret_ref",
 ]
 
 DEFAULT_CONFIG_NAME = "heartbeat.toml"
@@ -111,6 +126,20 @@ class ScheduleConfig(_Config):
     timezone: str = "UTC"
     misfire_grace_time: Duration = timedelta(minutes=5)
 
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        # Checked when the config loads, not when `run` first builds its trigger.
+        if value == "UTC":
+            return value
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r} (use an IANA name like 'Europe/Paris')") from None
+        return value
+
     @model_validator(mode="after")
     def _one_trigger(self) -> ScheduleConfig:
         if self.every and self.cron:
@@ -119,13 +148,43 @@ class ScheduleConfig(_Config):
 
 
 ToolThreshold = int | Literal["off"]
+"""A per-tool threshold: a number, or "off" to leave the tool out."""
+
+DETECTOR_BOUNDS: dict[str, tuple[int, int]] = {
+    "repeat.threshold": (2, 10_000),
+    "repeat.tools": (2, 10_000),
+    "loop.window": (4, 10_000),
+    "loop.repeats": (2, 1_000),
+    "empty.threshold": (1, 10_000),
+    "empty.max_chars": (0, 1_000_000),
+    "error_rate.window": (1, 10_000),
+    "near_repeat.threshold": (2, 10_000),
+    "near_repeat.window": (2, 10_000),
+    "recurring.threshold": (2, 10_000),
+    "recurring.window": (2, 10_000),
+    "recurring.min_chars": (0, 1_000_000),
+    "recurring_error.threshold": (2, 10_000),
+    "recurring_error.window": (2, 10_000),
+    "cycle.threshold": (2, 10_000),
+    "cycle.window": (3, 10_000),
+    "no_progress.samples": (2, 1_000),
+}
+"""The one copy of the detectors' whole-number bounds: the config fields and the
+detectors' own checks (heartbeat.detectors) both read it. Relations between two
+parameters (a window at least its threshold) are checked by the detector."""
+
+
+def _bounded(key: str, default: int, description: str | None = None) -> Any:
+    """A config field for the detector parameter ``key`` with its bounds from DETECTOR_BOUNDS."""
+    low, high = DETECTOR_BOUNDS[key]
+    return Field(default=default, ge=low, le=high, description=description)
 
 
 class RepeatConfig(_Config):
     """``repeat``: the last N actions have one fingerprint."""
 
     enabled: bool = True
-    threshold: int = Field(default=3, ge=2, le=10_000)
+    threshold: int = _bounded("repeat.threshold", 3)
     tools: dict[str, ToolThreshold] = Field(
         default_factory=dict, description="Per-tool threshold, or 'off' to exempt a tool."
     )
@@ -135,8 +194,8 @@ class LoopConfig(_Config):
     """``loop``: a cycle of 2+ fingerprints repeats back to back at the tail of the window."""
 
     enabled: bool = True
-    window: int = Field(default=20, ge=4, le=10_000)
-    repeats: int = Field(default=2, ge=2, le=1_000)
+    window: int = _bounded("loop.window", 20)
+    repeats: int = _bounded("loop.repeats", 2)
     exempt: list[str] = Field(default_factory=list, description="Tools left out of loops.")
 
 
@@ -144,8 +203,8 @@ class EmptyConfig(_Config):
     """``empty``: the last N reported outputs are each at most C characters."""
 
     enabled: bool = True
-    threshold: int = Field(default=3, ge=1, le=10_000)
-    max_chars: int = Field(default=10, ge=0)
+    threshold: int = _bounded("empty.threshold", 3)
+    max_chars: int = _bounded("empty.max_chars", 10)
     exempt: list[str] = Field(default_factory=list)
 
 
@@ -153,15 +212,50 @@ class ErrorRateConfig(_Config):
     """``error_rate``: errors / W >= T over the last W actions."""
 
     enabled: bool = True
-    window: int = Field(default=10, ge=1, le=10_000)
+    window: int = _bounded("error_rate.window", 10)
     threshold: float = Field(default=0.5, gt=0, le=1)
+
+
+class NearRepeatConfig(_Config):
+    """``near_repeat``: one masked call shape N times in the last W actions, not all one call."""
+
+    enabled: bool = True
+    threshold: int = _bounded("near_repeat.threshold", 12)
+    window: int = _bounded("near_repeat.window", 15)
+
+
+class RecurringConfig(_Config):
+    """``recurring``: the same call+result (or long output) N times in the last W actions."""
+
+    enabled: bool = True
+    threshold: int = _bounded("recurring.threshold", 4)
+    window: int = _bounded("recurring.window", 30)
+    min_chars: int = _bounded(
+        "recurring.min_chars", 10, "Outputs this long or shorter never match by output alone."
+    )
+
+
+class RecurringErrorConfig(_Config):
+    """``recurring_error``: the same error fingerprint N times in the last W actions."""
+
+    enabled: bool = True
+    threshold: int = _bounded("recurring_error.threshold", 3)
+    window: int = _bounded("recurring_error.window", 10)
+
+
+class CycleConfig(_Config):
+    """``cycle``: N of the last W actions revisit a call+result seen earlier in the window."""
+
+    enabled: bool = True
+    threshold: int = _bounded("cycle.threshold", 10)
+    window: int = _bounded("cycle.window", 30)
 
 
 class NoProgressConfig(_Config):
     """``no_progress``: the last N progress samples differ by less than D."""
 
     enabled: bool = True
-    samples: int = Field(default=5, ge=2, le=1_000)
+    samples: int = _bounded("no_progress.samples", 5)
     min_delta: float = Field(default=0.01, ge=0, allow_inf_nan=False)
 
 
@@ -181,11 +275,19 @@ class DetectorsConfig(_Config):
     empty: EmptyConfig = EmptyConfig()
     error_rate: ErrorRateConfig = ErrorRateConfig()
     no_progress: NoProgressConfig = NoProgressConfig()
+    near_repeat: NearRepeatConfig = NearRepeatConfig()
+    recurring: RecurringConfig = RecurringConfig()
+    recurring_error: RecurringErrorConfig = RecurringErrorConfig()
+    cycle: CycleConfig = CycleConfig()
 
     def history_needed(self) -> int:
         """The number of past actions the detectors need to see."""
         repeat = max([self.repeat.threshold, *(t for t in self.repeat.tools.values() if t != "off")])
-        return max(repeat, self.loop.window, self.empty.threshold, self.error_rate.window)
+        windows = [self.loop.window, self.empty.threshold, self.error_rate.window]
+        for part in (self.near_repeat, self.recurring, self.recurring_error, self.cycle):
+            if part.enabled:
+                windows.append(part.window)
+        return max(repeat, *windows)
 
 
 class ProgressConfig(_Config):
@@ -213,6 +315,15 @@ class PolicyConfig(_Config):
     """When a stuck streak becomes an escalation, and the recovery texts."""
 
     escalate_after: int = Field(default=3, ge=1, le=1_000)
+    mode: Literal["enforce", "observe"] = Field(
+        default="enforce", description="observe: detect and journal, but inject nothing and never escalate."
+    )
+    recover_after: int = Field(
+        default=2, ge=1, le=1_000, description="Quiet heartbeats in a row that end a stuck stretch."
+    )
+    escalate_on_ignored: bool = Field(
+        default=True, description="Escalate when the agent repeats what the last recovery said to avoid."
+    )
     templates: dict[Literal["try_alternative", "reassess_goal"], str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -241,11 +352,36 @@ class EscalationConfig(_Config):
     reminder_every: Duration = timedelta(hours=6)
 
 
-class WebhookNotifierConfig(_Config):
+# Fields of a notifier whose ${ENV} values are secrets (a path or a timeout is not one).
+_SECRET_FIELDS = ("url", "headers", "command")
+
+
+class _NotifierConfig(_Config):
+    """What every notifier table shares: its ``${ENV}`` values, expanded only when needed."""
+
+    _unset: tuple[str, ...] = PrivateAttr(default=())
+    _env_values: tuple[str, ...] = PrivateAttr(default=())
+
+    def unset_env(self) -> tuple[str, ...]:
+        """The ``${NAME}`` variables this notifier uses that were not set when the config loaded."""
+        return self._unset
+
+    def require_env(self) -> None:
+        """Raise ConfigError when a variable this notifier needs is not set (to send, not to stop)."""
+        if self._unset:
+            name = getattr(self, "name", "?")
+            raise ConfigError(f"notifier {name}: environment variable {self._unset[0]} is not set")
+
+    def env_secrets(self) -> tuple[str, ...]:
+        """The environment values this notifier's URL, headers or command hold."""
+        return self._env_values
+
+
+class WebhookNotifierConfig(_NotifierConfig):
     """POST JSON to a URL (Slack and Discord incoming webhooks show its ``text``)."""
 
     type: Literal["webhook"]
-    name: str = "webhook"
+    name: str = Field(default="webhook", min_length=1, max_length=100, pattern=r"\S")
     url: str
     headers: dict[str, str] = Field(default_factory=dict)
     timeout: Duration = timedelta(seconds=10)
@@ -255,26 +391,28 @@ class WebhookNotifierConfig(_Config):
     @model_validator(mode="after")
     def _http_only(self) -> WebhookNotifierConfig:
         # The message must not echo the URL: it is a secret.
+        if self._unset or "${" in self.url:
+            return self  # checked once the variable is there (see require_env)
         scheme, sep, rest = self.url.partition("://")
         if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
             raise ValueError("the webhook url must be an http:// or https:// URL")
         return self
 
 
-class CommandNotifierConfig(_Config):
+class CommandNotifierConfig(_NotifierConfig):
     """Run a command with the message on stdin."""
 
     type: Literal["command"]
-    name: str = "command"
+    name: str = Field(default="command", min_length=1, max_length=100, pattern=r"\S")
     command: str
     timeout: Duration = timedelta(seconds=30)
 
 
-class FileNotifierConfig(_Config):
+class FileNotifierConfig(_NotifierConfig):
     """Append each notification as a JSON line to a file."""
 
     type: Literal["file"]
-    name: str = "file"
+    name: str = Field(default="file", min_length=1, max_length=100, pattern=r"\S")
     path: Path = Path("notifications.jsonl")
 
 
@@ -317,10 +455,27 @@ class HeartbeatConfig(_Config):
             dupes = sorted({n for n in names if names.count(n) > 1})
             if dupes:
                 raise ValueError(f"{what} names must be unique; repeated: {', '.join(dupes)}")
-        dirs = [a.state_dir for a in self.all_agents()]
+        # "state", "./state" and a symlink to it are one folder: compare where they lead.
+        dirs = [os.path.realpath(self.resolve(a.state_dir)) for a in self.all_agents()]
         if len(set(dirs)) != len(dirs):
-            raise ValueError("each agent needs its own state_dir")
+            raise ValueError("each agent needs its own state_dir (two of them lead to one folder)")
         return self
+
+    def require_env(self) -> None:
+        """Raise ConfigError if a notifier needs an environment variable that is not set."""
+        for notifier in self.notify:
+            notifier.require_env()
+
+    def secrets(self) -> list[str]:
+        """Every secret the config holds: webhook URLs and headers, and ``${ENV}`` values of notifiers."""
+        found: list[str] = []
+        for notifier in self.notify:
+            found += notifier.env_secrets()
+            if isinstance(notifier, WebhookNotifierConfig) and not notifier.unset_env():
+                from .redact import webhook_secrets
+
+                found += webhook_secrets(notifier.url, notifier.headers)
+        return found
 
     def all_agents(self) -> list[AgentConfig]:
         """Every agent, each ``[[agents]]`` entry filled in from ``[agent]``."""
@@ -360,24 +515,81 @@ def format_validation_error(error: ValidationError, *, prefix: str = "") -> str:
     return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
 
 
-def _expand_env(value: Any, where: str) -> Any:
-    """Replace ``${NAME}`` / ``${NAME:-default}`` in every string from the environment."""
+def _expand_env(value: Any, where: str, unset: list[str] | None = None, used: list[str] | None = None) -> Any:
+    """Replace ``${NAME}`` / ``${NAME:-default}`` in every string from the environment.
+
+    A variable that is not set (and has no default) is an error, unless
+    ``unset`` is given: then its name is added there and the ``${NAME}`` is
+    left as it is (a notifier's secret is needed to send, not to stop an
+    agent). The values taken from the environment are added to ``used``.
+    """
     if isinstance(value, str):
 
         def sub(match: re.Match[str]) -> str:
             name, default = match.group(1), match.group(2)
             found = os.environ.get(name)
             if found is None:
-                if default is None:
+                if default is not None:
+                    return default
+                if unset is None:
                     raise ConfigError(f"{where}: environment variable {name} is not set")
-                return default
+                unset.append(name)
+                return match.group(0)
+            if used is not None:
+                used.append(found)
             return found
 
         return _ENV.sub(sub, value)
     if isinstance(value, dict):
-        return {k: _expand_env(v, f"{where}.{k}" if where else k) for k, v in value.items()}
+        return {k: _expand_env(v, f"{where}.{k}" if where else k, unset, used) for k, v in value.items()}
     if isinstance(value, list):
-        return [_expand_env(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [_expand_env(v, f"{where}[{i}]", unset, used) for i, v in enumerate(value)]
+    return value
+
+
+def _expand_notifiers(tables: Any) -> tuple[Any, list[tuple[tuple[str, ...], tuple[str, ...]]]]:
+    """``[[notify]]`` tables expanded leniently; per table, its unset variables and its secret values."""
+    if not isinstance(tables, list):
+        return _expand_env(tables, "notify"), []
+    expanded: list[Any] = []
+    extras: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    for i, table in enumerate(tables):
+        if not isinstance(table, dict):
+            expanded.append(_expand_env(table, f"notify[{i}]"))
+            extras.append(((), ()))
+            continue
+        unset: list[str] = []
+        used: list[str] = []
+        out = {}
+        for key, value in table.items():
+            secret = key in _SECRET_FIELDS
+            out[key] = _expand_env(value, f"notify[{i}].{key}", unset, used if secret else None)
+        expanded.append(out)
+        extras.append((tuple(dict.fromkeys(unset)), tuple(v for v in used if len(v) >= 6)))
+    return expanded, extras
+
+
+def read_secret_ref(value: str, what: str) -> str:
+    """``value`` itself, or the text of ``env:NAME`` / ``file:PATH`` (kept out of ``ps``), stripped."""
+    if value.startswith("env:"):
+        name = value[4:]
+        found = os.environ.get(name)
+        if not found:
+            raise ConfigError(f"{what}: environment variable {name or '(empty name)'} is not set")
+        return found.strip()
+    if value.startswith("file:"):
+        path = Path(value[5:]).expanduser()
+        from .fsutil import read_regular
+
+        try:
+            text = read_regular(path, limit=64 * 1024).decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise ConfigError(f"{what}: {path} is not UTF-8 text") from None
+        except OSError as exc:
+            raise ConfigError(f"{what}: cannot read {path}: {exc.strerror}") from None
+        if not text:
+            raise ConfigError(f"{what}: {path} is empty")
+        return text.splitlines()[0].strip()
     return value
 
 
@@ -404,12 +616,20 @@ def load_config(path: Path | str | None = None) -> HeartbeatConfig:
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
     try:
+        # Notifier secrets are expanded leniently: `kill`, `status` or `resume` must work in a
+        # shell that lacks them; what sends a notification asks for them (require_env).
+        notify, extras = _expand_notifiers(raw.pop("notify")) if "notify" in raw else (None, [])
         data = _expand_env(raw, "")
     except ConfigError as exc:
         raise ConfigError(exc.reason, path=path) from None
     if "base_dir" in data:
         raise ConfigError("unknown key 'base_dir'", path=path)
+    if notify is not None:
+        data["notify"] = notify
     try:
-        return HeartbeatConfig.model_validate({**data, "base_dir": path.resolve().parent})
+        config = HeartbeatConfig.model_validate({**data, "base_dir": path.resolve().parent})
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc), path=path) from None
+    for notifier, (unset, used) in zip(config.notify, extras, strict=False):
+        notifier._unset, notifier._env_values = unset, used
+    return config

@@ -36,6 +36,7 @@ class StepContext:
         kill: KillSwitch,
         clock: Callable[[], datetime],
         redact: Callable[[str], str] = str,
+        mask: Callable[[Any], Any] = lambda value: value,
     ) -> None:
         self.agent = agent
         self.tick = tick
@@ -53,6 +54,9 @@ class StepContext:
         self._kill = kill
         self._clock = clock
         self._redact = redact
+        # Known secrets masked out of args and output before anything is summarised or cut,
+        # so a token the agent passes to a tool never reaches state.json or the journal.
+        self._mask = mask
         # (index, tool, args, output_len, error, cost) of every action of this tick, for the
         # journal: the saved history keeps only the last few, a tick may record many more.
         self.recorded: list[tuple[int, str, dict[str, Any] | None, int | None, str | None, float]] = []
@@ -94,9 +98,9 @@ class StepContext:
         if not math.isfinite(self._counters.cost + cost):
             raise ValueError("ctx.record: the day's total cost would overflow; report smaller units")
         now = self._clock()
-        copied = dict(args) if args is not None else None
+        copied = self._mask(dict(args)) if args is not None else None
         error = clip(self._redact(error)) if error else None
-        output = None if output is None else str(output)
+        output = None if output is None else self._mask(str(output))
         hit = self._monitor.record(
             tool,
             copied,

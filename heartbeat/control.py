@@ -32,11 +32,26 @@ def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
         state.status, state.status_reason = Status.ACTIVE, None
         state.stuck_streak, state.recovery, state.escalation = 0, None, None
         state.instructions = note.strip() if note and note.strip() else None
+        # A human acted: pages about the status just cleared must not arrive after this.
+        # They are journaled as settled first, so a crash half-way repeats, never hides, one.
+        from .notify import STATUS_KINDS
+
+        settled = {n.key for n in state.notices if n.kind in STATUS_KINDS}
+        state.notices = [n for n in state.notices if n.kind not in STATUS_KINDS]
+        outbox = hb.outbox() if hb.outbox_waiting() else None
+        if outbox is not None:
+            settled.update(outbox.settle(hb.name, dry_run=True))
         hb.store.save(state)
+        event = {
+            "event": "resume",
+            "from": previous.value,
+            "note": state.instructions,
+            "settled": sorted(settled),
+        }
+        hb.journal([event], now, state.ticks)
         hb.store.escalation_path.unlink(missing_ok=True)
-        hb.journal(
-            [{"event": "resume", "from": previous.value, "note": state.instructions}], now, state.ticks
-        )
+        if outbox is not None:
+            outbox.settle(hb.name)
         return state
 
 

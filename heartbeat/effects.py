@@ -24,31 +24,37 @@ if TYPE_CHECKING:  # notify imports httpx lazily; a healthy tick never needs it
 __all__ = ["deliver", "outbox", "outbox_waiting", "queue_notices", "write_escalation_file"]
 
 
-def outbox(store: StateStore) -> Outbox:
-    """The agent's outbox of undelivered notifications."""
+def outbox(store: StateStore, secrets: Sequence[str] = ()) -> Outbox:
+    """The agent's outbox of undelivered notifications (``secrets`` masked out of what it writes)."""
     from .notify import Outbox
 
-    return Outbox(store.outbox_dir)
+    return Outbox(store.outbox_dir, secrets=secrets)
 
 
 def outbox_waiting(store: StateStore) -> bool:
     """Whether anything waits in outbox/ (one scandir; no outbox folder is an empty one)."""
     try:
         with os.scandir(store.outbox_dir) as entries:
-            return any(True for _ in entries)
+            # Entries only: a corrupt file set aside or a temp file is nothing to send.
+            return any(e.name.endswith(".json") and e.name[0] != "." for e in entries)
     except OSError:
         return False
 
 
 def deliver(
-    store: StateStore, notifiers: Callable[[], Sequence[Notifier]], now: datetime, *, force: bool
+    store: StateStore,
+    notifiers: Callable[[], Sequence[Notifier]],
+    now: datetime,
+    *,
+    force: bool,
+    secrets: Sequence[str] = (),
 ) -> DeliveryReport:
     """Try to deliver what waits in the outbox (only entries that are due unless forced)."""
     if not outbox_waiting(store):
         from .notify import DeliveryReport
 
         return DeliveryReport()
-    return outbox(store).deliver(notifiers(), now, force=force)
+    return outbox(store, secrets).deliver(notifiers(), now, force=force)
 
 
 def queue_notices(
@@ -59,12 +65,20 @@ def queue_notices(
     agent: str,
     resume_hint: str,
     redact: Callable[[str], str],
+    report: Callable[[Notification], None] | None = None,
+    secrets: Sequence[str] = (),
 ) -> None:
-    """Queue the saved state's notices in outbox/ (and write ESCALATION.md), then forget them."""
-    box = outbox(store)
+    """Queue the saved state's notices in outbox/ (and write ESCALATION.md), then forget them.
+
+    An escalation's reports are written here, once, when it is announced:
+    ``ESCALATION.md``, then ``report(note)`` (the runner's ``report.html``).
+    """
+    box = outbox(store, secrets)
     for note in state.notices:
         if note.kind == "escalation" and state.status is Status.NEEDS_HUMAN:
             write_escalation_file(state, note, store, agent=agent, resume_hint=resume_hint, redact=redact)
+            if report is not None:
+                report(note)
         for notifier in notifiers:
             box.put(note, notifier.name, None)
     state.notices = []

@@ -17,6 +17,7 @@ import contextlib
 import errno
 import glob
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -27,6 +28,8 @@ __all__ = [
     "clean_stale_temps",
     "ensure_private_dir",
     "fsync_dir",
+    "open_regular",
+    "read_regular",
     "temp_pattern",
     "temp_target",
     "write_all",
@@ -122,8 +125,9 @@ def ensure_private_dir(path: Path | str) -> Path:
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path)) from None
         return path
     except FileNotFoundError:
-        # Parents are the user's folders: created with the usual umask.
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # Missing parents are created private too: under umask 000 they would be
+        # world-writable, and whoever can write a parent can swap the state folder.
+        ensure_private_dir(path.parent)
         try:
             path.mkdir(mode=PRIVATE_DIR_MODE)
         except FileExistsError:
@@ -147,3 +151,59 @@ def clean_stale_temps(folder: Path | str, name: str) -> int:
             continue
         removed += 1
     return removed
+
+
+def _kind(mode: int) -> str:
+    """A file type in words, for "is a FIFO, not a regular file"."""
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def open_regular(path: Path | str, flags: int = os.O_RDONLY) -> int:
+    """Open ``path`` without ever blocking on it, and only if it is a regular file; return the fd.
+
+    A FIFO opened for reading blocks until a writer comes, a device may do
+    anything: both raise :class:`OSError` (``EINVAL``, "is a FIFO, not a
+    regular file") instead. Symlinks are followed.
+    """
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = _kind(mode)
+            what = kind if kind.startswith("not") else f"is {kind}, not a regular file"
+            raise OSError(errno.EINVAL, what, str(path))
+        # Regular files never block; clear the flag so later reads behave as usual.
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: Path | str, *, limit: int | None = None) -> bytes:
+    """The bytes of a regular file (see :func:`open_regular`); past ``limit`` bytes -> OSError(EFBIG)."""
+    fd = open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
+        if limit is not None and size > limit:
+            raise OSError(errno.EFBIG, f"is {size} bytes, over the {limit}-byte limit", str(path))
+        chunks = []
+        while True:
+            chunk = os.read(fd, max(size, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            if limit is not None and sum(map(len, chunks)) > limit:
+                raise OSError(errno.EFBIG, f"is over the {limit}-byte limit", str(path))
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(fd)

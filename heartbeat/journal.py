@@ -37,13 +37,18 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel
 
-from .fsutil import PRIVATE_FILE_MODE, ensure_private_dir, fsync_dir, write_all
+from .errors import StateCorrupt
+from .fsutil import PRIVATE_FILE_MODE, ensure_private_dir, fsync_dir, open_regular, write_all
 
 __all__ = ["Journal", "encode_event"]
+
+# tail() reads the file backwards in blocks of this size, so `log -n 5` on a
+# 100 MB journal reads a few KB.
+_TAIL_BLOCK = 64 * 1024
 
 
 def _default(value: object) -> Any:
@@ -156,17 +161,65 @@ class Journal:
             yield from self._read_file(file)
 
     def tail(self, n: int) -> list[dict[str, Any]]:
-        """The last ``n`` events, oldest first, reading only as many files as needed."""
+        """The last ``n`` events, oldest first, reading each file backwards only as far as needed."""
         self.skipped = 0
         if n <= 0:
             return []
         found: deque[dict[str, Any]] = deque(maxlen=n)
         for file in [self._path, *(path for _, path in reversed(self._rotated_files()))]:
-            events = list(self._read_file(file))
-            found.extendleft(reversed(events[-(n - len(found)) :]))
+            found.extendleft(self._tail_file(file, n - len(found)))
             if len(found) >= n:
                 break
         return list(found)
+
+    def _tail_file(self, file: Path, n: int) -> list[dict[str, Any]]:
+        """Up to the last ``n`` events of one file, newest first, read from the end in blocks."""
+        handle = self._open_read(file)
+        if handle is None:
+            return []
+        newest: list[dict[str, Any]] = []
+        with handle:
+            pos = handle.seek(0, os.SEEK_END)
+            rest = b""
+            while pos > 0 and len(newest) < n:
+                size = min(_TAIL_BLOCK, pos)
+                pos -= size
+                handle.seek(pos)
+                lines = (handle.read(size) + rest).split(b"\n")
+                # The first piece may be the end of a line that starts in an earlier block.
+                rest = lines[0] if pos > 0 else b""
+                for line in reversed(lines if pos == 0 else lines[1:]):
+                    event = self._parse_line(line)
+                    if event is not None:
+                        newest.append(event)
+                        if len(newest) >= n:
+                            break
+        return newest
+
+    def _open_read(self, file: Path) -> BinaryIO | None:
+        """A binary handle on a journal file, None if missing; a FIFO is refused, never waited on."""
+        try:
+            fd = open_regular(file)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StateCorrupt(file, f"{exc.strerror}; not read") from None
+        return os.fdopen(fd, "rb")
+
+    def _parse_line(self, line: bytes) -> dict[str, Any] | None:
+        """One line as an event; None for a blank line, and for a bad one (counted in ``skipped``)."""
+        if not line.strip():
+            return None
+        try:
+            # Decode explicitly: json.loads would guess UTF-16/32 from the bytes of a garbled line.
+            event = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            self.skipped += 1
+            return None
+        if isinstance(event, dict):
+            return event
+        self.skipped += 1
+        return None
 
     def _open(self) -> tuple[int, bool]:
         """Open the live file for appending; also say whether this call created it.
@@ -176,14 +229,15 @@ class Journal:
         """
         flags = os.O_RDWR | os.O_APPEND  # read: to look at the last byte
         try:
-            return os.open(self._path, flags), False
+            # Never a FIFO or a device: writing to one could block the tick for good.
+            return open_regular(self._path, flags), False
         except FileNotFoundError:
             pass
         ensure_private_dir(self._path.parent)
         try:
             return os.open(self._path, flags | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE), True
         except FileExistsError:
-            return os.open(self._path, flags), False
+            return open_regular(self._path, flags), False
 
     def _rotated_files(self) -> list[tuple[int, Path]]:
         """The rotated files present with their numbers, oldest (highest number) first."""
@@ -220,22 +274,11 @@ class Journal:
 
     def _read_file(self, file: Path) -> Iterator[dict[str, Any]]:
         """The events of one file; lines that are not a JSON object are skipped and counted."""
-        try:
-            handle = file.open("rb")
-        except FileNotFoundError:
+        handle = self._open_read(file)
+        if handle is None:
             return
         with handle:
             for line in handle:
-                if not line.strip():
-                    continue
-                try:
-                    # Decode explicitly: json.loads would guess UTF-16/32 from
-                    # the bytes of a garbled line.
-                    event = json.loads(line.decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-                    self.skipped += 1
-                    continue
-                if isinstance(event, dict):
+                event = self._parse_line(line)
+                if event is not None:
                     yield event
-                else:
-                    self.skipped += 1

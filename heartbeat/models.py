@@ -36,10 +36,10 @@ SCHEMA_VERSION = 1
 
 # Bounds of the lists in state.json: no more than is used, since every tick loads,
 # re-seeds the detectors from and saves all of it. The action history must hold the
-# largest detector window (20 by default: the loop window); the Monitor and the
-# runner raise HISTORY_LIMIT to that when configured larger. `heartbeat status`
+# largest detector window (30 by default: the recurring and cycle windows); the Monitor
+# and the runner raise HISTORY_LIMIT to that when configured larger. `heartbeat status`
 # shows the last 20 progress samples, ESCALATION.md the last 10 actions.
-HISTORY_LIMIT = 20
+HISTORY_LIMIT = 30
 PROGRESS_LIMIT = 20
 ANOMALY_LIMIT = 20
 TEXT_LIMIT = 200  # error texts and summaries are cut to this many characters
@@ -106,6 +106,13 @@ class ActionRecord(_Model):
     )
     error: str | None = None
     cost: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    shape: str | None = Field(
+        default=None,
+        description="Hash of tool + arguments with numbers, dates and ids masked (None: older state).",
+    )
+    result: str | None = Field(
+        default=None, description="Hash of the output (or error text) with digits masked; None if neither."
+    )
 
 
 class ProgressSample(_Model):
@@ -143,6 +150,9 @@ class Recovery(_Model):
     since_tick: int = Field(ge=0)
     kinds: list[str] = Field(default_factory=list)
     avoid: list[str] = Field(default_factory=list, description="Actions not to repeat.")
+    quiet: int = Field(
+        default=0, ge=0, description="Heartbeats in a row without an anomaly since the last stuck one."
+    )
 
 
 class Decision(_Model):
@@ -153,6 +163,9 @@ class Decision(_Model):
     reason: str = ""
     recovery: Recovery | None = None
     instructions: str | None = None
+    observed: DecisionAction | None = Field(
+        default=None, description='In observe mode: what enforce mode would have done ("continue" is done).'
+    )
 
 
 class BudgetCounters(_Model):

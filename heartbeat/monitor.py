@@ -23,31 +23,24 @@ from typing import Any, NamedTuple, cast
 
 from .config import DetectorsConfig
 from .detectors import (
-    _BLAKE2B_8,
-    _FIELDS,
-    _LAZY_TRACKERS,
-    _STEP_TRACKERS,
+    BUILT_IN,
+    LAZY_TRACKERS,
+    STEP_TRACKERS,
     ActionView,
     BuiltinStep,
+    Cycle,
     Detector,
-    Empty,
     ErrorRate,
     History,
     Loop,
-    NoProgress,
-    Repeat,
-    _construct,
-    _encode,
-    _join,
-    _new_model,
-    _set_dict,
-    _set_extra,
-    _set_fields_set,
-    _set_private,
+    NearRepeat,
+    Recurring,
+    RecurringError,
     as_detector,
     build_detectors,
-    canonical_args,
+    prints,
 )
+from .detectors.contract import FIELDS, construct, new_model, set_dict, set_extra, set_fields_set, set_private
 from .models import (
     HISTORY_LIMIT,
     PROGRESS_LIMIT,
@@ -58,10 +51,10 @@ from .models import (
     clip,
 )
 
-_RECORD_FIELDS = _FIELDS[ActionRecord]
+_RECORD_FIELDS = FIELDS[ActionRecord]
+# The built-in trackers that look at nothing but their last ``window`` actions.
+_WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
 _INF = math.inf
-_new_hasher = _BLAKE2B_8.copy
-_BUILT_IN = (Repeat, Loop, Empty, ErrorRate, NoProgress)
 
 __all__ = ["Monitor"]
 
@@ -111,6 +104,8 @@ class _Action(NamedTuple):
     output_len: int | None
     error: str | None
     cost: float
+    shape: str | None
+    result: str | None
 
 
 _new_tuple = tuple.__new__
@@ -121,7 +116,7 @@ def _record(action: ActionRecord | _Action) -> ActionRecord:
     """``action`` as an ActionRecord (built without validation: its fields were checked)."""
     if action.__class__ is not _Action:
         return cast(ActionRecord, action)
-    return _construct(ActionRecord, dict(zip(_RECORD_KEYS, action, strict=True)))
+    return construct(ActionRecord, dict(zip(_RECORD_KEYS, action, strict=True)))
 
 
 def _cost(cost: object) -> float:
@@ -193,9 +188,10 @@ class Monitor:
         self._action_checks: list[Detector] = []
         self._progress_checks: list[Detector] = []
         # Trackers that start_tick(reseed=True) must build again: every one except the
-        # built-in loop and error_rate trackers whose window the kept history always holds
-        # in full (no exempt tool, history_limit >= window). Those answer exactly as
-        # re-seeded ones would, since they only look at their window.
+        # built-in windowed trackers (loop, error_rate, near_repeat, recurring, recurring_error,
+        # cycle) whose window the kept history always holds in full (no exempt tool,
+        # history_limit >= window). Those answer exactly as re-seeded ones would, since they
+        # only look at their window.
         self._reseed: list[tuple[bool, int, Detector]] = []
         seed = History(self._visible(), tuple(self._progress), tick)
         for det, scope in zip(found, scopes, strict=True):
@@ -207,11 +203,10 @@ class Monitor:
             entries = self._progress_push if on_progress else self._action_steps
             entries.append(self._track(det, seed, on_progress))
             exact = (
-                isinstance(det, Loop | ErrorRate)
-                and type(det) in (Loop, ErrorRate)  # a subclass may track differently
+                type(det) in _WINDOWED  # a subclass may track differently
                 and not self._exempt
-                and not det.exempt
-                and history_limit >= det.window
+                and not cast(Any, det).exempt
+                and history_limit >= cast(Any, det).window
             )
             if not exact:
                 self._reseed.append((on_progress, len(entries) - 1, det))
@@ -219,7 +214,7 @@ class Monitor:
         self._light = (
             not self._action_checks
             and not self._progress_checks
-            and all(type(det) in _BUILT_IN for det in found)
+            and all(type(det) in BUILT_IN for det in found)
         )
 
     @staticmethod
@@ -228,9 +223,9 @@ class Monitor:
         # An ActionTracker or ProgressTracker; the built-in ones also take report.
         tracker: Any = det.tracker(seed)  # type: ignore[attr-defined]
         if on_progress:
-            push = tracker.push if type(tracker) in _LAZY_TRACKERS else _always_report(tracker.push)
+            push = tracker.push if type(tracker) in LAZY_TRACKERS else _always_report(tracker.push)
             return det, det.kind, push
-        step = tracker.step if type(tracker) in _STEP_TRACKERS else _as_step(tracker.push)
+        step = tracker.step if type(tracker) in STEP_TRACKERS else _as_step(tracker.push)
         return det, det.kind, step
 
     def __repr__(self) -> str:
@@ -287,9 +282,6 @@ class Monitor:
         no error.
         """
         # Exact-type tests first: this runs for every action, and isinstance costs more.
-        # The fingerprint, summary and record are built inline, as canonical_args, _digest,
-        # _summary and _construct in heartbeat.detectors would (the tests hold them equal):
-        # at a few microseconds per action, each helper call is a measurable share.
         if (tool.__class__ is not str and not isinstance(tool, str)) or not tool:
             raise TypeError(f"tool must be a non-empty str, not {tool!r}")
         if cost.__class__ is not float or not 0.0 <= cost < _INF:
@@ -300,48 +292,23 @@ class Monitor:
             output = str(output)
         if error is not None and error.__class__ is not str:
             error = str(error)
-        if args.__class__ is dict:
-            copied = False
-            for name in self._volatile:
-                if name in args:
-                    if not copied:
-                        args = args.copy()
-                        copied = True
-                    del args[name]
-            try:
-                canonical = _join(_encode(args, 0))
-            except (TypeError, ValueError, RecursionError):
-                canonical = canonical_args(args)
-        else:
-            canonical = canonical_args(args, self._volatile)
-        if self._polling and tool in self._polling:
-            # A polling tool repeats only when its result repeats; a failure is a result too.
-            result = output if output is not None else (f"\x00error\x00{error}" if error else "")
-            text = f"{tool}\x00{canonical}\x00{result}"
-        else:
-            text = f"{tool}\x00{canonical}"
-        try:
-            data = text.encode()
-        except UnicodeEncodeError:
-            data = text.encode("utf-8", "surrogatepass")
-        hasher = _new_hasher()
-        hasher.update(data)
-        fp = hasher.hexdigest()
-        summary = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
-        if len(summary) > TEXT_LIMIT:
-            summary = clip(summary) or ""
-        index = self.actions_total = self.actions_total + 1
-        length = len(output.strip()) if output is not None else None
         if not error:
             error = None
-        elif len(error) > TEXT_LIMIT:
+        fp, shape, result, summary = prints(
+            tool, args, output, error, volatile=self._volatile, polling=tool in self._polling
+        )
+        index = self.actions_total = self.actions_total + 1
+        length = len(output.strip()) if output is not None else None
+        if error is not None and len(error) > TEXT_LIMIT:
             error = clip(error)
         record: ActionRecord | _Action
         if self._light:
-            record = _new_tuple(_Action, (index, self.tick, now, tool, fp, summary, length, error, cost))
+            record = _new_tuple(
+                _Action, (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result)
+            )
         else:
-            record = _new_model(ActionRecord)
-            _set_dict(
+            record = new_model(ActionRecord)
+            set_dict(
                 record,
                 {
                     "index": index,
@@ -353,11 +320,13 @@ class Monitor:
                     "output_len": length,
                     "error": error,
                     "cost": cost,
+                    "shape": shape,
+                    "result": result,
                 },
             )
-            _set_fields_set(record, _RECORD_FIELDS)
-            _set_extra(record, None)
-            _set_private(record, None)
+            set_fields_set(record, _RECORD_FIELDS)
+            set_extra(record, None)
+            set_private(record, None)
         self._history.append(record)
         if self._exempt and tool in self._exempt:
             return None
@@ -387,7 +356,7 @@ class Monitor:
         if error is not None and error.__class__ is not str:
             error = str(error)
         # Every field checked above: built like the action records, without validation.
-        sample = _construct(
+        sample = construct(
             ProgressSample, {"tick": self.tick, "at": now, "value": value, "error": clip(error)}
         )
         self._progress.append(sample)

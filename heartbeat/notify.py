@@ -25,10 +25,12 @@ import hashlib
 import json
 import os
 import re
+import socket
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlsplit
@@ -43,9 +45,9 @@ from pydantic import (
 )
 
 from .errors import ConfigError, NotifyError
-from .fsutil import atomic_write, ensure_private_dir, write_all
+from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, read_regular, write_all
 from .models import Notification, clip
-from .redact import redact, redact_url, url_secrets, webhook_secrets
+from .redact import mask, redact, redact_url, url_secrets, webhook_secrets
 
 if TYPE_CHECKING:
     import httpx
@@ -60,6 +62,7 @@ __all__ = [
     "Notifier",
     "Outbox",
     "OutboxEntry",
+    "OutboxItem",
     "WebhookNotifier",
     "build_notifiers",
     "dispatch",
@@ -76,6 +79,14 @@ _STALE_TEMP = timedelta(minutes=10)
 # A Retry-After longer than this is not waited for in a tick; the outbox retries later.
 _MAX_RETRY_AFTER = 10.0
 _USER_AGENT = "heartbeat-notify/1"
+# Of a webhook's answer only this much is read: its first words are quoted, the rest is noise.
+_MAX_ANSWER = 4096
+# An outbox entry is a few KB; anything this big is not one of ours.
+_MAX_ENTRY = 4 * 1024 * 1024
+# How long `resume` waits for a delivery in progress before it settles the outbox anyway.
+SETTLE_WAIT = 5.0
+# Kinds of notification that ask a human to act; `resume` settles them (see Outbox.settle).
+STATUS_KINDS = frozenset({"escalation", "reminder", "budget"})
 
 
 def _one_line(text: str, limit: int = 120) -> str:
@@ -120,6 +131,11 @@ class WebhookNotifier:
     2xx is delivered. A redirect is not followed (it could carry the payload
     somewhere else) and fails at once, as does any other 4xx. ``retries``
     more attempts follow the first, ``backoff * 2**n`` seconds apart.
+
+    ``timeout`` is a real deadline for each attempt, from connecting to the
+    last byte of the answer: a server that accepts and never answers, or
+    trickles its answer a byte at a time, is cut off then (its socket is shut
+    down), not after a per-read timeout that each trickled byte restarts.
     """
 
     def __init__(
@@ -151,12 +167,14 @@ class WebhookNotifier:
         self._sleep = sleep
         self._secrets = webhook_secrets(url, self.headers)
         self.target = redact_url(url)
+        self.mask_with: list[str] = []
+        """Other secrets (other notifiers', ``${ENV}`` values) masked out of what is sent."""
 
     def __repr__(self) -> str:
         return f"WebhookNotifier(name={self.name!r}, url={self.target!r})"
 
     def _fail(self, reason: str) -> NotifyError:
-        return NotifyError(self.name, redact(reason, self._secrets))
+        return NotifyError(self.name, redact(reason, [*self._secrets, *self.mask_with]))
 
     def send(self, message: Notification) -> None:
         """POST ``message.to_json()`` with an ``Idempotency-Key`` header."""
@@ -168,6 +186,10 @@ class WebhookNotifier:
             "Idempotency-Key": message.key,
         }
         body = message.to_json()
+        if self.mask_with:
+            from .redact import mask_tree
+
+            body = mask_tree(body, self.mask_with)
         if self._client is not None:
             self._post_with_retries(self._client, headers, body)
             return
@@ -175,28 +197,15 @@ class WebhookNotifier:
             self._post_with_retries(client, headers, body)
 
     def _post_with_retries(self, client: httpx.Client, headers: dict[str, str], body: dict[str, Any]) -> None:
-        import httpx
-
         attempts = self.retries + 1
         reason = ""
         for attempt in range(attempts):
             wait = self.backoff * 2**attempt
-            try:
-                response = client.post(
-                    self._url,
-                    json=body,
-                    headers=headers,
-                    timeout=self.timeout,
-                    follow_redirects=False,
-                )
-            except httpx.TimeoutException as exc:
-                reason = f"{self.target} did not answer within {self.timeout:g}s ({type(exc).__name__})"
-            except httpx.TransportError as exc:
-                # Never str(exc): httpx may put the whole URL, token included, in it.
-                why = _os_reason(exc) or type(exc).__name__
-                reason = f"cannot reach {self.target}: {why}"
+            outcome = self._post_once(client, headers, body)
+            if isinstance(outcome, str):
+                reason = outcome
             else:
-                status = response.status_code
+                status, phrase, answer, retry_after = outcome
                 if 200 <= status < 300:
                     return
                 if 300 <= status < 400:
@@ -204,16 +213,83 @@ class WebhookNotifier:
                         f"{self.target} answered {status} (a redirect); not followed, "
                         "since it could send the payload elsewhere: configure the final URL"
                     )
-                said = _one_line(response.text, 80)
-                reason = f"{self.target} answered {status} {response.reason_phrase}".rstrip()
+                # Masked before it is cut: a token cut in half would no longer match.
+                said = _one_line(redact(answer, [*self._secrets, *self.mask_with]), 80)
+                reason = f"{self.target} answered {status} {phrase}".rstrip()
                 if said:
                     reason += f": {said}"
                 if status != 429 and status < 500:
                     raise self._fail(reason)
-                wait = max(wait, _retry_after(response.headers.get("Retry-After")))
+                wait = max(wait, retry_after)
             if attempt + 1 < attempts:
                 self._sleep(wait)
         raise self._fail(f"{reason} (after {attempts} attempt{'s' * (attempts > 1)})")
+
+    def _post_once(
+        self, client: httpx.Client, headers: dict[str, str], body: dict[str, Any]
+    ) -> tuple[int, str, str, float] | str:
+        """One POST within the deadline: (status, phrase, start of the answer, Retry-After) or why not."""
+        import httpx
+
+        sockets: list[socket.socket] = []
+        expired = threading.Event()
+        guard = threading.Lock()
+
+        def cut_off(sock: socket.socket) -> None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)  # wakes the blocked recv at once, unlike close()
+
+        def trace(event: str, info: Mapping[str, Any]) -> None:
+            # httpcore reports each new connection; its socket is what the deadline shuts down.
+            if not event.startswith("connection.") or not event.endswith(".complete"):
+                return
+            get = getattr(info.get("return_value"), "get_extra_info", None)
+            sock = get("socket") if get is not None else None
+            if isinstance(sock, socket.socket):
+                with guard:
+                    sockets.append(sock)
+                    late = expired.is_set()
+                if late:
+                    cut_off(sock)
+
+        def expire() -> None:
+            with guard:
+                expired.set()
+                found = list(sockets)
+            for sock in found:
+                cut_off(sock)
+
+        timer = threading.Timer(self.timeout, expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            with client.stream(
+                "POST",
+                self._url,
+                json=body,
+                headers=headers,
+                timeout=self.timeout,
+                follow_redirects=False,
+                extensions={"trace": trace},
+            ) as response:
+                answer = b""
+                for chunk in response.iter_raw():
+                    answer += chunk
+                    if len(answer) >= _MAX_ANSWER:
+                        break
+                after = _retry_after(response.headers.get("Retry-After"))
+                text = answer[:_MAX_ANSWER].decode(response.encoding or "utf-8", errors="replace")
+                return response.status_code, response.reason_phrase, text, after
+        except httpx.TimeoutException as exc:
+            return f"{self.target} did not answer within {self.timeout:g}s ({type(exc).__name__})"
+        except httpx.TransportError as exc:
+            if expired.is_set():
+                return f"{self.target} did not answer within {self.timeout:g}s (cut off at the deadline)"
+            # Never str(exc): httpx may put the whole URL, token included, in it.
+            why = _os_reason(exc) or type(exc).__name__
+            return f"cannot reach {self.target}: {why}"
+        finally:
+            timer.cancel()
 
 
 def _retry_after(value: str | None) -> float:
@@ -243,40 +319,64 @@ class CommandNotifier:
         self.cwd = cwd
         # The command line may hold a token (curl ... https://hooks/...): never echo it.
         self._secrets = [arg for arg in argv[1:] if len(arg) >= 6]
+        self.mask_with: list[str] = []
+        """Secrets (``${ENV}`` values, webhook URLs) masked out of the text and JSON it is given."""
 
     def __repr__(self) -> str:
         return f"CommandNotifier(name={self.name!r}, program={self.argv[0]!r})"
 
     def send(self, message: Notification) -> None:
-        """Run the command; a non-zero exit or a timeout raises NotifyError."""
-        import subprocess  # here, not at the top: a tick that runs no command need not load it
+        """Run the command; a non-zero exit or a timeout raises NotifyError.
 
-        env = {**os.environ, "HEARTBEAT_NOTIFICATION": json.dumps(message.to_json())}
+        The command runs in a process group of its own. Its exit is what
+        counts: a background child it left (``cmd &``) neither holds up the
+        delivery nor outlives it, since the group is ended once the command
+        exits or times out. Its output goes to a temp file, not a pipe, which
+        such a child would keep open.
+        """
+        import signal
+        import subprocess  # here, not at the top: a tick that runs no command need not load it
+        import tempfile
+
+        text, data = message.text, json.dumps(message.to_json())
+        if self.mask_with:
+            text, data = mask(text, self.mask_with), mask(data, self.mask_with)
+        env = {**os.environ, "HEARTBEAT_NOTIFICATION": data}
         program = Path(self.argv[0]).name
-        try:
-            done = subprocess.run(
-                self.argv,
-                input=message.text,
-                env=env,
-                cwd=self.cwd,
-                capture_output=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=self.timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise NotifyError(
-                self.name, f"{program} did not finish within {self.timeout:g}s (killed)"
-            ) from None
-        except OSError as exc:
-            raise NotifyError(self.name, f"cannot run {program}: {exc.strerror}") from None
-        if done.returncode != 0:
-            tail = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
-            reason = f"{program} exited with code {done.returncode}"
-            if tail:
-                reason += f": {_one_line(tail, 100)}"
-            raise NotifyError(self.name, redact(reason, self._secrets))
+        with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
+            stdin.write(text.encode("utf-8", errors="replace"))
+            stdin.seek(0)
+            try:
+                process = subprocess.Popen(
+                    self.argv,
+                    stdin=stdin,
+                    stdout=subprocess.DEVNULL,
+                    stderr=stderr,
+                    env=env,
+                    cwd=self.cwd,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                raise NotifyError(self.name, f"cannot run {program}: {exc.strerror}") from None
+            try:
+                code: int | None = process.wait(self.timeout)
+            except subprocess.TimeoutExpired:
+                code = None
+            finally:
+                # The whole group: whatever the command started in the background goes too.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            if code is None:
+                raise NotifyError(self.name, f"{program} did not finish within {self.timeout:g}s (killed)")
+            if code != 0:
+                stderr.seek(0)
+                said = stderr.read(_MAX_ANSWER).decode("utf-8", errors="replace").strip()
+                tail = said.splitlines()[-1] if said else ""
+                reason = f"{program} exited with code {code}"
+                if tail:
+                    reason += f": {_one_line(tail, 100)}"
+                raise NotifyError(self.name, redact(reason, [*self._secrets, *self.mask_with]))
 
 
 class FileNotifier:
@@ -285,13 +385,16 @@ class FileNotifier:
     def __init__(self, name: str, path: Path) -> None:
         self.name = name
         self.path = path
+        self.mask_with: list[str] = []
+        """Secrets masked out of every line written."""
 
     def __repr__(self) -> str:
         return f"FileNotifier(name={self.name!r}, path={str(self.path)!r})"
 
     def send(self, message: Notification) -> None:
         """Append the line; an OS error raises NotifyError."""
-        line = (json.dumps(message.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+        text = json.dumps(message.to_json(), ensure_ascii=False)
+        line = (mask(text, self.mask_with) + "\n").encode("utf-8")
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
@@ -316,33 +419,43 @@ def build_notifiers(
     base_dir: Path,
     client: httpx.Client | None = None,
 ) -> list[Notifier]:
-    """The notifiers the ``[[notify]]`` tables describe; relative paths start at ``base_dir``."""
+    """The notifiers the ``[[notify]]`` tables describe; relative paths start at ``base_dir``.
+
+    A notifier whose ``${ENV}`` secret is not set raises ConfigError here:
+    building notifiers is what needs the value. Each notifier masks every
+    secret of the whole list (URLs, headers, ``${ENV}`` values) out of what it sends.
+    """
+    secrets: list[str] = []
+    for config in configs:
+        config.require_env()
+        secrets += config.env_secrets()
+        if config.type == "webhook":
+            secrets += webhook_secrets(config.url, config.headers)
     notifiers: list[Notifier] = []
     for config in configs:
+        built: WebhookNotifier | CommandNotifier | FileNotifier
         if config.type == "webhook":
-            notifiers.append(
-                WebhookNotifier(
-                    config.name,
-                    config.url,
-                    headers=config.headers,
-                    timeout=config.timeout.total_seconds(),
-                    retries=config.retries,
-                    backoff=config.backoff.total_seconds(),
-                    client=client,
-                )
+            built = WebhookNotifier(
+                config.name,
+                config.url,
+                headers=config.headers,
+                timeout=config.timeout.total_seconds(),
+                retries=config.retries,
+                backoff=config.backoff.total_seconds(),
+                client=client,
             )
         elif config.type == "command":
-            notifiers.append(
-                CommandNotifier(
-                    config.name,
-                    config.command,
-                    timeout=config.timeout.total_seconds(),
-                    cwd=base_dir,
-                )
+            built = CommandNotifier(
+                config.name,
+                config.command,
+                timeout=config.timeout.total_seconds(),
+                cwd=base_dir,
             )
         else:
             path = config.path if config.path.is_absolute() else base_dir / config.path
-            notifiers.append(FileNotifier(config.name, path))
+            built = FileNotifier(config.name, path)
+        built.mask_with = secrets
+        notifiers.append(built)
     return notifiers
 
 
@@ -358,6 +471,8 @@ class DeliveryReport:
     """Entries this call left in the outbox (failed now, not yet due, or notifier gone)."""
     corrupt: list[str] = field(default_factory=list)
     """Outbox files that could not be read and were moved aside as ``<name>.corrupt``."""
+    busy: bool = False
+    """Nothing was tried: another process was delivering from this outbox right then."""
 
     @property
     def ok(self) -> bool:
@@ -421,20 +536,65 @@ def _slug(text: str, limit: int) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")[:limit] or "x"
 
 
+@dataclass
+class OutboxItem:
+    """One file in ``outbox/`` as ``heartbeat outbox`` lists it: an entry, or a file that is not one."""
+
+    name: str
+    """The file name."""
+    entry: OutboxEntry | None
+    """The entry, or None when the file cannot be read as one."""
+    problem: str | None = None
+    """Why it is not sent: unreadable, set aside as corrupt, or no notifier of that name."""
+
+
 class Outbox:
     """Undelivered notifications, one JSON file each (0600) in a folder (0700).
 
-    Not thread- or process-safe by itself: the runner holds the state
-    folder's lock while it uses the outbox.
+    Sending holds the outbox's own lock (``.outbox.lock`` beside the folder),
+    not the state folder's: a webhook that takes its whole deadline delays
+    no ``pause``, ``resume`` or tick. Entries are written atomically, so a
+    reader sees a whole entry or none; an entry removed while a delivery runs
+    (``resume`` settled it, ``heartbeat outbox drop``) is neither sent nor
+    written back.
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, secrets: Sequence[str] = ()) -> None:
         self.directory = directory
+        self.secrets = list(secrets)
+        """Masked out of every entry written (see :func:`heartbeat.redact.mask`)."""
         self.corrupt: list[str] = []
         """Names of the corrupt files this Outbox moved aside so far."""
 
     def __repr__(self) -> str:
         return f"Outbox({str(self.directory)!r})"
+
+    @property
+    def lock_path(self) -> Path:
+        """The file the delivery lock is taken on, beside the folder (never inside it)."""
+        return self.directory.parent / f".{self.directory.name}.lock"
+
+    @contextlib.contextmanager
+    def lock(self, timeout: float = 0) -> Iterator[bool]:
+        """Hold the delivery lock for the block; yields False (nothing held) when it stays busy."""
+        from filelock import FileLock, Timeout
+
+        if not self.directory.parent.is_dir():
+            yield True  # no folder, no outbox, nobody to race with
+            return
+        held = FileLock(self.lock_path, timeout=timeout, mode=PRIVATE_FILE_MODE)
+        try:
+            held.acquire()
+        except Timeout:
+            yield False
+            return
+        except OSError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            held.release()
 
     def path_for(self, key: str, notifier: str) -> Path:
         """The file of the entry for ``key`` and ``notifier``: one per pair, so a re-put replaces."""
@@ -443,7 +603,8 @@ class Outbox:
 
     def _save(self, entry: OutboxEntry, path: Path) -> None:
         ensure_private_dir(self.directory)
-        atomic_write(path, entry.model_dump_json(indent=2).encode("utf-8"))
+        text = entry.model_dump_json(indent=2)
+        atomic_write(path, mask(text, self.secrets).encode("utf-8"))
         entry._path = path
 
     def put(
@@ -467,7 +628,7 @@ class Outbox:
             notification=notification,
             notifier=notifier_name,
             attempts=0 if error is None else 1,
-            last_error=None if error is None else redact(error),
+            last_error=None if error is None else redact(error, self.secrets),
             next_attempt_at=at if error is None else at + retry_delay(1),
         )
         self._save(entry, self.path_for(notification.key, notifier_name))
@@ -481,15 +642,29 @@ class Outbox:
             return False
         return True
 
+    def _files(self) -> list[Path]:
+        """The entry files (``*.json``), by name; set-aside and temp files are not entries."""
+        try:
+            with os.scandir(self.directory) as found:
+                names = [e.name for e in found if e.name.endswith(".json") and not e.name.startswith(".")]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return [self.directory / name for name in sorted(names)]
+
+    @staticmethod
+    def _read(path: Path) -> OutboxEntry:
+        """One entry; a FIFO or device raises OSError instead of blocking, junk ValidationError."""
+        entry = OutboxEntry.model_validate_json(read_regular(path, limit=_MAX_ENTRY))
+        entry._path = path
+        return entry
+
     def _scan(self) -> tuple[list[OutboxEntry], list[str]]:
         """Every readable entry, oldest first, and the names of corrupt files moved aside."""
-        if not self.directory.is_dir():
-            return [], []
         entries: list[OutboxEntry] = []
         corrupt: list[str] = []
-        for path in sorted(self.directory.glob("*.json")):
+        for path in self._files():
             try:
-                entry = OutboxEntry.model_validate_json(path.read_bytes())
+                entry = self._read(path)
             except FileNotFoundError:
                 continue  # delivered by someone else since the listing
             except (OSError, ValidationError):
@@ -498,7 +673,6 @@ class Outbox:
                 except OSError as exc:
                     corrupt.append(f"{path.name} (could not be moved aside: {exc.strerror})")
                 continue
-            entry._path = path
             entries.append(entry)
         entries.sort(key=lambda e: (e.notification.created_at, e.notifier))
         return entries, corrupt
@@ -507,7 +681,7 @@ class Outbox:
         """Rename a bad entry to ``<name>.corrupt`` (never delete it) and return the new name."""
         target = path.with_name(path.name + ".corrupt")
         n = 1
-        while target.exists():
+        while os.path.lexists(target):
             n += 1
             target = path.with_name(f"{path.name}.corrupt-{n}")
         os.replace(path, target)
@@ -518,6 +692,88 @@ class Outbox:
         entries, corrupt = self._scan()
         self.corrupt.extend(corrupt)
         return entries
+
+    def waiting_for(self, names: Sequence[str]) -> bool:
+        """Whether an entry waits for one of these notifiers (corrupt and orphaned files do not count)."""
+        wanted = set(names)
+        for path in self._files():
+            try:
+                if self._read(path).notifier in wanted:
+                    return True
+            except (OSError, ValidationError):
+                continue
+        return False
+
+    def items(self, known: Sequence[str] | None = None) -> list[OutboxItem]:
+        """Every file in the folder, read only (nothing moved): entries, then files that are not.
+
+        With ``known`` notifier names, an entry for any other name is marked
+        orphaned: it is never sent until a notifier of that name is configured.
+        """
+        items: list[OutboxItem] = []
+        for path in self._files():
+            try:
+                entry = self._read(path)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                items.append(OutboxItem(path.name, None, f"unreadable: {exc.strerror}"))
+                continue
+            except ValidationError:
+                items.append(
+                    OutboxItem(path.name, None, "not an outbox entry (set aside at the next delivery)")
+                )
+                continue
+            problem = None
+            if known is not None and entry.notifier not in known:
+                problem = f"orphaned: no notifier named {entry.notifier!r} in the config"
+            items.append(OutboxItem(path.name, entry, problem))
+        items.sort(
+            key=lambda i: (i.entry is None, i.entry.notification.created_at if i.entry else NEVER, i.name)
+        )
+        try:
+            with os.scandir(self.directory) as found:
+                aside = sorted(e.name for e in found if ".json.corrupt" in e.name)
+        except OSError:
+            aside = []
+        items += [OutboxItem(name, None, "set aside as corrupt (never sent)") for name in aside]
+        return items
+
+    def drop(self, selectors: Sequence[str]) -> list[str]:
+        """Delete the files whose name, key or key prefix matches a selector ("*": all); return them."""
+        dropped: list[str] = []
+        with self.lock(timeout=SETTLE_WAIT):
+            for item in self.items():
+                key = item.entry.notification.key if item.entry else None
+                if any(_matches(selector, item.name, key) for selector in selectors):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(self.directory / item.name)
+                        dropped.append(item.name)
+        return dropped
+
+    def settle(self, agent: str, kinds: frozenset[str] = STATUS_KINDS, *, dry_run: bool = False) -> list[str]:
+        """Remove ``agent``'s undelivered notifications of ``kinds``: a human has acted on them.
+
+        Waits up to :data:`SETTLE_WAIT` seconds for a delivery in progress,
+        so that a page being sent is not written back after it; returns the
+        keys removed (with ``dry_run``, the keys it would remove, nothing removed).
+        """
+        settled: list[str] = []
+        with self.lock(timeout=0 if dry_run else SETTLE_WAIT):
+            for path in self._files():
+                try:
+                    entry = self._read(path)
+                except (OSError, ValidationError):
+                    continue
+                note = entry.notification
+                if note.agent == agent and note.kind in kinds:
+                    if dry_run:
+                        settled.append(note.key)
+                        continue
+                    with contextlib.suppress(FileNotFoundError):
+                        path.unlink()
+                        settled.append(note.key)
+        return sorted(set(settled))
 
     def _clean_temps(self, now: datetime) -> None:
         """Remove temp files left by a writer that crashed between create and rename."""
@@ -533,32 +789,68 @@ class Outbox:
         now: datetime,
         *,
         force: bool = True,
+        budget: float | None = None,
+        only: Sequence[str] | None = None,
     ) -> DeliveryReport:
-        """Retry every entry (only due ones unless ``force``) through the notifier of its name."""
+        """Retry every entry (only due ones unless ``force``) through the notifier of its name.
+
+        Costs at most one failure per notifier per call: once a notifier
+        fails, its other entries wait for their next turn (their back-off
+        is not advanced), so a dead webhook with many messages waiting costs
+        one deadline, not one per message. ``budget`` (seconds) stops sending
+        once spent; what was not tried waits. ``only`` limits the call to
+        entries whose file name or key matches. Another process delivering
+        right now (the delivery lock is busy) means nothing is sent here.
+        """
         by_name = dict(notifiers) if isinstance(notifiers, Mapping) else {n.name: n for n in notifiers}
+        with self.lock() as held:
+            if not held:
+                return DeliveryReport(waiting=len(self._files()), busy=True)
+            return self._deliver(by_name, now, force=force, budget=budget, only=only)
+
+    def _deliver(
+        self,
+        by_name: Mapping[str, Notifier],
+        now: datetime,
+        *,
+        force: bool,
+        budget: float | None,
+        only: Sequence[str] | None,
+    ) -> DeliveryReport:
         entries, corrupt = self._scan()
         self.corrupt.extend(corrupt)
         report = DeliveryReport(corrupt=corrupt)
         if self.directory.is_dir():
             self._clean_temps(now)
+        started = time.monotonic()
+        failed: set[str] = set()
         for entry in entries:
             name = entry.notifier
+            path = entry.path or self.path_for(entry.notification.key, name)
+            if only is not None and not any(_matches(s, path.name, entry.notification.key) for s in only):
+                continue
             notifier = by_name.get(name)
             if notifier is None:
                 report.failed.append((name, f"no notifier named {name!r} in the current config"))
                 report.waiting += 1
                 continue
-            if not force and entry.next_attempt_at > now:
+            spent = budget is not None and time.monotonic() - started >= budget
+            if name in failed or spent or (not force and entry.next_attempt_at > now):
                 report.waiting += 1
                 continue
+            if not path.exists():
+                continue  # settled or dropped since the scan: not ours to send any more
             error = _send(notifier, entry.notification)
-            path = entry.path or self.path_for(entry.notification.key, name)
             if error is None:
                 # Only now: a crash before this line means a repeat, never a loss.
                 path.unlink(missing_ok=True)
                 report.delivered.append(f"{entry.notification.key} to {name}")
                 continue
+            error = redact(error, self.secrets)
+            failed.add(name)
             report.failed.append((name, error))
+            if not path.exists():
+                continue  # settled while it was being tried: it stays gone
             report.waiting += 1
             entry.attempts += 1
             entry.last_error = error
@@ -569,6 +861,16 @@ class Outbox:
                 # The old file is intact, so the entry is still retried; only its count is stale.
                 report.failed.append((name, f"could not update {path.name}: {exc.strerror}"))
         return report
+
+
+NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+def _matches(selector: str, name: str, key: str | None) -> bool:
+    """Whether an outbox selector (a file name, a key, a key prefix, or "*") picks this file."""
+    if selector in ("*", name):
+        return True
+    return key is not None and (key == selector or key.startswith(selector + "-"))
 
 
 def _send(notifier: Notifier, notification: Notification) -> str | None:

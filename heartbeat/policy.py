@@ -2,18 +2,29 @@
 
 :func:`decide` is pure: it takes the state as it was before the tick, the
 tick's anomalies and ``now``, and returns a :class:`~heartbeat.models.Decision`;
-the runner carries it out. The rules (DESIGN "Policy")::
+the runner carries it out. The rules (README "Policy")::
 
-    no anomaly                      -> continue, stuck_streak 0, no recovery, no instructions
-    any anomaly                     -> stuck_streak + 1, and
-        streak reaches escalate_after -> escalate
-        only no_progress fired        -> reassess_goal
-        anything else fired           -> try_alternative (repeat, loop, empty, error_rate, custom kinds)
+    a stuck heartbeat (any anomaly)  -> stuck_streak + 1, quiet 0, and
+        streak reaches escalate_after             -> escalate
+        streak >= 2 and the agent did again what
+        the last recovery said to avoid           -> escalate (escalate_on_ignored)
+        only no_progress fired                     -> reassess_goal
+        anything else fired                        -> try_alternative
+    a quiet heartbeat (no anomaly)
+        no recovery under way                      -> continue, streak 0
+        quiet heartbeats in a row < recover_after  -> continue, streak and instructions kept
+        quiet heartbeats in a row = recover_after  -> continue, streak 0, recovery and
+                                                      instructions cleared (recovered)
 
-The instructions for the agent's next step come from two templates (one per
-mode), overridable in ``[policy.templates]``; see :func:`render_instructions`
-for the placeholders. :func:`check_templates` rejects an unknown placeholder
-when the configuration is loaded, so it cannot fail at 3 a.m.
+One quiet heartbeat inside a stuck stretch therefore does not reset it.
+With ``mode = "observe"`` the same decision is computed, kept in
+``Decision.observed`` and the reason, and the action is ``continue``
+with no instructions: nothing is injected and nothing escalates.
+
+The instructions come from two templates (one per mode), overridable in
+``[policy.templates]``; ``{advice}`` holds advice specific to each anomaly
+kind (:data:`ADVICE`). :func:`check_templates` rejects an unknown
+placeholder when the configuration is loaded, so it cannot fail at 3 a.m.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ from .errors import ConfigError
 from .models import AgentState, Anomaly, Decision, DecisionAction, Recovery, RecoveryMode, clip
 
 __all__ = [
+    "ADVICE",
     "DEFAULT_TEMPLATES",
     "PLACEHOLDERS",
     "check_templates",
@@ -45,6 +57,7 @@ PLACEHOLDERS: Mapping[str, str] = {
     "kinds": "the anomaly kinds of this heartbeat, e.g. 'repeat, loop'",
     "mode": "try_alternative or reassess_goal",
     "tick": "the heartbeat number",
+    "advice": "what to do instead, one line per kind of anomaly of this heartbeat",
 }
 """Every placeholder a template may use, with what it becomes."""
 
@@ -54,8 +67,8 @@ DEFAULT_TEMPLATES: Mapping[str, str] = {
         "What happened:\n"
         "{problems}\n"
         "Do not repeat: {avoid}.\n"
-        "Try a different approach: another tool, other arguments or another source. "
-        "If a tool keeps failing, stop calling it and work around it."
+        "What to do instead:\n"
+        "{advice}"
     ),
     "reassess_goal": (
         "heartbeat: your work is not moving the progress metric "
@@ -68,6 +81,29 @@ DEFAULT_TEMPLATES: Mapping[str, str] = {
 }
 """The instructions used when ``[policy.templates]`` does not override them."""
 
+ADVICE: Mapping[str, str] = {
+    "repeat": "The same call will give the same answer: use what it returned, or change the call itself "
+    "(another tool, other arguments).",
+    "near_repeat": "You are stepping through something with only numbers changing (pages, line ranges, "
+    "retries): search for what you need directly instead of paging, or stop and use what you have.",
+    "loop": "You are going round the same steps: write down what each step taught you, "
+    "then choose a step that is not in the cycle.",
+    "cycle": "You keep returning to places and results you have already seen: list what you know, "
+    "decide what is still missing, and go somewhere new or finish with what you have.",
+    "recurring": "The same call keeps giving the same result, so what you change between the calls does "
+    "not reach it: check that your change is applied where the call looks, or try another approach.",
+    "recurring_error": "The same error keeps coming back: read it, find out which inputs are valid "
+    "(list the options, read the documentation) instead of retrying variations; "
+    "if the tool cannot do this, work around it or ask for help.",
+    "empty": "A tool that used to answer now returns nothing: check its arguments and whether the thing "
+    "you look for exists, then use another source.",
+    "error_rate": "Many actions fail: stop calling the failing tool and work around it.",
+    "no_progress": "Your work is not moving the progress metric: restate the goal and pick the step that "
+    "would move it.",
+}
+"""Advice per anomaly kind, joined into ``{advice}``; other kinds get a general line."""
+
+_GENERAL_ADVICE = "Try a different approach: another tool, other arguments or another source."
 _AVOID_KEPT = 10  # earlier actions to avoid carried across the heartbeats of one recovery
 _SAMPLE = {name: f"<{name}>" for name in PLACEHOLDERS} | {
     "attempt": 1,
@@ -75,6 +111,7 @@ _SAMPLE = {name: f"<{name}>" for name in PLACEHOLDERS} | {
     "escalate_after": 3,
     "remaining": 2,
     "tick": 1,
+    "advice": "<advice>",
 }
 
 
@@ -142,7 +179,9 @@ def render_instructions(
     template = cfg.templates.get(recovery.mode.value) or DEFAULT_TEMPLATES[recovery.mode.value]
     remaining = max(cfg.escalate_after - stuck_streak, 0)
     problems = "\n".join(f"- {a.kind}: {clip(a.message, 400)}" for a in anomalies)
+    advice = list(dict.fromkeys(ADVICE.get(k, _GENERAL_ADVICE) for k in _kinds(anomalies)))
     return template.format(
+        advice="\n".join(f"- {line}" for line in advice) or f"- {_GENERAL_ADVICE}",
         problems=problems or "- (no details)",
         avoid="; ".join(recovery.avoid) or "the actions named above",
         attempt=recovery.attempts,
@@ -168,8 +207,41 @@ def decide(
     signature; the default rules do not use it.
     """
     cfg = config if config is not None else PolicyConfig()
+    decision = _enforce(state, anomalies, cfg)
+    if cfg.mode != "observe":
+        return decision
+    if decision.action == "continue":
+        return decision.model_copy(update={"instructions": None})
+    return decision.model_copy(
+        update={
+            "action": "continue",
+            "observed": decision.action,
+            "instructions": None,
+            "reason": f"observe mode, would {decision.action}: {decision.reason}",
+        }
+    )
+
+
+def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig) -> Decision:
+    """The decision of enforce mode (see the module docstring)."""
+    previous = state.recovery
     if not anomalies:
-        return Decision(action="continue", stuck_streak=0, reason="no anomaly")
+        if previous is None:
+            return Decision(action="continue", stuck_streak=0, reason="no anomaly")
+        quiet = previous.quiet + 1
+        if quiet >= cfg.recover_after:
+            return Decision(
+                action="continue",
+                stuck_streak=0,
+                reason=f"recovered: no anomaly for {quiet} heartbeats in a row",
+            )
+        return Decision(
+            action="continue",
+            stuck_streak=state.stuck_streak,
+            reason=f"no anomaly ({quiet} of {cfg.recover_after} quiet heartbeats to end the stuck stretch)",
+            recovery=previous.model_copy(update={"quiet": quiet}),
+            instructions=state.instructions,
+        )
     streak = state.stuck_streak + 1
     kinds = _kinds(anomalies)
     mode = (
@@ -177,7 +249,15 @@ def decide(
     )
     tick = max(a.tick for a in anomalies)
     avoid = _avoid(anomalies)
-    previous = state.recovery
+    # What the agent did again although the last recovery named it: a detector's own hint
+    # or the call itself (never the bare tool name, which any next call may share).
+    seen = [
+        str(hint)
+        for a in anomalies
+        for hint in (a.evidence.get("avoid"), a.evidence.get("call"))
+        if isinstance(hint, str) and hint
+    ]
+    ignored = [hint for hint in seen if previous is not None and hint in previous.avoid]
     if previous is not None:
         # Still stuck: what failed before is still worth avoiding, newest first.
         avoid = list(dict.fromkeys([*avoid, *previous.avoid]))[:_AVOID_KEPT]
@@ -192,13 +272,17 @@ def decide(
     else:
         recovery = Recovery(mode=mode, attempts=1, since_tick=tick, kinds=kinds, avoid=avoid)
     problems = "; ".join(f"{a.kind}: {a.message}" for a in anomalies)
+    why = ""
     if streak >= cfg.escalate_after:
+        why = f"stuck for {streak} heartbeats (escalate_after = {cfg.escalate_after})"
+    elif cfg.escalate_on_ignored and streak >= 2 and ignored:
+        why = (
+            f"stuck for {streak} heartbeats and did again what the recovery said to avoid: "
+            f"{clip(ignored[0], 120)}"
+        )
+    if why:
         return Decision(
-            action="escalate",
-            stuck_streak=streak,
-            reason=f"stuck for {streak} heartbeats in a row (escalate_after = {cfg.escalate_after}); "
-            f"last: {problems}",
-            recovery=recovery,
+            action="escalate", stuck_streak=streak, reason=f"{why}; last: {problems}", recovery=recovery
         )
     action: DecisionAction = "reassess_goal" if mode is RecoveryMode.REASSESS_GOAL else "try_alternative"
     return Decision(

@@ -349,6 +349,12 @@ def _check_value(name: str, value: object) -> tuple[float | None, str | None]:
     return number, None
 
 
+# Metrics whose call from an earlier tick has not returned yet, by id(): the metric and its thread.
+# A hung metric is not called again until it returns, so `run` keeps one stuck thread, not one a tick.
+_HUNG: dict[int, tuple[object, threading.Thread]] = {}
+_HUNG_LOCK = threading.Lock()
+
+
 def measure(metric: ProgressMetric, ctx: MetricContext, *, timeout: float) -> tuple[float | None, str | None]:
     """Call ``metric(ctx)`` within ``timeout`` seconds; (value, None) or (None, error). Never raises.
 
@@ -357,11 +363,18 @@ def measure(metric: ProgressMetric, ctx: MetricContext, *, timeout: float) -> tu
     Python cannot stop a thread, so it is left to finish on its own. A metric
     with its own ``timeout`` attribute (the pytest metric) is given that long
     plus a grace period, so its subprocess is killed rather than orphaned.
+    A metric still running from an earlier call is not called again until it
+    returns, so a metric that hangs for good costs one thread, not one per tick.
     """
     name = metric_name(metric)
     own = getattr(metric, "timeout", None)
     if isinstance(own, int | float) and not isinstance(own, bool):
         timeout = max(timeout, float(own) + _OWN_TIMEOUT_GRACE)
+    with _HUNG_LOCK:
+        hung = _HUNG.get(id(metric))
+        if hung is not None and hung[0] is metric and hung[1].is_alive():
+            return None, f"progress metric {name} is still running from an earlier tick; not called again"
+        _HUNG.pop(id(metric), None)
     outcome: list[tuple[float | None, str | None]] = []
 
     def run() -> None:
@@ -383,5 +396,7 @@ def measure(metric: ProgressMetric, ctx: MetricContext, *, timeout: float) -> tu
     if outcome:
         return outcome[0]
     if thread.is_alive():
+        with _HUNG_LOCK:
+            _HUNG[id(metric)] = (metric, thread)
         return None, f"progress metric {name} did not return within {timeout:g}s"
     return None, f"progress metric {name} ended without a result"

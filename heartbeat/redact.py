@@ -1,20 +1,51 @@
 """Keeping secrets out of files and output: URLs cut to their host, known secrets masked.
 
+Two operations. :func:`redact` is for messages (an error, a reason): every
+URL in them is cut to ``scheme://host/…`` and every known secret masked.
+:func:`mask` is for data that must keep its URLs (the agent's state, the
+journal, outbox entries): only the known secrets are masked, as they appear
+in plain text, in JSON (``\\/``, ``\\u00e9``) or percent-encoded.
+
+What counts as a secret (:func:`url_secrets`, :func:`header_secrets`) is
+chosen so that masking never garbles ordinary words: a URL's path segments
+``services`` or ``webhooks`` are words, ``T0123ABCD`` and a 24-character token
+are secrets.
+
 Standard library only: every tick of an agent with a webhook needs it, and
 most ticks send nothing.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
-from urllib.parse import parse_qsl, urlsplit
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlsplit
 
-__all__ = ["REDACTED", "redact", "redact_url", "url_secrets", "webhook_secrets"]
+__all__ = [
+    "REDACTED",
+    "header_secrets",
+    "mask",
+    "mask_tree",
+    "redact",
+    "redact_url",
+    "secret_forms",
+    "url_secrets",
+    "webhook_secrets",
+]
 
 REDACTED = "***"
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
 _TRAILING = ".,:;!)]}…"
+# A word a URL path or a header is made of ("services", "webhooks", "api-v2" is not one).
+_WORD = re.compile(r"[A-Za-z][a-z]*(?:[._-][a-z]+)*")
+# Query keys whose values are credentials however short or plain they look.
+_CREDENTIAL_KEYS = re.compile(r"token|key|secret|sig|pass|auth|code|cred|session", re.IGNORECASE)
+# A secret shorter than this is not masked on its own: "v1" or "abc" would garble text.
+MIN_SECRET = 6
+# Past this a word is long enough to be a token anyway.
+_LONG = 24
 
 
 def redact_url(url: str) -> str:
@@ -32,14 +63,55 @@ def redact_url(url: str) -> str:
     return f"{parts.scheme}://{host}{f':{port}' if port is not None else ''}/…"
 
 
+def secret_forms(secrets: Iterable[str]) -> list[str]:
+    """Each secret as it may appear in text, JSON or a URL; longest first, no duplicates."""
+    forms: set[str] = set()
+    for secret in secrets:
+        if not secret:
+            continue
+        forms.add(secret)
+        # As JSON writes it: json.dumps escapes quotes, backslashes, controls and non-ASCII.
+        forms.add(json.dumps(secret)[1:-1])
+        forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+        forms.add(secret.replace("/", "\\/"))  # some encoders escape the slash
+        forms.add(quote(secret, safe=""))  # an echo of the URL, percent-encoded
+    return sorted(forms, key=len, reverse=True)
+
+
+def mask(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every known secret (in any of :func:`secret_forms`) replaced by ``***``."""
+    for form in secret_forms(secrets):
+        if form in text:
+            text = text.replace(form, REDACTED)
+    return text
+
+
+def mask_tree(value: Any, secrets: Iterable[str]) -> Any:
+    """A copy of a JSON-like value with every string (keys too) masked; other values as they are."""
+    forms = secret_forms(secrets)
+    if not forms:
+        return value
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            for form in forms:
+                if form in item:
+                    item = item.replace(form, REDACTED)
+            return item
+        if isinstance(item, Mapping):
+            return {walk(k) if isinstance(k, str) else k: walk(v) for k, v in item.items()}
+        if isinstance(item, list | tuple):
+            return [walk(v) for v in item]
+        return item
+
+    return walk(value)
+
+
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every secret replaced by ``***`` and every URL cut to :func:`redact_url`."""
     # URLs first, so a secret inside one cannot garble its host; then the secrets
-    # left elsewhere, longest first, so one that contains another is replaced whole.
-    text = _URL.sub(_cut_url, text)
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return text
+    # left elsewhere (a token echoed on its own).
+    return mask(_URL.sub(_cut_url, text), secrets)
 
 
 def _cut_url(match: re.Match[str]) -> str:
@@ -52,21 +124,39 @@ def _cut_url(match: re.Match[str]) -> str:
     return redact_url(core) + tail
 
 
+def _token_like(piece: str) -> bool:
+    """Whether a URL segment or header word is a credential rather than an ordinary word."""
+    if len(piece) < MIN_SECRET:
+        return False
+    return len(piece) >= _LONG or _WORD.fullmatch(piece) is None
+
+
 def url_secrets(url: str) -> list[str]:
-    """The parts of a URL that may be credentials: the whole URL, its path and query pieces."""
-    parts = urlsplit(url)
-    found = [url, parts.path, parts.query, parts.fragment]
-    if parts.password:
-        found.append(parts.password)
-    if parts.username:
-        found.append(parts.username)
-    # Slack's and Discord's tokens are path segments; short ones ("v1") are not secrets,
-    # and replacing them would garble messages.
-    found += [segment for segment in parts.path.split("/") if len(segment) >= 6]
-    found += [value for _, value in parse_qsl(parts.query) if len(value) >= 3]
-    return [s for s in found if s and s != "/"]
+    """The parts of a URL that may be credentials: the whole URL, its path and query, token-like pieces."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return [url] if url else []
+    found = [url, parts.query, parts.fragment, parts.password or "", parts.username or ""]
+    # Slack's and Discord's tokens are path segments ("T0123/B0456/XXXX..."); words such
+    # as "services" or "webhooks" are not, and masking them would garble messages.
+    segments = [segment for segment in parts.path.split("/") if segment]
+    tokens = [segment for segment in segments if _token_like(segment)]
+    if tokens or len(segments) > 1:
+        found += [parts.path, *tokens]  # a one-word path ("/hook") is no secret by itself
+    for key, value in parse_qsl(parts.query):
+        if _token_like(value) or (len(value) >= 3 and _CREDENTIAL_KEYS.search(key)):
+            found.append(value)
+    return [s for s in found if s]
+
+
+def header_secrets(value: str) -> list[str]:
+    """A header value's secrets: the whole value and its token-like words ("Bearer abc..." -> abc...)."""
+    if len(value) < 4:
+        return []
+    return [value, *(word for word in value.split() if word != value and _token_like(word))]
 
 
 def webhook_secrets(url: str, headers: Mapping[str, str]) -> list[str]:
     """What a webhook must never show: its URL's secret parts and its header values."""
-    return [*url_secrets(url), *(v for v in headers.values() if len(v) >= 4)]
+    return [*url_secrets(url), *(s for v in headers.values() for s in header_secrets(v))]

@@ -46,10 +46,12 @@ __all__ = [
     "ReplayTick",
     "TraceAction",
     "TraceLine",
+    "load_any",
     "load_trace",
     "render_json",
     "render_table",
     "replay",
+    "replay_lines",
     "run_replay",
 ]
 
@@ -213,18 +215,120 @@ def _load(source: Path | str | Iterable[str]) -> tuple[str, list[tuple[int, Trac
     return path, found
 
 
+def _import_format(path: Path) -> str | None:
+    """The import format a file is in, or None for the project's own trace format.
+
+    Only a file an import format recognises is read as one (a journal's
+    ``event`` lines, a ``.traj``, a list of chat messages, ...); anything
+    else is a trace, so the trace loader keeps its line-by-line errors.
+    """
+    from .formats import detect_format
+
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None  # the trace loader gives the one-line error
+    first = next((line for line in raw.split(b"\n") if line.strip()), b"")
+    for candidate in (first, raw):
+        try:
+            data = json.loads(candidate)
+        except (ValueError, RecursionError):
+            continue
+        if candidate is first and isinstance(data, dict) and "event" in data:
+            data = [data]  # one journal line stands for the journal
+        found = detect_format(data)
+        if found is not None:
+            return found
+    return None
+
+
+def _regroup(lines: list[tuple[int, TraceLine]], size: int) -> list[tuple[int, TraceLine]]:
+    """The actions of ``lines`` grouped ``size`` per heartbeat (progress and times dropped)."""
+    actions = [a for _, line in lines for a in line.actions]
+    return [
+        (n + 1, TraceLine(actions=actions[i : i + size])) for n, i in enumerate(range(0, len(actions), size))
+    ]
+
+
+def load_any(
+    source: Path | str | Iterable[str], *, fmt: str | None = None, per_heartbeat: int | None = None
+) -> tuple[str, list[tuple[int, TraceLine]]]:
+    """A trace, or a history in an import format (``fmt``, else detected), as heartbeat lines.
+
+    ``per_heartbeat`` groups the actions anew (imports default to 5 per heartbeat).
+    """
+    if per_heartbeat is not None and per_heartbeat < 1:
+        raise UsageError(f"--per-heartbeat must be >= 1, not {per_heartbeat}")
+    if fmt is None and isinstance(source, Path | str):
+        fmt = _import_format(Path(source)) or "trace"
+    if not isinstance(source, Path | str) or fmt in (None, "trace"):
+        path, lines = _load(source)
+        return path, lines if per_heartbeat is None else _regroup(lines, per_heartbeat)
+    from .formats import load_actions, read_json
+
+    where = Path(source)
+    if where.is_dir():
+        raise UsageError(f"{where}: is a directory, not a trace file")
+    if not where.exists():
+        raise UsageError(f"{where}: no such trace file")
+    data = read_json(where)
+    if per_heartbeat is None:
+        own = _own_heartbeats(where, data, fmt)
+        if own is not None:
+            return str(where), own
+    found = load_actions(where, data, fmt)
+    try:
+        actions = [TraceAction.model_validate(a) for a in found]
+    except ValidationError as exc:
+        raise TraceError(str(where), 1, _problem(exc)) from None
+    size = per_heartbeat or 5
+    return str(where), [
+        (n + 1, TraceLine(actions=actions[i : i + size])) for n, i in enumerate(range(0, len(actions), size))
+    ]
+
+
+def _own_heartbeats(where: Path, data: Any, fmt: str) -> list[tuple[int, TraceLine]] | None:
+    """The heartbeats of a format that knows them (its ``ticks``), else None."""
+    from .formats import FORMATS
+
+    ticks = getattr(FORMATS.get(fmt), "ticks", None)
+    if ticks is None:
+        return None
+    try:
+        return [(n, TraceLine.model_validate(t)) for n, t in enumerate(ticks(data), 1)]
+    except ValidationError as exc:
+        raise TraceError(str(where), 1, _problem(exc)) from None
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        raise TraceError(str(where), 1, f"not a {fmt} file: {type(exc).__name__}: {exc}") from None
+
+
 def load_trace(source: Path | str | Iterable[str]) -> list[tuple[int, TraceLine]]:
     """Every heartbeat of a trace with its line number; TraceError at the first bad line."""
     return _load(source)[1]
 
 
-def replay(source: Path | Iterable[str], config: HeartbeatConfig) -> Iterator[ReplayTick]:
+def replay(
+    source: Path | Iterable[str],
+    config: HeartbeatConfig,
+    *,
+    fmt: str | None = None,
+    per_heartbeat: int | None = None,
+) -> Iterator[ReplayTick]:
     """Replay a trace file (or its lines), yielding one :class:`ReplayTick` per heartbeat.
 
-    The whole trace is checked first, so a bad line raises TraceError here,
-    before anything is replayed.
+    ``fmt`` names an import format (see :mod:`heartbeat.formats`; detected
+    when None) and ``per_heartbeat`` regroups the actions. The whole trace
+    is checked first, so a bad line raises TraceError here, before anything
+    is replayed.
     """
-    path, lines = _load(source)
+    path, lines = load_any(source, fmt=fmt, per_heartbeat=per_heartbeat)
+    return replay_lines(path, lines, config)
+
+
+def replay_lines(
+    path: str, lines: list[tuple[int, TraceLine]], config: HeartbeatConfig
+) -> Iterator[ReplayTick]:
+    """Replay already loaded heartbeats (see :func:`load_any`); ``path`` names them in errors."""
     interval = config.schedule.every or _DEFAULT_INTERVAL
     times: list[datetime] = []
     clock = SYNTHETIC_START
@@ -332,9 +436,26 @@ def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
     yield f"replayed {count} heartbeat{'s' * (count != 1)}, {actions} action{'s' * (actions != 1)}; {end}"
 
 
-def run_replay(path: Path, config: HeartbeatConfig, *, as_json: bool, out: TextIO) -> int:
-    """``heartbeat replay TRACE [--json]``: write the replay to ``out``; 0, or TraceError/UsageError."""
-    ticks = replay(path, config)
+def run_replay(
+    path: Path,
+    config: HeartbeatConfig,
+    *,
+    as_json: bool,
+    out: TextIO,
+    fmt: str | None = None,
+    per_heartbeat: int | None = None,
+    labels: Path | None = None,
+) -> int:
+    """``heartbeat replay TRACE|DIR [--json]``: write the replay to ``out``; 0, or TraceError/UsageError."""
+    if path.is_dir():
+        from .replay_batch import run_folder
+
+        return run_folder(
+            path, config, as_json=as_json, out=out, fmt=fmt, per_heartbeat=per_heartbeat, labels=labels
+        )
+    if labels is not None:
+        raise UsageError("--labels needs a folder of traces")
+    ticks = replay(path, config, fmt=fmt, per_heartbeat=per_heartbeat)
     lines = (render_json(t) for t in ticks) if as_json else render_table(ticks)
     for line in lines:
         out.write(line + "\n")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import control, effects
 from .budget import exhausted, roll_over
-from .config import AgentConfig, HeartbeatConfig, WebhookNotifierConfig
+from .config import AgentConfig, HeartbeatConfig
 from .context import Step
 from .detectors import build_detectors
 from .errors import (
@@ -30,7 +30,7 @@ from .errors import (
 )
 from .journal import Journal
 from .killswitch import KillSwitch
-from .models import AgentState, Status
+from .models import AgentState, Notification, Status
 from .plugins import build_step
 from .result import TickResult
 from .settle import Settlement, TickFacts, Where, settle
@@ -70,20 +70,21 @@ class Heartbeat:
         self.name = self.agent.name
         self.clock = clock
         self.state_dir = config.resolve(self.agent.state_dir)
-        self.store = StateStore(self.state_dir, clock=clock)
+        self._secrets = config.secrets()
+        self.store = StateStore(self.state_dir, clock=clock, secrets=self._secrets)
         self.kill = KillSwitch(config.resolve(self.agent.kill_file))
         self._step = step
         self._metric = progress
         self._metric_loaded = progress is not None
         self._notifiers = list(notifiers) if notifiers is not None else None
         self.detectors = build_detectors(config.detectors, search_path=config.base_dir)
-        self._secrets = _config_secrets(config)
         self._journal_file = Journal(
             self.store.journal_path, max_bytes=config.journal.max_bytes, keep=config.journal.keep
         )
         agent_flag = f" --agent {self.name}" if len(config.all_agents()) > 1 else ""
         hint = f'heartbeat resume{agent_flag} --note "what to do differently"'
-        self.where = Where(self.name, str(self.store.escalation_path), str(self.kill.path), hint)
+        report = str(self.state_dir / "report.html")
+        self.where = Where(self.name, str(self.store.escalation_path), str(self.kill.path), hint, report)
         self.on_abandon: Callable[[TickResult], None] | None = None
         """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
 
@@ -144,18 +145,19 @@ class Heartbeat:
         reason = self.kill.reason()
         if reason is not None:
             return self._killed(reason, locked=False)
+        self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
             state = self.store.load()
             result = TickResult(self.name, "ran", 0, "")
             # Notices a crash left between saving a decision and queueing it are queued below.
-            result._absorb(self.retry_outbox(now, force=True))
+            result._absorb(self.retry_outbox(now, force=False))
             spent = None
             if state.status is Status.ACTIVE:
                 state.budget = roll_over(state.budget, now, self.config.budget)
                 spent = exhausted(state, self.config.budget)
             if state.status is not Status.ACTIVE or spent is not None:
-                pending = state.status is Status.NEEDS_HUMAN and self.outbox_waiting()
+                pending = state.status is Status.NEEDS_HUMAN and self._waiting_to_reach_someone()
                 facts = TickFacts(pending_delivery=pending)
                 settled = settle(state, None, (), spent, now, self.config, where=self.where, facts=facts)
                 return self._finish(settled, [], result, now)
@@ -190,11 +192,12 @@ class Heartbeat:
         if state.notices:
             # Only a decision that is on disk is announced: a failed save above raised already.
             effects.queue_notices(
-                state, self.store, self.notifiers(), agent=self.name,
-                resume_hint=self.where.resume_hint, redact=self.redact,
+                state, self.store, self.notifiers(), agent=self.name, resume_hint=self.where.resume_hint,
+                redact=self.redact, report=lambda note: self._write_report(state, note, events),
+                secrets=self._secrets,
             )  # fmt: skip
             self.store.save(state)
-            result._absorb(self.retry_outbox(now, force=True))
+            result._absorb(self.retry_outbox(now, force=False))
         if result.delivered or result.undelivered:
             delivery = {"delivered": result.delivered, "undelivered": result.undelivered}
             events.append({"event": "delivery", **delivery, "waiting": result.waiting})
@@ -229,6 +232,16 @@ class Heartbeat:
             events.append({"event": "sanitised", "changes": changes})
             result.message += f"; {len(changes)} unsavable value(s) in the state changed (see the journal)"
 
+    def _write_report(self, state: AgentState, note: Notification, events: list[dict[str, Any]]) -> None:
+        """report.html beside ESCALATION.md; a page that cannot be made costs the page, never the tick."""
+        from .report import write_report
+
+        stamp = {"at": note.created_at.isoformat(), "agent": self.name, "tick": state.ticks}
+        try:
+            write_report(self, now=note.created_at, pending=[{**stamp, **e} for e in events], locked=True)
+        except (HeartbeatError, OSError, ValueError) as exc:
+            events.append({"event": "report_error", "error": self.redact(str(exc))})
+
     def journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
         """Append ``events`` stamped with ``now``, the agent and ``tick`` (redacted); hold the lock."""
         stamp = {"at": now.isoformat(), "agent": self.name, "tick": tick}
@@ -258,7 +271,12 @@ class Heartbeat:
 
     def outbox(self) -> Outbox:
         """The agent's outbox of undelivered notifications."""
-        return effects.outbox(self.store)
+        return effects.outbox(self.store, self._secrets)
+
+    def _waiting_to_reach_someone(self) -> bool:
+        """Whether an outbox entry still waits for a configured notifier (corrupt or orphaned: no)."""
+        names = [n.name for n in self.config.notify]
+        return self.outbox_waiting() and self.outbox().waiting_for(names)
 
     def outbox_waiting(self) -> bool:
         """Whether anything waits in outbox/."""
@@ -266,7 +284,7 @@ class Heartbeat:
 
     def retry_outbox(self, now: datetime, *, force: bool) -> DeliveryReport:
         """Try to deliver what waits in the outbox (only entries that are due unless forced)."""
-        return effects.deliver(self.store, self.notifiers, now, force=force)
+        return effects.deliver(self.store, self.notifiers, now, force=force, secrets=self._secrets)
 
     # -- what a human does (heartbeat.control)
 
@@ -292,15 +310,18 @@ class Heartbeat:
 
         return redact(text, self._secrets)
 
+    def mask(self, value: Any) -> Any:
+        """``value`` (a text, or args: nested dicts and lists) with every configured secret masked."""
+        if not self._secrets:
+            return value
+        from .redact import mask_tree
+
+        return mask_tree(value, self._secrets)
+
     def _redact_event(self, event: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: self.redact(v) if isinstance(v, str) else v for k, v in event.items()}
+        from .redact import mask_tree
 
-
-def _config_secrets(config: HeartbeatConfig) -> list[str]:
-    """Every secret the config holds: webhook URLs, their path segments and query values, headers."""
-    hooks = [n for n in config.notify if isinstance(n, WebhookNotifierConfig)]
-    if not hooks:
-        return []
-    from .redact import webhook_secrets
-
-    return [secret for hook in hooks for secret in webhook_secrets(hook.url, hook.headers)]
+        # Top-level texts lose URLs and secrets; nested ones (lists of deliveries...) their secrets.
+        top = {k: self.redact(v) if isinstance(v, str) else v for k, v in event.items()}
+        masked: dict[str, Any] = mask_tree(top, self._secrets)
+        return masked

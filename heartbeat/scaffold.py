@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from .fsutil import ensure_private_dir
+from .fsutil import ensure_private_dir, write_all
 
 __all__ = ["init_project"]
 
@@ -57,15 +58,35 @@ def progress(ctx):
 '''
 
 
+# The config may come to hold a header or a token: 0600. The code is code: 0644.
+# Set with fchmod, which the umask does not filter, so `umask 000` cannot make them world-writable.
+_FILES = (("heartbeat.toml", CONFIG, 0o600), ("agent.py", AGENT, 0o644))
+
+
+def _create(path: Path, text: str, mode: int) -> bool:
+    """Write a new file with exactly ``mode``; False if it exists (never overwritten)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        return False
+    try:
+        os.fchmod(fd, mode)
+        write_all(fd, text.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return True
+
+
 def init_project(directory: Path) -> Iterator[str]:
-    """Create what is missing in ``directory``; yield one line per file."""
-    directory.mkdir(parents=True, exist_ok=True)
-    for name, text in (("heartbeat.toml", CONFIG), ("agent.py", AGENT)):
+    """Create what is missing in ``directory`` (missing folders 0700); yield one line per file."""
+    if not directory.is_dir():
+        ensure_private_dir(directory)
+    for name, text, mode in _FILES:
         path = directory / name
-        if path.exists():
+        if os.path.lexists(path) or not _create(path, text, mode):
             yield f"{path}: exists, left as it is"
             continue
-        path.write_text(text, encoding="utf-8")
         yield f"{path}: created"
     state = directory / "state"
     existed = state.exists()

@@ -300,11 +300,13 @@ class Runner:
             for hb in self.heartbeats.values():
                 if self._stop.is_set() or not hb.outbox_waiting():
                     continue
+                # The outbox's own lock, not the state folder's: a webhook that takes its whole
+                # deadline must not keep `pause`/`resume` (exit 5) or a tick waiting.
                 try:
-                    with hb.store.lock():
-                        report = hb.retry_outbox(self.clock(), force=False)
-                except (HeartbeatError, OSError):
-                    continue  # a tick holds the lock and retries the outbox itself
+                    report = hb.retry_outbox(self.clock(), force=False)
+                except (HeartbeatError, OSError) as exc:
+                    self._note(f"{hb.name}: outbox not retried: {hb.redact(str(exc))}")
+                    continue
                 for key in report.delivered:
                     self._note(f"{hb.name}: delivered {key}")
 

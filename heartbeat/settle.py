@@ -42,6 +42,7 @@ class Where:
     escalation_file: str
     kill_file: str
     resume_hint: str
+    report_file: str = "report.html"
 
 
 @dataclass(frozen=True)
@@ -132,8 +133,11 @@ def settle(
         out.message = f"stopped by {where.kill_file} during the step: {facts.killed}"
     elif not out.message and explain:
         out.message = describe(facts, decision, out.anomalies)
-        if recovering and decision.action == "continue":
+        if recovering and decision.action == "continue" and decision.recovery is None:
             out.message += "; recovered: no anomaly, instructions cleared"
+        elif recovering and decision.action == "continue":
+            # One quiet heartbeat inside a stuck stretch: the recovery holds (policy).
+            out.message += f"; quiet: {decision.reason}"
     return out
 
 
@@ -151,6 +155,8 @@ def _apply(
             "decision": decision.action,
             "stuck_streak": decision.stuck_streak,
             "instructions": decision.instructions,
+            # observe mode: what enforce mode would have done, for status and log to show.
+            **({"observed": decision.observed, "reason": decision.reason} if decision.observed else {}),
         }
     )
     if decision.action != "escalate":
@@ -174,7 +180,9 @@ def _apply(
         kind="escalation",
         reason=state.status_reason,
         now=now,
-        text=notification_text(where.agent, headline, anomalies, f"Resume: {where.resume_hint}"),
+        text=notification_text(
+            where.agent, headline, anomalies, f"Resume: {where.resume_hint}\nReport: {where.report_file}"
+        ),
         payload=payload(state, anomalies),
         agent=where.agent,
     )
@@ -182,7 +190,7 @@ def _apply(
     out.outcome, out.exit_code = "needs_human", EXIT_CODES["needs_human"]
     out.message = (
         f"escalated to a human: {state.status_reason}\n"
-        f"  what happened: {where.escalation_file}\n"
+        f"  what happened: {where.escalation_file}; as a page: {where.report_file}\n"
         f"  to go on: `{where.resume_hint}`; to stop for good: touch {where.kill_file}"
     )
 

@@ -71,7 +71,7 @@ def run_step(hb: Heartbeat, state: AgentState, now: datetime) -> Stepped | TickR
         agent=hb.name, tick=tick, now=now, data=state.data, instructions=state.instructions,
         state_dir=hb.state_dir, base_dir=hb.config.base_dir, monitor=monitor,
         budget=hb.config.budget, counters=state.budget, kill=hb.kill, clock=hb.clock,
-        redact=hb.redact,
+        redact=hb.redact, mask=hb.mask,
     )  # fmt: skip
     state.ticks, state.last_tick_at = tick, now
     events: list[dict[str, Any]] = []

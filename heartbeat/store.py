@@ -39,7 +39,7 @@ from pydantic_core import PydanticSerializationError, from_json
 
 from .config import format_validation_error
 from .errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
-from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, temp_target
+from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, open_regular, temp_target
 from .models import SCHEMA_VERSION, AgentState, clip
 
 __all__ = [
@@ -68,6 +68,10 @@ _UNLOCKED_WRITES = frozenset({"KILL"})
 _LONG_NUMBER = re.compile(rb"[0-9]{4301}")
 
 _UNWRITABLE = "the state folder cannot be written; the step is not called"
+
+# Past this size a state file is handled leanly: parsed once from its bytes (no decoded
+# copy), and a corrupt copy already made is recognised by size and mtime, not re-read.
+_LEAN = 1 << 20
 
 # Enough for a handful of copies made within the same microsecond (a test's
 # frozen clock); past that something is badly wrong and we stop trying.
@@ -197,8 +201,11 @@ class StateStore:
         migrations: Sequence[Migration] = MIGRATIONS,
         current_version: int = SCHEMA_VERSION,
         clock: Callable[[], datetime] = _utc_now,
+        secrets: Sequence[str] = (),
     ) -> None:
         check_migrations(migrations, current_version)
+        self.secrets = list(secrets)
+        """Masked out of ``state.json`` on every save (see :func:`heartbeat.redact.mask`)."""
         self._state_dir = Path(state_dir)
         # The paths, built once: pathlib joins cost microseconds, and a tick asks often.
         self._state_path = self._state_dir / STATE_FILE
@@ -215,6 +222,8 @@ class StateStore:
         # copied aside before the first save replaces it.
         self._migrated_from: tuple[int, bytes] | None = None
         self._loaded_size = 0  # bytes of state.json at the last load: what a save must have room for
+        # The mtime (ns) of the state file being loaded, given to its corrupt copy.
+        self._loaded_mtime: int | None = None
 
     def __repr__(self) -> str:
         return f"StateStore({str(self._state_dir)!r})"
@@ -358,15 +367,11 @@ class StateStore:
     def load(self) -> AgentState:
         """Read ``state.json``: missing -> a fresh state; old -> migrated; bad -> :class:`StateCorrupt`."""
         self._migrated_from = None
+        self._loaded_mtime = None
         path = self.state_path
-        try:
-            raw_bytes = path.read_bytes()
-        except FileNotFoundError:
+        raw_bytes = self._read()
+        if raw_bytes is None:
             return AgentState(schema_version=self._current)
-        except IsADirectoryError:
-            raise StateCorrupt(path, "is a folder, not a file; not copied aside") from None
-        except OSError as exc:
-            raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
         self._loaded_size = len(raw_bytes)
         # The fast path: one pass of pydantic over the bytes, in strict mode so
         # that it accepts only what the dict path below would load unchanged
@@ -374,8 +379,9 @@ class StateStore:
         # migration or a bad file, takes the dict path, with its messages.
         try:
             state = AgentState.model_validate_json(raw_bytes, strict=True)
-        except ValidationError:
-            pass
+        except ValidationError as exc:
+            if len(raw_bytes) > _LEAN:
+                self._lean_check(raw_bytes, exc)
         else:
             if state.schema_version == self._current and "schema_version" in state.model_fields_set:
                 return state
@@ -407,6 +413,42 @@ class StateStore:
             self._migrated_from = (version, raw_bytes)
         return state
 
+    def _read(self) -> bytes | None:
+        """The bytes of ``state.json`` (None if missing), read once and never blocking.
+
+        A FIFO, socket or device in its place is refused at once (reading a
+        FIFO would wait forever for a writer); a symlink is followed.
+        """
+        path = self.state_path
+        try:
+            fd = open_regular(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno == errno.EINVAL:  # not a regular file
+                what = "is a folder, not a file" if os.path.isdir(path) else exc.strerror
+                raise StateCorrupt(path, f"{what}; not copied aside") from None
+            if exc.errno == errno.EISDIR:
+                raise StateCorrupt(path, "is a folder, not a file; not copied aside") from None
+            raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
+        try:
+            info = os.fstat(fd)
+            self._loaded_mtime = info.st_mtime_ns
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                return handle.read()
+        except OSError as exc:
+            raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
+        finally:
+            os.close(fd)
+
+    def _lean_check(self, raw_bytes: bytes, error: ValidationError) -> None:
+        """For a big file: report broken JSON from the parse just done, without a second one."""
+        first = error.errors(include_url=False)[0]
+        if first["type"] == "json_invalid":
+            message = str(first["msg"]).removeprefix("Invalid JSON: ")
+            if not raw_bytes.startswith(b"\xef\xbb\xbf"):  # a BOM takes the slow path, which allows it
+                self._corrupt(raw_bytes, f"is not valid JSON: {_one_line(message)}")
+
     def save(self, state: AgentState) -> None:
         """Write ``state.json`` atomically (0600, indented); failure -> :class:`StateWriteError`.
 
@@ -415,10 +457,15 @@ class StateStore:
         """
         path = self.state_path
         try:
-            data = state.model_dump_json(indent=2).encode("utf-8") + b"\n"
+            text = state.model_dump_json(indent=2)
         except (PydanticSerializationError, ValueError, RecursionError) as exc:
             reason = f"the state is not JSON-serialisable: {_one_line(str(exc))}"
             raise StateUnsavable(path, reason) from exc
+        if self.secrets:
+            from .redact import mask
+
+            text = mask(text, self.secrets)  # what the agent recorded, a secret included
+        data = text.encode("utf-8") + b"\n"
         if _LONG_NUMBER.search(data) is not None:
             # Written fine, but a number past Python's digit limit cannot be read back: a tick
             # would save it once, then every later load would fail.
@@ -426,6 +473,10 @@ class StateStore:
                 from_json(data)
             except ValueError as exc:
                 raise StateUnsavable(path, f"it would not read back: {_one_line(str(exc))}") from exc
+        if os.path.islink(path):
+            # A symlinked state.json is followed: its target is replaced atomically
+            # (a temp file beside the target), and the link stays a link.
+            path = Path(os.path.realpath(path))
         try:
             if self._migrated_from is not None:
                 version, original = self._migrated_from
@@ -476,6 +527,8 @@ class StateStore:
         """Decode and parse the bytes of ``state.json`` into a dict, or report it corrupt."""
         if not raw_bytes.strip():
             self._corrupt(raw_bytes, "is empty")
+        if len(raw_bytes) > _LEAN and not raw_bytes.startswith(b"\xef\xbb\xbf"):
+            return self._parse_lean(raw_bytes)
         try:
             # utf-8-sig: a BOM some Windows editors add is not a reason to stop an agent.
             text = raw_bytes.decode("utf-8-sig")
@@ -494,6 +547,18 @@ class StateStore:
             self._corrupt(raw_bytes, f"is not a JSON object but {_json_kind(raw)}")
         return raw
 
+    def _parse_lean(self, raw_bytes: bytes) -> dict[str, Any]:
+        """:meth:`_parse` for a big file: parsed straight from the bytes, no decoded copy."""
+        from pydantic_core import from_json
+
+        try:
+            raw = from_json(raw_bytes)
+        except ValueError as exc:
+            self._corrupt(raw_bytes, f"is not valid JSON: {_one_line(str(exc))}")
+        if not isinstance(raw, dict):
+            self._corrupt(raw_bytes, f"is not a JSON object but {_json_kind(raw)}")
+        return raw
+
     def _corrupt(self, raw_bytes: bytes, reason: str) -> NoReturn:
         """Copy the unreadable file aside and raise :class:`StateCorrupt` (never returns)."""
         path = self.state_path
@@ -504,11 +569,21 @@ class StateStore:
         raise StateCorrupt(path, reason, copy=copy_path)
 
     def _existing_copy(self, raw_bytes: bytes) -> Path | None:
-        """A corrupt copy already holding these bytes, so a cron job does not pile them up."""
+        """A corrupt copy already holding these bytes, so a cron job does not pile them up.
+
+        A big file is matched by size and mtime (its copy is given the
+        original's mtime), so every tick does not read a copy of hundreds of MB.
+        """
+        big = len(raw_bytes) > _LEAN
         for candidate in sorted(self._state_dir.glob(f"{STATE_FILE}.corrupt-*")):
             try:
-                same_size = candidate.stat().st_size == len(raw_bytes)
-                if same_size and candidate.read_bytes() == raw_bytes:
+                info = candidate.stat()
+                if info.st_size != len(raw_bytes):
+                    continue
+                if big:
+                    if info.st_mtime_ns == self._loaded_mtime:
+                        return candidate
+                elif candidate.read_bytes() == raw_bytes:
                     return candidate
             except OSError:
                 continue
@@ -524,5 +599,9 @@ class StateStore:
                 atomic_write(target, raw_bytes, mode=PRIVATE_FILE_MODE, overwrite=False)
             except FileExistsError:
                 continue
+            if label == "corrupt" and self._loaded_mtime is not None:
+                # The copy carries the original's mtime: how a later tick knows it (see _existing_copy).
+                with contextlib.suppress(OSError):
+                    os.utime(target, ns=(self._loaded_mtime, self._loaded_mtime))
             return target
         raise FileExistsError(errno.EEXIST, f"{_MAX_NAME_TRIES} copies named {base} exist")

@@ -87,13 +87,17 @@ def test_config_path_that_is_a_directory(tmp_path: Path) -> None:
 
 
 def test_env_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """${NAME} comes from the environment; a missing one is named."""
+    """${NAME} comes from the environment; a missing notifier secret is named when it is needed."""
     path = write(tmp_path, '[[notify]]\ntype = "webhook"\nurl = "${HOOK_URL}"\n')
     monkeypatch.setenv("HOOK_URL", "https://hooks.example/T0/SECRET")
     assert load_config(path).notify[0].url == "https://hooks.example/T0/SECRET"  # type: ignore[union-attr]
     monkeypatch.delenv("HOOK_URL")
-    with pytest.raises(ConfigError, match="HOOK_URL"):
-        load_config(path)
+    config = load_config(path)  # loads: `kill` or `status` need no notifier secret
+    with pytest.raises(ConfigError, match="notifier webhook: environment variable HOOK_URL is not set"):
+        config.require_env()
+    agent_path = write(tmp_path, '[agent]\nstate_dir = "${NO_SUCH_DIR_VAR}"\n')
+    with pytest.raises(ConfigError, match="NO_SUCH_DIR_VAR"):
+        load_config(agent_path)  # everything else is needed by every command: strict
 
 
 def test_env_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

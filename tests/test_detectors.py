@@ -15,18 +15,23 @@ from hypothesis import strategies as st
 
 from heartbeat.config import DetectorsConfig, LoopConfig, RepeatConfig
 from heartbeat.detectors import (
+    Cycle,
     Detector,
     Empty,
     ErrorRate,
     FunctionDetector,
     History,
     Loop,
+    NearRepeat,
     NoProgress,
+    Recurring,
+    RecurringError,
     Repeat,
     as_detector,
     build_detectors,
     canonical_args,
     fingerprint,
+    prints,
     summarize,
 )
 from heartbeat.errors import ConfigError
@@ -49,21 +54,26 @@ def actions(
     for index, call in enumerate(calls, 1):
         spec: dict[str, Any] = {"tool": call[0], "args": call[1]} if isinstance(call, tuple) else dict(call)
         output = spec.get("output")
+        keys = prints(
+            spec["tool"],
+            spec.get("args"),
+            output,
+            spec.get("error"),
+            volatile=volatile,
+            polling=spec["tool"] in polling,
+        )
         found.append(
             ActionRecord(
                 index=index,
                 tick=spec.get("tick", tick),
                 at=T0 + timedelta(minutes=index),
                 tool=spec["tool"],
-                fingerprint=fingerprint(
-                    spec["tool"],
-                    spec.get("args"),
-                    volatile=volatile,
-                    output=output if spec["tool"] in polling else None,
-                ),
-                summary=summarize(spec["tool"], spec.get("args"), volatile),
+                fingerprint=keys.fingerprint,
+                summary=keys.summary,
                 output_len=len(output.strip()) if output is not None else None,
                 error=spec.get("error"),
+                shape=keys.shape,
+                result=keys.result,
             )
         )
     return found
@@ -139,13 +149,29 @@ def test_summary_reads_like_a_call_and_is_cut() -> None:
 # -- repeat ---------------------------------------------------------------------
 
 
-def test_advancing_cursor_stays_silent() -> None:
-    """The same tool with a cursor argument that moves on trips no detector."""
+def test_advancing_cursor_of_a_polling_tool_stays_silent() -> None:
+    """A paging tool declared in ``polling``, its cursor moving on, trips no detector."""
+    calls = [{"tool": "list_items", "args": {"cursor": i}, "output": f"page {i} " * 5} for i in range(30)]
+    records = actions(calls, polling=["list_items"])
+    for detector in build_detectors(DetectorsConfig(polling=["list_items"])):
+        assert trips(detector, records) == [None] * 30, detector
+
+
+def test_reading_one_file_in_a_few_pages_stays_silent() -> None:
+    """Four pages of one file among other work are normal reading."""
+    calls: list[Call] = []
+    for page in range(4):
+        calls.append(("sed", {"cmd": f"sed -n '{page * 50 + 1},{page * 50 + 50}p' src/app.py"}))
+        calls.append(("grep", {"cmd": f"grep -n name{page} src/app.py"}))
+    words = ["def", "class", "return", "import", "self", "value", "parse", "error"]
     records = actions(
-        [{"tool": "list_items", "args": {"cursor": i}, "output": f"page {i} " * 5} for i in range(30)]
+        [
+            {"tool": t, "args": a, "output": " ".join(words[(i + k) % 8] for k in range(i + 20))}
+            for i, (t, a) in enumerate(calls)
+        ]
     )
     for detector in build_detectors(DetectorsConfig()):
-        assert trips(detector, records) == [None] * 30, detector
+        assert trips(detector, records) == [None] * len(records), detector
 
 
 def test_third_identical_call_trips_repeat() -> None:
@@ -226,6 +252,21 @@ def test_search_read_with_fixed_arguments_is_a_loop() -> None:
     assert last.evidence["repeats"] == 3 and "3 times" in last.message
 
 
+def test_a_two_step_retry_with_a_failure_needs_a_third_pass() -> None:
+    """A malformed turn, then submit, twice (a harness's confirmation) is not yet a loop."""
+    steps: list[Call] = [
+        {
+            "tool": "(no_command)",
+            "args": None,
+            "output": "Please give exactly one action",
+            "error": "format_error",
+        },
+        {"tool": "submit", "args": {"cmd": "submit"}, "output": "Review your changes, then submit again"},
+    ]
+    found = trips(Loop(), actions(steps * 3))
+    assert found[:5] == [None] * 5 and found[5] is not None and found[5].evidence["repeats"] == 3
+
+
 def test_identical_calls_are_repeat_never_loop() -> None:
     """A A A A has one distinct fingerprint: never a loop."""
     assert trips(Loop(), actions([("search", {"q": "x"})] * 8)) == [None] * 8
@@ -259,6 +300,7 @@ def test_loop_needs_the_configured_repeats() -> None:
 def test_loop_exempt_tools_are_invisible() -> None:
     """A tool left out of loops neither forms nor breaks one."""
     calls = [("a", None), ("log", {"n": 1}), ("b", None), ("a", None), ("log", {"n": 2}), ("b", None)]
+    calls += [("a", None), ("log", {"n": 3}), ("b", None)]
     assert trips(Loop(), actions(calls))[-1] is None
     assert trips(Loop(exempt={"log"}), actions(calls))[-1] is not None
 
@@ -267,11 +309,25 @@ def test_loop_exempt_tools_are_invisible() -> None:
 
 
 def test_three_near_empty_outputs_trip_empty() -> None:
-    """Outputs of at most 10 characters three times in a row trip empty."""
-    records = actions([{"tool": "search", "args": {"q": i}, "output": " [] "} for i in range(3)])
-    found = trips(Empty(), records)
-    assert found[:2] == [None, None]
-    assert found[2] is not None and found[2].evidence["count"] == 3
+    """From a call that answered before, outputs of at most 10 characters three times trip empty."""
+    calls = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
+    calls += [{"tool": "search", "args": {"page": i}, "output": " [] "} for i in range(1, 4)]
+    found = trips(Empty(), actions(calls))
+    assert found[:3] == [None, None, None]
+    assert found[3] is not None and found[3].evidence["count"] == 3
+
+
+def test_silent_by_design_tools_are_never_empty() -> None:
+    """sed -i, a heredoc write, think and a calculator's short answer are normal."""
+    calls: list[Call] = [
+        {"tool": "sed", "args": {"cmd": f"sed -i s/a{i}/b/ f.py"}, "output": ""} for i in range(4)
+    ]
+    calls += [{"tool": "think", "args": {"thought": f"step {i}"}, "output": ""} for i in range(4)]
+    calls += [
+        {"tool": "calculate", "args": {"expression": f"{i} * 3"}, "output": f"{i * 3}.0"} for i in range(4)
+    ]
+    calls += [{"tool": "status", "args": {"flight": f"HAT{i}"}, "output": "available"} for i in range(4)]
+    assert trips(Empty(), actions(calls)) == [None] * 16
 
 
 def test_empty_skips_actions_without_output_and_resets_on_real_output() -> None:
@@ -393,7 +449,16 @@ def test_build_detectors_follows_the_config() -> None:
     """Disabled detectors are left out; thresholds and exempt tools are passed on."""
     cfg = DetectorsConfig(exempt=["log"], loop=LoopConfig(enabled=False), repeat=RepeatConfig(threshold=5))
     found = build_detectors(cfg)
-    assert [d.kind for d in found] == ["repeat", "empty", "error_rate", "no_progress"]
+    assert [d.kind for d in found] == [
+        "repeat",
+        "empty",
+        "error_rate",
+        "near_repeat",
+        "recurring",
+        "recurring_error",
+        "cycle",
+        "no_progress",
+    ]
     repeat = found[0]
     assert isinstance(repeat, Repeat) and repeat.threshold == 5 and "log" in repeat.exempt
 
@@ -480,8 +545,10 @@ _TOOLS = ["search", "read", "get_status", "log"]
 _call = st.fixed_dictionaries(
     {
         "tool": st.sampled_from(_TOOLS),
-        "args": st.sampled_from([None, {"q": 1}, {"q": 2}]),
-        "output": st.sampled_from([None, "", "ok", "a long enough output"]),
+        "args": st.sampled_from([None, {"q": 1}, {"q": 2}, {"q": 12}, {"page": "p3"}]),
+        "output": st.sampled_from(
+            [None, "", "ok", "a long enough output", "same " * 30 + "1", "same " * 30 + "2", "other " * 30]
+        ),
         "error": st.sampled_from([None, "boom"]),
         "tick": st.integers(1, 3),
     }
@@ -500,7 +567,7 @@ _detector = st.one_of(
     ),
     st.builds(
         Loop,
-        window=st.integers(2, 14),
+        window=st.integers(4, 14),
         repeats=st.integers(2, 3),
         exempt=st.sampled_from([frozenset(), frozenset({"log"})]),
     ),
@@ -516,10 +583,43 @@ _detector = st.one_of(
         threshold=st.sampled_from([0.3, 0.5, 2 / 3, 1.0]),
         exempt=st.sampled_from([frozenset(), frozenset({"log"})]),
     ),
+    st.integers(2, 5).flatmap(
+        lambda n: st.builds(
+            NearRepeat,
+            threshold=st.just(n),
+            window=st.integers(n, 8),
+            exempt=st.sampled_from([frozenset(), frozenset({"log"})]),
+        )
+    ),
+    st.integers(2, 4).flatmap(
+        lambda n: st.builds(
+            Recurring,
+            threshold=st.just(n),
+            window=st.integers(n, 10),
+            min_chars=st.sampled_from([0, 10]),
+            exempt=st.sampled_from([frozenset(), frozenset({"log"})]),
+        )
+    ),
+    st.integers(2, 4).flatmap(
+        lambda n: st.builds(
+            RecurringError,
+            threshold=st.just(n),
+            window=st.integers(n, 10),
+            exempt=st.sampled_from([frozenset(), frozenset({"log"})]),
+        )
+    ),
+    st.integers(2, 5).flatmap(
+        lambda n: st.builds(
+            Cycle,
+            threshold=st.just(n),
+            window=st.integers(n + 1, 12),
+            exempt=st.sampled_from([frozenset(), frozenset({"log"})]),
+        )
+    ),
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(
     detector=_detector,
     calls=_calls,
@@ -527,7 +627,7 @@ _detector = st.one_of(
     polling=st.booleans(),
 )
 def test_action_trackers_agree_with_check(
-    detector: Repeat | Loop | Empty | ErrorRate,
+    detector: Repeat | Loop | Empty | ErrorRate | NearRepeat | Recurring | RecurringError | Cycle,
     calls: list[dict[str, Any]],
     seed: int,
     polling: bool,
@@ -575,3 +675,34 @@ def test_polling_tools_short_status_is_not_empty() -> None:
         monitor.start_tick(tick)
         hits.append(monitor.record("get_status", {"job": 7}, output=status, now=now))
     assert hits == [None] * 5
+
+
+def test_config_and_detectors_share_one_copy_of_the_bounds() -> None:
+    """Every whole-number bound the config enforces is the one the detector enforces."""
+    from pydantic import ValidationError
+
+    from heartbeat.config import DETECTOR_BOUNDS
+
+    makers: dict[str, Any] = {
+        "repeat.threshold": lambda v: Repeat(threshold=v),
+        "loop.window": lambda v: Loop(window=v),
+        "loop.repeats": lambda v: Loop(repeats=v, window=max(4, 2 * v)),
+        "empty.threshold": lambda v: Empty(threshold=v),
+        "error_rate.window": lambda v: ErrorRate(window=v),
+        "near_repeat.threshold": lambda v: NearRepeat(threshold=v, window=max(v, 2)),
+        "recurring.window": lambda v: Recurring(threshold=2, window=v),
+        "recurring_error.threshold": lambda v: RecurringError(threshold=v, window=max(v, 2)),
+        "cycle.window": lambda v: Cycle(threshold=2, window=v),
+        "no_progress.samples": lambda v: NoProgress(samples=v),
+    }
+    for key, make in makers.items():
+        low, high = DETECTOR_BOUNDS[key]
+        section, name = key.split(".")
+        make(low)
+        with pytest.raises(
+            ConfigError, match=f"{section}: {name} must be an integer between {low} and {high}"
+        ):
+            make(low - 1)
+        with pytest.raises(ValidationError):
+            DetectorsConfig.model_validate({section: {name: low - 1}})
+        DetectorsConfig.model_validate({section: {name: low}})

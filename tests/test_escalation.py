@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import socket
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,8 @@ def every_file_text(folder: Path) -> str:
 def test_one_post_after_three_stuck_heartbeats(tmp_path: Path, webhook_server: WebhookServer) -> None:
     """Three stuck ticks: exactly one POST with the reason and a Slack-ready text; exits 0, 0, 4, 4."""
     url = webhook_server.url(f"/hooks/{SECRET}?token={TOKEN}")
-    hb = make_heartbeat(stuck, tmp_path, **hook_config(url))
+    # Three stuck ticks, not two: the repeat the recovery named does not escalate early here.
+    hb = make_heartbeat(stuck, tmp_path, policy={"escalate_on_ignored": False}, **hook_config(url))
     codes = [hb.tick().exit_code for _ in range(4)]
     assert codes == [0, 0, 4, 4]
     assert len(webhook_server.requests) == 1
@@ -59,14 +61,18 @@ def test_one_post_after_three_stuck_heartbeats(tmp_path: Path, webhook_server: W
 
 
 def test_server_down_then_back_delivers_from_outbox(tmp_path: Path) -> None:
-    """Server down: the escalation waits in outbox/; once it is back the next tick delivers it once."""
+    """Server down: the escalation waits in outbox/; back up, the next due tick delivers it once."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/hooks/{SECRET}?token={TOKEN}"
-    hb = make_heartbeat(stuck, tmp_path, policy={"escalate_after": 1}, **hook_config(url))
+    now = [datetime.now(UTC)]
+    hb = make_heartbeat(
+        stuck, tmp_path, clock=lambda: now[0], policy={"escalate_after": 1}, **hook_config(url)
+    )
     result = hb.tick()
     assert result.exit_code == 4 and result.undelivered and result.waiting == 1
     assert len(list((tmp_path / "state" / "outbox").glob("*.json"))) == 1
     assert hb.tick().exit_code == 4  # still down: still waiting, nothing lost
+    now[0] += timedelta(minutes=11)  # past any back-off
     with running_webhook_server(port) as server:
         again = hb.tick()
         assert again.exit_code == 4 and again.delivered and again.waiting == 0

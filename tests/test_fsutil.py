@@ -138,12 +138,13 @@ def test_write_all_loops_over_short_writes(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_ensure_private_dir_creates_parents_and_a_0700_leaf(tmp_path: Path, open_umask: None) -> None:
-    """Missing parents are created; the folder itself is 0700, the parents follow the umask."""
+    """Missing parents are created 0700 too, even under umask 000; existing ones keep their mode."""
+    tmp_path.chmod(0o755)
     leaf = tmp_path / "a" / "b" / "state"
     assert ensure_private_dir(leaf) == leaf
     assert leaf.is_dir()
-    assert mode(leaf) == 0o700
-    assert mode(tmp_path / "a") == 0o777
+    assert mode(leaf) == mode(tmp_path / "a") == mode(tmp_path / "a" / "b") == 0o700
+    assert mode(tmp_path) == 0o755
 
 
 def test_ensure_private_dir_leaves_an_existing_folder_mode_alone(tmp_path: Path) -> None:

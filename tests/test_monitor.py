@@ -15,6 +15,7 @@ from heartbeat.config import (
     ErrorRateConfig,
     LoopConfig,
     NoProgressConfig,
+    RecurringErrorConfig,
     RepeatConfig,
 )
 from heartbeat.detectors import History, Loop, Repeat, build_detectors, fingerprint
@@ -76,19 +77,21 @@ def test_third_identical_call_returns_repeat() -> None:
 def test_each_kind_is_reported_once_per_tick() -> None:
     """Further repeats in the same tick return None; a new tick reports again."""
     monitor = Monitor(tick=1)
-    results = [monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i)) for i in range(5)]
-    assert [r is not None for r in results] == [False, False, True, False, False]
-    assert len(monitor.tick_anomalies) == 1
+    results = [monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i)) for i in range(6)]
+    # repeat at the third call, recurring (the same call and result four times) at the fourth.
+    assert [r.kind if r else None for r in results] == [None, None, "repeat", "recurring", None, None]
+    assert len(monitor.tick_anomalies) == 2
     monitor.start_tick(2)
     assert monitor.tick_anomalies == []
     again = monitor.record("search", {"q": "x"}, output="plenty of results", now=at(9))
-    assert again is not None and again.tick == 2 and again.evidence["count"] == 6
+    assert again is not None and again.tick == 2 and again.evidence["count"] == 7
 
 
 def test_one_action_can_trip_several_kinds_and_returns_the_first() -> None:
     """repeat and empty on the same action: both are kept, repeat is returned."""
     monitor = Monitor()
-    results = [monitor.record("search", {"q": "x"}, output="", now=at(i)) for i in range(3)]
+    monitor.record("search", {"q": "x", "page": 1}, output="12 hits, the first of them ...", now=at(0))
+    results = [monitor.record("search", {"q": "x", "page": 2}, output="", now=at(i)) for i in range(1, 4)]
     assert results[2] is not None and results[2].kind == "repeat"
     assert [a.kind for a in monitor.tick_anomalies] == ["repeat", "empty"]
 
@@ -119,7 +122,10 @@ def test_seeded_monitor_continues_a_loop_across_heartbeats() -> None:
 
 def test_error_rate_is_checked_only_after_an_errored_action() -> None:
     """A success in a failing window reports nothing; the next failure trips error_rate."""
-    cfg = DetectorsConfig(error_rate=ErrorRateConfig(window=4, threshold=0.5))
+    cfg = DetectorsConfig(
+        error_rate=ErrorRateConfig(window=4, threshold=0.5),
+        recurring_error=RecurringErrorConfig(enabled=False),
+    )
     monitor = Monitor(cfg)
     for i in range(3):
         monitor.record("fetch", {"u": i}, error="503", now=at(i))
@@ -135,6 +141,7 @@ def test_empty_is_checked_only_after_an_action_with_output() -> None:
     monitor = Monitor(DetectorsConfig(repeat=RepeatConfig(enabled=False)))
     for i in range(5):
         assert monitor.record("write", {"i": i}, now=at(i)) is None
+    monitor.record("search", {"i": 0}, output="a real answer, long enough", now=at(9))
     hits = [monitor.record("search", {"i": i}, output=" ", now=at(10 + i)) for i in range(3)]
     assert hits[:2] == [None, None] and hits[2] is not None and hits[2].kind == "empty"
 
@@ -159,8 +166,10 @@ def test_polling_tool_with_its_own_threshold_stays_silent() -> None:
     cfg = DetectorsConfig(repeat=RepeatConfig(tools={"get_status": 10}))
     monitor = Monitor(cfg)
     hits = [monitor.record("get_status", None, output="job 17 is running", now=at(i)) for i in range(10)]
-    assert hits[:9] == [None] * 9 and monitor.tick_anomalies == hits[9:]
+    assert hits[:9] == [None] * 9 and monitor.tick_anomalies[:1] == hits[9:]
     assert hits[9] is not None and hits[9].kind == "repeat"
+    # The tool's own threshold holds for recurring too: the same answer the tenth time.
+    assert [a.kind for a in monitor.tick_anomalies] == ["repeat", "recurring"]
 
 
 def test_polling_tool_trips_repeat_when_its_result_stops_changing() -> None:
@@ -290,18 +299,23 @@ def test_an_integer_cost_is_kept_as_a_float() -> None:
 def test_repr_names_the_detectors() -> None:
     """The repr shows the tick, the counts and the detector kinds."""
     text = repr(Monitor(tick=3))
-    assert "tick=3" in text and "repeat, loop, empty, error_rate, no_progress" in text
+    assert "tick=3" in text
+    assert (
+        "repeat, loop, empty, error_rate, near_repeat, recurring, recurring_error, cycle, no_progress" in text
+    )
 
 
 _steps = st.lists(
     st.tuples(
         st.sampled_from(["search", "read", "log"]),
-        st.sampled_from([None, {"q": 1}, {"q": 2}]),
-        st.sampled_from([None, "", "a long enough output"]),
+        st.sampled_from([None, {"q": 1}, {"q": 2}, {"q": 12}]),
+        st.sampled_from([None, "", "a long enough output", "x " * 60 + "1", "x " * 60 + "2"]),
         st.sampled_from([None, "boom"]),
         st.booleans(),  # start a new heartbeat (and re-seed) before this action
     ),
-    max_size=40,
+    # At most the kept history (HISTORY_LIMIT): a Monitor that is not re-seeded may count a
+    # run of repeats past it, which a fresh one seeded from the kept history cannot.
+    max_size=HISTORY_LIMIT,
 )
 
 

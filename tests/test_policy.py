@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,11 +51,28 @@ def run(kinds_per_tick: list[list[str]], config: PolicyConfig | None = None) -> 
 
 
 def test_no_anomaly_continues_with_a_clean_slate() -> None:
-    """No anomaly: continue, streak 0, no recovery, no instructions."""
-    stuck = AgentState(stuck_streak=2, recovery=Recovery(mode=RecoveryMode.TRY_ALTERNATIVE, since_tick=1))
-    decision = decide(stuck, [], NOW)
+    """No anomaly and no recovery under way: continue, streak 0, no recovery, no instructions."""
+    decision = decide(AgentState(), [], NOW)
     assert decision.action == "continue" and decision.stuck_streak == 0
     assert decision.recovery is None and decision.instructions is None
+
+
+def test_recover_after_quiet_heartbeats_clears_the_recovery() -> None:
+    """The second quiet heartbeat in a row ends the stretch: streak 0, instructions cleared."""
+    recovery = Recovery(mode=RecoveryMode.TRY_ALTERNATIVE, since_tick=1, quiet=1)
+    decision = decide(AgentState(stuck_streak=2, recovery=recovery, instructions="do x"), [], NOW)
+    assert decision.action == "continue" and decision.stuck_streak == 0
+    assert decision.recovery is None and decision.instructions is None
+    assert decision.reason.startswith("recovered")
+
+
+def test_one_quiet_heartbeat_keeps_the_stretch_and_its_instructions() -> None:
+    """A lucky heartbeat inside a stuck stretch resets nothing."""
+    recovery = Recovery(mode=RecoveryMode.TRY_ALTERNATIVE, since_tick=1)
+    decision = decide(AgentState(stuck_streak=2, recovery=recovery, instructions="do x"), [], NOW)
+    assert decision.action == "continue" and decision.stuck_streak == 2
+    assert decision.recovery is not None and decision.recovery.quiet == 1
+    assert decision.instructions == "do x"
 
 
 def test_any_action_anomaly_asks_for_an_alternative() -> None:
@@ -78,7 +96,7 @@ def test_streak_reaching_escalate_after_escalates() -> None:
     decisions = run([["repeat"], ["loop"], ["no_progress"]])
     assert [d.action for d in decisions] == ["try_alternative", "try_alternative", "escalate"]
     assert [d.stuck_streak for d in decisions] == [1, 2, 3]
-    assert "stuck for 3 heartbeats in a row" in decisions[2].reason
+    assert "stuck for 3 heartbeats" in decisions[2].reason
     assert decisions[2].instructions is None
 
 
@@ -87,12 +105,76 @@ def test_escalate_after_is_configurable() -> None:
     assert run([["repeat"]], PolicyConfig(escalate_after=1))[0].action == "escalate"
 
 
-def test_a_clean_tick_resets_the_streak() -> None:
-    """stuck, stuck, clean, stuck: the streak starts over and no escalation happens."""
-    decisions = run([["repeat"], ["repeat"], [], ["repeat"]])
-    assert [d.stuck_streak for d in decisions] == [1, 2, 0, 1]
-    assert [d.action for d in decisions] == ["try_alternative"] * 2 + ["continue", "try_alternative"]
+def test_one_clean_tick_inside_a_stuck_stretch_does_not_reset_it() -> None:
+    """stuck, stuck, clean, stuck escalates; stuck, clean, clean, stuck starts over."""
+    decisions = run([["repeat"], ["loop"], [], ["no_progress"]])
+    assert [d.stuck_streak for d in decisions] == [1, 2, 2, 3]
+    assert [d.action for d in decisions] == ["try_alternative"] * 2 + ["continue", "escalate"]
+    decisions = run([["repeat"], [], [], ["repeat"]])
+    assert [d.stuck_streak for d in decisions] == [1, 1, 0, 1]
     assert decisions[3].recovery is not None and decisions[3].recovery.attempts == 1
+
+
+def test_repeating_what_the_recovery_named_escalates_at_two() -> None:
+    """The agent was told to avoid a call and made it again: a human at the second stuck heartbeat."""
+    call = 'lookup({"cmd":"Lookup[Diwali]"})'
+    state = AgentState()
+    first = decide(state, [anomaly("repeat", 1, avoid=call, call=call)], NOW)
+    assert first.action == "try_alternative" and first.recovery is not None
+    state = state.model_copy(update={"stuck_streak": 1, "recovery": first.recovery})
+    again = decide(state, [anomaly("recurring_error", 2, avoid="lookup calls that fail", call=call)], NOW)
+    assert again.action == "escalate" and "did again what the recovery said to avoid" in again.reason
+    off = decide(
+        state, [anomaly("recurring_error", 2, call=call)], NOW, PolicyConfig(escalate_on_ignored=False)
+    )
+    assert off.action == "try_alternative"
+    other = decide(state, [anomaly("loop", 2, avoid="a -> b")], NOW)
+    assert other.action == "try_alternative"
+
+
+def test_observe_mode_decides_but_injects_and_escalates_nothing() -> None:
+    """observe: the decision says what enforce would do; the action is continue, no instructions."""
+    cfg = PolicyConfig(mode="observe")
+    decisions = run([["repeat"], ["loop"], ["no_progress"]], cfg)
+    assert [d.action for d in decisions] == ["continue"] * 3
+    assert [d.observed for d in decisions] == ["try_alternative", "try_alternative", "escalate"]
+    assert [d.stuck_streak for d in decisions] == [1, 2, 3]
+    assert all(d.instructions is None for d in decisions)
+    assert decisions[2].reason.startswith("observe mode, would escalate")
+
+
+def test_instructions_carry_advice_for_each_kind() -> None:
+    """The default template names what to do instead, per pattern."""
+    decision = decide(AgentState(), [anomaly("recurring_error"), anomaly("near_repeat")], NOW)
+    text = decision.instructions or ""
+    assert "The same error keeps coming back" in text and "search for what you need directly" in text
+
+
+def test_state_saved_before_v2_loads_with_the_new_fields_defaulted() -> None:
+    """A recovery without quiet and actions without shape/result validate as they are."""
+    old = {
+        "stuck_streak": 1,
+        "recovery": {
+            "mode": "try_alternative",
+            "attempts": 1,
+            "since_tick": 1,
+            "kinds": ["repeat"],
+            "avoid": [],
+        },
+        "history": [
+            {
+                "index": 1,
+                "tick": 1,
+                "at": "2024-01-01T00:00:00Z",
+                "tool": "search",
+                "fingerprint": "0123456789abcdef",
+                "summary": "search()",
+            }
+        ],
+    }
+    state = AgentState.model_validate(old)
+    assert state.recovery is not None and state.recovery.quiet == 0
+    assert state.history[0].shape is None and state.history[0].result is None
 
 
 def test_attempts_count_a_continuing_recovery() -> None:
@@ -219,3 +301,25 @@ def test_decide_is_pure() -> None:
     one = decide(state, [anomaly("repeat")], NOW)
     two = decide(state, [anomaly("repeat")], NOW)
     assert one == two and state.model_dump() == before
+
+
+def test_observe_mode_on_a_real_heartbeat_journals_and_never_escalates(tmp_path: Path) -> None:
+    """A stuck agent under observe: anomalies and would-be decisions in the journal, no instructions."""
+    from heartbeat.context import StepContext
+    from heartbeat.testing import run_ticks
+
+    seen: list[str | None] = []
+
+    def repeater(ctx: StepContext) -> None:
+        seen.append(ctx.instructions)
+        for _ in range(3):
+            ctx.record("search", {"q": "same"}, output="the same long page of results")
+
+    results = run_ticks(repeater, tmp_path, ticks=5, policy={"mode": "observe"})
+    assert all(r.exit_code == 0 for r in results) and seen == [None] * 5
+    events = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    decisions = [e for e in events if e["event"] == "decision"]
+    assert {e["decision"] for e in decisions} == {"continue"}
+    assert [e.get("observed") for e in decisions][:3] == ["try_alternative", "escalate", "escalate"]
+    assert any(e["event"] == "anomaly" for e in events)
+    assert not (tmp_path / "state" / "ESCALATION.md").exists()

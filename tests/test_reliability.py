@@ -23,6 +23,7 @@ import textwrap
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -654,6 +655,8 @@ def test_failed_webhook_waits_in_outbox_then_is_delivered_once(
         assert len(webhook_server.requests) == 1  # neither retried nor followed
     webhook_server.status, webhook_server.delay, webhook_server.headers = 200, 0.0, {}
     healed = webhook_heartbeat(tmp_path, webhook_server.url("/hook"))  # the current config's "webhook"
+    later = datetime.now(UTC) + timedelta(minutes=11)  # past the back-off of the failed send
+    healed.clock = lambda: later
     second, third = healed.tick(), healed.tick()
     assert second.exit_code == 4 and second.delivered == [f"{key} to webhook"]
     assert third.delivered == [] and ra.outbox_entries(tmp_path / "state")[0] == set()
@@ -757,7 +760,14 @@ def test_webhook_secret_never_reaches_a_file_or_the_output(tmp_path: Path, webho
             assert done.returncode == 4 and "not delivered" in done.stdout
     assert list((project / "state" / "outbox").glob("*.json"))
     webhook_server.status = 200
-    for argv in (["tick"], ["validate"], ["log", "--json"], ["tick", "--webhook", "ftp://h/" + HOOK_PATH]):
+    for argv in (
+        ["outbox"],
+        ["outbox", "retry"],  # the tick would wait for the back-off; `outbox retry` sends now
+        ["tick"],
+        ["validate"],
+        ["log", "--json"],
+        ["tick", "--webhook", "ftp://h/" + HOOK_PATH],
+    ):
         done = run_cli(project, *argv, **env)
         outputs += [done.stdout, done.stderr]
     assert done.returncode == 2 and one_line(done.stderr)  # the bad --webhook: redacted one-line error

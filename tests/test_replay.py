@@ -17,6 +17,7 @@ from heartbeat.config import (
     HeartbeatConfig,
     NoProgressConfig,
     PolicyConfig,
+    RecurringConfig,
     RepeatConfig,
     ScheduleConfig,
 )
@@ -42,11 +43,17 @@ def shape(rows: list[dict[str, Any]]) -> list[tuple[int, list[tuple[str, int | N
 
 
 def test_stuck_trace_replays_line_for_line_and_stops_at_escalate() -> None:
-    """One identical search per heartbeat: repeat from tick 3, escalation at tick 5, tick 6 never runs."""
+    """One identical search per heartbeat: repeat at tick 3; at tick 4 the agent makes the very call
+    the recovery said to avoid, so a human is called; the later ticks never run."""
     out = io.StringIO()
     run_replay(TRACES / "stuck_repeat.jsonl", HeartbeatConfig(), as_json=True, out=out)
     repeat = (
-        'search({\\"q\\":\\"grid storage\\"}) was called {n} times in a row with the same arguments (limit 3)'
+        'search({\\"q\\":\\"grid storage\\"}) was called {n} times in a row '
+        "with the same arguments and the same result (limit 3)"
+    )
+    recurring = (
+        'search({\\"q\\":\\"grid storage\\"}) gave the same result 4 times in the last 30 actions '
+        "(numbers, dates and ids masked): what was done between the calls changed nothing it shows"
     )
     expected = [
         '{"tick": 1, "anomalies": [], "decision": "continue", "stuck_streak": 0}',
@@ -56,12 +63,9 @@ def test_stuck_trace_replays_line_for_line_and_stops_at_escalate() -> None:
         + '"}], "decision": "try_alternative", "stuck_streak": 1}',
         '{"tick": 4, "anomalies": [{"kind": "repeat", "action": 4, "message": "'
         + repeat.replace("{n}", "4")
-        + '"}], "decision": "try_alternative", "stuck_streak": 2}',
-        '{"tick": 5, "anomalies": [{"kind": "repeat", "action": 5, "message": "'
-        + repeat.replace("{n}", "5")
-        + '"}, {"kind": "no_progress", "action": null, "message": '
-        '"progress stayed at 0.5 for the last 5 heartbeats; it must move by at least 0.01"}], '
-        '"decision": "escalate", "stuck_streak": 3}',
+        + '"}, {"kind": "recurring", "action": 4, "message": "'
+        + recurring
+        + '"}], "decision": "escalate", "stuck_streak": 2}',
     ]
     assert out.getvalue().splitlines() == expected
 
@@ -72,11 +76,11 @@ def test_healthy_trace_continues_every_tick() -> None:
 
 
 def test_loop_is_found_and_a_clean_tick_recovers() -> None:
-    """A fixed search/read cycle trips loop at action 4; the next clean tick resets the streak."""
+    """A fixed search/read cycle trips loop at action 4; two clean ticks end the stuck stretch."""
     rows = replay_json("loop_recover.jsonl")
     assert shape(rows) == [
         (1, [("loop", 4)], "try_alternative", 1),
-        (2, [], "continue", 0),
+        (2, [], "continue", 1),
         (3, [], "continue", 0),
     ]
     assert (
@@ -86,32 +90,42 @@ def test_loop_is_found_and_a_clean_tick_recovers() -> None:
 
 
 def test_error_rate_is_numbered_across_ticks() -> None:
-    """Actions are numbered across the trace: the window fills at action 10, in tick 2."""
+    """Actions are numbered across the trace: the third 503 is action 7, the window fills at 10."""
     rows = replay_json("errors.jsonl")
     assert shape(rows) == [
         (1, [], "continue", 0),
-        (2, [("error_rate", 10)], "try_alternative", 1),
-        (3, [], "continue", 0),
+        (2, [("recurring_error", 7), ("error_rate", 10)], "try_alternative", 1),
+        (3, [], "continue", 1),
     ]
-    assert rows[1]["anomalies"][0]["message"] == (
+    assert rows[1]["anomalies"][0]["message"].startswith(
+        "fetch failed with the same error 3 times in the last 10 actions (503 Service Unavailable)"
+    )
+    assert rows[1]["anomalies"][1]["message"] == (
         "5 of 10 actions failed (50%), last: fetch: 504 Gateway Timeout"
     )
 
 
 def test_flat_progress_asks_to_reassess_then_recovers() -> None:
     """Five samples within 0.01 trip no_progress alone: reassess_goal, then a real move continues."""
-    rows = replay_json("flat_progress.jsonl")
-    assert shape(rows)[4:] == [(5, [("no_progress", None)], "reassess_goal", 1), (6, [], "continue", 0)]
+    quiet = HeartbeatConfig(detectors=DetectorsConfig(recurring=RecurringConfig(enabled=False)))
+    rows = replay_json("flat_progress.jsonl", quiet)
+    assert shape(rows)[4:] == [(5, [("no_progress", None)], "reassess_goal", 1), (6, [], "continue", 1)]
     assert "moved only 0.004" in rows[4]["anomalies"][0]["message"]
+    # With the defaults, the reworded searches that return the same page are caught first.
+    rows = replay_json("flat_progress.jsonl")
+    assert shape(rows)[3][1] == [("recurring", 4)]
+    assert "gave the same result 4 times in the last 30 actions" in rows[3]["anomalies"][0]["message"]
 
 
 def test_config_changes_the_replay() -> None:
-    """With a repeat threshold of 10 and a longer no_progress, the stuck trace never escalates."""
+    """With a repeat threshold of 10 (recurring honours it too), the stuck trace never escalates."""
     config = HeartbeatConfig(
         detectors=DetectorsConfig(
-            repeat=RepeatConfig(threshold=10), no_progress=NoProgressConfig(samples=10)
+            repeat=RepeatConfig(threshold=10),
+            recurring=RecurringConfig(threshold=10),
+            no_progress=NoProgressConfig(samples=10),
         ),
-        policy=PolicyConfig(escalate_after=2),
+        policy=PolicyConfig(escalate_after=3),
     )
     assert [r["decision"] for r in replay_json("stuck_repeat.jsonl", config)] == ["continue"] * 6
 
@@ -197,7 +211,9 @@ def test_anomalies_carry_the_trace_time() -> None:
 
 def test_replay_matches_a_live_monitor_across_heartbeats() -> None:
     """The decision carries recovery and instructions like the runner would store them."""
-    ticks = list(replay(TRACES / "stuck_repeat.jsonl", HeartbeatConfig()))
+    ticks = list(
+        replay(TRACES / "stuck_repeat.jsonl", HeartbeatConfig(policy=PolicyConfig(escalate_on_ignored=False)))
+    )
     recovery = ticks[3].decision.recovery
     assert recovery is not None and recovery.attempts == 2 and recovery.since_tick == 3
     assert ticks[3].decision.instructions is not None
@@ -221,10 +237,10 @@ def test_table_marks_anomalies_and_decisions() -> None:
     lines = out.getvalue().splitlines()
     assert lines[0].split() == ["tick", "actions", "progress", "decision", "streak", "anomalies"]
     rows = [line for line in lines[1:-1] if line.strip()[:1].isdigit()]
-    assert len(rows) == 5
-    assert "*escalate" in rows[-1] and "! repeat @5:" in rows[-1]
-    assert any(line.strip().startswith("! no_progress:") for line in lines)
-    assert lines[-1] == "replayed 5 heartbeats, 5 actions; escalated at heartbeat 5"
+    assert len(rows) == 4
+    assert "*escalate" in rows[-1] and "! repeat @4:" in rows[-1]
+    assert any(line.strip().startswith("! recurring @4:") for line in lines)
+    assert lines[-1] == "replayed 4 heartbeats, 4 actions; escalated at heartbeat 4"
 
 
 def test_table_of_an_empty_trace() -> None:

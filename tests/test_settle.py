@@ -29,15 +29,18 @@ def test_the_input_state_is_never_changed() -> None:
     assert state.model_dump() == before
 
 
-def test_a_clean_tick_continues_and_clears_the_recovery() -> None:
-    """No anomaly: streak 0, no instructions, exit 0, a one-line message saying it recovered."""
+def test_a_clean_tick_follows_the_decision_and_says_it_recovered() -> None:
+    """A continue without recovery: streak 0, no instructions, exit 0, "recovered"; with one kept: "quiet"."""
     stuck = AgentState(stuck_streak=1, instructions="try harder")
     stuck.recovery = decide(AgentState(), [repeat()], EPOCH, CONFIG.policy).recovery
-    decision = decide(stuck, [], EPOCH, CONFIG.policy)
-    out = settle(stuck, decision, [], None, EPOCH, CONFIG, where=WHERE, facts=TickFacts(tick=2, actions=1))
+    clean = Decision(action="continue", stuck_streak=0, reason="no anomaly")
+    out = settle(stuck, clean, [], None, EPOCH, CONFIG, where=WHERE, facts=TickFacts(tick=2, actions=1))
     assert (out.outcome, out.exit_code) == ("ran", 0)
     assert out.state.stuck_streak == 0 and out.state.instructions is None and out.state.recovery is None
     assert out.message == "tick 2: 1 action(s); recovered: no anomaly, instructions cleared"
+    quiet = Decision(action="continue", stuck_streak=1, reason="one quiet heartbeat", recovery=stuck.recovery)
+    held = settle(stuck, quiet, [], None, EPOCH, CONFIG, where=WHERE, facts=TickFacts(tick=2))
+    assert held.state.recovery == stuck.recovery and held.message.endswith("; quiet: one quiet heartbeat")
 
 
 def test_escalation_is_needs_human_with_one_notice_and_its_events() -> None:

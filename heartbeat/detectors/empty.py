@@ -1,0 +1,129 @@
+"""``empty``: a tool that used to answer returns empty or near-empty outputs, N times in a row.
+
+Silent by design is normal: ``sed -i``, a heredoc write, ``rm``, a ``think``
+tool that always returns nothing, a calculator's ``300.0``, a flight
+status ``available``. So a short output counts only from a call of a shape
+(see :mod:`.fingerprints`: the call with its digits left out) that has
+answered with more than C characters before in the kept history: a call
+that went quiet. ``sed -n '1,20p' f`` answering says nothing about
+``sed -i ...``; a poll or a paged read that used to answer and now
+returns nothing does count. Short outputs of shapes that never answered
+at length are skipped (they neither count nor break a run); a failed
+action is left to the error detectors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..models import ActionRecord, Anomaly
+from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int
+
+__all__ = ["Empty"]
+
+
+@dataclass(frozen=True)
+class Empty:
+    """``empty``: N short outputs in a row from calls whose shape answered at length before."""
+
+    threshold: int = 3
+    max_chars: int = 10
+    exempt: Collection[str] = frozenset()
+    kind: str = field(default="empty", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        need_int("empty", "threshold", self.threshold)
+        need_int("empty", "max_chars", self.max_chars)
+        object.__setattr__(self, "exempt", frozen_names(self.exempt))
+
+    @property
+    def history_needed(self) -> int:
+        """Past actions this detector needs to see."""
+        return self.threshold
+
+    def check(self, history: History, now: datetime) -> Anomaly | None:
+        """Whether the newest action's short output completes a run of N."""
+        last = history.last
+        if last is None:
+            return None
+        state = _Run(self)
+        for action in history.actions[:-1]:
+            state.step(action.tool, action.shape, action.output_len, action.error)
+        if not state.step(last.tool, last.shape, last.output_len, last.error):
+            return None
+        return self._report(last, state.run, history.tick, now) if state.run >= self.threshold else None
+
+    def tracker(self, history: History) -> ActionTracker:
+        """An incremental ``check`` seeded from ``history``."""
+        return _EmptyTracker(self, history.actions)
+
+    def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
+        what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
+        return make_anomaly(
+            "empty",
+            f"{run} outputs in a row were {what}, from calls that answered at length before; "
+            f"last: {action.summary}",
+            tick=tick,
+            at=at,
+            action=action,
+            evidence={
+                "count": run,
+                "threshold": self.threshold,
+                "max_chars": self.max_chars,
+                "last": action.summary,
+                "avoid": action.summary,
+            },
+        )
+
+
+class _Run:
+    """The call shapes that answered at length, and the current run of short answers from them."""
+
+    __slots__ = ("answering", "exempt", "max_chars", "run")
+
+    def __init__(self, det: Empty) -> None:
+        self.exempt = det.exempt
+        self.max_chars = det.max_chars
+        self.answering: set[str] = set()
+        self.run = 0
+
+    def step(self, tool: str, shape: str | None, length: int | None, error: str | None) -> bool:
+        """Take one action; True when it extended the run."""
+        if length is None or error is not None or tool in self.exempt:
+            return False
+        key = shape if shape is not None else tool  # a state saved before shapes: by tool
+        if length > self.max_chars:
+            self.answering.add(key)
+            self.run = 0
+            return False
+        if key not in self.answering:
+            return False  # silent by design, as far as we know
+        self.run += 1
+        return True
+
+
+class _EmptyTracker:
+    """:class:`_Run` fed action by action."""
+
+    __slots__ = ("_det", "_run")
+
+    def __init__(self, det: Empty, actions: Iterable[ActionView]) -> None:
+        self._det = det
+        self._run = _Run(det)
+        for action in actions:
+            self._run.step(action.tool, action.shape, action.output_len, action.error)
+
+    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
+        """Take the next action; an ``empty`` anomaly when its output completes a run."""
+        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
+        run = self._run
+        if not run.step(tool, action.shape, length, error) or not report or run.run < self._det.threshold:
+            return None
+        return self._det._report(action, run.run, action.tick, action.at)

@@ -1,0 +1,75 @@
+"""Import formats for ``heartbeat replay``: real agent histories turned into recorded actions.
+
+Each format is one module with a ``NAME``, a ``sniff(data) -> bool`` that
+recognises its parsed JSON, and an ``actions(data) -> list[Action]``.
+:data:`FORMATS` is the registry (a new format adds one module and one
+line); :func:`load_actions` picks the format (``--format``, else the first
+whose ``sniff`` accepts the file). The project's own trace format (one JSON
+object per heartbeat) stays in :mod:`heartbeat.replay`. A format that knows
+its heartbeats (``otlp``: one per trace) also has ``ticks(data)``, used
+unless ``--per-heartbeat`` regroups.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..errors import TraceError, UsageError
+from . import journal, mini_swe_agent, openai_chat, otlp, swe_agent
+from .common import Action
+
+__all__ = ["FORMATS", "Action", "detect_format", "load_actions", "read_json"]
+
+FORMATS: dict[str, ModuleType] = {
+    module.NAME: module for module in (journal, swe_agent, mini_swe_agent, openai_chat, otlp)
+}
+"""Import formats by name, in the order auto-detection tries them."""
+
+
+def read_json(path: Path) -> Any:
+    """The file's JSON (a whole document, or a list of its lines for JSON Lines); UsageError if neither."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    except RecursionError:
+        raise TraceError(str(path), 1, "not valid JSON: nested too deeply") from None
+    rows: list[Any] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise TraceError(
+                    str(path), number, f"not valid JSON: {exc.msg} (column {exc.colno})"
+                ) from None
+            except RecursionError:
+                raise TraceError(str(path), number, "not valid JSON: nested too deeply") from None
+    return rows
+
+
+def detect_format(data: Any) -> str | None:
+    """The name of the first format that recognises ``data``, else None."""
+    for name, module in FORMATS.items():
+        if module.sniff(data):
+            return name
+    return None
+
+
+def load_actions(path: Path, data: Any, fmt: str) -> list[Action]:
+    """The actions of ``data`` read as format ``fmt``; TraceError when it does not fit."""
+    module = FORMATS.get(fmt)
+    if module is None:
+        raise UsageError(f"unknown format {fmt!r}; known: trace, {', '.join(FORMATS)}")
+    try:
+        found: list[Action] = module.actions(data)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        raise TraceError(str(path), 1, f"not a {fmt} file: {type(exc).__name__}: {exc}") from None
+    return found

@@ -1,0 +1,259 @@
+"""Bad input: special files, aliased folders, huge files, symlinks and missing secrets.
+
+Each case runs real `python -m heartbeat` processes on real files and ends
+with a one-line error and a documented exit code, never a hang or a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from heartbeat.config import load_config
+from heartbeat.errors import ConfigError
+
+NOOP_AGENT = textwrap.dedent("""
+    def step(ctx):
+        ctx.record("read", {"page": ctx.tick}, output="page %d says something new" % ctx.tick)
+""")
+
+
+def project(tmp_path: Path, extra: str = "") -> Path:
+    """A folder with a do-nothing agent and its config."""
+    (tmp_path / "agent.py").write_text(NOOP_AGENT)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n' + extra)
+    return tmp_path
+
+
+def run_cli(cwd: Path, *argv: str, timeout: float = 30, **env: str) -> subprocess.CompletedProcess[str]:
+    """A real heartbeat process; a hang fails the test through the timeout."""
+    return subprocess.run(
+        [sys.executable, "-m", "heartbeat", *argv],
+        cwd=cwd,
+        env={**os.environ, **env},
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+    )
+
+
+def one_line_error(done: subprocess.CompletedProcess[str], code: int = 2) -> bool:
+    """Exit ``code`` with exactly one line on stderr and no traceback."""
+    return done.returncode == code and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+_MEASURED = """
+import atexit, runpy, sys
+
+target = sys.argv[1]
+
+def report():
+    status = open("/proc/self/status").read()
+    peak = status.split("VmHWM:")[1].split()[0]
+    with open(target, "w") as out:
+        out.write(peak)
+
+atexit.register(report)
+sys.argv = ["heartbeat", *sys.argv[2:]]
+runpy.run_module("heartbeat", run_name="__main__", alter_sys=True)
+"""
+
+
+def child_peak_rss_mb(cwd: Path, *argv: str) -> tuple[int, str, float]:
+    """(exit code, stderr, peak RSS in MB) of one heartbeat process, from its own VmHWM.
+
+    Read inside the process: the kernel's rusage of a child also counts the
+    memory of the (forked) parent, here pytest.
+    """
+    report = cwd / f".peak-{time.monotonic_ns()}"
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED, str(report), *argv],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
+    peak = int(report.read_text()) / 1024
+    report.unlink()
+    return done.returncode, done.stderr, peak
+
+
+# ------------------------------------------------------------------ 19: FIFOs and other special files
+
+
+def test_a_fifo_as_state_json_fails_tick_and_status_at_once(tmp_path: Path) -> None:
+    """Nothing ever writes the FIFO: tick and status say so in one line (exit 2) instead of waiting."""
+    root = project(tmp_path)
+    (root / "state").mkdir()
+    os.mkfifo(root / "state" / "state.json")
+    for argv in (["tick"], ["status"], ["status", "--json"], ["validate"]):
+        done = run_cli(root, *argv)
+        assert one_line_error(done), (argv, done.returncode, done.stderr)
+        assert "FIFO" in done.stderr
+    assert (root / "state" / "state.json").is_fifo()  # left as it is
+
+
+def test_a_fifo_as_the_journal_fails_log_and_tick_at_once(tmp_path: Path) -> None:
+    """`log` and `tick` with a FIFO journal: exit 2, one line; the state is still saved by the tick."""
+    root = project(tmp_path)
+    (root / "state").mkdir()
+    os.mkfifo(root / "state" / "journal.jsonl")
+    done = run_cli(root, "log")
+    assert one_line_error(done) and "FIFO" in done.stderr
+    done = run_cli(root, "tick")
+    # The tick's own line says what failed: the journal, not the state (which was saved).
+    assert done.returncode == 2 and "Traceback" not in done.stdout + done.stderr
+    assert "FIFO" in done.stdout and "the state was saved" in done.stdout
+    assert run_cli(root, "status").returncode == 0
+
+
+def test_a_fifo_in_the_outbox_is_set_aside_not_waited_on(tmp_path: Path) -> None:
+    """An outbox entry that is a FIFO: the tick goes on, the FIFO is moved aside, status works."""
+    root = project(tmp_path, '[[notify]]\ntype = "file"\npath = "notes.jsonl"\n')
+    outbox = root / "state" / "outbox"
+    outbox.mkdir(parents=True)
+    os.mkfifo(outbox / "webhook--agent-escalation-1--abc.json")
+    done = run_cli(root, "tick")
+    assert done.returncode == 0, done.stderr
+    assert "unreadable; set aside" in done.stdout
+    assert (outbox / "webhook--agent-escalation-1--abc.json.corrupt").is_fifo()
+    listed = run_cli(root, "outbox")
+    assert listed.returncode == 0 and "set aside as corrupt" in listed.stdout
+    assert run_cli(root, "status").returncode == 0
+
+
+# ------------------------------------------------------------------ 20: refused by the config
+
+
+def test_agents_whose_state_dirs_lead_to_one_folder_are_refused(tmp_path: Path) -> None:
+    """`state`, `./state/` and a symlink to it are one folder: refused when the config loads."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "alias").symlink_to(tmp_path / "real")
+    for a, b in (("real", "alias"), ("state", str(tmp_path / "state")), ("state", "./state/")):
+        (tmp_path / "heartbeat.toml").write_text(
+            f'[[agents]]\nname = "a"\nstate_dir = "{a}"\n[[agents]]\nname = "b"\nstate_dir = "{b}"\n'
+        )
+        with pytest.raises(ConfigError, match="own state_dir"):
+            load_config(tmp_path / "heartbeat.toml")
+        assert one_line_error(run_cli(tmp_path, "status"))
+
+
+@pytest.mark.parametrize(
+    ("table", "expected"),
+    [
+        ('[[notify]]\ntype = "file"\nname = ""\n', "notify.0.file.name"),
+        ('[[notify]]\ntype = "webhook"\nname = "  "\nurl = "https://h.example/x"\n', "notify.0.webhook.name"),
+        ('[schedule]\ntimezone = "Mars/Olympus_Mons"\n', "unknown time zone 'Mars/Olympus_Mons'"),
+    ],
+)
+def test_empty_notifier_names_and_unknown_time_zones_are_refused(
+    tmp_path: Path, table: str, expected: str
+) -> None:
+    """Refused when the config loads, not at the first escalation or the first `run`."""
+    root = project(tmp_path, table)
+    done = run_cli(root, "validate")
+    assert one_line_error(done) and expected in done.stderr, done.stderr
+    root_ok = project(tmp_path, '[schedule]\ntimezone = "Europe/Paris"\n')
+    assert run_cli(root_ok, "validate").returncode == 0
+
+
+# ------------------------------------------------------------------ 21: huge files
+
+
+def test_a_huge_corrupt_state_is_read_once_and_copied_aside_once(tmp_path: Path) -> None:
+    """64 MB of truncated JSON: each tick holds it in memory once; the second tick copies nothing."""
+    root = project(tmp_path)
+    state = root / "state"
+    state.mkdir()
+    size = 64 * 1024 * 1024
+    with (state / "state.json").open("wb") as handle:
+        handle.write(b'{"schema_version": 1, "data": {"blob": "')
+        handle.write(b"a" * size)  # never closed: truncated
+    peaks = []
+    for _ in range(2):
+        code, err, peak = child_peak_rss_mb(root, "tick")
+        assert code == 2 and err.count("\n") == 1 and "not valid JSON" in err, err
+        peaks.append(peak)
+    copies = sorted(state.glob("state.json.corrupt-*"))
+    assert len(copies) == 1 and copies[0].stat().st_size == (state / "state.json").stat().st_size
+    first_copy = copies[0].stat()
+    # Python and heartbeat's imports take ~50 MB; the file itself 64 MB. Twice the file would be 180+.
+    print(f"peak RSS of two ticks on a 64 MB corrupt state.json: {peaks} MB")
+    assert max(peaks) < 64 + 90, f"peak RSS {peaks} MB for a 64 MB file"
+    code, _, _ = child_peak_rss_mb(root, "tick")
+    assert code == 2 and copies[0].stat().st_mtime_ns == first_copy.st_mtime_ns
+
+
+def test_log_tail_reads_only_the_end_of_a_100_mb_journal(tmp_path: Path) -> None:
+    """`log -n 5` on a 100 MB journal: the last five events, in a few MB of memory."""
+    root = project(tmp_path)
+    state = root / "state"
+    state.mkdir()
+    line = json.dumps({"at": "2026-01-01T00:00:00+00:00", "event": "action", "tick": 1, "summary": "x" * 200})
+    block = (line + "\n").encode() * 10_000
+    with (state / "journal.jsonl").open("wb") as handle:
+        while handle.tell() < 100 * 1024 * 1024:
+            handle.write(block)
+        for n in range(5):
+            handle.write(
+                (json.dumps({"at": "2026-01-02T00:00:00+00:00", "event": "tick", "tick": n}) + "\n").encode()
+            )
+    started = time.monotonic()
+    done = run_cli(root, "log", "-n", "5", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(x)["tick"] for x in done.stdout.splitlines()] == [0, 1, 2, 3, 4]
+    code, _, peak = child_peak_rss_mb(root, "log", "-n", "5")
+    print(f"peak RSS of `log -n 5` on a 100 MB journal: {peak:.0f} MB")
+    assert code == 0 and peak < 80, f"peak RSS {peak:.0f} MB for `log -n 5`"
+    assert time.monotonic() - started < 30
+
+
+# ------------------------------------------------------------------ 22: a symlinked state.json
+
+
+def test_a_symlinked_state_json_is_followed_and_stays_a_link(tmp_path: Path) -> None:
+    """state.json -> ../elsewhere/agent.json: ticks update the target atomically; the link stays."""
+    root = project(tmp_path)
+    (root / "state").mkdir()
+    (root / "elsewhere").mkdir()
+    target = root / "elsewhere" / "agent.json"
+    (root / "state" / "state.json").symlink_to("../elsewhere/agent.json")
+    for expected in (1, 2):
+        done = run_cli(root, "tick")
+        assert done.returncode == 0, done.stderr
+        assert (root / "state" / "state.json").is_symlink()
+        assert json.loads(target.read_text())["ticks"] == expected
+    assert oct(target.stat().st_mode & 0o777) == oct(0o600)
+    assert [p.name for p in (root / "elsewhere").iterdir()] == ["agent.json"]  # no temp file left
+
+
+# ------------------------------------------------------------------ issue 13: secrets only where needed
+
+
+def test_kill_status_log_pause_resume_need_no_notifier_secret(tmp_path: Path) -> None:
+    """HOOK_URL missing in the operator's shell: the stop and the look-around commands work; tick says why."""
+    root = project(tmp_path, '[[notify]]\ntype = "webhook"\nurl = "${HOOK_URL_NOT_SET_HERE}"\n')
+    env = {k: v for k, v in os.environ.items() if k != "HOOK_URL_NOT_SET_HERE"}
+    for argv in (["status"], ["log"], ["pause"], ["resume"], ["outbox"], ["kill", "--reason", "stop"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "heartbeat", *argv],
+            cwd=root,
+            env=env,
+            text=True,
+            capture_output=True,
+            timeout=30,
+        )
+        assert done.returncode == 0, (argv, done.stderr)
+    assert (root / "KILL").exists()
+    assert run_cli(root, "tick").returncode == 3  # KILL first, whatever else is wrong
+    (root / "KILL").unlink()
+    done = run_cli(root, "tick")
+    assert one_line_error(done) and "HOOK_URL_NOT_SET_HERE is not set" in done.stderr

@@ -1,0 +1,185 @@
+"""Secrets: every one heartbeat knows is masked everywhere it writes or prints; `init` is private.
+
+Real `python -m heartbeat` processes, a real HTTP server on 127.0.0.1, real files.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import WebhookServer, mode
+
+from heartbeat.redact import mask, redact, url_secrets, webhook_secrets
+
+HOOK_PATH = "/services/T0123ABCD/B0456EFGH/XXXXXXXXXXXXXXXXXXXXXXXX"
+TOKEN = "tok-8f3a9c2e1b7d"
+SECRET_PARTS = ("T0123ABCD", "B0456EFGH", "XXXXXXXXXXXXXXXXXXXXXXXX", TOKEN)
+
+LEAKY_AGENT = textwrap.dedent("""
+    import os
+
+    def step(ctx):
+        hook = os.environ["HOOK_URL"]
+        token = os.environ["HOOK_TOKEN"]
+        ctx.data["note"] = "our services are fine"
+        for _ in range(3):
+            hit = ctx.record(
+                "post",
+                {"url": hook, "headers": {"Authorization": "Bearer " + token}, "nested": [token]},
+                output="posted to " + hook + " with " + token,
+                error="rejected " + token,
+            )
+            if hit:
+                return
+""")
+
+
+def run_cli(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """A real heartbeat process."""
+    return subprocess.run(
+        [sys.executable, "-m", "heartbeat", *argv],
+        cwd=cwd,
+        env={**os.environ, **env},
+        text=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def leaks(
+    root: Path, outputs: list[str], skip: tuple[str, ...] = ("heartbeat.toml", "agent.py")
+) -> list[str]:
+    """Every file under ``root`` and every output holding a secret part."""
+    found = []
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.name not in skip:
+            data = path.read_bytes()
+            found += [f"{path.relative_to(root)}: {s}" for s in SECRET_PARTS if s.encode() in data]
+    found += [f"output {i}: {s}" for i, text in enumerate(outputs) for s in SECRET_PARTS if s in text]
+    return found
+
+
+def test_every_known_secret_is_masked_in_every_file_and_output(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """The agent records the URL and the bearer token; the webhook's error echoes them: no leak."""
+    (tmp_path / "agent.py").write_text(LEAKY_AGENT)
+    (tmp_path / "heartbeat.toml").write_text(
+        textwrap.dedent("""
+        [agent]
+        step = "agent:step"
+        [policy]
+        escalate_after = 1
+        [[notify]]
+        type = "webhook"
+        url = "${HOOK_URL}"
+        headers = { Authorization = "Bearer ${HOOK_TOKEN}" }
+        timeout = "2s"
+        retries = 0
+        [[notify]]
+        type = "file"
+        path = "notes.jsonl"
+        """)
+    )
+    env = {"HOOK_URL": webhook_server.url(HOOK_PATH), "HOOK_TOKEN": TOKEN}
+    webhook_server.status = 500
+    webhook_server.body = f"invalid token {TOKEN} for {HOOK_PATH}, token {TOKEN[:10]}".encode()
+    outputs = []
+    for argv in (
+        ["tick"],
+        ["tick", "--json"],
+        ["status"],
+        ["status", "--json"],
+        ["log"],
+        ["log", "--json"],
+        ["outbox"],
+        ["outbox", "--json"],
+    ):
+        done = run_cli(tmp_path, *argv, **env)
+        outputs += [done.stdout, done.stderr]
+    assert "answered 500" in outputs[0]  # the webhook failed, and its error was reported...
+    webhook_server.status = 200
+    done = run_cli(tmp_path, "outbox", "retry", **env)
+    outputs += [done.stdout, done.stderr]
+    assert "1 delivered" in done.stdout
+    assert leaks(tmp_path, outputs) == []  # ...without a secret anywhere
+    # Headers go to the webhook; the bodies it received hold no secret of their own either.
+    assert not [s for r in webhook_server.requests for s in SECRET_PARTS if s.encode() in r.body]
+    state = (tmp_path / "state" / "state.json").read_text()
+    assert "our services are fine" in state  # an ordinary word of the URL is not garbled
+    assert (tmp_path / "state" / "ESCALATION.md").exists() and (tmp_path / "notes.jsonl").exists()
+
+
+def test_masking_keeps_url_words_and_catches_tokens_in_every_form() -> None:
+    """`services` and `webhooks` stay; a token alone, JSON-escaped or percent-encoded does not."""
+    url = "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/XXXXXXXXXXXXXXXXXXXXXXXX"
+    secrets = webhook_secrets(url, {"Authorization": f"Bearer {TOKEN}"})
+    assert "services" not in secrets and "Bearer" not in secrets
+    text = "our services and webhooks: T0123ABCD, %2Fservices%2FT0123ABCD%2FB0456EFGH, Bearer " + TOKEN
+    masked = mask(text + ' {"u": "https:\\/\\/hooks.slack.com\\/services\\/T0123ABCD"}', secrets)
+    assert "our services and webhooks" in masked
+    assert not [s for s in SECRET_PARTS if s in masked]
+    assert "T0" not in redact(f"see {url}.", secrets) and redact(f"see {url}.", secrets).endswith("/….")
+    assert url_secrets("http://127.0.0.1:80/hook") == ["http://127.0.0.1:80/hook"]
+
+
+def test_webhook_url_from_an_environment_variable_or_a_file(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """`--webhook env:NAME` and `--webhook file:PATH` keep the URL out of `ps`; `--help` says so."""
+    (tmp_path / "agent.py").write_text(LEAKY_AGENT)
+    (tmp_path / "heartbeat.toml").write_text("[policy]\nescalate_after = 1\n")
+    url = webhook_server.url(HOOK_PATH)
+    secret_file = tmp_path / "hook.url"
+    secret_file.write_text(url + "\n")
+    env = {"HOOK_URL": url, "HOOK_TOKEN": TOKEN, "MY_HOOK": url}
+    common = ["tick", "--step", "agent:step", "--state-dir"]
+    by_env = run_cli(tmp_path, *common, "s1", "--webhook", "env:MY_HOOK", **env)
+    by_file = run_cli(tmp_path, *common, "s2", "--webhook", f"file:{secret_file}", **env)
+    assert by_env.returncode == 4 and by_file.returncode == 4, by_env.stderr + by_file.stderr
+    assert [r.path for r in webhook_server.requests] == [HOOK_PATH, HOOK_PATH]  # both escalations sent
+    url_parts = SECRET_PARTS[:3]  # the token is no secret of this config (no header names it)
+    assert not [s for s in url_parts for out in (by_env, by_file) if s in out.stdout + out.stderr]
+    assert not [
+        s for s in url_parts for p in (tmp_path / "s1").rglob("*") if p.is_file() and s in p.read_text()
+    ]
+    missing = run_cli(tmp_path, *common, "s3", "--webhook", "env:NO_SUCH_HOOK", **env)
+    assert missing.returncode == 2 and "NO_SUCH_HOOK is not set" in missing.stderr
+    assert missing.stderr.count("\n") == 1
+    help_text = " ".join(run_cli(tmp_path, "tick", "--help").stdout.split())
+    assert "visible to every local user in `ps`" in help_text and "env:NAME" in help_text
+
+
+def test_init_under_umask_000_writes_private_files_and_folders(tmp_path: Path) -> None:
+    """`umask 000; heartbeat init a/b/project`: config 0600, code 0644, every new folder 0700."""
+    tmp_path.chmod(0o755)
+    done = subprocess.run(
+        ["sh", "-c", f"umask 000; exec {sys.executable} -m heartbeat init a/b/project"],
+        cwd=tmp_path,
+        text=True,
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    project = tmp_path / "a" / "b" / "project"
+    assert mode(project / "heartbeat.toml") == 0o600
+    assert mode(project / "agent.py") == 0o644
+    for folder in (tmp_path / "a", tmp_path / "a" / "b", project, project / "state"):
+        assert mode(folder) == 0o700, folder
+    again = run_cli(tmp_path, "init", "a/b/project")
+    assert again.returncode == 0 and again.stdout.count("exists, left as it is") == 2
+
+
+@pytest.mark.parametrize("value", ["https://hooks.example/T0/XXXXXXXX", "Bearer abcdefgh12345"])
+def test_mask_leaves_json_valid(value: str) -> None:
+    """Masking a secret inside a JSON document leaves a document that parses."""
+    import json
+
+    doc = json.dumps({"a": value, "b": [value, {"c": f"x {value} y"}]})
+    secrets = [*url_secrets(value), value] if value.startswith("http") else [value, "abcdefgh12345"]
+    assert json.loads(mask(doc, secrets)) == {"a": "***", "b": ["***", {"c": "x *** y"}]}
