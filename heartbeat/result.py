@@ -55,7 +55,8 @@ class TickResult:
             },
         }
 
-    def _absorb(self, report: DeliveryReport) -> None:
+    def absorb(self, report: DeliveryReport) -> None:
+        """Take what a delivery pass did into this result."""
         self.delivered += report.delivered
         self.undelivered += [f"{name}: {error}" for name, error in report.failed]
         self.undelivered += [

@@ -151,7 +151,7 @@ class Heartbeat:
             state = self.store.load()
             result = TickResult(self.name, "ran", 0, "")
             # Notices a crash left between saving a decision and queueing it are queued below.
-            result._absorb(self.retry_outbox(now, force=False))
+            result.absorb(self.retry_outbox(now, force=False))
             spent = None
             if state.status is Status.ACTIVE:
                 state.budget = roll_over(state.budget, now, self.config.budget)
@@ -197,7 +197,7 @@ class Heartbeat:
                 secrets=self._secrets,
             )  # fmt: skip
             self.store.save(state)
-            result._absorb(self.retry_outbox(now, force=False))
+            result.absorb(self.retry_outbox(now, force=False))
         if result.delivered or result.undelivered:
             delivery = {"delivered": result.delivered, "undelivered": result.undelivered}
             events.append({"event": "delivery", **delivery, "waiting": result.waiting})
