@@ -61,6 +61,11 @@ __all__ = ["Heartbeat", "TickResult", "utc_now"]
 Outcome = Literal["ran", "killed", "locked", "paused", "needs_human", "error"]
 
 
+# How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
+# deliveries, say) before they give up with exit 5: a human should not have to retry.
+HUMAN_LOCK_WAIT = 15.0
+
+
 def utc_now() -> datetime:
     """The real clock: timezone-aware UTC."""
     return datetime.now(UTC)
@@ -654,8 +659,8 @@ class Heartbeat:
     # -- what a human does
 
     def pause(self, reason: str | None = None) -> AgentState:
-        """Pause the agent: ticks do nothing until resumed."""
-        with self.store.lock():
+        """Pause the agent: ticks do nothing until resumed (waits a little for a running tick)."""
+        with self.store.lock(timeout=HUMAN_LOCK_WAIT):
             state = self.store.load()
             state.status, state.status_reason = Status.PAUSED, reason or "paused by hand"
             self.store.save(state)
@@ -664,7 +669,7 @@ class Heartbeat:
 
     def resume(self, note: str | None = None) -> AgentState:
         """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions."""
-        with self.store.lock():
+        with self.store.lock(timeout=HUMAN_LOCK_WAIT):
             now = self.clock()
             state = self.store.load()
             previous = state.status
