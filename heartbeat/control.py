@@ -10,12 +10,16 @@ from .models import AgentState, Status
 if TYPE_CHECKING:
     from .runner import Heartbeat
 
-__all__ = ["pause", "read_state", "resume"]
+__all__ = ["HUMAN_LOCK_WAIT", "pause", "read_state", "resume"]
+
+# How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
+# deliveries, say) before they give up with exit 5: a human should not have to retry.
+HUMAN_LOCK_WAIT = 15.0
 
 
 def pause(hb: Heartbeat, reason: str | None = None) -> AgentState:
-    """Pause the agent: ticks do nothing until resumed."""
-    with hb.store.lock():
+    """Pause the agent: ticks do nothing until resumed (waits a little for a running tick)."""
+    with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
         state = hb.store.load()
         state.status, state.status_reason = Status.PAUSED, reason or "paused by hand"
         hb.store.save(state)
@@ -25,7 +29,7 @@ def pause(hb: Heartbeat, reason: str | None = None) -> AgentState:
 
 def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
     """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions."""
-    with hb.store.lock():
+    with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
         now = hb.clock()
         state = hb.store.load()
         previous = state.status
