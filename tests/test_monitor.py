@@ -78,8 +78,8 @@ def test_each_kind_is_reported_once_per_tick() -> None:
     """Further repeats in the same tick return None; a new tick reports again."""
     monitor = Monitor(tick=1)
     results = [monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i)) for i in range(6)]
-    # repeat at the third call, recurring (the same call and result four times) at the fourth.
-    assert [r.kind if r else None for r in results] == [None, None, "repeat", "recurring", None, None]
+    # repeat at the third call, recurring (the same call and result five times) at the fifth.
+    assert [r.kind if r else None for r in results] == [None, None, "repeat", None, "recurring", None]
     assert len(monitor.tick_anomalies) == 2
     monitor.start_tick(2)
     assert monitor.tick_anomalies == []
