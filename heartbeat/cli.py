@@ -159,6 +159,28 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
 
     command("schema", "print the JSON Schema of state.json")
+
+    p = command(
+        "mcp-proxy",
+        "serve a stdio MCP server through heartbeat: `heartbeat mcp-proxy [flags] -- SERVER_CMD ARGS...`",
+    )
+    _common(p, agent_flags=False)
+    p.add_argument("--actions", type=int, default=50, metavar="N", help="a heartbeat every N calls (50)")
+    p.add_argument(
+        "--idle",
+        default="2s",
+        metavar="DURATION",
+        help="a heartbeat ends after this long without a call (2s)",
+    )
+    p.add_argument("--longest", default="60s", metavar="DURATION", help="and lasts at most this long (60s)")
+    p.add_argument(
+        "server", nargs=argparse.REMAINDER, metavar="-- SERVER_CMD ARGS", help="the MCP server to run"
+    )
+    p = command("report", "write a self-contained HTML report (one agent's page, or an overview of all)")
+    _common(p, agent_flags=False)
+    p.add_argument("--out", metavar="FILE", help="where (default: <state dir>/report.html; '-' for stdout)")
+    p.add_argument("--since", metavar="WHEN", help="only events since a duration ago (6h, 2d) or an ISO date")
+    p.add_argument("--stretch", metavar="FROM:TO", help="ticks whose actions the table shows")
     return parser
 
 
@@ -479,6 +501,47 @@ def cmd_schema(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_mcp_proxy(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat mcp-proxy -- SERVER_CMD ARGS...``: stdout is the MCP protocol, so nothing is printed."""
+    server = args.server[1:] if args.server[:1] == ["--"] else args.server
+    if not server:
+        raise UsageError("mcp-proxy: give the server to run after --, e.g. -- npx -y @acme/server")
+    try:
+        idle, longest = parse_duration(args.idle), parse_duration(args.longest)
+    except ValueError as exc:
+        raise UsageError(f"mcp-proxy: {exc}") from None
+    hb = _one(_config(args), "mcp-proxy")
+    try:
+        from .mcp_proxy import run_proxy
+    except ImportError as exc:
+        raise UsageError(f"mcp-proxy needs the mcp package ({exc}): pip install 'heartbeat[mcp]'") from None
+    from .session import Session
+
+    try:
+        session = Session(
+            hb.config,
+            hb.agent,
+            actions=args.actions,
+            idle=idle.total_seconds(),
+            seconds=longest.total_seconds(),
+        )
+    except ValueError as exc:
+        raise UsageError(f"mcp-proxy: {exc}") from None
+    try:
+        return run_proxy(session, server)
+    except OSError as exc:
+        raise UsageError(f"mcp-proxy: cannot start {server[0]!r}: {exc.strerror or exc}") from None
+
+
+def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat report``: an agent's HTML page, or with several agents an overview and each page."""
+    from .report import make_reports
+
+    printed = make_reports(_heartbeats(_config(args)), out=args.out, since=args.since, stretch=args.stretch)
+    out.write(printed)
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "init": cmd_init,
     "run": cmd_run,
@@ -492,6 +555,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "replay": cmd_replay,
     "validate": cmd_validate,
     "schema": cmd_schema,
+    "mcp-proxy": cmd_mcp_proxy,
+    "report": cmd_report,
 }
 
 

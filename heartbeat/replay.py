@@ -270,6 +270,10 @@ def load_any(
     if not where.exists():
         raise UsageError(f"{where}: no such trace file")
     data = read_json(where)
+    if per_heartbeat is None:
+        own = _own_heartbeats(where, data, fmt)
+        if own is not None:
+            return str(where), own
     found = load_actions(where, data, fmt)
     try:
         actions = [TraceAction.model_validate(a) for a in found]
@@ -279,6 +283,21 @@ def load_any(
     return str(where), [
         (n + 1, TraceLine(actions=actions[i : i + size])) for n, i in enumerate(range(0, len(actions), size))
     ]
+
+
+def _own_heartbeats(where: Path, data: Any, fmt: str) -> list[tuple[int, TraceLine]] | None:
+    """The heartbeats of a format that knows them (its ``ticks``), else None."""
+    from .formats import FORMATS
+
+    ticks = getattr(FORMATS.get(fmt), "ticks", None)
+    if ticks is None:
+        return None
+    try:
+        return [(n, TraceLine.model_validate(t)) for n, t in enumerate(ticks(data), 1)]
+    except ValidationError as exc:
+        raise TraceError(str(where), 1, _problem(exc)) from None
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        raise TraceError(str(where), 1, f"not a {fmt} file: {type(exc).__name__}: {exc}") from None
 
 
 def load_trace(source: Path | str | Iterable[str]) -> list[tuple[int, TraceLine]]:

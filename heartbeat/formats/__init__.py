@@ -5,7 +5,9 @@ recognises its parsed JSON, and an ``actions(data) -> list[Action]``.
 :data:`FORMATS` is the registry (a new format adds one module and one
 line); :func:`load_actions` picks the format (``--format``, else the first
 whose ``sniff`` accepts the file). The project's own trace format (one JSON
-object per heartbeat) stays in :mod:`heartbeat.replay`.
+object per heartbeat) stays in :mod:`heartbeat.replay`. A format that knows
+its heartbeats (``otlp``: one per trace) also has ``ticks(data)``, used
+unless ``--per-heartbeat`` regroups.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import TraceError, UsageError
-from . import journal, mini_swe_agent, openai_chat, swe_agent
+from . import journal, mini_swe_agent, openai_chat, otlp, swe_agent
 from .common import Action
 
 __all__ = ["FORMATS", "Action", "detect_format", "load_actions", "read_json"]
 
 FORMATS: dict[str, ModuleType] = {
-    module.NAME: module for module in (journal, swe_agent, mini_swe_agent, openai_chat)
+    module.NAME: module for module in (journal, swe_agent, mini_swe_agent, openai_chat, otlp)
 }
 """Import formats by name, in the order auto-detection tries them."""
 
