@@ -350,7 +350,7 @@ class Heartbeat:
             result.message = _describe(result)
             if recovering and decision.action == "continue" and decision.recovery is None:
                 result.message += "; recovered: no anomaly, instructions cleared"
-            elif recovering and decision.action == "continue":
+            elif recovering and decision.action == "continue" and not anomalies:
                 # One quiet heartbeat inside a stuck stretch: the recovery holds (policy).
                 result.message += f"; quiet: {decision.reason}"
         return None
@@ -810,6 +810,9 @@ def _describe(result: TickResult) -> str:
     if decision is not None and decision.action != "continue":
         kinds = ", ".join(a.kind for a in result.anomalies)
         parts.append(f"stuck ({kinds}) -> {decision.action}, streak {decision.stuck_streak}")
+    elif decision is not None and decision.observed:
+        kinds = ", ".join(a.kind for a in result.anomalies) or "no anomaly"
+        parts.append(f"observe mode: {kinds}, would {decision.observed}, streak {decision.stuck_streak}")
     return "; ".join(parts)
 
 
