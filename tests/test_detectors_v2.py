@@ -362,3 +362,18 @@ def test_the_same_call_with_a_new_answer_each_time_is_no_repeat() -> None:
     ]
     found = fired(actions(pages))
     assert "repeat" not in found and found.get("near_repeat") == 12
+
+
+def test_a_noisy_two_step_cycle_is_caught() -> None:
+    """search -> read, over and over, with an odd step (a note whose text changes) now and then."""
+    calls: list[Call] = []
+    for i in range(10):
+        calls.append({"tool": "search", "args": {"q": "grid storage"}, "output": "3 hits: a, b, c and more"})
+        if i % 3 == 1:
+            calls.append({"tool": "note", "args": {"text": f"idea {chr(97 + i)}"}, "output": "saved"})
+        calls.append(
+            {"tool": "read", "args": {"url": "https://x.org/grid"}, "output": "the grid article ..."}
+        )
+    found = fired(actions(calls))
+    assert "cycle" in found or "loop" in found
+    assert min(found.values()) <= 8  # caught within four passes

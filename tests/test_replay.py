@@ -327,7 +327,7 @@ _configs = [
 ]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(lines=st.lists(_trace_line, max_size=30), which=st.sampled_from(range(len(_configs))))
 def test_one_monitor_replays_exactly_as_a_monitor_rebuilt_every_heartbeat(
     lines: list[dict[str, Any]], which: int
