@@ -135,7 +135,7 @@ def settle(
         out.message = describe(facts, decision, out.anomalies)
         if recovering and decision.action == "continue" and decision.recovery is None:
             out.message += "; recovered: no anomaly, instructions cleared"
-        elif recovering and decision.action == "continue":
+        elif recovering and decision.action == "continue" and not anomalies:
             # One quiet heartbeat inside a stuck stretch: the recovery holds (policy).
             out.message += f"; quiet: {decision.reason}"
     return out
@@ -265,6 +265,9 @@ def describe(facts: TickFacts, decision: Decision | None, anomalies: Sequence[An
     if decision is not None and decision.action != "continue":
         kinds = ", ".join(a.kind for a in anomalies)
         parts.append(f"stuck ({kinds}) -> {decision.action}, streak {decision.stuck_streak}")
+    elif decision is not None and decision.observed:
+        kinds = ", ".join(a.kind for a in anomalies) or "no anomaly"
+        parts.append(f"observe mode: {kinds}, would {decision.observed}, streak {decision.stuck_streak}")
     return "; ".join(parts)
 
 
