@@ -176,6 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "server", nargs=argparse.REMAINDER, metavar="-- SERVER_CMD ARGS", help="the MCP server to run"
     )
+    p = command("report", "write a self-contained HTML report (one agent's page, or an overview of all)")
+    _common(p, agent_flags=False)
+    p.add_argument("--out", metavar="FILE", help="where (default: <state dir>/report.html; '-' for stdout)")
+    p.add_argument("--since", metavar="WHEN", help="only events since a duration ago (6h, 2d) or an ISO date")
+    p.add_argument("--stretch", metavar="FROM:TO", help="ticks whose actions the table shows")
     return parser
 
 
@@ -528,6 +533,15 @@ def cmd_mcp_proxy(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(f"mcp-proxy: cannot start {server[0]!r}: {exc.strerror or exc}") from None
 
 
+def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat report``: an agent's HTML page, or with several agents an overview and each page."""
+    from .report import make_reports
+
+    printed = make_reports(_heartbeats(_config(args)), out=args.out, since=args.since, stretch=args.stretch)
+    out.write(printed)
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "init": cmd_init,
     "run": cmd_run,
@@ -542,6 +556,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "validate": cmd_validate,
     "schema": cmd_schema,
     "mcp-proxy": cmd_mcp_proxy,
+    "report": cmd_report,
 }
 
 

@@ -348,8 +348,11 @@ class Heartbeat:
             result.message = f"stopped by {self.kill.path} during the step: {after_kill}"
         elif not result.message:
             result.message = _describe(result)
-            if recovering and decision.action == "continue":
+            if recovering and decision.action == "continue" and decision.recovery is None:
                 result.message += "; recovered: no anomaly, instructions cleared"
+            elif recovering and decision.action == "continue":
+                # One quiet heartbeat inside a stuck stretch: the recovery holds (policy).
+                result.message += f"; quiet: {decision.reason}"
         return None
 
     def _abandon(self, guard: _StepGuard, reason: str, tick: int) -> None:
@@ -430,7 +433,10 @@ class Heartbeat:
             reason=state.status_reason,
             now=now,
             text=notification_text(
-                self.name, f"needs a human: {state.status_reason}", anomalies, f"Resume: {hint}"
+                self.name,
+                f"needs a human: {state.status_reason}",
+                anomalies,
+                f"Resume: {hint}\nReport: {self.state_dir / 'report.html'}",
             ),
             payload=payload(state, anomalies),
         )
@@ -438,7 +444,7 @@ class Heartbeat:
         result.outcome, result.exit_code = "needs_human", 4
         result.message = (
             f"escalated to a human: {state.status_reason}\n"
-            f"  what happened: {self.store.escalation_path}\n"
+            f"  what happened: {self.store.escalation_path}; as a page: {self.state_dir / 'report.html'}\n"
             f"  to go on: `{hint}`; to stop for good: touch {self.kill.path}"
         )
 
@@ -516,6 +522,7 @@ class Heartbeat:
         for note in state.notices:
             if note.kind == "escalation" and state.status is Status.NEEDS_HUMAN:
                 self._write_escalation_file(state, note)
+                self._write_report(state, note, events)
             for notifier in self.notifiers():
                 outbox.put(note, notifier.name, None)
         state.notices = []
@@ -535,6 +542,16 @@ class Heartbeat:
             resume_hint=self._resume_hint(),
         )
         atomic_write(self.store.escalation_path, self.redact(text).encode("utf-8"))
+
+    def _write_report(self, state: AgentState, note: Notification, events: list[dict[str, Any]]) -> None:
+        """report.html beside ESCALATION.md; a page that cannot be made costs the page, never the tick."""
+        from .report import write_report
+
+        stamp = {"at": note.created_at.isoformat(), "agent": self.name, "tick": state.ticks}
+        try:
+            write_report(self, now=note.created_at, pending=[{**stamp, **e} for e in events], locked=True)
+        except (HeartbeatError, OSError, ValueError) as exc:
+            events.append({"event": "report_error", "error": self.redact(str(exc))})
 
     def outbox(self) -> Outbox:
         """The agent's outbox of undelivered notifications."""

@@ -47,6 +47,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         progress = "stuck_agent:progress"
         [schedule]
         every = "30m"
+        [policy]
+        # These tests count three stuck ticks; the agent repeating what it was told to
+        # avoid would escalate at the second (tested in test_policy).
+        escalate_on_ignored = false
     """)
     )
     monkeypatch.chdir(tmp_path)

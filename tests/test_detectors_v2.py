@@ -19,6 +19,7 @@ from heartbeat.detectors import (
     NearRepeat,
     Recurring,
     RecurringError,
+    Repeat,
     build_detectors,
     mask,
     prints,
@@ -342,3 +343,21 @@ def test_every_message_names_its_evidence() -> None:
     evidence: dict[str, Any] = anomaly.evidence
     assert evidence["count"] == 3 and evidence["window"] == 10 and "Lookup[Aunt May 2]" in evidence["call"]
     assert "3 times in the last 10 actions" in anomaly.message and "not_found" in anomaly.message
+
+
+def test_the_same_call_with_a_new_answer_each_time_is_no_repeat() -> None:
+    """A status poll or a "scroll down" that moves on: no repeat; on and on, a near_repeat."""
+    polls: list[Call] = [
+        {"tool": "get_status", "args": {"job": "job-7"}, "output": f"running, {p}% done"}
+        for p in (10, 40, 70)
+    ]
+    assert trips(Repeat(), actions(polls)) == [None] * 3
+    again: list[Call] = [{"tool": "get_status", "args": {"job": "job-7"}, "output": "running, 70% done"}] * 3
+    hit = trips(Repeat(), actions(again))[-1]
+    assert hit is not None and "the same arguments and the same result" in hit.message
+    pages: list[Call] = [
+        {"tool": "scroll_down", "args": None, "output": f"lines {i * 100} to {i * 100 + 99}: ..."}
+        for i in range(16)
+    ]
+    found = fired(actions(pages))
+    assert "repeat" not in found and found.get("near_repeat") == 12

@@ -240,7 +240,7 @@ def test_llm_agent_against_the_fake_server(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     results = tick_results(done.stdout)
     assert [r["progress"] for r in results] == [1.0, 2.0, 2.0, 3.0]
-    assert kinds(results[2]) == ["repeat"]
+    assert kinds(results[2])[0] == "repeat"  # the same call and answer may also be recurring
     instructions = results[2]["decision"]["instructions"]
     assert instructions and "search" in instructions  # they name the repeated tool
     systems = [body["messages"][0]["content"] for body in server.chat_requests()]

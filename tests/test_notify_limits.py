@@ -91,8 +91,9 @@ def trickling_server(part: str) -> Iterator[str]:
                     conn.sendall(head)
                     head = b""
                 data = head + b"x" * 100000
+                give_up = time.monotonic() + 15  # so that a client with no deadline still ends
                 for byte in data:
-                    if stop.wait(0.1):
+                    if stop.wait(0.1) or time.monotonic() > give_up:
                         break
                     try:
                         conn.send(bytes([byte]))

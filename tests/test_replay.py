@@ -48,7 +48,8 @@ def test_stuck_trace_replays_line_for_line_and_stops_at_escalate() -> None:
     out = io.StringIO()
     run_replay(TRACES / "stuck_repeat.jsonl", HeartbeatConfig(), as_json=True, out=out)
     repeat = (
-        'search({\\"q\\":\\"grid storage\\"}) was called {n} times in a row with the same arguments (limit 3)'
+        'search({\\"q\\":\\"grid storage\\"}) was called {n} times in a row '
+        "with the same arguments and the same result (limit 3)"
     )
     recurring = (
         'search({\\"q\\":\\"grid storage\\"}) gave the same result 4 times in the last 30 actions '

@@ -293,3 +293,57 @@ def test_the_cli_replays_a_folder_in_a_real_process(tmp_path: Path) -> None:
     done = spawn_heartbeat(tmp_path, "replay", str(runs), "--labels", str(bad))
     out, err = done.communicate(timeout=60)
     assert done.returncode == 2 and "stuck|healthy|unclear" in err and "Traceback" not in err
+
+
+def test_a_swe_agent_paging_through_one_file_escalates_soon_after(tmp_path: Path) -> None:
+    """30 views of one file with a sliding range: near_repeat at the 12th, a human one heartbeat later."""
+    steps = [
+        {
+            "action": "str_replace_editor view /testbed/sympy/core/expr.py "
+            f"--view_range {i * 40 + 1} {i * 40 + 40}",
+            "observation": f"Here's the result of running `cat -n` on lines {i * 40 + 1}-{i * 40 + 40}:\n"
+            + "\n".join(f"{i * 40 + k}\tcode line {k} of page {chr(97 + i % 26)}" for k in range(1, 41)),
+            "thought": "keep reading",
+        }
+        for i in range(30)
+    ]
+    path = write(tmp_path / "paging.traj", {"trajectory": steps, "info": {}})
+    ticks = list(replay(path, HeartbeatConfig()))
+    first = next(t for t in ticks if t.anomalies)
+    assert first.anomalies[0].kind == "near_repeat" and first.anomalies[0].action == 12
+    assert (
+        "str_replace_editor view /testbed/sympy/core/expr.py --view_range # #" in first.anomalies[0].message
+    )
+    assert ticks[-1].decision.action == "escalate" and ticks[-1].tick == first.tick + 1
+
+
+def test_a_long_command_cycle_escalates(tmp_path: Path) -> None:
+    """A 12-command cycle gone round three times: cycle, then a human."""
+    names = [
+        "parse",
+        "render",
+        "load",
+        "save",
+        "merge",
+        "split",
+        "scan",
+        "emit",
+        "fold",
+        "walk",
+        "bind",
+        "pack",
+    ]
+    files = ["core", "util", "io"]
+    steps = [
+        {
+            "action": f"grep -n 'def {name}' src/{files[k % 3]}.py",
+            "observation": f"{10 * k + 7}:def {name}(x):\n    return x",
+            "thought": "",
+        }
+        for _ in range(3)
+        for k, name in enumerate(names)
+    ]
+    ticks = list(replay(write(tmp_path / "cycle.traj", {"trajectory": steps}), HeartbeatConfig()))
+    kinds = [a.kind for t in ticks for a in t.anomalies]
+    assert kinds[0] in ("cycle", "recurring") and "cycle" in kinds
+    assert ticks[-1].decision.action == "escalate"

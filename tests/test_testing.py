@@ -21,7 +21,8 @@ def repeater(ctx: StepContext) -> None:
 def test_run_ticks_returns_each_result(tmp_path: Path) -> None:
     """run_ticks runs real heartbeats over tmp_path/state and returns their results in order."""
     results = run_ticks(repeater, tmp_path, ticks=3)
-    assert [r.decision.action for r in results if r.decision] == ["try_alternative"] * 2 + ["escalate"]
+    # The second tick repeats the very call the first one's recovery named: a human is called.
+    assert [r.decision.action for r in results if r.decision] == ["try_alternative", "escalate"]
     assert (tmp_path / "state" / "state.json").exists()
 
 

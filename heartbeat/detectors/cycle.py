@@ -89,7 +89,9 @@ class Cycle:
                 "window": self.window,
                 "threshold": self.threshold,
                 "call": action.summary,
-                "avoid": f"going back to {action.summary} and the other calls already made",
+                # One hint for the whole cycle (the policy compares it with the last one): a
+                # cycle found again in the next stuck heartbeat is the agent still going round.
+                "avoid": "going back to calls whose results you have already seen",
             },
         )
 

@@ -3,8 +3,9 @@
 Paging through one file with a sliding line range, a poll whose arguments
 carry a timestamp, a counter or a request id: no two calls are equal, but
 their masked shape (see :mod:`.fingerprints`) is. Fires when the newest
-action's shape occurs N times in the last W actions with at least two
-different exact calls among them (one call N times is a ``repeat``).
+action's shape occurs N times in the last W actions, unless they are all
+one call with one result (that is a ``repeat``): the same "scroll down"
+answered with page after page counts here too.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class NearRepeat:
             return None
         seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
         same = [a for a in seq if a.shape == last.shape]
-        exact = sum(1 for a in same if a.fingerprint == last.fingerprint)
+        exact = sum(1 for a in same if (a.fingerprint, a.result) == (last.fingerprint, last.result))
         if not self.trips(last.tool, len(same)) or exact == len(same):
             return None
         return self._report(last, len(same), history.tick, now)
@@ -113,7 +114,10 @@ class _NearRepeatTracker:
         self._recent: deque[tuple[str | None, str]] = deque()
         self._counts: dict[str | None, int] = {}
         for action in tail_of(history.actions, det.window, det.exempt):
-            self._add(action.shape, action.fingerprint)
+            result = action.result
+            self._add(
+                action.shape, action.fingerprint if result is None else f"{action.fingerprint}\x00{result}"
+            )
 
     def _add(self, shape: str | None, fp: str) -> int:
         recent = self._recent
@@ -140,10 +144,12 @@ class _NearRepeatTracker:
         if tool in self._exempt:
             return None
         shape = action.shape
-        count = self._add(shape, fp)
+        result = action.result
+        call = fp if result is None else f"{fp}\x00{result}"
+        count = self._add(shape, call)
         if not report or count < self._min or not self._det.trips(tool, count):
             return None
-        # Rare: is there more than one exact call among this shape's? (one call is a repeat)
-        if all(f == fp for s, f in self._recent if s == shape):
+        # Rare: is there more than one call+result among this shape's? (one is a repeat)
+        if all(f == call for s, f in self._recent if s == shape):
             return None
         return self._det._report(action, count, action.tick, action.at)

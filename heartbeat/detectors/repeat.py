@@ -1,4 +1,11 @@
-"""``repeat``: the same call (one fingerprint) N times in a row."""
+"""``repeat``: the same call with the same result, N times in a row.
+
+Output-aware: a poll or a "scroll down" whose answer moves on is not a
+repeat (that is ``near_repeat``'s business once it goes on and on); the
+same call answered the same way again is, and so is the same call failing
+again, whatever the error says. An action that reports no output repeats
+on its call alone, as do records saved before results were kept.
+"""
 
 from __future__ import annotations
 
@@ -19,9 +26,17 @@ from .contract import (
 )
 
 
+def _key(fingerprint: str, result: str | None, error: str | None) -> str:
+    """The call and its result as one key: the call alone when there is no result, and a
+    failure of the call whatever its message (the same call failing again is a repeat)."""
+    if error is not None:
+        return f"{fingerprint}\x00!"
+    return fingerprint if result is None else f"{fingerprint}\x00{result}"
+
+
 @dataclass(frozen=True)
 class Repeat:
-    """``repeat``: the last N actions have one fingerprint (N per tool, or ``"off"``)."""
+    """``repeat``: the last N actions are one call with one result (N per tool, or ``"off"``)."""
 
     threshold: int = 3
     tools: Mapping[str, ToolThreshold] = field(default_factory=dict)
@@ -62,15 +77,16 @@ class Repeat:
         return self._limits.get(tool, self.threshold)
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
-        """Whether the newest action completes a run of N identical fingerprints."""
+        """Whether the newest action completes a run of N identical calls with identical results."""
         last = history.last
         if last is None or (limit := self.threshold_for(last.tool)) is None:
             return None
+        newest = _key(last.fingerprint, last.result, last.error)
         run = 0
         for action in reversed(history.actions):
             if action.tool in self._skip:
                 continue
-            if action.fingerprint != last.fingerprint:
+            if _key(action.fingerprint, action.result, action.error) != newest:
                 break
             run += 1
         return self._report(last, run, history.tick, now) if run >= limit else None
@@ -81,9 +97,12 @@ class Repeat:
 
     def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
         limit = self.threshold_for(action.tool)
-        same = "the same arguments"
-        if action.tool in self.polling:
-            same += " and the same result"
+        if action.error is not None:
+            same = "the same arguments, failing each time"
+        elif action.result is None:
+            same = "the same arguments"
+        else:
+            same = "the same arguments and the same result"
         return make_anomaly(
             "repeat",
             f"{action.summary} was called {times(run)} in a row with {same} (limit {limit})",
@@ -101,7 +120,7 @@ class Repeat:
 
 
 class _RepeatTracker:
-    """Run length of the newest fingerprint."""
+    """Run length of the newest call+result key."""
 
     __slots__ = ("_det", "_fp", "_limits", "_run", "_skip", "_threshold")
 
@@ -117,9 +136,10 @@ class _RepeatTracker:
         for action in reversed(history.actions):
             if action.tool in self._skip:
                 continue
+            key = _key(action.fingerprint, action.result, action.error)
             if fp is None:
-                fp = action.fingerprint
-            elif action.fingerprint != fp:
+                fp = key
+            elif key != fp:
                 break
             run += 1
         self._fp = fp if fp is not None else ""
@@ -141,10 +161,11 @@ class _RepeatTracker:
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
         if tool in self._skip:
             return None
-        if fp == self._fp:
+        key = _key(fp, action.result, error)
+        if key == self._fp:
             run = self._run = self._run + 1
         else:
-            self._fp = fp
+            self._fp = key
             run = self._run = 1
         if not report or run < self._limits.get(tool, self._threshold):
             return None

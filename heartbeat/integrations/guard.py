@@ -1,0 +1,375 @@
+"""The core every framework adapter shares: record a tool call, check KILL, say what to do.
+
+A :class:`Guard` sits between a framework's tool hooks and heartbeat. It
+records into a *recorder*: the step's :class:`~heartbeat.StepContext` inside
+a heartbeat (actions land in ``state.json``, the journal and the detectors
+across heartbeats); in a long-running process, a
+:class:`heartbeat.session.Session` on a state folder (the same files, so
+KILL, escalation and ``heartbeat status`` work; a path binds one) or a bare
+:class:`~heartbeat.Monitor` (detectors only, plus a KILL file if given); or
+anything else with the context's ``record`` and ``killed``. It returns a
+:class:`Verdict` (data: go, stop or redirect); the adapter carries it out in
+its framework's idiom, raising :class:`Stopped` or answering the model with
+the verdict's instructions instead of running the tool.
+
+Two rules keep a run from slipping past a verdict. A stop is sticky: once a
+guard has stopped a run, every later call is stopped too (a framework that
+catches the first exception cannot carry on). And a call that tripped a
+detector is remembered: the same tool with the same arguments is answered
+with the instructions again, never run, because the detectors report each
+kind of anomaly once per heartbeat and would not fire a second time.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
+
+from ..errors import HeartbeatError
+from ..killswitch import KillSwitch
+
+if TYPE_CHECKING:
+    from ..models import Anomaly
+    from ..monitor import Monitor
+
+__all__ = [
+    "GO",
+    "Guard",
+    "MonitorRecorder",
+    "OnStuck",
+    "Recorder",
+    "Stopped",
+    "Verdict",
+    "as_recorder",
+    "redirect_text",
+]
+
+OnStuck = Literal["stop", "redirect"]
+Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
+"""Why a run was stopped: the last four come from a state folder (:class:`heartbeat.session.Session`)."""
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@runtime_checkable
+class Recorder(Protocol):
+    """What a guard records into: a :class:`~heartbeat.StepContext` or anything shaped like one."""
+
+    @property
+    def killed(self) -> bool:
+        """True once the KILL file exists (read from disk each time)."""
+
+    def record(
+        self,
+        tool: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        output: str | None = None,
+        error: str | BaseException | None = None,
+        cost: float = 0.0,
+    ) -> Anomaly | None:
+        """Record one tool call; the anomaly it tripped, else None."""
+
+
+class MonitorRecorder:
+    """A :class:`~heartbeat.Monitor` as a recorder, for a process that keeps one for its life.
+
+    ``kill_file`` is looked at before every tool call (never cached); without
+    one only the detectors act. ``clock`` gives each action its time.
+    """
+
+    def __init__(
+        self,
+        monitor: Monitor,
+        *,
+        kill_file: str | Path | None = None,
+        clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
+        self.monitor = monitor
+        self.kill = KillSwitch(Path(kill_file)) if kill_file is not None else None
+        self._clock = clock
+
+    def __repr__(self) -> str:
+        return f"MonitorRecorder({self.monitor!r}, kill_file={self.kill.path if self.kill else None})"
+
+    @property
+    def killed(self) -> bool:
+        """True once the KILL file exists."""
+        return self.kill is not None and self.kill.reason() is not None
+
+    def kill_reason(self) -> str | None:
+        """The KILL file's text, or None."""
+        return self.kill.reason() if self.kill is not None else None
+
+    def record(
+        self,
+        tool: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        output: str | None = None,
+        error: str | BaseException | None = None,
+        cost: float = 0.0,
+    ) -> Anomaly | None:
+        """Record one tool call in the monitor, at the clock's time."""
+        if isinstance(error, BaseException):
+            error = f"{type(error).__name__}: {error}"
+        return self.monitor.record(
+            tool,
+            dict(args) if args is not None else None,
+            output=output,
+            error=error or None,
+            cost=cost,
+            now=self._clock(),
+        )
+
+
+def as_recorder(target: object, *, kill_file: str | Path | None = None) -> Recorder:
+    """``target`` as a recorder: a StepContext or Session as is, a Monitor wrapped, a path as a Session.
+
+    A path is a state folder, or a ``heartbeat.toml`` naming one (opened as
+    :meth:`heartbeat.session.Session.from_files` does). ``kill_file`` applies
+    to a Monitor or a path: a StepContext or Session already knows its KILL file.
+    """
+    # Duck-typed on the class: isinstance() on the runtime Protocol would evaluate ``killed``
+    # (a read of the KILL file) and cost tens of microseconds per adapter built.
+    kind = type(target)
+    if callable(getattr(kind, "record", None)) and hasattr(kind, "killed"):
+        if kill_file is not None:
+            raise TypeError(
+                "kill_file applies to a Monitor or a path; this target already knows its KILL file"
+            )
+        return cast(Recorder, target)
+    from ..monitor import Monitor
+
+    if isinstance(target, Monitor):
+        return MonitorRecorder(target, kill_file=kill_file)
+    if isinstance(target, str | Path):
+        from ..session import Session
+
+        path = Path(target)
+        if path.suffix == ".toml":
+            return Session.from_files(path, kill_file=kill_file)
+        return Session.from_files(state_dir=path, kill_file=kill_file)
+    raise TypeError(
+        "bind a guard to a StepContext (ctx), a heartbeat Session or state folder, a heartbeat.Monitor, "
+        f"or an object with record() and killed, not {type(target).__name__}"
+    )
+
+
+_EXIT_CODES = {"killed": 3, "needs_human": 4, "paused": 0, "locked": 5}
+
+
+class Stopped(HeartbeatError, RuntimeError):
+    """heartbeat stopped an agent run between two tool calls: KILL, stuck, over budget, or waiting.
+
+    ``cause`` says which; ``anomaly`` is the detector's finding (None for
+    KILL); ``exit_code`` is the CLI's code for the same situation (3 killed,
+    4 a human awaited, 5 the state folder busy, 1 otherwise).
+    """
+
+    def __init__(self, cause: Cause, reason: str, anomaly: Anomaly | None = None) -> None:
+        self.cause: Cause = cause
+        self.reason = reason
+        self.anomaly = anomaly
+        self.exit_code = _EXIT_CODES.get(cause, 1)
+        super().__init__(f"heartbeat stopped the run ({cause}): {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What an adapter does with a tool call: go on, stop the run, or answer with instructions."""
+
+    action: Literal["go", "stop", "redirect"]
+    cause: Cause | None = None
+    reason: str = ""
+    anomaly: Anomaly | None = None
+    instructions: str | None = None
+
+    def error(self) -> Stopped:
+        """The exception that stops the run (for a ``stop`` verdict)."""
+        return Stopped(self.cause or "stuck", self.reason, self.anomaly)
+
+
+GO = Verdict("go")
+"""The verdict of a healthy call (one shared object: the common case allocates nothing)."""
+
+
+def redirect_text(anomaly: Anomaly, tool: str) -> str:
+    """What the model reads instead of the tool's answer once it looks stuck."""
+    hint = anomaly.evidence.get("avoid") if isinstance(anomaly.evidence, dict) else None
+    avoid = hint if isinstance(hint, str) and hint else tool
+    return (
+        f"heartbeat: you look stuck ({anomaly.kind}: {anomaly.message}).\n"
+        f"Try an alternative: do not call {avoid} again. Use another tool, other arguments "
+        "or another source; if a tool keeps failing, stop calling it and work around it."
+    )
+
+
+def _key(tool: str, args: Mapping[str, Any] | None) -> tuple[str, str]:
+    """The call as a hashable key (tool, canonical JSON of the arguments)."""
+    if not args:
+        return tool, "{}"
+    try:
+        return tool, json.dumps(args, sort_keys=True, separators=(",", ":"), default=str)
+    except (TypeError, ValueError, RecursionError):  # keys of mixed types, cycles: still a stable key
+        return tool, repr(sorted(map(repr, args.items())))
+
+
+def _text(value: object) -> str | None:
+    if value is None:
+        return None
+    return value if value.__class__ is str else str(value)
+
+
+class Guard:
+    """Records a framework's tool calls and decides, call by call, whether the run goes on.
+
+    ``target`` is the step's StepContext, a :class:`heartbeat.session.Session`
+    or a path to a state folder or ``heartbeat.toml`` (opened as a Session;
+    :meth:`close` ends its heartbeat), a Monitor (with ``kill_file``) or
+    another :class:`Recorder`. ``on_stuck``: ``"stop"`` ends the run when a
+    detector fires; ``"redirect"`` answers the model with recovery
+    instructions instead, and stops the run after ``max_redirects``
+    redirections (the model is not listening). KILL and an exhausted budget
+    always stop. Safe to share between threads (parallel tool calls).
+    """
+
+    def __init__(
+        self,
+        target: object,
+        *,
+        on_stuck: OnStuck = "stop",
+        max_redirects: int = 3,
+        kill_file: str | Path | None = None,
+    ) -> None:
+        if on_stuck not in ("stop", "redirect"):
+            raise ValueError(f"on_stuck must be 'stop' or 'redirect', not {on_stuck!r}")
+        if isinstance(max_redirects, bool) or not isinstance(max_redirects, int) or max_redirects < 1:
+            raise ValueError(f"max_redirects must be an int >= 1, not {max_redirects!r}")
+        self.recorder = as_recorder(target, kill_file=kill_file)
+        self.on_stuck: OnStuck = on_stuck
+        self.max_redirects = max_redirects
+        self.anomalies: list[Anomaly] = []
+        self.redirects = 0
+        self.stopped: Stopped | None = None
+        self._blocked: dict[tuple[str, str], Anomaly] = {}  # calls that tripped a detector
+        self._lock = threading.Lock()
+        # A Session's check(): opens a heartbeat, or says why calls must not go on.
+        check = getattr(self.recorder, "check", None)
+        self._check: Callable[[], Any] | None = check if callable(check) else None
+        self._owned = isinstance(target, str | Path)  # a Session we opened: close() ends it
+
+    def close(self) -> None:
+        """End the open heartbeat of a Session this guard opened from a path (saved, journaled)."""
+        close = getattr(self.recorder, "close", None)
+        if self._owned and callable(close):
+            close()
+
+    def __enter__(self) -> Guard:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"Guard({self.recorder!r}, on_stuck={self.on_stuck!r}, redirects={self.redirects}, "
+            f"stopped={self.stopped is not None})"
+        )
+
+    def before(self, tool: str, args: Mapping[str, Any] | None = None) -> Verdict:
+        """Whether a tool call may run: stop (killed, already stopped), redirect (tripped before) or go."""
+        if self.stopped is not None:
+            return Verdict("stop", self.stopped.cause, self.stopped.reason, self.stopped.anomaly)
+        if self._check is not None:
+            stop = self._check()  # a Session: KILL, a human awaited, the folder busy; opens a heartbeat
+            if stop is not None:
+                return self._stop(stop.kind, stop.message, None)
+        elif self.recorder.killed:
+            return self._stop("killed", self._kill_reason(), None)
+        if self._blocked:
+            earlier = self._blocked.get(_key(tool, args))
+            if earlier is not None:
+                with self._lock:
+                    return self._redirect(earlier, tool, again=True)
+        return GO
+
+    def check(self) -> Verdict:
+        """Whether the run may go on at all (before a model call): stop when killed or stopped."""
+        if self.stopped is not None:
+            return Verdict("stop", self.stopped.cause, self.stopped.reason, self.stopped.anomaly)
+        if self.recorder.killed:
+            return self._stop("killed", self._kill_reason(), None)
+        return GO
+
+    def after(
+        self,
+        tool: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        output: object = None,
+        error: str | BaseException | None = None,
+        cost: float = 0.0,
+    ) -> Verdict:
+        """Record a finished tool call; the verdict for its result (and the run)."""
+        if isinstance(error, BaseException):
+            error = f"{type(error).__name__}: {error}"
+        with self._lock:  # the recorder checks cost and the rest, as ctx.record does
+            try:
+                anomaly = self.recorder.record(tool, args, output=_text(output), error=error, cost=cost)
+            except HeartbeatError as exc:
+                stop = getattr(exc, "stop", None)  # a Session that could not open a heartbeat
+                if stop is None:
+                    raise
+                return self._stop(stop.kind, stop.message, None)
+            if anomaly is None:
+                return GO
+            self.anomalies.append(anomaly)
+            if anomaly.kind == "budget":
+                return self._stop("budget", anomaly.message, anomaly)
+            waiting = self._waiting(anomaly)  # a Session's policy may have escalated at once
+            if waiting is not None:
+                return waiting
+            self._blocked[_key(tool, args)] = anomaly
+            return self._redirect(anomaly, tool, again=False)
+
+    def _redirect(self, anomaly: Anomaly, tool: str, *, again: bool) -> Verdict:
+        """Redirect (or stop, in stop mode or once the model has ignored enough redirections)."""
+        reason = f"{anomaly.kind}: {anomaly.message}"
+        if again:
+            reason = f"called {tool} again after being told not to; {reason}"
+        if self.on_stuck == "stop" or self.redirects >= self.max_redirects:
+            if self.on_stuck == "redirect":
+                reason = f"{self.redirects} redirection(s) ignored; {reason}"
+            return self._stop("stuck", reason, anomaly)
+        self.redirects += 1
+        return Verdict("redirect", "stuck", reason, anomaly, redirect_text(anomaly, tool))
+
+    def _waiting(self, anomaly: Anomaly) -> Verdict | None:
+        """After an anomaly: a stop when a Session's policy escalated (or paused) at once, else None."""
+        if self._check is None:
+            return None
+        last = getattr(self.recorder, "last", None)  # the heartbeat the anomaly just ended
+        outcome = getattr(last, "outcome", None)
+        if outcome not in ("needs_human", "paused"):
+            return None
+        return self._stop(outcome, str(getattr(last, "message", outcome)).splitlines()[0], anomaly)
+
+    def _stop(self, cause: Cause, reason: str, anomaly: Anomaly | None) -> Verdict:
+        verdict = Verdict("stop", cause, reason, anomaly)
+        self.stopped = verdict.error()
+        return verdict
+
+    def _kill_reason(self) -> str:
+        reason = getattr(self.recorder, "kill_reason", None)  # a MonitorRecorder
+        if reason is None:  # a Session: its Heartbeat's KillSwitch
+            reason = getattr(getattr(getattr(self.recorder, "heartbeat", None), "kill", None), "reason", None)
+        text = reason() if callable(reason) else None
+        return f"KILL file present: {text}" if isinstance(text, str) and text else "KILL file present"

@@ -1,0 +1,212 @@
+"""heartbeat for LangChain and LangGraph: a callback handler that stops, a ToolNode wrapper that redirects.
+
+:class:`HeartbeatCallbackHandler` goes in ``config={"callbacks": [...]}`` of
+any runnable (a LangGraph graph, an agent, a tool). It records every tool
+call with its arguments and result or error, and raises :class:`Stopped`
+out of ``invoke`` when the KILL file appears (checked before every tool call
+and every model call) or a detector fires. Callbacks cannot change a tool's
+answer, so a handler can only stop.
+
+:class:`HeartbeatToolWrapper` is for ``ToolNode(tools, wrap_tool_call=w,
+awrap_tool_call=w.acall)``: it can answer the model with recovery
+instructions instead of the tool's result, so a stuck agent is redirected
+mid-run and only stopped once it ignores them. Use one or the other on a
+graph, not both (each would record every call).
+
+Needs ``pip install 'heartbeat[langchain]'`` (langchain-core, langgraph).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import ToolMessage
+
+from .guard import Guard, Stopped
+
+__all__ = ["HeartbeatCallbackHandler", "HeartbeatToolWrapper", "Stopped"]
+
+
+def _output(result: object) -> tuple[object, str | None]:
+    """A tool's result as (output, error): a ToolMessage with status "error" is an error."""
+    if isinstance(result, ToolMessage):
+        text = result.content if isinstance(result.content, str) else str(result.content)
+        return (None, text or "error") if result.status == "error" else (text, None)
+    return result, None
+
+
+class HeartbeatCallbackHandler(BaseCallbackHandler):
+    """Records tool calls and stops the run (raises :class:`Stopped`) when killed or stuck.
+
+    ``target``: the step's ``ctx``, a :class:`heartbeat.Monitor` (with
+    ``kill_file``) or a :class:`~heartbeat.integrations.Guard` to share.
+    """
+
+    raise_error = True  # without it LangChain logs our Stopped and carries on
+    run_inline = True  # the guard's verdict must come before the tool runs, not on a thread later
+
+    # Events the handler has no use for: LangChain then skips calling it for each graph node.
+    # (Tool events are gated by ignore_agent, so that one stays False.)
+    @property
+    def ignore_chain(self) -> bool:
+        """True: chain (graph node) events are not needed."""
+        return True
+
+    @property
+    def ignore_retriever(self) -> bool:
+        """True: retriever events are not needed."""
+        return True
+
+    @property
+    def ignore_retry(self) -> bool:
+        """True: retry events are not needed."""
+        return True
+
+    @property
+    def ignore_custom_event(self) -> bool:
+        """True: custom events are not needed."""
+        return True
+
+    def __init__(self, target: object, *, kill_file: str | Path | None = None) -> None:
+        super().__init__()
+        self.guard = target if isinstance(target, Guard) else Guard(target, kill_file=kill_file)
+        self._calls: dict[UUID, tuple[str, dict[str, Any] | None]] = {}
+
+    def __repr__(self) -> str:
+        return f"HeartbeatCallbackHandler({self.guard!r})"
+
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any],
+        input_str: str,
+        *,
+        run_id: UUID,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Before a tool runs: stop when killed or already stopped; remember its name and arguments."""
+        name = kwargs.get("name") or (serialized or {}).get("name") or "tool"
+        args = inputs if isinstance(inputs, Mapping) else {"input": input_str}
+        verdict = self.guard.before(name, args)
+        if verdict.action != "go":  # a handler cannot answer for the tool: a redirect is a stop here
+            raise verdict.error()
+        self._calls[run_id] = (name, args)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record the call with its result; stop when it tripped a detector."""
+        name, args = self._calls.pop(run_id, (kwargs.get("name") or "tool", None))
+        result, error = _output(output)
+        verdict = self.guard.after(name, args, output=result, error=error)
+        if verdict.action != "go":
+            raise verdict.error()
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record the failed call; stop when it tripped a detector (e.g. error_rate)."""
+        name, args = self._calls.pop(run_id, (kwargs.get("name") or "tool", None))
+        if isinstance(error, Stopped):  # our own stop, raised from on_tool_start: not a tool failure
+            return
+        verdict = self.guard.after(name, args, error=error)
+        if verdict.action != "go":
+            raise verdict.error()
+
+    def on_chat_model_start(self, serialized: dict[str, Any], messages: Any, **kwargs: Any) -> None:
+        """Before every model call: stop when killed or stopped (no tokens after a stop)."""
+        verdict = self.guard.check()
+        if verdict.action != "go":
+            raise verdict.error()
+
+    def on_llm_start(self, serialized: dict[str, Any], prompts: list[str], **kwargs: Any) -> None:
+        """Before a completion-style model call: as :meth:`on_chat_model_start`."""
+        self.on_chat_model_start(serialized, prompts, **kwargs)
+
+
+class HeartbeatToolWrapper:
+    """A LangGraph ``ToolNode`` wrapper: records calls, redirects the model when stuck, stops when killed.
+
+    ``ToolNode(tools, wrap_tool_call=w, awrap_tool_call=w.acall)``. A
+    stuck call is answered with a ``ToolMessage(status="error")`` holding
+    the recovery instructions; after ``max_redirects`` redirections, a KILL
+    file or an exhausted budget, the wrapper raises :class:`Stopped` out of
+    the graph. ``target`` as for :class:`HeartbeatCallbackHandler`.
+    """
+
+    def __init__(
+        self, target: object, *, max_redirects: int = 3, kill_file: str | Path | None = None
+    ) -> None:
+        self.max_redirects = max_redirects
+        self.guard: Guard = self.bind(target, kill_file=kill_file).guard
+
+    def bind(self, target: object, *, kill_file: str | Path | None = None) -> HeartbeatToolWrapper:
+        """Bind to ``target`` with a fresh guard; a graph compiled once calls ``bind(ctx)`` in each step."""
+        self.guard = (
+            target
+            if isinstance(target, Guard)
+            else Guard(target, on_stuck="redirect", max_redirects=self.max_redirects, kill_file=kill_file)
+        )
+        return self
+
+    def __repr__(self) -> str:
+        return f"HeartbeatToolWrapper({self.guard!r})"
+
+    def _before(self, request: Any) -> tuple[str, dict[str, Any], ToolMessage | None]:
+        call = request.tool_call
+        name, args = call["name"], call.get("args") or {}
+        verdict = self.guard.before(name, args)
+        if verdict.action == "stop":
+            raise verdict.error()
+        if verdict.action == "redirect":
+            return name, args, self._answer(call, verdict.instructions or verdict.reason)
+        return name, args, None
+
+    def _after(self, request: Any, name: str, args: dict[str, Any], result: Any) -> Any:
+        output, error = _output(result) if isinstance(result, ToolMessage) else (None, None)
+        verdict = self.guard.after(name, args, output=output, error=error)
+        if verdict.action == "stop":
+            raise verdict.error()
+        if verdict.action == "redirect":
+            return self._answer(request.tool_call, verdict.instructions or verdict.reason)
+        return result
+
+    @staticmethod
+    def _answer(call: Mapping[str, Any], text: str) -> ToolMessage:
+        return ToolMessage(content=text, tool_call_id=call.get("id") or "", name=call["name"], status="error")
+
+    def __call__(self, request: Any, execute: Callable[[Any], Any]) -> Any:
+        """The sync wrapper (``wrap_tool_call``)."""
+        name, args, answer = self._before(request)
+        if answer is not None:
+            return answer
+        try:
+            result = execute(request)
+        except Stopped:
+            raise
+        except Exception as exc:
+            verdict = self.guard.after(name, args, error=exc)
+            if verdict.action == "stop":
+                raise verdict.error() from exc
+            if verdict.action == "redirect":
+                return self._answer(request.tool_call, verdict.instructions or verdict.reason)
+            raise
+        return self._after(request, name, args, result)
+
+    async def acall(self, request: Any, execute: Callable[[Any], Awaitable[Any]]) -> Any:
+        """The async wrapper (``awrap_tool_call``)."""
+        name, args, answer = self._before(request)
+        if answer is not None:
+            return answer
+        try:
+            result = await execute(request)
+        except Stopped:
+            raise
+        except Exception as exc:
+            verdict = self.guard.after(name, args, error=exc)
+            if verdict.action == "stop":
+                raise verdict.error() from exc
+            if verdict.action == "redirect":
+                return self._answer(request.tool_call, verdict.instructions or verdict.reason)
+            raise
+        return self._after(request, name, args, result)

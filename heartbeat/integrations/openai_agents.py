@@ -1,0 +1,181 @@
+"""heartbeat for the OpenAI Agents SDK: run hooks that record and stop, tool guardrails that redirect.
+
+``Runner.run(agent, input, hooks=HeartbeatHooks(ctx))`` records every local
+tool call (name, arguments, result) and raises :class:`AgentStopped` out of
+the run when the KILL file appears (checked before every tool call and
+every model call) or a detector fires.
+
+For redirection instead of a stop, ``hooks = HeartbeatHooks(ctx,
+on_stuck="redirect")`` and ``hooks.guard_tools(agent)``: each function tool
+of the agent gets a tool input and output guardrail, so a call that trips
+a detector is answered with the recovery instructions (the model reads
+them instead of the tool's result), and the same call made again is
+answered with them without running the tool; after ``max_redirects`` the
+run is stopped.
+
+Needs ``pip install 'heartbeat[openai-agents]'``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from agents import (
+    Agent,
+    FunctionTool,
+    RunContextWrapper,
+    RunHooks,
+    Tool,
+    ToolGuardrailFunctionOutput,
+    ToolInputGuardrail,
+    ToolInputGuardrailData,
+    ToolOutputGuardrail,
+    ToolOutputGuardrailData,
+)
+from agents.exceptions import AgentsException
+from agents.tool import default_tool_error_function
+
+from .guard import Guard, OnStuck, Stopped, Verdict
+
+__all__ = ["AgentStopped", "HeartbeatHooks", "Stopped"]
+
+# The SDK hands the model (and on_tool_end) this text instead of a failed tool's exception;
+# it is the only sign of a failure the hooks get.
+# Asked of the SDK itself, so a new wording in a later release is still recognised.
+_DEFAULT_FAILURE = default_tool_error_function(RunContextWrapper(context=None), RuntimeError())
+
+
+class AgentStopped(Stopped, AgentsException):
+    """:class:`~heartbeat.integrations.Stopped`, as an SDK exception (the runner re-raises it unwrapped)."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(verdict.cause or "stuck", verdict.reason, verdict.anomaly)
+        self.run_data = None  # AgentsException's field; RuntimeError.__init__ does not chain to it
+
+
+def _arguments(context: RunContextWrapper[Any]) -> dict[str, Any] | None:
+    """The call's arguments as a dict (the SDK gives a JSON string), None when it has none."""
+    import json
+
+    raw = getattr(context, "tool_arguments", None)
+    if not raw:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {"input": raw}
+    return value if isinstance(value, dict) else {"input": value}
+
+
+def _name(context: RunContextWrapper[Any], tool: Tool | None) -> str:
+    name = getattr(context, "tool_name", None) or getattr(tool, "name", None)
+    return name if isinstance(name, str) and name else "tool"
+
+
+def _result(result: object) -> tuple[object, str | None]:
+    if isinstance(result, str) and result == _DEFAULT_FAILURE:
+        return None, result
+    return result, None
+
+
+def _ours(guardrail: ToolInputGuardrail[Any] | ToolOutputGuardrail[Any]) -> bool:
+    """Whether a tool guardrail was put there by a HeartbeatHooks (of this run or an earlier one)."""
+    return isinstance(getattr(guardrail.guardrail_function, "__self__", None), HeartbeatHooks)
+
+
+class HeartbeatHooks(RunHooks[Any]):
+    """Run hooks that record every local tool call; stop the run when killed or stuck.
+
+    ``target``: the step's ``ctx``, a :class:`heartbeat.Monitor` (with
+    ``kill_file``) or a :class:`~heartbeat.integrations.Guard`.
+    ``on_stuck="redirect"`` needs :meth:`guard_tools` on the agent; hooks
+    alone can only stop.
+    """
+
+    def __init__(
+        self,
+        target: object,
+        *,
+        on_stuck: OnStuck = "stop",
+        max_redirects: int = 3,
+        kill_file: str | Path | None = None,
+    ) -> None:
+        self.guard = (
+            target
+            if isinstance(target, Guard)
+            else Guard(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
+        )
+        self._guarded: set[int] = set()  # id() of the tools whose guardrails record for us
+        self._input: ToolInputGuardrail[Any] = ToolInputGuardrail(
+            guardrail_function=self._check_input, name="heartbeat"
+        )
+        self._output: ToolOutputGuardrail[Any] = ToolOutputGuardrail(
+            guardrail_function=self._check_output, name="heartbeat"
+        )
+
+    def __repr__(self) -> str:
+        return f"HeartbeatHooks({self.guard!r})"
+
+    def guard_tools(self, agent: Agent[Any] | Iterable[Tool]) -> Agent[Any] | Iterable[Tool]:
+        """Give each function tool our input and output guardrails (redirection); returns ``agent``.
+
+        The tools are changed in place: the guardrails of an earlier
+        HeartbeatHooks on the same tools are replaced, so call it for each
+        run with that run's hooks.
+        """
+        tools = agent.tools if isinstance(agent, Agent) else agent
+        for tool in tools:
+            if not isinstance(tool, FunctionTool) or id(tool) in self._guarded:
+                continue
+            inputs = [g for g in tool.tool_input_guardrails or [] if not _ours(g)]
+            outputs = [g for g in tool.tool_output_guardrails or [] if not _ours(g)]
+            tool.tool_input_guardrails = [*inputs, self._input]
+            tool.tool_output_guardrails = [*outputs, self._output]
+            self._guarded.add(id(tool))
+        return agent
+
+    @staticmethod
+    def _raise(verdict: Verdict) -> None:
+        if verdict.action != "go":  # hooks cannot answer for a tool: a redirect is a stop here
+            raise AgentStopped(verdict)
+
+    async def on_llm_start(
+        self, context: RunContextWrapper[Any], agent: Agent[Any], system_prompt: str | None, input_items: Any
+    ) -> None:
+        """Before every model call: stop when killed or stopped (no tokens after a stop)."""
+        self._raise(self.guard.check())
+
+    async def on_tool_start(self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool) -> None:
+        """Before a tool runs: stop when killed or already stopped (guarded tools: done by the guardrail)."""
+        if id(tool) not in self._guarded:
+            self._raise(self.guard.before(_name(context, tool), _arguments(context)))
+
+    async def on_tool_end(
+        self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool, result: object
+    ) -> None:
+        """Record the finished call; stop when it tripped a detector (guarded tools: recorded already)."""
+        if id(tool) in self._guarded:
+            return
+        output, error = _result(result)
+        self._raise(self.guard.after(_name(context, tool), _arguments(context), output=output, error=error))
+
+    def _check_input(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        verdict = self.guard.before(_name(data.context, None), _arguments(data.context))
+        return self._answer(verdict)
+
+    def _check_output(self, data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
+        output, error = _result(data.output)
+        verdict = self.guard.after(
+            _name(data.context, None), _arguments(data.context), output=output, error=error
+        )
+        return self._answer(verdict)
+
+    @staticmethod
+    def _answer(verdict: Verdict) -> ToolGuardrailFunctionOutput:
+        if verdict.action == "stop":
+            raise AgentStopped(verdict)
+        if verdict.action == "redirect":
+            return ToolGuardrailFunctionOutput.reject_content(verdict.instructions or verdict.reason)
+        return ToolGuardrailFunctionOutput.allow()

@@ -1,0 +1,98 @@
+"""heartbeat for PydanticAI: a wrapper toolset that records every call and redirects a stuck model.
+
+``Agent(model, toolsets=[HeartbeatToolset(toolset, ctx)])`` (or
+:func:`guarded`) records every call of the wrapped toolset's tools with
+its arguments and result or error. When a detector fires, the model gets
+the recovery instructions as the tool's answer ("try an alternative: do not
+call X again") instead of the result, mid-run, and the same call made
+again is answered with them without running the tool; after
+``max_redirects`` (or with ``on_stuck="stop"``) the run is stopped. A KILL
+file, checked before every tool call, stops the run: :class:`Stopped`
+leaves ``agent.run`` as is.
+
+The answer is a plain tool result, not a ``ModelRetry``: a retry counts
+against the tool's ``retries`` (default 1) and would end the run with
+``UnexpectedModelBehavior`` on the second redirection.
+
+Needs ``pip install 'heartbeat[pydantic-ai]'`` (pydantic-ai-slim).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai import ModelRetry
+from pydantic_ai.toolsets import AbstractToolset, FunctionToolset, WrapperToolset
+
+from .guard import Guard, OnStuck, Stopped
+
+__all__ = ["HeartbeatToolset", "Stopped", "guarded"]
+
+
+@dataclass
+class HeartbeatToolset(WrapperToolset[Any]):
+    """Wraps a toolset: each call recorded; stuck -> the recovery instructions as the answer; KILL -> stop.
+
+    ``guard`` is a :class:`~heartbeat.integrations.Guard` or anything it binds
+    to (the step's ``ctx``, a :class:`heartbeat.Monitor`); :func:`guarded`
+    builds one with options. The guard is shared by the copies PydanticAI
+    makes per run, so its memory of stuck calls spans them.
+    """
+
+    guard: Any = field(default=None)
+
+    def __post_init__(self) -> None:
+        if self.guard is None:
+            raise TypeError("HeartbeatToolset needs guard= (a Guard, the step's ctx or a heartbeat.Monitor)")
+        if not isinstance(self.guard, Guard):
+            self.guard = Guard(self.guard, on_stuck="redirect")
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
+        """Run the tool unless killed or stuck; record it; answer with instructions once stuck."""
+        guard: Guard = self.guard
+        verdict = guard.before(name, tool_args)
+        if verdict.action == "stop":
+            raise verdict.error()
+        if verdict.action == "redirect":
+            return verdict.instructions
+        try:
+            result = await super().call_tool(name, tool_args, ctx, tool)
+        except ModelRetry as exc:  # the tool asks the model to retry: a failed call, passed on
+            verdict = guard.after(name, tool_args, error=f"ModelRetry: {exc.message}")
+            if verdict.action == "stop":
+                raise verdict.error() from exc
+            if verdict.action == "redirect":
+                return verdict.instructions
+            raise
+        except Exception as exc:
+            verdict = guard.after(name, tool_args, error=exc)
+            if verdict.action == "stop":
+                raise verdict.error() from exc
+            raise
+        verdict = guard.after(name, tool_args, output=result)
+        if verdict.action == "stop":
+            raise verdict.error()
+        if verdict.action == "redirect":
+            return verdict.instructions
+        return result
+
+
+def guarded(
+    tools: AbstractToolset[Any] | Sequence[Callable[..., Any]],
+    target: object,
+    *,
+    on_stuck: OnStuck = "redirect",
+    max_redirects: int = 3,
+    kill_file: str | Path | None = None,
+) -> HeartbeatToolset:
+    """``tools`` (a toolset or plain tool functions) in a :class:`HeartbeatToolset` bound to ``target``."""
+    toolset = tools if isinstance(tools, AbstractToolset) else FunctionToolset(list(tools))
+    guard = (
+        target
+        if isinstance(target, Guard)
+        else Guard(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
+    )
+    return HeartbeatToolset(toolset, guard=guard)

@@ -1,0 +1,89 @@
+"""Shared by the framework integration tests: run a body bound to a heartbeat tick, a Session or a Monitor.
+
+Every binding uses a repeat threshold of :data:`REPEAT` (not the default 3),
+so a test that stops at call REPEAT shows the configured value is honoured.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from heartbeat.config import DetectorsConfig
+from heartbeat.integrations import MonitorRecorder
+from heartbeat.monitor import Monitor
+from heartbeat.runner import TickResult
+from heartbeat.session import Session
+from heartbeat.testing import make_heartbeat
+
+REPEAT = 4
+MODES = ("ctx", "session", "monitor")
+
+
+class Bound:
+    """What one bound run left behind: the body's return value, the tick result (ctx) or the monitor."""
+
+    def __init__(
+        self, value: Any, tick: TickResult | None, monitor: Monitor | None, folder: Path | None = None
+    ) -> None:
+        self.value = value
+        self.tick = tick
+        self.monitor = monitor
+        self.folder = folder
+
+
+def run_bound(mode: str, folder: Path, body: Callable[[Any, Path], Any]) -> Bound:
+    """Call ``body(target, kill_path)`` with a StepContext inside one heartbeat, a Session, or a Monitor.
+
+    The Session is opened from a ``heartbeat.toml`` in ``folder`` (state in
+    ``folder/state``) and closed after the body; its last heartbeat is the tick.
+    """
+    kill = folder / "KILL"
+    if mode == "session":
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "heartbeat.toml").write_text(
+            f'[agent]\nstate_dir = "state"\nkill_file = "KILL"\n\n[detectors.repeat]\nthreshold = {REPEAT}\n'
+        )
+        session = Session.from_files(folder / "heartbeat.toml", idle=30.0)
+        try:
+            value = body(session, kill)
+        finally:
+            session.close()
+        return Bound(value, session.last, None, folder)
+    if mode == "ctx":
+        seen: list[Any] = []
+        heartbeat = make_heartbeat(
+            lambda ctx: seen.append(body(ctx, kill)), folder, detectors={"repeat": {"threshold": REPEAT}}
+        )
+        result = heartbeat.tick()
+        return Bound(seen[0] if seen else None, result, None, folder)
+    monitor = Monitor(DetectorsConfig.model_validate({"repeat": {"threshold": REPEAT}}))
+    monitor.start_tick(1)
+    return Bound(body(MonitorRecorder(monitor, kill_file=kill), kill), None, monitor)
+
+
+def saved_actions(folder: Path) -> tuple[list[str], list[str]]:
+    """The action summaries in state.json's history and in the journal's action events."""
+    state = json.loads((folder / "state" / "state.json").read_text())
+    journal = [json.loads(line) for line in (folder / "state" / "journal.jsonl").read_text().splitlines()]
+    return (
+        [a["summary"] for a in state["history"]],
+        [e["summary"] for e in journal if e["event"] == "action"],
+    )
+
+
+def anomalies(bound: Bound) -> list[str]:
+    """The anomaly kinds the run left: in the journal (every heartbeat of it), or the monitor's."""
+    if bound.folder is not None:
+        lines = (bound.folder / "state" / "journal.jsonl").read_text().splitlines()
+        return [e["kind"] for e in map(json.loads, lines) if e["event"] == "anomaly"]
+    assert bound.monitor is not None
+    return [a.kind for a in bound.monitor.tick_anomalies]
+
+
+def decisions(folder: Path) -> list[str]:
+    """The policy's decisions in the journal, one per heartbeat."""
+    lines = (folder / "state" / "journal.jsonl").read_text().splitlines()
+    return [e["decision"] for e in map(json.loads, lines) if e["event"] == "decision"]

@@ -1,0 +1,188 @@
+"""PydanticAI: the wrapper toolset records, redirects a stuck model mid-run, stops on KILL; FunctionModel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _integrations import MODES, REPEAT, anomalies, decisions, run_bound, saved_actions
+from pydantic_ai import Agent, ModelRetry
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.toolsets import FunctionToolset
+
+from heartbeat.integrations import Guard, Stopped
+from heartbeat.integrations.pydantic_ai import HeartbeatToolset, guarded
+
+
+class Searcher:
+    """A scripted model: each turn picks the next query from ``plan(turn, last tool answer)``; None ends."""
+
+    def __init__(self, plan: Callable[[int, str], str | None]) -> None:
+        self.ran: list[str] = []
+        self.seen: list[str] = []
+        turns = [0]
+
+        def search(q: str) -> str:
+            """Search the web."""
+            self.ran.append(q)
+            if q == "fails":
+                raise ValueError("search backend is down")
+            if q == "retry":
+                raise ModelRetry("rephrase the query")
+            return f"3 hits for {q}"
+
+        def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            turns[0] += 1
+            last = messages[-1].parts[-1]
+            answer = str(last.content) if isinstance(last, ToolReturnPart) else ""
+            self.seen.append(answer)
+            query = plan(turns[0], answer)
+            if query is None:
+                return ModelResponse(parts=[TextPart("done")])
+            return ModelResponse(parts=[ToolCallPart("search", {"q": query}, tool_call_id=f"c{turns[0]}")])
+
+        self.tools = FunctionToolset([search])
+        self.model = FunctionModel(model)
+
+    def run(self, toolset: Any) -> Any:
+        return Agent(self.model, toolsets=[toolset]).run_sync("research heartbeats")
+
+
+def queries(*qs: str) -> Callable[[int, str], str | None]:
+    return lambda turn, answer: qs[turn - 1] if turn <= len(qs) else None
+
+
+def obedient(turn: int, answer: str) -> str | None:
+    """Searches "x" until told by heartbeat to try something else, then "y", then answers."""
+    if answer.startswith("heartbeat:"):
+        return "y"
+    if answer == "3 hits for y":
+        return None
+    return "x"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_stuck_model_reads_the_instructions_mid_run_and_recovers(mode: str, tmp_path: Path) -> None:
+    """Call REPEAT of the same search is answered with "try an alternative"; the model changes course."""
+    searcher = Searcher(obedient)
+    bound = run_bound(mode, tmp_path, lambda target, kill: searcher.run(guarded(searcher.tools, target)))
+    assert bound.value.output == "done"
+    assert searcher.ran == ["x"] * REPEAT + ["y"]
+    told = searcher.seen[REPEAT]
+    assert told.startswith("heartbeat: you look stuck (repeat:")
+    assert 'Try an alternative: do not call search({"q":"x"}) again' in told
+    assert anomalies(bound)[:1] == ["repeat"]  # the first finding; others (recurring) may join it
+    if mode != "monitor":  # the state folder holds it all
+        # A Session ends the heartbeat at the anomaly: the recovery is the next one, which continues.
+        expected = ["try_alternative"] if mode == "ctx" else ["try_alternative", "continue"]
+        assert decisions(tmp_path) == expected
+        history, journal = saved_actions(tmp_path)
+        assert history == journal == ['search({"q":"x"})'] * REPEAT + ['search({"q":"y"})']
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_model_that_ignores_the_instructions_is_stopped(mode: str, tmp_path: Path) -> None:
+    """Still repeating after max_redirects: Stopped, and the tool never ran past call REPEAT."""
+    searcher = Searcher(queries(*["x"] * 20))
+
+    def body(target: Any, kill: Path) -> Stopped:
+        with pytest.raises(Stopped) as caught:
+            searcher.run(guarded(searcher.tools, target, max_redirects=2))
+        return caught.value
+
+    bound = run_bound(mode, tmp_path, body)
+    assert bound.value.cause == "stuck" and "repeat" in str(bound.value)
+    assert searcher.ran == ["x"] * REPEAT
+    assert sum(s.startswith("heartbeat:") for s in searcher.seen) == 2
+
+
+def test_stop_mode_stops_at_the_configured_repeat(tmp_path: Path) -> None:
+    """on_stuck="stop": no redirection, the run ends at call REPEAT."""
+    searcher = Searcher(queries(*["x"] * 10))
+
+    def body(target: Any, kill: Path) -> Stopped:
+        with pytest.raises(Stopped) as caught:
+            searcher.run(guarded(searcher.tools, target, on_stuck="stop"))
+        return caught.value
+
+    assert run_bound("monitor", tmp_path, body).value.anomaly.kind == "repeat"
+    assert searcher.ran == ["x"] * REPEAT
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_kill_between_two_tool_calls_stops_before_the_next(mode: str, tmp_path: Path) -> None:
+    """KILL written while the model picks call 3: call 3 never runs."""
+
+    def plan(turn: int, answer: str) -> str | None:
+        if turn == 3:
+            (tmp_path / "KILL").write_text("stop now\n")
+        return "abcd"[turn - 1] if turn <= 4 else None
+
+    searcher = Searcher(plan)
+
+    def body(target: Any, kill: Path) -> Stopped:
+        with pytest.raises(Stopped) as caught:
+            searcher.run(guarded(searcher.tools, target))
+        return caught.value
+
+    bound = run_bound(mode, tmp_path, body)
+    assert bound.value.cause == "killed"
+    assert searcher.ran == ["a", "b"]
+    if mode != "monitor":  # the state folder holds it all
+        assert bound.tick is not None and bound.tick.exit_code == 3
+        history, journal = saved_actions(tmp_path)
+        assert history == journal == ['search({"q":"a"})', 'search({"q":"b"})']
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_healthy_agent_runs_to_the_end_untouched(mode: str, tmp_path: Path) -> None:
+    """Different searches: the same answers and output as without heartbeat, every call recorded."""
+    plain = Searcher(queries("a", "b", "c"))
+    expected = plain.run(plain.tools).output
+    searcher = Searcher(queries("a", "b", "c"))
+    bound = run_bound(mode, tmp_path, lambda target, kill: searcher.run(guarded(searcher.tools, target)))
+    assert bound.value.output == expected == "done"
+    assert searcher.seen == plain.seen and searcher.ran == ["a", "b", "c"]
+    assert anomalies(bound) == []
+    if mode != "monitor":  # the state folder holds it all
+        assert bound.tick is not None and bound.tick.exit_code == 0
+        assert saved_actions(tmp_path)[0] == [f'search({{"q":"{q}"}})' for q in "abc"]
+
+
+def test_tool_failures_are_recorded_and_passed_on(tmp_path: Path) -> None:
+    """A ModelRetry reaches the model as before and is an errored action; a raised error leaves the run."""
+    searcher = Searcher(queries("retry", "a"))
+    bound = run_bound("monitor", tmp_path, lambda target, kill: searcher.run(guarded(searcher.tools, target)))
+    assert bound.value.output == "done"
+    assert bound.monitor is not None
+    assert [a.error for a in bound.monitor.history] == ["ModelRetry: rephrase the query", None]
+
+    failing = Searcher(queries("fails"))
+
+    def body(target: Any, kill: Path) -> None:
+        with pytest.raises(ValueError, match="backend is down"):
+            failing.run(guarded(failing.tools, target))
+
+    bound = run_bound("monitor", tmp_path, body)
+    assert bound.monitor is not None
+    assert bound.monitor.history[0].error == "ValueError: search backend is down"
+
+
+def test_toolset_needs_a_guard_and_shares_it_across_runs(tmp_path: Path) -> None:
+    """HeartbeatToolset without a guard is refused; one guard remembers a stuck call across two runs."""
+    with pytest.raises(TypeError, match="needs guard"):
+        HeartbeatToolset(FunctionToolset([]))
+
+    def body(target: Any, kill: Path) -> None:
+        searcher = Searcher(obedient)
+        toolset = HeartbeatToolset(searcher.tools, guard=Guard(target, on_stuck="redirect"))
+        searcher.run(toolset)
+        again = Searcher(queries("x", "z"))  # a second run over the same toolset
+        again.run(toolset)
+        assert searcher.ran == ["x"] * REPEAT + ["y", "z"]  # "x" did not run again
+        assert again.seen[1].startswith("heartbeat:")  # "x" is still answered with the instructions
+
+    run_bound("monitor", tmp_path, body)
