@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         metavar="NAME",
-        help="trace, journal, swe-agent, mini-swe-agent or openai (default: detected)",
+        help="trace, journal, swe-agent, mini-swe-agent, openai or otlp (default: detected)",
     )
     p.add_argument("--per-heartbeat", type=int, metavar="N", help="group the actions N per heartbeat")
     p.add_argument(

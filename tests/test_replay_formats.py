@@ -138,7 +138,7 @@ def test_each_format_is_detected_from_its_content(tmp_path: Path) -> None:
     for name, data in samples.items():
         assert detect_format(data) == name
     assert detect_format({"something": "else"}) is None
-    assert {"journal", "swe-agent", "mini-swe-agent", "openai"} <= set(FORMATS)
+    assert set(FORMATS) == {"journal", "swe-agent", "mini-swe-agent", "openai", "otlp"}
 
 
 def test_swe_agent_steps_become_shell_actions(tmp_path: Path) -> None:
