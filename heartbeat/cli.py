@@ -155,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--labels", metavar="FILE", help="with a folder: CSV trace,label,onset for a confusion table"
     )
+    p.add_argument(
+        "--html", metavar="OUT", help="with a folder: also write the tuning page (onsets, detectors, table)"
+    )
 
     p = command("validate", "check the config, its plug-ins and the state file")
     _common(p)
@@ -481,6 +484,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         fmt=args.format,
         per_heartbeat=args.per_heartbeat,
         labels=Path(args.labels) if args.labels else None,
+        html=Path(args.html) if args.html else None,
     )
 
 

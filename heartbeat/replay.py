@@ -445,16 +445,24 @@ def run_replay(
     fmt: str | None = None,
     per_heartbeat: int | None = None,
     labels: Path | None = None,
+    html: Path | None = None,
 ) -> int:
     """``heartbeat replay TRACE|DIR [--json]``: write the replay to ``out``; 0, or TraceError/UsageError."""
     if path.is_dir():
         from .replay_batch import run_folder
 
         return run_folder(
-            path, config, as_json=as_json, out=out, fmt=fmt, per_heartbeat=per_heartbeat, labels=labels
+            path,
+            config,
+            as_json=as_json,
+            out=out,
+            fmt=fmt,
+            per_heartbeat=per_heartbeat,
+            labels=labels,
+            html=html,
         )
-    if labels is not None:
-        raise UsageError("--labels needs a folder of traces")
+    if labels is not None or html is not None:
+        raise UsageError("--labels and --html need a folder of traces")
     ticks = replay(path, config, fmt=fmt, per_heartbeat=per_heartbeat)
     lines = (render_json(t) for t in ticks) if as_json else render_table(ticks)
     for line in lines:
