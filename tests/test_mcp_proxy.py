@@ -118,6 +118,9 @@ def test_tools_and_healthy_calls_are_identical_to_a_direct_connection(tmp_path: 
 
 
 def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding(tmp_path: Path) -> None:
+    # Three stuck heartbeats to a human, not two: the repeat the recovery named would
+    # escalate at the second (that rule is tested in test_policy).
+    (tmp_path / "heartbeat.toml").write_text("[policy]\nescalate_on_ignored = false\n")
     log = tmp_path / "calls.log"
     same = {"query": "the same thing"}
     answers: dict[str, Any] = {}

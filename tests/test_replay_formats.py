@@ -295,6 +295,22 @@ def test_the_cli_replays_a_folder_in_a_real_process(tmp_path: Path) -> None:
     assert done.returncode == 2 and "stuck|healthy|unclear" in err and "Traceback" not in err
 
 
+def test_html_writes_the_tuning_page_of_the_same_replay(tmp_path: Path) -> None:
+    """--html OUT: a page with a row per trace and the confusion table; a single trace refuses it."""
+    runs, labels = labels_folder(tmp_path)
+    page = tmp_path / "tuning.html"
+    done = spawn_heartbeat(tmp_path, "replay", str(runs), "--labels", str(labels), "--html", str(page))
+    out, err = done.communicate(timeout=60)
+    assert done.returncode == 0, err
+    html = page.read_text(encoding="utf-8")
+    for trace in ("healthy-mini", "stuck-chat", "stuck-swe"):
+        assert trace in html and trace in out
+    assert "<table" in html and "escalated" in html
+    done = spawn_heartbeat(tmp_path, "replay", str(runs / "stuck-swe.traj"), "--html", str(page))
+    out, err = done.communicate(timeout=60)
+    assert done.returncode == 2 and "need a folder" in err and "Traceback" not in err
+
+
 def test_a_swe_agent_paging_through_one_file_escalates_soon_after(tmp_path: Path) -> None:
     """30 views of one file with a sliding range: near_repeat at the 12th, a human one heartbeat later."""
     steps = [

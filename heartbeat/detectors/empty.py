@@ -123,6 +123,8 @@ class _EmptyTracker:
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
+        if length is None or error is not None:  # most actions: nothing to count, nothing to break
+            return None
         run = self._run
         if not run.step(tool, action.shape, length, error) or not report or run.run < self._det.threshold:
             return None

@@ -56,7 +56,7 @@ def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
 class Recurring:
     """``recurring``: the newest call+result (or long output) occurs N times in the last W actions."""
 
-    threshold: int = 4
+    threshold: int = 5
     window: int = 30
     min_chars: int = 10
     exempt: Collection[str] = frozenset()
