@@ -1,6 +1,6 @@
 """Replay a recorded trace through the detectors and the policy, exactly as a live run would.
 
-A trace has one JSON object per heartbeat (DESIGN "Trace format")::
+A trace has one JSON object per heartbeat (the README's "Tuning with replay")::
 
     {"progress": 0.25, "actions": [{"tool": "search", "args": {"q": "x"}, "output": "3 hits"}]}
 
