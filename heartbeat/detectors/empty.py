@@ -21,7 +21,7 @@ from datetime import datetime
 from ..models import ActionRecord, Anomaly
 from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int
 
-__all__ = ["Empty"]
+__all__ = ["Empty", "EmptyTracker"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Empty:
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _EmptyTracker(self, history.actions)
+        return EmptyTracker(self, history.actions)
 
     def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
         what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
@@ -104,7 +104,7 @@ class _Run:
         return True
 
 
-class _EmptyTracker:
+class EmptyTracker:
     """:class:`_Run` fed action by action."""
 
     __slots__ = ("_det", "_run")

@@ -19,7 +19,7 @@ from datetime import datetime
 from ..models import ActionRecord, Anomaly, clip
 from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
 
-__all__ = ["RecurringError"]
+__all__ = ["RecurringError", "RecurringErrorTracker"]
 
 
 _SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
@@ -66,7 +66,7 @@ class RecurringError:
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _RecurringErrorTracker(self, history)
+        return RecurringErrorTracker(self, history)
 
     def _report(self, action: ActionView, count: int, tick: int, at: datetime) -> Anomaly:
         error = clip(action.error, 120)
@@ -88,7 +88,7 @@ class RecurringError:
         )
 
 
-class _RecurringErrorTracker:
+class RecurringErrorTracker:
     """The errors among the last W actions (position and key), with counts per key.
 
     Only errors are kept: a success moves the position on and, at most, lets
