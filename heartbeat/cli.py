@@ -220,11 +220,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         metavar="NAME",
-        help="trace, journal, swe-agent, mini-swe-agent or openai (default: detected)",
+        help="trace, journal, swe-agent, mini-swe-agent, openai or otlp (default: detected)",
     )
     p.add_argument("--per-heartbeat", type=int, metavar="N", help="group the actions N per heartbeat")
     p.add_argument(
         "--labels", metavar="FILE", help="with a folder: CSV trace,label,onset for a confusion table"
+    )
+    p.add_argument(
+        "--html", metavar="OUT", help="with a folder: also write the tuning page (onsets, detectors, table)"
     )
 
     command(
@@ -600,6 +603,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         fmt=args.format,
         per_heartbeat=args.per_heartbeat,
         labels=Path(args.labels) if args.labels else None,
+        html=Path(args.html) if args.html else None,
     )
 
 
