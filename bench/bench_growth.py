@@ -109,7 +109,7 @@ def fast_forward(hb: Heartbeat, to_ticks: int) -> None:
                 if copy.get("event") == "action":
                     copy.update(index=state.actions_total, summary=record.summary)
                 elif copy.get("event") == "tick":
-                    copy["message"] = f"tick {n}: 1 action"
+                    copy["message"] = f"tick {n}: 1 action(s)"
                 batch.append(copy)
             if len(batch) >= chunk * max(1, len(template)):
                 journal.append(batch)

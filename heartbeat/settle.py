@@ -259,7 +259,7 @@ def _notice(out: Settlement, *, now: datetime, **fields: Any) -> None:
 
 def describe(facts: TickFacts, decision: Decision | None, anomalies: Sequence[Anomaly]) -> str:
     """One line for a tick that ran: actions, progress, errors, what the policy decided."""
-    parts = [f"tick {facts.tick}: {facts.actions} action{'' if facts.actions == 1 else 's'}"]
+    parts = [f"tick {facts.tick}: {facts.actions} action(s)"]
     if facts.failed:  # failures in plain sight: "3 actions, 1 failed: ConnectError ..."
         parts[0] += f", {facts.failed} failed: {facts.first_error}"
     if facts.progress is not None:

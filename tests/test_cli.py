@@ -484,7 +484,7 @@ def test_tick_line_counts_failed_actions(tmp_path: Path, monkeypatch: pytest.Mon
     )
     monkeypatch.chdir(tmp_path)
     code, out = cli("tick", "--step", "flaky:step")
-    assert code == 0 and "3 actions, 1 failed: ConnectError: connection refused" in out
+    assert code == 0 and "3 action(s), 1 failed: ConnectError: connection refused" in out
 
 
 def test_undelivered_escalation_goes_to_stderr(project: Path) -> None:
