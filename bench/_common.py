@@ -21,10 +21,19 @@ TRIVIAL_AGENT = '''\
 """A trivial agent for the benchmarks: one recorded action per tick, never stuck."""
 
 
+def word(n):
+    # Letters, not digits: near_repeat and recurring mask numbers, so a counter in the call is
+    # "the same call with only a number changed", and a trivial agent must look like fresh work.
+    text = ""
+    while True:
+        n, r = divmod(n, 26)
+        text = "abcdefghijklmnopqrstuvwxyz"[r] + text
+        if n == 0:
+            return text
+
+
 def step(ctx):
-    # A fresh answer each time too: a counter in the call with the same answer is a near
-    # repeat that sees nothing new (the recurring detector), not a trivial agent.
-    ctx.record("noop", {"n": ctx.tick}, output=f"{ctx.tick} results for the query")
+    ctx.record("noop", {"q": word(ctx.tick)}, output=f"results for the query {word(ctx.tick)}")
 '''
 
 
