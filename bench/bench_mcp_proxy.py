@@ -39,6 +39,57 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 SERVER = REPO / "examples" / "mcp" / "server.py"
 
+_WORDS = [
+    "amber",
+    "basalt",
+    "cedar",
+    "delta",
+    "ember",
+    "fjord",
+    "garnet",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kestrel",
+    "lagoon",
+    "meadow",
+    "nectar",
+    "oriole",
+    "prairie",
+    "quartz",
+    "raven",
+    "sierra",
+    "tundra",
+    "umber",
+    "violet",
+    "willow",
+    "xenon",
+    "yarrow",
+    "zephyr",
+    "acorn",
+    "birch",
+    "comet",
+    "dune",
+    "estuary",
+    "falcon",
+    "glacier",
+    "heron",
+    "islet",
+    "jasper",
+    "koala",
+    "lichen",
+    "marsh",
+    "nimbus",
+]
+
+
+def query(i: int) -> str:
+    """A new query for call ``i``, in words only: a detector masks numbers, so "topic 7" and
+    "topic 8" would look like paging (near_repeat)."""
+    n = len(_WORDS)
+    return f"{_WORDS[i % n]} {_WORDS[(i // n) % n]} {_WORDS[(i // (n * n)) % n]}"
+
+
 BARE_FORWARDER = '''\
 """The least a stdio MCP proxy does: forward tools/list and tools/call, record nothing."""
 import sys
@@ -109,7 +160,7 @@ async def bench(calls: int, warmup: int, actions: int, folder: Path) -> dict[str
         for i in range(warmup + calls):
             order = names[i % len(names) :] + names[: i % len(names)]
             for name in order:
-                args = {"query": f"topic {i}", "limit": 3}
+                args = {"query": query(i), "limit": 3}
                 began = time.perf_counter()
                 result = await sessions[name].call_tool("search", args)
                 elapsed = time.perf_counter() - began
@@ -132,11 +183,11 @@ def recording_cost(folder: Path, actions: int, calls: int = 3000) -> float:
     output = "1. On Heartbeats (about x)\n2. Loops and Cycles (about x)\n3. Recovery (about x)"
     for i in range(200):  # warm up: the history at its bound
         session.check()
-        session.record("search", {"query": f"warm {i}", "limit": 3}, output=output)
+        session.record("search", {"query": query(i + 10_000), "limit": 3}, output=f"{output} {query(i)}")
     began = time.perf_counter()
     for i in range(calls):
         session.check()
-        session.record("search", {"query": f"topic {i}", "limit": 3}, output=output)
+        session.record("search", {"query": query(i), "limit": 3}, output=f"{output} {query(i)}")
     elapsed = time.perf_counter() - began
     session.close()
     return elapsed / calls

@@ -12,8 +12,8 @@ Promises checked (exit 1 if one breaks):
   two tick lines stays under every + (retries + 1) * timeout + backoff + slack);
 * the webhook is asked at most (retries + 1) times per message per due
   attempt (back-off 5 s, 10 s, ...), never again at every tick;
-* `resume` and `status` never fail except with exit 5 while a tick holds the
-  lock, and `resume` settles what waited (the journal says which);
+* `resume` always succeeds (it waits for a tick that holds the lock, up to
+  15 s) and settles what waited (the journal says which); `status` never fails;
 * KILL ends the run.
 
     python bench/stress_notify.py [--seconds 60]
@@ -103,7 +103,7 @@ def dead_webhook_under_run(seconds: float) -> list[str]:
                 code, took = heartbeat(root, *command)
                 codes[f"{command[0]} exit {code}"] += 1
                 slowest = max(slowest, took)
-                if code not in (0, 4, 5):
+                if code not in ((0,) if command[0] == "resume" else (0, 4)):
                     problems.append(f"`{command[0]}` exited {code}")
             time.sleep(0.5)
         (root / "KILL").write_text("stress over\n")

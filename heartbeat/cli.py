@@ -26,6 +26,7 @@ from .config import (
     parse_duration,
     read_secret_ref,
 )
+from .errors import EXIT_CODES as OUTCOME_EXIT_CODES
 from .errors import HeartbeatError, UsageError, worst_exit_code
 
 __all__ = ["main"]
@@ -148,11 +149,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         metavar="NAME",
-        help="trace, journal, swe-agent, mini-swe-agent or openai (default: detected)",
+        help="trace, journal, swe-agent, mini-swe-agent, openai or otlp (default: detected)",
     )
     p.add_argument("--per-heartbeat", type=int, metavar="N", help="group the actions N per heartbeat")
     p.add_argument(
         "--labels", metavar="FILE", help="with a folder: CSV trace,label,onset for a confusion table"
+    )
+    p.add_argument(
+        "--html", metavar="OUT", help="with a folder: also write the tuning page (onsets, detectors, table)"
     )
 
     p = command("validate", "check the config, its plug-ins and the state file")
@@ -371,7 +375,8 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
             "outbox": len(hb.outbox().pending()) if hb.store.outbox_dir.is_dir() else 0,
             "state_dir": str(hb.state_dir),
         }
-        codes.append(3 if kill else 4 if state.status.value == "needs_human" else 0)
+        outcome = "killed" if kill else "needs_human" if state.status.value == "needs_human" else "ran"
+        codes.append(OUTCOME_EXIT_CODES[outcome])
         if args.json:
             out.write(json.dumps(report) + "\n")
             continue
@@ -479,6 +484,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         fmt=args.format,
         per_heartbeat=args.per_heartbeat,
         labels=Path(args.labels) if args.labels else None,
+        html=Path(args.html) if args.html else None,
     )
 
 

@@ -228,7 +228,7 @@ class RecurringConfig(_Config):
     """``recurring``: the same call+result (or long output) N times in the last W actions."""
 
     enabled: bool = True
-    threshold: int = _bounded("recurring.threshold", 4)
+    threshold: int = _bounded("recurring.threshold", 5)
     window: int = _bounded("recurring.window", 30)
     min_chars: int = _bounded(
         "recurring.min_chars", 10, "Outputs this long or shorter never match by output alone."

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from .budget import overspent
 from .config import BudgetConfig
 from .killswitch import KillSwitch
-from .models import Anomaly, BudgetCounters, clip
+from .models import ActionRecord, Anomaly, BudgetCounters, clip
 from .monitor import Monitor
 
 __all__ = ["Step", "StepContext"]
@@ -132,6 +132,24 @@ class StepContext:
                 )
             return self.budget_anomaly
         return hit
+
+    def action_events(
+        self, history: Sequence[ActionRecord], volatile: Collection[str]
+    ) -> list[dict[str, Any]]:
+        """One journal event per action of this tick, also those the bounded ``history`` no longer holds."""
+        kept = {a.index: a for a in history[-len(self.recorded) :]} if self.recorded else {}
+        events = []
+        for index, tool, args, length, error, cost in self.recorded:
+            record = kept.get(index)
+            if record is not None:
+                summary = record.summary
+            else:
+                from .detectors import summarize
+
+                summary = summarize(tool, args, volatile)
+            event = {"event": "action", "index": index, "tool": tool, "summary": summary}
+            events.append({**event, "output_len": length, "error": error, "cost": cost})
+        return events
 
     def report_progress(self, value: float | None) -> None:
         """Report progress from inside the step (used when no metric is configured)."""

@@ -36,6 +36,7 @@ from typing import Any
 
 from .context import StepContext
 from .errors import ConfigError
+from .store import EXEC_SCRATCH_PREFIX
 
 __all__ = ["ExecStep", "ExecStepError", "end_all"]
 
@@ -81,7 +82,8 @@ class ExecStep:
 
     def __call__(self, ctx: StepContext) -> None:
         """Run the program once and record what it reported."""
-        with tempfile.TemporaryDirectory(prefix=".exec-", dir=ctx.state_dir) as scratch:
+        # The store names the state folder's files: it also sweeps scratch folders a kill left.
+        with tempfile.TemporaryDirectory(prefix=EXEC_SCRATCH_PREFIX, dir=ctx.state_dir) as scratch:
             actions_path = Path(scratch) / "actions.jsonl"
             data_path = Path(scratch) / "data.json"
             actions_path.touch(mode=0o600)

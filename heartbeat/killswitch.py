@@ -11,7 +11,6 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Killed
 from .fsutil import atomic_write
 
 __all__ = ["KillSwitch"]
@@ -47,12 +46,6 @@ class KillSwitch:
             return f"KILL file present (unreadable: {exc.strerror})"
         text = " ".join(raw.decode("utf-8", "replace").split())
         return text[:_REASON_LIMIT] or _DEFAULT_REASON
-
-    def check(self) -> None:
-        """Raise :class:`Killed` when the KILL file exists."""
-        reason = self.reason()
-        if reason is not None:
-            raise Killed(self.path, reason)
 
     def engage(self, reason: str) -> str:
         """Write the KILL file with ``reason`` as its text (atomically); return the text as read back.

@@ -58,7 +58,6 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
 
 from .errors import HeartbeatError
 from .models import Anomaly
@@ -277,37 +276,69 @@ async def serve(
     environment = {**os.environ, **(env or {})}
     params = StdioServerParameters(command=command[0], args=list(command[1:]), env=environment, cwd=cwd)
     serving = False
-    async with stdio_client(params, errlog=sys.stderr) as (up_read, up_write):
-        # The server's messages pass through a relay that sees its output end: a server that
-        # exits mid-session would otherwise leave the proxy answering "Connection closed" forever.
-        relay_in, relay_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
-        async def relay() -> None:
-            try:
-                async with relay_in:
-                    async for message in up_read:
-                        await relay_in.send(message)
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                return  # our side closed first: the proxy is ending anyway
-            if serving and on_server_exit is not None:
-                on_server_exit()
+    def ended() -> None:
+        if serving and on_server_exit is not None:
+            on_server_exit()
 
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(relay)
-            async with ClientSession(relay_out, up_write) as upstream:
-                try:
-                    init = await upstream.initialize()
-                except MCPError as exc:
-                    raise ServerGone(command, f"did not start: {exc.message}") from None
-                server = _server(ToolProxy(session, upstream), init)
-                serving = True
-                if read_stream is None or write_stream is None:
-                    async with stdio_server() as (read_stream, write_stream):
-                        await server.run(read_stream, write_stream, server.create_initialization_options())
-                else:
-                    await server.run(read_stream, write_stream, server.create_initialization_options())
-                serving = False  # the client hung up: the server's end that follows is ours
-            tasks.cancel_scope.cancel()
+    # A server that exits mid-session would otherwise leave the proxy answering "Connection
+    # closed" forever: its output stream is watched for its end (no extra task or hop).
+    async with (
+        stdio_client(params, errlog=sys.stderr) as (up_read, up_write),
+        ClientSession(_Watched(up_read, ended), up_write) as upstream,
+    ):
+        try:
+            init = await upstream.initialize()
+        except MCPError as exc:
+            raise ServerGone(command, f"did not start: {exc.message}") from None
+        server = _server(ToolProxy(session, upstream), init)
+        serving = True
+        if read_stream is None or write_stream is None:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        else:
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        serving = False  # the client hung up: the server's end that follows is ours
+
+
+class _Watched:
+    """The server's message stream as it is, telling ``on_end`` when it ends (the server exited)."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context, as the SDK's own context-aware streams carry it."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        """The next message; at the end of the stream, tell ``on_end`` first."""
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _Watched:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _Watched:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 def _server(proxy: ToolProxy, init: types.InitializeResult) -> Server[Any]:

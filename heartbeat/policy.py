@@ -67,7 +67,7 @@ DEFAULT_TEMPLATES: Mapping[str, str] = {
         "What happened:\n"
         "{problems}\n"
         "Do not repeat: {avoid}.\n"
-        "What to do instead:\n"
+        "Try a different approach:\n"
         "{advice}"
     ),
     "reassess_goal": (

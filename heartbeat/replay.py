@@ -1,6 +1,6 @@
 """Replay a recorded trace through the detectors and the policy, exactly as a live run would.
 
-A trace has one JSON object per heartbeat (DESIGN "Trace format")::
+A trace has one JSON object per heartbeat (the README's "Tuning with replay")::
 
     {"progress": 0.25, "actions": [{"tool": "search", "args": {"q": "x"}, "output": "3 hits"}]}
 
@@ -39,6 +39,7 @@ from .errors import TraceError, UsageError
 from .models import AgentState, Anomaly, Decision, clip
 from .monitor import Monitor
 from .policy import decide
+from .settle import Where, settle
 
 __all__ = [
     "SYNTHETIC_START",
@@ -58,6 +59,7 @@ SYNTHETIC_START = datetime(2000, 1, 1, tzinfo=UTC)
 """The time of the first heartbeat of a trace that gives no ``at``."""
 
 _DEFAULT_INTERVAL = timedelta(minutes=30)
+_REPLAY = Where("replay", "ESCALATION.md", "KILL", "heartbeat resume")
 
 
 class TraceAction(BaseModel):
@@ -367,9 +369,8 @@ def _run(
         monitor.add_progress(line.progress, now=now)
         anomalies = tuple(monitor.tick_anomalies)
         decision = decide(state, anomalies, now, config.policy)
-        state.stuck_streak = decision.stuck_streak
-        state.recovery = decision.recovery
-        state.instructions = decision.instructions
+        # The live tick's own consequences (streak, recovery, escalation): replay cannot drift.
+        state = settle(state, decision, anomalies, None, now, config, where=_REPLAY, explain=False).state
         yield ReplayTick(
             tick=tick,
             at=now,
@@ -444,16 +445,24 @@ def run_replay(
     fmt: str | None = None,
     per_heartbeat: int | None = None,
     labels: Path | None = None,
+    html: Path | None = None,
 ) -> int:
     """``heartbeat replay TRACE|DIR [--json]``: write the replay to ``out``; 0, or TraceError/UsageError."""
     if path.is_dir():
         from .replay_batch import run_folder
 
         return run_folder(
-            path, config, as_json=as_json, out=out, fmt=fmt, per_heartbeat=per_heartbeat, labels=labels
+            path,
+            config,
+            as_json=as_json,
+            out=out,
+            fmt=fmt,
+            per_heartbeat=per_heartbeat,
+            labels=labels,
+            html=html,
         )
-    if labels is not None:
-        raise UsageError("--labels needs a folder of traces")
+    if labels is not None or html is not None:
+        raise UsageError("--labels and --html need a folder of traces")
     ticks = replay(path, config, fmt=fmt, per_heartbeat=per_heartbeat)
     lines = (render_json(t) for t in ticks) if as_json else render_table(ticks)
     for line in lines:

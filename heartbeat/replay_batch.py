@@ -188,8 +188,12 @@ def run_folder(
     fmt: str | None = None,
     per_heartbeat: int | None = None,
     labels: Path | None = None,
+    html: Path | None = None,
 ) -> int:
-    """Replay every trace in ``folder`` (sorted by name), one line or object each, then the table."""
+    """Replay every trace in ``folder`` (sorted by name), one line or object each, then the table.
+
+    With ``html``, the same objects also become the tuning page (``heartbeat.report``).
+    """
     known = read_labels(labels) if labels is not None else {}
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(_SUFFIXES))
     if not files:
@@ -205,4 +209,8 @@ def run_folder(
         out.write(json.dumps({"confusion": counts}) + "\n")
     elif known:
         out.write("\n" + "\n".join(_table(counts)) + "\n")
+    if html is not None:
+        from .report import write_tuning
+
+        write_tuning([*(s.to_json() for s in summaries), {"confusion": counts}], html)
     return 0

@@ -32,9 +32,10 @@ A stretch ends (a heartbeat boundary) when
   or :meth:`Session.flush`/:meth:`Session.close` is called.
 
 While a stretch is open the session holds the state folder's lock, as a
-running tick does: a ``heartbeat tick``/``pause`` of the same agent meanwhile
-exits 5. Budgets count per stretch (``actions_per_tick``) and per day as
-usual; ``max_ticks`` counts stretches.
+running tick does: a ``heartbeat pause``/``resume`` of the same agent waits
+for it (up to 15 s), a ``heartbeat tick`` exits 5. Budgets count per
+stretch (``actions_per_tick``) and per day as usual; ``max_ticks`` counts
+stretches.
 
 API (the recorder mirrors :class:`~heartbeat.context.StepContext`, so an
 adapter can take either)::

@@ -26,7 +26,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,6 +66,8 @@ _UNLOCKED_WRITES = frozenset({"KILL"})
 # A run of digits longer than Python reads back as an int (4,300 by default): only then is
 # the written state parsed again to tell a huge number from a long string of digits.
 _LONG_NUMBER = re.compile(rb"[0-9]{4301}")
+
+_UNWRITABLE = "the state folder cannot be written; the step is not called"
 
 # Past this size a state file is handled leanly: parsed once from its bytes (no decoded
 # copy), and a corrupt copy already made is recognised by size and mtime, not re-read.
@@ -496,34 +497,31 @@ class StateStore:
         """Raise :class:`StateWriteError` unless the folder can take a ``state.json`` as big as the last.
 
         Called before the step, so a full disk, a read-only remount or a lost
-        permission stops the agent instead of letting it run with nothing saved:
-        space for twice the last size is reserved in a temp file (fallocate, no
-        fsync) that is removed at once.
+        permission stops the agent instead of letting it run with nothing saved.
+        One ``statvfs`` and one ``access``, no write: room for twice the last
+        size (and a free inode for the temp file) must be there.
         """
-        size = max(8192, 2 * self._loaded_size)
+        needed = max(8192, 2 * self._loaded_size)
         try:
-            fd, temp = tempfile.mkstemp(prefix=f".{STATE_FILE}.", suffix=".tmp", dir=self._state_dir)
+            info = os.statvfs(self._state_dir)
         except OSError as exc:
             raise StateWriteError(
                 self.state_path, f"the state folder cannot be written ({exc.strerror})"
             ) from None
-        try:
-            try:
-                os.posix_fallocate(fd, 0, size)
-            except OSError as exc:
-                if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
-                    raise
-                os.write(fd, bytes(size))  # a file system without fallocate: write the bytes
-        except OSError as exc:
-            raise StateWriteError(self.state_path, f"no room for the state ({exc.strerror})") from None
-        finally:
-            os.close(fd)
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-
-    def schema(self) -> dict[str, Any]:
-        """The JSON Schema of ``state.json``."""
-        return state_schema()
+        if info.f_flag & os.ST_RDONLY:
+            raise StateWriteError(
+                self.state_path, "the state folder cannot be written (read-only file system)"
+            )
+        if not os.access(self._state_dir, os.W_OK | os.X_OK):
+            raise StateWriteError(self.state_path, "the state folder cannot be written (permission denied)")
+        # Blocks held back for root count for root only, as the kernel counts them.
+        free = info.f_bfree if os.geteuid() == 0 else info.f_bavail
+        inodes = info.f_ffree if os.geteuid() == 0 else info.f_favail
+        if free * info.f_frsize < needed or (info.f_files and inodes < 1):
+            room = free * info.f_frsize
+            raise StateWriteError(
+                self.state_path, f"no room for the state ({room} bytes free, {needed} needed)"
+            )
 
     def _parse(self, raw_bytes: bytes) -> dict[str, Any]:
         """Decode and parse the bytes of ``state.json`` into a dict, or report it corrupt."""

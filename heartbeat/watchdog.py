@@ -5,8 +5,10 @@ deadlock). :func:`watch` hands the KILL file of a running step to one
 process-wide daemon thread that looks at it every :data:`POLL_SECONDS`; once
 KILL has been there for :data:`GRACE_SECONDS` (time for a cooperative step
 that reads ``ctx.killed`` to return), it calls the tick's ``on_kill`` from
-that thread, and the tick abandons the step. The thread sleeps on a
-condition while no step runs, so an idle process pays nothing.
+that thread, and the tick abandons the step. Once no step has run for
+:data:`LINGER_SECONDS` the thread sleeps on a condition, so an idle process
+pays nothing; while ticks follow each other it keeps polling, so a tick pays
+no thread wake-up.
 
 :func:`signals_interrupt` turns SIGTERM and SIGINT into
 :class:`TickInterrupted` for the length of a ``heartbeat tick``, so a signal
@@ -26,13 +28,24 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Protocol
 
-__all__ = ["GRACE_SECONDS", "POLL_SECONDS", "TickInterrupted", "signals_interrupt", "unwatch", "watch"]
+__all__ = [
+    "GRACE_SECONDS",
+    "LINGER_SECONDS",
+    "POLL_SECONDS",
+    "TickInterrupted",
+    "signals_interrupt",
+    "unwatch",
+    "watch",
+]
 
 POLL_SECONDS = 0.1
 """How often the KILL file of a running step is looked at."""
 
 GRACE_SECONDS = 0.2
 """How long a step may go on after KILL appeared before it is abandoned."""
+
+LINGER_SECONDS = 5.0
+"""How long the watchdog keeps polling after the last step, before it sleeps until the next."""
 
 
 class _Kill(Protocol):
@@ -65,6 +78,7 @@ class _Watchdog:
         self._entries: dict[int, _Watch] = {}
         self._next = 0
         self._thread: threading.Thread | None = None
+        self._idle = False  # the thread waits on the condition: a new entry must wake it
 
     def watch(self, kill: _Kill, on_kill: Callable[[str], None]) -> int:
         with self._cond:
@@ -73,7 +87,8 @@ class _Watchdog:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._loop, name="heartbeat-watchdog", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            elif self._idle:
+                self._cond.notify()
             return self._next
 
     def unwatch(self, token: int) -> None:
@@ -81,10 +96,16 @@ class _Watchdog:
             self._entries.pop(token, None)
 
     def _loop(self) -> None:
+        last_busy = time.monotonic()
         while True:
             with self._cond:
-                while not self._entries:
-                    self._cond.wait()
+                if self._entries:
+                    last_busy = time.monotonic()
+                elif time.monotonic() - last_busy > LINGER_SECONDS:
+                    self._idle = True
+                    while not self._entries:
+                        self._cond.wait()
+                    self._idle = False
             time.sleep(POLL_SECONDS)
             with self._cond:
                 entries = list(self._entries.items())

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import stat
 import subprocess
 import sys
@@ -269,3 +270,39 @@ def make_agent(root: Path, source: str, module: str = "agent_mod") -> Agent:
     root.mkdir(parents=True, exist_ok=True)
     (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
     return Agent(root, module)
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    """A random generator whose seed is printed (shown on failure); HEARTBEAT_TEST_SEED=N replays it."""
+    seed = int(os.environ.get("HEARTBEAT_TEST_SEED") or int.from_bytes(os.urandom(4), "big"))
+    print(f"random seed {seed} (rerun with HEARTBEAT_TEST_SEED={seed})")
+    return random.Random(seed)
+
+
+def heartbeat_over(
+    tmp_path: Path,
+    step: Any,
+    *,
+    progress: Any = None,
+    clock: Any = None,
+    **config: Any,
+) -> Any:
+    """The one agent helper for in-process tests: a Heartbeat over ``tmp_path/state``.
+
+    Agent ``t``, KILL at ``tmp_path/KILL``, a file notifier named ``file``
+    writing ``tmp_path/notes.jsonl``; ``config`` keys are merged in, ``clock``
+    is a :class:`heartbeat.testing.FakeClock` or any clock.
+    """
+    from heartbeat.config import HeartbeatConfig
+    from heartbeat.runner import Heartbeat
+
+    raw: dict[str, Any] = {
+        "agent": {"name": "t", "state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")},
+        "notify": [{"type": "file", "name": "file", "path": str(tmp_path / "notes.jsonl")}],
+        **config,
+    }
+    settings = HeartbeatConfig.model_validate({**raw, "base_dir": tmp_path})
+    if clock is None:
+        return Heartbeat(settings, step=step, progress=progress)
+    return Heartbeat(settings, step=step, progress=progress, clock=clock)

@@ -68,6 +68,9 @@ def _announce(message: Any) -> None:
 def crash_step(ctx: Any) -> None:
     """Records actions; stuck (3 identical calls) on ticks 1, 2 of every 5; raises on every 7th.
 
+    Every 11th tick it calls ``sys.exit(0)`` (a step error like any other) and
+    every 13th leaves an object in ``ctx.data`` (made savable, journaled).
+
     With ``escalate_after = 2`` it escalates on every tick numbered 5k + 2.
     It is deterministic in the tick number, so a tick re-run after a crash
     decides the same as the run that was killed.
@@ -85,8 +88,13 @@ def crash_step(ctx: Any) -> None:
     else:
         ctx.record("read", {"page": ctx.tick}, output=f"page {ctx.tick}: new text here")
         ctx.record("write", {"note": ctx.tick}, output="saved a note of some length")
+    ctx.data.pop("client", None)
+    if ctx.tick % 13 == 0:
+        ctx.data["client"] = object()  # cannot be saved as it is
     if ctx.tick % 7 == 0:
         raise RuntimeError(f"the search API failed on tick {ctx.tick}")
+    if ctx.tick % 11 == 0:
+        sys.exit(0)
     _announce("step/done")
 
 
@@ -96,8 +104,15 @@ def crash_progress(ctx: Any) -> float:
 
 
 def race_step(ctx: Any) -> None:
-    """Counts its calls in ``data.n``; stuck on every 9th tick, raises on every 6th."""
+    """Counts its calls in ``data.n``; stuck on every 9th tick, raises on every 6th.
+
+    Every 10th tick it raises SystemExit (a step error), every 8th leaves an
+    unsavable object in ``ctx.data`` (made savable): neither may lose a count.
+    """
     ctx.data["n"] = int(ctx.data.get("n", 0)) + 1
+    ctx.data.pop("client", None)
+    if ctx.tick % 8 == 0:
+        ctx.data["client"] = object()
     ctx.data.setdefault("calls", []).append(ctx.tick)
     del ctx.data["calls"][:-5]
     if ctx.tick % 9 == 0:
@@ -108,6 +123,8 @@ def race_step(ctx: Any) -> None:
         ctx.record("work", {"tick": ctx.tick}, output=f"did unit of work {ctx.tick}")
     if ctx.tick % 6 == 0:
         raise RuntimeError("flaky tool")
+    if ctx.tick % 10 == 0:
+        raise SystemExit(0)
 
 
 def race_progress(ctx: Any) -> float:
@@ -343,7 +360,7 @@ _MAX_DELAY = {
 
 def _instrument(hb: Any, send: Callable[[Any], None]) -> None:
     """Make a child's heartbeat say which phase it is in (test instrumentation, child only)."""
-    import heartbeat.runner as runner
+    import heartbeat.effects as effects
     from heartbeat.notify import Outbox
 
     global ANNOUNCE
@@ -366,19 +383,10 @@ def _instrument(hb: Any, send: Callable[[Any], None]) -> None:
         send("saved")
 
     hb.store.save = save_and_say
-    if hasattr(hb, "_write_escalation_file"):  # ESCALATION.md, wherever the runner writes it
-        hb._write_escalation_file = wrap("escalation_md", hb._write_escalation_file)
-    elif hasattr(runner, "atomic_write"):
-        runner.atomic_write = wrap("escalation_md", runner.atomic_write)
+    # ESCALATION.md is written by heartbeat.effects, the I/O half of the tick's core.
+    effects.write_escalation_file = wrap("escalation_md", effects.write_escalation_file)
     Outbox.put = wrap("outbox", Outbox.put)
-
-    class AnnouncingJournal(runner.Journal):
-        def append(self, events: Any) -> None:
-            send("journal")
-            super().append(events)
-            send("journal/done")
-
-    runner.Journal = AnnouncingJournal
+    hb._journal_file.append = wrap("journal", hb._journal_file.append)
     for notifier in hb.notifiers():
         notifier.send = wrap(f"notify:{notifier.name}", notifier.send)
 

@@ -619,7 +619,7 @@ _detector = st.one_of(
 )
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=600, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(
     detector=_detector,
     calls=_calls,
@@ -642,7 +642,7 @@ def test_action_trackers_agree_with_check(
         assert (got and got.model_dump()) == (expected and expected.model_dump())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(
     values=st.lists(st.sampled_from([None, 0.0, 0.004, 0.01, 1.0]), max_size=25),
     n=st.integers(2, 6),

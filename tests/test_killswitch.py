@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from heartbeat.errors import Killed
 from heartbeat.killswitch import KillSwitch
 
 
@@ -60,14 +59,6 @@ def test_fails_closed(tmp_path: Path, kind: str) -> None:
             return
     reason = KillSwitch(path).reason()
     assert reason is not None and "secret content" not in reason
-
-
-def test_check_raises_killed_with_reason(tmp_path: Path) -> None:
-    """check() raises the typed error carrying path and reason."""
-    (tmp_path / "KILL").write_text("maintenance")
-    with pytest.raises(Killed) as info:
-        KillSwitch(tmp_path / "KILL").check()
-    assert info.value.reason == "maintenance" and info.value.exit_code == 3
 
 
 def test_engage_and_release(tmp_path: Path) -> None:

@@ -118,16 +118,21 @@ def test_tools_and_healthy_calls_are_identical_to_a_direct_connection(tmp_path: 
 
 
 def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding(tmp_path: Path) -> None:
+    # Three stuck heartbeats to a human, not two: the repeat the recovery named would
+    # escalate at the second (that rule is tested in test_policy).
+    (tmp_path / "heartbeat.toml").write_text("[policy]\nescalate_on_ignored = false\n")
     log = tmp_path / "calls.log"
     same = {"query": "the same thing"}
     answers: dict[str, Any] = {}
 
     async def main() -> None:
         async with connect(proxied("--kill-file", "KILL"), tmp_path, log) as via:
-            repeats = [await via.call_tool("search", same) for _ in range(4)]
-            answers["repeats"] = repeats
-            # Stuck once more: the third stuck heartbeat escalates; the next call is not forwarded.
-            answers["more"] = [await via.call_tool("search", same) for _ in range(2)]
+            answers["repeats"] = [await via.call_tool("search", same) for _ in range(3)]
+            # The model ignores the instructions: the policy calls a human within a few more calls.
+            more = []
+            while len(more) < 5 and (not more or "waits for a human" not in text(more[-1])):
+                more.append(await via.call_tool("search", same))
+            answers["more"] = more
             before = len(received(log))
             answers["refused"] = await via.call_tool("search", {"query": "something new"})
             answers["forwarded_while_waiting"] = len(received(log)) - before
@@ -146,13 +151,12 @@ def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding
     anyio.run(main)
     repeats = answers["repeats"]
     # Threshold 3: the third identical call is answered with an error carrying the instructions.
-    assert [r.is_error for r in repeats[:2]] == [False, False]
-    assert repeats[2].is_error
-    assert "Do not repeat: search" in text(repeats[2]) and "Try a different approach" in text(repeats[2])
-    assert repeats[3].is_error and "recovery attempt 2" in text(repeats[3])
-    escalated, waiting = answers["more"]
-    assert escalated.is_error and "waits for a human" in text(escalated) and "5 times" in text(escalated)
-    assert waiting.is_error and "waiting for a human" in text(waiting)
+    assert [r.is_error for r in repeats] == [False, False, True]
+    assert "you look stuck" in text(repeats[2]) and "Do not repeat: search" in text(repeats[2])
+    assert "withheld" in text(repeats[2])
+    more = answers["more"]
+    assert all(r.is_error for r in more) and "waits for a human" in text(more[-1])
+    assert "repeat" in text(more[-1])
     refused = answers["refused"]
     assert refused.is_error and "waiting for a human" in text(refused) and "heartbeat resume" in text(refused)
     assert answers["forwarded_while_waiting"] == 0
@@ -168,13 +172,14 @@ def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding
     assert all(r.is_error and "KILL file" in text(r) for r in answers["killed"])
     assert "the operator pulled the plug" in text(answers["killed"][0])
     assert answers["forwarded_after_kill"] == 0
-    # Every call that reached the server is in the state, the refused ones are not.
+    # Every call that reached the server is in the state, in order; the refused ones are not.
+    forwarded = 3 + len(more) + 1  # the repeats up to the escalation, one after the resume
+    calls = received(log)
+    assert len(calls) == forwarded
     state = json.loads((tmp_path / "state" / "state.json").read_text())
-    forwarded = 5 + 1  # five repeats (the sixth was refused), one after the resume
-    assert len(received(log)) == forwarded
     assert state["actions_total"] == forwarded
     assert [a["summary"] for a in state["history"]] == [
-        *['search({"query":"the same thing"})'] * 5,
+        *['search({"query":"the same thing"})'] * (forwarded - 1),
         'search({"query":"something else"})',
     ]
     events = [

@@ -78,8 +78,8 @@ def test_each_kind_is_reported_once_per_tick() -> None:
     """Further repeats in the same tick return None; a new tick reports again."""
     monitor = Monitor(tick=1)
     results = [monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i)) for i in range(6)]
-    # repeat at the third call, recurring (the same call and result four times) at the fourth.
-    assert [r.kind if r else None for r in results] == [None, None, "repeat", "recurring", None, None]
+    # repeat at the third call, recurring (the same call and result five times) at the fifth.
+    assert [r.kind if r else None for r in results] == [None, None, "repeat", None, "recurring", None]
     assert len(monitor.tick_anomalies) == 2
     monitor.start_tick(2)
     assert monitor.tick_anomalies == []
@@ -319,7 +319,7 @@ _steps = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(steps=_steps)
 def test_monitor_matches_the_pure_checks_and_reseeding(steps: list[Any]) -> None:
     """Re-seeded each heartbeat or not, the Monitor reports what the pure checks say, once per kind."""
@@ -414,7 +414,7 @@ def test_a_custom_tracker_is_used_instead_of_check() -> None:
     assert hit is not None and hit.message == "4 actions"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(steps=_steps, exempt=st.booleans())
 def test_reseeding_at_start_tick_answers_like_a_monitor_built_from_the_kept_state(
     steps: list[Any], exempt: bool

@@ -385,3 +385,28 @@ def test_file_notifier_masks_other_secrets(tmp_path: Path) -> None:
         )
     )
     assert "XXXXXXXX" not in (tmp_path / "n.jsonl").read_text()
+
+
+def test_pause_and_resume_wait_for_a_tick_that_holds_the_lock(tmp_path: Path) -> None:
+    """A tick finishing its deliveries holds the lock a moment: pause waits for it instead of exit 5."""
+    store = StateStore(tmp_path / "state")
+    held, release = threading.Event(), threading.Event()
+
+    def tick_in_progress() -> None:
+        with store.lock():
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=tick_in_progress)
+    holder.start()
+    assert held.wait(5)
+    pause = spawn_heartbeat(tmp_path, "pause", "--state-dir", "state", "--reason", "looking")
+    try:
+        time.sleep(1.0)  # the tick goes on for a second while pause waits (not a race: pause must wait)
+        assert pause.poll() is None, "pause gave up while the lock was busy"
+    finally:
+        release.set()
+        holder.join(5)
+    _, err = pause.communicate(timeout=30)
+    assert pause.returncode == 0, err
+    assert store.load().status.value == "paused"

@@ -49,13 +49,14 @@ def test_otel_example_records_spans_and_its_export_replays_the_same(tmp_path: Pa
     assert "run 2: 3 tool call(s); repeat" in done.stdout and "Do not repeat: search" in done.stdout
     state = json.loads((folder / "state" / "state.json").read_text())
     assert state["ticks"] == 3 and state["actions_total"] == 7
-    converted = run(sys.executable, "-m", "heartbeat.formats.otlp", "spans.jsonl", cwd=folder)
-    assert converted.returncode == 0, converted.stderr
-    (folder / "trace.jsonl").write_text(converted.stdout)
-    replayed = run(sys.executable, "-m", "heartbeat", "replay", "trace.jsonl", "--json", cwd=folder)
+    replayed = run(sys.executable, "-m", "heartbeat", "replay", "spans.jsonl", "--json", cwd=folder)
     assert replayed.returncode == 0, replayed.stderr
     ticks = [json.loads(line) for line in replayed.stdout.splitlines()]
     assert [[(a["kind"], a["action"]) for a in t["anomalies"]] for t in ticks] == [[], [("repeat", 5)], []]
+    named = run(
+        sys.executable, "-m", "heartbeat", "replay", "spans.jsonl", "--format", "otlp", "--json", cwd=folder
+    )
+    assert named.stdout == replayed.stdout
     assert [a["kind"] for a in state["anomalies"]] == ["repeat"] and state["anomalies"][0]["action"] == 5
-    bad = run(sys.executable, "-m", "heartbeat.formats.otlp", "no-such-export.jsonl", cwd=folder)
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no-such-export.jsonl" in bad.stderr
+    bad = run(sys.executable, "-m", "heartbeat", "replay", "state/state.json", "--format", "otlp", cwd=folder)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "resourceSpans" in bad.stderr, bad.stderr

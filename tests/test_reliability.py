@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 import reliability_agents as ra
+from conftest import heartbeat_over
 from hypothesis import HealthCheck, given, settings
 
 from heartbeat.cli import main
@@ -75,15 +76,8 @@ def run_cli(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[st
 
 
 def make(tmp_path: Path, step: Callable[[StepContext], Any], **config: Any) -> Heartbeat:
-    """A heartbeat over tmp_path/state with a file notifier (like tests/test_runner.py)."""
-    raw: dict[str, Any] = {
-        "agent": {"name": "t", "state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")},
-        "notify": [{"type": "file", "name": "file", "path": str(tmp_path / "notes.jsonl")}],
-        **config,
-    }
-    return Heartbeat(
-        HeartbeatConfig.model_validate({**raw, "base_dir": tmp_path}), step=step, progress=lambda ctx: None
-    )
+    """A heartbeat over tmp_path/state with a file notifier (the one conftest helper)."""
+    return heartbeat_over(tmp_path, step, progress=lambda ctx: None, **config)
 
 
 def stuck(ctx: StepContext) -> None:

@@ -138,7 +138,7 @@ def test_each_format_is_detected_from_its_content(tmp_path: Path) -> None:
     for name, data in samples.items():
         assert detect_format(data) == name
     assert detect_format({"something": "else"}) is None
-    assert set(FORMATS) == {"journal", "swe-agent", "mini-swe-agent", "openai"}
+    assert set(FORMATS) == {"journal", "swe-agent", "mini-swe-agent", "openai", "otlp"}
 
 
 def test_swe_agent_steps_become_shell_actions(tmp_path: Path) -> None:
@@ -293,6 +293,22 @@ def test_the_cli_replays_a_folder_in_a_real_process(tmp_path: Path) -> None:
     done = spawn_heartbeat(tmp_path, "replay", str(runs), "--labels", str(bad))
     out, err = done.communicate(timeout=60)
     assert done.returncode == 2 and "stuck|healthy|unclear" in err and "Traceback" not in err
+
+
+def test_html_writes_the_tuning_page_of_the_same_replay(tmp_path: Path) -> None:
+    """--html OUT: a page with a row per trace and the confusion table; a single trace refuses it."""
+    runs, labels = labels_folder(tmp_path)
+    page = tmp_path / "tuning.html"
+    done = spawn_heartbeat(tmp_path, "replay", str(runs), "--labels", str(labels), "--html", str(page))
+    out, err = done.communicate(timeout=60)
+    assert done.returncode == 0, err
+    html = page.read_text(encoding="utf-8")
+    for trace in ("healthy-mini", "stuck-chat", "stuck-swe"):
+        assert trace in html and trace in out
+    assert "<table" in html and "escalated" in html
+    done = spawn_heartbeat(tmp_path, "replay", str(runs / "stuck-swe.traj"), "--html", str(page))
+    out, err = done.communicate(timeout=60)
+    assert done.returncode == 2 and "need a folder" in err and "Traceback" not in err
 
 
 def test_a_swe_agent_paging_through_one_file_escalates_soon_after(tmp_path: Path) -> None:

@@ -5,31 +5,23 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from freezegun import freeze_time
+from conftest import heartbeat_over
 
-from heartbeat.config import HeartbeatConfig
 from heartbeat.context import StepContext
 from heartbeat.journal import Journal
 from heartbeat.models import Status
 from heartbeat.runner import Heartbeat
 from heartbeat.store import StateStore
+from heartbeat.testing import FakeClock
 
 
-def make(
-    tmp_path: Path, step: Callable[[StepContext], Any], *, progress: Any = None, **config: Any
-) -> Heartbeat:
+def make(tmp_path: Path, step: Callable[[StepContext], Any], **kwargs: Any) -> Heartbeat:
     """A heartbeat over a temp state folder, with a file notifier so escalations land somewhere."""
-    raw: dict[str, Any] = {
-        "agent": {"name": "t", "state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")},
-        "notify": [{"type": "file", "path": str(tmp_path / "notes.jsonl")}],
-        **config,
-    }
-    return Heartbeat(
-        HeartbeatConfig.model_validate({**raw, "base_dir": tmp_path}), step=step, progress=progress
-    )
+    return heartbeat_over(tmp_path, step, **kwargs)
 
 
 def repeater(ctx: StepContext) -> None:
@@ -241,47 +233,52 @@ def test_per_tick_budget_tells_the_step_and_pauses(tmp_path: Path) -> None:
 
 
 def test_daily_budget_resets_at_the_configured_hour(tmp_path: Path) -> None:
-    """Daily counters start again at reset_hour (UTC), moved with freezegun."""
+    """Daily counters start again at reset_hour (UTC), moved with the shipped FakeClock."""
 
     def step(ctx: StepContext) -> None:
         ctx.record("fetch", {"t": ctx.tick}, output="a page of text", cost=1.0)
 
-    hb = make(tmp_path, step, budget={"cost_per_day": 2.5, "reset_hour": 6})
-    with freeze_time("2026-03-02 05:00:00") as clock:
-        assert [hb.tick().outcome for _ in range(2)] == ["ran", "ran"]
-        clock.move_to("2026-03-02 05:59:00")
-        assert hb.tick().outcome == "paused"  # the third unit of cost went past 2.5
-        state = StateStore(tmp_path / "state").load()
-        assert state.budget.cost == 3.0
-        hb.resume()
-        clock.move_to("2026-03-02 06:00:01")
-        assert hb.tick().outcome == "ran"
-        state = StateStore(tmp_path / "state").load()
-        assert state.budget.cost == 1.0 and str(state.budget.day) == "2026-03-02"
+    clock = FakeClock(datetime(2026, 3, 2, 5, tzinfo=UTC))
+    hb = make(tmp_path, step, budget={"cost_per_day": 2.5, "reset_hour": 6}, clock=clock)
+    assert [hb.tick().outcome for _ in range(2)] == ["ran", "ran"]
+    clock.now = datetime(2026, 3, 2, 5, 59, tzinfo=UTC)
+    assert hb.tick().outcome == "paused"  # the third unit of cost went past 2.5
+    state = StateStore(tmp_path / "state").load()
+    assert state.budget.cost == 3.0
+    hb.resume()
+    clock.now = datetime(2026, 3, 2, 6, 0, 1, tzinfo=UTC)
+    assert hb.tick().outcome == "ran"
+    state = StateStore(tmp_path / "state").load()
+    assert state.budget.cost == 1.0 and str(state.budget.day) == "2026-03-02"
 
 
 def test_reminders_no_more_often_than_the_interval(tmp_path: Path) -> None:
     """While waiting for a human, a reminder goes out once per reminder_every, not every tick."""
-    hb = make(tmp_path, repeater, policy={"escalate_after": 1}, escalation={"reminder_every": "1h"})
+    clock = FakeClock(datetime(2026, 3, 2, 10, tzinfo=UTC))
+    hb = make(
+        tmp_path, repeater, policy={"escalate_after": 1}, escalation={"reminder_every": "1h"}, clock=clock
+    )
     notes = tmp_path / "notes.jsonl"
 
     def kinds() -> list[str]:
         return [json.loads(line)["kind"] for line in notes.read_text().splitlines()]
 
-    with freeze_time("2026-03-02 10:00:00") as clock:
+    def at(hour: int, minute: int) -> None:
+        clock.now = datetime(2026, 3, 2, hour, minute, tzinfo=UTC)
+
+    assert hb.tick().exit_code == 4
+    for minute in (10, 30, 59):
+        at(10, minute)
         assert hb.tick().exit_code == 4
-        for minute in (10, 30, 59):
-            clock.move_to(f"2026-03-02 10:{minute:02d}:00")
-            assert hb.tick().exit_code == 4
-        assert kinds() == ["escalation"]
-        clock.move_to("2026-03-02 11:00:00")
-        hb.tick()
-        clock.move_to("2026-03-02 11:30:00")
-        hb.tick()
-        assert kinds() == ["escalation", "reminder"]
-        clock.move_to("2026-03-02 12:00:00")
-        hb.tick()
-        assert kinds() == ["escalation", "reminder", "reminder"]
+    assert kinds() == ["escalation"]
+    at(11, 0)
+    hb.tick()
+    at(11, 30)
+    hb.tick()
+    assert kinds() == ["escalation", "reminder"]
+    at(12, 0)
+    hb.tick()
+    assert kinds() == ["escalation", "reminder", "reminder"]
 
 
 def test_paused_agent_does_nothing(tmp_path: Path) -> None:

@@ -7,8 +7,9 @@ server.py`` exactly as a desktop assistant would from its config
 (``claude_desktop_config.json`` beside this file), lists the tools, makes two
 healthy calls, then calls ``search`` with the same arguments over and over,
 as a stuck model does. It prints the first lines of every answer: the third
-repeat is answered with the recovery instructions instead of the result,
-the fifth escalates, and from then on nothing reaches the server. Afterwards
+repeat is answered with the recovery instructions instead of the result;
+the model ignores them, so the next repeat escalates to a human, and from
+then on nothing reaches the server. Afterwards
 ``heartbeat status --state-dir state`` shows the agent waiting for a human
 (exit 4) and ``heartbeat resume --state-dir state`` lets it go on.
 """

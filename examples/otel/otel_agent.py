@@ -1,7 +1,7 @@
 """An offline agent instrumented with OpenTelemetry, watched by heartbeat through its spans alone.
 
     cd examples/otel && python otel_agent.py
-    python -m heartbeat.formats.otlp spans.jsonl > trace.jsonl && heartbeat replay trace.jsonl
+    heartbeat replay spans.jsonl        # the export, one heartbeat per trace
 
 The agent is three scripted runs (no model, no network), each one trace:
 an ``invoke_agent`` span around ``execute_tool`` spans named exactly as the
@@ -16,8 +16,7 @@ Two span processors share one ``TracerProvider``:
   folder ``state/`` (one trace = one heartbeat), so ``heartbeat status``
   and ``heartbeat log`` show this agent like any other;
 - the OTLP JSON file exporter writes ``spans.jsonl``, the export that
-  ``heartbeat replay`` reads afterwards (converted by the second command
-  above) and that finds the same anomalies.
+  ``heartbeat replay`` reads afterwards and that finds the same anomalies.
 
 Needs ``pip install 'heartbeat[otel]' opentelemetry-exporter-otlp-json-file``.
 """

@@ -24,16 +24,16 @@ from .contract import (
     ProgressTracker,
     as_detector,
 )
-from .cycle import Cycle, _CycleTracker
-from .empty import Empty, _EmptyTracker
-from .error_rate import ErrorRate, _ErrorRateTracker
+from .cycle import Cycle, CycleTracker
+from .empty import Empty, EmptyTracker
+from .error_rate import ErrorRate, ErrorRateTracker
 from .fingerprints import Prints, canonical_args, fingerprint, mask, prints, summarize
-from .loop import Loop, _LoopTracker
-from .near_repeat import NearRepeat, _NearRepeatTracker
-from .no_progress import NoProgress, _NoProgressTracker
-from .recurring import Recurring, _RecurringTracker
-from .recurring_error import RecurringError, _RecurringErrorTracker
-from .repeat import Repeat, _RepeatTracker
+from .loop import Loop, LoopTracker
+from .near_repeat import NearRepeat, NearRepeatTracker
+from .no_progress import NoProgress, NoProgressTracker
+from .recurring import Recurring, RecurringTracker
+from .recurring_error import RecurringError, RecurringErrorTracker
+from .repeat import Repeat, RepeatTracker
 
 __all__ = [
     "BUILT_IN",
@@ -80,18 +80,18 @@ BUILT_IN: tuple[type, ...] = (
 """The built-in detector classes: they read only an :class:`ActionView` of each action."""
 
 STEP_TRACKERS: tuple[type, ...] = (
-    _RepeatTracker,
-    _LoopTracker,
-    _EmptyTracker,
-    _ErrorRateTracker,
-    _NearRepeatTracker,
-    _RecurringTracker,
-    _RecurringErrorTracker,
-    _CycleTracker,
+    RepeatTracker,
+    LoopTracker,
+    EmptyTracker,
+    ErrorRateTracker,
+    NearRepeatTracker,
+    RecurringTracker,
+    RecurringErrorTracker,
+    CycleTracker,
 )
 """The built-in action trackers: each has ``step`` (see :data:`BuiltinStep`)."""
 
-LAZY_TRACKERS: tuple[type, ...] = (*STEP_TRACKERS, _NoProgressTracker)
+LAZY_TRACKERS: tuple[type, ...] = (*STEP_TRACKERS, NoProgressTracker)
 """The built-in trackers whose push takes ``report=False`` (move on, build no Anomaly)."""
 
 

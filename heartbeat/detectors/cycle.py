@@ -20,7 +20,7 @@ from ..models import ActionRecord, Anomaly
 from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
 from .window import KeyWindow
 
-__all__ = ["Cycle"]
+__all__ = ["Cycle", "CycleTracker"]
 
 
 def _key(action: ActionView) -> Hashable:
@@ -71,7 +71,7 @@ class Cycle:
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _CycleTracker(self, history)
+        return CycleTracker(self, history)
 
     def _report(
         self, action: ActionView, revisits: int, repeated: int, span: int, tick: int, at: datetime
@@ -96,7 +96,7 @@ class Cycle:
         )
 
 
-class _CycleTracker:
+class CycleTracker:
     """A key window of masked call+result keys, counting revisits."""
 
     __slots__ = ("_det", "_exempt", "_keys")

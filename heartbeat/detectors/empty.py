@@ -21,7 +21,7 @@ from datetime import datetime
 from ..models import ActionRecord, Anomaly
 from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int
 
-__all__ = ["Empty"]
+__all__ = ["Empty", "EmptyTracker"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Empty:
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _EmptyTracker(self, history.actions)
+        return EmptyTracker(self, history.actions)
 
     def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
         what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
@@ -104,7 +104,7 @@ class _Run:
         return True
 
 
-class _EmptyTracker:
+class EmptyTracker:
     """:class:`_Run` fed action by action."""
 
     __slots__ = ("_det", "_run")
@@ -123,6 +123,8 @@ class _EmptyTracker:
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
+        if length is None or error is not None:  # most actions: nothing to count, nothing to break
+            return None
         run = self._run
         if not run.step(tool, action.shape, length, error) or not report or run.run < self._det.threshold:
             return None

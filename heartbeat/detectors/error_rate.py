@@ -19,6 +19,8 @@ from .contract import (
     tail_of,
 )
 
+__all__ = ["ErrorRate", "ErrorRateTracker"]
+
 
 @dataclass(frozen=True)
 class ErrorRate:
@@ -56,7 +58,7 @@ class ErrorRate:
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _ErrorRateTracker(self, history)
+        return ErrorRateTracker(self, history)
 
     def _trips(self, errors: int) -> bool:
         # The rate as a quotient, never errors >= T * W: 0.3 * 10 is 3.0000000000000004.
@@ -87,7 +89,7 @@ class ErrorRate:
         )
 
 
-class _ErrorRateTracker:
+class ErrorRateTracker:
     """The errors among the last W actions (position and tool), with counts per tool.
 
     Only errors are kept: a success moves the position on and, at most, lets

@@ -19,6 +19,8 @@ from .contract import (
     tail_of,
 )
 
+__all__ = ["Loop", "LoopTracker"]
+
 _CYCLE_SHOWN = 6  # steps of a cycle written into a message; the rest are counted
 _CYCLE_KEPT = 20  # steps of a cycle kept in the evidence, so state.json stays small
 
@@ -81,7 +83,7 @@ class Loop:
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _LoopTracker(self, history)
+        return LoopTracker(self, history)
 
     def _report(self, tail: Sequence[ActionView], matched: int, tick: int, at: datetime) -> Anomaly:
         period = len(tail)
@@ -126,7 +128,7 @@ def _seed_runs(fps: Sequence[str], periods: Iterable[int]) -> dict[int, int]:
     return runs
 
 
-class _LoopTracker:
+class LoopTracker:
     """Per-period match runs, kept only for periods where the new fingerprint sits.
 
     ``_runs[p]`` counts how many newest positions i in a row have

@@ -29,7 +29,7 @@ from .contract import (
 )
 from .fingerprints import mask
 
-__all__ = ["NearRepeat"]
+__all__ = ["NearRepeat", "NearRepeatTracker"]
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class NearRepeat:
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _NearRepeatTracker(self, history)
+        return NearRepeatTracker(self, history)
 
     def _report(self, action: ActionView, count: int, tick: int, at: datetime) -> Anomaly:
         return make_anomaly(
@@ -100,7 +100,7 @@ class NearRepeat:
         )
 
 
-class _NearRepeatTracker:
+class NearRepeatTracker:
     """Shape counts over the window; the exact calls are looked at only when a shape reaches N."""
 
     __slots__ = ("_counts", "_det", "_exempt", "_min", "_recent", "_window")

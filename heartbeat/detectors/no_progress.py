@@ -18,6 +18,8 @@ from .contract import (
     need_int,
 )
 
+__all__ = ["NoProgress", "NoProgressTracker"]
+
 
 @dataclass(frozen=True)
 class NoProgress:
@@ -53,7 +55,7 @@ class NoProgress:
 
     def tracker(self, history: History) -> ProgressTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _NoProgressTracker(self, history)
+        return NoProgressTracker(self, history)
 
     def _report(self, values: Sequence[float], tick: int, at: datetime) -> Anomaly:
         low, high = min(values), max(values)
@@ -84,7 +86,7 @@ class NoProgress:
         )
 
 
-class _NoProgressTracker:
+class NoProgressTracker:
     """The last N measured values."""
 
     __slots__ = ("_det", "_values")

@@ -36,7 +36,7 @@ from .contract import (
     tool_limits,
 )
 
-__all__ = ["Recurring"]
+__all__ = ["Recurring", "RecurringTracker"]
 
 
 def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
@@ -56,7 +56,7 @@ def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
 class Recurring:
     """``recurring``: the newest call+result (or long output) occurs N times in the last W actions."""
 
-    threshold: int = 4
+    threshold: int = 5
     window: int = 30
     min_chars: int = 10
     exempt: Collection[str] = frozenset()
@@ -98,7 +98,7 @@ class Recurring:
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _RecurringTracker(self, history)
+        return RecurringTracker(self, history)
 
     def _report(
         self, action: ActionView, calls: int, outputs: int, tick: int, at: datetime
@@ -124,7 +124,7 @@ class Recurring:
         return make_anomaly("recurring", message, tick=tick, at=at, action=action, evidence=evidence)
 
 
-class _RecurringTracker:
+class RecurringTracker:
     """Counts of call+result and output keys over the window, one deque of both per position."""
 
     __slots__ = ("_counts", "_det", "_exempt", "_min", "_min_chars", "_recent", "_window")

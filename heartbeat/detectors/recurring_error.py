@@ -11,15 +11,15 @@ arguments, a rerun of the same failing test), is not.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Collection, Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..models import ActionRecord, Anomaly, clip
 from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
-from .window import KeyWindow
 
-__all__ = ["RecurringError"]
+__all__ = ["RecurringError", "RecurringErrorTracker"]
 
 
 _SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
@@ -66,7 +66,7 @@ class RecurringError:
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _RecurringErrorTracker(self, history)
+        return RecurringErrorTracker(self, history)
 
     def _report(self, action: ActionView, count: int, tick: int, at: datetime) -> Anomaly:
         error = clip(action.error, 120)
@@ -88,17 +88,24 @@ class RecurringError:
         )
 
 
-class _RecurringErrorTracker:
-    """A key window of error fingerprints."""
+class RecurringErrorTracker:
+    """The errors among the last W actions (position and key), with counts per key.
 
-    __slots__ = ("_det", "_exempt", "_keys")
+    Only errors are kept: a success moves the position on and, at most, lets
+    the oldest error leave the window, so the common push does almost nothing.
+    """
+
+    __slots__ = ("_counts", "_det", "_errors", "_exempt", "_n", "_window")
 
     def __init__(self, det: RecurringError, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
-        self._keys = KeyWindow(det.window)
+        self._window = det.window
+        self._n = 0  # actions seen (exempt ones left out): the position of the newest
+        self._errors: deque[tuple[int, Hashable]] = deque()
+        self._counts: dict[Hashable, int] = {}
         for action in tail_of(history.actions, det.window, det.exempt):
-            self._keys.push(_key(action))
+            self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; a ``recurring_error`` anomaly when its error comes back N times."""
@@ -110,10 +117,21 @@ class _RecurringErrorTracker:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
+        n = self._n = self._n + 1
+        errors = self._errors
+        # Positions rise by one per push, so at most one error leaves the window.
+        if errors and errors[0][0] <= n - self._window:
+            gone = errors.popleft()[1]
+            left = self._counts[gone] - 1
+            if left:
+                self._counts[gone] = left
+            else:
+                del self._counts[gone]
         if error is None:
-            self._keys.push(None)
             return None
-        count = self._keys.push(_key(action))
+        key = _key(action)
+        errors.append((n, key))
+        count = self._counts[key] = self._counts.get(key, 0) + 1
         if not report or count < self._det.threshold:
             return None
         return self._det._report(action, count, action.tick, action.at)

@@ -25,6 +25,8 @@ from .contract import (
     times,
 )
 
+__all__ = ["Repeat", "RepeatTracker"]
+
 
 def _key(fingerprint: str, result: str | None, error: str | None) -> str:
     """The call and its result as one key: the call alone when there is no result, and a
@@ -93,7 +95,7 @@ class Repeat:
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
-        return _RepeatTracker(self, history)
+        return RepeatTracker(self, history)
 
     def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
         limit = self.threshold_for(action.tool)
@@ -119,7 +121,7 @@ class Repeat:
         )
 
 
-class _RepeatTracker:
+class RepeatTracker:
     """Run length of the newest call+result key."""
 
     __slots__ = ("_det", "_fp", "_limits", "_run", "_skip", "_threshold")

@@ -3,7 +3,7 @@
 Each format is one module with a ``NAME``, a ``sniff(data) -> bool`` that
 recognises its parsed JSON, and an ``actions(data) -> list[Action]``.
 :data:`FORMATS` is the registry (a new format adds one module and one
-line); :func:`load_actions` picks the format (``--format``, else the first
+line, name to module); :func:`load_actions` picks the format (``--format``, else the first
 whose ``sniff`` accepts the file). The project's own trace format (one JSON
 object per heartbeat) stays in :mod:`heartbeat.replay`. A format that knows
 its heartbeats (``otlp``: one per trace) also has ``ticks(data)``, used
@@ -13,20 +13,49 @@ unless ``--per-heartbeat`` regroups.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
+from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from ..errors import TraceError, UsageError
-from . import journal, mini_swe_agent, openai_chat, otlp, swe_agent
 from .common import Action
 
 __all__ = ["FORMATS", "Action", "detect_format", "load_actions", "read_json"]
 
-FORMATS: dict[str, ModuleType] = {
-    module.NAME: module for module in (journal, swe_agent, mini_swe_agent, openai_chat, otlp)
-}
-"""Import formats by name, in the order auto-detection tries them."""
+
+class _Registry(Mapping[str, ModuleType]):
+    """Format modules by name, each imported when first asked for.
+
+    Lazy, so ``python -m heartbeat.formats.otlp`` (a format module run as a
+    script) is not imported twice, and a replay of the project's own trace
+    format imports no format at all.
+    """
+
+    def __init__(self, modules: dict[str, str]) -> None:
+        self._modules = modules
+
+    def __getitem__(self, name: str) -> ModuleType:
+        return import_module(self._modules[name], __name__)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+
+FORMATS: Mapping[str, ModuleType] = _Registry(
+    {
+        "journal": ".journal",
+        "swe-agent": ".swe_agent",
+        "mini-swe-agent": ".mini_swe_agent",
+        "openai": ".openai_chat",
+        "otlp": ".otlp",
+    }
+)
+"""Import formats by name (each module's ``NAME``), in the order auto-detection tries them."""
 
 
 def read_json(path: Path) -> Any:

@@ -28,16 +28,14 @@ a replay of the export and the live recording cannot drift apart.
 For the import registry of ``heartbeat replay``: :data:`NAME`,
 :func:`sniff` and :func:`actions`; :func:`ticks` keeps the heartbeats (one
 per trace) in the trace format's shape, :func:`trace_lines` as JSONL text
-that :func:`heartbeat.replay.replay` reads as it is. From a shell::
-
-    python -m heartbeat.formats.otlp spans.jsonl > trace.jsonl && heartbeat replay trace.jsonl
+that :func:`heartbeat.replay.replay` reads as it is. ``heartbeat replay
+spans.jsonl`` reads an export directly (``--format otlp``).
 """
 
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -235,29 +233,3 @@ def read(path: Path) -> Any:
             except ValueError as exc:
                 raise ValueError(f"line {number}: not valid JSON: {exc}") from None
     return rows
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m heartbeat.formats.otlp EXPORT``: print the export as a heartbeat trace (JSONL)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1 or args[0] in ("-h", "--help"):
-        print(
-            "usage: python -m heartbeat.formats.otlp EXPORT.json[l]  (prints a heartbeat trace)",
-            file=sys.stderr,
-        )
-        return 2
-    path = Path(args[0])
-    try:
-        lines = trace_lines(read(path))
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"heartbeat: error: {path}: cannot read: {exc}", file=sys.stderr)
-        return 2
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        print(f"heartbeat: error: {path}: {exc}", file=sys.stderr)
-        return 2
-    sys.stdout.writelines(line + "\n" for line in lines)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

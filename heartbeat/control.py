@@ -1,0 +1,70 @@
+"""What a human does to an agent between ticks: pause, resume, look at its state."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import StateCorrupt
+from .models import AgentState, Status
+
+if TYPE_CHECKING:
+    from .runner import Heartbeat
+
+__all__ = ["HUMAN_LOCK_WAIT", "pause", "read_state", "resume"]
+
+# How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
+# deliveries, say) before they give up with exit 5: a human should not have to retry.
+HUMAN_LOCK_WAIT = 15.0
+
+
+def pause(hb: Heartbeat, reason: str | None = None) -> AgentState:
+    """Pause the agent: ticks do nothing until resumed (waits a little for a running tick)."""
+    with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
+        state = hb.store.load()
+        state.status, state.status_reason = Status.PAUSED, reason or "paused by hand"
+        hb.store.save(state)
+        hb.journal([{"event": "pause", "reason": state.status_reason}], hb.clock(), state.ticks)
+        return state
+
+
+def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
+    """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions."""
+    with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
+        now = hb.clock()
+        state = hb.store.load()
+        previous = state.status
+        state.status, state.status_reason = Status.ACTIVE, None
+        state.stuck_streak, state.recovery, state.escalation = 0, None, None
+        state.instructions = note.strip() if note and note.strip() else None
+        # A human acted: pages about the status just cleared must not arrive after this.
+        # They are journaled as settled first, so a crash half-way repeats, never hides, one.
+        from .notify import STATUS_KINDS
+
+        settled = {n.key for n in state.notices if n.kind in STATUS_KINDS}
+        state.notices = [n for n in state.notices if n.kind not in STATUS_KINDS]
+        outbox = hb.outbox() if hb.outbox_waiting() else None
+        if outbox is not None:
+            settled.update(outbox.settle(hb.name, dry_run=True))
+        hb.store.save(state)
+        event = {
+            "event": "resume",
+            "from": previous.value,
+            "note": state.instructions,
+            "settled": sorted(settled),
+        }
+        hb.journal([event], now, state.ticks)
+        hb.store.escalation_path.unlink(missing_ok=True)
+        if outbox is not None:
+            outbox.settle(hb.name)
+        return state
+
+
+def read_state(hb: Heartbeat) -> AgentState:
+    """The current state, read without the lock (``status``, ``validate``), checked to save again."""
+    state = hb.store.load()
+    try:
+        state.model_dump_json()
+    except ValueError as exc:  # e.g. nested deeper than pydantic serialises: no tick could save it
+        reason = f"cannot be written back: {str(exc).splitlines()[0]}"
+        raise StateCorrupt(hb.store.state_path, reason) from None
+    return state

@@ -1,0 +1,65 @@
+"""What one heartbeat did: :class:`TickResult`, printed by the CLI and recorded by the journal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from .models import Anomaly, Decision
+
+if TYPE_CHECKING:
+    from .notify import DeliveryReport
+
+__all__ = ["Outcome", "TickResult"]
+
+Outcome = Literal["ran", "killed", "locked", "paused", "needs_human", "error"]
+
+
+@dataclass
+class TickResult:
+    """What one heartbeat did; the CLI prints it and the journal records it."""
+
+    agent: str
+    outcome: Outcome
+    exit_code: int
+    message: str
+    tick: int | None = None
+    actions: int = 0
+    progress: float | None = None
+    progress_error: str | None = None
+    anomalies: list[Anomaly] = field(default_factory=list)
+    decision: Decision | None = None
+    step_error: str | None = None
+    delivered: list[str] = field(default_factory=list)
+    undelivered: list[str] = field(default_factory=list)
+    waiting: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict, stable for scripts (``heartbeat tick --json``)."""
+        return {
+            "agent": self.agent,
+            "outcome": self.outcome,
+            "exit_code": self.exit_code,
+            "message": self.message,
+            "tick": self.tick,
+            "actions": self.actions,
+            "progress": self.progress,
+            "progress_error": self.progress_error,
+            "anomalies": [a.model_dump(mode="json") for a in self.anomalies],
+            "decision": self.decision.model_dump(mode="json") if self.decision else None,
+            "step_error": self.step_error,
+            "notifications": {
+                "delivered": self.delivered,
+                "undelivered": self.undelivered,
+                "waiting": self.waiting,
+            },
+        }
+
+    def absorb(self, report: DeliveryReport) -> None:
+        """Take what a delivery pass did into this result."""
+        self.delivered += report.delivered
+        self.undelivered += [f"{name}: {error}" for name, error in report.failed]
+        self.undelivered += [
+            f"outbox entry {name} was unreadable; set aside, not sent" for name in report.corrupt
+        ]
+        self.waiting = report.waiting
