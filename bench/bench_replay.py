@@ -1,6 +1,6 @@
 """Replay throughput: actions per second over a generated 100,000-action trace.
 
-The trace (DESIGN "Trace format") has ``--actions-per-tick`` actions per
+The trace (the format `heartbeat replay` reads) has ``--actions-per-tick`` actions per
 heartbeat with fresh arguments, rising progress, an errored action now and
 then, and every ``--stuck-every`` heartbeats one that repeats an action
 (a ``repeat`` anomaly and a recovery, cleared by the next heartbeat), so the

@@ -2,9 +2,9 @@
 
 A :class:`Notifier` has a ``name`` and one method, ``send``, which delivers a
 :class:`Notification` or raises :class:`~heartbeat.errors.NotifyError`.
-:func:`dispatch` sends one notification to every notifier; whatever fails
-waits in the :class:`Outbox` (one JSON file per notification and notifier)
-and :meth:`Outbox.deliver` retries it on later ticks. Delivery is
+A tick puts each notification in the :class:`Outbox` first (one JSON file
+per notification and notifier), then :meth:`Outbox.deliver` sends it and
+retries what failed on later ticks. Delivery is
 at-least-once: an outbox file is removed only after a successful send, and
 every send carries the same idempotency key so a receiver can drop repeats.
 
@@ -65,7 +65,6 @@ __all__ = [
     "OutboxItem",
     "WebhookNotifier",
     "build_notifiers",
-    "dispatch",
     "redact",
     "redact_url",
     "retry_delay",
@@ -472,7 +471,7 @@ def build_notifiers(
 
 @dataclass
 class DeliveryReport:
-    """What a dispatch or an outbox retry did; the CLI prints it, the journal records it."""
+    """What an outbox delivery did; the CLI prints it, the journal records it."""
 
     delivered: list[str] = field(default_factory=list)
     """``"<key> to <notifier>"`` for each successful send."""
@@ -489,24 +488,6 @@ class DeliveryReport:
     def ok(self) -> bool:
         """True when nothing failed and nothing was corrupt."""
         return not self.failed and not self.corrupt
-
-    def merge(self, other: DeliveryReport) -> DeliveryReport:
-        """Both reports in one (say, the outbox retry and this tick's dispatch)."""
-        return DeliveryReport(
-            delivered=[*self.delivered, *other.delivered],
-            failed=[*self.failed, *other.failed],
-            waiting=self.waiting + other.waiting,
-            corrupt=[*self.corrupt, *other.corrupt],
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able form for ``--json`` output and the journal."""
-        return {
-            "delivered": list(self.delivered),
-            "failed": [{"notifier": n, "error": e} for n, e in self.failed],
-            "waiting": self.waiting,
-            "corrupt": list(self.corrupt),
-        }
 
     def summary(self) -> str:
         """One line for a human, or "" when there was nothing to report."""
@@ -893,30 +874,3 @@ def _send(notifier: Notifier, notification: Notification) -> str | None:
     except Exception as exc:  # a custom notifier's bug is a failed send, recorded
         return redact(f"{type(exc).__name__}: {_one_line(str(exc))}")
     return None
-
-
-def dispatch(
-    notification: Notification,
-    notifiers: Mapping[str, Notifier] | Sequence[Notifier],
-    outbox: Outbox,
-    *,
-    now: datetime | None = None,
-) -> DeliveryReport:
-    """Send to every notifier; each failure waits in the outbox, so nothing is lost."""
-    targets = list(notifiers.values()) if isinstance(notifiers, Mapping) else list(notifiers)
-    report = DeliveryReport()
-    for notifier in targets:
-        error = _send(notifier, notification)
-        if error is None:
-            # An older entry for this key and notifier is now redundant.
-            outbox.remove(notification.key, notifier.name)
-            report.delivered.append(f"{notification.key} to {notifier.name}")
-            continue
-        try:
-            outbox.put(notification, notifier.name, error, now=now)
-        except OSError as exc:
-            report.failed.append((notifier.name, f"{error}; and NOT saved to the outbox: {exc.strerror}"))
-            continue
-        report.failed.append((notifier.name, error))
-        report.waiting += 1
-    return report

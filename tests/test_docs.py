@@ -169,3 +169,23 @@ def _public_objects() -> list[tuple[str, object]]:
 def test_every_public_thing_has_a_docstring(name: str, obj: object) -> None:
     """Modules and the names in their __all__ carry a docstring."""
     assert inspect.getdoc(obj), name
+
+
+def test_package_exports_match_the_type_checking_imports() -> None:
+    """heartbeat/__init__.py: the names type checkers see are exactly the names it exports."""
+    import ast
+
+    import heartbeat
+
+    tree = ast.parse(Path(heartbeat.__file__).read_text())
+    typed = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        for child in node.body
+        if isinstance(child, ast.ImportFrom)
+        for alias in child.names
+    }
+    assert typed == set(heartbeat.__all__) - {"__version__"}
+    for name in heartbeat.__all__:
+        assert getattr(heartbeat, name) is not None

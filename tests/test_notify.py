@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,10 +29,10 @@ from heartbeat.notify import (
     DeliveryReport,
     FileNotifier,
     Notification,
+    Notifier,
     Outbox,
     WebhookNotifier,
     build_notifiers,
-    dispatch,
     redact,
     redact_url,
     retry_delay,
@@ -61,6 +62,21 @@ def note(key: str = "agent-escalation-3", **changes: object) -> Notification:
     }
     fields.update(changes)
     return Notification.model_validate(fields)
+
+
+def dispatch(
+    notification: Notification,
+    notifiers: Mapping[str, Notifier] | Sequence[Notifier],
+    outbox: Outbox,
+    *,
+    now: datetime | None = None,
+) -> DeliveryReport:
+    """Send one notification the way a tick does: put it in the outbox, then deliver it."""
+    targets = list(notifiers.values()) if isinstance(notifiers, Mapping) else list(notifiers)
+    at = now or notification.created_at
+    for notifier in targets:
+        outbox.put(notification, notifier.name, None, now=at)
+    return outbox.deliver(targets, at, only=[notification.key])
 
 
 def secret_url(server: WebhookServer) -> str:
@@ -326,7 +342,7 @@ def test_secret_url_never_reaches_error_outbox_file_or_report(
         webhook_server.status = status
         reports.append(dispatch(note(key), [notifier], outbox, now=NOW))
     reports.append(outbox.deliver([notifier], NOW + timedelta(hours=1)))
-    texts = [json.dumps(r.to_dict()) + r.summary() + repr(r) for r in reports]
+    texts = [json.dumps(r.failed) + r.summary() + repr(r) for r in reports]
     texts += [p.read_text() for p in (tmp_path / "outbox").iterdir()]
     assert len(list((tmp_path / "outbox").iterdir())) == 3
     assert all("hook" in t for t in texts[:3])
@@ -460,15 +476,6 @@ def test_dispatch_success_drops_an_older_entry_for_the_same_key(tmp_path: Path) 
     outbox.put(note(), "file", "disk was full")
     dispatch(note(), [FileNotifier("file", tmp_path / "n.jsonl")], outbox)
     assert outbox.pending() == []
-
-
-def test_merge_adds_up_two_reports() -> None:
-    """The tick's outbox retry and its dispatch print as one report."""
-    merged = DeliveryReport(delivered=["a to x"], waiting=1).merge(
-        DeliveryReport(failed=[("y", "down")], waiting=2)
-    )
-    assert (merged.delivered, merged.failed, merged.waiting) == (["a to x"], [("y", "down")], 3)
-    assert not merged.ok
 
 
 # -- command and file notifiers

@@ -96,7 +96,7 @@ def action(index: int, *, error: str | None = None) -> ActionRecord:
 
 
 def test_paths_are_the_documented_files(tmp_path: Path) -> None:
-    """Every file of the state folder has the name DESIGN.md gives it."""
+    """Every file of the state folder has the name the README's "The state folder" gives it."""
     store = StateStore(tmp_path)
     assert store.state_dir == tmp_path
     assert store.state_path == tmp_path / "state.json"
