@@ -40,8 +40,8 @@ _EXPORTS = {  # public name -> the module that defines it
     "StepContext": "context",
     "Heartbeat": "runner",
     "TickResult": "runner",
-    "Notification": "notify",
-    "Notifier": "notify",
+    "Notification": "models",
+    "Notifier": "notifiers",
     "WebhookNotifier": "notify",
     "ProgressMetric": "progress",
 }
@@ -86,11 +86,11 @@ if TYPE_CHECKING:
     from .models import AgentState as AgentState
     from .models import Anomaly as Anomaly
     from .models import Decision as Decision
+    from .models import Notification as Notification
     from .models import Status as Status
     from .monitor import Monitor as Monitor
-    from .notify import Notification as Notification
-    from .notify import Notifier as Notifier
-    from .notify import WebhookNotifier as WebhookNotifier
+    from .notifiers import Notifier as Notifier
+    from .notifiers.webhook import WebhookNotifier as WebhookNotifier
     from .policy import decide as decide
     from .progress import ProgressMetric as ProgressMetric
     from .replay import replay as replay

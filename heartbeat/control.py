@@ -41,7 +41,7 @@ def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
         state.progress = []
         # A human acted: pages about the status just cleared must not arrive after this.
         # They are journaled as settled first, so a crash half-way repeats, never hides, one.
-        from .notify import STATUS_KINDS
+        from .outbox import STATUS_KINDS
 
         settled = {n.key for n in state.notices if n.kind in STATUS_KINDS}
         state.notices = [n for n in state.notices if n.kind not in STATUS_KINDS]

@@ -18,15 +18,16 @@ from typing import TYPE_CHECKING
 from .models import AgentState, Notification, Status
 from .store import StateStore
 
-if TYPE_CHECKING:  # notify imports httpx lazily; a healthy tick never needs it
-    from .notify import DeliveryReport, Notifier, Outbox
+if TYPE_CHECKING:  # imported where used: a healthy tick never needs them
+    from .notifiers import Notifier
+    from .outbox import DeliveryReport, Outbox
 
 __all__ = ["deliver", "outbox", "outbox_waiting", "queue_notices", "write_escalation_file"]
 
 
 def outbox(store: StateStore, secrets: Sequence[str] = ()) -> Outbox:
     """The agent's outbox of undelivered notifications (``secrets`` masked out of what it writes)."""
-    from .notify import Outbox
+    from .outbox import Outbox
 
     return Outbox(store.outbox_dir, secrets=secrets)
 
@@ -51,7 +52,7 @@ def deliver(
 ) -> DeliveryReport:
     """Try to deliver what waits in the outbox (only entries that are due unless forced)."""
     if not outbox_waiting(store):
-        from .notify import DeliveryReport
+        from .outbox import DeliveryReport
 
         return DeliveryReport()
     return outbox(store, secrets).deliver(notifiers(), now, force=force)

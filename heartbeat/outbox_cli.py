@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .errors import UsageError
 
 if TYPE_CHECKING:
-    from .notify import OutboxItem
+    from .outbox import OutboxItem
     from .runner import Heartbeat
 
 __all__ = ["run_outbox"]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .models import Anomaly, Decision
 
 if TYPE_CHECKING:
-    from .notify import DeliveryReport
+    from .outbox import DeliveryReport
 
 __all__ = ["Outcome", "TickResult"]
 

@@ -42,8 +42,9 @@ from .watchdog import TickInterrupted
 # notify and progress are imported where used: most ticks of a healthy agent with no
 # metric configured never need them, and a cron tick pays for every import.
 if TYPE_CHECKING:
-    from .notify import DeliveryReport, Notifier, Outbox
-    from .ping import PingNotifier
+    from .notifiers import Notifier
+    from .notifiers.ping import PingNotifier
+    from .outbox import DeliveryReport, Outbox
     from .progress import ProgressMetric
     from .sharedstop import SharedStop
 
@@ -122,7 +123,7 @@ class Heartbeat:
     def notifiers(self) -> list[Notifier]:
         """The configured notifiers (built on first use, so httpx loads only when needed)."""
         if self._notifiers is None:
-            from .notify import build_notifiers
+            from .notifiers import build_notifiers
 
             self._notifiers = build_notifiers(self.config.notify, base_dir=self.config.base_dir)
         return self._notifiers
@@ -151,7 +152,7 @@ class Heartbeat:
         configs = [n for n in self.config.notify if n.type == "ping"]
         if not configs:
             return []
-        from .ping import PingNotifier
+        from .notifiers.ping import PingNotifier
 
         # A ping whose ${ENV} URL is not set is skipped here; the tick itself says why.
         return [

@@ -82,7 +82,7 @@ from .models import Anomaly
 from .runner import Heartbeat, TickResult, utc_now
 
 if TYPE_CHECKING:
-    from .notify import Notifier
+    from .notifiers import Notifier
     from .progress import ProgressMetric
 
 __all__ = ["Session", "Stop", "Stopped"]
