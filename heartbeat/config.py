@@ -13,20 +13,42 @@ import re
 import tomllib
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
     Field,
-    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
 )
 
+from .configtypes import ConfigModel, ConfigPath, Duration, parse_duration
+from .detectorconfig import (
+    DETECTOR_BOUNDS,
+    CycleConfig,
+    DetectorsConfig,
+    EmptyConfig,
+    ErrorRateConfig,
+    LoopConfig,
+    NearRepeatConfig,
+    NoProgressConfig,
+    RecurringConfig,
+    RecurringErrorConfig,
+    RepeatConfig,
+    ToolThreshold,
+)
 from .errors import ConfigError
+from .notifyconfig import (
+    BUILTIN_TYPES,
+    SECRET_FIELDS,
+    CommandNotifierConfig,
+    FileNotifierConfig,
+    NotifierConfig,
+    PingNotifierConfig,
+    PluginNotifierConfig,
+    WebhookNotifierConfig,
+)
+from .policyconfig import BudgetConfig, EscalationConfig, PolicyConfig
 
 __all__ = [
     "DETECTOR_BOUNDS",
@@ -46,6 +68,7 @@ __all__ = [
     "NoProgressConfig",
     "NotifierConfig",
     "PingNotifierConfig",
+    "PluginNotifierConfig",
     "PolicyConfig",
     "ProgressConfig",
     "RecurringConfig",
@@ -53,6 +76,7 @@ __all__ = [
     "RepeatConfig",
     "ScheduleConfig",
     "StopConfig",
+    "ToolThreshold",
     "WebhookNotifierConfig",
     "format_validation_error",
     "load_config",
@@ -62,56 +86,10 @@ __all__ = [
 
 DEFAULT_CONFIG_NAME = "heartbeat.toml"
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)")
-_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-def parse_duration(value: object) -> timedelta:
-    """Read ``"90s"``, ``"30m"``, ``"1h30m"``, ``"1d"`` or a number of seconds."""
-    if isinstance(value, timedelta):
-        return value
-    if isinstance(value, bool):
-        raise ValueError("a duration is a number of seconds or a text like '30m'")
-    if isinstance(value, int | float):
-        seconds = float(value)
-    elif isinstance(value, str):
-        text = value.strip().lower().replace(" ", "")
-        if text.replace(".", "", 1).isdigit():
-            seconds = float(text)
-        else:
-            pos, seconds = 0, 0.0
-            for match in _DURATION.finditer(text):
-                if match.start() != pos:
-                    break
-                seconds += float(match.group(1)) * _UNITS[match.group(2)]
-                pos = match.end()
-            if pos != len(text) or not text:
-                raise ValueError(f"{value!r} is not a duration (try '90s', '30m', '1h30m', '1d')")
-    else:
-        raise ValueError("a duration is a number of seconds or a text like '30m'")
-    if not 0 < seconds < 10 * 365 * 86400:
-        raise ValueError(f"{value!r}: a duration must be positive and under ten years")
-    return timedelta(seconds=seconds)
-
-
-Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
-
-
-def _to_path(value: object) -> object:
-    return Path(value) if isinstance(value, str) else value
-
-
-# Strict types (no "3" for 3): a path is still written as a string in TOML.
-ConfigPath = Annotated[Path, BeforeValidator(_to_path)]
-
-
-class _Config(BaseModel):
-    # strict: `escalate_after = "3"` is a typo of a number, refused rather than guessed.
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class AgentConfig(_Config):
+class AgentConfig(ConfigModel):
     """One agent: its step, its progress metric, its state folder and KILL file."""
 
     name: str = Field(default="agent", min_length=1, max_length=100)
@@ -129,7 +107,7 @@ class AgentConfig(_Config):
         return self
 
 
-class ScheduleConfig(_Config):
+class ScheduleConfig(ConfigModel):
     """When ``heartbeat run`` ticks: an interval or a cron expression."""
 
     every: Duration | None = None
@@ -158,150 +136,7 @@ class ScheduleConfig(_Config):
         return self
 
 
-ToolThreshold = int | Literal["off"]
-"""A per-tool threshold: a number, or "off" to leave the tool out."""
-
-DETECTOR_BOUNDS: dict[str, tuple[int, int]] = {
-    "repeat.threshold": (2, 10_000),
-    "repeat.tools": (2, 10_000),
-    "loop.window": (4, 10_000),
-    "loop.repeats": (2, 1_000),
-    "empty.threshold": (1, 10_000),
-    "empty.max_chars": (0, 1_000_000),
-    "error_rate.window": (1, 10_000),
-    "near_repeat.threshold": (2, 10_000),
-    "near_repeat.window": (2, 10_000),
-    "recurring.threshold": (2, 10_000),
-    "recurring.window": (2, 10_000),
-    "recurring.min_chars": (0, 1_000_000),
-    "recurring_error.threshold": (2, 10_000),
-    "recurring_error.window": (2, 10_000),
-    "cycle.threshold": (2, 10_000),
-    "cycle.window": (3, 10_000),
-    "no_progress.samples": (2, 1_000),
-}
-"""The one copy of the detectors' whole-number bounds: the config fields and the
-detectors' own checks (heartbeat.detectors) both read it. Relations between two
-parameters (a window at least its threshold) are checked by the detector."""
-
-
-def _bounded(key: str, default: int, description: str | None = None) -> Any:
-    """A config field for the detector parameter ``key`` with its bounds from DETECTOR_BOUNDS."""
-    low, high = DETECTOR_BOUNDS[key]
-    return Field(default=default, ge=low, le=high, description=description)
-
-
-class RepeatConfig(_Config):
-    """``repeat``: the last N actions have one fingerprint."""
-
-    enabled: bool = True
-    threshold: int = _bounded("repeat.threshold", 3)
-    tools: dict[str, ToolThreshold] = Field(
-        default_factory=dict, description="Per-tool threshold, or 'off' to exempt a tool."
-    )
-
-
-class LoopConfig(_Config):
-    """``loop``: a cycle of 2+ fingerprints repeats back to back at the tail of the window."""
-
-    enabled: bool = True
-    window: int = _bounded("loop.window", 20)
-    repeats: int = _bounded("loop.repeats", 2)
-    exempt: list[str] = Field(default_factory=list, description="Tools left out of loops.")
-
-
-class EmptyConfig(_Config):
-    """``empty``: the last N reported outputs are each at most C characters."""
-
-    enabled: bool = True
-    threshold: int = _bounded("empty.threshold", 3)
-    max_chars: int = _bounded("empty.max_chars", 10)
-    exempt: list[str] = Field(default_factory=list)
-
-
-class ErrorRateConfig(_Config):
-    """``error_rate``: errors / W >= T over the last W actions."""
-
-    enabled: bool = True
-    window: int = _bounded("error_rate.window", 10)
-    threshold: float = Field(default=0.5, gt=0, le=1)
-
-
-class NearRepeatConfig(_Config):
-    """``near_repeat``: one masked call shape N times in the last W actions, not all one call."""
-
-    enabled: bool = True
-    threshold: int = _bounded("near_repeat.threshold", 12)
-    window: int = _bounded("near_repeat.window", 15)
-
-
-class RecurringConfig(_Config):
-    """``recurring``: the same call+result (or long output) N times in the last W actions."""
-
-    enabled: bool = True
-    threshold: int = _bounded("recurring.threshold", 5)
-    window: int = _bounded("recurring.window", 30)
-    min_chars: int = _bounded(
-        "recurring.min_chars", 10, "Outputs this long or shorter never match by output alone."
-    )
-
-
-class RecurringErrorConfig(_Config):
-    """``recurring_error``: the same error fingerprint N times in the last W actions."""
-
-    enabled: bool = True
-    threshold: int = _bounded("recurring_error.threshold", 3)
-    window: int = _bounded("recurring_error.window", 10)
-
-
-class CycleConfig(_Config):
-    """``cycle``: N of the last W actions revisit a call+result seen earlier in the window."""
-
-    enabled: bool = True
-    threshold: int = _bounded("cycle.threshold", 10)
-    window: int = _bounded("cycle.window", 30)
-
-
-class NoProgressConfig(_Config):
-    """``no_progress``: the last N progress samples differ by less than D."""
-
-    enabled: bool = True
-    samples: int = _bounded("no_progress.samples", 5)
-    min_delta: float = Field(default=0.01, ge=0, allow_inf_nan=False)
-
-
-class DetectorsConfig(_Config):
-    """The stuck detectors and what every fingerprint leaves out."""
-
-    volatile_args: list[str] = Field(default_factory=list)
-    polling: list[str] = Field(
-        default_factory=list,
-        description="Tools whose result is part of their fingerprint: polling is fine "
-        "until the result stops changing.",
-    )
-    exempt: list[str] = Field(default_factory=list, description="Tools no detector looks at.")
-    custom: list[str] = Field(default_factory=list, description="Your detectors as 'module:attr'.")
-    repeat: RepeatConfig = RepeatConfig()
-    loop: LoopConfig = LoopConfig()
-    empty: EmptyConfig = EmptyConfig()
-    error_rate: ErrorRateConfig = ErrorRateConfig()
-    no_progress: NoProgressConfig = NoProgressConfig()
-    near_repeat: NearRepeatConfig = NearRepeatConfig()
-    recurring: RecurringConfig = RecurringConfig()
-    recurring_error: RecurringErrorConfig = RecurringErrorConfig()
-    cycle: CycleConfig = CycleConfig()
-
-    def history_needed(self) -> int:
-        """The number of past actions the detectors need to see."""
-        repeat = max([self.repeat.threshold, *(t for t in self.repeat.tools.values() if t != "off")])
-        windows = [self.loop.window, self.empty.threshold, self.error_rate.window]
-        for part in (self.near_repeat, self.recurring, self.recurring_error, self.cycle):
-            if part.enabled:
-                windows.append(part.window)
-        return max(repeat, *windows)
-
-
-class ProgressConfig(_Config):
+class ProgressConfig(ConfigModel):
     """A built-in progress metric, chosen by ``type``."""
 
     type: Literal["list_length", "words", "glob", "json_path", "pytest"]
@@ -324,123 +159,7 @@ class ProgressConfig(_Config):
         return self
 
 
-class PolicyConfig(_Config):
-    """When a stuck streak becomes an escalation, and the recovery texts."""
-
-    escalate_after: int = Field(default=3, ge=1, le=1_000)
-    mode: Literal["enforce", "observe"] = Field(
-        default="enforce", description="observe: detect and journal, but inject nothing and never escalate."
-    )
-    recover_after: int = Field(
-        default=2, ge=1, le=1_000, description="Quiet heartbeats in a row that end a stuck stretch."
-    )
-    escalate_on_ignored: bool = Field(
-        default=True, description="Escalate when the agent repeats what the last recovery said to avoid."
-    )
-    templates: dict[Literal["try_alternative", "reassess_goal"], str] = Field(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _templates_format(self) -> PolicyConfig:
-        # A bad placeholder fails here, when the config is loaded, not when the agent is stuck.
-        if self.templates:  # policy imports this module: import it only when there is work
-            from .policy import check_templates
-
-            check_templates({str(k): v for k, v in self.templates.items()})
-        return self
-
-
-class BudgetConfig(_Config):
-    """Spending limits; a breach pauses the agent and notifies."""
-
-    actions_per_tick: int | None = Field(default=None, ge=1)
-    actions_per_day: int | None = Field(default=None, ge=1)
-    cost_per_day: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    max_ticks: int | None = Field(default=None, ge=1)
-    reset_hour: int = Field(default=0, ge=0, le=23, description="UTC hour the day starts.")
-
-
-class EscalationConfig(_Config):
-    """How often a waiting escalation reminds people."""
-
-    reminder_every: Duration = timedelta(hours=6)
-
-
-# Fields of a notifier whose ${ENV} values are secrets (a path or a timeout is not one).
-_SECRET_FIELDS = ("url", "headers", "command")
-
-
-class _NotifierConfig(_Config):
-    """What every notifier table shares: its ``${ENV}`` values, expanded only when needed."""
-
-    _unset: tuple[str, ...] = PrivateAttr(default=())
-    _env_values: tuple[str, ...] = PrivateAttr(default=())
-
-    def unset_env(self) -> tuple[str, ...]:
-        """The ``${NAME}`` variables this notifier uses that were not set when the config loaded."""
-        return self._unset
-
-    def require_env(self) -> None:
-        """Raise ConfigError when a variable this notifier needs is not set (to send, not to stop)."""
-        if self._unset:
-            name = getattr(self, "name", "?")
-            raise ConfigError(f"notifier {name}: environment variable {self._unset[0]} is not set")
-
-    def env_secrets(self) -> tuple[str, ...]:
-        """The environment values this notifier's URL, headers or command hold."""
-        return self._env_values
-
-
-class WebhookNotifierConfig(_NotifierConfig):
-    """POST JSON to a URL (Slack and Discord incoming webhooks show its ``text``)."""
-
-    type: Literal["webhook"]
-    name: str = Field(default="webhook", min_length=1, max_length=100, pattern=r"\S")
-    url: str
-    headers: dict[str, str] = Field(default_factory=dict)
-    timeout: Duration = timedelta(seconds=10)
-    retries: int = Field(default=2, ge=0, le=10)
-    backoff: Duration = timedelta(seconds=0.5)
-
-    @model_validator(mode="after")
-    def _http_only(self) -> WebhookNotifierConfig:
-        # The message must not echo the URL: it is a secret.
-        if self._unset or "${" in self.url:
-            return self  # checked once the variable is there (see require_env)
-        scheme, sep, rest = self.url.partition("://")
-        if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
-            raise ValueError("the webhook url must be an http:// or https:// URL")
-        return self
-
-
-class CommandNotifierConfig(_NotifierConfig):
-    """Run a command with the message on stdin."""
-
-    type: Literal["command"]
-    name: str = Field(default="command", min_length=1, max_length=100, pattern=r"\S")
-    command: str
-    timeout: Duration = timedelta(seconds=30)
-
-
-class PingNotifierConfig(_NotifierConfig):
-    """Ping a dead man's switch (healthchecks.io convention) at the start and end of every tick."""
-
-    type: Literal["ping"]
-    name: str = Field(default="ping", min_length=1, max_length=100, pattern=r"\S")
-    url: str
-    timeout: Duration = timedelta(seconds=5)
-    fail_on: list[int] = Field(
-        default_factory=lambda: [1, 2], description="Exit codes pinged as failures (URL/<code>)."
-    )
-
-    @model_validator(mode="after")
-    def _http_only(self) -> PingNotifierConfig:
-        scheme, sep, rest = self.url.partition("://")
-        if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
-            raise ValueError("the ping url must be an http:// or https:// URL")
-        return self
-
-
-class StopConfig(_Config):
+class StopConfig(ConfigModel):
     """A fleet-wide emergency stop that many hosts read: a URL or a file on shared storage."""
 
     url: str | None = None
@@ -457,28 +176,14 @@ class StopConfig(_Config):
         return self
 
 
-class FileNotifierConfig(_NotifierConfig):
-    """Append each notification as a JSON line to a file."""
-
-    type: Literal["file"]
-    name: str = Field(default="file", min_length=1, max_length=100, pattern=r"\S")
-    path: ConfigPath = Path("notifications.jsonl")
-
-
-NotifierConfig = Annotated[
-    WebhookNotifierConfig | CommandNotifierConfig | FileNotifierConfig | PingNotifierConfig,
-    Field(discriminator="type"),
-]
-
-
-class JournalConfig(_Config):
+class JournalConfig(ConfigModel):
     """Rotation of ``journal.jsonl``."""
 
     max_bytes: int = Field(default=1_000_000, ge=1_000)
     keep: int = Field(default=3, ge=1, le=100)
 
 
-class HeartbeatConfig(_Config):
+class HeartbeatConfig(ConfigModel):
     """The whole ``heartbeat.toml``."""
 
     agent: AgentConfig = AgentConfig()
@@ -615,8 +320,10 @@ def _expand_notifiers(tables: Any) -> tuple[Any, list[tuple[tuple[str, ...], tup
         unset: list[str] = []
         used: list[str] = []
         out = {}
+        # A plug-in's keys mean nothing to heartbeat: every ${ENV} value in its table is a secret.
+        plugin = table.get("type") not in BUILTIN_TYPES
         for key, value in table.items():
-            secret = key in _SECRET_FIELDS
+            secret = plugin or key in SECRET_FIELDS
             out[key] = _expand_env(value, f"notify[{i}].{key}", unset, used if secret else None)
         expanded.append(out)
         extras.append((tuple(dict.fromkeys(unset)), tuple(v for v in used if len(v) >= 6)))
@@ -685,5 +392,5 @@ def load_config(path: Path | str | None = None) -> HeartbeatConfig:
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc), path=path) from None
     for notifier, (unset, used) in zip(config.notify, extras, strict=False):
-        notifier._unset, notifier._env_values = unset, used
+        notifier.set_env(unset, used)
     return config

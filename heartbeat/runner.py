@@ -153,12 +153,13 @@ class Heartbeat:
         if not configs:
             return []
         from .notifiers.ping import PingNotifier
+        from .notifyconfig import PingNotifierConfig
 
         # A ping whose ${ENV} URL is not set is skipped here; the tick itself says why.
         return [
             PingNotifier(c.name, c.url, timeout=c.timeout.total_seconds(), fail_on=frozenset(c.fail_on))
             for c in configs
-            if c.type == "ping" and not c.unset_env()
+            if isinstance(c, PingNotifierConfig) and not c.unset_env()
         ]
 
     def shared_stop_reason(self) -> str | None:

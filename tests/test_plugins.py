@@ -5,12 +5,16 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from heartbeat.config import HeartbeatConfig
+from heartbeat.config import HeartbeatConfig, PluginNotifierConfig, load_config
 from heartbeat.errors import ConfigError
+from heartbeat.models import Notification
+from heartbeat.notifiers import build_notifiers
+from heartbeat.outbox import Outbox
 from heartbeat.plugins import load_object, load_plugin
 from heartbeat.runner import Heartbeat
 
@@ -27,7 +31,8 @@ def installed(tmp_path: Path) -> Iterator[Path]:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hb-thirdparty\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text(
         "[heartbeat.steps]\nthird = hb_thirdparty:step\n\n"
-        "[heartbeat.detectors]\ntoo_many = hb_thirdparty:TooMany\n"
+        "[heartbeat.detectors]\ntoo_many = hb_thirdparty:TooMany\n\n"
+        "[heartbeat.notifiers]\npager = test_plugins:ListNotifier\n"
     )
     sys.path.insert(0, str(tmp_path))
     importlib.invalidate_caches()
@@ -75,3 +80,81 @@ def test_module_attr_still_loads_from_the_config_folder(tmp_path: Path) -> None:
         sys.modules.pop("hb_local_mod", None)
         if str(tmp_path) in sys.path:
             sys.path.remove(str(tmp_path))
+
+
+class ListNotifier:
+    """A third-party notifier: keeps what it is sent, and takes its table's other keys as options."""
+
+    def __init__(self, name: str, *, channel: str = "general", token: str = "") -> None:
+        self.name = name
+        self.channel = channel
+        self.token = token
+        self.sent: list[Notification] = []
+        self.mask_with: list[str] = []
+
+    def send(self, message: Notification) -> None:
+        """Keep the message."""
+        self.sent.append(message)
+
+
+def _note() -> Notification:
+    return Notification(
+        key="agent-escalation-3",
+        kind="escalation",
+        agent="agent",
+        reason="stuck",
+        text="agent needs a human",
+        created_at=datetime(2026, 5, 1, 12, tzinfo=UTC),
+    )
+
+
+def test_a_notifier_named_module_class_is_built_with_its_options_and_delivers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`type = "test_plugins:ListNotifier"`: its other keys are its options; the outbox sends through it."""
+    monkeypatch.setenv("HB_PLUGIN_TOKEN", "tok-SECRET-123")
+    path = tmp_path / "heartbeat.toml"
+    path.write_text(
+        '[agent]\nstep = "x:y"\n\n[[notify]]\ntype = "test_plugins:ListNotifier"\n'
+        'channel = "ops"\ntoken = "${HB_PLUGIN_TOKEN}"\n'
+    )
+    config = load_config(path)
+    (table,) = config.notify
+    assert isinstance(table, PluginNotifierConfig)
+    assert table.name == "ListNotifier" and table.options() == {"channel": "ops", "token": "tok-SECRET-123"}
+    (built,) = build_notifiers(config.notify, base_dir=tmp_path)
+    assert isinstance(built, ListNotifier)
+    assert (built.name, built.channel) == ("ListNotifier", "ops")
+    assert "tok-SECRET-123" in built.mask_with  # an ${ENV} value of the table is a secret to mask
+    box = Outbox(tmp_path / "outbox")
+    box.put(_note(), built.name, None)
+    report = box.deliver([built], _note().created_at)
+    assert report.delivered == ["agent-escalation-3 to ListNotifier"]
+    assert [n.key for n in built.sent] == ["agent-escalation-3"]
+
+
+def test_a_notifier_named_by_entry_point_loads(installed: Path) -> None:
+    """`type = "pager"` finds the package's entry point in heartbeat.notifiers."""
+    config = HeartbeatConfig.model_validate({"notify": [{"type": "pager", "name": "oncall", "channel": "x"}]})
+    (built,) = build_notifiers(config.notify, base_dir=installed)
+    assert isinstance(built, ListNotifier) and (built.name, built.channel) == ("oncall", "x")
+
+
+def test_an_unknown_notifier_type_is_a_config_error_at_load(tmp_path: Path) -> None:
+    """A misspelt built-in fails when the config loads, in one line naming the accepted forms."""
+    path = tmp_path / "heartbeat.toml"
+    path.write_text('[[notify]]\ntype = "webhok"\nurl = "https://example.com/h"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert "webhok" in message and "module:Class" in message and "heartbeat.notifiers" in message
+    assert "\n" not in message
+
+
+def test_a_plug_in_notifier_that_refuses_its_options_is_one_line(tmp_path: Path) -> None:
+    """Options the class does not take are a ConfigError naming the notifier, not a traceback."""
+    config = HeartbeatConfig.model_validate(
+        {"notify": [{"type": "test_plugins:ListNotifier", "name": "n", "colour": "red"}]}
+    )
+    with pytest.raises(ConfigError, match=r"^notifier n: test_plugins:ListNotifier failed to start"):
+        build_notifiers(config.notify, base_dir=tmp_path)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from ..notifyconfig import WebhookNotifierConfig
 from ..redact import webhook_secrets
 from .base import Notifier
 
@@ -110,7 +111,7 @@ def build_notifiers(
     for config in configs:
         config.require_env()
         secrets += config.env_secrets()
-        if config.type == "webhook":
+        if isinstance(config, WebhookNotifierConfig):
             secrets += webhook_secrets(config.url, config.headers)
     notifiers: list[Notifier] = []
     for config in configs:
