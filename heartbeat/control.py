@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
-from .errors import StateCorrupt
+from .errors import HeartbeatError, StateCorrupt
 from .models import AgentState, Status
 
 if TYPE_CHECKING:
+    from .result import TickResult
     from .runner import Heartbeat
 
-__all__ = ["HUMAN_LOCK_WAIT", "pause", "read_state", "resume"]
+__all__ = ["HUMAN_LOCK_WAIT", "killed", "note_left_behind", "pause", "read_state", "resume"]
 
 # How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
 # deliveries, say) before they give up with exit 5: a human should not have to retry.
@@ -71,3 +73,26 @@ def read_state(hb: Heartbeat) -> AgentState:
         reason = f"cannot be written back: {str(exc).splitlines()[0]}"
         raise StateCorrupt(hb.store.state_path, reason) from None
     return state
+
+
+def killed(hb: Heartbeat, reason: str, *, locked: bool, source: str | None = None) -> TickResult:
+    """Stop: journal the kill when the lock can be had, never call the step. KILL wins (exit 3)."""
+    from .result import TickResult
+
+    result = TickResult(hb.name, "killed", 3, f"stopped by {source or hb.kill.path}: {reason}")
+    event = [{"event": "kill", "reason": reason}]
+    try:
+        with contextlib.nullcontext() if locked else hb.store.lock():
+            hb.journal(event, hb.clock(), 0)
+    except (HeartbeatError, OSError) as exc:
+        # Busy or a broken state folder: the kill still holds; only its journal line is missing.
+        result.message += f" (not journaled: {hb.redact(str(exc))})"
+    return result
+
+
+def note_left_behind(hb: Heartbeat, reason: str) -> None:
+    """Journal that ``run`` ended while ``hb``'s tick was still running (no lock: an emergency)."""
+    event = {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
+    with contextlib.suppress(HeartbeatError, OSError):
+        # The tick's thread holds the lock and is stuck; one O_APPEND write cannot tear its lines.
+        hb.journal([event], hb.clock(), 0)

@@ -13,16 +13,26 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .errors import HeartbeatError, StateUnsavable
 from .models import AgentState, Notification, Status
 from .store import StateStore
 
 if TYPE_CHECKING:  # imported where used: a healthy tick never needs them
     from .notifiers import Notifier
     from .outbox import DeliveryReport, Outbox
+    from .runner import Heartbeat
 
-__all__ = ["deliver", "outbox", "outbox_waiting", "queue_notices", "write_escalation_file"]
+__all__ = [
+    "deliver",
+    "outbox",
+    "outbox_waiting",
+    "queue_notices",
+    "save",
+    "write_escalation_file",
+    "write_report",
+]
 
 
 def outbox(store: StateStore, secrets: Sequence[str] = ()) -> Outbox:
@@ -109,3 +119,31 @@ def write_escalation_file(
         agent, state, evidence, reason=note.reason, now=note.created_at, resume_hint=resume_hint
     )
     atomic_write(store.escalation_path, redact(text).encode("utf-8"))
+
+
+def save(store: StateStore, state: AgentState, events: list[dict[str, Any]]) -> str:
+    """Save; a state holding what cannot be written is made savable, and the journal says how.
+
+    Returns what to add to the tick's message ("" when the state saved as it was).
+    """
+    try:
+        store.save(state)
+    except StateUnsavable:
+        from .sanitize import make_savable
+
+        changes = make_savable(state)
+        store.save(state)
+        events.append({"event": "sanitised", "changes": changes})
+        return f"; {len(changes)} unsavable value(s) in the state changed (see the journal)"
+    return ""
+
+
+def write_report(hb: Heartbeat, state: AgentState, note: Notification, events: list[dict[str, Any]]) -> None:
+    """report.html beside ESCALATION.md; a page that cannot be made costs the page, never the tick."""
+    from .report import write_report as write_page
+
+    stamp = {"at": note.created_at.isoformat(), "agent": hb.name, "tick": state.ticks}
+    try:
+        write_page(hb, now=note.created_at, pending=[{**stamp, **e} for e in events], locked=True)
+    except (HeartbeatError, OSError, ValueError) as exc:
+        events.append({"event": "report_error", "error": hb.redact(str(exc))})

@@ -34,7 +34,7 @@ import json
 import os
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from enum import Enum
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -44,7 +44,7 @@ from pydantic import BaseModel
 from .errors import StateCorrupt
 from .fsutil import PRIVATE_FILE_MODE, ensure_private_dir, fsync_dir, open_regular, write_all
 
-__all__ = ["Journal", "encode_event"]
+__all__ = ["Journal", "encode_event", "stamp_events"]
 
 # tail() reads the file backwards in blocks of this size, so `log -n 5` on a
 # 100 MB journal reads a few KB.
@@ -83,6 +83,33 @@ def encode_event(event: Mapping[str, Any]) -> bytes:
     # backslashreplace: a lone surrogate (a non-UTF-8 file name in an argument) becomes the
     # JSON escape \udcff, which every reader accepts, instead of failing the whole batch.
     return (_encode(event) + "\n").encode("utf-8", "backslashreplace")
+
+
+def stamp_events(
+    events: Sequence[Mapping[str, Any]], *, at: datetime, agent: str, tick: int
+) -> list[dict[str, Any]]:
+    """``events`` stamped with the agent, ``tick`` and each one's time, in time order (pure)."""
+    # Each event at the time it happened: actions and anomalies carry theirs, the rest
+    # happened by now (the journal write); one format, ISO 8601 with +00:00. An action the
+    # bounded history no longer holds happened before the oldest one kept: it takes that time.
+    stamp = {"at": at.isoformat(), "agent": agent, "tick": tick}
+    kept = [e["at"] for e in events if e.get("event") == "action" and e.get("at") is not None]
+    earliest = min(kept) if kept else None
+
+    def when(event: Mapping[str, Any]) -> Any:
+        own = event.get("at") or (earliest if event.get("event") == "action" else None)
+        return _iso(own, stamp["at"])
+
+    return sorted(({**stamp, **e, "at": when(e)} for e in events), key=lambda e: str(e["at"]))
+
+
+def _iso(at: Any, default: Any) -> Any:
+    """An event's own time in the journal's one format (pydantic writes Z, isoformat +00:00)."""
+    if isinstance(at, datetime):
+        return at.astimezone(UTC).isoformat()
+    if isinstance(at, str) and at.endswith("Z"):
+        return at[:-1] + "+00:00"
+    return at or default
 
 
 class Journal:

@@ -29,6 +29,7 @@ __all__ = [
     "mask",
     "mask_tree",
     "redact",
+    "redact_event",
     "redact_url",
     "secret_forms",
     "url_secrets",
@@ -160,3 +161,11 @@ def header_secrets(value: str) -> list[str]:
 def webhook_secrets(url: str, headers: Mapping[str, str]) -> list[str]:
     """What a webhook must never show: its URL's secret parts and its header values."""
     return [*url_secrets(url), *(s for v in headers.values() for s in header_secrets(v))]
+
+
+def redact_event(event: Mapping[str, Any], secrets: Iterable[str]) -> dict[str, Any]:
+    """A journal event with URLs and secrets cut from its top-level texts and secrets masked below."""
+    found = list(secrets)
+    top = {k: redact(v, found) if isinstance(v, str) else v for k, v in event.items()}
+    masked: dict[str, Any] = mask_tree(top, found)
+    return masked

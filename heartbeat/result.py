@@ -9,6 +9,7 @@ from .models import Anomaly, Decision
 
 if TYPE_CHECKING:
     from .outbox import DeliveryReport
+    from .settle import TickFacts
 
 __all__ = ["Outcome", "TickResult"]
 
@@ -66,3 +67,20 @@ class TickResult:
             f"outbox entry {name} was unreadable; set aside, not sent" for name in report.corrupt
         ]
         self.waiting = report.waiting
+
+    def take_facts(self, facts: TickFacts, decision: Decision | None) -> None:
+        """Copy what the step phase found (its tick, actions, progress, errors) and the decision."""
+        self.tick, self.actions, self.step_error = facts.tick, facts.actions, facts.step_error
+        self.progress, self.progress_error = facts.progress, facts.progress_error
+        self.decision = decision
+        self.failed, self.first_error = facts.failed, facts.first_error
+
+    def closing_events(self) -> list[dict[str, Any]]:
+        """The journal's last events of the tick: what was delivered (if anything), then the tick."""
+        events: list[dict[str, Any]] = []
+        if self.delivered or self.undelivered:
+            delivery = {"delivered": self.delivered, "undelivered": self.undelivered}
+            events.append({"event": "delivery", **delivery, "waiting": self.waiting})
+        tick = {"outcome": self.outcome, "exit_code": self.exit_code, "actions": self.actions}
+        events.append({"event": "tick", **tick, "progress": self.progress, "message": self.message})
+        return events

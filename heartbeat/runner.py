@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,13 +24,12 @@ from .detectors import build_detectors
 from .errors import (
     HeartbeatError,
     StateLocked,
-    StateUnsavable,
     StateWriteError,
     worst_exit_code,
 )
-from .journal import Journal
+from .journal import Journal, stamp_events
 from .killswitch import KillSwitch
-from .models import AgentState, Notification, Status
+from .models import AgentState, Status
 from .plugins import build_step
 from .result import TickResult
 from .settle import Settlement, TickFacts, Where, settle
@@ -43,7 +41,6 @@ from .watchdog import TickInterrupted
 # metric configured never need them, and a cron tick pays for every import.
 if TYPE_CHECKING:
     from .notifiers import Notifier
-    from .notifiers.ping import PingNotifier
     from .outbox import DeliveryReport, Outbox
     from .progress import ProgressMetric
     from .sharedstop import SharedStop
@@ -95,12 +92,7 @@ class Heartbeat:
         if config.stop is not None:
             from .sharedstop import SharedStop
 
-            self.shared_stop = SharedStop(
-                url=config.stop.url,
-                path=config.resolve(config.stop.path) if config.stop.path else None,
-                on_unreachable=config.stop.on_unreachable,
-                timeout=config.stop.timeout.total_seconds(),
-            )
+            self.shared_stop = SharedStop.from_config(config)
 
     # -- plug-ins, loaded once and only from the config or flags, never from state.json
 
@@ -138,29 +130,16 @@ class Heartbeat:
 
     def tick(self) -> TickResult:
         """Run one heartbeat and return what happened; never raises a HeartbeatError or OSError."""
-        pings = self._pings()
-        missed = [error for error in (_ping(p.start) for p in pings) if error]
+        if not any(n.type == "ping" for n in self.config.notify):
+            return self._guarded_tick()
+        from .notifiers.ping import PingRound  # only when a dead man's switch is configured
+
+        pings = PingRound(self.config.notify)
+        missed = pings.start()
         result = self._guarded_tick()
-        for p in pings:
-            error = _ping(partial(p.finish, result.exit_code, result.message))
-            missed += [error] if error else []
+        missed += pings.finish(result.exit_code, result.message)
         result.undelivered += [self.redact(error) for error in dict.fromkeys(missed)]
         return result
-
-    def _pings(self) -> list[PingNotifier]:
-        """The dead man's switches to ping around each tick (none unless configured)."""
-        configs = [n for n in self.config.notify if n.type == "ping"]
-        if not configs:
-            return []
-        from .notifiers.ping import PingNotifier
-        from .notifyconfig import PingNotifierConfig
-
-        # A ping whose ${ENV} URL is not set is skipped here; the tick itself says why.
-        return [
-            PingNotifier(c.name, c.url, timeout=c.timeout.total_seconds(), fail_on=frozenset(c.fail_on))
-            for c in configs
-            if isinstance(c, PingNotifierConfig) and not c.unset_env()
-        ]
 
     def shared_stop_reason(self) -> str | None:
         """Why the fleet-wide stop (``[stop]``) says to stop, or None (also None when not configured)."""
@@ -187,10 +166,12 @@ class Heartbeat:
     def _tick(self) -> TickResult:
         reason = self.kill.reason()
         if reason is not None:
-            return self._killed(reason, locked=False)
+            return control.killed(self, reason, locked=False)
         shared = self.shared_stop_reason()
         if shared is not None and self.shared_stop is not None:
-            return self._killed(shared, locked=False, source=f"the fleet stop {self.shared_stop.where}")
+            return control.killed(
+                self, shared, locked=False, source=f"the fleet stop {self.shared_stop.where}"
+            )
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
@@ -209,7 +190,7 @@ class Heartbeat:
                 return self._finish(settled, [], result, now)
             reason = self.kill.reason()
             if reason is not None:
-                return self._killed(reason, locked=True)
+                return control.killed(self, reason, locked=True)
             # A folder that cannot take the state must not let the agent act with nothing saved.
             self.store.check_writable()
             stepped = run_step(self, state, now)
@@ -219,11 +200,7 @@ class Heartbeat:
                 state, stepped.decision, stepped.anomalies, stepped.breach, now, self.config,
                 where=self.where, facts=stepped.facts,
             )  # fmt: skip
-            f = stepped.facts
-            result.tick, result.actions, result.step_error = f.tick, f.actions, f.step_error
-            result.progress, result.progress_error = f.progress, f.progress_error
-            result.decision = stepped.decision
-            result.failed, result.first_error = f.failed, f.first_error
+            result.take_facts(stepped.facts, stepped.decision)
             return self._finish(settled, stepped.events, result, now)
 
     def _finish(
@@ -235,29 +212,17 @@ class Heartbeat:
         result.message, result.anomalies = settled.message, settled.anomalies
         events += settled.events
         if settled.save:
-            self._save(state, events, result)
+            result.message += effects.save(self.store, state, events)
         if state.notices:
             # Only a decision that is on disk is announced: a failed save above raised already.
             effects.queue_notices(
                 state, self.store, self.notifiers(), agent=self.name, resume_hint=self.where.resume_hint,
-                redact=self.redact, report=lambda note: self._write_report(state, note, events),
+                redact=self.redact, report=lambda note: effects.write_report(self, state, note, events),
                 secrets=self._secrets,
             )  # fmt: skip
             self.store.save(state)
             result.absorb(self.retry_outbox(now, force=False))
-        if result.delivered or result.undelivered:
-            delivery = {"delivered": result.delivered, "undelivered": result.undelivered}
-            events.append({"event": "delivery", **delivery, "waiting": result.waiting})
-        events.append(
-            {
-                "event": "tick",
-                "outcome": result.outcome,
-                "exit_code": result.exit_code,
-                "actions": result.actions,
-                "progress": result.progress,
-                "message": result.message,
-            }
-        )
+        events += result.closing_events()
         try:
             self.journal(events, now, result.tick if result.tick is not None else state.ticks)
         except OSError as exc:
@@ -267,62 +232,18 @@ class Heartbeat:
             result.message += f"; the journal could not be written ({reason}); the state was saved"
         return result
 
-    def _save(self, state: AgentState, events: list[dict[str, Any]], result: TickResult) -> None:
-        """Save; a state holding what cannot be written is made savable, and the journal says how."""
-        try:
-            self.store.save(state)
-        except StateUnsavable:
-            from .sanitize import make_savable
-
-            changes = make_savable(state)
-            self.store.save(state)
-            events.append({"event": "sanitised", "changes": changes})
-            result.message += f"; {len(changes)} unsavable value(s) in the state changed (see the journal)"
-
-    def _write_report(self, state: AgentState, note: Notification, events: list[dict[str, Any]]) -> None:
-        """report.html beside ESCALATION.md; a page that cannot be made costs the page, never the tick."""
-        from .report import write_report
-
-        stamp = {"at": note.created_at.isoformat(), "agent": self.name, "tick": state.ticks}
-        try:
-            write_report(self, now=note.created_at, pending=[{**stamp, **e} for e in events], locked=True)
-        except (HeartbeatError, OSError, ValueError) as exc:
-            events.append({"event": "report_error", "error": self.redact(str(exc))})
-
     def journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
         """Append ``events`` stamped with ``now``, the agent and ``tick`` (redacted); hold the lock."""
-        # Each event at the time it happened: actions and anomalies carry theirs, the rest
-        # happened by now (the journal write); one format, ISO 8601 with +00:00. An action the
-        # bounded history no longer holds happened before the oldest one kept: it takes that time.
-        stamp = {"at": self.clock().isoformat(), "agent": self.name, "tick": tick}
-        kept = [e["at"] for e in events if e.get("event") == "action" and e.get("at") is not None]
-        earliest = min(kept) if kept else None
+        stamped = stamp_events(events, at=self.clock(), agent=self.name, tick=tick)
+        if self._secrets:
+            from .redact import redact_event
 
-        def at(event: Mapping[str, Any]) -> Any:
-            own = event.get("at") or (earliest if event.get("event") == "action" else None)
-            return _iso(own, stamp["at"])
-
-        stamped = sorted(({**stamp, **e, "at": at(e)} for e in events), key=lambda e: str(e["at"]))
-        self._journal_file.append([self._redact_event(e) for e in stamped] if self._secrets else stamped)
-
-    def _killed(self, reason: str, *, locked: bool, source: str | None = None) -> TickResult:
-        """Stop: journal the kill when the lock can be had, never call the step. KILL wins (exit 3)."""
-        result = TickResult(self.name, "killed", 3, f"stopped by {source or self.kill.path}: {reason}")
-        event = [{"event": "kill", "reason": reason}]
-        try:
-            with contextlib.nullcontext() if locked else self.store.lock():
-                self.journal(event, self.clock(), 0)
-        except (HeartbeatError, OSError) as exc:
-            # Busy or a broken state folder: the kill still holds; only its journal line is missing.
-            result.message += f" (not journaled: {self.redact(str(exc))})"
-        return result
+            stamped = [redact_event(e, self._secrets) for e in stamped]
+        self._journal_file.append(stamped)
 
     def note_left_behind(self, reason: str) -> None:
         """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""
-        event = {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
-        with contextlib.suppress(HeartbeatError, OSError):
-            # The tick's thread holds the lock and is stuck; one O_APPEND write cannot tear its lines.
-            self.journal([event], self.clock(), 0)
+        control.note_left_behind(self, reason)
 
     # -- the outbox
 
@@ -374,31 +295,3 @@ class Heartbeat:
         from .redact import mask_tree
 
         return mask_tree(value, self._secrets)
-
-    def _redact_event(self, event: Mapping[str, Any]) -> dict[str, Any]:
-        from .redact import mask_tree
-
-        # Top-level texts lose URLs and secrets; nested ones (lists of deliveries...) their secrets.
-        top = {k: self.redact(v) if isinstance(v, str) else v for k, v in event.items()}
-        masked: dict[str, Any] = mask_tree(top, self._secrets)
-        return masked
-
-
-def _iso(at: Any, default: Any) -> Any:
-    """An event's own time in the journal's one format (pydantic writes Z, isoformat +00:00)."""
-    if isinstance(at, datetime):
-        return at.astimezone(UTC).isoformat()
-    if isinstance(at, str) and at.endswith("Z"):
-        return at[:-1] + "+00:00"
-    return at or default
-
-
-def _ping(call: Callable[[], None]) -> str | None:
-    """Run one ping; its failure as a line, never an exception (a ping must not fail a tick)."""
-    from .errors import NotifyError
-
-    try:
-        call()
-    except NotifyError as exc:
-        return str(exc)
-    return None

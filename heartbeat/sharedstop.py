@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from .killswitch import KillSwitch
+
+if TYPE_CHECKING:
+    from .config import HeartbeatConfig
 
 __all__ = ["SharedStop"]
 
@@ -32,6 +35,18 @@ _REASON_LIMIT = 500
 
 class SharedStop:
     """A stop switch at a URL or a shared path; ``reason()`` says why to stop, or None."""
+
+    @classmethod
+    def from_config(cls, config: HeartbeatConfig) -> SharedStop:
+        """The stop ``[stop]`` describes (the caller checked there is one)."""
+        stop = config.stop
+        assert stop is not None
+        return cls(
+            url=stop.url,
+            path=config.resolve(stop.path) if stop.path else None,
+            on_unreachable=stop.on_unreachable,
+            timeout=stop.timeout.total_seconds(),
+        )
 
     def __init__(
         self,

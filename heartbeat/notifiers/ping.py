@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import NotifyError
 from ..models import Notification
 
-__all__ = ["PingNotifier"]
+__all__ = ["PingNotifier", "PingRound"]
 
 _BODY_LIMIT = 10_000  # healthchecks.io keeps the first 10 KB of a ping body
 
@@ -68,3 +71,35 @@ class PingNotifier:
     def send(self, message: Notification) -> None:
         """An escalation or reminder: ``URL/fail`` with the text, so the check goes down."""
         self._ping("/fail", message.text)
+
+
+class PingRound:
+    """The dead man's switches pinged around one tick: the ``ping`` tables whose URL is set."""
+
+    def __init__(self, configs: Sequence[Any]) -> None:
+        from ..notifyconfig import PingNotifierConfig
+
+        # A ping whose ${ENV} URL is not set is skipped here; the tick itself says why.
+        self.pings = [
+            PingNotifier(c.name, c.url, timeout=c.timeout.total_seconds(), fail_on=frozenset(c.fail_on))
+            for c in configs
+            if isinstance(c, PingNotifierConfig) and not c.unset_env()
+        ]
+
+    def start(self) -> list[str]:
+        """Ping every start; the failures as lines."""
+        return [error for error in (_quietly(p.start) for p in self.pings) if error]
+
+    def finish(self, exit_code: int, message: str) -> list[str]:
+        """Ping every end with the tick's exit code; the failures as lines."""
+        found = (_quietly(partial(p.finish, exit_code, message)) for p in self.pings)
+        return [error for error in found if error]
+
+
+def _quietly(call: Callable[[], None]) -> str | None:
+    """Run one ping; its failure as a line, never an exception (a ping must not fail a tick)."""
+    try:
+        call()
+    except NotifyError as exc:
+        return str(exc)
+    return None
