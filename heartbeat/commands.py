@@ -1,0 +1,447 @@
+"""What each ``heartbeat`` command does: a few lines that call one library function and print.
+
+Each ``cmd_<name>(args, out)`` returns the exit code; errors are raised as
+:class:`~heartbeat.errors.HeartbeatError` and printed by :func:`heartbeat.cli.main`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from .config import HeartbeatConfig, load_config, parse_duration
+from .errors import UsageError, worst_exit_code
+from .flags import check_kill_target, config_with_flags, schedule_with_flags
+
+if TYPE_CHECKING:
+    from .runner import Heartbeat, TickResult
+
+__all__ = ["COMMANDS"]
+
+
+def _config(args: argparse.Namespace) -> HeartbeatConfig:
+    return config_with_flags(
+        args.config,
+        agent=getattr(args, "agent", None),
+        state_dir=getattr(args, "state_dir", None),
+        kill_file=getattr(args, "kill_file", None),
+        step=getattr(args, "step", None),
+        exec=getattr(args, "exec", None),
+        progress=getattr(args, "progress", None),
+        webhook=getattr(args, "webhook", None),
+    )
+
+
+def _heartbeats(config: HeartbeatConfig) -> list[Heartbeat]:
+    from .runner import Heartbeat
+
+    return [Heartbeat(config, agent) for agent in config.all_agents()]
+
+
+def _one(config: HeartbeatConfig, command: str, *, must_exist: bool = True) -> Heartbeat:
+    from .status import require_state_dir
+
+    heartbeats = _heartbeats(config)
+    if len(heartbeats) > 1:
+        names = ", ".join(hb.name for hb in heartbeats)
+        raise UsageError(f"{command}: several agents ({names}); pick one with --agent NAME")
+    if must_exist:  # a command on an agent that never ran: the wrong folder, said (exit 2)
+        require_state_dir(heartbeats[0])
+    return heartbeats[0]
+
+
+def _worst(codes: Sequence[int]) -> int:
+    return worst_exit_code(codes)
+
+
+def _warn(prefix: str, text: str) -> None:
+    print(f"heartbeat: {prefix}warning: {text}", file=sys.stderr)
+
+
+def _print_result(result: TickResult, out: TextIO, *, as_json: bool = False, quiet: bool = False) -> None:
+    """A tick on stdout; errors and notifications a human has not received on stderr (cron mails it)."""
+    prefix = f"[{result.agent}] " if result.agent != "agent" else ""
+    if as_json:
+        out.write(json.dumps(result.to_json()) + "\n")
+    elif result.outcome in ("error", "locked"):
+        if not (quiet and result.outcome == "locked"):  # cron overlapping itself is harmless
+            print(f"heartbeat: {prefix}error: {result.message}", file=sys.stderr)
+    elif quiet and result.exit_code == 1:
+        print(f"heartbeat: {prefix}{result.message}", file=sys.stderr)
+    elif not quiet:
+        from .style import Style
+
+        colour = "red" if result.exit_code else "yellow" if result.anomalies else None
+        first, _, rest = (prefix + result.message.replace("\n", "\n" + prefix)).partition("\n")
+        out.write((Style.for_stream(out).paint(first, colour) if colour else first) + "\n")
+        if rest:
+            out.write(rest + "\n")
+        if result.decision is not None and result.decision.instructions and result.outcome == "ran":
+            text = result.decision.instructions.replace("\n", f"\n{prefix}    ")
+            out.write(f"{prefix}  instructions for the next step:\n{prefix}    {text}\n")
+    out.flush()
+    for line in result.undelivered:
+        _warn(prefix, f"notification not delivered (kept in outbox/): {line}")
+    if result.waiting and not result.undelivered:
+        _warn(prefix, f"{result.waiting} notification(s) waiting in outbox/: not delivered yet")
+
+
+@contextlib.contextmanager
+def _clean_stdout(out: TextIO, enabled: bool) -> Iterator[TextIO]:
+    """Under --json: stdout carries only our JSON; the step's prints (and its children's) go to stderr."""
+    if not enabled:
+        yield out
+        return
+    try:
+        is_real = out is sys.__stdout__ and out.fileno() == 1
+    except (AttributeError, OSError, ValueError):
+        is_real = False
+    if not is_real:  # a caller's stream: redirecting Python's stdout is enough
+        with contextlib.redirect_stdout(sys.stderr):
+            yield out
+        return
+    out.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)  # a child process (an --exec step) inherits fd 1: point it at stderr
+    real = os.fdopen(saved, "w", encoding="utf-8", buffering=1, closefd=False)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield real
+    finally:
+        real.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# -- commands
+
+
+def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat init``."""
+    from .scaffold import init_project
+
+    out.writelines(line + "\n" for line in init_project(Path(args.directory)))
+    return 0
+
+
+def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat tick``: one heartbeat of every (or the chosen) agent."""
+    from .watchdog import TickInterrupted, signals_interrupt
+
+    streams = [out]  # where results go: under --json, the real stdout kept aside
+
+    def abandoned(result: Any) -> None:
+        # KILL while the step hangs (watchdog thread): say it, then end the process at once;
+        # the step's thread cannot be stopped any other way. The journal has the kill already.
+        with contextlib.suppress(OSError, ValueError):
+            _print_result(result, streams[-1], as_json=args.json, quiet=args.quiet)
+            streams[-1].flush()
+            sys.stderr.flush()
+        os._exit(3)
+
+    codes = []
+    heartbeats = _heartbeats(_config(args))
+    try:
+        with signals_interrupt(), _clean_stdout(out, args.json) as stream:
+            streams.append(stream)
+            for hb in heartbeats:
+                hb.on_abandon = abandoned
+                result = hb.tick()
+                _print_result(result, stream, as_json=args.json, quiet=args.quiet)
+                codes.append(result.exit_code)
+    except TickInterrupted as exc:
+        print(f"heartbeat: {exc}; the tick's work was not saved", file=sys.stderr)
+        return 128 + exc.signum
+    return _worst(codes)
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat run``: tick on a schedule."""
+    from .schedule import Runner, make_trigger
+
+    config = _config(args)
+    if args.ticks is not None and args.ticks < 1:
+        raise UsageError("--ticks must be at least 1")
+    every, cron = schedule_with_flags(config, every=args.every, cron=args.cron)
+    trigger = make_trigger(every=every, cron=cron, timezone=config.schedule.timezone)
+    heartbeats = _heartbeats(config)
+    for hb in heartbeats:
+        hb.validate()
+    if args.metrics_port:
+        from .metrics import serve
+
+        server, _ = serve(heartbeats, args.metrics_port, _now)
+        host, port = server.server_address[:2]
+        print(f"heartbeat: metrics on http://{host}:{port}/metrics", file=sys.stderr)
+
+    def on_tick(result: TickResult) -> None:
+        try:
+            _print_result(result, stream, as_json=args.json)
+        except OSError:
+            # A closed pipe: point stdout at /dev/null, or the exit's flush fails again.
+            with contextlib.suppress(OSError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno() if sys.stdout else 1)
+            raise
+        at = runner.next_run(result.agent)
+        # Said when worth saying: a heartbeat seconds away (the demo's) is obvious and noisy.
+        soon = at is not None and (at - _now()).total_seconds() < 10
+        if at is not None and not soon and not args.json and result.outcome not in ("killed", "error"):
+            prefix = f"[{result.agent}] " if result.agent != "agent" else ""
+            stream.write(f"{prefix}  next heartbeat at {at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC\n")
+            stream.flush()
+
+    with _clean_stdout(out, args.json) as stream:
+        runner = Runner(
+            heartbeats,
+            trigger,
+            ticks=args.ticks,
+            misfire_grace_time=config.schedule.misfire_grace_time,
+            on_tick=on_tick,
+            initial_tick=not args.no_initial_tick,
+        )
+        if args.no_initial_tick and not args.json:
+            first = trigger.get_next_fire_time(None, _now())
+            if first is not None:
+                stream.write(f"first heartbeat at {first.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC\n")
+                stream.flush()
+        summary = runner.run()
+    print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
+    return summary.exit_code
+
+
+def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat status``: one agent in detail, or one line per agent of a fleet."""
+    from .status import agent_report, fleet_reports, render_detail, render_fleet, worst
+    from .style import Style
+
+    try:
+        max_age = parse_duration(args.max_age) if args.max_age else None
+    except ValueError as exc:
+        raise UsageError(f"--max-age: {exc}") from None
+    heartbeats, now = _heartbeats(_config(args)), _now()
+    if len(heartbeats) == 1:
+        report = agent_report(heartbeats[0], now, max_age=max_age)
+        detail = render_detail(report, Style.for_stream(out)) + "\n\n"
+        out.write(json.dumps(report.to_json()) + "\n" if args.json else detail)
+        return report.exit_code
+    rows, codes = fleet_reports(heartbeats, now, max_age=max_age)
+    if args.json:
+        for row in rows:
+            item = {"agent": row[0], "error": row[1]} if isinstance(row, tuple) else row.to_json()
+            out.write(json.dumps(item) + "\n")
+    else:
+        out.write(render_fleet(rows, Style.for_stream(out)) + "\n")
+    return worst(codes)
+
+
+def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat kill``: write (or with --off remove) the KILL file the agent reads."""
+    config = _config(args)
+    check_kill_target(config, config_file=args.config, state_dir=args.state_dir, kill_file=args.kill_file)
+    seen = set()
+    for hb in _heartbeats(config):
+        if hb.kill.path in seen:
+            continue
+        seen.add(hb.kill.path)
+        if args.off:
+            try:
+                removed = hb.kill.release()
+            except OSError as exc:
+                raise UsageError(
+                    f"{hb.kill.path}: cannot remove ({exc.strerror}); a KILL folder with files in it "
+                    "is removed by hand only: look inside, then rm -r it"
+                ) from None
+            out.write(f"{hb.kill.path}: {'removed' if removed else 'was not there'}\n")
+        else:
+            text = hb.kill.engage(args.reason)
+            out.write(f"{hb.kill.path}: written ({text}); `heartbeat kill --off` or rm it to go on\n")
+    return 0
+
+
+def cmd_pause(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat pause``."""
+    hb = _one(_config(args), "pause")
+    state = hb.pause(args.reason)
+    out.write(f"{hb.name}: paused ({state.status_reason}); `heartbeat resume` goes on\n")
+    return 0
+
+
+def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat resume [--note TEXT]``."""
+    hb = _one(_config(args), "resume")
+    state = hb.resume(args.note)
+    note = f"; next instructions: {state.instructions}" if state.instructions else ""
+    out.write(f"{hb.name}: resumed{note}\n")
+    return 0
+
+
+def cmd_log(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat log``: the journal, filtered, merged across agents, optionally followed."""
+    from .logview import EventFilter, follow, parse_since, read_events, render_event
+    from .status import require_state_dir
+    from .style import Style
+
+    heartbeats = _heartbeats(_config(args))
+    width = max(len(hb.name) for hb in heartbeats) if len(heartbeats) > 1 else 0  # the agent column
+    present = [hb for hb in heartbeats if hb.state_dir.is_dir()]
+    if not present:  # the wrong folder; in a fleet, an agent that never ran has no journal yet
+        require_state_dir(heartbeats[0])
+    heartbeats = present
+    since = parse_since(args.since, _now()) if args.since else None
+    keep = EventFilter(frozenset(args.event or ()), since)
+    journals = [(hb.name, hb.store.journal_path) for hb in heartbeats]
+    style = Style.for_stream(out)
+
+    def show(event: dict[str, Any]) -> None:
+        out.write((json.dumps(event) if args.json else render_event(event, style, agent_width=width)) + "\n")
+
+    for event in read_events(journals, keep, last=args.lines):
+        show(event)
+    out.flush()
+    if args.follow:
+        try:
+            for event in follow(journals, keep):
+                show(event)
+                out.flush()
+        except KeyboardInterrupt:  # the way to end --follow: not an error
+            return 0
+    return 0
+
+
+def cmd_outbox(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat outbox [list|retry|drop]``: what waits to be delivered, and what to do with it."""
+    from .outbox_cli import run_outbox
+
+    return run_outbox(_heartbeats(_config(args)), args, out)
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat replay TRACE``."""
+    from .replay import run_replay
+
+    config = load_config(args.config)
+    return run_replay(
+        Path(args.trace),
+        config,
+        as_json=args.json,
+        out=out,
+        fmt=args.format,
+        per_heartbeat=args.per_heartbeat,
+        labels=Path(args.labels) if args.labels else None,
+        html=Path(args.html) if args.html else None,
+    )
+
+
+def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat validate``: config, plug-ins and state, without ticking."""
+    for hb in _heartbeats(_config(args)):
+        hb.validate()
+        state = hb.read_state() if hb.store.state_path.exists() else None
+        what = f"state ok ({state.ticks} ticks, {state.status.value})" if state else "no state yet"
+        out.write(f"{hb.name}: config ok, step and plug-ins load, {what}\n")
+    return 0
+
+
+def cmd_notify(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat notify --test``: one test message through every notifier; exit 1 if one failed."""
+    from .notifytest import send_test
+
+    failed = 0
+    for hb in _heartbeats(_config(args)):
+        for name, error in send_test(hb, _now()):
+            failed += error is not None
+            out.write(f"{hb.name}: {name}: {'FAILED: ' + error if error else 'delivered'}\n")
+    return 1 if failed else 0
+
+
+def cmd_metrics(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat metrics``: the Prometheus text format, on stdout or into a file."""
+    from .metrics import render, write_textfile
+
+    heartbeats = _heartbeats(_config(args))
+    if args.output:
+        write_textfile(heartbeats, Path(args.output), _now)
+    else:
+        out.write(render(heartbeats, _now))
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat schema``."""
+    from .store import state_schema
+
+    out.write(json.dumps(state_schema(), indent=2) + "\n")
+    return 0
+
+
+def cmd_mcp_proxy(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat mcp-proxy -- SERVER_CMD ARGS...``: stdout is the MCP protocol, so nothing is printed."""
+    server = args.server[1:] if args.server[:1] == ["--"] else args.server
+    if not server:
+        raise UsageError("mcp-proxy: give the server to run after --, e.g. -- npx -y @acme/server")
+    try:
+        idle, longest = parse_duration(args.idle), parse_duration(args.longest)
+    except ValueError as exc:
+        raise UsageError(f"mcp-proxy: {exc}") from None
+    hb = _one(_config(args), "mcp-proxy", must_exist=False)
+    try:
+        from .mcp_proxy import run_proxy
+    except ImportError as exc:
+        raise UsageError(f"mcp-proxy needs the mcp package ({exc}): pip install 'heartbeat[mcp]'") from None
+    from .session import Session
+
+    try:
+        session = Session(
+            hb.config,
+            hb.agent,
+            actions=args.actions,
+            idle=idle.total_seconds(),
+            seconds=longest.total_seconds(),
+        )
+    except ValueError as exc:
+        raise UsageError(f"mcp-proxy: {exc}") from None
+    try:
+        return run_proxy(session, server)
+    except OSError as exc:
+        raise UsageError(f"mcp-proxy: cannot start {server[0]!r}: {exc.strerror or exc}") from None
+
+
+def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    """``heartbeat report``: an agent's HTML page, or with several agents an overview and each page."""
+    from .report import make_reports
+
+    printed = make_reports(_heartbeats(_config(args)), out=args.out, since=args.since, stretch=args.stretch)
+    out.write(printed)
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
+    "init": cmd_init,
+    "run": cmd_run,
+    "tick": cmd_tick,
+    "status": cmd_status,
+    "kill": cmd_kill,
+    "pause": cmd_pause,
+    "resume": cmd_resume,
+    "log": cmd_log,
+    "outbox": cmd_outbox,
+    "replay": cmd_replay,
+    "validate": cmd_validate,
+    "notify": cmd_notify,
+    "metrics": cmd_metrics,
+    "schema": cmd_schema,
+    "mcp-proxy": cmd_mcp_proxy,
+    "report": cmd_report,
+}
