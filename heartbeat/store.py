@@ -20,7 +20,6 @@ handled with care:
 from __future__ import annotations
 
 import contextlib
-import copy
 import errno
 import json
 import os
@@ -28,7 +27,6 @@ import re
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -40,7 +38,9 @@ from pydantic_core import PydanticSerializationError, from_json
 from .config import format_validation_error
 from .errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
 from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, open_regular, temp_target
+from .migrations import MIGRATIONS, Migration, MigrationError, check_migrations, migrate
 from .models import SCHEMA_VERSION, AgentState, clip
+from .statecopies import LEAN, Unreadable, copy_aside, existing_copy, one_line, parse_object
 
 __all__ = [
     "MIGRATIONS",
@@ -69,89 +69,6 @@ _LONG_NUMBER = re.compile(rb"[0-9]{4301}")
 
 _UNWRITABLE = "the state folder cannot be written; the step is not called"
 
-# Past this size a state file is handled leanly: parsed once from its bytes (no decoded
-# copy), and a corrupt copy already made is recognised by size and mtime, not re-read.
-_LEAN = 1 << 20
-
-# Enough for a handful of copies made within the same microsecond (a test's
-# frozen clock); past that something is badly wrong and we stop trying.
-_MAX_NAME_TRIES = 100
-
-
-@dataclass(frozen=True)
-class Migration:
-    """One named step that turns a ``schema_version`` N state dict into N + 1."""
-
-    from_version: int
-    name: str
-    apply: Callable[[dict[str, Any]], dict[str, Any]]
-
-    def __repr__(self) -> str:
-        return f"Migration({self.from_version} -> {self.from_version + 1}: {self.name})"
-
-
-MIGRATIONS: tuple[Migration, ...] = ()
-"""Every migration this release knows, oldest first. None yet: version 1 is the first."""
-
-
-class MigrationError(ValueError):
-    """A state dict that the migrations cannot bring to the current version."""
-
-    def __init__(self, message: str, *, missing_step: bool = False) -> None:
-        super().__init__(message)
-        self.missing_step = missing_step
-
-
-def check_migrations(migrations: Sequence[Migration], current: int) -> None:
-    """Raise TypeError/ValueError if ``migrations`` is not a registry leading to ``current``."""
-    seen: set[int] = set()
-    for step in migrations:
-        if not isinstance(step, Migration):
-            raise TypeError(f"not a Migration: {step!r}")
-        if not 0 <= step.from_version < current:
-            raise ValueError(f"{step!r} does not lead up to schema_version {current}")
-        if step.from_version in seen:
-            raise ValueError(f"two migrations from schema_version {step.from_version}")
-        seen.add(step.from_version)
-
-
-def migrate(
-    raw: dict[str, Any],
-    migrations: Sequence[Migration] = MIGRATIONS,
-    current: int = SCHEMA_VERSION,
-) -> dict[str, Any]:
-    """Bring a state dict from its ``schema_version`` to ``current``, one named step at a time.
-
-    ``raw`` is not changed. Each step gets a copy and its result is stamped
-    with the next version number, so a step only has to move the data.
-    Raises :class:`MigrationError` when a step is missing, fails, or returns
-    something that is not a dict.
-    """
-    by_version = {step.from_version: step for step in migrations}
-    version = raw["schema_version"]
-    data = raw
-    while version < current:
-        step = by_version.get(version)
-        if step is None:
-            known = sorted(by_version)
-            have = f"known steps start at {known}" if known else "this release has no migrations"
-            raise MigrationError(
-                f"schema_version {version} cannot be migrated to {current}: "
-                f"no migration from {version} to {version + 1} ({have})",
-                missing_step=True,
-            )
-        try:
-            result = step.apply(copy.deepcopy(data))
-        except Exception as exc:  # a failing step is reported as a bad state file
-            raise MigrationError(
-                f"migration {step.name!r} ({version} -> {version + 1}) failed: {exc!r}"
-            ) from exc
-        if not isinstance(result, dict):
-            raise MigrationError(f"migration {step.name!r} returned {type(result).__name__}, not a dict")
-        version += 1
-        data = {**result, "schema_version": version}
-    return data if data is not raw else copy.deepcopy(raw)
-
 
 def state_schema() -> dict[str, Any]:
     """The JSON Schema of ``state.json`` (printed by ``heartbeat schema``)."""
@@ -160,16 +77,6 @@ def state_schema() -> dict[str, Any]:
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _one_line(text: str) -> str:
-    # Error messages end up in cron mail and one-line CLI output.
-    return " ".join(text.splitlines())
-
-
-def _json_kind(value: object) -> str:
-    kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
-    return kinds.get(type(value), "a number")
 
 
 def _remove_temps(folder: str) -> int:
@@ -380,7 +287,7 @@ class StateStore:
         try:
             state = AgentState.model_validate_json(raw_bytes, strict=True)
         except ValidationError as exc:
-            if len(raw_bytes) > _LEAN:
+            if len(raw_bytes) > LEAN:
                 self._lean_check(raw_bytes, exc)
         else:
             if state.schema_version == self._current and "schema_version" in state.model_fields_set:
@@ -401,14 +308,14 @@ class StateStore:
                 if exc.missing_step:
                     # No step for this version: the file may be fine for another
                     # release, so it is only left alone, not called corrupt.
-                    raise StateCorrupt(path, _one_line(str(exc))) from None
-                self._corrupt(raw_bytes, _one_line(str(exc)))
+                    raise StateCorrupt(path, one_line(str(exc))) from None
+                self._corrupt(raw_bytes, one_line(str(exc)))
         try:
             state = AgentState.model_validate(raw)
         except ValidationError as exc:
-            self._corrupt(raw_bytes, _one_line(format_validation_error(exc)))
+            self._corrupt(raw_bytes, one_line(format_validation_error(exc)))
         except (ValueError, TypeError, RecursionError) as exc:  # what else a bad file can raise
-            self._corrupt(raw_bytes, f"cannot be read: {_one_line(str(exc))}")
+            self._corrupt(raw_bytes, f"cannot be read: {one_line(str(exc))}")
         if version < self._current:
             self._migrated_from = (version, raw_bytes)
         return state
@@ -447,7 +354,7 @@ class StateStore:
         if first["type"] == "json_invalid":
             message = str(first["msg"]).removeprefix("Invalid JSON: ")
             if not raw_bytes.startswith(b"\xef\xbb\xbf"):  # a BOM takes the slow path, which allows it
-                self._corrupt(raw_bytes, f"is not valid JSON: {_one_line(message)}")
+                self._corrupt(raw_bytes, f"is not valid JSON: {one_line(message)}")
 
     def save(self, state: AgentState) -> None:
         """Write ``state.json`` atomically (0600, indented); failure -> :class:`StateWriteError`.
@@ -459,7 +366,7 @@ class StateStore:
         try:
             text = state.model_dump_json(indent=2)
         except (PydanticSerializationError, ValueError, RecursionError) as exc:
-            reason = f"the state is not JSON-serialisable: {_one_line(str(exc))}"
+            reason = f"the state is not JSON-serialisable: {one_line(str(exc))}"
             raise StateUnsavable(path, reason) from exc
         if self.secrets:
             from .redact import mask
@@ -472,7 +379,7 @@ class StateStore:
             try:
                 from_json(data)
             except ValueError as exc:
-                raise StateUnsavable(path, f"it would not read back: {_one_line(str(exc))}") from exc
+                raise StateUnsavable(path, f"it would not read back: {one_line(str(exc))}") from exc
         if os.path.islink(path):
             # A symlinked state.json is followed: its target is replaced atomically
             # (a temp file beside the target), and the link stays a link.
@@ -525,39 +432,10 @@ class StateStore:
 
     def _parse(self, raw_bytes: bytes) -> dict[str, Any]:
         """Decode and parse the bytes of ``state.json`` into a dict, or report it corrupt."""
-        if not raw_bytes.strip():
-            self._corrupt(raw_bytes, "is empty")
-        if len(raw_bytes) > _LEAN and not raw_bytes.startswith(b"\xef\xbb\xbf"):
-            return self._parse_lean(raw_bytes)
         try:
-            # utf-8-sig: a BOM some Windows editors add is not a reason to stop an agent.
-            text = raw_bytes.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            self._corrupt(raw_bytes, f"is not UTF-8 text (bad byte at offset {exc.start})")
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno} column {exc.colno}"
-            self._corrupt(raw_bytes, f"is not valid JSON: {exc.msg} at {where}")
-        except RecursionError:
-            self._corrupt(raw_bytes, "is not valid JSON: nested too deeply")
-        except ValueError as exc:  # e.g. an integer past Python's digit limit
-            self._corrupt(raw_bytes, f"cannot be read: {_one_line(str(exc))}")
-        if not isinstance(raw, dict):
-            self._corrupt(raw_bytes, f"is not a JSON object but {_json_kind(raw)}")
-        return raw
-
-    def _parse_lean(self, raw_bytes: bytes) -> dict[str, Any]:
-        """:meth:`_parse` for a big file: parsed straight from the bytes, no decoded copy."""
-        from pydantic_core import from_json
-
-        try:
-            raw = from_json(raw_bytes)
-        except ValueError as exc:
-            self._corrupt(raw_bytes, f"is not valid JSON: {_one_line(str(exc))}")
-        if not isinstance(raw, dict):
-            self._corrupt(raw_bytes, f"is not a JSON object but {_json_kind(raw)}")
-        return raw
+            return parse_object(raw_bytes)
+        except Unreadable as exc:
+            self._corrupt(raw_bytes, exc.reason)
 
     def _corrupt(self, raw_bytes: bytes, reason: str) -> NoReturn:
         """Copy the unreadable file aside and raise :class:`StateCorrupt` (never returns)."""
@@ -569,39 +447,8 @@ class StateStore:
         raise StateCorrupt(path, reason, copy=copy_path)
 
     def _existing_copy(self, raw_bytes: bytes) -> Path | None:
-        """A corrupt copy already holding these bytes, so a cron job does not pile them up.
-
-        A big file is matched by size and mtime (its copy is given the
-        original's mtime), so every tick does not read a copy of hundreds of MB.
-        """
-        big = len(raw_bytes) > _LEAN
-        for candidate in sorted(self._state_dir.glob(f"{STATE_FILE}.corrupt-*")):
-            try:
-                info = candidate.stat()
-                if info.st_size != len(raw_bytes):
-                    continue
-                if big:
-                    if info.st_mtime_ns == self._loaded_mtime:
-                        return candidate
-                elif candidate.read_bytes() == raw_bytes:
-                    return candidate
-            except OSError:
-                continue
-        return None
+        return existing_copy(self.state_path, raw_bytes, self._loaded_mtime)
 
     def _copy_aside(self, label: str, raw_bytes: bytes) -> Path:
-        """Write ``raw_bytes`` to a new ``state.json.<label>-<stamp>`` (0600), never replacing a file."""
-        stamp = self._clock().astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        base = f"{STATE_FILE}.{label}-{stamp}"
-        for n in range(_MAX_NAME_TRIES):
-            target = self._state_dir / (base if n == 0 else f"{base}-{n}")
-            try:
-                atomic_write(target, raw_bytes, mode=PRIVATE_FILE_MODE, overwrite=False)
-            except FileExistsError:
-                continue
-            if label == "corrupt" and self._loaded_mtime is not None:
-                # The copy carries the original's mtime: how a later tick knows it (see _existing_copy).
-                with contextlib.suppress(OSError):
-                    os.utime(target, ns=(self._loaded_mtime, self._loaded_mtime))
-            return target
-        raise FileExistsError(errno.EEXIST, f"{_MAX_NAME_TRIES} copies named {base} exist")
+        mtime = self._loaded_mtime if label == "corrupt" else None
+        return copy_aside(self.state_path, label, raw_bytes, self._clock(), mtime)
