@@ -70,24 +70,21 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from .config import AgentConfig, HeartbeatConfig, load_config
 from .context import StepContext
-from .errors import HeartbeatError
 from .models import Anomaly
 from .runner import Heartbeat, TickResult, utc_now
+from .stops import Stop, Stopped, stop_of
 
 if TYPE_CHECKING:
     from .notifiers import Notifier
     from .progress import ProgressMetric
 
 __all__ = ["Session", "Stop", "Stopped"]
-
-StopKind = Literal["killed", "needs_human", "paused", "locked", "error"]
 
 # How long to wait between two tries of a busy lock (another heartbeat of the same agent).
 _LOCK_POLL = 0.05
@@ -107,24 +104,6 @@ def _close_all() -> None:
             session.close()
         except Exception:  # exiting anyway: one agent's broken folder must not block the others
             continue
-
-
-@dataclass(frozen=True)
-class Stop:
-    """Why calls must not go on: the KILL file, a human awaited, or a state folder that cannot be used."""
-
-    kind: StopKind
-    message: str
-    exit_code: int
-
-
-class Stopped(HeartbeatError, RuntimeError):
-    """``Session.record`` could not open a heartbeat: the action is not recorded."""
-
-    def __init__(self, stop: Stop) -> None:
-        super().__init__(f"not recorded: {stop.message}")
-        self.stop = stop
-        self.exit_code = stop.exit_code
 
 
 class Session:
@@ -405,7 +384,7 @@ class Session:
         if result.decision is not None:
             self._instructions = self._decided = result.decision.instructions
             self._unseen = None
-        stop = _stop_of(result)
+        stop = stop_of(result)
         if stop is not None and stop.kind in ("needs_human", "paused"):
             self._waiting, self._waiting_mark = stop, self._mark()
 
@@ -433,7 +412,7 @@ class Session:
                     if self._ctx is not None:
                         return None
                 result = self._collect(wait=True)
-                stop = _stop_of(result) if result is not None else None
+                stop = stop_of(result) if result is not None else None
                 if stop is None:  # its stretch ran and ended already (a very short idle): go ahead
                     return None
                 if stop.kind == "locked" and time.monotonic() < deadline:
@@ -471,19 +450,3 @@ class Session:
         except OSError:
             return (0, 0, 0)
         return (info.st_ino, info.st_mtime_ns, info.st_size)
-
-
-def _stop_of(result: TickResult) -> Stop | None:
-    """Why a finished tick means the agent must not go on, else None."""
-    outcome = result.outcome
-    if outcome == "ran":
-        return None
-    if outcome == "paused":
-        return Stop("paused", result.message, 0)
-    if outcome == "needs_human":
-        return Stop("needs_human", result.message, 4)
-    if outcome == "killed":
-        return Stop("killed", result.message, 3)
-    if outcome == "locked":
-        return Stop("locked", result.message, 5)
-    return Stop("error", result.message, result.exit_code)
