@@ -20,8 +20,9 @@ from .models import AgentState, Notification, Status
 from .store import StateStore
 
 if TYPE_CHECKING:  # imported where used: a healthy tick never needs them
+    from .delivery import DeliveryReport
     from .notifiers import Notifier
-    from .outbox import DeliveryReport, Outbox
+    from .outbox import Outbox
     from .runner import Heartbeat
 
 __all__ = [
@@ -62,7 +63,7 @@ def deliver(
 ) -> DeliveryReport:
     """Try to deliver what waits in the outbox (only entries that are due unless forced)."""
     if not outbox_waiting(store):
-        from .outbox import DeliveryReport
+        from .delivery import DeliveryReport
 
         return DeliveryReport()
     return outbox(store, secrets).deliver(notifiers(), now, force=force)

@@ -17,13 +17,14 @@ import os
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from .delivery import DeliveryReport
 from .errors import NotifyError
 from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, read_regular
 from .models import Notification
@@ -58,41 +59,6 @@ def retry_delay(attempts: int) -> timedelta:
     """How long an outbox entry waits after its ``attempts``-th failed send: 5s, 10s, … 10min."""
     exponent = min(max(attempts - 1, 0), 16)  # 5s * 2**16 is far past the cap already
     return min(RETRY_BASE * (1 << exponent), RETRY_CAP)
-
-
-@dataclass
-class DeliveryReport:
-    """What an outbox delivery did; the CLI prints it, the journal records it."""
-
-    delivered: list[str] = field(default_factory=list)
-    """``"<key> to <notifier>"`` for each successful send."""
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    """``(notifier name, redacted reason)`` for each failed send."""
-    waiting: int = 0
-    """Entries this call left in the outbox (failed now, not yet due, or notifier gone)."""
-    corrupt: list[str] = field(default_factory=list)
-    """Outbox files that could not be read and were moved aside as ``<name>.corrupt``."""
-    busy: bool = False
-    """Nothing was tried: another process was delivering from this outbox right then."""
-
-    @property
-    def ok(self) -> bool:
-        """True when nothing failed and nothing was corrupt."""
-        return not self.failed and not self.corrupt
-
-    def summary(self) -> str:
-        """One line for a human, or "" when there was nothing to report."""
-        parts = []
-        if self.delivered:
-            parts.append(f"{len(self.delivered)} delivered")
-        if self.failed:
-            failures = "; ".join(f"{name}: {error}" for name, error in self.failed)
-            parts.append(f"{len(self.failed)} failed ({failures})")
-        if self.waiting:
-            parts.append(f"{self.waiting} waiting in the outbox")
-        if self.corrupt:
-            parts.append(f"{len(self.corrupt)} corrupt outbox file(s) moved aside")
-        return ("notifications: " + ", ".join(parts)) if parts else ""
 
 
 class OutboxEntry(BaseModel):

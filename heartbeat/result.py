@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .models import Anomaly, Decision
 
 if TYPE_CHECKING:
-    from .outbox import DeliveryReport
+    from .delivery import DeliveryReport
     from .settle import TickFacts
 
 __all__ = ["Outcome", "TickResult"]

@@ -40,8 +40,9 @@ from .watchdog import TickInterrupted
 # notify and progress are imported where used: most ticks of a healthy agent with no
 # metric configured never need them, and a cron tick pays for every import.
 if TYPE_CHECKING:
+    from .delivery import DeliveryReport
     from .notifiers import Notifier
-    from .outbox import DeliveryReport, Outbox
+    from .outbox import Outbox
     from .progress import ProgressMetric
     from .sharedstop import SharedStop
 
