@@ -38,8 +38,8 @@ from .detectors import (
     RecurringError,
     as_detector,
     build_detectors,
-    prints,
 )
+from .detectors.fingerprints import action_keys
 from .detectors.contract import FIELDS, construct, new_model, set_dict, set_extra, set_fields_set, set_private
 from .models import (
     HISTORY_LIMIT,
@@ -294,11 +294,10 @@ class Monitor:
             error = str(error)
         if not error:
             error = None
-        fp, shape, result, summary = prints(
-            tool, args, output, error, volatile=self._volatile, polling=tool in self._polling
+        fp, shape, result, summary, length = action_keys(
+            tool, args, output, error, self._volatile, tool in self._polling
         )
         index = self.actions_total = self.actions_total + 1
-        length = len(output.strip()) if output is not None else None
         if error is not None and len(error) > TEXT_LIMIT:
             error = clip(error)
         record: ActionRecord | _Action
