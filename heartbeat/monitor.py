@@ -39,8 +39,8 @@ from .detectors import (
     as_detector,
     build_detectors,
 )
-from .detectors.fingerprints import action_keys
 from .detectors.contract import FIELDS, construct, new_model, set_dict, set_extra, set_fields_set, set_private
+from .detectors.fingerprints import action_keys
 from .models import (
     HISTORY_LIMIT,
     PROGRESS_LIMIT,

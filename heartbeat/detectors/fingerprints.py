@@ -244,5 +244,7 @@ def action_keys(
     if len(summary) > TEXT_LIMIT:
         summary = clip(summary) or ""
     return hasher.hexdigest(), shape, result, summary, length
+
+
 _new_prints = tuple.__new__
 _crc32 = zlib.crc32

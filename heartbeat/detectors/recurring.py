@@ -178,13 +178,19 @@ class RecurringTracker:
         recent = self._recent
         counts = self._counts
         if len(recent) == self._window:
-            for old in recent.popleft():
-                if old is not None:
-                    left = counts[old] - 1
-                    if left:
-                        counts[old] = left
-                    else:
-                        del counts[old]
+            old_call, old_output = recent.popleft()
+            if old_call is not None:
+                left = counts[old_call] - 1
+                if left:
+                    counts[old_call] = left
+                else:
+                    del counts[old_call]
+            if old_output is not None:
+                left = counts[old_output] - 1
+                if left:
+                    counts[old_output] = left
+                else:
+                    del counts[old_output]
         result = action.result
         if result is None or error is not None or length is None:
             recent.append(_NO_KEYS)
