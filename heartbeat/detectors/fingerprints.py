@@ -195,13 +195,19 @@ def action_keys(
     a NamedTuple and stripping the output a second time would cost more than
     some of the keys.
     """
-    # This runs for every recorded action: the common case (a plain dict, nothing volatile
-    # in it) is encoded inline, and the call's bytes are made once for all three keys.
-    if args.__class__ is dict and not volatile:
+    # This runs for every recorded action: the common case (a plain dict) is encoded
+    # inline, as canonical_args would, and the call's bytes are made once for all three keys.
+    if args.__class__ is dict:
+        plain = args
+        for name in volatile:
+            if name in plain:
+                if plain is args:
+                    plain = args.copy()
+                del plain[name]
         try:
-            canonical = _join(_encode(args, 0))
+            canonical = _join(_encode(plain, 0))
         except (TypeError, ValueError, RecursionError):
-            canonical = canonical_args(args)
+            canonical = canonical_args(plain)
     else:
         canonical = canonical_args(args, volatile)
     call = f"{tool}\x00{canonical}"
