@@ -21,16 +21,40 @@ TRIVIAL_AGENT = '''\
 """A trivial agent for the benchmarks: one recorded action per tick, never stuck."""
 
 
+def word(n):
+    # Letters, not digits: near_repeat and recurring mask numbers, so a counter in the call is
+    # "the same call with only a number changed", and a trivial agent must look like fresh work.
+    text = ""
+    while True:
+        n, r = divmod(n, 26)
+        text = "abcdefghijklmnopqrstuvwxyz"[r] + text
+        if n == 0:
+            return text
+
+
 def step(ctx):
-    # A fresh answer each time too: a counter in the call with the same answer is a near
-    # repeat that sees nothing new (the recurring detector), not a trivial agent.
-    ctx.record("noop", {"n": ctx.tick}, output=f"{ctx.tick} results for the query")
+    ctx.record("noop", {"q": word(ctx.tick)}, output=f"results for the query {word(ctx.tick)}")
 '''
 
 
+def _word(n: int) -> str:
+    """``n`` spelt in letters (a, b, ..., ba, bb, ...): fresh text that no detector masks as a number."""
+    letters = ""
+    while True:
+        n, digit = divmod(n, 26)
+        letters = chr(97 + digit) + letters
+        if n == 0:
+            return letters
+
+
 def trivial_step(ctx: Any) -> None:
-    """The in-process trivial step: one ``ctx.record`` with fresh arguments and a fresh answer."""
-    ctx.record("noop", {"n": ctx.tick}, output=f"{ctx.tick} results for the query")
+    """The in-process trivial step: one ``ctx.record`` with fresh arguments and a fresh answer.
+
+    Fresh in words, not numbers: detection v2 calls a run of calls that differ
+    only in numbers paging (``near_repeat``), and this step must stay healthy.
+    """
+    word = _word(ctx.tick)
+    ctx.record("noop", {"topic": word}, output=f"results about {word} for the query")
 
 
 def median(values: Sequence[float]) -> float:

@@ -41,7 +41,7 @@ TARGET = 1.3
 PROMPTISE = "promptise==1.10.1"
 PROMPTISE_VENV = BENCH_DIR / ".venv-promptise"
 PROMPTISE_IMPORT = "from promptise.runtime.health import HealthMonitor"
-MUST_NOT_IMPORT = ("httpx", "apscheduler", "click", "rich", "httpcore", "anyio")
+MUST_NOT_IMPORT = ("httpx", "apscheduler", "click", "rich", "httpcore", "anyio", "prometheus_client")
 
 FLOOR_SCRIPT = """\
 import filelock
@@ -179,7 +179,8 @@ def main() -> None:
 
     python = sys.executable
     script = shutil.which("heartbeat", path=str(Path(python).parent))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    # PYTHON* variables change start-up; PYTHONPATH stays, so a worktree measures its own code.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON") or k == "PYTHONPATH"}
     promptise_note = "left out (--no-promptise)"
     promptise_py: Path | None = None
     if not args.no_promptise:

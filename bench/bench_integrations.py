@@ -51,6 +51,52 @@ from heartbeat.monitor import Monitor
 from heartbeat.session import Session
 
 TARGET = 1.1
+# Queries that differ in words, not only in a number: "q1", "q2", ... is what the
+# near_repeat detector is for (a call whose arguments change only in numbers or ids).
+WORDS = [
+    "heartbeat",
+    "loop",
+    "cron",
+    "budget",
+    "escalation",
+    "journal",
+    "detector",
+    "policy",
+    "recovery",
+    "webhook",
+    "schedule",
+    "progress",
+    "state",
+    "lock",
+    "replay",
+    "notify",
+    "outbox",
+    "metric",
+    "session",
+    "proxy",
+]
+
+
+def query(i: int) -> str:
+    """The i-th distinct query (i < 8000): one to three words, never a number."""
+    parts = [WORDS[i % len(WORDS)]]
+    i //= len(WORDS)
+    while i:
+        parts.append(WORDS[i % len(WORDS)])
+        i //= len(WORDS)
+    return " ".join(parts)
+
+
+_runs = [0]
+
+
+def fresh(calls: int) -> list[str]:
+    """The queries of the next run: never used by an earlier run (a Session's state remembers them)."""
+    first = _runs[0] * calls
+    _runs[0] += 1
+    return [query(first + i) for i in range(calls)]
+
+
 Run = Callable[[Any], None]  # one agent run, given the adapter's target (None: bare, NOOP: a no-op hook)
 NOOP = object()
 
@@ -85,11 +131,7 @@ def langgraph_run(calls: int) -> Run:
         def on_tool_end(self, *args: Any, **kwargs: Any) -> None: ...
         def on_chat_model_start(self, *args: Any, **kwargs: Any) -> None: ...
 
-    script: list[BaseMessage] = [
-        AIMessage(content="", tool_calls=[{"name": "search", "args": {"q": f"q{i}"}, "id": f"c{i}"}])
-        for i in range(calls)
-    ]
-    model = Chat(responses=[*script, AIMessage(content="done")])
+    model = Chat(responses=[AIMessage(content="done")])
     graph = StateGraph(MessagesState)
     graph.add_node("model", lambda state: {"messages": [model.invoke(state["messages"])]})
     graph.add_node("tools", ToolNode([search]))
@@ -99,6 +141,11 @@ def langgraph_run(calls: int) -> Run:
     app = graph.compile()
 
     def run(target: Any) -> None:
+        script: list[BaseMessage] = [
+            AIMessage(content="", tool_calls=[{"name": "search", "args": {"q": q}, "id": f"c{i}"}])
+            for i, q in enumerate(fresh(calls))
+        ]
+        model.responses = [*script, AIMessage(content="done")]
         model.i = 0
         config: Any = {"recursion_limit": 4 * calls + 10}
         if target is NOOP:
@@ -126,7 +173,10 @@ def agents_run(calls: int) -> Run:
         return f"3 hits for {q}"
 
     def run(target: Any) -> None:
-        steps = [{"output": [function_call("search", {"q": f"q{i}"}, call_id=f"c{i}")]} for i in range(calls)]
+        steps = [
+            {"output": [function_call("search", {"q": q}, call_id=f"c{i}")]}
+            for i, q in enumerate(fresh(calls))
+        ]
         model = ScriptedModel([*steps, {"output": [assistant_message("done")]}])
         agent = Agent(name="bench", model=model, tools=[search])
         hooks = RunHooks[Any]() if target is NOOP else HeartbeatHooks(target) if target is not None else None
@@ -153,12 +203,14 @@ def pydantic_ai_run(calls: int) -> Run:
         turn = len(messages) // 2
         if turn >= calls:
             return ModelResponse(parts=[TextPart("done")])
-        return ModelResponse(parts=[ToolCallPart("search", {"q": f"q{turn}"}, tool_call_id=f"c{turn}")])
+        return ModelResponse(parts=[ToolCallPart("search", {"q": queries[turn]}, tool_call_id=f"c{turn}")])
 
     tools = FunctionToolset([search])
     model = FunctionModel(script)
+    queries: list[str] = []
 
     def run(target: Any) -> None:
+        queries[:] = fresh(calls)
         toolset = (
             WrapperToolset(tools)
             if target is NOOP
@@ -188,9 +240,9 @@ def core_cost(folder: Path, calls: int = 20_000) -> float:
     for _ in range(5):
         start = time.perf_counter()
         for i in range(calls // 5):
-            args = {"q": f"q{i}"}
+            args = {"q": query(i % 8000)}
             guard.before("search", args)
-            guard.after("search", args, output="3 hits for the query")
+            guard.after("search", args, output=f"3 hits for {args['q']}")
         best = min(best, (time.perf_counter() - start) / (calls // 5))
     if guard.stopped is not None:
         raise SystemExit(f"the core benchmark tripped a detector: {guard.stopped}")

@@ -329,7 +329,7 @@ def stage_costs(hb: Heartbeat, scratch: Path, reps: int) -> list[list[str]]:
         ("model_dump_json() compact", state.model_dump_json),
         ("FileLock acquire + release", lock_cycle),
         ("atomic_write (2 fsyncs)", lambda: atomic_write(path, data)),
-        ("Journal.append 3 events (1 fsync)", lambda: journal.append(events)),
+        ("Journal.append 3 events (no fsync)", lambda: journal.append(events)),
         ("raw append of the same bytes + fsync", append_with(os.fsync)),
         ("raw append of the same bytes + fdatasync", append_with(os.fdatasync)),
         ("raw append of the same bytes, no sync", append_with(None)),

@@ -45,12 +45,14 @@ __all__ = [
     "NearRepeatConfig",
     "NoProgressConfig",
     "NotifierConfig",
+    "PingNotifierConfig",
     "PolicyConfig",
     "ProgressConfig",
     "RecurringConfig",
     "RecurringErrorConfig",
     "RepeatConfig",
     "ScheduleConfig",
+    "StopConfig",
     "WebhookNotifierConfig",
     "format_validation_error",
     "load_config",
@@ -96,8 +98,17 @@ def parse_duration(value: object) -> timedelta:
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
 
 
+def _to_path(value: object) -> object:
+    return Path(value) if isinstance(value, str) else value
+
+
+# Strict types (no "3" for 3): a path is still written as a string in TOML.
+ConfigPath = Annotated[Path, BeforeValidator(_to_path)]
+
+
 class _Config(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: `escalate_after = "3"` is a typo of a number, refused rather than guessed.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class AgentConfig(_Config):
@@ -108,8 +119,8 @@ class AgentConfig(_Config):
     exec: str | None = Field(default=None, description="A command run as the step instead.")
     exec_timeout: Duration = timedelta(minutes=10)
     progress: str | None = Field(default=None, description="The progress metric as 'module:attr'.")
-    state_dir: Path = Path("state")
-    kill_file: Path = Path("KILL")
+    state_dir: ConfigPath = Path("state")
+    kill_file: ConfigPath = Path("KILL")
 
     @model_validator(mode="after")
     def _one_step(self) -> AgentConfig:
@@ -295,7 +306,9 @@ class ProgressConfig(_Config):
 
     type: Literal["list_length", "words", "glob", "json_path", "pytest"]
     key: str | None = Field(default=None, description="list_length: the key in ctx.data.")
-    path: Path | None = Field(default=None, description="words/json_path: the file; pytest: the folder.")
+    path: ConfigPath | None = Field(
+        default=None, description="words/json_path: the file; pytest: the folder."
+    )
     pattern: str | None = Field(default=None, description="glob: the pattern, relative to the config.")
     pointer: str | None = Field(default=None, description="json_path: a dotted path like 'a.b.0'.")
     timeout: Duration = timedelta(seconds=60)
@@ -408,16 +421,52 @@ class CommandNotifierConfig(_NotifierConfig):
     timeout: Duration = timedelta(seconds=30)
 
 
+class PingNotifierConfig(_NotifierConfig):
+    """Ping a dead man's switch (healthchecks.io convention) at the start and end of every tick."""
+
+    type: Literal["ping"]
+    name: str = Field(default="ping", min_length=1, max_length=100, pattern=r"\S")
+    url: str
+    timeout: Duration = timedelta(seconds=5)
+    fail_on: list[int] = Field(
+        default_factory=lambda: [1, 2], description="Exit codes pinged as failures (URL/<code>)."
+    )
+
+    @model_validator(mode="after")
+    def _http_only(self) -> PingNotifierConfig:
+        scheme, sep, rest = self.url.partition("://")
+        if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
+            raise ValueError("the ping url must be an http:// or https:// URL")
+        return self
+
+
+class StopConfig(_Config):
+    """A fleet-wide emergency stop that many hosts read: a URL or a file on shared storage."""
+
+    url: str | None = None
+    path: ConfigPath | None = None
+    on_unreachable: Literal["stop", "go"] = "stop"
+    timeout: Duration = timedelta(seconds=5)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> StopConfig:
+        if (self.url is None) == (self.path is None):
+            raise ValueError("give either url or path")
+        if self.url is not None and self.url.partition("://")[0].lower() not in ("http", "https"):
+            raise ValueError("the stop url must be an http:// or https:// URL")
+        return self
+
+
 class FileNotifierConfig(_NotifierConfig):
     """Append each notification as a JSON line to a file."""
 
     type: Literal["file"]
     name: str = Field(default="file", min_length=1, max_length=100, pattern=r"\S")
-    path: Path = Path("notifications.jsonl")
+    path: ConfigPath = Path("notifications.jsonl")
 
 
 NotifierConfig = Annotated[
-    WebhookNotifierConfig | CommandNotifierConfig | FileNotifierConfig,
+    WebhookNotifierConfig | CommandNotifierConfig | FileNotifierConfig | PingNotifierConfig,
     Field(discriminator="type"),
 ]
 
@@ -444,7 +493,8 @@ class HeartbeatConfig(_Config):
     escalation: EscalationConfig = EscalationConfig()
     notify: list[NotifierConfig] = Field(default_factory=list)
     journal: JournalConfig = JournalConfig()
-    base_dir: Path = Field(default=Path("."), exclude=True, description="Where relative paths start.")
+    stop: StopConfig | None = None
+    base_dir: ConfigPath = Field(default=Path("."), exclude=True, description="Where relative paths start.")
 
     @model_validator(mode="after")
     def _unique_names(self) -> HeartbeatConfig:
@@ -475,6 +525,10 @@ class HeartbeatConfig(_Config):
                 from .redact import webhook_secrets
 
                 found += webhook_secrets(notifier.url, notifier.headers)
+            elif isinstance(notifier, PingNotifierConfig) and not notifier.unset_env():
+                from .redact import webhook_secrets
+
+                found += webhook_secrets(notifier.url, {})  # a ping URL's path is its check's secret id
         return found
 
     def all_agents(self) -> list[AgentConfig]:

@@ -148,6 +148,8 @@ class StepContext:
 
                 summary = summarize(tool, args, volatile)
             event = {"event": "action", "index": index, "tool": tool, "summary": summary}
+            if record is not None:
+                event["at"] = record.at  # when it happened (the journal's stamp is the tick's end)
             events.append({**event, "output_len": length, "error": error, "cost": cost})
         return events
 

@@ -36,6 +36,9 @@ def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
         state.status, state.status_reason = Status.ACTIVE, None
         state.stuck_streak, state.recovery, state.escalation = 0, None, None
         state.instructions = note.strip() if note and note.strip() else None
+        # A fresh progress window: the flat samples before the human's note must not make the
+        # very next tick say "reassess your goal" over the note.
+        state.progress = []
         # A human acted: pages about the status just cleared must not arrive after this.
         # They are journaled as settled first, so a crash half-way repeats, never hides, one.
         from .notify import STATUS_KINDS

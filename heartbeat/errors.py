@@ -19,7 +19,7 @@ carries its data as attributes, and builds its one-line message itself::
 
 The exit codes are the CLI's; the library only raises. :data:`EXIT_CODES` is
 the one table from a tick's outcome to its exit code, and :func:`worst_exit_code`
-the one rule for several: the first of 3, 5, 2, 4, 1 wins.
+the one rule for several: the first of 3, 5, 2, 4, 6, 1 wins.
 """
 
 from __future__ import annotations
@@ -53,10 +53,11 @@ EXIT_CODES: Mapping[str, int] = {
     "killed": 3,
     "needs_human": 4,
     "locked": 5,
+    "overdue": 6,  # `status` only: no heartbeat for too long (the dead man's switch)
 }
 """Every outcome of a tick (and a CLI command) and the exit code it means."""
 
-EXIT_PRIORITY: tuple[int, ...] = (3, 5, 2, 4, 1, 0)
+EXIT_PRIORITY: tuple[int, ...] = (3, 5, 2, 4, 6, 1, 0)
 """When several apply, the first of these wins."""
 
 

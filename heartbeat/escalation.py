@@ -21,9 +21,16 @@ def _action_line(action: ActionRecord) -> str:
     return f"#{action.index} (tick {action.tick}) {action.summary} -> {outcome}"
 
 
+def _host() -> str:
+    import socket
+
+    return socket.gethostname()
+
+
 def payload(state: AgentState, anomalies: Sequence[Anomaly]) -> dict[str, object]:
     """The evidence every notification carries: anomalies, streak, last actions."""
     return {
+        "host": _host(),  # which machine's agent: a fleet's messages look alike otherwise
         "status": state.status.value,
         "ticks": state.ticks,
         "stuck_streak": state.stuck_streak,

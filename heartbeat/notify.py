@@ -451,6 +451,17 @@ def build_notifiers(
                 timeout=config.timeout.total_seconds(),
                 cwd=base_dir,
             )
+        elif config.type == "ping":
+            from .ping import PingNotifier
+
+            notifiers.append(
+                PingNotifier(
+                    config.name,
+                    config.url,
+                    timeout=config.timeout.total_seconds(),
+                    fail_on=frozenset(config.fail_on),
+                )
+            )
         else:
             path = config.path if config.path.is_absolute() else base_dir / config.path
             built = FileNotifier(config.name, path)

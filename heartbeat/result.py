@@ -25,6 +25,8 @@ class TickResult:
     message: str
     tick: int | None = None
     actions: int = 0
+    failed: int = 0
+    first_error: str | None = None
     progress: float | None = None
     progress_error: str | None = None
     anomalies: list[Anomaly] = field(default_factory=list)
@@ -43,9 +45,10 @@ class TickResult:
             "message": self.message,
             "tick": self.tick,
             "actions": self.actions,
+            "failed_actions": self.failed,
             "progress": self.progress,
             "progress_error": self.progress_error,
-            "anomalies": [a.model_dump(mode="json") for a in self.anomalies],
+            "anomalies": [{**a.model_dump(mode="json"), "at": a.at.isoformat()} for a in self.anomalies],
             "decision": self.decision.model_dump(mode="json") if self.decision else None,
             "step_error": self.step_error,
             "notifications": {

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +43,9 @@ from .watchdog import TickInterrupted
 # metric configured never need them, and a cron tick pays for every import.
 if TYPE_CHECKING:
     from .notify import DeliveryReport, Notifier, Outbox
+    from .ping import PingNotifier
     from .progress import ProgressMetric
+    from .sharedstop import SharedStop
 
 __all__ = ["Heartbeat", "TickResult", "utc_now"]
 
@@ -87,6 +90,16 @@ class Heartbeat:
         self.where = Where(self.name, str(self.store.escalation_path), str(self.kill.path), hint, report)
         self.on_abandon: Callable[[TickResult], None] | None = None
         """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
+        self.shared_stop: SharedStop | None = None
+        if config.stop is not None:
+            from .sharedstop import SharedStop
+
+            self.shared_stop = SharedStop(
+                url=config.stop.url,
+                path=config.resolve(config.stop.path) if config.stop.path else None,
+                on_unreachable=config.stop.on_unreachable,
+                timeout=config.stop.timeout.total_seconds(),
+            )
 
     # -- plug-ins, loaded once and only from the config or flags, never from state.json
 
@@ -124,6 +137,34 @@ class Heartbeat:
 
     def tick(self) -> TickResult:
         """Run one heartbeat and return what happened; never raises a HeartbeatError or OSError."""
+        pings = self._pings()
+        missed = [error for error in (_ping(p.start) for p in pings) if error]
+        result = self._guarded_tick()
+        for p in pings:
+            error = _ping(partial(p.finish, result.exit_code, result.message))
+            missed += [error] if error else []
+        result.undelivered += [self.redact(error) for error in dict.fromkeys(missed)]
+        return result
+
+    def _pings(self) -> list[PingNotifier]:
+        """The dead man's switches to ping around each tick (none unless configured)."""
+        configs = [n for n in self.config.notify if n.type == "ping"]
+        if not configs:
+            return []
+        from .ping import PingNotifier
+
+        # A ping whose ${ENV} URL is not set is skipped here; the tick itself says why.
+        return [
+            PingNotifier(c.name, c.url, timeout=c.timeout.total_seconds(), fail_on=frozenset(c.fail_on))
+            for c in configs
+            if c.type == "ping" and not c.unset_env()
+        ]
+
+    def shared_stop_reason(self) -> str | None:
+        """Why the fleet-wide stop (``[stop]``) says to stop, or None (also None when not configured)."""
+        return self.shared_stop.reason() if self.shared_stop is not None else None
+
+    def _guarded_tick(self) -> TickResult:
         try:
             return self._tick()
         except TickInterrupted as exc:
@@ -145,6 +186,9 @@ class Heartbeat:
         reason = self.kill.reason()
         if reason is not None:
             return self._killed(reason, locked=False)
+        shared = self.shared_stop_reason()
+        if shared is not None and self.shared_stop is not None:
+            return self._killed(shared, locked=False, source=f"the fleet stop {self.shared_stop.where}")
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
@@ -177,6 +221,7 @@ class Heartbeat:
             result.tick, result.actions, result.step_error = f.tick, f.actions, f.step_error
             result.progress, result.progress_error = f.progress, f.progress_error
             result.decision = stepped.decision
+            result.failed, result.first_error = f.failed, f.first_error
             return self._finish(settled, stepped.events, result, now)
 
     def _finish(
@@ -244,13 +289,23 @@ class Heartbeat:
 
     def journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
         """Append ``events`` stamped with ``now``, the agent and ``tick`` (redacted); hold the lock."""
-        stamp = {"at": now.isoformat(), "agent": self.name, "tick": tick}
-        stamped = [{**stamp, **e} for e in events]
+        # Each event at the time it happened: actions and anomalies carry theirs, the rest
+        # happened by now (the journal write); one format, ISO 8601 with +00:00. An action the
+        # bounded history no longer holds happened before the oldest one kept: it takes that time.
+        stamp = {"at": self.clock().isoformat(), "agent": self.name, "tick": tick}
+        kept = [e["at"] for e in events if e.get("event") == "action" and e.get("at") is not None]
+        earliest = min(kept) if kept else None
+
+        def at(event: Mapping[str, Any]) -> Any:
+            own = event.get("at") or (earliest if event.get("event") == "action" else None)
+            return _iso(own, stamp["at"])
+
+        stamped = sorted(({**stamp, **e, "at": at(e)} for e in events), key=lambda e: str(e["at"]))
         self._journal_file.append([self._redact_event(e) for e in stamped] if self._secrets else stamped)
 
-    def _killed(self, reason: str, *, locked: bool) -> TickResult:
+    def _killed(self, reason: str, *, locked: bool, source: str | None = None) -> TickResult:
         """Stop: journal the kill when the lock can be had, never call the step. KILL wins (exit 3)."""
-        result = TickResult(self.name, "killed", 3, f"stopped by {self.kill.path}: {reason}")
+        result = TickResult(self.name, "killed", 3, f"stopped by {source or self.kill.path}: {reason}")
         event = [{"event": "kill", "reason": reason}]
         try:
             with contextlib.nullcontext() if locked else self.store.lock():
@@ -325,3 +380,23 @@ class Heartbeat:
         top = {k: self.redact(v) if isinstance(v, str) else v for k, v in event.items()}
         masked: dict[str, Any] = mask_tree(top, self._secrets)
         return masked
+
+
+def _iso(at: Any, default: Any) -> Any:
+    """An event's own time in the journal's one format (pydantic writes Z, isoformat +00:00)."""
+    if isinstance(at, datetime):
+        return at.astimezone(UTC).isoformat()
+    if isinstance(at, str) and at.endswith("Z"):
+        return at[:-1] + "+00:00"
+    return at or default
+
+
+def _ping(call: Callable[[], None]) -> str | None:
+    """Run one ping; its failure as a line, never an exception (a ping must not fail a tick)."""
+    from .errors import NotifyError
+
+    try:
+        call()
+    except NotifyError as exc:
+        return str(exc)
+    return None

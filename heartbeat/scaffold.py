@@ -46,10 +46,13 @@ def step(ctx):
     if ctx.instructions:
         print(f"the heartbeat says: {ctx.instructions}")
     notes = ctx.data.setdefault("notes", [])
-    hit = ctx.record("write_note", {"n": len(notes)}, output=f"note {len(notes)}")
+    note = f"note {len(notes)}: what this heartbeat found"
+    # Report what the tool really returned: a short output (10 characters or fewer) counts as
+    # empty, and three in a row look stuck.
+    hit = ctx.record("write_note", {"n": len(notes)}, output=f"saved {note!r}")
     if hit:
         return  # stuck already: stop early and let the next heartbeat's instructions help
-    notes.append(f"note {len(notes)}")
+    notes.append(note)
 
 
 def progress(ctx):

@@ -25,6 +25,7 @@ here only for its trigger maths, so a cron ``heartbeat tick`` never pays for it.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -51,9 +52,16 @@ KILL_POLL_SECONDS = 0.05
 STOP_GRACE_SECONDS = 0.3
 """How long a stopping run waits for running ticks (after KILL) before it leaves them behind."""
 
+FLEET_STOP_POLL_SECONDS = 1.0
+"""How often ``run`` reads the fleet-wide stop (``[stop]``) between ticks."""
+
 OUTBOX_POLL_SECONDS = 1.0
 """How often undelivered notifications are looked at between ticks."""
 
+_SIGINT_NOTES = (
+    b"heartbeat: stopping after this tick (Ctrl-C again to abort)\n",
+    b"heartbeat: aborting: a tick still running is abandoned (its work is not saved)\n",
+)
 _CRON_RECHECK_SECONDS = 30.0  # a long cron wait is re-measured against the wall clock this often
 
 
@@ -100,6 +108,7 @@ class Runner:
         on_note: Callable[[str], None] = lambda text: print(text, file=sys.stderr),
         clock: Callable[[], datetime] = utc_now,
         monotonic: Callable[[], float] = time.monotonic,
+        initial_tick: bool = True,
     ) -> None:
         self.heartbeats = {hb.name: hb for hb in heartbeats}
         self.trigger = trigger
@@ -109,6 +118,8 @@ class Runner:
         self.clock = clock
         self.monotonic = monotonic
         self.grace = misfire_grace_time.total_seconds()
+        self.initial_tick = initial_tick
+        self._started_at: dict[str, datetime] = {}  # wall time each agent's last tick started
         self.summary = RunSummary(ticks={name: 0 for name in self.heartbeats})
         self._last: dict[str, TickResult] = {}
         self._lock = threading.Lock()
@@ -116,6 +127,9 @@ class Runner:
         self._settled = threading.Condition(self._lock)  # a tick finished or was abandoned
         self._running: dict[str, bool] = {}  # agent -> a tick of it is under way and not abandoned
         self._signals = 0
+        self._signals_done = 0
+        self._signal_name = ""
+        self._fleet_due = 0.0
         self._output_failed = False
 
     # -- the run
@@ -132,6 +146,7 @@ class Runner:
                 for thread in [*threads, *helpers]:
                     thread.start()
                 while not self._stop.wait(KILL_POLL_SECONDS):
+                    self._act_on_signals()
                     self._check_kill()
                     if not any(t.is_alive() for t in threads):
                         self._end(self.summary.exit_code, self.summary.reason or "every agent is done")
@@ -165,6 +180,7 @@ class Runner:
         """Wait for running ticks: after KILL (or a second signal) at most STOP_GRACE_SECONDS."""
         deadline: float | None = None
         while True:
+            self._act_on_signals()
             with self._settled:
                 if not any(self._running.values()):
                     return
@@ -188,6 +204,8 @@ class Runner:
         hb = self.heartbeats[name]
         due = self.monotonic()
         previous: datetime | None = None
+        if not self.initial_tick:  # cron-like: the first tick on the schedule, not at start
+            due, previous = self._next_due(None)
         while not self._stop.is_set():
             if not self._wait_until(due):
                 return
@@ -249,6 +267,7 @@ class Runner:
             if self._stop.is_set():
                 return None
             self._running[name] = True
+            self._started_at[name] = self.clock()
         hb.on_abandon = lambda result: self._abandoned(name, result)
         try:
             result = hb.tick()
@@ -264,6 +283,17 @@ class Runner:
             self.summary.ticks[name] += 1
         self._report(result)
         return result
+
+    def next_run(self, name: str) -> datetime | None:
+        """When ``name`` ticks next, by the wall clock (None once it ticks no more)."""
+        if self._stop.is_set() or (self.max_ticks is not None and self.summary.ticks[name] >= self.max_ticks):
+            return None
+        if isinstance(self.trigger, IntervalTrigger):
+            started = self._started_at.get(name) or self.clock()
+            interval: timedelta = self.trigger.interval
+            return max(started + interval, self.clock())
+        fire: datetime | None = self.trigger.get_next_fire_time(None, self.clock())
+        return fire
 
     def _abandoned(self, name: str, result: TickResult) -> None:
         """A step that did not return was abandoned on KILL (watchdog thread)."""
@@ -293,6 +323,23 @@ class Runner:
             if reason is not None:
                 self._end(3, f"stopped by {hb.kill.path}: {reason}")
                 return
+        self._check_fleet_stop()
+
+    def _check_fleet_stop(self) -> None:
+        """The fleet-wide stop (``[stop]``), at most once a second: it may be a URL."""
+        now = self.monotonic()
+        if now < self._fleet_due:
+            return
+        self._fleet_due = now + FLEET_STOP_POLL_SECONDS
+        seen: set[str] = set()
+        for hb in self.heartbeats.values():
+            if hb.shared_stop is None or hb.shared_stop.where in seen:
+                continue  # agents sharing one fleet stop: read it once per pass
+            seen.add(hb.shared_stop.where)
+            reason = hb.shared_stop.reason()
+            if reason is not None:
+                self._end(3, f"stopped by the fleet stop {hb.shared_stop.where}: {reason}")
+                return
 
     def _outbox_loop(self) -> None:
         """Retry undelivered notifications when due, between ticks (a busy lock: the tick does it)."""
@@ -311,9 +358,21 @@ class Runner:
                     self._note(f"{hb.name}: delivered {key}")
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        # Only a count and a raw write: the handler interrupts the main thread anywhere, also
+        # inside this run's own Event.set() or end_all(), and a second Ctrl-C taking their
+        # locks there deadlocked. The main thread acts on it within KILL_POLL_SECONDS.
         self._signals += 1
-        end_all()  # an --exec step never outlives the run that started it
-        self._end(0, f"stopped by {signal.Signals(signum).name}")
+        self._signal_name = signal.Signals(signum).name
+        if signum == signal.SIGINT:
+            with contextlib.suppress(OSError):
+                os.write(2, _SIGINT_NOTES[min(self._signals, 2) - 1])
+
+    def _act_on_signals(self) -> None:
+        """Once per signal received (main thread): end --exec steps, start no new tick."""
+        if self._signals > self._signals_done:
+            self._signals_done = self._signals
+            end_all()  # an --exec step never outlives the run that started it
+            self._end(0, f"stopped by {self._signal_name}")
 
     def _end(self, code: int, reason: str) -> None:
         """Start no new tick. Safe from any thread and from signal handlers."""

@@ -56,6 +56,10 @@ class TickFacts:
     step_error: str | None = None
     killed: str | None = None
     """The KILL file's reason when it appeared while the step ran."""
+    failed: int = 0
+    """Actions of this tick that reported an error."""
+    first_error: str | None = None
+    """The first of those errors."""
     pending_delivery: bool = False
     """Notifications of this agent still wait to be delivered (no reminder piles on top)."""
 
@@ -256,6 +260,8 @@ def _notice(out: Settlement, *, now: datetime, **fields: Any) -> None:
 def describe(facts: TickFacts, decision: Decision | None, anomalies: Sequence[Anomaly]) -> str:
     """One line for a tick that ran: actions, progress, errors, what the policy decided."""
     parts = [f"tick {facts.tick}: {facts.actions} action(s)"]
+    if facts.failed:  # failures in plain sight: "3 actions, 1 failed: ConnectError ..."
+        parts[0] += f", {facts.failed} failed: {facts.first_error}"
     if facts.progress is not None:
         parts.append(f"progress {facts.progress:g}")
     if facts.progress_error:

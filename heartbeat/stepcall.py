@@ -57,6 +57,7 @@ class StepGuard:
 def run_step(hb: Heartbeat, state: AgentState, now: datetime) -> Stepped | TickResult:
     """Call the step, measure progress, run the policy; ``state`` takes the step's work."""
     step = hb.step()
+    hb.metric()  # a misspelt metric fails the tick here, before the step's side effects
     tick = state.ticks + 1
     monitor = Monitor(
         hb.config.detectors,
@@ -86,7 +87,8 @@ def run_step(hb: Heartbeat, state: AgentState, now: datetime) -> Stepped | TickR
         # The agent's bug: recorded as an errored action, the tick goes on. sys.exit(0)
         # inside a step must not tell cron that all is well while budgets go unenforced.
         step_error = hb.redact(f"{type(exc).__name__}: {exc}")
-        ctx.record("step", None, error=step_error)
+        if not hb.agent.exec:  # a failed program is no tool call the agent could avoid
+            ctx.record("step", None, error=step_error)
         trace = hb.redact(traceback.format_exc(limit=20))
         events.append({"event": "step_error", "error": step_error, "traceback": trace})
     finally:
@@ -106,7 +108,17 @@ def run_step(hb: Heartbeat, state: AgentState, now: datetime) -> Stepped | TickR
     anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
     decision = decide(state, anomalies, now, hb.config.policy)
     killed = hb.kill.reason()
-    facts = TickFacts(tick, ctx.actions, value, error, step_error, killed)
+    failed = [entry[4] for entry in ctx.recorded if entry[4]]
+    facts = TickFacts(
+        tick,
+        ctx.actions,
+        value,
+        error,
+        step_error,
+        killed,
+        failed=len(failed),
+        first_error=failed[0] if failed else None,
+    )
     return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events)
 
 

@@ -7,6 +7,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+import textwrap
 import types
 import typing
 from pathlib import Path
@@ -72,10 +73,63 @@ def test_every_config_key_is_in_the_reference(key: str) -> None:
     assert f"| `{key}` |" in README, key
 
 
-@pytest.mark.parametrize("code", range(6))
+@pytest.mark.parametrize("code", [*range(7), 130])
 def test_every_exit_code_is_documented(code: int) -> None:
-    """The README's exit-code table covers 0 to 5."""
-    assert re.search(rf"^\| {code} \| \w", README, re.M)
+    """The README's exit-code table covers 0 to 6 and 130, and so does `heartbeat --help` (0 to 6)."""
+    assert re.search(rf"^\| {code} \| \S", README, re.M)
+    if code < 130:
+        assert re.search(rf"^  {code}  \w", build_parser().format_help(), re.M)
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def _cli_section() -> str:
+    return README.split("## CLI", 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [
+        (name, option)
+        for name, sub in sorted(_subparsers().items())
+        for action in sub._actions
+        for option in action.option_strings
+        if option.startswith("--") and option != "--help"
+    ],
+)
+def test_every_option_in_help_is_in_the_readme(command: str, option: str) -> None:
+    """Each long option that `heartbeat COMMAND --help` lists appears in the README's CLI section."""
+    assert re.search(rf"{option}(?![\w-])", _cli_section()), (command, option)
+
+
+def _python_blocks() -> list[tuple[bool, str]]:
+    """Each ```python block, and whether a `<!-- sketch ... -->` line right above marks it a sketch."""
+    found = re.findall(r"^(<!-- sketch[^\n]*-->\n)?( *)```python\n(.*?)^\2```", README, re.M | re.S)
+    return [(bool(sketch), textwrap.dedent(body)) for sketch, _, body in found]
+
+
+def test_every_python_block_of_the_readme_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each ```python block runs, in order (a block headed `# NAME.py` becomes that module); a block
+    marked as a sketch (it needs the reader's own graph, agent or model) must at least compile."""
+    blocks = _python_blocks()
+    assert sum(not sketch for sketch, _ in blocks) >= 4
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for sketch, block in blocks:
+        if sketch:
+            compile(block, "README.md", "exec")
+            continue
+        first = block.splitlines()[0]
+        named = re.fullmatch(r"# (\w+)\.py", first.strip())
+        if named:
+            (tmp_path / f"{named.group(1)}.py").write_text(block)
+            importlib.import_module(named.group(1))
+        else:
+            exec(compile(block, "README.md", "exec"), {"__name__": "readme_block"})
 
 
 def test_quick_start_is_two_commands_and_ci_runs_the_second() -> None:

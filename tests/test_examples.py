@@ -136,7 +136,7 @@ def test_code_agent_pass_rate_rises_through_a_loop(tmp_path: Path) -> None:
     state = read_state(folder)
     assert state["data"]["test_runs"][0].startswith("3 failed, 1 passed")  # the shipped project's start
     tools = [a["tool"] for a in state["history"] if a["tick"] == 4]
-    assert tools == ["run_tests", "read_file", "read_file", "write_file", "run_tests"]  # it read the tests
+    assert tools == ["read_file", "read_file", "write_file", "run_tests"]  # it read the tests
     assert {p.name: p.read_bytes() for p in (folder / "sample_project").iterdir()} == shipped
     fixed = (folder / "workspace" / "sample_project" / "textkit.py").read_text(encoding="utf-8")
     assert "len(text) <= width" in fixed

@@ -150,7 +150,7 @@ def test_a_dead_webhook_is_tried_once_per_back_off_not_at_every_tick(
     assert len(webhook_server.requests) == 2
     for _ in range(3):  # each tick comes within the 5 s back-off: nothing is tried again
         again = run_cli(tmp_path, "tick")
-        assert again.returncode == 4 and "1 notification(s) waiting" in again.stdout
+        assert again.returncode == 4 and "1 notification(s) waiting" in again.stderr
     assert len(webhook_server.requests) == 2
 
 

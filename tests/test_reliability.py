@@ -757,7 +757,7 @@ def test_webhook_secret_never_reaches_a_file_or_the_output(tmp_path: Path, webho
         done = run_cli(project, *argv, **env)
         outputs += [done.stdout, done.stderr]
         if argv == ["tick"]:
-            assert done.returncode == 4 and "not delivered" in done.stdout
+            assert done.returncode == 4 and "not delivered" in done.stderr
     assert list((project / "state" / "outbox").glob("*.json"))
     webhook_server.status = 200
     for argv in (

@@ -102,7 +102,7 @@ def test_every_known_secret_is_masked_in_every_file_and_output(
     ):
         done = run_cli(tmp_path, *argv, **env)
         outputs += [done.stdout, done.stderr]
-    assert "answered 500" in outputs[0]  # the webhook failed, and its error was reported...
+    assert "answered 500" in outputs[1]  # the webhook failed, and its error was reported (stderr)...
     webhook_server.status = 200
     done = run_cli(tmp_path, "outbox", "retry", **env)
     outputs += [done.stdout, done.stderr]

@@ -15,8 +15,8 @@ Its story, run with ``heartbeat run --ticks 6``:
    heartbeat's ``loop`` detector sees the write_file/run_tests cycle, the
    recorder flags it mid-tick and the agent stops;
 3. tick 4: the recovery instructions say "try a different approach", so it
-   reads the *tests* first and picks the patch that satisfies their examples:
-   the pass rate reaches 1.0;
+   does not rerun the failing tests first; it reads the *tests* and picks the
+   patch that satisfies their examples: the pass rate reaches 1.0;
 4. then it only confirms that everything passes.
 """
 
@@ -157,11 +157,17 @@ def step(ctx: StepContext) -> None:
         return
     runs: list[str] = data.setdefault("test_runs", [])
 
-    summary, failing = run_tests(project)
-    runs.append(summary)
-    del runs[:-10]  # the agent's data lives in state.json: keep it bounded
-    if ctx.record("run_tests", {"path": str(WORKSPACE)}, output=summary):
-        return
+    if ctx.instructions and data.get("failing"):
+        # Told that rerunning the same tests went nowhere: follow the instructions
+        # first, with the failures of the last run, instead of rerunning them again.
+        failing = data["failing"]
+    else:
+        summary, failing = run_tests(project)
+        runs.append(summary)
+        del runs[:-10]  # the agent's data lives in state.json: keep it bounded
+        data["failing"] = failing
+        if ctx.record("run_tests", {"path": str(WORKSPACE)}, output=summary):
+            return
     if not failing:
         data["done"] = digest
         print(f"  [code agent] all tests pass ({summary}); nothing left to fix")
