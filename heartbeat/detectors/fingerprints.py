@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 from ..models import TEXT_LIMIT, clip
 
-__all__ = ["Prints", "canonical_args", "fingerprint", "mask", "prints", "summarize"]
+__all__ = ["Prints", "action_keys", "canonical_args", "fingerprint", "mask", "prints", "summarize"]
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
@@ -177,13 +177,37 @@ def prints(
     polling: bool = False,
 ) -> Prints:
     """The fingerprint, shape, result key and summary of one action (see the module docstring)."""
-    # This runs for every recorded action: the common case (a plain dict, nothing volatile
-    # in it) is encoded inline, and the call's bytes are made once for all three keys.
-    if args.__class__ is dict and not volatile:
+    fp, shape, result, summary, _length = action_keys(tool, args, output, error, volatile, polling)
+    return _new_prints(Prints, (fp, shape, result, summary))
+
+
+def action_keys(
+    tool: str,
+    args: object,
+    output: str | None,
+    error: str | None,
+    volatile: Collection[str],
+    polling: bool,
+) -> tuple[str, str, str | None, str, int | None]:
+    """:func:`prints` plus the stripped output's length, as a plain tuple: what the Monitor needs.
+
+    The Monitor calls it for every recorded action, where keyword arguments,
+    a NamedTuple and stripping the output a second time would cost more than
+    some of the keys.
+    """
+    # This runs for every recorded action: the common case (a plain dict) is encoded
+    # inline, as canonical_args would, and the call's bytes are made once for all three keys.
+    if args.__class__ is dict:
+        plain = args
+        for name in volatile:
+            if name in plain:
+                if plain is args:
+                    plain = args.copy()
+                del plain[name]
         try:
-            canonical = _join(_encode(args, 0))
+            canonical = _join(_encode(plain, 0))
         except (TypeError, ValueError, RecursionError):
-            canonical = canonical_args(args)
+            canonical = canonical_args(plain)
     else:
         canonical = canonical_args(args, volatile)
     call = f"{tool}\x00{canonical}"
@@ -199,13 +223,21 @@ def prints(
         hasher.update(_bytes(f"\x00{seen}"))
     # The shape drops every digit (bytes.translate: a fraction of a microsecond, where a
     # regex over the call costs several): 'sed -n 1,20p f' and 'sed -n 559,650p f' are one
-    # shape, and so are HAT052 and HAT030, or two timestamps.
-    shape = f"{_crc32(data.translate(None, _DIGITS)):08x}"
-    text = output if output is not None else error
-    if text is None:
+    # shape, and so are HAT052 and HAT030, or two timestamps. The 4 big-endian bytes in
+    # hex are f"{crc:08x}" at half its cost.
+    shape = _crc32(data.translate(None, _DIGITS)).to_bytes(4, "big").hex()
+    length: int | None = None
+    if output is not None:
+        stripped = output.strip()
+        length = len(stripped)
+    elif error is not None:
+        stripped = error.strip()
+    else:
+        stripped = None
+    if stripped is None:
         result = None
     else:
-        out = _bytes(text.strip())
+        out = _bytes(stripped)
         if error:
             # A failure is told by how it ends (the exception, the test summary, the
             # shell's complaint), not by the log before it, which changes with every edit;
@@ -213,11 +245,11 @@ def prints(
             out = out[-_ERROR_TAIL:].translate(None, _DIGITS)
         elif len(out) > _MASK_OUTPUT_OVER:
             out = out.translate(None, _DIGITS)
-        result = f"{_crc32(out):08x}"
+        result = _crc32(out).to_bytes(4, "big").hex()
     summary = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
     if len(summary) > TEXT_LIMIT:
         summary = clip(summary) or ""
-    return _new_prints(Prints, (hasher.hexdigest(), shape, result, summary))
+    return hasher.hexdigest(), shape, result, summary, length
 
 
 _new_prints = tuple.__new__

@@ -124,7 +124,7 @@ class Repeat:
 class RepeatTracker:
     """Run length of the newest call+result key."""
 
-    __slots__ = ("_det", "_fp", "_limits", "_run", "_skip", "_threshold")
+    __slots__ = ("_det", "_floor", "_fp", "_limits", "_run", "_skip", "_threshold")
 
     def __init__(self, det: Repeat, history: History) -> None:
         # The detector's settings copied into slots: push runs for every recorded action.
@@ -132,6 +132,8 @@ class RepeatTracker:
         self._skip = det._skip
         self._limits = det._limits
         self._threshold = det.threshold
+        # No run shorter than the lowest threshold trips: most pushes need no per-tool lookup.
+        self._floor = min([det.threshold, *det._limits.values()])
         # Seeded from the newest end: only the current run matters, not the whole history.
         fp: str | None = None
         run = 0
@@ -163,12 +165,20 @@ class RepeatTracker:
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
         if tool in self._skip:
             return None
-        key = _key(fp, action.result, error)
+        # _key inlined: this runs for every recorded action.
+        if error is not None:
+            key = fp + "\x00!"
+        else:
+            result = action.result
+            key = fp if result is None else fp + "\x00" + result
         if key == self._fp:
             run = self._run = self._run + 1
         else:
             self._fp = key
-            run = self._run = 1
-        if not report or run < self._limits.get(tool, self._threshold):
+            self._run = 1
+            if self._floor > 1:
+                return None
+            run = 1
+        if not report or run < self._floor or run < self._limits.get(tool, self._threshold):
             return None
         return self._det._report(action, run, action.tick, action.at)
