@@ -32,6 +32,7 @@ from _common import machine, median, quantile, table, trivial_step, us, verdict
 from filelock import FileLock
 
 import heartbeat.journal as hb_journal
+import heartbeat.redact as hb_redact
 import heartbeat.runner as hb_runner
 import heartbeat.stepcall as hb_stepcall
 import heartbeat.store as hb_store
@@ -197,7 +198,7 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (os, "replace", "os.replace"),
         (tempfile, "mkstemp", "mkstemp"),
         (Heartbeat, "journal", "journal"),
-        (Heartbeat, "_redact_event", "redact events"),
+        (hb_redact, "redact_event", "redact events"),
         (Journal, "append", "Journal.append"),
         (hb_journal, "encode_event", "json encode events"),
     ]
