@@ -41,7 +41,6 @@ from .detectors import (
 )
 from .detectors.contract import FIELDS, construct, new_model, set_dict, set_extra, set_fields_set, set_private
 from .detectors.fingerprints import action_keys
-from .detectors.fused import FUSED, FusedStep, fuse
 from .models import (
     HISTORY_LIMIT,
     PROGRESS_LIMIT,
@@ -217,17 +216,6 @@ class Monitor:
             and not self._progress_checks
             and all(type(det) in BUILT_IN for det in found)
         )
-        self._fused: FusedStep | None = None
-        self._fuse()
-
-    def _fuse(self) -> None:
-        """Step the default trackers as one (see detectors.fused) when they are exactly those."""
-        steps = self._action_steps
-        self._fused = (
-            fuse([getattr(step, "__self__", None) for _, _, step in steps])
-            if self._light and len(steps) == len(FUSED)
-            else None
-        )
 
     @staticmethod
     def _track(det: Detector, seed: History, on_progress: bool) -> tuple[Detector, str, Any]:
@@ -276,7 +264,6 @@ class Monitor:
             for on_progress, at, det in self._reseed:
                 entries: list[Any] = self._progress_push if on_progress else self._action_steps
                 entries[at] = self._track(det, seed, on_progress)
-            self._fuse()  # the fused step works on the trackers just rebuilt
 
     def record(
         self,
@@ -344,15 +331,7 @@ class Monitor:
             return None
         first: Anomaly | None = None
         reported = self._reported
-        fused = self._fused
-        if fused is not None:  # the default detectors: one call for all of them
-            tripped = fused(record, tool, fp, length, error, reported)
-            if tripped is not None:
-                steps = self._action_steps
-                for at, anomaly in tripped:
-                    if (kept := self._keep(steps[at][0], anomaly)) and first is None:
-                        first = kept
-        elif reported:
+        if reported:
             for det, kind, step in self._action_steps:
                 found = step(record, tool, fp, length, error, kind not in reported)
                 if found is not None and (kept := self._keep(det, found)) and first is None:
