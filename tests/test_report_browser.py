@@ -29,7 +29,7 @@ from test_report import Night, external_refs, make_night, parse
 from heartbeat.report import write_report
 from heartbeat.reporttuning import render_tuning
 
-INSTALL_TIMEOUT = 900
+INSTALL_TIMEOUT = 300  # seconds per apt-get call: a fresh CI machine must stay well inside its limit
 FLAGS = [
     "--headless",
     "--no-sandbox",
