@@ -118,28 +118,10 @@ class CycleTracker:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        # _key and KeyWindow.push inlined: this runs for every recorded action.
+        # _key inlined: this runs for every recorded action.
         key = (action.shape, action.result) if length is not None and length > _SHORT else (fp, action.result)
         keys = self._keys
-        held = keys._keys
-        counts = keys._counts
-        if len(held) == keys._size:
-            old = held.popleft()
-            if old is not None:
-                left = counts[old] - 1
-                if left:
-                    counts[old] = left
-                    keys.revisits -= 1
-                    if left == 1:
-                        keys.repeated -= 1
-                else:
-                    del counts[old]
-        held.append(key)
-        count = counts[key] = counts.get(key, 0) + 1
-        if count > 1:
-            keys.revisits += 1
-            if count == 2:
-                keys.repeated += 1
+        count = keys.push(key)
         if not report or count < 2 or keys.revisits < self._det.threshold or keys.repeated < 2:
             return None
         return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
