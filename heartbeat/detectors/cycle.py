@@ -118,10 +118,8 @@ class CycleTracker:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        # _key inlined: this runs for every recorded action.
-        key = (action.shape, action.result) if length is not None and length > _SHORT else (fp, action.result)
         keys = self._keys
-        count = keys.push(key)
+        count = keys.push(_key(action))
         if not report or count < 2 or keys.revisits < self._det.threshold or keys.repeated < 2:
             return None
         return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)

@@ -125,19 +125,9 @@ class EmptyTracker:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if length is None or error is not None:  # most actions: nothing to count, nothing to break
             return None
-        # _Run.step inlined (length and error checked above): this runs for every action.
-        state = self._run
-        if tool in state.exempt:
+        if not self._run.step(tool, action.shape, length, error):
             return None
-        shape = action.shape
-        key = shape if shape is not None else tool
-        if length > state.max_chars:
-            state.answering.add(key)
-            state.run = 0
-            return None
-        if key not in state.answering:
-            return None
-        run = state.run = state.run + 1
+        run = self._run.run
         if not report or run < self._det.threshold:
             return None
         return self._det._report(action, run, action.tick, action.at)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +18,7 @@ from .contract import (
     need_int,
     tail_of,
 )
+from .window import SparseWindow
 
 __all__ = ["ErrorRate", "ErrorRateTracker"]
 
@@ -96,15 +97,14 @@ class ErrorRateTracker:
     the oldest error leave the window, so the common push does almost nothing.
     """
 
-    __slots__ = ("_det", "_errors", "_exempt", "_failing", "_n", "_window")
+    __slots__ = ("_det", "_errors", "_exempt", "_window")
 
     def __init__(self, det: ErrorRate, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
         self._window = det.window
-        self._n = 0  # actions seen (exempt ones left out): the position of the newest
-        self._errors: deque[tuple[int, str]] = deque()
-        self._failing: dict[str, int] = {}
+        # Positions are the actions seen (exempt ones left out); the key is the failing tool.
+        self._errors: SparseWindow[str] = SparseWindow(det.window)
         for action in tail_of(history.actions, det.window, det.exempt):
             self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
 
@@ -124,20 +124,11 @@ class ErrorRateTracker:
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
         if tool in self._exempt:
             return None
-        n = self._n = self._n + 1
         errors = self._errors
-        # Positions are distinct and rise by one per push, so at most one error leaves.
-        if errors and errors[0][0] <= n - self._window:
-            gone = errors.popleft()[1]
-            left = self._failing[gone] - 1
-            if left:
-                self._failing[gone] = left
-            else:
-                del self._failing[gone]
+        errors.advance()
         if error is None:
             return None
-        errors.append((n, tool))
-        self._failing[tool] = self._failing.get(tool, 0) + 1
-        if not report or n < self._window or not self._det._trips(len(errors)):
+        errors.add(tool)
+        if not report or errors.position < self._window or not self._det._trips(len(errors)):
             return None
-        return self._det._report(action, self._failing, action.tick, action.at)
+        return self._det._report(action, errors.counts, action.tick, action.at)

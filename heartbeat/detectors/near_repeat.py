@@ -146,18 +146,7 @@ class NearRepeatTracker:
         shape = action.shape
         result = action.result
         call = fp if result is None else fp + "\x00" + result
-        # _add inlined: this runs for every recorded action.
-        recent = self._recent
-        counts = self._counts
-        if len(recent) == self._window:
-            old = recent.popleft()[0]
-            left = counts[old] - 1
-            if left:
-                counts[old] = left
-            else:
-                del counts[old]
-        recent.append((shape, call))
-        count = counts[shape] = counts.get(shape, 0) + 1
+        count = self._add(shape, call)
         if not report or count < self._min or not self._det.trips(tool, count):
             return None
         # Rare: is there more than one call+result among this shape's? (one is a repeat)

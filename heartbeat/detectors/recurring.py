@@ -124,9 +124,6 @@ class Recurring:
         return make_anomaly("recurring", message, tick=tick, at=at, action=action, evidence=evidence)
 
 
-_NO_KEYS: tuple[Hashable, Hashable] = (None, None)
-
-
 class RecurringTracker:
     """Counts of call+result and output keys over the window, one deque of both per position."""
 
@@ -174,38 +171,7 @@ class RecurringTracker:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        # _add inlined: this runs for every recorded action.
-        recent = self._recent
-        counts = self._counts
-        if len(recent) == self._window:
-            old_call, old_output = recent.popleft()
-            if old_call is not None:
-                left = counts[old_call] - 1
-                if left:
-                    counts[old_call] = left
-                else:
-                    del counts[old_call]
-            if old_output is not None:
-                left = counts[old_output] - 1
-                if left:
-                    counts[old_output] = left
-                else:
-                    del counts[old_output]
-        result = action.result
-        if result is None or error is not None or length is None:
-            recent.append(_NO_KEYS)
-            return None
-        if length > self._min_chars:
-            call: Hashable = f"{action.shape}{result}"
-            output: Hashable = f"\x00{tool}\x00{result}"
-            calls = counts[call] = counts.get(call, 0) + 1
-            outputs = counts[output] = counts.get(output, 0) + 1
-        else:
-            call = fp + result
-            output = None
-            calls = counts[call] = counts.get(call, 0) + 1
-            outputs = 0
-        recent.append((call, output))
+        calls, outputs = self._add(*_keys(action, self._min_chars))
         if not report or (calls < self._min and outputs < self._min):
             return None
         return self._det._report(action, calls, outputs, action.tick, action.at)

@@ -11,13 +11,13 @@ arguments, a rerun of the same failing test), is not.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Collection, Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..models import ActionRecord, Anomaly, clip
 from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
+from .window import SparseWindow
 
 __all__ = ["RecurringError", "RecurringErrorTracker"]
 
@@ -95,15 +95,13 @@ class RecurringErrorTracker:
     the oldest error leave the window, so the common push does almost nothing.
     """
 
-    __slots__ = ("_counts", "_det", "_errors", "_exempt", "_n", "_window")
+    __slots__ = ("_det", "_errors", "_exempt")
 
     def __init__(self, det: RecurringError, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
-        self._window = det.window
-        self._n = 0  # actions seen (exempt ones left out): the position of the newest
-        self._errors: deque[tuple[int, Hashable]] = deque()
-        self._counts: dict[Hashable, int] = {}
+        # Positions are the actions seen (exempt ones left out); the key is the error's fingerprint.
+        self._errors: SparseWindow[Hashable] = SparseWindow(det.window)
         for action in tail_of(history.actions, det.window, det.exempt):
             self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
 
@@ -117,21 +115,11 @@ class RecurringErrorTracker:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        n = self._n = self._n + 1
         errors = self._errors
-        # Positions rise by one per push, so at most one error leaves the window.
-        if errors and errors[0][0] <= n - self._window:
-            gone = errors.popleft()[1]
-            left = self._counts[gone] - 1
-            if left:
-                self._counts[gone] = left
-            else:
-                del self._counts[gone]
+        errors.advance()
         if error is None:
             return None
-        key = _key(action)
-        errors.append((n, key))
-        count = self._counts[key] = self._counts.get(key, 0) + 1
+        count = errors.add(_key(action))
         if not report or count < self._det.threshold:
             return None
         return self._det._report(action, count, action.tick, action.at)

@@ -165,12 +165,7 @@ class RepeatTracker:
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
         if tool in self._skip:
             return None
-        # _key inlined: this runs for every recorded action.
-        if error is not None:
-            key = fp + "\x00!"
-        else:
-            result = action.result
-            key = fp if result is None else fp + "\x00" + result
+        key = _key(fp, action.result, error)
         if key == self._fp:
             run = self._run = self._run + 1
         else:

@@ -1,11 +1,14 @@
-"""A sliding window of keys with their counts: the shared core of the windowed detectors."""
+"""Sliding windows of keys with their counts: the shared core of the windowed detectors."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Hashable
+from typing import Generic, TypeVar
 
-__all__ = ["KeyWindow"]
+__all__ = ["KeyWindow", "SparseWindow"]
+
+K = TypeVar("K", bound=Hashable)
 
 
 class KeyWindow:
@@ -56,3 +59,42 @@ class KeyWindow:
 
     def __len__(self) -> int:
         return len(self._keys)
+
+
+class SparseWindow(Generic[K]):
+    """Keys held by some of the last ``size`` positions (the errors among the actions), counted per key.
+
+    Only positions that hold a key are stored: :meth:`advance` moves the window
+    on and, at most, lets the oldest key leave, so a step without a key does
+    almost nothing.
+    """
+
+    __slots__ = ("_entries", "_size", "counts", "position")
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: deque[tuple[int, K]] = deque()
+        self.counts: dict[K, int] = {}
+        self.position = 0  # positions seen: that of the newest
+
+    def advance(self) -> None:
+        """Move on by one position, letting a key that falls out of the window go."""
+        n = self.position = self.position + 1
+        entries = self._entries
+        # Positions rise by one per advance, so at most one entry leaves.
+        if entries and entries[0][0] <= n - self._size:
+            gone = entries.popleft()[1]
+            left = self.counts[gone] - 1
+            if left:
+                self.counts[gone] = left
+            else:
+                del self.counts[gone]
+
+    def add(self, key: K) -> int:
+        """Put ``key`` at the newest position; its count in the window afterwards."""
+        self._entries.append((self.position, key))
+        count = self.counts[key] = self.counts.get(key, 0) + 1
+        return count
+
+    def __len__(self) -> int:
+        return len(self._entries)
