@@ -35,12 +35,14 @@ from .result import TickResult
 from .settle import Settlement, TickFacts, Where, settle
 from .stepcall import run_step
 from .store import StateStore
+from .warm import WarmStart
 from .watchdog import TickInterrupted
 
 # notify and progress are imported where used: most ticks of a healthy agent with no
 # metric configured never need them, and a cron tick pays for every import.
 if TYPE_CHECKING:
     from .delivery import DeliveryReport
+    from .monitor import Monitor
     from .notifiers import Notifier
     from .outbox import Outbox
     from .progress import ProgressMetric
@@ -87,6 +89,7 @@ class Heartbeat:
         hint = f'heartbeat resume{agent_flag} --note "what to do differently"'
         report = str(self.state_dir / "report.html")
         self.where = Where(self.name, str(self.store.escalation_path), str(self.kill.path), hint, report)
+        self._warm = WarmStart()  # what the last tick of this process left (see heartbeat.warm)
         self.on_abandon: Callable[[TickResult], None] | None = None
         """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
         self.shared_stop: SharedStop | None = None
@@ -165,6 +168,7 @@ class Heartbeat:
             return TickResult(self.name, "error", 2, self.redact(str(error)))
 
     def _tick(self) -> TickResult:
+        warm = self._warm.take()  # taken out first: a tick that stops half way leaves none behind
         reason = self.kill.reason()
         if reason is not None:
             return control.killed(self, reason, locked=False)
@@ -176,7 +180,7 @@ class Heartbeat:
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
-            state = self.store.load()
+            state, monitor = WarmStart.load(warm, self.store, self.detectors)
             result = TickResult(self.name, "ran", 0, "")
             # Notices a crash left between saving a decision and queueing it are queued below.
             result.absorb(self.retry_outbox(now, force=False))
@@ -194,7 +198,7 @@ class Heartbeat:
                 return control.killed(self, reason, locked=True)
             # A folder that cannot take the state must not let the agent act with nothing saved.
             self.store.check_writable()
-            stepped = run_step(self, state, now)
+            stepped = run_step(self, state, now, monitor)
             if isinstance(stepped, TickResult):
                 return stepped  # abandoned on KILL: this tick's unsaved work is dropped
             settled = settle(
@@ -202,18 +206,23 @@ class Heartbeat:
                 where=self.where, facts=stepped.facts,
             )  # fmt: skip
             result.take_facts(stepped.facts, stepped.decision)
-            return self._finish(settled, stepped.events, result, now)
+            return self._finish(settled, stepped.events, result, now, stepped.monitor)
 
     def _finish(
-        self, settled: Settlement, events: list[dict[str, Any]], result: TickResult, now: datetime
+        self,
+        settled: Settlement,
+        events: list[dict[str, Any]],
+        result: TickResult,
+        now: datetime,
+        monitor: Monitor | None = None,
     ) -> TickResult:
         """Save the settled state; then queue and deliver what it decided; then journal."""
         state = settled.state
         result.outcome, result.exit_code = settled.outcome, settled.exit_code  # type: ignore[assignment]
         result.message, result.anomalies = settled.message, settled.anomalies
         events += settled.events
-        if settled.save:
-            result.message += effects.save(self.store, state, events)
+        changed = effects.save(self.store, state, events) if settled.save else ""
+        result.message += changed
         if state.notices:
             # Only a decision that is on disk is announced: a failed save above raised already.
             effects.queue_notices(
@@ -223,6 +232,9 @@ class Heartbeat:
             )  # fmt: skip
             self.store.save(state)
             result.absorb(self.retry_outbox(now, force=False))
+        if monitor is not None and settled.save:
+            clean = settled.outcome == "ran" and settled.exit_code == 0 and not (changed or settled.anomalies or settled.notices)
+            self._warm.keep(self.store.last_save, state, monitor, self.detectors, clean=clean)
         events += result.closing_events()
         try:
             self.journal(events, now, result.tick if result.tick is not None else state.ticks)
