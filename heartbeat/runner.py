@@ -89,7 +89,8 @@ class Heartbeat:
         hint = f'heartbeat resume{agent_flag} --note "what to do differently"'
         report = str(self.state_dir / "report.html")
         self.where = Where(self.name, str(self.store.escalation_path), str(self.kill.path), hint, report)
-        self._warm = WarmStart()  # what the last tick of this process left (see heartbeat.warm)
+        self.warm = WarmStart()
+        """What the last tick of this process left for the next (see :mod:`heartbeat.warm`)."""
         self.on_abandon: Callable[[TickResult], None] | None = None
         """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
         self.shared_stop: SharedStop | None = None
@@ -168,7 +169,7 @@ class Heartbeat:
             return TickResult(self.name, "error", 2, self.redact(str(error)))
 
     def _tick(self) -> TickResult:
-        warm = self._warm.take()  # taken out first: a tick that stops half way leaves none behind
+        warm = self.warm.take()  # taken out first: a tick that stops half way leaves none behind
         reason = self.kill.reason()
         if reason is not None:
             return control.killed(self, reason, locked=False)
@@ -233,8 +234,12 @@ class Heartbeat:
             self.store.save(state)
             result.absorb(self.retry_outbox(now, force=False))
         if monitor is not None and settled.save:
-            clean = settled.outcome == "ran" and settled.exit_code == 0 and not (changed or settled.anomalies or settled.notices)
-            self._warm.keep(self.store.last_save, state, monitor, self.detectors, clean=clean)
+            clean = (
+                settled.outcome == "ran"
+                and settled.exit_code == 0
+                and not (changed or settled.anomalies or settled.notices)
+            )
+            self.warm.keep(self.store.last_save, state, monitor, self.detectors, clean=clean)
         events += result.closing_events()
         try:
             self.journal(events, now, result.tick if result.tick is not None else state.ticks)

@@ -112,6 +112,11 @@ class WarmStart:
     def __init__(self) -> None:
         self._warm: Warm | None = None
 
+    @property
+    def kept(self) -> Warm | None:
+        """What is kept right now (None: the next tick starts cold)."""
+        return self._warm
+
     def take(self) -> Warm | None:
         """Take the cache out (it is gone until the next :meth:`keep`)."""
         warm, self._warm = self._warm, None
