@@ -143,7 +143,7 @@ class StateStore:
         # The mtime (ns) of the state file being loaded, given to its corrupt copy.
         self._loaded_mtime: int | None = None
         self.last_save: Saved | None = None
-        """What the last successful :meth:`save` of this store wrote (None before one, or after a failed one)."""
+        """What the last successful :meth:`save` wrote (None before one and after a failed one)."""
 
     def __repr__(self) -> str:
         return f"StateStore({str(self._state_dir)!r})"

@@ -128,7 +128,7 @@ class WarmStart:
 
     @staticmethod
     def load(warm: Warm | None, store: StateStore, detectors: object) -> tuple[AgentState, Monitor | None]:
-        """The state (``store`` holds the lock), and ``warm``'s Monitor if it may go on; see the module docs."""
+        """The state (``store`` holds the lock), and ``warm``'s Monitor if it may go on (module docs)."""
         if warm is None:
             return store.load(), None
         state, unchanged = store.reload(warm.saved, warm.state)

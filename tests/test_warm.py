@@ -14,7 +14,7 @@ from conftest import heartbeat_over
 
 from heartbeat.context import StepContext
 from heartbeat.models import AgentState
-from heartbeat.runner import Heartbeat, TickResult
+from heartbeat.runner import TickResult
 from heartbeat.store import StateStore
 from heartbeat.testing import FakeClock
 from heartbeat.warm import plain_copy
