@@ -29,6 +29,7 @@ __all__ = [
     "ensure_private_dir",
     "fsync_dir",
     "open_regular",
+    "open_regular_stat",
     "read_regular",
     "temp_pattern",
     "temp_target",
@@ -174,19 +175,34 @@ def open_regular(path: Path | str, flags: int = os.O_RDONLY) -> int:
     anything: both raise :class:`OSError` (``EINVAL``, "is a FIFO, not a
     regular file") instead. Symlinks are followed.
     """
-    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd, _ = open_regular_stat(path, flags)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = _kind(mode)
-            what = kind if kind.startswith("not") else f"is {kind}, not a regular file"
-            raise OSError(errno.EINVAL, what, str(path))
-        # Regular files never block; clear the flag so later reads behave as usual.
+        # Regular files never block; clear the flag so a file object over the fd behaves as usual.
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def open_regular_stat(path: Path | str, flags: int = os.O_RDONLY) -> tuple[int, os.stat_result]:
+    """:func:`open_regular`, also returning the file's ``fstat``; the fd keeps ``O_NONBLOCK``.
+
+    For an fd used with ``os.read``/``os.write``/``os.pread`` only: regular
+    files ignore ``O_NONBLOCK``, so the two ``fcntl`` calls to clear it are
+    saved (a tick reads ``state.json`` and appends to the journal this way).
+    """
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = _kind(info.st_mode)
+            what = kind if kind.startswith("not") else f"is {kind}, not a regular file"
+            raise OSError(errno.EINVAL, what, str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
 
 
 def read_regular(path: Path | str, *, limit: int | None = None) -> bytes:

@@ -42,7 +42,14 @@ from typing import Any, BinaryIO
 from pydantic import BaseModel
 
 from .errors import StateCorrupt
-from .fsutil import PRIVATE_FILE_MODE, ensure_private_dir, fsync_dir, open_regular, write_all
+from .fsutil import (
+    PRIVATE_FILE_MODE,
+    ensure_private_dir,
+    fsync_dir,
+    open_regular,
+    open_regular_stat,
+    write_all,
+)
 
 __all__ = ["Journal", "encode_event", "stamp_events"]
 
@@ -77,12 +84,24 @@ _encode = _ENCODER.encode
 def encode_event(event: Mapping[str, Any]) -> bytes:
     """One event as a compact JSON line, newline included; datetimes as ISO 8601."""
     if event.__class__ is not dict:
-        if not isinstance(event, Mapping):
-            raise TypeError(f"an event is a mapping, not {type(event).__name__}")
-        event = dict(event)
+        event = _as_dict(event)
     # backslashreplace: a lone surrogate (a non-UTF-8 file name in an argument) becomes the
     # JSON escape \udcff, which every reader accepts, instead of failing the whole batch.
     return (_encode(event) + "\n").encode("utf-8", "backslashreplace")
+
+
+def _encode_lines(events: Sequence[Mapping[str, Any]]) -> bytes:
+    """Every event as a line (see :func:`encode_event`), all encoded before any is returned."""
+    if not events:
+        return b""
+    lines = [_encode(e if e.__class__ is dict else _as_dict(e)) for e in events]
+    return ("\n".join(lines) + "\n").encode("utf-8", "backslashreplace")
+
+
+def _as_dict(event: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(event, Mapping):
+        raise TypeError(f"an event is a mapping, not {type(event).__name__}")
+    return dict(event)
 
 
 def stamp_events(
@@ -155,12 +174,11 @@ class Journal:
         write raises :class:`OSError`; at worst it leaves a torn last line,
         which readers skip and the next append steps over.
         """
-        payload = b"".join([encode_event(event) for event in events])
+        payload = _encode_lines(events)
         if not payload:
             return
-        fd, created = self._open()
+        fd, size, created = self._open()
         try:
-            size = os.lseek(fd, 0, os.SEEK_END)
             # A crash mid-append may have left half a line: end it, so this
             # batch starts on a line of its own.
             torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
@@ -168,7 +186,7 @@ class Journal:
                 os.close(fd)
                 fd = -1
                 self._rotate()
-                fd, created = self._open()
+                fd, size, created = self._open()
                 torn = False
             write_all(fd, b"\n" + payload if torn else payload)
             if self._sync:
@@ -248,23 +266,29 @@ class Journal:
         self.skipped += 1
         return None
 
-    def _open(self) -> tuple[int, bool]:
-        """Open the live file for appending; also say whether this call created it.
+    def _open(self) -> tuple[int, int, bool]:
+        """Open the live file for appending; return the fd, the file's size and whether this call created it.
 
         The folder is created (0700) only when the file is missing, so a
-        routine append costs one ``open``.
+        routine append costs one ``open`` and one ``fstat``.
         """
         flags = os.O_RDWR | os.O_APPEND  # read: to look at the last byte
         try:
             # Never a FIFO or a device: writing to one could block the tick for good.
-            return open_regular(self._path, flags), False
+            fd, info = open_regular_stat(self._path, flags)
+            return fd, info.st_size, False
         except FileNotFoundError:
             pass
         ensure_private_dir(self._path.parent)
         try:
-            return os.open(self._path, flags | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE), True
+            return (
+                os.open(self._path, flags | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE_MODE),
+                0,
+                True,
+            )
         except FileExistsError:
-            return open_regular(self._path, flags), False
+            fd, info = open_regular_stat(self._path, flags)
+            return fd, info.st_size, False
 
     def _rotated_files(self) -> list[tuple[int, Path]]:
         """The rotated files present with their numbers, oldest (highest number) first."""

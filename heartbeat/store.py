@@ -36,7 +36,7 @@ from pydantic_core import PydanticSerializationError, from_json
 
 from .config import format_validation_error
 from .errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
-from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, open_regular, temp_target
+from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, open_regular_stat, temp_target
 from .migrations import MIGRATIONS, Migration, MigrationError, check_migrations, migrate
 from .models import SCHEMA_VERSION, AgentState, clip
 from .statecopies import LEAN, Unreadable, copy_aside, existing_copy, one_line, parse_object
@@ -362,7 +362,7 @@ class StateStore:
         """
         path = self.state_path
         try:
-            fd = open_regular(path)
+            fd, info = open_regular_stat(path)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -373,10 +373,13 @@ class StateStore:
                 raise StateCorrupt(path, "is a folder, not a file; not copied aside") from None
             raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
         try:
-            info = os.fstat(fd)
             self._loaded_mtime = info.st_mtime_ns
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                return handle.read()
+            # os.read straight into bytes, no file object: one read gets it all (a second one
+            # sees the end), and a file that grew meanwhile is read to its end.
+            chunks = []
+            while chunk := os.read(fd, max(info.st_size + 1, 8192)):
+                chunks.append(chunk)
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
         except OSError as exc:
             raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
         finally:
