@@ -40,6 +40,7 @@ from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, open_re
 from .migrations import MIGRATIONS, Migration, MigrationError, check_migrations, migrate
 from .models import SCHEMA_VERSION, AgentState, clip
 from .statecopies import LEAN, Unreadable, copy_aside, existing_copy, one_line, parse_object
+from .statetext import StateText
 
 __all__ = [
     "MIGRATIONS",
@@ -143,6 +144,7 @@ class StateStore:
         # The mtime (ns) of the state file being loaded, given to its corrupt copy.
         self._loaded_mtime: int | None = None
         self.last_save: Saved | None = None
+        self._text = StateText()  # the records' texts of the last save, for the next one
         """What the last successful :meth:`save` wrote (None before one and after a failed one)."""
 
     def __repr__(self) -> str:
@@ -403,7 +405,7 @@ class StateStore:
         path = self.state_path
         self.last_save = None
         try:
-            text = state.model_dump_json(indent=2)
+            text = self._text.dump(state)
         except (PydanticSerializationError, ValueError, RecursionError) as exc:
             reason = f"the state is not JSON-serialisable: {one_line(str(exc))}"
             raise StateUnsavable(path, reason) from exc

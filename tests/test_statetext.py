@@ -1,0 +1,63 @@
+"""state.json's text with reused record texts is byte for byte pydantic's indent=2 dump."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+from heartbeat.models import ActionRecord, AgentState, ProgressSample
+from heartbeat.statetext import StateText
+
+TEXTS = ["plain", 'quote " and \\ backslash', "line\nbreak\ttab", "ünïcödé ✓", "\u2028", "}, {", ',\n    {"x": 1}']
+
+
+def record(rng: random.Random, index: int) -> ActionRecord:
+    return ActionRecord(
+        index=index,
+        tick=index // 2,
+        at=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=index, microseconds=rng.randrange(10**6)),
+        tool=rng.choice(["search", "read", "a b"]),
+        fingerprint=f"{rng.getrandbits(64):016x}",
+        summary=rng.choice(TEXTS),
+        output_len=rng.choice([None, 0, 12]),
+        error=rng.choice([None, None, rng.choice(TEXTS)]),
+        cost=rng.choice([0.0, 0.5, 1e-9, 3.0]),
+        shape=rng.choice([None, "a970d932"]),
+        result=rng.choice([None, "a22c6827"]),
+    )
+
+
+def test_reused_record_texts_give_the_same_bytes_as_a_full_dump(rng: random.Random) -> None:
+    """Over random saves (records added, dropped, assigned to, replaced), every text equals pydantic's."""
+    texts = StateText()
+    state = AgentState(data={"history": [1, 2], "k": {"progress": "x"}}, instructions=rng.choice(TEXTS))
+    index = 0
+    reused = 0
+    for _ in range(300):
+        for _ in range(rng.choice([0, 1, 1, 2, 7])):
+            index += 1
+            state.history.append(record(rng, index))
+        state.history = state.history[-rng.choice([30, 30, 30, 5, 2]) :]
+        if state.history and rng.random() < 0.2:  # an assignment to a kept record is seen
+            victim = rng.choice(state.history)
+            victim.summary = rng.choice(TEXTS) + str(rng.random())
+        if state.history and rng.random() < 0.1:  # an equal record, another object
+            at = rng.randrange(len(state.history))
+            state.history[at] = state.history[at].model_copy()
+        if rng.random() < 0.3:
+            state.progress.append(ProgressSample(tick=index, at=datetime(2026, 1, 2, tzinfo=UTC), value=1.5))
+        state.ticks += 1
+        before = len(texts)
+        assert texts.dump(state) == state.model_dump_json(indent=2)
+        reused += before > 0
+    assert reused > 100  # the reuse path really ran
+
+
+def test_a_store_that_saves_once_keeps_nothing(rng: random.Random) -> None:
+    """A cron tick saves once: no record text is kept (nothing extra paid)."""
+    texts = StateText()
+    state = AgentState(history=[record(rng, i) for i in range(1, 31)])
+    assert texts.dump(state) == state.model_dump_json(indent=2)
+    assert len(texts) == 0
+    assert texts.dump(state) == state.model_dump_json(indent=2)
+    assert len(texts) == 30
