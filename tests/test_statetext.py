@@ -28,7 +28,7 @@ def record(rng: random.Random, index: int) -> ActionRecord:
 
 
 def test_reused_record_texts_give_the_same_bytes_as_a_full_dump(rng: random.Random) -> None:
-    """Over random saves (records added, dropped, assigned to, replaced), every text equals pydantic's."""
+    """Over random saves (items added, dropped, assigned to, replaced), every text equals pydantic's."""
     texts = StateText()
     state = AgentState(data={"history": [1, 2], "k": {"progress": "x"}}, instructions=rng.choice(TEXTS))
     index = 0
@@ -44,8 +44,14 @@ def test_reused_record_texts_give_the_same_bytes_as_a_full_dump(rng: random.Rand
         if state.history and rng.random() < 0.1:  # an equal record, another object
             at = rng.randrange(len(state.history))
             state.history[at] = state.history[at].model_copy()
-        if rng.random() < 0.3:
-            state.progress.append(ProgressSample(tick=index, at=datetime(2026, 1, 2, tzinfo=UTC), value=1.5))
+        if rng.random() < 0.7:
+            value = rng.choice([None, 1.5, -0.0, 1e300, float(index)])
+            error = None if value is not None else rng.choice(TEXTS)
+            at = datetime(2026, 1, 2, tzinfo=UTC) + timedelta(microseconds=rng.randrange(10**9))
+            state.progress.append(ProgressSample(tick=index, at=at, value=value, error=error))
+            state.progress = state.progress[-rng.choice([20, 20, 3]) :]
+        if state.progress and rng.random() < 0.1:
+            rng.choice(state.progress).value = rng.random()
         state.ticks += 1
         before = len(texts)
         assert texts.dump(state) == state.model_dump_json(indent=2)
@@ -60,4 +66,4 @@ def test_a_store_that_saves_once_keeps_nothing(rng: random.Random) -> None:
     assert texts.dump(state) == state.model_dump_json(indent=2)
     assert len(texts) == 0
     assert texts.dump(state) == state.model_dump_json(indent=2)
-    assert len(texts) == 30
+    assert len(texts) == 30  # and no progress samples: there are none
