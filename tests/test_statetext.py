@@ -8,7 +8,15 @@ from datetime import UTC, datetime, timedelta
 from heartbeat.models import ActionRecord, AgentState, ProgressSample
 from heartbeat.statetext import StateText
 
-TEXTS = ["plain", 'quote " and \\ backslash', "line\nbreak\ttab", "ünïcödé ✓", "\u2028", "}, {", ',\n    {"x": 1}']
+TEXTS = [
+    "plain",
+    'quote " and \\ backslash',
+    "line\nbreak\ttab",
+    "ünïcödé ✓",
+    "\u2028",
+    "}, {",
+    ',\n    {"x": 1}',  # what the splice cuts at, inside a value
+]
 
 
 def record(rng: random.Random, index: int) -> ActionRecord:

@@ -430,7 +430,7 @@ agent_states = st.builds(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(state=agent_states)
 def test_save_then_load_gives_back_an_equal_state(
     tmp_path_factory: pytest.TempPathFactory, state: AgentState
