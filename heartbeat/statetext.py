@@ -51,37 +51,47 @@ class StateText:
     def dump(self, state: AgentState) -> str:
         """``state.model_dump_json(indent=2)``, reusing the text of items it dumped last time."""
         self._dumps += 1
-        lists = [(name, kind, getattr(state, name)) for name, kind, _ in _LISTS]
-        items = [item for _, _, values in lists for item in values]
         kept = self._kept
-        found = [_valid(kept.get(id(item)), item) for item in items] if kept else []
-        if len(items) < _MIN_ITEMS or 2 * (len(found) - found.count(None)) < len(items):
+        lists: list[tuple[str, type[BaseModel], list[Any], list[str]]] = []
+        fresh: dict[int, Entry] = {}
+        missing: list[tuple[list[str], int, BaseModel, type[BaseModel]]] = []
+        total = 0
+        for name, kind, _ in _LISTS:
+            values = getattr(state, name)
+            parts: list[str] = []
+            lists.append((name, kind, values, parts))
+            total += len(values)
+            if not kept:
+                continue
+            for item in values:
+                entry = kept.get(id(item))
+                # The same object, no field assigned since (its fields hold immutable values).
+                if entry is None or entry[0] is not item or entry[1] != item.__dict__:
+                    missing.append((parts, len(parts), item, kind))
+                    parts.append("")
+                else:
+                    fresh[id(item)] = entry
+                    parts.append(entry[2])
+        if total < _MIN_ITEMS or not kept or 2 * len(missing) > total:
             # Little to reuse: one full dump is cheaper than items one by one. From a
             # store's second save on, keep the items' texts for the next one.
             text = state.model_dump_json(indent=2)
             self._kept = _split(text, lists) if self._dumps > 1 else {}
             return text
-        fresh: dict[int, Entry] = {}
-        spliced: list[str] = []
-        entries = iter(found)
-        for name, kind, values in lists:
-            parts = []
-            serializer = kind.__pydantic_serializer__
-            for item in values:
-                entry = next(entries)
-                if item.__class__ is not kind:  # not what the splice assumes
-                    self._kept = {}
-                    return state.model_dump_json(indent=2)
-                if entry is None:
-                    part = serializer.to_json(item, indent=2).decode("utf-8").replace("\n", "\n    ")
-                    entry = (item, dict(item.__dict__), part)
-                fresh[id(item)] = entry
-                parts.append(entry[2])
-            body = f"[\n    {_BETWEEN.join(parts)}\n  ]" if parts else "[]"
-            spliced.append(f'\n  "{name}": {body},')
+        for parts, at, item, kind in missing:
+            if item.__class__ is not kind:  # not what the splice assumes
+                self._kept = {}
+                return state.model_dump_json(indent=2)
+            text = kind.__pydantic_serializer__.to_json(item, indent=2).decode("utf-8")
+            parts[at] = text.replace("\n", "\n    ")
+            fresh[id(item)] = (item, dict(item.__dict__), parts[at])
         rest = state.model_dump_json(indent=2, exclude=_SPLICED)
         at = rest.index(_AFTER)  # top level: nested keys are indented deeper
         self._kept = fresh
+        spliced = [
+            f'\n  "{name}": [\n    {_BETWEEN.join(parts)}\n  ],' if parts else f'\n  "{name}": [],'
+            for name, _, _, parts in lists
+        ]
         return f"{rest[:at]}{''.join(spliced)}{rest[at:]}"
 
     def __len__(self) -> int:
@@ -93,17 +103,10 @@ class StateText:
         self._kept = {}
 
 
-def _valid(entry: Entry | None, item: BaseModel) -> Entry | None:
-    """``entry`` if it is still ``item``'s text: the same object, no field assigned since."""
-    if entry is None or entry[0] is not item or entry[1] != item.__dict__:
-        return None
-    return entry
-
-
-def _split(text: str, lists: list[tuple[str, type[BaseModel], list[Any]]]) -> dict[int, Entry]:
+def _split(text: str, lists: list[tuple[str, type[BaseModel], list[Any], list[str]]]) -> dict[int, Entry]:
     """Each item's text cut out of a full dump (empty when the text is not shaped as expected)."""
     kept: dict[int, Entry] = {}
-    for (name, kind, values), (_, _, follower) in zip(lists, _LISTS, strict=True):
+    for (name, kind, values, _), (_, _, follower) in zip(lists, _LISTS, strict=True):
         if not values:
             continue
         opening = f'\n  "{name}": [\n    '
