@@ -222,6 +222,10 @@ class Heartbeat:
         result.outcome, result.exit_code = settled.outcome, settled.exit_code  # type: ignore[assignment]
         result.message, result.anomalies = settled.message, settled.anomalies
         events += settled.events
+        ready = None
+        if monitor is not None and settled.save:
+            clean = settled.outcome == "ran" and settled.exit_code == 0 and not settled.anomalies
+            ready = self.warm.prepare(state, monitor, self.detectors, clean=clean and not state.notices)
         changed = effects.save(self.store, state, events) if settled.save else ""
         result.message += changed
         if state.notices:
@@ -233,13 +237,7 @@ class Heartbeat:
             )  # fmt: skip
             self.store.save(state)
             result.absorb(self.retry_outbox(now, force=False))
-        if monitor is not None and settled.save:
-            clean = (
-                settled.outcome == "ran"
-                and settled.exit_code == 0
-                and not (changed or settled.anomalies or settled.notices)
-            )
-            self.warm.keep(self.store.last_save, state, monitor, self.detectors, clean=clean)
+        self.warm.keep(ready, self.store.last_save, changed=bool(changed))
         events += result.closing_events()
         try:
             self.journal(events, now, result.tick if result.tick is not None else state.ticks)

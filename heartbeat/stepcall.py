@@ -77,8 +77,8 @@ def run_step(
             tick=tick,
         )
         monitor.start_tick(tick)
-    else:
-        monitor.start_tick(tick, reseed=True)
+    else:  # the last tick's, readied for this one (heartbeat.warm) unless it says otherwise
+        monitor.start_tick(tick, reseed=monitor.tick != tick)
     ctx = StepContext(
         agent=hb.name, tick=tick, now=now, data=state.data, instructions=state.instructions,
         state_dir=hb.state_dir, base_dir=hb.config.base_dir, monitor=monitor,

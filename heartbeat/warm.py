@@ -105,7 +105,7 @@ class Warm:
 
 
 class WarmStart:
-    """The cache of one Heartbeat: :meth:`keep` after a saved tick, :meth:`take` at the next."""
+    """One Heartbeat's cache: :meth:`prepare` and :meth:`keep` around a save, :meth:`take` at the next."""
 
     __slots__ = ("_warm",)
 
@@ -132,26 +132,45 @@ class WarmStart:
         if warm is None:
             return store.load(), None
         state, unchanged = store.reload(warm.saved, warm.state)
-        if unchanged and warm.detectors is detectors and warm.monitor.actions_total == state.actions_total:
-            return state, warm.monitor
+        monitor = warm.monitor
+        if (
+            unchanged
+            and warm.detectors is detectors
+            and monitor.actions_total == state.actions_total  # nothing recorded since
+            and monitor.tick == state.ticks + 1  # readied for the tick about to run
+        ):
+            return state, monitor
         return state, None
 
-    def keep(
-        self, saved: Saved | None, state: AgentState, monitor: Monitor, detectors: object, *, clean: bool
-    ) -> None:
-        """Keep what the tick that just saved ``state`` (as ``saved``) ends with.
+    @staticmethod
+    def prepare(state: AgentState, monitor: Monitor, detectors: object, *, clean: bool) -> Warm | None:
+        """Before the save: get ``monitor`` (and, if ``clean``, ``state``) ready for the next tick.
 
-        ``clean`` says the tick ran its step and saved the state as it was:
-        outcome ``ran``, exit 0, no anomaly, nothing sanitised.
+        Done while the tick's data is still in the CPU's caches, before the
+        fsyncs of the save put the process to sleep. The Monitor is started
+        for the next tick now (re-seeded, as a fresh one would be); nothing
+        is kept until :meth:`keep` is handed what the save wrote. ``clean``
+        says the tick ran its step with outcome ``ran``, exit 0, no anomaly.
         """
-        self._warm = None
-        if saved is None or not saved.exact or monitor.actions_total != state.actions_total:
-            return
+        if monitor.actions_total != state.actions_total:
+            return None
         data = _round_trip_data(state, monitor.tick) if clean else None
         if data is not None:
             # Copies of its own: a step that kept the old context cannot reach the cached state.
             state.data, state.budget = data, state.budget.model_copy()
-        self._warm = Warm(saved, monitor, detectors, state if data is not None else None)
+        monitor.start_tick(monitor.tick + 1, reseed=True)
+        return Warm(Saved(b"", False), monitor, detectors, state if data is not None else None)
+
+    def keep(self, ready: Warm | None, saved: Saved | None, *, changed: bool) -> None:
+        """After the save: keep what :meth:`prepare` readied, with ``saved``, what the save wrote.
+
+        ``changed`` says the save had to change the state to write it (then
+        only the Monitor is kept).
+        """
+        self._warm = None
+        if ready is None or saved is None or not saved.exact:
+            return
+        self._warm = Warm(saved, ready.monitor, ready.detectors, None if changed else ready.state)
 
 
 def _round_trip_data(state: AgentState, tick: int) -> dict[str, Any] | None:
