@@ -39,12 +39,11 @@ import heartbeat.store as hb_store
 from heartbeat.config import AgentConfig, HeartbeatConfig
 from heartbeat.context import StepContext
 from heartbeat.fsutil import atomic_write, clean_stale_temps, ensure_private_dir
-from heartbeat.journal import Batch, Journal
+from heartbeat.journal import Journal
 from heartbeat.killswitch import KillSwitch
 from heartbeat.models import AgentState
 from heartbeat.monitor import Monitor
 from heartbeat.runner import Heartbeat
-from heartbeat.statetext import StateText
 from heartbeat.store import StateStore
 from heartbeat.warm import WarmStart
 
@@ -196,19 +195,17 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (hb_stepcall, "unwatch", "watchdog unwatch"),
         (Heartbeat, "_finish", "finish"),
         (StateStore, "save", "save state.json"),
-        (WarmStart, "prepare", "ready the Monitor and state for the next tick (heartbeat.warm)"),
-        (WarmStart, "keep", "keep them (heartbeat.warm)"),
-        (StateText, "dump", "state.json text (records' texts reused)"),
+        (WarmStart, "keep", "keep for the next tick (heartbeat.warm)"),
         (AgentState, "model_dump_json", "pydantic dump (indent=2)"),
         (StateStore, "clean_stale", "clean stale temps + .exec-* (scandir)"),
         (hb_store, "atomic_write", "atomic_write"),
         (os, "fsync", "fsync"),
         (os, "replace", "os.replace"),
         (tempfile, "mkstemp", "mkstemp"),
-        (Batch, "__init__", "journal: stamp + encode the events known before the save"),
-        (Batch, "payload", "journal: the rest of the events"),
-        (Journal, "write_lines", "journal: append to journal.jsonl"),
+        (Heartbeat, "journal", "journal"),
         (hb_redact, "redact_event", "redact events"),
+        (Journal, "append", "Journal.append"),
+        (hb_journal, "encode_event", "json encode events"),
     ]
     for owner, attr, label in parts:
         probe.patch(owner, attr, label)

@@ -123,20 +123,17 @@ def stamp_events(
 
 
 class Batch:
-    """A tick's events, stamped and encoded early: before the save, with a guess at the closing ones.
+    """A tick's events, stamped and encoded in two goes: those known before the save, then the rest.
 
-    The early go runs before the fsyncs of ``state.json`` put the process to
+    The first go runs before the fsyncs of ``state.json`` put the process to
     sleep, while the tick's data is still in the CPU's caches (after them,
-    the same work takes about three times as long). :meth:`payload` is then
-    handed the final list: the early bytes are used as far as that list
-    starts with the events they were made from (the tick only appends to it;
-    the closing events, built again, must be equal to the guessed ones).
-    The result is exactly the bytes that stamping and encoding the final
-    list in one go gives (same time, same order); when that cannot be
-    proved (an event added later sorts earlier), it does just that.
+    the same work takes about three times as long). :meth:`payload` gives
+    exactly the bytes that stamping and encoding every event at once would
+    give (same time, same order); when it cannot prove that (an event added
+    later sorts earlier), it does just that.
     """
 
-    __slots__ = ("_agent", "_at", "_early", "_head", "_last", "_redact", "_tick")
+    __slots__ = ("_agent", "_at", "_events", "_head", "_known", "_last", "_redact", "_tick")
 
     def __init__(
         self,
@@ -147,7 +144,8 @@ class Batch:
         tick: int,
         secrets: Sequence[str] = (),
     ) -> None:
-        self._early = list(events)
+        self._events = events  # the tick's list, still to grow
+        self._known = len(events)
         self._at, self._agent, self._tick = at, agent, tick
         self._redact: Callable[[dict[str, Any]], dict[str, Any]] | None = None
         if secrets:  # cut out of every event (imported only when a config has secrets)
@@ -158,7 +156,7 @@ class Batch:
         self._head: bytes | None = None
         self._last = ""
         try:
-            stamped = self._stamp(self._early)
+            stamped = self._stamp(events)
             self._head = _encode_lines(stamped)
             self._last = max((str(e["at"]) for e in stamped), default="")
         except (TypeError, ValueError):
@@ -168,18 +166,15 @@ class Batch:
         stamped = stamp_events(events, at=self._at, agent=self._agent, tick=self._tick)
         return [self._redact(e) for e in stamped] if self._redact is not None else stamped
 
-    def payload(self, events: Sequence[Mapping[str, Any]]) -> bytes:
-        """The lines of ``events``, the final list (the early go's bytes where they still hold)."""
-        early = self._early
-        if self._head is not None and events[: len(early)] == early:
-            later = events[len(early) :]
-            if not later:
-                return self._head
-            if not any(e.get("event") == "action" for e in later):
-                tail = self._stamp(later)
-                # Each later event sorts after every early one: the one-go order is head, then tail.
-                if all(str(e["at"]) >= self._last for e in tail):
-                    return self._head + _encode_lines(tail)
+    def payload(self) -> bytes:
+        """The lines of every event the list holds now, those added since the first go included."""
+        events = self._events
+        later = events[self._known :]
+        if self._head is not None and not any(e.get("event") == "action" for e in later):
+            tail = self._stamp(later)
+            # Each later event sorts after every early one: the one-go order is head, then tail.
+            if all(str(e["at"]) >= self._last for e in tail):
+                return self._head + _encode_lines(tail)
         return _encode_lines(self._stamp(events))
 
 

@@ -79,8 +79,7 @@ class TickResult:
         """The journal's last events of the tick: what was delivered (if anything), then the tick."""
         events: list[dict[str, Any]] = []
         if self.delivered or self.undelivered:
-            # Copies: an event is a snapshot, and absorb() extends these lists in place.
-            delivery = {"delivered": list(self.delivered), "undelivered": list(self.undelivered)}
+            delivery = {"delivered": self.delivered, "undelivered": self.undelivered}
             events.append({"event": "delivery", **delivery, "waiting": self.waiting})
         tick = {"outcome": self.outcome, "exit_code": self.exit_code, "actions": self.actions}
         events.append({"event": "tick", **tick, "progress": self.progress, "message": self.message})

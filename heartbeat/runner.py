@@ -223,10 +223,8 @@ class Heartbeat:
         result.message, result.anomalies = settled.message, settled.anomalies
         events += settled.events
         tick = result.tick if result.tick is not None else state.ticks
-        # Stamped with the time the tick settled and encoded now, the closing events as they will
-        # be unless the save or a delivery changes them: see journal.Batch.
-        at, closing = self.clock(), result.closing_events()
-        batch = Batch(events + closing, at=at, agent=self.name, tick=tick, secrets=self._secrets)
+        # Stamped with the time the tick settled, encoded now: see journal.Batch.
+        batch = Batch(events, at=self.clock(), agent=self.name, tick=tick, secrets=self._secrets)
         ready = self.warm.prepare(settled, monitor, self.detectors) if monitor is not None else None
         changed = effects.save(self.store, state, events) if settled.save else ""
         result.message += changed
@@ -242,7 +240,7 @@ class Heartbeat:
         self.warm.keep(ready, self.store.last_save, changed=bool(changed))
         events += result.closing_events()
         try:
-            self._journal_file.write_lines(batch.payload(events))
+            self._journal_file.write_lines(batch.payload())
         except OSError as exc:
             # The state is saved; only the readable history is missing. Say exactly that.
             result.exit_code = worst_exit_code((result.exit_code, 2))
@@ -252,8 +250,10 @@ class Heartbeat:
 
     def journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
         """Append ``events`` stamped with the clock, the agent and ``tick`` (redacted); hold the lock."""
-        batch = Batch(events, at=self.clock(), agent=self.name, tick=tick, secrets=self._secrets)
-        self._journal_file.write_lines(batch.payload(events))
+        batch = Batch(
+            [dict(e) for e in events], at=self.clock(), agent=self.name, tick=tick, secrets=self._secrets
+        )
+        self._journal_file.write_lines(batch.payload())
 
     def note_left_behind(self, reason: str) -> None:
         """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""

@@ -143,7 +143,8 @@ class WarmStart:
             return state, monitor
         return state, None
 
-    def prepare(self, settled: Settlement, monitor: Monitor, detectors: object) -> Warm | None:
+    @staticmethod
+    def prepare(settled: Settlement, monitor: Monitor, detectors: object) -> Warm | None:
         """Before the save: get ``monitor`` (and maybe ``settled.state``) ready for the next tick.
 
         Done while the tick's data is still in the CPU's caches, before the
