@@ -33,7 +33,7 @@ import contextlib
 import json
 import os
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from enum import Enum
 from pathlib import Path
@@ -51,7 +51,7 @@ from .fsutil import (
     write_all,
 )
 
-__all__ = ["Batch", "Journal", "encode_event", "stamp_events"]
+__all__ = ["Journal", "encode_event", "stamp_events"]
 
 # tail() reads the file backwards in blocks of this size, so `log -n 5` on a
 # 100 MB journal reads a few KB.
@@ -122,62 +122,6 @@ def stamp_events(
     return sorted(({**stamp, **e, "at": when(e)} for e in events), key=lambda e: str(e["at"]))
 
 
-class Batch:
-    """A tick's events, stamped and encoded in two goes: those known before the save, then the rest.
-
-    The first go runs before the fsyncs of ``state.json`` put the process to
-    sleep, while the tick's data is still in the CPU's caches (after them,
-    the same work takes about three times as long). :meth:`payload` gives
-    exactly the bytes that stamping and encoding every event at once would
-    give (same time, same order); when it cannot prove that (an event added
-    later sorts earlier), it does just that.
-    """
-
-    __slots__ = ("_agent", "_at", "_events", "_head", "_known", "_last", "_redact", "_tick")
-
-    def __init__(
-        self,
-        events: Sequence[Mapping[str, Any]],
-        *,
-        at: datetime,
-        agent: str,
-        tick: int,
-        secrets: Sequence[str] = (),
-    ) -> None:
-        self._events = events  # the tick's list, still to grow
-        self._known = len(events)
-        self._at, self._agent, self._tick = at, agent, tick
-        self._redact: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-        if secrets:  # cut out of every event (imported only when a config has secrets)
-            from .redact import redact_event
-
-            found = list(secrets)
-            self._redact = lambda event: redact_event(event, found)
-        self._head: bytes | None = None
-        self._last = ""
-        try:
-            stamped = self._stamp(events)
-            self._head = _encode_lines(stamped)
-            self._last = max((str(e["at"]) for e in stamped), default="")
-        except (TypeError, ValueError):
-            self._head = None  # done again in payload(), which raises as a one-go encoding would
-
-    def _stamp(self, events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        stamped = stamp_events(events, at=self._at, agent=self._agent, tick=self._tick)
-        return [self._redact(e) for e in stamped] if self._redact is not None else stamped
-
-    def payload(self) -> bytes:
-        """The lines of every event the list holds now, those added since the first go included."""
-        events = self._events
-        later = events[self._known :]
-        if self._head is not None and not any(e.get("event") == "action" for e in later):
-            tail = self._stamp(later)
-            # Each later event sorts after every early one: the one-go order is head, then tail.
-            if all(str(e["at"]) >= self._last for e in tail):
-                return self._head + _encode_lines(tail)
-        return _encode_lines(self._stamp(events))
-
-
 def _iso(at: Any, default: Any) -> Any:
     """An event's own time in the journal's one format (pydantic writes Z, isoformat +00:00)."""
     if isinstance(at, datetime):
@@ -230,10 +174,7 @@ class Journal:
         write raises :class:`OSError`; at worst it leaves a torn last line,
         which readers skip and the next append steps over.
         """
-        self.write_lines(_encode_lines(events))
-
-    def write_lines(self, payload: bytes) -> None:
-        """Append encoded lines, each ending in a newline (see :func:`encode_event`, :meth:`append`)."""
+        payload = _encode_lines(events)
         if not payload:
             return
         fd, size, created = self._open()

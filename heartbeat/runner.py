@@ -27,7 +27,7 @@ from .errors import (
     StateWriteError,
     worst_exit_code,
 )
-from .journal import Batch, Journal
+from .journal import Journal, stamp_events
 from .killswitch import KillSwitch
 from .models import AgentState, Status
 from .plugins import build_step
@@ -222,10 +222,10 @@ class Heartbeat:
         result.outcome, result.exit_code = settled.outcome, settled.exit_code  # type: ignore[assignment]
         result.message, result.anomalies = settled.message, settled.anomalies
         events += settled.events
-        tick = result.tick if result.tick is not None else state.ticks
-        # Stamped with the time the tick settled, encoded now: see journal.Batch.
-        batch = Batch(events, at=self.clock(), agent=self.name, tick=tick, secrets=self._secrets)
-        ready = self.warm.prepare(settled, monitor, self.detectors) if monitor is not None else None
+        ready = None
+        if monitor is not None and settled.save:
+            clean = settled.outcome == "ran" and settled.exit_code == 0 and not settled.anomalies
+            ready = self.warm.prepare(state, monitor, self.detectors, clean=clean and not state.notices)
         changed = effects.save(self.store, state, events) if settled.save else ""
         result.message += changed
         if state.notices:
@@ -240,7 +240,7 @@ class Heartbeat:
         self.warm.keep(ready, self.store.last_save, changed=bool(changed))
         events += result.closing_events()
         try:
-            self._journal_file.write_lines(batch.payload())
+            self.journal(events, now, result.tick if result.tick is not None else state.ticks)
         except OSError as exc:
             # The state is saved; only the readable history is missing. Say exactly that.
             result.exit_code = worst_exit_code((result.exit_code, 2))
@@ -249,11 +249,13 @@ class Heartbeat:
         return result
 
     def journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
-        """Append ``events`` stamped with the clock, the agent and ``tick`` (redacted); hold the lock."""
-        batch = Batch(
-            [dict(e) for e in events], at=self.clock(), agent=self.name, tick=tick, secrets=self._secrets
-        )
-        self._journal_file.write_lines(batch.payload())
+        """Append ``events`` stamped with ``now``, the agent and ``tick`` (redacted); hold the lock."""
+        stamped = stamp_events(events, at=self.clock(), agent=self.name, tick=tick)
+        if self._secrets:
+            from .redact import redact_event
+
+            stamped = [redact_event(e, self._secrets) for e in stamped]
+        self._journal_file.append(stamped)
 
     def note_left_behind(self, reason: str) -> None:
         """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""

@@ -14,9 +14,8 @@ from typing import Any
 import _crashers
 import pytest
 
-from heartbeat.journal import Batch, Journal, encode_event, stamp_events
+from heartbeat.journal import Journal, encode_event
 from heartbeat.models import Anomaly, Status
-from heartbeat.redact import redact_event
 
 NOW = datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
 
@@ -302,37 +301,3 @@ def test_sigkilled_writers_lose_no_acknowledged_batch(tmp_path: Path, rng: rando
     assert len(list(tmp_path.glob("journal.jsonl.*"))) > 1
     assert seqs == list(range(1, len(seqs) + 1))
     assert seqs[-1] >= last_ack
-
-
-def test_a_batch_encoded_in_two_goes_is_the_one_go_bytes(rng: random.Random) -> None:
-    """Events known before the save, then more: the same lines as stamping and encoding all at the end."""
-    base = datetime(2026, 3, 1, tzinfo=UTC)
-    kinds = ["action", "decision", "anomaly", "tick", "delivered", "sanitised"]
-
-    def event(own_time: bool) -> dict[str, Any]:
-        kind = rng.choice(kinds)
-        text = rng.choice(["a", "ü", "x\ny"])
-        found: dict[str, Any] = {"event": kind, "n": rng.randrange(100), "text": text}
-        if own_time and rng.random() < 0.6:
-            # Mostly before the stamp time, now and then after it (a clock set back), or a string.
-            earlier, later = base - timedelta(seconds=rng.randrange(60)), base + timedelta(seconds=5)
-            found["at"] = rng.choice([earlier, earlier, later])
-            if kind != "action" and rng.random() < 0.2:  # a text time (actions carry datetimes)
-                found["at"] = found["at"].isoformat().replace("+00:00", "Z")
-        return found
-
-    secret = "s3cr3t-value"
-
-    for _ in range(400):
-        events = [event(True) for _ in range(rng.randrange(6))]
-        if events and rng.random() < 0.3:
-            events[0]["text"] = secret
-        secrets = rng.choice([(), (secret,)])
-        batch = Batch(events, at=base, agent="a", tick=7, secrets=secrets)
-        events += [event(rng.random() < 0.3) for _ in range(rng.randrange(4))]
-        one_go = stamp_events(events, at=base, agent="a", tick=7)
-        if secrets:
-            one_go = [redact_event(e, secrets) for e in one_go]
-        payload = batch.payload()
-        assert payload == b"".join(encode_event(e) for e in one_go)
-        assert not secrets or secret.encode() not in payload
