@@ -44,6 +44,7 @@ from heartbeat.killswitch import KillSwitch
 from heartbeat.models import AgentState
 from heartbeat.monitor import Monitor
 from heartbeat.runner import Heartbeat
+from heartbeat.statetext import StateText
 from heartbeat.store import StateStore
 from heartbeat.warm import WarmStart
 
@@ -195,7 +196,9 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (hb_stepcall, "unwatch", "watchdog unwatch"),
         (Heartbeat, "_finish", "finish"),
         (StateStore, "save", "save state.json"),
-        (WarmStart, "keep", "keep for the next tick (heartbeat.warm)"),
+        (WarmStart, "prepare", "ready the Monitor and state for the next tick (heartbeat.warm)"),
+        (WarmStart, "keep", "keep them (heartbeat.warm)"),
+        (StateText, "dump", "state.json text (records' texts reused)"),
         (AgentState, "model_dump_json", "pydantic dump (indent=2)"),
         (StateStore, "clean_stale", "clean stale temps + .exec-* (scandir)"),
         (hb_store, "atomic_write", "atomic_write"),

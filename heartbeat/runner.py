@@ -222,10 +222,7 @@ class Heartbeat:
         result.outcome, result.exit_code = settled.outcome, settled.exit_code  # type: ignore[assignment]
         result.message, result.anomalies = settled.message, settled.anomalies
         events += settled.events
-        ready = None
-        if monitor is not None and settled.save:
-            clean = settled.outcome == "ran" and settled.exit_code == 0 and not settled.anomalies
-            ready = self.warm.prepare(state, monitor, self.detectors, clean=clean and not state.notices)
+        ready = self.warm.prepare(settled, monitor, self.detectors) if monitor is not None else None
         changed = effects.save(self.store, state, events) if settled.save else ""
         result.message += changed
         if state.notices:

@@ -40,6 +40,7 @@ from typing import Any
 
 from .models import AgentState, Status
 from .monitor import Monitor
+from .settle import Settlement
 from .store import Saved, StateStore
 
 __all__ = ["Warm", "WarmStart", "plain_copy"]
@@ -142,18 +143,20 @@ class WarmStart:
             return state, monitor
         return state, None
 
-    @staticmethod
-    def prepare(state: AgentState, monitor: Monitor, detectors: object, *, clean: bool) -> Warm | None:
-        """Before the save: get ``monitor`` (and, if ``clean``, ``state``) ready for the next tick.
+    def prepare(self, settled: Settlement, monitor: Monitor, detectors: object) -> Warm | None:
+        """Before the save: get ``monitor`` (and maybe ``settled.state``) ready for the next tick.
 
-        Done while the tick's data is still in the CPU's caches, before the
-        fsyncs of the save put the process to sleep. The Monitor is started
-        for the next tick now (re-seeded, as a fresh one would be); nothing
-        is kept until :meth:`keep` is handed what the save wrote. ``clean``
-        says the tick ran its step with outcome ``ran``, exit 0, no anomaly.
+        Done before the fsyncs of the save put the process to sleep. The
+        Monitor is started for the next tick now (re-seeded, as a fresh one
+        would be); nothing is kept until :meth:`keep` is handed what the save
+        wrote. The state is readied only after a clean tick: it ran its step
+        with outcome ``ran``, exit 0, no anomaly and no notice.
         """
-        if monitor.actions_total != state.actions_total:
+        state = settled.state
+        if not settled.save or monitor.actions_total != state.actions_total:
             return None
+        clean = settled.outcome == "ran" and settled.exit_code == 0
+        clean = clean and not (settled.anomalies or settled.notices or state.notices)
         data = _round_trip_data(state, monitor.tick) if clean else None
         if data is not None:
             # Copies of its own: a step that kept the old context cannot reach the cached state.
