@@ -145,6 +145,8 @@ class Journal:
         self._max_bytes = max_bytes
         self._keep = keep
         self._sync = sync
+        # (device, inode, size) of the live file after this object's last append.
+        self._ended: tuple[int, int, int] | None = None
         self.skipped = 0
         """Lines the last :meth:`read` (once exhausted) or :meth:`tail` could not parse."""
 
@@ -177,20 +179,24 @@ class Journal:
         payload = _encode_lines(events)
         if not payload:
             return
-        fd, size, created = self._open()
+        fd, at, created = self._open()
+        ended, self._ended = self._ended, None
         try:
-            # A crash mid-append may have left half a line: end it, so this
-            # batch starts on a line of its own.
-            torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+            size = at[2]
+            # A crash mid-append may have left half a line: end it, so this batch starts on
+            # a line of its own. When the file is as this object's last append left it (same
+            # file, same size), its last byte is that append's newline: no read needed.
+            torn = size > 0 and at != ended and os.pread(fd, 1, size - 1) != b"\n"
             if size and size + torn + len(payload) > self._max_bytes:
                 os.close(fd)
                 fd = -1
                 self._rotate()
-                fd, size, created = self._open()
-                torn = False
+                fd, at, created = self._open()
+                size, torn = at[2], False
             write_all(fd, b"\n" + payload if torn else payload)
             if self._sync:
                 os.fsync(fd)
+            self._ended = (at[0], at[1], size + torn + len(payload))
         finally:
             if fd >= 0:
                 os.close(fd)
@@ -266,8 +272,8 @@ class Journal:
         self.skipped += 1
         return None
 
-    def _open(self) -> tuple[int, int, bool]:
-        """Open the live file for appending; return the fd, the file's size and whether this call created it.
+    def _open(self) -> tuple[int, tuple[int, int, int], bool]:
+        """Open the live file to append: the fd, its (device, inode, size), whether this call created it.
 
         The folder is created (0700) only when the file is missing, so a
         routine append costs one ``open`` and one ``fstat``.
@@ -276,19 +282,17 @@ class Journal:
         try:
             # Never a FIFO or a device: writing to one could block the tick for good.
             fd, info = open_regular_stat(self._path, flags)
-            return fd, info.st_size, False
+            return fd, (info.st_dev, info.st_ino, info.st_size), False
         except FileNotFoundError:
             pass
         ensure_private_dir(self._path.parent)
         try:
-            return (
-                os.open(self._path, flags | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE_MODE),
-                0,
-                True,
-            )
+            fd = os.open(self._path, flags | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+            created = True
         except FileExistsError:
-            fd, info = open_regular_stat(self._path, flags)
-            return fd, info.st_size, False
+            fd, created = open_regular_stat(self._path, flags)[0], False
+        info = os.fstat(fd)
+        return fd, (info.st_dev, info.st_ino, info.st_size), created
 
     def _rotated_files(self) -> list[tuple[int, Path]]:
         """The rotated files present with their numbers, oldest (highest number) first."""

@@ -376,11 +376,15 @@ class StateStore:
             raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
         try:
             self._loaded_mtime = info.st_mtime_ns
-            # os.read straight into bytes, no file object: one read gets it all (a second one
-            # sees the end), and a file that grew meanwhile is read to its end.
+            # os.read straight into bytes, no file object. A read of a regular file that
+            # returns less than asked has reached the end; one that fills the buffer (the
+            # file grew since the fstat) goes on to the end.
             chunks = []
-            while chunk := os.read(fd, max(info.st_size + 1, 8192)):
+            want = max(info.st_size + 1, 8192)
+            while chunk := os.read(fd, want):
                 chunks.append(chunk)
+                if len(chunk) < want:
+                    break
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
         except OSError as exc:
             raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
@@ -467,8 +471,9 @@ class StateStore:
         if not os.access(self._state_dir, os.W_OK | os.X_OK):
             raise StateWriteError(self.state_path, "the state folder cannot be written (permission denied)")
         # Blocks held back for root count for root only, as the kernel counts them.
-        free = info.f_bfree if os.geteuid() == 0 else info.f_bavail
-        inodes = info.f_ffree if os.geteuid() == 0 else info.f_favail
+        root = os.geteuid() == 0
+        free = info.f_bfree if root else info.f_bavail
+        inodes = info.f_ffree if root else info.f_favail
         if free * info.f_frsize < needed or (info.f_files and inodes < 1):
             room = free * info.f_frsize
             raise StateWriteError(
