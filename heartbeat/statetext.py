@@ -63,15 +63,17 @@ class StateText:
             total += len(values)
             if not kept:
                 continue
+            get, add = kept.get, parts.append  # the loop below runs for every item of every save
             for item in values:
-                entry = kept.get(id(item))
+                key = id(item)
+                entry = get(key)
                 # The same object, no field assigned since (its fields hold immutable values).
-                if entry is None or entry[0] is not item or entry[1] != item.__dict__:
-                    missing.append((parts, len(parts), item, kind))
-                    parts.append("")
+                if entry is not None and entry[0] is item and entry[1] == item.__dict__:
+                    fresh[key] = entry
+                    add(entry[2])
                 else:
-                    fresh[id(item)] = entry
-                    parts.append(entry[2])
+                    missing.append((parts, len(parts), item, kind))
+                    add("")
         if total < _MIN_ITEMS or not kept or 2 * len(missing) > total:
             # Little to reuse: one full dump is cheaper than items one by one. From a
             # store's second save on, keep the items' texts for the next one.

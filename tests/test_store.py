@@ -19,7 +19,7 @@ from conftest import mode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.errors import StateCorrupt, StateLocked, StateVersionError, StateWriteError
+from heartbeat.errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
 from heartbeat.fsutil import temp_pattern
 from heartbeat.models import (
     ANOMALY_LIMIT,
@@ -815,3 +815,21 @@ def test_lock_sweeps_temps_left_in_the_outbox(tmp_path: Path) -> None:
     with store.lock():
         pass
     assert sorted(p.name for p in outbox.iterdir()) == ["webhook--k--abc.json"]
+
+
+@pytest.mark.parametrize("pad", [0, 1, 37, 4299, 4300, 4301, 8000])
+@pytest.mark.parametrize("digits", [4300, 4301, 9000])
+def test_a_number_too_long_to_read_back_is_refused_wherever_it_sits(
+    tmp_path: Path, pad: int, digits: int
+) -> None:
+    """Over 4,300 digits (Python's limit) is refused before writing, at any offset; 4,300 round-trips."""
+    store = StateStore(tmp_path)
+    number = 10 ** (digits - 1)
+    state = AgentState(data={"pad": "x" * pad, "n": number, "text": "7" * 5000})  # digits in a text: fine
+    if digits > 4300:
+        with pytest.raises(StateUnsavable, match="would not read back"):
+            store.save(state)
+        assert not store.state_path.exists()
+    else:
+        store.save(state)
+        assert store.load().data["n"] == number
