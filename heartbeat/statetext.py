@@ -16,13 +16,14 @@ dict with the one kept catches any assignment). A process that saves once
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel
 
 from .models import ActionRecord, AgentState, ProgressSample
 
-__all__ = ["StateText"]
+__all__ = ["StateText", "long_digit_run"]
 
 # The lists whose items' texts are kept, in the order AgentState declares them, each with the
 # key that follows it. Inside the indent=2 text each item is an object at 4 spaces with its
@@ -124,3 +125,25 @@ def _split(text: str, lists: list[tuple[str, type[BaseModel], list[Any], list[st
             (id(item), (item, dict(item.__dict__), part)) for item, part in zip(values, parts, strict=True)
         )
     return kept
+
+
+_MAX_DIGITS = 4300  # the longest run of digits Python reads back as an int (by default)
+_DIGITS = b"0123456789"
+_DIGIT_RUN = re.compile(rb"[0-9]*")
+
+
+def long_digit_run(data: bytes) -> bool:
+    """Whether ``data`` holds more than 4,300 digits in a row (a number that may not read back).
+
+    Such a run covers 4,300 consecutive offsets, so it covers a multiple of
+    4,300: only the bytes there are looked at, and a digit found is measured
+    both ways (three looks over a 12 KB state, not a scan of every byte).
+    """
+    for at in range(0, len(data), _MAX_DIGITS):
+        if 48 <= data[at] <= 57:
+            before = data[max(0, at - _MAX_DIGITS) : at]
+            left = len(before) - len(before.rstrip(_DIGITS))
+            match = _DIGIT_RUN.match(data, at)
+            if match is not None and left + match.end() - at > _MAX_DIGITS:
+                return True
+    return False

@@ -19,11 +19,9 @@ handled with care:
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
-import re
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -37,11 +35,20 @@ from pydantic_core import PydanticSerializationError, from_json
 
 from .config import format_validation_error
 from .errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
-from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, open_regular_stat, temp_target
+from .fsutil import (
+    PRIVATE_FILE_MODE,
+    atomic_write,
+    ensure_private_dir,
+    open_regular_stat,
+    read_to_end,
+    remove_temps,
+    room_problem,
+    temp_target,
+)
 from .migrations import MIGRATIONS, Migration, MigrationError, check_migrations, migrate
 from .models import SCHEMA_VERSION, AgentState, clip
 from .statecopies import LEAN, Unreadable, copy_aside, existing_copy, one_line, parse_object
-from .statetext import StateText
+from .statetext import StateText, long_digit_run
 
 __all__ = [
     "MIGRATIONS",
@@ -65,30 +72,6 @@ EXEC_SCRATCH_PREFIX = ".exec-"
 # the lock, on purpose (`heartbeat kill` must work while a tick runs).
 _UNLOCKED_WRITES = frozenset({"KILL"})
 
-# A run of digits longer than Python reads back as an int (4,300 by default): only then is
-# the written state parsed again to tell a huge number from a long string of digits.
-_MAX_DIGITS = 4300
-_DIGITS = b"0123456789"
-_DIGIT_RUN = re.compile(rb"[0-9]*")
-
-
-def _long_digit_run(data: bytes) -> bool:
-    """Whether ``data`` holds more than 4,300 digits in a row.
-
-    Such a run covers 4,300 consecutive offsets, so it covers a multiple of
-    4,300: only the bytes there are looked at, and a digit found is measured
-    both ways (three looks over a 12 KB state, not a scan of every byte).
-    """
-    for at in range(0, len(data), _MAX_DIGITS):
-        if 48 <= data[at] <= 57:
-            before = data[max(0, at - _MAX_DIGITS) : at]
-            left = len(before) - len(before.rstrip(_DIGITS))
-            match = _DIGIT_RUN.match(data, at)
-            if match is not None and left + match.end() - at > _MAX_DIGITS:
-                return True
-    return False
-
-
 _UNWRITABLE = "the state folder cannot be written; the step is not called"
 
 
@@ -107,21 +90,6 @@ def state_schema() -> dict[str, Any]:
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _remove_temps(folder: str) -> int:
-    """Remove atomic-write temp files directly in ``folder``; return how many."""
-    removed = 0
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name[0] == "." and temp_target(entry.name) is not None:
-                    with contextlib.suppress(OSError):
-                        os.unlink(entry.path)
-                        removed += 1
-    except OSError:
-        return 0
-    return removed
 
 
 class StateStore:
@@ -161,8 +129,8 @@ class StateStore:
         self._loaded_size = 0  # bytes of state.json at the last load: what a save must have room for
         # The mtime (ns) of the state file being loaded, given to its corrupt copy.
         self._loaded_mtime: int | None = None
-        self.last_save: Saved | None = None
         self._text = StateText()  # the records' texts of the last save, for the next one
+        self.last_save: Saved | None = None
         """What the last successful :meth:`save` wrote (None before one and after a failed one)."""
 
     def __repr__(self) -> str:
@@ -288,7 +256,7 @@ class StateStore:
             for entry in entries:
                 name = entry.name
                 if name == OUTBOX_DIR:  # its entries are written under this lock too
-                    removed += _remove_temps(entry.path)
+                    removed += remove_temps(entry.path)
                     continue
                 if name[0] != "." or name in (LOCK_FILE, RUN_LOCK_FILE):
                     continue
@@ -311,13 +279,10 @@ class StateStore:
         return self._decode(self._read())
 
     def reload(self, last: Saved, state: AgentState | None) -> tuple[AgentState, bool]:
-        """Load, or reuse ``state`` if ``state.json`` still holds exactly ``last.data``; say which.
+        """:meth:`load`, and whether ``state.json`` still holds, byte for byte, what was saved as ``last``.
 
-        Returns ``(state, unchanged)``: ``unchanged`` is True when the file
-        holds, byte for byte, what this process saved as ``last`` (nobody
-        else wrote it since); then the given ``state`` (if any) comes back
-        as is, without parsing. The caller vouches that ``state`` is what
-        parsing ``last.data`` would give (see :mod:`heartbeat.warm`).
+        Then ``state`` (if given) comes back as is, unparsed: the caller vouches
+        it is what parsing ``last.data`` gives (see :mod:`heartbeat.warm`).
         """
         self._migrated_from = None
         self._loaded_mtime = None
@@ -394,16 +359,7 @@ class StateStore:
             raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
         try:
             self._loaded_mtime = info.st_mtime_ns
-            # os.read straight into bytes, no file object. A read of a regular file that
-            # returns less than asked has reached the end; one that fills the buffer (the
-            # file grew since the fstat) goes on to the end.
-            chunks = []
-            want = max(info.st_size + 1, 8192)
-            while chunk := os.read(fd, want):
-                chunks.append(chunk)
-                if len(chunk) < want:
-                    break
-            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            return read_to_end(fd, info.st_size)
         except OSError as exc:
             raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
         finally:
@@ -438,9 +394,10 @@ class StateStore:
             masked = mask(text, self.secrets)  # what the agent recorded, a secret included
             exact, text = masked == text, masked
         data = text.encode("utf-8") + b"\n"
-        if _long_digit_run(data):
+        if long_digit_run(data):
             # Written fine, but a number past Python's digit limit cannot be read back: a tick
-            # would save it once, then every later load would fail.
+            # would save it once, then every later load would fail. Parsed to tell it from a
+            # long string of digits.
             try:
                 from_json(data)
             except ValueError as exc:
@@ -475,28 +432,9 @@ class StateStore:
         One ``statvfs`` and one ``access``, no write: room for twice the last
         size (and a free inode for the temp file) must be there.
         """
-        needed = max(8192, 2 * self._loaded_size)
-        try:
-            info = os.statvfs(self._state_dir)
-        except OSError as exc:
-            raise StateWriteError(
-                self.state_path, f"the state folder cannot be written ({exc.strerror})"
-            ) from None
-        if info.f_flag & os.ST_RDONLY:
-            raise StateWriteError(
-                self.state_path, "the state folder cannot be written (read-only file system)"
-            )
-        if not os.access(self._state_dir, os.W_OK | os.X_OK):
-            raise StateWriteError(self.state_path, "the state folder cannot be written (permission denied)")
-        # Blocks held back for root count for root only, as the kernel counts them.
-        root = os.geteuid() == 0
-        free = info.f_bfree if root else info.f_bavail
-        inodes = info.f_ffree if root else info.f_favail
-        if free * info.f_frsize < needed or (info.f_files and inodes < 1):
-            room = free * info.f_frsize
-            raise StateWriteError(
-                self.state_path, f"no room for the state ({room} bytes free, {needed} needed)"
-            )
+        problem = room_problem(self._state_dir, max(8192, 2 * self._loaded_size))
+        if problem is not None:
+            raise StateWriteError(self.state_path, problem)
 
     def _parse(self, raw_bytes: bytes) -> dict[str, Any]:
         """Decode and parse the bytes of ``state.json`` into a dict, or report it corrupt."""
