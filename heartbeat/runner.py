@@ -210,13 +210,9 @@ class Heartbeat:
             return self._finish(settled, stepped.events, result, now, stepped.monitor)
 
     def _finish(
-        self,
-        settled: Settlement,
-        events: list[dict[str, Any]],
-        result: TickResult,
-        now: datetime,
+        self, settled: Settlement, events: list[dict[str, Any]], result: TickResult, now: datetime,
         monitor: Monitor | None = None,
-    ) -> TickResult:
+    ) -> TickResult:  # fmt: skip
         """Save the settled state; then queue and deliver what it decided; then journal."""
         state = settled.state
         result.outcome, result.exit_code = settled.outcome, settled.exit_code  # type: ignore[assignment]
