@@ -83,7 +83,7 @@ class RecurringError:
                 "threshold": self.threshold,
                 "error": action.error,
                 "call": action.summary,
-                "avoid": f"{action.tool} calls that fail with {error}",
+                "avoid": f"{action.tool} calls that keep failing",
             },
         )
 
