@@ -263,9 +263,7 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
     # The same kind of stuck again after a recovery named it: the instructions did not work,
     # whatever the exact call. A flat metric (no_progress) is a slow signal and keeps its
     # reassess attempts; only the detectors of behaviour count here.
-    came_back = [
-        k for k in kinds if previous is not None and k in previous.kinds and k not in _SLOW_KINDS
-    ]
+    came_back = [k for k in kinds if previous is not None and k in previous.kinds and k not in _SLOW_KINDS]
     if previous is not None:
         # Still stuck: what failed before is still worth avoiding, newest first.
         avoid = list(dict.fromkeys([*avoid, *previous.avoid]))[:_AVOID_KEPT]
