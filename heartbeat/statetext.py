@@ -34,6 +34,10 @@ _LISTS: tuple[tuple[str, type[BaseModel], str], ...] = (
 )
 _SPLICED = {name for name, _, _ in _LISTS}
 _AFTER = '\n  "anomalies": '  # the key the spliced lists go before, at the top level
+# The splice needs the lists next to each other and followed by that key, as declared above:
+# a model laid out otherwise is always dumped in full (the texts stay right, only slower).
+_FIELD_ORDER = list(AgentState.model_fields)
+_LAYOUT_OK = all(_FIELD_ORDER.index(follower) == _FIELD_ORDER.index(name) + 1 for name, _, follower in _LISTS)
 _BETWEEN = ",\n    "
 _MIN_ITEMS = 8  # below this many items in all a full dump is as cheap
 
@@ -75,7 +79,7 @@ class StateText:
                 else:
                     missing.append((parts, len(parts), item, kind))
                     add("")
-        if total < _MIN_ITEMS or not kept or 2 * len(missing) > total:
+        if total < _MIN_ITEMS or not kept or 2 * len(missing) > total or not _LAYOUT_OK:
             # Little to reuse: one full dump is cheaper than items one by one. From a
             # store's second save on, keep the items' texts for the next one.
             text = state.model_dump_json(indent=2)
