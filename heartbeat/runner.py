@@ -21,12 +21,7 @@ from .budget import exhausted, roll_over
 from .config import AgentConfig, HeartbeatConfig
 from .context import Step
 from .detectors import build_detectors
-from .errors import (
-    HeartbeatError,
-    StateLocked,
-    StateWriteError,
-    worst_exit_code,
-)
+from .errors import HeartbeatError, StateLocked, StateWriteError, worst_exit_code
 from .journal import Journal, stamp_events
 from .killswitch import KillSwitch
 from .models import AgentState, Status
@@ -35,7 +30,6 @@ from .result import TickResult
 from .settle import Settlement, TickFacts, Where, settle
 from .stepcall import run_step
 from .store import StateStore
-from .warm import WarmStart
 from .watchdog import TickInterrupted
 
 # notify and progress are imported where used: most ticks of a healthy agent with no
@@ -47,6 +41,7 @@ if TYPE_CHECKING:
     from .outbox import Outbox
     from .progress import ProgressMetric
     from .sharedstop import SharedStop
+    from .warm import WarmStart
 
 __all__ = ["Heartbeat", "TickResult", "utc_now"]
 
@@ -89,8 +84,10 @@ class Heartbeat:
         hint = f'heartbeat resume{agent_flag} --note "what to do differently"'
         report = str(self.state_dir / "report.html")
         self.where = Where(self.name, str(self.store.escalation_path), str(self.kill.path), hint, report)
-        self.warm = WarmStart()
-        """What the last tick of this process left for the next (see :mod:`heartbeat.warm`)."""
+        # heartbeat.warm's cache, made at the second tick that runs the step: a one-shot cron
+        # tick never loads it (nor re-seeds a Monitor for a tick that will not come).
+        self._warm: WarmStart | None = None
+        self._stepped = False
         self.on_abandon: Callable[[TickResult], None] | None = None
         """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
         self.shared_stop: SharedStop | None = None
@@ -124,6 +121,15 @@ class Heartbeat:
 
             self._notifiers = build_notifiers(self.config.notify, base_dir=self.config.base_dir)
         return self._notifiers
+
+    @property
+    def warm(self) -> WarmStart:
+        """What the last tick of this process left for the next (see :mod:`heartbeat.warm`)."""
+        if self._warm is None:
+            from .warm import WarmStart
+
+            self._warm = WarmStart()
+        return self._warm
 
     def validate(self) -> None:
         """Load every plug-in now, so a bad config fails before the first tick."""
@@ -169,7 +175,8 @@ class Heartbeat:
             return TickResult(self.name, "error", 2, self.redact(str(error)))
 
     def _tick(self) -> TickResult:
-        warm = self.warm.take()  # taken out first: a tick that stops half way leaves none behind
+        # Taken out first: a tick that stops half way leaves none behind.
+        warm = self._warm.take() if self._warm is not None else None
         reason = self.kill.reason()
         if reason is not None:
             return control.killed(self, reason, locked=False)
@@ -181,7 +188,7 @@ class Heartbeat:
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
-            state, monitor = WarmStart.load(warm, self.store, self.detectors)
+            state, monitor = warm.load(self.store, self.detectors) if warm else (self.store.load(), None)
             result = TickResult(self.name, "ran", 0, "")
             # Notices a crash left between saving a decision and queueing it are queued below.
             result.absorb(self.retry_outbox(now, force=False))
@@ -218,7 +225,8 @@ class Heartbeat:
         result.outcome, result.exit_code = settled.outcome, settled.exit_code  # type: ignore[assignment]
         result.message, result.anomalies = settled.message, settled.anomalies
         events += settled.events
-        ready = self.warm.prepare(settled, monitor, self.detectors) if monitor is not None else None
+        ready = self.warm.prepare(settled, monitor, self.detectors) if monitor and self._stepped else None
+        self._stepped = self._stepped or monitor is not None
         changed = effects.save(self.store, state, events) if settled.save else ""
         result.message += changed
         if state.notices:
@@ -230,7 +238,8 @@ class Heartbeat:
             )  # fmt: skip
             self.store.save(state)
             result.absorb(self.retry_outbox(now, force=False))
-        self.warm.keep(ready, self.store.last_save, changed=bool(changed))
+        if self._warm is not None:
+            self._warm.keep(ready, self.store.last_save, changed=bool(changed))
         events += result.closing_events()
         try:
             self.journal(events, now, result.tick if result.tick is not None else state.ticks)

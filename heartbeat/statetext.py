@@ -10,20 +10,20 @@ save and dumps only the new ones. The text is byte for byte what
 
 An item's text is reused only while the item is the same object with the
 same field values (its fields hold immutable values, so comparing the field
-dict with the one kept catches any assignment). A process that saves once
-(``heartbeat tick`` from cron) never fills the cache: it pays nothing extra.
+dict with the one kept catches any assignment). A store makes its
+:class:`StateText` at its second save, so a process that saves once
+(``heartbeat tick`` from cron) never loads this module.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel
 
 from .models import ActionRecord, AgentState, ProgressSample
 
-__all__ = ["StateText", "long_digit_run"]
+__all__ = ["StateText"]
 
 # The lists whose items' texts are kept, in the order AgentState declares them, each with the
 # key that follows it. Inside the indent=2 text each item is an object at 4 spaces with its
@@ -47,15 +47,13 @@ Entry = tuple[BaseModel, dict[str, Any], str]
 class StateText:
     """Dumps states as ``state.json`` text, reusing each list item's text from the last dump."""
 
-    __slots__ = ("_dumps", "_kept")
+    __slots__ = ("_kept",)
 
     def __init__(self) -> None:
         self._kept: dict[int, Entry] = {}
-        self._dumps = 0
 
     def dump(self, state: AgentState) -> str:
         """``state.model_dump_json(indent=2)``, reusing the text of items it dumped last time."""
-        self._dumps += 1
         kept = self._kept
         lists: list[tuple[str, type[BaseModel], list[Any], list[str]]] = []
         fresh: dict[int, Entry] = {}
@@ -80,10 +78,10 @@ class StateText:
                     missing.append((parts, len(parts), item, kind))
                     add("")
         if total < _MIN_ITEMS or not kept or 2 * len(missing) > total or not _LAYOUT_OK:
-            # Little to reuse: one full dump is cheaper than items one by one. From a
-            # store's second save on, keep the items' texts for the next one.
+            # Little to reuse: one full dump is cheaper than items one by one; the items'
+            # texts are cut out of it for the next one.
             text = state.model_dump_json(indent=2)
-            self._kept = _split(text, lists) if self._dumps > 1 else {}
+            self._kept = _split(text, lists)
             return text
         for parts, at, item, kind in missing:
             if item.__class__ is not kind:  # not what the splice assumes
@@ -129,25 +127,3 @@ def _split(text: str, lists: list[tuple[str, type[BaseModel], list[Any], list[st
             (id(item), (item, dict(item.__dict__), part)) for item, part in zip(values, parts, strict=True)
         )
     return kept
-
-
-_MAX_DIGITS = 4300  # the longest run of digits Python reads back as an int (by default)
-_DIGITS = b"0123456789"
-_DIGIT_RUN = re.compile(rb"[0-9]*")
-
-
-def long_digit_run(data: bytes) -> bool:
-    """Whether ``data`` holds more than 4,300 digits in a row (a number that may not read back).
-
-    Such a run covers 4,300 consecutive offsets, so it covers a multiple of
-    4,300: only the bytes there are looked at, and a digit found is measured
-    both ways (three looks over a 12 KB state, not a scan of every byte).
-    """
-    for at in range(0, len(data), _MAX_DIGITS):
-        if 48 <= data[at] <= 57:
-            before = data[max(0, at - _MAX_DIGITS) : at]
-            left = len(before) - len(before.rstrip(_DIGITS))
-            match = _DIGIT_RUN.match(data, at)
-            if match is not None and left + match.end() - at > _MAX_DIGITS:
-                return True
-    return False

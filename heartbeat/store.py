@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from filelock import FileLock, Timeout
 from pydantic import ValidationError
@@ -47,8 +47,10 @@ from .fsutil import (
 )
 from .migrations import MIGRATIONS, Migration, MigrationError, check_migrations, migrate
 from .models import SCHEMA_VERSION, AgentState, clip
-from .statecopies import LEAN, Unreadable, copy_aside, existing_copy, one_line, parse_object
-from .statetext import StateText, long_digit_run
+from .statecopies import LEAN, Unreadable, copy_aside, existing_copy, long_digit_run, one_line, parse_object
+
+if TYPE_CHECKING:
+    from .statetext import StateText
 
 __all__ = [
     "MIGRATIONS",
@@ -129,7 +131,10 @@ class StateStore:
         self._loaded_size = 0  # bytes of state.json at the last load: what a save must have room for
         # The mtime (ns) of the state file being loaded, given to its corrupt copy.
         self._loaded_mtime: int | None = None
-        self._text = StateText()  # the records' texts of the last save, for the next one
+        # The records' texts of the last save, for the next one; made at the second save, so a
+        # store that saves once (a cron tick) never loads heartbeat.statetext.
+        self._text: StateText | None = None
+        self._saved_before = False
         self.last_save: Saved | None = None
         """What the last successful :meth:`save` wrote (None before one and after a failed one)."""
 
@@ -383,7 +388,11 @@ class StateStore:
         path = self.state_path
         self.last_save = None
         try:
-            text = self._text.dump(state)
+            if self._text is None and self._saved_before:
+                from .statetext import StateText
+
+                self._text = StateText()
+            text = state.model_dump_json(indent=2) if self._text is None else self._text.dump(state)
         except (PydanticSerializationError, ValueError, RecursionError) as exc:
             reason = f"the state is not JSON-serialisable: {one_line(str(exc))}"
             raise StateUnsavable(path, reason) from exc
@@ -421,7 +430,7 @@ class StateStore:
                 atomic_write(path, data, mode=PRIVATE_FILE_MODE)
         except OSError as exc:
             raise StateWriteError(path, exc.strerror or str(exc)) from exc
-        self.last_save = Saved(data, exact)
+        self.last_save, self._saved_before = Saved(data, exact), True
         return self.last_save
 
     def check_writable(self) -> None:

@@ -28,7 +28,9 @@ The rules that keep reuse indistinguishable from a cold tick:
   ``str``; its times in UTC). Anything else is loaded from the file as usual.
 
 A state folder driven by ``heartbeat tick`` from cron never sees a cache: each
-process ticks once.
+process ticks once, and a Heartbeat readies one only from its second tick on
+(the first would re-seed a Monitor for a tick that may never come), so the
+warm start begins at its third.
 """
 
 from __future__ import annotations
@@ -106,6 +108,19 @@ class Warm:
         """The Heartbeat's detectors the Monitor was built with (a swapped list starts cold)."""
         self.state = state
 
+    def load(self, store: StateStore, detectors: object) -> tuple[AgentState, Monitor | None]:
+        """The state (``store`` holds the lock), and this Monitor if it may go on (module docs)."""
+        state, unchanged = store.reload(self.saved, self.state)
+        monitor = self.monitor
+        if (
+            unchanged
+            and self.detectors is detectors
+            and monitor.actions_total == state.actions_total  # nothing recorded since
+            and monitor.tick == state.ticks + 1  # readied for the tick about to run
+        ):
+            return state, monitor
+        return state, None
+
 
 class WarmStart:
     """One Heartbeat's cache: :meth:`prepare` and :meth:`keep` around a save, :meth:`take` at the next."""
@@ -128,22 +143,6 @@ class WarmStart:
     def clear(self) -> None:
         """Forget the cache."""
         self._warm = None
-
-    @staticmethod
-    def load(warm: Warm | None, store: StateStore, detectors: object) -> tuple[AgentState, Monitor | None]:
-        """The state (``store`` holds the lock), and ``warm``'s Monitor if it may go on (module docs)."""
-        if warm is None:
-            return store.load(), None
-        state, unchanged = store.reload(warm.saved, warm.state)
-        monitor = warm.monitor
-        if (
-            unchanged
-            and warm.detectors is detectors
-            and monitor.actions_total == state.actions_total  # nothing recorded since
-            and monitor.tick == state.ticks + 1  # readied for the tick about to run
-        ):
-            return state, monitor
-        return state, None
 
     def prepare(self, settled: Settlement, monitor: Monitor, detectors: object) -> Warm | None:
         """Before the save: get ``monitor`` (and maybe ``settled.state``) ready for the next tick.

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from heartbeat.models import ActionRecord, AgentState, ProgressSample
 from heartbeat.statetext import StateText
@@ -67,11 +70,24 @@ def test_reused_record_texts_give_the_same_bytes_as_a_full_dump(rng: random.Rand
     assert reused > 100  # the reuse path really ran
 
 
-def test_a_store_that_saves_once_keeps_nothing(rng: random.Random) -> None:
-    """A cron tick saves once: no record text is kept (nothing extra paid)."""
+def test_a_full_dump_keeps_the_item_texts_for_the_next(rng: random.Random) -> None:
+    """The first dump is pydantic's, cut into the item texts the next dump reuses."""
     texts = StateText()
     state = AgentState(history=[record(rng, i) for i in range(1, 31)])
     assert texts.dump(state) == state.model_dump_json(indent=2)
-    assert len(texts) == 0
-    assert texts.dump(state) == state.model_dump_json(indent=2)
     assert len(texts) == 30  # and no progress samples: there are none
+    state.history.append(record(rng, 31))
+    assert texts.dump(state) == state.model_dump_json(indent=2)
+    assert len(texts) == 31
+
+
+def test_a_store_makes_its_state_text_at_its_second_save(tmp_path: Path) -> None:
+    """A cron tick saves once: heartbeat.statetext is not even imported there (a fresh process)."""
+    code = (
+        "import sys; from heartbeat.store import StateStore; from heartbeat.models import AgentState\n"
+        f"store = StateStore({str(tmp_path)!r}); store.save(AgentState())\n"
+        "first = 'heartbeat.statetext' in sys.modules; store.save(AgentState())\n"
+        "print(first, 'heartbeat.statetext' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
