@@ -188,7 +188,9 @@ class Heartbeat:
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
-            state, monitor = warm.load(self.store, self.detectors) if warm else (self.store.load(), None)
+            state, monitor = (
+                (self.store.load(), None) if warm is None else warm.load(self.store, self.detectors)
+            )
             result = TickResult(self.name, "ran", 0, "")
             # Notices a crash left between saving a decision and queueing it are queued below.
             result.absorb(self.retry_outbox(now, force=False))
@@ -225,8 +227,10 @@ class Heartbeat:
         result.outcome, result.exit_code = settled.outcome, settled.exit_code  # type: ignore[assignment]
         result.message, result.anomalies = settled.message, settled.anomalies
         events += settled.events
-        ready = self.warm.prepare(settled, monitor, self.detectors) if monitor and self._stepped else None
-        self._stepped = self._stepped or monitor is not None
+        ready = None
+        if monitor is not None:  # from the second stepping tick on: the first may be the only one
+            ready = self.warm.prepare(settled, monitor, self.detectors) if self._stepped else None
+            self._stepped = True
         changed = effects.save(self.store, state, events) if settled.save else ""
         result.message += changed
         if state.notices:
