@@ -168,6 +168,23 @@ class Journal:
         """How many rotated files are kept."""
         return self._keep
 
+    def append_stamped(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        at: datetime,
+        agent: str,
+        tick: int,
+        secrets: Sequence[str] = (),
+    ) -> None:
+        """:meth:`append` the events stamped (:func:`stamp_events`), each ``secrets`` cut out of them."""
+        stamped = stamp_events(events, at=at, agent=agent, tick=tick)
+        if secrets:
+            from .redact import redact_event  # only a config with secrets needs it
+
+            stamped = [redact_event(e, secrets) for e in stamped]
+        self.append(stamped)
+
     def append(self, events: Sequence[Mapping[str, Any]]) -> None:
         """Append a batch of events with one write (file 0600), and one fsync if ``sync``.
 

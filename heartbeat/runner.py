@@ -22,7 +22,7 @@ from .config import AgentConfig, HeartbeatConfig
 from .context import Step
 from .detectors import build_detectors
 from .errors import HeartbeatError, StateLocked, StateWriteError, worst_exit_code
-from .journal import Journal, stamp_events
+from .journal import Journal
 from .killswitch import KillSwitch
 from .models import AgentState, Status
 from .plugins import build_step
@@ -255,13 +255,10 @@ class Heartbeat:
         return result
 
     def journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
-        """Append ``events`` stamped with ``now``, the agent and ``tick`` (redacted); hold the lock."""
-        stamped = stamp_events(events, at=self.clock(), agent=self.name, tick=tick)
-        if self._secrets:
-            from .redact import redact_event
-
-            stamped = [redact_event(e, self._secrets) for e in stamped]
-        self._journal_file.append(stamped)
+        """Append ``events`` stamped with the clock, the agent and ``tick`` (redacted); hold the lock."""
+        self._journal_file.append_stamped(
+            events, at=self.clock(), agent=self.name, tick=tick, secrets=self._secrets
+        )
 
     def note_left_behind(self, reason: str) -> None:
         """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""
