@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import spawn_heartbeat
+from freezegun import freeze_time
 
 from heartbeat.cli import build_parser, main
 from heartbeat.store import StateStore
@@ -84,16 +85,15 @@ def test_help_lists_exit_codes() -> None:
 
 
 def test_tick_escalates_and_status_reports(project: Path) -> None:
-    """Three stuck ticks: exit 0, 0, 4; status --json shows needs_human, the streak, the real clock's time."""
-    before = datetime.now(UTC)
-    codes = [cli("tick")[0] for _ in range(3)]
-    after = datetime.now(UTC)
-    code, out = cli("status", "--json")
+    """Three stuck ticks: exit 0, 0, 4; status --json shows needs_human, the streak, the clock's time."""
+    # The CLI reads the real clock (it has no injected one): freezegun is how a test sets it.
+    with freeze_time("2026-05-01 03:00:00", tick=True):
+        codes = [cli("tick")[0] for _ in range(3)]
+        code, out = cli("status", "--json")
     assert codes == [0, 0, 4]
     report = json.loads(out)
     assert code == 4 and report["status"] == "needs_human" and report["stuck_streak"] == 3
-    # The CLI reads the real clock (no injected one): the last tick happened between the two reads.
-    assert before <= datetime.fromisoformat(report["last_tick_at"]) <= after
+    assert report["last_tick_at"].startswith("2026-05-01T03:00")
     assert {"ticks", "recovery", "instructions"} <= report.keys()
 
 
