@@ -8,11 +8,15 @@ once (an in-process ``heartbeat run``) keeps each item's text from its last
 save and dumps only the new ones. The text is byte for byte what
 ``state.model_dump_json(indent=2)`` gives.
 
-An item's text is reused only while the item is the same object with the
-same field values (its fields hold immutable values, so comparing the field
-dict with the one kept catches any assignment). A store makes its
-:class:`StateText` at its second save, so a process that saves once
-(``heartbeat tick`` from cron) never loads this module.
+An item's text is reused only while the list still holds the same objects, in
+the same order, as the run of items kept from the last save (the oldest may
+have dropped off the front, new ones been added at the end), and each item's
+field values equal the ones kept (its fields hold immutable values, so
+comparing the field dicts catches any assignment). Both checks are list
+comparisons that run in C; anything else (an item replaced, moved or
+assigned to) gets a full dump, which is cut into the texts for the next
+save. A store makes its :class:`StateText` at its second save, so a process
+that saves once (``heartbeat tick`` from cron) never loads this module.
 """
 
 from __future__ import annotations
@@ -41,7 +45,9 @@ _LAYOUT_OK = all(_FIELD_ORDER.index(follower) == _FIELD_ORDER.index(name) + 1 fo
 _BETWEEN = ",\n    "
 _MIN_ITEMS = 8  # below this many items in all a full dump is as cheap
 
-Entry = tuple[BaseModel, dict[str, Any], str]
+# Per list, what the last dump kept: its items, a copy of each one's field dict, each one's text.
+Kept = tuple[list[Any], list[dict[str, Any]], list[str]]
+_Lists = list[tuple[str, type[BaseModel], list[Any]]]
 
 
 class StateText:
@@ -50,80 +56,98 @@ class StateText:
     __slots__ = ("_kept",)
 
     def __init__(self) -> None:
-        self._kept: dict[int, Entry] = {}
+        self._kept: list[Kept] = []
 
     def dump(self, state: AgentState) -> str:
         """``state.model_dump_json(indent=2)``, reusing the text of items it dumped last time."""
+        lists: _Lists = [(name, kind, getattr(state, name)) for name, kind, _ in _LISTS]
         kept = self._kept
-        lists: list[tuple[str, type[BaseModel], list[Any], list[str]]] = []
-        fresh: dict[int, Entry] = {}
-        missing: list[tuple[list[str], int, BaseModel, type[BaseModel]]] = []
-        total = 0
-        for name, kind, _ in _LISTS:
-            values = getattr(state, name)
-            parts: list[str] = []
-            lists.append((name, kind, values, parts))
-            total += len(values)
-            if not kept:
-                continue
-            get, add = kept.get, parts.append  # the loop below runs for every item of every save
-            for item in values:
-                key = id(item)
-                entry = get(key)
-                # The same object, no field assigned since (its fields hold immutable values).
-                if entry is not None and entry[0] is item and entry[1] == item.__dict__:
-                    fresh[key] = entry
-                    add(entry[2])
-                else:
-                    missing.append((parts, len(parts), item, kind))
-                    add("")
-        if total < _MIN_ITEMS or not kept or 2 * len(missing) > total or not _LAYOUT_OK:
-            # Little to reuse: one full dump is cheaper than items one by one; the items'
-            # texts are cut out of it for the next one.
+        fresh = _reuse(lists, kept) if kept and _LAYOUT_OK else None
+        if fresh is None:
+            # Little or nothing to reuse: one full dump is cheaper than items one by one; the
+            # items' texts are cut out of it for the next one.
             text = state.model_dump_json(indent=2)
             self._kept = _split(text, lists)
             return text
-        for parts, at, item, kind in missing:
-            if item.__class__ is not kind:  # not what the splice assumes
-                self._kept = {}
-                return state.model_dump_json(indent=2)
-            text = kind.__pydantic_serializer__.to_json(item, indent=2).decode("utf-8")
-            parts[at] = text.replace("\n", "\n    ")
-            fresh[id(item)] = (item, dict(item.__dict__), parts[at])
         rest = state.model_dump_json(indent=2, exclude=_SPLICED)
         at = rest.index(_AFTER)  # top level: nested keys are indented deeper
         self._kept = fresh
         spliced = [
-            f'\n  "{name}": [\n    {_BETWEEN.join(parts)}\n  ],' if parts else f'\n  "{name}": [],'
-            for name, _, _, parts in lists
+            f'\n  "{name}": [\n    {_BETWEEN.join(texts)}\n  ],' if texts else f'\n  "{name}": [],'
+            for (name, _, _), (_, _, texts) in zip(lists, fresh, strict=True)
         ]
         return f"{rest[:at]}{''.join(spliced)}{rest[at:]}"
 
     def __len__(self) -> int:
         """How many item texts are kept for the next dump."""
-        return len(self._kept)
+        return sum(len(texts) for _, _, texts in self._kept)
 
     def forget(self) -> None:
         """Drop every kept text."""
-        self._kept = {}
+        self._kept = []
 
 
-def _split(text: str, lists: list[tuple[str, type[BaseModel], list[Any], list[str]]]) -> dict[int, Entry]:
-    """Each item's text cut out of a full dump (empty when the text is not shaped as expected)."""
-    kept: dict[int, Entry] = {}
-    for (name, kind, values, _), (_, _, follower) in zip(lists, _LISTS, strict=True):
+def _reuse(lists: _Lists, kept: list[Kept]) -> list[Kept] | None:
+    """What to keep after this dump, the kept texts reused and the new items dumped; None: dump it all.
+
+    Each list must be a run of the items kept last time (the same objects with
+    equal fields; the oldest may be gone) followed by new items, at most half
+    of all the items new.
+    """
+    fresh: list[Kept] = []
+    total = added = 0
+    for (_, kind, values), (items, fields, texts) in zip(lists, kept, strict=True):
+        total += len(values)
+        start = 0
+        if values:
+            first = values[0]
+            for item in items:  # where the kept run starts: the first, or one of the next few
+                if item is first:
+                    break
+                start += 1
+        stop = start + min(len(items) - start, len(values))
+        count = stop - start
+        old = values[:count]
+        # In C: the same objects (or equal ones), then the same field values as when kept.
+        if old != items[start:stop] or list(map(vars, old)) != fields[start:stop]:
+            return None
+        new = values[count:]
+        added += len(new)
+        for item in new:
+            if item.__class__ is not kind:  # not what the splice assumes
+                return None
+        fresh.append(
+            (
+                list(values),
+                fields[start:stop] + [dict(item.__dict__) for item in new],
+                texts[start:stop] + [_item_text(kind, item) for item in new],
+            )
+        )
+    if total < _MIN_ITEMS or 2 * added > total:
+        return None
+    return fresh
+
+
+def _item_text(kind: type[BaseModel], item: BaseModel) -> str:
+    """One item's text as it stands inside the state's indent=2 text."""
+    return kind.__pydantic_serializer__.to_json(item, indent=2).decode("utf-8").replace("\n", "\n    ")
+
+
+def _split(text: str, lists: _Lists) -> list[Kept]:
+    """Each item's text cut out of a full dump (nothing kept when the text is not shaped as expected)."""
+    kept: list[Kept] = []
+    for (name, kind, values), (_, _, follower) in zip(lists, _LISTS, strict=True):
         if not values:
+            kept.append(([], [], []))
             continue
         opening = f'\n  "{name}": [\n    '
         start = text.find(opening)
         end = text.find(f'\n  ],\n  "{follower}": ', start)
         if start < 0 or end < 0 or any(item.__class__ is not kind for item in values):
-            return {}
+            return []
         parts = text[start + len(opening) : end].split(_BETWEEN + "{")
         if len(parts) != len(values):
-            return {}
+            return []
         parts[1:] = ["{" + part for part in parts[1:]]
-        kept.update(
-            (id(item), (item, dict(item.__dict__), part)) for item, part in zip(values, parts, strict=True)
-        )
+        kept.append((list(values), [dict(item.__dict__) for item in values], parts))
     return kept
