@@ -254,9 +254,15 @@ class Monitor:
     @property
     def history(self) -> list[ActionRecord]:
         """The kept actions, oldest first (a copy, at most ``history_limit``)."""
+        history = self._history
         if self._light:  # it may hold _Action tuples: build them now, once
-            self._history = deque(map(_record, self._history), maxlen=self._history.maxlen)
-        return cast(list[ActionRecord], list(self._history))
+            # Only the newest can be tuples: each read builds all there are, and records append.
+            at = len(history)
+            while at and history[at - 1].__class__ is _Action:
+                at -= 1
+            for i in range(at, len(history)):
+                history[i] = _record(history[i])
+        return cast(list[ActionRecord], list(history))
 
     @property
     def progress(self) -> list[ProgressSample]:

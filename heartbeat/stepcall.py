@@ -111,7 +111,7 @@ def run_step(
     state.data = ctx.data  # the step may have bound ctx.data to a new dict
     value, error = _progress(hb, ctx)
     monitor.add_progress(value, now=hb.clock(), error=error)
-    state.history, state.progress = list(monitor.history), list(monitor.progress)
+    state.history, state.progress = monitor.history, monitor.progress  # copies already
     state.actions_total = monitor.actions_total
     events += ctx.action_events(state.history, hb.config.detectors.volatile_args)
     if error:
