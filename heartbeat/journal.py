@@ -111,15 +111,27 @@ def stamp_events(
     # Each event at the time it happened: actions and anomalies carry theirs, the rest
     # happened by now (the journal write); one format, ISO 8601 with +00:00. An action the
     # bounded history no longer holds happened before the oldest one kept: it takes that time.
-    stamp = {"at": at.isoformat(), "agent": agent, "tick": tick}
-    kept = [e["at"] for e in events if e.get("event") == "action" and e.get("at") is not None]
-    earliest = min(kept) if kept else None
+    now = at.isoformat()
+    stamp = {"at": now, "agent": agent, "tick": tick}
+    earliest: Any = _UNSET
+    stamped: list[dict[str, Any]] = []
+    ordered, last = True, ""
+    for event in events:
+        own = event.get("at")
+        if not own and event.get("event") == "action":
+            if earliest is _UNSET:
+                kept = [e["at"] for e in events if e.get("event") == "action" and e.get("at") is not None]
+                earliest = min(kept) if kept else None
+            own = earliest
+        when = now if own is None else _iso(own, now)
+        stamped.append({**stamp, **event, "at": when})
+        if ordered:  # most batches come in time order: then there is nothing to sort
+            ordered = when.__class__ is str and when >= last
+            last = when
+    return stamped if ordered else sorted(stamped, key=lambda e: str(e["at"]))
 
-    def when(event: Mapping[str, Any]) -> Any:
-        own = event.get("at") or (earliest if event.get("event") == "action" else None)
-        return _iso(own, stamp["at"])
 
-    return sorted(({**stamp, **e, "at": when(e)} for e in events), key=lambda e: str(e["at"]))
+_UNSET: Any = object()
 
 
 def _iso(at: Any, default: Any) -> Any:

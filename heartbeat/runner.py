@@ -193,7 +193,8 @@ class Heartbeat:
             )
             result = TickResult(self.name, "ran", 0, "")
             # Notices a crash left between saving a decision and queueing it are queued below.
-            result.absorb(self.retry_outbox(now, force=False))
+            if effects.outbox_waiting(self.store):  # most ticks: nothing waits, no report is built
+                result.absorb(self.retry_outbox(now, force=False))
             spent = None
             if state.status is Status.ACTIVE:
                 state.budget = roll_over(state.budget, now, self.config.budget)
