@@ -24,6 +24,7 @@ from pathlib import Path
 __all__ = [
     "PRIVATE_DIR_MODE",
     "PRIVATE_FILE_MODE",
+    "QuietFolder",
     "atomic_write",
     "clean_stale_temps",
     "ensure_private_dir",
@@ -284,3 +285,55 @@ def read_to_end(fd: int, size: int) -> bytes:
         if len(chunk) < want:
             break
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+class QuietFolder:
+    """Whether a folder may have gained an entry since it was last known to hold nothing stale.
+
+    A temp file or a scratch folder is created in the folder itself, which
+    sets the folder's mtime (and a new subfolder its link count). While both
+    are what they were when the folder was last known clean (a scan that
+    found nothing, or the caller's own save under the lock, which only
+    replaces a file), no writer can have left anything there, and the scan
+    can be skipped. What the clock cannot show (an entry created within the
+    same clock tick, on a kernel without fine-grained timestamps: Linux
+    before 6.13; or in the moment between reading the mtime and taking the
+    lock), and a temp file the caller's own step left beside its save, are
+    caught by the full scan every ``every``-th time does anyway.
+    """
+
+    __slots__ = ("_every", "_known", "_skipped")
+
+    def __init__(self, every: int = 16) -> None:
+        self._every = every
+        self._known: tuple[int, int, int] | None = None  # (mtime ns, link count, inode) when clean
+        self._skipped = 0
+
+    def unchanged(self, info: os.stat_result | None) -> bool:
+        """True when the folder (``info``, read before the lock) may skip its scan; counts the skip."""
+        if info is None or self._known != _look(info) or self._skipped >= self._every - 1:
+            self._skipped, self._known = 0, None
+            return False
+        self._skipped += 1
+        return True
+
+    def scanned(self, info: os.stat_result | None, clean: bool) -> None:
+        """The scan found the folder as ``info`` says with nothing left (``clean``), or not."""
+        self._known = _look(info) if clean and info is not None else None
+
+    def saved(self, folder: Path | str) -> None:
+        """The caller, holding the lock, replaced a file in the folder: take its new mtime."""
+        if self._known is None:
+            return
+        try:
+            info = os.stat(folder)
+        except OSError:
+            self._known = None
+            return
+        # A new subfolder (outbox/, a scratch folder left behind) since the scan: scan again.
+        self._known = _look(info) if info.st_nlink == self._known[1] else None
+
+
+def _look(info: os.stat_result) -> tuple[int, int, int]:
+    """What :class:`QuietFolder` compares: the folder's mtime (ns), link count and inode."""
+    return info.st_mtime_ns, info.st_nlink, info.st_ino

@@ -23,6 +23,7 @@ import errno
 import json
 import os
 import shutil
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -37,6 +38,7 @@ from .config import format_validation_error
 from .errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
 from .fsutil import (
     PRIVATE_FILE_MODE,
+    QuietFolder,
     atomic_write,
     ensure_private_dir,
     open_regular_stat,
@@ -137,6 +139,9 @@ class StateStore:
         self._saved_before = False
         self.last_save: Saved | None = None
         """What the last successful :meth:`save` wrote (None before one and after a failed one)."""
+        # Whether the lock may skip clean_stale's scan: the folder is as this store left it.
+        self._quiet = QuietFolder()
+        self._outbox_seen = False  # outbox/ was there at the last scan: its temps are looked for
 
     def __repr__(self) -> str:
         return f"StateStore({str(self._state_dir)!r})"
@@ -186,7 +191,12 @@ class StateStore:
         is held, what killed writers left behind is removed
         (:meth:`clean_stale`).
         """
-        if not os.path.isdir(self._state_dir):
+        try:
+            folder: os.stat_result | None = os.stat(self._state_dir)  # isdir's stat, mtime for _sweep
+        except OSError:
+            folder = None
+        if folder is None or not stat.S_ISDIR(folder.st_mode):
+            folder = None
             try:
                 ensure_private_dir(self._state_dir)
             except OSError as exc:
@@ -208,7 +218,7 @@ class StateStore:
             raise StateWriteError(self.lock_path, f"cannot take the lock: {exc.strerror}") from exc
         self._locked = True
         try:
-            self.clean_stale()
+            self._sweep(folder)
             yield self
         finally:
             self._locked = False
@@ -240,6 +250,21 @@ class StateStore:
         finally:
             run_lock.release()
 
+    def _sweep(self, folder: os.stat_result | None) -> None:
+        """:meth:`clean_stale`, skipped while the folder is as this store last left it clean.
+
+        ``folder``: its stat, read just before the lock was taken (see
+        :class:`~heartbeat.fsutil.QuietFolder` for why that is enough).
+        outbox/ is a folder of its own: its temps are looked for whenever it
+        was there at the last scan.
+        """
+        if self._quiet.unchanged(folder):
+            if self._outbox_seen:
+                remove_temps(str(self._outbox_dir))
+            return
+        removed, clean = self._scan()
+        self._quiet.scanned(folder, clean and removed == 0)
+
     def clean_stale(self) -> int:
         """Remove what a SIGKILLed writer or ``--exec`` step left in the state folder; return how many.
 
@@ -250,17 +275,22 @@ class StateStore:
         KILL file's temps are spared: ``heartbeat kill`` writes without the lock.
         Failures to remove are ignored; the next tick tries again.
         """
-        if not self._locked:
-            return 0
+        return self._scan()[0] if self._locked else 0
+
+    def _scan(self) -> tuple[int, bool]:
+        """:meth:`clean_stale`'s pass: how many were removed, and whether all that was stale went."""
         removed = 0
+        clean = True
+        self._outbox_seen = False
         try:
             entries = os.scandir(self._state_dir)
         except OSError:
-            return 0
+            return 0, False
         with entries:
             for entry in entries:
                 name = entry.name
                 if name == OUTBOX_DIR:  # its entries are written under this lock too
+                    self._outbox_seen = True
                     removed += remove_temps(entry.path)
                     continue
                 if name[0] != "." or name in (LOCK_FILE, RUN_LOCK_FILE):
@@ -274,8 +304,8 @@ class StateStore:
                         os.unlink(entry.path)
                         removed += 1
                 except OSError:
-                    continue
-        return removed
+                    clean = False
+        return removed, clean
 
     def load(self) -> AgentState:
         """Read ``state.json``: missing -> a fresh state; old -> migrated; bad -> :class:`StateCorrupt`."""
@@ -430,6 +460,8 @@ class StateStore:
                 atomic_write(path, data, mode=PRIVATE_FILE_MODE)
         except OSError as exc:
             raise StateWriteError(path, exc.strerror or str(exc)) from exc
+        if self._locked:
+            self._quiet.saved(self._state_dir)  # this save's mtime is the one the next lock compares
         self.last_save, self._saved_before = Saved(data, exact), True
         return self.last_save
 

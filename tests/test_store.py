@@ -262,6 +262,54 @@ def test_clean_stale_under_the_lock_counts_what_it_removed(store: StateStore) ->
         assert store.clean_stale() == 0
 
 
+def test_a_temp_left_after_a_save_is_removed_at_the_next_lock(store: StateStore) -> None:
+    """The lock skips its scan only while the folder is as the store's last save left it."""
+    for _ in range(3):  # the first lock makes the folder; from the second on it is known clean
+        with store.lock():
+            store.save(AgentState())
+    temp = store.state_dir / ".state.json.k1ll3d.tmp"
+    temp.write_bytes(b"half a file")  # a writer killed after this store's save
+    with store.lock():
+        assert not temp.exists()
+
+
+def test_a_temp_the_clock_cannot_show_is_removed_within_the_full_scan_interval(store: StateStore) -> None:
+    """A temp created in the same clock tick as the save (mtime restored) waits at most 15 locks."""
+    for _ in range(3):
+        with store.lock():
+            store.save(AgentState())
+    before = os.stat(store.state_dir)
+    temp = store.state_dir / ".state.json.c0ar5e.tmp"
+    temp.write_bytes(b"half a file")
+    os.utime(store.state_dir, ns=(before.st_atime_ns, before.st_mtime_ns))  # a coarse clock
+    locks = 0
+    while temp.exists():
+        assert locks < 16, "never scanned"
+        with store.lock():
+            locks += 1
+    assert locks > 1  # the first lock did skip its scan: the interval is what bounds it
+
+
+def test_an_outbox_made_under_the_lock_is_scanned_at_the_next_lock(store: StateStore) -> None:
+    """A new subfolder changes the folder's link count: the next lock scans it (and outbox/)."""
+    for _ in range(2):
+        with store.lock():
+            store.save(AgentState())
+    with store.lock():
+        store.outbox_dir.mkdir()
+        temp = store.outbox_dir / ".x.json.k1ll3d.tmp"
+        temp.write_bytes(b"half an entry")
+        store.save(AgentState())
+    with store.lock():
+        assert not temp.exists()
+        store.save(AgentState())
+    with store.lock():  # scanned (the last one removed something): clean now, outbox/ seen
+        store.save(AgentState())
+        temp.write_bytes(b"half an entry")  # killed mid-write, after the save
+    with store.lock():  # the folder is unchanged: its scan is skipped, but outbox/ is looked at
+        assert not temp.exists()
+
+
 def test_the_fast_load_gives_what_the_dict_path_gives(store: StateStore) -> None:
     """A saved state loads (one pydantic pass over the bytes) equal to validating the parsed dict."""
     state = AgentState(
