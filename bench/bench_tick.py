@@ -31,6 +31,7 @@ from typing import Any
 from _common import machine, median, quantile, table, trivial_step, us, verdict
 from filelock import FileLock
 
+import heartbeat.effects as hb_effects
 import heartbeat.journal as hb_journal
 import heartbeat.redact as hb_redact
 import heartbeat.runner as hb_runner
@@ -38,7 +39,7 @@ import heartbeat.stepcall as hb_stepcall
 import heartbeat.store as hb_store
 from heartbeat.config import AgentConfig, HeartbeatConfig
 from heartbeat.context import StepContext
-from heartbeat.fsutil import atomic_write, clean_stale_temps, ensure_private_dir
+from heartbeat.fsutil import QuietFolder, atomic_write, clean_stale_temps, ensure_private_dir
 from heartbeat.journal import Journal
 from heartbeat.killswitch import KillSwitch
 from heartbeat.models import AgentState
@@ -178,7 +179,8 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (StateStore, "_read", "read the bytes"),
         (StateStore, "_parse", "decode + json.loads"),
         (AgentState, "model_validate", "pydantic validate"),
-        (Heartbeat, "retry_outbox", "outbox check"),
+        (hb_effects, "outbox_waiting", "outbox check"),
+        (Heartbeat, "retry_outbox", "outbox delivery (only when something waits)"),
         (hb_runner, "roll_over", "budget"),
         (hb_runner, "exhausted", "budget"),
         (hb_runner, "run_step", "run step"),
@@ -202,6 +204,7 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (AgentState, "model_dump_json", "pydantic dump (indent=2)"),
         (StateStore, "_sweep", "clean stale temps + .exec-* (scandir; skipped: folder unchanged)"),
         (StateStore, "_scan", "the scan (every 16th lock, or the folder changed)"),
+        (QuietFolder, "saved", "the folder's mtime after the save (stat)"),
         (hb_store, "atomic_write", "atomic_write"),
         (os, "fsync", "fsync"),
         (os, "replace", "os.replace"),
