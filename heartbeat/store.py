@@ -189,7 +189,8 @@ class StateStore:
         default 0 means one try, a negative value waits for as long as it
         takes. The state folder is created (0700) if missing. Once the lock
         is held, what killed writers left behind is removed
-        (:meth:`clean_stale`).
+        (:meth:`clean_stale`; its scan is skipped while the folder is as this
+        store last left it clean, and done at least every 16th time).
         """
         try:
             folder: os.stat_result | None = os.stat(self._state_dir)  # isdir's stat, mtime for _sweep
