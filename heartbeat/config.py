@@ -13,7 +13,7 @@ import re
 import tomllib
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     Field,
@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from .configtypes import ConfigModel, ConfigPath, Duration, parse_duration
+from .configtypes import TABLE, ConfigModel, ConfigPath, Duration, defaults, new_list, parse_duration
 from .detectorconfig import (
     DETECTOR_BOUNDS,
     CycleConfig,
@@ -186,19 +186,20 @@ class JournalConfig(ConfigModel):
 class HeartbeatConfig(ConfigModel):
     """The whole ``heartbeat.toml``."""
 
-    agent: AgentConfig = AgentConfig()
-    agents: list[AgentConfig] = Field(
-        default_factory=list, description="Several agents for one run; each inherits [agent]."
+    # Each table is validated by its own model, built only when the file has such a table.
+    agent: Annotated[AgentConfig, TABLE] = Field(default_factory=defaults(AgentConfig))
+    agents: list[Annotated[AgentConfig, TABLE]] = Field(
+        default_factory=new_list, description="Several agents for one run; each inherits [agent]."
     )
-    schedule: ScheduleConfig = ScheduleConfig()
-    detectors: DetectorsConfig = DetectorsConfig()
-    progress: ProgressConfig | None = None
-    policy: PolicyConfig = PolicyConfig()
-    budget: BudgetConfig = BudgetConfig()
-    escalation: EscalationConfig = EscalationConfig()
-    notify: list[NotifierConfig] = Field(default_factory=list)
-    journal: JournalConfig = JournalConfig()
-    stop: StopConfig | None = None
+    schedule: Annotated[ScheduleConfig, TABLE] = Field(default_factory=defaults(ScheduleConfig))
+    detectors: Annotated[DetectorsConfig, TABLE] = Field(default_factory=defaults(DetectorsConfig))
+    progress: Annotated[ProgressConfig, TABLE] | None = None
+    policy: Annotated[PolicyConfig, TABLE] = Field(default_factory=defaults(PolicyConfig))
+    budget: Annotated[BudgetConfig, TABLE] = Field(default_factory=defaults(BudgetConfig))
+    escalation: Annotated[EscalationConfig, TABLE] = Field(default_factory=defaults(EscalationConfig))
+    notify: list[NotifierConfig] = Field(default_factory=new_list)
+    journal: Annotated[JournalConfig, TABLE] = Field(default_factory=defaults(JournalConfig))
+    stop: Annotated[StopConfig, TABLE] | None = None
     base_dir: ConfigPath = Field(default=Path("."), exclude=True, description="Where relative paths start.")
 
     @model_validator(mode="after")

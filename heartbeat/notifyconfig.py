@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
-from .configtypes import ConfigModel, ConfigPath, Duration
+from .configtypes import TABLE, ConfigModel, ConfigPath, Duration, new_dict
 from .errors import ConfigError
 
 __all__ = [
@@ -58,7 +58,7 @@ class WebhookNotifierConfig(NotifierConfigBase):
     type: Literal["webhook"]
     name: str = Field(default="webhook", min_length=1, max_length=100, pattern=r"\S")
     url: str
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=new_dict)
     timeout: Duration = timedelta(seconds=10)
     retries: int = Field(default=2, ge=0, le=10)
     backoff: Duration = timedelta(seconds=0.5)
@@ -157,11 +157,11 @@ def _kind(value: Any) -> str | None:
 
 
 NotifierConfig = Annotated[
-    Annotated[WebhookNotifierConfig, Tag("webhook")]
-    | Annotated[CommandNotifierConfig, Tag("command")]
-    | Annotated[FileNotifierConfig, Tag("file")]
-    | Annotated[PingNotifierConfig, Tag("ping")]
-    | Annotated[PluginNotifierConfig, Tag("plugin")],
+    Annotated[WebhookNotifierConfig, TABLE, Tag("webhook")]
+    | Annotated[CommandNotifierConfig, TABLE, Tag("command")]
+    | Annotated[FileNotifierConfig, TABLE, Tag("file")]
+    | Annotated[PingNotifierConfig, TABLE, Tag("ping")]
+    | Annotated[PluginNotifierConfig, TABLE, Tag("plugin")],
     Discriminator(
         _kind,
         custom_error_type="notifier_type",

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from .configtypes import ConfigModel, Duration
+from .configtypes import ConfigModel, Duration, new_dict
 
 __all__ = ["BudgetConfig", "EscalationConfig", "PolicyConfig"]
 
@@ -25,7 +25,7 @@ class PolicyConfig(ConfigModel):
     escalate_on_ignored: bool = Field(
         default=True, description="Escalate when the agent repeats what the last recovery said to avoid."
     )
-    templates: dict[Literal["try_alternative", "reassess_goal"], str] = Field(default_factory=dict)
+    templates: dict[Literal["try_alternative", "reassess_goal"], str] = Field(default_factory=new_dict)
 
     @model_validator(mode="after")
     def _templates_format(self) -> PolicyConfig:
