@@ -50,7 +50,7 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
             with contextlib.suppress(AttributeError, ValueError):
                 stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     out = out or sys.stdout or open(os.devnull, "w")  # noqa: SIM115 - started with stdout closed
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
         if args.command is None:

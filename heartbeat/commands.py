@@ -76,11 +76,13 @@ def _print_result(result: TickResult, out: TextIO, *, as_json: bool = False, qui
     elif quiet and result.exit_code == 1:
         print(f"heartbeat: {prefix}{result.message}", file=sys.stderr)
     elif not quiet:
-        from .style import Style
-
         colour = "red" if result.exit_code else "yellow" if result.anomalies else None
         first, _, rest = (prefix + result.message.replace("\n", "\n" + prefix)).partition("\n")
-        out.write((Style.for_stream(out).paint(first, colour) if colour else first) + "\n")
+        if colour:  # a quiet tick is plain text: no need to import the styling
+            from .style import Style
+
+            first = Style.for_stream(out).paint(first, colour)
+        out.write(first + "\n")
         if rest:
             out.write(rest + "\n")
         if result.decision is not None and result.decision.instructions and result.outcome == "ran":
