@@ -13,8 +13,8 @@ On KILL the run ends within half a second whatever a tick is doing: an
 is abandoned (its unsaved work dropped, the journal says so, see
 :mod:`heartbeat.watchdog`), and a tick still delivering notifications is
 left behind (the journal says so too). On SIGINT/SIGTERM no new tick starts,
-``--exec`` steps are ended, and a Python step may finish; a second signal
-abandons it.
+``--exec`` steps are ended, and a Python step may finish (exit 0); a second
+signal abandons it and the run exits 128 + the signal's number (130 for Ctrl-C).
 
 Two runs on one state folder would double the agent's pace: each run holds
 the store's run lock for its whole life, and a second one refuses to start
@@ -61,6 +61,10 @@ OUTBOX_POLL_SECONDS = 1.0
 _SIGINT_NOTES = (
     b"heartbeat: stopping after this tick (Ctrl-C again to abort)\n",
     b"heartbeat: aborting: a tick still running is abandoned (its work is not saved)\n",
+)
+_SIGTERM_NOTES = (
+    b"heartbeat: SIGTERM: stopping after this tick (a second SIGTERM aborts)\n",
+    _SIGINT_NOTES[1],
 )
 _CRON_RECHECK_SECONDS = 30.0  # a long cron wait is re-measured against the wall clock this often
 
@@ -129,6 +133,7 @@ class Runner:
         self._signals = 0
         self._signals_done = 0
         self._signal_name = ""
+        self._signum = 0
         self._fleet_due = 0.0
         self._output_failed = False
 
@@ -363,16 +368,28 @@ class Runner:
         # locks there deadlocked. The main thread acts on it within KILL_POLL_SECONDS.
         self._signals += 1
         self._signal_name = signal.Signals(signum).name
-        if signum == signal.SIGINT:
-            with contextlib.suppress(OSError):
-                os.write(2, _SIGINT_NOTES[min(self._signals, 2) - 1])
+        self._signum = signum
+        notes = _SIGINT_NOTES if signum == signal.SIGINT else _SIGTERM_NOTES
+        with contextlib.suppress(OSError):
+            os.write(2, notes[min(self._signals, 2) - 1])
 
     def _act_on_signals(self) -> None:
-        """Once per signal received (main thread): end --exec steps, start no new tick."""
+        """Once per signal received (main thread): end --exec steps, start no new tick.
+
+        The first signal stops the run gracefully (exit 0); a second one aborts it, and the
+        run exits as a process ended by that signal does: 128 + its number (130 for Ctrl-C),
+        unless KILL (3) stopped it already.
+        """
         if self._signals > self._signals_done:
             self._signals_done = self._signals
             end_all()  # an --exec step never outlives the run that started it
             self._end(0, f"stopped by {self._signal_name}")
+            if self._signals > 1 and self.summary.exit_code != 3:
+                with self._lock:
+                    self.summary.exit_code = 128 + self._signum
+                    self.summary.reason = (
+                        f"aborted by a second {self._signal_name} (a tick still running is abandoned)"
+                    )
 
     def _end(self, code: int, reason: str) -> None:
         """Start no new tick. Safe from any thread and from signal handlers."""
