@@ -137,7 +137,25 @@ class Heartbeat:
 
         pings = PingRound(self.config.notify)
         missed = pings.start()
-        result = self._guarded_tick()
+        caller = self.on_abandon
+        abandoned: list[TickResult] = []
+
+        def on_abandon(result: TickResult) -> None:
+            # KILL abandoned a step that does not return, and the caller may end the process
+            # at once: the dead man's switch hears of the lost tick now, as a failure.
+            abandoned.append(result)
+            missed.extend(pings.abandoned(result.exit_code, result.message))
+            result.undelivered += [self.redact(error) for error in dict.fromkeys(missed)]
+            if caller is not None:
+                caller(result)
+
+        self.on_abandon = on_abandon
+        try:
+            result = self._guarded_tick()
+        finally:
+            self.on_abandon = caller
+        if any(result is done for done in abandoned):
+            return result  # pinged already, from the watchdog thread
         missed += pings.finish(result.exit_code, result.message)
         result.undelivered += [self.redact(error) for error in dict.fromkeys(missed)]
         return result
