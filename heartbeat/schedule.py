@@ -43,6 +43,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from .errors import HeartbeatError, UsageError, worst_exit_code
 from .execstep import end_all
 from .runner import Heartbeat, TickResult, utc_now
+from .sharedstop import POLL_SECONDS
 
 __all__ = ["RunSummary", "Runner", "make_trigger"]
 
@@ -52,8 +53,9 @@ KILL_POLL_SECONDS = 0.05
 STOP_GRACE_SECONDS = 0.3
 """How long a stopping run waits for running ticks (after KILL) before it leaves them behind."""
 
-FLEET_STOP_POLL_SECONDS = 1.0
-"""How often ``run`` reads the fleet-wide stop (``[stop]``) between ticks."""
+FLEET_STOP_POLL_SECONDS = POLL_SECONDS
+"""How often ``run`` reads the fleet-wide stop (``[stop]``), between ticks and (through the step
+watchdog) during them: at most once a second per process (:data:`heartbeat.sharedstop.POLL_SECONDS`)."""
 
 OUTBOX_POLL_SECONDS = 1.0
 """How often undelivered notifications are looked at between ticks."""
@@ -134,7 +136,6 @@ class Runner:
         self._signals_done = 0
         self._signal_name = ""
         self._signum = 0
-        self._fleet_due = 0.0
         self._output_failed = False
 
     # -- the run
@@ -331,17 +332,17 @@ class Runner:
         self._check_fleet_stop()
 
     def _check_fleet_stop(self) -> None:
-        """The fleet-wide stop (``[stop]``), at most once a second: it may be a URL."""
-        now = self.monotonic()
-        if now < self._fleet_due:
-            return
-        self._fleet_due = now + FLEET_STOP_POLL_SECONDS
+        """The fleet-wide stop (``[stop]``): its latest answer, read at most once a second.
+
+        ``latest()`` never blocks (a URL is read on a thread of its own), so a slow stop
+        service never delays the KILL files' watch.
+        """
         seen: set[str] = set()
         for hb in self.heartbeats.values():
             if hb.shared_stop is None or hb.shared_stop.where in seen:
-                continue  # agents sharing one fleet stop: read it once per pass
+                continue  # agents sharing one fleet stop: ask it once per pass
             seen.add(hb.shared_stop.where)
-            reason = hb.shared_stop.reason()
+            reason = hb.shared_stop.latest()
             if reason is not None:
                 self._end(3, f"stopped by the fleet stop {hb.shared_stop.where}: {reason}")
                 return

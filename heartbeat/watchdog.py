@@ -10,6 +10,11 @@ that thread, and the tick abandons the step. Once no step has run for
 pays nothing; while ticks follow each other it keeps polling, so a tick pays
 no thread wake-up.
 
+A tick with a fleet stop (``[stop]``) has it watched too, through
+:meth:`heartbeat.sharedstop.SharedStop.polled`: that ``reason()`` never
+blocks and reads the switch (which may be a URL) at most once a second, so
+the watchdog's pace is the KILL file's and the stop server sees no more.
+
 :func:`signals_interrupt` turns SIGTERM and SIGINT into
 :class:`TickInterrupted` for the length of a ``heartbeat tick``, so a signal
 ends the tick through ``finally`` blocks (an ``--exec`` step's process group
