@@ -255,6 +255,11 @@ class AgentState(_Model):
     history: list[ActionRecord] = Field(default_factory=new_list)
     progress: list[ProgressSample] = Field(default_factory=new_list)
     anomalies: list[Anomaly] = Field(default_factory=new_list)
+    anomaly_totals: dict[str, int] = Field(
+        default_factory=new_dict,
+        description="Anomalies kept in this state since it began, by kind; only ever grows "
+        "(Prometheus' heartbeat_anomalies_total).",
+    )
     budget: BudgetCounters = Field(default_factory=BudgetCounters)
     escalation: Escalation | None = None
     notices: list[Notification] = Field(
