@@ -25,6 +25,7 @@ from .config import DetectorsConfig
 from .detectors import (
     BUILT_IN,
     LAZY_TRACKERS,
+    SPARSE_TRACKERS,
     STEP_TRACKERS,
     ActionView,
     BuiltinStep,
@@ -180,7 +181,12 @@ class Monitor:
         self.tick_anomalies: list[Anomaly] = []
         self._reported: set[str] = set()
 
-        # (detector, kind, step(action, tool, fp, output_len, error, report)): see BuiltinStep.
+        # (detector, kind, step(action, tool, fp, output_len, error, report), errors only): see
+        # BuiltinStep. A tracker that looks at failed actions alone (error_rate, recurring_error)
+        # is stepped for those only when it can count the others from their indices.
+        self._steps: list[tuple[Detector, str, BuiltinStep, bool]] = []
+        # Derived from _steps by _split: what a failed action and what another one goes through.
+        self._error_steps: list[tuple[Detector, str, BuiltinStep]] = []
         self._action_steps: list[tuple[Detector, str, BuiltinStep]] = []
         # (detector, kind, push(sample, report)): with report=False a built-in tracker moves
         # on but builds no Anomaly, for a kind already reported this tick.
@@ -200,7 +206,7 @@ class Monitor:
             if not callable(make):
                 (self._progress_checks if on_progress else self._action_checks).append(det)
                 continue
-            entries = self._progress_push if on_progress else self._action_steps
+            entries: list[Any] = self._progress_push if on_progress else self._steps
             entries.append(self._track(det, seed, on_progress))
             exact = (
                 type(det) in _WINDOWED  # a subclass may track differently
@@ -210,6 +216,7 @@ class Monitor:
             )
             if not exact:
                 self._reseed.append((on_progress, len(entries) - 1, det))
+        self._split()
         # Light records (_Action) only while every detector is a built-in tracker.
         self._light = (
             not self._action_checks
@@ -217,16 +224,25 @@ class Monitor:
             and all(type(det) in BUILT_IN for det in found)
         )
 
-    @staticmethod
-    def _track(det: Detector, seed: History, on_progress: bool) -> tuple[Detector, str, Any]:
-        """(det, kind, push or step) of a fresh tracker of ``det`` seeded from ``seed``."""
+    def _track(self, det: Detector, seed: History, on_progress: bool) -> tuple[Any, ...]:
+        """(det, kind, push) or (det, kind, step, errors only) of a fresh tracker seeded from ``seed``."""
         # An ActionTracker or ProgressTracker; the built-in ones also take report.
         tracker: Any = det.tracker(seed)  # type: ignore[attr-defined]
         if on_progress:
             push = tracker.push if type(tracker) in LAZY_TRACKERS else _always_report(tracker.push)
             return det, det.kind, push
-        step = tracker.step if type(tracker) in STEP_TRACKERS else _as_step(tracker.push)
-        return det, det.kind, step
+        if type(tracker) not in STEP_TRACKERS:
+            return det, det.kind, _as_step(tracker.push), False
+        # Every action gets the next index only when none is exempt (record skips those).
+        sparse = (
+            not self._exempt and type(tracker) in SPARSE_TRACKERS and tracker.errors_only(self.actions_total)
+        )
+        return det, det.kind, tracker.step, sparse
+
+    def _split(self) -> None:
+        """The step lists record runs, from ``_steps`` (in detector order: the first anomaly wins)."""
+        self._error_steps = [(det, kind, step) for det, kind, step, _ in self._steps]
+        self._action_steps = [(det, kind, step) for det, kind, step, sparse in self._steps if not sparse]
 
     def __repr__(self) -> str:
         kinds = ", ".join(d.kind for d in self.detectors)
@@ -262,8 +278,9 @@ class Monitor:
         if reseed and self._reseed:
             seed = History(self._visible(), tuple(self._progress), tick)
             for on_progress, at, det in self._reseed:
-                entries: list[Any] = self._progress_push if on_progress else self._action_steps
+                entries: list[Any] = self._progress_push if on_progress else self._steps
                 entries[at] = self._track(det, seed, on_progress)
+            self._split()
 
     def record(
         self,
@@ -331,13 +348,14 @@ class Monitor:
             return None
         first: Anomaly | None = None
         reported = self._reported
+        steps = self._action_steps if error is None else self._error_steps
         if reported:
-            for det, kind, step in self._action_steps:
+            for det, kind, step in steps:
                 found = step(record, tool, fp, length, error, kind not in reported)
                 if found is not None and (kept := self._keep(det, found)) and first is None:
                     first = kept
         else:  # nothing reported yet this tick, the common case: no kind to look up
-            for det, _, step in self._action_steps:
+            for det, _, step in steps:
                 found = step(record, tool, fp, length, error, True)
                 if found is not None and (kept := self._keep(det, found)) and first is None:
                     first = kept

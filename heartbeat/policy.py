@@ -7,7 +7,8 @@ the runner carries it out. The rules (README "Policy")::
     a stuck heartbeat (any anomaly)  -> stuck_streak + 1, quiet 0, and
         streak reaches escalate_after             -> escalate
         streak >= 2 and the agent did again what
-        the last recovery said to avoid           -> escalate (escalate_on_ignored)
+        the last recovery said to avoid, or the
+        same kind of stuck came back after it      -> escalate (escalate_on_ignored)
         only no_progress fired                     -> reassess_goal
         anything else fired                        -> try_alternative
     a quiet heartbeat (no anomaly)
@@ -104,6 +105,7 @@ ADVICE: Mapping[str, str] = {
 """Advice per anomaly kind, joined into ``{advice}``; other kinds get a general line."""
 
 _GENERAL_ADVICE = "Try a different approach: another tool, other arguments or another source."
+_SLOW_KINDS = frozenset({"no_progress"})  # kinds that do not escalate early by coming back
 _AVOID_KEPT = 10  # earlier actions to avoid carried across the heartbeats of one recovery
 _SAMPLE = {name: f"<{name}>" for name in PLACEHOLDERS} | {
     "attempt": 1,
@@ -258,6 +260,10 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
         if isinstance(hint, str) and hint
     ]
     ignored = [hint for hint in seen if previous is not None and hint in previous.avoid]
+    # The same kind of stuck again after a recovery named it: the instructions did not work,
+    # whatever the exact call. A flat metric (no_progress) is a slow signal and keeps its
+    # reassess attempts; only the detectors of behaviour count here.
+    came_back = [k for k in kinds if previous is not None and k in previous.kinds and k not in _SLOW_KINDS]
     if previous is not None:
         # Still stuck: what failed before is still worth avoiding, newest first.
         avoid = list(dict.fromkeys([*avoid, *previous.avoid]))[:_AVOID_KEPT]
@@ -280,6 +286,9 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
             f"stuck for {streak} heartbeats and did again what the recovery said to avoid: "
             f"{clip(ignored[0], 120)}"
         )
+    elif cfg.escalate_on_ignored and streak >= 2 and came_back:
+        why = f"stuck for {streak} heartbeats and the recovery did not help: {came_back[0]} again"
+
     if why:
         return Decision(
             action="escalate", stuck_streak=streak, reason=f"{why}; last: {problems}", recovery=recovery

@@ -23,7 +23,11 @@ class PolicyConfig(ConfigModel):
         default=2, ge=1, le=1_000, description="Quiet heartbeats in a row that end a stuck stretch."
     )
     escalate_on_ignored: bool = Field(
-        default=True, description="Escalate when the agent repeats what the last recovery said to avoid."
+        default=True,
+        description=(
+            "Escalate at streak 2 when the agent repeats what the last recovery said to avoid, "
+            "or the same kind of stuck comes back."
+        ),
     )
     templates: dict[Literal["try_alternative", "reassess_goal"], str] = Field(default_factory=new_dict)
 

@@ -320,11 +320,15 @@ _steps = st.lists(
 
 
 @settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
-@given(steps=_steps)
-def test_monitor_matches_the_pure_checks_and_reseeding(steps: list[Any]) -> None:
-    """Re-seeded each heartbeat or not, the Monitor reports what the pure checks say, once per kind."""
+@given(steps=_steps, exempt=st.booleans())
+def test_monitor_matches_the_pure_checks_and_reseeding(steps: list[Any], exempt: bool) -> None:
+    """Re-seeded each heartbeat or not, the Monitor reports what the pure checks say, once per kind.
+
+    Without exempt tools error_rate and recurring_error see failed actions only.
+    """
+    skipped = {"log"} if exempt else set()
     cfg = DetectorsConfig(
-        exempt=["log"],
+        exempt=sorted(skipped),
         loop=LoopConfig(window=6),
         empty=EmptyConfig(threshold=2),
         error_rate=ErrorRateConfig(window=3),
@@ -345,11 +349,12 @@ def test_monitor_matches_the_pure_checks_and_reseeding(steps: list[Any]) -> None
         history = fresh.history
         kept_hit = kept.record(tool, args, output=output, error=error, now=at(i))
         assert [r.model_dump() for r in kept.history] == [r.model_dump() for r in history]
-        visible = [a for a in history if a.tool != "log"]
+        visible = [a for a in history if a.tool not in skipped]
         expected = [
             a
             for d in detectors
-            if history[-1].tool != "log" and (a := d.check(History(visible, tick=tick), at(i))) is not None
+            if history[-1].tool not in skipped
+            and (a := d.check(History(visible, tick=tick), at(i))) is not None
         ]
         new = [a for a in expected if a.kind not in reported]
         reported |= {a.kind for a in new}
@@ -357,6 +362,32 @@ def test_monitor_matches_the_pure_checks_and_reseeding(steps: list[Any]) -> None
         assert (kept_hit.model_dump() if kept_hit else None) == first
         # A fresh monitor per action knows nothing of this tick's reports; compare what tripped.
         assert (hit.model_dump() if hit else None) == (expected[0].model_dump() if expected else None)
+
+
+def test_error_detectors_count_the_actions_between_failures_from_their_indices() -> None:
+    """Seeded with actions_total past the kept history, the failure windows still count actions.
+
+    error_rate and recurring_error skip successful actions and move their windows by index;
+    each answer must be what their pure checks say about the kept history.
+    """
+    seed = Monitor(detectors=[])
+    for i, error in enumerate(["boom", None, "boom", None]):
+        seed.record("run", {"i": i % 2}, output="x" * 20, error=error, now=at(i))
+    cfg = DetectorsConfig(
+        error_rate=ErrorRateConfig(window=4), recurring_error=RecurringErrorConfig(window=4)
+    )
+    detectors = [d for d in build_detectors(cfg) if d.kind in ("error_rate", "recurring_error")]
+    monitor = Monitor(cfg, detectors=detectors, history=seed.history, actions_total=40)
+    history = seed.history
+    found = []
+    for i, error in enumerate([None, "boom", None, "boom", "boom", None, None, None, "boom", None], 10):
+        monitor.start_tick(i)
+        hit = monitor.record("run", {"i": 0}, output="x" * 20, error=error, now=at(i))
+        history = [*history, monitor.history[-1]]
+        expected = [a for d in detectors if (a := d.check(History(history, tick=i), at(i))) is not None]
+        assert (hit and hit.model_dump()) == (expected[0].model_dump() if expected else None)
+        found.extend(a.kind for a in expected)
+    assert "error_rate" in found and "recurring_error" in found  # the windows did fill and trip
 
 
 def test_loop_window_500_costs_no_rescans() -> None:

@@ -132,6 +132,20 @@ def test_repeating_what_the_recovery_named_escalates_at_two() -> None:
     assert other.action == "try_alternative"
 
 
+def test_the_same_kind_coming_back_after_a_recovery_escalates_at_two() -> None:
+    """The recovery did not help when the same kind of stuck returns; a flat metric keeps its attempts."""
+    decisions = run([["error_rate"], ["error_rate"]])
+    assert [d.action for d in decisions] == ["try_alternative", "escalate"]
+    assert "the recovery did not help: error_rate again" in decisions[1].reason
+    # after one quiet heartbeat the stretch goes on, and so does the rule
+    assert [d.action for d in run([["near_repeat"], [], ["near_repeat"]])][-1] == "escalate"
+    # a different picture gets its third heartbeat; so does no_progress and the rule switched off
+    assert [d.action for d in run([["error_rate"], ["loop"]])] == ["try_alternative"] * 2
+    assert [d.action for d in run([["no_progress"], ["no_progress"]])] == ["reassess_goal"] * 2
+    off = run([["error_rate"], ["error_rate"]], PolicyConfig(escalate_on_ignored=False))
+    assert [d.action for d in off] == ["try_alternative"] * 2
+
+
 def test_observe_mode_decides_but_injects_and_escalates_nothing() -> None:
     """observe: the decision says what enforce would do; the action is continue, no instructions."""
     cfg = PolicyConfig(mode="observe")

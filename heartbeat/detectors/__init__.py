@@ -38,6 +38,7 @@ from .repeat import Repeat, RepeatTracker
 __all__ = [
     "BUILT_IN",
     "LAZY_TRACKERS",
+    "SPARSE_TRACKERS",
     "STEP_TRACKERS",
     "ActionTracker",
     "ActionView",
@@ -90,6 +91,9 @@ STEP_TRACKERS: tuple[type, ...] = (
     CycleTracker,
 )
 """The built-in action trackers: each has ``step`` (see :data:`BuiltinStep`)."""
+
+SPARSE_TRACKERS: tuple[type, ...] = (ErrorRateTracker, RecurringErrorTracker)
+"""The built-in action trackers that look at failed actions alone: ``errors_only(index)``."""
 
 LAZY_TRACKERS: tuple[type, ...] = (*STEP_TRACKERS, NoProgressTracker)
 """The built-in trackers whose push takes ``report=False`` (move on, build no Anomaly)."""

@@ -108,6 +108,17 @@ class ErrorRateTracker:
         for action in tail_of(history.actions, det.window, det.exempt):
             self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
 
+    def errors_only(self, index: int) -> bool:
+        """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
+
+        Yes unless it has exempt tools of its own: the actions between two
+        failures are then counted from their indices (see SparseWindow.follow).
+        """
+        if self._exempt:
+            return False
+        self._errors.follow(index)
+        return True
+
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; an ``error_rate`` anomaly when it fails and the rate is reached."""
         return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
@@ -125,7 +136,7 @@ class ErrorRateTracker:
         if tool in self._exempt:
             return None
         errors = self._errors
-        errors.advance()
+        errors.advance(action.index)
         if error is None:
             return None
         errors.add(tool)

@@ -135,6 +135,8 @@ def summarize(tool: str, args: object, volatile: Collection[str] = ()) -> str:
 # Only for messages (the masked shape a person reads): too slow to run per action.
 _VOLATILE = re.compile(r"[\w.:+-]*\d[\w.:+-]*")
 _DIGITS = b"0123456789"
+# bytes.translate with a table (every byte kept, the digits deleted) is faster than with None.
+_SAME = bytes(range(256))
 # Outputs longer than this are compared with their digits left out (timings, addresses,
 # line numbers, dates in a test log); a shorter one is mostly its numbers ("300.0", "45% done").
 _MASK_OUTPUT_OVER = 100
@@ -225,7 +227,7 @@ def action_keys(
     # regex over the call costs several): 'sed -n 1,20p f' and 'sed -n 559,650p f' are one
     # shape, and so are HAT052 and HAT030, or two timestamps. The 4 big-endian bytes in
     # hex are f"{crc:08x}" at half its cost.
-    shape = _crc32(data.translate(None, _DIGITS)).to_bytes(4, "big").hex()
+    shape = _crc32(data.translate(_SAME, _DIGITS)).to_bytes(4, "big").hex()
     length: int | None = None
     if output is not None:
         stripped = output.strip()
@@ -233,19 +235,19 @@ def action_keys(
     elif error is not None:
         stripped = error.strip()
     else:
-        stripped = None
-    if stripped is None:
-        result = None
-    else:
-        out = _bytes(stripped)
-        if error:
-            # A failure is told by how it ends (the exception, the test summary, the
-            # shell's complaint), not by the log before it, which changes with every edit;
-            # and "amount 957 does not match 1002" is the same error with other numbers.
-            out = out[-_ERROR_TAIL:].translate(None, _DIGITS)
-        elif len(out) > _MASK_OUTPUT_OVER:
-            out = out.translate(None, _DIGITS)
-        result = _crc32(out).to_bytes(4, "big").hex()
+        return hasher.hexdigest(), shape, None, _summary(tool, canonical), length
+    try:
+        out = stripped.encode()
+    except UnicodeEncodeError:  # a lone surrogate: hashed as its UTF-8-like bytes
+        out = stripped.encode("utf-8", "surrogatepass")
+    if error:
+        # A failure is told by how it ends (the exception, the test summary, the
+        # shell's complaint), not by the log before it, which changes with every edit;
+        # and "amount 957 does not match 1002" is the same error with other numbers.
+        out = out[-_ERROR_TAIL:].translate(_SAME, _DIGITS)
+    elif len(out) > _MASK_OUTPUT_OVER:
+        out = out.translate(_SAME, _DIGITS)
+    result = _crc32(out).to_bytes(4, "big").hex()
     summary = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
     if len(summary) > TEXT_LIMIT:
         summary = clip(summary) or ""

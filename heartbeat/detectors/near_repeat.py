@@ -111,27 +111,12 @@ class NearRepeatTracker:
         self._window = det.window
         # No tool's threshold is below the detector's: fewer same shapes never trip.
         self._min = det.threshold
-        self._recent: deque[tuple[str | None, str]] = deque()
+        # (shape, action) per position: the action's call and result are read only when its
+        # shape reaches N, so most steps build no key but the shape.
+        self._recent: deque[tuple[str | None, ActionView]] = deque()
         self._counts: dict[str | None, int] = {}
         for action in tail_of(history.actions, det.window, det.exempt):
-            result = action.result
-            self._add(
-                action.shape, action.fingerprint if result is None else f"{action.fingerprint}\x00{result}"
-            )
-
-    def _add(self, shape: str | None, fp: str) -> int:
-        recent = self._recent
-        counts = self._counts
-        if len(recent) == self._window:
-            old = recent.popleft()[0]
-            left = counts[old] - 1
-            if left:
-                counts[old] = left
-            else:
-                del counts[old]
-        recent.append((shape, fp))
-        count = counts[shape] = counts.get(shape, 0) + 1
-        return count
+            self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; a ``near_repeat`` anomaly when its shape reaches N."""
@@ -144,12 +129,21 @@ class NearRepeatTracker:
         if tool in self._exempt:
             return None
         shape = action.shape
-        result = action.result
-        call = fp if result is None else fp + "\x00" + result
-        count = self._add(shape, call)
+        recent = self._recent
+        counts = self._counts
+        if len(recent) == self._window:
+            old = recent.popleft()[0]
+            left = counts[old] - 1
+            if left:
+                counts[old] = left
+            else:
+                del counts[old]
+        recent.append((shape, action))
+        count = counts[shape] = counts.get(shape, 0) + 1
         if not report or count < self._min or not self._det.trips(tool, count):
             return None
         # Rare: is there more than one call+result among this shape's? (one is a repeat)
-        if all(f == call for s, f in self._recent if s == shape):
+        result = action.result
+        if all(a.fingerprint == fp and a.result == result for s, a in recent if s == shape):
             return None
         return self._det._report(action, count, action.tick, action.at)

@@ -140,26 +140,7 @@ class RecurringTracker:
         # (hex), an output key with "\x00", so they never meet.
         self._counts: dict[Hashable, int] = {}
         for action in tail_of(history.actions, det.window, det.exempt):
-            self._add(*_keys(action, det.min_chars))
-
-    def _add(self, call: Hashable, output: Hashable) -> tuple[int, int]:
-        recent = self._recent
-        counts = self._counts
-        if len(recent) == self._window:
-            for old in recent.popleft():
-                if old is not None:
-                    left = counts[old] - 1
-                    if left:
-                        counts[old] = left
-                    else:
-                        del counts[old]
-        recent.append((call, output))
-        calls = outputs = 0
-        if call is not None:
-            calls = counts[call] = counts.get(call, 0) + 1
-        if output is not None:
-            outputs = counts[output] = counts.get(output, 0) + 1
-        return calls, outputs
+            self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; a ``recurring`` anomaly when it brings a key to N."""
@@ -171,7 +152,24 @@ class RecurringTracker:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        calls, outputs = self._add(*_keys(action, self._min_chars))
+        keys = _keys(action, self._min_chars)
+        call, output = keys
+        recent = self._recent
+        counts = self._counts
+        if len(recent) == self._window:
+            for old in recent.popleft():
+                if old is not None:
+                    left = counts[old] - 1
+                    if left:
+                        counts[old] = left
+                    else:
+                        del counts[old]
+        recent.append(keys)
+        calls = outputs = 0
+        if call is not None:
+            calls = counts[call] = counts.get(call, 0) + 1
+        if output is not None:
+            outputs = counts[output] = counts.get(output, 0) + 1
         if not report or (calls < self._min and outputs < self._min):
             return None
         return self._det._report(action, calls, outputs, action.tick, action.at)

@@ -83,7 +83,7 @@ class RecurringError:
                 "threshold": self.threshold,
                 "error": action.error,
                 "call": action.summary,
-                "avoid": f"{action.tool} calls that fail with {error}",
+                "avoid": f"{action.tool} calls that keep failing",
             },
         )
 
@@ -105,6 +105,17 @@ class RecurringErrorTracker:
         for action in tail_of(history.actions, det.window, det.exempt):
             self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
 
+    def errors_only(self, index: int) -> bool:
+        """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
+
+        Yes unless it has exempt tools of its own: the actions between two
+        failures are then counted from their indices (see SparseWindow.follow).
+        """
+        if self._exempt:
+            return False
+        self._errors.follow(index)
+        return True
+
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; a ``recurring_error`` anomaly when its error comes back N times."""
         return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
@@ -116,7 +127,7 @@ class RecurringErrorTracker:
         if tool in self._exempt:
             return None
         errors = self._errors
-        errors.advance()
+        errors.advance(action.index)
         if error is None:
             return None
         count = errors.add(_key(action))

@@ -65,24 +65,41 @@ class SparseWindow(Generic[K]):
     """Keys held by some of the last ``size`` positions (the errors among the actions), counted per key.
 
     Only positions that hold a key are stored: :meth:`advance` moves the window
-    on and, at most, lets the oldest key leave, so a step without a key does
-    almost nothing.
+    on and lets the keys that fall out of it go, so a step without a key does
+    almost nothing. After :meth:`follow` the positions are action indices, and
+    a caller handed only the actions that hold a key (the failed ones) moves
+    the window past the skipped ones in one step.
     """
 
-    __slots__ = ("_entries", "_size", "counts", "position")
+    __slots__ = ("_entries", "_index", "_size", "counts", "position")
 
     def __init__(self, size: int) -> None:
         self._size = size
         self._entries: deque[tuple[int, K]] = deque()
         self.counts: dict[K, int] = {}
         self.position = 0  # positions seen: that of the newest
+        self._index: int | None = None  # the newest action's index, once following indices
 
-    def advance(self) -> None:
-        """Move on by one position, letting a key that falls out of the window go."""
-        n = self.position = self.position + 1
+    def follow(self, index: int) -> None:
+        """From now on move by action index; ``index`` is that of the newest position already seen.
+
+        Only for a caller whose every action counts as a position and gets the
+        next index (the Monitor without exempt tools): it may then skip the
+        actions that hold no key.
+        """
+        self._index = index
+
+    def advance(self, index: int = 0) -> None:
+        """Move on to the next position (when following indices: to action ``index``'s)."""
+        last = self._index
+        if last is None:
+            n = self.position = self.position + 1
+        else:
+            n = self.position = self.position + index - last
+            self._index = index
         entries = self._entries
-        # Positions rise by one per advance, so at most one entry leaves.
-        if entries and entries[0][0] <= n - self._size:
+        floor = n - self._size
+        while entries and entries[0][0] <= floor:
             gone = entries.popleft()[1]
             left = self.counts[gone] - 1
             if left:
