@@ -1,7 +1,7 @@
 """``[detectors]``: the config tables of the stuck detectors and their parameter bounds."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: pydantic would compile each annotation string
+# back into a type when the class is made, which every cron tick pays for (as in models.py).
 from typing import Annotated, Any, Literal
 
 from pydantic import Field

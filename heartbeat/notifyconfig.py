@@ -1,10 +1,10 @@
 """``[[notify]]``: the config tables of the notifiers, built-in and plug-in."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: pydantic would compile each annotation string
+# back into a type when the class is made, which every cron tick pays for (as in models.py).
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
@@ -64,7 +64,7 @@ class WebhookNotifierConfig(NotifierConfigBase):
     backoff: Duration = timedelta(seconds=0.5)
 
     @model_validator(mode="after")
-    def _http_only(self) -> WebhookNotifierConfig:
+    def _http_only(self) -> Self:
         # The message must not echo the URL: it is a secret.
         if self._unset or "${" in self.url:
             return self  # checked once the variable is there (see require_env)
@@ -95,7 +95,7 @@ class PingNotifierConfig(NotifierConfigBase):
     )
 
     @model_validator(mode="after")
-    def _http_only(self) -> PingNotifierConfig:
+    def _http_only(self) -> Self:
         scheme, sep, rest = self.url.partition("://")
         if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
             raise ValueError("the ping url must be an http:// or https:// URL")
