@@ -152,6 +152,11 @@ class Heartbeat:
         self.on_abandon = on_abandon
         try:
             result = self._guarded_tick()
+        except TickInterrupted as exc:
+            # SIGTERM/SIGINT ended the tick, its work unsaved: a failure (128 + the signal),
+            # pinged before the caller exits, or the check would wait for an end that never comes.
+            pings.abandoned(128 + exc.signum, f"{exc}; the tick's work was not saved")
+            raise
         finally:
             self.on_abandon = caller
         if any(result is done for done in abandoned):

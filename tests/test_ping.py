@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import signal
 import socket
 import subprocess
 import textwrap
@@ -179,3 +180,19 @@ def test_abandoned_pings_every_url_side_by_side(webhook_server: Any) -> None:
     assert PingRound(configs).abandoned(3, "tick 4 abandoned") == []
     assert sorted(r.path for r in webhook_server.requests) == ["/p/0/3", "/p/1/3"]
     assert all(r.body == b"tick 4 abandoned" for r in webhook_server.requests)
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_an_interrupted_tick_pings_its_fail(tmp_path: Path, webhook_server: Any, sig: int, code: int) -> None:
+    """SIGTERM/SIGINT ends a tick whose step hangs: the start ping is followed by URL/<128 + signal>."""
+    _hanging_project(tmp_path, webhook_server.url("/ping/abc-123"))
+    proc = spawn_heartbeat(tmp_path, "tick")
+    try:
+        _wait_for_file(tmp_path / "started", proc)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == code, err
+    assert [r.path for r in webhook_server.requests] == ["/ping/abc-123/start", f"/ping/abc-123/{code}"]
+    assert b"not saved" in webhook_server.requests[-1].body
