@@ -35,7 +35,7 @@ def loading() -> Iterator[None]:
     """Loading the config and the runner in our own process: no garbage-collection passes meanwhile.
 
     What loads here (config tables, modules, detectors) lives until the process exits, so
-    collecting while it loads is wasted work (about 2 ms of a cron tick). Afterwards the
+    collecting while it loads is wasted work (about 1.5 ms of a cron tick). Afterwards the
     heap is frozen (never scanned again) and collection resumes before any step runs. A
     library caller's process (``main(argv)``) is left alone.
     """

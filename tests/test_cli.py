@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import json
 import os
@@ -764,3 +765,25 @@ def test_fleet_with_an_agent_that_never_ran(tmp_path: Path, monkeypatch: pytest.
     assert code == 2 and [sorted(json.loads(line))[0] for line in out.splitlines()] == ["agent", "agent"]
     code, out = cli("log", "--event", "tick")
     assert code == 0 and "old" in out
+
+
+def test_steps_run_with_garbage_collection_on(tmp_path: Path) -> None:
+    """The heartbeat process loads with no GC passes, but its step runs with collection enabled."""
+    (tmp_path / "gc_agent.py").write_text(
+        "import gc, pathlib\n"
+        "def step(ctx):\n"
+        "    pathlib.Path('gc.txt').write_text(f'{gc.isenabled()} {gc.get_freeze_count() > 0}')\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "gc_agent:step"\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "heartbeat", "tick"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "gc.txt").read_text() == "True True"  # enabled, the loaded heap frozen
+
+
+def test_a_library_call_leaves_garbage_collection_alone(talker: Path) -> None:
+    """main(argv) in someone else's process: GC neither disabled nor frozen."""
+    frozen = gc.get_freeze_count()
+    assert cli("tick")[0] == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
