@@ -44,7 +44,9 @@ from heartbeat.killswitch import KillSwitch
 from heartbeat.models import AgentState
 from heartbeat.monitor import Monitor
 from heartbeat.runner import Heartbeat
+from heartbeat.statetext import StateText
 from heartbeat.store import StateStore
+from heartbeat.warm import WarmStart
 
 TARGET = 1.4
 
@@ -172,6 +174,8 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (lock_cls, "acquire", "lock acquire"),
         (lock_cls, "release", "lock release"),
         (StateStore, "load", "load state.json"),
+        (StateStore, "reload", "load state.json (or reuse: unchanged since the last save)"),
+        (StateStore, "_read", "read the bytes"),
         (StateStore, "_parse", "decode + json.loads"),
         (AgentState, "model_validate", "pydantic validate"),
         (Heartbeat, "retry_outbox", "outbox check"),
@@ -179,6 +183,7 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (hb_runner, "exhausted", "budget"),
         (hb_runner, "run_step", "run step"),
         (hb_stepcall, "Monitor", "Monitor() (detectors seeded from history)"),
+        (Monitor, "start_tick", "Monitor.start_tick (reseed a kept Monitor)"),
         (hb_stepcall, "StepContext", "StepContext()"),
         (StepContext, "record", "ctx.record"),
         (Monitor, "record", "action detectors (Monitor.record)"),
@@ -191,6 +196,9 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (hb_stepcall, "unwatch", "watchdog unwatch"),
         (Heartbeat, "_finish", "finish"),
         (StateStore, "save", "save state.json"),
+        (WarmStart, "prepare", "ready the Monitor and state for the next tick (heartbeat.warm)"),
+        (WarmStart, "keep", "keep them (heartbeat.warm)"),
+        (StateText, "dump", "state.json text (records' texts reused)"),
         (AgentState, "model_dump_json", "pydantic dump (indent=2)"),
         (StateStore, "clean_stale", "clean stale temps + .exec-* (scandir)"),
         (hb_store, "atomic_write", "atomic_write"),

@@ -29,7 +29,11 @@ __all__ = [
     "ensure_private_dir",
     "fsync_dir",
     "open_regular",
+    "open_regular_stat",
     "read_regular",
+    "read_to_end",
+    "remove_temps",
+    "room_problem",
     "temp_pattern",
     "temp_target",
     "write_all",
@@ -153,6 +157,25 @@ def clean_stale_temps(folder: Path | str, name: str) -> int:
     return removed
 
 
+def remove_temps(folder: str) -> int:
+    """Remove every :func:`atomic_write` temp file directly in ``folder``; return how many.
+
+    Only while holding the lock every writer into ``folder`` takes (see
+    :func:`clean_stale_temps`).
+    """
+    removed = 0
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name[0] == "." and temp_target(entry.name) is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+                        removed += 1
+    except OSError:
+        return 0
+    return removed
+
+
 def _kind(mode: int) -> str:
     """A file type in words, for "is a FIFO, not a regular file"."""
     for test, name in (
@@ -174,19 +197,34 @@ def open_regular(path: Path | str, flags: int = os.O_RDONLY) -> int:
     anything: both raise :class:`OSError` (``EINVAL``, "is a FIFO, not a
     regular file") instead. Symlinks are followed.
     """
-    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd, _ = open_regular_stat(path, flags)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = _kind(mode)
-            what = kind if kind.startswith("not") else f"is {kind}, not a regular file"
-            raise OSError(errno.EINVAL, what, str(path))
-        # Regular files never block; clear the flag so later reads behave as usual.
+        # Regular files never block; clear the flag so a file object over the fd behaves as usual.
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def open_regular_stat(path: Path | str, flags: int = os.O_RDONLY) -> tuple[int, os.stat_result]:
+    """:func:`open_regular`, also returning the file's ``fstat``; the fd keeps ``O_NONBLOCK``.
+
+    For an fd used with ``os.read``/``os.write``/``os.pread`` only: regular
+    files ignore ``O_NONBLOCK``, so the two ``fcntl`` calls to clear it are
+    saved (a tick reads ``state.json`` and appends to the journal this way).
+    """
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = _kind(info.st_mode)
+            what = kind if kind.startswith("not") else f"is {kind}, not a regular file"
+            raise OSError(errno.EINVAL, what, str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
 
 
 def read_regular(path: Path | str, *, limit: int | None = None) -> bytes:
@@ -207,3 +245,42 @@ def read_regular(path: Path | str, *, limit: int | None = None) -> bytes:
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def room_problem(folder: Path | str, needed: int) -> str | None:
+    """Why ``folder`` cannot take a new file of ``needed`` bytes now, or None when it can.
+
+    One ``statvfs`` and one ``access``, no write: a read-only file system,
+    no write permission, fewer than ``needed`` free bytes or no free inode.
+    """
+    try:
+        info = os.statvfs(folder)
+    except OSError as exc:
+        return f"the state folder cannot be written ({exc.strerror})"
+    if info.f_flag & os.ST_RDONLY:
+        return "the state folder cannot be written (read-only file system)"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "the state folder cannot be written (permission denied)"
+    # Blocks held back for root count for root only, as the kernel counts them.
+    root = os.geteuid() == 0
+    free = info.f_bfree if root else info.f_bavail
+    inodes = info.f_ffree if root else info.f_favail
+    if free * info.f_frsize < needed or (info.f_files and inodes < 1):
+        return f"no room for the state ({free * info.f_frsize} bytes free, {needed} needed)"
+    return None
+
+
+def read_to_end(fd: int, size: int) -> bytes:
+    """Every byte from ``fd``'s position to the end of a regular file of ``size`` bytes (as fstat said).
+
+    ``os.read`` straight into bytes, no file object: a read of a regular file
+    that returns less than asked has reached the end, so a file of the size
+    fstat gave takes one read; one that grew since goes on to the end.
+    """
+    chunks = []
+    want = max(size + 1, 8192)
+    while chunk := os.read(fd, want):
+        chunks.append(chunk)
+        if len(chunk) < want:
+            break
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)

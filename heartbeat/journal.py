@@ -42,7 +42,14 @@ from typing import Any, BinaryIO
 from pydantic import BaseModel
 
 from .errors import StateCorrupt
-from .fsutil import PRIVATE_FILE_MODE, ensure_private_dir, fsync_dir, open_regular, write_all
+from .fsutil import (
+    PRIVATE_FILE_MODE,
+    ensure_private_dir,
+    fsync_dir,
+    open_regular,
+    open_regular_stat,
+    write_all,
+)
 
 __all__ = ["Journal", "encode_event", "stamp_events"]
 
@@ -77,12 +84,24 @@ _encode = _ENCODER.encode
 def encode_event(event: Mapping[str, Any]) -> bytes:
     """One event as a compact JSON line, newline included; datetimes as ISO 8601."""
     if event.__class__ is not dict:
-        if not isinstance(event, Mapping):
-            raise TypeError(f"an event is a mapping, not {type(event).__name__}")
-        event = dict(event)
+        event = _as_dict(event)
     # backslashreplace: a lone surrogate (a non-UTF-8 file name in an argument) becomes the
     # JSON escape \udcff, which every reader accepts, instead of failing the whole batch.
     return (_encode(event) + "\n").encode("utf-8", "backslashreplace")
+
+
+def _encode_lines(events: Sequence[Mapping[str, Any]]) -> bytes:
+    """Every event as a line (see :func:`encode_event`), all encoded before any is returned."""
+    if not events:
+        return b""
+    lines = [_encode(e if e.__class__ is dict else _as_dict(e)) for e in events]
+    return ("\n".join(lines) + "\n").encode("utf-8", "backslashreplace")
+
+
+def _as_dict(event: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(event, Mapping):
+        raise TypeError(f"an event is a mapping, not {type(event).__name__}")
+    return dict(event)
 
 
 def stamp_events(
@@ -126,6 +145,8 @@ class Journal:
         self._max_bytes = max_bytes
         self._keep = keep
         self._sync = sync
+        # (device, inode, size) of the live file after this object's last append.
+        self._ended: tuple[int, int, int] | None = None
         self.skipped = 0
         """Lines the last :meth:`read` (once exhausted) or :meth:`tail` could not parse."""
 
@@ -147,6 +168,23 @@ class Journal:
         """How many rotated files are kept."""
         return self._keep
 
+    def append_stamped(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        at: datetime,
+        agent: str,
+        tick: int,
+        secrets: Sequence[str] = (),
+    ) -> None:
+        """:meth:`append` the events stamped (:func:`stamp_events`), each ``secrets`` cut out of them."""
+        stamped = stamp_events(events, at=at, agent=agent, tick=tick)
+        if secrets:
+            from .redact import redact_event  # only a config with secrets needs it
+
+            stamped = [redact_event(e, secrets) for e in stamped]
+        self.append(stamped)
+
     def append(self, events: Sequence[Mapping[str, Any]]) -> None:
         """Append a batch of events with one write (file 0600), and one fsync if ``sync``.
 
@@ -155,24 +193,27 @@ class Journal:
         write raises :class:`OSError`; at worst it leaves a torn last line,
         which readers skip and the next append steps over.
         """
-        payload = b"".join([encode_event(event) for event in events])
+        payload = _encode_lines(events)
         if not payload:
             return
-        fd, created = self._open()
+        fd, at, created = self._open()
+        ended, self._ended = self._ended, None
         try:
-            size = os.lseek(fd, 0, os.SEEK_END)
-            # A crash mid-append may have left half a line: end it, so this
-            # batch starts on a line of its own.
-            torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+            size = at[2]
+            # A crash mid-append may have left half a line: end it, so this batch starts on
+            # a line of its own. When the file is as this object's last append left it (same
+            # file, same size), its last byte is that append's newline: no read needed.
+            torn = size > 0 and at != ended and os.pread(fd, 1, size - 1) != b"\n"
             if size and size + torn + len(payload) > self._max_bytes:
                 os.close(fd)
                 fd = -1
                 self._rotate()
-                fd, created = self._open()
-                torn = False
+                fd, at, created = self._open()
+                size, torn = at[2], False
             write_all(fd, b"\n" + payload if torn else payload)
             if self._sync:
                 os.fsync(fd)
+            self._ended = (at[0], at[1], size + torn + len(payload))
         finally:
             if fd >= 0:
                 os.close(fd)
@@ -248,23 +289,27 @@ class Journal:
         self.skipped += 1
         return None
 
-    def _open(self) -> tuple[int, bool]:
-        """Open the live file for appending; also say whether this call created it.
+    def _open(self) -> tuple[int, tuple[int, int, int], bool]:
+        """Open the live file to append: the fd, its (device, inode, size), whether this call created it.
 
         The folder is created (0700) only when the file is missing, so a
-        routine append costs one ``open``.
+        routine append costs one ``open`` and one ``fstat``.
         """
         flags = os.O_RDWR | os.O_APPEND  # read: to look at the last byte
         try:
             # Never a FIFO or a device: writing to one could block the tick for good.
-            return open_regular(self._path, flags), False
+            fd, info = open_regular_stat(self._path, flags)
+            return fd, (info.st_dev, info.st_ino, info.st_size), False
         except FileNotFoundError:
             pass
         ensure_private_dir(self._path.parent)
         try:
-            return os.open(self._path, flags | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE), True
+            fd = os.open(self._path, flags | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+            created = True
         except FileExistsError:
-            return open_regular(self._path, flags), False
+            fd, created = open_regular_stat(self._path, flags)[0], False
+        info = os.fstat(fd)
+        return fd, (info.st_dev, info.st_ino, info.st_size), created
 
     def _rotated_files(self) -> list[tuple[int, Path]]:
         """The rotated files present with their numbers, oldest (highest number) first."""

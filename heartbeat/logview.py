@@ -27,18 +27,24 @@ _ERROR_EVENTS = {"step_error", "metric_error", "anomaly", "escalation", "kill", 
 
 
 def parse_since(text: str, now: datetime) -> datetime:
-    """``--since``: a duration ago (``10m``, ``2h``, ``1d``) or an ISO date/time (UTC unless it says)."""
+    """``--since`` of ``log`` and ``report``: a duration back from ``now`` (``2h``) or an ISO date/time.
+
+    A date or time without an offset is UTC; one with an offset is turned
+    into UTC. Anything else is a :class:`UsageError` (exit 2).
+    """
+    text = text.strip()
     try:
         return now - parse_duration(text)
-    except ValueError:
+    except (ValueError, TypeError):
         pass
     try:
-        at = datetime.fromisoformat(text.strip())
+        at = datetime.fromisoformat(text)
     except ValueError:
         raise UsageError(
-            f"--since {text!r}: give a duration (10m, 2h, 1d) or a date/time (2026-05-01T03:00)"
+            f"--since {text!r}: give a duration such as 10m, 2h or 2d, "
+            "or an ISO date or time such as 2026-05-01 or 2026-05-01T03:00"
         ) from None
-    return at if at.tzinfo else at.replace(tzinfo=UTC)
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
 
 
 def _event_time(event: dict[str, Any]) -> datetime | None:

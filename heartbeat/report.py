@@ -21,10 +21,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import HeartbeatConfig, parse_duration
+from .config import HeartbeatConfig
 from .errors import HeartbeatError, StateLocked, StateWriteError, UsageError
 from .fsutil import PRIVATE_FILE_MODE, atomic_write
 from .journal import Journal
+from .logview import parse_since
 from .models import AgentState, Status
 from .reportdata import Slot, collect, parse_at
 from .reportpage import AgentPage, OverviewRow, render_agent, render_overview
@@ -56,21 +57,6 @@ LOCK_WAIT = 5.0
 def report_path(hb: Heartbeat) -> Path:
     """Where an agent's page lives: ``<state dir>/report.html``."""
     return hb.state_dir / REPORT_FILE
-
-
-def parse_since(text: str, now: datetime) -> datetime:
-    """``--since``: a duration back from ``now`` (``6h``, ``2d``) or an ISO 8601 date or time (naive: UTC)."""
-    text = text.strip()
-    try:
-        return now - parse_duration(text)
-    except (ValueError, TypeError):
-        pass
-    at = parse_at(text)
-    if at is None:
-        raise UsageError(
-            f"--since {text!r}: give a duration such as 6h or 2d, or an ISO date such as 2026-01-31"
-        )
-    return at
 
 
 def parse_stretch(text: str) -> tuple[int, int]:

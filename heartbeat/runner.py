@@ -21,13 +21,8 @@ from .budget import exhausted, roll_over
 from .config import AgentConfig, HeartbeatConfig
 from .context import Step
 from .detectors import build_detectors
-from .errors import (
-    HeartbeatError,
-    StateLocked,
-    StateWriteError,
-    worst_exit_code,
-)
-from .journal import Journal, stamp_events
+from .errors import HeartbeatError, StateLocked, StateWriteError, worst_exit_code
+from .journal import Journal
 from .killswitch import KillSwitch
 from .models import AgentState, Status
 from .plugins import build_step
@@ -41,10 +36,12 @@ from .watchdog import TickInterrupted
 # metric configured never need them, and a cron tick pays for every import.
 if TYPE_CHECKING:
     from .delivery import DeliveryReport
+    from .monitor import Monitor
     from .notifiers import Notifier
     from .outbox import Outbox
     from .progress import ProgressMetric
     from .sharedstop import SharedStop
+    from .warm import WarmStart
 
 __all__ = ["Heartbeat", "TickResult", "utc_now"]
 
@@ -87,6 +84,10 @@ class Heartbeat:
         hint = f'heartbeat resume{agent_flag} --note "what to do differently"'
         report = str(self.state_dir / "report.html")
         self.where = Where(self.name, str(self.store.escalation_path), str(self.kill.path), hint, report)
+        # heartbeat.warm's cache, made at the second tick that runs the step: a one-shot cron
+        # tick never loads it (nor re-seeds a Monitor for a tick that will not come).
+        self._warm: WarmStart | None = None
+        self._stepped = False
         self.on_abandon: Callable[[TickResult], None] | None = None
         """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
         self.shared_stop: SharedStop | None = None
@@ -120,6 +121,15 @@ class Heartbeat:
 
             self._notifiers = build_notifiers(self.config.notify, base_dir=self.config.base_dir)
         return self._notifiers
+
+    @property
+    def warm(self) -> WarmStart:
+        """What the last tick of this process left for the next (see :mod:`heartbeat.warm`)."""
+        if self._warm is None:
+            from .warm import WarmStart
+
+            self._warm = WarmStart()
+        return self._warm
 
     def validate(self) -> None:
         """Load every plug-in now, so a bad config fails before the first tick."""
@@ -188,6 +198,8 @@ class Heartbeat:
             return TickResult(self.name, "error", 2, self.redact(str(error)))
 
     def _tick(self) -> TickResult:
+        # Taken out first: a tick that stops half way leaves none behind.
+        warm = self._warm.take() if self._warm is not None else None
         reason = self.kill.reason()
         if reason is not None:
             return control.killed(self, reason, locked=False)
@@ -199,7 +211,9 @@ class Heartbeat:
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
-            state = self.store.load()
+            state, monitor = (
+                (self.store.load(), None) if warm is None else warm.load(self.store, self.detectors)
+            )
             result = TickResult(self.name, "ran", 0, "")
             # Notices a crash left between saving a decision and queueing it are queued below.
             result.absorb(self.retry_outbox(now, force=False))
@@ -217,7 +231,7 @@ class Heartbeat:
                 return control.killed(self, reason, locked=True)
             # A folder that cannot take the state must not let the agent act with nothing saved.
             self.store.check_writable()
-            stepped = run_step(self, state, now)
+            stepped = run_step(self, state, now, monitor)
             if isinstance(stepped, TickResult):
                 return stepped  # abandoned on KILL: this tick's unsaved work is dropped
             settled = settle(
@@ -225,18 +239,23 @@ class Heartbeat:
                 where=self.where, facts=stepped.facts,
             )  # fmt: skip
             result.take_facts(stepped.facts, stepped.decision)
-            return self._finish(settled, stepped.events, result, now)
+            return self._finish(settled, stepped.events, result, now, stepped.monitor)
 
     def _finish(
-        self, settled: Settlement, events: list[dict[str, Any]], result: TickResult, now: datetime
-    ) -> TickResult:
+        self, settled: Settlement, events: list[dict[str, Any]], result: TickResult, now: datetime,
+        monitor: Monitor | None = None,
+    ) -> TickResult:  # fmt: skip
         """Save the settled state; then queue and deliver what it decided; then journal."""
         state = settled.state
         result.outcome, result.exit_code = settled.outcome, settled.exit_code  # type: ignore[assignment]
         result.message, result.anomalies = settled.message, settled.anomalies
         events += settled.events
-        if settled.save:
-            result.message += effects.save(self.store, state, events)
+        ready = None
+        if monitor is not None:  # from the second stepping tick on: the first may be the only one
+            ready = self.warm.prepare(settled, monitor, self.detectors) if self._stepped else None
+            self._stepped = True
+        changed = effects.save(self.store, state, events) if settled.save else ""
+        result.message += changed
         if state.notices:
             # Only a decision that is on disk is announced: a failed save above raised already.
             effects.queue_notices(
@@ -246,6 +265,8 @@ class Heartbeat:
             )  # fmt: skip
             self.store.save(state)
             result.absorb(self.retry_outbox(now, force=False))
+        if self._warm is not None:
+            self._warm.keep(ready, self.store.last_save, changed=bool(changed))
         events += result.closing_events()
         try:
             self.journal(events, now, result.tick if result.tick is not None else state.ticks)
@@ -257,13 +278,10 @@ class Heartbeat:
         return result
 
     def journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
-        """Append ``events`` stamped with ``now``, the agent and ``tick`` (redacted); hold the lock."""
-        stamped = stamp_events(events, at=self.clock(), agent=self.name, tick=tick)
-        if self._secrets:
-            from .redact import redact_event
-
-            stamped = [redact_event(e, self._secrets) for e in stamped]
-        self._journal_file.append(stamped)
+        """Append ``events`` stamped with the clock, the agent and ``tick`` (redacted); hold the lock."""
+        self._journal_file.append_stamped(
+            events, at=self.clock(), agent=self.name, tick=tick, secrets=self._secrets
+        )
 
     def note_left_behind(self, reason: str) -> None:
         """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ __all__ = [
     "copy_aside",
     "existing_copy",
     "json_kind",
+    "long_digit_run",
     "one_line",
     "parse_object",
 ]
@@ -134,3 +136,25 @@ def copy_aside(state_path: Path, label: str, raw_bytes: bytes, now: datetime, mt
                 os.utime(target, ns=(mtime, mtime))
         return target
     raise FileExistsError(errno.EEXIST, f"{MAX_NAME_TRIES} copies named {base} exist")
+
+
+_MAX_DIGITS = 4300  # the longest run of digits Python reads back as an int (by default)
+_DIGITS = b"0123456789"
+_DIGIT_RUN = re.compile(rb"[0-9]*")
+
+
+def long_digit_run(data: bytes) -> bool:
+    """Whether ``data`` holds more than 4,300 digits in a row (a number that may not read back).
+
+    Such a run covers 4,300 consecutive offsets, so it covers a multiple of
+    4,300: only the bytes there are looked at, and a digit found is measured
+    both ways (three looks over a 12 KB state, not a scan of every byte).
+    """
+    for at in range(0, len(data), _MAX_DIGITS):
+        if 48 <= data[at] <= 57:
+            before = data[max(0, at - _MAX_DIGITS) : at]
+            left = len(before) - len(before.rstrip(_DIGITS))
+            match = _DIGIT_RUN.match(data, at)
+            if match is not None and left + match.end() - at > _MAX_DIGITS:
+                return True
+    return False

@@ -41,6 +41,7 @@ class Stepped:
     breach: Anomaly | None
     facts: TickFacts
     events: list[dict[str, Any]]
+    monitor: Monitor
 
 
 class StepGuard:
@@ -54,20 +55,30 @@ class StepGuard:
         self.result: TickResult | None = None
 
 
-def run_step(hb: Heartbeat, state: AgentState, now: datetime) -> Stepped | TickResult:
-    """Call the step, measure progress, run the policy; ``state`` takes the step's work."""
+def run_step(
+    hb: Heartbeat, state: AgentState, now: datetime, monitor: Monitor | None = None
+) -> Stepped | TickResult:
+    """Call the step, measure progress, run the policy; ``state`` takes the step's work.
+
+    ``monitor``: the one the last tick of this process ended with, when it
+    was kept (:mod:`heartbeat.warm`); it starts this tick as a Monitor seeded
+    from ``state`` would.
+    """
     step = hb.step()
     hb.metric()  # a misspelt metric fails the tick here, before the step's side effects
     tick = state.ticks + 1
-    monitor = Monitor(
-        hb.config.detectors,
-        detectors=hb.detectors,
-        history=state.history,
-        progress=state.progress,
-        actions_total=state.actions_total,
-        tick=tick,
-    )
-    monitor.start_tick(tick)
+    if monitor is None:
+        monitor = Monitor(
+            hb.config.detectors,
+            detectors=hb.detectors,
+            history=state.history,
+            progress=state.progress,
+            actions_total=state.actions_total,
+            tick=tick,
+        )
+        monitor.start_tick(tick)
+    else:  # the last tick's, readied for this one (heartbeat.warm) unless it says otherwise
+        monitor.start_tick(tick, reseed=monitor.tick != tick)
     ctx = StepContext(
         agent=hb.name, tick=tick, now=now, data=state.data, instructions=state.instructions,
         state_dir=hb.state_dir, base_dir=hb.config.base_dir, monitor=monitor,
@@ -124,7 +135,7 @@ def run_step(hb: Heartbeat, state: AgentState, now: datetime) -> Stepped | TickR
         failed=len(failed),
         first_error=failed[0] if failed else None,
     )
-    return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events)
+    return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events, monitor)
 
 
 def _progress(hb: Heartbeat, ctx: StepContext) -> tuple[float | None, str | None]:

@@ -19,17 +19,15 @@ handled with care:
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
-import re
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from filelock import FileLock, Timeout
 from pydantic import ValidationError
@@ -37,15 +35,28 @@ from pydantic_core import PydanticSerializationError, from_json
 
 from .config import format_validation_error
 from .errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
-from .fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, open_regular, temp_target
+from .fsutil import (
+    PRIVATE_FILE_MODE,
+    atomic_write,
+    ensure_private_dir,
+    open_regular_stat,
+    read_to_end,
+    remove_temps,
+    room_problem,
+    temp_target,
+)
 from .migrations import MIGRATIONS, Migration, MigrationError, check_migrations, migrate
 from .models import SCHEMA_VERSION, AgentState, clip
-from .statecopies import LEAN, Unreadable, copy_aside, existing_copy, one_line, parse_object
+from .statecopies import LEAN, Unreadable, copy_aside, existing_copy, long_digit_run, one_line, parse_object
+
+if TYPE_CHECKING:
+    from .statetext import StateText
 
 __all__ = [
     "MIGRATIONS",
     "Migration",
     "MigrationError",
+    "Saved",
     "StateStore",
     "migrate",
     "state_schema",
@@ -63,11 +74,15 @@ EXEC_SCRATCH_PREFIX = ".exec-"
 # the lock, on purpose (`heartbeat kill` must work while a tick runs).
 _UNLOCKED_WRITES = frozenset({"KILL"})
 
-# A run of digits longer than Python reads back as an int (4,300 by default): only then is
-# the written state parsed again to tell a huge number from a long string of digits.
-_LONG_NUMBER = re.compile(rb"[0-9]{4301}")
-
 _UNWRITABLE = "the state folder cannot be written; the step is not called"
+
+
+class Saved(NamedTuple):
+    """What :meth:`StateStore.save` wrote last: the bytes, and whether they are the state as it is."""
+
+    data: bytes
+    exact: bool
+    """True when no secret was masked out: loading ``data`` gives back the values that were saved."""
 
 
 def state_schema() -> dict[str, Any]:
@@ -77,21 +92,6 @@ def state_schema() -> dict[str, Any]:
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _remove_temps(folder: str) -> int:
-    """Remove atomic-write temp files directly in ``folder``; return how many."""
-    removed = 0
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name[0] == "." and temp_target(entry.name) is not None:
-                    with contextlib.suppress(OSError):
-                        os.unlink(entry.path)
-                        removed += 1
-    except OSError:
-        return 0
-    return removed
 
 
 class StateStore:
@@ -131,6 +131,12 @@ class StateStore:
         self._loaded_size = 0  # bytes of state.json at the last load: what a save must have room for
         # The mtime (ns) of the state file being loaded, given to its corrupt copy.
         self._loaded_mtime: int | None = None
+        # The records' texts of the last save, for the next one; made at the second save, so a
+        # store that saves once (a cron tick) never loads heartbeat.statetext.
+        self._text: StateText | None = None
+        self._saved_before = False
+        self.last_save: Saved | None = None
+        """What the last successful :meth:`save` wrote (None before one and after a failed one)."""
 
     def __repr__(self) -> str:
         return f"StateStore({str(self._state_dir)!r})"
@@ -255,7 +261,7 @@ class StateStore:
             for entry in entries:
                 name = entry.name
                 if name == OUTBOX_DIR:  # its entries are written under this lock too
-                    removed += _remove_temps(entry.path)
+                    removed += remove_temps(entry.path)
                     continue
                 if name[0] != "." or name in (LOCK_FILE, RUN_LOCK_FILE):
                     continue
@@ -275,8 +281,26 @@ class StateStore:
         """Read ``state.json``: missing -> a fresh state; old -> migrated; bad -> :class:`StateCorrupt`."""
         self._migrated_from = None
         self._loaded_mtime = None
-        path = self.state_path
+        return self._decode(self._read())
+
+    def reload(self, last: Saved, state: AgentState | None) -> tuple[AgentState, bool]:
+        """:meth:`load`, and whether ``state.json`` still holds, byte for byte, what was saved as ``last``.
+
+        Then ``state`` (if given) comes back as is, unparsed: the caller vouches
+        it is what parsing ``last.data`` gives (see :mod:`heartbeat.warm`).
+        """
+        self._migrated_from = None
+        self._loaded_mtime = None
         raw_bytes = self._read()
+        unchanged = raw_bytes is not None and last.exact and raw_bytes == last.data
+        if unchanged and state is not None and raw_bytes is not None:
+            self._loaded_size = len(raw_bytes)
+            return state, True
+        return self._decode(raw_bytes), unchanged
+
+    def _decode(self, raw_bytes: bytes | None) -> AgentState:
+        """The state in ``raw_bytes`` (None: no file), migrated and validated."""
+        path = self.state_path
         if raw_bytes is None:
             return AgentState(schema_version=self._current)
         self._loaded_size = len(raw_bytes)
@@ -328,7 +352,7 @@ class StateStore:
         """
         path = self.state_path
         try:
-            fd = open_regular(path)
+            fd, info = open_regular_stat(path)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -339,10 +363,8 @@ class StateStore:
                 raise StateCorrupt(path, "is a folder, not a file; not copied aside") from None
             raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
         try:
-            info = os.fstat(fd)
             self._loaded_mtime = info.st_mtime_ns
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                return handle.read()
+            return read_to_end(fd, info.st_size)
         except OSError as exc:
             raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
         finally:
@@ -356,26 +378,35 @@ class StateStore:
             if not raw_bytes.startswith(b"\xef\xbb\xbf"):  # a BOM takes the slow path, which allows it
                 self._corrupt(raw_bytes, f"is not valid JSON: {one_line(message)}")
 
-    def save(self, state: AgentState) -> None:
+    def save(self, state: AgentState) -> Saved:
         """Write ``state.json`` atomically (0600, indented); failure -> :class:`StateWriteError`.
 
         The state folder is created (0700) if missing. Temp files a killed
         writer left behind are removed when the lock is taken, not here.
+        Returns what was written (also kept as :attr:`last_save`).
         """
         path = self.state_path
+        self.last_save = None
         try:
-            text = state.model_dump_json(indent=2)
+            if self._text is None and self._saved_before:
+                from .statetext import StateText
+
+                self._text = StateText()
+            text = state.model_dump_json(indent=2) if self._text is None else self._text.dump(state)
         except (PydanticSerializationError, ValueError, RecursionError) as exc:
             reason = f"the state is not JSON-serialisable: {one_line(str(exc))}"
             raise StateUnsavable(path, reason) from exc
+        exact = True
         if self.secrets:
             from .redact import mask
 
-            text = mask(text, self.secrets)  # what the agent recorded, a secret included
+            masked = mask(text, self.secrets)  # what the agent recorded, a secret included
+            exact, text = masked == text, masked
         data = text.encode("utf-8") + b"\n"
-        if _LONG_NUMBER.search(data) is not None:
+        if long_digit_run(data):
             # Written fine, but a number past Python's digit limit cannot be read back: a tick
-            # would save it once, then every later load would fail.
+            # would save it once, then every later load would fail. Parsed to tell it from a
+            # long string of digits.
             try:
                 from_json(data)
             except ValueError as exc:
@@ -399,6 +430,8 @@ class StateStore:
                 atomic_write(path, data, mode=PRIVATE_FILE_MODE)
         except OSError as exc:
             raise StateWriteError(path, exc.strerror or str(exc)) from exc
+        self.last_save, self._saved_before = Saved(data, exact), True
+        return self.last_save
 
     def check_writable(self) -> None:
         """Raise :class:`StateWriteError` unless the folder can take a ``state.json`` as big as the last.
@@ -408,27 +441,9 @@ class StateStore:
         One ``statvfs`` and one ``access``, no write: room for twice the last
         size (and a free inode for the temp file) must be there.
         """
-        needed = max(8192, 2 * self._loaded_size)
-        try:
-            info = os.statvfs(self._state_dir)
-        except OSError as exc:
-            raise StateWriteError(
-                self.state_path, f"the state folder cannot be written ({exc.strerror})"
-            ) from None
-        if info.f_flag & os.ST_RDONLY:
-            raise StateWriteError(
-                self.state_path, "the state folder cannot be written (read-only file system)"
-            )
-        if not os.access(self._state_dir, os.W_OK | os.X_OK):
-            raise StateWriteError(self.state_path, "the state folder cannot be written (permission denied)")
-        # Blocks held back for root count for root only, as the kernel counts them.
-        free = info.f_bfree if os.geteuid() == 0 else info.f_bavail
-        inodes = info.f_ffree if os.geteuid() == 0 else info.f_favail
-        if free * info.f_frsize < needed or (info.f_files and inodes < 1):
-            room = free * info.f_frsize
-            raise StateWriteError(
-                self.state_path, f"no room for the state ({room} bytes free, {needed} needed)"
-            )
+        problem = room_problem(self._state_dir, max(8192, 2 * self._loaded_size))
+        if problem is not None:
+            raise StateWriteError(self.state_path, problem)
 
     def _parse(self, raw_bytes: bytes) -> dict[str, Any]:
         """Decode and parse the bytes of ``state.json`` into a dict, or report it corrupt."""

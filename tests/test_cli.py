@@ -23,10 +23,7 @@ from conftest import spawn_heartbeat
 from freezegun import freeze_time
 
 from heartbeat.cli import build_parser, main
-from heartbeat.models import AgentState
 from heartbeat.store import StateStore
-
-AgentState()  # build the deferred validator now: under freeze_time pydantic cannot build it
 
 AGENT = textwrap.dedent("""
     import os, pathlib, time
@@ -89,7 +86,8 @@ def test_help_lists_exit_codes() -> None:
 
 
 def test_tick_escalates_and_status_reports(project: Path) -> None:
-    """Three stuck ticks: exit 0, 0, 4; status --json shows needs_human and the streak."""
+    """Three stuck ticks: exit 0, 0, 4; status --json shows needs_human, the streak, the clock's time."""
+    # The CLI reads the real clock (it has no injected one): freezegun is how a test sets it.
     with freeze_time("2026-05-01 03:00:00", tick=True):
         codes = [cli("tick")[0] for _ in range(3)]
         code, out = cli("status", "--json")

@@ -680,7 +680,7 @@ EVENTS = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 @given(events=EVENTS, stretch=st.none() | st.tuples(st.integers(0, 5), st.integers(5, 9)))
 def test_any_journal_events_give_a_well_formed_page(events: list[dict[str, Any]], stretch: Any) -> None:
     """Events of any shape (hand-edited, old, garbled) never break the page: it renders and parses whole."""

@@ -47,8 +47,16 @@ def test_parse_since_takes_durations_and_times() -> None:
     now = datetime(2026, 5, 1, 12, tzinfo=UTC)
     assert parse_since("2h", now) == datetime(2026, 5, 1, 10, tzinfo=UTC)
     assert parse_since("2026-05-01T03:00", now) == datetime(2026, 5, 1, 3, tzinfo=UTC)
-    with pytest.raises(UsageError):
+    assert parse_since(" 2026-05-01T05:00+02:00 ", now) == datetime(2026, 5, 1, 3, tzinfo=UTC)
+    with pytest.raises(UsageError, match=r"--since 'last tuesday': give a duration such as 10m"):
         parse_since("last tuesday", now)
+
+
+def test_log_and_report_share_one_since_parser() -> None:
+    """`log --since` and `report --since` read the same forms and say the same on a bad one."""
+    from heartbeat import report
+
+    assert report.parse_since is parse_since
 
 
 def test_event_filter_by_kind_and_time() -> None:

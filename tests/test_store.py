@@ -19,7 +19,7 @@ from conftest import mode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.errors import StateCorrupt, StateLocked, StateVersionError, StateWriteError
+from heartbeat.errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
 from heartbeat.fsutil import temp_pattern
 from heartbeat.models import (
     ANOMALY_LIMIT,
@@ -430,7 +430,7 @@ agent_states = st.builds(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(state=agent_states)
 def test_save_then_load_gives_back_an_equal_state(
     tmp_path_factory: pytest.TempPathFactory, state: AgentState
@@ -815,3 +815,50 @@ def test_lock_sweeps_temps_left_in_the_outbox(tmp_path: Path) -> None:
     with store.lock():
         pass
     assert sorted(p.name for p in outbox.iterdir()) == ["webhook--k--abc.json"]
+
+
+@pytest.mark.parametrize("pad", [0, 1, 37, 4299, 4300, 4301, 8000])
+@pytest.mark.parametrize("digits", [4300, 4301, 9000])
+def test_a_number_too_long_to_read_back_is_refused_wherever_it_sits(
+    tmp_path: Path, pad: int, digits: int
+) -> None:
+    """Over 4,300 digits (Python's limit) is refused before writing, at any offset; 4,300 round-trips."""
+    store = StateStore(tmp_path)
+    number = 10 ** (digits - 1)
+    state = AgentState(data={"pad": "x" * pad, "n": number, "text": "7" * 5000})  # digits in a text: fine
+    if digits > 4300:
+        with pytest.raises(StateUnsavable, match="would not read back"):
+            store.save(state)
+        assert not store.state_path.exists()
+    else:
+        store.save(state)
+        assert store.load().data["n"] == number
+
+
+def test_reload_reuses_a_state_only_while_the_file_holds_what_was_saved(tmp_path: Path) -> None:
+    """Byte for byte the last save: the given state back, unparsed; any other bytes: parsed afresh."""
+    store = StateStore(tmp_path)
+    state = AgentState(ticks=3, data={"k": [1, "two"]})
+    saved = store.save(state)
+    assert saved == store.last_save and saved.exact and store.state_path.read_bytes() == saved.data
+    again, unchanged = store.reload(saved, state)
+    assert again is state and unchanged
+    # The same content written by someone else in other bytes: a fresh parse, equal values.
+    store.state_path.write_text(json.dumps(json.loads(saved.data)), encoding="utf-8")
+    other, unchanged = store.reload(saved, state)
+    assert other is not state and not unchanged and other == state
+    # Without a state to hand back, the answer still says whether the bytes are the saved ones.
+    store.save(state)
+    assert store.last_save is not None
+    fresh, unchanged = store.reload(store.last_save, None)
+    assert unchanged and fresh == state and fresh is not state
+
+
+def test_a_masked_save_is_never_taken_for_the_state_in_memory(tmp_path: Path) -> None:
+    """state.json holds *** where memory holds the secret: not exact, so reload parses the file."""
+    store = StateStore(tmp_path, secrets=["hunter2-secret"])
+    state = AgentState(data={"note": "the key is hunter2-secret"})
+    saved = store.save(state)
+    assert not saved.exact and b"hunter2-secret" not in saved.data
+    loaded, unchanged = store.reload(saved, state)
+    assert not unchanged and loaded is not state and loaded.data == {"note": "the key is ***"}
