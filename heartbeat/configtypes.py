@@ -81,7 +81,11 @@ class ConfigModel(BaseModel):
 
     # strict: `escalate_after = "3"` is a typo of a number, refused rather than guessed.
     # defer_build: the validator is built when a table of this kind is first validated.
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
+    # python-re: a name's `pattern=r"\S"` compiled by Rust's regex costs ~0.45 ms per table
+    # (Unicode classes), Python's re next to nothing; the matches and errors are the same.
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, strict=True, defer_build=True, regex_engine="python-re"
+    )
 
 
 _Table = TypeVar("_Table", bound=BaseModel)
