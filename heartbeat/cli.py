@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from . import commands
 from .cliparser import build_parser
 from .commands import COMMANDS
 from .errors import HeartbeatError
@@ -46,11 +47,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     if argv is None:
+        commands.OWN_PROCESS = True  # the heartbeat process itself: see commands.loading
         for stream in (sys.stdout, sys.stderr):  # an ASCII or Latin-1 terminal: never a crash
             with contextlib.suppress(AttributeError, ValueError):
                 stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     out = out or sys.stdout or open(os.devnull, "w")  # noqa: SIM115 - started with stdout closed
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
         if args.command is None:

@@ -71,8 +71,25 @@ _OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line."""
+class _Unused:
+    """Stands in for the parser of a command not being run: its options are not built."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        """Ignore an option of a command not being run."""
+
+    def add_mutually_exclusive_group(self, **kwargs: Any) -> _Unused:
+        """Ignore a group of options of a command not being run."""
+        return self
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given ``argv`` naming a command, only that command's options.
+
+    A cron tick is a fresh process: building sixteen commands' options it will not
+    parse is a few milliseconds of its start-up. ``heartbeat --help`` names every
+    command, so without a command every one is built.
+    """
+    only = argv[0] if argv and not argv[0].startswith("-") else None
     parser = _Parser(
         prog="heartbeat",
         description="A file-based heartbeat for scheduled AI agents.",
@@ -82,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"heartbeat {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def command(name: str, help: str, examples: str, options: Sequence[str] = ()) -> argparse.ArgumentParser:
+    def command(name: str, help: str, examples: str, options: Sequence[str] = ()) -> Any:
+        if only is not None and name != only:
+            return _Unused()
         p = sub.add_parser(
             name,
             help=help,
@@ -270,6 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="where (default: <state dir>/report.html; '-' for stdout)")
     p.add_argument("--since", metavar="WHEN", help="only events since a duration ago (6h, 2d) or an ISO date")
     p.add_argument("--stretch", metavar="FROM:TO", help="ticks whose actions the table shows")
+    if only is not None and only not in sub.choices:  # not a command: the error lists them all
+        return build_parser()
     return parser
 
 

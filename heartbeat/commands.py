@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import sys
@@ -23,26 +24,51 @@ from .flags import check_kill_target, config_with_flags, schedule_with_flags
 if TYPE_CHECKING:
     from .runner import Heartbeat, TickResult
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "loading"]
+
+OWN_PROCESS = False
+"""Set by :func:`heartbeat.cli.main` when it runs as the ``heartbeat`` process (see :func:`loading`)."""
+
+
+@contextlib.contextmanager
+def loading() -> Iterator[None]:
+    """Loading the config and the runner in our own process: no garbage-collection passes meanwhile.
+
+    What loads here (config tables, modules, detectors) lives until the process exits, so
+    collecting while it loads is wasted work (about 1.5 ms of a cron tick). Afterwards the
+    heap is frozen (never scanned again) and collection resumes before any step runs. A
+    library caller's process (``main(argv)``) is left alone.
+    """
+    if not OWN_PROCESS or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def _config(args: argparse.Namespace) -> HeartbeatConfig:
-    return config_with_flags(
-        args.config,
-        agent=getattr(args, "agent", None),
-        state_dir=getattr(args, "state_dir", None),
-        kill_file=getattr(args, "kill_file", None),
-        step=getattr(args, "step", None),
-        exec=getattr(args, "exec", None),
-        progress=getattr(args, "progress", None),
-        webhook=getattr(args, "webhook", None),
-    )
+    with loading():
+        return config_with_flags(
+            args.config,
+            agent=getattr(args, "agent", None),
+            state_dir=getattr(args, "state_dir", None),
+            kill_file=getattr(args, "kill_file", None),
+            step=getattr(args, "step", None),
+            exec=getattr(args, "exec", None),
+            progress=getattr(args, "progress", None),
+            webhook=getattr(args, "webhook", None),
+        )
 
 
 def _heartbeats(config: HeartbeatConfig) -> list[Heartbeat]:
-    from .runner import Heartbeat
+    with loading():
+        from .runner import Heartbeat
 
-    return [Heartbeat(config, agent) for agent in config.all_agents()]
+        return [Heartbeat(config, agent) for agent in config.all_agents()]
 
 
 def _one(config: HeartbeatConfig, command: str, *, must_exist: bool = True) -> Heartbeat:
@@ -76,11 +102,13 @@ def _print_result(result: TickResult, out: TextIO, *, as_json: bool = False, qui
     elif quiet and result.exit_code == 1:
         print(f"heartbeat: {prefix}{result.message}", file=sys.stderr)
     elif not quiet:
-        from .style import Style
-
         colour = "red" if result.exit_code else "yellow" if result.anomalies else None
         first, _, rest = (prefix + result.message.replace("\n", "\n" + prefix)).partition("\n")
-        out.write((Style.for_stream(out).paint(first, colour) if colour else first) + "\n")
+        if colour:  # a quiet tick is plain text: no need to import the styling
+            from .style import Style
+
+            first = Style.for_stream(out).paint(first, colour)
+        out.write(first + "\n")
         if rest:
             out.write(rest + "\n")
         if result.decision is not None and result.decision.instructions and result.outcome == "ran":

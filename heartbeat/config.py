@@ -6,14 +6,14 @@ the worst kind of 3 a.m. surprise. Secrets are written as ``${NAME}`` and
 read from the environment when the file is loaded; they live only in memory.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: pydantic would compile each annotation string
+# back into a type when the class is made, which every cron tick pays for (as in models.py).
 import os
 import re
 import tomllib
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     Field,
@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from .configtypes import ConfigModel, ConfigPath, Duration, parse_duration
+from .configtypes import TABLE, ConfigModel, ConfigPath, Duration, defaults, new_list, parse_duration
 from .detectorconfig import (
     DETECTOR_BOUNDS,
     CycleConfig,
@@ -101,7 +101,7 @@ class AgentConfig(ConfigModel):
     kill_file: ConfigPath = Path("KILL")
 
     @model_validator(mode="after")
-    def _one_step(self) -> AgentConfig:
+    def _one_step(self) -> Self:
         if self.step and self.exec:
             raise ValueError("give either step or exec, not both")
         return self
@@ -130,7 +130,7 @@ class ScheduleConfig(ConfigModel):
         return value
 
     @model_validator(mode="after")
-    def _one_trigger(self) -> ScheduleConfig:
+    def _one_trigger(self) -> Self:
         if self.every and self.cron:
             raise ValueError("give either every or cron, not both")
         return self
@@ -149,7 +149,7 @@ class ProgressConfig(ConfigModel):
     timeout: Duration = timedelta(seconds=60)
 
     @model_validator(mode="after")
-    def _needs(self) -> ProgressConfig:
+    def _needs(self) -> Self:
         need = {"list_length": "key", "words": "path", "glob": "pattern", "pytest": "path"}
         field = need.get(self.type)
         if field and getattr(self, field) is None:
@@ -168,7 +168,7 @@ class StopConfig(ConfigModel):
     timeout: Duration = timedelta(seconds=5)
 
     @model_validator(mode="after")
-    def _one_source(self) -> StopConfig:
+    def _one_source(self) -> Self:
         if (self.url is None) == (self.path is None):
             raise ValueError("give either url or path")
         if self.url is not None and self.url.partition("://")[0].lower() not in ("http", "https"):
@@ -186,23 +186,24 @@ class JournalConfig(ConfigModel):
 class HeartbeatConfig(ConfigModel):
     """The whole ``heartbeat.toml``."""
 
-    agent: AgentConfig = AgentConfig()
-    agents: list[AgentConfig] = Field(
-        default_factory=list, description="Several agents for one run; each inherits [agent]."
+    # Each table is validated by its own model, built only when the file has such a table.
+    agent: Annotated[AgentConfig, TABLE] = Field(default_factory=defaults(AgentConfig))
+    agents: list[Annotated[AgentConfig, TABLE]] = Field(
+        default_factory=new_list, description="Several agents for one run; each inherits [agent]."
     )
-    schedule: ScheduleConfig = ScheduleConfig()
-    detectors: DetectorsConfig = DetectorsConfig()
-    progress: ProgressConfig | None = None
-    policy: PolicyConfig = PolicyConfig()
-    budget: BudgetConfig = BudgetConfig()
-    escalation: EscalationConfig = EscalationConfig()
-    notify: list[NotifierConfig] = Field(default_factory=list)
-    journal: JournalConfig = JournalConfig()
-    stop: StopConfig | None = None
+    schedule: Annotated[ScheduleConfig, TABLE] = Field(default_factory=defaults(ScheduleConfig))
+    detectors: Annotated[DetectorsConfig, TABLE] = Field(default_factory=defaults(DetectorsConfig))
+    progress: Annotated[ProgressConfig, TABLE] | None = None
+    policy: Annotated[PolicyConfig, TABLE] = Field(default_factory=defaults(PolicyConfig))
+    budget: Annotated[BudgetConfig, TABLE] = Field(default_factory=defaults(BudgetConfig))
+    escalation: Annotated[EscalationConfig, TABLE] = Field(default_factory=defaults(EscalationConfig))
+    notify: list[NotifierConfig] = Field(default_factory=new_list)
+    journal: Annotated[JournalConfig, TABLE] = Field(default_factory=defaults(JournalConfig))
+    stop: Annotated[StopConfig, TABLE] | None = None
     base_dir: ConfigPath = Field(default=Path("."), exclude=True, description="Where relative paths start.")
 
     @model_validator(mode="after")
-    def _unique_names(self) -> HeartbeatConfig:
+    def _unique_names(self) -> Self:
         for what, names in (
             ("agent", [a.name for a in self.all_agents()]),
             ("notifier", [n.name for n in self.notify]),
@@ -247,7 +248,7 @@ class HeartbeatConfig(ConfigModel):
         """A path from the config, relative to the config file's folder."""
         return path if path.is_absolute() else self.base_dir / path
 
-    def with_agent(self, **changes: Any) -> HeartbeatConfig:
+    def with_agent(self, **changes: Any) -> Self:
         """A copy with ``[agent]`` keys replaced (flags override the file); None means unchanged."""
         changes = {k: v for k, v in changes.items() if v is not None}
         if not changes:

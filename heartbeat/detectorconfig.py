@@ -1,12 +1,12 @@
 """``[detectors]``: the config tables of the stuck detectors and their parameter bounds."""
 
-from __future__ import annotations
-
-from typing import Any, Literal
+# No `from __future__ import annotations`: pydantic would compile each annotation string
+# back into a type when the class is made, which every cron tick pays for (as in models.py).
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from .configtypes import ConfigModel
+from .configtypes import TABLE, ConfigModel, defaults, new_dict, new_list
 
 __all__ = [
     "DETECTOR_BOUNDS",
@@ -63,7 +63,7 @@ class RepeatConfig(ConfigModel):
     enabled: bool = True
     threshold: int = _bounded("repeat.threshold", 3)
     tools: dict[str, ToolThreshold] = Field(
-        default_factory=dict, description="Per-tool threshold, or 'off' to exempt a tool."
+        default_factory=new_dict, description="Per-tool threshold, or 'off' to exempt a tool."
     )
 
 
@@ -73,7 +73,7 @@ class LoopConfig(ConfigModel):
     enabled: bool = True
     window: int = _bounded("loop.window", 20)
     repeats: int = _bounded("loop.repeats", 2)
-    exempt: list[str] = Field(default_factory=list, description="Tools left out of loops.")
+    exempt: list[str] = Field(default_factory=new_list, description="Tools left out of loops.")
 
 
 class EmptyConfig(ConfigModel):
@@ -82,7 +82,7 @@ class EmptyConfig(ConfigModel):
     enabled: bool = True
     threshold: int = _bounded("empty.threshold", 3)
     max_chars: int = _bounded("empty.max_chars", 10)
-    exempt: list[str] = Field(default_factory=list)
+    exempt: list[str] = Field(default_factory=new_list)
 
 
 class ErrorRateConfig(ConfigModel):
@@ -139,23 +139,25 @@ class NoProgressConfig(ConfigModel):
 class DetectorsConfig(ConfigModel):
     """The stuck detectors and what every fingerprint leaves out."""
 
-    volatile_args: list[str] = Field(default_factory=list)
+    volatile_args: list[str] = Field(default_factory=new_list)
     polling: list[str] = Field(
-        default_factory=list,
+        default_factory=new_list,
         description="Tools whose result is part of their fingerprint: polling is fine "
         "until the result stops changing.",
     )
-    exempt: list[str] = Field(default_factory=list, description="Tools no detector looks at.")
-    custom: list[str] = Field(default_factory=list, description="Your detectors as 'module:attr'.")
-    repeat: RepeatConfig = RepeatConfig()
-    loop: LoopConfig = LoopConfig()
-    empty: EmptyConfig = EmptyConfig()
-    error_rate: ErrorRateConfig = ErrorRateConfig()
-    no_progress: NoProgressConfig = NoProgressConfig()
-    near_repeat: NearRepeatConfig = NearRepeatConfig()
-    recurring: RecurringConfig = RecurringConfig()
-    recurring_error: RecurringErrorConfig = RecurringErrorConfig()
-    cycle: CycleConfig = CycleConfig()
+    exempt: list[str] = Field(default_factory=new_list, description="Tools no detector looks at.")
+    custom: list[str] = Field(default_factory=new_list, description="Your detectors as 'module:attr'.")
+    repeat: Annotated[RepeatConfig, TABLE] = Field(default_factory=defaults(RepeatConfig))
+    loop: Annotated[LoopConfig, TABLE] = Field(default_factory=defaults(LoopConfig))
+    empty: Annotated[EmptyConfig, TABLE] = Field(default_factory=defaults(EmptyConfig))
+    error_rate: Annotated[ErrorRateConfig, TABLE] = Field(default_factory=defaults(ErrorRateConfig))
+    no_progress: Annotated[NoProgressConfig, TABLE] = Field(default_factory=defaults(NoProgressConfig))
+    near_repeat: Annotated[NearRepeatConfig, TABLE] = Field(default_factory=defaults(NearRepeatConfig))
+    recurring: Annotated[RecurringConfig, TABLE] = Field(default_factory=defaults(RecurringConfig))
+    recurring_error: Annotated[RecurringErrorConfig, TABLE] = Field(
+        default_factory=defaults(RecurringErrorConfig)
+    )
+    cycle: Annotated[CycleConfig, TABLE] = Field(default_factory=defaults(CycleConfig))
 
     def history_needed(self) -> int:
         """The number of past actions the detectors need to see."""

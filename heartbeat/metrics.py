@@ -56,6 +56,12 @@ class HeartbeatCollector:
         overdue = gauge("heartbeat_overdue", "1 when no heartbeat was seen for 2 schedule periods")
         streak = gauge("heartbeat_stuck_streak", "stuck heartbeats in a row")
         escalate = gauge("heartbeat_escalate_after", "the stuck streak at which a human is called")
+        totals = CounterMetricFamily(
+            "heartbeat_anomalies",
+            "anomalies detected, by kind (counted in state.json since it began)",
+            labels=["agent", "kind"],
+        )
+        # What the agent is stuck on now: a gauge over the last anomalies the state keeps.
         anomalies = gauge(
             "heartbeat_recent_anomalies", "anomalies among the last ones the state keeps, by kind", ["kind"]
         )
@@ -81,8 +87,11 @@ class HeartbeatCollector:
             overdue.add_metric([name], 1 if report.overdue else 0)
             streak.add_metric([name], report.stuck_streak)
             escalate.add_metric([name], report.escalate_after)
+            state = hb.read_state()
+            for kind, total in sorted(state.anomaly_totals.items()):
+                totals.add_metric([name, kind], total)
             kinds: dict[str, int] = {}
-            for anomaly in hb.read_state().anomalies:
+            for anomaly in state.anomalies:
                 kinds[anomaly.kind] = kinds.get(anomaly.kind, 0) + 1
             for kind, count in sorted(kinds.items()):
                 anomalies.add_metric([name, kind], count)
@@ -92,7 +101,7 @@ class HeartbeatCollector:
             outbox.add_metric([name], report.outbox)
             if report.progress:
                 progress.add_metric([name], report.progress[-1])
-        yield from (up, ticks, status, killed, overdue, streak, escalate, anomalies)
+        yield from (up, ticks, status, killed, overdue, streak, escalate, totals, anomalies)
         yield from (last_tick, last_seen, outbox, progress)
 
 

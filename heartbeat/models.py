@@ -61,6 +61,16 @@ def clip(text: str | None, limit: int = TEXT_LIMIT) -> str | None:
     return text[: limit - 1] + "…"
 
 
+def new_list() -> list[Any]:
+    """An empty list, as a field's default_factory: pydantic reads a builtin's text signature slowly."""
+    return []
+
+
+def new_dict() -> dict[str, Any]:
+    """An empty dict, as a field's default_factory (see new_list)."""
+    return {}
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=False)
 
@@ -137,7 +147,7 @@ class Anomaly(_Model):
     action: int | None = Field(default=None, description="Index of the action that tripped it.")
     at: AwareDatetime
     tool: str | None = None
-    evidence: dict[str, Any] = Field(default_factory=dict)
+    evidence: dict[str, Any] = Field(default_factory=new_dict)
 
 
 class Recovery(_Model):
@@ -148,8 +158,8 @@ class Recovery(_Model):
     mode: RecoveryMode
     attempts: int = Field(default=1, ge=1)
     since_tick: int = Field(ge=0)
-    kinds: list[str] = Field(default_factory=list)
-    avoid: list[str] = Field(default_factory=list, description="Actions not to repeat.")
+    kinds: list[str] = Field(default_factory=new_list)
+    avoid: list[str] = Field(default_factory=new_list, description="Actions not to repeat.")
     quiet: int = Field(
         default=0, ge=0, description="Heartbeats in a row without an anomaly since the last stuck one."
     )
@@ -187,7 +197,7 @@ class Escalation(_Model):
     tick: int = Field(ge=0)
     reason: str
     key: str = Field(description="Idempotency key shared by every notification of it.")
-    kinds: list[str] = Field(default_factory=list)
+    kinds: list[str] = Field(default_factory=new_list)
     last_reminder_at: AwareDatetime | None = None
 
 
@@ -204,7 +214,7 @@ class Notification(BaseModel):
     text: str = Field(description="The human message; Slack and Discord show it as is.")
     created_at: AwareDatetime
     payload: dict[str, Any] = Field(
-        default_factory=dict, description="Evidence: anomalies, stuck_streak, last_actions, ..."
+        default_factory=new_dict, description="Evidence: anomalies, stuck_streak, last_actions, ..."
     )
 
     @field_validator("created_at")
@@ -237,18 +247,23 @@ class AgentState(_Model):
     status_reason: str | None = None
     ticks: int = Field(default=0, ge=0, description="Heartbeats in which the step was called.")
     last_tick_at: AwareDatetime | None = None
-    data: dict[str, Any] = Field(default_factory=dict, description="The agent's own data.")
+    data: dict[str, Any] = Field(default_factory=new_dict, description="The agent's own data.")
     instructions: str | None = None
     recovery: Recovery | None = None
     stuck_streak: int = Field(default=0, ge=0)
     actions_total: int = Field(default=0, ge=0)
-    history: list[ActionRecord] = Field(default_factory=list)
-    progress: list[ProgressSample] = Field(default_factory=list)
-    anomalies: list[Anomaly] = Field(default_factory=list)
+    history: list[ActionRecord] = Field(default_factory=new_list)
+    progress: list[ProgressSample] = Field(default_factory=new_list)
+    anomalies: list[Anomaly] = Field(default_factory=new_list)
+    anomaly_totals: dict[str, int] = Field(
+        default_factory=new_dict,
+        description="Anomalies kept in this state since it began, by kind; only ever grows "
+        "(Prometheus' heartbeat_anomalies_total).",
+    )
     budget: BudgetCounters = Field(default_factory=BudgetCounters)
     escalation: Escalation | None = None
     notices: list[Notification] = Field(
-        default_factory=list,
+        default_factory=new_list,
         description="Notifications decided by a saved tick but not yet put in outbox/ "
         "(a crash between the two saves leaves them here; the next tick queues them).",
     )

@@ -1,14 +1,14 @@
 """``[[notify]]``: the config tables of the notifiers, built-in and plug-in."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: pydantic would compile each annotation string
+# back into a type when the class is made, which every cron tick pays for (as in models.py).
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
-from .configtypes import ConfigModel, ConfigPath, Duration
+from .configtypes import TABLE, ConfigModel, ConfigPath, Duration, new_dict
 from .errors import ConfigError
 
 __all__ = [
@@ -58,13 +58,13 @@ class WebhookNotifierConfig(NotifierConfigBase):
     type: Literal["webhook"]
     name: str = Field(default="webhook", min_length=1, max_length=100, pattern=r"\S")
     url: str
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=new_dict)
     timeout: Duration = timedelta(seconds=10)
     retries: int = Field(default=2, ge=0, le=10)
     backoff: Duration = timedelta(seconds=0.5)
 
     @model_validator(mode="after")
-    def _http_only(self) -> WebhookNotifierConfig:
+    def _http_only(self) -> Self:
         # The message must not echo the URL: it is a secret.
         if self._unset or "${" in self.url:
             return self  # checked once the variable is there (see require_env)
@@ -95,7 +95,7 @@ class PingNotifierConfig(NotifierConfigBase):
     )
 
     @model_validator(mode="after")
-    def _http_only(self) -> PingNotifierConfig:
+    def _http_only(self) -> Self:
         scheme, sep, rest = self.url.partition("://")
         if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
             raise ValueError("the ping url must be an http:// or https:// URL")
@@ -157,11 +157,11 @@ def _kind(value: Any) -> str | None:
 
 
 NotifierConfig = Annotated[
-    Annotated[WebhookNotifierConfig, Tag("webhook")]
-    | Annotated[CommandNotifierConfig, Tag("command")]
-    | Annotated[FileNotifierConfig, Tag("file")]
-    | Annotated[PingNotifierConfig, Tag("ping")]
-    | Annotated[PluginNotifierConfig, Tag("plugin")],
+    Annotated[WebhookNotifierConfig, TABLE, Tag("webhook")]
+    | Annotated[CommandNotifierConfig, TABLE, Tag("command")]
+    | Annotated[FileNotifierConfig, TABLE, Tag("file")]
+    | Annotated[PingNotifierConfig, TABLE, Tag("ping")]
+    | Annotated[PluginNotifierConfig, TABLE, Tag("plugin")],
     Discriminator(
         _kind,
         custom_error_type="notifier_type",

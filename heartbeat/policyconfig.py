@@ -1,13 +1,13 @@
 """``[policy]``, ``[budget]`` and ``[escalation]``: when being stuck becomes a human's problem."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: pydantic would compile each annotation string
+# back into a type when the class is made, which every cron tick pays for (as in models.py).
 from datetime import timedelta
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import Field, model_validator
 
-from .configtypes import ConfigModel, Duration
+from .configtypes import ConfigModel, Duration, new_dict
 
 __all__ = ["BudgetConfig", "EscalationConfig", "PolicyConfig"]
 
@@ -29,10 +29,10 @@ class PolicyConfig(ConfigModel):
             "or the same kind of stuck comes back."
         ),
     )
-    templates: dict[Literal["try_alternative", "reassess_goal"], str] = Field(default_factory=dict)
+    templates: dict[Literal["try_alternative", "reassess_goal"], str] = Field(default_factory=new_dict)
 
     @model_validator(mode="after")
-    def _templates_format(self) -> PolicyConfig:
+    def _templates_format(self) -> Self:
         # A bad placeholder fails here, when the config is loaded, not when the agent is stuck.
         if self.templates:  # policy imports this module: import it only when there is work
             from .policy import check_templates

@@ -147,7 +147,30 @@ class Heartbeat:
 
         pings = PingRound(self.config.notify)
         missed = pings.start()
-        result = self._guarded_tick()
+        caller = self.on_abandon
+        abandoned: list[TickResult] = []
+
+        def on_abandon(result: TickResult) -> None:
+            # KILL abandoned a step that does not return, and the caller may end the process
+            # at once: the dead man's switch hears of the lost tick now, as a failure.
+            abandoned.append(result)
+            missed.extend(pings.abandoned(result.exit_code, result.message))
+            result.undelivered += [self.redact(error) for error in dict.fromkeys(missed)]
+            if caller is not None:
+                caller(result)
+
+        self.on_abandon = on_abandon
+        try:
+            result = self._guarded_tick()
+        except TickInterrupted as exc:
+            # SIGTERM/SIGINT ended the tick, its work unsaved: a failure (128 + the signal),
+            # pinged before the caller exits, or the check would wait for an end that never comes.
+            pings.abandoned(128 + exc.signum, f"{exc}; the tick's work was not saved")
+            raise
+        finally:
+            self.on_abandon = caller
+        if any(result is done for done in abandoned):
+            return result  # pinged already, from the watchdog thread
         missed += pings.finish(result.exit_code, result.message)
         result.undelivered += [self.redact(error) for error in dict.fromkeys(missed)]
         return result

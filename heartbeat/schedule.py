@@ -13,8 +13,8 @@ On KILL the run ends within half a second whatever a tick is doing: an
 is abandoned (its unsaved work dropped, the journal says so, see
 :mod:`heartbeat.watchdog`), and a tick still delivering notifications is
 left behind (the journal says so too). On SIGINT/SIGTERM no new tick starts,
-``--exec`` steps are ended, and a Python step may finish; a second signal
-abandons it.
+``--exec`` steps are ended, and a Python step may finish (exit 0); a second
+signal abandons it and the run exits 128 + the signal's number (130 for Ctrl-C).
 
 Two runs on one state folder would double the agent's pace: each run holds
 the store's run lock for its whole life, and a second one refuses to start
@@ -43,6 +43,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from .errors import HeartbeatError, UsageError, worst_exit_code
 from .execstep import end_all
 from .runner import Heartbeat, TickResult, utc_now
+from .sharedstop import POLL_SECONDS
 
 __all__ = ["RunSummary", "Runner", "make_trigger"]
 
@@ -52,8 +53,9 @@ KILL_POLL_SECONDS = 0.05
 STOP_GRACE_SECONDS = 0.3
 """How long a stopping run waits for running ticks (after KILL) before it leaves them behind."""
 
-FLEET_STOP_POLL_SECONDS = 1.0
-"""How often ``run`` reads the fleet-wide stop (``[stop]``) between ticks."""
+FLEET_STOP_POLL_SECONDS = POLL_SECONDS
+"""How often ``run`` reads the fleet-wide stop (``[stop]``), between ticks and (through the step
+watchdog) during them: at most once a second per process (:data:`heartbeat.sharedstop.POLL_SECONDS`)."""
 
 OUTBOX_POLL_SECONDS = 1.0
 """How often undelivered notifications are looked at between ticks."""
@@ -61,6 +63,10 @@ OUTBOX_POLL_SECONDS = 1.0
 _SIGINT_NOTES = (
     b"heartbeat: stopping after this tick (Ctrl-C again to abort)\n",
     b"heartbeat: aborting: a tick still running is abandoned (its work is not saved)\n",
+)
+_SIGTERM_NOTES = (
+    b"heartbeat: SIGTERM: stopping after this tick (a second SIGTERM aborts)\n",
+    _SIGINT_NOTES[1],
 )
 _CRON_RECHECK_SECONDS = 30.0  # a long cron wait is re-measured against the wall clock this often
 
@@ -129,7 +135,7 @@ class Runner:
         self._signals = 0
         self._signals_done = 0
         self._signal_name = ""
-        self._fleet_due = 0.0
+        self._signum = 0
         self._output_failed = False
 
     # -- the run
@@ -326,17 +332,17 @@ class Runner:
         self._check_fleet_stop()
 
     def _check_fleet_stop(self) -> None:
-        """The fleet-wide stop (``[stop]``), at most once a second: it may be a URL."""
-        now = self.monotonic()
-        if now < self._fleet_due:
-            return
-        self._fleet_due = now + FLEET_STOP_POLL_SECONDS
+        """The fleet-wide stop (``[stop]``): its latest answer, read at most once a second.
+
+        ``latest()`` never blocks (a URL is read on a thread of its own), so a slow stop
+        service never delays the KILL files' watch.
+        """
         seen: set[str] = set()
         for hb in self.heartbeats.values():
             if hb.shared_stop is None or hb.shared_stop.where in seen:
-                continue  # agents sharing one fleet stop: read it once per pass
+                continue  # agents sharing one fleet stop: ask it once per pass
             seen.add(hb.shared_stop.where)
-            reason = hb.shared_stop.reason()
+            reason = hb.shared_stop.latest()
             if reason is not None:
                 self._end(3, f"stopped by the fleet stop {hb.shared_stop.where}: {reason}")
                 return
@@ -363,16 +369,28 @@ class Runner:
         # locks there deadlocked. The main thread acts on it within KILL_POLL_SECONDS.
         self._signals += 1
         self._signal_name = signal.Signals(signum).name
-        if signum == signal.SIGINT:
-            with contextlib.suppress(OSError):
-                os.write(2, _SIGINT_NOTES[min(self._signals, 2) - 1])
+        self._signum = signum
+        notes = _SIGINT_NOTES if signum == signal.SIGINT else _SIGTERM_NOTES
+        with contextlib.suppress(OSError):
+            os.write(2, notes[min(self._signals, 2) - 1])
 
     def _act_on_signals(self) -> None:
-        """Once per signal received (main thread): end --exec steps, start no new tick."""
+        """Once per signal received (main thread): end --exec steps, start no new tick.
+
+        The first signal stops the run gracefully (exit 0); a second one aborts it, and the
+        run exits as a process ended by that signal does: 128 + its number (130 for Ctrl-C),
+        unless KILL (3) stopped it already.
+        """
         if self._signals > self._signals_done:
             self._signals_done = self._signals
             end_all()  # an --exec step never outlives the run that started it
             self._end(0, f"stopped by {self._signal_name}")
+            if self._signals > 1 and self.summary.exit_code != 3:
+                with self._lock:
+                    self.summary.exit_code = 128 + self._signum
+                    self.summary.reason = (
+                        f"aborted by a second {self._signal_name} (a tick still running is abandoned)"
+                    )
 
     def _end(self, code: int, reason: str) -> None:
         """Start no new tick. Safe from any thread and from signal handlers."""

@@ -119,6 +119,10 @@ def settle(
             _pause_for_budget(out, _reason(breach), now, where)
         return out
     new.anomalies = [*state.anomalies, *anomalies][-ANOMALY_LIMIT:]
+    if anomalies:  # a new dict: the copy shares the old state's
+        new.anomaly_totals = dict(state.anomaly_totals)
+        for anomaly in anomalies:
+            new.anomaly_totals[anomaly.kind] = new.anomaly_totals.get(anomaly.kind, 0) + 1
     out.anomalies = list(anomalies)
     if explain:
         out.events += [{"event": "anomaly", **a.model_dump(mode="json")} for a in anomalies]

@@ -12,13 +12,22 @@
 When the switch cannot be read (a timeout, a refused connection, a 5xx, an
 unmounted share) ``on_unreachable`` decides: ``"stop"`` (the default: fail
 closed, an agent that cannot tell whether it may act does not act) or ``"go"``
-(fail open: an outage of the stop service never stops the fleet). The tick
-checks it once before the step; ``run``'s watcher once a second.
+(fail open: an outage of the stop service never stops the fleet).
+
+The tick reads it once before the step (:meth:`SharedStop.reason`, fresh).
+Watchers read :meth:`SharedStop.latest`, which never blocks and reads the
+switch at most once every :data:`POLL_SECONDS` per process, however many
+watchers ask: ``run``'s watcher between ticks, and the step watchdog while a
+step runs (:mod:`heartbeat.watchdog`), which abandons a step that does not
+return once the stop is engaged, as it does on KILL. A fleet of N hosts thus
+sends a stop URL at most N requests a second, plus one per tick.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
@@ -28,9 +37,14 @@ from .killswitch import KillSwitch
 if TYPE_CHECKING:
     from .config import HeartbeatConfig
 
-__all__ = ["SharedStop"]
+__all__ = ["POLL_SECONDS", "PolledStop", "SharedStop"]
+
+POLL_SECONDS = 1.0
+"""How often a watcher reads the fleet stop (at most, per process): a URL is not hammered."""
 
 _REASON_LIMIT = 500
+_SHARED: dict[tuple[str | None, str | None, str, float], SharedStop] = {}
+_SHARED_LOCK = threading.Lock()
 
 
 class SharedStop:
@@ -38,15 +52,23 @@ class SharedStop:
 
     @classmethod
     def from_config(cls, config: HeartbeatConfig) -> SharedStop:
-        """The stop ``[stop]`` describes (the caller checked there is one)."""
+        """The stop ``[stop]`` describes (the caller checked there is one), one per switch and process.
+
+        Every agent of a process that reads one switch gets the same object, so its
+        watchers share one reading of it (:meth:`latest`).
+        """
         stop = config.stop
         assert stop is not None
-        return cls(
-            url=stop.url,
-            path=config.resolve(stop.path) if stop.path else None,
-            on_unreachable=stop.on_unreachable,
-            timeout=stop.timeout.total_seconds(),
-        )
+        path = config.resolve(stop.path) if stop.path else None
+        timeout = stop.timeout.total_seconds()
+        key = (stop.url, str(path) if path else None, stop.on_unreachable, timeout)
+        with _SHARED_LOCK:
+            found = _SHARED.get(key)
+            if found is None:
+                found = _SHARED[key] = cls(
+                    url=stop.url, path=path, on_unreachable=stop.on_unreachable, timeout=timeout
+                )
+            return found
 
     def __init__(
         self,
@@ -61,6 +83,10 @@ class SharedStop:
         self.url, self.path = url, path
         self.on_unreachable = on_unreachable
         self.timeout = timeout
+        self._lock = threading.Lock()
+        self._answer: str | None = None
+        self._read_at = -float("inf")  # monotonic time of the last answer
+        self._reading = False
 
     @property
     def where(self) -> str:
@@ -74,7 +100,40 @@ class SharedStop:
         return f"SharedStop({self.where!r}, on_unreachable={self.on_unreachable!r})"
 
     def reason(self) -> str | None:
-        """Why to stop (never cached), or None to go on."""
+        """Why to stop (read now, never cached), or None to go on."""
+        answer = self._read()
+        with self._lock:
+            self._answer, self._read_at = answer, time.monotonic()
+        return answer
+
+    def latest(self) -> str | None:
+        """The last answer, at most about POLL_SECONDS old; never blocks (for watchers).
+
+        When the last answer is older than that, a fresh read starts on a thread of its
+        own (a URL may take its whole timeout) and this returns the last answer (None
+        before the first): a slow stop service never holds up the KILL file's watch.
+        """
+        with self._lock:
+            if not self._reading and time.monotonic() - self._read_at >= POLL_SECONDS:
+                self._reading = True
+                threading.Thread(target=self._refresh, name="heartbeat-fleet-stop", daemon=True).start()
+            return self._answer
+
+    def polled(self) -> PolledStop:
+        """This stop as a watcher reads it: ``reason()`` is :meth:`latest` (for the step watchdog)."""
+        return PolledStop(self)
+
+    def _refresh(self) -> None:
+        answer: str | None = None
+        try:
+            answer = self._read()
+        except Exception as exc:  # a bug of ours must not leave the stop unread forever
+            answer = None if self.on_unreachable == "go" else f"the fleet stop cannot be read ({exc})"
+        finally:
+            with self._lock:
+                self._answer, self._read_at, self._reading = answer, time.monotonic(), False
+
+    def _read(self) -> str | None:
         try:
             return self._read_url() if self.url is not None else self._read_path()
         except _Unreachable as exc:
@@ -106,6 +165,19 @@ class SharedStop:
             raise _Unreachable(str(getattr(reason, "strerror", None) or reason)) from None
         text = " ".join(raw.decode("utf-8", "replace").split())[:_REASON_LIMIT]
         return text or "fleet stop engaged (no reason given)"
+
+
+class PolledStop:
+    """A :class:`SharedStop` whose ``reason()`` never blocks: its :meth:`~SharedStop.latest` answer."""
+
+    __slots__ = ("stop",)
+
+    def __init__(self, stop: SharedStop) -> None:
+        self.stop = stop
+
+    def reason(self) -> str | None:
+        """The stop's latest answer (read at most once every POLL_SECONDS)."""
+        return self.stop.latest()
 
 
 class _Unreachable(Exception):

@@ -3,8 +3,8 @@
 :func:`run_step` builds the step's context from the loaded state, calls the
 step (any exception, ``SystemExit`` included, is the agent's error, recorded
 as an errored action), lets the state take the step's work, measures
-progress and asks the policy. If KILL abandons a step that does not return,
-the watchdog journals it and the tick's result is the KILL, with nothing of
+progress and asks the policy. If KILL (or the fleet stop, ``[stop]``) abandons
+a step that does not return, the watchdog journals it and the tick's result is the KILL, with nothing of
 the step saved.
 """
 
@@ -88,7 +88,11 @@ def run_step(
     state.ticks, state.last_tick_at = tick, now
     events: list[dict[str, Any]] = []
     guard = StepGuard()
-    token = watch(hb.kill, lambda reason: _abandon(hb, guard, reason, tick))
+    tokens = [watch(hb.kill, lambda reason: _abandon(hb, guard, reason, tick))]
+    fleet = hb.shared_stop
+    if fleet is not None:  # the fleet stop too, read at most once a second (it may be a URL)
+        by = f"the fleet stop {fleet.where}"
+        tokens.append(watch(fleet.polled(), lambda reason: _abandon(hb, guard, reason, tick, by)))
     step_error = None
     try:
         step(ctx)
@@ -103,7 +107,8 @@ def run_step(
         trace = hb.redact(traceback.format_exc(limit=20))
         events.append({"event": "step_error", "error": step_error, "traceback": trace})
     finally:
-        unwatch(token)
+        for token in tokens:
+            unwatch(token)
     with guard.lock:
         guard.returned = True
         if guard.result is not None:
@@ -148,13 +153,14 @@ def _progress(hb: Heartbeat, ctx: StepContext) -> tuple[float | None, str | None
     return value, None
 
 
-def _abandon(hb: Heartbeat, guard: StepGuard, reason: str, tick: int) -> None:
-    """KILL while the step did not return (watchdog thread): journal it, drop the tick's work."""
+def _abandon(hb: Heartbeat, guard: StepGuard, reason: str, tick: int, by: str | None = None) -> None:
+    """KILL (or the fleet stop ``by``) while the step did not return (watchdog thread): journal it,
+    drop the tick's work."""
     with guard.lock:
-        if guard.returned:
+        if guard.returned or guard.result is not None:  # returned, or the other stop was first
             return
         message = (
-            f"stopped by {hb.kill.path} during the step: {reason}; the step did not return "
+            f"stopped by {by or hb.kill.path} during the step: {reason}; the step did not return "
             "and was abandoned (this tick's unsaved work is dropped)"
         )
         result = TickResult(hb.name, "killed", 3, message, tick=tick)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import json
 import os
@@ -421,8 +422,55 @@ def test_three_ctrl_c_end_run_cleanly(project: Path) -> None:
     finally:
         gate.touch()
         proc.kill()
-    # The second Ctrl-C abandons the step; a third may land after the run (then exit 130).
-    assert proc.returncode in (0, 130) and "Traceback" not in err and "abort" in err
+    # The second Ctrl-C abandons the step and aborts the run: 130, as a process ended by SIGINT.
+    assert proc.returncode == 130 and "Traceback" not in err and "abort" in err
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_second_signal_aborts_run_with_128_plus_its_number(project: Path, sig: int, code: int) -> None:
+    """One signal stops `run` after its tick (exit 0); a second aborts it: 128 + the signal."""
+    gate = project / "gate"
+    proc = spawn_heartbeat(project, "run", "--every", "30m", HB_GATE=str(gate))
+    try:
+        started = project / "gate.started"
+        deadline = time.monotonic() + 30
+        while not started.exists():  # the step is running (and never finishes by itself)
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.01)
+        proc.send_signal(sig)
+        assert proc.stderr is not None
+        assert "stopping after this tick" in proc.stderr.readline()  # the first one was handled
+        assert proc.poll() is None  # and the run waits for its step
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        gate.touch()
+        proc.kill()
+    assert proc.returncode == code, err
+    assert f"run ended: aborted by a second {signal.Signals(sig).name}" in err and "Traceback" not in err
+    assert not (project / "state" / "state.json").exists()  # the abandoned tick saved nothing
+
+
+def test_one_signal_lets_the_tick_finish_and_run_exit_0(project: Path) -> None:
+    """Ctrl-C once: the running tick finishes and is saved; `run` exits 0."""
+    gate = project / "gate"
+    proc = spawn_heartbeat(project, "run", "--every", "30m", HB_GATE=str(gate))
+    try:
+        started = project / "gate.started"
+        deadline = time.monotonic() + 30
+        while not started.exists():
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        assert proc.stderr is not None
+        assert "stopping after this tick" in proc.stderr.readline()
+        gate.touch()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        gate.touch()
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert json.loads((project / "state" / "state.json").read_text())["ticks"] == 1
 
 
 def test_journal_times_are_in_order_and_one_format(talker: Path) -> None:
@@ -715,3 +763,25 @@ def test_fleet_with_an_agent_that_never_ran(tmp_path: Path, monkeypatch: pytest.
     assert code == 2 and [sorted(json.loads(line))[0] for line in out.splitlines()] == ["agent", "agent"]
     code, out = cli("log", "--event", "tick")
     assert code == 0 and "old" in out
+
+
+def test_steps_run_with_garbage_collection_on(tmp_path: Path) -> None:
+    """The heartbeat process loads with no GC passes, but its step runs with collection enabled."""
+    (tmp_path / "gc_agent.py").write_text(
+        "import gc, pathlib\n"
+        "def step(ctx):\n"
+        "    pathlib.Path('gc.txt').write_text(f'{gc.isenabled()} {gc.get_freeze_count() > 0}')\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "gc_agent:step"\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "heartbeat", "tick"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "gc.txt").read_text() == "True True"  # enabled, the loaded heap frozen
+
+
+def test_a_library_call_leaves_garbage_collection_alone(talker: Path) -> None:
+    """main(argv) in someone else's process: GC neither disabled nor frozen."""
+    frozen = gc.get_freeze_count()
+    assert cli("tick")[0] == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen

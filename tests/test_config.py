@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -141,3 +143,25 @@ def test_history_needed_covers_every_window() -> None:
         {"detectors": {"loop": {"window": 500}, "repeat": {"tools": {"poll": 40}}}}
     )
     assert config.detectors.history_needed() == 500
+
+
+def test_only_the_tables_a_file_has_build_their_validators(tmp_path: Path) -> None:
+    """A fresh process loading [agent] and one webhook builds those validators only (cold start).
+
+    The other tables get their defaults without validation; a table given later is
+    validated as usual (and named in its errors, as the other tests here check).
+    """
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nname = "a"\n[[notify]]\ntype = "webhook"\nurl = "http://127.0.0.1:9/x"\n'
+    )
+    script = (
+        "from heartbeat import config as c\n"
+        "cfg = c.load_config('heartbeat.toml')\n"
+        "assert cfg.detectors.repeat.threshold == 3 and cfg.policy.escalate_after == 3\n"
+        "names = ['HeartbeatConfig', 'AgentConfig', 'WebhookNotifierConfig', 'DetectorsConfig',\n"
+        "         'RepeatConfig', 'PolicyConfig', 'ScheduleConfig', 'CommandNotifierConfig']\n"
+        "print(' '.join(n for n in names if getattr(c, n).__pydantic_complete__))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["HeartbeatConfig", "AgentConfig", "WebhookNotifierConfig"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import textwrap
 import urllib.request
@@ -103,3 +104,30 @@ def test_run_serves_metrics(fleet: Path) -> None:
     finally:
         proc.kill()
     assert proc.returncode == 3
+
+
+def test_anomalies_total_is_a_counter_that_only_grows(fleet: Path) -> None:
+    """heartbeat_anomalies_total{kind}: a counter kept in state.json, growing past what the state keeps."""
+
+    def scrape() -> tuple[dict[str, str], dict[tuple[str, tuple[tuple[str, str], ...]], float]]:
+        out = io.StringIO()
+        assert main(["metrics"], out) == 0
+        types = {f.name: f.type for f in text_string_to_metric_families(out.getvalue())}
+        return types, samples(out.getvalue())
+
+    key = ("heartbeat_anomalies_total", (("agent", "alpha"), ("kind", "repeat")))
+    types, found = scrape()
+    assert types["heartbeat_anomalies"] == "counter" and types["heartbeat_recent_anomalies"] == "gauge"
+    assert found[key] == 1
+    # Stuck again, repeating what it was told to avoid: one more repeat, and an escalation (4).
+    assert main(["tick", "--agent", "alpha"], io.StringIO()) == 4
+    _, found = scrape()
+    assert found[key] == 2
+    # The state keeps the last 20 anomalies (the gauge); the count goes on past them.
+    path = fleet / "a" / "state.json"
+    state = json.loads(path.read_text())
+    state["anomaly_totals"]["repeat"] = 45
+    path.write_text(json.dumps(state))
+    _, found = scrape()
+    assert found[key] == 45
+    assert found[("heartbeat_recent_anomalies", (("agent", "alpha"), ("kind", "repeat")))] == 2

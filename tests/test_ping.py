@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import io
+import signal
 import socket
+import subprocess
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import spawn_heartbeat
 
 from heartbeat.cli import main
 from heartbeat.errors import NotifyError
+from heartbeat.notifiers.ping import ABANDONED_PING_SECONDS, PingRound
 from heartbeat.ping import PingNotifier
 
 AGENT = textwrap.dedent("""
@@ -99,3 +104,95 @@ def test_send_pings_fail_with_the_text(webhook_server: Any) -> None:
     with pytest.raises(NotifyError, match="HTTP 404"):
         PingNotifier("ping", webhook_server.url("/p/1")).start()
     assert "/p/1" not in repr(PingNotifier("ping", webhook_server.url("/p/1")))
+
+
+HANGING = textwrap.dedent("""
+    import pathlib, time
+
+    def step(ctx):
+        (pathlib.Path(ctx.base_dir) / "started").write_text("x")
+        while True:          # never returns, never looks at ctx.killed
+            time.sleep(0.05)
+""")
+
+
+def _hanging_project(root: Path, url: str, extra: str = "") -> None:
+    (root / "hangs.py").write_text(HANGING)
+    (root / "heartbeat.toml").write_text(
+        f'[agent]\nstep = "hangs:step"\n[[notify]]\ntype = "ping"\nurl = "{url}"\n{extra}'
+    )
+
+
+def _wait_for_file(path: Path, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 30
+    while not path.exists():
+        assert time.monotonic() < deadline and proc.poll() is None, "the step never started"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("command", [["tick"], ["run", "--every", "1h"]])
+def test_an_abandoned_tick_pings_its_fail(tmp_path: Path, webhook_server: Any, command: list[str]) -> None:
+    """KILL abandons a step that never returns: the start ping is followed by URL/3 (a failure)."""
+    _hanging_project(tmp_path, webhook_server.url("/ping/abc-123"))
+    proc = spawn_heartbeat(tmp_path, *command)
+    try:
+        _wait_for_file(tmp_path / "started", proc)
+        (tmp_path / "KILL").write_text("runaway bill")
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 3, err
+    assert [(r.method, r.path) for r in webhook_server.requests] == [
+        ("POST", "/ping/abc-123/start"),
+        ("POST", "/ping/abc-123/3"),  # 3 is not in fail_on, but a lost tick is a failure
+    ]
+    assert b"abandoned" in webhook_server.requests[-1].body
+    assert "not delivered" not in err
+
+
+def test_a_slow_service_does_not_hold_up_the_stop(tmp_path: Path, webhook_server: Any) -> None:
+    """The fail ping of an abandoned tick waits ABANDONED_PING_SECONDS at most, then says so."""
+    _hanging_project(tmp_path, webhook_server.url("/ping/slow-uuid"), 'timeout = "60s"\n')
+    proc = spawn_heartbeat(tmp_path, "tick")
+    try:
+        _wait_for_file(tmp_path / "started", proc)
+        webhook_server.delay = 60.0  # the end ping gets no answer while the test runs
+        started = time.monotonic()
+        (tmp_path / "KILL").write_text("stop")
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - started
+    finally:
+        proc.kill()
+    assert proc.returncode == 3, err
+    assert webhook_server.requests[-1].path == "/ping/slow-uuid/3"
+    assert took < 30 and f"not answered within {ABANDONED_PING_SECONDS:g} s" in err
+    assert "slow-uuid" not in err
+
+
+def test_abandoned_pings_every_url_side_by_side(webhook_server: Any) -> None:
+    """PingRound.abandoned pings each notifier's URL/<code>, whatever fail_on says."""
+    from heartbeat.config import PingNotifierConfig
+
+    configs = [
+        PingNotifierConfig(type="ping", name=f"p{i}", url=webhook_server.url(f"/p/{i}"), fail_on=[1])
+        for i in range(2)
+    ]
+    assert PingRound(configs).abandoned(3, "tick 4 abandoned") == []
+    assert sorted(r.path for r in webhook_server.requests) == ["/p/0/3", "/p/1/3"]
+    assert all(r.body == b"tick 4 abandoned" for r in webhook_server.requests)
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_an_interrupted_tick_pings_its_fail(tmp_path: Path, webhook_server: Any, sig: int, code: int) -> None:
+    """SIGTERM/SIGINT ends a tick whose step hangs: the start ping is followed by URL/<128 + signal>."""
+    _hanging_project(tmp_path, webhook_server.url("/ping/abc-123"))
+    proc = spawn_heartbeat(tmp_path, "tick")
+    try:
+        _wait_for_file(tmp_path / "started", proc)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == code, err
+    assert [r.path for r in webhook_server.requests] == ["/ping/abc-123/start", f"/ping/abc-123/{code}"]
+    assert b"not saved" in webhook_server.requests[-1].body

@@ -109,3 +109,16 @@ def test_replay_and_live_settle_agree() -> None:
     quiet = settle(state, decision, [repeat()], None, EPOCH, CONFIG, where=WHERE, explain=False)
     assert live.state == quiet.state and live.notices == quiet.notices
     assert isinstance(decision, Decision) and quiet.message == ""
+
+
+def test_anomaly_totals_count_every_kind_and_leave_the_input_alone() -> None:
+    """anomaly_totals grows by each tick's anomalies (past the kept list's limit); the input is a copy."""
+    loop = Anomaly(kind="loop", message="a cycle", tick=1, at=EPOCH)
+    state = AgentState(anomaly_totals={"repeat": 40})
+    decision = decide(state, [repeat(), loop], EPOCH, CONFIG.policy)
+    out = settle(state, decision, [repeat(), loop], None, EPOCH, CONFIG, where=WHERE)
+    assert out.state.anomaly_totals == {"repeat": 41, "loop": 1}
+    assert state.anomaly_totals == {"repeat": 40}
+    clean = Decision(action="continue", stuck_streak=0)
+    quiet = settle(out.state, clean, [], None, EPOCH, CONFIG, where=WHERE)
+    assert quiet.state.anomaly_totals == {"repeat": 41, "loop": 1}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import socket
 import textwrap
 import time
@@ -98,3 +99,125 @@ def test_run_watcher_stops_on_the_shared_stop(tmp_path: Path) -> None:
     finally:
         proc.kill()
     assert proc.returncode == 3 and elapsed < 2.0 and "stop the fleet" in err
+
+
+HANGING = textwrap.dedent("""
+    import pathlib, time
+
+    def step(ctx):
+        pathlib.Path("started").write_text("x")
+        while True:          # never returns, never looks at ctx.killed
+            time.sleep(0.05)
+""")
+
+
+def hanging_project(tmp_path: Path, stop: str) -> Path:
+    (tmp_path / "hangs.py").write_text(HANGING)
+    (tmp_path / "heartbeat.toml").write_text(f'[agent]\nstep = "hangs:step"\n[stop]\n{stop}\n')
+    return tmp_path
+
+
+def wait_until(condition: Any, proc: Any, what: str) -> None:
+    """Poll ``condition`` with a deadline while ``proc`` runs (no sleep that hopes a race is over)."""
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert proc.poll() is None, f"the process ended before {what}"
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("command", [["tick"], ["run", "--every", "1h"]])
+def test_the_step_watchdog_abandons_a_hung_step_on_the_shared_stop_file(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """A step that never returns: the shared STOP file appearing ends `tick` or `run` with exit 3."""
+    share = tmp_path / "share"
+    share.mkdir()
+    hanging_project(tmp_path, f'path = "{share / "STOP"}"')
+    proc = spawn_heartbeat(tmp_path, *command)
+    try:
+        wait_until((tmp_path / "started").exists, proc, "the step started")
+        (share / "STOP").write_text("incident 7: stop the fleet")
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 3, err
+    assert "the fleet stop" in out + err and "incident 7" in out + err
+    if command == ["tick"]:  # only the step watchdog can end it: the step was abandoned
+        assert "during the step" in out + err and "abandoned" in out + err
+    # `run` also ends on its own watcher, leaving the tick behind: either way the journal says so
+    lines = (tmp_path / "state" / "journal.jsonl").read_text().splitlines()
+    kills = [e for e in map(json.loads, lines) if e["event"] == "kill"]
+    assert kills and kills[0]["abandoned"] and "incident 7" in kills[0]["reason"]
+
+
+def test_the_step_watchdog_reads_a_stop_url_at_most_once_a_second(
+    tmp_path: Path, webhook_server: Any
+) -> None:
+    """A stop URL is read about once a second while the step runs (not at the KILL file's pace)."""
+    from heartbeat.sharedstop import POLL_SECONDS
+
+    hanging_project(tmp_path, f'url = "{webhook_server.url("/fleet/STOP")}"')
+    webhook_server.status = 404  # go on
+    started = time.monotonic()
+    proc = spawn_heartbeat(tmp_path, "tick")
+    try:
+        wait_until((tmp_path / "started").exists, proc, "the step started")
+        # the tick's own read before the step, then the watchdog's: wait for three of those
+        wait_until(lambda: len(webhook_server.requests) >= 4, proc, "the watchdog's reads")
+        webhook_server.status, webhook_server.body = 200, b"budget frozen by finance"
+        out, err = proc.communicate(timeout=30)
+        elapsed = time.monotonic() - started
+    finally:
+        proc.kill()
+    assert proc.returncode == 3, err
+    assert "budget frozen by finance" in out + err and "during the step" in out + err
+    reads = len(webhook_server.requests)
+    assert reads <= elapsed / POLL_SECONDS + 2, f"{reads} reads in {elapsed:.1f} s"
+
+
+@pytest.mark.parametrize("choice", ["stop", "go"])
+def test_an_unreachable_stop_url_mid_step_follows_on_unreachable(
+    tmp_path: Path, webhook_server: Any, choice: str
+) -> None:
+    """The stop URL starts failing while the step runs: "stop" abandons it, "go" lets it run."""
+    hanging_project(tmp_path, f'url = "{webhook_server.url("/STOP")}"\non_unreachable = "{choice}"')
+    webhook_server.status = 404
+    proc = spawn_heartbeat(tmp_path, "tick")
+    try:
+        wait_until((tmp_path / "started").exists, proc, "the step started")
+        webhook_server.status = 503
+        seen = len(webhook_server.requests)
+        if choice == "stop":
+            out, err = proc.communicate(timeout=30)
+            assert proc.returncode == 3 and "failing closed" in out + err
+            return
+        # two 503 answers read by the watchdog, and the step still runs: then KILL ends it
+        wait_until(lambda: len(webhook_server.requests) >= seen + 2, proc, "two failed reads")
+        assert proc.poll() is None
+        (tmp_path / "KILL").write_text("enough")
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 3 and "enough" in out + err and "fleet stop" not in out + err
+
+
+def test_a_slow_stop_url_never_delays_kill_in_run(tmp_path: Path, webhook_server: Any) -> None:
+    """`run` between ticks: a stop URL that stops answering does not hold up the KILL file's watch."""
+    project(tmp_path, f'url = "{webhook_server.url("/STOP")}"\ntimeout = "60s"\non_unreachable = "go"')
+    webhook_server.status = 404
+    proc = spawn_heartbeat(tmp_path, "run", "--every", "1h")
+    try:
+        assert proc.stdout is not None
+        assert "tick 1" in proc.stdout.readline()
+        webhook_server.delay = 60.0  # from now on no answer while the test runs
+        seen = len(webhook_server.requests)
+        wait_until(lambda: len(webhook_server.requests) > seen, proc, "a read that hangs")
+        started = time.monotonic()
+        (tmp_path / "KILL").write_text("stop now")
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - started
+    finally:
+        proc.kill()
+    assert proc.returncode == 3 and "stop now" in err
+    assert took < 5.0, f"KILL took {took:.1f} s behind a hanging stop URL"

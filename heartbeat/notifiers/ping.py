@@ -9,12 +9,19 @@ sent as ``URL/fail`` with its text as the body.
 
 Exit codes 3 (KILL), 4 (waiting for a human, who has been told) and 5 (the
 lock was busy) are expected states, pinged as success unless ``fail_on``
-lists them. A ping never fails a tick: an unreachable service is a line on
-stderr. Uses ``urllib`` (no httpx) and is imported only when configured.
+lists them. A tick whose step did not return and was abandoned on KILL (or
+the fleet stop) is different: its work is lost, so it pings ``URL/<exit code>``
+as a failure whatever ``fail_on`` says, waiting at most
+:data:`ABANDONED_PING_SECONDS` (the process ends right after); so does a
+tick ended by SIGTERM or SIGINT (``URL/143``, ``URL/130``). A ping never
+fails a tick: an unreachable service is a line on stderr. Uses ``urllib`` (no
+httpx) and is imported only when configured.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
@@ -25,9 +32,12 @@ from urllib.parse import urlsplit
 from ..errors import NotifyError
 from ..models import Notification
 
-__all__ = ["PingNotifier", "PingRound"]
+__all__ = ["ABANDONED_PING_SECONDS", "PingNotifier", "PingRound"]
 
 _BODY_LIMIT = 10_000  # healthchecks.io keeps the first 10 KB of a ping body
+
+ABANDONED_PING_SECONDS = 1.0
+"""How long an abandoned tick waits for its fail pings: KILL must still end the process promptly."""
 
 
 class PingNotifier:
@@ -68,6 +78,10 @@ class PingNotifier:
         """A tick ended: success, or ``URL/<exit code>`` when ``exit_code`` is in ``fail_on``."""
         self._ping(f"/{exit_code}" if exit_code in self.fail_on else "", message)
 
+    def fail(self, exit_code: int, message: str = "") -> None:
+        """A tick failed whatever ``fail_on`` says (its step was abandoned): ``URL/<exit code>``."""
+        self._ping(f"/{exit_code}", message)
+
     def send(self, message: Notification) -> None:
         """An escalation or reminder: ``URL/fail`` with the text, so the check goes down."""
         self._ping("/fail", message.text)
@@ -94,6 +108,34 @@ class PingRound:
         """Ping every end with the tick's exit code; the failures as lines."""
         found = (_quietly(partial(p.finish, exit_code, message)) for p in self.pings)
         return [error for error in found if error]
+
+    def abandoned(self, exit_code: int, message: str, *, within: float = ABANDONED_PING_SECONDS) -> list[str]:
+        """The step was abandoned: ping every ``URL/<exit code>`` at once, waiting ``within`` s at most.
+
+        Called from the watchdog thread just before the process may end, so the pings run
+        side by side and a slow service costs the stop no more than ``within`` seconds.
+        """
+        errors: dict[int, str | None] = {}
+
+        def one(i: int, ping: PingNotifier) -> None:
+            errors[i] = _quietly(partial(ping.fail, exit_code, message))
+
+        threads = [
+            threading.Thread(target=one, args=(i, p), name=f"ping:{p.name}", daemon=True)
+            for i, p in enumerate(self.pings)
+        ]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + within
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        lines = []
+        for i, ping in enumerate(self.pings):
+            if i not in errors:  # still waiting for the service: the process will not
+                lines.append(f"notifier {ping.name}: fail ping not answered within {within:g} s")
+            elif errors[i]:
+                lines.append(str(errors[i]))
+        return lines
 
 
 def _quietly(call: Callable[[], None]) -> str | None:
