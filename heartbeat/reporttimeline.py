@@ -43,7 +43,9 @@ def timeline_svg(timeline: Timeline) -> str:
     values = [s.progress for s in slots if s.progress is not None]
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
     if high - low < 1e-12:
-        low, high = low - 1, high + 1
+        # A flat line gets room around it; scaled, since 1e20 - 1 is 1e20 in floating point.
+        pad = max(1.0, abs(low))
+        low, high = low - pad, high + pad
 
     def x(i: int) -> float:
         return left + col * (i + 0.5)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from heartbeat.journal import Journal
@@ -682,6 +682,8 @@ EVENTS = st.lists(
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 @given(events=EVENTS, stretch=st.none() | st.tuples(st.integers(0, 5), st.integers(5, 9)))
+# A flat progress line this large once divided by zero (1e20 - 1 == 1e20 in floating point).
+@example(events=[{"event": "tick", "tick": 1, "progress": 1e20}], stretch=None)
 def test_any_journal_events_give_a_well_formed_page(events: list[dict[str, Any]], stretch: Any) -> None:
     """Events of any shape (hand-edited, old, garbled) never break the page: it renders and parses whole."""
     timeline = collect(events, stretch=stretch)
