@@ -39,7 +39,7 @@ import heartbeat.stepcall as hb_stepcall
 import heartbeat.store as hb_store
 from heartbeat.config import AgentConfig, HeartbeatConfig
 from heartbeat.context import StepContext
-from heartbeat.fsutil import QuietFolder, atomic_write, clean_stale_temps, ensure_private_dir
+from heartbeat.fsutil import QuietFolder, atomic_write, ensure_private_dir, sweep_temps
 from heartbeat.journal import Journal
 from heartbeat.killswitch import KillSwitch
 from heartbeat.models import AgentState
@@ -347,7 +347,12 @@ def stage_costs(hb: Heartbeat, scratch: Path, reps: int) -> list[list[str]]:
         ("raw append of the same bytes + fdatasync", append_with(os.fdatasync)),
         ("raw append of the same bytes, no sync", append_with(None)),
         ("ensure_private_dir (exists)", lambda: ensure_private_dir(scratch)),
-        ("clean_stale_temps (glob)", lambda: clean_stale_temps(scratch, "state.json")),
+        (
+            "sweep_temps (one scandir)",
+            lambda: sweep_temps(
+                scratch, subfolder="outbox", spare=(".lock",), spare_temps_of=(), scratch_prefix=".exec-"
+            ),
+        ),
         ("KILL check (absent)", kill.reason),
     ]
     times: dict[str, list[float]] = {name: [] for name, _ in stages}

@@ -5,8 +5,8 @@ a reader can see is either the old one or the whole new one, never half of
 each: :func:`atomic_write` writes a unique temp file beside the target,
 fsyncs it, renames it over the target and fsyncs the folder. A writer killed
 before the rename leaves its temp file behind (:func:`temp_target` tells one
-by its name); :func:`clean_stale_temps` and
-:meth:`heartbeat.store.StateStore.clean_stale` remove those, and are safe
+by its name); :func:`sweep_temps` (through
+:meth:`heartbeat.store.StateStore.clean_stale`) removes those, safe
 only while the caller holds the state lock (no other writer can be between
 ``mkstemp`` and ``os.replace`` then).
 """
@@ -17,8 +17,10 @@ import contextlib
 import errno
 import glob
 import os
+import shutil
 import stat
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
 __all__ = [
@@ -26,7 +28,6 @@ __all__ = [
     "PRIVATE_FILE_MODE",
     "QuietFolder",
     "atomic_write",
-    "clean_stale_temps",
     "ensure_private_dir",
     "fsync_dir",
     "open_regular",
@@ -35,6 +36,7 @@ __all__ = [
     "read_to_end",
     "remove_temps",
     "room_problem",
+    "sweep_temps",
     "temp_pattern",
     "temp_target",
     "write_all",
@@ -142,20 +144,49 @@ def ensure_private_dir(path: Path | str) -> Path:
     return path
 
 
-def clean_stale_temps(folder: Path | str, name: str) -> int:
-    """Remove ``.{name}.*.tmp`` files left in ``folder`` by a killed writer; return how many.
+def sweep_temps(
+    folder: str | Path,
+    *,
+    subfolder: str,
+    spare: Collection[str],
+    spare_temps_of: Collection[str],
+    scratch_prefix: str,
+) -> tuple[int, bool, bool]:
+    """Remove what killed writers left in ``folder``: (how many, whether all went, ``subfolder`` seen).
 
-    Call it only while holding the lock that every writer of ``name`` takes,
-    or it may remove a live writer's temp file.
+    One ``scandir``: :func:`atomic_write` temps (``.<name>.*.tmp``) except
+    those of ``spare_temps_of`` (written without the lock), scratch folders
+    named ``scratch_prefix*``, and the temps directly in ``subfolder``; the
+    names in ``spare`` are left alone. Only while holding the lock every
+    writer into ``folder`` takes.
     """
     removed = 0
-    for temp in Path(folder).glob(temp_pattern(name)):
-        try:
-            temp.unlink()
-        except FileNotFoundError:
-            continue
-        removed += 1
-    return removed
+    clean = True
+    seen = False
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return 0, False, False
+    with entries:
+        for entry in entries:
+            name = entry.name
+            if name == subfolder:  # its entries are written under the same lock
+                seen = True
+                removed += remove_temps(entry.path)
+                continue
+            if name[0] != "." or name in spare:
+                continue
+            try:
+                if name.startswith(scratch_prefix):
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.rmtree(entry.path)
+                        removed += 1
+                elif (target := temp_target(name)) is not None and target not in spare_temps_of:
+                    os.unlink(entry.path)
+                    removed += 1
+            except OSError:
+                clean = False
+    return removed, clean, seen
 
 
 def remove_temps(folder: str) -> int:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -45,7 +44,7 @@ from .fsutil import (
     read_to_end,
     remove_temps,
     room_problem,
-    temp_target,
+    sweep_temps,
 )
 from .migrations import MIGRATIONS, Migration, MigrationError, check_migrations, migrate
 from .models import SCHEMA_VERSION, AgentState, clip
@@ -280,32 +279,13 @@ class StateStore:
 
     def _scan(self) -> tuple[int, bool]:
         """:meth:`clean_stale`'s pass: how many were removed, and whether all that was stale went."""
-        removed = 0
-        clean = True
-        self._outbox_seen = False
-        try:
-            entries = os.scandir(self._state_dir)
-        except OSError:
-            return 0, False
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name == OUTBOX_DIR:  # its entries are written under this lock too
-                    self._outbox_seen = True
-                    removed += remove_temps(entry.path)
-                    continue
-                if name[0] != "." or name in (LOCK_FILE, RUN_LOCK_FILE):
-                    continue
-                try:
-                    if name.startswith(EXEC_SCRATCH_PREFIX):
-                        if entry.is_dir(follow_symlinks=False):
-                            shutil.rmtree(entry.path)
-                            removed += 1
-                    elif (target := temp_target(name)) is not None and target not in _UNLOCKED_WRITES:
-                        os.unlink(entry.path)
-                        removed += 1
-                except OSError:
-                    clean = False
+        removed, clean, self._outbox_seen = sweep_temps(
+            self._state_dir,
+            subfolder=OUTBOX_DIR,
+            spare=(LOCK_FILE, RUN_LOCK_FILE),
+            spare_temps_of=_UNLOCKED_WRITES,
+            scratch_prefix=EXEC_SCRATCH_PREFIX,
+        )
         return removed, clean
 
     def load(self) -> AgentState:

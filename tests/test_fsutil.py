@@ -14,9 +14,9 @@ from conftest import mode
 
 from heartbeat.fsutil import (
     atomic_write,
-    clean_stale_temps,
     ensure_private_dir,
     fsync_dir,
+    sweep_temps,
     temp_pattern,
     write_all,
 )
@@ -165,28 +165,33 @@ def test_ensure_private_dir_refuses_a_file_in_the_way(tmp_path: Path) -> None:
     assert blocker.read_text() == "not a folder"
 
 
-def test_clean_stale_temps_removes_only_that_files_temps(tmp_path: Path) -> None:
-    """Only `.state.json.*.tmp` files go; the state, other files' temps and look-alikes stay."""
-    for name in [".state.json.a1b2.tmp", ".state.json.zz.tmp"]:
-        (tmp_path / name).write_bytes(b"half a state")
-    keep = ["state.json", ".other.json.a1.tmp", "state.json.tmp", ".state.json.a1.tmp.bak"]
-    for name in keep:
+def sweep(folder: Path) -> tuple[int, bool, bool]:
+    """:func:`sweep_temps` as the store calls it."""
+    return sweep_temps(
+        folder, subfolder="outbox", spare=(".lock",), spare_temps_of={"KILL"}, scratch_prefix=".exec-"
+    )
+
+
+def test_sweep_temps_removes_only_temps_and_scratch_folders(tmp_path: Path) -> None:
+    """Temps, scratch folders and the subfolder's temps go; files, look-alikes and KILL's temps stay."""
+    for name in [".state.json.a1b2.tmp", ".ESCALATION.md.zz.tmp"]:
+        (tmp_path / name).write_bytes(b"half a file")
+    (tmp_path / ".exec-1234").mkdir()
+    (tmp_path / ".exec-1234" / "scratch").write_bytes(b"x")
+    (tmp_path / "outbox").mkdir()
+    (tmp_path / "outbox" / ".n1.json.q.tmp").write_bytes(b"")
+    (tmp_path / "outbox" / "n1.json").write_bytes(b"{}")
+    keep = ["state.json", "state.json.tmp", ".state.json.a1.tmp.bak", ".KILL.q.tmp", ".lock", "outbox"]
+    for name in keep[:-1]:
         (tmp_path / name).write_bytes(b"x")
-    assert clean_stale_temps(tmp_path, "state.json") == 2
+    assert sweep(tmp_path) == (4, True, True)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(keep)
+    assert [p.name for p in (tmp_path / "outbox").iterdir()] == ["n1.json"]
 
 
-def test_clean_stale_temps_escapes_glob_characters_in_the_name(tmp_path: Path) -> None:
-    """A name holding glob characters matches only itself, not other names."""
-    (tmp_path / ".s[1].json.q.tmp").write_bytes(b"")
-    (tmp_path / ".s1.json.q.tmp").write_bytes(b"")
-    assert clean_stale_temps(tmp_path, "s[1].json") == 1
-    assert [p.name for p in tmp_path.iterdir()] == [".s1.json.q.tmp"]
-
-
-def test_clean_stale_temps_of_a_missing_folder_is_zero(tmp_path: Path) -> None:
-    """A folder that does not exist has nothing to clean."""
-    assert clean_stale_temps(tmp_path / "nowhere", "state.json") == 0
+def test_sweep_temps_of_a_missing_folder_is_nothing(tmp_path: Path) -> None:
+    """A folder that does not exist has nothing to clean, and says it was not looked at."""
+    assert sweep(tmp_path / "nowhere") == (0, False, False)
 
 
 def test_fsync_dir_raises_for_a_missing_folder(tmp_path: Path) -> None:
