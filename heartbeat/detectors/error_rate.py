@@ -18,7 +18,7 @@ from .contract import (
     need_int,
     tail_of,
 )
-from .window import SparseWindow
+from .window import ErrorsOnly, SparseWindow
 
 __all__ = ["ErrorRate", "ErrorRateTracker"]
 
@@ -90,7 +90,7 @@ class ErrorRate:
         )
 
 
-class ErrorRateTracker:
+class ErrorRateTracker(ErrorsOnly):
     """The errors among the last W actions (position and tool), with counts per tool.
 
     Only errors are kept: a success moves the position on and, at most, lets
@@ -107,17 +107,6 @@ class ErrorRateTracker:
         self._errors: SparseWindow[str] = SparseWindow(det.window)
         for action in tail_of(history.actions, det.window, det.exempt):
             self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
-
-    def errors_only(self, index: int) -> bool:
-        """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
-
-        Yes unless it has exempt tools of its own: the actions between two
-        failures are then counted from their indices (see SparseWindow.follow).
-        """
-        if self._exempt:
-            return False
-        self._errors.follow(index)
-        return True
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; an ``error_rate`` anomaly when it fails and the rate is reached."""

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from ..models import ActionRecord, Anomaly, clip
 from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
-from .window import SparseWindow
+from .window import ErrorsOnly, SparseWindow
 
 __all__ = ["RecurringError", "RecurringErrorTracker"]
 
@@ -88,7 +88,7 @@ class RecurringError:
         )
 
 
-class RecurringErrorTracker:
+class RecurringErrorTracker(ErrorsOnly):
     """The errors among the last W actions (position and key), with counts per key.
 
     Only errors are kept: a success moves the position on and, at most, lets
@@ -104,17 +104,6 @@ class RecurringErrorTracker:
         self._errors: SparseWindow[Hashable] = SparseWindow(det.window)
         for action in tail_of(history.actions, det.window, det.exempt):
             self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
-
-    def errors_only(self, index: int) -> bool:
-        """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
-
-        Yes unless it has exempt tools of its own: the actions between two
-        failures are then counted from their indices (see SparseWindow.follow).
-        """
-        if self._exempt:
-            return False
-        self._errors.follow(index)
-        return True
 
     def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
         """Take the next action; a ``recurring_error`` anomaly when its error comes back N times."""

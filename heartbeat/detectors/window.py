@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable
-from typing import Generic, TypeVar
+from collections.abc import Collection, Hashable
+from typing import Any, Generic, TypeVar
 
-__all__ = ["KeyWindow", "SparseWindow"]
+__all__ = ["ErrorsOnly", "KeyWindow", "SparseWindow"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -115,3 +115,25 @@ class SparseWindow(Generic[K]):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+class ErrorsOnly:
+    """Stepping on failures only, for a tracker that keeps its errors in a :class:`SparseWindow`.
+
+    The tracker sets ``_errors`` (that window) and ``_exempt`` (its own exempt tools).
+    """
+
+    __slots__ = ()
+    _errors: SparseWindow[Any]
+    _exempt: Collection[str]
+
+    def errors_only(self, index: int) -> bool:
+        """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
+
+        Yes unless it has exempt tools of its own: the actions between two
+        failures are then counted from their indices (see SparseWindow.follow).
+        """
+        if self._exempt:
+            return False
+        self._errors.follow(index)
+        return True
