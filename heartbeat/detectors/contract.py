@@ -40,6 +40,7 @@ __all__ = [
     "History",
     "ProgressTracker",
     "Scope",
+    "StepTracker",
     "as_detector",
     "construct",
     "frozen_names",
@@ -294,3 +295,25 @@ trackers' push with the action's fields passed in. :class:`~heartbeat.monitor.Mo
 has them at hand, and reading them again from the model in each tracker would cost
 more than the tracking itself. With ``report=False`` the tracker moves on but builds
 no Anomaly (its kind was already reported this tick)."""
+
+
+class StepTracker:
+    """Base of the built-in action trackers: :meth:`push` and seeding, both through their ``step``."""
+
+    __slots__ = ()
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
+    ) -> Anomaly | None:
+        """The tracker's own rule (see :data:`BuiltinStep`)."""
+        raise NotImplementedError
+
+    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
+        """Take the next action; this detector's anomaly when the action completes its pattern."""
+        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+
+    def seed(self, actions: Iterable[ActionView]) -> None:
+        """Take ``actions`` (the kept history) without reporting."""
+        step = self.step
+        for action in actions:
+            step(action, action.tool, action.fingerprint, action.output_len, action.error, False)

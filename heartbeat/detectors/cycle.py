@@ -16,8 +16,17 @@ from collections.abc import Collection, Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..models import ActionRecord, Anomaly
-from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
+from ..models import Anomaly
+from .contract import (
+    ActionTracker,
+    ActionView,
+    History,
+    StepTracker,
+    frozen_names,
+    make_anomaly,
+    need_int,
+    tail_of,
+)
 from .window import KeyWindow
 
 __all__ = ["Cycle", "CycleTracker"]
@@ -96,7 +105,7 @@ class Cycle:
         )
 
 
-class CycleTracker:
+class CycleTracker(StepTracker):
     """A key window of masked call+result keys, counting revisits."""
 
     __slots__ = ("_det", "_exempt", "_keys")
@@ -107,10 +116,6 @@ class CycleTracker:
         self._keys = KeyWindow(det.window)
         for action in tail_of(history.actions, det.window, det.exempt):
             self._keys.push(_key(action))
-
-    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
-        """Take the next action; a ``cycle`` anomaly when revisits reach N."""
-        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool

@@ -18,8 +18,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..models import ActionRecord, Anomaly
-from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int
+from ..models import Anomaly
+from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
 
 __all__ = ["Empty", "EmptyTracker"]
 
@@ -104,7 +104,7 @@ class _Run:
         return True
 
 
-class EmptyTracker:
+class EmptyTracker(StepTracker):
     """:class:`_Run` fed action by action."""
 
     __slots__ = ("_det", "_run")
@@ -114,10 +114,6 @@ class EmptyTracker:
         self._run = _Run(det)
         for action in actions:
             self._run.step(action.tool, action.shape, action.output_len, action.error)
-
-    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
-        """Take the next action; an ``empty`` anomaly when its output completes a run."""
-        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import ConfigError
-from ..models import ActionRecord, Anomaly, clip
+from ..models import Anomaly, clip
 from .contract import (
     ActionTracker,
     ActionView,
     History,
+    StepTracker,
     frozen_names,
     make_anomaly,
     need_int,
@@ -90,7 +91,7 @@ class ErrorRate:
         )
 
 
-class ErrorRateTracker(ErrorsOnly):
+class ErrorRateTracker(ErrorsOnly, StepTracker):
     """The errors among the last W actions (position and tool), with counts per tool.
 
     Only errors are kept: a success moves the position on and, at most, lets
@@ -105,12 +106,7 @@ class ErrorRateTracker(ErrorsOnly):
         self._window = det.window
         # Positions are the actions seen (exempt ones left out); the key is the failing tool.
         self._errors: SparseWindow[str] = SparseWindow(det.window)
-        for action in tail_of(history.actions, det.window, det.exempt):
-            self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
-
-    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
-        """Take the next action; an ``error_rate`` anomaly when it fails and the rate is reached."""
-        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+        self.seed(tail_of(history.actions, det.window, det.exempt))
 
     def step(
         self,

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import islice
 
-from ..models import ActionRecord, Anomaly, clip
+from ..models import Anomaly, clip
 from .contract import (
     ActionTracker,
     ActionView,
     History,
+    StepTracker,
     frozen_names,
     make_anomaly,
     need_int,
@@ -128,7 +129,7 @@ def _seed_runs(fps: Sequence[str], periods: Iterable[int]) -> dict[int, int]:
     return runs
 
 
-class LoopTracker:
+class LoopTracker(StepTracker):
     """Per-period match runs, kept only for periods where the new fingerprint sits.
 
     ``_runs[p]`` counts how many newest positions i in a row have
@@ -189,10 +190,6 @@ class LoopTracker:
                 break
             run += 1
         self._run = run
-
-    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
-        """Take the next action; a ``loop`` anomaly for the shortest cycle it completes."""
-        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
 
     def step(
         self,

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..config import ToolThreshold
-from ..models import ActionRecord, Anomaly
+from ..models import Anomaly
 from .contract import (
     ActionTracker,
     ActionView,
     History,
+    StepTracker,
     frozen_names,
     make_anomaly,
     need_int,
@@ -100,7 +101,7 @@ class NearRepeat:
         )
 
 
-class NearRepeatTracker:
+class NearRepeatTracker(StepTracker):
     """Shape counts over the window; the exact calls are looked at only when a shape reaches N."""
 
     __slots__ = ("_counts", "_det", "_exempt", "_min", "_recent", "_window")
@@ -115,12 +116,7 @@ class NearRepeatTracker:
         # shape reaches N, so most steps build no key but the shape.
         self._recent: deque[tuple[str | None, ActionView]] = deque()
         self._counts: dict[str | None, int] = {}
-        for action in tail_of(history.actions, det.window, det.exempt):
-            self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
-
-    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
-        """Take the next action; a ``near_repeat`` anomaly when its shape reaches N."""
-        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+        self.seed(tail_of(history.actions, det.window, det.exempt))
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..config import ToolThreshold
-from ..models import ActionRecord, Anomaly
+from ..models import Anomaly
 from .contract import (
     ActionTracker,
     ActionView,
     History,
+    StepTracker,
     frozen_names,
     make_anomaly,
     need_int,
@@ -124,7 +125,7 @@ class Recurring:
         return make_anomaly("recurring", message, tick=tick, at=at, action=action, evidence=evidence)
 
 
-class RecurringTracker:
+class RecurringTracker(StepTracker):
     """Counts of call+result and output keys over the window, one deque of both per position."""
 
     __slots__ = ("_counts", "_det", "_exempt", "_min", "_min_chars", "_recent", "_window")
@@ -139,12 +140,7 @@ class RecurringTracker:
         # Both kinds of key in one dict: a call key starts with a shape or fingerprint
         # (hex), an output key with "\x00", so they never meet.
         self._counts: dict[Hashable, int] = {}
-        for action in tail_of(history.actions, det.window, det.exempt):
-            self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
-
-    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
-        """Take the next action; a ``recurring`` anomaly when it brings a key to N."""
-        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+        self.seed(tail_of(history.actions, det.window, det.exempt))
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool

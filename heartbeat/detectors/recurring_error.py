@@ -15,8 +15,17 @@ from collections.abc import Collection, Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..models import ActionRecord, Anomaly, clip
-from .contract import ActionTracker, ActionView, History, frozen_names, make_anomaly, need_int, tail_of
+from ..models import Anomaly, clip
+from .contract import (
+    ActionTracker,
+    ActionView,
+    History,
+    StepTracker,
+    frozen_names,
+    make_anomaly,
+    need_int,
+    tail_of,
+)
 from .window import ErrorsOnly, SparseWindow
 
 __all__ = ["RecurringError", "RecurringErrorTracker"]
@@ -88,7 +97,7 @@ class RecurringError:
         )
 
 
-class RecurringErrorTracker(ErrorsOnly):
+class RecurringErrorTracker(ErrorsOnly, StepTracker):
     """The errors among the last W actions (position and key), with counts per key.
 
     Only errors are kept: a success moves the position on and, at most, lets
@@ -102,12 +111,7 @@ class RecurringErrorTracker(ErrorsOnly):
         self._exempt = det.exempt
         # Positions are the actions seen (exempt ones left out); the key is the error's fingerprint.
         self._errors: SparseWindow[Hashable] = SparseWindow(det.window)
-        for action in tail_of(history.actions, det.window, det.exempt):
-            self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
-
-    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
-        """Take the next action; a ``recurring_error`` anomaly when its error comes back N times."""
-        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
+        self.seed(tail_of(history.actions, det.window, det.exempt))
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..config import ToolThreshold
-from ..models import ActionRecord, Anomaly
+from ..models import Anomaly
 from .contract import (
     ActionTracker,
     ActionView,
     History,
+    StepTracker,
     frozen_names,
     make_anomaly,
     need_int,
@@ -121,7 +122,7 @@ class Repeat:
         )
 
 
-class RepeatTracker:
+class RepeatTracker(StepTracker):
     """Run length of the newest call+result key."""
 
     __slots__ = ("_det", "_floor", "_fp", "_limits", "_run", "_skip", "_threshold")
@@ -148,10 +149,6 @@ class RepeatTracker:
             run += 1
         self._fp = fp if fp is not None else ""
         self._run = run
-
-    def push(self, action: ActionRecord, report: bool = True) -> Anomaly | None:
-        """Take the next action; a ``repeat`` anomaly when it completes a run."""
-        return self.step(action, action.tool, action.fingerprint, action.output_len, action.error, report)
 
     def step(
         self,
