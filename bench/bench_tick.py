@@ -45,6 +45,7 @@ from heartbeat.killswitch import KillSwitch
 from heartbeat.models import AgentState
 from heartbeat.monitor import Monitor
 from heartbeat.runner import Heartbeat
+from heartbeat.stateread import StateReader
 from heartbeat.statetext import StateText
 from heartbeat.store import StateStore
 from heartbeat.warm import WarmStart
@@ -176,8 +177,8 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (lock_cls, "release", "lock release"),
         (StateStore, "load", "load state.json"),
         (StateStore, "reload", "load state.json (or reuse: unchanged since the last save)"),
-        (StateStore, "_read", "read the bytes"),
-        (StateStore, "_parse", "decode + json.loads"),
+        (StateReader, "read", "read the bytes"),
+        (StateReader, "parse", "decode + json.loads"),
         (AgentState, "model_validate", "pydantic validate"),
         (hb_effects, "outbox_waiting", "outbox check"),
         (Heartbeat, "retry_outbox", "outbox delivery (only when something waits)"),
