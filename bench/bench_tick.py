@@ -218,7 +218,7 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
     for owner, attr, label in parts:
         probe.patch(owner, attr, label)
     # the user's step, for completeness
-    hb._step = probe.wrap("the step itself", trivial_step)
+    hb.plugins._step = probe.wrap("the step itself", trivial_step)
 
 
 def breakdown(hb: Heartbeat, ticks: int) -> tuple[list[list[str]], float]:
@@ -231,7 +231,7 @@ def breakdown(hb: Heartbeat, ticks: int) -> tuple[list[list[str]], float]:
             probe.end_tick()
     finally:
         probe.restore()
-        hb._step = trivial_step
+        hb.plugins._step = trivial_step
     root = ("tick",)
     tick_ns = probe.median(root)
     keys = {k for t in probe.ticks for k in t}

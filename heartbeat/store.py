@@ -65,6 +65,7 @@ RUN_LOCK_FILE = ".run.lock"
 JOURNAL_FILE = "journal.jsonl"
 OUTBOX_DIR = "outbox"
 ESCALATION_FILE = "ESCALATION.md"
+REPORT_FILE = "report.html"
 EXEC_SCRATCH_PREFIX = ".exec-"
 """Prefix of the scratch folder an ``--exec`` step gets inside the state folder."""
 # Temps of these files are never removed by clean_stale: the KILL file is written without
@@ -117,6 +118,7 @@ class StateStore:
         self._journal_path = self._state_dir / JOURNAL_FILE
         self._outbox_dir = self._state_dir / OUTBOX_DIR
         self._escalation_path = self._state_dir / ESCALATION_FILE
+        self._report_path = self._state_dir / REPORT_FILE
         self._reader = StateReader(
             self._state_path, migrations=tuple(migrations), current_version=current_version, clock=clock
         )
@@ -165,6 +167,11 @@ class StateStore:
     def escalation_path(self) -> Path:
         """``ESCALATION.md``: present while a human is needed."""
         return self._escalation_path
+
+    @property
+    def report_path(self) -> Path:
+        """``report.html``: the agent's page beside ``ESCALATION.md`` (see :mod:`heartbeat.report`)."""
+        return self._report_path
 
     @property
     def locked(self) -> bool:
