@@ -12,7 +12,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -84,10 +84,6 @@ def _one(config: HeartbeatConfig, command: str, *, must_exist: bool = True) -> H
     return heartbeats[0]
 
 
-def _worst(codes: Sequence[int]) -> int:
-    return worst_exit_code(codes)
-
-
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -131,7 +127,7 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
     except TickInterrupted as exc:
         print(f"heartbeat: {exc}; the tick's work was not saved", file=sys.stderr)
         return 128 + exc.signum
-    return _worst(codes)
+    return worst_exit_code(codes)
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
@@ -191,7 +187,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat status``: one agent in detail, or one line per agent of a fleet."""
-    from .status import agent_report, fleet_reports, render_detail, render_fleet, worst
+    from .status import agent_report, fleet_reports, render_detail, render_fleet
     from .style import Style
 
     try:
@@ -211,7 +207,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
             out.write(json.dumps(item) + "\n")
     else:
         out.write(render_fleet(rows, Style.for_stream(out)) + "\n")
-    return worst(codes)
+    return worst_exit_code(codes)
 
 
 def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
