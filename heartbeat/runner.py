@@ -32,8 +32,8 @@ from .stepcall import run_step
 from .store import StateStore
 from .watchdog import TickInterrupted
 
-# notify and progress are imported where used: most ticks of a healthy agent with no
-# metric configured never need them, and a cron tick pays for every import.
+# Names for types only: the modules are imported where used (plugins, effects, warm), as most
+# ticks of a healthy agent never need them, and a cron tick pays for every import.
 if TYPE_CHECKING:
     from .delivery import DeliveryReport
     from .monitor import Monitor
