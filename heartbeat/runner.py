@@ -73,6 +73,7 @@ class Heartbeat:
         self.store = StateStore(self.state_dir, clock=clock, secrets=self._secrets)
         self.kill = KillSwitch(config.resolve(self.agent.kill_file))
         self.plugins = AgentPlugins(config, self.agent, step=step, progress=progress, notifiers=notifiers)
+        """The agent's step, progress metric and notifiers, each built from the config on first use."""
         self.detectors = build_detectors(config.detectors, search_path=config.base_dir)
         self._journal_file = Journal(
             self.store.journal_path, max_bytes=config.journal.max_bytes, keep=config.journal.keep
