@@ -45,6 +45,7 @@ from heartbeat.killswitch import KillSwitch
 from heartbeat.models import AgentState
 from heartbeat.monitor import Monitor
 from heartbeat.runner import Heartbeat
+from heartbeat.stateread import StateReader
 from heartbeat.statetext import StateText
 from heartbeat.store import StateStore
 from heartbeat.warm import WarmStart
@@ -176,8 +177,8 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (lock_cls, "release", "lock release"),
         (StateStore, "load", "load state.json"),
         (StateStore, "reload", "load state.json (or reuse: unchanged since the last save)"),
-        (StateStore, "_read", "read the bytes"),
-        (StateStore, "_parse", "decode + json.loads"),
+        (StateReader, "read", "read the bytes"),
+        (StateReader, "parse", "decode + json.loads"),
         (AgentState, "model_validate", "pydantic validate"),
         (hb_effects, "outbox_waiting", "outbox check"),
         (Heartbeat, "retry_outbox", "outbox delivery (only when something waits)"),
@@ -217,7 +218,7 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
     for owner, attr, label in parts:
         probe.patch(owner, attr, label)
     # the user's step, for completeness
-    hb._step = probe.wrap("the step itself", trivial_step)
+    hb.plugins._step = probe.wrap("the step itself", trivial_step)
 
 
 def breakdown(hb: Heartbeat, ticks: int) -> tuple[list[list[str]], float]:
@@ -230,7 +231,7 @@ def breakdown(hb: Heartbeat, ticks: int) -> tuple[list[list[str]], float]:
             probe.end_tick()
     finally:
         probe.restore()
-        hb._step = trivial_step
+        hb.plugins._step = trivial_step
     root = ("tick",)
     tick_ns = probe.median(root)
     keys = {k for t in probe.ticks for k in t}

@@ -12,7 +12,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .config import HeartbeatConfig, load_config, parse_duration
 from .errors import UsageError, worst_exit_code
 from .flags import check_kill_target, config_with_flags, schedule_with_flags
+from .tickoutput import clean_stdout, print_result
 
 if TYPE_CHECKING:
     from .runner import Heartbeat, TickResult
@@ -83,71 +84,6 @@ def _one(config: HeartbeatConfig, command: str, *, must_exist: bool = True) -> H
     return heartbeats[0]
 
 
-def _worst(codes: Sequence[int]) -> int:
-    return worst_exit_code(codes)
-
-
-def _warn(prefix: str, text: str) -> None:
-    print(f"heartbeat: {prefix}warning: {text}", file=sys.stderr)
-
-
-def _print_result(result: TickResult, out: TextIO, *, as_json: bool = False, quiet: bool = False) -> None:
-    """A tick on stdout; errors and notifications a human has not received on stderr (cron mails it)."""
-    prefix = f"[{result.agent}] " if result.agent != "agent" else ""
-    if as_json:
-        out.write(json.dumps(result.to_json()) + "\n")
-    elif result.outcome in ("error", "locked"):
-        if not (quiet and result.outcome == "locked"):  # cron overlapping itself is harmless
-            print(f"heartbeat: {prefix}error: {result.message}", file=sys.stderr)
-    elif quiet and result.exit_code == 1:
-        print(f"heartbeat: {prefix}{result.message}", file=sys.stderr)
-    elif not quiet:
-        colour = "red" if result.exit_code else "yellow" if result.anomalies else None
-        first, _, rest = (prefix + result.message.replace("\n", "\n" + prefix)).partition("\n")
-        if colour:  # a quiet tick is plain text: no need to import the styling
-            from .style import Style
-
-            first = Style.for_stream(out).paint(first, colour)
-        out.write(first + "\n")
-        if rest:
-            out.write(rest + "\n")
-        if result.decision is not None and result.decision.instructions and result.outcome == "ran":
-            text = result.decision.instructions.replace("\n", f"\n{prefix}    ")
-            out.write(f"{prefix}  instructions for the next step:\n{prefix}    {text}\n")
-    out.flush()
-    for line in result.undelivered:
-        _warn(prefix, f"notification not delivered (kept in outbox/): {line}")
-    if result.waiting and not result.undelivered:
-        _warn(prefix, f"{result.waiting} notification(s) waiting in outbox/: not delivered yet")
-
-
-@contextlib.contextmanager
-def _clean_stdout(out: TextIO, enabled: bool) -> Iterator[TextIO]:
-    """Under --json: stdout carries only our JSON; the step's prints (and its children's) go to stderr."""
-    if not enabled:
-        yield out
-        return
-    try:
-        is_real = out is sys.__stdout__ and out.fileno() == 1
-    except (AttributeError, OSError, ValueError):
-        is_real = False
-    if not is_real:  # a caller's stream: redirecting Python's stdout is enough
-        with contextlib.redirect_stdout(sys.stderr):
-            yield out
-        return
-    out.flush()
-    saved = os.dup(1)
-    os.dup2(2, 1)  # a child process (an --exec step) inherits fd 1: point it at stderr
-    real = os.fdopen(saved, "w", encoding="utf-8", buffering=1, closefd=False)
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            yield real
-    finally:
-        real.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -173,7 +109,7 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
         # KILL while the step hangs (watchdog thread): say it, then end the process at once;
         # the step's thread cannot be stopped any other way. The journal has the kill already.
         with contextlib.suppress(OSError, ValueError):
-            _print_result(result, streams[-1], as_json=args.json, quiet=args.quiet)
+            print_result(result, streams[-1], as_json=args.json, quiet=args.quiet)
             streams[-1].flush()
             sys.stderr.flush()
         os._exit(3)
@@ -181,17 +117,17 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
     codes = []
     heartbeats = _heartbeats(_config(args))
     try:
-        with signals_interrupt(), _clean_stdout(out, args.json) as stream:
+        with signals_interrupt(), clean_stdout(out, args.json) as stream:
             streams.append(stream)
             for hb in heartbeats:
                 hb.on_abandon = abandoned
                 result = hb.tick()
-                _print_result(result, stream, as_json=args.json, quiet=args.quiet)
+                print_result(result, stream, as_json=args.json, quiet=args.quiet)
                 codes.append(result.exit_code)
     except TickInterrupted as exc:
         print(f"heartbeat: {exc}; the tick's work was not saved", file=sys.stderr)
         return 128 + exc.signum
-    return _worst(codes)
+    return worst_exit_code(codes)
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
@@ -215,7 +151,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
 
     def on_tick(result: TickResult) -> None:
         try:
-            _print_result(result, stream, as_json=args.json)
+            print_result(result, stream, as_json=args.json)
         except OSError:
             # A closed pipe: point stdout at /dev/null, or the exit's flush fails again.
             with contextlib.suppress(OSError):
@@ -230,7 +166,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
             stream.write(f"{prefix}  next heartbeat at {at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC\n")
             stream.flush()
 
-    with _clean_stdout(out, args.json) as stream:
+    with clean_stdout(out, args.json) as stream:
         runner = Runner(
             heartbeats,
             trigger,
@@ -251,7 +187,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat status``: one agent in detail, or one line per agent of a fleet."""
-    from .status import agent_report, fleet_reports, render_detail, render_fleet, worst
+    from .status import agent_report, fleet_reports, render_detail, render_fleet
     from .style import Style
 
     try:
@@ -271,7 +207,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
             out.write(json.dumps(item) + "\n")
     else:
         out.write(render_fleet(rows, Style.for_stream(out)) + "\n")
-    return worst(codes)
+    return worst_exit_code(codes)
 
 
 def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:

@@ -30,6 +30,7 @@ __all__ = [
     "outbox",
     "outbox_waiting",
     "queue_notices",
+    "reaching_someone",
     "save",
     "write_escalation_file",
     "write_report",
@@ -51,6 +52,11 @@ def outbox_waiting(store: StateStore) -> bool:
             return any(e.name.endswith(".json") and e.name[0] != "." for e in entries)
     except OSError:
         return False
+
+
+def reaching_someone(store: StateStore, notifiers: Sequence[str]) -> bool:
+    """Whether an outbox entry still waits for one of ``notifiers`` (names; corrupt or orphaned: no)."""
+    return outbox_waiting(store) and outbox(store).waiting_for(notifiers)
 
 
 def deliver(

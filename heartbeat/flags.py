@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from .config import (
     DEFAULT_CONFIG_NAME,
+    AgentConfig,
     HeartbeatConfig,
     WebhookNotifierConfig,
     format_validation_error,
@@ -24,7 +25,7 @@ from .config import (
 )
 from .errors import UsageError
 
-__all__ = ["check_kill_target", "config_with_flags", "schedule_with_flags"]
+__all__ = ["check_kill_target", "config_with_flags", "config_with_overrides", "schedule_with_flags"]
 
 
 def _absolute(value: str | Path | None) -> Path | None:
@@ -71,6 +72,41 @@ def config_with_flags(
             update={"notify": [*(n for n in config.notify if n.name != "webhook"), hook]}
         )
     return config
+
+
+def config_with_overrides(
+    config_file: str | Path | None = None,
+    *,
+    state_dir: str | Path | None = None,
+    kill_file: str | Path | None = None,
+    agent: str | None = None,
+) -> tuple[HeartbeatConfig, AgentConfig | None]:
+    """A library caller's config (``Session.from_files``): the file, then its overrides; ValueError if bad.
+
+    Returns the config and the agent picked by name (None: the config's only
+    agent). The config keeps its other agents unless a path is overridden,
+    so messages still name the agent (``heartbeat resume --agent NAME``).
+    """
+    settings = load_config(config_file)
+    picked: AgentConfig | None = None
+    if agent is not None:
+        found = [a for a in settings.all_agents() if a.name == agent]
+        if not found:
+            names = ", ".join(a.name for a in settings.all_agents())
+            raise ValueError(f"no agent named {agent!r} (agents: {names})")
+        picked = found[0]
+    changes = {
+        "state_dir": Path(state_dir).resolve() if state_dir is not None else None,
+        "kill_file": Path(kill_file).resolve() if kill_file is not None else None,
+    }
+    if any(v is not None for v in changes.values()):
+        if picked is not None:
+            settings = settings.model_copy(update={"agent": picked, "agents": []})
+            picked = None
+        elif len(settings.all_agents()) > 1:
+            raise ValueError("state_dir/kill_file need agent=NAME in a multi-agent config")
+        settings = settings.with_agent(**changes)
+    return settings, picked
 
 
 def schedule_with_flags(

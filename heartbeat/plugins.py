@@ -19,17 +19,19 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
 
 if TYPE_CHECKING:
-    from .config import AgentConfig
+    from .config import AgentConfig, HeartbeatConfig
     from .context import Step
+    from .notifiers import Notifier
+    from .progress import ProgressMetric
 
-__all__ = ["GROUPS", "build_step", "load_object", "load_plugin"]
+__all__ = ["GROUPS", "AgentPlugins", "build_step", "load_object", "load_plugin"]
 
 GROUPS: Mapping[str, str] = {
     "step": "heartbeat.steps",
@@ -113,3 +115,51 @@ def build_step(agent: AgentConfig, base_dir: Path) -> Step:
         raise ConfigError(f"step {agent.step!r} is not callable")
     step: Step = found
     return step
+
+
+class AgentPlugins:
+    """One agent's step, progress metric and notifiers: each built from the config on first use, then kept.
+
+    One given to the constructor (a library caller's, or a test's) is used as
+    it is. Loading late keeps a tick from importing what it never uses: most
+    ticks of a healthy agent never build the notifiers (and so never import httpx).
+    """
+
+    def __init__(
+        self,
+        config: HeartbeatConfig,
+        agent: AgentConfig,
+        *,
+        step: Step | None = None,
+        progress: ProgressMetric | None = None,
+        notifiers: Sequence[Notifier] | None = None,
+    ) -> None:
+        self._config, self._agent = config, agent
+        self._step = step
+        self._metric = progress
+        self._metric_loaded = progress is not None
+        self._notifiers = list(notifiers) if notifiers is not None else None
+
+    def step(self) -> Step:
+        """The agent's step (see :func:`build_step`)."""
+        if self._step is None:
+            self._step = build_step(self._agent, self._config.base_dir)
+        return self._step
+
+    def metric(self) -> ProgressMetric | None:
+        """The progress metric, or None when none is configured."""
+        if not self._metric_loaded:
+            if self._agent.progress or self._config.progress:
+                from .progress import build_metric
+
+                self._metric = build_metric(self._config, self._agent)
+            self._metric_loaded = True
+        return self._metric
+
+    def notifiers(self) -> list[Notifier]:
+        """The configured notifiers."""
+        if self._notifiers is None:
+            from .notifiers import build_notifiers
+
+            self._notifiers = build_notifiers(self._config.notify, base_dir=self._config.base_dir)
+        return self._notifiers

@@ -30,6 +30,7 @@ from .models import AgentState, Status
 from .reportdata import Slot, collect, parse_at
 from .reportpage import AgentPage, OverviewRow, render_agent, render_overview
 from .reporttuning import render_tuning
+from .store import REPORT_FILE
 
 if TYPE_CHECKING:
     from .runner import Heartbeat
@@ -48,15 +49,13 @@ __all__ = [
     "write_tuning",
 ]
 
-REPORT_FILE = "report.html"
-"""The page's name in the state folder, beside ``ESCALATION.md``."""
 LOCK_WAIT = 5.0
 """Seconds ``heartbeat report`` waits for a busy state folder before giving up (exit 5)."""
 
 
 def report_path(hb: Heartbeat) -> Path:
-    """Where an agent's page lives: ``<state dir>/report.html``."""
-    return hb.state_dir / REPORT_FILE
+    """Where an agent's page lives: ``<state dir>/report.html`` (the store names it)."""
+    return hb.store.report_path
 
 
 def parse_stretch(text: str) -> tuple[int, int]:

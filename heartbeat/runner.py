@@ -25,15 +25,15 @@ from .errors import HeartbeatError, StateLocked, StateWriteError, worst_exit_cod
 from .journal import Journal
 from .killswitch import KillSwitch
 from .models import AgentState, Status
-from .plugins import build_step
+from .plugins import AgentPlugins
 from .result import TickResult
 from .settle import Settlement, TickFacts, Where, settle
 from .stepcall import run_step
 from .store import StateStore
 from .watchdog import TickInterrupted
 
-# notify and progress are imported where used: most ticks of a healthy agent with no
-# metric configured never need them, and a cron tick pays for every import.
+# Names for types only: the modules are imported where used (plugins, effects, warm), as most
+# ticks of a healthy agent never need them, and a cron tick pays for every import.
 if TYPE_CHECKING:
     from .delivery import DeliveryReport
     from .monitor import Monitor
@@ -72,17 +72,15 @@ class Heartbeat:
         self._secrets = config.secrets()
         self.store = StateStore(self.state_dir, clock=clock, secrets=self._secrets)
         self.kill = KillSwitch(config.resolve(self.agent.kill_file))
-        self._step = step
-        self._metric = progress
-        self._metric_loaded = progress is not None
-        self._notifiers = list(notifiers) if notifiers is not None else None
+        self.plugins = AgentPlugins(config, self.agent, step=step, progress=progress, notifiers=notifiers)
+        """The agent's step, progress metric and notifiers, each built from the config on first use."""
         self.detectors = build_detectors(config.detectors, search_path=config.base_dir)
         self._journal_file = Journal(
             self.store.journal_path, max_bytes=config.journal.max_bytes, keep=config.journal.keep
         )
         agent_flag = f" --agent {self.name}" if len(config.all_agents()) > 1 else ""
         hint = f'heartbeat resume{agent_flag} --note "what to do differently"'
-        report = str(self.state_dir / "report.html")
+        report = str(self.store.report_path)
         self.where = Where(self.name, str(self.store.escalation_path), str(self.kill.path), hint, report)
         # heartbeat.warm's cache, made at the second tick that runs the step: a one-shot cron
         # tick never loads it (nor re-seeds a Monitor for a tick that will not come).
@@ -100,27 +98,15 @@ class Heartbeat:
 
     def step(self) -> Step:
         """The agent's step (loaded from the config on first use)."""
-        if self._step is None:
-            self._step = build_step(self.agent, self.config.base_dir)
-        return self._step
+        return self.plugins.step()
 
     def metric(self) -> ProgressMetric | None:
         """The progress metric, or None when none is configured."""
-        if not self._metric_loaded:
-            if self.agent.progress or self.config.progress:
-                from .progress import build_metric
-
-                self._metric = build_metric(self.config, self.agent)
-            self._metric_loaded = True
-        return self._metric
+        return self.plugins.metric()
 
     def notifiers(self) -> list[Notifier]:
         """The configured notifiers (built on first use, so httpx loads only when needed)."""
-        if self._notifiers is None:
-            from .notifiers import build_notifiers
-
-            self._notifiers = build_notifiers(self.config.notify, base_dir=self.config.base_dir)
-        return self._notifiers
+        return self.plugins.notifiers()
 
     @property
     def warm(self) -> WarmStart:
@@ -145,35 +131,7 @@ class Heartbeat:
             return self._guarded_tick()
         from .notifiers.ping import PingRound  # only when a dead man's switch is configured
 
-        pings = PingRound(self.config.notify)
-        missed = pings.start()
-        caller = self.on_abandon
-        abandoned: list[TickResult] = []
-
-        def on_abandon(result: TickResult) -> None:
-            # KILL abandoned a step that does not return, and the caller may end the process
-            # at once: the dead man's switch hears of the lost tick now, as a failure.
-            abandoned.append(result)
-            missed.extend(pings.abandoned(result.exit_code, result.message))
-            result.undelivered += [self.redact(error) for error in dict.fromkeys(missed)]
-            if caller is not None:
-                caller(result)
-
-        self.on_abandon = on_abandon
-        try:
-            result = self._guarded_tick()
-        except TickInterrupted as exc:
-            # SIGTERM/SIGINT ended the tick, its work unsaved: a failure (128 + the signal),
-            # pinged before the caller exits, or the check would wait for an end that never comes.
-            pings.abandoned(128 + exc.signum, f"{exc}; the tick's work was not saved")
-            raise
-        finally:
-            self.on_abandon = caller
-        if any(result is done for done in abandoned):
-            return result  # pinged already, from the watchdog thread
-        missed += pings.finish(result.exit_code, result.message)
-        result.undelivered += [self.redact(error) for error in dict.fromkeys(missed)]
-        return result
+        return PingRound(self.config.notify).around(self, self._guarded_tick)
 
     def shared_stop_reason(self) -> str | None:
         """Why the fleet-wide stop (``[stop]``) says to stop, or None (also None when not configured)."""
@@ -223,7 +181,8 @@ class Heartbeat:
                 state.budget = roll_over(state.budget, now, self.config.budget)
                 spent = exhausted(state, self.config.budget)
             if state.status is not Status.ACTIVE or spent is not None:
-                pending = state.status is Status.NEEDS_HUMAN and self._waiting_to_reach_someone()
+                names = [n.name for n in self.config.notify]
+                pending = state.status is Status.NEEDS_HUMAN and effects.reaching_someone(self.store, names)
                 facts = TickFacts(pending_delivery=pending)
                 settled = settle(state, None, (), spent, now, self.config, where=self.where, facts=facts)
                 return self._finish(settled, [], result, now)
@@ -293,11 +252,6 @@ class Heartbeat:
     def outbox(self) -> Outbox:
         """The agent's outbox of undelivered notifications."""
         return effects.outbox(self.store, self._secrets)
-
-    def _waiting_to_reach_someone(self) -> bool:
-        """Whether an outbox entry still waits for a configured notifier (corrupt or orphaned: no)."""
-        names = [n.name for n in self.config.notify]
-        return self.outbox_waiting() and self.outbox().waiting_for(names)
 
     def outbox_waiting(self) -> bool:
         """Whether anything waits in outbox/."""

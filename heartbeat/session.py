@@ -74,8 +74,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import AgentConfig, HeartbeatConfig, load_config
+from .config import AgentConfig, HeartbeatConfig
 from .context import StepContext
+from .flags import config_with_overrides
 from .models import Anomaly
 from .runner import Heartbeat, TickResult, utc_now
 from .stops import Stop, Stopped, stop_of
@@ -170,25 +171,9 @@ class Session:
         **options: Any,
     ) -> Session:
         """A session as the CLI resolves it: ``heartbeat.toml`` (default ./heartbeat.toml), then flags."""
-        settings = load_config(config)
-        picked: AgentConfig | None = None
-        if agent is not None:
-            found = [a for a in settings.all_agents() if a.name == agent]
-            if not found:
-                names = ", ".join(a.name for a in settings.all_agents())
-                raise ValueError(f"no agent named {agent!r} (agents: {names})")
-            picked = found[0]
-        changes = {
-            "state_dir": Path(state_dir).resolve() if state_dir is not None else None,
-            "kill_file": Path(kill_file).resolve() if kill_file is not None else None,
-        }
-        if any(v is not None for v in changes.values()):
-            if picked is not None:
-                settings = settings.model_copy(update={"agent": picked, "agents": []})
-                picked = None
-            elif len(settings.all_agents()) > 1:
-                raise ValueError("state_dir/kill_file need agent=NAME in a multi-agent config")
-            settings = settings.with_agent(**changes)
+        settings, picked = config_with_overrides(
+            config, state_dir=state_dir, kill_file=kill_file, agent=agent
+        )
         return cls(settings, picked, **options)
 
     # -- what the caller reads

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .config import ScheduleConfig
-from .errors import EXIT_CODES, HeartbeatError, UsageError, worst_exit_code
+from .errors import EXIT_CODES, HeartbeatError, UsageError
 from .style import Style
 
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ __all__ = [
     "render_detail",
     "render_fleet",
     "require_state_dir",
-    "worst",
 ]
 
 OVERDUE_EXIT = EXIT_CODES["overdue"]
@@ -106,11 +105,6 @@ class StatusReport:
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict, stable for scripts."""
         return asdict(self)
-
-
-def worst(codes: Sequence[int]) -> int:
-    """The exit code that wins when several agents report."""
-    return worst_exit_code(codes)
 
 
 def _stamp(at: datetime | None) -> str | None:

@@ -9,46 +9,42 @@ handled with care:
   The kernel drops the lock when its holder dies, even by SIGKILL.
 * **Save.** :func:`heartbeat.fsutil.atomic_write`: a reader (or the next tick
   after a crash) sees the old state or the new one, never a mix.
-* **Load.** A file heartbeat cannot read is never overwritten or deleted: it
-  stays in place and a byte-for-byte copy is put beside it as
-  ``state.json.corrupt-<UTC stamp>``, so a human can look at it and fix it.
-  A newer ``schema_version`` is refused and left alone. An older one is
-  migrated in memory through :data:`MIGRATIONS`; the old file is copied aside
-  as ``state.json.v<N>-<stamp>`` just before the first save overwrites it.
+* **Load** (:class:`heartbeat.stateread.StateReader`). A file heartbeat
+  cannot read is never overwritten or deleted: it stays in place and a
+  byte-for-byte copy is put beside it as ``state.json.corrupt-<UTC stamp>``,
+  so a human can look at it and fix it. A newer ``schema_version`` is refused
+  and left alone. An older one is migrated in memory through
+  :data:`MIGRATIONS`; the old file is copied aside as
+  ``state.json.v<N>-<stamp>`` just before the first save overwrites it.
 """
 
 from __future__ import annotations
 
-import errno
-import json
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from filelock import FileLock, Timeout
-from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError, from_json
 
-from .config import format_validation_error
-from .errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
+from .errors import StateLocked, StateUnsavable, StateWriteError
 from .fsutil import (
     PRIVATE_FILE_MODE,
     QuietFolder,
     atomic_write,
     ensure_private_dir,
-    open_regular_stat,
-    read_to_end,
     remove_temps,
     room_problem,
     sweep_temps,
 )
 from .migrations import MIGRATIONS, Migration, MigrationError, check_migrations, migrate
-from .models import SCHEMA_VERSION, AgentState, clip
-from .statecopies import LEAN, Unreadable, copy_aside, existing_copy, long_digit_run, one_line, parse_object
+from .models import SCHEMA_VERSION, AgentState
+from .statecopies import copy_aside, long_digit_run, one_line
+from .stateread import StateReader
 
 if TYPE_CHECKING:
     from .statetext import StateText
@@ -69,6 +65,7 @@ RUN_LOCK_FILE = ".run.lock"
 JOURNAL_FILE = "journal.jsonl"
 OUTBOX_DIR = "outbox"
 ESCALATION_FILE = "ESCALATION.md"
+REPORT_FILE = "report.html"
 EXEC_SCRATCH_PREFIX = ".exec-"
 """Prefix of the scratch folder an ``--exec`` step gets inside the state folder."""
 # Temps of these files are never removed by clean_stale: the KILL file is written without
@@ -121,17 +118,13 @@ class StateStore:
         self._journal_path = self._state_dir / JOURNAL_FILE
         self._outbox_dir = self._state_dir / OUTBOX_DIR
         self._escalation_path = self._state_dir / ESCALATION_FILE
-        self._migrations = tuple(migrations)
-        self._current = current_version
+        self._report_path = self._state_dir / REPORT_FILE
+        self._reader = StateReader(
+            self._state_path, migrations=tuple(migrations), current_version=current_version, clock=clock
+        )
         self._clock = clock
         self._locked = False
         self._file_locks: dict[float, FileLock] = {}
-        # The file as read by the last load, if it had to be migrated: it is
-        # copied aside before the first save replaces it.
-        self._migrated_from: tuple[int, bytes] | None = None
-        self._loaded_size = 0  # bytes of state.json at the last load: what a save must have room for
-        # The mtime (ns) of the state file being loaded, given to its corrupt copy.
-        self._loaded_mtime: int | None = None
         # The records' texts of the last save, for the next one; made at the second save, so a
         # store that saves once (a cron tick) never loads heartbeat.statetext.
         self._text: StateText | None = None
@@ -174,6 +167,11 @@ class StateStore:
     def escalation_path(self) -> Path:
         """``ESCALATION.md``: present while a human is needed."""
         return self._escalation_path
+
+    @property
+    def report_path(self) -> Path:
+        """``report.html``: the agent's page beside ``ESCALATION.md`` (see :mod:`heartbeat.report`)."""
+        return self._report_path
 
     @property
     def locked(self) -> bool:
@@ -290,9 +288,7 @@ class StateStore:
 
     def load(self) -> AgentState:
         """Read ``state.json``: missing -> a fresh state; old -> migrated; bad -> :class:`StateCorrupt`."""
-        self._migrated_from = None
-        self._loaded_mtime = None
-        return self._decode(self._read())
+        return self._reader.decode(self._reader.read())
 
     def reload(self, last: Saved, state: AgentState | None) -> tuple[AgentState, bool]:
         """:meth:`load`, and whether ``state.json`` still holds, byte for byte, what was saved as ``last``.
@@ -300,94 +296,12 @@ class StateStore:
         Then ``state`` (if given) comes back as is, unparsed: the caller vouches
         it is what parsing ``last.data`` gives (see :mod:`heartbeat.warm`).
         """
-        self._migrated_from = None
-        self._loaded_mtime = None
-        raw_bytes = self._read()
+        raw_bytes = self._reader.read()
         unchanged = raw_bytes is not None and last.exact and raw_bytes == last.data
         if unchanged and state is not None and raw_bytes is not None:
-            self._loaded_size = len(raw_bytes)
+            self._reader.size = len(raw_bytes)
             return state, True
-        return self._decode(raw_bytes), unchanged
-
-    def _decode(self, raw_bytes: bytes | None) -> AgentState:
-        """The state in ``raw_bytes`` (None: no file), migrated and validated."""
-        path = self.state_path
-        if raw_bytes is None:
-            return AgentState(schema_version=self._current)
-        self._loaded_size = len(raw_bytes)
-        # The fast path: one pass of pydantic over the bytes, in strict mode so
-        # that it accepts only what the dict path below would load unchanged
-        # (no "1" or true as a schema_version, no BOM). Anything else, a
-        # migration or a bad file, takes the dict path, with its messages.
-        try:
-            state = AgentState.model_validate_json(raw_bytes, strict=True)
-        except ValidationError as exc:
-            if len(raw_bytes) > LEAN:
-                self._lean_check(raw_bytes, exc)
-        else:
-            if state.schema_version == self._current and "schema_version" in state.model_fields_set:
-                return state
-        raw = self._parse(raw_bytes)
-        if "schema_version" not in raw:
-            self._corrupt(raw_bytes, "schema_version is missing")
-        version = raw["schema_version"]
-        if not isinstance(version, int) or isinstance(version, bool):
-            found = clip(json.dumps(version), 40)
-            self._corrupt(raw_bytes, f"schema_version must be an integer, not {found}")
-        if version > self._current:
-            raise StateVersionError(path, version, self._current)
-        if version < self._current:
-            try:
-                raw = migrate(raw, self._migrations, self._current)
-            except MigrationError as exc:
-                if exc.missing_step:
-                    # No step for this version: the file may be fine for another
-                    # release, so it is only left alone, not called corrupt.
-                    raise StateCorrupt(path, one_line(str(exc))) from None
-                self._corrupt(raw_bytes, one_line(str(exc)))
-        try:
-            state = AgentState.model_validate(raw)
-        except ValidationError as exc:
-            self._corrupt(raw_bytes, one_line(format_validation_error(exc)))
-        except (ValueError, TypeError, RecursionError) as exc:  # what else a bad file can raise
-            self._corrupt(raw_bytes, f"cannot be read: {one_line(str(exc))}")
-        if version < self._current:
-            self._migrated_from = (version, raw_bytes)
-        return state
-
-    def _read(self) -> bytes | None:
-        """The bytes of ``state.json`` (None if missing), read once and never blocking.
-
-        A FIFO, socket or device in its place is refused at once (reading a
-        FIFO would wait forever for a writer); a symlink is followed.
-        """
-        path = self.state_path
-        try:
-            fd, info = open_regular_stat(path)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            if exc.errno == errno.EINVAL:  # not a regular file
-                what = "is a folder, not a file" if os.path.isdir(path) else exc.strerror
-                raise StateCorrupt(path, f"{what}; not copied aside") from None
-            if exc.errno == errno.EISDIR:
-                raise StateCorrupt(path, "is a folder, not a file; not copied aside") from None
-            raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
-        try:
-            self._loaded_mtime = info.st_mtime_ns
-            return read_to_end(fd, info.st_size)
-        except OSError as exc:
-            raise StateCorrupt(path, f"cannot be read ({exc.strerror}); not copied aside") from None
-        finally:
-            os.close(fd)
-
-    def _lean_check(self, raw_bytes: bytes, error: ValidationError) -> None:
-        """For a big file: report broken JSON from the parse just done, without a second one."""
-        first = error.errors(include_url=False)[0]
-        if first["type"] == "json_invalid":
-            message = str(first["msg"]).removeprefix("Invalid JSON: ")
-            if not raw_bytes.startswith(b"\xef\xbb\xbf"):  # a BOM takes the slow path, which allows it
-                self._corrupt(raw_bytes, f"is not valid JSON: {one_line(message)}")
+        return self._reader.decode(raw_bytes), unchanged
 
     def save(self, state: AgentState) -> Saved:
         """Write ``state.json`` atomically (0600, indented); failure -> :class:`StateWriteError`.
@@ -427,10 +341,11 @@ class StateStore:
             # (a temp file beside the target), and the link stays a link.
             path = Path(os.path.realpath(path))
         try:
-            if self._migrated_from is not None:
-                version, original = self._migrated_from
-                self._copy_aside(f"v{version}", original)
-                self._migrated_from = None
+            if self._reader.migrated_from is not None:
+                # The file as read by the last load had to be migrated: kept before it is replaced.
+                version, original = self._reader.migrated_from
+                copy_aside(self.state_path, f"v{version}", original, self._clock(), None)
+                self._reader.migrated_from = None
             try:
                 atomic_write(path, data, mode=PRIVATE_FILE_MODE)
             except FileNotFoundError:
@@ -454,29 +369,6 @@ class StateStore:
         One ``statvfs`` and one ``access``, no write: room for twice the last
         size (and a free inode for the temp file) must be there.
         """
-        problem = room_problem(self._state_dir, max(8192, 2 * self._loaded_size))
+        problem = room_problem(self._state_dir, max(8192, 2 * self._reader.size))
         if problem is not None:
             raise StateWriteError(self.state_path, problem)
-
-    def _parse(self, raw_bytes: bytes) -> dict[str, Any]:
-        """Decode and parse the bytes of ``state.json`` into a dict, or report it corrupt."""
-        try:
-            return parse_object(raw_bytes)
-        except Unreadable as exc:
-            self._corrupt(raw_bytes, exc.reason)
-
-    def _corrupt(self, raw_bytes: bytes, reason: str) -> NoReturn:
-        """Copy the unreadable file aside and raise :class:`StateCorrupt` (never returns)."""
-        path = self.state_path
-        try:
-            copy_path = self._existing_copy(raw_bytes) or self._copy_aside("corrupt", raw_bytes)
-        except OSError as exc:
-            raise StateCorrupt(path, f"{reason}; could not copy it aside: {exc.strerror}") from None
-        raise StateCorrupt(path, reason, copy=copy_path)
-
-    def _existing_copy(self, raw_bytes: bytes) -> Path | None:
-        return existing_copy(self.state_path, raw_bytes, self._loaded_mtime)
-
-    def _copy_aside(self, label: str, raw_bytes: bytes) -> Path:
-        mtime = self._loaded_mtime if label == "corrupt" else None
-        return copy_aside(self.state_path, label, raw_bytes, self._clock(), mtime)

@@ -15,7 +15,7 @@ from heartbeat.errors import ConfigError
 from heartbeat.models import Notification
 from heartbeat.notifiers import build_notifiers
 from heartbeat.outbox import Outbox
-from heartbeat.plugins import load_object, load_plugin
+from heartbeat.plugins import AgentPlugins, load_object, load_plugin
 from heartbeat.runner import Heartbeat
 
 
@@ -158,3 +158,47 @@ def test_a_plug_in_notifier_that_refuses_its_options_is_one_line(tmp_path: Path)
     )
     with pytest.raises(ConfigError, match=r"^notifier n: test_plugins:ListNotifier failed to start"):
         build_notifiers(config.notify, base_dir=tmp_path)
+
+
+# -- one agent's plug-ins (AgentPlugins)
+
+
+def test_an_agents_plug_ins_are_built_once_on_first_use(installed: Path) -> None:
+    """The configured step and notifiers load when first asked for, then the same objects come back."""
+    config = HeartbeatConfig.model_validate(
+        {
+            "base_dir": installed,
+            "agent": {"step": "third", "state_dir": str(installed / "state")},
+            "notify": [{"type": "pager", "name": "pager"}],
+        }
+    )
+    plugins = AgentPlugins(config, config.all_agents()[0])
+    step = plugins.step()
+    assert step.__module__ == "hb_thirdparty"
+    assert plugins.step() is step
+    notifiers = plugins.notifiers()
+    assert [type(n).__name__ for n in notifiers] == ["ListNotifier"]
+    assert plugins.notifiers() is notifiers
+    assert plugins.metric() is None  # none configured
+
+
+def test_plug_ins_given_by_the_caller_are_used_as_they_are(tmp_path: Path) -> None:
+    """A library caller's step and empty notifier list win over the config, which is never consulted."""
+    config = HeartbeatConfig.model_validate(
+        {
+            "base_dir": tmp_path,
+            "agent": {"step": "nowhere:step"},
+            "notify": [{"type": "nowhere:Notifier", "name": "x"}],
+        }
+    )
+
+    def step(ctx: object) -> None:
+        return None
+
+    plugins = AgentPlugins(config, config.all_agents()[0], step=step, notifiers=[])
+    assert plugins.step() is step
+    assert plugins.notifiers() == []
+    configured = AgentPlugins(config, config.all_agents()[0])
+    for load in (configured.step, configured.notifiers):
+        with pytest.raises(ConfigError, match="no module named 'nowhere'"):
+            load()

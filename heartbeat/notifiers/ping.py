@@ -26,11 +26,16 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..errors import NotifyError
 from ..models import Notification
+from ..watchdog import TickInterrupted
+
+if TYPE_CHECKING:
+    from ..result import TickResult
+    from ..runner import Heartbeat
 
 __all__ = ["ABANDONED_PING_SECONDS", "PingNotifier", "PingRound"]
 
@@ -99,6 +104,37 @@ class PingRound:
             for c in configs
             if isinstance(c, PingNotifierConfig) and not c.unset_env()
         ]
+
+    def around(self, hb: Heartbeat, tick: Callable[[], TickResult]) -> TickResult:
+        """Run ``tick``, one heartbeat of ``hb``, between the pings; failed pings join its ``undelivered``."""
+        missed = self.start()
+        caller = hb.on_abandon
+        abandoned: list[TickResult] = []
+
+        def on_abandon(result: TickResult) -> None:
+            # KILL abandoned a step that does not return, and the caller may end the process
+            # at once: the dead man's switch hears of the lost tick now, as a failure.
+            abandoned.append(result)
+            missed.extend(self.abandoned(result.exit_code, result.message))
+            result.undelivered += [hb.redact(error) for error in dict.fromkeys(missed)]
+            if caller is not None:
+                caller(result)
+
+        hb.on_abandon = on_abandon
+        try:
+            result = tick()
+        except TickInterrupted as exc:
+            # SIGTERM/SIGINT ended the tick, its work unsaved: a failure (128 + the signal),
+            # pinged before the caller exits, or the check would wait for an end that never comes.
+            self.abandoned(128 + exc.signum, f"{exc}; the tick's work was not saved")
+            raise
+        finally:
+            hb.on_abandon = caller
+        if any(result is done for done in abandoned):
+            return result  # pinged already, from the watchdog thread
+        missed += self.finish(result.exit_code, result.message)
+        result.undelivered += [hb.redact(error) for error in dict.fromkeys(missed)]
+        return result
 
     def start(self) -> list[str]:
         """Ping every start; the failures as lines."""

@@ -1,0 +1,238 @@
+"""The package's layout stays as issue 11 left it: small modules, no private imports, no import circle.
+
+Read with ``ast`` from the source, not by importing: module-level imports
+only (a function's lazy import does not run at import time, and an
+``if TYPE_CHECKING:`` block never runs), resolved to heartbeat modules.
+Importing ``heartbeat.a.b`` runs ``heartbeat/a/__init__.py`` first, so it
+counts as an edge to that package too, unless the importer is inside it (then
+the package's ``__init__`` is already running); a package's ``__init__``
+importing its submodules gives package -> submodule edges.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "heartbeat"
+
+RUNNER_MAX_LINES = 300
+MODULE_MAX_LINES = 450
+
+
+@dataclass
+class Module:
+    """One module of the package as its source says."""
+
+    name: str
+    path: Path
+    lines: int
+    imports: set[str] = field(default_factory=set)
+    """The package's modules this one imports at module level."""
+    private: list[str] = field(default_factory=list)
+    """``from <other module> import _name`` found here, as ``"<module>._name"``."""
+
+
+def module_name(root: Path, path: Path) -> str:
+    """``heartbeat/a/b.py`` -> ``heartbeat.a.b``; ``heartbeat/a/__init__.py`` -> ``heartbeat.a``."""
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def is_type_checking(test: ast.expr) -> bool:
+    """``if TYPE_CHECKING:`` or ``if typing.TYPE_CHECKING:``."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def module_level(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements run when the module is imported (not in functions, not TYPE_CHECKING)."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        elif isinstance(node, ast.If):
+            if not is_type_checking(node.test):
+                found += module_level(node.body)
+            found += module_level(node.orelse)
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)):
+                found += module_level(block)
+        elif isinstance(node, ast.With | ast.ClassDef):  # a class body runs at import time too
+            found += module_level(node.body)
+    return found
+
+
+def with_parents(name: str, known: set[str], importer: str) -> set[str]:
+    """``name`` and the packages above it whose ``__init__`` importing it runs first.
+
+    Not the packages ``importer`` is inside: those are being imported already.
+    """
+    parts, here = name.split("."), importer.split(".")
+    running = {".".join(here[:n]) for n in range(1, len(here) + 1)}
+    return ({".".join(parts[:n]) for n in range(1, len(parts) + 1)} - running) & known
+
+
+def read_package(root: Path) -> dict[str, Module]:
+    """Every module under ``root`` with its module-level imports of the package and its private imports."""
+    paths = sorted(root.rglob("*.py"))
+    modules = {module_name(root, p): Module(module_name(root, p), p, 0) for p in paths}
+    known = set(modules)
+    for module in modules.values():
+        text = module.path.read_text(encoding="utf-8")
+        module.lines = len(text.splitlines())
+        is_package = module.path.name == "__init__.py"
+        # What a relative import of level 1 starts from: the package itself, or the module's package.
+        here = module.name if is_package else module.name.rpartition(".")[0]
+        for node in module_level(ast.parse(text, str(module.path)).body):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    module.imports |= with_parents(alias.name, known, module.name)
+                continue
+            if node.level:
+                base_parts = here.split(".")
+                base = ".".join(base_parts[: len(base_parts) - node.level + 1])
+                source = f"{base}.{node.module}" if node.module else base
+            else:
+                source = node.module or ""
+            if source.split(".")[0] != root.name:
+                continue  # another package's: not ours to check
+            module.imports |= with_parents(source, known, module.name)
+            for alias in node.names:
+                sub = f"{source}.{alias.name}"
+                if sub in known:  # `from . import x`: the submodule x
+                    module.imports.add(sub)
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and source != module.name:
+                    module.private.append(f"{source}.{alias.name}")
+        module.imports.discard(module.name)
+    return modules
+
+
+def find_cycle(modules: dict[str, Module]) -> list[str] | None:
+    """One import circle as a path (first == last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(name: str) -> list[str] | None:
+        state[name] = 1
+        path.append(name)
+        for target in sorted(modules[name].imports):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        path.pop()
+        state[name] = 2
+        return None
+
+    for name in sorted(modules):
+        if name not in state:
+            found = visit(name)
+            if found:
+                return found
+    return None
+
+
+def oversized(modules: dict[str, Module]) -> list[str]:
+    """The modules over their line limit (runner.py has its own, lower one)."""
+    too_big = []
+    for module in modules.values():
+        limit = RUNNER_MAX_LINES if module.name.endswith(".runner") else MODULE_MAX_LINES
+        if module.lines > limit:
+            too_big.append(
+                f"{module.path.relative_to(module.path.parents[1])}: {module.lines} > {limit} lines"
+            )
+    return too_big
+
+
+@pytest.fixture(scope="module")
+def package() -> dict[str, Module]:
+    return read_package(PACKAGE)
+
+
+# -- the package
+
+
+def test_the_reader_sees_the_whole_package(package: dict[str, Module]) -> None:
+    """The checks below look at every module, the runner's imports among them."""
+    assert {"heartbeat", "heartbeat.runner", "heartbeat.store", "heartbeat.detectors"} <= set(package)
+    assert {"heartbeat.store", "heartbeat.settle"} <= package["heartbeat.runner"].imports
+
+
+def test_no_module_imports_another_modules_private_names(package: dict[str, Module]) -> None:
+    """A name with a leading underscore is its module's own: another module asks for a public one."""
+    found = {m.name: m.private for m in package.values() if m.private}
+    assert found == {}
+
+
+def test_no_import_circle(package: dict[str, Module]) -> None:
+    """The module-level imports form no circle (lazy and TYPE_CHECKING imports aside)."""
+    cycle = find_cycle(package)
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_modules_stay_small(package: dict[str, Module]) -> None:
+    """runner.py stays under 300 lines and every module under 450: one job per module."""
+    assert oversized(package) == []
+
+
+# -- the checks themselves, on a small package made for them
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_the_checks_find_a_circle_private_imports_and_big_modules(tmp_path: Path) -> None:
+    """A circle through a package's __init__, a private import and a long runner are all reported."""
+    pkg = write(
+        tmp_path / "heartbeat",
+        {
+            "__init__.py": "from .a import thing\n",
+            # a -> sub (its __init__ runs first) -> sub.c -> a: a circle only through the package
+            "a.py": "from .sub.b import _helper\nthing = 1\n",
+            "sub/__init__.py": "from . import c\n",
+            "sub/b.py": "def _helper():\n    pass\n",
+            "sub/c.py": "from ..a import thing\n",
+            "runner.py": "x = 1\n" * (RUNNER_MAX_LINES + 1),
+        },
+    )
+    modules = read_package(pkg)
+    assert modules["heartbeat.a"].private == ["heartbeat.sub.b._helper"]
+    assert modules["heartbeat.a"].imports == {"heartbeat.sub", "heartbeat.sub.b"}
+    assert modules["heartbeat.sub"].imports == {"heartbeat.sub.c"}
+    assert modules["heartbeat.sub.c"].imports == {"heartbeat.a"}  # not its own packages: running already
+    cycle = find_cycle(modules)
+    assert cycle is not None and cycle[0] == cycle[-1]
+    assert set(cycle) == {"heartbeat.a", "heartbeat.sub", "heartbeat.sub.c"}
+    assert oversized(modules) == [f"heartbeat/runner.py: {RUNNER_MAX_LINES + 1} > {RUNNER_MAX_LINES} lines"]
+
+
+def test_lazy_and_type_checking_imports_are_not_edges(tmp_path: Path) -> None:
+    """Imports inside functions or under TYPE_CHECKING never run at import time: no circle."""
+    pkg = write(
+        tmp_path / "heartbeat",
+        {
+            "__init__.py": "",
+            "a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\nthing = 1\n",
+            "b.py": "from .a import thing as _thing_alias\n\ndef f():\n    from .a import _late\n",
+        },
+    )
+    modules = read_package(pkg)
+    assert modules["heartbeat.a"].imports == set()
+    assert modules["heartbeat.b"].imports == {"heartbeat.a"}
+    assert modules["heartbeat.b"].private == []  # only the alias is private; the lazy import is not read
+    assert find_cycle(modules) is None
