@@ -346,7 +346,7 @@ class Monitor:
                     "result": result,
                 },
             )
-            set_fields_set(record, _RECORD_FIELDS)
+            set_fields_set(record, set(_RECORD_FIELDS))  # its own: model_copy(update=...) adds to it
             set_extra(record, None)
             set_private(record, None)
         self._history.append(record)

@@ -508,3 +508,35 @@ def test_progress_samples_are_built_like_validated_ones() -> None:
         again = ProgressSample.model_validate(sample.model_dump())
         assert again == sample and again.model_dump_json() == sample.model_dump_json()
         assert again.model_fields_set == sample.model_fields_set
+        assert again.model_fields_set == sample.model_fields_set
+
+
+def test_light_records_read_back_as_the_records_a_custom_detector_gets() -> None:
+    """The default Monitor's light records build the same ActionRecords a custom detector gets."""
+    light, full = (
+        Monitor(),
+        Monitor(detectors=[*build_detectors(DetectorsConfig()), lambda history, now: None]),
+    )
+    assert light._light and not full._light
+    for i, args in enumerate([None, {}, {"q": "x" * 300}, {"b": [1, 2], "a": {"z": None}}, {"k": 5}]):
+        for monitor in (light, full):
+            monitor.record(
+                "tool", args, output="out" if i % 2 else None, error="e" if i == 3 else None, now=at(i)
+            )
+    assert [r.model_dump() for r in light.history] == [r.model_dump() for r in full.history]
+    assert light.history[2].summary.endswith("…") and len(light.history[2].summary) == 200
+
+
+def test_records_and_anomalies_built_without_validation_copy_with_updates() -> None:
+    """model_copy(update=...) works on what the Monitor builds, as on validated models."""
+    for monitor in (
+        Monitor(),
+        Monitor(detectors=[*build_detectors(DetectorsConfig()), lambda history, now: None]),
+    ):
+        hits = [monitor.record("search", {"q": "x"}, output="same page", now=at(i)) for i in range(3)]
+        anomaly = hits[-1]
+        assert anomaly is not None
+        assert anomaly.model_copy(update={"message": "m"}).message == "m"
+        record = monitor.history[-1]
+        assert record.model_copy(update={"shape": None}).shape is None
+        assert record.model_fields_set == set(type(record).model_fields)

@@ -227,7 +227,8 @@ def construct(cls: type[_M], fields: dict[str, Any]) -> _M:
     """
     model = new_model(cls)
     set_dict(model, fields)
-    set_fields_set(model, FIELDS[cls])
+    # A set of its own, as validation gives: model_copy(update=...) adds to it.
+    set_fields_set(model, set(FIELDS[cls]))
     set_extra(model, None)
     set_private(model, None)
     return model
