@@ -24,8 +24,19 @@ class Migration:
         return f"Migration({self.from_version} -> {self.from_version + 1}: {self.name})"
 
 
-MIGRATIONS: tuple[Migration, ...] = ()
-"""Every migration this release knows, oldest first. None yet: version 1 is the first."""
+def _detection_v2(state: dict[str, Any]) -> dict[str, Any]:
+    """1 -> 2: nothing moves; the fields detection v2 added take their defaults when absent.
+
+    Version 2 adds the records' ``shape`` and ``result``, the recovery's
+    ``quiet``, ``anomaly_totals`` and ``notices``. The number
+    changes so that a release that knows only version 1 refuses this file as
+    newer (what it is) instead of calling its new fields corrupt.
+    """
+    return state
+
+
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, "detection v2 fields", _detection_v2),)
+"""Every migration this release knows, oldest first."""
 
 
 class MigrationError(ValueError):

@@ -31,7 +31,7 @@ __all__ = [
     "append_bounded",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The ``schema_version`` this release writes; older ones are migrated on load."""
 
 # Bounds of the lists in state.json: no more than is used, since every tick loads,

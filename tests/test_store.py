@@ -211,7 +211,7 @@ def test_save_writes_indented_private_json(store: StateStore, open_umask: None) 
     with store.lock():
         store.save(state)
     text = store.state_path.read_text(encoding="utf-8")
-    assert text.startswith('{\n  "schema_version": 1,\n')
+    assert text.startswith('{\n  "schema_version": 2,\n')
     assert text.endswith("}\n")
     assert json.loads(text) == state.model_dump(mode="json")
     assert mode(store.state_path) == 0o600
@@ -744,6 +744,59 @@ def test_store_loads_an_old_file_migrated_and_saves_it_back_with_a_backup(
     assert mode(backup) == 0o600
     assert json.loads(store.state_path.read_bytes())["schema_version"] == 3
     assert store.load() == state
+
+
+# What the first release wrote: schema_version 1, records without shape or result, a recovery
+# without quiet, no anomaly_totals and no notices.
+FIRST_RELEASE_FILE = json.dumps(
+    {
+        "schema_version": 1,
+        "status": "active",
+        "ticks": 2,
+        "history": [
+            {
+                "index": 1,
+                "tick": 2,
+                "at": "2024-05-06T07:00:00Z",
+                "tool": "search",
+                "fingerprint": "0123456789abcdef",
+                "summary": 'search({"q":"x"})',
+                "output_len": 3,
+                "error": None,
+                "cost": 0.0,
+            }
+        ],
+        "stuck_streak": 1,
+        "recovery": {"mode": "try_alternative", "since_tick": 2, "kinds": ["repeat"], "avoid": ["search"]},
+    },
+    indent=2,
+).encode()
+
+
+def test_a_first_release_file_is_migrated_to_version_2_and_kept_aside(tmp_path: Path) -> None:
+    """The shipped registry: a version 1 file loads with defaults, saves as 2, the original kept as v1."""
+    store = StateStore(tmp_path, clock=fixed_clock)
+    write_state_file(store, FIRST_RELEASE_FILE)
+    state = store.load()
+    assert (state.schema_version, state.ticks, state.anomaly_totals, state.notices) == (2, 2, {}, [])
+    assert (state.history[0].shape, state.history[0].result) == (None, None)
+    assert state.recovery is not None and state.recovery.quiet == 0
+    with store.lock():
+        store.save(state)
+    assert (tmp_path / f"state.json.v1-{STAMP}").read_bytes() == FIRST_RELEASE_FILE
+    assert json.loads(store.state_path.read_bytes())["schema_version"] == 2
+
+
+def test_a_release_that_knows_only_version_1_refuses_this_one_as_newer(tmp_path: Path) -> None:
+    """Rolling back: what this release saves is refused as newer (not called corrupt) and left as is."""
+    store = StateStore(tmp_path, clock=fixed_clock)
+    with store.lock():
+        store.save(AgentState(ticks=1))
+    saved = store.state_path.read_bytes()
+    older = StateStore(tmp_path, migrations=(), current_version=1, clock=fixed_clock)
+    with pytest.raises(StateVersionError, match="schema_version 2 is newer"):
+        older.load()
+    assert store.state_path.read_bytes() == saved
 
 
 def test_a_missing_migration_step_is_a_clear_error_and_the_file_is_left_alone(tmp_path: Path) -> None:
