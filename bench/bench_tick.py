@@ -68,14 +68,16 @@ class Floor:
         folder.mkdir(mode=0o700, exist_ok=True)
         self.lock_path = folder / ".lock"
         self.path = folder / "state.json"
+        # One FileLock object, reused, as the store reuses its own: building one per write
+        # would add ~30 us to the floor and flatter the ratio.
+        self.lock = FileLock(self.lock_path, timeout=0, mode=0o600)
 
     def __call__(self, data: bytes) -> None:
-        lock = FileLock(self.lock_path, timeout=0, mode=0o600)
-        lock.acquire()
+        self.lock.acquire()
         try:
             atomic_write(self.path, data)
         finally:
-            lock.release()
+            self.lock.release()
 
 
 def checked_tick(hb: Heartbeat) -> None:
