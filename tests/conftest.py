@@ -28,7 +28,8 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -181,6 +182,24 @@ def open_umask() -> Iterator[None]:
 def mode(path: Path) -> int:
     """The permission bits of ``path``."""
     return stat.S_IMODE(path.stat().st_mode)
+
+
+def wait_until(
+    condition: Callable[[], object],
+    *,
+    what: str = "the condition",
+    timeout: float = 30.0,
+    proc: subprocess.Popen[str] | None = None,
+) -> None:
+    """Poll ``condition`` until it holds, with a deadline (never a sleep that hopes a race is over).
+
+    Fails the test when ``timeout`` passes, or when ``proc`` (if given) ends first.
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert proc is None or proc.poll() is None, f"the process ended before {what}"
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
 
 
 def spawn_heartbeat(cwd: Path, *argv: str, **env: str) -> subprocess.Popen[str]:

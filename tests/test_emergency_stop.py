@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Agent, make_agent
+from conftest import Agent, make_agent, wait_until
 
 from heartbeat.config import AgentConfig, HeartbeatConfig
 from heartbeat.runner import Heartbeat
@@ -50,14 +50,6 @@ with open("pids", "a") as f:
 if len(sys.argv) > 1 and sys.argv[1] == "hang":
     time.sleep(60)
 """
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 30.0, what: str = "condition") -> None:
-    """Poll ``condition`` until it holds (a deadline, not a sleep that hopes the race is over)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
 
 
 def alive(pid: int) -> bool:

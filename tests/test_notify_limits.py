@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import WebhookServer, spawn_heartbeat
+from conftest import WebhookServer, spawn_heartbeat, wait_until
 
 from heartbeat.errors import NotifyError
 from heartbeat.models import Notification
@@ -50,16 +50,6 @@ def run_cli(cwd: Path, *argv: str, timeout: float = 30, **env: str) -> subproces
         capture_output=True,
         timeout=timeout,
     )
-
-
-def wait_until(condition: Any, timeout: float = 10.0) -> bool:
-    """Poll ``condition()`` until true or ``timeout`` passed; True if it became true."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return bool(condition())
 
 
 # ------------------------------------------------------------------ 12: a real deadline
@@ -331,7 +321,7 @@ def test_a_command_that_leaves_a_background_child_is_delivered_and_the_child_end
         status = Path(f"/proc/{child}/stat").read_text().split(")")[-1].split()[0]
         return status == "Z"  # ended, not yet reaped by its (also ended) parent
 
-    assert wait_until(gone), f"the notifier's background child {child} is still running"
+    wait_until(gone, timeout=10, what=f"the notifier's background child {child} to end")
     assert outbox.pending() == []
 
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 import io
 import signal
 import socket
-import subprocess
 import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import spawn_heartbeat
+from conftest import spawn_heartbeat, wait_until
 
 from heartbeat.cli import main
 from heartbeat.errors import NotifyError
@@ -123,20 +122,13 @@ def _hanging_project(root: Path, url: str, extra: str = "") -> None:
     )
 
 
-def _wait_for_file(path: Path, proc: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 30
-    while not path.exists():
-        assert time.monotonic() < deadline and proc.poll() is None, "the step never started"
-        time.sleep(0.01)
-
-
 @pytest.mark.parametrize("command", [["tick"], ["run", "--every", "1h"]])
 def test_an_abandoned_tick_pings_its_fail(tmp_path: Path, webhook_server: Any, command: list[str]) -> None:
     """KILL abandons a step that never returns: the start ping is followed by URL/3 (a failure)."""
     _hanging_project(tmp_path, webhook_server.url("/ping/abc-123"))
     proc = spawn_heartbeat(tmp_path, *command)
     try:
-        _wait_for_file(tmp_path / "started", proc)
+        wait_until((tmp_path / "started").exists, proc=proc, what="the step started")
         (tmp_path / "KILL").write_text("runaway bill")
         _, err = proc.communicate(timeout=30)
     finally:
@@ -155,7 +147,7 @@ def test_a_slow_service_does_not_hold_up_the_stop(tmp_path: Path, webhook_server
     _hanging_project(tmp_path, webhook_server.url("/ping/slow-uuid"), 'timeout = "60s"\n')
     proc = spawn_heartbeat(tmp_path, "tick")
     try:
-        _wait_for_file(tmp_path / "started", proc)
+        wait_until((tmp_path / "started").exists, proc=proc, what="the step started")
         webhook_server.delay = 60.0  # the end ping gets no answer while the test runs
         started = time.monotonic()
         (tmp_path / "KILL").write_text("stop")
@@ -188,7 +180,7 @@ def test_an_interrupted_tick_pings_its_fail(tmp_path: Path, webhook_server: Any,
     _hanging_project(tmp_path, webhook_server.url("/ping/abc-123"))
     proc = spawn_heartbeat(tmp_path, "tick")
     try:
-        _wait_for_file(tmp_path / "started", proc)
+        wait_until((tmp_path / "started").exists, proc=proc, what="the step started")
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
     finally:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import wait_until
 
 from heartbeat.config import HeartbeatConfig
 from heartbeat.errors import StateLocked
@@ -40,15 +41,6 @@ def state(folder: Path) -> dict[str, Any]:
 
 def events(folder: Path) -> list[dict[str, Any]]:
     return list(Journal(folder / "state" / "journal.jsonl").read())
-
-
-def wait_until(predicate: Any, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 def test_healthy_calls_land_in_state_and_journal_at_close(tmp_path: Path) -> None:
@@ -137,9 +129,9 @@ def test_kill_ends_an_open_heartbeat_without_waiting_for_a_call(tmp_path: Path) 
     session = make_session(tmp_path)  # idle 30 s: only the KILL can end it
     assert session.record("search", {"q": "a"}, output="three results found") is None
     (tmp_path / "KILL").write_text("")
-    assert wait_until(lambda: (tmp_path / "state" / "state.json").exists(), timeout=2)
+    wait_until(lambda: (tmp_path / "state" / "state.json").exists(), timeout=2, what="the save")
     assert state(tmp_path)["actions_total"] == 1
-    assert wait_until(lambda: any(e["event"] == "kill" for e in events(tmp_path)), timeout=2)
+    wait_until(lambda: any(e["event"] == "kill" for e in events(tmp_path)), timeout=2, what="the kill line")
     stop = session.check()
     assert stop is not None and stop.kind == "killed"
     assert [e.get("during_step") for e in events(tmp_path) if e["event"] == "kill"] == [True]
@@ -169,7 +161,7 @@ def test_idle_ends_the_heartbeat_and_frees_the_lock(tmp_path: Path) -> None:
             return False
 
     # The idle heartbeat ends by itself, is saved and lets go of the lock.
-    assert wait_until(lock_is_free)
+    wait_until(lock_is_free, timeout=5, what="the lock to be free")
     assert not session.is_open
     assert state(tmp_path)["actions_total"] == 1
     # Another process may now pause the agent; the session sees it at the next call.

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import spawn_heartbeat
+from conftest import spawn_heartbeat, wait_until
 
 from heartbeat.cli import main
 from heartbeat.sharedstop import SharedStop
@@ -117,15 +117,6 @@ def hanging_project(tmp_path: Path, stop: str) -> Path:
     return tmp_path
 
 
-def wait_until(condition: Any, proc: Any, what: str) -> None:
-    """Poll ``condition`` with a deadline while ``proc`` runs (no sleep that hopes a race is over)."""
-    deadline = time.monotonic() + 30
-    while not condition():
-        assert proc.poll() is None, f"the process ended before {what}"
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
-
-
 @pytest.mark.parametrize("command", [["tick"], ["run", "--every", "1h"]])
 def test_the_step_watchdog_abandons_a_hung_step_on_the_shared_stop_file(
     tmp_path: Path, command: list[str]
@@ -136,7 +127,7 @@ def test_the_step_watchdog_abandons_a_hung_step_on_the_shared_stop_file(
     hanging_project(tmp_path, f'path = "{share / "STOP"}"')
     proc = spawn_heartbeat(tmp_path, *command)
     try:
-        wait_until((tmp_path / "started").exists, proc, "the step started")
+        wait_until((tmp_path / "started").exists, proc=proc, what="the step started")
         (share / "STOP").write_text("incident 7: stop the fleet")
         out, err = proc.communicate(timeout=30)
     finally:
@@ -162,9 +153,9 @@ def test_the_step_watchdog_reads_a_stop_url_at_most_once_a_second(
     started = time.monotonic()
     proc = spawn_heartbeat(tmp_path, "tick")
     try:
-        wait_until((tmp_path / "started").exists, proc, "the step started")
+        wait_until((tmp_path / "started").exists, proc=proc, what="the step started")
         # the tick's own read before the step, then the watchdog's: wait for three of those
-        wait_until(lambda: len(webhook_server.requests) >= 4, proc, "the watchdog's reads")
+        wait_until(lambda: len(webhook_server.requests) >= 4, proc=proc, what="the watchdog's reads")
         webhook_server.status, webhook_server.body = 200, b"budget frozen by finance"
         out, err = proc.communicate(timeout=30)
         elapsed = time.monotonic() - started
@@ -185,7 +176,7 @@ def test_an_unreachable_stop_url_mid_step_follows_on_unreachable(
     webhook_server.status = 404
     proc = spawn_heartbeat(tmp_path, "tick")
     try:
-        wait_until((tmp_path / "started").exists, proc, "the step started")
+        wait_until((tmp_path / "started").exists, proc=proc, what="the step started")
         webhook_server.status = 503
         seen = len(webhook_server.requests)
         if choice == "stop":
@@ -193,7 +184,7 @@ def test_an_unreachable_stop_url_mid_step_follows_on_unreachable(
             assert proc.returncode == 3 and "failing closed" in out + err
             return
         # two 503 answers read by the watchdog, and the step still runs: then KILL ends it
-        wait_until(lambda: len(webhook_server.requests) >= seen + 2, proc, "two failed reads")
+        wait_until(lambda: len(webhook_server.requests) >= seen + 2, proc=proc, what="two failed reads")
         assert proc.poll() is None
         (tmp_path / "KILL").write_text("enough")
         out, err = proc.communicate(timeout=30)
@@ -212,7 +203,7 @@ def test_a_slow_stop_url_never_delays_kill_in_run(tmp_path: Path, webhook_server
         assert "tick 1" in proc.stdout.readline()
         webhook_server.delay = 60.0  # from now on no answer while the test runs
         seen = len(webhook_server.requests)
-        wait_until(lambda: len(webhook_server.requests) > seen, proc, "a read that hangs")
+        wait_until(lambda: len(webhook_server.requests) > seen, proc=proc, what="a read that hangs")
         started = time.monotonic()
         (tmp_path / "KILL").write_text("stop now")
         _, err = proc.communicate(timeout=30)
