@@ -91,9 +91,57 @@ def test_polling_tools_short_status_is_not_empty() -> None:
     ("make", "words"),
     [
         (lambda: Empty(max_chars=-1), "max_chars"),
+        (lambda: Empty(threshold=0), "threshold must be an integer between 1"),
+        (lambda: Empty(max_chars=1.5), "max_chars"),
     ],
 )
 def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
     """A detector refuses parameters that could never work, naming the parameter."""
     with pytest.raises(ConfigError, match=words):
         make()
+
+
+def test_the_message_names_the_run_the_limit_and_the_last_call() -> None:
+    """How many short outputs, how short, and which call came last; with max_chars 0, "empty" alone."""
+    calls: list[Call] = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
+    calls += [{"tool": "search", "args": {"page": i}, "output": ""} for i in range(1, 4)]
+    anomaly = trips(Empty(), actions(calls))[-1]
+    assert anomaly is not None and anomaly.message == (
+        "3 outputs in a row were empty or at most 10 characters, from calls that answered at length "
+        'before; last: search({"page":3})'
+    )
+    assert anomaly.evidence["last"] == 'search({"page":3})' and anomaly.evidence["max_chars"] == 10
+    strict = trips(Empty(max_chars=0), actions(calls))[-1]
+    assert strict is not None and strict.message.startswith("3 outputs in a row were empty, from calls")
+
+
+def test_empty_exempt_tools_are_never_empty() -> None:
+    """A tool exempt from empty goes quiet without a word."""
+    calls: list[Call] = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
+    calls += [{"tool": "search", "args": {"page": i}, "output": ""} for i in range(1, 6)]
+    assert trips(Empty(), actions(calls))[-1] is not None
+    assert trips(Empty(exempt={"search"}), actions(calls)) == [None] * 6
+
+
+def test_a_failed_action_neither_counts_nor_breaks_the_run() -> None:
+    """Failures are the error detectors' business: an empty failure between two empty answers is skipped."""
+    calls: list[Call] = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
+    calls += [
+        {"tool": "search", "args": {"page": 1}, "output": ""},
+        {"tool": "search", "args": {"page": 2}, "output": "", "error": "timeout"},
+        {"tool": "search", "args": {"page": 3}, "output": ""},
+        {"tool": "search", "args": {"page": 4}, "output": ""},
+    ]
+    found = trips(Empty(), actions(calls))
+    assert found[:4] == [None] * 4
+    assert found[4] is not None and found[4].evidence["count"] == 3
+
+
+def test_a_threshold_of_one_fires_at_the_first_short_answer() -> None:
+    """With threshold 1 the first short answer from a call that answered before is enough."""
+    calls: list[Call] = [
+        {"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."},
+        {"tool": "search", "args": {"page": 1}, "output": "[]"},
+    ]
+    assert trips(Empty(threshold=1), actions(calls))[1] is not None
+    assert trips(Empty(threshold=2), actions(calls))[1] is None

@@ -88,9 +88,35 @@ def test_loop_exempt_tools_are_invisible() -> None:
     ("make", "words"),
     [
         (lambda: Loop(repeats=1), "repeats"),
+        (lambda: Loop(window=3), "window must be an integer between 4"),
+        (lambda: Loop(window=True), "window"),
+        (lambda: Loop(repeats=1_001), "repeats"),
     ],
 )
 def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
     """A detector refuses parameters that could never work, naming the parameter."""
     with pytest.raises(ConfigError, match=words):
         make()
+
+
+def test_a_long_cycle_is_named_by_its_first_steps_and_counted() -> None:
+    """An 8-step cycle done twice: the message shows six steps and counts the rest; the evidence keeps all."""
+    steps: list[Call] = [(f"step{k}", None) for k in range(8)]
+    found = trips(Loop(), actions(steps * 2))
+    assert found[:15] == [None] * 15
+    anomaly = found[15]
+    assert anomaly is not None and anomaly.action == 16
+    assert anomaly.message == (
+        "the cycle step0() -> step1() -> step2() -> step3() -> step4() -> step5() -> … (2 more) "
+        "repeated 2 times back to back (8 steps, the last 16 actions)"
+    )
+    assert anomaly.evidence["cycle"] == [f"step{k}()" for k in range(8)]
+    assert anomaly.evidence["actions"] == 16 and anomaly.evidence["window"] == 20
+
+
+def test_the_cycle_is_named_from_where_the_repetition_started() -> None:
+    """b c a b c a b: the cycle is reported as it began (b -> c -> a), not as it stands at the tail."""
+    calls: list[Call] = [("b", None), ("c", None), ("a", None)] * 2 + [("b", None)]
+    anomaly = trips(Loop(), actions(calls))[-1]
+    assert anomaly is not None
+    assert anomaly.evidence["cycle"] == ["b()", "c()", "a()"] and anomaly.evidence["actions"] == 7

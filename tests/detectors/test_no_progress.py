@@ -46,9 +46,39 @@ def test_failed_measurements_are_left_out() -> None:
     ("make", "words"),
     [
         (lambda: NoProgress(min_delta=float("nan")), "min_delta"),
+        (lambda: NoProgress(samples=1), "no_progress: samples must be an integer between 2"),
+        (lambda: NoProgress(min_delta=-0.1), "min_delta must be a finite number"),
+        (lambda: NoProgress(min_delta=float("inf")), "min_delta"),
+        (lambda: NoProgress(min_delta=True), "min_delta"),
     ],
 )
 def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
     """A detector refuses parameters that could never work, naming the parameter."""
     with pytest.raises(ConfigError, match=words):
         make()
+
+
+def test_a_small_move_is_named_with_its_range() -> None:
+    """A metric that moved a little says how little, between what, where it is now, and what is needed."""
+    anomaly = _flat([1.0, 1.002, 1.004, 1.001, 1.003])[-1]
+    assert anomaly is not None
+    assert anomaly.message == (
+        "progress moved only 0.004 over the last 5 heartbeats (between 1 and 1.004, now 1.003); "
+        "it must move by at least 0.01"
+    )
+    assert anomaly.evidence["min"] == 1.0 and anomaly.evidence["max"] == 1.004
+    assert anomaly.evidence["samples"] == 5 and anomaly.evidence["min_delta"] == 0.01
+
+
+def test_the_number_of_samples_and_the_delta_are_the_configured_ones() -> None:
+    """samples=3 fires at the third flat sample; min_delta=0 never fires, as no spread is below it."""
+    found = _flat([7, 7, 7], NoProgress(samples=3))
+    assert found[:2] == [None, None] and found[2] is not None and found[2].evidence["samples"] == 3
+    assert _flat([7] * 8, NoProgress(min_delta=0)) == [None] * 8
+    assert _flat([1, 2, 3, 4, 4.5, 4.6], NoProgress(samples=3, min_delta=1))[-1] is not None
+
+
+def test_only_the_newest_sample_can_report() -> None:
+    """A failed measurement after a flat stretch reports nothing: it is not a sample of the metric."""
+    found = _flat([3, 3, 3, 3, 3, None])
+    assert found[4] is not None and found[5] is None

@@ -92,9 +92,61 @@ def test_the_same_call_with_a_new_answer_each_time_is_no_repeat() -> None:
     [
         (lambda: Repeat(threshold=1), "threshold"),
         (lambda: Repeat(tools={"x": 1}), "tools.x"),
+        (lambda: Repeat(threshold=True), "threshold must be an integer"),
+        (lambda: Repeat(threshold=10_001), "between 2 and 10000"),
+        (lambda: Repeat(tools={"get_status": "sometimes"}), "tools.get_status"),
+        (lambda: Repeat(tools={"get_status": 2.5}), "tools.get_status"),
     ],
 )
 def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
     """A detector refuses parameters that could never work, naming the parameter."""
     with pytest.raises(ConfigError, match=words):
         make()
+
+
+def test_exempt_tools_neither_trip_nor_break_a_repeat() -> None:
+    """A tool the detector is told to ignore is invisible: the calls around it still form a run."""
+    calls: list[Call] = [("search", {"q": "x"}), ("log", None)] * 3
+    assert trips(Repeat(), actions(calls)) == [None] * 6
+    found = trips(Repeat(exempt={"log"}), actions(calls))
+    assert found[:4] == [None] * 4 and found[5] is None  # the log calls themselves never trip
+    assert found[4] is not None and found[4].tool == "search" and found[4].evidence["count"] == 3
+    assert trips(Repeat(exempt={"log"}), actions([("log", None)] * 5)) == [None] * 5
+
+
+def test_a_per_tool_threshold_may_be_lower_than_the_default() -> None:
+    """A tool given a threshold of 2 repeats at its second call; others still need three."""
+    detector = Repeat(3, tools={"charge_card": 2})
+    assert trips(detector, actions([("charge_card", {"amount": 5})] * 2))[-1] is not None
+    assert trips(detector, actions([("search", {"q": "x"})] * 2))[-1] is None
+    assert detector.threshold_for("charge_card") == 2 and detector.threshold_for("search") == 3
+
+
+def test_the_same_call_failing_again_is_a_repeat_whatever_the_error_says() -> None:
+    """Three failures of one call repeat, though each error text differs; the message says it failed."""
+    calls: list[Call] = [
+        {"tool": "deploy", "args": {"env": "prod"}, "error": f"timeout after {n}s", "output": f"attempt {n}"}
+        for n in (30, 60, 90)
+    ]
+    anomaly = trips(Repeat(), actions(calls))[-1]
+    assert anomaly is not None
+    assert anomaly.message == (
+        'deploy({"env":"prod"}) was called 3 times in a row '
+        "with the same arguments, failing each time (limit 3)"
+    )
+    assert (
+        anomaly.evidence["call"] == 'deploy({"env":"prod"})'
+        and anomaly.evidence["avoid"] == anomaly.evidence["call"]
+    )
+
+
+def test_a_failure_between_two_successes_breaks_the_run() -> None:
+    """The same call answered, failed, answered: the failure is a different result, so no run of three."""
+    calls: list[Call] = [
+        {"tool": "fetch", "args": {"u": 1}, "output": "page"},
+        {"tool": "fetch", "args": {"u": 1}, "output": "page"},
+        {"tool": "fetch", "args": {"u": 1}, "error": "503"},
+        {"tool": "fetch", "args": {"u": 1}, "output": "page"},
+        {"tool": "fetch", "args": {"u": 1}, "output": "page"},
+    ]
+    assert trips(Repeat(), actions(calls)) == [None] * 5
