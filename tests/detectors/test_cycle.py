@@ -29,7 +29,7 @@ def test_a_long_cycle_is_a_cycle() -> None:
         (lambda: Cycle(threshold=1), "cycle: threshold must be an integer between 2"),
         (lambda: Cycle(threshold=10, window=10), "cycle: window must be an integer between 11"),
         (lambda: Cycle(threshold=2, window=2), "window"),
-        (lambda: Cycle(window=30.0), "window"),
+        (lambda: Cycle(window=30.0), "window"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:

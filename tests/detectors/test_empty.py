@@ -92,7 +92,7 @@ def test_polling_tools_short_status_is_not_empty() -> None:
     [
         (lambda: Empty(max_chars=-1), "max_chars"),
         (lambda: Empty(threshold=0), "threshold must be an integer between 1"),
-        (lambda: Empty(max_chars=1.5), "max_chars"),
+        (lambda: Empty(max_chars=1.5), "max_chars"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:

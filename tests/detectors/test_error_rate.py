@@ -57,7 +57,7 @@ def test_error_rate_threshold_is_compared_as_a_quotient() -> None:
         (lambda: ErrorRate(window=0), "window must be an integer between 1"),
         (lambda: ErrorRate(threshold=0), "threshold must be a number in"),
         (lambda: ErrorRate(threshold=True), "threshold"),
-        (lambda: ErrorRate(threshold="0.5"), "threshold"),
+        (lambda: ErrorRate(threshold="0.5"), "threshold"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:

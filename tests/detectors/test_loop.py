@@ -101,7 +101,9 @@ def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
 
 def test_a_long_cycle_is_named_by_its_first_steps_and_counted() -> None:
     """An 8-step cycle done twice: the message shows six steps and counts the rest; the evidence keeps all."""
-    steps: list[Call] = [(f"step{k}", None) for k in range(8)]
+    steps: list[Call] = []
+    for k in range(8):
+        steps.append((f"step{k}", None))
     found = trips(Loop(), actions(steps * 2))
     assert found[:15] == [None] * 15
     anomaly = found[15]
@@ -116,7 +118,8 @@ def test_a_long_cycle_is_named_by_its_first_steps_and_counted() -> None:
 
 def test_the_cycle_is_named_from_where_the_repetition_started() -> None:
     """b c a b c a b: the cycle is reported as it began (b -> c -> a), not as it stands at the tail."""
-    calls: list[Call] = [("b", None), ("c", None), ("a", None)] * 2 + [("b", None)]
+    calls: list[Call] = [("b", None), ("c", None), ("a", None), ("b", None), ("c", None), ("a", None)]
+    calls.append(("b", None))
     anomaly = trips(Loop(), actions(calls))[-1]
     assert anomaly is not None
     assert anomaly.evidence["cycle"] == ["b()", "c()", "a()"] and anomaly.evidence["actions"] == 7

@@ -44,7 +44,7 @@ def test_fetching_ten_items_by_number_is_not_a_near_repeat() -> None:
         (lambda: NearRepeat(threshold=5, window=4), "near_repeat: window must be an integer between 5"),
         (lambda: NearRepeat(window=10_001), "window"),
         (lambda: NearRepeat(tools={"sed": 1}), "tools.sed"),
-        (lambda: NearRepeat(tools={"sed": "never"}), "tools.sed"),
+        (lambda: NearRepeat(tools={"sed": "never"}), "tools.sed"),  # type: ignore[dict-item]
     ],
 )
 def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:

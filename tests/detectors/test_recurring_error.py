@@ -58,7 +58,7 @@ def test_every_message_names_its_evidence() -> None:
             "recurring_error: window must be an integer between 4",
         ),
         (lambda: RecurringError(window=10_001), "window"),
-        (lambda: RecurringError(threshold="3"), "threshold"),
+        (lambda: RecurringError(threshold="3"), "threshold"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:

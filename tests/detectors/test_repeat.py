@@ -94,8 +94,8 @@ def test_the_same_call_with_a_new_answer_each_time_is_no_repeat() -> None:
         (lambda: Repeat(tools={"x": 1}), "tools.x"),
         (lambda: Repeat(threshold=True), "threshold must be an integer"),
         (lambda: Repeat(threshold=10_001), "between 2 and 10000"),
-        (lambda: Repeat(tools={"get_status": "sometimes"}), "tools.get_status"),
-        (lambda: Repeat(tools={"get_status": 2.5}), "tools.get_status"),
+        (lambda: Repeat(tools={"get_status": "sometimes"}), "tools.get_status"),  # type: ignore[dict-item]
+        (lambda: Repeat(tools={"get_status": 2.5}), "tools.get_status"),  # type: ignore[dict-item]
     ],
 )
 def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
