@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -171,17 +172,22 @@ def test_every_built_in_tracker_is_checked_here() -> None:
     assert trackers | {type(NoProgress().tracker(History()))} == set(LAZY_TRACKERS)
 
 
-@settings(max_examples=400, deadline=None, print_blob=True)  # a failure prints how to replay it
+@pytest.mark.parametrize("cls", list(ACTION_DETECTORS), ids=lambda cls: cls.__name__)
+@settings(max_examples=300, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(
-    detector=_detector, calls=_calls, seed=st.integers(0, 40), reports=st.lists(st.booleans(), max_size=40)
+    data=st.data(),
+    calls=_calls,
+    seed=st.integers(0, 40),
+    reports=st.lists(st.booleans(), max_size=40),
 )
 def test_trackers_told_not_to_report_move_on_all_the_same(
-    detector: Any, calls: list[dict[str, Any]], seed: int, reports: list[bool]
+    cls: type, data: st.DataObject, calls: list[dict[str, Any]], seed: int, reports: list[bool]
 ) -> None:
     """``push(action, report=False)`` builds no anomaly, yet every later push answers as check does.
 
     The Monitor pushes so once a kind was reported in the tick.
     """
+    detector = data.draw(ACTION_DETECTORS[cls], label="detector")
     records = actions(calls)
     split = min(seed, len(records))
     tracker = detector.tracker(History(records[:split]))
@@ -195,23 +201,21 @@ def test_trackers_told_not_to_report_move_on_all_the_same(
         assert (got and got.model_dump()) == (expected and expected.model_dump())
 
 
-@settings(max_examples=300, deadline=None, print_blob=True)  # a failure prints how to replay it
-@given(
-    detector=st.one_of(ACTION_DETECTORS[ErrorRate], ACTION_DETECTORS[RecurringError]),
-    calls=_calls,
-    seed=st.integers(0, 40),
-)
+@pytest.mark.parametrize("cls", [ErrorRate, RecurringError], ids=lambda cls: cls.__name__)
+@settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
+@given(data=st.data(), calls=_calls, seed=st.integers(0, 40))
 def test_error_trackers_fed_only_failures_agree_with_check(
-    detector: ErrorRate | RecurringError, calls: list[dict[str, Any]], seed: int
+    cls: type, data: st.DataObject, calls: list[dict[str, Any]], seed: int
 ) -> None:
     """After ``errors_only``, an error tracker handed the failed actions alone answers each as check does.
 
     The Monitor skips the successes for these trackers when none of their tools is exempt; the
     actions in between are counted from the indices.
     """
+    detector = data.draw(ACTION_DETECTORS[cls], label="detector")
     records = actions(calls)
     split = min(seed, len(records))
-    tracker: Any = detector.tracker(History(records[:split]))
+    tracker = detector.tracker(History(records[:split]))
     assert type(tracker) in SPARSE_TRACKERS
     if not tracker.errors_only(split):  # the newest index seen: records are numbered from 1
         assert detector.exempt  # it may refuse only when it has exempt tools of its own
