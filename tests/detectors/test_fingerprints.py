@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from heartbeat.detectors import canonical_args, fingerprint, mask, prints, summarize
 
 from .helpers import PYTEST_FAIL, T0
@@ -90,3 +93,56 @@ def test_mask_is_what_a_person_reads() -> None:
     """The masked shape shown in messages replaces each word holding a digit with #."""
     assert mask("sed -n '559,650p' src/app.py") == "sed -n '#,#' src/app.py"
     assert mask('{"since":"2024-05-01T10:00:00Z"}') == '{"since":"#"}'
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+_ARGS = st.none() | st.dictionaries(st.sampled_from(["q", "page", "id", "ts", "é"]), _VALUES, max_size=4)
+
+
+@settings(max_examples=300, deadline=None, print_blob=True)  # a failure prints how to replay it
+@given(
+    tool=st.sampled_from(["search", "read", "é"]),
+    args=_ARGS,
+    volatile=st.lists(st.sampled_from(["id", "ts", "nope"]), max_size=2),
+    output=st.none() | st.text(max_size=12),
+)
+def test_prints_fast_path_agrees_with_the_public_functions(
+    tool: str, args: dict[str, Any] | None, volatile: list[str], output: str | None
+) -> None:
+    """The per-action fast path gives the fingerprint and summary the readable functions give.
+
+    It must not change the caller's arguments either (volatile names are dropped from a copy).
+    """
+    before = repr(args)
+    keys = prints(tool, args, output, volatile=volatile)
+    assert keys.fingerprint == fingerprint(tool, args, volatile=volatile)
+    assert keys.summary == summarize(tool, args, volatile)
+    if output is not None:
+        polled = prints(tool, args, output, volatile=volatile, polling=True)
+        assert polled.fingerprint == fingerprint(tool, args, volatile=volatile, output=output)
+    assert repr(args) == before
+
+
+def test_a_polling_tools_failure_is_part_of_its_fingerprint() -> None:
+    """A polling tool failing differently is a different call; a tool that is not polling is not."""
+    one = prints("get_status", {"job": 7}, None, "timeout", polling=True)
+    two = prints("get_status", {"job": 7}, None, "refused", polling=True)
+    assert one.fingerprint != two.fingerprint
+    assert prints("get_status", {"job": 7}, None, "timeout").fingerprint == (
+        prints("get_status", {"job": 7}, None, "refused").fingerprint
+    )
+
+
+def test_a_failure_is_told_by_how_it_ends_with_its_numbers_left_out() -> None:
+    """Two failing runs whose logs differ only early on, or in their numbers, are the same failure."""
+    tail = "E   AssertionError: amount 957 does not match 1002\nFAILED tests/test_pay.py::test_total"
+    log = "\n".join(f"tests/test_pay.py::test_{n} PASSED" for n in range(12)) + "\n"
+    early = prints("pytest", {}, "edit one: parse()\n" + log + tail, "exit 1")
+    later = prints("pytest", {}, "edit two: a longer change to render()\n" + log + tail, "exit 1")
+    numbers = prints("pytest", {}, log + tail.replace("957", "958"), "exit 1")
+    other = prints("pytest", {}, log + tail.replace("test_total", "test_tax"), "exit 1")
+    assert early.result == later.result == numbers.result != other.result
