@@ -1,4 +1,4 @@
-"""The detector contract: plain functions as detectors, the shared bounds, the dataclasses' repr."""
+"""The detector contract: detectors and plain functions, the shared bounds and helpers, the repr."""
 
 from __future__ import annotations
 

@@ -88,6 +88,7 @@ def test_a_tool_with_its_own_repeat_threshold_gets_as_much_room_here() -> None:
     records = actions(_pages(20))
     higher = first(NearRepeat(window=20, tools={"sed": 16}), records)
     assert higher is not None and higher[0] == 16 and higher[1].evidence["count"] == 16
+    assert higher[1].evidence["threshold"] == 16  # the one that applied, as repeat and recurring say
     assert trips(NearRepeat(tools={"sed": "off"}), records) == [None] * 20
     lower = first(NearRepeat(tools={"sed": 2}), records)
     assert lower is not None and lower[0] == 12  # never below near_repeat's own threshold
