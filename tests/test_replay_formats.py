@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,28 @@ def test_each_format_is_detected_from_its_content(tmp_path: Path) -> None:
     for name, data in samples.items():
         assert detect_format(data) == name
     assert detect_format({"something": "else"}) is None
-    assert set(FORMATS) == {"journal", "swe-agent", "mini-swe-agent", "openai", "otlp"}
+    assert set(FORMATS) == {
+        "journal",
+        "swe-agent",
+        "openai-responses",
+        "anthropic",
+        "pydantic-ai",
+        "langchain",
+        "mini-swe-agent",
+        "openai",
+        "otlp",
+    }
+
+
+def test_every_format_is_named_in_the_help_and_the_readme(tmp_path: Path) -> None:
+    """--format's help and the README's "Tuning with replay" list every registered format."""
+    done = spawn_heartbeat(tmp_path, "replay", "--help")
+    out, _ = done.communicate(timeout=60)
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    tuning = readme[readme.index("## Tuning with replay") :]
+    for name in FORMATS:
+        assert name in " ".join(out.split()), name
+        assert re.search(rf"[`| ]{re.escape(name)}[`|]", tuning), name
 
 
 def test_swe_agent_steps_become_shell_actions(tmp_path: Path) -> None:
