@@ -21,22 +21,22 @@ from .common import Action, Calls, action, as_args, failed_text, objects, result
 
 NAME = "openai-responses"
 
-_PAIRED = {
-    "function_call",
-    "custom_tool_call",
-    "computer_call",
-    "local_shell_call",
-    "shell_call",
-    "apply_patch_call",
-}
-_HOSTED = {
-    "web_search_call",
-    "file_search_call",
-    "code_interpreter_call",
-    "mcp_call",
-    "image_generation_call",
-}
-_MARKERS = _PAIRED | _HOSTED | {f"{kind}_output" for kind in _PAIRED}
+# Calls answered by a "<type>_output" item with the same call_id, and hosted calls that carry their result.
+_PAIRED = frozenset(["function", "custom_tool", "computer", "local_shell", "shell", "apply_patch"])
+_HOSTED = frozenset(["web_search", "file_search", "code_interpreter", "mcp", "image_generation"])
+
+
+def _kind(item: dict[str, Any]) -> tuple[str, str]:
+    """What an item is: ("call" | "hosted" | "output" | "", its type)."""
+    kind = item.get("type")
+    if not isinstance(kind, str):
+        return "", ""
+    base = kind.removesuffix("_output").removesuffix("_call")
+    if kind.endswith("_call_output") and base in _PAIRED:
+        return "output", kind
+    if kind.endswith("_call"):
+        return ("call" if base in _PAIRED else "hosted" if base in _HOSTED else ""), kind
+    return "", kind
 
 
 def _items(data: Any) -> list[Any] | None:
@@ -50,36 +50,29 @@ def _items(data: Any) -> list[Any] | None:
 
 def sniff(data: Any) -> bool:
     """Items with a ``type`` only the Responses API uses: a tool call or a tool call's output."""
-    return any(isinstance(i, dict) and i.get("type") in _MARKERS for i in _items(data) or [])
+    return any(isinstance(i, dict) and _kind(i)[0] for i in _items(data) or [])
 
 
 def _hosted(item: dict[str, Any]) -> Action:
-    kind = str(item["type"])
-    failed = item.get("status") == "failed"
+    """A hosted tool call, with the result it carries."""
+    kind, error = str(item["type"]), item.get("error")
+    label = "tool_error" if item.get("status") == "failed" or error else None
     if kind == "mcp_call":
-        error = item.get("error")
-        label = (error.get("type") if isinstance(error, dict) else None) or "tool_error"
+        label = (error.get("type") if isinstance(error, dict) else None) or label
         output = item.get("output") if error is None else result_text(error)
-        return action(
-            str(item.get("name")), as_args(item.get("arguments")), output, label if error or failed else None
-        )
+        return action(str(item.get("name") or "(unknown)"), as_args(item.get("arguments")), output, label)
+    # file search results and code interpreter outputs: their texts, logs or image urls
+    parts = objects(item.get("results") or item.get("outputs") or [], "result")
+    output = "\n".join(str(p.get("text") or p.get("logs") or p.get("url") or "") for p in parts) or None
     if kind == "web_search_call":
-        args, output = dict(item.get("action") or {}), None  # the results come in the next message
+        args: dict[str, Any] = dict(item.get("action") or {})  # its results come in the next message
     elif kind == "file_search_call":
         args = {"queries": item.get("queries")}
-        results = item.get("results")
-        output = (
-            None
-            if results is None
-            else "\n".join(str(r.get("text") or "") for r in objects(results, "result"))
-        )
     elif kind == "code_interpreter_call":
         args = {"code": item.get("code")}
-        outputs = objects(item.get("outputs") or [], "output")
-        output = "".join(str(o.get("logs") or o.get("url") or "") for o in outputs)
-    else:
+    else:  # image generation: the image itself, base64
         args, output = {"prompt": item.get("revised_prompt")}, item.get("result")
-    return action(kind.removesuffix("_call"), args, output, "tool_error" if failed else None)
+    return action(kind.removesuffix("_call"), args, output, label)
 
 
 def _call(calls: Calls, item: dict[str, Any]) -> None:
@@ -121,14 +114,14 @@ def actions(data: Any) -> list[Action]:
     items = objects(_items(data), "item")
     calls = Calls()
     for i, item in enumerate(items):
-        kind = item.get("type")
-        if kind in _PAIRED:
+        role, kind = _kind(item)
+        if role == "call":
             _call(calls, item)
-        elif kind in _HOSTED:
+        elif role == "hosted":
             calls.add(_hosted(item))
-        elif str(kind).endswith("_output") and kind in _MARKERS:
+        elif role == "output":
             _result(calls, item)
-        elif item.get("role") == "assistant" and kind in (None, "message"):
+        elif item.get("role") == "assistant" and kind in ("", "message"):
             after = items[i + 1] if i + 1 < len(items) else None
             if after is not None and after.get("role") == "user":
                 answer = text_of(after.get("content"))
