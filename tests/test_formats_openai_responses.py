@@ -7,11 +7,12 @@ the hosted tool items are validated by the ``openai`` package's own types.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 from _formats import assert_no_collision, kinds, refused_by_cli, replay_cli, write
-from agents import Agent, Runner, function_tool, set_tracing_disabled
+from agents import Agent, Runner, SQLiteSession, function_tool, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 from openai.types.responses import (
     ResponseCodeInterpreterToolCall,
@@ -46,12 +47,14 @@ def run(steps: list[Any], prompt: str | list[Any]) -> list[Any]:
     return Runner.run_sync(agent, prompt).to_input_list()
 
 
+def lookups() -> list[Any]:
+    """Scripted model turns: one weather call per city."""
+    return [[function_call("weather", {"city": c}, call_id=f"w{i}")] for i, c in enumerate(CITIES)]
+
+
 def healthy_items() -> list[Any]:
     """Six lookups, a reply, the user's answer, and a second run continuing the conversation."""
-    steps: list[Any] = [
-        [function_call("weather", {"city": c}, call_id=f"w{i}")] for i, c in enumerate(CITIES)
-    ]
-    first = run([*steps, [assistant_message("Lima is warmest. Shall I book?")]], "Where is it warm?")
+    first = run([*lookups(), [assistant_message("Lima is warmest. Shall I book?")]], "Where is it warm?")
     return run([[assistant_message("Then I will not book.")]], [*first, {"role": "user", "content": "No."}])
 
 
@@ -201,6 +204,21 @@ def test_an_object_with_input_and_output_lists_reads_both_in_order(tmp_path: Pat
     assert detect_format(data) == "openai-responses"
     assert load_actions(tmp_path / "x.json", data, "openai-responses") == load_actions(
         tmp_path / "x.json", items, "openai-responses"
+    )
+
+
+def test_a_sessions_stored_items_read_like_the_run_result(tmp_path: Path) -> None:
+    """The items an SQLiteSession keeps over two runs (session.get_items()) are the same history."""
+    session = SQLiteSession("travel")
+    steps = [*lookups(), [assistant_message("Lima is warmest. Shall I book?")]]
+    steps.append([assistant_message("Then I will not book.")])
+    agent = Agent(name="travel", model=ScriptedModel(steps), tools=[weather, book])
+    Runner.run_sync(agent, "Where is it warm?", session=session)
+    Runner.run_sync(agent, "No.", session=session)
+    stored = asyncio.run(session.get_items())
+    assert detect_format(stored) == "openai-responses"
+    assert load_actions(tmp_path / "x.json", stored, "openai-responses") == load_actions(
+        tmp_path / "x.json", healthy_items(), "openai-responses"
     )
 
 
