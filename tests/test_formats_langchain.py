@@ -47,7 +47,7 @@ class ScriptedChat(FakeMessagesListChatModel):
 
 def run(replies: list[AIMessage], history: list[BaseMessage]) -> list[BaseMessage]:
     """A ReAct graph (model, then tools while it calls some) over scripted replies: the final messages."""
-    model = ScriptedChat(responses=replies)
+    model = ScriptedChat(responses=list[BaseMessage](replies))
 
     def think(state: MessagesState) -> dict[str, Any]:
         return {"messages": [model.invoke(state["messages"])]}
@@ -58,7 +58,8 @@ def run(replies: list[AIMessage], history: list[BaseMessage]) -> list[BaseMessag
     graph.add_edge(START, "agent")
     graph.add_conditional_edges("agent", tools_condition)
     graph.add_edge("tools", "agent")
-    messages: list[BaseMessage] = graph.compile().invoke({"messages": history})["messages"]
+    start: Any = {"messages": history}
+    messages: list[BaseMessage] = graph.compile().invoke(start)["messages"]
     return messages
 
 
