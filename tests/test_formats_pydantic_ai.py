@@ -23,6 +23,8 @@ from pydantic_ai.messages import (
     ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
+    NativeToolCallPart,
+    NativeToolReturnPart,
     RetryPromptPart,
     TextPart,
     ToolCallPart,
@@ -142,6 +144,29 @@ def test_the_retry_prompt_part_of_older_versions_is_an_error(tmp_path: Path) -> 
     assert history[1]["parts"][0]["part_kind"] == "retry-prompt"
     assert load_actions(tmp_path / "x.json", history, "pydantic-ai") == [
         {"tool": "pay", "args": {"card": "4242"}, "output": "card declined", "error": "model_retry"}
+    ]
+
+
+def test_a_providers_builtin_tool_is_an_action_too(tmp_path: Path) -> None:
+    """A builtin (native) tool's call and return, both in the model's response, pair by id."""
+    history = dumped(
+        [
+            ModelResponse(
+                parts=[
+                    NativeToolCallPart(
+                        "web_search", {"query": "x"}, tool_call_id="s1", provider_name="anthropic"
+                    ),
+                    NativeToolReturnPart(
+                        "web_search", [{"title": "A"}], tool_call_id="s1", provider_name="anthropic"
+                    ),
+                    TextPart("Found A."),
+                ]
+            )
+        ]
+    )
+    assert history[0]["parts"][0]["part_kind"] == "builtin-tool-call"
+    assert load_actions(tmp_path / "x.json", history, "pydantic-ai") == [
+        {"tool": "web_search", "args": {"query": "x"}, "output": '[{"title":"A"}]', "error": None}
     ]
 
 

@@ -40,10 +40,7 @@ def _fields(message: Any) -> dict[str, Any] | None:
     inner = message.get("data") if "data" in message else message.get("kwargs", message)
     if not isinstance(inner, dict):
         return None
-    kind = inner.get("type") or message.get("type")
-    ident = message.get("id")
-    if kind in (None, "constructor") and isinstance(ident, list) and ident:
-        kind = {"AIMessage": "ai", "ToolMessage": "tool", "HumanMessage": "human"}.get(str(ident[-1]))
+    kind = inner.get("type") or message.get("type")  # dumpd's kwargs keep the message's own type
     return {**inner, "type": kind} if isinstance(kind, str) else None
 
 
