@@ -89,7 +89,7 @@ def test_results_as_text_or_blocks_and_a_reply_to_the_user(tmp_path: Path) -> No
 
 
 def test_is_error_and_a_server_tools_error_code_are_errors(tmp_path: Path) -> None:
-    """is_error marks a failed call; a web search result with an error_code fails with that code."""
+    """is_error fails a call; a server tool fails with its error_code, code execution with its exit code."""
     assert {a["error"] for a in load_actions(tmp_path / "x.json", stuck_messages(), "anthropic")} == {
         "tool_error"
     }
@@ -109,6 +109,23 @@ def test_is_error_and_a_server_tools_error_code_are_errors(tmp_path: Path) -> No
                     "tool_use_id": "srvtoolu_1",
                     "content": {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"},
                 },
+                {
+                    "type": "server_tool_use",
+                    "id": "srvtoolu_2",
+                    "name": "code_execution",
+                    "input": {"code": "1/0"},
+                },
+                {
+                    "type": "code_execution_tool_result",
+                    "tool_use_id": "srvtoolu_2",
+                    "content": {
+                        "type": "code_execution_result",
+                        "stdout": "",
+                        "stderr": "ZeroDivisionError",
+                        "return_code": 1,
+                        "content": [],
+                    },
+                },
                 {"type": "text", "text": "I could not search."},
             ],
         },
@@ -119,7 +136,13 @@ def test_is_error_and_a_server_tools_error_code_are_errors(tmp_path: Path) -> No
             "args": {"query": "news"},
             "output": "max_uses_exceeded",
             "error": "max_uses_exceeded",
-        }
+        },
+        {
+            "tool": "code_execution",
+            "args": {"code": "1/0"},
+            "output": "ZeroDivisionError",
+            "error": "returncode 1",
+        },
     ]
 
 

@@ -6,9 +6,10 @@ its result the ``tool_result`` block with the same ``tool_use_id`` (in
 the next user message); ``content`` is a string or a list of blocks, text
 kept. Server and MCP tools (``server_tool_use``, ``mcp_tool_use``) pair the
 same way with their ``*_tool_result`` blocks. Errors: ``is_error``, a
-result whose content carries an ``error_code`` (that code is the error),
-a result text starting with "Error". An assistant message without tool
-calls, followed by a user message, is a ``respond`` action.
+result text starting with "Error", a server tool result's ``error_code``
+(that code is the error) or code execution's non-zero ``return_code``.
+An assistant message without tool calls, followed by a user message, is a
+``respond`` action.
 """
 
 from __future__ import annotations
@@ -44,12 +45,19 @@ def sniff(data: Any) -> bool:
 
 def _result(calls: Calls, block: dict[str, Any]) -> None:
     content = block.get("content")
-    code = content.get("error_code") if isinstance(content, dict) else None
-    text = str(code) if code else result_text(content)
+    # a server tool's result is an object: an error carries its code, code execution its output
+    found = content if isinstance(content, dict) else {}
+    code, rc = found.get("error_code"), found.get("return_code")
+    error = None
     if code:
-        error: str | None = str(code)
+        text, error = str(code), str(code)
+    elif rc is not None:
+        text = str(found.get("stdout") or "") + str(found.get("stderr") or "")
+        error = f"returncode {rc}" if rc else None
     else:
-        error = "tool_error" if block.get("is_error") or failed_text(text) else None
+        text = result_text(content)
+    if error is None and (block.get("is_error") or failed_text(text)):
+        error = "tool_error"
     calls.result(block.get("tool_use_id"), text, error)
 
 
