@@ -69,7 +69,11 @@ def actions(data: Any) -> list[Action]:
             kind = part.get("part_kind")
             if kind in _CALLS:
                 made = True
-                calls.call(part.get("tool_call_id"), str(part.get("tool_name")), as_args(part.get("args")))
+                calls.call(
+                    part.get("tool_call_id"),
+                    str(part.get("tool_name") or "(unknown)"),
+                    as_args(part.get("args")),
+                )
             elif kind in _RETURNS or (kind == "retry-prompt" and part.get("tool_name")):
                 calls.result(part.get("tool_call_id"), result_text(part.get("content")), _error(part))
         if message.get("kind") != "response" or made:
