@@ -16,16 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Action, Calls, action, as_args, failed_text, objects, result_text, text_of
+from .common import Action, Calls, action, as_args, failed_text, message_list, objects, result_text, text_of
 
 NAME = "anthropic"
 
 _USES = ("tool_use", "server_tool_use", "mcp_tool_use")
-
-
-def _messages(data: Any) -> list[Any] | None:
-    messages = data.get("messages") if isinstance(data, dict) else data
-    return messages if isinstance(messages, list) else None
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -39,7 +34,7 @@ def sniff(data: Any) -> bool:
         isinstance(m, dict)
         and m.get("role") == "assistant"
         and any(b.get("type") in _USES for b in _blocks(m))
-        for m in _messages(data) or []
+        for m in message_list(data) or []
     )
 
 
@@ -70,7 +65,7 @@ def _replies(message: dict[str, Any]) -> bool:
 
 def actions(data: Any) -> list[Action]:
     """One action per tool use and per message to the user."""
-    messages = objects(_messages(data), "message")
+    messages = objects(message_list(data), "message")
     calls = Calls()
     for i, message in enumerate(messages):
         used = False

@@ -19,6 +19,7 @@ __all__ = [
     "action",
     "as_args",
     "failed_text",
+    "message_list",
     "objects",
     "result_text",
     "shell_action",
@@ -112,6 +113,12 @@ def result_text(content: object) -> str:
     if isinstance(content, list) and any(isinstance(p, dict) and "text" in p for p in content):
         return text_of(content)
     return json.dumps(content, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def message_list(data: Any) -> list[Any] | None:
+    """A transcript's messages: the JSON list itself, or an object's ``messages`` list; None if neither."""
+    messages = data.get("messages") if isinstance(data, dict) else data
+    return messages if isinstance(messages, list) else None
 
 
 def objects(value: object, what: str) -> list[dict[str, Any]]:

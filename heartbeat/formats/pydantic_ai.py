@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Action, Calls, action, as_args, objects, result_text
+from .common import Action, Calls, action, as_args, message_list, objects, result_text
 
 NAME = "pydantic-ai"
 
@@ -23,14 +23,9 @@ _CALLS = ("tool-call", "builtin-tool-call")
 _RETURNS = ("tool-return", "builtin-tool-return")
 
 
-def _messages(data: Any) -> list[Any] | None:
-    messages = data.get("messages") if isinstance(data, dict) else data
-    return messages if isinstance(messages, list) else None
-
-
 def sniff(data: Any) -> bool:
     """Messages of ``kind`` request/response with ``parts``, at least one a response."""
-    messages = _messages(data) or []
+    messages = message_list(data) or []
     return any(
         isinstance(m, dict) and m.get("kind") == "response" and isinstance(m.get("parts"), list)
         for m in messages
@@ -60,7 +55,7 @@ def _text(message: dict[str, Any], kind: str) -> str | None:
 
 def actions(data: Any) -> list[Action]:
     """One action per tool call and per answer to the user."""
-    messages = objects(_messages(data), "message")
+    messages = objects(message_list(data), "message")
     calls = Calls()
     for i, message in enumerate(messages):
         parts = objects(message.get("parts"), "part")
