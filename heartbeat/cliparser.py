@@ -226,7 +226,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         metavar="NAME",
-        help="trace, journal, swe-agent, mini-swe-agent, openai or otlp (default: detected)",
+        help="trace, journal, swe-agent, mini-swe-agent, openai, openai-responses, anthropic, "
+        "pydantic-ai, langchain or otlp (default: detected)",
     )
     p.add_argument("--per-heartbeat", type=int, metavar="N", help="group the actions N per heartbeat")
     p.add_argument(

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import spawn_heartbeat
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from heartbeat.config import HeartbeatConfig
 from heartbeat.context import StepContext
@@ -21,6 +24,7 @@ from heartbeat.errors import TraceError, UsageError
 from heartbeat.formats import FORMATS, detect_format, load_actions
 from heartbeat.replay import load_any, replay, run_replay
 from heartbeat.testing import run_ticks
+from heartbeat.trace import TraceAction
 
 TRACEBACK = (
     'Traceback (most recent call last):\n  File "/testbed/repro.py", line 3, in <module>\n'
@@ -138,7 +142,28 @@ def test_each_format_is_detected_from_its_content(tmp_path: Path) -> None:
     for name, data in samples.items():
         assert detect_format(data) == name
     assert detect_format({"something": "else"}) is None
-    assert set(FORMATS) == {"journal", "swe-agent", "mini-swe-agent", "openai", "otlp"}
+    assert set(FORMATS) == {
+        "journal",
+        "swe-agent",
+        "openai-responses",
+        "anthropic",
+        "pydantic-ai",
+        "langchain",
+        "mini-swe-agent",
+        "openai",
+        "otlp",
+    }
+
+
+def test_every_format_is_named_in_the_help_and_the_readme(tmp_path: Path) -> None:
+    """--format's help and the README's "Tuning with replay" list every registered format."""
+    done = spawn_heartbeat(tmp_path, "replay", "--help")
+    out, _ = done.communicate(timeout=60)
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    tuning = readme[readme.index("## Tuning with replay") :]
+    for name in FORMATS:
+        assert name in " ".join(out.split()), name
+        assert re.search(rf"[`| ]{re.escape(name)}[`|]", tuning), name
 
 
 def test_swe_agent_steps_become_shell_actions(tmp_path: Path) -> None:
@@ -363,3 +388,31 @@ def test_a_long_command_cycle_escalates(tmp_path: Path) -> None:
     kinds = [a.kind for t in ticks for a in t.anomalies]
     assert kinds[0] in ("cycle", "recurring") and "cycle" in kinds
     assert ticks[-1].decision.action == "escalate"
+
+
+_KEYS = ["type", "role", "content", "kind", "parts", "part_kind", "data", "kwargs", "lc", "id", "messages"]
+_KEYS += ["values", "input", "output", "items", "call_id", "tool_call_id", "tool_use_id", "tool_calls"]
+_KEYS += ["invalid_tool_calls", "name", "tool_name", "args", "arguments", "is_error", "status", "outcome"]
+_KEYS += ["retry", "action", "error", "results", "outputs", "text", "event", "trajectory"]
+_WORDS = ["function_call", "function_call_output", "shell_call_output", "mcp_call", "file_search_call"]
+_WORDS += ["tool_use", "tool_result", "web_search_tool_result", "assistant", "user", "ai", "tool", "human"]
+_WORDS += ["request", "response", "tool-call", "tool-return", "retry-prompt", "text", "failed", "error"]
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(_WORDS),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None, print_blob=True)  # a failure prints how to replay it
+@given(data=_JSON)
+def test_the_tool_calling_formats_answer_any_json_with_a_result_or_a_trace_error(data: Any) -> None:
+    """sniff never raises; actions give actions a trace line accepts, or a TraceError, never another error."""
+    for name in ("openai-responses", "anthropic", "pydantic-ai", "langchain"):
+        assert FORMATS[name].sniff(data) in (True, False)
+        try:
+            found = load_actions(Path("x.json"), data, name)
+        except TraceError:
+            continue
+        for one in found:
+            TraceAction.model_validate(one)

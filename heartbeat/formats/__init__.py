@@ -50,6 +50,12 @@ FORMATS: Mapping[str, ModuleType] = _Registry(
     {
         "journal": ".journal",
         "swe-agent": ".swe_agent",
+        # Before mini-swe-agent and openai: a tool-calling history whose text quotes a
+        # ```bash block is still a history of tool calls.
+        "openai-responses": ".openai_responses",
+        "anthropic": ".anthropic",
+        "pydantic-ai": ".pydantic_ai",
+        "langchain": ".langchain",
         "mini-swe-agent": ".mini_swe_agent",
         "openai": ".openai_chat",
         "otlp": ".otlp",

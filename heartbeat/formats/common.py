@@ -1,4 +1,9 @@
-"""What every import format produces, and the shell-command helpers the coding-agent formats share."""
+"""What every import format produces, and the helpers formats share.
+
+Shell commands for the coding-agent formats; for the tool-calling formats
+(calls and results matched by id), :class:`Calls`, :func:`result_text`
+and :func:`failed_text`.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,18 @@ import re
 import shlex
 from typing import Any, TypedDict
 
-__all__ = ["Action", "action", "as_args", "shell_action", "text_of"]
+__all__ = [
+    "Action",
+    "Calls",
+    "action",
+    "as_args",
+    "failed_text",
+    "message_list",
+    "objects",
+    "result_text",
+    "shell_action",
+    "text_of",
+]
 
 
 class Action(TypedDict):
@@ -76,3 +92,72 @@ def shell_action(cmd: str, output: object, error: str | None) -> Action:
                 tool = os.path.basename(word) or word
                 break
     return action(tool, {"cmd": s}, output, error)
+
+
+# What a tool result starts with when it reports a failure: the openai chat
+# convention, and the OpenAI Agents SDK's default text for a tool that raised.
+_FAILED = ("Error", "An error occurred while running the tool")
+
+
+def failed_text(text: str | None) -> bool:
+    """Whether a tool result's text reports a failure ("Error...", the Agents SDK's error text)."""
+    return text is not None and text.startswith(_FAILED)
+
+
+def result_text(content: object) -> str:
+    """A tool result as text: a string as is, text parts joined, anything else as compact JSON."""
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    if isinstance(content, list) and any(isinstance(p, dict) and "text" in p for p in content):
+        return text_of(content)
+    return json.dumps(content, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def message_list(data: Any) -> list[Any] | None:
+    """A transcript's messages: the JSON list itself, or an object's ``messages`` list; None if neither."""
+    messages = data.get("messages") if isinstance(data, dict) else data
+    return messages if isinstance(messages, list) else None
+
+
+def objects(value: object, what: str) -> list[dict[str, Any]]:
+    """``value`` as a list of JSON objects; ValueError naming the first that is not one."""
+    if not isinstance(value, list):
+        raise ValueError(f"no list of {what}s")
+    for number, item in enumerate(value, 1):
+        if not isinstance(item, dict):
+            raise ValueError(f"{what} {number} is not a JSON object")
+    return value
+
+
+class Calls:
+    """Tool calls in the order they were made, each result matched to its call by id.
+
+    A result goes to the oldest call with its id that has none yet (some
+    frameworks reuse ids across turns); a call never answered keeps
+    ``output`` None (not reported), a result without a call is dropped.
+    """
+
+    def __init__(self) -> None:
+        self.actions: list[Action] = []
+        self._open: dict[str, list[int]] = {}
+
+    def call(self, call_id: object, tool: str, args: dict[str, Any]) -> None:
+        """A call made; its action waits for the result with the same id."""
+        self._open.setdefault(str(call_id), []).append(len(self.actions))
+        self.actions.append(action(tool, args, None, None))
+
+    def result(self, call_id: object, output: object, error: str | None) -> bool:
+        """The result of the oldest open call with this id; False when no call waits for it."""
+        waiting = self._open.get(str(call_id))
+        if not waiting:
+            return False
+        done = self.actions[waiting.pop(0)]
+        done["output"] = None if output is None else str(output)
+        done["error"] = error
+        return True
+
+    def add(self, done: Action) -> None:
+        """An action complete in itself: a hosted tool call with its result, a reply to the user."""
+        self.actions.append(done)

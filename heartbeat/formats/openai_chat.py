@@ -12,19 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Action, action, as_args, text_of
+from .common import Action, action, as_args, message_list, text_of
 
 NAME = "openai"
 
 
-def _messages(data: Any) -> list[Any] | None:
-    messages = data.get("messages") if isinstance(data, dict) else data
-    return messages if isinstance(messages, list) else None
-
-
 def sniff(data: Any) -> bool:
     """Messages with roles, at least one assistant message carrying ``tool_calls``."""
-    messages = _messages(data)
+    messages = message_list(data)
     return bool(messages) and any(
         isinstance(m, dict) and m.get("role") == "assistant" and m.get("tool_calls") for m in messages or []
     )
@@ -32,7 +27,7 @@ def sniff(data: Any) -> bool:
 
 def actions(data: Any) -> list[Action]:
     """One action per tool call and per message to the user."""
-    messages = _messages(data)
+    messages = message_list(data)
     if messages is None:
         raise ValueError("no list of messages")
     found: list[Action] = []
