@@ -91,7 +91,8 @@ class NearRepeat:
             evidence={
                 "count": count,
                 "window": self.window,
-                "threshold": self.threshold,
+                # The threshold that applied: a tool's own from [detectors.repeat] tools, if higher.
+                "threshold": self._limits.get(action.tool) or self.threshold,
                 "call": action.summary,
                 "shape": mask(action.summary),
                 # The masked shape, not the call: the same for every call of the run, so the
