@@ -42,7 +42,7 @@ DETECTOR_BOUNDS: dict[str, tuple[int, int]] = {
     "recurring.min_chars": (0, 1_000_000),
     "recurring_error.threshold": (2, 10_000),
     "recurring_error.window": (2, 10_000),
-    "cycle.threshold": (2, 10_000),
+    "cycle.threshold": (2, 9_999),  # the window must be larger, and windows top out at 10,000
     "cycle.window": (3, 10_000),
     "no_progress.samples": (2, 1_000),
 }

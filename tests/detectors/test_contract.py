@@ -119,8 +119,7 @@ def test_every_bound_is_enforced_by_its_detector_at_both_ends() -> None:
             make(low - 1)
         with pytest.raises(ConfigError, match=words):
             make(high + 1)
-        if key != "cycle.threshold":  # its window must be larger, and windows top out at the same bound
-            make(high)
+        make(high)
 
 
 def test_a_per_tool_threshold_out_of_bounds_is_refused_when_the_detectors_are_built() -> None:
