@@ -145,6 +145,9 @@ class EmptyTracker(StepTracker):
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
+        if length is None or error is not None:  # nothing to count, nothing to break
+            self._run.seen += 1
+            return None
         if not self._run.step(tool, action.shape, length, error):
             return None
         run = self._run.run
