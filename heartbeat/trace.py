@@ -174,7 +174,9 @@ _UNREAD: Any = object()  # the file's JSON was not read whole while sniffing
 
 def _trace_like(line: object) -> bool:
     """Whether a parsed first line reads as a trace line, not the start of a JSON Lines history."""
-    return not isinstance(line, dict) or bool(_TRACE_KEYS & line.keys()) or all(k.startswith("_") for k in line)
+    return (
+        not isinstance(line, dict) or bool(_TRACE_KEYS & line.keys()) or all(k.startswith("_") for k in line)
+    )
 
 
 def _json_lines(raw: bytes) -> tuple[list[Any], bool]:
@@ -262,8 +264,8 @@ def load_any(
         raise UsageError(f"--per-heartbeat must be >= 1, not {per_heartbeat}")
     data: Any = _UNREAD
     if fmt is None and isinstance(source, Path | str):
-        found, data = _sniff(Path(source))
-        fmt = found or "trace"
+        detected, data = _sniff(Path(source))
+        fmt = detected or "trace"
     if not isinstance(source, Path | str) or fmt in (None, "trace"):
         path, lines = _load(source)
         return path, lines if per_heartbeat is None else _regroup(lines, per_heartbeat)

@@ -155,7 +155,7 @@ def write(path: Path, session: Session) -> Path:
 
 
 def test_bash_becomes_a_shell_action_and_other_tools_keep_their_names(tmp_path: Path) -> None:
-    """Tool = the program run (cd hop dropped); Read, Edit... keep their names and input; a reply is respond."""
+    """Tool = the program run (cd hop dropped); Read, Edit... keep names and input; a reply is respond."""
     path = write(tmp_path / "s.jsonl", healthy_session())
     assert detect_format([json.loads(line) for line in path.read_text().splitlines()]) == "claude-code"
     _, lines = load_any(path)
@@ -208,7 +208,7 @@ def test_no_other_format_claims_it_and_it_claims_no_other() -> None:
 
 
 def test_the_cli_escalates_the_stuck_session_and_not_the_healthy_one(tmp_path: Path) -> None:
-    """heartbeat replay FILE --json --per-heartbeat 5 in a real process, the format detected from the lines."""
+    """heartbeat replay FILE --json --per-heartbeat 5 in a real process, the format read from the lines."""
     stuck = replay_cli(tmp_path, write(tmp_path / "stuck.jsonl", stuck_session()), "--per-heartbeat", "5")
     assert kinds(stuck), stuck
     assert stuck[-1]["decision"] == "escalate", stuck

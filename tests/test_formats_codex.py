@@ -25,7 +25,9 @@ from heartbeat.formats import detect_format, load_actions
 from heartbeat.trace import load_any
 
 FAILURE = "F..\nFAILED tests/test_calc.py::test_add_negative - assert -1 == 1\n1 failed, 2 passed in {t}s\n"
-PATCH = "*** Begin Patch\n*** Update File: src/calc.py\n@@\n-    return {old}\n+    return {new}\n*** End Patch\n"
+PATCH = (
+    "*** Begin Patch\n*** Update File: src/calc.py\n@@\n-    return {old}\n+    return {new}\n*** End Patch\n"
+)
 
 
 class Rollout:
@@ -46,16 +48,22 @@ class Rollout:
         }
         self._row("session_meta", meta)
         self.message("user", "<environment_context>\n  <cwd>/home/dev/calc</cwd>\n</environment_context>")
-        self._row("turn_context", {"cwd": "/home/dev/calc", "approval_policy": "on-request", "model": "gpt-5-codex"})
+        self._row(
+            "turn_context", {"cwd": "/home/dev/calc", "approval_policy": "on-request", "model": "gpt-5-codex"}
+        )
 
     def _row(self, kind: str, payload: dict[str, Any]) -> None:
         n = len(self.rows)
-        self.rows.append({"timestamp": f"2025-10-29T01:{n // 60:02d}:{n % 60:02d}.000Z", "type": kind, "payload": payload})
+        self.rows.append(
+            {"timestamp": f"2025-10-29T01:{n // 60:02d}:{n % 60:02d}.000Z", "type": kind, "payload": payload}
+        )
 
     def message(self, role: str, text: str) -> None:
         """A message item (and, for the person's, the event the CLI writes beside it)."""
         part = "input_text" if role == "user" else "output_text"
-        self._row("response_item", {"type": "message", "role": role, "content": [{"type": part, "text": text}]})
+        self._row(
+            "response_item", {"type": "message", "role": role, "content": [{"type": part, "text": text}]}
+        )
         if role == "user":
             self._row("event_msg", {"type": "user_message", "message": text, "kind": "plain"})
 
@@ -70,7 +78,10 @@ class Rollout:
         self.calls += 1
         call_id = f"call_{self.calls:04d}"
         args = {"command": ["bash", "-lc", script], "workdir": "/home/dev/calc", "timeout_ms": 120000}
-        self._row("response_item", {"type": "function_call", "name": "shell", "arguments": json.dumps(args), "call_id": call_id})
+        self._row(
+            "response_item",
+            {"type": "function_call", "name": "shell", "arguments": json.dumps(args), "call_id": call_id},
+        )
         if freeform:
             output = f"Exit code: {code}\nWall time: 0.4 seconds\nOutput:\n{out}"
         else:
@@ -85,10 +96,22 @@ class Rollout:
         patch = PATCH.format(old=old, new=new)
         self._row(
             "response_item",
-            {"type": "custom_tool_call", "status": "completed", "call_id": call_id, "name": "apply_patch", "input": patch},
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": call_id,
+                "name": "apply_patch",
+                "input": patch,
+            },
         )
-        out = {"output": "Success. Updated the following files:\nM src/calc.py\n", "metadata": {"exit_code": 0, "duration_seconds": 0.0}}
-        self._row("response_item", {"type": "custom_tool_call_output", "call_id": call_id, "output": json.dumps(out)})
+        out = {
+            "output": "Success. Updated the following files:\nM src/calc.py\n",
+            "metadata": {"exit_code": 0, "duration_seconds": 0.0},
+        }
+        self._row(
+            "response_item",
+            {"type": "custom_tool_call_output", "call_id": call_id, "output": json.dumps(out)},
+        )
 
     def text(self) -> str:
         """The rollout file's text."""
@@ -117,7 +140,9 @@ def stuck_rollout() -> Rollout:
     for i in range(7):
         r.think(f"**Trying fix {i + 1}**")
         r.patch(f"a + b + {i}" if i else "abs(a) + b", f"a + b + {i + 1}")
-        r.shell("python -m pytest tests/test_calc.py -q", 1, FAILURE.format(t=f"0.0{i + 2}"), freeform=bool(i % 2))
+        r.shell(
+            "python -m pytest tests/test_calc.py -q", 1, FAILURE.format(t=f"0.0{i + 2}"), freeform=bool(i % 2)
+        )
     return r
 
 
@@ -147,13 +172,28 @@ def test_shell_calls_become_shell_actions_with_their_exit_codes(tmp_path: Path) 
 def test_other_shell_tools_and_a_local_shell_call(tmp_path: Path) -> None:
     """shell_command and exec_command take a command line; local_shell_call an argv; a bare argv is joined."""
     items: list[dict[str, Any]] = [
-        {"type": "function_call", "name": "shell_command", "arguments": '{"command": "ls -la"}', "call_id": "a"},
-        {"type": "function_call_output", "call_id": "a", "output": "Exit code: 0\nWall time: 0 seconds\nOutput:\nx\n"},
-        {"type": "function_call", "name": "exec_command", "arguments": '{"cmd": "make test"}', "call_id": "b"},
+        {
+            "type": "function_call",
+            "name": "shell_command",
+            "arguments": '{"command": "ls -la"}',
+            "call_id": "a",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "a",
+            "output": "Exit code: 0\nWall time: 0 seconds\nOutput:\nx\n",
+        },
+        {
+            "type": "function_call",
+            "name": "exec_command",
+            "arguments": '{"cmd": "make test"}',
+            "call_id": "b",
+        },
         {
             "type": "function_call_output",
             "call_id": "b",
-            "output": "Chunk ID: 1\nWall time: 2.0 seconds\nProcess exited with code 2\nOutput:\nmake: *** [test] Error 2\n",
+            "output": "Chunk ID: 1\nWall time: 2.0 seconds\nProcess exited with code 2\n"
+            "Output:\nmake: *** [test] Error 2\n",
         },
         {
             "type": "local_shell_call",
@@ -161,23 +201,36 @@ def test_other_shell_tools_and_a_local_shell_call(tmp_path: Path) -> None:
             "status": "completed",
             "action": {"type": "exec", "command": ["grep", "-rn", "TODO", "."], "timeout_ms": 10000},
         },
-        {"type": "function_call_output", "call_id": "c", "output": {"content": "no such dir", "success": False}},
+        {
+            "type": "function_call_output",
+            "call_id": "c",
+            "output": {"content": "no such dir", "success": False},
+        },
         {"type": "function_call", "name": "update_plan", "arguments": '{"plan": []}', "call_id": "d"},
         {"type": "function_call_output", "call_id": "d", "output": "Plan updated"},
     ]
     rows = [{"timestamp": "t", "type": "response_item", "payload": item} for item in items]
     assert load_actions(tmp_path / "r.jsonl", rows, "codex") == [
         {"tool": "ls", "args": {"cmd": "ls -la"}, "output": "x\n", "error": None},
-        {"tool": "make", "args": {"cmd": "make test"}, "output": "make: *** [test] Error 2\n", "error": "returncode 2"},
+        {
+            "tool": "make",
+            "args": {"cmd": "make test"},
+            "output": "make: *** [test] Error 2\n",
+            "error": "returncode 2",
+        },
         {"tool": "grep", "args": {"cmd": "grep -rn TODO ."}, "output": "no such dir", "error": "tool_error"},
         {"tool": "update_plan", "args": {"plan": []}, "output": "Plan updated", "error": None},
     ]
 
 
 def test_an_older_rollout_without_the_envelope(tmp_path: Path) -> None:
-    """A session line (id, timestamp), then the items themselves and record_type lines: codex, not responses."""
+    """A session line (id, timestamp), then bare items and record_type lines: codex, not responses."""
     rows: list[dict[str, Any]] = [
-        {"id": "5973b6c0-94b8-487b-a530-2aeb6098ae0e", "timestamp": "2025-05-05T15:00:00.000Z", "instructions": ""},
+        {
+            "id": "5973b6c0-94b8-487b-a530-2aeb6098ae0e",
+            "timestamp": "2025-05-05T15:00:00.000Z",
+            "instructions": "",
+        },
         {"record_type": "state"},
         *[r["payload"] for r in stuck_rollout().rows if r["type"] == "response_item"],
     ]
@@ -197,7 +250,7 @@ def test_no_other_format_claims_it_and_it_claims_no_other() -> None:
 
 
 def test_the_cli_escalates_the_stuck_rollout_and_not_the_healthy_one(tmp_path: Path) -> None:
-    """heartbeat replay FILE --json --per-heartbeat 5 in a real process, the format detected from the lines."""
+    """heartbeat replay FILE --json --per-heartbeat 5 in a real process, the format read from the lines."""
     stuck = replay_cli(tmp_path, write(tmp_path / "stuck.jsonl", stuck_rollout()), "--per-heartbeat", "5")
     assert kinds(stuck), stuck
     assert stuck[-1]["decision"] == "escalate", stuck

@@ -145,6 +145,8 @@ def test_each_format_is_detected_from_its_content(tmp_path: Path) -> None:
     assert set(FORMATS) == {
         "journal",
         "swe-agent",
+        "claude-code",
+        "codex",
         "openai-responses",
         "anthropic",
         "pydantic-ai",
