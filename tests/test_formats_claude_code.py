@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from _formats import action_count, assert_no_collision, kinds, refused_by_cli, replay_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from heartbeat.errors import TraceError
 from heartbeat.formats import detect_format, load_actions
-from heartbeat.trace import load_any
+from heartbeat.trace import TraceAction, load_any
 
 SESSION = "4f35e220-c435-4cf7-b9b9-f40426042847"
 FAILURE = (
@@ -228,3 +231,43 @@ def test_a_malformed_session_is_one_line_and_exit_2(tmp_path: Path) -> None:
     bad.entries[3]["message"] = "oops"
     err = refused_by_cli(tmp_path, write(tmp_path / "bad.jsonl", bad), "--format", "claude-code")
     assert "not a claude-code file" in err and "message is not a JSON object" in err, err
+
+
+_BLOCKS = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["tool_use", "tool_result", "text"]),
+        "id": st.sampled_from(["a", "b"]),
+        "tool_use_id": st.sampled_from(["a", "b"]),
+        "name": st.sampled_from(["Bash", "Read"]),
+        "input": st.none() | st.just({"command": "ls"}) | st.just({"command": 3}) | st.just([1]),
+        "content": st.none()
+        | st.sampled_from(["Exit code 2\nboom", "Exit code 0", "ok"])
+        | st.just([{"x": 1}]),
+        "is_error": st.booleans(),
+    }
+)
+_ENTRIES = st.lists(
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(["user", "assistant", "summary"]),
+            "message": st.none()
+            | st.fixed_dictionaries(
+                {"role": st.sampled_from(["user", "assistant"]), "content": st.lists(_BLOCKS, max_size=3)}
+            ),
+            "isSidechain": st.booleans(),
+        }
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None, print_blob=True)  # a failure prints how to replay it
+@given(entries=_ENTRIES)
+def test_any_session_shaped_entries_give_actions_or_a_trace_error(entries: list[dict[str, Any]]) -> None:
+    """Entries with any blocks: actions a trace line accepts, or a TraceError, never another error."""
+    try:
+        found = load_actions(Path("s.jsonl"), entries, "claude-code")
+    except TraceError:
+        return
+    for one in found:
+        TraceAction.model_validate(one)

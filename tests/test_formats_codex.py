@@ -20,9 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from _formats import assert_no_collision, kinds, refused_by_cli, replay_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from heartbeat.errors import TraceError
 from heartbeat.formats import detect_format, load_actions
-from heartbeat.trace import load_any
+from heartbeat.trace import TraceAction, load_any
 
 FAILURE = "F..\nFAILED tests/test_calc.py::test_add_negative - assert -1 == 1\n1 failed, 2 passed in {t}s\n"
 PATCH = (
@@ -268,3 +271,40 @@ def test_a_malformed_rollout_is_one_line_and_exit_2(tmp_path: Path) -> None:
     other = tmp_path / "other.jsonl"
     other.write_text('{"progress": 0.5, "actions": []}\n', encoding="utf-8")
     assert "not a codex file" in refused_by_cli(tmp_path, other, "--format", "codex")
+
+
+_KEYS = ["type", "call_id", "name", "arguments", "output", "action", "command"]
+_VALUES = st.recursive(
+    st.none()
+    | st.integers(-2, 2)
+    | st.sampled_from(["shell", "exec_command", "local_shell_call", "function_call", "function_call_output"])
+    | st.sampled_from(["custom_tool_call", "apply_patch", "bash", "-lc", "ls", "Exit code: 1\nOutput:\nx"])
+    | st.sampled_from(
+        ['{"output": "x", "metadata": {"exit_code": 2}}', '{"command": ["bash", "-lc", "ls"]}']
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["type", "call_id", "name", "arguments", "output", "action", "command"]), inner
+        )
+    ),
+    max_leaves=12,
+)
+_ROWS = st.lists(
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["response_item", "event_msg", "session_meta"]), "payload": _VALUES}
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None, print_blob=True)  # a failure prints how to replay it
+@given(rows=_ROWS)
+def test_any_rollout_shaped_lines_give_actions_or_a_trace_error(rows: list[dict[str, Any]]) -> None:
+    """Rows in the envelope with any payload: actions a trace line accepts, or a TraceError, nothing else."""
+    try:
+        found = load_actions(Path("r.jsonl"), rows, "codex")
+    except TraceError:
+        return
+    for one in found:
+        TraceAction.model_validate(one)

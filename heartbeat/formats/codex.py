@@ -39,7 +39,10 @@ _BODY = re.compile(r"^Output:\n", re.M)
 
 
 def _enveloped(row: object) -> bool:
-    return isinstance(row, dict) and row.get("type") in _ENVELOPES and isinstance(row.get("payload"), dict)
+    if not isinstance(row, dict) or not isinstance(row.get("payload"), dict):
+        return False
+    kind = row.get("type")
+    return isinstance(kind, str) and kind in _ENVELOPES
 
 
 def _legacy(rows: list[Any]) -> bool:
