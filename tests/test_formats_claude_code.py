@@ -271,3 +271,34 @@ def test_any_session_shaped_entries_give_actions_or_a_trace_error(entries: list[
         return
     for one in found:
         TraceAction.model_validate(one)
+
+
+def test_stream_json_output_reads_the_same(tmp_path: Path) -> None:
+    """claude -p --output-format stream-json --verbose: init, messages, a sub-agent's, the result."""
+    rows: list[dict[str, Any]] = [
+        {
+            "type": "system",
+            "subtype": "init",
+            "session_id": SESSION,
+            "cwd": "/repo",
+            "tools": ["Bash", "Task"],
+        }
+    ]
+    for entry in stuck_session().entries[1:]:
+        rows.append({"type": entry["type"], "message": entry["message"], "parent_tool_use_id": None})
+        rows[-1]["session_id"] = SESSION
+    sub = {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_s", "name": "Bash", "input": {}}],
+    }
+    rows.append(
+        {"type": "assistant", "message": sub, "parent_tool_use_id": "toolu_task", "session_id": SESSION}
+    )
+    rows.append(
+        {"type": "result", "subtype": "success", "is_error": False, "num_turns": 15, "session_id": SESSION}
+    )
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _, lines = load_any(path)
+    _, session = load_any(write(tmp_path / "s.jsonl", stuck_session()))
+    assert lines == session and sum(len(line.actions) for _, line in lines) == 14

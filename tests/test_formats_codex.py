@@ -132,6 +132,7 @@ def healthy_rollout() -> Rollout:
     r.shell("python -m pytest -q", 0, "...\n3 passed in 0.02s\n")
     r.shell("git status --short", 0, " M src/calc.py\n", freeform=True)
     r.message("assistant", "Fixed add(): it no longer takes abs() of its first argument. All 3 tests pass.")
+    r.message("user", "<environment_context>\n  <cwd>/home/dev/calc</cwd>\n</environment_context>")
     r.message("user", "Thanks!")
     return r
 

@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from _formats import action_count, kinds, refused_by_cli, replay_cli, write
+from conftest import spawn_heartbeat
 from langchain_core.messages import messages_to_dict
 from test_formats_anthropic import stuck_messages as anthropic_stuck
+from test_formats_claude_code import healthy_session, stuck_session
+from test_formats_codex import healthy_rollout, stuck_rollout
 from test_formats_langchain import stuck_messages as langchain_stuck
 from test_formats_openai_responses import stuck_items
 from test_replay_formats import openai_messages
@@ -107,3 +110,31 @@ def test_every_shipped_trace_and_corpus_trace_is_still_a_trace() -> None:
     print(f"{len(traces)} traces checked")
     for trace in traces:
         assert _import_format(trace) is None, trace.name
+
+
+def test_a_folder_of_sessions_gives_the_confusion_table(tmp_path: Path) -> None:
+    """Claude Code sessions and Codex rollouts in one folder, labelled, replayed by the CLI in one go."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "stuck-claude.jsonl").write_text(stuck_session().lines(), encoding="utf-8")
+    (runs / "ok-claude.jsonl").write_text(healthy_session().lines(), encoding="utf-8")
+    (runs / "stuck-codex.jsonl").write_text(stuck_rollout().text(), encoding="utf-8")
+    (runs / "ok-codex.jsonl").write_text(healthy_rollout().text(), encoding="utf-8")
+    labels = tmp_path / "labels.csv"
+    labels.write_text(
+        "trace,label,onset\nstuck-claude,stuck,1\nok-claude,healthy,\nstuck-codex,stuck,1\nok-codex,healthy,\n",
+        encoding="utf-8",
+    )
+    done = spawn_heartbeat(
+        tmp_path, "replay", str(runs), "--labels", str(labels), "--per-heartbeat", "5", "--json"
+    )
+    out, err = done.communicate(timeout=120)
+    assert done.returncode == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    by_trace = {row["trace"]: row for row in rows[:-1]}
+    assert (
+        by_trace["stuck-claude"]["escalated"] is not None and by_trace["stuck-codex"]["escalated"] is not None
+    )
+    assert by_trace["ok-claude"]["first_anomaly"] is None and by_trace["ok-codex"]["first_anomaly"] is None
+    confusion = rows[-1]["confusion"]
+    assert confusion["stuck_escalated"] == 2 and confusion["healthy_escalated"] == 0

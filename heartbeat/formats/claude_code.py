@@ -10,7 +10,8 @@ assistant message often spans several entries, one content block each; a
 tool use pairs with its ``tool_result`` by id). A sub-agent's entries
 (``isSidechain``) are left out when the main conversation is in the file,
 its ``Task`` call standing for them; a sub-agent's own file replays as is.
-``claude -p --output-format stream-json`` output has the same entries.
+``claude -p --output-format stream-json --verbose`` prints the same
+entries (a sub-agent's carry a ``parent_tool_use_id``).
 
 A ``Bash`` call becomes a shell action (tool = the program run, as the
 coding formats do), its error ``returncode N`` from the result's ``Exit
@@ -48,7 +49,8 @@ def sniff(data: Any) -> bool:
 def _messages(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The conversation's messages, in file order (a sub-agent's only in its own file)."""
     chat = [e for e in entries if e.get("type") in _MESSAGES and not e.get("isMeta")]
-    main = [e for e in chat if not e.get("isSidechain")] or chat
+    # a sub-agent's entries: isSidechain in a session file, parent_tool_use_id in stream-json
+    main = [e for e in chat if not e.get("isSidechain") and e.get("parent_tool_use_id") is None] or chat
     found: list[dict[str, Any]] = []
     for entry in main:
         message = entry.get("message")

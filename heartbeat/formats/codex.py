@@ -4,7 +4,9 @@ JSON Lines of ``{"timestamp", "type", "payload"}``: the ``response_item``
 payloads are Responses API items, read as the ``openai-responses`` format
 reads them (a call pairs with its output by ``call_id``); ``session_meta``,
 ``turn_context``, ``event_msg`` (which repeat what the items say) and
-``compacted`` entries are skipped. Older rollouts hold the items directly,
+``compacted`` entries are skipped, and so are the user messages the CLI
+writes itself (``<environment_context>``, ``<user_instructions>``, AGENTS.md
+text). Older rollouts hold the items directly,
 one per line, after a first line with the session's ``id`` and
 ``timestamp`` (and ``record_type`` lines, skipped).
 
@@ -26,7 +28,7 @@ import shlex
 from typing import Any
 
 from . import openai_responses
-from .common import Action, action, objects, shell_action
+from .common import Action, action, objects, shell_action, text_of
 
 NAME = "codex"
 
@@ -36,6 +38,8 @@ _LINE = frozenset(["shell_command", "exec_command"])  # arguments {"command" or 
 _SHELLS = ("bash", "sh", "zsh")
 _CODE = re.compile(r"^(?:Exit code: |Process exited with code )(-?\d+)$", re.M)
 _BODY = re.compile(r"^Output:\n", re.M)
+# What the CLI puts in user messages itself, not a person's answer: left out, so a reply is not paired with it
+_INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
 
 
 def _enveloped(row: object) -> bool:
@@ -73,6 +77,8 @@ def _items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if not isinstance(act, dict):
                 raise ValueError(f"item {number}: a local_shell_call without an action object")
             item = {**item, "type": "function_call", "name": "local_shell", "arguments": act}
+        elif item.get("role") == "user" and text_of(item.get("content")).lstrip().startswith(_INJECTED):
+            continue
         elif item.get("type") in ("function_call_output", "custom_tool_call_output"):
             out = item.get("output")
             if isinstance(out, dict) and "content" in out:  # how older versions wrote a failure
