@@ -20,6 +20,7 @@ from test_formats_claude_code import healthy_session, stuck_session
 from test_formats_codex import healthy_rollout, stuck_rollout
 from test_formats_langchain import stuck_messages as langchain_stuck
 from test_formats_openai_responses import stuck_items
+from test_formats_pydantic_ai import stuck_history
 from test_replay_formats import openai_messages
 
 from heartbeat.trace import _import_format, load_any
@@ -48,6 +49,7 @@ def samples() -> dict[str, list[Any]]:
         "openai-responses": stuck_items(),
         "anthropic": anthropic_stuck(),
         "langchain": messages_to_dict(langchain_stuck()),
+        "pydantic-ai": stuck_history(),
     }
 
 
