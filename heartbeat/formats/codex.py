@@ -5,10 +5,10 @@ payloads are Responses API items, read as the ``openai-responses`` format
 reads them (a call pairs with its output by ``call_id``); ``session_meta``,
 ``turn_context``, ``event_msg`` (which repeat what the items say) and
 ``compacted`` entries are skipped, and so are the user messages the CLI
-writes itself (``<environment_context>``, ``<user_instructions>``, AGENTS.md
-text). Older rollouts hold the items directly,
-one per line, after a first line with the session's ``id`` and
-``timestamp`` (and ``record_type`` lines, skipped).
+writes itself (``<environment_context>``, ``<user_instructions>``,
+AGENTS.md text). Older rollouts hold the items directly, one per line,
+after a first line with the session's ``id`` and ``timestamp`` (and
+``record_type`` lines, skipped).
 
 Shell calls become shell actions (tool = the program run, a ``bash -lc``
 wrapper unwrapped): the ``shell`` and ``container.exec`` functions (an
