@@ -172,7 +172,7 @@ def test_bash_becomes_a_shell_action_and_other_tools_keep_their_names(tmp_path: 
 
 
 def test_a_failed_command_is_its_exit_code_and_a_failed_tool_a_tool_error(tmp_path: Path) -> None:
-    """'Exit code 1' becomes error 'returncode 1' and leaves the output; is_error on Edit is tool_error."""
+    """'Exit code 1' is error 'returncode 1', taken off the output; else is_error says (not the text)."""
     s = stuck_session()
     s.tool(
         "Edit",
@@ -180,11 +180,17 @@ def test_a_failed_command_is_its_exit_code_and_a_failed_tool_a_tool_error(tmp_pa
         "<tool_use_error>String to replace not found in file.</tool_use_error>",
         error=True,
     )
+    s.tool("Bash", {"command": "grep -h rate logs/*.txt"}, "Error rate: 0.1%")  # is_error false: fine
+    s.tool("Bash", {"command": "sleep 999"}, "Command timed out after 2m 0.0s", error=True)
     found = load_actions(tmp_path / "s.jsonl", s.entries, "claude-code")
     pytest_runs = [a for a in found if a["tool"] == "python"]
     assert len(pytest_runs) == 7 and {a["error"] for a in pytest_runs} == {"returncode 1"}
     assert pytest_runs[0]["output"] == FAILURE.format(t="0.02")
-    assert found[-1]["tool"] == "Edit" and found[-1]["error"] == "tool_error"
+    assert [(a["tool"], a["error"]) for a in found[-3:]] == [
+        ("Edit", "tool_error"),
+        ("grep", None),
+        ("sleep", "tool_error"),
+    ]
 
 
 def test_meta_entries_and_a_sub_agents_entries_are_left_out_of_the_main_session(tmp_path: Path) -> None:

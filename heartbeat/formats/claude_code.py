@@ -60,18 +60,36 @@ def _messages(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-def _shell(done: Action) -> Action:
-    """A Bash call as a shell action: the exit code Claude Code prefixes to a failure is its error."""
+def _flagged(messages: list[dict[str, Any]]) -> list[object]:
+    """Each Bash call's ``is_error`` as its result says it, in call order (None: no result, or unsaid)."""
+    blocks = [
+        b for m in messages if isinstance(m.get("content"), list) for b in m["content"] if isinstance(b, dict)
+    ]
+    said = {str(b.get("tool_use_id")): b.get("is_error") for b in blocks if b.get("type") == "tool_result"}
+    uses = [b for b in blocks if b.get("type") in anthropic.USES and b.get("name") == "Bash"]
+    return [said.get(str(b.get("id"))) for b in uses]
+
+
+def _shell(done: Action, is_error: object) -> Action:
+    """A Bash call as a shell action: its exit code is its error, else what its ``is_error`` says."""
     output, error = done["output"], done["error"]
     if output is not None and (code := _EXIT.match(output)):
         output = output[code.end() :]
         error = f"returncode {code.group(1)}" if code.group(1) != "0" else None
+    elif is_error is False:
+        error = None  # Claude Code says whether a command failed: output that starts with "Error" did not
     return shell_action(str(done["args"]["command"]), output, error)
 
 
 def actions(data: Any) -> list[Action]:
     """One action per tool use (a Bash command as a shell action) and per answer to the user."""
-    found = anthropic.actions(_messages(objects(data, "entry")))
-    return [
-        _shell(a) if a["tool"] == "Bash" and isinstance(a["args"].get("command"), str) else a for a in found
-    ]
+    messages = _messages(objects(data, "entry"))
+    flags = iter(_flagged(messages))  # anthropic makes one action per tool_use block, in block order
+    found: list[Action] = []
+    for done in anthropic.actions(messages):
+        if done["tool"] != "Bash":
+            found.append(done)
+            continue
+        is_error = next(flags, None)
+        found.append(_shell(done, is_error) if isinstance(done["args"].get("command"), str) else done)
+    return found
