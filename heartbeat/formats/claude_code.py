@@ -15,7 +15,8 @@ entries (a sub-agent's carry a ``parent_tool_use_id``).
 
 A ``Bash`` call becomes a shell action (tool = the program run, as the
 coding formats do), its error ``returncode N`` from the result's ``Exit
-code N`` line; every other tool (Read, Edit, Write, Grep, Glob, WebFetch,
+code N`` line, else what the result's ``is_error`` says (a timeout, a
+denied permission); every other tool (Read, Edit, Write, Grep, Glob, WebFetch,
 Task, MCP tools) keeps its name, its input as the arguments.
 """
 
