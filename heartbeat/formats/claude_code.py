@@ -84,7 +84,7 @@ def _shell(done: Action, is_error: object) -> Action:
 
 def actions(data: Any) -> list[Action]:
     """One action per tool use (a Bash command as a shell action) and per answer to the user."""
-    messages = _messages(objects(data, "entry"))
+    messages = _messages(objects(data, "record"))
     flags = iter(_flagged(messages))  # anthropic makes one action per tool_use block, in block order
     found: list[Action] = []
     for done in anthropic.actions(messages):

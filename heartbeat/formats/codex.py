@@ -126,7 +126,7 @@ def _outcome(output: str | None, error: str | None) -> tuple[str | None, str | N
 def actions(data: Any) -> list[Action]:
     """One action per tool call (a shell command as a shell action) and per answer to the user."""
     found: list[Action] = []
-    for done in openai_responses.actions(_items(objects(data, "entry"))):
+    for done in openai_responses.actions(_items(objects(data, "record"))):
         cmd = _command(done["tool"], done["args"])
         if cmd is not None:
             found.append(shell_action(cmd, *_outcome(done["output"], done["error"])))
