@@ -174,7 +174,7 @@ def test_shell_calls_become_shell_actions_with_their_exit_codes(tmp_path: Path) 
 
 
 def test_other_shell_tools_and_a_local_shell_call(tmp_path: Path) -> None:
-    """shell_command and exec_command take a command line; local_shell_call an argv; a bare argv is joined."""
+    """shell_command, exec_command: a command line (a header before the output, still running: no error)."""
     items: list[dict[str, Any]] = [
         {
             "type": "function_call",
@@ -210,6 +210,18 @@ def test_other_shell_tools_and_a_local_shell_call(tmp_path: Path) -> None:
             "call_id": "c",
             "output": {"content": "no such dir", "success": False},
         },
+        {
+            "type": "function_call",
+            "name": "exec_command",
+            "arguments": '{"cmd": "npm run dev"}',
+            "call_id": "e",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "e",
+            "output": "Chunk ID: 9\nWall time: 10.0 seconds\nProcess running with session ID 7\n"
+            "Output:\nready\n",
+        },
         {"type": "function_call", "name": "update_plan", "arguments": '{"plan": []}', "call_id": "d"},
         {"type": "function_call_output", "call_id": "d", "output": "Plan updated"},
     ]
@@ -223,6 +235,7 @@ def test_other_shell_tools_and_a_local_shell_call(tmp_path: Path) -> None:
             "error": "returncode 2",
         },
         {"tool": "grep", "args": {"cmd": "grep -rn TODO ."}, "output": "no such dir", "error": "tool_error"},
+        {"tool": "npm", "args": {"cmd": "npm run dev"}, "output": "ready\n", "error": None},
         {"tool": "update_plan", "args": {"plan": []}, "output": "Plan updated", "error": None},
     ]
 

@@ -36,8 +36,13 @@ _ENVELOPES = frozenset(["session_meta", "response_item", "event_msg", "turn_cont
 _ARGV = frozenset(["shell", "container.exec", "local_shell"])  # arguments {"command": [argv]}
 _LINE = frozenset(["shell_command", "exec_command"])  # arguments {"command" or "cmd": "a command line"}
 _SHELLS = ("bash", "sh", "zsh")
+# The header the shell tools put before a command's output (codex-rs: the freeform exec
+# output, unified exec's format_response), and the exit code in it.
+_HEADER = re.compile(
+    r"\A(?:(?:Exit code: |Wall time: |Chunk ID: |Process exited with code |Process running with session ID "
+    r"|Original token count: |Total output lines: )[^\n]*\n)+Output:\n?"
+)
 _CODE = re.compile(r"^(?:Exit code: |Process exited with code )(-?\d+)$", re.M)
-_BODY = re.compile(r"^Output:\n", re.M)
 # What the CLI puts in user messages itself, not a person's answer: left out, so a reply is not paired with it
 _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
 
@@ -103,24 +108,24 @@ def _command(tool: str, args: dict[str, Any]) -> str | None:
 
 
 def _outcome(output: str | None, error: str | None) -> tuple[str | None, str | None]:
-    """A shell or patch output's text and error, read from the exit code it reports."""
+    """A shell or patch output's text (its header taken off) and error, from the exit code it reports."""
     if output is None:
         return None, error
-    try:
-        parsed = json.loads(output) if output.startswith("{") else None
-    except ValueError:
-        parsed = None
-    if isinstance(parsed, dict) and isinstance(parsed.get("metadata"), dict):
-        code: object = parsed["metadata"].get("exit_code")
-        output = str(parsed.get("output", ""))
-    else:
-        body = _BODY.search(output)  # the exit code is in the header, before the command's own output
-        found = _CODE.search(output[: body.start()] if body else output.split("\n", 1)[0])
-        if found is None:
-            return output, error
-        code = int(found.group(1))
-        output = output[body.end() :] if body else output[found.end() :].lstrip("\n")
-    return output, (f"returncode {code}" if code else None) if isinstance(code, int) else error
+    code: object = None
+    if header := _HEADER.match(output):
+        found = _CODE.search(header.group())
+        code = int(found.group(1)) if found else None
+        output = output[header.end() :]
+    elif output.startswith("{"):
+        try:
+            parsed = json.loads(output)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict) and isinstance(parsed.get("metadata"), dict):
+            code, output = parsed["metadata"].get("exit_code"), str(parsed.get("output", ""))
+    if not isinstance(code, int):
+        return output, error  # no exit code (a command still running, a tool's text): as it was
+    return output, f"returncode {code}" if code else None
 
 
 def actions(data: Any) -> list[Action]:
