@@ -14,9 +14,10 @@ Shell calls become shell actions (tool = the program run, a ``bash -lc``
 wrapper unwrapped): the ``shell`` and ``container.exec`` functions (an
 argv), ``shell_command`` and ``exec_command`` (a command line) and
 ``local_shell_call`` items. Their error is the exit code the output
-reports (``{"output": ..., "metadata": {"exit_code": N}}``, ``Exit code:
-N``, ``Process exited with code N``), ``returncode N``; the same holds for
-``apply_patch``. Other tools keep their name and arguments.
+reports (``{"output": ..., "metadata": {"exit_code": N}}``, or a header
+of ``Exit code: N`` or ``Process exited with code N``, wall time, ...
+before ``Output:``, taken off the output), ``returncode N``; the same
+holds for ``apply_patch``. Other tools keep their name and arguments.
 """
 
 from __future__ import annotations
