@@ -227,7 +227,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "--format",
         metavar="NAME",
         help="trace, journal, swe-agent, mini-swe-agent, openai, openai-responses, anthropic, "
-        "pydantic-ai, langchain or otlp (default: detected)",
+        "pydantic-ai, langchain, otlp, claude-code or codex (default: detected)",
     )
     p.add_argument("--per-heartbeat", type=int, metavar="N", help="group the actions N per heartbeat")
     p.add_argument(

@@ -18,6 +18,9 @@ progress samples, action count), every action recorded, the progress sample
 added, then :func:`~heartbeat.policy.decide`. Budgets are not replayed. The
 replay stops after the heartbeat whose decision is ``escalate``. An ``at``
 so late that the next heartbeat would fall past year 9999 is a bad line.
+Every secret the config knows is masked (``***``) in the actions before
+they are recorded, so no replay output (table, JSON, tuning page) shows
+one that the trace holds, as a live tick's files would not.
 """
 
 from __future__ import annotations
@@ -118,12 +121,15 @@ def _run(
     # would be from the saved state (start_tick(reseed=True) rebuilds only the trackers
     # whose answers could differ), instead of being built again from scratch.
     monitor = Monitor(config.detectors, detectors=detectors)
+    secrets = config.secrets()
     state = AgentState()  # all that decide() reads of it: the streak and the recovery
     for tick, ((number, line), now) in enumerate(zip(lines, times, strict=True), 1):
         monitor.start_tick(tick, reseed=True)
         first = monitor.actions_total + 1
         record = monitor.record
         for action in line.actions:
+            if secrets:
+                action = _masked(action, secrets)
             record(
                 action.tool,
                 action.args,
@@ -149,6 +155,20 @@ def _run(
         )
         if decision.action == "escalate":
             return
+
+
+def _masked(action: TraceAction, secrets: list[str]) -> TraceAction:
+    """``action`` with every secret in its tool, arguments, output and error replaced by ``***``."""
+    from .redact import mask, mask_tree
+
+    return action.model_copy(
+        update={
+            "tool": mask(action.tool, secrets),
+            "args": mask_tree(action.args, secrets),
+            "output": None if action.output is None else mask(action.output, secrets),
+            "error": None if action.error is None else mask(action.error, secrets),
+        }
+    )
 
 
 def render_json(tick: ReplayTick) -> str:

@@ -165,31 +165,84 @@ def _load(source: Path | str | Iterable[str]) -> tuple[str, list[tuple[int, Trac
     return path, found
 
 
-def _import_format(path: Path) -> str | None:
-    """The import format a file is in, or None for the project's own trace format.
+# The keys of a trace line (anything else on it starts with "_"): a first line with one
+# of them, or with nothing else, is a trace, whose other lines are not parsed to sniff.
+_TRACE_KEYS = frozenset(["progress", "actions", "at"])
 
-    Only a file an import format recognises is read as one (a journal's
-    ``event`` lines, a ``.traj``, a list of chat messages, ...); anything
-    else is a trace, so the trace loader keeps its line-by-line errors.
+_UNREAD: Any = object()  # the file's JSON was not read whole while sniffing
+
+
+def _trace_like(line: object) -> bool:
+    """Whether a parsed first line reads as a trace line, not the start of a JSON Lines history."""
+    return (
+        not isinstance(line, dict) or bool(_TRACE_KEYS & line.keys()) or all(k.startswith("_") for k in line)
+    )
+
+
+def _json_lines(raw: bytes) -> tuple[list[Any], bool]:
+    """The JSON values of ``raw``'s lines up to the first one that is not JSON; True when all were."""
+    rows: list[Any] = []
+    for line in raw.removeprefix(b"\xef\xbb\xbf").split(b"\n"):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except (ValueError, RecursionError):
+                return rows, False
+    return rows, True
+
+
+def _sniff(path: Path) -> tuple[str | None, Any]:
+    """The import format a file is in (None: the project's own trace format) and its JSON, if read whole.
+
+    Tried in turn: the first line alone (a journal line stands for the
+    journal), the whole file as one JSON document, then the list of its
+    lines (JSON Lines dumps of messages, Claude Code and Codex sessions).
+    The lines are parsed only when the first line is not a trace line, so
+    a trace is never parsed twice to be sniffed. The JSON comes back when
+    it was read whole (a document, or lines that all parsed), so the
+    loader does not read the file again.
     """
     from .formats import detect_format
 
     try:
         raw = path.read_bytes()
     except OSError:
-        return None  # the trace loader gives the one-line error
-    first = next((line for line in raw.split(b"\n") if line.strip()), b"")
-    for candidate in (first, raw):
-        try:
-            data = json.loads(candidate)
-        except (ValueError, RecursionError):
-            continue
-        if candidate is first and isinstance(data, dict) and "event" in data:
-            data = [data]  # one journal line stands for the journal
-        found = detect_format(data)
+        return None, _UNREAD  # the trace loader gives the one-line error
+    first_raw = next((line for line in raw.split(b"\n") if line.strip()), b"")
+    try:
+        first: Any = json.loads(first_raw)
+    except (ValueError, RecursionError):
+        first = _UNREAD  # an indented document, or not JSON at all
+    if first is not _UNREAD:
+        found = detect_format([first] if isinstance(first, dict) and "event" in first else first)
         if found is not None:
-            return found
-    return None
+            return found, _UNREAD
+    try:
+        whole = json.loads(raw)
+    except (ValueError, RecursionError):
+        whole = _UNREAD
+    if whole is not _UNREAD:
+        found = detect_format(whole)
+        if found is not None or _trace_like(whole):
+            return found, whole
+        rows, complete = [whole], True  # a file of one line: that line is the list
+    elif first is _UNREAD or _trace_like(first):
+        return None, _UNREAD
+    else:
+        rows, complete = _json_lines(raw)
+    # a history with a bad line is still that history: its loader names the line
+    return detect_format(rows), rows if complete else _UNREAD
+
+
+def _import_format(path: Path) -> str | None:
+    """The import format a file is in, or None for the project's own trace format.
+
+    Only a file an import format recognises is read as one (a journal's
+    ``event`` lines, a ``.traj``, a list of chat messages, JSON Lines of
+    messages or session entries, ...); anything else is a trace, so the
+    trace loader keeps its line-by-line errors.
+    """
+    return _sniff(path)[0]
 
 
 def _regroup(lines: list[tuple[int, TraceLine]], size: int) -> list[tuple[int, TraceLine]]:
@@ -209,8 +262,10 @@ def load_any(
     """
     if per_heartbeat is not None and per_heartbeat < 1:
         raise UsageError(f"--per-heartbeat must be >= 1, not {per_heartbeat}")
+    data: Any = _UNREAD
     if fmt is None and isinstance(source, Path | str):
-        fmt = _import_format(Path(source)) or "trace"
+        detected, data = _sniff(Path(source))
+        fmt = detected or "trace"
     if not isinstance(source, Path | str) or fmt in (None, "trace"):
         path, lines = _load(source)
         return path, lines if per_heartbeat is None else _regroup(lines, per_heartbeat)
@@ -221,7 +276,8 @@ def load_any(
         raise UsageError(f"{where}: is a directory, not a trace file")
     if not where.exists():
         raise UsageError(f"{where}: no such trace file")
-    data = read_json(where)
+    if data is _UNREAD:
+        data = read_json(where)
     if per_heartbeat is None:
         own = _own_heartbeats(where, data, fmt)
         if own is not None:

@@ -145,6 +145,8 @@ def test_each_format_is_detected_from_its_content(tmp_path: Path) -> None:
     assert set(FORMATS) == {
         "journal",
         "swe-agent",
+        "claude-code",
+        "codex",
         "openai-responses",
         "anthropic",
         "pydantic-ai",
@@ -394,9 +396,12 @@ _KEYS = ["type", "role", "content", "kind", "parts", "part_kind", "data", "kwarg
 _KEYS += ["values", "input", "output", "items", "call_id", "tool_call_id", "tool_use_id", "tool_calls"]
 _KEYS += ["invalid_tool_calls", "name", "tool_name", "args", "arguments", "is_error", "status", "outcome"]
 _KEYS += ["retry", "action", "error", "results", "outputs", "text", "event", "trajectory"]
+_KEYS += ["message", "payload", "isMeta", "isSidechain", "command", "cmd", "timestamp", "record_type"]
 _WORDS = ["function_call", "function_call_output", "shell_call_output", "mcp_call", "file_search_call"]
 _WORDS += ["tool_use", "tool_result", "web_search_tool_result", "assistant", "user", "ai", "tool", "human"]
 _WORDS += ["request", "response", "tool-call", "tool-return", "retry-prompt", "text", "failed", "error"]
+_WORDS += ["response_item", "session_meta", "local_shell_call", "custom_tool_call", "shell", "Bash"]
+_WORDS += ["Exit code 1\nboom", "Exit code: 2\nOutput:\nx", '{"output": "x", "metadata": {"exit_code": 3}}']
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(_WORDS),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5),
@@ -408,7 +413,7 @@ _JSON = st.recursive(
 @given(data=_JSON)
 def test_the_tool_calling_formats_answer_any_json_with_a_result_or_a_trace_error(data: Any) -> None:
     """sniff never raises; actions give actions a trace line accepts, or a TraceError, never another error."""
-    for name in ("openai-responses", "anthropic", "pydantic-ai", "langchain"):
+    for name in ("openai-responses", "anthropic", "pydantic-ai", "langchain", "claude-code", "codex"):
         assert FORMATS[name].sniff(data) in (True, False)
         try:
             found = load_actions(Path("x.json"), data, name)

@@ -115,6 +115,45 @@ def test_every_known_secret_is_masked_in_every_file_and_output(
     assert (tmp_path / "state" / "ESCALATION.md").exists() and (tmp_path / "notes.jsonl").exists()
 
 
+def test_replay_masks_every_known_secret_the_trace_holds(tmp_path: Path) -> None:
+    """A recorded run holding the webhook URL and the token: no replay output or page shows them."""
+    import json
+
+    hook = "https://hooks.example.com" + HOOK_PATH
+    (tmp_path / "heartbeat.toml").write_text(
+        textwrap.dedent("""
+        [[notify]]
+        type = "webhook"
+        url = "${HOOK_URL}"
+        headers = { Authorization = "Bearer ${HOOK_TOKEN}" }
+        """)
+    )
+    action = {
+        "tool": "post",
+        "args": {"url": hook, "headers": {"Authorization": "Bearer " + TOKEN}, "nested": [TOKEN]},
+        "output": f"posted to {hook} with {TOKEN}",
+        "error": f"rejected {TOKEN}",
+    }
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    lines = [json.dumps({"actions": [action, action]}) for _ in range(3)]
+    (runs / "leaky.jsonl").write_text("\n".join(lines) + "\n")
+    env = {"HOOK_URL": hook, "HOOK_TOKEN": TOKEN}
+    outputs = []
+    for argv in (
+        ["replay", "runs/leaky.jsonl"],
+        ["replay", "runs/leaky.jsonl", "--json"],
+        ["replay", "runs", "--html", "tuning.html"],
+        ["replay", "runs", "--json"],
+    ):
+        done = run_cli(tmp_path, *argv, **env)
+        assert done.returncode == 0, done.stderr
+        outputs += [done.stdout, done.stderr]
+    assert "recurring_error" in outputs[0] and 'post({"headers":{"Authorization":"***"}' in outputs[0]
+    assert leaks(tmp_path, outputs, skip=("heartbeat.toml", "leaky.jsonl")) == []
+    assert (tmp_path / "tuning.html").exists()
+
+
 def test_masking_keeps_url_words_and_catches_tokens_in_every_form() -> None:
     """`services` and `webhooks` stay; a token alone, JSON-escaped or percent-encoded does not."""
     url = "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/XXXXXXXXXXXXXXXXXXXXXXXX"

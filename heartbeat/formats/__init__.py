@@ -4,7 +4,8 @@ Each format is one module with a ``NAME``, a ``sniff(data) -> bool`` that
 recognises its parsed JSON, and an ``actions(data) -> list[Action]``.
 :data:`FORMATS` is the registry (a new format adds one module and one
 line, name to module); :func:`load_actions` picks the format (``--format``, else the first
-whose ``sniff`` accepts the file). The project's own trace format (one JSON
+whose ``sniff`` accepts the file: its first line, the whole document, or the list of its
+lines for JSON Lines, see :func:`heartbeat.trace.load_any`). The project's own trace format (one JSON
 object per heartbeat) stays in :mod:`heartbeat.replay`. A format that knows
 its heartbeats (``otlp``: one per trace) also has ``ticks(data)``, used
 unless ``--per-heartbeat`` regroups.
@@ -50,6 +51,10 @@ FORMATS: Mapping[str, ModuleType] = _Registry(
     {
         "journal": ".journal",
         "swe-agent": ".swe_agent",
+        # JSON Lines sessions of coding agents; codex before openai-responses, which would
+        # also take an older rollout (Responses items after a session line) for its own.
+        "claude-code": ".claude_code",
+        "codex": ".codex",
         # Before mini-swe-agent and openai: a tool-calling history whose text quotes a
         # ```bash block is still a history of tool calls.
         "openai-responses": ".openai_responses",

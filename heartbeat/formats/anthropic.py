@@ -20,7 +20,8 @@ from .common import Action, Calls, action, as_args, failed_text, message_list, o
 
 NAME = "anthropic"
 
-_USES = ("tool_use", "server_tool_use", "mcp_tool_use")
+USES = ("tool_use", "server_tool_use", "mcp_tool_use")
+"""The block types of a tool call, each one action."""
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -33,7 +34,7 @@ def sniff(data: Any) -> bool:
     return any(
         isinstance(m, dict)
         and m.get("role") == "assistant"
-        and any(b.get("type") in _USES for b in _blocks(m))
+        and any(b.get("type") in USES for b in _blocks(m))
         for m in message_list(data) or []
     )
 
@@ -71,7 +72,7 @@ def actions(data: Any) -> list[Action]:
         used = False
         for block in _blocks(message):
             kind = str(block.get("type", ""))
-            if kind in _USES:
+            if kind in USES:
                 used = True
                 calls.call(
                     block.get("id"), str(block.get("name") or "(unknown)"), as_args(block.get("input"))
