@@ -200,6 +200,9 @@ class Monitor:
         # the kept history always holds in full (no exempt tool, history_limit >= window). Those
         # answer exactly as re-seeded ones would, since they only look at their window.
         self._reseed: list[tuple[bool, int, Detector, Any]] = []
+        # A record or progress sample raised part way: some trackers did not take it, so the
+        # next reseed seeds them all anew instead of letting them slide.
+        self._missed = False
         seed = History(self._visible(), tuple(self._progress), tick)
         for det, scope in zip(found, scopes, strict=True):
             on_progress = scope == "progress"
@@ -287,11 +290,12 @@ class Monitor:
             return
         actions = self._visible()
         seed = None
+        missed, self._missed = self._missed, False
         for i, (on_progress, at, det, tracker) in enumerate(self._reseed):
             # A tracker that can slide drops what fell out of the kept history, which leaves it
             # as one seeded from it would be, without taking the kept history again.
             kept = self._progress if on_progress else actions
-            if type(tracker) in SLIDING_TRACKERS and tracker.slide(kept):
+            if not missed and type(tracker) in SLIDING_TRACKERS and tracker.slide(kept):
                 continue
             if seed is None:
                 seed = History(actions, tuple(self._progress), tick)
@@ -368,16 +372,20 @@ class Monitor:
         first: Anomaly | None = None
         reported = self._reported
         steps = self._action_steps if error is None else self._error_steps
-        if reported:
-            for det, kind, step in steps:
-                found = step(record, tool, fp, length, error, kind not in reported)
-                if found is not None and (kept := self._keep(det, found)) and first is None:
-                    first = kept
-        else:  # nothing reported yet this tick, the common case: no kind to look up
-            for det, _, step in steps:
-                found = step(record, tool, fp, length, error, True)
-                if found is not None and (kept := self._keep(det, found)) and first is None:
-                    first = kept
+        try:
+            if reported:
+                for det, kind, step in steps:
+                    found = step(record, tool, fp, length, error, kind not in reported)
+                    if found is not None and (kept := self._keep(det, found)) and first is None:
+                        first = kept
+            else:  # nothing reported yet this tick, the common case: no kind to look up
+                for det, _, step in steps:
+                    found = step(record, tool, fp, length, error, True)
+                    if found is not None and (kept := self._keep(det, found)) and first is None:
+                        first = kept
+        except BaseException:
+            self._missed = True  # the trackers after the one that raised did not take the action
+            raise
         if self._action_checks:
             first = self._run_checks(self._action_checks, now, first)
         return first
@@ -399,10 +407,14 @@ class Monitor:
         if value is None:
             return None
         first: Anomaly | None = None
-        for det, kind, push in self._progress_push:
-            found = push(sample, kind not in self._reported)
-            if found is not None and (kept := self._keep(det, found)) and first is None:
-                first = kept
+        try:
+            for det, kind, push in self._progress_push:
+                found = push(sample, kind not in self._reported)
+                if found is not None and (kept := self._keep(det, found)) and first is None:
+                    first = kept
+        except BaseException:
+            self._missed = True
+            raise
         if self._progress_checks:
             first = self._run_checks(self._progress_checks, now, first)
         return first

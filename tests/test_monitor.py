@@ -520,6 +520,37 @@ def test_trackers_that_slide_answer_like_ones_seeded_from_a_short_kept_history(r
             assert (got and got.model_dump()) == (want and want.model_dump())
 
 
+def test_trackers_after_one_that_raised_are_seeded_anew_not_slid() -> None:
+    """A tracker that raises leaves the ones after it without that action: the next reseed seeds
+    them from the kept history instead of letting them slide, so they answer as a fresh Monitor."""
+
+    class Boom:
+        kind = "boom"
+
+        def check(self, history: History, now: datetime) -> Anomaly | None:
+            return None
+
+        def tracker(self, history: History) -> Boom:
+            return self
+
+        def push(self, action: ActionRecord) -> Anomaly | None:
+            if action.tool == "fail":
+                raise RuntimeError("boom")
+            return None
+
+    detectors = [Boom(), Repeat(threshold=3)]
+    kept = Monitor(detectors=detectors, tick=1)
+    for i in range(2):
+        kept.record("search", {"q": "x"}, output="same page", now=at(i))
+    with pytest.raises(RuntimeError):
+        kept.record("fail", None, now=at(2))  # in the history; repeat never took it
+    kept.start_tick(2, reseed=True)
+    fresh = Monitor(detectors=detectors, history=kept.history, actions_total=kept.actions_total, tick=2)
+    # Slid, repeat would count a third search in a row; the history has a fail between.
+    assert kept.record("search", {"q": "x"}, output="same page", now=at(3)) is None
+    assert fresh.record("search", {"q": "x"}, output="same page", now=at(3)) is None
+
+
 def test_a_long_run_is_counted_within_the_kept_history_after_a_reseed() -> None:
     """Without reseed a repeat run is counted past the kept history; reseeding counts as a fresh Monitor."""
     carried, reseeded = Monitor(tick=1), Monitor(tick=1)
