@@ -194,15 +194,11 @@ class Monitor:
         self._progress_push: list[tuple[Detector, str, Callable[[Any, bool], Anomaly | None]]] = []
         self._action_checks: list[Detector] = []
         self._progress_checks: list[Detector] = []
-        # (on progress, where in its list, detector, tracker) of the trackers start_tick(reseed=True)
-        # must bring in line with the kept history: every one except the built-in windowed
-        # trackers (loop, error_rate, near_repeat, recurring, recurring_error, cycle) whose window
-        # the kept history always holds in full (no exempt tool, history_limit >= window). Those
-        # answer exactly as re-seeded ones would, since they only look at their window.
+        # (on progress, where in its list, detector, tracker) of each tracker start_tick(reseed=True)
+        # must bring in line with the kept history: all but the built-in windowed ones whose window
+        # it holds in full (no exempt tool, history_limit >= window): they answer as re-seeded ones.
         self._reseed: list[tuple[bool, int, Detector, Any]] = []
-        # A record or progress sample raised part way: some trackers did not take it, so the
-        # next reseed seeds them all anew instead of letting them slide.
-        self._missed = False
+        self._missed = False  # a record raised part way: the next reseed seeds every tracker anew
         seed = History(self._visible(), tuple(self._progress), tick)
         for det, scope in zip(found, scopes, strict=True):
             on_progress = scope == "progress"
@@ -292,13 +288,10 @@ class Monitor:
         seed = None
         missed, self._missed = self._missed, False
         for i, (on_progress, at, det, tracker) in enumerate(self._reseed):
-            # A tracker that can slide drops what fell out of the kept history, which leaves it
-            # as one seeded from it would be, without taking the kept history again.
-            kept = self._progress if on_progress else actions
+            kept = self._progress if on_progress else actions  # a sliding tracker forgets the rest
             if not missed and type(tracker) in SLIDING_TRACKERS and tracker.slide(kept):
                 continue
-            if seed is None:
-                seed = History(actions, tuple(self._progress), tick)
+            seed = seed or History(actions, tuple(self._progress), tick)
             entries: list[Any] = self._progress_push if on_progress else self._steps
             entries[at], tracker = self._track(det, seed, on_progress)
             self._reseed[i] = (on_progress, at, det, tracker)
