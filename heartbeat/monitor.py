@@ -25,6 +25,7 @@ from .config import DetectorsConfig
 from .detectors import (
     BUILT_IN,
     LAZY_TRACKERS,
+    SLIDING_TRACKERS,
     SPARSE_TRACKERS,
     STEP_TRACKERS,
     ActionView,
@@ -193,12 +194,11 @@ class Monitor:
         self._progress_push: list[tuple[Detector, str, Callable[[Any, bool], Anomaly | None]]] = []
         self._action_checks: list[Detector] = []
         self._progress_checks: list[Detector] = []
-        # Trackers that start_tick(reseed=True) must build again: every one except the
-        # built-in windowed trackers (loop, error_rate, near_repeat, recurring, recurring_error,
-        # cycle) whose window the kept history always holds in full (no exempt tool,
-        # history_limit >= window). Those answer exactly as re-seeded ones would, since they
-        # only look at their window.
-        self._reseed: list[tuple[bool, int, Detector]] = []
+        # (on progress, where in its list, detector, tracker) of each tracker start_tick(reseed=True)
+        # must bring in line with the kept history: all but the built-in windowed ones whose window
+        # it holds in full (no exempt tool, history_limit >= window): they answer as re-seeded ones.
+        self._reseed: list[tuple[bool, int, Detector, Any]] = []
+        self._missed = False  # a record raised part way: the next reseed seeds every tracker anew
         seed = History(self._visible(), tuple(self._progress), tick)
         for det, scope in zip(found, scopes, strict=True):
             on_progress = scope == "progress"
@@ -207,7 +207,8 @@ class Monitor:
                 (self._progress_checks if on_progress else self._action_checks).append(det)
                 continue
             entries: list[Any] = self._progress_push if on_progress else self._steps
-            entries.append(self._track(det, seed, on_progress))
+            entry, tracker = self._track(det, seed, on_progress)
+            entries.append(entry)
             exact = (
                 type(det) in _WINDOWED  # a subclass may track differently
                 and not self._exempt
@@ -215,7 +216,7 @@ class Monitor:
                 and history_limit >= cast(Any, det).window
             )
             if not exact:
-                self._reseed.append((on_progress, len(entries) - 1, det))
+                self._reseed.append((on_progress, len(entries) - 1, det, tracker))
         self._split()
         # Light records (_Action) only while every detector is a built-in tracker.
         self._light = (
@@ -224,20 +225,20 @@ class Monitor:
             and all(type(det) in BUILT_IN for det in found)
         )
 
-    def _track(self, det: Detector, seed: History, on_progress: bool) -> tuple[Any, ...]:
-        """(det, kind, push) or (det, kind, step, errors only) of a fresh tracker seeded from ``seed``."""
+    def _track(self, det: Detector, seed: History, on_progress: bool) -> tuple[tuple[Any, ...], Any]:
+        """A fresh tracker seeded from ``seed``: its (det, kind, push) or (det, kind, step, errors only)."""
         # An ActionTracker or ProgressTracker; the built-in ones also take report.
         tracker: Any = det.tracker(seed)  # type: ignore[attr-defined]
         if on_progress:
             push = tracker.push if type(tracker) in LAZY_TRACKERS else _always_report(tracker.push)
-            return det, det.kind, push
+            return (det, det.kind, push), tracker
         if type(tracker) not in STEP_TRACKERS:
-            return det, det.kind, _as_step(tracker.push), False
+            return (det, det.kind, _as_step(tracker.push), False), tracker
         # Every action gets the next index only when none is exempt (record skips those).
         sparse = (
             not self._exempt and type(tracker) in SPARSE_TRACKERS and tracker.errors_only(self.actions_total)
         )
-        return det, det.kind, tracker.step, sparse
+        return (det, det.kind, tracker.step, sparse), tracker
 
     def _split(self) -> None:
         """The step lists record runs, from ``_steps`` (in detector order: the first anomaly wins)."""
@@ -281,11 +282,20 @@ class Monitor:
         self.tick = tick
         self._reported = set()
         self.tick_anomalies = []
-        if reseed and self._reseed:
-            seed = History(self._visible(), tuple(self._progress), tick)
-            for on_progress, at, det in self._reseed:
-                entries: list[Any] = self._progress_push if on_progress else self._steps
-                entries[at] = self._track(det, seed, on_progress)
+        if not (reseed and self._reseed):
+            return
+        actions = self._visible()
+        seed = None
+        missed, self._missed = self._missed, False
+        for i, (on_progress, at, det, tracker) in enumerate(self._reseed):
+            kept = self._progress if on_progress else actions  # a sliding tracker forgets the rest
+            if not missed and type(tracker) in SLIDING_TRACKERS and tracker.slide(kept):
+                continue
+            seed = seed or History(actions, tuple(self._progress), tick)
+            entries: list[Any] = self._progress_push if on_progress else self._steps
+            entries[at], tracker = self._track(det, seed, on_progress)
+            self._reseed[i] = (on_progress, at, det, tracker)
+        if seed is not None:
             self._split()
 
     def record(
@@ -355,16 +365,20 @@ class Monitor:
         first: Anomaly | None = None
         reported = self._reported
         steps = self._action_steps if error is None else self._error_steps
-        if reported:
-            for det, kind, step in steps:
-                found = step(record, tool, fp, length, error, kind not in reported)
-                if found is not None and (kept := self._keep(det, found)) and first is None:
-                    first = kept
-        else:  # nothing reported yet this tick, the common case: no kind to look up
-            for det, _, step in steps:
-                found = step(record, tool, fp, length, error, True)
-                if found is not None and (kept := self._keep(det, found)) and first is None:
-                    first = kept
+        try:
+            if reported:
+                for det, kind, step in steps:
+                    found = step(record, tool, fp, length, error, kind not in reported)
+                    if found is not None and (kept := self._keep(det, found)) and first is None:
+                        first = kept
+            else:  # nothing reported yet this tick, the common case: no kind to look up
+                for det, _, step in steps:
+                    found = step(record, tool, fp, length, error, True)
+                    if found is not None and (kept := self._keep(det, found)) and first is None:
+                        first = kept
+        except BaseException:
+            self._missed = True  # the trackers after the one that raised did not take the action
+            raise
         if self._action_checks:
             first = self._run_checks(self._action_checks, now, first)
         return first
@@ -386,10 +400,14 @@ class Monitor:
         if value is None:
             return None
         first: Anomaly | None = None
-        for det, kind, push in self._progress_push:
-            found = push(sample, kind not in self._reported)
-            if found is not None and (kept := self._keep(det, found)) and first is None:
-                first = kept
+        try:
+            for det, kind, push in self._progress_push:
+                found = push(sample, kind not in self._reported)
+                if found is not None and (kept := self._keep(det, found)) and first is None:
+                    first = kept
+        except BaseException:
+            self._missed = True
+            raise
         if self._progress_checks:
             first = self._run_checks(self._progress_checks, now, first)
         return first

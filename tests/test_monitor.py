@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -478,6 +479,76 @@ def test_reseeding_at_start_tick_answers_like_a_monitor_built_from_the_kept_stat
         want = fresh.record(tool, args, output=output, error=error, now=at(i))
         assert (got and got.model_dump()) == (want and want.model_dump())
     assert [r.model_dump() for r in kept.history] == [r.model_dump() for r in fresh.history]
+
+
+def test_trackers_that_slide_answer_like_ones_seeded_from_a_short_kept_history(rng: random.Random) -> None:
+    """repeat, empty and no_progress slide with the kept history instead of a reseed; every answer is
+    a fresh Monitor's, also when runs, quiet shapes and flat values outlast a short kept history."""
+    for _ in range(60):
+        limit = rng.randint(2, 12)
+        cfg = DetectorsConfig(
+            exempt=["log"] if rng.random() < 0.3 else [],
+            empty=EmptyConfig(threshold=rng.randint(1, 4), max_chars=rng.choice([0, 5, 10])),
+            no_progress=NoProgressConfig(samples=rng.randint(2, 6)),
+            repeat=RepeatConfig(
+                threshold=rng.randint(2, 5), tools={"read": "off"} if rng.random() < 0.3 else {}
+            ),
+        )
+        kept, fresh = Monitor(cfg, tick=1, history_limit=limit), Monitor(cfg, tick=1, history_limit=limit)
+        unmeasured, again = rng.random(), rng.random()  # how often a sample is None, an action the last
+        action: tuple[Any, ...] = ("search", None, None, None)
+        for i in range(rng.randint(50, 300)):
+            if rng.random() < 0.35:
+                kept.start_tick(kept.tick + 1, reseed=True)
+                fresh = Monitor(
+                    cfg, history=fresh.history, progress=fresh.progress, actions_total=fresh.actions_total,
+                    tick=kept.tick, history_limit=limit,
+                )  # fmt: skip
+                value = None if rng.random() < unmeasured else rng.choice([1.0, 1.005, 2.0, float(i)])
+                got, want = kept.add_progress(value, now=at(i)), fresh.add_progress(value, now=at(i))
+                assert (got and got.model_dump()) == (want and want.model_dump())
+            if rng.random() >= again:
+                action = (
+                    rng.choice(["search", "read", "log"]),
+                    rng.choice([None, {"q": 1}, {"q": 2}, {"q": rng.randint(0, 50)}]),
+                    rng.choice([None, "", "ok", "a long enough output", "x " * 30 + str(rng.randint(0, 3))]),
+                    rng.choice([None, None, None, "boom"]),
+                )
+            tool, args, output, error = action
+            got = kept.record(tool, args, output=output, error=error, now=at(i))
+            want = fresh.record(tool, args, output=output, error=error, now=at(i))
+            assert (got and got.model_dump()) == (want and want.model_dump())
+
+
+def test_trackers_after_one_that_raised_are_seeded_anew_not_slid() -> None:
+    """A tracker that raises leaves the ones after it without that action: the next reseed seeds
+    them from the kept history instead of letting them slide, so they answer as a fresh Monitor."""
+
+    class Boom:
+        kind = "boom"
+
+        def check(self, history: History, now: datetime) -> Anomaly | None:
+            return None
+
+        def tracker(self, history: History) -> Boom:
+            return self
+
+        def push(self, action: ActionRecord) -> Anomaly | None:
+            if action.tool == "fail":
+                raise RuntimeError("boom")
+            return None
+
+    detectors = [Boom(), Repeat(threshold=3)]
+    kept = Monitor(detectors=detectors, tick=1)
+    for i in range(2):
+        kept.record("search", {"q": "x"}, output="same page", now=at(i))
+    with pytest.raises(RuntimeError):
+        kept.record("fail", None, now=at(2))  # in the history; repeat never took it
+    kept.start_tick(2, reseed=True)
+    fresh = Monitor(detectors=detectors, history=kept.history, actions_total=kept.actions_total, tick=2)
+    # Slid, repeat would count a third search in a row; the history has a fail between.
+    assert kept.record("search", {"q": "x"}, output="same page", now=at(3)) is None
+    assert fresh.record("search", {"q": "x"}, output="same page", now=at(3)) is None
 
 
 def test_a_long_run_is_counted_within_the_kept_history_after_a_reseed() -> None:

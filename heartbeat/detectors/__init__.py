@@ -38,6 +38,7 @@ from .repeat import Repeat, RepeatTracker
 __all__ = [
     "BUILT_IN",
     "LAZY_TRACKERS",
+    "SLIDING_TRACKERS",
     "SPARSE_TRACKERS",
     "STEP_TRACKERS",
     "ActionTracker",
@@ -97,6 +98,10 @@ SPARSE_TRACKERS: tuple[type, ...] = (ErrorRateTracker, RecurringErrorTracker)
 
 LAZY_TRACKERS: tuple[type, ...] = (*STEP_TRACKERS, NoProgressTracker)
 """The built-in trackers whose push takes ``report=False`` (move on, build no Anomaly)."""
+
+SLIDING_TRACKERS: tuple[type, ...] = (RepeatTracker, EmptyTracker, NoProgressTracker)
+"""The built-in trackers that look past a window and can ``slide(kept)``: become what one seeded
+from ``kept`` (the end of what they took) would be, or say they cannot (False)."""
 
 
 def load_detector(spec: str, *, search_path: Path | None = None) -> Detector:

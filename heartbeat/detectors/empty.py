@@ -14,7 +14,7 @@ action is left to the error detectors.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -81,26 +81,52 @@ class Empty:
 class _Run:
     """The call shapes that answered at length, and the current run of short answers from them."""
 
-    __slots__ = ("answering", "exempt", "max_chars", "run")
+    __slots__ = ("answering", "exempt", "max_chars", "run", "seen", "since")
 
     def __init__(self, det: Empty) -> None:
         self.exempt = det.exempt
         self.max_chars = det.max_chars
-        self.answering: set[str] = set()
+        # Each shape that answered at length, by the position of its last such answer, oldest first.
+        self.answering: dict[str, int] = {}
         self.run = 0
+        self.seen = 0  # actions taken: the position of the newest
+        self.since = 0  # the oldest of the long answers the run's short ones count on
 
     def step(self, tool: str, shape: str | None, length: int | None, error: str | None) -> bool:
         """Take one action; True when it extended the run."""
+        seen = self.seen = self.seen + 1
         if length is None or error is not None or tool in self.exempt:
             return False
         key = shape if shape is not None else tool  # a state saved before shapes: by tool
         if length > self.max_chars:
-            self.answering.add(key)
+            answering = self.answering
+            answering.pop(key, None)  # to the end: the order stays that of the last long answers
+            answering[key] = seen
             self.run = 0
             return False
-        if key not in self.answering:
+        answered = self.answering.get(key)
+        if answered is None:
             return False  # silent by design, as far as we know
+        if not self.run or answered < self.since:
+            self.since = answered
         self.run += 1
+        return True
+
+    def slide(self, kept: int) -> bool:
+        """Forget all but the last ``kept`` actions, as if seeded from those; False when it cannot.
+
+        Shapes whose last long answer is older are dropped. A run that counts
+        on one of them would not have been counted from the kept actions alone.
+        """
+        oldest = self.seen - kept + 1
+        if self.run and self.since < oldest:
+            return False
+        answering = self.answering
+        while answering:
+            key = next(iter(answering))  # the oldest long answer
+            if answering[key] >= oldest:
+                break
+            del answering[key]
         return True
 
 
@@ -119,7 +145,8 @@ class EmptyTracker(StepTracker):
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
-        if length is None or error is not None:  # most actions: nothing to count, nothing to break
+        if length is None or error is not None:  # nothing to count, nothing to break
+            self._run.seen += 1
             return None
         if not self._run.step(tool, action.shape, length, error):
             return None
@@ -127,3 +154,7 @@ class EmptyTracker(StepTracker):
         if not report or run < self._det.threshold:
             return None
         return self._det._report(action, run, action.tick, action.at)
+
+    def slide(self, kept: Sequence[ActionView]) -> bool:
+        """Become what a tracker seeded from ``kept``, the end of what it took, would be; False: it cannot."""
+        return self._run.slide(len(kept))

@@ -114,3 +114,16 @@ class NoProgressTracker:
         if max(values) - min(values) >= self._det.min_delta:
             return None
         return self._det._report(self._values, sample.tick, sample.at)
+
+    def slide(self, kept: Sequence[ProgressSample]) -> bool:
+        """Become what a tracker seeded from ``kept``, the end of what it took, would be (always can).
+
+        It holds the last measured values it took; seeded from ``kept`` it
+        would hold no more of them than ``kept`` measured.
+        """
+        values = self._values
+        if values:
+            measured = len(kept) - [sample.value for sample in kept].count(None)
+            while len(values) > measured:
+                values.popleft()
+        return True

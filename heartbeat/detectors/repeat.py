@@ -9,7 +9,7 @@ on its call alone, as do records saved before results were kept.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -174,3 +174,14 @@ class RepeatTracker(StepTracker):
         if not report or run < self._floor or run < self._limits.get(tool, self._threshold):
             return None
         return self._det._report(action, run, action.tick, action.at)
+
+    def slide(self, kept: Sequence[ActionView]) -> bool:
+        """Become what a tracker seeded from ``kept``, the end of what it took, would be; False: it cannot.
+
+        A run longer than ``kept`` covers all of it: seeded from it, the run
+        would be that long. With skipped tools the run counts only some of them.
+        """
+        if self._skip:
+            return False
+        self._run = min(self._run, len(kept))
+        return True
