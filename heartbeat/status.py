@@ -51,7 +51,20 @@ def require_state_dir(hb: Heartbeat) -> None:
 def due_by(
     schedule: ScheduleConfig, last_seen: datetime, *, periods: int = 2, max_age: timedelta | None = None
 ) -> datetime | None:
-    """When the next heartbeat is overdue: ``max_age`` or ``periods`` schedule periods after ``last_seen``."""
+    """When the next heartbeat is overdue: ``max_age`` or ``periods`` schedule periods after ``last_seen``.
+
+    A deadline past the calendar's end (a last tick stamped near year 9999
+    by a clock gone wrong or a hand edit) is the calendar's end: not overdue.
+    """
+    try:
+        return _due_by(schedule, last_seen, periods, max_age)
+    except OverflowError:
+        return datetime.max.replace(tzinfo=UTC)
+
+
+def _due_by(
+    schedule: ScheduleConfig, last_seen: datetime, periods: int, max_age: timedelta | None
+) -> datetime | None:
     if max_age is not None:
         return last_seen + max_age
     if schedule.every is not None:

@@ -28,6 +28,15 @@ def test_due_by_cron_is_the_nth_fire_time() -> None:
     assert due_by(schedule, SEEN) == datetime(2026, 5, 1, 4, 0, tzinfo=UTC)
 
 
+def test_a_deadline_past_year_9999_is_the_calendars_end_not_a_crash() -> None:
+    """A last tick stamped at the calendar's end (a clock gone wrong, a hand edit): never overdue."""
+    end = datetime.max.replace(tzinfo=UTC)
+    last = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+    assert due_by(ScheduleConfig(every="30m"), last) == end
+    assert due_by(ScheduleConfig(cron="*/5 * * * *"), last) == end
+    assert due_by(ScheduleConfig(), last, max_age=timedelta(hours=1)) == end
+
+
 def test_due_by_max_age_wins_and_no_schedule_is_unknown() -> None:
     """--max-age overrides the schedule; with neither, overdue cannot be told."""
     assert due_by(ScheduleConfig(every="30m"), SEEN, max_age=timedelta(hours=5)) == SEEN + timedelta(hours=5)
