@@ -14,19 +14,7 @@ from .helpers import PYTEST_FAIL, Call, actions, first, trips
 
 def test_the_same_test_failing_after_each_edit_is_recurring() -> None:
     """edit -> the same test -> the same failure, with a different edit each time."""
-    calls: list[Call] = []
-    for i in range(6):
-        calls.append(
-            {"tool": "sed", "args": {"cmd": f"sed -i 's/old{i}/new{i}/' src/parse.py"}, "output": ""}
-        )
-        calls.append(
-            {
-                "tool": "pytest",
-                "args": {"cmd": "pytest tests/test_x.py"},
-                "output": PYTEST_FAIL.format(t=f"0.{i}1"),
-            }
-        )
-    hit = first(Recurring(), actions(calls))
+    hit = first(Recurring(), actions(_edit_and_test(6)))
     assert hit is not None and hit[0] == 10
     assert "pytest tests/test_x.py" in hit[1].message and "5 times" in hit[1].message
 
