@@ -16,7 +16,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Action, Calls, action, as_args, failed_text, message_list, objects, result_text, text_of
+from .common import (
+    Action,
+    Calls,
+    as_args,
+    failed_text,
+    message_list,
+    objects,
+    respond,
+    result_text,
+    text_of,
+)
 
 NAME = "anthropic"
 
@@ -82,5 +92,5 @@ def actions(data: Any) -> list[Action]:
         after = messages[i + 1] if i + 1 < len(messages) else None
         if message.get("role") == "assistant" and not used and after is not None and _replies(after):
             reply = text_of(message.get("content"))
-            calls.add(action("respond", {"content": reply}, text_of(after.get("content")), None))
+            calls.add(respond(reply, text_of(after.get("content"))))
     return calls.actions

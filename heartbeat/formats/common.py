@@ -21,6 +21,7 @@ __all__ = [
     "failed_text",
     "message_list",
     "objects",
+    "respond",
     "result_text",
     "shell_action",
     "text_of",
@@ -75,6 +76,11 @@ def _strip_cd(cmd: str) -> str:
     while m := _CD.match(s):
         s = s[m.end() :].lstrip()
     return s
+
+
+def respond(reply: str, answer: str) -> Action:
+    """An agent's message that the user answered: a ``respond`` action, the answer its output."""
+    return action("respond", {"content": reply}, answer, None)
 
 
 def shell_action(cmd: str, output: object, error: str | None) -> Action:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Action, Calls, action, as_args, failed_text, objects, result_text, text_of
+from .common import Action, Calls, action, as_args, failed_text, objects, respond, result_text, text_of
 
 NAME = "langchain"
 
@@ -81,5 +81,5 @@ def actions(data: Any) -> list[Action]:
             after = messages[i + 1] if i + 1 < len(messages) else None
             if after is not None and after["type"] in _HUMAN:
                 reply = text_of(fields.get("content"))
-                calls.add(action("respond", {"content": reply}, text_of(after.get("content")), None))
+                calls.add(respond(reply, text_of(after.get("content"))))
     return calls.actions

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Action, action, as_args, message_list, text_of
+from .common import Action, action, as_args, message_list, respond, text_of
 
 NAME = "openai"
 
@@ -38,14 +38,7 @@ def actions(data: Any) -> list[Action]:
         if not calls:
             after = messages[i + 1] if i + 1 < len(messages) else None
             if after is not None and after.get("role") == "user":
-                found.append(
-                    action(
-                        "respond",
-                        {"content": text_of(message.get("content"))},
-                        text_of(after.get("content")),
-                        None,
-                    )
-                )
+                found.append(respond(text_of(message.get("content")), text_of(after.get("content"))))
             continue
         results = []
         for later in messages[i + 1 :]:

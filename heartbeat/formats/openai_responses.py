@@ -17,7 +17,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Action, Calls, action, as_args, failed_text, objects, result_text, shell_action, text_of
+from .common import (
+    Action,
+    Calls,
+    action,
+    as_args,
+    failed_text,
+    objects,
+    respond,
+    result_text,
+    shell_action,
+    text_of,
+)
 
 NAME = "openai-responses"
 
@@ -125,5 +136,5 @@ def actions(data: Any) -> list[Action]:
             after = items[i + 1] if i + 1 < len(items) else None
             if after is not None and after.get("role") == "user":
                 answer = text_of(after.get("content"))
-                calls.add(action("respond", {"content": text_of(item.get("content"))}, answer, None))
+                calls.add(respond(text_of(item.get("content")), answer))
     return calls.actions

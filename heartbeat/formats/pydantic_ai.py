@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Action, Calls, action, as_args, message_list, objects, result_text
+from .common import Action, Calls, as_args, message_list, objects, respond, result_text
 
 NAME = "pydantic-ai"
 
@@ -77,5 +77,5 @@ def actions(data: Any) -> list[Action]:
         after = messages[i + 1] if i + 1 < len(messages) else None
         answer = _text(after, "user-prompt") if after is not None else None
         if text is not None and answer is not None:
-            calls.add(action("respond", {"content": text}, answer, None))
+            calls.add(respond(text, answer))
     return calls.actions
