@@ -212,10 +212,9 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (os, "fsync", "fsync"),
         (os, "replace", "os.replace"),
         (tempfile, "mkstemp", "mkstemp"),
-        (Heartbeat, "journal", "journal"),
+        (Journal, "encode_stamped", "journal lines (stamped and encoded, before the save)"),
         (hb_redact, "redact_event", "redact events"),
-        (Journal, "append", "Journal.append"),
-        (hb_journal, "encode_event", "json encode events"),
+        (Journal, "write", "journal write (open, append, close)"),
     ]
     for owner, attr, label in parts:
         probe.patch(owner, attr, label)
