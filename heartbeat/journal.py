@@ -109,7 +109,7 @@ def stamp_events(
 ) -> list[dict[str, Any]]:
     """``events`` stamped with the agent, ``tick`` and each one's time, in time order (pure)."""
     # Each event at the time it happened: actions and anomalies carry theirs, the rest
-    # happened by now (the journal write); one format, ISO 8601 with +00:00. An action the
+    # happened by ``at`` (the tick's end); one format, ISO 8601 with +00:00. An action the
     # bounded history no longer holds happened before the oldest one kept: it takes that time.
     now = at.isoformat()
     stamp = {"at": now, "agent": agent, "tick": tick}
