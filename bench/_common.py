@@ -6,11 +6,12 @@ interleaved, and prints the ratio last. Nothing here is timed itself.
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,21 @@ def trivial_step(ctx: Any) -> None:
     """
     word = _word(ctx.tick)
     ctx.record("noop", {"topic": word}, output=f"results about {word} for the query")
+
+
+def count(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum`` (else argparse's one-line error)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        return value
+
+    return parse
 
 
 def median(values: Sequence[float]) -> float:

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import machine, median, quantile, table, trivial_step, us, verdict
+from _common import count, machine, median, quantile, table, trivial_step, us, verdict
 from filelock import FileLock
 
 import heartbeat.effects as hb_effects
@@ -212,10 +212,9 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (os, "fsync", "fsync"),
         (os, "replace", "os.replace"),
         (tempfile, "mkstemp", "mkstemp"),
-        (Heartbeat, "journal", "journal"),
+        (Journal, "encode_stamped", "journal lines (stamped and encoded, before the save)"),
         (hb_redact, "redact_event", "redact events"),
-        (Journal, "append", "Journal.append"),
-        (hb_journal, "encode_event", "json encode events"),
+        (Journal, "write", "journal write (open, append, close)"),
     ]
     for owner, attr, label in parts:
         probe.patch(owner, attr, label)
@@ -372,18 +371,24 @@ def stage_costs(hb: Heartbeat, scratch: Path, reps: int) -> list[list[str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reps", type=int, default=600, help="interleaved tick/floor pairs (default 600)")
+    parser.add_argument(
+        "--reps", type=count(1), default=600, help="interleaved tick/floor pairs (default 600)"
+    )
     parser.add_argument(
         "--warmup",
-        type=int,
+        type=count(0),
         default=200,
         help="ticks before timing, so the history is at its bound (default 200)",
     )
-    parser.add_argument("--breakdown-ticks", type=int, default=400, help="ticks for the breakdown")
-    parser.add_argument("--stage-reps", type=int, default=300, help="rounds of the stage micro-benchmarks")
+    parser.add_argument(
+        "--breakdown-ticks", type=count(0), default=400, help="ticks for the breakdown (0: no breakdown)"
+    )
+    parser.add_argument(
+        "--stage-reps", type=count(0), default=300, help="rounds of the stage micro-benchmarks (0: none)"
+    )
     parser.add_argument(
         "--profile",
-        type=int,
+        type=count(0),
         default=0,
         metavar="N",
         help="also cProfile the ticks and print the top N functions by own time",
@@ -400,9 +405,9 @@ def main() -> None:
         size = hb.store.state_path.stat().st_size
         ticks, floors = compare(hb, floor, args.reps)
 
-        rows, instrumented = breakdown(hb, args.breakdown_ticks)
-        stages = stage_costs(hb, root / "stages", args.stage_reps)
-        if args.profile:
+        rows, instrumented = breakdown(hb, args.breakdown_ticks) if args.breakdown_ticks else ([], 0.0)
+        stages = stage_costs(hb, root / "stages", args.stage_reps) if args.stage_reps else []
+        if args.profile and args.breakdown_ticks:
             profiler = cProfile.Profile()
             profiler.enable()
             for _ in range(args.breakdown_ticks):
@@ -435,18 +440,20 @@ def main() -> None:
             ],
             title="Tick vs floor",
         )
-        table(
-            ["part", "calls/tick", "us/tick", "of tick"],
-            rows,
-            title=f"Where a tick's time goes (medians per tick over {args.breakdown_ticks} "
-            f"instrumented ticks; {us(instrumented)} us each incl. timer overhead)",
-        )
-        table(
-            ["stage (same bytes, alone)", "median us", "p90 us"],
-            stages,
-            title=f"Single stages ({args.stage_reps} interleaved rounds)",
-        )
-        if args.profile:
+        if rows:
+            table(
+                ["part", "calls/tick", "us/tick", "of tick"],
+                rows,
+                title=f"Where a tick's time goes (medians per tick over {args.breakdown_ticks} "
+                f"instrumented ticks; {us(instrumented)} us each incl. timer overhead)",
+            )
+        if stages:
+            table(
+                ["stage (same bytes, alone)", "median us", "p90 us"],
+                stages,
+                title=f"Single stages ({args.stage_reps} interleaved rounds)",
+            )
+        if args.profile and args.breakdown_ticks:
             print(f"\ncProfile of {args.breakdown_ticks} ticks, top {args.profile} by own time:")
             pstats.Stats(profiler).sort_stats("tottime").print_stats(args.profile)
         print(

@@ -109,7 +109,7 @@ def stamp_events(
 ) -> list[dict[str, Any]]:
     """``events`` stamped with the agent, ``tick`` and each one's time, in time order (pure)."""
     # Each event at the time it happened: actions and anomalies carry theirs, the rest
-    # happened by now (the journal write); one format, ISO 8601 with +00:00. An action the
+    # happened by ``at`` (the tick's end); one format, ISO 8601 with +00:00. An action the
     # bounded history no longer holds happened before the oldest one kept: it takes that time.
     now = at.isoformat()
     stamp = {"at": now, "agent": agent, "tick": tick}
@@ -190,22 +190,39 @@ class Journal:
         secrets: Sequence[str] = (),
     ) -> None:
         """:meth:`append` the events stamped (:func:`stamp_events`), each ``secrets`` cut out of them."""
+        self.write(self.encode_stamped(events, at=at, agent=agent, tick=tick, secrets=secrets))
+
+    def encode_stamped(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        at: datetime,
+        agent: str,
+        tick: int,
+        secrets: Sequence[str] = (),
+    ) -> bytes:
+        """The lines :meth:`append_stamped` would write, for :meth:`write` to append later."""
         stamped = stamp_events(events, at=at, agent=agent, tick=tick)
         if secrets:
             from .redact import redact_event  # only a config with secrets needs it
 
             stamped = [redact_event(e, secrets) for e in stamped]
-        self.append(stamped)
+        return _encode_lines(stamped)
 
     def append(self, events: Sequence[Mapping[str, Any]]) -> None:
         """Append a batch of events with one write (file 0600), and one fsync if ``sync``.
 
         Every event is encoded before anything is written, so an event that
-        cannot be serialised (TypeError/ValueError) writes nothing. A failed
-        write raises :class:`OSError`; at worst it leaves a torn last line,
-        which readers skip and the next append steps over.
+        cannot be serialised (TypeError/ValueError) writes nothing.
         """
-        payload = _encode_lines(events)
+        self.write(_encode_lines(events))
+
+    def write(self, payload: bytes) -> None:
+        """Append encoded lines (:meth:`encode_stamped`) with one write, rotating first if due.
+
+        A failed write raises :class:`OSError`; at worst it leaves a torn last
+        line, which readers skip and the next append steps over.
+        """
         if not payload:
             return
         fd, at, created = self._open()

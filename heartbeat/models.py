@@ -82,6 +82,26 @@ class _Model(BaseModel):
 _DEFERRED = ConfigDict(extra="forbid", validate_assignment=False, defer_build=True)
 
 
+# Assignments to history items, counted: heartbeat.statetext reuses an item's text from the
+# last save only while nothing was assigned since (comparing every field each save costs more).
+_record_edits = [0]
+
+
+def record_edits() -> int:
+    """How many times a field of any ActionRecord or ProgressSample was assigned or deleted so far."""
+    return _record_edits[0]
+
+
+class _Record(_Model):
+    def __setattr__(self, name: str, value: Any) -> None:
+        _record_edits[0] += 1
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        _record_edits[0] += 1
+        super().__delattr__(name)
+
+
 class Status(StrEnum):
     """Whether the heartbeat calls the agent's step."""
 
@@ -100,7 +120,7 @@ class RecoveryMode(StrEnum):
 DecisionAction = Literal["continue", "try_alternative", "reassess_goal", "escalate"]
 
 
-class ActionRecord(_Model):
+class ActionRecord(_Record):
     """One action the agent recorded: a tool call, reduced to what detectors need."""
 
     model_config = _DEFERRED
@@ -125,7 +145,7 @@ class ActionRecord(_Model):
     )
 
 
-class ProgressSample(_Model):
+class ProgressSample(_Record):
     """One measurement of the progress metric (or the reason it failed)."""
 
     model_config = _DEFERRED

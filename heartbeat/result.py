@@ -9,7 +9,7 @@ from .models import Anomaly, Decision
 
 if TYPE_CHECKING:
     from .delivery import DeliveryReport
-    from .settle import TickFacts
+    from .settle import Settlement, TickFacts
 
 __all__ = ["Outcome", "TickResult"]
 
@@ -74,6 +74,11 @@ class TickResult:
         self.progress, self.progress_error = facts.progress, facts.progress_error
         self.decision = decision
         self.failed, self.first_error = facts.failed, facts.first_error
+
+    def take_settlement(self, settled: Settlement) -> None:
+        """Copy what settling the tick decided: its outcome, exit code, message and anomalies."""
+        self.outcome, self.exit_code = settled.outcome, settled.exit_code  # type: ignore[assignment]
+        self.message, self.anomalies = settled.message, settled.anomalies
 
     def closing_events(self) -> list[dict[str, Any]]:
         """The journal's last events of the tick: what was delivered (if anything), then the tick."""

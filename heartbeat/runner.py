@@ -151,8 +151,7 @@ class Heartbeat:
         except HeartbeatError as exc:
             return TickResult(self.name, "error", exc.exit_code, self.redact(str(exc)))
         except OSError as exc:  # a full disk or a broken state folder: one clear line, exit 2
-            where = exc.filename or self.state_dir
-            error = StateWriteError(Path(str(where)), exc.strerror or str(exc))
+            error = StateWriteError(Path(str(exc.filename or self.state_dir)), exc.strerror or str(exc))
             return TickResult(self.name, "error", 2, self.redact(str(error)))
 
     def _tick(self) -> TickResult:
@@ -161,11 +160,9 @@ class Heartbeat:
         reason = self.kill.reason()
         if reason is not None:
             return control.killed(self, reason, locked=False)
-        shared = self.shared_stop_reason()
-        if shared is not None and self.shared_stop is not None:
-            return control.killed(
-                self, shared, locked=False, source=f"the fleet stop {self.shared_stop.where}"
-            )
+        fleet, shared = self.shared_stop, self.shared_stop_reason()
+        if shared is not None and fleet is not None:
+            return control.killed(self, shared, locked=False, source=f"the fleet stop {fleet.where}")
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
@@ -207,15 +204,21 @@ class Heartbeat:
     ) -> TickResult:  # fmt: skip
         """Save the settled state; then queue and deliver what it decided; then journal."""
         state = settled.state
-        result.outcome, result.exit_code = settled.outcome, settled.exit_code  # type: ignore[assignment]
-        result.message, result.anomalies = settled.message, settled.anomalies
+        result.take_settlement(settled)
         events += settled.events
         ready = None
         if monitor is not None:  # from the second stepping tick on: the first may be the only one
             ready = self.warm.prepare(settled, monitor, self.detectors) if self._stepped else None
             self._stepped = True
+        tick = result.tick if result.tick is not None else state.ticks
+        # A quiet tick's journal lines, encoded before the save: after its fsyncs, twice the cost.
+        lines = None
+        if not state.notices:
+            with contextlib.suppress(TypeError, ValueError):  # then encoded (and failing) as before
+                lines = self._journal_lines(events + result.closing_events(), tick)
         changed = effects.save(self.store, state, events) if settled.save else ""
-        result.message += changed
+        if changed:  # the message and the events changed: the lines are encoded again below
+            result.message, lines = result.message + changed, None
         if state.notices:
             # Only a decision that is on disk is announced: a failed save above raised already.
             effects.queue_notices(
@@ -227,9 +230,8 @@ class Heartbeat:
             result.absorb(self.retry_outbox(now, force=False))
         if self._warm is not None:
             self._warm.keep(ready, self.store.last_save, changed=bool(changed))
-        events += result.closing_events()
         try:
-            self.journal(events, now, result.tick if result.tick is not None else state.ticks)
+            self._journal_file.write(lines or self._journal_lines(events + result.closing_events(), tick))
         except OSError as exc:
             # The state is saved; only the readable history is missing. Say exactly that.
             result.exit_code = worst_exit_code((result.exit_code, 2))
@@ -237,11 +239,15 @@ class Heartbeat:
             result.message += f"; the journal could not be written ({reason}); the state was saved"
         return result
 
-    def journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
-        """Append ``events`` stamped with the clock, the agent and ``tick`` (redacted); hold the lock."""
-        self._journal_file.append_stamped(
+    def _journal_lines(self, events: Sequence[Mapping[str, Any]], tick: int) -> bytes:
+        """``events`` as journal lines, stamped with the clock, the agent and ``tick`` (redacted)."""
+        return self._journal_file.encode_stamped(
             events, at=self.clock(), agent=self.name, tick=tick, secrets=self._secrets
         )
+
+    def journal(self, events: Sequence[Mapping[str, Any]], now: datetime, tick: int) -> None:
+        """Append ``events`` stamped with the clock, the agent and ``tick`` (redacted); hold the lock."""
+        self._journal_file.write(self._journal_lines(events, tick))
 
     def note_left_behind(self, reason: str) -> None:
         """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""

@@ -10,13 +10,14 @@ save and dumps only the new ones. The text is byte for byte what
 
 An item's text is reused only while the list still holds the same objects, in
 the same order, as the run of items kept from the last save (the oldest may
-have dropped off the front, new ones been added at the end), and each item's
-field values equal the ones kept (its fields hold immutable values, so
-comparing the field dicts catches any assignment). Both checks are list
-comparisons that run in C; anything else (an item replaced, moved or
-assigned to) gets a full dump, which is cut into the texts for the next
-save. A store makes its :class:`StateText` at its second save, so a process
-that saves once (``heartbeat tick`` from cron) never loads this module.
+have dropped off the front, new ones been added at the end; a list
+comparison that runs in C), and no field of any item was assigned since
+(:func:`heartbeat.models.record_edits`, a count the items keep; their fields
+hold immutable values, so an assignment is the only way to change one).
+Anything else (an item replaced, moved or assigned to) gets a full dump,
+which is cut into the texts for the next save. A store makes its
+:class:`StateText` at its second save, so a process that saves once
+(``heartbeat tick`` from cron) never loads this module.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .models import ActionRecord, AgentState, ProgressSample
+from .models import ActionRecord, AgentState, ProgressSample, record_edits
 
 __all__ = ["StateText"]
 
@@ -45,24 +46,26 @@ _LAYOUT_OK = all(_FIELD_ORDER.index(follower) == _FIELD_ORDER.index(name) + 1 fo
 _BETWEEN = ",\n    "
 _MIN_ITEMS = 8  # below this many items in all a full dump is as cheap
 
-# Per list, what the last dump kept: its items, a copy of each one's field dict, each one's text.
-Kept = tuple[list[Any], list[dict[str, Any]], list[str]]
+# Per list, what the last dump kept: its items and each one's text.
+Kept = tuple[list[Any], list[str]]
 _Lists = list[tuple[str, type[BaseModel], list[Any]]]
 
 
 class StateText:
     """Dumps states as ``state.json`` text, reusing each list item's text from the last dump."""
 
-    __slots__ = ("_kept",)
+    __slots__ = ("_edits", "_kept")
 
     def __init__(self) -> None:
         self._kept: list[Kept] = []
+        self._edits = -1  # record_edits() at the last dump
 
     def dump(self, state: AgentState) -> str:
         """``state.model_dump_json(indent=2)``, reusing the text of items it dumped last time."""
         lists: _Lists = [(name, kind, getattr(state, name)) for name, kind, _ in _LISTS]
-        kept = self._kept
-        fresh = _reuse(lists, kept) if kept and _LAYOUT_OK else None
+        kept, edits = self._kept, record_edits()
+        fresh = _reuse(lists, kept) if kept and _LAYOUT_OK and edits == self._edits else None
+        self._edits = edits
         if fresh is None:
             # Little or nothing to reuse: one full dump is cheaper than items one by one; the
             # items' texts are cut out of it for the next one.
@@ -74,13 +77,13 @@ class StateText:
         self._kept = fresh
         spliced = [
             f'\n  "{name}": [\n    {_BETWEEN.join(texts)}\n  ],' if texts else f'\n  "{name}": [],'
-            for (name, _, _), (_, _, texts) in zip(lists, fresh, strict=True)
+            for (name, _, _), (_, texts) in zip(lists, fresh, strict=True)
         ]
         return f"{rest[:at]}{''.join(spliced)}{rest[at:]}"
 
     def __len__(self) -> int:
         """How many item texts are kept for the next dump."""
-        return sum(len(texts) for _, _, texts in self._kept)
+        return sum(len(texts) for _, texts in self._kept)
 
     def forget(self) -> None:
         """Drop every kept text."""
@@ -90,13 +93,12 @@ class StateText:
 def _reuse(lists: _Lists, kept: list[Kept]) -> list[Kept] | None:
     """What to keep after this dump, the kept texts reused and the new items dumped; None: dump it all.
 
-    Each list must be a run of the items kept last time (the same objects with
-    equal fields; the oldest may be gone) followed by new items, at most half
-    of all the items new.
+    Each list must be a run of the items kept last time (the same objects; the
+    oldest may be gone) followed by new items, at most half of all the items new.
     """
     fresh: list[Kept] = []
     total = added = 0
-    for (_, kind, values), (items, fields, texts) in zip(lists, kept, strict=True):
+    for (_, kind, values), (items, texts) in zip(lists, kept, strict=True):
         total += len(values)
         start = 0
         if values:
@@ -108,21 +110,14 @@ def _reuse(lists: _Lists, kept: list[Kept]) -> list[Kept] | None:
         stop = start + min(len(items) - start, len(values))
         count = stop - start
         old = values[:count]
-        # In C: the same objects (or equal ones), then the same field values as when kept.
-        if old != items[start:stop] or list(map(vars, old)) != fields[start:stop]:
+        if old != items[start:stop]:  # in C: the same objects (or equal ones)
             return None
         new = values[count:]
         added += len(new)
         for item in new:
             if item.__class__ is not kind:  # not what the splice assumes
                 return None
-        fresh.append(
-            (
-                list(values),
-                fields[start:stop] + [dict(item.__dict__) for item in new],
-                texts[start:stop] + [_item_text(kind, item) for item in new],
-            )
-        )
+        fresh.append((list(values), texts[start:stop] + [_item_text(kind, item) for item in new]))
     if total < _MIN_ITEMS or 2 * added > total:
         return None
     return fresh
@@ -138,7 +133,7 @@ def _split(text: str, lists: _Lists) -> list[Kept]:
     kept: list[Kept] = []
     for (name, kind, values), (_, _, follower) in zip(lists, _LISTS, strict=True):
         if not values:
-            kept.append(([], [], []))
+            kept.append(([], []))
             continue
         opening = f'\n  "{name}": [\n    '
         start = text.find(opening)
@@ -149,5 +144,5 @@ def _split(text: str, lists: _Lists) -> list[Kept]:
         if len(parts) != len(values):
             return []
         parts[1:] = ["{" + part for part in parts[1:]]
-        kept.append((list(values), [dict(item.__dict__) for item in values], parts))
+        kept.append((list(values), parts))
     return kept

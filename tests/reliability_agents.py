@@ -386,7 +386,7 @@ def _instrument(hb: Any, send: Callable[[Any], None]) -> None:
     # ESCALATION.md is written by heartbeat.effects, the I/O half of the tick's core.
     effects.write_escalation_file = wrap("escalation_md", effects.write_escalation_file)
     Outbox.put = wrap("outbox", Outbox.put)
-    hb._journal_file.append = wrap("journal", hb._journal_file.append)
+    hb._journal_file.write = wrap("journal", hb._journal_file.write)
     for notifier in hb.notifiers():
         notifier.send = wrap(f"notify:{notifier.name}", notifier.send)
 
