@@ -93,6 +93,8 @@ def record_edits() -> int:
 
 
 class _Record(_Model):
+    model_config = _DEFERRED
+
     def __setattr__(self, name: str, value: Any) -> None:
         _record_edits[0] += 1
         super().__setattr__(name, value)
