@@ -21,6 +21,7 @@ from .config import HeartbeatConfig, load_config, parse_duration
 from .errors import UsageError, worst_exit_code
 from .flags import check_kill_target, config_with_flags, schedule_with_flags
 from .tickoutput import clean_stdout, print_result
+from .watchdog import exit_now, threads_blocking_exit
 
 if TYPE_CHECKING:
     from .runner import Heartbeat, TickResult
@@ -104,6 +105,7 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
     from .watchdog import TickInterrupted, signals_interrupt
 
     streams = [out]  # where results go: under --json, the real stdout kept aside
+    ticking: list[Heartbeat] = []  # the agent whose tick runs now
 
     def abandoned(result: Any) -> None:
         # KILL while the step hangs (watchdog thread): say it, then end the process at once;
@@ -114,20 +116,51 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
             sys.stderr.flush()
         os._exit(3)
 
+    def stuck(signum: int) -> None:
+        # SIGTERM/SIGINT, and the step's own clean-up holds the exception back (a thread pool
+        # joining its workers): end its --exec group and the process, as the signal would.
+        from .execstep import end_all
+        from .watchdog import TickInterrupted
+
+        end_all()
+        reason = str(TickInterrupted(signum))
+        if ticking:
+            ticking[-1].note_interrupted(reason)
+        with contextlib.suppress(OSError, ValueError):
+            streams[-1].flush()  # results of agents ticked before this one
+        exit_now(128 + signum, f"heartbeat: {reason}; the step did not unwind; its work was not saved")
+
     codes = []
     heartbeats = _heartbeats(_config(args))
     try:
-        with signals_interrupt(), clean_stdout(out, args.json) as stream:
+        with signals_interrupt(stuck), clean_stdout(out, args.json) as stream:
             streams.append(stream)
             for hb in heartbeats:
                 hb.on_abandon = abandoned
+                ticking.append(hb)
                 result = hb.tick()
                 print_result(result, stream, as_json=args.json, quiet=args.quiet)
                 codes.append(result.exit_code)
     except TickInterrupted as exc:
         print(f"heartbeat: {exc}; the tick's work was not saved", file=sys.stderr)
-        return 128 + exc.signum
-    return worst_exit_code(codes)
+        return _end_left_running(128 + exc.signum)
+    return _end_left_running(worst_exit_code(codes))
+
+
+def _end_left_running(code: int, *, step_left: bool = False) -> int:
+    """``tick``/``run`` in our own process: what a step left running ends with the process, now.
+
+    Python would first wait for the step's threads (a pool it abandoned on KILL or a signal,
+    or work it left running when it returned), and meanwhile the agent would go on with no
+    heartbeat watching it and no KILL able to stop it. ``step_left``: a step was abandoned.
+    """
+    if not OWN_PROCESS:
+        return code
+    left = threads_blocking_exit()
+    if left or step_left:
+        what = f"{left} thread(s) the step left running" if left else "the abandoned step"
+        exit_now(code, f"heartbeat: ending {what} with the process")
+    return code
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
@@ -182,7 +215,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
                 stream.flush()
         summary = runner.run()
     print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
-    return summary.exit_code
+    return _end_left_running(summary.exit_code, step_left=bool(summary.abandoned))
 
 
 def cmd_status(args: argparse.Namespace, out: TextIO) -> int:

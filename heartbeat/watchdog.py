@@ -18,13 +18,26 @@ the watchdog's pace is the KILL file's and the stop server sees no more.
 :func:`signals_interrupt` turns SIGTERM and SIGINT into
 :class:`TickInterrupted` for the length of a ``heartbeat tick``, so a signal
 ends the tick through ``finally`` blocks (an ``--exec`` step's process group
-is ended) instead of killing the process where it stands.
+is ended) instead of killing the process where it stands. A step whose own
+clean-up does not let the exception through (a thread pool's ``with`` block
+joins its workers) would keep the tick, and the agent's threads, running:
+``on_stuck`` is then called from a daemon thread :data:`INTERRUPT_GRACE_SECONDS`
+after the signal, to end the process.
+
+A thread the step left running (a pool abandoned on KILL or a signal, or work
+left behind when it returned) would also keep the process alive once the tick
+is over: the interpreter joins it before exiting, and meanwhile the agent acts
+with nothing watching it. :func:`threads_blocking_exit` counts them and
+:func:`exit_now` ends the process without waiting (``tick`` and ``run`` do).
 """
 
 from __future__ import annotations
 
+import _thread
 import contextlib
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,10 +47,13 @@ from typing import Protocol
 
 __all__ = [
     "GRACE_SECONDS",
+    "INTERRUPT_GRACE_SECONDS",
     "LINGER_SECONDS",
     "POLL_SECONDS",
     "TickInterrupted",
+    "exit_now",
     "signals_interrupt",
+    "threads_blocking_exit",
     "unwatch",
     "watch",
 ]
@@ -47,6 +63,9 @@ POLL_SECONDS = 0.1
 
 GRACE_SECONDS = 0.2
 """How long a step may go on after KILL appeared before it is abandoned."""
+
+INTERRUPT_GRACE_SECONDS = 0.5
+"""How long a tick may take to unwind after SIGTERM/SIGINT before ``on_stuck`` ends it."""
 
 LINGER_SECONDS = 5.0
 """How long the watchdog keeps polling after the last step, before it sleeps until the next."""
@@ -148,18 +167,63 @@ def unwatch(token: int) -> None:
 
 
 @contextmanager
-def signals_interrupt() -> Iterator[None]:
-    """Within the block (main thread only), SIGTERM and SIGINT raise :class:`TickInterrupted`."""
+def signals_interrupt(
+    on_stuck: Callable[[int], None] | None = None, *, grace: float = INTERRUPT_GRACE_SECONDS
+) -> Iterator[None]:
+    """Within the block (main thread only), SIGTERM and SIGINT raise :class:`TickInterrupted`.
+
+    ``on_stuck(signum)`` is called from a daemon thread when the block has not
+    been left ``grace`` seconds after the first signal (it is expected to end
+    the process); leaving the block in time cancels it.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    left: list[bool] = []  # a plain flag: the handler and the timer take no lock (see interrupt)
+
+    def deadline(signum: int) -> None:
+        time.sleep(grace)
+        if not left and on_stuck is not None:
+            on_stuck(signum)
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
+        if on_stuck is not None and not interrupted:
+            interrupted.append(signum)
+            # A raw thread: threading.Thread.start() takes locks the interrupted main thread
+            # may hold (it may be starting a thread itself), and would deadlock here.
+            _thread.start_new_thread(deadline, (signum,))
         raise TickInterrupted(signum)
 
+    interrupted: list[int] = []
     previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
     finally:
+        left.append(True)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def threads_blocking_exit() -> int:
+    """How many threads Python would wait for before this process could exit.
+
+    Non-daemon threads, and the workers of a thread pool (``concurrent.futures``, asyncio's
+    default executor), which the interpreter joins at exit whether they are daemons or not.
+    """
+    main = threading.main_thread()
+    threads = {t for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive()}
+    pools = sys.modules.get("concurrent.futures.thread")
+    workers = getattr(pools, "_threads_queues", None)  # what its exit hook joins
+    if workers is not None:
+        threads.update(t for t in list(workers) if t.is_alive())
+    return len(threads)
+
+
+def exit_now(code: int, note: str) -> None:
+    """Say ``note`` on stderr, flush what was printed, and end the process with ``code`` at once."""
+    with contextlib.suppress(Exception):
+        print(note, file=sys.stderr)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)

@@ -24,6 +24,7 @@ from conftest import Agent, make_agent, wait_until
 from heartbeat.config import AgentConfig, HeartbeatConfig
 from heartbeat.runner import Heartbeat
 from heartbeat.schedule import Runner, make_trigger
+from heartbeat.watchdog import INTERRUPT_GRACE_SECONDS
 
 STOP_WITHIN = 0.5  # seconds: what the README promises for KILL
 
@@ -128,6 +129,81 @@ def test_kill_ends_run_within_half_a_second_while_a_webhook_never_answers(
     assert proc.returncode == 3
     assert took <= STOP_WITHIN, f"run took {took:.2f} s to stop behind a silent webhook"
     assert hanging.load().status.value == "needs_human"  # the decision itself was saved first
+
+
+# ---------------------------------------------------------------- a step's threads end with it
+
+# A step whose thread pool never finishes: Python joins a pool's workers (and every non-daemon
+# thread) before the process may exit, so without a hard exit the agent's worker went on
+# beating after KILL or a signal, and the heartbeat process never ended.
+POOLED = """
+import concurrent.futures, pathlib, threading, time
+
+def _beat(root):
+    while True:
+        (root / "beat").write_text(str(time.monotonic_ns()))
+        time.sleep(0.02)
+
+def waits_on_a_pool(ctx):
+    root = pathlib.Path(ctx.base_dir)
+    (root / "started").write_text("x")
+    with concurrent.futures.ThreadPoolExecutor() as pool:
+        pool.submit(_beat, root).result()
+
+def leaves_a_thread(ctx):
+    threading.Thread(target=_beat, args=(pathlib.Path(ctx.base_dir),)).start()
+"""
+
+
+@pytest.mark.parametrize("how", ["KILL-run", "KILL-tick", "SIGTERM-tick", "SIGINT-tick", "2xSIGTERM-run"])
+def test_a_step_waiting_on_a_thread_pool_ends_with_the_process(tmp_path: Path, how: str) -> None:
+    """KILL or a signal while the step waits on a pool that never ends: the process (and the pool) ends."""
+    agent = make_agent(tmp_path, POOLED)
+    command = how.rsplit("-", 1)[1]
+    extra = ["--every", "1h"] if command == "run" else []
+    with open(tmp_path / "stderr", "w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "heartbeat", command, *agent.flags("waits_on_a_pool"), *extra],
+            cwd=agent.root,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        wait_until(lambda: (agent.root / "beat").exists(), what="the pool to work", proc=proc)
+        started = time.monotonic()
+        if how.startswith("KILL"):
+            agent.kill.write_text("stop")
+        elif how == "2xSIGTERM-run":
+            proc.send_signal(signal.SIGTERM)
+            wait_until(lambda: "stopping" in (tmp_path / "stderr").read_text(), what="the first SIGTERM")
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+        else:
+            proc.send_signal(signal.SIGTERM if how.startswith("SIGTERM") else signal.SIGINT)
+        code = proc.wait(timeout=20)
+        took = time.monotonic() - started
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stderr = (tmp_path / "stderr").read_text()
+    expected = {"KILL": 3, "SIGTERM": 143, "SIGINT": 130, "2xSIGTERM": 143}[how.split("-")[0]]
+    assert code == expected, stderr
+    bound = STOP_WITHIN if how.startswith("KILL") else INTERRUPT_GRACE_SECONDS + STOP_WITHIN
+    assert took <= bound, f"{how}: the process took {took:.2f} s to end"
+    if how.endswith("tick") and not how.startswith("KILL"):
+        interrupted = [e for e in agent.journal() if e["event"] == "interrupted"]
+        assert interrupted and interrupted[0]["abandoned"] is True
+    assert agent.load().ticks == 0  # nothing of the abandoned tick was saved
+
+
+def test_a_thread_a_step_leaves_running_ends_with_its_tick(tmp_path: Path) -> None:
+    """A step that returns and leaves a non-daemon thread at work: the tick still ends, and the thread."""
+    agent = make_agent(tmp_path, POOLED)
+    done = agent.cli("tick", attr="leaves_a_thread", timeout=20)
+    assert done.returncode == 0, done.stderr
+    assert "left running" in done.stderr
+    assert agent.load().ticks == 1  # the tick itself was saved as usual
 
 
 # ---------------------------------------------------------------- 3. --exec process groups
