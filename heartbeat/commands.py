@@ -119,13 +119,14 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
     def stuck(signum: int) -> None:
         # SIGTERM/SIGINT, and the step's own clean-up holds the exception back (a thread pool
         # joining its workers): end its --exec group and the process, as the signal would.
+        from .control import note_interrupted
         from .execstep import end_all
         from .watchdog import TickInterrupted
 
         end_all()
         reason = str(TickInterrupted(signum))
         if ticking:
-            ticking[-1].note_interrupted(reason)
+            note_interrupted(ticking[-1], reason)
         with contextlib.suppress(OSError, ValueError):
             streams[-1].flush()  # results of agents ticked before this one
         exit_now(128 + signum, f"heartbeat: {reason}; the step did not unwind; its work was not saved")

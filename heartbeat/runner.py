@@ -253,10 +253,6 @@ class Heartbeat:
         """Journal that ``run`` ended while this agent's tick was still running (no lock: an emergency)."""
         control.note_left_behind(self, reason)
 
-    def note_interrupted(self, reason: str) -> None:
-        """Journal that a signal ended this agent's tick while its step did not unwind (no lock)."""
-        control.note_interrupted(self, reason)
-
     # -- the outbox
 
     def outbox(self) -> Outbox:
