@@ -20,7 +20,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 __all__ = [
@@ -151,6 +151,7 @@ def sweep_temps(
     spare: Collection[str],
     spare_temps_of: Collection[str],
     scratch_prefix: str,
+    on_scratch: Callable[[str], object] | None = None,
 ) -> tuple[int, bool, bool]:
     """Remove what killed writers left in ``folder``: (how many, whether all went, ``subfolder`` seen).
 
@@ -158,7 +159,8 @@ def sweep_temps(
     those of ``spare_temps_of`` (written without the lock), scratch folders
     named ``scratch_prefix*``, and the temps directly in ``subfolder``; the
     names in ``spare`` are left alone. Only while holding the lock every
-    writer into ``folder`` takes.
+    writer into ``folder`` takes. ``on_scratch(path)`` is called before a
+    scratch folder is removed (to end what still runs in it).
     """
     removed = 0
     clean = True
@@ -179,6 +181,8 @@ def sweep_temps(
             try:
                 if name.startswith(scratch_prefix):
                     if entry.is_dir(follow_symlinks=False):
+                        if on_scratch is not None:
+                            on_scratch(entry.path)
                         shutil.rmtree(entry.path)
                         removed += 1
                 elif (target := temp_target(name)) is not None and target not in spare_temps_of:

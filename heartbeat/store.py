@@ -88,6 +88,13 @@ def state_schema() -> dict[str, Any]:
     return AgentState.model_json_schema()
 
 
+def _end_orphans(scratch: str) -> None:
+    """A scratch folder a dead ``--exec`` tick left: end what still runs in it (found after a crash only)."""
+    from .orphans import end_processes_of
+
+    end_processes_of(scratch)
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -268,7 +275,8 @@ class StateStore:
 
         One pass over the folder: temp files of :func:`~heartbeat.fsutil.atomic_write`
         (``.state.json.*.tmp``, ``.ESCALATION.md.*.tmp``, any ``.<name>.*.tmp``)
-        and ``.exec-*`` scratch folders. Every writer of those holds the lock,
+        and ``.exec-*`` scratch folders (ending any process still running from
+        one: :mod:`heartbeat.orphans`). Every writer of those holds the lock,
         so this runs only while this store holds it (a no-op otherwise). The
         KILL file's temps are spared: ``heartbeat kill`` writes without the lock.
         Failures to remove are ignored; the next tick tries again.
@@ -283,6 +291,7 @@ class StateStore:
             spare=(LOCK_FILE, RUN_LOCK_FILE),
             spare_temps_of=_UNLOCKED_WRITES,
             scratch_prefix=EXEC_SCRATCH_PREFIX,
+            on_scratch=_end_orphans,
         )
         return removed, clean
 

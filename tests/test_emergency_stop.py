@@ -270,6 +270,33 @@ def test_an_exec_agent_never_outlives_its_tick(tmp_path: Path, how: str) -> None
     assert not any(alive(p) for p in pids)
 
 
+@pytest.mark.parametrize("command", ["tick", "run"])
+def test_an_exec_agent_does_not_outlive_a_sigkilled_heartbeat(tmp_path: Path, command: str) -> None:
+    """SIGKILL of tick or run: the program dies with it, and the next tick (a KILL one) ends its child."""
+    agent, flags = exec_agent(tmp_path, "hang")
+    extra = ["--every", "1h"] if command == "run" else []
+    argv = [sys.executable, "-m", "heartbeat", command, *flags, "--state-dir", str(agent.state), *extra]
+    proc = subprocess.Popen(
+        argv, cwd=agent.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=os.setpgrp
+    )
+    try:
+        wait_until(lambda: len(exec_pids(agent.root)) == 2, what="the exec agent and its child", proc=proc)
+        program, child = exec_pids(agent.root)
+        proc.kill()  # SIGKILL: no finally block of ours runs
+        proc.wait()
+        wait_until(lambda: not alive(program), timeout=5, what="the program to die with its heartbeat")
+        agent.kill.write_text("stop")
+        tick = [sys.executable, "-m", "heartbeat", "tick", *flags, "--state-dir", str(agent.state)]
+        done = subprocess.run(tick, cwd=agent.root, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 3, done.stderr
+        wait_until(lambda: not alive(child), timeout=5, what="the next tick to end the orphaned child")
+        assert not [p for p in agent.state.iterdir() if p.name.startswith(".exec-")]
+    finally:
+        for pid in exec_pids(agent.root):
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 def test_no_two_copies_of_an_exec_agent_after_sigterm(tmp_path: Path) -> None:
     """SIGTERM to a tick, then the next tick: the first agent is gone before the second starts."""
     agent, flags = exec_agent(tmp_path, "hang")
