@@ -131,6 +131,42 @@ def test_kill_ends_run_within_half_a_second_while_a_webhook_never_answers(
     assert hanging.load().status.value == "needs_human"  # the decision itself was saved first
 
 
+SLOW_METRIC = """
+import pathlib, time
+
+def step(ctx):
+    ctx.record("search", {"q": "x"}, output="three new sources found")
+    ctx.data["kept"] = True
+
+def progress(ctx):
+    (pathlib.Path(ctx.base_dir) / "measuring").write_text("x")
+    time.sleep(30)
+    return 1.0
+"""
+
+
+def test_kill_ends_a_tick_within_half_a_second_while_its_metric_is_slow(tmp_path: Path) -> None:
+    """KILL while the progress metric runs: exit 3 within 0.5 s, and the step's work is saved."""
+    agent = make_agent(tmp_path, SLOW_METRIC)
+    proc = agent.spawn("tick", "--progress", f"{agent.module}:progress")
+    wait_until(lambda: (agent.root / "measuring").exists(), what="the metric to start", proc=proc)
+    started = time.monotonic()
+    agent.kill.write_text("stop now")
+    try:
+        code = proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    took = time.monotonic() - started
+    assert code == 3, proc.stderr.read() if proc.stderr else ""
+    assert took <= STOP_WITHIN, f"tick took {took:.2f} s to stop behind a slow metric"
+    state = agent.load()
+    assert state.ticks == 1 and state.data == {"kept": True}  # the step returned: its work is kept
+    errors = [e["error"] for e in agent.journal() if e["event"] == "metric_error"]
+    assert errors and "not waited for" in errors[0]
+
+
 # ---------------------------------------------------------------- a step's threads end with it
 
 # A step whose thread pool never finishes: Python joins a pool's workers (and every non-daemon
