@@ -378,6 +378,10 @@ class StateStore:
         One ``statvfs`` and one ``access``, no write: room for twice the last
         size (and a free inode for the temp file) must be there.
         """
-        problem = room_problem(self._state_dir, max(8192, 2 * self._reader.size))
+        needed = max(8192, 2 * self._reader.size)
+        problem = room_problem(self._state_dir, needed)
+        if problem is None and os.path.islink(self._state_path):
+            # A symlinked state.json is saved beside its target (see save): that folder counts.
+            problem = room_problem(os.path.dirname(os.path.realpath(self._state_path)), needed)
         if problem is not None:
             raise StateWriteError(self.state_path, problem)
