@@ -21,12 +21,15 @@ from .config import HeartbeatConfig, load_config, parse_duration
 from .errors import UsageError, worst_exit_code
 from .flags import check_kill_target, config_with_flags, schedule_with_flags
 from .tickoutput import clean_stdout, print_result
-from .watchdog import exit_now, threads_blocking_exit
+from .watchdog import exit_now, flushed_within, threads_blocking_exit
 
 if TYPE_CHECKING:
     from .runner import Heartbeat, TickResult
 
 __all__ = ["COMMANDS", "loading"]
+
+STOP_FLUSH_SECONDS = 0.2
+"""How long a run stopped by KILL waits for its output to be written before it leaves without it."""
 
 OWN_PROCESS = False
 """Set by :func:`heartbeat.cli.main` when it runs as the ``heartbeat`` process (see :func:`loading`)."""
@@ -215,6 +218,14 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
                 stream.write(f"first heartbeat at {first.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC\n")
                 stream.flush()
         summary = runner.run()
+        if (summary.exit_code == 3 or summary.exit_code > 128) and not flushed_within(
+            stream, STOP_FLUSH_SECONDS
+        ):
+            # KILL, and stdout is a pipe nobody reads: waiting for it would keep the run alive.
+            exit_now(
+                summary.exit_code,
+                f"heartbeat: run ended: {summary.reason} (output that could not be written dropped)",
+            )
     print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
     return _end_left_running(summary.exit_code, step_left=bool(summary.abandoned))
 

@@ -52,6 +52,7 @@ __all__ = [
     "POLL_SECONDS",
     "TickInterrupted",
     "exit_now",
+    "flushed_within",
     "signals_interrupt",
     "threads_blocking_exit",
     "unwatch",
@@ -219,11 +220,32 @@ def threads_blocking_exit() -> int:
     return len(threads)
 
 
-def exit_now(code: int, note: str) -> None:
-    """Say ``note`` on stderr, flush what was printed, and end the process with ``code`` at once."""
+def flushed_within(stream: object, seconds: float) -> bool:
+    """Flush ``stream`` (a file object, or None) unless that takes over ``seconds``; True when it flushed.
+
+    A pipe nobody reads blocks a flush for good (and a thread blocked writing to it holds
+    the stream's lock): the flush runs on a daemon thread that is left behind if it hangs.
+    """
+    flush = getattr(stream, "flush", None)
+    if flush is None:
+        return True
+    done: list[bool] = []
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            flush()
+        done.append(True)
+
+    thread = threading.Thread(target=run, name="heartbeat-flush", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return bool(done)
+
+
+def exit_now(code: int, note: str, *, within: float = 0.2) -> None:
+    """Say ``note`` on stderr, flush what was printed (``within`` seconds each), end with ``code`` now."""
     with contextlib.suppress(Exception):
         print(note, file=sys.stderr)
-        if sys.stdout is not None:
-            sys.stdout.flush()
-        sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        flushed_within(stream, within)
     os._exit(code)

@@ -7,10 +7,13 @@ the KILL file is written to the moment the heartbeat process has exited.
 
 from __future__ import annotations
 
+import array
+import fcntl
 import os
 import signal
 import subprocess
 import sys
+import termios
 import threading
 import time
 from collections.abc import Callable
@@ -240,6 +243,51 @@ def test_a_thread_a_step_leaves_running_ends_with_its_tick(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert "left running" in done.stderr
     assert agent.load().ticks == 1  # the tick itself was saved as usual
+
+
+QUICK = """
+import random, string
+
+def step(ctx):
+    word = "".join(random.choice(string.ascii_lowercase) for _ in range(12))
+    ctx.record("search", {"q": word}, output=f"results for {word}")
+    ctx.report_progress(float(ctx.tick))
+"""
+
+
+def test_kill_ends_run_json_whose_stdout_nobody_reads(tmp_path: Path) -> None:
+    """run --json into a pipe nobody reads (a stalled log collector): KILL still ends it within 0.5 s."""
+    agent = make_agent(tmp_path, QUICK)
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)  # the smallest pipe: full after a few ticks
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "heartbeat", "run", "--json", "--every", "0.01s", *agent.flags()],
+            cwd=agent.root,
+            stdout=write_end,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(write_end)
+
+        def full() -> bool:
+            waiting = array.array("i", [0])
+            fcntl.ioctl(read_end, termios.FIONREAD, waiting)
+            return waiting[0] > 4096 - 512  # no further line fits: the next tick's write blocks
+
+        wait_until(full, what="stdout to fill up", proc=proc)
+        started = time.monotonic()
+        agent.kill.write_text("stop")
+        try:
+            code = proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    finally:
+        os.close(read_end)
+    took = time.monotonic() - started
+    assert code == 3
+    assert took <= STOP_WITHIN, f"run took {took:.2f} s to stop behind a full stdout"
 
 
 # ---------------------------------------------------------------- 3. --exec process groups
