@@ -21,15 +21,15 @@ from .config import HeartbeatConfig, load_config, parse_duration
 from .errors import UsageError, worst_exit_code
 from .flags import check_kill_target, config_with_flags, schedule_with_flags
 from .tickoutput import clean_stdout, print_result
-from .watchdog import exit_now, flushed_within, threads_blocking_exit
+from .watchdog import done_within, end_left_running, exit_now, flushed_within
 
 if TYPE_CHECKING:
     from .runner import Heartbeat, TickResult
 
 __all__ = ["COMMANDS", "loading"]
 
-STOP_FLUSH_SECONDS = 0.2
-"""How long a run stopped by KILL waits for its output to be written before it leaves without it."""
+STOP_FLUSH_SECONDS = 0.1
+"""How long a tick or run stopped by KILL waits for its output to be written before it leaves without it."""
 
 OWN_PROCESS = False
 """Set by :func:`heartbeat.cli.main` when it runs as the ``heartbeat`` process (see :func:`loading`)."""
@@ -113,10 +113,12 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
     def abandoned(result: Any) -> None:
         # KILL while the step hangs (watchdog thread): say it, then end the process at once;
         # the step's thread cannot be stopped any other way. The journal has the kill already.
-        with contextlib.suppress(OSError, ValueError):
+        def say() -> None:
             print_result(result, streams[-1], as_json=args.json, quiet=args.quiet)
             streams[-1].flush()
             sys.stderr.flush()
+
+        done_within(say, STOP_FLUSH_SECONDS)  # a stdout nobody reads must not keep the process
         os._exit(3)
 
     def stuck(signum: int) -> None:
@@ -147,24 +149,8 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
                 codes.append(result.exit_code)
     except TickInterrupted as exc:
         print(f"heartbeat: {exc}; the tick's work was not saved", file=sys.stderr)
-        return _end_left_running(128 + exc.signum)
-    return _end_left_running(worst_exit_code(codes))
-
-
-def _end_left_running(code: int, *, step_left: bool = False) -> int:
-    """``tick``/``run`` in our own process: what a step left running ends with the process, now.
-
-    Python would first wait for the step's threads (a pool it abandoned on KILL or a signal,
-    or work it left running when it returned), and meanwhile the agent would go on with no
-    heartbeat watching it and no KILL able to stop it. ``step_left``: a step was abandoned.
-    """
-    if not OWN_PROCESS:
-        return code
-    left = threads_blocking_exit()
-    if left or step_left:
-        what = f"{left} thread(s) the step left running" if left else "the abandoned step"
-        exit_now(code, f"heartbeat: ending {what} with the process")
-    return code
+        return end_left_running(128 + exc.signum, own_process=OWN_PROCESS)
+    return end_left_running(worst_exit_code(codes), own_process=OWN_PROCESS)
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
@@ -227,7 +213,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
                 f"heartbeat: run ended: {summary.reason} (output that could not be written dropped)",
             )
     print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
-    return _end_left_running(summary.exit_code, step_left=bool(summary.abandoned))
+    return end_left_running(summary.exit_code, own_process=OWN_PROCESS, step_left=bool(summary.abandoned))
 
 
 def cmd_status(args: argparse.Namespace, out: TextIO) -> int:

@@ -51,6 +51,8 @@ __all__ = [
     "LINGER_SECONDS",
     "POLL_SECONDS",
     "TickInterrupted",
+    "done_within",
+    "end_left_running",
     "exit_now",
     "flushed_within",
     "signals_interrupt",
@@ -220,26 +222,30 @@ def threads_blocking_exit() -> int:
     return len(threads)
 
 
-def flushed_within(stream: object, seconds: float) -> bool:
-    """Flush ``stream`` (a file object, or None) unless that takes over ``seconds``; True when it flushed.
+def done_within(call: Callable[[], object], seconds: float) -> bool:
+    """Run ``call`` (errors ignored) unless it takes over ``seconds``; True when it finished.
 
-    A pipe nobody reads blocks a flush for good (and a thread blocked writing to it holds
-    the stream's lock): the flush runs on a daemon thread that is left behind if it hangs.
+    For output on the way out: a pipe nobody reads blocks a write or a flush for good (and a
+    thread blocked writing to it holds the stream's lock), so the call runs on a daemon
+    thread that is left behind if it hangs.
     """
-    flush = getattr(stream, "flush", None)
-    if flush is None:
-        return True
     done: list[bool] = []
 
     def run() -> None:
         with contextlib.suppress(Exception):
-            flush()
+            call()
         done.append(True)
 
-    thread = threading.Thread(target=run, name="heartbeat-flush", daemon=True)
+    thread = threading.Thread(target=run, name="heartbeat-output", daemon=True)
     thread.start()
     thread.join(seconds)
     return bool(done)
+
+
+def flushed_within(stream: object, seconds: float) -> bool:
+    """Flush ``stream`` (a file object, or None) unless that takes over ``seconds``; True when it flushed."""
+    flush = getattr(stream, "flush", None)
+    return True if flush is None else done_within(flush, seconds)
 
 
 def exit_now(code: int, note: str, *, within: float = 0.2) -> None:
@@ -249,3 +255,20 @@ def exit_now(code: int, note: str, *, within: float = 0.2) -> None:
     for stream in (sys.stdout, sys.stderr):
         flushed_within(stream, within)
     os._exit(code)
+
+
+def end_left_running(code: int, *, own_process: bool, step_left: bool = False) -> int:
+    """``tick``/``run`` in their own process: what a step left running ends with the process, now.
+
+    Python would first wait for the step's threads (a pool it abandoned on KILL or a signal,
+    or work it left running when it returned), and meanwhile the agent would go on with no
+    heartbeat watching it and no KILL able to stop it. ``step_left``: a step was abandoned.
+    Returns ``code`` when nothing is left (or in a library caller's process).
+    """
+    if not own_process:
+        return code
+    left = threads_blocking_exit()
+    if left or step_left:
+        what = f"{left} thread(s) the step left running" if left else "the abandoned step"
+        exit_now(code, f"heartbeat: ending {what} with the process")
+    return code

@@ -252,17 +252,25 @@ def step(ctx):
     word = "".join(random.choice(string.ascii_lowercase) for _ in range(12))
     ctx.record("search", {"q": word}, output=f"results for {word}")
     ctx.report_progress(float(ctx.tick))
+
+def chatty(ctx):
+    while True:
+        print("a line the agent prints " * 8)
 """
 
 
-def test_kill_ends_run_json_whose_stdout_nobody_reads(tmp_path: Path) -> None:
-    """run --json into a pipe nobody reads (a stalled log collector): KILL still ends it within 0.5 s."""
+@pytest.mark.parametrize("how", ["run --json", "tick, the step printing"])
+def test_kill_ends_a_heartbeat_whose_stdout_nobody_reads(tmp_path: Path, how: str) -> None:
+    """stdout a pipe nobody reads (a stalled log collector): KILL still ends run or tick within 0.5 s."""
     agent = make_agent(tmp_path, QUICK)
     read_end, write_end = os.pipe()
     fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)  # the smallest pipe: full after a few ticks
+    argv = ["run", "--json", "--every", "0.01s", *agent.flags()]
+    if how.startswith("tick"):  # the step itself blocks printing; KILL abandons it
+        argv = ["tick", *agent.flags("chatty")]
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "heartbeat", "run", "--json", "--every", "0.01s", *agent.flags()],
+            [sys.executable, "-m", "heartbeat", *argv],
             cwd=agent.root,
             stdout=write_end,
             stderr=subprocess.DEVNULL,
@@ -287,7 +295,7 @@ def test_kill_ends_run_json_whose_stdout_nobody_reads(tmp_path: Path) -> None:
         os.close(read_end)
     took = time.monotonic() - started
     assert code == 3
-    assert took <= STOP_WITHIN, f"run took {took:.2f} s to stop behind a full stdout"
+    assert took <= STOP_WITHIN, f"{how}: {took:.2f} s to stop behind a full stdout"
 
 
 # ---------------------------------------------------------------- 3. --exec process groups
