@@ -35,6 +35,7 @@ __all__ = [
     "read_regular",
     "read_to_end",
     "remove_temps",
+    "room_for",
     "room_problem",
     "sweep_temps",
     "temp_pattern",
@@ -303,6 +304,23 @@ def room_problem(folder: Path | str, needed: int) -> str | None:
     inodes = info.f_ffree if root else info.f_favail
     if free * info.f_frsize < needed or (info.f_files and inodes < 1):
         return f"no room for the state ({free * info.f_frsize} bytes free, {needed} needed)"
+    return None
+
+
+def room_for(folder: Path | str, size: int) -> str | None:
+    """Why ``folder`` cannot take ``size`` more bytes now (reserved in a temp file, then freed), or None."""
+    try:
+        fd, temp = tempfile.mkstemp(prefix=".room.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    try:
+        os.posix_fallocate(fd, 0, max(1, size))
+    except OSError as exc:
+        return f"{size} bytes do not fit ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
     return None
 
 

@@ -218,3 +218,21 @@ def test_a_symlinked_state_file_on_a_read_only_disk_stops_the_step(tmp_path: Pat
         subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=True)
         assert agent.cli("tick").returncode == 0 and calls(agent) == 2
         assert agent.load().ticks == 2
+
+
+def test_a_state_that_outgrew_the_disk_stops_the_step(tmp_path: Path) -> None:
+    """The step's data no longer fits on the disk: that save fails, and no later tick calls the step."""
+    grow = "\ndef step(ctx):\n    bump(ctx)\n    ctx.data['notes'] = 'x' * 400_000\n"
+    agent = make_agent(tmp_path, COUNTING + grow)
+    with small_disk(agent.state):
+        failed = agent.cli("tick")
+        assert failed.returncode == 2 and "No space left" in failed.stderr, failed.stderr
+        assert calls(agent) == 1
+        for _ in range(2):
+            refused = agent.cli("tick")
+            assert refused.returncode == 2 and "no room" in refused.stderr, refused.stderr
+        assert calls(agent) == 1  # not called again while its state cannot be saved
+        subprocess.run(["mount", "-o", "remount,size=4m", str(agent.state)], check=True)  # room again
+        assert agent.cli("tick").returncode == 0 and calls(agent) == 2
+        assert len(agent.load().data["notes"]) == 400_000
+        assert not (agent.state / ".no-room").exists()
