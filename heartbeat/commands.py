@@ -21,11 +21,15 @@ from .config import HeartbeatConfig, load_config, parse_duration
 from .errors import UsageError, worst_exit_code
 from .flags import check_kill_target, config_with_flags, schedule_with_flags
 from .tickoutput import clean_stdout, print_result
+from .watchdog import done_within, end_left_running, exit_now, flushed_within
 
 if TYPE_CHECKING:
     from .runner import Heartbeat, TickResult
 
 __all__ = ["COMMANDS", "loading"]
+
+STOP_FLUSH_SECONDS = 0.1
+"""How long a tick or run stopped by KILL waits for its output to be written before it leaves without it."""
 
 OWN_PROCESS = False
 """Set by :func:`heartbeat.cli.main` when it runs as the ``heartbeat`` process (see :func:`loading`)."""
@@ -104,30 +108,49 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
     from .watchdog import TickInterrupted, signals_interrupt
 
     streams = [out]  # where results go: under --json, the real stdout kept aside
+    ticking: list[Heartbeat] = []  # the agent whose tick runs now
 
     def abandoned(result: Any) -> None:
         # KILL while the step hangs (watchdog thread): say it, then end the process at once;
         # the step's thread cannot be stopped any other way. The journal has the kill already.
-        with contextlib.suppress(OSError, ValueError):
+        def say() -> None:
             print_result(result, streams[-1], as_json=args.json, quiet=args.quiet)
             streams[-1].flush()
             sys.stderr.flush()
+
+        done_within(say, STOP_FLUSH_SECONDS)  # a stdout nobody reads must not keep the process
         os._exit(3)
+
+    def stuck(signum: int) -> None:
+        # SIGTERM/SIGINT, and the step's own clean-up holds the exception back (a thread pool
+        # joining its workers): end its --exec group and the process, as the signal would.
+        from .control import note_interrupted
+        from .execstep import end_all
+        from .watchdog import TickInterrupted
+
+        end_all()
+        reason = str(TickInterrupted(signum))
+        if ticking:
+            note_interrupted(ticking[-1], reason)
+        with contextlib.suppress(OSError, ValueError):
+            streams[-1].flush()  # results of agents ticked before this one
+        exit_now(128 + signum, f"heartbeat: {reason}; the step did not unwind; its work was not saved")
 
     codes = []
     heartbeats = _heartbeats(_config(args))
     try:
-        with signals_interrupt(), clean_stdout(out, args.json) as stream:
+        with signals_interrupt(stuck), clean_stdout(out, args.json) as stream:
             streams.append(stream)
             for hb in heartbeats:
                 hb.on_abandon = abandoned
+                ticking.append(hb)
                 result = hb.tick()
                 print_result(result, stream, as_json=args.json, quiet=args.quiet)
                 codes.append(result.exit_code)
     except TickInterrupted as exc:
         print(f"heartbeat: {exc}; the tick's work was not saved", file=sys.stderr)
-        return 128 + exc.signum
-    return worst_exit_code(codes)
+        return end_left_running(128 + exc.signum, own_process=OWN_PROCESS)
+    return end_left_running(worst_exit_code(codes), own_process=OWN_PROCESS)
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
@@ -181,8 +204,16 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
                 stream.write(f"first heartbeat at {first.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC\n")
                 stream.flush()
         summary = runner.run()
+        if (summary.exit_code == 3 or summary.exit_code > 128) and not flushed_within(
+            stream, STOP_FLUSH_SECONDS
+        ):
+            # KILL, and stdout is a pipe nobody reads: waiting for it would keep the run alive.
+            exit_now(
+                summary.exit_code,
+                f"heartbeat: run ended: {summary.reason} (output that could not be written dropped)",
+            )
     print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
-    return summary.exit_code
+    return end_left_running(summary.exit_code, own_process=OWN_PROCESS, step_left=bool(summary.abandoned))
 
 
 def cmd_status(args: argparse.Namespace, out: TextIO) -> int:

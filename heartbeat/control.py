@@ -12,7 +12,15 @@ if TYPE_CHECKING:
     from .result import TickResult
     from .runner import Heartbeat
 
-__all__ = ["HUMAN_LOCK_WAIT", "killed", "note_left_behind", "pause", "read_state", "resume"]
+__all__ = [
+    "HUMAN_LOCK_WAIT",
+    "killed",
+    "note_interrupted",
+    "note_left_behind",
+    "pause",
+    "read_state",
+    "resume",
+]
 
 # How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
 # deliveries, say) before they give up with exit 5: a human should not have to retry.
@@ -95,4 +103,11 @@ def note_left_behind(hb: Heartbeat, reason: str) -> None:
     event = {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
     with contextlib.suppress(HeartbeatError, OSError):
         # The tick's thread holds the lock and is stuck; one O_APPEND write cannot tear its lines.
+        hb.journal([event], hb.clock(), 0)
+
+
+def note_interrupted(hb: Heartbeat, reason: str) -> None:
+    """Journal that a signal ended ``hb``'s tick whose step did not unwind (no lock: an emergency)."""
+    event = {"event": "interrupted", "reason": reason, "abandoned": True, "note": "the step did not unwind"}
+    with contextlib.suppress(HeartbeatError, OSError):
         hb.journal([event], hb.clock(), 0)

@@ -16,7 +16,9 @@ timeout; its output goes to ours. It never outlives its step: the whole
 group (background children included) is ended when the program exits, when
 it times out, when a KILL file appears (checked every 0.1 s) and when the
 tick is interrupted (SIGTERM/SIGINT); :func:`end_all` ends every group still
-running, for ``heartbeat run`` on its way out.
+running, for ``heartbeat run`` on its way out. Should the heartbeat itself be
+SIGKILLed, the program dies with it and the next tick ends what it left
+(:mod:`heartbeat.orphans`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any
 
 from .context import StepContext
 from .errors import ConfigError
+from .orphans import die_with_parent
 from .store import EXEC_SCRATCH_PREFIX
 
 __all__ = ["ExecStep", "ExecStepError", "end_all"]
@@ -104,8 +107,11 @@ class ExecStep:
 
     def _run(self, env: dict[str, str], ctx: StepContext) -> str | None:
         try:
-            # Its own session and process group, so ending the group ends everything it started.
-            proc = subprocess.Popen(self.argv, env=env, cwd=ctx.base_dir, start_new_session=True)
+            # Its own session and process group, so ending the group ends everything it started;
+            # and it dies with us, should we be SIGKILLed (heartbeat.orphans).
+            proc = subprocess.Popen(
+                self.argv, env=env, cwd=ctx.base_dir, start_new_session=True, preexec_fn=die_with_parent()
+            )
         except OSError as exc:
             return f"cannot start {self.argv[0]!r}: {exc.strerror}"
         with _LIVE_LOCK:

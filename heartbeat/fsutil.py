@@ -20,7 +20,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "read_regular",
     "read_to_end",
     "remove_temps",
+    "room_for",
     "room_problem",
     "sweep_temps",
     "temp_pattern",
@@ -151,6 +152,7 @@ def sweep_temps(
     spare: Collection[str],
     spare_temps_of: Collection[str],
     scratch_prefix: str,
+    on_scratch: Callable[[str], object] | None = None,
 ) -> tuple[int, bool, bool]:
     """Remove what killed writers left in ``folder``: (how many, whether all went, ``subfolder`` seen).
 
@@ -158,7 +160,8 @@ def sweep_temps(
     those of ``spare_temps_of`` (written without the lock), scratch folders
     named ``scratch_prefix*``, and the temps directly in ``subfolder``; the
     names in ``spare`` are left alone. Only while holding the lock every
-    writer into ``folder`` takes.
+    writer into ``folder`` takes. ``on_scratch(path)`` is called before a
+    scratch folder is removed (to end what still runs in it).
     """
     removed = 0
     clean = True
@@ -179,6 +182,8 @@ def sweep_temps(
             try:
                 if name.startswith(scratch_prefix):
                     if entry.is_dir(follow_symlinks=False):
+                        if on_scratch is not None:
+                            on_scratch(entry.path)
                         shutil.rmtree(entry.path)
                         removed += 1
                 elif (target := temp_target(name)) is not None and target not in spare_temps_of:
@@ -299,6 +304,23 @@ def room_problem(folder: Path | str, needed: int) -> str | None:
     inodes = info.f_ffree if root else info.f_favail
     if free * info.f_frsize < needed or (info.f_files and inodes < 1):
         return f"no room for the state ({free * info.f_frsize} bytes free, {needed} needed)"
+    return None
+
+
+def room_for(folder: Path | str, size: int) -> str | None:
+    """Why ``folder`` cannot take ``size`` more bytes now (reserved in a temp file, then freed), or None."""
+    try:
+        fd, temp = tempfile.mkstemp(prefix=".room.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    try:
+        os.posix_fallocate(fd, 0, max(1, size))
+    except OSError as exc:
+        return f"{size} bytes do not fit ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
     return None
 
 

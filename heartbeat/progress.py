@@ -26,6 +26,8 @@ import re
 import reprlib
 import sys
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from .config import AgentConfig, HeartbeatConfig, ProgressConfig
 
 __all__ = [
+    "STOP_POLL_SECONDS",
     "GlobMetric",
     "JsonPathMetric",
     "ListLengthMetric",
@@ -51,6 +54,9 @@ __all__ = [
     "metric_name",
     "parse_pytest_summary",
 ]
+
+STOP_POLL_SECONDS = 0.1
+"""How often :func:`measure` looks at its ``stop`` while a metric runs."""
 
 # A metric that measures in a subprocess enforces its own timeout; measure()
 # waits this much longer so the subprocess is killed (and says why) first.
@@ -355,7 +361,13 @@ _HUNG: dict[int, tuple[object, threading.Thread]] = {}
 _HUNG_LOCK = threading.Lock()
 
 
-def measure(metric: ProgressMetric, ctx: MetricContext, *, timeout: float) -> tuple[float | None, str | None]:
+def measure(
+    metric: ProgressMetric,
+    ctx: MetricContext,
+    *,
+    timeout: float,
+    stop: Callable[[], str | None] | None = None,
+) -> tuple[float | None, str | None]:
     """Call ``metric(ctx)`` within ``timeout`` seconds; (value, None) or (None, error). Never raises.
 
     ``(None, None)`` means the metric had nothing to say this tick. The metric
@@ -365,6 +377,9 @@ def measure(metric: ProgressMetric, ctx: MetricContext, *, timeout: float) -> tu
     plus a grace period, so its subprocess is killed rather than orphaned.
     A metric still running from an earlier call is not called again until it
     returns, so a metric that hangs for good costs one thread, not one per tick.
+    ``stop()`` (the KILL file's reason, say) is looked at every
+    :data:`STOP_POLL_SECONDS` meanwhile: once it says why, the metric is no
+    longer waited for, so KILL is not kept waiting behind a slow metric.
     """
     name = metric_name(metric)
     own = getattr(metric, "timeout", None)
@@ -392,11 +407,22 @@ def measure(metric: ProgressMetric, ctx: MetricContext, *, timeout: float) -> tu
 
     thread = threading.Thread(target=run, name=f"heartbeat-metric {name}", daemon=True)
     thread.start()
-    thread.join(timeout)
+    deadline = time.monotonic() + timeout
+    stopped = None
+    while True:
+        left = max(0.0, deadline - time.monotonic())
+        thread.join(left if stop is None else min(STOP_POLL_SECONDS, left))
+        if stop is None or not thread.is_alive() or time.monotonic() >= deadline:
+            break
+        stopped = stop()
+        if stopped is not None:
+            break
     if outcome:
         return outcome[0]
     if thread.is_alive():
         with _HUNG_LOCK:
             _HUNG[id(metric)] = (metric, thread)
+        if stopped is not None:
+            return None, f"progress metric {name} was not waited for: {stopped}"
         return None, f"progress metric {name} did not return within {timeout:g}s"
     return None, f"progress metric {name} ended without a result"

@@ -307,6 +307,7 @@ class Runner:
             self._running[name] = False
             self._settled.notify_all()
             self._last[name] = result
+            self.summary.abandoned.append(name)  # its thread still runs the step
         self._report(result)
         self._end(3, result.message)
 

@@ -148,6 +148,7 @@ class SharedStop:
         return KillSwitch(self.path).reason()
 
     def _read_url(self) -> str | None:
+        import http.client
         import urllib.error
         import urllib.request
 
@@ -160,6 +161,8 @@ class SharedStop:
             if exc.code in (404, 410):
                 return None
             raise _Unreachable(f"HTTP {exc.code}") from None
+        except http.client.HTTPException as exc:  # not HTTP at all: a TLS port, a wrong service
+            raise _Unreachable(f"not an HTTP answer ({type(exc).__name__})") from None
         except (urllib.error.URLError, OSError, ValueError) as exc:
             reason = getattr(exc, "reason", exc)
             raise _Unreachable(str(getattr(reason, "strerror", None) or reason)) from None

@@ -145,7 +145,7 @@ def _progress(hb: Heartbeat, ctx: StepContext) -> tuple[float | None, str | None
         from .progress import measure
 
         timeout = hb.config.progress.timeout.total_seconds() if hb.config.progress else 60.0
-        value, error = measure(metric, ctx, timeout=timeout)
+        value, error = measure(metric, ctx, timeout=timeout, stop=hb.kill.reason)
         return value, hb.redact(error) if error else None
     value = ctx.reported_progress
     if value is not None and not math.isfinite(value):

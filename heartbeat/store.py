@@ -20,6 +20,8 @@ handled with care:
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -37,7 +39,9 @@ from .fsutil import (
     QuietFolder,
     atomic_write,
     ensure_private_dir,
+    read_regular,
     remove_temps,
+    room_for,
     room_problem,
     sweep_temps,
 )
@@ -66,6 +70,8 @@ JOURNAL_FILE = "journal.jsonl"
 OUTBOX_DIR = "outbox"
 ESCALATION_FILE = "ESCALATION.md"
 REPORT_FILE = "report.html"
+NO_ROOM_FILE = ".no-room"
+"""Written when a save found no room: its size, so no step runs until that much fits."""
 EXEC_SCRATCH_PREFIX = ".exec-"
 """Prefix of the scratch folder an ``--exec`` step gets inside the state folder."""
 # Temps of these files are never removed by clean_stale: the KILL file is written without
@@ -86,6 +92,13 @@ class Saved(NamedTuple):
 def state_schema() -> dict[str, Any]:
     """The JSON Schema of ``state.json`` (printed by ``heartbeat schema``)."""
     return AgentState.model_json_schema()
+
+
+def _end_orphans(scratch: str) -> None:
+    """A scratch folder a dead ``--exec`` tick left: end what still runs in it (found after a crash only)."""
+    from .orphans import end_processes_of
+
+    end_processes_of(scratch)
 
 
 def _utc_now() -> datetime:
@@ -134,6 +147,7 @@ class StateStore:
         # Whether the lock may skip clean_stale's scan: the folder is as this store left it.
         self._quiet = QuietFolder()
         self._outbox_seen = False  # outbox/ was there at the last scan: its temps are looked for
+        self._no_room_noted = False  # NO_ROOM_FILE is there: the next good save removes it
 
     def __repr__(self) -> str:
         return f"StateStore({str(self._state_dir)!r})"
@@ -268,7 +282,8 @@ class StateStore:
 
         One pass over the folder: temp files of :func:`~heartbeat.fsutil.atomic_write`
         (``.state.json.*.tmp``, ``.ESCALATION.md.*.tmp``, any ``.<name>.*.tmp``)
-        and ``.exec-*`` scratch folders. Every writer of those holds the lock,
+        and ``.exec-*`` scratch folders (ending any process still running from
+        one: :mod:`heartbeat.orphans`). Every writer of those holds the lock,
         so this runs only while this store holds it (a no-op otherwise). The
         KILL file's temps are spared: ``heartbeat kill`` writes without the lock.
         Failures to remove are ignored; the next tick tries again.
@@ -283,6 +298,7 @@ class StateStore:
             spare=(LOCK_FILE, RUN_LOCK_FILE),
             spare_temps_of=_UNLOCKED_WRITES,
             scratch_prefix=EXEC_SCRATCH_PREFIX,
+            on_scratch=_end_orphans,
         )
         return removed, clean
 
@@ -355,11 +371,28 @@ class StateStore:
                 ensure_private_dir(self._state_dir)
                 atomic_write(path, data, mode=PRIVATE_FILE_MODE)
         except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                self._note_no_room(len(data))
             raise StateWriteError(path, exc.strerror or str(exc)) from exc
+        if self._no_room_noted:
+            with contextlib.suppress(OSError):
+                os.unlink(self._state_dir / NO_ROOM_FILE)
+            self._no_room_noted = False
         if self._locked:
             self._quiet.saved(self._state_dir)  # this save's mtime is the one the next lock compares
         self.last_save, self._saved_before = Saved(data, exact), True
         return self.last_save
+
+    def _note_no_room(self, size: int) -> None:
+        """A save of ``size`` bytes found no room: noted for the next tick's :meth:`check_writable`.
+
+        The failed save's temp file is gone, so these few bytes fit where it did not. Without
+        the note, the next process would budget for the last state it read (smaller) and call
+        the step again, to fail the same save again: an agent running with nothing saved.
+        """
+        with contextlib.suppress(OSError):
+            atomic_write(self._state_dir / NO_ROOM_FILE, f"{size}\n".encode())
+            self._no_room_noted = True
 
     def check_writable(self) -> None:
         """Raise :class:`StateWriteError` unless the folder can take a ``state.json`` as big as the last.
@@ -369,6 +402,24 @@ class StateStore:
         One ``statvfs`` and one ``access``, no write: room for twice the last
         size (and a free inode for the temp file) must be there.
         """
-        problem = room_problem(self._state_dir, max(8192, 2 * self._reader.size))
+        needed = max(8192, 2 * self._reader.size)
+        problem = room_problem(self._state_dir, needed) or self._room_for_the_failed_save()
+        if problem is None and os.path.islink(self._state_path):
+            # A symlinked state.json is saved beside its target (see save): that folder counts.
+            problem = room_problem(os.path.dirname(os.path.realpath(self._state_path)), needed)
         if problem is not None:
             raise StateWriteError(self.state_path, problem)
+
+    def _room_for_the_failed_save(self) -> str | None:
+        """When a save found no room (:meth:`_note_no_room`): whether one that size fits now.
+
+        Tried for real (the space reserved, then freed): a quota is not in ``statvfs``. One
+        ``open`` that fails when no save failed, which is every tick of a healthy agent.
+        """
+        try:
+            size = int(read_regular(self._state_dir / NO_ROOM_FILE, limit=64))
+        except (OSError, ValueError):
+            return None
+        self._no_room_noted = True
+        problem = room_for(self._state_dir, size)
+        return f"no room for the state: {problem}" if problem else None

@@ -18,13 +18,26 @@ the watchdog's pace is the KILL file's and the stop server sees no more.
 :func:`signals_interrupt` turns SIGTERM and SIGINT into
 :class:`TickInterrupted` for the length of a ``heartbeat tick``, so a signal
 ends the tick through ``finally`` blocks (an ``--exec`` step's process group
-is ended) instead of killing the process where it stands.
+is ended) instead of killing the process where it stands. A step whose own
+clean-up does not let the exception through (a thread pool's ``with`` block
+joins its workers) would keep the tick, and the agent's threads, running:
+``on_stuck`` is then called from a daemon thread :data:`INTERRUPT_GRACE_SECONDS`
+after the signal, to end the process.
+
+A thread the step left running (a pool abandoned on KILL or a signal, or work
+left behind when it returned) would also keep the process alive once the tick
+is over: the interpreter joins it before exiting, and meanwhile the agent acts
+with nothing watching it. :func:`threads_blocking_exit` counts them and
+:func:`exit_now` ends the process without waiting (``tick`` and ``run`` do).
 """
 
 from __future__ import annotations
 
+import _thread
 import contextlib
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,10 +47,16 @@ from typing import Protocol
 
 __all__ = [
     "GRACE_SECONDS",
+    "INTERRUPT_GRACE_SECONDS",
     "LINGER_SECONDS",
     "POLL_SECONDS",
     "TickInterrupted",
+    "done_within",
+    "end_left_running",
+    "exit_now",
+    "flushed_within",
     "signals_interrupt",
+    "threads_blocking_exit",
     "unwatch",
     "watch",
 ]
@@ -47,6 +66,9 @@ POLL_SECONDS = 0.1
 
 GRACE_SECONDS = 0.2
 """How long a step may go on after KILL appeared before it is abandoned."""
+
+INTERRUPT_GRACE_SECONDS = 0.5
+"""How long a tick may take to unwind after SIGTERM/SIGINT before ``on_stuck`` ends it."""
 
 LINGER_SECONDS = 5.0
 """How long the watchdog keeps polling after the last step, before it sleeps until the next."""
@@ -148,18 +170,105 @@ def unwatch(token: int) -> None:
 
 
 @contextmanager
-def signals_interrupt() -> Iterator[None]:
-    """Within the block (main thread only), SIGTERM and SIGINT raise :class:`TickInterrupted`."""
+def signals_interrupt(
+    on_stuck: Callable[[int], None] | None = None, *, grace: float = INTERRUPT_GRACE_SECONDS
+) -> Iterator[None]:
+    """Within the block (main thread only), SIGTERM and SIGINT raise :class:`TickInterrupted`.
+
+    ``on_stuck(signum)`` is called from a daemon thread when the block has not
+    been left ``grace`` seconds after the first signal (it is expected to end
+    the process); leaving the block in time cancels it.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    left: list[bool] = []  # a plain flag: the handler and the timer take no lock (see interrupt)
+
+    def deadline(signum: int) -> None:
+        time.sleep(grace)
+        if not left and on_stuck is not None:
+            on_stuck(signum)
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
+        if on_stuck is not None and not interrupted:
+            interrupted.append(signum)
+            # A raw thread: threading.Thread.start() takes locks the interrupted main thread
+            # may hold (it may be starting a thread itself), and would deadlock here.
+            _thread.start_new_thread(deadline, (signum,))
         raise TickInterrupted(signum)
 
+    interrupted: list[int] = []
     previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
     finally:
+        left.append(True)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def threads_blocking_exit() -> int:
+    """How many threads Python would wait for before this process could exit.
+
+    Non-daemon threads, and the workers of a thread pool (``concurrent.futures``, asyncio's
+    default executor), which the interpreter joins at exit whether they are daemons or not.
+    """
+    main = threading.main_thread()
+    threads = {t for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive()}
+    pools = sys.modules.get("concurrent.futures.thread")
+    workers = getattr(pools, "_threads_queues", None)  # what its exit hook joins
+    if workers is not None:
+        threads.update(t for t in list(workers) if t.is_alive())
+    return len(threads)
+
+
+def done_within(call: Callable[[], object], seconds: float) -> bool:
+    """Run ``call`` (errors ignored) unless it takes over ``seconds``; True when it finished.
+
+    For output on the way out: a pipe nobody reads blocks a write or a flush for good (and a
+    thread blocked writing to it holds the stream's lock), so the call runs on a daemon
+    thread that is left behind if it hangs.
+    """
+    done: list[bool] = []
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            call()
+        done.append(True)
+
+    thread = threading.Thread(target=run, name="heartbeat-output", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return bool(done)
+
+
+def flushed_within(stream: object, seconds: float) -> bool:
+    """Flush ``stream`` (a file object, or None) unless that takes over ``seconds``; True when it flushed."""
+    flush = getattr(stream, "flush", None)
+    return True if flush is None else done_within(flush, seconds)
+
+
+def exit_now(code: int, note: str, *, within: float = 0.2) -> None:
+    """Say ``note`` on stderr, flush what was printed (``within`` seconds each), end with ``code`` now."""
+    with contextlib.suppress(Exception):
+        print(note, file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        flushed_within(stream, within)
+    os._exit(code)
+
+
+def end_left_running(code: int, *, own_process: bool, step_left: bool = False) -> int:
+    """``tick``/``run`` in their own process: what a step left running ends with the process, now.
+
+    Python would first wait for the step's threads (a pool it abandoned on KILL or a signal,
+    or work it left running when it returned), and meanwhile the agent would go on with no
+    heartbeat watching it and no KILL able to stop it. ``step_left``: a step was abandoned.
+    Returns ``code`` when nothing is left (or in a library caller's process).
+    """
+    if not own_process:
+        return code
+    left = threads_blocking_exit()
+    if left or step_left:
+        what = f"{left} thread(s) the step left running" if left else "the abandoned step"
+        exit_now(code, f"heartbeat: ending {what} with the process")
+    return code

@@ -7,10 +7,13 @@ the KILL file is written to the moment the heartbeat process has exited.
 
 from __future__ import annotations
 
+import array
+import fcntl
 import os
 import signal
 import subprocess
 import sys
+import termios
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +27,7 @@ from conftest import Agent, make_agent, wait_until
 from heartbeat.config import AgentConfig, HeartbeatConfig
 from heartbeat.runner import Heartbeat
 from heartbeat.schedule import Runner, make_trigger
+from heartbeat.watchdog import INTERRUPT_GRACE_SECONDS
 
 STOP_WITHIN = 0.5  # seconds: what the README promises for KILL
 
@@ -130,6 +134,170 @@ def test_kill_ends_run_within_half_a_second_while_a_webhook_never_answers(
     assert hanging.load().status.value == "needs_human"  # the decision itself was saved first
 
 
+SLOW_METRIC = """
+import pathlib, time
+
+def step(ctx):
+    ctx.record("search", {"q": "x"}, output="three new sources found")
+    ctx.data["kept"] = True
+
+def progress(ctx):
+    (pathlib.Path(ctx.base_dir) / "measuring").write_text("x")
+    time.sleep(30)
+    return 1.0
+"""
+
+
+def test_kill_ends_a_tick_within_half_a_second_while_its_metric_is_slow(tmp_path: Path) -> None:
+    """KILL while the progress metric runs: exit 3 within 0.5 s, and the step's work is saved."""
+    agent = make_agent(tmp_path, SLOW_METRIC)
+    proc = agent.spawn("tick", "--progress", f"{agent.module}:progress")
+    wait_until(lambda: (agent.root / "measuring").exists(), what="the metric to start", proc=proc)
+    started = time.monotonic()
+    agent.kill.write_text("stop now")
+    try:
+        code = proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    took = time.monotonic() - started
+    assert code == 3, proc.stderr.read() if proc.stderr else ""
+    assert took <= STOP_WITHIN, f"tick took {took:.2f} s to stop behind a slow metric"
+    state = agent.load()
+    assert state.ticks == 1 and state.data == {"kept": True}  # the step returned: its work is kept
+    errors = [e["error"] for e in agent.journal() if e["event"] == "metric_error"]
+    assert errors and "not waited for" in errors[0]
+
+
+# ---------------------------------------------------------------- a step's threads end with it
+
+# A step whose thread pool never finishes: Python joins a pool's workers (and every non-daemon
+# thread) before the process may exit, so without a hard exit the agent's worker went on
+# beating after KILL or a signal, and the heartbeat process never ended.
+POOLED = """
+import concurrent.futures, pathlib, threading, time
+
+def _beat(root):
+    while True:
+        (root / "beat").write_text(str(time.monotonic_ns()))
+        time.sleep(0.02)
+
+def waits_on_a_pool(ctx):
+    root = pathlib.Path(ctx.base_dir)
+    (root / "started").write_text("x")
+    with concurrent.futures.ThreadPoolExecutor() as pool:
+        pool.submit(_beat, root).result()
+
+def leaves_a_thread(ctx):
+    threading.Thread(target=_beat, args=(pathlib.Path(ctx.base_dir),)).start()
+"""
+
+
+@pytest.mark.parametrize("how", ["KILL-run", "KILL-tick", "SIGTERM-tick", "SIGINT-tick", "2xSIGTERM-run"])
+def test_a_step_waiting_on_a_thread_pool_ends_with_the_process(tmp_path: Path, how: str) -> None:
+    """KILL or a signal while the step waits on a pool that never ends: the process (and the pool) ends."""
+    agent = make_agent(tmp_path, POOLED)
+    command = how.rsplit("-", 1)[1]
+    extra = ["--every", "1h"] if command == "run" else []
+    with open(tmp_path / "stderr", "w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "heartbeat", command, *agent.flags("waits_on_a_pool"), *extra],
+            cwd=agent.root,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        wait_until(lambda: (agent.root / "beat").exists(), what="the pool to work", proc=proc)
+        started = time.monotonic()
+        if how.startswith("KILL"):
+            agent.kill.write_text("stop")
+        elif how == "2xSIGTERM-run":
+            proc.send_signal(signal.SIGTERM)
+            wait_until(lambda: "stopping" in (tmp_path / "stderr").read_text(), what="the first SIGTERM")
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+        else:
+            proc.send_signal(signal.SIGTERM if how.startswith("SIGTERM") else signal.SIGINT)
+        code = proc.wait(timeout=20)
+        took = time.monotonic() - started
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stderr = (tmp_path / "stderr").read_text()
+    expected = {"KILL": 3, "SIGTERM": 143, "SIGINT": 130, "2xSIGTERM": 143}[how.split("-")[0]]
+    assert code == expected, stderr
+    bound = STOP_WITHIN if how.startswith("KILL") else INTERRUPT_GRACE_SECONDS + STOP_WITHIN
+    assert took <= bound, f"{how}: the process took {took:.2f} s to end"
+    if how.endswith("tick") and not how.startswith("KILL"):
+        interrupted = [e for e in agent.journal() if e["event"] == "interrupted"]
+        assert interrupted and interrupted[0]["abandoned"] is True
+    assert agent.load().ticks == 0  # nothing of the abandoned tick was saved
+
+
+def test_a_thread_a_step_leaves_running_ends_with_its_tick(tmp_path: Path) -> None:
+    """A step that returns and leaves a non-daemon thread at work: the tick still ends, and the thread."""
+    agent = make_agent(tmp_path, POOLED)
+    done = agent.cli("tick", attr="leaves_a_thread", timeout=20)
+    assert done.returncode == 0, done.stderr
+    assert "left running" in done.stderr
+    assert agent.load().ticks == 1  # the tick itself was saved as usual
+
+
+QUICK = """
+import random, string
+
+def step(ctx):
+    word = "".join(random.choice(string.ascii_lowercase) for _ in range(12))
+    ctx.record("search", {"q": word}, output=f"results for {word}")
+    ctx.report_progress(float(ctx.tick))
+
+def chatty(ctx):
+    while True:
+        print("a line the agent prints " * 8)
+"""
+
+
+@pytest.mark.parametrize("how", ["run --json", "tick, the step printing"])
+def test_kill_ends_a_heartbeat_whose_stdout_nobody_reads(tmp_path: Path, how: str) -> None:
+    """stdout a pipe nobody reads (a stalled log collector): KILL still ends run or tick within 0.5 s."""
+    agent = make_agent(tmp_path, QUICK)
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)  # the smallest pipe: full after a few ticks
+    argv = ["run", "--json", "--every", "0.01s", *agent.flags()]
+    if how.startswith("tick"):  # the step itself blocks printing; KILL abandons it
+        argv = ["tick", *agent.flags("chatty")]
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "heartbeat", *argv],
+            cwd=agent.root,
+            stdout=write_end,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(write_end)
+
+        def full() -> bool:
+            waiting = array.array("i", [0])
+            fcntl.ioctl(read_end, termios.FIONREAD, waiting)
+            return waiting[0] > 4096 - 512  # no further line fits: the next tick's write blocks
+
+        wait_until(full, what="stdout to fill up", proc=proc)
+        started = time.monotonic()
+        agent.kill.write_text("stop")
+        try:
+            code = proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    finally:
+        os.close(read_end)
+    took = time.monotonic() - started
+    assert code == 3
+    assert took <= STOP_WITHIN, f"{how}: {took:.2f} s to stop behind a full stdout"
+
+
 # ---------------------------------------------------------------- 3. --exec process groups
 
 
@@ -192,6 +360,33 @@ def test_an_exec_agent_never_outlives_its_tick(tmp_path: Path, how: str) -> None
     expected = {"KILL": 3, "SIGTERM-tick": 128 + 15, "SIGINT-tick": 128 + 2, "SIGTERM-run": 0, "timeout": 1}
     assert code == expected[how], proc.stderr.read() if proc.stderr else ""
     assert not any(alive(p) for p in pids)
+
+
+@pytest.mark.parametrize("command", ["tick", "run"])
+def test_an_exec_agent_does_not_outlive_a_sigkilled_heartbeat(tmp_path: Path, command: str) -> None:
+    """SIGKILL of tick or run: the program dies with it, and the next tick (a KILL one) ends its child."""
+    agent, flags = exec_agent(tmp_path, "hang")
+    extra = ["--every", "1h"] if command == "run" else []
+    argv = [sys.executable, "-m", "heartbeat", command, *flags, "--state-dir", str(agent.state), *extra]
+    proc = subprocess.Popen(
+        argv, cwd=agent.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=os.setpgrp
+    )
+    try:
+        wait_until(lambda: len(exec_pids(agent.root)) == 2, what="the exec agent and its child", proc=proc)
+        program, child = exec_pids(agent.root)
+        proc.kill()  # SIGKILL: no finally block of ours runs
+        proc.wait()
+        wait_until(lambda: not alive(program), timeout=5, what="the program to die with its heartbeat")
+        agent.kill.write_text("stop")
+        tick = [sys.executable, "-m", "heartbeat", "tick", *flags, "--state-dir", str(agent.state)]
+        done = subprocess.run(tick, cwd=agent.root, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 3, done.stderr
+        wait_until(lambda: not alive(child), timeout=5, what="the next tick to end the orphaned child")
+        assert not [p for p in agent.state.iterdir() if p.name.startswith(".exec-")]
+    finally:
+        for pid in exec_pids(agent.root):
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_no_two_copies_of_an_exec_agent_after_sigterm(tmp_path: Path) -> None:

@@ -201,3 +201,38 @@ def test_a_journal_append_failure_is_reported_as_such(tmp_path: Path) -> None:
     assert agent.load().data == {"n": 1} and agent.load().status is Status.ACTIVE
     assert json.loads((agent.state / "state.json").read_text())["ticks"] == 1
     assert os.path.isdir(agent.state / "journal.jsonl")
+
+
+def test_a_symlinked_state_file_on_a_read_only_disk_stops_the_step(tmp_path: Path) -> None:
+    """state.json links to a file on another disk, which goes read-only: the step is not called."""
+    agent = make_agent(tmp_path, COUNTING + "\ndef step(ctx):\n    bump(ctx)\n")
+    with small_disk(tmp_path / "disk") as disk:
+        agent.state.mkdir()
+        (agent.state / "state.json").symlink_to(disk / "state.json")
+        assert agent.cli("tick").returncode == 0 and calls(agent) == 1
+        assert (disk / "state.json").exists() and (agent.state / "state.json").is_symlink()
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        refused = agent.cli("tick")
+        assert refused.returncode == 2 and "read-only file system" in refused.stderr.lower(), refused.stderr
+        assert calls(agent) == 1  # never called while the state could not be saved
+        subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=True)
+        assert agent.cli("tick").returncode == 0 and calls(agent) == 2
+        assert agent.load().ticks == 2
+
+
+def test_a_state_that_outgrew_the_disk_stops_the_step(tmp_path: Path) -> None:
+    """The step's data no longer fits on the disk: that save fails, and no later tick calls the step."""
+    grow = "\ndef step(ctx):\n    bump(ctx)\n    ctx.data['notes'] = 'x' * 400_000\n"
+    agent = make_agent(tmp_path, COUNTING + grow)
+    with small_disk(agent.state):
+        failed = agent.cli("tick")
+        assert failed.returncode == 2 and "No space left" in failed.stderr, failed.stderr
+        assert calls(agent) == 1
+        for _ in range(2):
+            refused = agent.cli("tick")
+            assert refused.returncode == 2 and "no room" in refused.stderr, refused.stderr
+        assert calls(agent) == 1  # not called again while its state cannot be saved
+        subprocess.run(["mount", "-o", "remount,size=4m", str(agent.state)], check=True)  # room again
+        assert agent.cli("tick").returncode == 0 and calls(agent) == 2
+        assert len(agent.load().data["notes"]) == 400_000
+        assert not (agent.state / ".no-room").exists()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import socket
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -81,6 +83,34 @@ def test_a_stop_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, webhook_ser
         dead = f"http://127.0.0.1:{probe.getsockname()[1]}/STOP"
     assert "failing closed" in (SharedStop(url=dead, timeout=2).reason() or "")
     assert SharedStop(url=dead, timeout=2, on_unreachable="go").reason() is None
+
+
+@pytest.mark.parametrize("on_unreachable", ["stop", "go"])
+def test_a_stop_url_that_does_not_speak_http_follows_on_unreachable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on_unreachable: str
+) -> None:
+    """A server that answers garbage (a TLS port, another service): unreachable, not an internal error."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+
+        def answer_garbage() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    client, _ = server.accept()
+                    with client:
+                        client.recv(4096)
+                        client.sendall(b"\x15\x03\x01\x00\x02\x02\x50 not http\r\n\r\n")
+
+        threading.Thread(target=answer_garbage, daemon=True).start()
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/STOP"
+        project(tmp_path, f'url = "{url}"\non_unreachable = "{on_unreachable}"')
+        out = io.StringIO()
+        code = tick(tmp_path, monkeypatch, out)
+    if on_unreachable == "stop":
+        assert code == 3 and "failing closed" in out.getvalue() and not (tmp_path / "ran").exists()
+    else:
+        assert code == 0 and (tmp_path / "ran").exists()
 
 
 def test_run_watcher_stops_on_the_shared_stop(tmp_path: Path) -> None:

@@ -1,0 +1,88 @@
+"""An ``--exec`` program whose heartbeat died outright must not go on running with nothing watching it.
+
+The program runs in a session of its own (so its whole group can be ended),
+which also means it survives a heartbeat that is SIGKILLed (``kill -9``, the
+OOM killer, a supervisor's last resort): no timeout, no KILL file and no
+state are watching it any more, and the next tick would start a second copy.
+Two guards, both Linux-only (elsewhere they do nothing):
+
+- :func:`die_with_parent`, run in the program's process just before it
+  starts: the kernel SIGKILLs it when the thread that started it dies.
+- :func:`end_processes_of`, run by the next heartbeat that takes the state
+  folder's lock and finds the scratch folder (``.exec-*``) the dead tick
+  left: every process whose ``HEARTBEAT_ACTIONS`` names that folder (the
+  program's own children too), and their process groups, are SIGKILLed
+  before the folder is removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Callable
+
+__all__ = ["die_with_parent", "end_processes_of"]
+
+_PR_SET_PDEATHSIG = 1
+_ACTIONS = b"HEARTBEAT_ACTIONS="
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes the child SIGKILLed when the thread starting it dies (None off Linux).
+
+    Built in the parent, so the child (forked from a process with threads) imports and
+    loads nothing: it makes one ``prctl`` call, then checks the parent did not die first.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # no libc to ask: the next tick's sweep is the guard
+        return None
+    parent = os.getpid()
+
+    def guard() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the guard was set
+            os._exit(1)
+
+    return guard
+
+
+def end_processes_of(scratch: str) -> int:
+    """SIGKILL every process (and its group) whose ``HEARTBEAT_ACTIONS`` lies in ``scratch``; how many."""
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return 0
+    folder = os.path.realpath(scratch)
+    own = {os.getpid(), os.getpgrp()}
+    ended = 0
+    for pid in pids:
+        if pid in own or not _runs_in(pid, folder):
+            continue
+        with contextlib.suppress(OSError):
+            group = os.getpgid(pid)
+            if group not in own:  # never our own group: that would end this heartbeat
+                os.killpg(group, signal.SIGKILL)
+            os.kill(pid, signal.SIGKILL)
+            ended += 1
+    return ended
+
+
+def _runs_in(pid: int, folder: str) -> bool:
+    """Whether process ``pid`` was started by an ``--exec`` step whose scratch folder is ``folder``."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            environ = handle.read()
+    except OSError:  # gone, or not ours to read
+        return False
+    for entry in environ.split(b"\0"):
+        if entry.startswith(_ACTIONS):
+            path = os.fsdecode(entry[len(_ACTIONS) :])
+            return os.path.realpath(os.path.dirname(path)) == folder
+    return False
