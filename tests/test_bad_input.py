@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -258,3 +260,98 @@ def test_kill_status_log_pause_resume_need_no_notifier_secret(tmp_path: Path) ->
     (root / "KILL").unlink()
     done = run_cli(root, "tick")
     assert one_line_error(done) and "HOOK_URL_NOT_SET_HERE is not set" in done.stderr
+
+
+# ------------------------------------------------------------------ audit: bad input through every command
+
+
+def _fifo(relative: str) -> Callable[[Path], None]:
+    """Setup: a FIFO nobody writes at ``relative`` (replacing what was there)."""
+
+    def make(root: Path) -> None:
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+        os.mkfifo(path)
+
+    return make
+
+
+def _write(relative: str, data: bytes | str) -> Callable[[Path], None]:
+    """Setup: a file at ``relative`` holding ``data``."""
+
+    def make(root: Path) -> None:
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    return make
+
+
+def _both(*steps: Callable[[Path], None]) -> Callable[[Path], None]:
+    def make(root: Path) -> None:
+        for step in steps:
+            step(root)
+
+    return make
+
+
+def _nothing(root: Path) -> None:
+    """Setup: the ticked project as it is."""
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    """Each path under ``root``: its kind, and a regular file's bytes (locks left out)."""
+    seen = {}
+    for path in root.rglob("*"):
+        name = str(path.relative_to(root))
+        if path.is_symlink():
+            seen[name] = "link " + os.readlink(path)
+        elif path.is_fifo():
+            seen[name] = "fifo"
+        elif path.is_file() and not path.name.endswith(".lock"):
+            seen[name] = path.read_bytes().decode("latin-1")
+    return seen
+
+
+@pytest.fixture(scope="module")
+def ticked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project whose agent has ticked once: a state folder with state.json and a journal."""
+    root = project(tmp_path_factory.mktemp("ticked"))
+    assert run_cli(root, "tick").returncode == 0
+    return root
+
+
+# (setup, argv, exit code, what stderr says); each found by throwing bad input at the real CLI.
+AUDIT_CASES = [
+    pytest.param(_fifo("out.html"), ["report", "--out", "out.html"], 2, "is a FIFO", id="report-out-fifo"),
+    pytest.param(
+        _fifo("m.prom"), ["metrics", "--output", "m.prom"], 2, "is a FIFO", id="metrics-output-fifo"
+    ),
+    pytest.param(
+        _both(_write("traces/a.jsonl", '{"actions": []}\n'), _fifo("tuning.html")),
+        ["replay", "traces", "--html", "tuning.html"],
+        2,
+        "is a FIFO",
+        id="replay-html-fifo",
+    ),
+]
+
+
+@pytest.mark.parametrize(("setup", "argv", "code", "says"), AUDIT_CASES)
+def test_bad_input_is_one_line_and_changes_nothing(
+    ticked: Path, tmp_path: Path, setup: Callable[[Path], None], argv: list[str], code: int, says: str
+) -> None:
+    """One line on stderr, the documented exit code, no hang, and no existing file changed or replaced."""
+    root = tmp_path / "project"
+    shutil.copytree(ticked, root, symlinks=True)
+    setup(root)
+    before = _snapshot(root)
+    done = run_cli(root, *argv, timeout=20)
+    assert one_line_error(done, code), (done.returncode, done.stderr)
+    assert says in done.stderr, done.stderr
+    after = _snapshot(root)
+    assert {name: kind for name, kind in after.items() if name in before} == before
