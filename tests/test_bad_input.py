@@ -338,6 +338,14 @@ AUDIT_CASES = [
         "is a FIFO",
         id="replay-html-fifo",
     ),
+    pytest.param(_fifo("other.toml"), ["status", "--config", "other.toml"], 2, "is a FIFO", id="config-fifo"),
+    pytest.param(
+        _fifo("heartbeat.toml"),
+        ["status"],
+        2,
+        "heartbeat.toml: cannot read: is a FIFO",
+        id="default-config-fifo",
+    ),
 ]
 
 
