@@ -339,6 +339,24 @@ AUDIT_CASES = [
         id="replay-html-fifo",
     ),
     pytest.param(_fifo("other.toml"), ["status", "--config", "other.toml"], 2, "is a FIFO", id="config-fifo"),
+    pytest.param(_fifo("t.jsonl"), ["replay", "t.jsonl"], 2, "is a FIFO", id="replay-trace-fifo"),
+    pytest.param(
+        _fifo("t.json"), ["replay", "t.json", "--format", "openai"], 2, "is a FIFO", id="replay-format-fifo"
+    ),
+    pytest.param(
+        _both(_write("traces/a.jsonl", '{"actions": []}\n'), _fifo("labels.csv")),
+        ["replay", "traces", "--labels", "labels.csv"],
+        2,
+        "is a FIFO",
+        id="replay-labels-fifo",
+    ),
+    pytest.param(
+        _both(_write("traces/a.jsonl", '{"actions": []}\n'), _write("labels.csv", b"trace,label\n\xff\n")),
+        ["replay", "traces", "--labels", "labels.csv"],
+        2,
+        "not UTF-8",
+        id="replay-labels-not-utf8",
+    ),
     pytest.param(
         _fifo("heartbeat.toml"),
         ["status"],

@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import TraceError, UsageError
+from ..fsutil import read_regular
 from .common import Action
 
 __all__ = ["FORMATS", "Action", "detect_format", "load_actions", "read_json"]
@@ -72,8 +73,10 @@ FORMATS: Mapping[str, ModuleType] = _Registry(
 def read_json(path: Path) -> Any:
     """The file's JSON (a whole document, or a list of its lines for JSON Lines); UsageError if neither."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_regular(path).decode("utf-8")  # never a wait on a FIFO
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: cannot read: {exc}") from None
     try:
         return json.loads(text)
