@@ -149,7 +149,7 @@ class _Tail:
         for line in chunk[:end].splitlines():
             try:
                 event = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):  # bad bytes, bad JSON, an integer of 5,000 digits
                 continue
             if isinstance(event, dict):
                 event.setdefault("agent", self.agent)

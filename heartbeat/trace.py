@@ -84,6 +84,8 @@ def _parse(text: str, path: str, number: int) -> TraceLine:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise TraceError(path, number, f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+    except ValueError as exc:  # an integer of 5,000 digits: Python's limit on reading one
+        raise TraceError(path, number, f"not valid JSON: {str(exc).partition(':')[0]}") from None
     except RecursionError:
         raise TraceError(path, number, "not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):

@@ -80,7 +80,7 @@ def read_json(path: Path) -> Any:
         raise UsageError(f"{path}: cannot read: {exc}") from None
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except ValueError:  # not one document (or a number too long to read): try its lines
         pass
     except RecursionError:
         raise TraceError(str(path), 1, "not valid JSON: nested too deeply") from None
@@ -93,6 +93,8 @@ def read_json(path: Path) -> Any:
                 raise TraceError(
                     str(path), number, f"not valid JSON: {exc.msg} (column {exc.colno})"
                 ) from None
+            except ValueError as exc:  # an integer of 5,000 digits: Python's limit on reading one
+                raise TraceError(str(path), number, f"not valid JSON: {str(exc).partition(':')[0]}") from None
             except RecursionError:
                 raise TraceError(str(path), number, "not valid JSON: nested too deeply") from None
     return rows
