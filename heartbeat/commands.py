@@ -310,7 +310,14 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat validate``: config, plug-ins and state, without ticking."""
-    for hb in _heartbeats(_config(args)):
+    config = _config(args)
+    if config.schedule.every or config.schedule.cron:  # the trigger `run` builds: a bad cron said now
+        from .schedule import make_trigger
+
+        make_trigger(
+            every=config.schedule.every, cron=config.schedule.cron, timezone=config.schedule.timezone
+        )
+    for hb in _heartbeats(config):
         hb.validate()
         state = hb.read_state() if hb.store.state_path.exists() else None
         what = f"state ok ({state.ticks} ticks, {state.status.value})" if state else "no state yet"

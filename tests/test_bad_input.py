@@ -375,6 +375,20 @@ AUDIT_CASES = [
         id="default-config-fifo",
     ),
     pytest.param(
+        _append("heartbeat.toml", '[schedule]\ncron = "99 * * * *"\n'),
+        ["status"],
+        2,
+        "schedule.cron",
+        id="cron-status",
+    ),
+    pytest.param(
+        _append("heartbeat.toml", '[schedule]\ncron = "99 * * * *"\n'),
+        ["validate"],
+        2,
+        "'99'",
+        id="cron-validate",
+    ),
+    pytest.param(
         _append("state/journal.jsonl", '{"event": "tick", "tick": ' + "9" * 5000 + "}\n"),
         ["log"],
         0,
