@@ -389,6 +389,13 @@ AUDIT_CASES = [
         id="cron-validate",
     ),
     pytest.param(
+        _write("agent.py", "import sys\nsys.exit(7)\n"),
+        ["tick"],
+        2,
+        "SystemExit(7)",
+        id="step-exits-at-import",
+    ),
+    pytest.param(
         _append("state/journal.jsonl", '{"event": "tick", "tick": ' + "9" * 5000 + "}\n"),
         ["log"],
         0,
