@@ -396,6 +396,22 @@ AUDIT_CASES = [
         id="step-exits-at-import",
     ),
     pytest.param(
+        _both(
+            lambda root: (root / "loop").symlink_to("loop"), _append("heartbeat.toml", 'state_dir = "loop"\n')
+        ),
+        ["outbox"],
+        2,
+        "Too many levels of symbolic links",
+        id="outbox-state-dir-loop",
+    ),
+    pytest.param(
+        lambda root: (root / "state" / "outbox" / "webhook--k--0.json").mkdir(parents=True),
+        ["outbox", "drop", "--all"],
+        2,
+        "Is a directory",
+        id="outbox-drop-a-folder",
+    ),
+    pytest.param(
         _append("state/journal.jsonl", '{"event": "tick", "tick": ' + "9" * 5000 + "}\n"),
         ["log"],
         0,
