@@ -411,6 +411,7 @@ AUDIT_CASES = [
         "Is a directory",
         id="outbox-drop-a-folder",
     ),
+    pytest.param(_nothing, ["log", "-n", "9" * 30], 0, "", id="log-n-huge"),
     pytest.param(
         _append("state/journal.jsonl", '{"event": "tick", "tick": ' + "9" * 5000 + "}\n"),
         ["log"],
