@@ -229,7 +229,12 @@ def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
                 ) from None
             out.write(f"{hb.kill.path}: {'removed' if removed else 'was not there'}\n")
         else:
-            text = hb.kill.engage(args.reason)
+            try:
+                text = hb.kill.engage(args.reason)
+            except OSError as exc:  # a folder of that name (it stops the agent already), no such folder
+                raise UsageError(
+                    f"{hb.kill.path}: cannot write the KILL file ({exc.strerror or exc})"
+                ) from None
             out.write(f"{hb.kill.path}: written ({text}); `heartbeat kill --off` or rm it to go on\n")
     return 0
 

@@ -426,6 +426,13 @@ AUDIT_CASES = [
         "line 1: not valid JSON",
         id="replay-long-int",
     ),
+    pytest.param(
+        _nothing,
+        ["kill", "--kill-file", "nowhere/KILL"],
+        2,
+        "cannot write the KILL file",
+        id="kill-file-no-folder",
+    ),
 ]
 
 
