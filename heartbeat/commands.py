@@ -95,7 +95,14 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat init``."""
     from .scaffold import init_project
 
-    out.writelines(line + "\n" for line in init_project(Path(args.directory)))
+    try:
+        out.writelines(line + "\n" for line in init_project(Path(args.directory)))
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a file where the folder should be, a folder that cannot be written
+        raise UsageError(
+            f"init {args.directory}: {exc.filename or args.directory}: {exc.strerror or exc}"
+        ) from None
     return 0
 
 

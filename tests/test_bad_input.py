@@ -433,6 +433,7 @@ AUDIT_CASES = [
         "cannot write the KILL file",
         id="kill-file-no-folder",
     ),
+    pytest.param(_nothing, ["init", "agent.py"], 2, "Not a directory", id="init-on-a-file"),
 ]
 
 
