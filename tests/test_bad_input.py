@@ -434,6 +434,26 @@ AUDIT_CASES = [
         id="kill-file-no-folder",
     ),
     pytest.param(_nothing, ["init", "agent.py"], 2, "Not a directory", id="init-on-a-file"),
+    pytest.param(
+        _nothing, ["tick", "--webhook", "http://[::1/hook"], 2, "host or port", id="webhook-url-bad-host"
+    ),
+    pytest.param(
+        _append("heartbeat.toml", '[[notify]]\ntype = "webhook"\nurl = "http://127.0.0.1:9/a\\nb"\n'),
+        ["notify", "--test"],
+        2,
+        "line breaks",
+        id="webhook-url-line-break",
+    ),
+    pytest.param(
+        _append(
+            "heartbeat.toml",
+            '[[notify]]\ntype = "webhook"\nurl = "http://127.0.0.1:9/a"\nheaders = { X-Token = "\u00e9" }\n',
+        ),
+        ["notify", "--test"],
+        2,
+        "printable ASCII",
+        id="webhook-header-not-ascii",
+    ),
 ]
 
 
