@@ -454,6 +454,7 @@ AUDIT_CASES = [
         "printable ASCII",
         id="webhook-header-not-ascii",
     ),
+    pytest.param(_nothing, ["status", "--state-dir", "a\nb"], 2, "a\\nb", id="error-with-a-line-break"),
 ]
 
 
