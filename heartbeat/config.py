@@ -101,6 +101,14 @@ class AgentConfig(ConfigModel):
     state_dir: ConfigPath = Path("state")
     kill_file: ConfigPath = Path("KILL")
 
+    @field_validator("name")
+    @classmethod
+    def _one_line_name(cls, value: str) -> str:
+        # The name starts lines of output, the journal's and notifications' text.
+        if any(char < " " or char == "\x7f" for char in value):
+            raise ValueError("must not hold line breaks or other control characters")
+        return value
+
     @model_validator(mode="after")
     def _one_step(self) -> Self:
         if self.step and self.exec:

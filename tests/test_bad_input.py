@@ -455,6 +455,13 @@ AUDIT_CASES = [
         id="webhook-header-not-ascii",
     ),
     pytest.param(_nothing, ["status", "--state-dir", "a\nb"], 2, "a\\nb", id="error-with-a-line-break"),
+    pytest.param(
+        _append("heartbeat.toml", 'name = "a\\nb"\n'),
+        ["tick"],
+        2,
+        "agent.name: must not hold line breaks",
+        id="agent-name-line-break",
+    ),
 ]
 
 
