@@ -331,7 +331,12 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
         )
     for hb in _heartbeats(config):
         hb.validate()
-        state = hb.read_state() if hb.store.state_path.exists() else None
+        if (
+            os.path.lexists(hb.state_dir) and not hb.state_dir.is_dir()
+        ):  # a file, a broken link: no tick can save
+            raise UsageError(f"{hb.name}: the state folder {hb.state_dir} is not a folder")
+        # lexists: a symlink loop or a dangling link in place of state.json is read (and refused), not skipped
+        state = hb.read_state() if os.path.lexists(hb.store.state_path) else None
         what = f"state ok ({state.ticks} ticks, {state.status.value})" if state else "no state yet"
         out.write(f"{hb.name}: config ok, step and plug-ins load, {what}\n")
     return 0

@@ -462,6 +462,23 @@ AUDIT_CASES = [
         "agent.name: must not hold line breaks",
         id="agent-name-line-break",
     ),
+    pytest.param(
+        _both(
+            lambda root: (root / "state" / "state.json").unlink(),
+            lambda root: (root / "state" / "state.json").symlink_to("state.json"),
+        ),
+        ["validate"],
+        2,
+        "Too many levels of symbolic links",
+        id="validate-state-json-loop",
+    ),
+    pytest.param(
+        _append("heartbeat.toml", 'state_dir = "agent.py"\n'),
+        ["validate"],
+        2,
+        "is not a folder",
+        id="validate-state-dir-a-file",
+    ),
 ]
 
 
