@@ -19,11 +19,26 @@ __all__ = ["HUMAN_LOCK_WAIT", "killed", "note_left_behind", "pause", "read_state
 HUMAN_LOCK_WAIT = 15.0
 
 
+def _typed(text: str | None) -> str | None:
+    """Text a person typed, as it can be saved: bytes that were not UTF-8 become U+FFFD.
+
+    A terminal in Latin-1 hands Python ``café`` as ``caf\\udce9`` (a lone
+    surrogate), which no JSON file can hold: refusing the note would leave the
+    agent waiting for a human who cannot resume it.
+    """
+    if text is None:
+        return None
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no terminal gives (a library caller's): replaced as well
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def pause(hb: Heartbeat, reason: str | None = None) -> AgentState:
     """Pause the agent: ticks do nothing until resumed (waits a little for a running tick)."""
     with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
         state = hb.store.load()
-        state.status, state.status_reason = Status.PAUSED, reason or "paused by hand"
+        state.status, state.status_reason = Status.PAUSED, _typed(reason) or "paused by hand"
         hb.store.save(state)
         hb.journal([{"event": "pause", "reason": state.status_reason}], hb.clock(), state.ticks)
         return state
@@ -37,6 +52,7 @@ def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
         previous = state.status
         state.status, state.status_reason = Status.ACTIVE, None
         state.stuck_streak, state.recovery, state.escalation = 0, None, None
+        note = _typed(note)
         state.instructions = note.strip() if note and note.strip() else None
         # A fresh progress window: the flat samples before the human's note must not make the
         # very next tick say "reassess your goal" over the note.

@@ -499,3 +499,15 @@ def test_bad_input_is_one_line_and_changes_nothing(
         assert says in done.stderr, done.stderr
     after = _snapshot(root)
     assert {name: kind for name, kind in after.items() if name in before} == before
+
+
+def test_a_note_typed_in_a_latin1_terminal_still_pauses_and_resumes(ticked: Path, tmp_path: Path) -> None:
+    """`café` from a Latin-1 terminal reaches Python as a lone surrogate: saved with U+FFFD, never refused."""
+    root = tmp_path / "project"
+    shutil.copytree(ticked, root, symlinks=True)
+    typed = os.fsdecode(b"caf\xe9")  # what argv holds for those bytes under a UTF-8 locale
+    for argv in (["pause", "--reason", typed], ["resume", "--note", typed]):
+        done = run_cli(root, *argv)
+        assert done.returncode == 0 and not done.stderr, (argv, done.stderr)
+    status = json.loads(run_cli(root, "status", "--json").stdout)
+    assert status["status"] == "active" and status["instructions"] == "caf\ufffd"
