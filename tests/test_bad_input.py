@@ -511,3 +511,17 @@ def test_a_note_typed_in_a_latin1_terminal_still_pauses_and_resumes(ticked: Path
         assert done.returncode == 0 and not done.stderr, (argv, done.stderr)
     status = json.loads(run_cli(root, "status", "--json").stdout)
     assert status["status"] == "active" and status["instructions"] == "caf\ufffd"
+
+
+def test_pause_and_resume_with_a_fifo_journal_act_and_say_the_journal_failed(
+    ticked: Path, tmp_path: Path
+) -> None:
+    """The act is saved (state.json is the record), the rest of resume runs, and one line says what failed."""
+    root = tmp_path / "project"
+    shutil.copytree(ticked, root, symlinks=True)
+    _fifo("state/journal.jsonl")(root)
+    for argv, status in ((["pause"], "paused"), (["resume"], "active")):
+        done = run_cli(root, *argv)
+        assert one_line_error(done) and "the journal could not be written" in done.stderr, done.stderr
+        assert json.loads(run_cli(root, "status", "--json").stdout)["status"] == status
+    assert (root / "state" / "journal.jsonl").is_fifo()
