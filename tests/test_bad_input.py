@@ -479,6 +479,9 @@ AUDIT_CASES = [
         "is not a folder",
         id="validate-state-dir-a-file",
     ),
+    pytest.param(
+        _nothing, ["log", "--since", "0001-01-01T00:00:00+14:00"], 0, "", id="log-since-before-year-1-utc"
+    ),
 ]
 
 
