@@ -482,6 +482,13 @@ AUDIT_CASES = [
     pytest.param(
         _nothing, ["log", "--since", "0001-01-01T00:00:00+14:00"], 0, "", id="log-since-before-year-1-utc"
     ),
+    pytest.param(
+        _append("state/journal.jsonl", '{"at": "0001-01-01T00:00:00+14:00", "event": "tick", "tick": 9}\n'),
+        ["report", "--since", "2020-01-01"],
+        0,
+        "",
+        id="report-event-before-year-1-utc",
+    ),
 ]
 
 
