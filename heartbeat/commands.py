@@ -156,7 +156,11 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         host, port = server.server_address[:2]
         print(f"heartbeat: metrics on http://{host}:{port}/metrics", file=sys.stderr)
 
+    said: set[str] = set()  # errors already on stderr: the run's last line does not repeat them
+
     def on_tick(result: TickResult) -> None:
+        if result.outcome in ("error", "locked") and not args.json:
+            said.add(result.message)
         try:
             print_result(result, stream, as_json=args.json)
         except OSError:
@@ -188,7 +192,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
                 stream.write(f"first heartbeat at {first.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC\n")
                 stream.flush()
         summary = runner.run()
-    print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
+    if summary.reason not in said:
+        print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
     return summary.exit_code
 
 

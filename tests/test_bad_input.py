@@ -489,6 +489,13 @@ AUDIT_CASES = [
         "",
         id="report-event-before-year-1-utc",
     ),
+    pytest.param(
+        _write("state/state.json", "[1"),
+        ["run", "--every", "1s", "--ticks", "1"],
+        2,
+        "not valid JSON",
+        id="run-corrupt-state",
+    ),
 ]
 
 
