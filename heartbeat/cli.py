@@ -23,6 +23,15 @@ from .errors import HeartbeatError
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 
+# Line breaks and other control characters in an error (a path or a name holding them, an
+# exception's text) are shown escaped: an error is one line, and it cannot drive the terminal.
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(32), 127)} | {9: "\\t", 10: "\\n", 13: "\\r"}
+
+
+def _one_line(text: str) -> str:
+    return text.translate(_CONTROLS)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of the ``heartbeat`` command; returns the exit code."""
     code = 1
@@ -60,7 +69,7 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
             return 2
         return COMMANDS[args.command](args, out)
     except HeartbeatError as exc:
-        print(f"heartbeat: error: {exc}", file=sys.stderr)
+        print(f"heartbeat: error: {_one_line(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         if argv is None:  # our own process: a third Ctrl-C must not interrupt the goodbye
@@ -78,7 +87,7 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
         if os.environ.get("HEARTBEAT_DEBUG"):
             raise
         print(
-            f"heartbeat: internal error: {type(exc).__name__}: {exc} "
+            f"heartbeat: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
             "(set HEARTBEAT_DEBUG=1 for the traceback)",
             file=sys.stderr,
         )

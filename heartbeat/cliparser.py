@@ -7,6 +7,7 @@ what each command does and :mod:`heartbeat.cli` runs them.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,7 +54,7 @@ def _counting(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r}: give 0 (all) or more")
-    return value
+    return value if value <= sys.maxsize else 0  # more events than any journal holds: all of them
 
 
 _OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {

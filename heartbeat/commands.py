@@ -99,7 +99,14 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat init``."""
     from .scaffold import init_project
 
-    out.writelines(line + "\n" for line in init_project(Path(args.directory)))
+    try:
+        out.writelines(line + "\n" for line in init_project(Path(args.directory)))
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a file where the folder should be, a folder that cannot be written
+        raise UsageError(
+            f"init {args.directory}: {exc.filename or args.directory}: {exc.strerror or exc}"
+        ) from None
     return 0
 
 
@@ -172,7 +179,11 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         host, port = server.server_address[:2]
         print(f"heartbeat: metrics on http://{host}:{port}/metrics", file=sys.stderr)
 
+    said: set[str] = set()  # errors already on stderr: the run's last line does not repeat them
+
     def on_tick(result: TickResult) -> None:
+        if result.outcome in ("error", "locked") and not args.json:
+            said.add(result.message)
         try:
             print_result(result, stream, as_json=args.json)
         except OSError:
@@ -212,7 +223,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
                 summary.exit_code,
                 f"heartbeat: run ended: {summary.reason} (output that could not be written dropped)",
             )
-    print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
+    if summary.reason not in said:
+        print(f"heartbeat: run ended: {summary.reason}", file=sys.stderr)
     return end_left_running(summary.exit_code, own_process=OWN_PROCESS, step_left=bool(summary.abandoned))
 
 
@@ -260,7 +272,12 @@ def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
                 ) from None
             out.write(f"{hb.kill.path}: {'removed' if removed else 'was not there'}\n")
         else:
-            text = hb.kill.engage(args.reason)
+            try:
+                text = hb.kill.engage(args.reason)
+            except OSError as exc:  # a folder of that name (it stops the agent already), no such folder
+                raise UsageError(
+                    f"{hb.kill.path}: cannot write the KILL file ({exc.strerror or exc})"
+                ) from None
             out.write(f"{hb.kill.path}: written ({text}); `heartbeat kill --off` or rm it to go on\n")
     return 0
 
@@ -341,9 +358,21 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat validate``: config, plug-ins and state, without ticking."""
-    for hb in _heartbeats(_config(args)):
+    config = _config(args)
+    if config.schedule.every or config.schedule.cron:  # the trigger `run` builds: a bad cron said now
+        from .schedule import make_trigger
+
+        make_trigger(
+            every=config.schedule.every, cron=config.schedule.cron, timezone=config.schedule.timezone
+        )
+    for hb in _heartbeats(config):
         hb.validate()
-        state = hb.read_state() if hb.store.state_path.exists() else None
+        if (
+            os.path.lexists(hb.state_dir) and not hb.state_dir.is_dir()
+        ):  # a file, a broken link: no tick can save
+            raise UsageError(f"{hb.name}: the state folder {hb.state_dir} is not a folder")
+        # lexists: a symlink loop or a dangling link in place of state.json is read (and refused), not skipped
+        state = hb.read_state() if os.path.lexists(hb.store.state_path) else None
         what = f"state ok ({state.ticks} ticks, {state.status.value})" if state else "no state yet"
         out.write(f"{hb.name}: config ok, step and plug-ins load, {what}\n")
     return 0

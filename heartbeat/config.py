@@ -38,6 +38,7 @@ from .detectorconfig import (
     ToolThreshold,
 )
 from .errors import ConfigError
+from .fsutil import read_regular
 from .notifyconfig import (
     BUILTIN_TYPES,
     SECRET_FIELDS,
@@ -99,6 +100,14 @@ class AgentConfig(ConfigModel):
     progress: str | None = Field(default=None, description="The progress metric as 'module:attr'.")
     state_dir: ConfigPath = Path("state")
     kill_file: ConfigPath = Path("KILL")
+
+    @field_validator("name")
+    @classmethod
+    def _one_line_name(cls, value: str) -> str:
+        # The name starts lines of output, the journal's and notifications' text.
+        if any(char < " " or char == "\x7f" for char in value):
+            raise ValueError("must not hold line breaks or other control characters")
+        return value
 
     @model_validator(mode="after")
     def _one_step(self) -> Self:
@@ -359,12 +368,15 @@ def load_config(path: Path | str | None = None) -> HeartbeatConfig:
     """Load ``heartbeat.toml`` (default: ``./heartbeat.toml`` when present) or the defaults."""
     if path is None:
         candidate = Path(DEFAULT_CONFIG_NAME)
-        if not candidate.is_file():
+        # Only a missing one means the defaults: a folder, FIFO or broken link of that name is
+        # the user's config gone wrong, said below, never run without.
+        if not candidate.is_file() and not os.path.lexists(candidate):
             return HeartbeatConfig(base_dir=Path.cwd())
         path = candidate
     path = Path(path)
     try:
-        raw = tomllib.loads(path.read_bytes().decode("utf-8"))
+        # Never a plain read: a FIFO would wait for a writer for good, /dev/zero never end.
+        raw = tomllib.loads(read_regular(path).decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError("no such file", path=path) from None
     except IsADirectoryError:
@@ -376,6 +388,8 @@ def load_config(path: Path | str | None = None) -> HeartbeatConfig:
     except RecursionError:
         raise ConfigError("not valid TOML: nested too deeply", path=path) from None
     except OSError as exc:
+        if os.path.isdir(path):
+            raise ConfigError("is a directory, not a TOML file", path=path) from None
         raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
     try:
         # Notifier secrets are expanded leniently: `kill`, `status` or `resume` must work in a

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import HeartbeatError, StateCorrupt
 from .models import AgentState, Status
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from .result import TickResult
     from .runner import Heartbeat
 
@@ -27,14 +29,46 @@ __all__ = [
 HUMAN_LOCK_WAIT = 15.0
 
 
+def _typed(text: str | None) -> str | None:
+    """Text a person typed, as it can be saved: bytes that were not UTF-8 become U+FFFD.
+
+    A terminal in Latin-1 hands Python ``café`` as ``caf\\udce9`` (a lone
+    surrogate), which no JSON file can hold: refusing the note would leave the
+    agent waiting for a human who cannot resume it.
+    """
+    if text is None:
+        return None
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no terminal gives (a library caller's): replaced as well
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _journal(hb: Heartbeat, events: list[dict[str, Any]], now: datetime, tick: int) -> str | None:
+    """Journal a human's act after its state is saved; what went wrong, or None.
+
+    The act stands (the state is the durable record), so a journal that cannot
+    be written (a FIFO, a folder in its place) is said once the act is done.
+    """
+    try:
+        hb.journal(events, now, tick)
+    except OSError as exc:
+        return (
+            f"the journal could not be written ({hb.redact(exc.strerror or str(exc))}); the state was saved"
+        )
+    return None
+
+
 def pause(hb: Heartbeat, reason: str | None = None) -> AgentState:
     """Pause the agent: ticks do nothing until resumed (waits a little for a running tick)."""
     with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
         state = hb.store.load()
-        state.status, state.status_reason = Status.PAUSED, reason or "paused by hand"
+        state.status, state.status_reason = Status.PAUSED, _typed(reason) or "paused by hand"
         hb.store.save(state)
-        hb.journal([{"event": "pause", "reason": state.status_reason}], hb.clock(), state.ticks)
-        return state
+        problem = _journal(hb, [{"event": "pause", "reason": state.status_reason}], hb.clock(), state.ticks)
+    if problem:
+        raise HeartbeatError(f"{hb.name}: paused, but {problem}")
+    return state
 
 
 def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
@@ -45,6 +79,7 @@ def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
         previous = state.status
         state.status, state.status_reason = Status.ACTIVE, None
         state.stuck_streak, state.recovery, state.escalation = 0, None, None
+        note = _typed(note)
         state.instructions = note.strip() if note and note.strip() else None
         # A fresh progress window: the flat samples before the human's note must not make the
         # very next tick say "reassess your goal" over the note.
@@ -65,11 +100,13 @@ def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
             "note": state.instructions,
             "settled": sorted(settled),
         }
-        hb.journal([event], now, state.ticks)
+        problem = _journal(hb, [event], now, state.ticks)
         hb.store.escalation_path.unlink(missing_ok=True)
         if outbox is not None:
             outbox.settle(hb.name)
-        return state
+    if problem:
+        raise HeartbeatError(f"{hb.name}: resumed, but {problem}")
+    return state
 
 
 def read_state(hb: Heartbeat) -> AgentState:

@@ -30,6 +30,7 @@ __all__ = [
     "atomic_write",
     "ensure_private_dir",
     "fsync_dir",
+    "not_regular",
     "open_regular",
     "open_regular_stat",
     "read_regular",
@@ -225,6 +226,23 @@ def _kind(mode: int) -> str:
         if test(mode):
             return name
     return "not a regular file"
+
+
+def not_regular(path: Path | str) -> str | None:
+    """Why a file must not be written over ``path`` (a device, FIFO or socket is there), else None.
+
+    An atomic write renames its temp file over the target: over ``/dev/null``
+    that replaces the device itself (as root, for every program on the host).
+    A missing path, a regular file or a symlink to one is fine; a folder is
+    left to the rename's own error.
+    """
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode):
+        return None
+    return f"is {_kind(info.st_mode)}, not a regular file"
 
 
 def open_regular(path: Path | str, flags: int = os.O_RDONLY) -> int:

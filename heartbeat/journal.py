@@ -310,7 +310,7 @@ class Journal:
         try:
             # Decode explicitly: json.loads would guess UTF-16/32 from the bytes of a garbled line.
             event = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # bad bytes, bad JSON, an integer of 5,000 digits
             self.skipped += 1
             return None
         if isinstance(event, dict):

@@ -44,7 +44,12 @@ def parse_since(text: str, now: datetime) -> datetime:
             f"--since {text!r}: give a duration such as 10m, 2h or 2d, "
             "or an ISO date or time such as 2026-05-01 or 2026-05-01T03:00"
         ) from None
-    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    if at.tzinfo is None:
+        return at.replace(tzinfo=UTC)
+    try:
+        return at.astimezone(UTC)
+    except OverflowError:  # hours from the calendar's first or last day: that end is the answer
+        return (datetime.min if at.year == 1 else datetime.max).replace(tzinfo=UTC)
 
 
 def _event_time(event: dict[str, Any]) -> datetime | None:
@@ -149,7 +154,7 @@ class _Tail:
         for line in chunk[:end].splitlines():
             try:
                 event = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):  # bad bytes, bad JSON, an integer of 5,000 digits
                 continue
             if isinstance(event, dict):
                 event.setdefault("agent", self.agent)

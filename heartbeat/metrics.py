@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, HeartbeatError
+from .fsutil import not_regular
 from .status import agent_report
 
 if TYPE_CHECKING:
@@ -121,6 +122,9 @@ def render(heartbeats: Sequence[Heartbeat], clock: Callable[[], datetime]) -> st
 
 def write_textfile(heartbeats: Sequence[Heartbeat], path: Path, clock: Callable[[], datetime]) -> None:
     """Write the metrics for node_exporter's textfile collector (atomically: temp file, rename)."""
+    problem = not_regular(path)
+    if problem:  # the rename would replace a device such as /dev/null with the metrics
+        raise ConfigError(f"--output {path}: {problem}; give a file name (or leave --output out for stdout)")
     try:
         _client().write_to_textfile(str(path), registry(heartbeats, clock))
     except OSError as exc:

@@ -5,6 +5,7 @@
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
+from urllib.parse import urlsplit
 
 from pydantic import ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
@@ -25,6 +26,20 @@ __all__ = [
 
 # Fields of a notifier whose ${ENV} values are secrets (a path or a timeout is not one).
 SECRET_FIELDS = ("url", "headers", "command")
+
+
+def _url_problem(url: str) -> str | None:
+    """What is wrong with a notifier's URL, in words that never echo it (it is a secret), else None."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
+        return "must be an http:// or https:// URL"
+    if any(char.isspace() or not char.isprintable() for char in url):
+        return "must not hold spaces, line breaks or control characters"  # no client sends it
+    try:
+        _ = urlsplit(url).port  # an unclosed [IPv6 bracket, a port past 65535: raised at every send
+    except ValueError:
+        return "has a host or port that cannot be read"
+    return None
 
 
 class NotifierConfigBase(ConfigModel):
@@ -68,9 +83,13 @@ class WebhookNotifierConfig(NotifierConfigBase):
         # The message must not echo the URL: it is a secret.
         if self._unset or "${" in self.url:
             return self  # checked once the variable is there (see require_env)
-        scheme, sep, rest = self.url.partition("://")
-        if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
-            raise ValueError("the webhook url must be an http:// or https:// URL")
+        problem = _url_problem(self.url)
+        if problem:
+            raise ValueError(f"the webhook url {problem}")
+        for header, value in self.headers.items():
+            # HTTP sends header names and values as ASCII; a line break would start another header.
+            if not all(" " <= char <= "~" or char == "\t" for char in header + value):
+                raise ValueError(f"the value of header {header!r} must be printable ASCII on one line")
         return self
 
 
@@ -96,9 +115,9 @@ class PingNotifierConfig(NotifierConfigBase):
 
     @model_validator(mode="after")
     def _http_only(self) -> Self:
-        scheme, sep, rest = self.url.partition("://")
-        if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
-            raise ValueError("the ping url must be an http:// or https:// URL")
+        problem = _url_problem(self.url)
+        if problem:
+            raise ValueError(f"the ping url {problem}")
         return self
 
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .errors import UsageError
+from .errors import HeartbeatError, UsageError
 
 if TYPE_CHECKING:
     from .outbox import OutboxItem
@@ -68,25 +68,30 @@ def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: T
     for hb in heartbeats:
         outbox = hb.outbox()
         prefix = f"[{hb.name}] " if len(heartbeats) > 1 else ""
-        if action == "list":
-            items = outbox.items(known=[n.name for n in hb.config.notify])
-            if args.json:
-                out.writelines(json.dumps(_item_json(hb.name, i)) + "\n" for i in items)
-                continue
-            out.write(f"{prefix}{len(items)} file(s) in {outbox.directory}\n")
-            out.writelines(_item_line(i) + "\n" for i in items)
-        elif action == "drop":
-            dropped = outbox.drop(["*"] if args.all else selectors)
-            matched = matched or bool(dropped)
-            out.writelines(f"{prefix}dropped {name}\n" for name in dropped)
-        else:
-            hb.config.require_env()
-            report = outbox.deliver(hb.notifiers(), hb.clock(), force=True, only=selectors or None)
-            if report.busy:
-                out.write(f"{prefix}another heartbeat is delivering right now; nothing tried\n")
-                continue
-            matched = matched or bool(report.delivered or report.failed)
-            out.write(prefix + (hb.redact(report.summary()) or "notifications: nothing to retry") + "\n")
+        try:
+            if action == "list":
+                items = outbox.items(known=[n.name for n in hb.config.notify])
+                if args.json:
+                    out.writelines(json.dumps(_item_json(hb.name, i)) + "\n" for i in items)
+                    continue
+                out.write(f"{prefix}{len(items)} file(s) in {outbox.directory}\n")
+                out.writelines(_item_line(i) + "\n" for i in items)
+            elif action == "drop":
+                dropped = outbox.drop(["*"] if args.all else selectors)
+                matched = matched or bool(dropped)
+                out.writelines(f"{prefix}dropped {name}\n" for name in dropped)
+            else:
+                hb.config.require_env()
+                report = outbox.deliver(hb.notifiers(), hb.clock(), force=True, only=selectors or None)
+                if report.busy:
+                    out.write(f"{prefix}another heartbeat is delivering right now; nothing tried\n")
+                    continue
+                matched = matched or bool(report.delivered or report.failed)
+                out.write(prefix + (hb.redact(report.summary()) or "notifications: nothing to retry") + "\n")
+        except (BrokenPipeError, TimeoutError, HeartbeatError):
+            raise  # a closed stdout, a busy lock (exit 5): theirs to report
+        except OSError as exc:  # an outbox folder that cannot be listed, an entry that cannot go
+            raise UsageError(f"{prefix}{exc.filename or outbox.directory}: {exc.strerror or exc}") from None
     if action == "drop" and not matched and not args.all:
         raise UsageError(f"outbox drop: nothing matches {' '.join(selectors)}")
     return 0

@@ -60,7 +60,7 @@ def load_plugin(
     if found:
         try:
             return found[0].load()
-        except Exception as exc:  # the third-party package failed at import: one line
+        except (Exception, SystemExit) as exc:  # the third-party package failed at import: one line
             reason = f"loading entry point {found[0].value!r} failed: {exc!r}"
             raise ConfigError(f"{kind} {spec!r}: {reason}") from None
     known = f"built-in: {', '.join(sorted(builtins))}; " if builtins else ""
@@ -90,7 +90,7 @@ def load_object(spec: str, *, what: str, search_path: Path | None = None) -> Any
         obj: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         raise ConfigError(f"{what} {spec!r}: no module named {exc.name!r}") from None
-    except Exception as exc:  # the user's module failed at import: say so in one line
+    except (Exception, SystemExit) as exc:  # the user's module failed (or exited) at import: one line
         raise ConfigError(f"{what} {spec!r}: importing {module_name} failed: {exc!r}") from None
     for part in attr.split("."):
         try:

@@ -13,6 +13,7 @@ actions. ``--json`` prints one object per trace and a final
 from __future__ import annotations
 
 import csv
+import io
 import json
 import statistics
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from typing import Any, TextIO
 
 from .config import HeartbeatConfig
 from .errors import TraceError, UsageError
+from .fsutil import read_regular
 from .replay import load_any, replay_lines
 
 __all__ = ["Label", "TraceSummary", "confusion", "read_labels", "run_folder", "summarize_trace"]
@@ -95,21 +97,24 @@ class TraceSummary:
 def read_labels(path: Path) -> dict[str, Label]:
     """The labels CSV (``trace,label,onset``) by trace id; UsageError on a bad row."""
     try:
-        handle = path.open(newline="", encoding="utf-8")
+        text = read_regular(path).decode("utf-8")  # a FIFO: one line, never a wait
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the labels: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: the labels are not UTF-8 text (byte {exc.start})") from None
     found: dict[str, Label] = {}
-    with handle:
-        for number, row in enumerate(csv.DictReader(handle), 2):
-            trace, label, onset = (row.get(k) or "" for k in ("trace", "label", "onset"))
-            if not trace or label not in ("stuck", "healthy", "unclear"):
-                raise UsageError(f"{path}: line {number}: need trace and a label stuck|healthy|unclear")
-            try:
-                found[trace] = Label(label, int(onset) if onset.strip() else None)
-            except ValueError:
-                raise UsageError(
-                    f"{path}: line {number}: onset must be a whole number, got {onset!r}"
-                ) from None
+    try:
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise UsageError(f"{path}: not a labels CSV: {exc}") from None
+    for number, row in enumerate(rows, 2):
+        trace, label, onset = (row.get(k) or "" for k in ("trace", "label", "onset"))
+        if not trace or label not in ("stuck", "healthy", "unclear"):
+            raise UsageError(f"{path}: line {number}: need trace and a label stuck|healthy|unclear")
+        try:
+            found[trace] = Label(label, int(onset) if onset.strip() else None)
+        except ValueError:
+            raise UsageError(f"{path}: line {number}: onset must be a whole number, got {onset!r}") from None
     return found
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import HeartbeatConfig
 from .errors import HeartbeatError, StateLocked, StateWriteError, UsageError
-from .fsutil import PRIVATE_FILE_MODE, atomic_write
+from .fsutil import PRIVATE_FILE_MODE, atomic_write, not_regular
 from .journal import Journal
 from .logview import parse_since
 from .models import AgentState, Status
@@ -193,6 +193,9 @@ def _commands(hb: Heartbeat, state: AgentState | None, kill: str | None) -> list
 def _write(hb: Heartbeat | None, path: Path, text: str, *, locked: bool) -> Path:
     """Write ``text`` to ``path`` atomically (0600); inside a state folder, under its lock."""
     data = text.encode("utf-8")
+    problem = not_regular(path)
+    if problem:  # `--out /dev/null` must not replace the device with a page
+        raise UsageError(f"{path}: {problem}; give a file name (or '-' for stdout)")
     try:
         inside = hb is not None and path.resolve().parent == hb.state_dir.resolve()
         if inside and not locked and hb is not None:

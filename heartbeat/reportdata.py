@@ -44,7 +44,12 @@ def parse_at(value: object) -> datetime | None:
         at = datetime.fromisoformat(value)
     except ValueError:
         return None
-    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    if at.tzinfo is None:
+        return at.replace(tzinfo=UTC)
+    try:
+        return at.astimezone(UTC)
+    except OverflowError:  # hours from the calendar's first or last day: no UTC time to place it at
+        return None
 
 
 @dataclass(slots=True)

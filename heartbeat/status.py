@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .config import ScheduleConfig
-from .errors import EXIT_CODES, HeartbeatError, UsageError
+from .errors import EXIT_CODES, ConfigError, HeartbeatError, UsageError
 from .style import Style
 
 if TYPE_CHECKING:
@@ -72,7 +72,10 @@ def _due_by(
     if schedule.cron is not None:
         from apscheduler.triggers.cron import CronTrigger  # status only; never a tick
 
-        trigger = CronTrigger.from_crontab(schedule.cron, timezone=schedule.timezone)
+        try:
+            trigger = CronTrigger.from_crontab(schedule.cron, timezone=schedule.timezone)
+        except ValueError as exc:  # checked here, not when the config loads: a tick never imports apscheduler
+            raise ConfigError(f"schedule.cron {schedule.cron!r}: {exc}") from None
         fire: datetime | None = last_seen
         for _ in range(periods):
             assert fire is not None

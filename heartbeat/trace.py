@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import TraceError, UsageError
+from .fsutil import read_regular
 from .models import clip
 
 __all__ = ["TraceAction", "TraceLine", "load_any", "load_trace"]
@@ -83,6 +84,8 @@ def _parse(text: str, path: str, number: int) -> TraceLine:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise TraceError(path, number, f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+    except ValueError as exc:  # an integer of 5,000 digits: Python's limit on reading one
+        raise TraceError(path, number, f"not valid JSON: {str(exc).partition(':')[0]}") from None
     except RecursionError:
         raise TraceError(path, number, "not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
@@ -113,7 +116,7 @@ def _lines(source: Path | str | Iterable[str]) -> tuple[str, Iterable[bytes | st
     if isinstance(source, Path | str):
         path = Path(source)
         try:
-            raw = path.read_bytes()
+            raw = read_regular(path)  # a FIFO or /dev/zero: one line, never a wait or an endless read
         except FileNotFoundError:
             raise UsageError(f"{path}: no such trace file") from None
         except IsADirectoryError:
@@ -205,7 +208,7 @@ def _sniff(path: Path) -> tuple[str | None, Any]:
     from .formats import detect_format
 
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except OSError:
         return None, _UNREAD  # the trace loader gives the one-line error
     first_raw = next((line for line in raw.split(b"\n") if line.strip()), b"")

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -258,3 +260,285 @@ def test_kill_status_log_pause_resume_need_no_notifier_secret(tmp_path: Path) ->
     (root / "KILL").unlink()
     done = run_cli(root, "tick")
     assert one_line_error(done) and "HOOK_URL_NOT_SET_HERE is not set" in done.stderr
+
+
+# ------------------------------------------------------------------ audit: bad input through every command
+
+
+def _fifo(relative: str) -> Callable[[Path], None]:
+    """Setup: a FIFO nobody writes at ``relative`` (replacing what was there)."""
+
+    def make(root: Path) -> None:
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+        os.mkfifo(path)
+
+    return make
+
+
+def _write(relative: str, data: bytes | str) -> Callable[[Path], None]:
+    """Setup: a file at ``relative`` holding ``data``."""
+
+    def make(root: Path) -> None:
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    return make
+
+
+def _append(relative: str, text: str) -> Callable[[Path], None]:
+    """Setup: ``text`` added at the end of the file at ``relative``."""
+
+    def make(root: Path) -> None:
+        with (root / relative).open("a") as handle:
+            handle.write(text)
+
+    return make
+
+
+def _both(*steps: Callable[[Path], None]) -> Callable[[Path], None]:
+    def make(root: Path) -> None:
+        for step in steps:
+            step(root)
+
+    return make
+
+
+def _nothing(root: Path) -> None:
+    """Setup: the ticked project as it is."""
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    """Each path under ``root``: its kind, and a regular file's bytes (locks left out)."""
+    seen = {}
+    for path in root.rglob("*"):
+        name = str(path.relative_to(root))
+        if path.is_symlink():
+            seen[name] = "link " + os.readlink(path)
+        elif path.is_fifo():
+            seen[name] = "fifo"
+        elif path.is_file() and not path.name.endswith(".lock"):
+            seen[name] = path.read_bytes().decode("latin-1")
+    return seen
+
+
+@pytest.fixture(scope="module")
+def ticked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project whose agent has ticked once: a state folder with state.json and a journal."""
+    root = project(tmp_path_factory.mktemp("ticked"))
+    assert run_cli(root, "tick").returncode == 0
+    return root
+
+
+# (setup, argv, exit code, what stderr says); each found by throwing bad input at the real CLI.
+AUDIT_CASES = [
+    pytest.param(_fifo("out.html"), ["report", "--out", "out.html"], 2, "is a FIFO", id="report-out-fifo"),
+    pytest.param(
+        _fifo("m.prom"), ["metrics", "--output", "m.prom"], 2, "is a FIFO", id="metrics-output-fifo"
+    ),
+    pytest.param(
+        _both(_write("traces/a.jsonl", '{"actions": []}\n'), _fifo("tuning.html")),
+        ["replay", "traces", "--html", "tuning.html"],
+        2,
+        "is a FIFO",
+        id="replay-html-fifo",
+    ),
+    pytest.param(_fifo("other.toml"), ["status", "--config", "other.toml"], 2, "is a FIFO", id="config-fifo"),
+    pytest.param(_fifo("t.jsonl"), ["replay", "t.jsonl"], 2, "is a FIFO", id="replay-trace-fifo"),
+    pytest.param(
+        _fifo("t.json"), ["replay", "t.json", "--format", "openai"], 2, "is a FIFO", id="replay-format-fifo"
+    ),
+    pytest.param(
+        _both(_write("traces/a.jsonl", '{"actions": []}\n'), _fifo("labels.csv")),
+        ["replay", "traces", "--labels", "labels.csv"],
+        2,
+        "is a FIFO",
+        id="replay-labels-fifo",
+    ),
+    pytest.param(
+        _both(_write("traces/a.jsonl", '{"actions": []}\n'), _write("labels.csv", b"trace,label\n\xff\n")),
+        ["replay", "traces", "--labels", "labels.csv"],
+        2,
+        "not UTF-8",
+        id="replay-labels-not-utf8",
+    ),
+    pytest.param(
+        _fifo("heartbeat.toml"),
+        ["status"],
+        2,
+        "heartbeat.toml: cannot read: is a FIFO",
+        id="default-config-fifo",
+    ),
+    pytest.param(
+        _append("heartbeat.toml", '[schedule]\ncron = "99 * * * *"\n'),
+        ["status"],
+        2,
+        "schedule.cron",
+        id="cron-status",
+    ),
+    pytest.param(
+        _append("heartbeat.toml", '[schedule]\ncron = "99 * * * *"\n'),
+        ["validate"],
+        2,
+        "'99'",
+        id="cron-validate",
+    ),
+    pytest.param(
+        _write("agent.py", "import sys\nsys.exit(7)\n"),
+        ["tick"],
+        2,
+        "SystemExit(7)",
+        id="step-exits-at-import",
+    ),
+    pytest.param(
+        _both(
+            lambda root: (root / "loop").symlink_to("loop"), _append("heartbeat.toml", 'state_dir = "loop"\n')
+        ),
+        ["outbox"],
+        2,
+        "Too many levels of symbolic links",
+        id="outbox-state-dir-loop",
+    ),
+    pytest.param(
+        lambda root: (root / "state" / "outbox" / "webhook--k--0.json").mkdir(parents=True),
+        ["outbox", "drop", "--all"],
+        2,
+        "Is a directory",
+        id="outbox-drop-a-folder",
+    ),
+    pytest.param(_nothing, ["log", "-n", "9" * 30], 0, "", id="log-n-huge"),
+    pytest.param(
+        _append("state/journal.jsonl", '{"event": "tick", "tick": ' + "9" * 5000 + "}\n"),
+        ["log"],
+        0,
+        "",
+        id="log-long-int",
+    ),
+    pytest.param(
+        _write("t.jsonl", '{"progress": ' + "9" * 5000 + "}\n"),
+        ["replay", "t.jsonl"],
+        2,
+        "line 1: not valid JSON",
+        id="replay-long-int",
+    ),
+    pytest.param(
+        _nothing,
+        ["kill", "--kill-file", "nowhere/KILL"],
+        2,
+        "cannot write the KILL file",
+        id="kill-file-no-folder",
+    ),
+    pytest.param(_nothing, ["init", "agent.py"], 2, "Not a directory", id="init-on-a-file"),
+    pytest.param(
+        _nothing, ["tick", "--webhook", "http://[::1/hook"], 2, "host or port", id="webhook-url-bad-host"
+    ),
+    pytest.param(
+        _append("heartbeat.toml", '[[notify]]\ntype = "webhook"\nurl = "http://127.0.0.1:9/a\\nb"\n'),
+        ["notify", "--test"],
+        2,
+        "line breaks",
+        id="webhook-url-line-break",
+    ),
+    pytest.param(
+        _append(
+            "heartbeat.toml",
+            '[[notify]]\ntype = "webhook"\nurl = "http://127.0.0.1:9/a"\nheaders = { X-Token = "\u00e9" }\n',
+        ),
+        ["notify", "--test"],
+        2,
+        "printable ASCII",
+        id="webhook-header-not-ascii",
+    ),
+    pytest.param(_nothing, ["status", "--state-dir", "a\nb"], 2, "a\\nb", id="error-with-a-line-break"),
+    pytest.param(
+        _append("heartbeat.toml", 'name = "a\\nb"\n'),
+        ["tick"],
+        2,
+        "agent.name: must not hold line breaks",
+        id="agent-name-line-break",
+    ),
+    pytest.param(
+        _both(
+            lambda root: (root / "state" / "state.json").unlink(),
+            lambda root: (root / "state" / "state.json").symlink_to("state.json"),
+        ),
+        ["validate"],
+        2,
+        "Too many levels of symbolic links",
+        id="validate-state-json-loop",
+    ),
+    pytest.param(
+        _append("heartbeat.toml", 'state_dir = "agent.py"\n'),
+        ["validate"],
+        2,
+        "is not a folder",
+        id="validate-state-dir-a-file",
+    ),
+    pytest.param(
+        _nothing, ["log", "--since", "0001-01-01T00:00:00+14:00"], 0, "", id="log-since-before-year-1-utc"
+    ),
+    pytest.param(
+        _append("state/journal.jsonl", '{"at": "0001-01-01T00:00:00+14:00", "event": "tick", "tick": 9}\n'),
+        ["report", "--since", "2020-01-01"],
+        0,
+        "",
+        id="report-event-before-year-1-utc",
+    ),
+    pytest.param(
+        _write("state/state.json", "[1"),
+        ["run", "--every", "1s", "--ticks", "1"],
+        2,
+        "not valid JSON",
+        id="run-corrupt-state",
+    ),
+]
+
+
+@pytest.mark.parametrize(("setup", "argv", "code", "says"), AUDIT_CASES)
+def test_bad_input_is_one_line_and_changes_nothing(
+    ticked: Path, tmp_path: Path, setup: Callable[[Path], None], argv: list[str], code: int, says: str
+) -> None:
+    """One line on stderr, the documented exit code, no hang, and no existing file changed or replaced."""
+    root = tmp_path / "project"
+    shutil.copytree(ticked, root, symlinks=True)
+    setup(root)
+    before = _snapshot(root)
+    done = run_cli(root, *argv, timeout=20)
+    if code == 0:  # bad input that is fine: no error at all
+        assert done.returncode == 0 and not done.stderr, done.stderr
+    else:
+        assert one_line_error(done, code), (done.returncode, done.stderr)
+        assert says in done.stderr, done.stderr
+    after = _snapshot(root)
+    assert {name: kind for name, kind in after.items() if name in before} == before
+
+
+def test_a_note_typed_in_a_latin1_terminal_still_pauses_and_resumes(ticked: Path, tmp_path: Path) -> None:
+    """`café` from a Latin-1 terminal reaches Python as a lone surrogate: saved with U+FFFD, never refused."""
+    root = tmp_path / "project"
+    shutil.copytree(ticked, root, symlinks=True)
+    typed = os.fsdecode(b"caf\xe9")  # what argv holds for those bytes under a UTF-8 locale
+    for argv in (["pause", "--reason", typed], ["resume", "--note", typed]):
+        done = run_cli(root, *argv)
+        assert done.returncode == 0 and not done.stderr, (argv, done.stderr)
+    status = json.loads(run_cli(root, "status", "--json").stdout)
+    assert status["status"] == "active" and status["instructions"] == "caf\ufffd"
+
+
+def test_pause_and_resume_with_a_fifo_journal_act_and_say_the_journal_failed(
+    ticked: Path, tmp_path: Path
+) -> None:
+    """The act is saved (state.json is the record), the rest of resume runs, and one line says what failed."""
+    root = tmp_path / "project"
+    shutil.copytree(ticked, root, symlinks=True)
+    _fifo("state/journal.jsonl")(root)
+    for argv, status in ((["pause"], "paused"), (["resume"], "active")):
+        done = run_cli(root, *argv)
+        assert one_line_error(done) and "the journal could not be written" in done.stderr, done.stderr
+        assert json.loads(run_cli(root, "status", "--json").stdout)["status"] == status
+    assert (root / "state" / "journal.jsonl").is_fifo()

@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import TraceError, UsageError
+from ..fsutil import read_regular
 from .common import Action
 
 __all__ = ["FORMATS", "Action", "detect_format", "load_actions", "read_json"]
@@ -72,12 +73,14 @@ FORMATS: Mapping[str, ModuleType] = _Registry(
 def read_json(path: Path) -> Any:
     """The file's JSON (a whole document, or a list of its lines for JSON Lines); UsageError if neither."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_regular(path).decode("utf-8")  # never a wait on a FIFO
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: cannot read: {exc}") from None
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except ValueError:  # not one document (or a number too long to read): try its lines
         pass
     except RecursionError:
         raise TraceError(str(path), 1, "not valid JSON: nested too deeply") from None
@@ -90,6 +93,8 @@ def read_json(path: Path) -> Any:
                 raise TraceError(
                     str(path), number, f"not valid JSON: {exc.msg} (column {exc.colno})"
                 ) from None
+            except ValueError as exc:  # an integer of 5,000 digits: Python's limit on reading one
+                raise TraceError(str(path), number, f"not valid JSON: {str(exc).partition(':')[0]}") from None
             except RecursionError:
                 raise TraceError(str(path), number, "not valid JSON: nested too deeply") from None
     return rows
