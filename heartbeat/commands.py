@@ -301,35 +301,9 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_log(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat log``: the journal, filtered, merged across agents, optionally followed."""
-    from .logview import EventFilter, follow, parse_since, read_events, render_event
-    from .status import require_state_dir
-    from .style import Style
+    from .logview import run_log
 
-    heartbeats = _heartbeats(_config(args))
-    width = max(len(hb.name) for hb in heartbeats) if len(heartbeats) > 1 else 0  # the agent column
-    present = [hb for hb in heartbeats if hb.state_dir.is_dir()]
-    if not present:  # the wrong folder; in a fleet, an agent that never ran has no journal yet
-        require_state_dir(heartbeats[0])
-    heartbeats = present
-    since = parse_since(args.since, _now()) if args.since else None
-    keep = EventFilter(frozenset(args.event or ()), since)
-    journals = [(hb.name, hb.store.journal_path) for hb in heartbeats]
-    style = Style.for_stream(out)
-
-    def show(event: dict[str, Any]) -> None:
-        out.write((json.dumps(event) if args.json else render_event(event, style, agent_width=width)) + "\n")
-
-    for event in read_events(journals, keep, last=args.lines):
-        show(event)
-    out.flush()
-    if args.follow:
-        try:
-            for event in follow(journals, keep):
-                show(event)
-                out.flush()
-        except KeyboardInterrupt:  # the way to end --follow: not an error
-            return 0
-    return 0
+    return run_log(_heartbeats(_config(args)), args, out, _now())
 
 
 def cmd_outbox(args: argparse.Namespace, out: TextIO) -> int:
@@ -367,9 +341,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
         )
     for hb in _heartbeats(config):
         hb.validate()
-        if (
-            os.path.lexists(hb.state_dir) and not hb.state_dir.is_dir()
-        ):  # a file, a broken link: no tick can save
+        if os.path.lexists(hb.state_dir) and not hb.state_dir.is_dir():  # a file, a broken link
             raise UsageError(f"{hb.name}: the state folder {hb.state_dir} is not a folder")
         # lexists: a symlink loop or a dangling link in place of state.json is read (and refused), not skipped
         state = hb.read_state() if os.path.lexists(hb.store.state_path) else None

@@ -14,14 +14,19 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .config import parse_duration
 from .errors import UsageError
 from .journal import Journal
 from .style import Style
 
-__all__ = ["EventFilter", "follow", "parse_since", "read_events", "render_event"]
+if TYPE_CHECKING:
+    import argparse
+
+    from .runner import Heartbeat
+
+__all__ = ["EventFilter", "follow", "parse_since", "read_events", "render_event", "run_log"]
 
 _ERROR_EVENTS = {"step_error", "metric_error", "anomaly", "escalation", "kill", "budget"}
 
@@ -189,3 +194,32 @@ def render_event(event: dict[str, Any], style: Style, *, agent_width: int = 0) -
         if failed
         else line
     )
+
+
+def run_log(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: TextIO, now: datetime) -> int:
+    """Carry out ``heartbeat log`` over the agents' journals (filtered, merged, maybe followed); exit 0."""
+    from .status import require_state_dir
+
+    width = max(len(hb.name) for hb in heartbeats) if len(heartbeats) > 1 else 0  # the agent column
+    present = [hb for hb in heartbeats if hb.state_dir.is_dir()]
+    if not present:  # the wrong folder; in a fleet, an agent that never ran has no journal yet
+        require_state_dir(heartbeats[0])
+    since = parse_since(args.since, now) if args.since else None
+    keep = EventFilter(frozenset(args.event or ()), since)
+    journals = [(hb.name, hb.store.journal_path) for hb in present]
+    style = Style.for_stream(out)
+
+    def show(event: dict[str, Any]) -> None:
+        out.write((json.dumps(event) if args.json else render_event(event, style, agent_width=width)) + "\n")
+
+    for event in read_events(journals, keep, last=args.lines):
+        show(event)
+    out.flush()
+    if args.follow:
+        try:
+            for event in follow(journals, keep):
+                show(event)
+                out.flush()
+        except KeyboardInterrupt:  # the way to end --follow: not an error
+            return 0
+    return 0
