@@ -21,7 +21,7 @@ from .config import HeartbeatConfig, load_config, parse_duration
 from .errors import UsageError, worst_exit_code
 from .flags import check_kill_target, config_with_flags, schedule_with_flags
 from .tickoutput import clean_stdout, print_result
-from .watchdog import done_within, end_left_running, exit_now, flushed_within
+from .watchdog import done_within, end_left_running, exit_now, flushed_within, watching
 
 if TYPE_CHECKING:
     from .runner import Heartbeat, TickResult
@@ -162,6 +162,9 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat run``: tick on a schedule."""
+    from functools import partial
+
+    from .control import killed_while_loading
     from .schedule import Runner, make_trigger
 
     config = _config(args)
@@ -171,7 +174,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     trigger = make_trigger(every=every, cron=cron, timezone=config.schedule.timezone)
     heartbeats = _heartbeats(config)
     for hb in heartbeats:
-        hb.validate()
+        # Loading runs the agent's module code, which may hang: KILL must stop that too.
+        on_kill = partial(killed_while_loading, hb)  # ends the process: only ever our own
+        with watching(hb.kill, on_kill) if OWN_PROCESS else contextlib.nullcontext():
+            hb.validate()
     if args.metrics_port:
         from .metrics import serve
 

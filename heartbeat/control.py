@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 __all__ = [
     "HUMAN_LOCK_WAIT",
     "killed",
+    "killed_while_loading",
     "note_interrupted",
     "note_left_behind",
     "pause",
@@ -133,6 +134,17 @@ def killed(hb: Heartbeat, reason: str, *, locked: bool, source: str | None = Non
         # Busy or a broken state folder: the kill still holds; only its journal line is missing.
         result.message += f" (not journaled: {hb.redact(str(exc))})"
     return result
+
+
+def killed_while_loading(hb: Heartbeat, reason: str) -> None:
+    """KILL while ``run`` loaded the agent's step (watchdog thread): journal it, end the process, exit 3.
+
+    Loading runs the agent's module-level code, which may hang; only ending the process stops it.
+    """
+    from .watchdog import exit_now
+
+    result = killed(hb, reason, locked=False)
+    exit_now(3, f"heartbeat: [{hb.name}] {result.message} (while its step was loading)")
 
 
 def note_left_behind(hb: Heartbeat, reason: str) -> None:

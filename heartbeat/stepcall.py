@@ -64,30 +64,11 @@ def run_step(
     was kept (:mod:`heartbeat.warm`); it starts this tick as a Monitor seeded
     from ``state`` would.
     """
-    step = hb.step()
-    hb.metric()  # a misspelt metric fails the tick here, before the step's side effects
     tick = state.ticks + 1
-    if monitor is None:
-        monitor = Monitor(
-            hb.config.detectors,
-            detectors=hb.detectors,
-            history=state.history,
-            progress=state.progress,
-            actions_total=state.actions_total,
-            tick=tick,
-        )
-        monitor.start_tick(tick)
-    else:  # the last tick's, readied for this one (heartbeat.warm) unless it says otherwise
-        monitor.start_tick(tick, reseed=monitor.tick != tick)
-    ctx = StepContext(
-        agent=hb.name, tick=tick, now=now, data=state.data, instructions=state.instructions,
-        state_dir=hb.state_dir, base_dir=hb.config.base_dir, monitor=monitor,
-        budget=hb.config.budget, counters=state.budget, kill=hb.kill, clock=hb.clock,
-        redact=hb.redact, mask=hb.mask,
-    )  # fmt: skip
-    state.ticks, state.last_tick_at = tick, now
     events: list[dict[str, Any]] = []
     guard = StepGuard()
+    # Watched from before the agent's code is loaded: importing its module runs that code, which
+    # can hang as surely as a step (a connection opened at import), and KILL must still stop it.
     tokens = [watch(hb.kill, lambda reason: _abandon(hb, guard, reason, tick))]
     fleet = hb.shared_stop
     if fleet is not None:  # the fleet stop too, read at most once a second (it may be a URL)
@@ -95,17 +76,39 @@ def run_step(
         tokens.append(watch(fleet.polled(), lambda reason: _abandon(hb, guard, reason, tick, by)))
     step_error = None
     try:
-        step(ctx)
-    except TickInterrupted:
-        raise  # SIGTERM/SIGINT of the tick itself: not the agent's error
-    except BaseException as exc:  # SystemExit and KeyboardInterrupt of its own too
-        # The agent's bug: recorded as an errored action, the tick goes on. sys.exit(0)
-        # inside a step must not tell cron that all is well while budgets go unenforced.
-        step_error = hb.redact(f"{type(exc).__name__}: {exc}")
-        if not hb.agent.exec:  # a failed program is no tool call the agent could avoid
-            ctx.record("step", None, error=step_error)
-        trace = hb.redact(traceback.format_exc(limit=20))
-        events.append({"event": "step_error", "error": step_error, "traceback": trace})
+        step = hb.step()
+        hb.metric()  # a misspelt metric fails the tick here, before the step's side effects
+        if monitor is None:
+            monitor = Monitor(
+                hb.config.detectors,
+                detectors=hb.detectors,
+                history=state.history,
+                progress=state.progress,
+                actions_total=state.actions_total,
+                tick=tick,
+            )
+            monitor.start_tick(tick)
+        else:  # the last tick's, readied for this one (heartbeat.warm) unless it says otherwise
+            monitor.start_tick(tick, reseed=monitor.tick != tick)
+        ctx = StepContext(
+            agent=hb.name, tick=tick, now=now, data=state.data, instructions=state.instructions,
+            state_dir=hb.state_dir, base_dir=hb.config.base_dir, monitor=monitor,
+            budget=hb.config.budget, counters=state.budget, kill=hb.kill, clock=hb.clock,
+            redact=hb.redact, mask=hb.mask,
+        )  # fmt: skip
+        state.ticks, state.last_tick_at = tick, now
+        try:
+            step(ctx)
+        except TickInterrupted:
+            raise  # SIGTERM/SIGINT of the tick itself: not the agent's error
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt of its own too
+            # The agent's bug: recorded as an errored action, the tick goes on. sys.exit(0)
+            # inside a step must not tell cron that all is well while budgets go unenforced.
+            step_error = hb.redact(f"{type(exc).__name__}: {exc}")
+            if not hb.agent.exec:  # a failed program is no tool call the agent could avoid
+                ctx.record("step", None, error=step_error)
+            trace = hb.redact(traceback.format_exc(limit=20))
+            events.append({"event": "step_error", "error": step_error, "traceback": trace})
     finally:
         for token in tokens:
             unwatch(token)

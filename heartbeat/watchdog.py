@@ -59,6 +59,7 @@ __all__ = [
     "threads_blocking_exit",
     "unwatch",
     "watch",
+    "watching",
 ]
 
 POLL_SECONDS = 0.1
@@ -167,6 +168,16 @@ def watch(kill: _Kill, on_kill: Callable[[str], None]) -> int:
 def unwatch(token: int) -> None:
     """The step returned: stop watching it (an ``on_kill`` already under way still finishes)."""
     _WATCHDOG.unwatch(token)
+
+
+@contextmanager
+def watching(kill: _Kill, on_kill: Callable[[str], None]) -> Iterator[None]:
+    """:func:`watch` ``kill`` for the length of the ``with`` block."""
+    token = watch(kill, on_kill)
+    try:
+        yield
+    finally:
+        unwatch(token)
 
 
 @contextmanager

@@ -116,6 +116,34 @@ def test_kill_ends_a_tick_process_within_half_a_second_while_its_step_hangs(hang
     assert hanging.load().ticks == 0
 
 
+# A module that hangs while it is imported: loading the step runs the agent's own code.
+HANGING_IMPORT = """
+import pathlib, time
+pathlib.Path("started").write_text("x")
+while True:          # a connection opened at import that never answers
+    time.sleep(0.05)
+
+def step(ctx):
+    ctx.record("search", {"q": "never reached"})
+"""
+
+
+@pytest.mark.parametrize("command", ["tick", "run"])
+def test_kill_ends_a_heartbeat_within_half_a_second_while_its_step_module_hangs_at_import(
+    tmp_path: Path, command: str
+) -> None:
+    """The agent's module hangs while it loads (under `tick`'s lock, at `run`'s start): KILL still stops it."""
+    agent = make_agent(tmp_path, HANGING_IMPORT)
+    proc = agent.spawn(command, *(["--every", "1h"] if command == "run" else []))
+    wait_until(lambda: (agent.root / "started").exists(), what="the module to start loading")
+    took = stop_time(proc, agent.kill)
+    err = proc.stderr.read() if proc.stderr else ""
+    assert proc.returncode == 3, err
+    assert took <= STOP_WITHIN, f"{command} took {took:.2f} s to stop"
+    assert any(e["event"] == "kill" for e in agent.journal())
+    assert not agent.state.joinpath("state.json").exists() or agent.load().ticks == 0
+
+
 def test_kill_ends_run_within_half_a_second_while_a_webhook_never_answers(
     hanging: Agent, webhook_server: Any
 ) -> None:
