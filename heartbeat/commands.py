@@ -126,7 +126,7 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
             sys.stderr.flush()
 
         done_within(say, STOP_FLUSH_SECONDS)  # a stdout nobody reads must not keep the process
-        os._exit(3)
+        exit_now(3, None)  # what the step started ends too
 
     def stuck(signum: int) -> None:
         # SIGTERM/SIGINT, and the step's own clean-up holds the exception back (a thread pool

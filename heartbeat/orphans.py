@@ -1,5 +1,8 @@
 """An ``--exec`` program whose heartbeat died outright must not go on running with nothing watching it.
 
+The same holds for what a Python step starts (:func:`end_descendants`,
+when a heartbeat stops on KILL or a signal).
+
 The program runs in a session of its own (so its whole group can be ended),
 which also means it survives a heartbeat that is SIGKILLed (``kill -9``, the
 OOM killer, a supervisor's last resort): no timeout, no KILL file and no
@@ -23,7 +26,7 @@ import signal
 import sys
 from collections.abc import Callable
 
-__all__ = ["die_with_parent", "end_processes_of"]
+__all__ = ["die_with_parent", "end_descendants", "end_processes_of"]
 
 _PR_SET_PDEATHSIG = 1
 _ACTIONS = b"HEARTBEAT_ACTIONS="
@@ -86,3 +89,50 @@ def _runs_in(pid: int, folder: str) -> bool:
             path = os.fsdecode(entry[len(_ACTIONS) :])
             return os.path.realpath(os.path.dirname(path)) == folder
     return False
+
+
+def end_descendants(rounds: int = 3) -> int:
+    """SIGKILL every process this one started, and what they started (Linux; 0 elsewhere); how many.
+
+    For a heartbeat that stops on KILL or a signal: a Python step's ``subprocess``
+    (an agent CLI, a browser) would otherwise go on acting once the heartbeat is
+    gone. Parents are ended before their children, so none forks anew unseen;
+    the scan is repeated while it still finds some. A process that left the tree
+    on purpose (a double fork, reparented to init) is out of reach.
+    """
+    ended = 0
+    for _ in range(rounds):
+        found = _descendants(os.getpid())
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                ended += 1
+    return ended
+
+
+def _descendants(root: int) -> list[int]:
+    """The processes under ``root`` in the process tree, parents first (from /proc)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    children: dict[int, list[int]] = {}
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()  # the name may hold ") "
+            if fields[0] != b"Z":  # a zombie is dead already
+                children.setdefault(int(fields[1]), []).append(int(name))
+        except (OSError, IndexError, ValueError):
+            continue
+    found: list[int] = []
+    todo = list(children.get(root, ()))
+    while todo:
+        pid = todo.pop(0)
+        found.append(pid)
+        todo.extend(children.get(pid, ()))
+    return found

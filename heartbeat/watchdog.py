@@ -53,6 +53,7 @@ __all__ = [
     "TickInterrupted",
     "done_within",
     "end_left_running",
+    "end_started_if_stopped",
     "exit_now",
     "flushed_within",
     "signals_interrupt",
@@ -259,10 +260,26 @@ def flushed_within(stream: object, seconds: float) -> bool:
     return True if flush is None else done_within(flush, seconds)
 
 
-def exit_now(code: int, note: str, *, within: float = 0.2) -> None:
-    """Say ``note`` on stderr, flush what was printed (``within`` seconds each), end with ``code`` now."""
+def end_started_if_stopped(code: int) -> None:
+    """Exit ``code`` is a stop (3: KILL, over 128: a signal): end every process this one started.
+
+    A step's own subprocess must not go on acting once its heartbeat stopped (:mod:`heartbeat.orphans`).
+    """
+    if code == 3 or code > 128:
+        from .orphans import end_descendants
+
+        end_descendants()
+
+
+def exit_now(code: int, note: str | None, *, within: float = 0.2) -> None:
+    """Say ``note`` (if any) on stderr, flush what was printed (``within`` s each), end with ``code`` now.
+
+    On a stop (:func:`end_started_if_stopped`) the processes this one started end first.
+    """
+    end_started_if_stopped(code)
     with contextlib.suppress(Exception):
-        print(note, file=sys.stderr)
+        if note is not None:
+            print(note, file=sys.stderr)
     for stream in (sys.stdout, sys.stderr):
         flushed_within(stream, within)
     os._exit(code)
@@ -278,6 +295,7 @@ def end_left_running(code: int, *, own_process: bool, step_left: bool = False) -
     """
     if not own_process:
         return code
+    end_started_if_stopped(code)
     left = threads_blocking_exit()
     if left or step_left:
         what = f"{left} thread(s) the step left running" if left else "the abandoned step"

@@ -8,6 +8,7 @@ the KILL file is written to the moment the heartbeat process has exited.
 from __future__ import annotations
 
 import array
+import contextlib
 import fcntl
 import os
 import signal
@@ -116,6 +117,46 @@ def test_kill_ends_a_tick_process_within_half_a_second_while_its_step_hangs(hang
     assert hanging.load().ticks == 0
 
 
+# A step that starts a program of its own (an agent CLI, a browser), then hangs or returns.
+SPAWNING = """
+import pathlib, subprocess, sys, time
+
+def _start(ctx):
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    (pathlib.Path(ctx.base_dir) / "pids").write_text(str(child.pid))
+
+def hang(ctx):
+    _start(ctx)
+    while True:
+        time.sleep(0.05)
+
+def stop_and_return(ctx):
+    _start(ctx)
+    (pathlib.Path(ctx.base_dir) / "KILL").write_text("the step stopped itself")
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "attr"), [("tick", "hang"), ("run", "hang"), ("tick", "stop_and_return")]
+)
+def test_what_a_python_step_started_ends_with_a_stopped_heartbeat(
+    tmp_path: Path, command: str, attr: str
+) -> None:
+    """KILL (during the step, or seen once it returned): the step's own subprocess does not go on acting."""
+    agent = make_agent(tmp_path, SPAWNING)
+    proc = agent.spawn(command, *(["--every", "1h"] if command == "run" else []), attr=attr)
+    wait_until(lambda: exec_pids(agent.root) != [], what="the step to start its program")
+    child = exec_pids(agent.root)[0]
+    try:
+        if attr == "hang":
+            agent.kill.write_text("stop now")
+        assert proc.wait(timeout=30) == 3, proc.stderr.read() if proc.stderr else ""
+        wait_until(lambda: not alive(child), what=f"the step's program {child} to end", timeout=5)
+    finally:  # a failing run leaves nothing behind either
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+
+
 # A module that hangs while it is imported: loading the step runs the agent's own code.
 HANGING_IMPORT = """
 import pathlib, time
@@ -132,7 +173,7 @@ def step(ctx):
 def test_kill_ends_a_heartbeat_within_half_a_second_while_its_step_module_hangs_at_import(
     tmp_path: Path, command: str
 ) -> None:
-    """The agent's module hangs while it loads (under `tick`'s lock, at `run`'s start): KILL still stops it."""
+    """The agent's module hangs while it loads (under tick's lock, at run's start): KILL still stops it."""
     agent = make_agent(tmp_path, HANGING_IMPORT)
     proc = agent.spawn(command, *(["--every", "1h"] if command == "run" else []))
     wait_until(lambda: (agent.root / "started").exists(), what="the module to start loading")
