@@ -222,16 +222,8 @@ def test_kill_ends_a_tick_within_half_a_second_while_its_metric_is_slow(tmp_path
     agent = make_agent(tmp_path, SLOW_METRIC)
     proc = agent.spawn("tick", "--progress", f"{agent.module}:progress")
     wait_until(lambda: (agent.root / "measuring").exists(), what="the metric to start", proc=proc)
-    started = time.monotonic()
-    agent.kill.write_text("stop now")
-    try:
-        code = proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    took = time.monotonic() - started
-    assert code == 3, proc.stderr.read() if proc.stderr else ""
+    took = stop_time(proc, agent.kill)
+    assert proc.returncode == 3, proc.stderr.read() if proc.stderr else ""
     assert took <= STOP_WITHIN, f"tick took {took:.2f} s to stop behind a slow metric"
     state = agent.load()
     assert state.ticks == 1 and state.data == {"kept": True}  # the step returned: its work is kept
@@ -352,18 +344,10 @@ def test_kill_ends_a_heartbeat_whose_stdout_nobody_reads(tmp_path: Path, how: st
             return waiting[0] > 4096 - 512  # no further line fits: the next tick's write blocks
 
         wait_until(full, what="stdout to fill up", proc=proc)
-        started = time.monotonic()
-        agent.kill.write_text("stop")
-        try:
-            code = proc.wait(timeout=10)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        took = stop_time(proc, agent.kill)
     finally:
         os.close(read_end)
-    took = time.monotonic() - started
-    assert code == 3
+    assert proc.returncode == 3
     assert took <= STOP_WITHIN, f"{how}: {took:.2f} s to stop behind a full stdout"
 
 
