@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from .errors import HeartbeatError, StateCorrupt
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HUMAN_LOCK_WAIT",
+    "kill_ends_delivery",
     "killed",
     "killed_while_loading",
     "note_interrupted",
@@ -134,6 +136,35 @@ def killed(hb: Heartbeat, reason: str, *, locked: bool, source: str | None = Non
         # Busy or a broken state folder: the kill still holds; only its journal line is missing.
         result.message += f" (not journaled: {hb.redact(str(exc))})"
     return result
+
+
+@contextlib.contextmanager
+def kill_ends_delivery(hb: Heartbeat) -> Iterator[None]:
+    """While a tick delivers: KILL ends it through ``hb.on_abandon``, exit 3 (set by ``tick`` and ``run``).
+
+    A webhook that never answers must not hold KILL off for its timeout; the
+    notices were queued before delivery began, so what was not delivered waits
+    in outbox/ for the next tick. Without ``on_abandon`` (a library caller's
+    tick, a human's command) delivery runs to its own timeouts.
+    """
+    on_abandon = hb.on_abandon
+    if on_abandon is None:
+        yield
+        return
+    from .result import TickResult
+    from .watchdog import watching
+
+    def stop(reason: str) -> None:
+        event = {"event": "kill", "reason": reason, "during_delivery": True}
+        with contextlib.suppress(HeartbeatError, OSError):
+            hb.journal([event], hb.clock(), 0)  # the tick holds the lock and waits: no tear (O_APPEND)
+        message = (
+            f"stopped by {hb.kill.path} during delivery: {reason}; what was not delivered waits in outbox/"
+        )
+        on_abandon(TickResult(hb.name, "killed", 3, message))
+
+    with watching(hb.kill, stop):
+        yield
 
 
 def killed_while_loading(hb: Heartbeat, reason: str) -> None:

@@ -82,8 +82,7 @@ class Heartbeat:
         hint = f'heartbeat resume{agent_flag} --note "what to do differently"'
         report = str(self.store.report_path)
         self.where = Where(self.name, str(self.store.escalation_path), str(self.kill.path), hint, report)
-        # heartbeat.warm's cache, made at the second tick that runs the step: a one-shot cron
-        # tick never loads it (nor re-seeds a Monitor for a tick that will not come).
+        # heartbeat.warm's cache, made at the second stepping tick: a one-shot cron tick never loads it.
         self._warm: WarmStart | None = None
         self._stepped = False
         self.on_abandon: Callable[[TickResult], None] | None = None
@@ -265,7 +264,8 @@ class Heartbeat:
 
     def retry_outbox(self, now: datetime, *, force: bool) -> DeliveryReport:
         """Try to deliver what waits in the outbox (only entries that are due unless forced)."""
-        return effects.deliver(self.store, self.notifiers, now, force=force, secrets=self._secrets)
+        with control.kill_ends_delivery(self):  # a tick's: what is not delivered waits in outbox/
+            return effects.deliver(self.store, self.notifiers, now, force=force, secrets=self._secrets)
 
     # -- what a human does (heartbeat.control)
 

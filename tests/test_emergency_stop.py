@@ -185,22 +185,25 @@ def test_kill_ends_a_heartbeat_within_half_a_second_while_its_step_module_hangs_
     assert not agent.state.joinpath("state.json").exists() or agent.load().ticks == 0
 
 
-def test_kill_ends_run_within_half_a_second_while_a_webhook_never_answers(
-    hanging: Agent, webhook_server: Any
+@pytest.mark.parametrize("command", ["run", "tick"])
+def test_kill_ends_a_heartbeat_within_half_a_second_while_a_webhook_never_answers(
+    hanging: Agent, webhook_server: Any, command: str
 ) -> None:
-    """An escalation whose webhook accepts and never answers: KILL still ends run within 0.5 s."""
+    """An escalation whose webhook accepts and never answers: KILL still ends run and tick within 0.5 s."""
     webhook_server.delay = 60.0
     config = hanging.root / "heartbeat.toml"
     config.write_text(
         f'[policy]\nescalate_after = 1\n[[notify]]\ntype = "webhook"\nurl = "{webhook_server.url()}"\n'
         'timeout = "30s"\n'
     )
-    proc = hanging.spawn("run", "--every", "1h", "--config", str(config), attr="stuck")
+    every = ["--every", "1h"] if command == "run" else []
+    proc = hanging.spawn(command, *every, "--config", str(config), attr="stuck")
     assert webhook_server.wait_for(1, timeout=30), "the escalation never reached the webhook"
     took = stop_time(proc, hanging.kill)
-    assert proc.returncode == 3
-    assert took <= STOP_WITHIN, f"run took {took:.2f} s to stop behind a silent webhook"
+    assert proc.returncode == 3, proc.stderr.read() if proc.stderr else ""
+    assert took <= STOP_WITHIN, f"{command} took {took:.2f} s to stop behind a silent webhook"
     assert hanging.load().status.value == "needs_human"  # the decision itself was saved first
+    assert list((hanging.state / "outbox").glob("*.json")), "the undelivered escalation must wait in outbox/"
 
 
 SLOW_METRIC = """
