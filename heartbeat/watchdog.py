@@ -295,9 +295,9 @@ def end_left_running(code: int, *, own_process: bool, step_left: bool = False) -
     """
     if not own_process:
         return code
-    end_started_if_stopped(code)
     left = threads_blocking_exit()
     if left or step_left:
         what = f"{left} thread(s) the step left running" if left else "the abandoned step"
-        exit_now(code, f"heartbeat: ending {what} with the process")
+        exit_now(code, f"heartbeat: ending {what} with the process")  # which ends the processes too
+    end_started_if_stopped(code)
     return code
