@@ -155,9 +155,7 @@ def kill_ends_delivery(hb: Heartbeat) -> Iterator[None]:
     from .watchdog import watching
 
     def stop(reason: str) -> None:
-        event = {"event": "kill", "reason": reason, "during_delivery": True}
-        with contextlib.suppress(HeartbeatError, OSError):
-            hb.journal([event], hb.clock(), 0)  # the tick holds the lock and waits: no tear (O_APPEND)
+        _journal_unlocked(hb, {"event": "kill", "reason": reason, "during_delivery": True})
         message = (
             f"stopped by {hb.kill.path} during delivery: {reason}; what was not delivered waits in outbox/"
         )
@@ -180,14 +178,22 @@ def killed_while_loading(hb: Heartbeat, reason: str) -> None:
 
 def note_left_behind(hb: Heartbeat, reason: str) -> None:
     """Journal that ``run`` ended while ``hb``'s tick was still running (no lock: an emergency)."""
-    event = {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
-    with contextlib.suppress(HeartbeatError, OSError):
-        # The tick's thread holds the lock and is stuck; one O_APPEND write cannot tear its lines.
-        hb.journal([event], hb.clock(), 0)
+    _journal_unlocked(
+        hb, {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
+    )
 
 
 def note_interrupted(hb: Heartbeat, reason: str) -> None:
     """Journal that a signal ended ``hb``'s tick whose step did not unwind (no lock: an emergency)."""
-    event = {"event": "interrupted", "reason": reason, "abandoned": True, "note": "the step did not unwind"}
+    _journal_unlocked(
+        hb, {"event": "interrupted", "reason": reason, "abandoned": True, "note": "the step did not unwind"}
+    )
+
+
+def _journal_unlocked(hb: Heartbeat, event: dict[str, Any]) -> None:
+    """Journal one event in an emergency, without the lock, whatever goes wrong.
+
+    The tick's thread holds the lock and is stuck (or waits); one O_APPEND write cannot tear its lines.
+    """
     with contextlib.suppress(HeartbeatError, OSError):
         hb.journal([event], hb.clock(), 0)
