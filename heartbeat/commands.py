@@ -21,7 +21,7 @@ from .config import HeartbeatConfig, load_config, parse_duration
 from .errors import UsageError, worst_exit_code
 from .flags import check_kill_target, config_with_flags, schedule_with_flags
 from .tickoutput import clean_stdout, print_result
-from .watchdog import done_within, end_left_running, exit_now, flushed_within, watching
+from .watchdog import done_within, end_left_running, exit_now, flushed_within, is_stop, watching
 
 if TYPE_CHECKING:
     from .runner import Heartbeat, TickResult
@@ -221,9 +221,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
                 stream.write(f"first heartbeat at {first.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC\n")
                 stream.flush()
         summary = runner.run()
-        if (summary.exit_code == 3 or summary.exit_code > 128) and not flushed_within(
-            stream, STOP_FLUSH_SECONDS
-        ):
+        if is_stop(summary.exit_code) and not flushed_within(stream, STOP_FLUSH_SECONDS):
             # KILL, and stdout is a pipe nobody reads: waiting for it would keep the run alive.
             exit_now(
                 summary.exit_code,

@@ -56,6 +56,7 @@ __all__ = [
     "end_started_if_stopped",
     "exit_now",
     "flushed_within",
+    "is_stop",
     "signals_interrupt",
     "threads_blocking_exit",
     "unwatch",
@@ -260,12 +261,17 @@ def flushed_within(stream: object, seconds: float) -> bool:
     return True if flush is None else done_within(flush, seconds)
 
 
+def is_stop(code: int) -> bool:
+    """Whether exit ``code`` says the heartbeat was stopped: 3 (KILL) or over 128 (a signal)."""
+    return code == 3 or code > 128
+
+
 def end_started_if_stopped(code: int) -> None:
-    """Exit ``code`` is a stop (3: KILL, over 128: a signal): end every process this one started.
+    """Exit ``code`` is a stop (:func:`is_stop`): end every process this one started.
 
     A step's own subprocess must not go on acting once its heartbeat stopped (:mod:`heartbeat.orphans`).
     """
-    if code == 3 or code > 128:
+    if is_stop(code):
         from .orphans import end_descendants
 
         end_descendants()
