@@ -352,10 +352,7 @@ class StateStore:
                 from_json(data)
             except ValueError as exc:
                 raise StateUnsavable(path, f"it would not read back: {one_line(str(exc))}") from exc
-        if os.path.islink(path):
-            # A symlinked state.json is followed: its target is replaced atomically
-            # (a temp file beside the target), and the link stays a link.
-            path = Path(os.path.realpath(path))
+        path = self._written_path()
         try:
             if self._reader.migrated_from is not None:
                 # The file as read by the last load had to be migrated: kept before it is replaced.
@@ -394,6 +391,15 @@ class StateStore:
             atomic_write(self._state_dir / NO_ROOM_FILE, f"{size}\n".encode())
             self._no_room_noted = True
 
+    def _written_path(self) -> Path:
+        """The file a save replaces: ``state.json``, or the target of a symlinked one.
+
+        A symlinked state.json is followed: its target is replaced atomically (a
+        temp file beside the target), and the link stays a link.
+        """
+        path = self._state_path
+        return Path(os.path.realpath(path)) if os.path.islink(path) else path
+
     def check_writable(self) -> None:
         """Raise :class:`StateWriteError` unless the folder can take a ``state.json`` as big as the last.
 
@@ -404,9 +410,9 @@ class StateStore:
         """
         needed = max(8192, 2 * self._reader.size)
         problem = room_problem(self._state_dir, needed) or self._room_for_the_failed_save()
-        if problem is None and os.path.islink(self._state_path):
-            # A symlinked state.json is saved beside its target (see save): that folder counts.
-            problem = room_problem(os.path.dirname(os.path.realpath(self._state_path)), needed)
+        written = self._written_path()
+        if problem is None and written != self._state_path:  # that folder counts too
+            problem = room_problem(written.parent, needed)
         if problem is not None:
             raise StateWriteError(self.state_path, problem)
 
