@@ -57,8 +57,14 @@ _RECORD_FIELDS = FIELDS[ActionRecord]
 # The built-in trackers that look at nothing but their last ``window`` actions.
 _WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
 _INF = math.inf
+# The findings that say "the calls show no visible effect": a metric that rose within the
+# stretch a detector looks at overrules them (see Monitor). ``repeat`` (one call, one result,
+# back to back) and ``no_progress`` (the metric itself) stand whatever the metric does.
+NO_VISIBLE_EFFECT: frozenset[str] = frozenset(
+    {"loop", "near_repeat", "recurring", "recurring_error", "cycle", "empty", "error_rate"}
+)
 
-__all__ = ["Monitor"]
+__all__ = ["NO_VISIBLE_EFFECT", "Monitor"]
 
 
 def _need_aware(now: datetime) -> None:
@@ -181,6 +187,18 @@ class Monitor:
         self.tick = tick
         self.tick_anomalies: list[Anomaly] = []
         self._reported: set[str] = set()
+        # The progress metric as evidence: the newest action recorded before the metric last
+        # rose (0: it has not risen in the kept samples), and per kind the stretch of actions
+        # its detector looks at. A finding of "no visible effect" whose stretch reaches back
+        # to that rise is overruled: the work had an effect. _overruled_to: the last action
+        # index at which any kind may still be overruled.
+        self._stretch: dict[str, int] = {}
+        for det in found:
+            if type(det) in BUILT_IN and det.kind in NO_VISIBLE_EFFECT:
+                self._stretch[det.kind] = max(1, _needs(det))
+        self._rise_index = 0
+        self._overruled_to = 0
+        self._rise_from_samples()
 
         # (detector, kind, step(action, tool, fp, output_len, error, report), errors only): see
         # BuiltinStep. A tracker that looks at failed actions alone (error_rate, recurring_error)
@@ -282,6 +300,8 @@ class Monitor:
         self.tick = tick
         self._reported = set()
         self.tick_anomalies = []
+        if self._rise_index:  # as one seeded from the kept history finds it (it may be trimmed)
+            self._rise_from_samples()
         if not (reseed and self._reseed):
             return
         actions = self._visible()
@@ -366,7 +386,15 @@ class Monitor:
         reported = self._reported
         steps = self._action_steps if error is None else self._error_steps
         try:
-            if reported:
+            if index <= self._overruled_to:  # the metric rose within some detector's stretch
+                rise = self._rise_index
+                stretch = self._stretch
+                for det, kind, step in steps:
+                    report = kind not in reported and index - stretch.get(kind, 0) >= rise
+                    found = step(record, tool, fp, length, error, report)
+                    if found is not None and (kept := self._keep(det, found)) and first is None:
+                        first = kept
+            elif reported:
                 for det, kind, step in steps:
                     found = step(record, tool, fp, length, error, kind not in reported)
                     if found is not None and (kept := self._keep(det, found)) and first is None:
@@ -399,6 +427,7 @@ class Monitor:
         self._progress.append(sample)
         if value is None:
             return None
+        self._rise_from_samples()
         first: Anomaly | None = None
         try:
             for det, kind, push in self._progress_push:
@@ -411,6 +440,48 @@ class Monitor:
         if self._progress_checks:
             first = self._run_checks(self._progress_checks, now, first)
         return first
+
+    @property
+    def rise_index(self) -> int:
+        """The newest action recorded before the progress metric last rose (0: no rise kept)."""
+        return self._rise_index
+
+    def overruled(self, kind: str, index: int | None = None) -> bool:
+        """Whether a ``kind`` finding at action ``index`` (default: the newest) is overruled.
+
+        True for a finding of no visible effect (:data:`NO_VISIBLE_EFFECT`) whose
+        detector's stretch (its window) holds an action recorded before a rise of the
+        progress metric.
+        """
+        stretch = self._stretch.get(kind)
+        at = self.actions_total if index is None else index
+        return stretch is not None and self._rise_index > 0 and at - stretch < self._rise_index
+
+    def _rise_from_samples(self) -> None:
+        """Find the metric's last rise in the kept samples, and the action recorded before it.
+
+        A sample rose when its value is above the measured one before it. It was taken
+        after the actions of its tick: the newest kept action of that tick or earlier is
+        the last one the rise speaks for. The same answer from a live run and from a
+        Monitor seeded with its saved history and samples.
+        """
+        previous: float | None = None
+        rose_at: int | None = None
+        for sample in self._progress:
+            value = sample.value
+            if value is None:
+                continue
+            if previous is not None and value > previous:
+                rose_at = sample.tick
+            previous = value
+        rise = 0
+        if rose_at is not None:
+            for action in reversed(self._history):
+                if action.tick <= rose_at:
+                    rise = action.index
+                    break
+        self._rise_index = rise
+        self._overruled_to = rise - 1 + max(self._stretch.values(), default=0) if rise else 0
 
     def _visible(self) -> tuple[ActionRecord, ...]:
         """The kept actions the detectors look at (exempt tools left out).
