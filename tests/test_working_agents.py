@@ -25,7 +25,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +48,10 @@ def _call(n):
         body = f"Page {{m}} of 400. {{word}} rose {{m % 7 + 1}}% in quarter {{m % 4 + 1}}; see table {{m}}."
         return "read_page", {{"cursor": n}}, body
     if KIND == "crawler":
-        body = f'{{{{"id": {{1000 + m}}, "name": "{{word}} kit {{m}}", "price": {{m * 3}}.99, "stock": {{m % 13}}}}}}'
+        body = (
+            f'{{{{"id": {{1000 + m}}, "name": "{{word}} kit {{m}}", '
+            f'"price": {{m * 3}}.99, "stock": {{m % 13}}}}}}'
+        )
         return "fetch", {{"url": f"https://shop.example.com/items/{{1041 + n}}"}}, body
     if KIND == "writer":
         text = f"Section {{n}}: what the {{word}} figures of part {{n}} say, in three paragraphs."
@@ -93,7 +95,8 @@ for folder, module, ticks in jobs:
     for _ in range(ticks):
         out = io.StringIO()
         code = main(["tick", "--json", *flags], out)
-        results.append({"code": code, "json": [json.loads(l) for l in out.getvalue().splitlines() if l.strip()]})
+        lines = [json.loads(line) for line in out.getvalue().splitlines() if line.strip()]
+        results.append({"code": code, "json": lines})
     print(json.dumps({"folder": folder, "results": results}), flush=True)
 """
 

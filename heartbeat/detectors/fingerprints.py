@@ -190,10 +190,7 @@ _HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9", b"9999999")
 def _has_volatile(data: bytes) -> bool:
     """Whether ``data`` may hold a volatile value (False: it holds none the test knows)."""
     nines = data.translate(_NINES)
-    for hint in _HINTS:
-        if hint in nines:
-            return True
-    return False
+    return any(hint in nines for hint in _HINTS)
 
 
 def mask_volatile(text: str) -> str:
