@@ -107,8 +107,8 @@ def test_the_message_names_the_run_the_limit_and_the_last_call() -> None:
     calls += [{"tool": "search", "args": {"page": i}, "output": ""} for i in range(1, 4)]
     anomaly = trips(Empty(), actions(calls))[-1]
     assert anomaly is not None and anomaly.message == (
-        "3 outputs in a row were empty or at most 10 characters, from calls that answered at length "
-        'before; last: search({"page":3})'
+        "3 outputs in a row were empty or at most 10 characters, from calls that ask for something "
+        'or answered at length before; last: search({"page":3})'
     )
     assert anomaly.evidence["last"] == 'search({"page":3})' and anomaly.evidence["max_chars"] == 10
     strict = trips(Empty(max_chars=0), actions(calls))[-1]
