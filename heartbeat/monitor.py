@@ -231,7 +231,7 @@ class Monitor:
                 type(det) in _WINDOWED  # a subclass may track differently
                 and not self._exempt
                 and not cast(Any, det).exempt
-                and history_limit >= cast(Any, det).window
+                and history_limit >= max(cast(Any, det).window, _needs(det))
             )
             if not exact:
                 self._reseed.append((on_progress, len(entries) - 1, det, tracker))

@@ -18,9 +18,10 @@ function the :class:`~heartbeat.monitor.Monitor` calls per action):
   None when the action reported neither. The numbers that are the content
   (a page number, a price, a count, the dates in a list of flights) are
   kept: two pages, two bodies or two flight lists are two results. For a
-  failed action only the last 200 characters count, line numbers and
-  ports masked too: how a failure ends (the exception, the test summary)
-  says what failed, the log before it changes with every edit. "The same
+  failed action only its last two lines count (at most 200 characters),
+  line numbers and ports masked too: how a failure ends (the exception,
+  the test summary) says what failed, the log before it changes with
+  every edit. "The same
   result again" is judged on it.
 * :func:`error_key`: the same masking applied to an error's own text, so
   "timeout after 3.2s (request 8f3a...)" is one error live and in replay.
@@ -151,8 +152,11 @@ _VOLATILE = re.compile(r"[\w.+-]*\d[\w.:+-]*")
 _DIGITS = b"0123456789"
 # bytes.translate with a table (every byte kept, the digits deleted) is faster than with None.
 _SAME = bytes(range(256))
-# The characters at the end of a failed action's output that say what failed; masked
-# from a little more than that, so a value cut in two at the edge is masked whole.
+# The end of a failed action's output that says what failed: its last 2 lines (the exception
+# and where, the test summary), at most 200 characters; masked from a little more than that,
+# so a value cut in two at the edge is masked whole. The lines before (debug prints, the log)
+# change with every edit.
+_ERROR_LINES = 2
 _ERROR_TAIL = 200
 _ERROR_READ = 320
 
@@ -305,7 +309,7 @@ def action_keys(
         # shell's complaint), not by the log before it, which changes with every edit.
         if len(stripped) > _ERROR_TAIL:
             stripped = stripped[-_ERROR_READ:]
-        tail = _ERROR_RE.sub("#", stripped)[-_ERROR_TAIL:]
+        tail = "\n".join(_ERROR_RE.sub("#", stripped).splitlines()[-_ERROR_LINES:])[-_ERROR_TAIL:]
         try:
             out = tail.encode()
         except UnicodeEncodeError:

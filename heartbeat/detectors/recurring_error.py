@@ -1,19 +1,33 @@
 """``recurring_error``: the same error again and again, told apart from different errors.
 
-An error's fingerprint is the tool, the error label and the action's
-result key (the end of its output, digits left out; see
-:mod:`.fingerprints`); for an output of at most 10 characters (a bare
-exit code) the exact call instead. Different errors while debugging are
-progress; the same rejection coming back, whatever the arguments (a
-different invalid option clicked each time, a retry with reshuffled
-arguments, a rerun of the same failing test), is not.
+An error's fingerprint is the tool, the error's text with its volatile
+values masked (:func:`~.fingerprints.error_key`: the same live and in
+replay) and the action's result key (the end of its output, volatile
+values masked; see :mod:`.fingerprints`); for an output of at most 10
+characters (a bare exit code) the exact call instead. Different errors
+while debugging are progress (a script re-run after an edit that fails
+differently); the same rejection coming back, whatever the arguments (a
+different invalid option clicked each time, a rerun of the same failing
+test), is not.
+
+The same call re-run and failing the same way counts over twice the
+window (a script re-run after each edit, other steps between the runs).
+
+Reworded retries count too: consecutive failing calls of one tool, each
+much like the one before (at least half of their words shared, see
+:func:`words`) but not the same call, N of them within the window. A
+search asked again in other words, a booking retried with reshuffled
+amounts: the error texts may differ, the attempt is the same.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable
+import re
+from collections import deque
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from ..models import Anomaly, clip
 from .contract import (
@@ -26,22 +40,62 @@ from .contract import (
     need_int,
     tail_of,
 )
+from .fingerprints import error_key
 from .window import ErrorsOnly, SparseWindow
 
-__all__ = ["RecurringError", "RecurringErrorTracker"]
+__all__ = ["REWORDED", "RecurringError", "RecurringErrorTracker", "reworded", "words"]
 
 
 _SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
+REWORDED = 0.5
+"""The share of words (Jaccard) two calls must share for the second to reword the first."""
+
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_error_key = lru_cache(maxsize=512)(error_key)
+
+
+@lru_cache(maxsize=512)
+def words(tool: str, summary: str) -> frozenset[str]:
+    """The words of a call's arguments (its summary without the tool), lower case, no numbers."""
+    return frozenset(_WORD.findall(summary[len(tool) :].lower()))
+
+
+def reworded(before: frozenset[str], after: frozenset[str]) -> bool:
+    """Whether ``after`` shares at least :data:`REWORDED` of the words of both calls."""
+    union = len(before | after)
+    return union > 0 and len(before & after) >= REWORDED * union
 
 
 def _key(action: ActionView) -> Hashable:
-    if action.error is None:
+    error = action.error
+    if error is None:
         return None
     length = action.output_len
     if length is not None and length <= _SHORT:
         # "grep" without a match, exit 1 and no output: only the same call counts as the same.
-        return (action.tool, action.error, action.fingerprint)
-    return (action.tool, action.error, action.result)
+        return (action.tool, _error_key(error), action.fingerprint)
+    return (action.tool, _error_key(error), action.result)
+
+
+def _rerun(action: ActionView, key: Hashable) -> Hashable:
+    """The key of the same call failing the same way."""
+    return (action.fingerprint, key)
+
+
+def _chain(failures: Iterable[tuple[int, str, str, frozenset[str]]]) -> int:
+    """How many of ``failures`` (position, tool, fingerprint, words; oldest first, the newest
+    last) are the newest's tool failing in a row, each rewording the one before."""
+    newest = iter(reversed(list(failures) if not isinstance(failures, Sequence | deque) else failures))
+    _, tool, fp, said = next(newest)
+    count = 1
+    for _, other, ofp, osaid in newest:
+        if other != tool:
+            continue
+        if ofp == fp or not reworded(osaid, said):
+            break
+        count += 1
+        fp, said = ofp, osaid
+    return count
 
 
 @dataclass(frozen=True)
@@ -60,8 +114,8 @@ class RecurringError:
 
     @property
     def history_needed(self) -> int:
-        """Past actions this detector needs to see."""
-        return self.window
+        """Past actions this detector needs to see: the re-runs' window, twice its own."""
+        return 2 * self.window
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action failed with an error seen N times in the window."""
@@ -69,28 +123,57 @@ class RecurringError:
         if last is None or last.tool in self.exempt or last.error is None:
             return None
         key = _key(last)
-        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        longer = [a for a in history.actions if a.tool not in self.exempt][-2 * self.window :]
+        seq = longer[-self.window :]
         count = sum(1 for a in seq if _key(a) == key)
-        return self._report(last, count, history.tick, now) if count >= self.threshold else None
+        rerun = _rerun(last, key)
+        reruns = sum(1 for a in longer if a.error is not None and _rerun(a, _key(a)) == rerun)
+        failures = [(0, a.tool, a.fingerprint, words(a.tool, a.summary)) for a in seq if a.error is not None]
+        return self._report(last, count, reruns, _chain(failures), history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
         return RecurringErrorTracker(self, history)
 
-    def _report(self, action: ActionView, count: int, tick: int, at: datetime) -> Anomaly:
+    def _report(
+        self, action: ActionView, count: int, reruns: int, chain: int, tick: int, at: datetime
+    ) -> Anomaly | None:
         error = clip(action.error, 120)
+        span = self.window
+        if count >= self.threshold:
+            message = (
+                f"{action.tool} failed with the same error {count} times in the last {span} actions "
+                f"({error}); last: {action.summary}"
+            )
+            same = "error"
+        elif reruns >= self.threshold:
+            span = 2 * self.window
+            message = (
+                f"{action.summary} was run again and failed the same way {reruns} times in the last "
+                f"{span} actions ({error}): what changed between the runs did not reach the failure"
+            )
+            count, same = reruns, "call and error"
+        elif chain >= self.threshold:
+            message = (
+                f"{action.tool} failed {chain} times in a row within the last {span} actions, "
+                f"each call a rewording of the one before ({error}): the same attempt in other words; "
+                f"last: {action.summary}"
+            )
+            count, same = chain, "reworded"
+        else:
+            return None
         return make_anomaly(
             "recurring_error",
-            f"{action.tool} failed with the same error {count} times in the last {self.window} actions "
-            f"({error}); last: {action.summary}",
+            message,
             tick=tick,
             at=at,
             action=action,
             evidence={
                 "count": count,
-                "window": self.window,
+                "window": span,
                 "threshold": self.threshold,
                 "error": action.error,
+                "same": same,
                 "call": action.summary,
                 "avoid": f"{action.tool} calls that keep failing",
             },
@@ -104,14 +187,25 @@ class RecurringErrorTracker(ErrorsOnly, StepTracker):
     the oldest error leave the window, so the common push does almost nothing.
     """
 
-    __slots__ = ("_det", "_errors", "_exempt")
+    __slots__ = ("_det", "_errors", "_exempt", "_failures", "_reruns")
 
     def __init__(self, det: RecurringError, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
         # Positions are the actions seen (exempt ones left out); the key is the error's fingerprint.
         self._errors: SparseWindow[Hashable] = SparseWindow(det.window)
-        self.seed(tail_of(history.actions, det.window, det.exempt))
+        # The same call failing the same way, over twice the window.
+        self._reruns: SparseWindow[Hashable] = SparseWindow(2 * det.window)
+        # The failures in the window, for reworded retries: (position, tool, fingerprint, words).
+        self._failures: deque[tuple[int, str, str, frozenset[str]]] = deque()
+        self.seed(tail_of(history.actions, 2 * det.window, det.exempt))
+
+    def errors_only(self, index: int) -> bool:
+        """Both windows step on failures only (see :meth:`ErrorsOnly.errors_only`)."""
+        if not super().errors_only(index):
+            return False
+        self._reruns.follow(index)
+        return True
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -121,9 +215,26 @@ class RecurringErrorTracker(ErrorsOnly, StepTracker):
             return None
         errors = self._errors
         errors.advance(action.index)
+        reruns = self._reruns
+        reruns.advance(action.index)
         if error is None:
             return None
-        count = errors.add(_key(action))
-        if not report or count < self._det.threshold:
+        key = _key(action)
+        count = errors.add(key)
+        again = reruns.add(_rerun(action, key))
+        failures = self._failures
+        position = errors.position
+        floor = position - self._det.window
+        while failures and failures[0][0] <= floor:
+            failures.popleft()
+        failures.append((position, tool, fp, words(tool, action.summary)))
+        if not report:
             return None
-        return self._det._report(action, count, action.tick, action.at)
+        threshold = self._det.threshold
+        if count < threshold and again < threshold:
+            chain = _chain(failures)
+            if chain < threshold:
+                return None
+        else:
+            chain = 0
+        return self._det._report(action, count, again, chain, action.tick, action.at)
