@@ -10,8 +10,9 @@ differently); the same rejection coming back, whatever the arguments (a
 different invalid option clicked each time, a rerun of the same failing
 test), is not.
 
-The same call re-run and failing the same way counts over twice the
-window (a script re-run after each edit, other steps between the runs).
+The same call (with arguments) re-run and failing the same way counts
+over twice the window: a script re-run after each edit, other steps
+between the runs.
 
 Reworded retries count too: consecutive failing calls of one tool, each
 much like the one before (at least half of their words shared, see
@@ -24,10 +25,11 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Collection, Hashable, Iterable, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 
 from ..models import Anomaly, clip
 from .contract import (
@@ -41,7 +43,7 @@ from .contract import (
     tail_of,
 )
 from .fingerprints import error_key
-from .window import ErrorsOnly, SparseWindow
+from .window import SparseWindow
 
 __all__ = ["REWORDED", "RecurringError", "RecurringErrorTracker", "reworded", "words"]
 
@@ -78,23 +80,27 @@ def _key(action: ActionView) -> Hashable:
 
 
 def _rerun(action: ActionView, key: Hashable) -> Hashable:
-    """The key of the same call failing the same way."""
+    """The key of the same call failing the same way; None for a call without arguments
+    (a harness's complaint about a malformed turn, a bare poll): nothing was re-run."""
+    if action.summary == f"{action.tool}()":
+        return None
     return (action.fingerprint, key)
 
 
-def _chain(failures: Iterable[tuple[int, str, str, frozenset[str]]]) -> int:
-    """How many of ``failures`` (position, tool, fingerprint, words; oldest first, the newest
-    last) are the newest's tool failing in a row, each rewording the one before."""
-    newest = iter(reversed(list(failures) if not isinstance(failures, Sequence | deque) else failures))
-    _, tool, fp, said = next(newest)
+def _chain(failures: Sequence[tuple[int, str, str, frozenset[str], bool]] | deque[Any]) -> int:
+    """How many of ``failures`` (position, tool, fingerprint, words, whether the tool answered
+    since its failure before; oldest first, the newest last) are the newest's tool failing in
+    a row, no success between, each call rewording the one before."""
+    newest = reversed(failures)
+    _, tool, fp, said, answered = next(newest)
     count = 1
-    for _, other, ofp, osaid in newest:
+    for _, other, ofp, osaid, oanswered in newest:
         if other != tool:
             continue
-        if ofp == fp or not reworded(osaid, said):
+        if answered or ofp == fp or not reworded(osaid, said):
             break
         count += 1
-        fp, said = ofp, osaid
+        fp, said, answered = ofp, osaid, oanswered
     return count
 
 
@@ -127,8 +133,21 @@ class RecurringError:
         seq = longer[-self.window :]
         count = sum(1 for a in seq if _key(a) == key)
         rerun = _rerun(last, key)
-        reruns = sum(1 for a in longer if a.error is not None and _rerun(a, _key(a)) == rerun)
-        failures = [(0, a.tool, a.fingerprint, words(a.tool, a.summary)) for a in seq if a.error is not None]
+        reruns = (
+            0
+            if rerun is None
+            else sum(1 for a in longer if a.error is not None and _rerun(a, _key(a)) == rerun)
+        )
+        failures = []
+        ok: set[str] = set()
+        for i, a in enumerate(longer):
+            if a.error is None:
+                ok.add(a.tool)
+                continue
+            answered = a.tool in ok
+            ok.discard(a.tool)
+            if i >= len(longer) - len(seq):
+                failures.append((i, a.tool, a.fingerprint, words(a.tool, a.summary), answered))
         return self._report(last, count, reruns, _chain(failures), history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -180,32 +199,32 @@ class RecurringError:
         )
 
 
-class RecurringErrorTracker(ErrorsOnly, StepTracker):
-    """The errors among the last W actions (position and key), with counts per key.
+class RecurringErrorTracker(StepTracker):
+    """The errors among the last 2W actions (position and key), with counts per key.
 
-    Only errors are kept: a success moves the position on and, at most, lets
-    the oldest error leave the window, so the common push does almost nothing.
+    Only errors are kept: a success moves the position on and notes that its
+    tool answered (a reworded retry is a failure after a failure of the same
+    tool, no success between), so the common push does almost nothing.
     """
 
-    __slots__ = ("_det", "_errors", "_exempt", "_failures", "_reruns")
+    __slots__ = ("_det", "_errors", "_exempt", "_failures", "_ok", "_position", "_reruns")
 
     def __init__(self, det: RecurringError, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
-        # Positions are the actions seen (exempt ones left out); the key is the error's fingerprint.
+        # Positions are the actions seen (exempt ones left out), counted here: the windows
+        # move on only at a failure, by the positions since the last one.
+        self._position = 0
         self._errors: SparseWindow[Hashable] = SparseWindow(det.window)
+        self._errors.follow(0)
         # The same call failing the same way, over twice the window.
         self._reruns: SparseWindow[Hashable] = SparseWindow(2 * det.window)
-        # The failures in the window, for reworded retries: (position, tool, fingerprint, words).
-        self._failures: deque[tuple[int, str, str, frozenset[str]]] = deque()
+        self._reruns.follow(0)
+        # The failures in the window, for reworded retries: (position, tool, fingerprint, words,
+        # whether the tool succeeded since its failure before), and the tools that succeeded since.
+        self._failures: deque[tuple[int, str, str, frozenset[str], bool]] = deque()
+        self._ok: set[str] = set()
         self.seed(tail_of(history.actions, 2 * det.window, det.exempt))
-
-    def errors_only(self, index: int) -> bool:
-        """Both windows step on failures only (see :meth:`ErrorsOnly.errors_only`)."""
-        if not super().errors_only(index):
-            return False
-        self._reruns.follow(index)
-        return True
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -213,21 +232,26 @@ class RecurringErrorTracker(ErrorsOnly, StepTracker):
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        errors = self._errors
-        errors.advance(action.index)
-        reruns = self._reruns
-        reruns.advance(action.index)
+        position = self._position = self._position + 1
         if error is None:
+            self._ok.add(tool)
             return None
+        errors = self._errors
+        errors.advance(position)
+        reruns = self._reruns
+        reruns.advance(position)
         key = _key(action)
         count = errors.add(key)
-        again = reruns.add(_rerun(action, key))
+        rerun = _rerun(action, key)
+        again = 0 if rerun is None else reruns.add(rerun)
         failures = self._failures
-        position = errors.position
         floor = position - self._det.window
         while failures and failures[0][0] <= floor:
             failures.popleft()
-        failures.append((position, tool, fp, words(tool, action.summary)))
+        answered = tool in self._ok
+        if answered:
+            self._ok.discard(tool)
+        failures.append((position, tool, fp, words(tool, action.summary), answered))
         if not report:
             return None
         threshold = self._det.threshold
