@@ -4,9 +4,8 @@
 tick's anomalies and ``now``, and returns a :class:`~heartbeat.models.Decision`;
 the runner carries it out. The rules (README "Policy")::
 
-    a heartbeat with only advisory kinds (error_rate)
-                                                 -> try_alternative, streak kept, never escalates
-    a stuck heartbeat (any other anomaly)  -> stuck_streak + 1, quiet 0, and
+    a stuck heartbeat (any anomaly)  -> stuck_streak + 1, quiet 0, and
+        only advisory kinds fired (error_rate)    -> try_alternative, never escalate
         streak reaches escalate_after             -> escalate
         streak >= 2 and the agent did again what
         the last recovery said to avoid, or the
@@ -111,7 +110,8 @@ _GENERAL_ADVICE = "Try a different approach: another tool, other arguments or an
 _SLOW_KINDS = frozenset({"no_progress"})  # kinds that do not escalate early by coming back
 ADVISORY: frozenset[str] = frozenset({"error_rate"})
 """Kinds that advise but never escalate on their own: many failures can be debugging (a script
-that crashes differently after each edit). A heartbeat with only these keeps the streak as it was."""
+that crashes differently after each edit). They count in the stuck streak, but a heartbeat
+escalates only when another kind fired in it, and they never count as coming back."""
 _AVOID_KEPT = 10  # earlier actions to avoid carried across the heartbeats of one recovery
 _SAMPLE = {name: f"<{name}>" for name in PLACEHOLDERS} | {
     "attempt": 1,
@@ -251,9 +251,9 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
             instructions=state.instructions,
         )
     kinds = _kinds(anomalies)
+    # An advisory-only heartbeat is stuck, but never the one that calls a human.
     advisory = all(k in ADVISORY for k in kinds)
-    # An advisory-only heartbeat instructs but does not move the stuck stretch towards a human.
-    streak = state.stuck_streak if advisory else state.stuck_streak + 1
+    streak = state.stuck_streak + 1
     mode = (
         RecoveryMode.REASSESS_GOAL if all(k == "no_progress" for k in kinds) else RecoveryMode.TRY_ALTERNATIVE
     )
@@ -313,8 +313,8 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
         action=action,
         stuck_streak=streak,
         reason=(
-            f"advice, never escalated on its own (streak stays {streak}): {problems}"
-            if advisory
+            f"stuck for {streak} heartbeats, on {', '.join(kinds)} alone, which never escalates: {problems}"
+            if advisory and streak >= cfg.escalate_after
             else f"stuck for {streak} of {cfg.escalate_after} heartbeats: {problems}"
         ),
         recovery=recovery,
