@@ -7,11 +7,15 @@ seen. Each action's key is its masked call plus its result (the exact
 call when the result is at most 10 characters); an action is a
 *revisit* when its key occurred earlier in the last W actions. Fires when
 at least N of the last W actions are revisits spread over at least two
-different calls (one call again and again is ``recurring`` or ``repeat``).
+different calls (one call again and again is ``recurring`` or ``repeat``),
+or sooner when the share of revisits grows: at least 6 of the last 10
+actions (an agent idling through look / inventory / examine, seeing what
+it has seen).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Collection, Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,6 +45,10 @@ def _key(action: ActionView) -> Hashable:
 
 
 _SHORT = 10  # characters: what recurring's min_chars and empty's max_chars default to
+RECENT = 10
+"""The newest actions the growing share of revisits is judged on."""
+RECENT_SHARE = 6
+"""Revisits among the :data:`RECENT` newest actions that trip ``cycle`` before N."""
 
 
 @dataclass(frozen=True)
@@ -59,24 +67,33 @@ class Cycle:
 
     @property
     def history_needed(self) -> int:
-        """Past actions this detector needs to see."""
-        return self.window
+        """Past actions this detector needs to see (the recent share looks back a window from each)."""
+        return self.window + RECENT - 1
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
-        """Whether the newest action is a revisit that brings the window's revisits to N."""
+        """Whether the newest action is a revisit that brings the window's revisits to N, or the
+        recent share of revisits to :data:`RECENT_SHARE`."""
         last = history.last
         if last is None or last.tool in self.exempt:
             return None
-        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        longer = [_key(a) for a in history.actions if a.tool not in self.exempt][-self.history_needed :]
+        seq = longer[-self.window :]
         counts: dict[Hashable, int] = {}
-        for action in seq:
-            key = _key(action)
+        for key in seq:
             counts[key] = counts.get(key, 0) + 1
+        if counts[longer[-1]] < 2:
+            return None
         revisits = len(seq) - len(counts)
         repeated = sum(1 for n in counts.values() if n > 1)
-        if counts[_key(last)] < 2 or revisits < self.threshold or repeated < 2:
-            return None
-        return self._report(last, revisits, repeated, len(seq), history.tick, now)
+        if revisits >= self.threshold and repeated >= 2:
+            return self._report(last, revisits, repeated, len(seq), history.tick, now)
+        start = len(longer) - min(RECENT, len(longer))
+        recent = [
+            k for i, k in enumerate(longer[start:], start) if k in longer[max(0, i - self.window + 1) : i]
+        ]
+        if len(recent) >= RECENT_SHARE and len(set(recent)) >= 2:
+            return self._report(last, len(recent), len(set(recent)), RECENT, history.tick, now)
+        return None
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
@@ -108,14 +125,17 @@ class Cycle:
 class CycleTracker(StepTracker):
     """A key window of masked call+result keys, counting revisits."""
 
-    __slots__ = ("_det", "_exempt", "_keys")
+    __slots__ = ("_det", "_exempt", "_keys", "_recent", "_revisits")
 
     def __init__(self, det: Cycle, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
         self._keys = KeyWindow(det.window)
-        for action in tail_of(history.actions, det.window, det.exempt):
-            self._keys.push(_key(action))
+        # The newest RECENT actions' keys, None where the action was no revisit.
+        self._recent: deque[Hashable] = deque()
+        self._revisits = 0
+        for action in tail_of(history.actions, det.history_needed, det.exempt):
+            self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -124,7 +144,21 @@ class CycleTracker(StepTracker):
         if tool in self._exempt:
             return None
         keys = self._keys
-        count = keys.push(_key(action))
-        if not report or count < 2 or keys.revisits < self._det.threshold or keys.repeated < 2:
+        key = _key(action)
+        count = keys.push(key)
+        recent = self._recent
+        if len(recent) == RECENT and recent.popleft() is not None:
+            self._revisits -= 1
+        recent.append(key if count >= 2 else None)
+        if count < 2:
             return None
-        return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
+        self._revisits += 1
+        if not report:
+            return None
+        if keys.revisits >= self._det.threshold and keys.repeated >= 2:
+            return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
+        if self._revisits >= RECENT_SHARE:
+            distinct = len({k for k in recent if k is not None})
+            if distinct >= 2:
+                return self._det._report(action, self._revisits, distinct, RECENT, action.tick, action.at)
+        return None
