@@ -63,7 +63,9 @@ def test_the_message_counts_the_revisits_and_the_calls_revisited() -> None:
 def _spread(n: int) -> list[Call]:
     """``n`` steps, then each of them again with a new step after each: revisits half the time."""
     first_pass = _round(n)
-    fresh: list[Call] = [{"tool": "new", "args": {"k": k}, "output": f"a new page {k} " * 3} for k in range(n)]
+    fresh: list[Call] = [
+        {"tool": "new", "args": {"k": k}, "output": f"a new page {k} " * 3} for k in range(n)
+    ]
     return first_pass + [call for pair in zip(first_pass, fresh, strict=True) for call in pair]
 
 
@@ -78,7 +80,8 @@ def test_revisits_spread_out_trip_at_n_in_the_window() -> None:
 
 def test_a_growing_share_of_revisits_needs_two_calls_or_more() -> None:
     """Six revisits among the last ten actions, but all of one call: that is recurring's."""
-    calls: list[Call] = [*_round(4), *([{"tool": "t1", "args": {"arg": "value-b"}, "output": "answer b " * 3}] * 7)]
+    again: Call = {"tool": "t1", "args": {"arg": "value-b"}, "output": "answer b " * 3}
+    calls: list[Call] = [*_round(4), *([again] * 7)]
     assert trips(Cycle(), actions(calls)) == [None] * 11
 
 
