@@ -52,14 +52,18 @@ _SHORT = 10  # characters: an output this short (a bare exit code) cannot tell t
 REWORDED = 0.5
 """The share of words (Jaccard) two calls must share for the second to reword the first."""
 
-_WORD = re.compile(r"[^\W\d_]{2,}")
+# A word of two letters or more that is no argument's name ("q":) and no command's flag (-rn).
+_WORD = re.compile(r'(?<![^\W_])(?<!-)[^\W\d_]{2,}(?![\w"]*":)')
 _error_key = lru_cache(maxsize=512)(error_key)
 
 
 @lru_cache(maxsize=512)
 def words(tool: str, summary: str) -> frozenset[str]:
-    """The words of a call's arguments (its summary without the tool), lower case, no numbers."""
-    return frozenset(_WORD.findall(summary[len(tool) :].lower()))
+    """The words of a call's argument values, lower case, without numbers, flags, argument
+    names or the tool's own name (a shell tool's command names its program)."""
+    found = set(_WORD.findall(summary[len(tool) :].lower()))
+    found.discard(tool.lower())
+    return frozenset(found)
 
 
 def reworded(before: frozenset[str], after: frozenset[str]) -> bool:
