@@ -9,13 +9,12 @@ call when the result is at most 10 characters); an action is a
 at least N of the last W actions are revisits spread over at least two
 different calls (one call again and again is ``recurring`` or ``repeat``),
 or sooner when the share of revisits grows: at least 6 of the last 10
-actions (an agent idling through look / inventory / examine, seeing what
-it has seen).
+actions revisit a key seen earlier among those 10 (an agent idling
+through look / inventory / examine, seeing what it has seen).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Collection, Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -67,8 +66,8 @@ class Cycle:
 
     @property
     def history_needed(self) -> int:
-        """Past actions this detector needs to see (the recent share looks back a window from each)."""
-        return self.window + RECENT - 1
+        """Past actions this detector needs to see."""
+        return self.window
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action is a revisit that brings the window's revisits to N, or the
@@ -76,23 +75,23 @@ class Cycle:
         last = history.last
         if last is None or last.tool in self.exempt:
             return None
-        longer = [_key(a) for a in history.actions if a.tool not in self.exempt][-self.history_needed :]
-        seq = longer[-self.window :]
+        seq = [_key(a) for a in history.actions if a.tool not in self.exempt][-self.window :]
         counts: dict[Hashable, int] = {}
         for key in seq:
             counts[key] = counts.get(key, 0) + 1
-        if counts[longer[-1]] < 2:
+        if counts[seq[-1]] < 2:
             return None
         revisits = len(seq) - len(counts)
         repeated = sum(1 for n in counts.values() if n > 1)
         if revisits >= self.threshold and repeated >= 2:
             return self._report(last, revisits, repeated, len(seq), history.tick, now)
-        start = len(longer) - min(RECENT, len(longer))
-        recent = [
-            k for i, k in enumerate(longer[start:], start) if k in longer[max(0, i - self.window + 1) : i]
-        ]
-        if len(recent) >= RECENT_SHARE and len(set(recent)) >= 2:
-            return self._report(last, len(recent), len(set(recent)), RECENT, history.tick, now)
+        recent: dict[Hashable, int] = {}
+        for key in seq[-RECENT:]:
+            recent[key] = recent.get(key, 0) + 1
+        revisits = min(len(seq), RECENT) - len(recent)
+        repeated = sum(1 for n in recent.values() if n > 1)
+        if recent[seq[-1]] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
+            return self._report(last, revisits, repeated, RECENT, history.tick, now)
         return None
 
     def tracker(self, history: History) -> ActionTracker:
@@ -125,17 +124,17 @@ class Cycle:
 class CycleTracker(StepTracker):
     """A key window of masked call+result keys, counting revisits."""
 
-    __slots__ = ("_det", "_exempt", "_keys", "_recent", "_revisits")
+    __slots__ = ("_det", "_exempt", "_keys", "_recent")
 
     def __init__(self, det: Cycle, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
         self._keys = KeyWindow(det.window)
-        # The newest RECENT actions' keys, None where the action was no revisit.
-        self._recent: deque[Hashable] = deque()
-        self._revisits = 0
-        for action in tail_of(history.actions, det.history_needed, det.exempt):
-            self.step(action, action.tool, action.fingerprint, action.output_len, action.error, False)
+        self._recent = KeyWindow(RECENT)  # the newest RECENT keys: the growing share
+        for action in tail_of(history.actions, det.window, det.exempt):
+            key = _key(action)
+            self._keys.push(key)
+            self._recent.push(key)
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -147,18 +146,11 @@ class CycleTracker(StepTracker):
         key = _key(action)
         count = keys.push(key)
         recent = self._recent
-        if len(recent) == RECENT and recent.popleft() is not None:
-            self._revisits -= 1
-        recent.append(key if count >= 2 else None)
-        if count < 2:
-            return None
-        self._revisits += 1
-        if not report:
+        near = recent.push(key)
+        if not report or count < 2:
             return None
         if keys.revisits >= self._det.threshold and keys.repeated >= 2:
             return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
-        if self._revisits >= RECENT_SHARE:
-            distinct = len({k for k in recent if k is not None})
-            if distinct >= 2:
-                return self._det._report(action, self._revisits, distinct, RECENT, action.tick, action.at)
+        if near >= 2 and recent.revisits >= RECENT_SHARE and recent.repeated >= 2:
+            return self._det._report(action, recent.revisits, recent.repeated, RECENT, action.tick, action.at)
         return None

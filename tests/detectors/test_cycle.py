@@ -19,8 +19,7 @@ def test_a_long_cycle_is_a_cycle() -> None:
         for k in range(12)
     ]
     hit = first(Cycle(), actions(steps * 2))
-    # the sixth revisit among the last ten actions (the growing share), before ten in all
-    assert hit is not None and hit[0] == 18
+    assert hit is not None and hit[0] == 22
     assert "went back to a call and result already seen" in hit[1].message
 
 
@@ -53,10 +52,10 @@ def test_the_message_counts_the_revisits_and_the_calls_revisited() -> None:
     assert hit is not None
     anomaly = hit[1]
     assert anomaly.message.startswith(
-        "6 of the last 10 actions went back to a call and result already seen "
-        "(6 different ones, not back to back): going round in circles; last: t1("
+        "10 of the last 22 actions went back to a call and result already seen "
+        "(10 different ones, not back to back): going round in circles; last: t1("
     )
-    assert anomaly.evidence["revisits"] == 6 and anomaly.evidence["distinct"] == 6
+    assert anomaly.evidence["revisits"] == 10 and anomaly.evidence["distinct"] == 10
     assert anomaly.evidence["window"] == 30 and anomaly.evidence["threshold"] == 10
 
 
@@ -76,6 +75,20 @@ def test_revisits_spread_out_trip_at_n_in_the_window() -> None:
     first_hit = found[16]
     assert first_hit is not None and first_hit.message.startswith("5 of the last 17 actions went back")
     assert trips(Cycle(threshold=6, window=30), actions(_spread(5))) == [None] * 15
+
+
+def test_a_growing_share_of_revisits_trips_before_n() -> None:
+    """Idling through look / inventory / examine: 6 of the last 10 actions seen among those 10."""
+    idle: list[Call] = [
+        {"tool": tool, "args": {"cmd": tool}, "output": f"what {tool} shows, the same each time"}
+        for tool in ("look", "inventory", "examine")
+    ]
+    calls: list[Call] = [*_round(6), *(idle * 4)]
+    found = trips(Cycle(), actions(calls))
+    hit = next(i for i, a in enumerate(found) if a is not None)
+    assert hit + 1 == 6 + 9  # the sixth revisit among the last ten: the ninth idle step
+    anomaly = found[hit]
+    assert anomaly is not None and anomaly.message.startswith("6 of the last 10 actions went back")
 
 
 def test_a_growing_share_of_revisits_needs_two_calls_or_more() -> None:
