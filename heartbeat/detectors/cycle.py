@@ -86,12 +86,13 @@ class Cycle:
         if revisits >= self.threshold and repeated >= 2:
             return self._report(last, revisits, repeated, len(seq), history.tick, now)
         recent: dict[Hashable, int] = {}
-        for key in seq[-RECENT:]:
+        size = min(RECENT, self.window)
+        for key in seq[-size:]:
             recent[key] = recent.get(key, 0) + 1
-        revisits = min(len(seq), RECENT) - len(recent)
+        revisits = min(len(seq), size) - len(recent)
         repeated = sum(1 for n in recent.values() if n > 1)
         if recent[seq[-1]] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
-            return self._report(last, revisits, repeated, RECENT, history.tick, now)
+            return self._report(last, revisits, repeated, min(len(seq), size), history.tick, now)
         return None
 
     def tracker(self, history: History) -> ActionTracker:
@@ -130,7 +131,7 @@ class CycleTracker(StepTracker):
         self._det = det
         self._exempt = det.exempt
         self._keys = KeyWindow(det.window)
-        self._recent = KeyWindow(RECENT)  # the newest RECENT keys: the growing share
+        self._recent = KeyWindow(min(RECENT, det.window))  # the newest keys: the growing share
         for action in tail_of(history.actions, det.window, det.exempt):
             key = _key(action)
             self._keys.push(key)
@@ -152,5 +153,7 @@ class CycleTracker(StepTracker):
         if keys.revisits >= self._det.threshold and keys.repeated >= 2:
             return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
         if near >= 2 and recent.revisits >= RECENT_SHARE and recent.repeated >= 2:
-            return self._det._report(action, recent.revisits, recent.repeated, RECENT, action.tick, action.at)
+            return self._det._report(
+                action, recent.revisits, recent.repeated, len(recent), action.tick, action.at
+            )
         return None
