@@ -672,7 +672,7 @@ def test_a_rise_speaks_only_for_the_stretch_that_holds_actions_from_before_it() 
     # recurring would fire at the 5th same result (action 10), but the rise at action 5 is
     # inside its window of 30 until action 35; near_repeat's window of 15 leaves it at 20
     found = [kind for tick in hits for kind in tick]
-    assert [k for k in found if k.startswith("recurring@")][0] == "recurring@35"
+    assert next(k for k in found if k.startswith("recurring@")) == "recurring@35"
     assert "near_repeat@20" in found
 
 
