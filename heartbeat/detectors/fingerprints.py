@@ -19,9 +19,10 @@ function the :class:`~heartbeat.monitor.Monitor` calls per action):
   (a page number, a price, a count, the dates in a list of flights) are
   kept: two pages, two bodies or two flight lists are two results. For a
   failed action only its last two lines count (at most 200 characters),
-  line numbers and ports masked too: how a failure ends (the exception,
-  the test summary) says what failed, the log before it changes with
-  every edit. "The same
+  line numbers and ports masked too, and when the last line names an
+  exception, that line from the exception's name on: how a failure ends
+  (the exception and its message, the test summary) says what failed, the
+  log before it changes with every edit. "The same
   result again" is judged on it.
 * :func:`error_key`: the same masking applied to an error's own text, so
   "timeout after 3.2s (request 8f3a...)" is one error live and in replay.
@@ -158,6 +159,23 @@ _SAME = bytes(range(256))
 # change with every edit.
 _ERROR_LINES = 2
 _ERROR_TAIL = 200
+# An exception named in the last line ("django.db.utils.OperationalError: no such table"):
+# from its name on, that line alone says what failed, whatever printed or prefixed it.
+_EXCEPTION = re.compile(
+    r"\b[A-Za-z_]*(?:Error|Exception|Exit|Interrupt)\b(?!.*\b[A-Za-z_]*(?:Error|Exception)\b:).*"
+)
+
+
+def _failure(masked: str) -> str:
+    """What says what failed at the end of a masked output: see the module docstring."""
+    lines = masked.splitlines()
+    last = lines[-1] if lines else ""
+    named = _EXCEPTION.search(last)
+    if named is not None:
+        return named.group()[-_ERROR_TAIL:]
+    return "\n".join(lines[-_ERROR_LINES:])[-_ERROR_TAIL:]
+
+
 _ERROR_READ = 320
 
 # Values volatile by nature: they change between two runs of the same thing while
@@ -309,7 +327,7 @@ def action_keys(
         # shell's complaint), not by the log before it, which changes with every edit.
         if len(stripped) > _ERROR_TAIL:
             stripped = stripped[-_ERROR_READ:]
-        tail = "\n".join(_ERROR_RE.sub("#", stripped).splitlines()[-_ERROR_LINES:])[-_ERROR_TAIL:]
+        tail = _failure(_ERROR_RE.sub("#", stripped))
         try:
             out = tail.encode()
         except UnicodeEncodeError:
