@@ -205,7 +205,9 @@ def test_an_error_is_one_error_live_and_in_replay_whatever_its_volatile_values()
 def test_a_failure_that_names_an_exception_is_told_by_it_whatever_prints_it() -> None:
     """The same exception and message, printed by two scripts in their own way, is one failure;
     another message is another failure."""
-    one = prints("python", {"cmd": "python repro.py"}, "setup\nError: OperationalError: no such table: book", "1")
-    two = prints("python", {"cmd": "python t.py"}, "x\ndjango.db.utils.OperationalError: no such table: book", "1")
-    other = prints("python", {"cmd": "python t.py"}, "x\ndjango.db.utils.OperationalError: no such column: id", "1")
+    printed = "setup\nError: OperationalError: no such table: book"
+    raised = "x\ndjango.db.utils.OperationalError: no such table: book"
+    one = prints("python", {"cmd": "python repro.py"}, printed, "1")
+    two = prints("python", {"cmd": "python t.py"}, raised, "1")
+    other = prints("python", {"cmd": "python t.py"}, raised.replace("table: book", "column: id"), "1")
     assert one.result == two.result != other.result
