@@ -94,6 +94,9 @@ def test_mask_is_what_a_person_reads() -> None:
     """The masked shape shown in messages replaces each word holding a digit with #."""
     assert mask("sed -n '559,650p' src/app.py") == "sed -n '#,#' src/app.py"
     assert mask('{"since":"2024-05-01T10:00:00Z"}') == '{"since":"#"}'
+    # a number right after a colon keeps the colon: the shape reads as the call it stands for
+    assert mask('read_page({"cursor":12})') == 'read_page({"cursor":#})'
+    assert mask('fetch({"id":40017,"at":"10:00:01"})') == 'fetch({"id":#,"at":"#"})'
 
 
 _VALUES = st.recursive(
