@@ -145,7 +145,7 @@ def test_a_success_of_the_tool_between_two_failures_ends_a_retry_chain() -> None
         {
             "tool": "search",
             "args": {"cmd": f"Search[Noah Cyrus {w}]"},
-            "output": "Could not find it.",
+            "output": f"Could not find {w}.",  # distinct error texts: only the chain could trip
             "error": "x",
         }
         for w in ("EP", "album", "record")
@@ -156,7 +156,10 @@ def test_a_success_of_the_tool_between_two_failures_ends_a_retry_chain() -> None
         "output": "Noah Lindsey Cyrus is a singer",
     }
     # distinct error texts, so only the chain could trip
-    calls = [dict(c, output=f"Could not find {i}.") for i, c in enumerate([fail[0], ok, fail[1], fail[2]])]
+    fail = [
+        {**call, "output": f"Could not find {i}."} for i, call in enumerate(fail) if isinstance(call, dict)
+    ]
+    calls: list[Call] = [fail[0], ok, fail[1], fail[2]]
     assert trips(RecurringError(), actions(calls)) == [None] * 4
     assert trips(RecurringError(), actions([calls[0], calls[2], calls[3]]))[-1] is not None
 
