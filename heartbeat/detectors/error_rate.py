@@ -86,9 +86,9 @@ class ErrorRate:
                 "last_error": action.error,
                 "failing": {t: failing[t] for t in tools},
                 # Stable across heartbeats (no counts in it): the policy compares it with the last one.
-                # Not recurring_error's words: an advisory finding must not make a later real one
-                # look like the agent did again what it was told to avoid.
-                "avoid": f"more {worst} calls while most calls fail",
+                # recurring_error's words: the same tool failing the same way after this advice
+                # is the agent doing again what it was told to avoid.
+                "avoid": f"{worst} calls that keep failing",
             },
         )
 

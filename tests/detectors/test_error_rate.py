@@ -98,4 +98,4 @@ def test_the_message_names_the_worst_tool_to_avoid() -> None:
     assert anomaly is not None
     assert anomaly.message.startswith("5 of 6 actions failed (83%), last: fetch: 503")
     assert list(anomaly.evidence["failing"]) == ["fetch", "parse"]
-    assert anomaly.evidence["avoid"] == "more fetch calls while most calls fail"
+    assert anomaly.evidence["avoid"] == "fetch calls that keep failing"
