@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from heartbeat.budget import budget_day, exhausted, overspent, roll_over
-from heartbeat.config import BudgetConfig
-from heartbeat.models import AgentState, BudgetCounters
+from heartbeat.config.file import BudgetConfig
+from heartbeat.core.budget import budget_day, exhausted, overspent, roll_over
+from heartbeat.core.models import AgentState, BudgetCounters
 
 
 def test_day_starts_at_reset_hour() -> None:

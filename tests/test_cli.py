@@ -22,8 +22,8 @@ import pytest
 from conftest import spawn_heartbeat
 from freezegun import freeze_time
 
-from heartbeat.cli import build_parser, main
-from heartbeat.store import StateStore
+from heartbeat.cli.main import build_parser, main
+from heartbeat.state.store import StateStore
 
 AGENT = textwrap.dedent("""
     import os, pathlib, time

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from heartbeat.config import HeartbeatConfig, load_config, parse_duration
-from heartbeat.errors import ConfigError
+from heartbeat.base.errors import ConfigError
+from heartbeat.config.file import HeartbeatConfig, load_config, parse_duration
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -155,7 +155,7 @@ def test_only_the_tables_a_file_has_build_their_validators(tmp_path: Path) -> No
         '[agent]\nname = "a"\n[[notify]]\ntype = "webhook"\nurl = "http://127.0.0.1:9/x"\n'
     )
     script = (
-        "from heartbeat import config as c\n"
+        "from heartbeat.config import file as c\n"
         "cfg = c.load_config('heartbeat.toml')\n"
         "assert cfg.detectors.repeat.threshold == 3 and cfg.policy.escalate_after == 3\n"
         "names = ['HeartbeatConfig', 'AgentConfig', 'WebhookNotifierConfig', 'DetectorsConfig',\n"

@@ -16,8 +16,8 @@ import pytest
 from pydantic import BaseModel
 
 import heartbeat
-from heartbeat.cli import build_parser
-from heartbeat.config import HeartbeatConfig
+from heartbeat.cli.main import build_parser
+from heartbeat.config.file import HeartbeatConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from conftest import WebhookServer, running_webhook_server
 
-from heartbeat.cli import main
-from heartbeat.context import StepContext
-from heartbeat.escalation import escalation_markdown
-from heartbeat.models import AgentState, Anomaly
+from heartbeat.cli.main import main
+from heartbeat.core.escalation import escalation_markdown
+from heartbeat.core.models import AgentState, Anomaly
 from heartbeat.testing import EPOCH, make_heartbeat
+from heartbeat.tick.context import StepContext
 
 SECRET = "T000/SECRET123"
 TOKEN = "tok-abc-987"

@@ -20,9 +20,9 @@ from _formats import action_count, assert_no_collision, kinds, refused_by_cli, r
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.errors import TraceError
+from heartbeat.base.errors import TraceError
 from heartbeat.formats import detect_format, load_actions
-from heartbeat.trace import TraceAction, load_any
+from heartbeat.replay.trace import TraceAction, load_any
 
 SESSION = "4f35e220-c435-4cf7-b9b9-f40426042847"
 FAILURE = (

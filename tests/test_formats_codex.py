@@ -23,9 +23,9 @@ from _formats import assert_no_collision, kinds, refused_by_cli, replay_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.errors import TraceError
+from heartbeat.base.errors import TraceError
 from heartbeat.formats import detect_format, load_actions
-from heartbeat.trace import TraceAction, load_any
+from heartbeat.replay.trace import TraceAction, load_any
 
 FAILURE = "F..\nFAILED tests/test_calc.py::test_add_negative - assert -1 == 1\n1 failed, 2 passed in {t}s\n"
 PATCH = (

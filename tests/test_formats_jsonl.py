@@ -23,7 +23,7 @@ from test_formats_openai_responses import stuck_items
 from test_formats_pydantic_ai import stuck_history
 from test_replay_formats import openai_messages
 
-from heartbeat.trace import _import_format, load_any
+from heartbeat.replay.trace import _import_format, load_any
 
 # ../shared/corpus beside the checkout (a worktree sits one folder deeper)
 CORPUS = next(

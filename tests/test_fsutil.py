@@ -1,4 +1,4 @@
-"""Tests of heartbeat.fsutil: atomic writes, private folders, stale temp clean-up."""
+"""Tests of heartbeat.base.fsutil: atomic writes, private folders, stale temp clean-up."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import mode
 
-from heartbeat.fsutil import (
+from heartbeat.base.fsutil import (
     atomic_write,
     ensure_private_dir,
     fsync_dir,

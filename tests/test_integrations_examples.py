@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from heartbeat.config import load_config
-from heartbeat.runner import Heartbeat
-from heartbeat.session import Session
+from heartbeat.config.file import load_config
+from heartbeat.integrations.session import Session
+from heartbeat.tick.runner import Heartbeat
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "frameworks"
 NOTE = "Loops show up as the same fingerprint at the tail of the history."

@@ -15,9 +15,9 @@ from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
+from heartbeat.detect.monitor import Monitor
 from heartbeat.integrations import Stopped
 from heartbeat.integrations.langchain import HeartbeatCallbackHandler, HeartbeatToolWrapper
-from heartbeat.monitor import Monitor
 from heartbeat.testing import make_heartbeat
 
 

@@ -14,9 +14,9 @@ from agents.exceptions import AgentsException
 from agents.items import ToolCallOutputItem
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 
+from heartbeat.detect.monitor import Monitor
 from heartbeat.integrations import Guard, Stopped
 from heartbeat.integrations.openai_agents import AgentStopped, HeartbeatHooks
-from heartbeat.monitor import Monitor
 
 set_tracing_disabled(True)  # the tracing exporter would want an API key
 

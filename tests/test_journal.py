@@ -1,4 +1,4 @@
-"""Tests of heartbeat.journal: batched appends, rotation, torn lines, and SIGKILLed writers."""
+"""Tests of heartbeat.state.journal: batched appends, rotation, torn lines, and SIGKILLed writers."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from typing import Any
 import _crashers
 import pytest
 
-from heartbeat.journal import Journal, encode_event
-from heartbeat.models import Anomaly, Status
+from heartbeat.core.models import Anomaly, Status
+from heartbeat.state.journal import Journal, encode_event
 
 NOW = datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
 

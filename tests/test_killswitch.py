@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from heartbeat.killswitch import KillSwitch
+from heartbeat.state.killswitch import KillSwitch
 
 
 def test_absent_file_is_no_kill(tmp_path: Path) -> None:

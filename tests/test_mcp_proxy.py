@@ -294,7 +294,7 @@ def test_a_cron_tick_imports_neither_mcp_nor_opentelemetry(tmp_path: Path) -> No
     )
     code = (
         "import sys\n"
-        "from heartbeat.cli import main\n"
+        "from heartbeat.cli.main import main\n"
         "code = main(['tick', '--step', 'agent:step', '--state-dir', 'state'])\n"
         "heavy = {'mcp', 'mcp_types', 'anyio', 'opentelemetry'}\n"
         "loaded = sorted({m.split('.')[0] for m in sys.modules} & heavy)\n"

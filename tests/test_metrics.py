@@ -13,7 +13,7 @@ import pytest
 from conftest import spawn_heartbeat
 from prometheus_client.parser import text_string_to_metric_families
 
-from heartbeat.cli import main
+from heartbeat.cli.main import main
 
 AGENT = textwrap.dedent("""
     def step(ctx):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.config import (
+from heartbeat.config.file import (
     DetectorsConfig,
     EmptyConfig,
     ErrorRateConfig,
@@ -19,9 +19,9 @@ from heartbeat.config import (
     RecurringErrorConfig,
     RepeatConfig,
 )
-from heartbeat.detectors import History, Loop, Repeat, build_detectors, fingerprint
-from heartbeat.models import HISTORY_LIMIT, PROGRESS_LIMIT, ActionRecord, Anomaly, ProgressSample
-from heartbeat.monitor import Monitor
+from heartbeat.core.models import HISTORY_LIMIT, PROGRESS_LIMIT, ActionRecord, Anomaly, ProgressSample
+from heartbeat.detect.detectors import History, Loop, Repeat, build_detectors, fingerprint
+from heartbeat.detect.monitor import Monitor
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

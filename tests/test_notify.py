@@ -17,26 +17,21 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from heartbeat.config import (
+from heartbeat.base.errors import ConfigError, NotifyError
+from heartbeat.base.redact import redact, redact_url
+from heartbeat.config.file import (
     CommandNotifierConfig,
     FileNotifierConfig,
     HeartbeatConfig,
     WebhookNotifierConfig,
 )
-from heartbeat.errors import ConfigError, NotifyError
-from heartbeat.notify import (
-    CommandNotifier,
-    DeliveryReport,
-    FileNotifier,
-    Notification,
-    Notifier,
-    Outbox,
-    WebhookNotifier,
-    build_notifiers,
-    redact,
-    redact_url,
-    retry_delay,
-)
+from heartbeat.core.delivery import DeliveryReport
+from heartbeat.core.models import Notification
+from heartbeat.notify.command import CommandNotifier
+from heartbeat.notify.file import FileNotifier
+from heartbeat.notify.notifiers import Notifier, build_notifiers
+from heartbeat.notify.outbox import Outbox, retry_delay
+from heartbeat.notify.webhook import WebhookNotifier
 
 if TYPE_CHECKING:
     from conftest import WebhookServer
@@ -303,7 +298,10 @@ def test_webhook_refuses_a_non_http_url() -> None:
 
 def test_importing_notify_does_not_import_httpx() -> None:
     """A tick that sends nothing must not pay for httpx (checked in a fresh interpreter)."""
-    code = "import heartbeat.notify, sys; assert 'httpx' not in sys.modules, 'httpx imported'"
+    code = (
+        "import heartbeat.notify.notifiers, heartbeat.notify.outbox, heartbeat.notify.webhook, sys; "
+        "assert 'httpx' not in sys.modules, 'httpx imported'"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
 

@@ -24,10 +24,13 @@ from typing import Any
 import pytest
 from conftest import WebhookServer, spawn_heartbeat, wait_until
 
-from heartbeat.errors import NotifyError
-from heartbeat.models import Notification
-from heartbeat.notify import CommandNotifier, FileNotifier, Outbox, WebhookNotifier
-from heartbeat.store import StateStore
+from heartbeat.base.errors import NotifyError
+from heartbeat.core.models import Notification
+from heartbeat.notify.command import CommandNotifier
+from heartbeat.notify.file import FileNotifier
+from heartbeat.notify.outbox import Outbox
+from heartbeat.notify.webhook import WebhookNotifier
+from heartbeat.state.store import StateStore
 from heartbeat.testing import make_heartbeat
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

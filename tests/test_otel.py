@@ -18,12 +18,12 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace import Status, StatusCode, Tracer
 
-from heartbeat.config import HeartbeatConfig
+from heartbeat.config.file import HeartbeatConfig
+from heartbeat.detect.monitor import Monitor
 from heartbeat.formats import otlp
-from heartbeat.monitor import Monitor
-from heartbeat.otel import ToolSpanProcessor
-from heartbeat.replay import replay
-from heartbeat.session import Session
+from heartbeat.integrations.otel import ToolSpanProcessor
+from heartbeat.integrations.session import Session
+from heartbeat.replay.play import replay
 
 CONFIG = HeartbeatConfig()
 

@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 from conftest import spawn_heartbeat, wait_until
 
-from heartbeat.cli import main
-from heartbeat.errors import NotifyError
-from heartbeat.notifiers.ping import ABANDONED_PING_SECONDS, PingRound
-from heartbeat.ping import PingNotifier
+from heartbeat.base.errors import NotifyError
+from heartbeat.cli.main import main
+from heartbeat.notify.ping import ABANDONED_PING_SECONDS, PingNotifier, PingRound
 
 AGENT = textwrap.dedent("""
     import os
@@ -84,7 +83,7 @@ def test_send_pings_fail_with_the_text(webhook_server: Any) -> None:
     """An escalation through the ping notifier: URL/fail with the message text."""
     from datetime import UTC, datetime
 
-    from heartbeat.models import Notification
+    from heartbeat.core.models import Notification
 
     note = Notification(
         key="k",
@@ -163,7 +162,7 @@ def test_a_slow_service_does_not_hold_up_the_stop(tmp_path: Path, webhook_server
 
 def test_abandoned_pings_every_url_side_by_side(webhook_server: Any) -> None:
     """PingRound.abandoned pings each notifier's URL/<code>, whatever fail_on says."""
-    from heartbeat.config import PingNotifierConfig
+    from heartbeat.config.file import PingNotifierConfig
 
     configs = [
         PingNotifierConfig(type="ping", name=f"p{i}", url=webhook_server.url(f"/p/{i}"), fail_on=[1])

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from heartbeat.config import HeartbeatConfig, PluginNotifierConfig, load_config
-from heartbeat.errors import ConfigError
-from heartbeat.models import Notification
-from heartbeat.notifiers import build_notifiers
-from heartbeat.outbox import Outbox
-from heartbeat.plugins import AgentPlugins, load_object, load_plugin
-from heartbeat.runner import Heartbeat
+from heartbeat.base.errors import ConfigError
+from heartbeat.config.file import HeartbeatConfig, PluginNotifierConfig, load_config
+from heartbeat.core.models import Notification
+from heartbeat.notify.notifiers import build_notifiers
+from heartbeat.notify.outbox import Outbox
+from heartbeat.tick.plugins import AgentPlugins, load_object, load_plugin
+from heartbeat.tick.runner import Heartbeat
 
 
 @pytest.fixture

@@ -10,10 +10,16 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from heartbeat.config import PolicyConfig, load_config
-from heartbeat.errors import ConfigError
-from heartbeat.models import AgentState, Anomaly, Decision, Recovery, RecoveryMode
-from heartbeat.policy import DEFAULT_TEMPLATES, PLACEHOLDERS, check_templates, decide, render_instructions
+from heartbeat.base.errors import ConfigError
+from heartbeat.config.file import PolicyConfig, load_config
+from heartbeat.core.models import AgentState, Anomaly, Decision, Recovery, RecoveryMode
+from heartbeat.core.policy import (
+    DEFAULT_TEMPLATES,
+    PLACEHOLDERS,
+    check_templates,
+    decide,
+    render_instructions,
+)
 
 NOW = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -319,8 +325,8 @@ def test_decide_is_pure() -> None:
 
 def test_observe_mode_on_a_real_heartbeat_journals_and_never_escalates(tmp_path: Path) -> None:
     """A stuck agent under observe: anomalies and would-be decisions in the journal, no instructions."""
-    from heartbeat.context import StepContext
     from heartbeat.testing import run_ticks
+    from heartbeat.tick.context import StepContext
 
     seen: list[str | None] = []
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from heartbeat.config import AgentConfig, HeartbeatConfig, ProgressConfig
-from heartbeat.errors import ConfigError, MetricError
-from heartbeat.progress import (
+from heartbeat.base.errors import ConfigError, MetricError
+from heartbeat.config.file import AgentConfig, HeartbeatConfig, ProgressConfig
+from heartbeat.detect.progress import (
     GlobMetric,
     JsonPathMetric,
     ListLengthMetric,

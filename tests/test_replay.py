@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.config import (
+from heartbeat.base.errors import TraceError, UsageError
+from heartbeat.config.file import (
     DetectorsConfig,
     HeartbeatConfig,
     NoProgressConfig,
@@ -21,8 +22,7 @@ from heartbeat.config import (
     RepeatConfig,
     ScheduleConfig,
 )
-from heartbeat.errors import TraceError, UsageError
-from heartbeat.replay import SYNTHETIC_START, load_trace, render_json, render_table, replay, run_replay
+from heartbeat.replay.play import SYNTHETIC_START, load_trace, render_json, render_table, replay, run_replay
 
 TRACES = Path(__file__).parent / "traces"
 
@@ -249,9 +249,9 @@ def test_load_trace_keeps_line_numbers() -> None:
 
 def _reference(lines: list[str], config: HeartbeatConfig) -> list[tuple[int, list[dict[str, Any]], str, int]]:
     """The replay as the runner lives it: a Monitor built afresh from the saved state every heartbeat."""
-    from heartbeat.models import AgentState
-    from heartbeat.monitor import Monitor
-    from heartbeat.policy import decide
+    from heartbeat.core.models import AgentState
+    from heartbeat.core.policy import decide
+    from heartbeat.detect.monitor import Monitor
 
     state = AgentState()
     clock = SYNTHETIC_START

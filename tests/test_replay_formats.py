@@ -18,13 +18,13 @@ from conftest import spawn_heartbeat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.config import HeartbeatConfig
-from heartbeat.context import StepContext
-from heartbeat.errors import TraceError, UsageError
+from heartbeat.base.errors import TraceError, UsageError
+from heartbeat.config.file import HeartbeatConfig
 from heartbeat.formats import FORMATS, detect_format, load_actions
-from heartbeat.replay import load_any, replay, run_replay
+from heartbeat.replay.play import load_any, replay, run_replay
+from heartbeat.replay.trace import TraceAction
 from heartbeat.testing import run_ticks
-from heartbeat.trace import TraceAction
+from heartbeat.tick.context import StepContext
 
 TRACEBACK = (
     'Traceback (most recent call last):\n  File "/testbed/repro.py", line 3, in <module>\n'

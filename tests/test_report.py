@@ -26,14 +26,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from heartbeat.journal import Journal
-from heartbeat.report import parse_since, parse_stretch, write_overview, write_report, write_tuning
-from heartbeat.reportdata import collect
-from heartbeat.reportpage import AgentPage, render_agent
-from heartbeat.reportrows import mark_repeats
-from heartbeat.reporttuning import render_tuning, verdict
-from heartbeat.runner import Heartbeat
+from heartbeat.report.data import collect
+from heartbeat.report.page import AgentPage, render_agent
+from heartbeat.report.rows import mark_repeats
+from heartbeat.report.tuning import render_tuning, verdict
+from heartbeat.report.write import parse_since, parse_stretch, write_overview, write_report, write_tuning
+from heartbeat.state.journal import Journal
 from heartbeat.testing import EPOCH, FakeClock, make_heartbeat
+from heartbeat.tick.runner import Heartbeat
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "SECRETTOKEN0123456789"
@@ -391,7 +391,7 @@ def test_parse_since_and_stretch() -> None:
     assert parse_since("6h", EPOCH) == EPOCH - timedelta(hours=6)
     assert parse_since("2026-01-01", EPOCH) == EPOCH
     assert parse_stretch("4:9") == (4, 9) and parse_stretch("7") == (7, 7) and parse_stretch(":3") == (1, 3)
-    from heartbeat.errors import UsageError
+    from heartbeat.base.errors import UsageError
 
     for bad in ("yesterday", "5:2", "a:b"):
         with pytest.raises(UsageError):
@@ -734,14 +734,14 @@ def test_the_default_stretch_moves_on_after_a_resumed_escalation() -> None:
 
 def test_every_marker_kind_has_its_own_shape_and_unknown_kinds_get_a_spare_one() -> None:
     """Shapes tell kinds apart without colour: no two known kinds share one; a new kind gets a hollow one."""
-    from heartbeat.reporthtml import _SPARE, KINDS, shape_for
+    from heartbeat.report.html import _SPARE, KINDS, shape_for
 
     paths = [shape.path for shape in KINDS.values()]
     assert len(set(paths)) == len(paths)
     assert not {s.path for s in _SPARE} & set(paths)
     assert shape_for("my_detector") in _SPARE and shape_for("my_detector") == shape_for("my_detector")
-    from heartbeat.config import DetectorsConfig
-    from heartbeat.detectors import build_detectors
+    from heartbeat.config.file import DetectorsConfig
+    from heartbeat.detect.detectors import build_detectors
 
     built = {d.kind for d in build_detectors(DetectorsConfig())}
     assert built <= set(KINDS), built - set(KINDS)

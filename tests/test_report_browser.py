@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from test_report import Night, external_refs, make_night, parse
 
-from heartbeat.report import write_report
-from heartbeat.reporttuning import render_tuning
+from heartbeat.report.tuning import render_tuning
+from heartbeat.report.write import write_report
 
 INSTALL_TIMEOUT = 300  # seconds per apt-get call: a fresh CI machine must stay well inside its limit
 FLAGS = [

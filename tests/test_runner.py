@@ -11,12 +11,12 @@ from typing import Any
 
 from conftest import heartbeat_over
 
-from heartbeat.context import StepContext
-from heartbeat.journal import Journal
-from heartbeat.models import Status
-from heartbeat.runner import Heartbeat
-from heartbeat.store import StateStore
+from heartbeat.core.models import Status
+from heartbeat.state.journal import Journal
+from heartbeat.state.store import StateStore
 from heartbeat.testing import FakeClock
+from heartbeat.tick.context import StepContext
+from heartbeat.tick.runner import Heartbeat
 
 
 def make(tmp_path: Path, step: Callable[[StepContext], Any], **kwargs: Any) -> Heartbeat:

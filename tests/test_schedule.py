@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import spawn_heartbeat
 
-from heartbeat.errors import UsageError
-from heartbeat.schedule import make_trigger
-from heartbeat.store import StateStore
+from heartbeat.base.errors import UsageError
+from heartbeat.state.store import StateStore
+from heartbeat.tick.schedule import make_trigger
 
 AGENT = textwrap.dedent("""
     import os, pathlib, time

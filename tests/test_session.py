@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from conftest import wait_until
 
-from heartbeat.config import HeartbeatConfig
-from heartbeat.errors import StateLocked
-from heartbeat.journal import Journal
-from heartbeat.session import Session, Stopped
-from heartbeat.store import StateStore
+from heartbeat.base.errors import StateLocked
+from heartbeat.config.file import HeartbeatConfig
+from heartbeat.integrations.session import Session, Stopped
+from heartbeat.state.journal import Journal
+from heartbeat.state.store import StateStore
 
 # Healthy work: a new query and a new answer each time (numbers would be masked as the same).
 WORDS = ["heartbeats", "loops", "cycles", "agents", "recovery", "budgets", "journals", "locks"]
@@ -241,7 +241,7 @@ def test_bad_options_are_refused(tmp_path: Path) -> None:
 def test_a_process_that_exits_without_close_saves_its_open_heartbeat(tmp_path: Path) -> None:
     script = (
         "import sys\n"
-        "from heartbeat.session import Session\n"
+        "from heartbeat.integrations.session import Session\n"
         "s = Session.from_files(state_dir='state', idle=600)\n"
         "s.record('search', {'q': 'a'}, output='three results found')\n"
     )

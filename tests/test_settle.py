@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from heartbeat.config import HeartbeatConfig
-from heartbeat.errors import EXIT_CODES, worst_exit_code
-from heartbeat.models import AgentState, Anomaly, Decision, Escalation, Status
-from heartbeat.policy import decide
-from heartbeat.settle import TickFacts, Where, settle
+from heartbeat.base.errors import EXIT_CODES, worst_exit_code
+from heartbeat.config.file import HeartbeatConfig
+from heartbeat.core.models import AgentState, Anomaly, Decision, Escalation, Status
+from heartbeat.core.policy import decide
+from heartbeat.core.settle import TickFacts, Where, settle
 from heartbeat.testing import EPOCH
 
 WHERE = Where("bot", "state/ESCALATION.md", "KILL", 'heartbeat resume --note "..."')

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from conftest import spawn_heartbeat, wait_until
 
-from heartbeat.cli import main
-from heartbeat.sharedstop import SharedStop
+from heartbeat.cli.main import main
+from heartbeat.tick.sharedstop import SharedStop
 
 AGENT = textwrap.dedent("""
     import pathlib
@@ -176,7 +176,7 @@ def test_the_step_watchdog_reads_a_stop_url_at_most_once_a_second(
     tmp_path: Path, webhook_server: Any
 ) -> None:
     """A stop URL is read about once a second while the step runs (not at the KILL file's pace)."""
-    from heartbeat.sharedstop import POLL_SECONDS
+    from heartbeat.tick.sharedstop import POLL_SECONDS
 
     hanging_project(tmp_path, f'url = "{webhook_server.url("/fleet/STOP")}"')
     webhook_server.status = 404  # go on

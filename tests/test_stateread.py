@@ -1,4 +1,4 @@
-"""Tests of heartbeat.stateread: reading state.json's bytes and decoding them (the store's read half).
+"""Tests of heartbeat.state.reader: reading state.json's bytes and decoding them (the store's read half).
 
 The store's tests (tests/test_store.py) cover loading through ``StateStore``;
 these check what the reader itself hands the store: the size, the mtime and
@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from heartbeat.errors import StateCorrupt
-from heartbeat.migrations import MIGRATIONS, Migration
-from heartbeat.models import SCHEMA_VERSION, AgentState
-from heartbeat.stateread import StateReader
+from heartbeat.base.errors import StateCorrupt
+from heartbeat.core.models import SCHEMA_VERSION, AgentState
+from heartbeat.state.migrations import MIGRATIONS, Migration
+from heartbeat.state.reader import StateReader
 
 NOW = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
 

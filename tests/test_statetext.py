@@ -8,8 +8,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from heartbeat.models import ActionRecord, AgentState, ProgressSample
-from heartbeat.statetext import StateText
+from heartbeat.core.models import ActionRecord, AgentState, ProgressSample
+from heartbeat.state.text import StateText
 
 TEXTS = [
     "plain",
@@ -82,12 +82,12 @@ def test_a_full_dump_keeps_the_item_texts_for_the_next(rng: random.Random) -> No
 
 
 def test_a_store_makes_its_state_text_at_its_second_save(tmp_path: Path) -> None:
-    """A cron tick saves once: heartbeat.statetext is not even imported there (a fresh process)."""
+    """A cron tick saves once: heartbeat.state.text is not even imported there (a fresh process)."""
     code = (
-        "import sys; from heartbeat.store import StateStore; from heartbeat.models import AgentState\n"
+        "import sys; from heartbeat.state.store import StateStore; from heartbeat.core.models import AgentState\n"
         f"store = StateStore({str(tmp_path)!r}); store.save(AgentState())\n"
-        "first = 'heartbeat.statetext' in sys.modules; store.save(AgentState())\n"
-        "print(first, 'heartbeat.statetext' in sys.modules)"
+        "first = 'heartbeat.state.text' in sys.modules; store.save(AgentState())\n"
+        "print(first, 'heartbeat.state.text' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True"]

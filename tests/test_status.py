@@ -6,11 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from heartbeat.config import ScheduleConfig
-from heartbeat.errors import UsageError
-from heartbeat.logview import EventFilter, parse_since, render_event
-from heartbeat.status import due_by
-from heartbeat.style import Style
+from heartbeat.base.errors import UsageError
+from heartbeat.cli.logview import EventFilter, parse_since, render_event
+from heartbeat.cli.status import due_by
+from heartbeat.cli.style import Style
+from heartbeat.config.file import ScheduleConfig
 
 SEEN = datetime(2026, 5, 1, 3, 7, tzinfo=UTC)
 
@@ -63,7 +63,7 @@ def test_parse_since_takes_durations_and_times() -> None:
 
 def test_log_and_report_share_one_since_parser() -> None:
     """`log --since` and `report --since` read the same forms and say the same on a bad one."""
-    from heartbeat import report
+    from heartbeat.report import write as report
 
     assert report.parse_since is parse_since
 

@@ -1,4 +1,4 @@
-"""Tests of heartbeat.store: the lock, loading (corrupt, newer, migrated files) and atomic saves."""
+"""Tests of heartbeat.state.store: the lock, loading (corrupt, newer, migrated files) and atomic saves."""
 
 from __future__ import annotations
 
@@ -19,9 +19,15 @@ from conftest import mode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.errors import StateCorrupt, StateLocked, StateUnsavable, StateVersionError, StateWriteError
-from heartbeat.fsutil import temp_pattern
-from heartbeat.models import (
+from heartbeat.base.errors import (
+    StateCorrupt,
+    StateLocked,
+    StateUnsavable,
+    StateVersionError,
+    StateWriteError,
+)
+from heartbeat.base.fsutil import temp_pattern
+from heartbeat.core.models import (
     ANOMALY_LIMIT,
     HISTORY_LIMIT,
     PROGRESS_LIMIT,
@@ -39,7 +45,7 @@ from heartbeat.models import (
     append_bounded,
     clip,
 )
-from heartbeat.store import (
+from heartbeat.state.store import (
     MIGRATIONS,
     Migration,
     MigrationError,

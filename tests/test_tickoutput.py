@@ -1,4 +1,4 @@
-"""Tests of heartbeat.tickoutput: what ``tick`` and ``run`` print of a result, and where."""
+"""Tests of heartbeat.cli.tickoutput: what ``tick`` and ``run`` print of a result, and where."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from heartbeat.models import Decision
-from heartbeat.result import TickResult
-from heartbeat.tickoutput import clean_stdout, print_result
+from heartbeat.cli.tickoutput import clean_stdout, print_result
+from heartbeat.core.models import Decision
+from heartbeat.core.result import TickResult
 
 
 def test_a_plain_tick_prints_its_message_and_the_next_instructions(

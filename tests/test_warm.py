@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from conftest import heartbeat_over
 
-from heartbeat.context import StepContext
-from heartbeat.models import AgentState
-from heartbeat.runner import TickResult
-from heartbeat.store import StateStore
+from heartbeat.core.models import AgentState
+from heartbeat.state.store import StateStore
+from heartbeat.state.warm import plain_copy
 from heartbeat.testing import FakeClock
-from heartbeat.warm import plain_copy
+from heartbeat.tick.context import StepContext
+from heartbeat.tick.runner import TickResult
 
 TOKEN = "T0KEN-abc123XYZ"
 WEBHOOK = {"type": "webhook", "name": "hook", "url": f"http://127.0.0.1:9/hooks/{TOKEN}", "retries": 0}

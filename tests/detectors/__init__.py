@@ -1,1 +1,1 @@
-"""Tests of heartbeat.detectors, one file per module (a package, so the names cannot clash)."""
+"""Tests of heartbeat.detect.detectors, one file per module (a package, so the names cannot clash)."""

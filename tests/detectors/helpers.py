@@ -6,9 +6,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from heartbeat.config import DetectorsConfig
-from heartbeat.detectors import Detector, History, build_detectors, prints
-from heartbeat.models import ActionRecord, Anomaly, ProgressSample
+from heartbeat.config.file import DetectorsConfig
+from heartbeat.core.models import ActionRecord, Anomaly, ProgressSample
+from heartbeat.detect.detectors import Detector, History, build_detectors, prints
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
-from heartbeat.config import DetectorsConfig
-from heartbeat.detectors import (
+from heartbeat.base.errors import ConfigError
+from heartbeat.config.file import DetectorsConfig
+from heartbeat.core.models import Anomaly
+from heartbeat.detect.detectors import (
     Cycle,
     Detector,
     Empty,
@@ -23,9 +25,7 @@ from heartbeat.detectors import (
     Repeat,
     as_detector,
 )
-from heartbeat.detectors.contract import tail_of, times, tool_limits
-from heartbeat.errors import ConfigError
-from heartbeat.models import Anomaly
+from heartbeat.detect.detectors.contract import tail_of, times, tool_limits
 
 from .helpers import T0, actions, samples
 
@@ -54,7 +54,7 @@ def test_config_and_detectors_share_one_copy_of_the_bounds() -> None:
     """Every whole-number bound the config enforces is the one the detector enforces."""
     from pydantic import ValidationError
 
-    from heartbeat.config import DETECTOR_BOUNDS
+    from heartbeat.config.file import DETECTOR_BOUNDS
 
     makers: dict[str, Any] = {
         "repeat.threshold": lambda v: Repeat(threshold=v),
@@ -106,7 +106,7 @@ def _bound_makers() -> dict[str, Any]:
 
 def test_every_bound_is_enforced_by_its_detector_at_both_ends() -> None:
     """Each key of DETECTOR_BOUNDS: its lowest and highest values build, one past either is a ConfigError."""
-    from heartbeat.config import DETECTOR_BOUNDS
+    from heartbeat.config.file import DETECTOR_BOUNDS
 
     makers = _bound_makers()
     assert set(makers) == set(DETECTOR_BOUNDS)
@@ -124,7 +124,7 @@ def test_every_bound_is_enforced_by_its_detector_at_both_ends() -> None:
 
 def test_a_per_tool_threshold_out_of_bounds_is_refused_when_the_detectors_are_built() -> None:
     """The config takes any whole number per tool; building the detectors refuses one below 2, by name."""
-    from heartbeat.detectors import build_detectors
+    from heartbeat.detect.detectors import build_detectors
 
     cfg = DetectorsConfig.model_validate({"repeat": {"tools": {"get_status": 1}}})
     with pytest.raises(ConfigError, match=r"repeat: tools\.get_status must be an integer between 2"):

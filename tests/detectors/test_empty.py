@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from heartbeat.config import DetectorsConfig
-from heartbeat.detectors import Empty
-from heartbeat.errors import ConfigError
+from heartbeat.base.errors import ConfigError
+from heartbeat.config.file import DetectorsConfig
+from heartbeat.detect.detectors import Empty
 
 from .helpers import Call, actions, first, trips
 
@@ -76,7 +76,7 @@ def test_a_read_answering_says_nothing_about_an_edit() -> None:
 
 def test_polling_tools_short_status_is_not_empty() -> None:
     """A tool listed in `polling` answering "running" each heartbeat trips neither empty nor repeat."""
-    from heartbeat.monitor import Monitor
+    from heartbeat.detect.monitor import Monitor
 
     monitor = Monitor(DetectorsConfig(polling=["get_status"]))
     now = datetime(2026, 1, 1, tzinfo=UTC)

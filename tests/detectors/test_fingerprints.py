@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.detectors import canonical_args, fingerprint, mask, prints, summarize
+from heartbeat.detect.detectors import canonical_args, fingerprint, mask, prints, summarize
 
 from .helpers import PYTEST_FAIL, T0
 

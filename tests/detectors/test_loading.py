@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from heartbeat.config import DetectorsConfig, LoopConfig, RepeatConfig, ToolThreshold
-from heartbeat.detectors import (
+from heartbeat.base.errors import ConfigError
+from heartbeat.config.file import DetectorsConfig, LoopConfig, RepeatConfig, ToolThreshold
+from heartbeat.core.models import ActionRecord
+from heartbeat.detect.detectors import (
     BUILT_IN,
     LAZY_TRACKERS,
     SPARSE_TRACKERS,
@@ -29,9 +31,7 @@ from heartbeat.detectors import (
     build_detectors,
     load_detector,
 )
-from heartbeat.detectors.no_progress import NoProgressTracker
-from heartbeat.errors import ConfigError
-from heartbeat.models import ActionRecord
+from heartbeat.detect.detectors.no_progress import NoProgressTracker
 
 from .helpers import T0, Call, actions, trips
 
@@ -68,7 +68,7 @@ def test_globally_exempt_tools_are_seen_by_no_detector() -> None:
 
 _CUSTOM = textwrap.dedent(
     '''
-    from heartbeat.models import Anomaly
+    from heartbeat.core.models import Anomaly
 
     class Costly:
         """Trips on any action whose cost is over 1."""

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from heartbeat.detectors import Loop
-from heartbeat.errors import ConfigError
+from heartbeat.base.errors import ConfigError
+from heartbeat.detect.detectors import Loop
 
 from .helpers import Call, actions, trips
 

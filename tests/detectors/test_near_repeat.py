@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from heartbeat.detectors import NearRepeat
-from heartbeat.errors import ConfigError
+from heartbeat.base.errors import ConfigError
+from heartbeat.detect.detectors import NearRepeat
 
 from .helpers import Call, actions, fired, first, trips
 

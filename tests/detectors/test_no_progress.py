@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from heartbeat.detectors import History, NoProgress
-from heartbeat.errors import ConfigError
-from heartbeat.models import Anomaly
+from heartbeat.base.errors import ConfigError
+from heartbeat.core.models import Anomaly
+from heartbeat.detect.detectors import History, NoProgress
 
 from .helpers import T0, samples
 

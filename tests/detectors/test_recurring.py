@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from heartbeat.detectors import Recurring
-from heartbeat.errors import ConfigError
+from heartbeat.base.errors import ConfigError
+from heartbeat.detect.detectors import Recurring
 
 from .helpers import PYTEST_FAIL, Call, actions, first, trips
 

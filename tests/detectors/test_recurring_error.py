@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from heartbeat.detectors import RecurringError
-from heartbeat.errors import ConfigError
+from heartbeat.base.errors import ConfigError
+from heartbeat.detect.detectors import RecurringError
 
 from .helpers import Call, actions, first, trips
 

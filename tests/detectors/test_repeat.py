@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from heartbeat.config import DetectorsConfig, RepeatConfig
-from heartbeat.detectors import Repeat, build_detectors
-from heartbeat.errors import ConfigError
+from heartbeat.base.errors import ConfigError
+from heartbeat.config.file import DetectorsConfig, RepeatConfig
+from heartbeat.detect.detectors import Repeat, build_detectors
 
 from .helpers import Call, actions, fired, trips
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from heartbeat.config import DetectorsConfig
-from heartbeat.detectors import build_detectors
+from heartbeat.config.file import DetectorsConfig
+from heartbeat.detect.detectors import build_detectors
 
 from .helpers import PYTEST_FAIL, Call, actions, fired, trips
 

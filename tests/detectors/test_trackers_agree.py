@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.detectors import (
+from heartbeat.detect.detectors import (
     BUILT_IN,
     LAZY_TRACKERS,
     SPARSE_TRACKERS,

@@ -7,7 +7,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.detectors.window import ErrorsOnly, KeyWindow, SparseWindow
+from heartbeat.detect.detectors.window import ErrorsOnly, KeyWindow, SparseWindow
 
 _KEYS = st.sampled_from([None, "a", "b", "c", "d"])
 
