@@ -68,7 +68,8 @@ code = heartbeat.cli.main.main(["tick"], out=io.StringIO())
 t4 = time.perf_counter()
 assert code == 0, code
 print(json.dumps({"floor imports": t1 - t0, "import heartbeat.cli.main (config, argparse)": t2 - t1,
-                  "import heartbeat.tick.runner (the rest)": t3 - t2, "main(['tick']): config + tick": t4 - t3}))
+                  "import heartbeat.tick.runner (the rest)": t3 - t2,
+                  "main(['tick']): config + tick": t4 - t3}))
 """
 
 CONFIG = """\

@@ -35,9 +35,10 @@ from pathlib import Path
 from _common import TRIVIAL_AGENT, machine, median, ms, quantile, table
 
 from heartbeat.config.file import load_config
+from heartbeat.config.trigger import make_trigger
 from heartbeat.state.killswitch import KillSwitch
 from heartbeat.tick.runner import Heartbeat, TickResult, utc_now
-from heartbeat.tick.schedule import Runner, make_trigger
+from heartbeat.tick.schedule import Runner
 
 
 def write_fleet(folder: Path, agents: int, interval: float) -> Path:

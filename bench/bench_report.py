@@ -38,7 +38,10 @@ from heartbeat.state.journal import Journal
 from heartbeat.state.store import StateStore
 from heartbeat.tick.runner import Heartbeat
 
-READ_ONLY = "import sys\nfrom heartbeat.state.journal import Journal\nprint(sum(1 for _ in Journal(sys.argv[1]).read()))\n"
+READ_ONLY = (
+    "import sys\nfrom heartbeat.state.journal import Journal\n"
+    "print(sum(1 for _ in Journal(sys.argv[1]).read()))\n"
+)
 TOOLS = ("search", "read", "summarize", "write_note")
 INSTRUCTIONS = (
     "heartbeat: you look stuck (recovery attempt 1; a human is called after 2 more stuck heartbeats).\n"

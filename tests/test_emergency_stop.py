@@ -26,8 +26,9 @@ import pytest
 from conftest import Agent, make_agent, wait_until
 
 from heartbeat.config.file import AgentConfig, HeartbeatConfig
+from heartbeat.config.trigger import make_trigger
 from heartbeat.tick.runner import Heartbeat
-from heartbeat.tick.schedule import Runner, make_trigger
+from heartbeat.tick.schedule import Runner
 from heartbeat.tick.watchdog import INTERRUPT_GRACE_SECONDS
 
 STOP_WITHIN = 0.5  # seconds: what the README promises for KILL

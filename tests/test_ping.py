@@ -15,7 +15,8 @@ from conftest import spawn_heartbeat, wait_until
 
 from heartbeat.base.errors import NotifyError
 from heartbeat.cli.main import main
-from heartbeat.notify.ping import ABANDONED_PING_SECONDS, PingNotifier, PingRound
+from heartbeat.notify.ping import PingNotifier
+from heartbeat.tick.pinground import ABANDONED_PING_SECONDS, PingRound
 
 AGENT = textwrap.dedent("""
     import os

@@ -12,10 +12,11 @@ import pytest
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import HeartbeatConfig, PluginNotifierConfig, load_config
+from heartbeat.config.plugins import load_object, load_plugin
 from heartbeat.core.models import Notification
 from heartbeat.notify.notifiers import build_notifiers
 from heartbeat.notify.outbox import Outbox
-from heartbeat.tick.plugins import AgentPlugins, load_object, load_plugin
+from heartbeat.tick.plugins import AgentPlugins
 from heartbeat.tick.runner import Heartbeat
 
 

@@ -12,11 +12,10 @@ from pydantic import ValidationError
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import PolicyConfig, load_config
+from heartbeat.config.policy import PLACEHOLDERS, check_templates
 from heartbeat.core.models import AgentState, Anomaly, Decision, Recovery, RecoveryMode
 from heartbeat.core.policy import (
     DEFAULT_TEMPLATES,
-    PLACEHOLDERS,
-    check_templates,
     decide,
     render_instructions,
 )

@@ -22,7 +22,8 @@ from heartbeat.config.file import (
     RepeatConfig,
     ScheduleConfig,
 )
-from heartbeat.replay.play import SYNTHETIC_START, load_trace, render_json, render_table, replay, run_replay
+from heartbeat.replay.play import SYNTHETIC_START, load_trace, render_json, render_table, replay
+from heartbeat.replay.run import run_replay
 
 TRACES = Path(__file__).parent / "traces"
 

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from heartbeat.base.errors import TraceError, UsageError
 from heartbeat.config.file import HeartbeatConfig
 from heartbeat.formats import FORMATS, detect_format, load_actions
-from heartbeat.replay.play import load_any, replay, run_replay
+from heartbeat.replay.play import load_any, replay
+from heartbeat.replay.run import run_replay
 from heartbeat.replay.trace import TraceAction
 from heartbeat.testing import run_ticks
 from heartbeat.tick.context import StepContext

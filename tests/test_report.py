@@ -26,11 +26,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from heartbeat.config.types import parse_since
 from heartbeat.report.data import collect
 from heartbeat.report.page import AgentPage, render_agent
 from heartbeat.report.rows import mark_repeats
 from heartbeat.report.tuning import render_tuning, verdict
-from heartbeat.report.write import parse_since, parse_stretch, write_overview, write_report, write_tuning
+from heartbeat.report.write import parse_stretch, write_overview, write_report, write_tuning
 from heartbeat.state.journal import Journal
 from heartbeat.testing import EPOCH, FakeClock, make_heartbeat
 from heartbeat.tick.runner import Heartbeat

@@ -14,8 +14,8 @@ import pytest
 from conftest import spawn_heartbeat
 
 from heartbeat.base.errors import UsageError
+from heartbeat.config.trigger import make_trigger
 from heartbeat.state.store import StateStore
-from heartbeat.tick.schedule import make_trigger
 
 AGENT = textwrap.dedent("""
     import os, pathlib, time

@@ -84,7 +84,8 @@ def test_a_full_dump_keeps_the_item_texts_for_the_next(rng: random.Random) -> No
 def test_a_store_makes_its_state_text_at_its_second_save(tmp_path: Path) -> None:
     """A cron tick saves once: heartbeat.state.text is not even imported there (a fresh process)."""
     code = (
-        "import sys; from heartbeat.state.store import StateStore; from heartbeat.core.models import AgentState\n"
+        "import sys; from heartbeat.state.store import StateStore\n"
+        "from heartbeat.core.models import AgentState\n"
         f"store = StateStore({str(tmp_path)!r}); store.save(AgentState())\n"
         "first = 'heartbeat.state.text' in sys.modules; store.save(AgentState())\n"
         "print(first, 'heartbeat.state.text' in sys.modules)"

@@ -7,10 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from heartbeat.base.errors import UsageError
-from heartbeat.cli.logview import EventFilter, parse_since, render_event
+from heartbeat.cli.logview import EventFilter, render_event
 from heartbeat.cli.status import due_by
 from heartbeat.cli.style import Style
 from heartbeat.config.file import ScheduleConfig
+from heartbeat.config.types import parse_since
 
 SEEN = datetime(2026, 5, 1, 3, 7, tzinfo=UTC)
 

@@ -164,8 +164,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat run``: tick on a schedule."""
     from functools import partial
 
+    from ..config.trigger import make_trigger
     from ..tick.control import killed_while_loading
-    from ..tick.schedule import Runner, make_trigger
+    from ..tick.schedule import Runner
 
     config = _config(args)
     if args.ticks is not None and args.ticks < 1:
@@ -319,7 +320,7 @@ def cmd_outbox(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat replay TRACE``."""
-    from ..replay.play import run_replay
+    from ..replay.run import run_replay
 
     config = load_config(args.config)
     return run_replay(
@@ -338,7 +339,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat validate``: config, plug-ins and state, without ticking."""
     config = _config(args)
     if config.schedule.every or config.schedule.cron:  # the trigger `run` builds: a bad cron said now
-        from ..tick.schedule import make_trigger
+        from ..config.trigger import make_trigger
 
         make_trigger(
             every=config.schedule.every, cron=config.schedule.cron, timezone=config.schedule.timezone

@@ -16,8 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..base.errors import UsageError
-from ..config.file import parse_duration
+from ..config.types import parse_since
 from ..state.journal import Journal
 from .style import Style
 
@@ -26,35 +25,9 @@ if TYPE_CHECKING:
 
     from ..tick.runner import Heartbeat
 
-__all__ = ["EventFilter", "follow", "parse_since", "read_events", "render_event", "run_log"]
+__all__ = ["EventFilter", "follow", "read_events", "render_event", "run_log"]
 
 _ERROR_EVENTS = {"step_error", "metric_error", "anomaly", "escalation", "kill", "budget"}
-
-
-def parse_since(text: str, now: datetime) -> datetime:
-    """``--since`` of ``log`` and ``report``: a duration back from ``now`` (``2h``) or an ISO date/time.
-
-    A date or time without an offset is UTC; one with an offset is turned
-    into UTC. Anything else is a :class:`UsageError` (exit 2).
-    """
-    text = text.strip()
-    try:
-        return now - parse_duration(text)
-    except (ValueError, TypeError):
-        pass
-    try:
-        at = datetime.fromisoformat(text)
-    except ValueError:
-        raise UsageError(
-            f"--since {text!r}: give a duration such as 10m, 2h or 2d, "
-            "or an ISO date or time such as 2026-05-01 or 2026-05-01T03:00"
-        ) from None
-    if at.tzinfo is None:
-        return at.replace(tzinfo=UTC)
-    try:
-        return at.astimezone(UTC)
-    except OverflowError:  # hours from the calendar's first or last day: that end is the answer
-        return (datetime.min if at.year == 1 else datetime.max).replace(tzinfo=UTC)
 
 
 def _event_time(event: dict[str, Any]) -> datetime | None:

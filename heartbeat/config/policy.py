@@ -2,14 +2,60 @@
 
 # No `from __future__ import annotations`: pydantic would compile each annotation string
 # back into a type when the class is made, which every cron tick pays for (as in models.py).
+import string
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Literal, Self
 
 from pydantic import Field, model_validator
 
+from ..base.errors import ConfigError
 from .types import ConfigModel, Duration, new_dict
 
-__all__ = ["BudgetConfig", "EscalationConfig", "PolicyConfig"]
+__all__ = ["PLACEHOLDERS", "BudgetConfig", "EscalationConfig", "PolicyConfig", "check_templates"]
+
+PLACEHOLDERS: Mapping[str, str] = {
+    "problems": "one line per anomaly of this heartbeat: '- kind: message'",
+    "avoid": "the repeated actions, cycles and failing tools, separated by '; '",
+    "attempt": "which attempt at this recovery this is (1, 2, ...)",
+    "streak": "stuck heartbeats in a row, this one included",
+    "escalate_after": "the streak at which a human is called",
+    "remaining": "stuck heartbeats left before a human is called",
+    "escalation": "a sentence saying when a human is called",
+    "kinds": "the anomaly kinds of this heartbeat, e.g. 'repeat, loop'",
+    "mode": "try_alternative or reassess_goal",
+    "tick": "the heartbeat number",
+    "advice": "what to do instead, one line per kind of anomaly of this heartbeat",
+}
+"""Every placeholder a template may use, with what it becomes."""
+
+_SAMPLE = {name: f"<{name}>" for name in PLACEHOLDERS} | {
+    "attempt": 1,
+    "streak": 1,
+    "escalate_after": 3,
+    "remaining": 2,
+    "tick": 1,
+    "advice": "<advice>",
+}
+
+
+def check_templates(templates: Mapping[str, str]) -> None:
+    """Raise ConfigError when a template is not valid ``str.format`` text over :data:`PLACEHOLDERS`."""
+    for mode, text in templates.items():
+        where = f"templates.{mode}"
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {exc} (write a literal brace as {{{{ or }}}})") from None
+        for name in fields:
+            if name not in PLACEHOLDERS:
+                known = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
+                shown = "{" + name + "}" if name else "{}"
+                raise ConfigError(f"{where}: unknown placeholder {shown}; known: {known}")
+        try:
+            text.format(**_SAMPLE)
+        except (ValueError, IndexError, KeyError) as exc:
+            raise ConfigError(f"{where}: {exc}") from None
 
 
 class PolicyConfig(ConfigModel):
@@ -34,9 +80,7 @@ class PolicyConfig(ConfigModel):
     @model_validator(mode="after")
     def _templates_format(self) -> Self:
         # A bad placeholder fails here, when the config is loaded, not when the agent is stuck.
-        if self.templates:  # policy imports this module: import it only when there is work
-            from ..core.policy import check_templates
-
+        if self.templates:
             check_templates({str(k): v for k, v in self.templates.items()})
         return self
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 from pydantic_core import CoreSchema, core_schema
+
+from ..base.errors import UsageError
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -31,6 +33,7 @@ __all__ = [
     "new_dict",
     "new_list",
     "parse_duration",
+    "parse_since",
 ]
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)")
@@ -66,6 +69,32 @@ def parse_duration(value: object) -> timedelta:
 
 
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
+
+
+def parse_since(text: str, now: datetime) -> datetime:
+    """``--since`` of ``log`` and ``report``: a duration back from ``now`` (``2h``) or an ISO date/time.
+
+    A date or time without an offset is UTC; one with an offset is turned
+    into UTC. Anything else is a :class:`UsageError` (exit 2).
+    """
+    text = text.strip()
+    try:
+        return now - parse_duration(text)
+    except (ValueError, TypeError):
+        pass
+    try:
+        at = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(
+            f"--since {text!r}: give a duration such as 10m, 2h or 2d, "
+            "or an ISO date or time such as 2026-05-01 or 2026-05-01T03:00"
+        ) from None
+    if at.tzinfo is None:
+        return at.replace(tzinfo=UTC)
+    try:
+        return at.astimezone(UTC)
+    except OverflowError:  # hours from the calendar's first or last day: that end is the answer
+        return (datetime.min if at.year == 1 else datetime.max).replace(tzinfo=UTC)
 
 
 def _to_path(value: object) -> object:

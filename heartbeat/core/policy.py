@@ -24,43 +24,24 @@ with no instructions: nothing is injected and nothing escalates.
 
 The instructions come from two templates (one per mode), overridable in
 ``[policy.templates]``; ``{advice}`` holds advice specific to each anomaly
-kind (:data:`ADVICE`). :func:`check_templates` rejects an unknown
-placeholder when the configuration is loaded, so it cannot fail at 3 a.m.
+kind (:data:`ADVICE`). :func:`heartbeat.config.policy.check_templates` rejects an
+unknown placeholder when the configuration is loaded, so it cannot fail at 3 a.m.
 """
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from ..base.errors import ConfigError
 from ..config.file import PolicyConfig
 from .models import AgentState, Anomaly, Decision, DecisionAction, Recovery, RecoveryMode, clip
 
 __all__ = [
     "ADVICE",
     "DEFAULT_TEMPLATES",
-    "PLACEHOLDERS",
-    "check_templates",
     "decide",
     "render_instructions",
 ]
-
-PLACEHOLDERS: Mapping[str, str] = {
-    "problems": "one line per anomaly of this heartbeat: '- kind: message'",
-    "avoid": "the repeated actions, cycles and failing tools, separated by '; '",
-    "attempt": "which attempt at this recovery this is (1, 2, ...)",
-    "streak": "stuck heartbeats in a row, this one included",
-    "escalate_after": "the streak at which a human is called",
-    "remaining": "stuck heartbeats left before a human is called",
-    "escalation": "a sentence saying when a human is called",
-    "kinds": "the anomaly kinds of this heartbeat, e.g. 'repeat, loop'",
-    "mode": "try_alternative or reassess_goal",
-    "tick": "the heartbeat number",
-    "advice": "what to do instead, one line per kind of anomaly of this heartbeat",
-}
-"""Every placeholder a template may use, with what it becomes."""
 
 DEFAULT_TEMPLATES: Mapping[str, str] = {
     "try_alternative": (
@@ -107,33 +88,6 @@ ADVICE: Mapping[str, str] = {
 _GENERAL_ADVICE = "Try a different approach: another tool, other arguments or another source."
 _SLOW_KINDS = frozenset({"no_progress"})  # kinds that do not escalate early by coming back
 _AVOID_KEPT = 10  # earlier actions to avoid carried across the heartbeats of one recovery
-_SAMPLE = {name: f"<{name}>" for name in PLACEHOLDERS} | {
-    "attempt": 1,
-    "streak": 1,
-    "escalate_after": 3,
-    "remaining": 2,
-    "tick": 1,
-    "advice": "<advice>",
-}
-
-
-def check_templates(templates: Mapping[str, str]) -> None:
-    """Raise ConfigError when a template is not valid ``str.format`` text over :data:`PLACEHOLDERS`."""
-    for mode, text in templates.items():
-        where = f"templates.{mode}"
-        try:
-            fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
-        except ValueError as exc:
-            raise ConfigError(f"{where}: {exc} (write a literal brace as {{{{ or }}}})") from None
-        for name in fields:
-            if name not in PLACEHOLDERS:
-                known = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
-                shown = "{" + name + "}" if name else "{}"
-                raise ConfigError(f"{where}: unknown placeholder {shown}; known: {known}")
-        try:
-            text.format(**_SAMPLE)
-        except (ValueError, IndexError, KeyError) as exc:
-            raise ConfigError(f"{where}: {exc}") from None
 
 
 def _kinds(anomalies: Sequence[Anomaly]) -> list[str]:

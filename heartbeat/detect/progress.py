@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..base.errors import ConfigError, MetricError
-from ..tick.plugins import load_object
+from ..config.plugins import load_object
 
 if TYPE_CHECKING:
     from ..config.file import AgentConfig, HeartbeatConfig, ProgressConfig

@@ -51,7 +51,7 @@ __all__ = [
 
 OnStuck = Literal["stop", "redirect"]
 Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
-"""Why a run was stopped: the last four come from a state folder (:class:`heartbeat.integrations.session.Session`)."""
+"""Why a run was stopped: the last four come from a state folder (:class:`.session.Session`)."""
 
 
 def _utc_now() -> datetime:

@@ -78,7 +78,7 @@ BUILTIN_NOTIFIERS: Mapping[str, Builder] = {
 
 def _plugin(config: Any, base_dir: Path) -> Notifier:
     """A notifier named by ``module:Class`` or entry point, built from its table's other keys."""
-    from ..tick.plugins import load_plugin
+    from ..config.plugins import load_plugin
 
     factory = load_plugin("notifier", config.type, search_path=base_dir)
     if not callable(factory):

@@ -30,9 +30,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TextIO
 
-from ..base.errors import TraceError, UsageError
+from ..base.errors import TraceError
 from ..config.file import HeartbeatConfig
 from ..core.models import AgentState, Anomaly, Decision
 from ..core.policy import decide
@@ -52,7 +51,6 @@ __all__ = [
     "render_table",
     "replay",
     "replay_lines",
-    "run_replay",
 ]
 
 SYNTHETIC_START = datetime(2000, 1, 1, tzinfo=UTC)
@@ -220,37 +218,3 @@ def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
         else f"last decision: {last.decision.action}"
     )
     yield f"replayed {count} heartbeat{'s' * (count != 1)}, {actions} action{'s' * (actions != 1)}; {end}"
-
-
-def run_replay(
-    path: Path,
-    config: HeartbeatConfig,
-    *,
-    as_json: bool,
-    out: TextIO,
-    fmt: str | None = None,
-    per_heartbeat: int | None = None,
-    labels: Path | None = None,
-    html: Path | None = None,
-) -> int:
-    """``heartbeat replay TRACE|DIR [--json]``: write the replay to ``out``; 0, or TraceError/UsageError."""
-    if path.is_dir():
-        from .folder import run_folder
-
-        return run_folder(
-            path,
-            config,
-            as_json=as_json,
-            out=out,
-            fmt=fmt,
-            per_heartbeat=per_heartbeat,
-            labels=labels,
-            html=html,
-        )
-    if labels is not None or html is not None:
-        raise UsageError("--labels and --html need a folder of traces")
-    ticks = replay(path, config, fmt=fmt, per_heartbeat=per_heartbeat)
-    lines = (render_json(t) for t in ticks) if as_json else render_table(ticks)
-    for line in lines:
-        out.write(line + "\n")
-    return 0

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError, StateLocked, StateWriteError, UsageError
 from ..base.fsutil import PRIVATE_FILE_MODE, atomic_write, not_regular
-from ..cli.logview import parse_since
 from ..config.file import HeartbeatConfig
+from ..config.types import parse_since
 from ..core.models import AgentState, Status
 from ..state.journal import Journal
 from ..state.store import REPORT_FILE
@@ -39,7 +39,6 @@ __all__ = [
     "REPORT_FILE",
     "agent_page",
     "make_reports",
-    "parse_since",
     "parse_stretch",
     "render_agent_page",
     "render_tuning",
@@ -342,7 +341,7 @@ def _overdue(
         due = last + 2 * schedule.every
         text = f"(every {_ago(schedule.every)})"
     elif schedule.cron is not None:
-        from ..tick.schedule import make_trigger
+        from ..config.trigger import make_trigger
 
         trigger = make_trigger(every=None, cron=schedule.cron, timezone=schedule.timezone)
         first = trigger.get_next_fire_time(None, last + timedelta(seconds=1))

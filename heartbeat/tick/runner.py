@@ -128,7 +128,7 @@ class Heartbeat:
         """Run one heartbeat and return what happened; never raises a HeartbeatError or OSError."""
         if not any(n.type == "ping" for n in self.config.notify):
             return self._guarded_tick()
-        from ..notify.ping import PingRound  # only when a dead man's switch is configured
+        from .pinground import PingRound  # only when a dead man's switch is configured
 
         return PingRound(self.config.notify).around(self, self._guarded_tick)
 

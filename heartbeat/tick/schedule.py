@@ -37,15 +37,14 @@ from datetime import datetime, timedelta
 from types import FrameType
 
 from apscheduler.triggers.base import BaseTrigger
-from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from ..base.errors import HeartbeatError, UsageError, worst_exit_code
+from ..base.errors import HeartbeatError, worst_exit_code
 from .execstep import end_all
 from .runner import Heartbeat, TickResult, utc_now
 from .sharedstop import POLL_SECONDS
 
-__all__ = ["RunSummary", "Runner", "make_trigger"]
+__all__ = ["RunSummary", "Runner"]
 
 KILL_POLL_SECONDS = 0.05
 """How often ``run`` looks at the KILL files."""
@@ -69,19 +68,6 @@ _SIGTERM_NOTES = (
     _SIGINT_NOTES[1],
 )
 _CRON_RECHECK_SECONDS = 30.0  # a long cron wait is re-measured against the wall clock this often
-
-
-def make_trigger(*, every: timedelta | None, cron: str | None, timezone: str = "UTC") -> BaseTrigger:
-    """An APScheduler trigger for ``every`` or ``cron`` (exactly one)."""
-    if (every is None) == (cron is None):
-        raise UsageError("give a schedule: --every DURATION or --cron EXPR (or [schedule] in the config)")
-    if every is not None:
-        return IntervalTrigger(seconds=every.total_seconds(), timezone=timezone)
-    assert cron is not None
-    try:
-        return CronTrigger.from_crontab(cron, timezone=timezone)
-    except ValueError as exc:
-        raise UsageError(f"cron {cron!r}: {exc}") from None
 
 
 @dataclass

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ...base.errors import ConfigError
 from ...config.file import DetectorsConfig
-from ...tick.plugins import load_object
+from ...config.plugins import load_object
 from .contract import (
     ActionTracker,
     ActionView,
