@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..base.errors import HeartbeatError, StateLocked, StateWriteError, UsageError
 from ..base.fsutil import PRIVATE_FILE_MODE, atomic_write, not_regular
@@ -27,16 +27,17 @@ from ..config.file import HeartbeatConfig
 from ..config.types import parse_since
 from ..core.models import AgentState, Status
 from ..state.journal import Journal
-from ..state.store import REPORT_FILE
+from ..state.store import REPORT_FILE, StateStore
 from .data import Slot, collect, parse_at
 from .page import AgentPage, OverviewRow, render_agent, render_overview
 from .tuning import render_tuning
 
 if TYPE_CHECKING:
-    from ..tick.runner import Heartbeat
+    from ..state.killswitch import KillSwitch
 
 __all__ = [
     "REPORT_FILE",
+    "Reported",
     "agent_page",
     "make_reports",
     "parse_stretch",
@@ -52,7 +53,21 @@ LOCK_WAIT = 5.0
 """Seconds ``heartbeat report`` waits for a busy state folder before giving up (exit 5)."""
 
 
-def report_path(hb: Heartbeat) -> Path:
+class Reported(Protocol):
+    """What a page is made from: one agent's config, state folder and KILL file (a Heartbeat is one)."""
+
+    name: str
+    config: HeartbeatConfig
+    store: StateStore
+    kill: KillSwitch
+    state_dir: Path
+
+    def redact(self, text: str) -> str: ...
+
+    def read_state(self) -> AgentState: ...
+
+
+def report_path(hb: Reported) -> Path:
     """Where an agent's page lives: ``<state dir>/report.html`` (the store names it)."""
     return hb.store.report_path
 
@@ -70,13 +85,13 @@ def parse_stretch(text: str) -> tuple[int, int]:
     return low, high
 
 
-def _cli(hb: Heartbeat, command: str) -> str:
+def _cli(hb: Reported, command: str) -> str:
     """A command line for this agent (``--agent`` when its config has several)."""
     agent = f" --agent {hb.name}" if len(hb.config.all_agents()) > 1 else ""
     return f"heartbeat {command}{agent}"
 
 
-def _read(hb: Heartbeat) -> tuple[AgentState | None, str | None]:
+def _read(hb: Reported) -> tuple[AgentState | None, str | None]:
     """The state, or why it cannot be read (the page is still made from the journal)."""
     if not hb.store.state_path.exists():
         return AgentState(), None
@@ -87,7 +102,7 @@ def _read(hb: Heartbeat) -> tuple[AgentState | None, str | None]:
 
 
 def agent_page(
-    hb: Heartbeat,
+    hb: Reported,
     *,
     now: datetime,
     since: datetime | None = None,
@@ -137,7 +152,7 @@ def _finish_open_heartbeat(slots: Sequence[Slot], state: AgentState) -> None:
         last.outcome = state.status.value if state.status is not Status.ACTIVE else "ran"
 
 
-def _fill_state(page: AgentPage, hb: Heartbeat, state: AgentState, most_actions: int) -> None:
+def _fill_state(page: AgentPage, hb: Reported, state: AgentState, most_actions: int) -> None:
     red = hb.redact
     page.status_reason = red(state.status_reason) if state.status_reason else None
     page.ticks = state.ticks
@@ -164,14 +179,14 @@ def _fill_state(page: AgentPage, hb: Heartbeat, state: AgentState, most_actions:
     ]
 
 
-def _outbox_count(hb: Heartbeat) -> int:
+def _outbox_count(hb: Reported) -> int:
     try:
         return sum(1 for entry in os.scandir(hb.store.outbox_dir) if entry.name.endswith(".json"))
     except OSError:
         return 0
 
 
-def _commands(hb: Heartbeat, state: AgentState | None, kill: str | None) -> list[tuple[str, str]]:
+def _commands(hb: Reported, state: AgentState | None, kill: str | None) -> list[tuple[str, str]]:
     """How to go on from here, as commands to copy."""
     commands: list[tuple[str, str]] = []
     if kill is not None:
@@ -189,7 +204,7 @@ def _commands(hb: Heartbeat, state: AgentState | None, kill: str | None) -> list
     return commands
 
 
-def _write(hb: Heartbeat | None, path: Path, text: str, *, locked: bool) -> Path:
+def _write(hb: Reported | None, path: Path, text: str, *, locked: bool) -> Path:
     """Write ``text`` to ``path`` atomically (0600); inside a state folder, under its lock."""
     data = text.encode("utf-8")
     problem = not_regular(path)
@@ -209,14 +224,14 @@ def _write(hb: Heartbeat | None, path: Path, text: str, *, locked: bool) -> Path
     return path
 
 
-def _existing(hb: Heartbeat) -> None:
+def _existing(hb: Reported) -> None:
     """Refuse a state folder that does not exist: a report would only create it, empty."""
     if not hb.state_dir.is_dir():
         raise UsageError(f"{hb.name}: no state folder at {hb.state_dir}: nothing to report yet")
 
 
 def render_agent_page(
-    hb: Heartbeat,
+    hb: Reported,
     *,
     now: datetime,
     since: datetime | None = None,
@@ -228,7 +243,7 @@ def render_agent_page(
 
 
 def write_report(
-    hb: Heartbeat,
+    hb: Reported,
     path: Path | None = None,
     *,
     now: datetime | None = None,
@@ -252,7 +267,7 @@ def write_report(
 
 
 def write_overview(
-    heartbeats: Sequence[Heartbeat],
+    heartbeats: Sequence[Reported],
     out: Path,
     *,
     now: datetime | None = None,
@@ -276,7 +291,7 @@ def write_overview(
     return [_write(None, out, html, locked=False), *written]
 
 
-def _overview_row(hb: Heartbeat, page: AgentPage, now: datetime, href: str) -> OverviewRow:
+def _overview_row(hb: Reported, page: AgentPage, now: datetime, href: str) -> OverviewRow:
     t = page.timeline
     last = parse_at(t.last_heartbeat_at) or parse_at(page.last_tick_at)
     overdue, text = _overdue(hb.config, last, now, page.kill, page.status)
@@ -301,7 +316,7 @@ def _overview_row(hb: Heartbeat, page: AgentPage, now: datetime, href: str) -> O
     )
 
 
-def _absent_row(hb: Heartbeat) -> OverviewRow:
+def _absent_row(hb: Reported) -> OverviewRow:
     """An agent whose state folder does not exist yet: a row without a page."""
     return OverviewRow(
         agent=hb.name,
@@ -366,7 +381,7 @@ def _ago(delta: timedelta) -> str:
 
 
 def make_reports(
-    heartbeats: Sequence[Heartbeat],
+    heartbeats: Sequence[Reported],
     *,
     out: str | None = None,
     since: str | None = None,

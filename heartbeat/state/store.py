@@ -94,13 +94,6 @@ def state_schema() -> dict[str, Any]:
     return AgentState.model_json_schema()
 
 
-def _end_orphans(scratch: str) -> None:
-    """A scratch folder a dead ``--exec`` tick left: end what still runs in it (found after a crash only)."""
-    from ..tick.orphans import end_processes_of
-
-    end_processes_of(scratch)
-
-
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -120,8 +113,12 @@ class StateStore:
         current_version: int = SCHEMA_VERSION,
         clock: Callable[[], datetime] = _utc_now,
         secrets: Sequence[str] = (),
+        on_scratch: Callable[[str], object] | None = None,
     ) -> None:
         check_migrations(migrations, current_version)
+        self._on_scratch = on_scratch
+        """Called with a scratch folder a dead ``--exec`` tick left, before it is removed (the runner
+        ends what still runs in it: :func:`heartbeat.tick.orphans.end_processes_of`)."""
         self.secrets = list(secrets)
         """Masked out of ``state.json`` on every save (see :func:`heartbeat.base.redact.mask`)."""
         self._state_dir = Path(state_dir)
@@ -298,7 +295,7 @@ class StateStore:
             spare=(LOCK_FILE, RUN_LOCK_FILE),
             spare_temps_of=_UNLOCKED_WRITES,
             scratch_prefix=EXEC_SCRATCH_PREFIX,
-            on_scratch=_end_orphans,
+            on_scratch=self._on_scratch,
         )
         return removed, clean
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from ..core.result import TickResult
-    from .runner import Heartbeat
+    from .agent import Agent
 
 __all__ = [
     "HUMAN_LOCK_WAIT",
@@ -47,7 +47,7 @@ def _typed(text: str | None) -> str | None:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def _journal(hb: Heartbeat, events: list[dict[str, Any]], now: datetime, tick: int) -> str | None:
+def _journal(hb: Agent, events: list[dict[str, Any]], now: datetime, tick: int) -> str | None:
     """Journal a human's act after its state is saved; what went wrong, or None.
 
     The act stands (the state is the durable record), so a journal that cannot
@@ -62,7 +62,7 @@ def _journal(hb: Heartbeat, events: list[dict[str, Any]], now: datetime, tick: i
     return None
 
 
-def pause(hb: Heartbeat, reason: str | None = None) -> AgentState:
+def pause(hb: Agent, reason: str | None = None) -> AgentState:
     """Pause the agent: ticks do nothing until resumed (waits a little for a running tick)."""
     with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
         state = hb.store.load()
@@ -74,7 +74,7 @@ def pause(hb: Heartbeat, reason: str | None = None) -> AgentState:
     return state
 
 
-def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
+def resume(hb: Agent, note: str | None = None) -> AgentState:
     """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions."""
     with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
         now = hb.clock()
@@ -112,7 +112,7 @@ def resume(hb: Heartbeat, note: str | None = None) -> AgentState:
     return state
 
 
-def read_state(hb: Heartbeat) -> AgentState:
+def read_state(hb: Agent) -> AgentState:
     """The current state, read without the lock (``status``, ``validate``), checked to save again."""
     state = hb.store.load()
     try:
@@ -123,7 +123,7 @@ def read_state(hb: Heartbeat) -> AgentState:
     return state
 
 
-def killed(hb: Heartbeat, reason: str, *, locked: bool, source: str | None = None) -> TickResult:
+def killed(hb: Agent, reason: str, *, locked: bool, source: str | None = None) -> TickResult:
     """Stop: journal the kill when the lock can be had, never call the step. KILL wins (exit 3)."""
     from ..core.result import TickResult
 
@@ -139,7 +139,7 @@ def killed(hb: Heartbeat, reason: str, *, locked: bool, source: str | None = Non
 
 
 @contextlib.contextmanager
-def kill_ends_delivery(hb: Heartbeat) -> Iterator[None]:
+def kill_ends_delivery(hb: Agent) -> Iterator[None]:
     """While a tick delivers: KILL ends it through ``hb.on_abandon``, exit 3 (set by ``tick`` and ``run``).
 
     A webhook that never answers must not hold KILL off for its timeout; the
@@ -165,7 +165,7 @@ def kill_ends_delivery(hb: Heartbeat) -> Iterator[None]:
         yield
 
 
-def killed_while_loading(hb: Heartbeat, reason: str) -> None:
+def killed_while_loading(hb: Agent, reason: str) -> None:
     """KILL while ``run`` loaded the agent's step (watchdog thread): journal it, end the process, exit 3.
 
     Loading runs the agent's module-level code, which may hang; only ending the process stops it.
@@ -176,21 +176,21 @@ def killed_while_loading(hb: Heartbeat, reason: str) -> None:
     exit_now(3, f"heartbeat: [{hb.name}] {result.message} (while its step was loading)")
 
 
-def note_left_behind(hb: Heartbeat, reason: str) -> None:
+def note_left_behind(hb: Agent, reason: str) -> None:
     """Journal that ``run`` ended while ``hb``'s tick was still running (no lock: an emergency)."""
     _journal_unlocked(
         hb, {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
     )
 
 
-def note_interrupted(hb: Heartbeat, reason: str) -> None:
+def note_interrupted(hb: Agent, reason: str) -> None:
     """Journal that a signal ended ``hb``'s tick whose step did not unwind (no lock: an emergency)."""
     _journal_unlocked(
         hb, {"event": "interrupted", "reason": reason, "abandoned": True, "note": "the step did not unwind"}
     )
 
 
-def _journal_unlocked(hb: Heartbeat, event: dict[str, Any]) -> None:
+def _journal_unlocked(hb: Agent, event: dict[str, Any]) -> None:
     """Journal one event in an emergency, without the lock, whatever goes wrong.
 
     The tick's thread holds the lock and is stuck (or waits); one O_APPEND write cannot tear its lines.

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # imported where used: a healthy tick never needs them
     from ..core.delivery import DeliveryReport
     from ..notify.notifiers import Notifier
     from ..notify.outbox import Outbox
-    from .runner import Heartbeat
+    from .agent import Agent
 
 __all__ = [
     "deliver",
@@ -145,7 +145,7 @@ def save(store: StateStore, state: AgentState, events: list[dict[str, Any]]) -> 
     return ""
 
 
-def write_report(hb: Heartbeat, state: AgentState, note: Notification, events: list[dict[str, Any]]) -> None:
+def write_report(hb: Agent, state: AgentState, note: Notification, events: list[dict[str, Any]]) -> None:
     """report.html beside ESCALATION.md; a page that cannot be made costs the page, never the tick."""
     from ..report.write import write_report as write_page
 

@@ -28,6 +28,7 @@ from ..state.killswitch import KillSwitch
 from ..state.store import StateStore
 from . import control, effects
 from .context import Step
+from .orphans import end_processes_of
 from .plugins import AgentPlugins
 from .stepcall import run_step
 from .watchdog import TickInterrupted
@@ -70,7 +71,9 @@ class Heartbeat:
         self.clock = clock
         self.state_dir = config.resolve(self.agent.state_dir)
         self._secrets = config.secrets()
-        self.store = StateStore(self.state_dir, clock=clock, secrets=self._secrets)
+        self.store = StateStore(
+            self.state_dir, clock=clock, secrets=self._secrets, on_scratch=end_processes_of
+        )
         self.kill = KillSwitch(config.resolve(self.agent.kill_file))
         self.plugins = AgentPlugins(config, self.agent, step=step, progress=progress, notifiers=notifiers)
         """The agent's step, progress metric and notifiers, each built from the config on first use."""

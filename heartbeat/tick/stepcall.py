@@ -27,7 +27,7 @@ from .context import StepContext
 from .watchdog import TickInterrupted, unwatch, watch
 
 if TYPE_CHECKING:
-    from .runner import Heartbeat
+    from .agent import Agent
 
 __all__ = ["StepGuard", "Stepped", "run_step"]
 
@@ -56,7 +56,7 @@ class StepGuard:
 
 
 def run_step(
-    hb: Heartbeat, state: AgentState, now: datetime, monitor: Monitor | None = None
+    hb: Agent, state: AgentState, now: datetime, monitor: Monitor | None = None
 ) -> Stepped | TickResult:
     """Call the step, measure progress, run the policy; ``state`` takes the step's work.
 
@@ -141,7 +141,7 @@ def run_step(
     return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events, monitor)
 
 
-def _progress(hb: Heartbeat, ctx: StepContext) -> tuple[float | None, str | None]:
+def _progress(hb: Agent, ctx: StepContext) -> tuple[float | None, str | None]:
     """This tick's progress sample: the metric's, else what the step reported; never raises."""
     metric = hb.metric()
     if metric is not None:
@@ -156,7 +156,7 @@ def _progress(hb: Heartbeat, ctx: StepContext) -> tuple[float | None, str | None
     return value, None
 
 
-def _abandon(hb: Heartbeat, guard: StepGuard, reason: str, tick: int, by: str | None = None) -> None:
+def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None = None) -> None:
     """KILL (or the fleet stop ``by``) while the step did not return (watchdog thread): journal it,
     drop the tick's work."""
     with guard.lock:
