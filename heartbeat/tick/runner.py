@@ -28,7 +28,6 @@ from ..state.killswitch import KillSwitch
 from ..state.store import StateStore
 from . import control, effects
 from .context import Step
-from .orphans import end_processes_of
 from .plugins import AgentPlugins
 from .stepcall import run_step
 from .watchdog import TickInterrupted
@@ -52,6 +51,13 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def _end_orphans(scratch: str) -> None:
+    """A scratch folder a SIGKILLed ``--exec`` tick left: end what still runs in it (after a crash only)."""
+    from .orphans import end_processes_of
+
+    end_processes_of(scratch)
+
+
 class Heartbeat:
     """One agent's heartbeat: ``tick()`` runs the pipeline once."""
 
@@ -71,9 +77,7 @@ class Heartbeat:
         self.clock = clock
         self.state_dir = config.resolve(self.agent.state_dir)
         self._secrets = config.secrets()
-        self.store = StateStore(
-            self.state_dir, clock=clock, secrets=self._secrets, on_scratch=end_processes_of
-        )
+        self.store = StateStore(self.state_dir, clock=clock, secrets=self._secrets, on_scratch=_end_orphans)
         self.kill = KillSwitch(config.resolve(self.agent.kill_file))
         self.plugins = AgentPlugins(config, self.agent, step=step, progress=progress, notifiers=notifiers)
         """The agent's step, progress metric and notifiers, each built from the config on first use."""
