@@ -33,7 +33,7 @@ def installed(tmp_path: Path) -> Iterator[Path]:
     (info / "entry_points.txt").write_text(
         "[heartbeat.steps]\nthird = hb_thirdparty:step\n\n"
         "[heartbeat.detectors]\ntoo_many = hb_thirdparty:TooMany\n\n"
-        "[heartbeat.notifiers]\npager = test_plugins:ListNotifier\n"
+        "[heartbeat.notifiers]\npager = config.test_plugins:ListNotifier\n"
     )
     sys.path.insert(0, str(tmp_path))
     importlib.invalidate_caches()
@@ -112,11 +112,11 @@ def _note() -> Notification:
 def test_a_notifier_named_module_class_is_built_with_its_options_and_delivers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`type = "test_plugins:ListNotifier"`: its other keys are its options; the outbox sends through it."""
+    """`type = "config.test_plugins:ListNotifier"`: its other keys are its options; the outbox sends."""
     monkeypatch.setenv("HB_PLUGIN_TOKEN", "tok-SECRET-123")
     path = tmp_path / "heartbeat.toml"
     path.write_text(
-        '[agent]\nstep = "x:y"\n\n[[notify]]\ntype = "test_plugins:ListNotifier"\n'
+        '[agent]\nstep = "x:y"\n\n[[notify]]\ntype = "config.test_plugins:ListNotifier"\n'
         'channel = "ops"\ntoken = "${HB_PLUGIN_TOKEN}"\n'
     )
     config = load_config(path)
@@ -155,9 +155,9 @@ def test_an_unknown_notifier_type_is_a_config_error_at_load(tmp_path: Path) -> N
 def test_a_plug_in_notifier_that_refuses_its_options_is_one_line(tmp_path: Path) -> None:
     """Options the class does not take are a ConfigError naming the notifier, not a traceback."""
     config = HeartbeatConfig.model_validate(
-        {"notify": [{"type": "test_plugins:ListNotifier", "name": "n", "colour": "red"}]}
+        {"notify": [{"type": "config.test_plugins:ListNotifier", "name": "n", "colour": "red"}]}
     )
-    with pytest.raises(ConfigError, match=r"^notifier n: test_plugins:ListNotifier failed to start"):
+    with pytest.raises(ConfigError, match=r"^notifier n: config.test_plugins:ListNotifier failed to start"):
         build_notifiers(config.notify, base_dir=tmp_path)
 
 

@@ -13,7 +13,7 @@ from heartbeat.config.file import load_config
 from heartbeat.integrations.session import Session
 from heartbeat.tick.runner import Heartbeat
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "frameworks"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "frameworks"
 NOTE = "Loops show up as the same fingerprint at the tail of the history."
 
 

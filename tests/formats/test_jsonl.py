@@ -106,7 +106,7 @@ def test_a_journal_stays_a_journal_and_one_line_files_still_sniff(tmp_path: Path
 
 def test_every_shipped_trace_and_corpus_trace_is_still_a_trace() -> None:
     """tests/traces and, where it is checked out beside the repo, the shared corpus: no format claims them."""
-    traces = sorted((Path(__file__).parent / "traces").glob("*.jsonl"))
+    traces = sorted((Path(__file__).parent.parent / "traces").glob("*.jsonl"))
     traces += sorted(CORPUS.glob("*.jsonl")) if CORPUS is not None else []
     assert len(traces) >= 6
     print(f"{len(traces)} traces checked")

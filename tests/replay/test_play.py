@@ -25,7 +25,7 @@ from heartbeat.config.file import (
 from heartbeat.replay.play import SYNTHETIC_START, load_trace, render_json, render_table, replay
 from heartbeat.replay.run import run_replay
 
-TRACES = Path(__file__).parent / "traces"
+TRACES = Path(__file__).parent.parent / "traces"
 
 
 def replay_json(name: str, config: HeartbeatConfig | None = None) -> list[dict[str, Any]]:

@@ -162,7 +162,7 @@ def test_every_format_is_named_in_the_help_and_the_readme(tmp_path: Path) -> Non
     """--format's help and the README's "Tuning with replay" list every registered format."""
     done = spawn_heartbeat(tmp_path, "replay", "--help")
     out, _ = done.communicate(timeout=60)
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     tuning = readme[readme.index("## Tuning with replay") :]
     for name in FORMATS:
         assert name in " ".join(out.split()), name

@@ -1,6 +1,6 @@
 """Tests of heartbeat.state.reader: reading state.json's bytes and decoding them (the store's read half).
 
-The store's tests (tests/test_store.py) cover loading through ``StateStore``;
+The store's tests (tests/state/test_store.py) cover loading through ``StateStore``;
 these check what the reader itself hands the store: the size, the mtime and
 the migrated original of the last read.
 """

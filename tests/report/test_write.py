@@ -3,7 +3,7 @@
 The known night is a real run through the runner with a fake clock: a
 repeat, a loop and a burst of errors escalate at tick 4 (the runner writes
 report.html then), a human resumes, pauses, resumes, drops a KILL file, and
-the agent goes on. The browser tests (tests/test_report_browser.py) render
+the agent goes on. The browser tests (tests/report/test_browser.py) render
 the same night in Chromium.
 """
 
@@ -36,7 +36,7 @@ from heartbeat.state.journal import Journal
 from heartbeat.testing import EPOCH, FakeClock, make_heartbeat
 from heartbeat.tick.runner import Heartbeat
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SECRET = "SECRETTOKEN0123456789"
 
 
