@@ -153,10 +153,10 @@ def test_every_example_has_a_readme_line() -> None:
 
 def _public_objects() -> list[tuple[str, object]]:
     found = []
-    for info in pkgutil.iter_modules(heartbeat.__path__):
-        if info.name.startswith("_"):
+    for info in pkgutil.walk_packages(heartbeat.__path__, "heartbeat."):
+        if info.name.rpartition(".")[2].startswith("_"):
             continue
-        module = importlib.import_module(f"heartbeat.{info.name}")
+        module = importlib.import_module(info.name)
         found.append((module.__name__, module))
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name)

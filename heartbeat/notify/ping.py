@@ -11,11 +11,11 @@ Exit codes 3 (KILL), 4 (waiting for a human, who has been told) and 5 (the
 lock was busy) are expected states, pinged as success unless ``fail_on``
 lists them. A tick whose step did not return and was abandoned on KILL (or
 the fleet stop) is different: its work is lost, so it pings ``URL/<exit code>``
-as a failure whatever ``fail_on`` says, waiting at most
-:data:`heartbeat.tick.pinground.ABANDONED_PING_SECONDS` (the process ends right after); so does a
-tick ended by SIGTERM or SIGINT (``URL/143``, ``URL/130``). A ping never
-fails a tick: an unreachable service is a line on stderr. Uses ``urllib`` (no
-httpx) and is imported only when configured.
+as a failure whatever ``fail_on`` says (the round around a tick,
+:mod:`heartbeat.tick.pinground`, waits for it only briefly: the process ends
+right after); so does a tick ended by SIGTERM or SIGINT (``URL/143``,
+``URL/130``). A ping never fails a tick: an unreachable service is a line on
+stderr. Uses ``urllib`` (no httpx) and is imported only when configured.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The dead man's switches pinged around one tick (the ``ping`` notifier's tables whose URL is set).
 
 The pings themselves are :class:`heartbeat.notify.ping.PingNotifier`'s; this
-module runs them around a :class:`~heartbeat.tick.runner.Heartbeat`'s tick,
+module runs them around a heartbeat's tick (:class:`~heartbeat.tick.agent.Agent`),
 and is imported only when a ``ping`` table is configured.
 """
 
@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..base.errors import NotifyError
 from ..config.notify import PingNotifierConfig
@@ -19,18 +19,13 @@ from ..core.result import TickResult
 from ..notify.ping import PingNotifier
 from .watchdog import TickInterrupted
 
-__all__ = ["ABANDONED_PING_SECONDS", "PingRound", "Pinged"]
+if TYPE_CHECKING:
+    from .agent import Agent
+
+__all__ = ["ABANDONED_PING_SECONDS", "PingRound"]
 
 ABANDONED_PING_SECONDS = 1.0
 """How long an abandoned tick waits for its fail pings: KILL must still end the process promptly."""
-
-
-class Pinged(Protocol):
-    """What a round needs of the heartbeat it pings around: its abandon hook and its redaction."""
-
-    on_abandon: Callable[[TickResult], None] | None
-
-    def redact(self, text: str) -> str: ...
 
 
 class PingRound:
@@ -44,7 +39,7 @@ class PingRound:
             if isinstance(c, PingNotifierConfig) and not c.unset_env()
         ]
 
-    def around(self, hb: Pinged, tick: Callable[[], TickResult]) -> TickResult:
+    def around(self, hb: Agent, tick: Callable[[], TickResult]) -> TickResult:
         """Run ``tick``, one heartbeat of ``hb``, between the pings; failed pings join its ``undelivered``."""
         missed = self.start()
         caller = hb.on_abandon

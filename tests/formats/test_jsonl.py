@@ -15,14 +15,14 @@ from typing import Any
 from _formats import action_count, kinds, refused_by_cli, replay_cli, write
 from conftest import spawn_heartbeat
 from langchain_core.messages import messages_to_dict
-from test_formats_anthropic import stuck_messages as anthropic_stuck
-from test_formats_claude_code import healthy_session, stuck_session
-from test_formats_codex import healthy_rollout, stuck_rollout
-from test_formats_langchain import stuck_messages as langchain_stuck
-from test_formats_openai_responses import stuck_items
-from test_formats_pydantic_ai import stuck_history
-from test_replay_formats import openai_messages
+from replay.test_trace import openai_messages
 
+from formats.test_anthropic import stuck_messages as anthropic_stuck
+from formats.test_claude_code import healthy_session, stuck_session
+from formats.test_codex import healthy_rollout, stuck_rollout
+from formats.test_langchain import stuck_messages as langchain_stuck
+from formats.test_openai_responses import stuck_items
+from formats.test_pydantic_ai import stuck_history
 from heartbeat.replay.trace import _import_format, load_any
 
 # ../shared/corpus beside the checkout (a worktree sits one folder deeper)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from _formats import write
 from conftest import spawn_heartbeat
+from formats.test_anthropic import healthy_messages as anthropic_healthy
+from formats.test_anthropic import stuck_messages as anthropic_stuck
+from formats.test_langchain import healthy_messages as langchain_healthy
+from formats.test_langchain import stuck_messages as langchain_stuck
+from formats.test_openai_responses import healthy_items, stuck_items
+from formats.test_pydantic_ai import healthy_history, stuck_history
 from langchain_core.messages import messages_to_dict
-from test_formats_anthropic import healthy_messages as anthropic_healthy
-from test_formats_anthropic import stuck_messages as anthropic_stuck
-from test_formats_langchain import healthy_messages as langchain_healthy
-from test_formats_langchain import stuck_messages as langchain_stuck
-from test_formats_openai_responses import healthy_items, stuck_items
-from test_formats_pydantic_ai import healthy_history, stuck_history
 
 
 def test_a_labelled_folder_of_the_four_formats_gives_the_confusion_table(tmp_path: Path) -> None:

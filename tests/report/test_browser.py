@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_report import Night, external_refs, make_night, parse
 
 from heartbeat.report.tuning import render_tuning
 from heartbeat.report.write import write_report
+from report.test_write import Night, external_refs, make_night, parse
 
 INSTALL_TIMEOUT = 300  # seconds per apt-get call: a fresh CI machine must stay well inside its limit
 FLAGS = [
@@ -338,7 +338,7 @@ def test_print_media_shows_the_report_without_the_picker(
 
 def test_the_tuning_view_and_overview_render_in_the_browser(chromium: str, tmp_path: Path) -> None:
     """The tuning page's strips and tables come through a real browser's parser intact."""
-    from test_report import CONFUSION, TRACES
+    from report.test_write import CONFUSION, TRACES
 
     page = tmp_path / "tuning.html"
     page.write_text(render_tuning(TRACES, CONFUSION))
@@ -355,9 +355,8 @@ def test_the_tuning_view_and_overview_render_in_the_browser(chromium: str, tmp_p
 
 def test_markup_in_the_journal_makes_no_request_in_the_browser(devtools: DevTools, tmp_path: Path) -> None:
     """A journal full of img and script tags and URLs: the browser still asks for nothing but the file."""
-    from test_report import HOSTILE, hostile_folder
-
     from heartbeat.testing import EPOCH
+    from report.test_write import HOSTILE, hostile_folder
 
     page = write_report(hostile_folder(tmp_path), now=EPOCH)
     session = _open(devtools, page.as_uri())

@@ -750,7 +750,7 @@ def test_every_marker_kind_has_its_own_shape_and_unknown_kinds_get_a_spare_one()
 
 def test_the_tuning_view_draws_what_replay_of_a_labelled_folder_prints(tmp_path: Path) -> None:
     """Real `heartbeat replay DIR --labels FILE --json` output in, a row and a strip per trace out."""
-    from test_replay_formats import labels_folder
+    from replay.test_trace import labels_folder
 
     runs, labels = labels_folder(tmp_path)
     done = _cli("replay", str(runs), "--labels", str(labels), "--json", cwd=tmp_path)

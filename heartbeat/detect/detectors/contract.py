@@ -172,6 +172,7 @@ def as_detector(obj: object) -> Detector:
 
 
 def frozen_names(names: Iterable[str]) -> frozenset[str]:
+    """``names`` as a frozenset (itself when it is one already)."""
     return names if isinstance(names, frozenset) else frozenset(names)
 
 
@@ -256,6 +257,7 @@ def make_anomaly(
     evidence: dict[str, Any],
     tool: str | None = None,
 ) -> Anomaly:
+    """An anomaly of ``action`` (its tool unless ``tool`` is given), built without validation."""
     if at.tzinfo is None or at.utcoffset() is None:
         raise ValueError(f"now must be a timezone-aware datetime, not {at!r}")
     return construct(
@@ -287,6 +289,7 @@ def tail_of(actions: Sequence[ActionView], n: int, exempt: Collection[str]) -> l
 
 
 def times(n: int) -> str:
+    """``n`` in words for a message: once, twice, 3 times."""
     return "once" if n == 1 else "twice" if n == 2 else f"{n} times"
 
 
