@@ -81,7 +81,7 @@ def progress(ctx):
 # Runs in the child: each job is (folder, module, ticks); every tick is `heartbeat tick --json`.
 DRIVER = r"""
 import io, json, os, sys
-from heartbeat.cli import main
+from heartbeat.cli.main import main
 
 jobs = json.loads(sys.argv[1])
 for folder, module, ticks in jobs:
@@ -217,7 +217,7 @@ def test_the_init_starter_agent_is_not_escalated_while_its_metric_rises(tmp_path
 def test_the_fixtures_are_what_they_say(kind: str) -> None:
     """Healthy: 29 calls of one shape with 29 results; stuck: one result (the feed's echoed
     timestamp is volatile), except the writer, whose `ok` is the same either way."""
-    from heartbeat.detectors import prints
+    from heartbeat.detect.detectors import prints
 
     def results(healthy: bool) -> tuple[set[str], set[str | None]]:
         namespace: dict[str, Any] = {}

@@ -1,0 +1,159 @@
+"""``cycle``: long, noisy cycles and wandering: the window keeps returning to what it has seen.
+
+A strict ``loop`` needs the same cycle twice back to back. Real agents go
+round cycles of 10-20 steps, insert an odd step (a note whose text changes
+every time), or wander back to places and observations they have already
+seen. Each action's key is its masked call plus its result (the exact
+call when the result is at most 10 characters); an action is a
+*revisit* when its key occurred earlier in the last W actions. Fires when
+at least N of the last W actions are revisits spread over at least two
+different calls (one call again and again is ``recurring`` or ``repeat``),
+or sooner when the share of revisits grows: at least 6 of the last 10
+actions revisit a key seen earlier among those 10 (an agent idling
+through look / inventory / examine, seeing what it has seen).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Hashable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ...core.models import Anomaly
+from .contract import (
+    ActionTracker,
+    ActionView,
+    History,
+    StepTracker,
+    frozen_names,
+    make_anomaly,
+    need_int,
+    tail_of,
+)
+from .window import KeyWindow
+
+__all__ = ["Cycle", "CycleTracker"]
+
+
+def _key(action: ActionView) -> Hashable:
+    # A short or empty answer cannot tell two pages or two edits apart: the exact call then.
+    length = action.output_len
+    if length is not None and length > _SHORT:
+        return (action.shape, action.result)
+    return (action.fingerprint, action.result)
+
+
+_SHORT = 10  # characters: what recurring's min_chars and empty's max_chars default to
+RECENT = 10
+"""The newest actions the growing share of revisits is judged on."""
+RECENT_SHARE = 6
+"""Revisits among the :data:`RECENT` newest actions that trip ``cycle`` before N."""
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """``cycle``: N of the last W actions revisit a call+result seen earlier in the window."""
+
+    threshold: int = 10
+    window: int = 30
+    exempt: Collection[str] = frozenset()
+    kind: str = field(default="cycle", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        need_int("cycle", "threshold", self.threshold)
+        need_int("cycle", "window", self.window, self.threshold + 1)
+        object.__setattr__(self, "exempt", frozen_names(self.exempt))
+
+    @property
+    def history_needed(self) -> int:
+        """Past actions this detector needs to see."""
+        return self.window
+
+    def check(self, history: History, now: datetime) -> Anomaly | None:
+        """Whether the newest action is a revisit that brings the window's revisits to N, or the
+        recent share of revisits to :data:`RECENT_SHARE`."""
+        last = history.last
+        if last is None or last.tool in self.exempt:
+            return None
+        seq = [_key(a) for a in history.actions if a.tool not in self.exempt][-self.window :]
+        counts: dict[Hashable, int] = {}
+        for key in seq:
+            counts[key] = counts.get(key, 0) + 1
+        if counts[seq[-1]] < 2:
+            return None
+        revisits = len(seq) - len(counts)
+        repeated = sum(1 for n in counts.values() if n > 1)
+        if revisits >= self.threshold and repeated >= 2:
+            return self._report(last, revisits, repeated, len(seq), history.tick, now)
+        recent: dict[Hashable, int] = {}
+        size = min(RECENT, self.window)
+        for key in seq[-size:]:
+            recent[key] = recent.get(key, 0) + 1
+        revisits = min(len(seq), size) - len(recent)
+        repeated = sum(1 for n in recent.values() if n > 1)
+        if recent[seq[-1]] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
+            return self._report(last, revisits, repeated, min(len(seq), size), history.tick, now)
+        return None
+
+    def tracker(self, history: History) -> ActionTracker:
+        """An incremental ``check`` seeded from ``history``."""
+        return CycleTracker(self, history)
+
+    def _report(
+        self, action: ActionView, revisits: int, repeated: int, span: int, tick: int, at: datetime
+    ) -> Anomaly:
+        return make_anomaly(
+            "cycle",
+            f"{revisits} of the last {span} actions went back to a call and result already seen "
+            f"({repeated} different ones, not back to back): going round in circles; last: {action.summary}",
+            tick=tick,
+            at=at,
+            action=action,
+            evidence={
+                "revisits": revisits,
+                "distinct": repeated,
+                "window": self.window,
+                "threshold": self.threshold,
+                "call": action.summary,
+                # One hint for the whole cycle (the policy compares it with the last one): a
+                # cycle found again in the next stuck heartbeat is the agent still going round.
+                "avoid": "going back to calls whose results you have already seen",
+            },
+        )
+
+
+class CycleTracker(StepTracker):
+    """A key window of masked call+result keys, counting revisits."""
+
+    __slots__ = ("_det", "_exempt", "_keys", "_recent")
+
+    def __init__(self, det: Cycle, history: History) -> None:
+        self._det = det
+        self._exempt = det.exempt
+        self._keys = KeyWindow(det.window)
+        self._recent = KeyWindow(min(RECENT, det.window))  # the newest keys: the growing share
+        for action in tail_of(history.actions, det.window, det.exempt):
+            key = _key(action)
+            self._keys.push(key)
+            self._recent.push(key)
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
+        if tool in self._exempt:
+            return None
+        keys = self._keys
+        key = _key(action)
+        count = keys.push(key)
+        recent = self._recent
+        near = recent.push(key)
+        if not report or count < 2:
+            return None
+        if keys.revisits >= self._det.threshold and keys.repeated >= 2:
+            return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
+        if near >= 2 and recent.revisits >= RECENT_SHARE and recent.repeated >= 2:
+            return self._det._report(
+                action, recent.revisits, recent.repeated, len(recent), action.tick, action.at
+            )
+        return None

@@ -1,0 +1,345 @@
+"""Fingerprints: what makes two actions "the same", exactly or up to volatile values.
+
+Every action gets three keys, all computed by :func:`prints` (the one
+function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
+
+* ``fingerprint``: the tool plus its arguments as canonical JSON (sorted
+  keys, no spaces, absent or None arguments count as ``{}``) after dropping
+  the configured volatile argument names, hashed to 16 hex characters. For a
+  polling tool the call's result is part of it too.
+* ``shape``: the same canonical call with every digit left out (numbers,
+  line ranges, dates and times, counters, ids like ``HAT052``), hashed to 8
+  hex characters. Paging through one file with a sliding line range, or a
+  poll that carries a timestamp, keeps one shape.
+* ``result``: the output (or, without one, the error text), stripped, with
+  only the values that are volatile by nature masked (timestamps, UUIDs,
+  request ids and hex digests, durations, memory addresses and numbers as
+  long as an object id: :func:`mask_volatile`), hashed to 8 hex characters;
+  None when the action reported neither. The numbers that are the content
+  (a page number, a price, a count, the dates in a list of flights) are
+  kept: two pages, two bodies or two flight lists are two results. For a
+  failed action only its last two lines count (at most 200 characters),
+  line numbers and ports masked too, and when the last line names an
+  exception, that line from the exception's name on: how a failure ends
+  (the exception and its message, the test summary) says what failed, the
+  log before it changes with every edit. "The same
+  result again" is judged on it.
+* :func:`error_key`: the same masking applied to an error's own text, so
+  "timeout after 3.2s (request 8f3a...)" is one error live and in replay.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections.abc import Callable, Collection, Mapping, Sequence
+from hashlib import blake2b
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from typing import NamedTuple
+
+from ...core.models import TEXT_LIMIT, clip
+
+__all__ = [
+    "Prints",
+    "action_keys",
+    "canonical_args",
+    "error_key",
+    "fingerprint",
+    "mask",
+    "mask_volatile",
+    "prints",
+    "summarize",
+]
+
+
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _encode_slow(value: object, _indent: int) -> list[str]:
+    return [_ENCODER.encode(value)]
+
+
+# The C encoder called directly: this runs once per recorded action, and the
+# json.dumps wrapper costs as much again as the encoding of a small dict.
+_encode: Callable[[object, int], Sequence[str]] = (
+    c_make_encoder(None, str, encode_basestring, None, ":", ",", True, False, True)
+    if c_make_encoder is not None
+    else _encode_slow
+)
+_join = "".join
+
+
+def _text_keys(value: object) -> object:
+    """``value`` with every dict key turned into text, so mixed key types can be sorted."""
+    if isinstance(value, Mapping):
+        return {str(k): _text_keys(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_text_keys(v) for v in value]
+    return value
+
+
+def canonical_args(args: object, volatile: Collection[str] = ()) -> str:
+    """Arguments as canonical JSON: sorted keys, no spaces, None as ``{}``, volatile names dropped.
+
+    Values JSON cannot hold are written as their ``str()``; a mapping with
+    keys of mixed types has its keys compared as text.
+    """
+    # Plain dicts first and no any(): this runs for every recorded action.
+    if args.__class__ is dict:
+        if volatile:
+            copied = False
+            for name in volatile:
+                if name in args:
+                    if not copied:
+                        args = args.copy()
+                        copied = True
+                    del args[name]
+    elif args is None:
+        return "{}"
+    elif isinstance(args, Mapping):
+        return canonical_args(dict(args), volatile)
+    try:
+        return _join(_encode(args, 0))
+    except (TypeError, ValueError, RecursionError):
+        pass  # unsortable keys or a self-reference: fall back to a slower, total form
+    try:
+        return _ENCODER.encode(_text_keys(args))
+    except (TypeError, ValueError, RecursionError):
+        return repr(args)
+
+
+# An empty hasher to copy: a copy costs a third less than blake2b(..., digest_size=8),
+# whose keyword parsing dominates for short inputs. The digest is the same.
+_BLAKE2B_8 = blake2b(digest_size=8)
+
+
+def _digest(tool: str, canonical: str, output: str | None) -> str:
+    """The fingerprint of an already canonical call (and its result, for polling tools)."""
+    text = f"{tool}\x00{canonical}" if output is None else f"{tool}\x00{canonical}\x00{output}"
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: hashed as its UTF-8-like bytes
+        data = text.encode("utf-8", "surrogatepass")
+    hasher = _BLAKE2B_8.copy()
+    hasher.update(data)
+    return hasher.hexdigest()
+
+
+def _summary(tool: str, canonical: str) -> str:
+    """``tool(args)`` from canonical arguments, ``tool()`` when there are none."""
+    text = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
+    return text if len(text) <= TEXT_LIMIT else clip(text) or ""
+
+
+def fingerprint(tool: str, args: object, *, volatile: Collection[str] = (), output: str | None = None) -> str:
+    """The 16-hex-digit hash of ``tool`` + canonical ``args`` (+ ``output`` when given).
+
+    Pass ``output`` only for polling tools: their result is part of what
+    repeats.
+    """
+    return _digest(tool, canonical_args(args, volatile), output)
+
+
+def summarize(tool: str, args: object, volatile: Collection[str] = ()) -> str:
+    """``search({"q":"x"})`` as a human reads it, cut to 200 characters."""
+    return _summary(tool, canonical_args(args, volatile))
+
+
+# A word holding a digit: 42, 3.5, 2024-05-21T10:00:00Z, 559,650p's "650p", HAT052, a1b2c3d4, v2;
+# a colon before it stays (``{"cursor":#}``), one inside it is part of it (a time).
+# Only for messages (the masked shape a person reads): too slow to run per action.
+_VOLATILE = re.compile(r"[\w.+-]*\d[\w.:+-]*")
+_DIGITS = b"0123456789"
+# bytes.translate with a table (every byte kept, the digits deleted) is faster than with None.
+_SAME = bytes(range(256))
+# The end of a failed action's output that says what failed: its last 2 lines (the exception
+# and where, the test summary), at most 200 characters; masked from a little more than that,
+# so a value cut in two at the edge is masked whole. The lines before (debug prints, the log)
+# change with every edit.
+_ERROR_LINES = 2
+_ERROR_TAIL = 200
+# An exception named in the last line ("django.db.utils.OperationalError: no such table"):
+# from its name on, that line alone says what failed, whatever printed or prefixed it.
+_EXCEPTION = re.compile(
+    r"\b[A-Za-z_]*(?:Error|Exception|Exit|Interrupt)\b(?!.*\b[A-Za-z_]*(?:Error|Exception)\b:).*"
+)
+
+
+def _failure(masked: str) -> str:
+    """What says what failed at the end of a masked output: see the module docstring."""
+    lines = masked.splitlines()
+    last = lines[-1] if lines else ""
+    named = _EXCEPTION.search(last)
+    if named is not None:
+        return named.group()[-_ERROR_TAIL:]
+    return "\n".join(lines[-_ERROR_LINES:])[-_ERROR_TAIL:]
+
+
+_ERROR_READ = 320
+
+# Values volatile by nature: they change between two runs of the same thing while
+# the content stays. Numbers that are content (a page, a price, a count, a date) are
+# not among them.
+_VOLATILE_VALUES = (
+    # a date and time, with seconds, fractions and a zone when present: a timestamp
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    # a clock time with seconds (a log line's), with fractions
+    r"|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?"
+    # a UUID
+    r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+    # a memory address
+    r"|\b0x[0-9a-fA-F]+\b"
+    # a hex digest or request id (12 or more hex characters, letters and digits both),
+    # or a number as long as an object id or a nanosecond clock
+    r"|(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b|\b\d{12,}\b"
+    # a duration
+    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds)\b"
+)
+_VOLATILE_RE = re.compile(_VOLATILE_VALUES)
+# In an error's text, also where it happened: "line 42", "file.py:42:", a port.
+_ERROR_RE = re.compile(_VOLATILE_VALUES + r"|\bline \d+|(?<=[\w\]]):\d+\b")
+# A cheap test first (a regex over every output would cost more than all the detectors):
+# in the output with its digits turned to 9, a literal piece that most volatile values
+# hold. Only an output holding one goes through the regex. A value the test misses stays
+# in the result: two such outputs count as different, never wrongly as the same.
+_NINES = bytes.maketrans(b"0123456789", b"9999999999")
+# An output this short goes through the regex whatever it holds: it costs little.
+_ALWAYS_MASKED = 120
+_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9", b"9999999")
+
+
+def _has_volatile(data: bytes) -> bool:
+    """Whether ``data`` may hold a volatile value (False: it holds none the test knows)."""
+    nines = data.translate(_NINES)
+    return any(hint in nines for hint in _HINTS)
+
+
+def mask_volatile(text: str) -> str:
+    """``text`` with the values volatile by nature (timestamps, UUIDs, request ids, hex digests,
+    durations, memory addresses) replaced by ``#``; the numbers that are content stay."""
+    return _VOLATILE_RE.sub("#", text)
+
+
+def error_key(error: str) -> str:
+    """An error's fingerprint: its text with volatile values, line numbers and ports masked."""
+    return _crc(_bytes(_ERROR_RE.sub("#", error.strip())))
+
+
+def mask(text: str) -> str:
+    """``text`` with every word that holds a digit replaced by ``#``: the masked shape, as shown."""
+    return _VOLATILE.sub("#", text)
+
+
+def _crc(data: bytes) -> str:
+    return f"{zlib.crc32(data):08x}"
+
+
+def _bytes(text: str) -> bytes:
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: hashed as its UTF-8-like bytes
+        return text.encode("utf-8", "surrogatepass")
+
+
+class Prints(NamedTuple):
+    """The keys of one action: see the module docstring."""
+
+    fingerprint: str
+    shape: str
+    result: str | None
+    summary: str
+
+
+def prints(
+    tool: str,
+    args: object,
+    output: str | None = None,
+    error: str | None = None,
+    *,
+    volatile: Collection[str] = (),
+    polling: bool = False,
+) -> Prints:
+    """The fingerprint, shape, result key and summary of one action (see the module docstring)."""
+    fp, shape, result, summary, _length = action_keys(tool, args, output, error, volatile, polling)
+    return _new_prints(Prints, (fp, shape, result, summary))
+
+
+def action_keys(
+    tool: str,
+    args: object,
+    output: str | None,
+    error: str | None,
+    volatile: Collection[str],
+    polling: bool,
+) -> tuple[str, str, str | None, str, int | None]:
+    """:func:`prints` plus the stripped output's length, as a plain tuple: what the Monitor needs.
+
+    The Monitor calls it for every recorded action, where keyword arguments,
+    a NamedTuple and stripping the output a second time would cost more than
+    some of the keys.
+    """
+    # This runs for every recorded action: the common case (a plain dict) is encoded
+    # inline, as canonical_args would, and the call's bytes are made once for all three keys.
+    if args.__class__ is dict:
+        plain = args
+        for name in volatile:
+            if name in plain:
+                if plain is args:
+                    plain = args.copy()
+                del plain[name]
+        try:
+            canonical = _join(_encode(plain, 0))
+        except (TypeError, ValueError, RecursionError):
+            canonical = canonical_args(plain)
+    else:
+        canonical = canonical_args(args, volatile)
+    call = f"{tool}\x00{canonical}"
+    try:
+        data = call.encode()
+    except UnicodeEncodeError:  # a lone surrogate: hashed as its UTF-8-like bytes
+        data = call.encode("utf-8", "surrogatepass")
+    hasher = _BLAKE2B_8.copy()
+    hasher.update(data)
+    if polling:
+        # A polling tool repeats only when its result repeats; a failure is a result too.
+        seen = output if output is not None else (f"\x00error\x00{error}" if error else "")
+        hasher.update(_bytes(f"\x00{seen}"))
+    # The shape drops every digit (bytes.translate: a fraction of a microsecond, where a
+    # regex over the call costs several): 'sed -n 1,20p f' and 'sed -n 559,650p f' are one
+    # shape, and so are HAT052 and HAT030, or two timestamps. The 4 big-endian bytes in
+    # hex are f"{crc:08x}" at half its cost.
+    shape = _crc32(data.translate(_SAME, _DIGITS)).to_bytes(4, "big").hex()
+    length: int | None = None
+    if output is not None:
+        stripped = output.strip()
+        length = len(stripped)
+    elif error is not None:
+        stripped = error.strip()
+    else:
+        return hasher.hexdigest(), shape, None, _summary(tool, canonical), length
+    try:
+        out = stripped.encode()
+    except UnicodeEncodeError:  # a lone surrogate: hashed as its UTF-8-like bytes
+        out = stripped.encode("utf-8", "surrogatepass")
+    if error:
+        # A failure is told by how it ends (the exception, the test summary, the
+        # shell's complaint), not by the log before it, which changes with every edit.
+        if len(stripped) > _ERROR_TAIL:
+            stripped = stripped[-_ERROR_READ:]
+        tail = _failure(_ERROR_RE.sub("#", stripped))
+        try:
+            out = tail.encode()
+        except UnicodeEncodeError:
+            out = tail.encode("utf-8", "surrogatepass")
+    elif len(out) <= _ALWAYS_MASKED or _has_volatile(out):
+        out = _bytes(_VOLATILE_RE.sub("#", stripped))
+    result = _crc32(out).to_bytes(4, "big").hex()
+    summary = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
+    if len(summary) > TEXT_LIMIT:
+        summary = clip(summary) or ""
+    return hasher.hexdigest(), shape, result, summary, length
+
+
+_new_prints = tuple.__new__
+_crc32 = zlib.crc32

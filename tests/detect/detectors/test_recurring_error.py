@@ -1,0 +1,230 @@
+"""``recurring_error``: the same error again and again, told apart from different errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from heartbeat.base.errors import ConfigError
+from heartbeat.detect.detectors import RecurringError
+
+from .helpers import Call, actions, first, trips
+
+
+def test_a_different_invalid_action_each_time_is_a_recurring_error() -> None:
+    """Clicking size after size, each rejected with the same message."""
+    calls: list[Call] = []
+    for size in ["11 women", "12 women", "12.5 women", "13.5 women"]:
+        calls.append({"tool": "think", "args": {"cmd": f"think[no size {size}]"}, "output": "OK."})
+        calls.append(
+            {
+                "tool": "click",
+                "args": {"cmd": f"click[{size}]"},
+                "output": "Invalid action!",
+                "error": "invalid_action",
+            }
+        )
+    hit = first(RecurringError(), actions(calls))
+    assert hit is not None and hit[0] == 6
+    assert "click failed with the same error 3 times" in hit[1].message and "invalid_action" in hit[1].message
+
+
+def test_every_message_names_its_evidence() -> None:
+    """Each v2 anomaly says which call, how many times, and over how many actions."""
+    calls: list[Call] = [
+        {
+            "tool": "lookup",
+            "args": {"cmd": f"Lookup[Aunt May {i}]"},
+            "output": "No more results.",
+            "error": "not_found",
+        }
+        for i in range(3)
+    ]
+    hit = first(RecurringError(), actions(calls))
+    assert hit is not None
+    anomaly = hit[1]
+    evidence: dict[str, Any] = anomaly.evidence
+    assert evidence["count"] == 3 and evidence["window"] == 10 and "Lookup[Aunt May 2]" in evidence["call"]
+    assert "3 times in the last 10 actions" in anomaly.message and "not_found" in anomaly.message
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda: RecurringError(threshold=1), "recurring_error: threshold must be an integer between 2"),
+        (
+            lambda: RecurringError(threshold=4, window=3),
+            "recurring_error: window must be an integer between 4",
+        ),
+        (lambda: RecurringError(window=10_001), "window"),
+        (lambda: RecurringError(threshold="3"), "threshold"),  # type: ignore[arg-type]
+    ],
+)
+def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
+    """A detector refuses parameters that could never work, naming the parameter."""
+    with pytest.raises(ConfigError, match=words):
+        make()
+
+
+def test_a_bare_exit_code_is_the_same_error_only_from_the_same_call() -> None:
+    """grep without a match (exit 1, no output) for other patterns is searching; the same grep is stuck."""
+    searching: list[Call] = [
+        {"tool": "grep", "args": {"cmd": f"grep -rn {word} src"}, "output": "", "error": "returncode 1"}
+        for word in ("parse", "render", "flush", "close")
+    ]
+    assert trips(RecurringError(), actions(searching)) == [None] * 4
+    stuck: list[Call] = [
+        {"tool": "grep", "args": {"cmd": "grep -rn parse src"}, "output": "", "error": "returncode 1"}
+    ]
+    found = trips(RecurringError(), actions(stuck * 3))
+    assert found[:2] == [None, None] and found[2] is not None and found[2].evidence["count"] == 3
+
+
+def test_only_errors_within_the_window_count() -> None:
+    """Two failures in the last ten actions are not three; a window of twelve reaches back to the first."""
+
+    def error(n: int) -> Call:  # other arguments each time: only the error counts, not a re-run
+        return {"tool": "book", "args": {"n": n}, "output": "Error: card declined", "error": "tool_error"}
+
+    calls: list[Call] = [error(1)]
+    calls += [{"tool": "search", "args": {"q": f"q{i}"}, "output": f"result {i} " * 3} for i in range(9)]
+    calls += [error(2), error(3)]
+    assert trips(RecurringError(), actions(calls)) == [None] * 12
+    hit = first(RecurringError(window=12), actions(calls))
+    assert hit is not None and hit[0] == 12 and "3 times in the last 12 actions" in hit[1].message
+
+
+def test_exempt_tools_are_invisible_to_recurring_error() -> None:
+    """An exempt tool failing the same way again is not reported, and takes no place in the window."""
+
+    def rejected(option: str) -> Call:
+        return {
+            "tool": "click",
+            "args": {"cmd": f"click[{option}]"},
+            "output": "Invalid action!",
+            "error": "no",
+        }
+
+    assert trips(RecurringError(exempt={"click"}), actions([rejected("x")] * 4)) == [None] * 4
+    calls: list[Call] = [rejected("x")]
+    calls += [{"tool": "log", "args": {"i": i}, "output": "ok"} for i in range(9)]
+    calls += [rejected("y"), rejected("z")]
+    assert trips(RecurringError(), actions(calls))[-1] is None  # the first rejection left the window
+    assert trips(RecurringError(exempt={"log"}), actions(calls))[-1] is not None
+
+
+def test_reworded_retries_of_one_failing_search_trip_at_three() -> None:
+    """The same question asked again in other words, each answer a different "not found"."""
+    queries = [
+        "Noah Cyrus EP",
+        "Noah Cyrus EP 2020",
+        "the EP by Noah Cyrus",
+        "Noah Cyrus EP album",
+        "Wonder Years",
+    ]
+    calls: list[Call] = [
+        {
+            "tool": "search",
+            "args": {"cmd": f"Search[{q}]"},
+            "output": f"Could not find [{q}].",
+            "error": "not_found",
+        }
+        for q in queries
+    ]
+    found = trips(RecurringError(), actions(calls))
+    assert [a is not None for a in found] == [False, False, True, True, False]  # then another question
+    hit = found[2]
+    assert hit is not None and hit.evidence["same"] == "reworded" and hit.evidence["count"] == 3
+    assert "each call a rewording of the one before" in hit.message
+
+
+def test_a_success_of_the_tool_between_two_failures_ends_a_retry_chain() -> None:
+    """Fail, succeed, fail, fail: two failures in a row, not three."""
+    fail: list[Call] = [
+        {
+            "tool": "search",
+            "args": {"cmd": f"Search[Noah Cyrus {w}]"},
+            "output": f"Could not find {w}.",  # distinct error texts: only the chain could trip
+            "error": "x",
+        }
+        for w in ("EP", "album", "record")
+    ]
+    ok: Call = {
+        "tool": "search",
+        "args": {"cmd": "Search[Noah Cyrus]"},
+        "output": "Noah Lindsey Cyrus is a singer",
+    }
+    # distinct error texts, so only the chain could trip
+    fail = [
+        {**call, "output": f"Could not find {i}."} for i, call in enumerate(fail) if isinstance(call, dict)
+    ]
+    calls: list[Call] = [fail[0], ok, fail[1], fail[2]]
+    assert trips(RecurringError(), actions(calls)) == [None] * 4
+    assert trips(RecurringError(), actions([calls[0], calls[2], calls[3]]))[-1] is not None
+
+
+def test_a_script_rerun_after_edits_is_judged_by_how_it_fails() -> None:
+    """Edit, run, edit, run: failing the same way three times over twice the window is stuck;
+    failing differently each time is debugging, however many runs fail."""
+
+    def runs(endings: list[str]) -> list[Call]:
+        calls: list[Call] = []
+        for i, ending in enumerate(endings):
+            calls.append({"tool": "sed", "args": {"cmd": f"sed -i '{i}s/a/b/' x.py"}, "output": ""})
+            calls.append(
+                {"tool": "cat", "args": {"cmd": f"cat -n x.py | head -{i + 5}"}, "output": "code " * 30}
+            )
+            calls.append(
+                {"tool": "grep", "args": {"cmd": f"grep -n def{i} x.py"}, "output": f"{i}: def f{i}()"}
+            )
+            calls.append(
+                {"tool": "ls", "args": {"cmd": f"ls -la src/{i}"}, "output": f"total {i}\nfile{i}.py"}
+            )
+            log = f"DEBUG: step {i} value {i * 7}\n" * 3
+            calls.append(
+                {
+                    "tool": "python",
+                    "args": {"cmd": "python repro.py"},
+                    "output": log + ending,
+                    "error": "exit 1",
+                }
+            )
+        return calls
+
+    same = "Traceback (most recent call last):\n  File \"x.py\", line 9, in f\nKeyError: 'backend'"
+    found = trips(RecurringError(), actions(runs([same, same.replace("line 9", "line 12"), same])))
+    hit = found[-1]
+    assert hit is not None and hit.evidence["same"] == "call and error" and hit.evidence["window"] == 20
+    assert "was run again and failed the same way 3 times in the last 20 actions" in hit.message
+    different = [same, same.replace("'backend'", "'canvas'"), same.replace("KeyError", "TypeError")]
+    assert trips(RecurringError(), actions(runs(different))) == [None] * 15
+
+
+def test_a_malformed_turn_without_arguments_is_no_rerun() -> None:
+    """A harness's complaint about a malformed turn, three times over 20 actions, with work between."""
+    calls: list[Call] = []
+    for i in range(3):
+        calls.append(
+            {"tool": "(no_command)", "args": {}, "output": "Please give exactly one action.", "error": "fmt"}
+        )
+        calls += [
+            {"tool": "cat", "args": {"cmd": f"cat f{i}{k}.py"}, "output": f"code {i} {k} " * 5}
+            for k in range(5)
+        ]
+    assert trips(RecurringError(), actions(calls)) == [None] * 18
+
+
+def test_an_error_carrying_volatile_values_is_one_error_as_replay_sees_it() -> None:
+    """Live error texts differ in a port, a duration and a timestamp: the same error all the same."""
+    calls: list[Call] = [
+        {
+            "tool": "fetch",
+            "args": {"url": f"http://api/items/{n}"},
+            "output": None,
+            "error": f"ConnectionError: localhost:{port} refused after {secs}s at 2026-12-01T21:0{n}:16Z",
+        }
+        for n, port, secs in ((1, 54321, "0.4"), (2, 40112, "1.2"), (3, 33007, "0.9"))
+    ]
+    found = trips(RecurringError(), actions(calls))
+    assert found[-1] is not None and found[-1].evidence["same"] == "error"
