@@ -52,19 +52,13 @@ from .detectors import (
 )
 from .detectors.contract import FIELDS, construct, new_model, set_dict, set_extra, set_fields_set, set_private
 from .detectors.fingerprints import action_keys
+from .evidence import NO_VISIBLE_EFFECT, last_rise, overruled
 
 _RECORD_FIELDS = FIELDS[ActionRecord]
 # The built-in trackers that look at nothing but their last ``window`` actions.
 _WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
 _INF = math.inf
-# The findings that say "the calls show no visible effect": a metric that rose within the
-# stretch a detector looks at overrules them (see Monitor). ``repeat`` (one call, one result,
-# back to back) and ``no_progress`` (the metric itself) stand whatever the metric does.
-NO_VISIBLE_EFFECT: frozenset[str] = frozenset(
-    {"loop", "near_repeat", "recurring", "recurring_error", "cycle", "empty", "error_rate"}
-)
-
-__all__ = ["NO_VISIBLE_EFFECT", "Monitor"]
+__all__ = ["Monitor"]
 
 
 def _need_aware(now: datetime) -> None:
@@ -447,40 +441,14 @@ class Monitor:
         return self._rise_index
 
     def overruled(self, kind: str, index: int | None = None) -> bool:
-        """Whether a ``kind`` finding at action ``index`` (default: the newest) is overruled.
-
-        True for a finding of no visible effect (:data:`NO_VISIBLE_EFFECT`) whose
-        detector's stretch (its window) holds an action recorded before a rise of the
-        progress metric.
-        """
-        stretch = self._stretch.get(kind)
+        """Whether a ``kind`` finding at action ``index`` (default: the newest) is overruled
+        by the progress metric (see :mod:`heartbeat.detect.evidence`)."""
         at = self.actions_total if index is None else index
-        return stretch is not None and self._rise_index > 0 and at - stretch < self._rise_index
+        return overruled(self._stretch.get(kind), at, self._rise_index)
 
     def _rise_from_samples(self) -> None:
-        """Find the metric's last rise in the kept samples, and the action recorded before it.
-
-        A sample rose when its value is above the measured one before it. It was taken
-        after the actions of its tick: the newest kept action of that tick or earlier is
-        the last one the rise speaks for. The same answer from a live run and from a
-        Monitor seeded with its saved history and samples.
-        """
-        previous: float | None = None
-        rose_at: int | None = None
-        for sample in self._progress:
-            value = sample.value
-            if value is None:
-                continue
-            if previous is not None and value > previous:
-                rose_at = sample.tick
-            previous = value
-        rise = 0
-        if rose_at is not None:
-            for action in reversed(self._history):
-                if action.tick <= rose_at:
-                    rise = action.index
-                    break
-        self._rise_index = rise
+        """The metric's last rise and the last action index any kind may be overruled at."""
+        rise = self._rise_index = last_rise(self._progress, self._history)
         self._overruled_to = rise - 1 + max(self._stretch.values(), default=0) if rise else 0
 
     def _visible(self) -> tuple[ActionRecord, ...]:
