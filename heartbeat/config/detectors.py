@@ -132,7 +132,7 @@ class NoProgressConfig(ConfigModel):
     """``no_progress``: the last N progress samples differ by less than D."""
 
     enabled: bool = True
-    samples: int = _bounded("no_progress.samples", 5)
+    samples: int = _bounded("no_progress.samples", 4)
     min_delta: float = Field(default=0.01, ge=0, allow_inf_nan=False)
 
 

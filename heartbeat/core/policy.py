@@ -5,6 +5,7 @@ tick's anomalies and ``now``, and returns a :class:`~heartbeat.core.models.Decis
 the runner carries it out. The rules (README "Policy")::
 
     a stuck heartbeat (any anomaly)  -> stuck_streak + 1, quiet 0, and
+        only advisory kinds fired (error_rate)    -> try_alternative, never escalate
         streak reaches escalate_after             -> escalate
         streak >= 2 and the agent did again what
         the last recovery said to avoid, or the
@@ -38,6 +39,7 @@ from .models import AgentState, Anomaly, Decision, DecisionAction, Recovery, Rec
 
 __all__ = [
     "ADVICE",
+    "ADVISORY",
     "DEFAULT_TEMPLATES",
     "decide",
     "render_instructions",
@@ -87,6 +89,10 @@ ADVICE: Mapping[str, str] = {
 
 _GENERAL_ADVICE = "Try a different approach: another tool, other arguments or another source."
 _SLOW_KINDS = frozenset({"no_progress"})  # kinds that do not escalate early by coming back
+ADVISORY: frozenset[str] = frozenset({"error_rate"})
+"""Kinds that advise but never escalate on their own: many failures can be debugging (a script
+that crashes differently after each edit). They count in the stuck streak, but a heartbeat
+escalates only when another kind fired in it, and they never count as coming back."""
 _AVOID_KEPT = 10  # earlier actions to avoid carried across the heartbeats of one recovery
 
 
@@ -198,8 +204,10 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
             recovery=previous.model_copy(update={"quiet": quiet}),
             instructions=state.instructions,
         )
-    streak = state.stuck_streak + 1
     kinds = _kinds(anomalies)
+    # An advisory-only heartbeat is stuck, but never the one that calls a human.
+    advisory = all(k in ADVISORY for k in kinds)
+    streak = state.stuck_streak + 1
     mode = (
         RecoveryMode.REASSESS_GOAL if all(k == "no_progress" for k in kinds) else RecoveryMode.TRY_ALTERNATIVE
     )
@@ -210,6 +218,7 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
     seen = [
         str(hint)
         for a in anomalies
+        if a.kind not in ADVISORY
         for hint in (a.evidence.get("avoid"), a.evidence.get("call"))
         if isinstance(hint, str) and hint
     ]
@@ -217,7 +226,11 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
     # The same kind of stuck again after a recovery named it: the instructions did not work,
     # whatever the exact call. A flat metric (no_progress) is a slow signal and keeps its
     # reassess attempts; only the detectors of behaviour count here.
-    came_back = [k for k in kinds if previous is not None and k in previous.kinds and k not in _SLOW_KINDS]
+    came_back = [
+        k
+        for k in kinds
+        if previous is not None and k in previous.kinds and k not in _SLOW_KINDS and k not in ADVISORY
+    ]
     if previous is not None:
         # Still stuck: what failed before is still worth avoiding, newest first.
         avoid = list(dict.fromkeys([*avoid, *previous.avoid]))[:_AVOID_KEPT]
@@ -233,7 +246,9 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
         recovery = Recovery(mode=mode, attempts=1, since_tick=tick, kinds=kinds, avoid=avoid)
     problems = "; ".join(f"{a.kind}: {a.message}" for a in anomalies)
     why = ""
-    if streak >= cfg.escalate_after:
+    if advisory:
+        pass  # never escalates on its own
+    elif streak >= cfg.escalate_after:
         why = f"stuck for {streak} heartbeats (escalate_after = {cfg.escalate_after})"
     elif cfg.escalate_on_ignored and streak >= 2 and ignored:
         why = (
@@ -251,7 +266,11 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
     return Decision(
         action=action,
         stuck_streak=streak,
-        reason=f"stuck for {streak} of {cfg.escalate_after} heartbeats: {problems}",
+        reason=(
+            f"stuck for {streak} heartbeats, on {', '.join(kinds)} alone, which never escalates: {problems}"
+            if advisory and streak >= cfg.escalate_after
+            else f"stuck for {streak} of {cfg.escalate_after} heartbeats: {problems}"
+        ),
         recovery=recovery,
         instructions=render_instructions(recovery, anomalies, stuck_streak=streak, config=cfg),
     )

@@ -52,12 +52,12 @@ from .detectors import (
 )
 from .detectors.contract import FIELDS, construct, new_model, set_dict, set_extra, set_fields_set, set_private
 from .detectors.fingerprints import action_keys
+from .evidence import NO_VISIBLE_EFFECT, last_rise, overruled
 
 _RECORD_FIELDS = FIELDS[ActionRecord]
 # The built-in trackers that look at nothing but their last ``window`` actions.
 _WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
 _INF = math.inf
-
 __all__ = ["Monitor"]
 
 
@@ -181,6 +181,18 @@ class Monitor:
         self.tick = tick
         self.tick_anomalies: list[Anomaly] = []
         self._reported: set[str] = set()
+        # The progress metric as evidence: the newest action recorded before the metric last
+        # rose (0: it has not risen in the kept samples), and per kind the stretch of actions
+        # its detector looks at. A finding of "no visible effect" whose stretch reaches back
+        # to that rise is overruled: the work had an effect. _overruled_to: the last action
+        # index at which any kind may still be overruled.
+        self._stretch: dict[str, int] = {}
+        for det in found:
+            if type(det) in BUILT_IN and det.kind in NO_VISIBLE_EFFECT:
+                self._stretch[det.kind] = max(1, _needs(det))
+        self._rise_index = 0
+        self._overruled_to = 0
+        self._rise_from_samples()
 
         # (detector, kind, step(action, tool, fp, output_len, error, report), errors only): see
         # BuiltinStep. A tracker that looks at failed actions alone (error_rate, recurring_error)
@@ -213,7 +225,7 @@ class Monitor:
                 type(det) in _WINDOWED  # a subclass may track differently
                 and not self._exempt
                 and not cast(Any, det).exempt
-                and history_limit >= cast(Any, det).window
+                and history_limit >= max(cast(Any, det).window, _needs(det))
             )
             if not exact:
                 self._reseed.append((on_progress, len(entries) - 1, det, tracker))
@@ -282,6 +294,8 @@ class Monitor:
         self.tick = tick
         self._reported = set()
         self.tick_anomalies = []
+        if self._rise_index:  # as one seeded from the kept history finds it (it may be trimmed)
+            self._rise_from_samples()
         if not (reseed and self._reseed):
             return
         actions = self._visible()
@@ -366,7 +380,15 @@ class Monitor:
         reported = self._reported
         steps = self._action_steps if error is None else self._error_steps
         try:
-            if reported:
+            if index <= self._overruled_to:  # the metric rose within some detector's stretch
+                rise = self._rise_index
+                stretch = self._stretch
+                for det, kind, step in steps:
+                    report = kind not in reported and index - stretch.get(kind, 0) >= rise
+                    found = step(record, tool, fp, length, error, report)
+                    if found is not None and (kept := self._keep(det, found)) and first is None:
+                        first = kept
+            elif reported:
                 for det, kind, step in steps:
                     found = step(record, tool, fp, length, error, kind not in reported)
                     if found is not None and (kept := self._keep(det, found)) and first is None:
@@ -399,6 +421,7 @@ class Monitor:
         self._progress.append(sample)
         if value is None:
             return None
+        self._rise_from_samples()
         first: Anomaly | None = None
         try:
             for det, kind, push in self._progress_push:
@@ -411,6 +434,22 @@ class Monitor:
         if self._progress_checks:
             first = self._run_checks(self._progress_checks, now, first)
         return first
+
+    @property
+    def rise_index(self) -> int:
+        """The newest action recorded before the progress metric last rose (0: no rise kept)."""
+        return self._rise_index
+
+    def overruled(self, kind: str, index: int | None = None) -> bool:
+        """Whether a ``kind`` finding at action ``index`` (default: the newest) is overruled
+        by the progress metric (see :mod:`heartbeat.detect.evidence`)."""
+        at = self.actions_total if index is None else index
+        return overruled(self._stretch.get(kind), at, self._rise_index)
+
+    def _rise_from_samples(self) -> None:
+        """The metric's last rise and the last action index any kind may be overruled at."""
+        rise = self._rise_index = last_rise(self._progress, self._history)
+        self._overruled_to = rise - 1 + max(self._stretch.values(), default=0) if rise else 0
 
     def _visible(self) -> tuple[ActionRecord, ...]:
         """The kept actions the detectors look at (exempt tools left out).

@@ -6,8 +6,10 @@ labels CSV (``trace,label,onset``: label ``stuck``, ``healthy`` or
 a confusion table: stuck runs escalated and missed, stuck runs flagged
 (an anomaly at or after the onset), healthy runs escalated and with any
 anomaly, and the median delay from the onset to the escalation in
-actions. ``--json`` prints one object per trace and a final
-``{"confusion": ...}`` object.
+actions. An optional ``kind`` column (the kind of agent: ``coding``,
+``customer service``...) adds the same counts per kind. ``--json`` prints
+one object per trace and a final ``{"confusion": ...}`` object (with
+``by_kind`` when the labels have kinds).
 """
 
 from __future__ import annotations
@@ -25,17 +27,18 @@ from ..base.fsutil import read_regular
 from ..config.file import HeartbeatConfig
 from .play import load_any, replay_lines
 
-__all__ = ["Label", "TraceSummary", "confusion", "read_labels", "run_folder", "summarize_trace"]
+__all__ = ["Label", "TraceSummary", "by_kind", "confusion", "read_labels", "run_folder", "summarize_trace"]
 
 _SUFFIXES = (".jsonl", ".json", ".traj")
 
 
 @dataclass(frozen=True)
 class Label:
-    """A hand label of one trace."""
+    """A hand label of one trace, and the kind of agent it comes from (None: not given)."""
 
     label: str
     onset: int | None
+    kind: str | None = None
 
 
 @dataclass
@@ -108,11 +111,11 @@ def read_labels(path: Path) -> dict[str, Label]:
     except csv.Error as exc:
         raise UsageError(f"{path}: not a labels CSV: {exc}") from None
     for number, row in enumerate(rows, 2):
-        trace, label, onset = (row.get(k) or "" for k in ("trace", "label", "onset"))
+        trace, label, onset, kind = (row.get(k) or "" for k in ("trace", "label", "onset", "kind"))
         if not trace or label not in ("stuck", "healthy", "unclear"):
             raise UsageError(f"{path}: line {number}: need trace and a label stuck|healthy|unclear")
         try:
-            found[trace] = Label(label, int(onset) if onset.strip() else None)
+            found[trace] = Label(label, int(onset) if onset.strip() else None, kind.strip() or None)
         except ValueError:
             raise UsageError(f"{path}: line {number}: onset must be a whole number, got {onset!r}") from None
     return found
@@ -170,6 +173,30 @@ def confusion(summaries: list[TraceSummary]) -> dict[str, Any]:
     }
 
 
+def by_kind(summaries: list[TraceSummary]) -> dict[str, dict[str, Any]]:
+    """The confusion counts per kind of agent, for the labels that name one (in order of appearance)."""
+    kinds = dict.fromkeys(s.label.kind for s in summaries if s.label and s.label.kind)
+    return {
+        kind: confusion([s for s in summaries if s.label and s.label.kind == kind]) for kind in kinds if kind
+    }
+
+
+def _kind_table(kinds: dict[str, dict[str, Any]]) -> list[str]:
+    width = max(len("kind of agent"), *(len(k) for k in kinds))
+    rows = [
+        f"{'kind of agent':<{width}}  stuck escalated  stuck flagged  healthy escalated  "
+        "healthy with any anomaly  median delay"
+    ]
+    for kind, c in kinds.items():
+        delay = "-" if c["median_delay"] is None else f"{c['median_delay']:g}"
+        rows.append(
+            f"{kind:<{width}}  {c['stuck_escalated']:>6} of {c['stuck']:<6}  {c['stuck_flagged']:>5} of "
+            f"{c['stuck']:<5}  {c['healthy_escalated']:>8} of {c['healthy']:<6}  "
+            f"{c['healthy_with_anomaly']:>11} of {c['healthy']:<10}  {delay:>12}"
+        )
+    return rows
+
+
 def _table(counts: dict[str, Any]) -> list[str]:
     delay = counts["median_delay"]
     return [
@@ -210,10 +237,15 @@ def run_folder(
         summaries.append(summary)
         out.write((json.dumps(summary.to_json()) if as_json else summary.line()) + "\n")
     counts = confusion(summaries)
+    kinds = by_kind(summaries)
+    if kinds:
+        counts["by_kind"] = kinds
     if as_json:
         out.write(json.dumps({"confusion": counts}) + "\n")
     elif known:
         out.write("\n" + "\n".join(_table(counts)) + "\n")
+        if kinds:
+            out.write("\n" + "\n".join(_kind_table(kinds)) + "\n")
     if html is not None:
         from ..report.write import write_tuning
 

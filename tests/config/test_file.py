@@ -42,7 +42,7 @@ def test_defaults_without_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert config.detectors.repeat.threshold == 3
     assert config.detectors.loop.window == 20 and config.detectors.loop.repeats == 2
     assert config.detectors.error_rate.threshold == 0.5
-    assert config.detectors.no_progress.samples == 5
+    assert config.detectors.no_progress.samples == 4
     assert config.policy.escalate_after == 3
     assert config.base_dir == tmp_path
 

@@ -139,16 +139,29 @@ def test_repeating_what_the_recovery_named_escalates_at_two() -> None:
 
 def test_the_same_kind_coming_back_after_a_recovery_escalates_at_two() -> None:
     """The recovery did not help when the same kind of stuck returns; a flat metric keeps its attempts."""
-    decisions = run([["error_rate"], ["error_rate"]])
+    decisions = run([["cycle"], ["cycle"]])
     assert [d.action for d in decisions] == ["try_alternative", "escalate"]
-    assert "the recovery did not help: error_rate again" in decisions[1].reason
+    assert "the recovery did not help: cycle again" in decisions[1].reason
     # after one quiet heartbeat the stretch goes on, and so does the rule
     assert [d.action for d in run([["near_repeat"], [], ["near_repeat"]])][-1] == "escalate"
     # a different picture gets its third heartbeat; so does no_progress and the rule switched off
-    assert [d.action for d in run([["error_rate"], ["loop"]])] == ["try_alternative"] * 2
+    assert [d.action for d in run([["cycle"], ["loop"]])] == ["try_alternative"] * 2
     assert [d.action for d in run([["no_progress"], ["no_progress"]])] == ["reassess_goal"] * 2
-    off = run([["error_rate"], ["error_rate"]], PolicyConfig(escalate_on_ignored=False))
+    off = run([["cycle"], ["cycle"]], PolicyConfig(escalate_on_ignored=False))
     assert [d.action for d in off] == ["try_alternative"] * 2
+
+
+def test_a_raw_error_rate_never_escalates_on_its_own() -> None:
+    """error_rate heartbeats are stuck (instructions, the streak grows) but never call a human,
+    however long; a heartbeat where another kind fires may, and error_rate never comes back."""
+    alone = run([["error_rate"]] * 6)
+    assert [d.action for d in alone] == ["try_alternative"] * 6
+    assert [d.stuck_streak for d in alone] == [1, 2, 3, 4, 5, 6]
+    assert all(d.instructions for d in alone)
+    assert "never escalates" in alone[2].reason
+    mixed = run([["error_rate"], ["error_rate"], ["recurring_error"]])
+    assert [d.action for d in mixed] == ["try_alternative", "try_alternative", "escalate"]
+    assert [d.action for d in run([["error_rate"], ["error_rate", "loop"]])] == ["try_alternative"] * 2
 
 
 def test_observe_mode_decides_but_injects_and_escalates_nothing() -> None:

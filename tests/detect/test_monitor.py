@@ -148,14 +148,14 @@ def test_empty_is_checked_only_after_an_action_with_output() -> None:
 
 
 def test_flat_progress_trips_no_progress_once_per_tick() -> None:
-    """Five flat samples trip no_progress on the fifth; a missing value is not checked."""
+    """Four flat samples trip no_progress on the fourth; a missing value is not checked."""
     monitor = Monitor()
     found = []
-    for tick in range(1, 6):
+    for tick in range(1, 5):
         monitor.start_tick(tick)
         found.append(monitor.add_progress(7, now=at(tick)))
-    assert found[:4] == [None] * 4
-    assert found[4] is not None and found[4].kind == "no_progress" and "stayed at 7" in found[4].message
+    assert found[:3] == [None] * 3
+    assert found[3] is not None and found[3].kind == "no_progress" and "stayed at 7" in found[3].message
     assert monitor.add_progress(7, now=at(6)) is None  # already reported in this tick
     monitor.start_tick(6)
     assert monitor.add_progress(None, now=at(7), error="metric timed out") is None
@@ -611,3 +611,78 @@ def test_records_and_anomalies_built_without_validation_copy_with_updates() -> N
         record = monitor.history[-1]
         assert record.model_copy(update={"shape": None}).shape is None
         assert record.model_fields_set == set(type(record).model_fields)
+
+
+def _pager(monitor: Monitor, ticks: int, per: int, *, rising: bool, same: bool = False) -> list[list[str]]:
+    """A pager over ``ticks`` heartbeats of ``per`` reads: each tick's reported kinds."""
+    found: list[list[str]] = []
+    n = 0
+    for tick in range(1, ticks + 1):
+        monitor.start_tick(tick, reseed=True)
+        for _ in range(per):
+            n += 1
+            page = 1 if same else n
+            text = f"Page {page}: revenue rose {page}% here"
+            monitor.record("read_page", {"cursor": n}, output=text, now=T0)
+        monitor.add_progress(float(n if rising else 0), now=T0)
+        found.append([a.kind for a in monitor.tick_anomalies])
+    return found
+
+
+def test_a_rising_metric_overrules_findings_of_no_visible_effect() -> None:
+    """One shape of call, numbers changing, the metric rising each heartbeat: nothing is stuck;
+    the same pager with a flat metric trips near_repeat (and no_progress) as before."""
+    assert _pager(Monitor(), 20, 5, rising=True) == [[]] * 20
+    flat = _pager(Monitor(), 6, 5, rising=False)
+    assert "near_repeat" in flat[2] and "no_progress" in flat[3]
+
+
+def test_an_identical_call_with_an_identical_result_stands_whatever_the_metric() -> None:
+    """repeat is not overruled: the same call, the same answer, back to back."""
+    monitor = Monitor()
+    monitor.start_tick(1)
+    for value in (1.0, 2.0):
+        monitor.add_progress(value, now=T0)
+    monitor.start_tick(2)
+    kinds = [monitor.record("get", {"id": 1}, output="the same long answer", now=T0) for _ in range(3)]
+    assert [k and k.kind for k in kinds] == [None, None, "repeat"]
+
+
+def test_a_rise_speaks_only_for_the_stretch_that_holds_actions_from_before_it() -> None:
+    """After the metric stops rising, a detector judges alone again once its window holds
+    no action from before the last rise: recurring (window 30) fires again at action 30 + 5."""
+    monitor = Monitor()
+    monitor.start_tick(1)
+    for i in range(5):
+        body = f"item {i} body text, different each time"
+        monitor.record("fetch", {"url": f"/items/{i}"}, output=body, now=T0)
+    monitor.add_progress(0.0, now=T0)
+    monitor.add_progress(5.0, now=T0)  # rose: speaks for actions 1..5
+    assert monitor.rise_index == 5
+    assert monitor.overruled("recurring", 34) and not monitor.overruled("recurring", 35)
+    assert not monitor.overruled("repeat", 6)
+    hits: list[list[str]] = []
+    for tick in range(2, 10):  # actions 6..45, five a heartbeat, the metric flat
+        monitor.start_tick(tick)
+        for i in range(5):
+            url = f"/items/{tick * 5 + i}"
+            monitor.record("fetch", {"url": url}, output="the same body every time", now=T0)
+        hits.append([f"{a.kind}@{a.action}" for a in monitor.tick_anomalies])
+        monitor.add_progress(5.0, now=T0)
+    # recurring would fire at the 5th same result (action 10), but the rise at action 5 is
+    # inside its window of 30 until action 35; near_repeat's window of 15 leaves it at 20
+    found = [kind for tick in hits for kind in tick]
+    assert next(k for k in found if k.startswith("recurring@")) == "recurring@35"
+    assert "near_repeat@20" in found
+
+
+def test_the_rise_is_the_same_for_a_monitor_seeded_from_the_saved_state() -> None:
+    """A kept Monitor and one built from its history and samples agree on the last rise."""
+    kept = Monitor()
+    for tick in range(1, 5):
+        kept.start_tick(tick, reseed=True)
+        for i in range(3):
+            kept.record("read_page", {"cursor": tick * 10 + i}, output=f"page {tick}.{i}", now=T0)
+        kept.add_progress(float(min(tick, 2)), now=T0)
+    fresh = Monitor(history=kept.history, progress=kept.progress, actions_total=kept.actions_total, tick=4)
+    assert kept.rise_index == fresh.rise_index == 6  # the metric last rose after tick 2's actions

@@ -309,6 +309,27 @@ def test_folder_json_is_one_object_per_trace_then_the_confusion(tmp_path: Path) 
     assert confusion["stuck"] == 2 and confusion["healthy"] == 1 and confusion["healthy_escalated"] == 0
 
 
+def test_labels_with_a_kind_add_the_counts_per_kind_of_agent(tmp_path: Path) -> None:
+    """A `kind` column: the same counts per kind, in the table and under `by_kind` in --json."""
+    runs, labels = labels_folder(tmp_path)
+    labels.write_text(
+        "trace,label,onset,kind\nstuck-swe,stuck,5,coding\nstuck-chat,stuck,2,chat\n"
+        "healthy-mini,healthy,,coding\n",
+        encoding="utf-8",
+    )
+    out = io.StringIO()
+    run_replay(runs, HeartbeatConfig(), as_json=True, out=out, labels=labels)
+    kinds = json.loads(out.getvalue().splitlines()[-1])["confusion"]["by_kind"]
+    assert list(kinds) == ["coding", "chat"]  # in the order the sorted traces name them
+    assert (kinds["coding"]["stuck"], kinds["coding"]["healthy"], kinds["chat"]["stuck"]) == (1, 1, 1)
+    assert kinds["chat"]["healthy"] == 0 and kinds["coding"]["healthy_with_anomaly"] == 0
+    out = io.StringIO()
+    run_replay(runs, HeartbeatConfig(), as_json=False, out=out, labels=labels)
+    table = out.getvalue().split("kind of agent", 1)[1].splitlines()
+    assert table[1].split()[0] == "coding" and table[2].split()[0] == "chat"
+    assert "0 of 1" in table[1]
+
+
 def test_the_cli_replays_a_folder_in_a_real_process(tmp_path: Path) -> None:
     """heartbeat replay DIR --labels FILE --per-heartbeat 10 exits 0; a bad labels file exits 2."""
     runs, labels = labels_folder(tmp_path)

@@ -93,7 +93,7 @@ STEP_TRACKERS: tuple[type, ...] = (
 )
 """The built-in action trackers: each has ``step`` (see :data:`BuiltinStep`)."""
 
-SPARSE_TRACKERS: tuple[type, ...] = (ErrorRateTracker, RecurringErrorTracker)
+SPARSE_TRACKERS: tuple[type, ...] = (ErrorRateTracker,)
 """The built-in action trackers that look at failed actions alone: ``errors_only(index)``."""
 
 LAZY_TRACKERS: tuple[type, ...] = (*STEP_TRACKERS, NoProgressTracker)

@@ -7,7 +7,10 @@ seen. Each action's key is its masked call plus its result (the exact
 call when the result is at most 10 characters); an action is a
 *revisit* when its key occurred earlier in the last W actions. Fires when
 at least N of the last W actions are revisits spread over at least two
-different calls (one call again and again is ``recurring`` or ``repeat``).
+different calls (one call again and again is ``recurring`` or ``repeat``),
+or sooner when the share of revisits grows: at least 6 of the last 10
+actions revisit a key seen earlier among those 10 (an agent idling
+through look / inventory / examine, seeing what it has seen).
 """
 
 from __future__ import annotations
@@ -41,6 +44,10 @@ def _key(action: ActionView) -> Hashable:
 
 
 _SHORT = 10  # characters: what recurring's min_chars and empty's max_chars default to
+RECENT = 10
+"""The newest actions the growing share of revisits is judged on."""
+RECENT_SHARE = 6
+"""Revisits among the :data:`RECENT` newest actions that trip ``cycle`` before N."""
 
 
 @dataclass(frozen=True)
@@ -63,20 +70,30 @@ class Cycle:
         return self.window
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
-        """Whether the newest action is a revisit that brings the window's revisits to N."""
+        """Whether the newest action is a revisit that brings the window's revisits to N, or the
+        recent share of revisits to :data:`RECENT_SHARE`."""
         last = history.last
         if last is None or last.tool in self.exempt:
             return None
-        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        seq = [_key(a) for a in history.actions if a.tool not in self.exempt][-self.window :]
         counts: dict[Hashable, int] = {}
-        for action in seq:
-            key = _key(action)
+        for key in seq:
             counts[key] = counts.get(key, 0) + 1
+        if counts[seq[-1]] < 2:
+            return None
         revisits = len(seq) - len(counts)
         repeated = sum(1 for n in counts.values() if n > 1)
-        if counts[_key(last)] < 2 or revisits < self.threshold or repeated < 2:
-            return None
-        return self._report(last, revisits, repeated, len(seq), history.tick, now)
+        if revisits >= self.threshold and repeated >= 2:
+            return self._report(last, revisits, repeated, len(seq), history.tick, now)
+        recent: dict[Hashable, int] = {}
+        size = min(RECENT, self.window)
+        for key in seq[-size:]:
+            recent[key] = recent.get(key, 0) + 1
+        revisits = min(len(seq), size) - len(recent)
+        repeated = sum(1 for n in recent.values() if n > 1)
+        if recent[seq[-1]] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
+            return self._report(last, revisits, repeated, min(len(seq), size), history.tick, now)
+        return None
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
@@ -108,14 +125,17 @@ class Cycle:
 class CycleTracker(StepTracker):
     """A key window of masked call+result keys, counting revisits."""
 
-    __slots__ = ("_det", "_exempt", "_keys")
+    __slots__ = ("_det", "_exempt", "_keys", "_recent")
 
     def __init__(self, det: Cycle, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
         self._keys = KeyWindow(det.window)
+        self._recent = KeyWindow(min(RECENT, det.window))  # the newest keys: the growing share
         for action in tail_of(history.actions, det.window, det.exempt):
-            self._keys.push(_key(action))
+            key = _key(action)
+            self._keys.push(key)
+            self._recent.push(key)
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -124,7 +144,16 @@ class CycleTracker(StepTracker):
         if tool in self._exempt:
             return None
         keys = self._keys
-        count = keys.push(_key(action))
-        if not report or count < 2 or keys.revisits < self._det.threshold or keys.repeated < 2:
+        key = _key(action)
+        count = keys.push(key)
+        recent = self._recent
+        near = recent.push(key)
+        if not report or count < 2:
             return None
-        return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
+        if keys.revisits >= self._det.threshold and keys.repeated >= 2:
+            return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
+        if near >= 2 and recent.revisits >= RECENT_SHARE and recent.repeated >= 2:
+            return self._det._report(
+                action, recent.revisits, recent.repeated, len(recent), action.tick, action.at
+            )
+        return None

@@ -1,32 +1,185 @@
-"""``empty``: a tool that used to answer returns empty or near-empty outputs, N times in a row.
+"""``empty``: calls that ask for something get nothing back, N times in a row.
 
-Silent by design is normal: ``sed -i``, a heredoc write, ``rm``, a ``think``
-tool that always returns nothing, a calculator's ``300.0``, a flight
-status ``available``. So a short output counts only from a call of a shape
-(see :mod:`.fingerprints`: the call with its digits left out) that has
-answered with more than C characters before in the kept history: a call
-that went quiet. ``sed -n '1,20p' f`` answering says nothing about
-``sed -i ...``; a poll or a paged read that used to answer and now
-returns nothing does count. Short outputs of shapes that never answered
-at length are skipped (they neither count nor break a run); a failed
-action is left to the error detectors.
+Two kinds of answer count:
+
+* an *empty* one (``""``, whitespace, ``[]``, ``{}``, ``null``, ``None``,
+  ``n/a``, "no results", "not found", ...) to a call that asks for
+  something, whatever it answered before: a chat tool answering nothing, a
+  listing tool answering ``[]`` to filter after filter, a shell gone dark;
+* a short one (at most C characters) from a call of a shape (see
+  :mod:`.fingerprints`: the call with its digits left out) that has
+  answered with more than C characters before in the kept history: a poll
+  or a paged read that went quiet.
+
+Silent by design is normal and never counts: a call that writes or acts
+(``sed -i``, a heredoc or ``>`` write, ``rm``, ``mv``, ``git checkout``, a
+tool named ``write_*``, ``save``, ``delete``, ``think``...; see
+:func:`silent_by_design`), a calculator's ``300.0``, a flight status
+``available``. Short outputs that are neither are skipped (they neither
+count nor break a run); a failed action is left to the error detectors.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from ...core.models import Anomaly
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
+from .fingerprints import prints
 
-__all__ = ["Empty", "EmptyTracker"]
+__all__ = ["EMPTY_ANSWERS", "Empty", "EmptyTracker", "is_empty_answer", "silent_by_design"]
+
+EMPTY_ANSWERS = (
+    "",
+    "[]",
+    "{}",
+    "()",
+    "null",
+    "none",
+    "nil",
+    "n/a",
+    "na",
+    "-",
+    "no results",
+    "no results found",
+    "no result",
+    "no matches",
+    "no matches found",
+    "no match",
+    "not found",
+    "nothing found",
+    "no data",
+    "empty",
+    "no output",
+)
+"""What an empty answer looks like (any case, a trailing period allowed)."""
+
+
+def _variants(text: str) -> set[str]:
+    found = {text, text.upper(), text.capitalize(), text.title()}
+    return found | {f"{t}." for t in found if t}
+
+
+# The result keys of the empty answers: an action record keeps its output's key, not its
+# text, so an empty answer is told by its key (the same live, in replay and after a save).
+_EMPTY_RESULTS: frozenset[str | None] = frozenset(
+    prints("t", None, text).result for answer in EMPTY_ANSWERS for text in _variants(answer)
+)
+_EMPTY_LONGEST = max(len(answer) for answer in EMPTY_ANSWERS) + 1
+
+
+def is_empty_answer(length: int | None, result: str | None) -> bool:
+    """Whether an output of ``length`` stripped characters and result key ``result`` is empty."""
+    return length is not None and length <= _EMPTY_LONGEST and result in _EMPTY_RESULTS
+
+
+# Calls that write or act, whose answer is silent by design: by the tool's first word
+# (write_section, save, delete_item, think) or, for a command, by what it runs.
+_SILENT_VERBS = frozenset(
+    [
+        "write",
+        "save",
+        "store",
+        "put",
+        "set",
+        "update",
+        "edit",
+        "create",
+        "delete",
+        "remove",
+        "rm",
+        "del",
+        "drop",
+        "insert",
+        "append",
+        "add",
+        "apply",
+        "patch",
+        "move",
+        "mv",
+        "copy",
+        "cp",
+        "rename",
+        "mkdir",
+        "touch",
+        "chmod",
+        "chown",
+        "ln",
+        "think",
+        "note",
+        "log",
+        "record",
+        "send",
+        "post",
+        "notify",
+        "publish",
+        "upload",
+        "cancel",
+        "book",
+        "transfer",
+        "submit",
+        "exit",
+        "finish",
+        "quit",
+        "stop",
+        "start",
+        "kill",
+        "sleep",
+        "wait",
+        "reset",
+        "clear",
+        "commit",
+        "push",
+        "install",
+        "configure",
+        "enable",
+        "disable",
+        "close",
+        "open",
+        "mark",
+        "assign",
+        "click",
+        "type",
+        "press",
+        "select",
+    ]
+)
+_SILENT_COMMAND = re.compile(
+    r"(?<![\w-])(?:sed\s+-i|perl\s+-pi|rm|rmdir|mv|cp|mkdir|touch|cd|export|chmod|chown|ln|truncate"
+    r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv)|pip\s+install"
+    r"|str_replace_editor\s+(?:create|str_replace|insert|undo_edit))(?![\w-])"
+    r"|<<|(?<![-=<>2&])>{1,2}\s*[\w./\\\"'$~-]|\btee\b"
+)
+
+
+@lru_cache(maxsize=1024)
+def _silent_tool(tool: str) -> bool:
+    first = re.split(r"[\s_.:/-]+", tool.strip().lower(), maxsplit=1)[0]
+    return first in _SILENT_VERBS
+
+
+def silent_by_design(tool: str, summary: str) -> bool:
+    """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing."""
+    return _silent_tool(tool) or _SILENT_COMMAND.search(summary) is not None
+
+
+def _asks_in_vain(action: ActionView, length: int | None) -> bool:
+    """An empty answer to a call that asks for something (a rare case: the cheap test first)."""
+    return (
+        is_empty_answer(length, action.result)
+        and action.error is None
+        and not silent_by_design(action.tool, action.summary)
+    )
 
 
 @dataclass(frozen=True)
 class Empty:
-    """``empty``: N short outputs in a row from calls whose shape answered at length before."""
+    """``empty``: N empty answers to calls that ask, or short ones from calls that answered at length
+    before, in a row."""
 
     threshold: int = 3
     max_chars: int = 10
@@ -50,8 +203,10 @@ class Empty:
             return None
         state = _Run(self)
         for action in history.actions[:-1]:
-            state.step(action.tool, action.shape, action.output_len, action.error)
-        if not state.step(last.tool, last.shape, last.output_len, last.error):
+            length = action.output_len
+            state.step(action.tool, action.shape, length, action.error, _asks_in_vain(action, length))
+        length = last.output_len
+        if not state.step(last.tool, last.shape, length, last.error, _asks_in_vain(last, length)):
             return None
         return self._report(last, state.run, history.tick, now) if state.run >= self.threshold else None
 
@@ -63,7 +218,8 @@ class Empty:
         what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
         return make_anomaly(
             "empty",
-            f"{run} outputs in a row were {what}, from calls that answered at length before; "
+            f"{run} outputs in a row were {what}, from calls that ask for something or answered "
+            "at length before; "
             f"last: {action.summary}",
             tick=tick,
             at=at,
@@ -81,7 +237,7 @@ class Empty:
 class _Run:
     """The call shapes that answered at length, and the current run of short answers from them."""
 
-    __slots__ = ("answering", "exempt", "max_chars", "run", "seen", "since")
+    __slots__ = ("answering", "exempt", "max_chars", "run", "seen", "since", "start")
 
     def __init__(self, det: Empty) -> None:
         self.exempt = det.exempt
@@ -91,12 +247,21 @@ class _Run:
         self.run = 0
         self.seen = 0  # actions taken: the position of the newest
         self.since = 0  # the oldest of the long answers the run's short ones count on
+        self.start = 0  # the position of the run's first answer
 
-    def step(self, tool: str, shape: str | None, length: int | None, error: str | None) -> bool:
-        """Take one action; True when it extended the run."""
+    def step(
+        self, tool: str, shape: str | None, length: int | None, error: str | None, empty: bool = False
+    ) -> bool:
+        """Take one action (``empty``: an empty answer to a call that asks); True when it extended the run."""
         seen = self.seen = self.seen + 1
         if length is None or error is not None or tool in self.exempt:
             return False
+        if empty:  # counts whatever answered before: no long answer to rely on
+            if not self.run:
+                self.since = seen + 1
+                self.start = seen
+            self.run += 1
+            return True
         key = shape if shape is not None else tool  # a state saved before shapes: by tool
         if length > self.max_chars:
             answering = self.answering
@@ -109,6 +274,8 @@ class _Run:
             return False  # silent by design, as far as we know
         if not self.run or answered < self.since:
             self.since = answered
+        if not self.run:
+            self.start = seen
         self.run += 1
         return True
 
@@ -116,10 +283,11 @@ class _Run:
         """Forget all but the last ``kept`` actions, as if seeded from those; False when it cannot.
 
         Shapes whose last long answer is older are dropped. A run that counts
-        on one of them would not have been counted from the kept actions alone.
+        on one of them, or began before the kept actions, would not have been
+        counted so from the kept actions alone.
         """
         oldest = self.seen - kept + 1
-        if self.run and self.since < oldest:
+        if self.run and (self.since < oldest or self.start < oldest):
             return False
         answering = self.answering
         while answering:
@@ -139,7 +307,8 @@ class EmptyTracker(StepTracker):
         self._det = det
         self._run = _Run(det)
         for action in actions:
-            self._run.step(action.tool, action.shape, action.output_len, action.error)
+            length = action.output_len
+            self._run.step(action.tool, action.shape, length, action.error, _asks_in_vain(action, length))
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -148,7 +317,7 @@ class EmptyTracker(StepTracker):
         if length is None or error is not None:  # nothing to count, nothing to break
             self._run.seen += 1
             return None
-        if not self._run.step(tool, action.shape, length, error):
+        if not self._run.step(tool, action.shape, length, error, _asks_in_vain(action, length)):
             return None
         run = self._run.run
         if not report or run < self._det.threshold:

@@ -86,6 +86,8 @@ class ErrorRate:
                 "last_error": action.error,
                 "failing": {t: failing[t] for t in tools},
                 # Stable across heartbeats (no counts in it): the policy compares it with the last one.
+                # recurring_error's words: the same tool failing the same way after this advice
+                # is the agent doing again what it was told to avoid.
                 "avoid": f"{worst} calls that keep failing",
             },
         )

@@ -12,15 +12,20 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
   hex characters. Paging through one file with a sliding line range, or a
   poll that carries a timestamp, keeps one shape.
 * ``result``: the output (or, without one, the error text), stripped, with
-  its digits left out when it is longer than 100 characters (timings,
-  addresses and line numbers in a test log; a short answer such as
-  ``300.0`` or ``45% done`` is mostly its numbers and is kept whole),
-  hashed to 8 hex characters; None when the action reported neither.
-  For a failed action only the last 200 bytes count, digits always left
-  out: how a failure ends (the exception, the test summary) says what
-  failed, the log before it changes with every edit, and the numbers in an
-  error message change with the attempt. "The same result again" is
-  judged on it.
+  only the values that are volatile by nature masked (timestamps, UUIDs,
+  request ids and hex digests, durations, memory addresses and numbers as
+  long as an object id: :func:`mask_volatile`), hashed to 8 hex characters;
+  None when the action reported neither. The numbers that are the content
+  (a page number, a price, a count, the dates in a list of flights) are
+  kept: two pages, two bodies or two flight lists are two results. For a
+  failed action only its last two lines count (at most 200 characters),
+  line numbers and ports masked too, and when the last line names an
+  exception, that line from the exception's name on: how a failure ends
+  (the exception and its message, the test summary) says what failed, the
+  log before it changes with every edit. "The same
+  result again" is judged on it.
+* :func:`error_key`: the same masking applied to an error's own text, so
+  "timeout after 3.2s (request 8f3a...)" is one error live and in replay.
 """
 
 from __future__ import annotations
@@ -35,7 +40,17 @@ from typing import NamedTuple
 
 from ...core.models import TEXT_LIMIT, clip
 
-__all__ = ["Prints", "action_keys", "canonical_args", "fingerprint", "mask", "prints", "summarize"]
+__all__ = [
+    "Prints",
+    "action_keys",
+    "canonical_args",
+    "error_key",
+    "fingerprint",
+    "mask",
+    "mask_volatile",
+    "prints",
+    "summarize",
+]
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
@@ -131,17 +146,84 @@ def summarize(tool: str, args: object, volatile: Collection[str] = ()) -> str:
     return _summary(tool, canonical_args(args, volatile))
 
 
-# A word holding a digit: 42, 3.5, 2024-05-21T10:00:00Z, 559,650p's "650p", HAT052, a1b2c3d4, v2.
+# A word holding a digit: 42, 3.5, 2024-05-21T10:00:00Z, 559,650p's "650p", HAT052, a1b2c3d4, v2;
+# a colon before it stays (``{"cursor":#}``), one inside it is part of it (a time).
 # Only for messages (the masked shape a person reads): too slow to run per action.
-_VOLATILE = re.compile(r"[\w.:+-]*\d[\w.:+-]*")
+_VOLATILE = re.compile(r"[\w.+-]*\d[\w.:+-]*")
 _DIGITS = b"0123456789"
 # bytes.translate with a table (every byte kept, the digits deleted) is faster than with None.
 _SAME = bytes(range(256))
-# Outputs longer than this are compared with their digits left out (timings, addresses,
-# line numbers, dates in a test log); a shorter one is mostly its numbers ("300.0", "45% done").
-_MASK_OUTPUT_OVER = 100
-# The bytes at the end of a failed action's output that say what failed.
+# The end of a failed action's output that says what failed: its last 2 lines (the exception
+# and where, the test summary), at most 200 characters; masked from a little more than that,
+# so a value cut in two at the edge is masked whole. The lines before (debug prints, the log)
+# change with every edit.
+_ERROR_LINES = 2
 _ERROR_TAIL = 200
+# An exception named in the last line ("django.db.utils.OperationalError: no such table"):
+# from its name on, that line alone says what failed, whatever printed or prefixed it.
+_EXCEPTION = re.compile(
+    r"\b[A-Za-z_]*(?:Error|Exception|Exit|Interrupt)\b(?!.*\b[A-Za-z_]*(?:Error|Exception)\b:).*"
+)
+
+
+def _failure(masked: str) -> str:
+    """What says what failed at the end of a masked output: see the module docstring."""
+    lines = masked.splitlines()
+    last = lines[-1] if lines else ""
+    named = _EXCEPTION.search(last)
+    if named is not None:
+        return named.group()[-_ERROR_TAIL:]
+    return "\n".join(lines[-_ERROR_LINES:])[-_ERROR_TAIL:]
+
+
+_ERROR_READ = 320
+
+# Values volatile by nature: they change between two runs of the same thing while
+# the content stays. Numbers that are content (a page, a price, a count, a date) are
+# not among them.
+_VOLATILE_VALUES = (
+    # a date and time, with seconds, fractions and a zone when present: a timestamp
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    # a clock time with seconds (a log line's), with fractions
+    r"|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?"
+    # a UUID
+    r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+    # a memory address
+    r"|\b0x[0-9a-fA-F]+\b"
+    # a hex digest or request id (12 or more hex characters, letters and digits both),
+    # or a number as long as an object id or a nanosecond clock
+    r"|(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b|\b\d{12,}\b"
+    # a duration
+    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds)\b"
+)
+_VOLATILE_RE = re.compile(_VOLATILE_VALUES)
+# In an error's text, also where it happened: "line 42", "file.py:42:", a port.
+_ERROR_RE = re.compile(_VOLATILE_VALUES + r"|\bline \d+|(?<=[\w\]]):\d+\b")
+# A cheap test first (a regex over every output would cost more than all the detectors):
+# in the output with its digits turned to 9, a literal piece that most volatile values
+# hold. Only an output holding one goes through the regex. A value the test misses stays
+# in the result: two such outputs count as different, never wrongly as the same.
+_NINES = bytes.maketrans(b"0123456789", b"9999999999")
+# An output this short goes through the regex whatever it holds: it costs little.
+_ALWAYS_MASKED = 120
+_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9", b"9999999")
+
+
+def _has_volatile(data: bytes) -> bool:
+    """Whether ``data`` may hold a volatile value (False: it holds none the test knows)."""
+    nines = data.translate(_NINES)
+    return any(hint in nines for hint in _HINTS)
+
+
+def mask_volatile(text: str) -> str:
+    """``text`` with the values volatile by nature (timestamps, UUIDs, request ids, hex digests,
+    durations, memory addresses) replaced by ``#``; the numbers that are content stay."""
+    return _VOLATILE_RE.sub("#", text)
+
+
+def error_key(error: str) -> str:
+    """An error's fingerprint: its text with volatile values, line numbers and ports masked."""
+    return _crc(_bytes(_ERROR_RE.sub("#", error.strip())))
 
 
 def mask(text: str) -> str:
@@ -242,11 +324,16 @@ def action_keys(
         out = stripped.encode("utf-8", "surrogatepass")
     if error:
         # A failure is told by how it ends (the exception, the test summary, the
-        # shell's complaint), not by the log before it, which changes with every edit;
-        # and "amount 957 does not match 1002" is the same error with other numbers.
-        out = out[-_ERROR_TAIL:].translate(_SAME, _DIGITS)
-    elif len(out) > _MASK_OUTPUT_OVER:
-        out = out.translate(_SAME, _DIGITS)
+        # shell's complaint), not by the log before it, which changes with every edit.
+        if len(stripped) > _ERROR_TAIL:
+            stripped = stripped[-_ERROR_READ:]
+        tail = _failure(_ERROR_RE.sub("#", stripped))
+        try:
+            out = tail.encode()
+        except UnicodeEncodeError:
+            out = tail.encode("utf-8", "surrogatepass")
+    elif len(out) <= _ALWAYS_MASKED or _has_volatile(out):
+        out = _bytes(_VOLATILE_RE.sub("#", stripped))
     result = _crc32(out).to_bytes(4, "big").hex()
     summary = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
     if len(summary) > TEXT_LIMIT:

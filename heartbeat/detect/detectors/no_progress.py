@@ -28,7 +28,7 @@ class NoProgress:
     Samples whose metric failed (value None) are left out.
     """
 
-    samples: int = 5
+    samples: int = 4
     min_delta: float = 0.01
     kind: str = field(default="no_progress", init=False, repr=False)
     scope: Scope = field(default="progress", init=False, repr=False)

@@ -1,19 +1,35 @@
 """``recurring_error``: the same error again and again, told apart from different errors.
 
-An error's fingerprint is the tool, the error label and the action's
-result key (the end of its output, digits left out; see
-:mod:`.fingerprints`); for an output of at most 10 characters (a bare
-exit code) the exact call instead. Different errors while debugging are
-progress; the same rejection coming back, whatever the arguments (a
-different invalid option clicked each time, a retry with reshuffled
-arguments, a rerun of the same failing test), is not.
+An error's fingerprint is the tool, the error's text with its volatile
+values masked (:func:`~.fingerprints.error_key`: the same live and in
+replay) and the action's result key (the end of its output, volatile
+values masked; see :mod:`.fingerprints`); for an output of at most 10
+characters (a bare exit code) the exact call instead. Different errors
+while debugging are progress (a script re-run after an edit that fails
+differently); the same rejection coming back, whatever the arguments (a
+different invalid option clicked each time, a rerun of the same failing
+test), is not.
+
+The same call (with arguments) re-run and failing the same way counts
+over twice the window: a script re-run after each edit, other steps
+between the runs.
+
+Reworded retries count too: consecutive failing calls of one tool, each
+much like the one before (at least half of their words shared, see
+:func:`words`) but not the same call, N of them within the window. A
+search asked again in other words, a booking retried with reshuffled
+amounts: the error texts may differ, the attempt is the same.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable
+import re
+from collections import deque
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
+from typing import Any
 
 from ...core.models import Anomaly, clip
 from .contract import (
@@ -26,22 +42,70 @@ from .contract import (
     need_int,
     tail_of,
 )
-from .window import ErrorsOnly, SparseWindow
+from .fingerprints import error_key
+from .window import SparseWindow
 
-__all__ = ["RecurringError", "RecurringErrorTracker"]
+__all__ = ["REWORDED", "RecurringError", "RecurringErrorTracker", "reworded", "words"]
 
 
 _SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
+REWORDED = 0.5
+"""The share of words (Jaccard) two calls must share for the second to reword the first."""
+
+# A word of two letters or more that is no argument's name ("q":) and no command's flag (-rn).
+_WORD = re.compile(r'(?<![^\W_])(?<!-)[^\W\d_]{2,}(?![\w"]*":)')
+_error_key = lru_cache(maxsize=512)(error_key)
+
+
+@lru_cache(maxsize=512)
+def words(tool: str, summary: str) -> frozenset[str]:
+    """The words of a call's argument values, lower case, without numbers, flags, argument
+    names or the tool's own name (a shell tool's command names its program)."""
+    found = set(_WORD.findall(summary[len(tool) :].lower()))
+    found.discard(tool.lower())
+    return frozenset(found)
+
+
+def reworded(before: frozenset[str], after: frozenset[str]) -> bool:
+    """Whether ``after`` shares at least :data:`REWORDED` of the words of both calls."""
+    union = len(before | after)
+    return union > 0 and len(before & after) >= REWORDED * union
 
 
 def _key(action: ActionView) -> Hashable:
-    if action.error is None:
+    error = action.error
+    if error is None:
         return None
     length = action.output_len
     if length is not None and length <= _SHORT:
         # "grep" without a match, exit 1 and no output: only the same call counts as the same.
-        return (action.tool, action.error, action.fingerprint)
-    return (action.tool, action.error, action.result)
+        return (action.tool, _error_key(error), action.fingerprint)
+    return (action.tool, _error_key(error), action.result)
+
+
+def _rerun(action: ActionView, key: Hashable) -> Hashable:
+    """The key of the same call failing the same way; None for a call without arguments
+    (a harness's complaint about a malformed turn, a bare poll): nothing was re-run."""
+    if action.summary == f"{action.tool}()":
+        return None
+    return (action.fingerprint, key)
+
+
+def _chain(failures: Sequence[tuple[int, str, str, frozenset[str], bool]] | deque[Any]) -> int:
+    """How many of ``failures`` (position, tool, fingerprint, words, whether the tool answered
+    since its failure before; oldest first, the newest last) are the newest's tool failing in
+    a row, no success between, each call rewording the one before."""
+    newest = reversed(failures)
+    _, tool, fp, said, answered = next(newest)
+    count = 1
+    for _, other, ofp, osaid, oanswered in newest:
+        if other != tool:
+            continue
+        if answered or ofp == fp or not reworded(osaid, said):
+            break
+        count += 1
+        fp, said, answered = ofp, osaid, oanswered
+    return count
 
 
 @dataclass(frozen=True)
@@ -60,8 +124,8 @@ class RecurringError:
 
     @property
     def history_needed(self) -> int:
-        """Past actions this detector needs to see."""
-        return self.window
+        """Past actions this detector needs to see: the re-runs' window, twice its own."""
+        return 2 * self.window
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action failed with an error seen N times in the window."""
@@ -69,49 +133,102 @@ class RecurringError:
         if last is None or last.tool in self.exempt or last.error is None:
             return None
         key = _key(last)
-        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        longer = [a for a in history.actions if a.tool not in self.exempt][-2 * self.window :]
+        seq = longer[-self.window :]
         count = sum(1 for a in seq if _key(a) == key)
-        return self._report(last, count, history.tick, now) if count >= self.threshold else None
+        rerun = _rerun(last, key)
+        reruns = (
+            0
+            if rerun is None
+            else sum(1 for a in longer if a.error is not None and _rerun(a, _key(a)) == rerun)
+        )
+        failures = []
+        ok: set[str] = set()
+        for i, a in enumerate(longer):
+            if a.error is None:
+                ok.add(a.tool)
+                continue
+            answered = a.tool in ok
+            ok.discard(a.tool)
+            if i >= len(longer) - len(seq):
+                failures.append((i, a.tool, a.fingerprint, words(a.tool, a.summary), answered))
+        return self._report(last, count, reruns, _chain(failures), history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
         return RecurringErrorTracker(self, history)
 
-    def _report(self, action: ActionView, count: int, tick: int, at: datetime) -> Anomaly:
+    def _report(
+        self, action: ActionView, count: int, reruns: int, chain: int, tick: int, at: datetime
+    ) -> Anomaly | None:
         error = clip(action.error, 120)
+        span = self.window
+        if count >= self.threshold:
+            message = (
+                f"{action.tool} failed with the same error {count} times in the last {span} actions "
+                f"({error}); last: {action.summary}"
+            )
+            same = "error"
+        elif reruns >= self.threshold:
+            span = 2 * self.window
+            message = (
+                f"{action.summary} was run again and failed the same way {reruns} times in the last "
+                f"{span} actions ({error}): what changed between the runs did not reach the failure"
+            )
+            count, same = reruns, "call and error"
+        elif chain >= self.threshold:
+            message = (
+                f"{action.tool} failed {chain} times in a row within the last {span} actions, "
+                f"each call a rewording of the one before ({error}): the same attempt in other words; "
+                f"last: {action.summary}"
+            )
+            count, same = chain, "reworded"
+        else:
+            return None
         return make_anomaly(
             "recurring_error",
-            f"{action.tool} failed with the same error {count} times in the last {self.window} actions "
-            f"({error}); last: {action.summary}",
+            message,
             tick=tick,
             at=at,
             action=action,
             evidence={
                 "count": count,
-                "window": self.window,
+                "window": span,
                 "threshold": self.threshold,
                 "error": action.error,
+                "same": same,
                 "call": action.summary,
                 "avoid": f"{action.tool} calls that keep failing",
             },
         )
 
 
-class RecurringErrorTracker(ErrorsOnly, StepTracker):
-    """The errors among the last W actions (position and key), with counts per key.
+class RecurringErrorTracker(StepTracker):
+    """The errors among the last 2W actions (position and key), with counts per key.
 
-    Only errors are kept: a success moves the position on and, at most, lets
-    the oldest error leave the window, so the common push does almost nothing.
+    Only errors are kept: a success moves the position on and notes that its
+    tool answered (a reworded retry is a failure after a failure of the same
+    tool, no success between), so the common push does almost nothing.
     """
 
-    __slots__ = ("_det", "_errors", "_exempt")
+    __slots__ = ("_det", "_errors", "_exempt", "_failures", "_ok", "_position", "_reruns")
 
     def __init__(self, det: RecurringError, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
-        # Positions are the actions seen (exempt ones left out); the key is the error's fingerprint.
+        # Positions are the actions seen (exempt ones left out), counted here: the windows
+        # move on only at a failure, by the positions since the last one.
+        self._position = 0
         self._errors: SparseWindow[Hashable] = SparseWindow(det.window)
-        self.seed(tail_of(history.actions, det.window, det.exempt))
+        self._errors.follow(0)
+        # The same call failing the same way, over twice the window.
+        self._reruns: SparseWindow[Hashable] = SparseWindow(2 * det.window)
+        self._reruns.follow(0)
+        # The failures in the window, for reworded retries: (position, tool, fingerprint, words,
+        # whether the tool succeeded since its failure before), and the tools that succeeded since.
+        self._failures: deque[tuple[int, str, str, frozenset[str], bool]] = deque()
+        self._ok: set[str] = set()
+        self.seed(tail_of(history.actions, 2 * det.window, det.exempt))
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -119,11 +236,33 @@ class RecurringErrorTracker(ErrorsOnly, StepTracker):
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        errors = self._errors
-        errors.advance(action.index)
+        position = self._position = self._position + 1
         if error is None:
+            self._ok.add(tool)
             return None
-        count = errors.add(_key(action))
-        if not report or count < self._det.threshold:
+        errors = self._errors
+        errors.advance(position)
+        reruns = self._reruns
+        reruns.advance(position)
+        key = _key(action)
+        count = errors.add(key)
+        rerun = _rerun(action, key)
+        again = 0 if rerun is None else reruns.add(rerun)
+        failures = self._failures
+        floor = position - self._det.window
+        while failures and failures[0][0] <= floor:
+            failures.popleft()
+        answered = tool in self._ok
+        if answered:
+            self._ok.discard(tool)
+        failures.append((position, tool, fp, words(tool, action.summary), answered))
+        if not report:
             return None
-        return self._det._report(action, count, action.tick, action.at)
+        threshold = self._det.threshold
+        if count < threshold and again < threshold:
+            chain = _chain(failures)
+            if chain < threshold:
+                return None
+        else:
+            chain = 0
+        return self._det._report(action, count, again, chain, action.tick, action.at)

@@ -59,6 +59,45 @@ def test_the_message_counts_the_revisits_and_the_calls_revisited() -> None:
     assert anomaly.evidence["window"] == 30 and anomaly.evidence["threshold"] == 10
 
 
+def _spread(n: int) -> list[Call]:
+    """``n`` steps, then each of them again with a new step after each: revisits half the time."""
+    first_pass = _round(n)
+    fresh: list[Call] = [
+        {"tool": "new", "args": {"k": k}, "output": f"a new page {k} " * 3} for k in range(n)
+    ]
+    return first_pass + [call for pair in zip(first_pass, fresh, strict=True) for call in pair]
+
+
+def test_revisits_spread_out_trip_at_n_in_the_window() -> None:
+    """Never 6 of the last 10, but N of the last W: the revisits counted over the window."""
+    found = trips(Cycle(threshold=5, window=30), actions(_spread(8)))
+    assert [i + 1 for i, a in enumerate(found) if a is not None] == [17, 19, 21, 23]
+    first_hit = found[16]
+    assert first_hit is not None and first_hit.message.startswith("5 of the last 17 actions went back")
+    assert trips(Cycle(threshold=6, window=30), actions(_spread(5))) == [None] * 15
+
+
+def test_a_growing_share_of_revisits_trips_before_n() -> None:
+    """Idling through look / inventory / examine: 6 of the last 10 actions seen among those 10."""
+    idle: list[Call] = [
+        {"tool": tool, "args": {"cmd": tool}, "output": f"what {tool} shows, the same each time"}
+        for tool in ("look", "inventory", "examine")
+    ]
+    calls: list[Call] = [*_round(6), *(idle * 4)]
+    found = trips(Cycle(), actions(calls))
+    hit = next(i for i, a in enumerate(found) if a is not None)
+    assert hit + 1 == 6 + 9  # the sixth revisit among the last ten: the ninth idle step
+    anomaly = found[hit]
+    assert anomaly is not None and anomaly.message.startswith("6 of the last 10 actions went back")
+
+
+def test_a_growing_share_of_revisits_needs_two_calls_or_more() -> None:
+    """Six revisits among the last ten actions, but all of one call: that is recurring's."""
+    again: Call = {"tool": "t1", "args": {"arg": "value-b"}, "output": "answer b " * 3}
+    calls: list[Call] = [*_round(4), *([again] * 7)]
+    assert trips(Cycle(), actions(calls)) == [None] * 11
+
+
 def test_one_call_again_and_again_is_not_a_cycle() -> None:
     """Revisits of a single call are repeat's or recurring's; new calls all the way are work."""
     same: list[Call] = [{"tool": "get", "args": {"id": 1}, "output": "the same answer"}] * 30
@@ -77,7 +116,7 @@ def test_a_new_action_does_not_fire_even_in_a_window_full_of_revisits() -> None:
 
 
 def test_exempt_tools_are_invisible_to_cycle() -> None:
-    """An exempt tool's revisits are not counted (three of the twelve steps left out: nine revisits)."""
+    """An exempt tool's revisits are not counted (nine of the twelve steps left out: three revisits)."""
     records = actions(_round(12) * 2)
     assert first(Cycle(), records) is not None
-    assert trips(Cycle(exempt={"t0"}), records) == [None] * 24
+    assert trips(Cycle(exempt={"t0", "t1", "t2"}), records) == [None] * 24

@@ -107,8 +107,8 @@ def test_the_message_names_the_run_the_limit_and_the_last_call() -> None:
     calls += [{"tool": "search", "args": {"page": i}, "output": ""} for i in range(1, 4)]
     anomaly = trips(Empty(), actions(calls))[-1]
     assert anomaly is not None and anomaly.message == (
-        "3 outputs in a row were empty or at most 10 characters, from calls that answered at length "
-        'before; last: search({"page":3})'
+        "3 outputs in a row were empty or at most 10 characters, from calls that ask for something "
+        'or answered at length before; last: search({"page":3})'
     )
     assert anomaly.evidence["last"] == 'search({"page":3})' and anomaly.evidence["max_chars"] == 10
     strict = trips(Empty(max_chars=0), actions(calls))[-1]
@@ -145,3 +145,46 @@ def test_a_threshold_of_one_fires_at_the_first_short_answer() -> None:
     ]
     assert trips(Empty(threshold=1), actions(calls))[1] is not None
     assert trips(Empty(threshold=2), actions(calls))[1] is None
+
+
+def test_three_empty_chat_answers_in_a_row_are_empty_whatever_came_before() -> None:
+    """The first release's regression: a chat tool answering "", whitespace and n/a."""
+    calls: list[Call] = [
+        {"tool": "chat", "args": {"prompt": p}, "output": out}
+        for p, out in (("summarise the report", ""), ("and the appendix?", "   "), ("anything?", "n/a"))
+    ]
+    assert [a is not None for a in trips(Empty(), actions(calls))] == [False, False, True]
+
+
+def test_a_listing_tool_answering_nothing_to_different_filters_is_empty() -> None:
+    """The other regression: `[]` to ten different filters trips at the third, every one after too."""
+    calls: list[Call] = [
+        {"tool": "list_items", "args": {"filter": {"state": s}}, "output": "[]"}
+        for s in ("open", "closed", "stale", "blocked", "new", "old", "mine", "theirs", "urgent", "later")
+    ]
+    found = trips(Empty(), actions(calls))
+    assert [a is not None for a in found] == [False, False] + [True] * 8
+
+
+def test_a_shell_gone_dark_is_empty_and_silent_commands_never_are() -> None:
+    """Commands that ask (ls, cat, grep, python) answering nothing in a row are empty; writes,
+    sed -i, rm, a heredoc, a redirect or a write_* tool answering nothing are silent by design."""
+    dark: list[Call] = [
+        {"tool": tool, "args": {"cmd": cmd}, "output": ""}
+        for tool, cmd in (("ls", "ls src"), ("cat", "cat setup.py"), ("python", "python -V"))
+    ]
+    assert trips(Empty(), actions(dark))[-1] is not None
+    silent: list[Call] = [
+        {"tool": tool, "args": args, "output": out}
+        for tool, args, out in (
+            ("sed", {"cmd": "sed -i 's/a/b/' f.py"}, ""),
+            ("rm", {"cmd": "rm -f build.log"}, ""),
+            ("cat", {"cmd": "cat <<'EOF' > f.py\nx = 1\nEOF"}, ""),
+            ("python", {"cmd": "python gen.py > out.txt"}, ""),
+            ("write_section", {"number": 3, "text": "..."}, ""),
+            ("think", {"thought": "next"}, ""),
+            ("git", {"cmd": "git checkout src/a.py"}, ""),
+        )
+    ]
+    assert trips(Empty(), actions(silent)) == [None] * len(silent)
+    assert trips(Empty(), actions(silent + silent)) == [None] * 2 * len(silent)

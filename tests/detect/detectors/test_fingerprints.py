@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heartbeat.detect.detectors import canonical_args, fingerprint, mask, prints, summarize
+from heartbeat.detect.detectors.fingerprints import error_key
 
 from .helpers import PYTEST_FAIL, T0
 
@@ -93,6 +94,9 @@ def test_mask_is_what_a_person_reads() -> None:
     """The masked shape shown in messages replaces each word holding a digit with #."""
     assert mask("sed -n '559,650p' src/app.py") == "sed -n '#,#' src/app.py"
     assert mask('{"since":"2024-05-01T10:00:00Z"}') == '{"since":"#"}'
+    # a number right after a colon keeps the colon: the shape reads as the call it stands for
+    assert mask('read_page({"cursor":12})') == 'read_page({"cursor":#})'
+    assert mask('fetch({"id":40017,"at":"10:00:01"})') == 'fetch({"id":#,"at":"#"})'
 
 
 _VALUES = st.recursive(
@@ -137,12 +141,76 @@ def test_a_polling_tools_failure_is_part_of_its_fingerprint() -> None:
     )
 
 
-def test_a_failure_is_told_by_how_it_ends_with_its_numbers_left_out() -> None:
-    """Two failing runs whose logs differ only early on, or in their numbers, are the same failure."""
-    tail = "E   AssertionError: amount 957 does not match 1002\nFAILED tests/test_pay.py::test_total"
+def test_a_failure_is_told_by_how_it_ends_with_its_volatile_values_masked() -> None:
+    """Logs that differ early on, or in a duration, address or line number, end in one failure;
+    a failure whose numbers differ (957 where it was 958) failed differently: debugging."""
+    tail = (
+        'File "/src/pay.py", line 41, in total\n'
+        "E   AssertionError: amount 957 does not match 1002 (obj at 0x7f3a2b10c0)\n"
+        "FAILED tests/test_pay.py::test_total - 1 failed in 0.53s"
+    )
     log = "\n".join(f"tests/test_pay.py::test_{n} PASSED" for n in range(12)) + "\n"
     early = prints("pytest", {}, "edit one: parse()\n" + log + tail, "exit 1")
     later = prints("pytest", {}, "edit two: a longer change to render()\n" + log + tail, "exit 1")
+    volatile = (
+        tail.replace("0.53s", "1.2s").replace("0x7f3a2b10c0", "0x7f99aa01d8").replace("line 41", "line 44")
+    )
+    moved = prints("pytest", {}, log + volatile, "exit 1")
     numbers = prints("pytest", {}, log + tail.replace("957", "958"), "exit 1")
     other = prints("pytest", {}, log + tail.replace("test_total", "test_tax"), "exit 1")
-    assert early.result == later.result == numbers.result != other.result
+    assert early.result == later.result == moved.result
+    assert len({early.result, numbers.result, other.result}) == 3
+
+
+def test_the_same_result_means_the_same_content() -> None:
+    """Pages, bodies and flight lists that differ only in their numbers are different results;
+    outputs that differ only in timestamps, ids, durations or addresses are the same."""
+    page = [
+        prints("read_page", {"cursor": n}, f"Page {n} of 40: revenue rose {n * 3}% in region {n}").result
+        for n in range(1, 6)
+    ]
+    assert len(set(page)) == 5
+    flights = [
+        prints("search", {"date": d}, f'[{{"flight": "HAT0{i}2", "date": "{d}", "price": {100 + i}}}]').result
+        for i, d in enumerate(["2024-05-16", "2024-05-17", "2024-05-18"])
+    ]
+    assert len(set(flights)) == 3
+    stamped = [
+        prints(
+            "status", {}, f"job done at 2026-12-01T21:{m:02d}:16.{m}Z in {m}.2s, request {u} at 0x7f{m}ab00"
+        ).result
+        for m, u in (
+            (10, "3f2a9c1e-1234-4abc-8def-0123456789ab"),
+            (11, "9e8d7c6b-5a49-4838-a271-605f4e3d2c1b"),
+        )
+    ]
+    assert stamped[0] == stamped[1]
+    digests = [
+        prints("build", {}, f"built image sha256 {h} ok").result
+        for h in ("8fccee5c2c1234ab9f", "1a2b3c4d5e6f7a8b9c")
+    ]
+    assert digests[0] == digests[1]
+
+
+def test_an_error_is_one_error_live_and_in_replay_whatever_its_volatile_values() -> None:
+    """The error's own text is masked the same way: a timestamp, port, duration or id never
+    makes the same failure a new one; a different message is a different error."""
+    first = error_key(
+        "ConnectionError: localhost:54321 refused after 3.2s at 2026-12-01 21:22:16 (req 8f3a2b1c9d4e5f60)"
+    )
+    again = error_key(
+        "ConnectionError: localhost:40112 refused after 0.4s at 2026-12-01 21:25:02 (req 0a1b2c3d4e5f6a7b)"
+    )
+    other = error_key("ConnectionError: localhost:40112 timed out after 0.4s")
+    assert first == again != other
+
+
+def test_a_failure_that_names_an_exception_is_told_by_it_whatever_prints_it() -> None:
+    """The same exception and message, printed by two scripts in their own way, is one failure;
+    another message is another failure."""
+    printed = "setup\nError: OperationalError: no such table: book"
+    raised = "x\ndjango.db.utils.OperationalError: no such table: book"
+    one = prints("python", {"cmd": "python repro.py"}, printed, "1")
+    two = prints("python", {"cmd": "python t.py"}, raised, "1")
+    other = prints("python", {"cmd": "python t.py"}, raised.replace("table: book", "column: id"), "1")
+    assert one.result == two.result != other.result

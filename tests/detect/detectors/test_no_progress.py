@@ -20,26 +20,26 @@ def _flat(values: Iterable[float | None], detector: NoProgress | None = None) ->
     return [det.check(History(progress=progress[: i + 1]), T0) for i in range(len(progress))]
 
 
-def test_flat_metric_for_five_heartbeats_trips_no_progress() -> None:
-    """The same value five heartbeats running trips no_progress, naming the value."""
-    found = _flat([3, 3, 3, 3, 3])
-    assert found[:4] == [None] * 4
-    anomaly = found[4]
+def test_flat_metric_for_four_heartbeats_trips_no_progress() -> None:
+    """The same value four heartbeats running trips no_progress, naming the value."""
+    found = _flat([3, 3, 3, 3])
+    assert found[:3] == [None] * 3
+    anomaly = found[3]
     assert anomaly is not None and anomaly.kind == "no_progress" and anomaly.action is None
-    assert "stayed at 3 for the last 5 heartbeats" in anomaly.message
+    assert "stayed at 3 for the last 4 heartbeats" in anomaly.message
     assert anomaly.evidence["value"] == 3
 
 
 def test_small_moves_are_still_no_progress_and_real_moves_are_not() -> None:
     """A spread under min_delta is flat; a spread of min_delta is progress."""
     assert _flat([1.0, 1.002, 1.004, 1.001, 1.003])[-1] is not None
-    assert _flat([1.0, 1.0, 1.0, 1.0, 1.01])[-1] is None
+    assert _flat([1.0, 1.0, 1.0, 1.01])[-1] is None
 
 
 def test_failed_measurements_are_left_out() -> None:
     """Samples without a value neither count nor trip the detector."""
-    found = _flat([2, None, 2, 2, None, 2, 2])
-    assert found[4] is None and found[6] is not None
+    found = _flat([2, None, 2, 2, None, 2])
+    assert found[4] is None and found[5] is not None
 
 
 @pytest.mark.parametrize(
@@ -63,11 +63,11 @@ def test_a_small_move_is_named_with_its_range() -> None:
     anomaly = _flat([1.0, 1.002, 1.004, 1.001, 1.003])[-1]
     assert anomaly is not None
     assert anomaly.message == (
-        "progress moved only 0.004 over the last 5 heartbeats (between 1 and 1.004, now 1.003); "
+        "progress moved only 0.003 over the last 4 heartbeats (between 1.001 and 1.004, now 1.003); "
         "it must move by at least 0.01"
     )
-    assert anomaly.evidence["min"] == 1.0 and anomaly.evidence["max"] == 1.004
-    assert anomaly.evidence["samples"] == 5 and anomaly.evidence["min_delta"] == 0.01
+    assert anomaly.evidence["min"] == 1.001 and anomaly.evidence["max"] == 1.004
+    assert anomaly.evidence["samples"] == 4 and anomaly.evidence["min_delta"] == 0.01
 
 
 def test_the_number_of_samples_and_the_delta_are_the_configured_ones() -> None:

@@ -83,10 +83,13 @@ def test_a_bare_exit_code_is_the_same_error_only_from_the_same_call() -> None:
 
 def test_only_errors_within_the_window_count() -> None:
     """Two failures in the last ten actions are not three; a window of twelve reaches back to the first."""
-    error: Call = {"tool": "book", "args": {"n": 1}, "output": "Error: card declined", "error": "tool_error"}
-    calls: list[Call] = [error]
+
+    def error(n: int) -> Call:  # other arguments each time: only the error counts, not a re-run
+        return {"tool": "book", "args": {"n": n}, "output": "Error: card declined", "error": "tool_error"}
+
+    calls: list[Call] = [error(1)]
     calls += [{"tool": "search", "args": {"q": f"q{i}"}, "output": f"result {i} " * 3} for i in range(9)]
-    calls += [error, error]
+    calls += [error(2), error(3)]
     assert trips(RecurringError(), actions(calls)) == [None] * 12
     hit = first(RecurringError(window=12), actions(calls))
     assert hit is not None and hit[0] == 12 and "3 times in the last 12 actions" in hit[1].message
@@ -94,15 +97,134 @@ def test_only_errors_within_the_window_count() -> None:
 
 def test_exempt_tools_are_invisible_to_recurring_error() -> None:
     """An exempt tool failing the same way again is not reported, and takes no place in the window."""
-    rejected: Call = {
-        "tool": "click",
-        "args": {"cmd": "click[x]"},
-        "output": "Invalid action!",
-        "error": "invalid",
-    }
-    assert trips(RecurringError(exempt={"click"}), actions([rejected] * 4)) == [None] * 4
-    calls: list[Call] = [rejected]
+
+    def rejected(option: str) -> Call:
+        return {
+            "tool": "click",
+            "args": {"cmd": f"click[{option}]"},
+            "output": "Invalid action!",
+            "error": "no",
+        }
+
+    assert trips(RecurringError(exempt={"click"}), actions([rejected("x")] * 4)) == [None] * 4
+    calls: list[Call] = [rejected("x")]
     calls += [{"tool": "log", "args": {"i": i}, "output": "ok"} for i in range(9)]
-    calls += [rejected, rejected]
+    calls += [rejected("y"), rejected("z")]
     assert trips(RecurringError(), actions(calls))[-1] is None  # the first rejection left the window
     assert trips(RecurringError(exempt={"log"}), actions(calls))[-1] is not None
+
+
+def test_reworded_retries_of_one_failing_search_trip_at_three() -> None:
+    """The same question asked again in other words, each answer a different "not found"."""
+    queries = [
+        "Noah Cyrus EP",
+        "Noah Cyrus EP 2020",
+        "the EP by Noah Cyrus",
+        "Noah Cyrus EP album",
+        "Wonder Years",
+    ]
+    calls: list[Call] = [
+        {
+            "tool": "search",
+            "args": {"cmd": f"Search[{q}]"},
+            "output": f"Could not find [{q}].",
+            "error": "not_found",
+        }
+        for q in queries
+    ]
+    found = trips(RecurringError(), actions(calls))
+    assert [a is not None for a in found] == [False, False, True, True, False]  # then another question
+    hit = found[2]
+    assert hit is not None and hit.evidence["same"] == "reworded" and hit.evidence["count"] == 3
+    assert "each call a rewording of the one before" in hit.message
+
+
+def test_a_success_of_the_tool_between_two_failures_ends_a_retry_chain() -> None:
+    """Fail, succeed, fail, fail: two failures in a row, not three."""
+    fail: list[Call] = [
+        {
+            "tool": "search",
+            "args": {"cmd": f"Search[Noah Cyrus {w}]"},
+            "output": f"Could not find {w}.",  # distinct error texts: only the chain could trip
+            "error": "x",
+        }
+        for w in ("EP", "album", "record")
+    ]
+    ok: Call = {
+        "tool": "search",
+        "args": {"cmd": "Search[Noah Cyrus]"},
+        "output": "Noah Lindsey Cyrus is a singer",
+    }
+    # distinct error texts, so only the chain could trip
+    fail = [
+        {**call, "output": f"Could not find {i}."} for i, call in enumerate(fail) if isinstance(call, dict)
+    ]
+    calls: list[Call] = [fail[0], ok, fail[1], fail[2]]
+    assert trips(RecurringError(), actions(calls)) == [None] * 4
+    assert trips(RecurringError(), actions([calls[0], calls[2], calls[3]]))[-1] is not None
+
+
+def test_a_script_rerun_after_edits_is_judged_by_how_it_fails() -> None:
+    """Edit, run, edit, run: failing the same way three times over twice the window is stuck;
+    failing differently each time is debugging, however many runs fail."""
+
+    def runs(endings: list[str]) -> list[Call]:
+        calls: list[Call] = []
+        for i, ending in enumerate(endings):
+            calls.append({"tool": "sed", "args": {"cmd": f"sed -i '{i}s/a/b/' x.py"}, "output": ""})
+            calls.append(
+                {"tool": "cat", "args": {"cmd": f"cat -n x.py | head -{i + 5}"}, "output": "code " * 30}
+            )
+            calls.append(
+                {"tool": "grep", "args": {"cmd": f"grep -n def{i} x.py"}, "output": f"{i}: def f{i}()"}
+            )
+            calls.append(
+                {"tool": "ls", "args": {"cmd": f"ls -la src/{i}"}, "output": f"total {i}\nfile{i}.py"}
+            )
+            log = f"DEBUG: step {i} value {i * 7}\n" * 3
+            calls.append(
+                {
+                    "tool": "python",
+                    "args": {"cmd": "python repro.py"},
+                    "output": log + ending,
+                    "error": "exit 1",
+                }
+            )
+        return calls
+
+    same = "Traceback (most recent call last):\n  File \"x.py\", line 9, in f\nKeyError: 'backend'"
+    found = trips(RecurringError(), actions(runs([same, same.replace("line 9", "line 12"), same])))
+    hit = found[-1]
+    assert hit is not None and hit.evidence["same"] == "call and error" and hit.evidence["window"] == 20
+    assert "was run again and failed the same way 3 times in the last 20 actions" in hit.message
+    different = [same, same.replace("'backend'", "'canvas'"), same.replace("KeyError", "TypeError")]
+    assert trips(RecurringError(), actions(runs(different))) == [None] * 15
+
+
+def test_a_malformed_turn_without_arguments_is_no_rerun() -> None:
+    """A harness's complaint about a malformed turn, three times over 20 actions, with work between."""
+    calls: list[Call] = []
+    for i in range(3):
+        calls.append(
+            {"tool": "(no_command)", "args": {}, "output": "Please give exactly one action.", "error": "fmt"}
+        )
+        calls += [
+            {"tool": "cat", "args": {"cmd": f"cat f{i}{k}.py"}, "output": f"code {i} {k} " * 5}
+            for k in range(5)
+        ]
+    assert trips(RecurringError(), actions(calls)) == [None] * 18
+
+
+def test_an_error_carrying_volatile_values_is_one_error_as_replay_sees_it() -> None:
+    """Live error texts differ in a port, a duration and a timestamp: the same error all the same."""
+    calls: list[Call] = [
+        {
+            "tool": "fetch",
+            "args": {"url": f"http://api/items/{n}"},
+            "output": None,
+            "error": f"ConnectionError: localhost:{port} refused after {secs}s at 2026-12-01T21:0{n}:16Z",
+        }
+        for n, port, secs in ((1, 54321, "0.4"), (2, 40112, "1.2"), (3, 33007, "0.9"))
+    ]
+    found = trips(RecurringError(), actions(calls))
+    assert found[-1] is not None and found[-1].evidence["same"] == "error"

@@ -1,0 +1,61 @@
+"""The progress metric as evidence: a rise overrules findings of "no visible effect".
+
+A detector that sees the same kind of call again and again (``near_repeat``,
+``recurring``, ``cycle``, ``loop``, ``empty``, ``recurring_error``,
+``error_rate``) guesses from the calls' shape that they have no effect. When
+the agent's own metric rose within the stretch of actions the detector looks
+at, that guess is wrong: the work had an effect. ``repeat`` (one call, one
+result, back to back) and ``no_progress`` (the metric itself) stand whatever
+the metric does. Pure functions of the kept samples and actions, so a live
+Monitor and one seeded from the saved state (or a replay) agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Reversible
+from typing import Protocol
+
+from ..core.models import ProgressSample
+
+__all__ = ["NO_VISIBLE_EFFECT", "last_rise", "overruled"]
+
+NO_VISIBLE_EFFECT: frozenset[str] = frozenset(
+    {"loop", "near_repeat", "recurring", "recurring_error", "cycle", "empty", "error_rate"}
+)
+"""The kinds a rise of the progress metric within their stretch overrules."""
+
+
+class _Indexed(Protocol):
+    @property
+    def index(self) -> int: ...
+    @property
+    def tick(self) -> int: ...
+
+
+def last_rise(samples: Iterable[ProgressSample], actions: Reversible[_Indexed]) -> int:
+    """The newest kept action the metric's last rise speaks for; 0 when no kept sample rose.
+
+    A sample rose when its value is above the measured one before it. It was
+    taken after the actions of its tick: the newest kept action of that tick
+    or earlier is the last one the rise speaks for.
+    """
+    previous: float | None = None
+    rose_at: int | None = None
+    for sample in samples:
+        value = sample.value
+        if value is None:
+            continue
+        if previous is not None and value > previous:
+            rose_at = sample.tick
+        previous = value
+    if rose_at is not None:
+        for action in reversed(actions):
+            if action.tick <= rose_at:
+                return action.index
+    return 0
+
+
+def overruled(stretch: int | None, index: int, rise: int) -> bool:
+    """Whether a finding at action ``index`` whose detector looks at the last ``stretch``
+    actions (None: a kind the metric never overrules) holds an action from before the rise."""
+    return stretch is not None and rise > 0 and index - stretch < rise

@@ -1,0 +1,34 @@
+"""The progress metric as evidence: where it last rose, and which findings that overrules."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from heartbeat.core.models import ProgressSample
+from heartbeat.detect.evidence import NO_VISIBLE_EFFECT, last_rise, overruled
+from heartbeat.testing import action
+
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def _samples(values: list[float | None]) -> list[ProgressSample]:
+    return [ProgressSample(tick=tick, at=T0, value=value) for tick, value in enumerate(values, 1)]
+
+
+def test_the_last_rise_speaks_for_the_actions_up_to_its_tick() -> None:
+    """Ticks of 2 actions; the metric rose at tick 3 and then stayed: actions 1..6 had an effect."""
+    actions = [action("t", {"i": i}, index=i, tick=(i + 1) // 2) for i in range(1, 11)]
+    assert last_rise(_samples([0, 0, 1, 1, 1]), actions) == 6
+    assert last_rise(_samples([0, 1, None, 2]), actions) == 8  # an unmeasured sample is skipped
+    assert last_rise(_samples([3, 3, 2, 2]), actions) == 0  # falling is no rise
+    assert last_rise(_samples([5]), actions) == 0  # one sample cannot rise
+    assert last_rise(_samples([0, 1]), []) == 0  # no kept action to speak for
+
+
+def test_a_finding_is_overruled_while_its_stretch_holds_an_action_from_before_the_rise() -> None:
+    """A window of 15 at action 20 reaches back to action 6: a rise at 6 overrules, at 5 not."""
+    assert overruled(15, 20, 6) and not overruled(15, 20, 5)
+    assert not overruled(None, 20, 19)  # repeat and no_progress are never overruled
+    assert not overruled(15, 20, 0)  # no rise
+    assert "repeat" not in NO_VISIBLE_EFFECT and "no_progress" not in NO_VISIBLE_EFFECT
+    assert {"near_repeat", "recurring", "cycle"} <= NO_VISIBLE_EFFECT

@@ -1,0 +1,232 @@
+"""Working agents are never escalated; the same agents stuck are (issue 25's acceptance).
+
+Five healthy agents whose progress metric rises, each beside the same agent
+stuck (a flat metric, the same result each time), run as real ``heartbeat
+tick`` commands with the default detectors and policy, at 5 actions a
+heartbeat and at 1:
+
+* a pager reading a report page after page (``read_page(cursor=N)``);
+* a crawler fetching numbered URLs with different bodies;
+* a writer writing numbered sections, each answered ``ok``;
+* a queue worker closing tickets by id (``ticket N closed``);
+* a feed poller asking ``since=<timestamp>`` and getting new items.
+
+Healthy: no anomaly in 20 heartbeats. Stuck: escalated within 6. The
+``heartbeat init`` starter agent must not be escalated while its metric rises.
+
+The ticks are the CLI's own ``tick`` command (``heartbeat.cli.main``), every
+one loading the state from disk and saving it, run in one child process so
+the 260 ticks cost one interpreter start instead of 260.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+KINDS = ("pager", "crawler", "writer", "queue", "feed")
+
+AGENT = '''\
+"""A {kind} agent, {health}, {per} action(s) a heartbeat."""
+
+KIND = {kind!r}
+HEALTHY = {healthy!r}
+PER = {per!r}
+WORDS = ("revenue", "margin", "churn", "forecast", "region", "supplier", "backlog", "hiring")
+
+
+def _call(n):
+    m = n if HEALTHY else 1  # stuck: the same content whatever the call asks for
+    word = WORDS[m % len(WORDS)]
+    if KIND == "pager":
+        body = f"Page {{m}} of 400. {{word}} rose {{m % 7 + 1}}% in quarter {{m % 4 + 1}}; see table {{m}}."
+        return "read_page", {{"cursor": n}}, body
+    if KIND == "crawler":
+        body = (
+            f'{{{{"id": {{1000 + m}}, "name": "{{word}} kit {{m}}", '
+            f'"price": {{m * 3}}.99, "stock": {{m % 13}}}}}}'
+        )
+        return "fetch", {{"url": f"https://shop.example.com/items/{{1041 + n}}"}}, body
+    if KIND == "writer":
+        text = f"Section {{n}}: what the {{word}} figures of part {{n}} say, in three paragraphs."
+        return "write_section", {{"number": n, "text": text}}, "ok"
+    if KIND == "queue":
+        return "process_ticket", {{"ticket_id": 40016 + n}}, f"ticket {{40016 + m}} closed"
+    since = f"2026-12-01T{{n // 60 % 24:02d}}:{{n % 60:02d}}:00Z"
+    items = [{{"id": 7000 + m * 2 + i, "title": f"{{word}} post {{m}}.{{i}}", "at": since}} for i in range(2)]
+    import json
+    return "poll_feed", {{"since": since}}, json.dumps(items)
+
+
+def step(ctx):
+    done = ctx.data.get("n", 0)
+    for i in range(1, PER + 1):
+        tool, args, output = _call(done + i)
+        ctx.record(tool, args, output=output)
+    ctx.data["n"] = done + PER
+    if HEALTHY:
+        ctx.data["done"] = ctx.data.get("done", 0) + PER
+
+
+def progress(ctx):
+    return ctx.data.get("done", 0)
+'''
+
+# Runs in the child: each job is (folder, module, ticks); every tick is `heartbeat tick --json`.
+DRIVER = r"""
+import io, json, os, sys
+from heartbeat.cli.main import main
+
+jobs = json.loads(sys.argv[1])
+for folder, module, ticks in jobs:
+    os.chdir(folder)
+    sys.path.insert(0, folder)
+    flags = [] if module is None else [
+        "--step", f"{module}:step", "--progress", f"{module}:progress",
+        "--state-dir", os.path.join(folder, "state"), "--kill-file", os.path.join(folder, "KILL"),
+    ]
+    results = []
+    for _ in range(ticks):
+        out = io.StringIO()
+        code = main(["tick", "--json", *flags], out)
+        lines = [json.loads(line) for line in out.getvalue().splitlines() if line.strip()]
+        results.append({"code": code, "json": lines})
+    print(json.dumps({"folder": folder, "results": results}), flush=True)
+"""
+
+
+def _write_agent(root: Path, kind: str, healthy: bool, per: int) -> tuple[str, str]:
+    module = f"agent_{kind}_{'ok' if healthy else 'stuck'}_{per}"
+    folder = root / module
+    folder.mkdir(parents=True)
+    source = AGENT.format(kind=kind, healthy=healthy, per=per, health="healthy" if healthy else "stuck")
+    (folder / f"{module}.py").write_text(source, encoding="utf-8")
+    return str(folder), module
+
+
+def _run(jobs: list[tuple[str, str | None, int]]) -> dict[str, list[dict[str, Any]]]:
+    """Run the jobs' ticks in one child process; each folder's tick results, in order."""
+    env = {**os.environ, "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, json.dumps(jobs)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for line in done.stdout.splitlines():
+        if line.startswith('{"folder"'):
+            item = json.loads(line)
+            runs[item["folder"]] = item["results"]
+    assert len(runs) == len(jobs), done.stdout[-2000:] + done.stderr[-2000:]
+    return runs
+
+
+def _ticks(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The JSON result of each tick that ran the step."""
+    found = []
+    for result in results:
+        assert len(result["json"]) == 1, result
+        found.append(result["json"][0])
+    return found
+
+
+@pytest.fixture(scope="module")
+def agents(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, bool, int], list[dict[str, Any]]]:
+    """Every agent, healthy (20 heartbeats) and stuck (6), at 5 and at 1 action a heartbeat."""
+    root = tmp_path_factory.mktemp("agents")
+    jobs: list[tuple[str, str | None, int]] = []
+    where: dict[tuple[str, bool, int], str] = {}
+    for kind in KINDS:
+        for per in (5, 1):
+            for healthy in (True, False):
+                folder, module = _write_agent(root, kind, healthy, per)
+                where[kind, healthy, per] = folder
+                jobs.append((folder, module, 20 if healthy else 6))
+    runs = _run(jobs)
+    return {key: runs[folder] for key, folder in where.items()}
+
+
+@pytest.mark.parametrize("per", [5, 1])
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_working_agent_whose_metric_rises_has_no_anomaly_in_20_heartbeats(
+    agents: dict[tuple[str, bool, int], list[dict[str, Any]]], kind: str, per: int
+) -> None:
+    """Different calls of one shape, new content each time, the metric rising: never stuck."""
+    ticks = _ticks(agents[kind, True, per])
+    assert len(ticks) == 20
+    assert [t["exit_code"] for t in ticks] == [0] * 20
+    assert [t["progress"] for t in ticks] == [float(per * (i + 1)) for i in range(20)]
+    flagged = [(t["tick"], a["kind"], a["message"]) for t in ticks for a in t["anomalies"]]
+    assert flagged == []
+    assert {t["decision"]["action"] for t in ticks} == {"continue"}
+
+
+@pytest.mark.parametrize("per", [5, 1])
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_same_agent_stuck_with_a_flat_metric_is_escalated_within_6_heartbeats(
+    agents: dict[tuple[str, bool, int], list[dict[str, Any]]], kind: str, per: int
+) -> None:
+    """The same calls with the same result each time and a flat metric: a human is called by tick 6."""
+    results = agents[kind, False, per]
+    codes = [r["code"] for r in results]
+    assert 4 in codes, [r["json"][0]["message"] for r in results]
+    escalated_at = codes.index(4) + 1  # the heartbeat that escalated exits 4, and so does every later one
+    assert escalated_at <= 6
+    assert "escalated to a human" in results[escalated_at - 1]["json"][0]["message"]
+    assert codes[escalated_at:] == [4] * (len(codes) - escalated_at)
+    assert set(codes[: escalated_at - 1]) == {0}
+
+
+def test_the_init_starter_agent_is_not_escalated_while_its_metric_rises(tmp_path: Path) -> None:
+    """`heartbeat init`'s own agent, as created, ticked 20 times: no anomaly, the metric 1..20."""
+    init = subprocess.run(
+        [sys.executable, "-m", "heartbeat", "init", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert init.returncode == 0, init.stderr
+    ticks = _ticks(_run([(str(tmp_path), None, 19)])[str(tmp_path)])
+    # and one more as cron runs it: its own process
+    last = subprocess.run(
+        [sys.executable, "-m", "heartbeat", "tick", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert last.returncode == 0, last.stderr
+    ticks.append(json.loads(last.stdout))
+    assert [t["progress"] for t in ticks] == [float(i) for i in range(1, 21)]
+    assert [(t["tick"], a["kind"]) for t in ticks for a in t["anomalies"]] == []
+    assert {t["decision"]["action"] for t in ticks} == {"continue"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_fixtures_are_what_they_say(kind: str) -> None:
+    """Healthy: 29 calls of one shape with 29 results; stuck: one result (the feed's echoed
+    timestamp is volatile), except the writer, whose `ok` is the same either way."""
+    from heartbeat.detect.detectors import prints
+
+    def results(healthy: bool) -> tuple[set[str], set[str | None]]:
+        namespace: dict[str, Any] = {}
+        exec(AGENT.format(kind=kind, healthy=healthy, per=1, health="-"), namespace)
+        calls = [namespace["_call"](n) for n in range(1, 30)]
+        keys = [prints(tool, args, output) for tool, args, output in calls]
+        return {k.shape for k in keys}, {k.result for k in keys}
+
+    shapes, healthy = results(True)
+    assert len(shapes) == (8 if kind == "writer" else 1)  # a writer's sections say different things
+    assert len(healthy) == (1 if kind == "writer" else 29)
+    assert len(results(False)[1]) == 1
