@@ -1,4 +1,4 @@
-"""The detectors as an agent uses them: fed action by action, each anomaly kind once per heartbeat.
+"""The detectors as an agent uses them: fed action by action, each anomaly kind kept once per heartbeat.
 
 :class:`Monitor` holds no scheduler and does no I/O. The runner seeds one
 from the persisted state at every tick (``history``, ``progress``,
@@ -10,6 +10,11 @@ stall spread over many heartbeats (one call each) is still a stall.
 Per recorded action the built-in detectors cost a few dictionary updates
 (their incremental trackers); a custom detector without a tracker is handed
 a :class:`~heartbeat.detectors.History` of the bounded history instead.
+
+Stuck stays stuck: once a kind is reported in a heartbeat, a later action
+that continues its pattern gets that finding again from :meth:`Monitor.record`,
+flagged ``again`` and not added to ``tick_anomalies``, so the policy and the
+journal count it once while an adapter can still redirect or stop the run.
 """
 
 from __future__ import annotations
@@ -271,7 +276,7 @@ class Monitor:
         return list(self._progress)
 
     def start_tick(self, tick: int, *, reseed: bool = False) -> None:
-        """Begin heartbeat ``tick``: each anomaly kind may be reported once again.
+        """Begin heartbeat ``tick``: each anomaly kind may be reported anew.
 
         With ``reseed`` the detectors also start over from the kept history, as
         a Monitor built from the state saved after the last heartbeat would
@@ -311,8 +316,9 @@ class Monitor:
         """Record one action and run the action detectors on it.
 
         Returns the first anomaly this action tripped whose kind was not yet
-        reported in this tick, else None. An empty ``error`` text counts as
-        no error.
+        reported in this tick; else one it tripped again (a later action that
+        continues a pattern already reported, flagged ``again``); else None.
+        An empty ``error`` text counts as no error.
         """
         # Exact-type tests first: this runs for every action, and isinstance costs more.
         if (tool.__class__ is not str and not isinstance(tool, str)) or not tool:
@@ -362,26 +368,111 @@ class Monitor:
         self._history.append(record)
         if self._exempt and tool in self._exempt:
             return None
+        return self._detect(record, tool, fp, length, error, now)
+
+    def record_keys(
+        self,
+        tool: str,
+        keys: Mapping[str, Any],
+        *,
+        error: str | None = None,
+        cost: float = 0.0,
+        now: datetime,
+    ) -> Anomaly | None:
+        """Record an action whose keys were computed when it happened (a journal's), as :meth:`record` would.
+
+        ``keys`` holds what :meth:`record` derives from the arguments and
+        the output: ``fingerprint``, ``summary``, ``output_len``, ``shape``,
+        ``result`` (and any other field of an
+        :class:`~heartbeat.models.ActionRecord` the detectors read). They are
+        used as they are, so a replayed journal feeds the detectors exactly
+        what the live run fed them, without the arguments or the output.
+        """
+        if not isinstance(tool, str) or not tool:
+            raise TypeError(f"tool must be a non-empty str, not {tool!r}")
+        cost = _cost(cost)
+        _need_aware(now)
+        fp = keys.get("fingerprint")
+        if not isinstance(fp, str) or not fp:
+            raise ValueError(f"keys need a fingerprint, not {fp!r}")
+        length = keys.get("output_len")
+        if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 0):
+            raise ValueError(f"output_len must be an int >= 0 or None, not {length!r}")
+        error = clip(str(error)) if error else None
+        index = self.actions_total = self.actions_total + 1
+        fields: dict[str, Any] = {name: keys.get(name) for name in _RECORD_KEYS}
+        fields.update(
+            index=index,
+            tick=self.tick,
+            at=now,
+            tool=tool,
+            summary=str(keys.get("summary") or tool),
+            error=error,
+            cost=cost,
+        )
+        record: ActionRecord | _Action = (
+            _new_tuple(_Action, tuple(fields[name] for name in _RECORD_KEYS))
+            if self._light
+            else construct(ActionRecord, fields)
+        )
+        self._history.append(record)
+        if self._exempt and tool in self._exempt:
+            return None
+        return self._detect(record, tool, fp, length, error, now)
+
+    def _detect(
+        self,
+        record: ActionRecord | _Action,
+        tool: str,
+        fp: str,
+        length: int | None,
+        error: str | None,
+        now: datetime,
+    ) -> Anomaly | None:
+        """Run the action detectors on a recorded action: the first new anomaly, else a repeated one.
+
+        A kind already reported this tick is reported again when a later
+        action continues its pattern, flagged ``again`` and kept out of
+        ``tick_anomalies`` (the journal and the policy see each kind once
+        per heartbeat). Only the first such finding of an action is built.
+        """
         first: Anomaly | None = None
         reported = self._reported
         steps = self._action_steps if error is None else self._error_steps
         try:
             if reported:
                 for det, kind, step in steps:
-                    found = step(record, tool, fp, length, error, kind not in reported)
-                    if found is not None and (kept := self._keep(det, found)) and first is None:
-                        first = kept
+                    fresh = kind not in reported
+                    if not fresh and first is not None:
+                        step(record, tool, fp, length, error, False)  # one repeated finding is enough
+                        continue
+                    found = step(record, tool, fp, length, error, True)
+                    if found is not None:
+                        first = _first(first, self._keep(det, found))
             else:  # nothing reported yet this tick, the common case: no kind to look up
                 for det, _, step in steps:
                     found = step(record, tool, fp, length, error, True)
-                    if found is not None and (kept := self._keep(det, found)) and first is None:
-                        first = kept
+                    if found is not None:
+                        first = _first(first, self._keep(det, found))
         except BaseException:
             self._missed = True  # the trackers after the one that raised did not take the action
             raise
         if self._action_checks:
             first = self._run_checks(self._action_checks, now, first)
         return first
+
+    @property
+    def last(self) -> ActionRecord | None:
+        """The newest recorded action, None before any (its keys are what the journal keeps)."""
+        if not self._history:
+            return None
+        newest = self._history[-1]
+        return _record(newest) if newest.__class__ is _Action else cast(ActionRecord, newest)
+
+    def reset_progress(self) -> None:
+        """Forget the progress samples, as ``heartbeat resume`` does to the state (trackers reseed next tick)."""
+        self._progress.clear()
+        self._missed = True
 
     def add_progress(self, value: float | None, *, now: datetime, error: str | None = None) -> Anomaly | None:
         """Record a progress sample (None: not measured) and run ``no_progress`` on a measured one."""
@@ -403,8 +494,8 @@ class Monitor:
         try:
             for det, kind, push in self._progress_push:
                 found = push(sample, kind not in self._reported)
-                if found is not None and (kept := self._keep(det, found)) and first is None:
-                    first = kept
+                if found is not None:
+                    first = _first(first, self._keep(det, found))
         except BaseException:
             self._missed = True
             raise
@@ -429,19 +520,24 @@ class Monitor:
         history = History(self._visible(), tuple(self._progress), self.tick)
         for det in detectors:
             found = det.check(history, now)
-            if found is not None and (kept := self._keep(det, found)) and first is None:
-                first = kept
+            if found is not None:
+                first = _first(first, self._keep(det, found))
         return first
 
-    def _keep(self, det: Detector, found: object) -> Anomaly | None:
-        """Keep an anomaly unless its kind was already reported this tick."""
+    def _keep(self, det: Detector, found: object) -> Anomaly:
+        """Keep a new anomaly in ``tick_anomalies``; one of a kind already reported comes back flagged ``again``."""
         if not isinstance(found, Anomaly):
             raise TypeError(f"detector {det!r} returned {found!r}, not an Anomaly or None")
         if found.kind in self._reported:
-            return None
+            return found.model_copy(update={"again": True})
         self._reported.add(found.kind)
         self.tick_anomalies.append(found)
         return found
+
+
+def _first(first: Anomaly | None, found: Anomaly) -> Anomaly:
+    """What an action reports: the first anomaly it tripped, a new finding before one seen again."""
+    return found if first is None or (first.again and not found.again) else first
 
 
 def _needs(det: object) -> int:
