@@ -21,6 +21,15 @@ from heartbeat.testing import make_heartbeat
 REPEAT = 4
 MODES = ("ctx", "session", "monitor")
 
+NOTHING = "no results found for this query"
+"""What the tools answer to each of :data:`WANDERING`: the same long output whatever the query."""
+WANDERING = [
+    f"nothing about {word}"
+    for word in "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda omicron".split()
+]
+"""Twelve different queries a stuck model tries, each answered :data:`NOTHING`: no call repeats,
+the result does (``recurring`` at the fifth); a redirection ignored again and again."""
+
 
 class Bound:
     """What one bound run left behind: the body's return value, the tick result (ctx) or the monitor."""
