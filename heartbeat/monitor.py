@@ -63,7 +63,7 @@ _RECORD_FIELDS = FIELDS[ActionRecord]
 _WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
 _INF = math.inf
 
-__all__ = ["Monitor"]
+__all__ = ["KEY_FIELDS", "Monitor", "journal_keys"]
 
 
 def _need_aware(now: datetime) -> None:
@@ -117,6 +117,19 @@ class _Action(NamedTuple):
 
 _new_tuple = tuple.__new__
 _RECORD_KEYS = _Action._fields
+# What an action's journal event holds besides its index, tool, summary, output length, error and
+# cost: the keys the Monitor derived from its arguments and output (digests), so that a replay feeds
+# the detectors exactly what they saw live (see journal_keys and Monitor.record_keys).
+KEY_FIELDS: tuple[str, ...] = tuple(
+    name
+    for name in _RECORD_KEYS
+    if name not in ("index", "tick", "at", "tool", "summary", "output_len", "error", "cost")
+)
+
+
+def journal_keys(action: ActionView) -> dict[str, Any]:
+    """The keys of a recorded action the journal keeps (``fingerprint``, ``shape``, ``result``: digests)."""
+    return {name: getattr(action, name) for name in KEY_FIELDS}
 
 
 def _record(action: ActionRecord | _Action) -> ActionRecord:
@@ -462,15 +475,12 @@ class Monitor:
         return first
 
     @property
-    def last(self) -> ActionRecord | None:
-        """The newest recorded action, None before any (its keys are what the journal keeps)."""
-        if not self._history:
-            return None
-        newest = self._history[-1]
-        return _record(newest) if newest.__class__ is _Action else cast(ActionRecord, newest)
+    def newest(self) -> ActionView | None:
+        """The newest recorded action as the detectors saw it (not copied or built), None before any."""
+        return self._history[-1] if self._history else None
 
     def reset_progress(self) -> None:
-        """Forget the progress samples, as ``heartbeat resume`` does to the state (trackers reseed next tick)."""
+        """Forget the progress samples, as ``heartbeat resume`` does (trackers reseed next tick)."""
         self._progress.clear()
         self._missed = True
 
@@ -525,7 +535,7 @@ class Monitor:
         return first
 
     def _keep(self, det: Detector, found: object) -> Anomaly:
-        """Keep a new anomaly in ``tick_anomalies``; one of a kind already reported comes back flagged ``again``."""
+        """Keep a new anomaly in ``tick_anomalies``; one of a kind reported before comes back ``again``."""
         if not isinstance(found, Anomaly):
             raise TypeError(f"detector {det!r} returned {found!r}, not an Anomaly or None")
         if found.kind in self._reported:

@@ -18,13 +18,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from .errors import TraceError, UsageError
 from .fsutil import read_regular
 from .models import clip
 
-__all__ = ["TraceAction", "TraceLine", "load_any", "load_trace"]
+__all__ = ["KeyedAction", "TraceAction", "TraceLine", "load_any", "load_trace"]
 
 
 class TraceAction(BaseModel):
@@ -39,6 +39,17 @@ class TraceAction(BaseModel):
     cost: float = Field(default=0.0, ge=0, allow_inf_nan=False)
 
 
+class KeyedAction(TraceAction):
+    """An action of the project's own journal: the detector keys computed live, replayed as they are.
+
+    ``keys`` holds what :meth:`heartbeat.monitor.Monitor.record_keys` takes
+    (fingerprint, summary, output length, shape, result); the arguments and
+    the output are not kept, so ``args`` and ``output`` stay None.
+    """
+
+    keys: dict[str, Any]
+
+
 class TraceLine(BaseModel):
     """One heartbeat of a trace: its actions, its progress value and optionally its time."""
 
@@ -47,6 +58,19 @@ class TraceLine(BaseModel):
     progress: float | None = Field(default=None, allow_inf_nan=False)
     actions: list[TraceAction] = Field(default_factory=list)
     at: datetime | None = None
+    # Set by a history that knows it (the journal): a human resumed the agent just before
+    # this heartbeat, so replay goes on past an escalation and starts a fresh stretch here.
+    _resumed: bool = PrivateAttr(default=False)
+
+    @property
+    def resumed(self) -> bool:
+        """Whether a human resumed the agent just before this heartbeat (``heartbeat resume``)."""
+        return self._resumed
+
+    def mark_resumed(self) -> TraceLine:
+        """This line, marked as the first heartbeat after a ``heartbeat resume``."""
+        self._resumed = True
+        return self
 
     @field_validator("at", mode="before")
     @classmethod
@@ -261,7 +285,8 @@ def load_any(
 ) -> tuple[str, list[tuple[int, TraceLine]]]:
     """A trace, or a history in an import format (``fmt``, else detected), as heartbeat lines.
 
-    ``per_heartbeat`` groups the actions anew (imports default to 5 per heartbeat).
+    ``per_heartbeat`` groups the actions anew (imports default to 5 per heartbeat; the
+    project's own journal and an OTLP export to the heartbeats they record).
     """
     if per_heartbeat is not None and per_heartbeat < 1:
         raise UsageError(f"--per-heartbeat must be >= 1, not {per_heartbeat}")
@@ -279,6 +304,13 @@ def load_any(
         raise UsageError(f"{where}: is a directory, not a trace file")
     if not where.exists():
         raise UsageError(f"{where}: no such trace file")
+    if fmt == "journal":
+        # Its own heartbeats (the ticks it journaled), from its rotated files too; regrouped
+        # only when asked, the detector keys kept either way.
+        from .formats.journal import read_events
+
+        beats = _own_heartbeats(where, read_events(where), fmt) or []
+        return str(where), beats if per_heartbeat is None else _regroup(beats, per_heartbeat)
     if data is _UNREAD:
         data = read_json(where)
     if per_heartbeat is None:
@@ -304,7 +336,10 @@ def _own_heartbeats(where: Path, data: Any, fmt: str) -> list[tuple[int, TraceLi
     if ticks is None:
         return None
     try:
-        return [(n, TraceLine.model_validate(t)) for n, t in enumerate(ticks(data), 1)]
+        return [
+            (n, t if isinstance(t, TraceLine) else TraceLine.model_validate(t))
+            for n, t in enumerate(ticks(data), 1)
+        ]
     except ValidationError as exc:
         raise TraceError(str(where), 1, _problem(exc)) from None
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:

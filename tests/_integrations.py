@@ -23,10 +23,21 @@ MODES = ("ctx", "session", "monitor")
 
 NOTHING = "no results found for this query"
 """What the tools answer to each of :data:`WANDERING`: the same long output whatever the query."""
-WANDERING = [
-    f"nothing about {word}"
-    for word in "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda omicron".split()
-]
+_WORDS = (
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+)
+WANDERING = [f"nothing about {word}" for word in _WORDS]
 """Twelve different queries a stuck model tries, each answered :data:`NOTHING`: no call repeats,
 the result does (``recurring`` at the fifth); a redirection ignored again and again."""
 

@@ -176,7 +176,7 @@ def test_guardrails_stop_a_model_that_ignores_the_instructions(tmp_path: Path) -
 def test_guardrails_stop_a_model_that_goes_on_with_other_calls_after_max_redirects(
     mode: str, tmp_path: Path
 ) -> None:
-    """on_stuck="redirect": every call that continues the stuck pattern is redirected; stopped at max_redirects."""
+    """on_stuck="redirect": each call going on with the stuck pattern is redirected, up to max_redirects."""
     holder: list[Searcher] = []
 
     def body(target: Any, kill: Path) -> Stopped:

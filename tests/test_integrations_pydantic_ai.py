@@ -102,7 +102,9 @@ def test_a_model_that_ignores_the_instructions_is_stopped(mode: str, tmp_path: P
 
 
 @pytest.mark.parametrize("mode", ["ctx", "monitor"])
-def test_a_model_that_goes_on_with_other_calls_is_stopped_after_max_redirects(mode: str, tmp_path: Path) -> None:
+def test_a_model_that_goes_on_with_other_calls_is_stopped_after_max_redirects(
+    mode: str, tmp_path: Path
+) -> None:
     """Every call that continues the stuck pattern gets the instructions; the run stops at max_redirects."""
     searcher = Searcher(queries(*WANDERING))
 
