@@ -539,7 +539,7 @@ class Monitor:
         if not isinstance(found, Anomaly):
             raise TypeError(f"detector {det!r} returned {found!r}, not an Anomaly or None")
         if found.kind in self._reported:
-            return found.model_copy(update={"again": True})
+            return construct(Anomaly, {**found.__dict__, "again": True})  # model_copy costs more
         self._reported.add(found.kind)
         self.tick_anomalies.append(found)
         return found
