@@ -7,8 +7,9 @@ line, name to module); :func:`load_actions` picks the format (``--format``, else
 whose ``sniff`` accepts the file: its first line, the whole document, or the list of its
 lines for JSON Lines, see :func:`heartbeat.trace.load_any`). The project's own trace format (one JSON
 object per heartbeat) stays in :mod:`heartbeat.replay`. A format that knows
-its heartbeats (``otlp``: one per trace) also has ``ticks(data)``, used
-unless ``--per-heartbeat`` regroups.
+its heartbeats (``otlp``: one per trace; ``journal``: one per tick whose
+step ran) also has ``ticks(data)``, used unless ``--per-heartbeat`` regroups
+(the journal's are regrouped, so its actions keep their live keys).
 """
 
 from __future__ import annotations
