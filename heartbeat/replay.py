@@ -43,7 +43,7 @@ from .models import AgentState, Anomaly, Decision
 from .monitor import Monitor
 from .policy import decide
 from .settle import Where, settle
-from .trace import KeyedAction, TraceAction, TraceLine, load_any, load_trace
+from .trace import KeyedAction, ResumedLine, TraceAction, TraceLine, load_any, load_trace
 
 __all__ = [
     "SYNTHETIC_START",
@@ -129,7 +129,7 @@ def _run(
     state = AgentState()  # all that decide() reads of it: the streak and the recovery
     escalated = False
     for tick, ((number, line), now) in enumerate(zip(lines, times, strict=True), 1):
-        if line.resumed:  # a human resumed the agent here (a journal says so): a fresh stretch
+        if isinstance(line, ResumedLine):  # a human resumed the agent here (a journal says so)
             state = AgentState()
             monitor.reset_progress()
         elif escalated:

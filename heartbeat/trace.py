@@ -18,13 +18,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import TraceError, UsageError
 from .fsutil import read_regular
 from .models import clip
 
-__all__ = ["KeyedAction", "TraceAction", "TraceLine", "load_any", "load_trace"]
+__all__ = ["KeyedAction", "ResumedLine", "TraceAction", "TraceLine", "load_any", "load_trace"]
 
 
 class TraceAction(BaseModel):
@@ -58,19 +58,6 @@ class TraceLine(BaseModel):
     progress: float | None = Field(default=None, allow_inf_nan=False)
     actions: list[TraceAction] = Field(default_factory=list)
     at: datetime | None = None
-    # Set by a history that knows it (the journal): a human resumed the agent just before
-    # this heartbeat, so replay goes on past an escalation and starts a fresh stretch here.
-    _resumed: bool = PrivateAttr(default=False)
-
-    @property
-    def resumed(self) -> bool:
-        """Whether a human resumed the agent just before this heartbeat (``heartbeat resume``)."""
-        return self._resumed
-
-    def mark_resumed(self) -> TraceLine:
-        """This line, marked as the first heartbeat after a ``heartbeat resume``."""
-        self._resumed = True
-        return self
 
     @field_validator("at", mode="before")
     @classmethod
@@ -84,6 +71,14 @@ class TraceLine(BaseModel):
         except ValueError:
             raise ValueError(f"{value!r} is not an ISO 8601 time") from None
         return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+class ResumedLine(TraceLine):
+    """The first heartbeat after a ``heartbeat resume``, as a history that knows it (the journal) says.
+
+    Replay starts a fresh stretch there (streak, recovery and progress
+    samples cleared, as the resume did) and goes on past an escalation.
+    """
 
 
 def _where(loc: Sequence[int | str]) -> str:

@@ -86,7 +86,7 @@ def _keyed(row: dict[str, Any], number: int) -> Any:
 
 def ticks(data: Any) -> list[Any]:
     """One :class:`~heartbeat.trace.TraceLine` per heartbeat the journal records, in order."""
-    from ..trace import TraceLine
+    from ..trace import ResumedLine, TraceLine
 
     lines: list[TraceLine] = []
     pending: dict[Any, list[Any]] = {}  # actions by tick, until their decision
@@ -103,10 +103,9 @@ def ticks(data: Any) -> list[Any]:
             pending.setdefault(tick, []).append(_keyed(row, number))
             times.setdefault(tick, row.get("at"))
         elif kind == "decision":
-            line = TraceLine(actions=pending.pop(tick, []), at=times.pop(tick, None) or row.get("at"))
-            if resumed:
-                line.mark_resumed()
-                resumed = False
+            kind_of_line = ResumedLine if resumed else TraceLine
+            line = kind_of_line(actions=pending.pop(tick, []), at=times.pop(tick, None) or row.get("at"))
+            resumed = False
             lines.append(line)
             waiting = (tick, line)
         elif kind == "tick" and waiting is not None and waiting[0] == tick:
