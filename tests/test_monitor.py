@@ -21,7 +21,7 @@ from heartbeat.config import (
 )
 from heartbeat.detectors import History, Loop, Repeat, build_detectors, fingerprint
 from heartbeat.models import HISTORY_LIMIT, PROGRESS_LIMIT, ActionRecord, Anomaly, ProgressSample
-from heartbeat.monitor import Monitor
+from heartbeat.monitor import Monitor, journal_keys
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -631,3 +631,25 @@ def test_records_and_anomalies_built_without_validation_copy_with_updates() -> N
         record = monitor.history[-1]
         assert record.model_copy(update={"shape": None}).shape is None
         assert record.model_fields_set == set(type(record).model_fields)
+
+
+def test_record_keys_answers_as_record_did_from_the_keys_alone() -> None:
+    """A Monitor fed the keys another one computed (a journal's) reports the same, action by action."""
+    live, replayed = Monitor(tick=1), Monitor(tick=1)
+    rng = random.Random(5)
+    for i in range(300):
+        if i % 7 == 0:
+            live.start_tick(i // 7 + 1, reseed=True)
+            replayed.start_tick(i // 7 + 1, reseed=True)
+        tool = rng.choice(["search", "read", "run"])
+        args = {"q": rng.choice(["a", "b", f"c{i % 4}"])}
+        output = rng.choice([None, "", "same long output of the tool", f"result {i % 3}"])
+        error = rng.choice([None, None, None, "ValueError: bad"])
+        hit = live.record(tool, args, output=output, error=error, now=at(i))
+        newest = live.newest
+        assert newest is not None
+        keys = {**journal_keys(newest), "summary": newest.summary, "output_len": newest.output_len}
+        again = replayed.record_keys(tool, keys, error=newest.error, cost=newest.cost, now=at(i))
+        assert (again.model_dump() if again else None) == (hit.model_dump() if hit else None)
+        assert (again.again if again else None) == (hit.again if hit else None)
+    assert [r.model_dump() for r in replayed.history] == [r.model_dump() for r in live.history]
