@@ -14,7 +14,8 @@ from .config import BudgetConfig
 from .detectors import ActionView
 from .killswitch import KillSwitch
 from .models import Anomaly, BudgetCounters, clip
-from .monitor import Monitor, journal_keys
+from .monitor import Monitor
+from .recorded import journal_keys
 
 __all__ = ["Step", "StepContext", "mask_credentials"]
 

@@ -11,10 +11,9 @@ Per recorded action the built-in detectors cost a few dictionary updates
 (their incremental trackers); a custom detector without a tracker is handed
 a :class:`~heartbeat.detectors.History` of the bounded history instead.
 
-Stuck stays stuck: once a kind is reported in a heartbeat, a later action
-that continues its pattern gets that finding again from :meth:`Monitor.record`,
-flagged ``again`` and not added to ``tick_anomalies``, so the policy and the
-journal count it once while an adapter can still redirect or stop the run.
+Stuck stays stuck: a later action that goes on with a pattern already reported
+this heartbeat gets the finding again, flagged ``again`` and kept out of
+``tick_anomalies`` (counted once), so an adapter can still redirect or stop.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
 from .config import DetectorsConfig
 from .detectors import (
@@ -46,7 +45,7 @@ from .detectors import (
     as_detector,
     build_detectors,
 )
-from .detectors.contract import FIELDS, construct, new_model, set_dict, set_extra, set_fields_set, set_private
+from .detectors.contract import construct
 from .detectors.fingerprints import action_keys
 from .models import (
     HISTORY_LIMIT,
@@ -57,13 +56,14 @@ from .models import (
     ProgressSample,
     clip,
 )
+from .recorded import LightAction, as_record, keyed_record
 
-_RECORD_FIELDS = FIELDS[ActionRecord]
+_new_light = tuple.__new__
 # The built-in trackers that look at nothing but their last ``window`` actions.
 _WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
 _INF = math.inf
 
-__all__ = ["KEY_FIELDS", "Monitor", "journal_keys"]
+__all__ = ["Monitor"]
 
 
 def _need_aware(now: datetime) -> None:
@@ -86,57 +86,10 @@ def _as_step(push: Callable[[ActionRecord], Anomaly | None]) -> BuiltinStep:
     def call(
         action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
     ) -> Anomaly | None:
-        # A Monitor with a custom detector records real ActionRecords (see _Action).
+        # A Monitor with a custom detector records real ActionRecords (see LightAction).
         return push(cast(ActionRecord, action))
 
     return call
-
-
-class _Action(NamedTuple):
-    """A recorded action, before it is needed as an :class:`ActionRecord`.
-
-    The same fields in the same order. While every detector is a built-in one
-    (they read only these attributes), the Monitor records these: a tuple costs
-    a fraction of a pydantic model, and the model is built when the history is
-    read (the runner reads it once per tick, the detector benchmark and replay
-    never). A custom detector gets real ActionRecords from the start.
-    """
-
-    index: int  # type: ignore[assignment]  # shadows tuple.index, as ActionRecord needs
-    tick: int
-    at: datetime
-    tool: str
-    fingerprint: str
-    summary: str
-    output_len: int | None
-    error: str | None
-    cost: float
-    shape: str | None
-    result: str | None
-
-
-_new_tuple = tuple.__new__
-_RECORD_KEYS = _Action._fields
-# What an action's journal event holds besides its index, tool, summary, output length, error and
-# cost: the keys the Monitor derived from its arguments and output (digests), so that a replay feeds
-# the detectors exactly what they saw live (see journal_keys and Monitor.record_keys).
-KEY_FIELDS: tuple[str, ...] = tuple(
-    name
-    for name in _RECORD_KEYS
-    if name not in ("index", "tick", "at", "tool", "summary", "output_len", "error", "cost")
-)
-
-
-def journal_keys(action: ActionView) -> dict[str, Any]:
-    """The keys of a recorded action the journal keeps (``fingerprint``, ``shape``, ``result``: digests)."""
-    return {name: getattr(action, name) for name in KEY_FIELDS}
-
-
-def _record(action: ActionRecord | _Action) -> ActionRecord:
-    """``action`` as an ActionRecord (built without validation: its fields were checked)."""
-    if action.__class__ is not _Action:
-        return cast(ActionRecord, action)
-    return construct(ActionRecord, dict(zip(_RECORD_KEYS, action, strict=True)))
 
 
 def _cost(cost: object) -> float:
@@ -192,7 +145,7 @@ class Monitor:
             cfg.no_progress.samples,
             *(n for n, scope in zip(needs, scopes, strict=True) if scope == "progress"),
         )
-        self._history: deque[ActionRecord | _Action] = deque(history, maxlen=history_limit)
+        self._history: deque[ActionRecord | LightAction] = deque(history, maxlen=history_limit)
         self._progress: deque[ProgressSample] = deque(progress, maxlen=self.progress_limit)
         last_index = self._history[-1].index if self._history else 0
         self.actions_total = max(actions_total, last_index)
@@ -236,7 +189,7 @@ class Monitor:
             if not exact:
                 self._reseed.append((on_progress, len(entries) - 1, det, tracker))
         self._split()
-        # Light records (_Action) only while every detector is a built-in tracker.
+        # Light records (LightAction) only while every detector is a built-in tracker.
         self._light = (
             not self._action_checks
             and not self._progress_checks
@@ -274,13 +227,13 @@ class Monitor:
     def history(self) -> list[ActionRecord]:
         """The kept actions, oldest first (a copy, at most ``history_limit``)."""
         history = self._history
-        if self._light:  # it may hold _Action tuples: build them now, once
+        if self._light:  # it may hold LightAction tuples: build them now, once
             # Only the newest can be tuples: each read builds all there are, and records append.
             at = len(history)
-            while at and history[at - 1].__class__ is _Action:
+            while at and history[at - 1].__class__ is LightAction:
                 at -= 1
             for i in range(at, len(history)):
-                history[i] = _record(history[i])
+                history[i] = as_record(history[i])
         return cast(list[ActionRecord], list(history))
 
     @property
@@ -352,32 +305,11 @@ class Monitor:
         index = self.actions_total = self.actions_total + 1
         if error is not None and len(error) > TEXT_LIMIT:
             error = clip(error)
-        record: ActionRecord | _Action
-        if self._light:
-            record = _new_tuple(
-                _Action, (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result)
-            )
-        else:
-            record = new_model(ActionRecord)
-            set_dict(
-                record,
-                {
-                    "index": index,
-                    "tick": self.tick,
-                    "at": now,
-                    "tool": tool,
-                    "fingerprint": fp,
-                    "summary": summary,
-                    "output_len": length,
-                    "error": error,
-                    "cost": cost,
-                    "shape": shape,
-                    "result": result,
-                },
-            )
-            set_fields_set(record, set(_RECORD_FIELDS))  # its own: model_copy(update=...) adds to it
-            set_extra(record, None)
-            set_private(record, None)
+        record: ActionRecord | LightAction = _new_light(
+            LightAction, (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result)
+        )
+        if not self._light:  # a custom detector reads real ActionRecords
+            record = as_record(record)
         self._history.append(record)
         if self._exempt and tool in self._exempt:
             return None
@@ -392,81 +324,42 @@ class Monitor:
         cost: float = 0.0,
         now: datetime,
     ) -> Anomaly | None:
-        """Record an action whose keys were computed when it happened (a journal's), as :meth:`record` would.
+        """Record an action from the keys computed when it happened (a journal's), as :meth:`record` did.
 
-        ``keys`` holds what :meth:`record` derives from the arguments and
-        the output: ``fingerprint``, ``summary``, ``output_len``, ``shape``,
-        ``result`` (and any other field of an
-        :class:`~heartbeat.models.ActionRecord` the detectors read). They are
-        used as they are, so a replayed journal feeds the detectors exactly
-        what the live run fed them, without the arguments or the output.
+        ``keys``: as :func:`~heartbeat.recorded.keyed_record` takes them, used as they are.
         """
-        if not isinstance(tool, str) or not tool:
-            raise TypeError(f"tool must be a non-empty str, not {tool!r}")
-        cost = _cost(cost)
         _need_aware(now)
-        fp = keys.get("fingerprint")
-        if not isinstance(fp, str) or not fp:
-            raise ValueError(f"keys need a fingerprint, not {fp!r}")
-        length = keys.get("output_len")
-        if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 0):
-            raise ValueError(f"output_len must be an int >= 0 or None, not {length!r}")
-        error = clip(str(error)) if error else None
-        index = self.actions_total = self.actions_total + 1
-        fields: dict[str, Any] = {name: keys.get(name) for name in _RECORD_KEYS}
-        fields.update(
-            index=index,
-            tick=self.tick,
-            at=now,
-            tool=tool,
-            summary=str(keys.get("summary") or tool),
-            error=error,
-            cost=cost,
+        index = self.actions_total + 1
+        record = keyed_record(
+            tool, keys, index=index, tick=self.tick, at=now, error=error, cost=cost, light=self._light
         )
-        record: ActionRecord | _Action = (
-            _new_tuple(_Action, tuple(fields[name] for name in _RECORD_KEYS))
-            if self._light
-            else construct(ActionRecord, fields)
-        )
+        self.actions_total = index
         self._history.append(record)
         if self._exempt and tool in self._exempt:
             return None
-        return self._detect(record, tool, fp, length, error, now)
+        return self._detect(record, tool, record.fingerprint, record.output_len, record.error, now)
 
     def _detect(
         self,
-        record: ActionRecord | _Action,
+        record: ActionRecord | LightAction,
         tool: str,
         fp: str,
         length: int | None,
         error: str | None,
         now: datetime,
     ) -> Anomaly | None:
-        """Run the action detectors on a recorded action: the first new anomaly, else a repeated one.
-
-        A kind already reported this tick is reported again when a later
-        action continues its pattern, flagged ``again`` and kept out of
-        ``tick_anomalies`` (the journal and the policy see each kind once
-        per heartbeat). Only the first such finding of an action is built.
-        """
+        """Run the action detectors on a recorded action: its first new anomaly, else one seen ``again``."""
         first: Anomaly | None = None
         reported = self._reported
         steps = self._action_steps if error is None else self._error_steps
         try:
-            if reported:
-                for det, kind, step in steps:
-                    fresh = kind not in reported
-                    if not fresh and first is not None:
-                        step(record, tool, fp, length, error, False)  # one repeated finding is enough
-                        continue
-                    found = step(record, tool, fp, length, error, True)
-                    if found is not None:
-                        first = _first(first, self._keep(det, found))
-            else:  # nothing reported yet this tick, the common case: no kind to look up
-                for det, _, step in steps:
-                    found = step(record, tool, fp, length, error, True)
-                    if found is not None:
-                        first = _first(first, self._keep(det, found))
+            for det, kind, step in steps:
+                if first is not None and kind in reported:  # one finding seen again is enough
+                    step(record, tool, fp, length, error, False)
+                    continue
+                found = step(record, tool, fp, length, error, True)
+                if found is not None:
+                    first = _first(first, self._keep(det, found))
         except BaseException:
             self._missed = True  # the trackers after the one that raised did not take the action
             raise
@@ -517,7 +410,7 @@ class Monitor:
         """The kept actions the detectors look at (exempt tools left out).
 
         Light records among them only while every detector is a built-in one
-        (see _Action), which reads nothing an ActionRecord has that they lack.
+        (see LightAction), which reads nothing an ActionRecord has that they lack.
         """
         if not self._exempt:
             return cast(tuple[ActionRecord, ...], tuple(self._history))

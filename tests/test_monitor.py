@@ -21,7 +21,8 @@ from heartbeat.config import (
 )
 from heartbeat.detectors import History, Loop, Repeat, build_detectors, fingerprint
 from heartbeat.models import HISTORY_LIMIT, PROGRESS_LIMIT, ActionRecord, Anomaly, ProgressSample
-from heartbeat.monitor import Monitor, journal_keys
+from heartbeat.monitor import Monitor
+from heartbeat.recorded import journal_keys
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

@@ -59,7 +59,7 @@ def _args(tool: str, summary: str) -> dict[str, Any]:
 def _keyed(row: dict[str, Any], number: int) -> Any:
     """One action event as a :class:`~heartbeat.trace.KeyedAction` (the detectors' keys)."""
     from ..detectors import prints
-    from ..monitor import KEY_FIELDS
+    from ..recorded import KEY_FIELDS
     from ..trace import KeyedAction
 
     tool = str(row.get("tool") or "(unknown)")
