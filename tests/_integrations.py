@@ -21,6 +21,26 @@ from heartbeat.tick.runner import TickResult
 REPEAT = 4
 MODES = ("ctx", "session", "monitor")
 
+NOTHING = "no results found for this query"
+"""What the tools answer to each of :data:`WANDERING`: the same long output whatever the query."""
+_WORDS = (
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+)
+WANDERING = [f"nothing about {word}" for word in _WORDS]
+"""Twelve different queries a stuck model tries, each answered :data:`NOTHING`: no call repeats,
+the result does (``recurring`` at the fifth); a redirection ignored again and again."""
+
 
 class Bound:
     """What one bound run left behind: the body's return value, the tick result (ctx) or the monitor."""

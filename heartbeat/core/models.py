@@ -170,6 +170,14 @@ class Anomaly(_Model):
     at: AwareDatetime
     tool: str | None = None
     evidence: dict[str, Any] = Field(default_factory=new_dict)
+    again: bool = Field(
+        default=False,
+        exclude=True,
+        description=(
+            "The same finding as one already reported this heartbeat, returned again for a later "
+            "action that continues it (never saved or journaled again)."
+        ),
+    )
 
 
 class Recovery(_Model):

@@ -1,4 +1,4 @@
-"""The detectors as an agent uses them: fed action by action, each anomaly kind once per heartbeat.
+"""The detectors as an agent uses them: fed action by action, each anomaly kind kept once per heartbeat.
 
 :class:`Monitor` holds no scheduler and does no I/O. The runner seeds one
 from the persisted state at every tick (``history``, ``progress``,
@@ -10,6 +10,10 @@ stall spread over many heartbeats (one call each) is still a stall.
 Per recorded action the built-in detectors cost a few dictionary updates
 (their incremental trackers); a custom detector without a tracker is handed
 a :class:`~heartbeat.detect.detectors.History` of the bounded history instead.
+
+Stuck stays stuck: a later action that goes on with a pattern already reported
+this heartbeat gets the finding again, flagged ``again`` and kept out of
+``tick_anomalies`` (counted once), so an adapter can still redirect or stop.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
 from ..config.file import DetectorsConfig
 from ..core.models import (
@@ -50,11 +54,12 @@ from .detectors import (
     as_detector,
     build_detectors,
 )
-from .detectors.contract import FIELDS, construct, new_model, set_dict, set_extra, set_fields_set, set_private
+from .detectors.contract import construct
 from .detectors.fingerprints import action_keys
 from .evidence import NO_VISIBLE_EFFECT, last_rise, overruled
+from .recorded import LightAction, as_record, keyed_record
 
-_RECORD_FIELDS = FIELDS[ActionRecord]
+_new_light = tuple.__new__
 # The built-in trackers that look at nothing but their last ``window`` actions.
 _WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
 _INF = math.inf
@@ -81,44 +86,10 @@ def _as_step(push: Callable[[ActionRecord], Anomaly | None]) -> BuiltinStep:
     def call(
         action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
     ) -> Anomaly | None:
-        # A Monitor with a custom detector records real ActionRecords (see _Action).
+        # A Monitor with a custom detector records real ActionRecords (see LightAction).
         return push(cast(ActionRecord, action))
 
     return call
-
-
-class _Action(NamedTuple):
-    """A recorded action, before it is needed as an :class:`ActionRecord`.
-
-    The same fields in the same order. While every detector is a built-in one
-    (they read only these attributes), the Monitor records these: a tuple costs
-    a fraction of a pydantic model, and the model is built when the history is
-    read (the runner reads it once per tick, the detector benchmark and replay
-    never). A custom detector gets real ActionRecords from the start.
-    """
-
-    index: int  # type: ignore[assignment]  # shadows tuple.index, as ActionRecord needs
-    tick: int
-    at: datetime
-    tool: str
-    fingerprint: str
-    summary: str
-    output_len: int | None
-    error: str | None
-    cost: float
-    shape: str | None
-    result: str | None
-
-
-_new_tuple = tuple.__new__
-_RECORD_KEYS = _Action._fields
-
-
-def _record(action: ActionRecord | _Action) -> ActionRecord:
-    """``action`` as an ActionRecord (built without validation: its fields were checked)."""
-    if action.__class__ is not _Action:
-        return cast(ActionRecord, action)
-    return construct(ActionRecord, dict(zip(_RECORD_KEYS, action, strict=True)))
 
 
 def _cost(cost: object) -> float:
@@ -174,7 +145,7 @@ class Monitor:
             cfg.no_progress.samples,
             *(n for n, scope in zip(needs, scopes, strict=True) if scope == "progress"),
         )
-        self._history: deque[ActionRecord | _Action] = deque(history, maxlen=history_limit)
+        self._history: deque[ActionRecord | LightAction] = deque(history, maxlen=history_limit)
         self._progress: deque[ProgressSample] = deque(progress, maxlen=self.progress_limit)
         last_index = self._history[-1].index if self._history else 0
         self.actions_total = max(actions_total, last_index)
@@ -230,7 +201,7 @@ class Monitor:
             if not exact:
                 self._reseed.append((on_progress, len(entries) - 1, det, tracker))
         self._split()
-        # Light records (_Action) only while every detector is a built-in tracker.
+        # Light records (LightAction) only while every detector is a built-in tracker.
         self._light = (
             not self._action_checks
             and not self._progress_checks
@@ -268,13 +239,13 @@ class Monitor:
     def history(self) -> list[ActionRecord]:
         """The kept actions, oldest first (a copy, at most ``history_limit``)."""
         history = self._history
-        if self._light:  # it may hold _Action tuples: build them now, once
+        if self._light:  # it may hold LightAction tuples: build them now, once
             # Only the newest can be tuples: each read builds all there are, and records append.
             at = len(history)
-            while at and history[at - 1].__class__ is _Action:
+            while at and history[at - 1].__class__ is LightAction:
                 at -= 1
             for i in range(at, len(history)):
-                history[i] = _record(history[i])
+                history[i] = as_record(history[i])
         return cast(list[ActionRecord], list(history))
 
     @property
@@ -283,7 +254,7 @@ class Monitor:
         return list(self._progress)
 
     def start_tick(self, tick: int, *, reseed: bool = False) -> None:
-        """Begin heartbeat ``tick``: each anomaly kind may be reported once again.
+        """Begin heartbeat ``tick``: each anomaly kind may be reported anew.
 
         With ``reseed`` the detectors also start over from the kept history, as
         a Monitor built from the state saved after the last heartbeat would
@@ -325,8 +296,9 @@ class Monitor:
         """Record one action and run the action detectors on it.
 
         Returns the first anomaly this action tripped whose kind was not yet
-        reported in this tick, else None. An empty ``error`` text counts as
-        no error.
+        reported in this tick; else one it tripped again (a later action that
+        continues a pattern already reported, flagged ``again``); else None.
+        An empty ``error`` text counts as no error.
         """
         # Exact-type tests first: this runs for every action, and isinstance costs more.
         if (tool.__class__ is not str and not isinstance(tool, str)) or not tool:
@@ -347,63 +319,83 @@ class Monitor:
         index = self.actions_total = self.actions_total + 1
         if error is not None and len(error) > TEXT_LIMIT:
             error = clip(error)
-        record: ActionRecord | _Action
-        if self._light:
-            record = _new_tuple(
-                _Action, (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result)
-            )
-        else:
-            record = new_model(ActionRecord)
-            set_dict(
-                record,
-                {
-                    "index": index,
-                    "tick": self.tick,
-                    "at": now,
-                    "tool": tool,
-                    "fingerprint": fp,
-                    "summary": summary,
-                    "output_len": length,
-                    "error": error,
-                    "cost": cost,
-                    "shape": shape,
-                    "result": result,
-                },
-            )
-            set_fields_set(record, set(_RECORD_FIELDS))  # its own: model_copy(update=...) adds to it
-            set_extra(record, None)
-            set_private(record, None)
+        record: ActionRecord | LightAction = _new_light(
+            LightAction, (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result)
+        )
+        if not self._light:  # a custom detector reads real ActionRecords
+            record = as_record(record)
         self._history.append(record)
         if self._exempt and tool in self._exempt:
             return None
+        return self._detect(record, tool, fp, length, error, now)
+
+    def record_keys(
+        self,
+        tool: str,
+        keys: Mapping[str, Any],
+        *,
+        error: str | None = None,
+        cost: float = 0.0,
+        now: datetime,
+    ) -> Anomaly | None:
+        """Record an action from the keys computed when it happened (a journal's), as :meth:`record` did.
+
+        ``keys``: as :func:`~heartbeat.detect.recorded.keyed_record` takes them, used as they are.
+        """
+        _need_aware(now)
+        index = self.actions_total + 1
+        record = keyed_record(
+            tool, keys, index=index, tick=self.tick, at=now, error=error, cost=cost, light=self._light
+        )
+        self.actions_total = index
+        self._history.append(record)
+        if self._exempt and tool in self._exempt:
+            return None
+        return self._detect(record, tool, record.fingerprint, record.output_len, record.error, now)
+
+    def _detect(
+        self,
+        record: ActionRecord | LightAction,
+        tool: str,
+        fp: str,
+        length: int | None,
+        error: str | None,
+        now: datetime,
+    ) -> Anomaly | None:
+        """Run the action detectors on a recorded action: its first new anomaly, else one seen ``again``."""
         first: Anomaly | None = None
         reported = self._reported
         steps = self._action_steps if error is None else self._error_steps
         try:
-            if index <= self._overruled_to:  # the metric rose within some detector's stretch
-                rise = self._rise_index
-                stretch = self._stretch
-                for det, kind, step in steps:
-                    report = kind not in reported and index - stretch.get(kind, 0) >= rise
-                    found = step(record, tool, fp, length, error, report)
-                    if found is not None and (kept := self._keep(det, found)) and first is None:
-                        first = kept
-            elif reported:
-                for det, kind, step in steps:
-                    found = step(record, tool, fp, length, error, kind not in reported)
-                    if found is not None and (kept := self._keep(det, found)) and first is None:
-                        first = kept
-            else:  # nothing reported yet this tick, the common case: no kind to look up
-                for det, _, step in steps:
-                    found = step(record, tool, fp, length, error, True)
-                    if found is not None and (kept := self._keep(det, found)) and first is None:
-                        first = kept
+            index = self.actions_total
+            overruling = index <= self._overruled_to  # the metric rose within some detector's stretch
+            rise = self._rise_index
+            stretch = self._stretch
+            for det, kind, step in steps:
+                if first is not None and kind in reported:  # one finding seen again is enough
+                    step(record, tool, fp, length, error, False)
+                    continue
+                report = not overruling or index - stretch.get(kind, 0) >= rise
+                found = step(record, tool, fp, length, error, report)
+                if found is not None:
+                    first = _first(first, self._keep(det, found))
         except BaseException:
             self._missed = True  # the trackers after the one that raised did not take the action
             raise
         if self._action_checks:
             first = self._run_checks(self._action_checks, now, first)
         return first
+
+    @property
+    def newest(self) -> ActionView | None:
+        """The newest recorded action as the detectors saw it (not copied or built), None before any."""
+        return self._history[-1] if self._history else None
+
+    def reset_progress(self) -> None:
+        """Forget the progress samples, as ``heartbeat resume`` does (trackers reseed next tick)."""
+        self._progress.clear()
+        self._missed = True
+        self._rise_from_samples()  # no sample left to speak for a rise
 
     def add_progress(self, value: float | None, *, now: datetime, error: str | None = None) -> Anomaly | None:
         """Record a progress sample (None: not measured) and run ``no_progress`` on a measured one."""
@@ -426,8 +418,8 @@ class Monitor:
         try:
             for det, kind, push in self._progress_push:
                 found = push(sample, kind not in self._reported)
-                if found is not None and (kept := self._keep(det, found)) and first is None:
-                    first = kept
+                if found is not None:
+                    first = _first(first, self._keep(det, found))
         except BaseException:
             self._missed = True
             raise
@@ -455,7 +447,7 @@ class Monitor:
         """The kept actions the detectors look at (exempt tools left out).
 
         Light records among them only while every detector is a built-in one
-        (see _Action), which reads nothing an ActionRecord has that they lack.
+        (see LightAction), which reads nothing an ActionRecord has that they lack.
         """
         if not self._exempt:
             return cast(tuple[ActionRecord, ...], tuple(self._history))
@@ -468,19 +460,24 @@ class Monitor:
         history = History(self._visible(), tuple(self._progress), self.tick)
         for det in detectors:
             found = det.check(history, now)
-            if found is not None and (kept := self._keep(det, found)) and first is None:
-                first = kept
+            if found is not None:
+                first = _first(first, self._keep(det, found))
         return first
 
-    def _keep(self, det: Detector, found: object) -> Anomaly | None:
-        """Keep an anomaly unless its kind was already reported this tick."""
+    def _keep(self, det: Detector, found: object) -> Anomaly:
+        """Keep a new anomaly in ``tick_anomalies``; one of a kind reported before comes back ``again``."""
         if not isinstance(found, Anomaly):
             raise TypeError(f"detector {det!r} returned {found!r}, not an Anomaly or None")
         if found.kind in self._reported:
-            return None
+            return construct(Anomaly, {**found.__dict__, "again": True})  # model_copy costs more
         self._reported.add(found.kind)
         self.tick_anomalies.append(found)
         return found
+
+
+def _first(first: Anomaly | None, found: Anomaly) -> Anomaly:
+    """What an action reports: the first anomaly it tripped, a new finding before one seen again."""
+    return found if first is None or (first.again and not found.again) else first
 
 
 def _needs(det: object) -> int:

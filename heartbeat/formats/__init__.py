@@ -9,8 +9,10 @@ document, or the list of its lines for JSON Lines, see
 :func:`heartbeat.replay.trace.load_any`). The project's own trace format (one
 JSON object per heartbeat) stays in :mod:`heartbeat.replay.trace`. A format
 that knows its heartbeats (``otlp``: one per trace) also has ``ticks(data)``,
-used unless ``--per-heartbeat`` regroups. Used by :mod:`heartbeat.replay` and
-:mod:`heartbeat.integrations.otel`; may import only :mod:`heartbeat.base`.
+used unless ``--per-heartbeat`` regroups; the project's own journal is read
+as its heartbeats by :mod:`heartbeat.replay.journal`. Used by
+:mod:`heartbeat.replay` and :mod:`heartbeat.integrations.otel`; may import
+only :mod:`heartbeat.base`.
 """
 
 from __future__ import annotations

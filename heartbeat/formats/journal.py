@@ -1,13 +1,21 @@
-"""The project's own ``state/journal.jsonl``: its ``action`` events, in order.
+"""The project's own ``state/journal.jsonl``: its heartbeats, as the live run had them.
 
-The journal keeps a call's summary, its output length and its error, not
-the output text; the summary stands in for the arguments, so exact and
-near repeats, loops and error patterns replay, output-aware detectors see
-only lengths.
+A heartbeat is a tick whose step ran: its ``action`` events, closed by its
+``decision`` event, with the progress sample its ``tick`` event carries
+(:func:`ticks`). Ticks that ran no step (waiting for a human, paused,
+stopped by KILL) are no heartbeat, as they were none live; a ``resume``
+event marks the next heartbeat as the first after a human's ``heartbeat
+resume``. Each action event since detection v3 keeps the keys the detectors
+computed live (``fingerprint``, ``shape``, ``result``: digests, never the
+arguments or the output); :func:`heartbeat.replay.trace.load_any` makes the
+heartbeats trace lines that feed those keys to the detectors as they are.
+An older journal's action has only its summary, output length and error:
+its arguments are read back from the summary (:func:`summary_args`).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .common import Action, action
@@ -22,14 +30,56 @@ def sniff(data: Any) -> bool:
     )
 
 
+def summary_args(tool: str, summary: str) -> dict[str, Any]:
+    """The arguments a journal's summary shows (``tool({...})``), else ``{"call": summary}`` (a cut one)."""
+    if summary == f"{tool}()":
+        return {}
+    if summary.startswith(f"{tool}(") and summary.endswith(")"):
+        try:
+            args = json.loads(summary[len(tool) + 1 : -1])
+        except ValueError:
+            args = None
+        if isinstance(args, dict):
+            return args
+    return {"call": summary}
+
+
+def ticks(data: Any) -> list[dict[str, Any]]:
+    """One heartbeat per tick whose step ran: ``at``, ``progress``, ``resumed`` and its action events."""
+    beats: list[dict[str, Any]] = []
+    pending: dict[Any, list[dict[str, Any]]] = {}  # action events by tick, until their decision
+    resumed = False
+    waiting: tuple[Any, dict[str, Any]] | None = None  # the heartbeat whose tick event has its progress
+    for row in data:
+        if not isinstance(row, dict):
+            continue
+        kind, tick = row.get("event"), row.get("tick")
+        if kind == "action":
+            pending.setdefault(tick, []).append(row)
+        elif kind == "decision":
+            actions = pending.pop(tick, [])
+            at = actions[0].get("at") if actions else None
+            beat = {"at": at or row.get("at"), "progress": None, "resumed": resumed, "actions": actions}
+            beats.append(beat)
+            resumed, waiting = False, (tick, beat)
+        elif kind == "tick" and waiting is not None and waiting[0] == tick:
+            progress = row.get("progress")
+            if isinstance(progress, int | float) and not isinstance(progress, bool):
+                waiting[1]["progress"] = float(progress)
+            waiting = None
+        elif kind == "resume":
+            resumed = True
+    return beats
+
+
 def actions(data: Any) -> list[Action]:
-    """One action per ``action`` event."""
+    """One action per ``action`` event: its arguments from its summary, its output unknown."""
     found: list[Action] = []
     for row in data:
         if row.get("event") != "action":
             continue
-        summary = str(row.get("summary") or row.get("tool") or "")
-        length = row.get("output_len")
-        output = None if length is None else "x" * int(length)
-        found.append(action(str(row.get("tool") or "(unknown)"), {"call": summary}, output, row.get("error")))
+        tool = str(row.get("tool") or "(unknown)")
+        found.append(
+            action(tool, summary_args(tool, str(row.get("summary") or tool)), None, row.get("error"))
+        )
     return found

@@ -18,7 +18,9 @@ NAME = "openai"
 
 
 def sniff(data: Any) -> bool:
-    """Messages with roles, at least one assistant message carrying ``tool_calls``."""
+    """Messages with roles, at least one assistant message carrying ``tool_calls`` (not mini-swe-agent's)."""
+    if isinstance(data, dict) and str(data.get("trajectory_format") or "").startswith("mini-swe-agent"):
+        return False  # its tool calls run ``bash``: the mini-swe-agent format reads the programs
     messages = message_list(data)
     return bool(messages) and any(
         isinstance(m, dict) and m.get("role") == "assistant" and m.get("tool_calls") for m in messages or []

@@ -12,12 +12,15 @@ anything else with the context's ``record`` and ``killed``. It returns a
 its framework's idiom, raising :class:`Stopped` or answering the model with
 the verdict's instructions instead of running the tool.
 
-Two rules keep a run from slipping past a verdict. A stop is sticky: once a
+Three rules keep a run from slipping past a verdict. A stop is sticky: once a
 guard has stopped a run, every later call is stopped too (a framework that
-catches the first exception cannot carry on). And a call that tripped a
+catches the first exception cannot carry on). A call that tripped a
 detector is remembered: the same tool with the same arguments is answered
-with the instructions again, never run, because the detectors report each
-kind of anomaly once per heartbeat and would not fire a second time.
+with the instructions again, never run. And a later call that continues the
+stuck pattern with other arguments trips the detector again (the Monitor
+reports the finding again, flagged ``again``), so it is redirected too:
+every redirection counts, and ``max_redirects`` ends a run whose model does
+not listen, whatever it varies.
 """
 
 from __future__ import annotations

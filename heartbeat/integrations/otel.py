@@ -27,7 +27,7 @@ exception here would reach the agent's own code at ``span.end()``. Nothing
 raises out of this processor; a span that cannot be recorded is counted in
 :attr:`ToolSpanProcessor.failures` and logged. To stop or redirect an agent
 mid-run, use a framework adapter or ``heartbeat mcp-proxy``; here you get
-:attr:`ToolSpanProcessor.anomalies`, an ``on_anomaly`` callback and, with a
+:attr:`ToolSpanProcessor.anomalies` and an ``on_anomaly`` callback (each finding once), and with a
 Session, the policy's instructions and escalation.
 
 Install with ``pip install 'heartbeat[otel]'``::
@@ -145,7 +145,7 @@ class ToolSpanProcessor(SpanProcessor):
                 logger.info("heartbeat did not record %s: %s", action["tool"], exc)
                 return
             self.recorded += 1
-            if anomaly is None:
+            if anomaly is None or anomaly.again:  # a finding seen again: kept and told once
                 return
             self.anomalies.append(anomaly)
         if self.on_anomaly is not None:

@@ -16,7 +16,11 @@ Each heartbeat runs like the runner's: a :class:`~heartbeat.detect.monitor.Monit
 seeded from the state the previous heartbeat left (bounded history,
 progress samples, action count), every action recorded, the progress sample
 added, then :func:`~heartbeat.core.policy.decide`. Budgets are not replayed. The
-replay stops after the heartbeat whose decision is ``escalate``. An ``at``
+replay stops after the heartbeat whose decision is ``escalate``, unless the
+next one is the first after a ``heartbeat resume`` (a journal marks it: the
+streak, the recovery and the progress samples then start afresh, as live).
+A journal's actions are recorded with the keys the live run computed
+(:meth:`~heartbeat.detect.monitor.Monitor.record_keys`), not computed again. An ``at``
 so late that the next heartbeat would fall past year 9999 is a bad line.
 Every secret the config knows is masked (``***``) in the actions before
 they are recorded, so no replay output (table, JSON, tuning page) shows
@@ -30,6 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from ..base.errors import TraceError
 from ..config.file import HeartbeatConfig
@@ -38,7 +43,7 @@ from ..core.policy import decide
 from ..core.settle import Where, settle
 from ..detect.detectors import build_detectors
 from ..detect.monitor import Monitor
-from .trace import TraceAction, TraceLine, load_any, load_trace
+from .trace import KeyedAction, ResumedLine, TraceAction, TraceLine, load_any, load_trace
 
 __all__ = [
     "SYNTHETIC_START",
@@ -121,11 +126,23 @@ def _run(
     monitor = Monitor(config.detectors, detectors=detectors)
     secrets = config.secrets()
     state = AgentState()  # all that decide() reads of it: the streak and the recovery
+    escalated = False
     for tick, ((number, line), now) in enumerate(zip(lines, times, strict=True), 1):
+        if isinstance(line, ResumedLine):  # a human resumed the agent here (a journal says so)
+            state = AgentState()
+            monitor.reset_progress()
+        elif escalated:
+            return
         monitor.start_tick(tick, reseed=True)
         first = monitor.actions_total + 1
         record = monitor.record
         for action in line.actions:
+            if isinstance(action, KeyedAction):  # a journal's: the keys the live run computed
+                keys, error = action.keys, action.error
+                if secrets:
+                    keys, error = _masked_keys(keys, error, secrets)
+                monitor.record_keys(action.tool, keys, error=error, cost=action.cost, now=now)
+                continue
             if secrets:
                 action = _masked(action, secrets)
             record(
@@ -151,8 +168,19 @@ def _run(
             anomalies=anomalies,
             decision=decision,
         )
-        if decision.action == "escalate":
-            return
+        escalated = decision.action == "escalate"
+
+
+def _masked_keys(
+    keys: dict[str, Any], error: str | None, secrets: list[str]
+) -> tuple[dict[str, Any], str | None]:
+    """A journal action's summary and error with every secret masked (its digests show none)."""
+    from ..base.redact import mask
+
+    summary = keys.get("summary")
+    if isinstance(summary, str):
+        keys = {**keys, "summary": mask(summary, secrets)}
+    return keys, None if error is None else mask(error, secrets)
 
 
 def _masked(action: TraceAction, secrets: list[str]) -> TraceAction:

@@ -24,7 +24,7 @@ from ..base.errors import TraceError, UsageError
 from ..base.fsutil import read_regular
 from ..core.models import clip
 
-__all__ = ["TraceAction", "TraceLine", "load_any", "load_trace"]
+__all__ = ["KeyedAction", "ResumedLine", "TraceAction", "TraceLine", "load_any", "load_trace"]
 
 
 class TraceAction(BaseModel):
@@ -37,6 +37,17 @@ class TraceAction(BaseModel):
     output: str | None = None
     error: str | None = None
     cost: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+
+
+class KeyedAction(TraceAction):
+    """An action of the project's own journal: the detector keys computed live, replayed as they are.
+
+    ``keys`` holds what :meth:`heartbeat.detect.monitor.Monitor.record_keys` takes
+    (fingerprint, summary, output length, shape, result); the arguments and
+    the output are not kept, so ``args`` and ``output`` stay None.
+    """
+
+    keys: dict[str, Any]
 
 
 class TraceLine(BaseModel):
@@ -60,6 +71,14 @@ class TraceLine(BaseModel):
         except ValueError:
             raise ValueError(f"{value!r} is not an ISO 8601 time") from None
         return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+class ResumedLine(TraceLine):
+    """The first heartbeat after a ``heartbeat resume``, as a history that knows it (the journal) says.
+
+    Replay starts a fresh stretch there (streak, recovery and progress
+    samples cleared, as the resume did) and goes on past an escalation.
+    """
 
 
 def _where(loc: Sequence[int | str]) -> str:
@@ -261,7 +280,8 @@ def load_any(
 ) -> tuple[str, list[tuple[int, TraceLine]]]:
     """A trace, or a history in an import format (``fmt``, else detected), as heartbeat lines.
 
-    ``per_heartbeat`` groups the actions anew (imports default to 5 per heartbeat).
+    ``per_heartbeat`` groups the actions anew (imports default to 5 per heartbeat; the
+    project's own journal and an OTLP export to the heartbeats they record).
     """
     if per_heartbeat is not None and per_heartbeat < 1:
         raise UsageError(f"--per-heartbeat must be >= 1, not {per_heartbeat}")
@@ -279,6 +299,11 @@ def load_any(
         raise UsageError(f"{where}: is a directory, not a trace file")
     if not where.exists():
         raise UsageError(f"{where}: no such trace file")
+    if fmt == "journal":
+        # Its own heartbeats (the ticks it journaled), from its rotated files too; regrouped
+        # only when asked, the detector keys kept either way.
+        beats = _journal_heartbeats(where)
+        return str(where), beats if per_heartbeat is None else _regroup(beats, per_heartbeat)
     if data is _UNREAD:
         data = read_json(where)
     if per_heartbeat is None:
@@ -296,6 +321,53 @@ def load_any(
     ]
 
 
+def _journal_heartbeats(where: Path) -> list[tuple[int, TraceLine]]:
+    """The heartbeats of heartbeat's own journal (its rotated files first), with the keys computed live."""
+    from ..formats.journal import ticks
+    from ..state.journal import Journal
+
+    lines: list[tuple[int, TraceLine]] = []
+    number = 0
+    for n, beat in enumerate(ticks(Journal(where).read()), 1):
+        kind = ResumedLine if beat["resumed"] else TraceLine
+        try:
+            actions: list[TraceAction] = []
+            for row in beat["actions"]:
+                number += 1
+                actions.append(_keyed(row, number))
+            lines.append((n, kind(actions=actions, at=beat["at"], progress=beat["progress"])))
+        except ValidationError as exc:
+            raise TraceError(str(where), 1, f"heartbeat {n}: {_problem(exc)}") from None
+    return lines
+
+
+def _keyed(row: dict[str, Any], number: int) -> KeyedAction:
+    """A journal's action event as a KeyedAction: the keys computed live, or again for an older one.
+
+    An older journal kept no output: its result is one no other action has,
+    so an unknown output never counts as the same result.
+    """
+    from ..detect.detectors import prints
+    from ..detect.recorded import KEY_FIELDS
+    from ..formats.journal import summary_args
+
+    tool = str(row.get("tool") or "(unknown)")
+    summary = str(row.get("summary") or tool)
+    error = str(row["error"]) if row.get("error") else None
+    length = row.get("output_len")
+    if "fingerprint" in row:
+        keys = {name: row.get(name) for name in KEY_FIELDS}
+    else:
+        found = prints(tool, summary_args(tool, summary), None, error)
+        keys = {name: getattr(found, name, None) for name in KEY_FIELDS}
+        if error is None and length is not None:
+            keys["result"] = f"?{number}"
+    keys.update(summary=summary, output_len=length)
+    cost = row.get("cost")
+    cost = float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else 0.0
+    return KeyedAction(tool=tool, error=error, cost=cost, keys=keys)
+
+
 def _own_heartbeats(where: Path, data: Any, fmt: str) -> list[tuple[int, TraceLine]] | None:
     """The heartbeats of a format that knows them (its ``ticks``), else None."""
     from ..formats import FORMATS
@@ -304,7 +376,10 @@ def _own_heartbeats(where: Path, data: Any, fmt: str) -> list[tuple[int, TraceLi
     if ticks is None:
         return None
     try:
-        return [(n, TraceLine.model_validate(t)) for n, t in enumerate(ticks(data), 1)]
+        return [
+            (n, t if isinstance(t, TraceLine) else TraceLine.model_validate(t))
+            for n, t in enumerate(ticks(data), 1)
+        ]
     except ValidationError as exc:
         raise TraceError(str(where), 1, _problem(exc)) from None
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:

@@ -3,18 +3,70 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ..config.file import BudgetConfig
 from ..core.budget import overspent
-from ..core.models import ActionRecord, Anomaly, BudgetCounters, clip
+from ..core.models import Anomaly, BudgetCounters, clip
+from ..detect.detectors import ActionView
 from ..detect.monitor import Monitor
+from ..detect.recorded import journal_keys
 from ..state.killswitch import KillSwitch
 
-__all__ = ["Step", "StepContext"]
+__all__ = ["Step", "StepContext", "mask_credentials"]
+
+# Argument names whose values are credentials (compared lower-case, without "_", "-", "." or
+# spaces): "api_key", "X-Auth-Token", "password", "client_secret". Not "key" alone (a key-value
+# store's key is the call) nor "max_tokens" or "author".
+_CREDENTIAL_NAME = re.compile(
+    r"^(auth|pwd|pass)$|password|passwd|passphrase|secret|apikey|accesskey|privatekey|"
+    r"credential|cookie|authorization|bearer|token$"
+)
+_NAME_PARTS = re.compile(r"[\s_.\-]+")
+_credential_names: dict[str, bool] = {}  # name -> whether it names a credential, cached
+_MASKED = "***"
+
+
+def _is_credential(name: str) -> bool:
+    known = _credential_names.get(name)
+    if known is None:
+        known = _CREDENTIAL_NAME.search(_NAME_PARTS.sub("", name.lower())) is not None
+        if len(_credential_names) < 4096:  # argument names are few; an odd caller must not grow it
+            _credential_names[name] = known
+    return known
+
+
+def mask_credentials(args: dict[str, Any]) -> dict[str, Any]:
+    """``args`` with the value of every credential-named argument (nested ones too) as ``***``.
+
+    The same dict when nothing is masked; a masked copy otherwise. What the
+    journal, ``state.json`` and the detectors' texts then hold of the call
+    never shows a token the agent passed, whether or not it is a configured
+    secret.
+    """
+    masked: dict[str, Any] | None = None
+    for name, value in args.items():
+        if value is None or value == "":
+            continue
+        if name.__class__ is str and _is_credential(name):
+            new: Any = _MASKED
+        elif value.__class__ is dict:
+            new = mask_credentials(value)
+        elif value.__class__ is list:
+            new = [mask_credentials(v) if v.__class__ is dict else v for v in value]
+            if all(a is b for a, b in zip(new, value, strict=True)):
+                continue
+        else:
+            continue
+        if new is not value:
+            if masked is None:
+                masked = dict(args)
+            masked[name] = new
+    return args if masked is None else masked
 
 
 class StepContext:
@@ -57,9 +109,9 @@ class StepContext:
         # Known secrets masked out of args and output before anything is summarised or cut,
         # so a token the agent passes to a tool never reaches state.json or the journal.
         self._mask = mask
-        # (index, tool, args, output_len, error, cost) of every action of this tick, for the
-        # journal: the saved history keeps only the last few, a tick may record many more.
-        self.recorded: list[tuple[int, str, dict[str, Any] | None, int | None, str | None, float]] = []
+        # Every action of this tick as the detectors saw it, for the journal: the saved
+        # history keeps only the last few, a tick may record many more.
+        self.recorded: list[ActionView] = []
 
     @property
     def data(self) -> dict[str, Any]:
@@ -98,7 +150,7 @@ class StepContext:
         if not math.isfinite(self._counters.cost + cost):
             raise ValueError("ctx.record: the day's total cost would overflow; report smaller units")
         now = self._clock()
-        copied = self._mask(dict(args)) if args is not None else None
+        copied = mask_credentials(self._mask(dict(args))) if args is not None else None
         error = clip(self._redact(error)) if error else None
         output = None if output is None else self._mask(str(output))
         hit = self._monitor.record(
@@ -109,8 +161,7 @@ class StepContext:
             cost=float(cost),
             now=now,
         )
-        length = None if output is None else len(output.strip())
-        self.recorded.append((self._monitor.actions_total, tool, copied, length, error, float(cost)))
+        self.recorded.append(cast(ActionView, self._monitor.newest))  # the action just recorded
         self.actions += 1
         self._counters.actions += 1
         self._counters.cost += float(cost)
@@ -133,24 +184,29 @@ class StepContext:
             return self.budget_anomaly
         return hit
 
-    def action_events(
-        self, history: Sequence[ActionRecord], volatile: Collection[str]
-    ) -> list[dict[str, Any]]:
-        """One journal event per action of this tick, also those the bounded ``history`` no longer holds."""
-        kept = {a.index: a for a in history[-len(self.recorded) :]} if self.recorded else {}
-        events = []
-        for index, tool, args, length, error, cost in self.recorded:
-            record = kept.get(index)
-            if record is not None:
-                summary = record.summary
-            else:
-                from ..detect.detectors import summarize
+    def action_events(self) -> list[dict[str, Any]]:
+        """One journal event per action of this tick, also those the bounded history no longer holds.
 
-                summary = summarize(tool, args, volatile)
-            event = {"event": "action", "index": index, "tool": tool, "summary": summary}
-            if record is not None:
-                event["at"] = record.at  # when it happened (the journal's stamp is the tick's end)
-            events.append({**event, "output_len": length, "error": error, "cost": cost})
+        Each holds what the detectors computed from the call (see
+        :func:`~heartbeat.detect.recorded.journal_keys`): digests of the arguments and
+        of the output or error, never the output, so ``heartbeat replay`` of
+        the journal feeds the detectors what the live run did.
+        """
+        events = []
+        for action in self.recorded:
+            events.append(
+                {
+                    "event": "action",
+                    "index": action.index,
+                    "tool": action.tool,
+                    "summary": action.summary,
+                    "at": action.at,  # when it happened (the journal's stamp is the tick's end)
+                    "output_len": action.output_len,
+                    "error": action.error,
+                    "cost": action.cost,
+                    **journal_keys(action),
+                }
+            )
         return events
 
     def report_progress(self, value: float | None) -> None:

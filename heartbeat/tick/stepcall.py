@@ -121,13 +121,13 @@ def run_step(
     monitor.add_progress(value, now=hb.clock(), error=error)
     state.history, state.progress = monitor.history, monitor.progress  # copies already
     state.actions_total = monitor.actions_total
-    events += ctx.action_events(state.history, hb.config.detectors.volatile_args)
+    events += ctx.action_events()
     if error:
         events.append({"event": "metric_error", "error": error})
     anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
     decision = decide(state, anomalies, now, hb.config.policy)
     killed = hb.kill.reason()
-    failed = [entry[4] for entry in ctx.recorded if entry[4]]
+    failed = [action.error for action in ctx.recorded if action.error]
     facts = TickFacts(
         tick,
         ctx.actions,

@@ -22,6 +22,7 @@ from heartbeat.config.file import (
 from heartbeat.core.models import HISTORY_LIMIT, PROGRESS_LIMIT, ActionRecord, Anomaly, ProgressSample
 from heartbeat.detect.detectors import History, Loop, Repeat, build_detectors, fingerprint
 from heartbeat.detect.monitor import Monitor
+from heartbeat.detect.recorded import journal_keys
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -75,17 +76,35 @@ def test_third_identical_call_returns_repeat() -> None:
     assert monitor.tick_anomalies == [results[2]]
 
 
-def test_each_kind_is_reported_once_per_tick() -> None:
-    """Further repeats in the same tick return None; a new tick reports again."""
+def test_each_kind_is_kept_once_per_tick_and_reported_again_while_it_goes_on() -> None:
+    """Further repeats in the same tick come back flagged ``again``, kept once; a new tick reports anew."""
     monitor = Monitor(tick=1)
     results = [monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i)) for i in range(6)]
     # repeat at the third call, recurring (the same call and result five times) at the fifth.
-    assert [r.kind if r else None for r in results] == [None, None, "repeat", None, "recurring", None]
-    assert len(monitor.tick_anomalies) == 2
+    assert [r.kind if r else None for r in results] == [None, None, "repeat", "repeat", "recurring", "repeat"]
+    assert [r.again if r else None for r in results] == [None, None, False, True, False, True]
+    assert results[3] is not None and results[3].evidence["count"] == 4 and results[3].action == 4
+    assert [a.kind for a in monitor.tick_anomalies] == ["repeat", "recurring"]
+    assert "again" not in results[3].model_dump()  # never saved or journaled as such
     monitor.start_tick(2)
     assert monitor.tick_anomalies == []
     again = monitor.record("search", {"q": "x"}, output="plenty of results", now=at(9))
-    assert again is not None and again.tick == 2 and again.evidence["count"] == 7
+    assert again is not None and again.tick == 2 and again.evidence["count"] == 7 and not again.again
+
+
+def test_a_pattern_that_stops_is_no_longer_reported() -> None:
+    """Once the repeating call changes, the next action reports nothing (not the old finding)."""
+    monitor = Monitor(tick=1)
+    for i in range(4):
+        monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i))
+    assert monitor.record("search", {"q": "other"}, output="other results", now=at(5)) is None
+
+
+def test_a_new_finding_is_returned_before_one_seen_again() -> None:
+    """An action that continues a repeat and trips a new kind returns the new kind, unflagged."""
+    monitor = Monitor(tick=1)
+    results = [monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i)) for i in range(5)]
+    assert results[4] is not None and results[4].kind == "recurring" and not results[4].again
 
 
 def test_one_action_can_trip_several_kinds_and_returns_the_first() -> None:
@@ -323,7 +342,7 @@ _steps = st.lists(
 @settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(steps=_steps, exempt=st.booleans())
 def test_monitor_matches_the_pure_checks_and_reseeding(steps: list[Any], exempt: bool) -> None:
-    """Re-seeded each heartbeat or not, the Monitor reports what the pure checks say, once per kind.
+    """Re-seeded each heartbeat or not, the Monitor reports what the pure checks say, each kind kept once.
 
     Without exempt tools error_rate and recurring_error see failed actions only.
     """
@@ -359,8 +378,10 @@ def test_monitor_matches_the_pure_checks_and_reseeding(steps: list[Any], exempt:
         ]
         new = [a for a in expected if a.kind not in reported]
         reported |= {a.kind for a in new}
-        first = new[0].model_dump() if new else None
-        assert (kept_hit.model_dump() if kept_hit else None) == first
+        # A new kind first; else the first kind already reported that trips again, flagged so.
+        first = new[0] if new else expected[0] if expected else None
+        assert (kept_hit.model_dump() if kept_hit else None) == (first.model_dump() if first else None)
+        assert (kept_hit.again if kept_hit else None) == (None if first is None else not new)
         # A fresh monitor per action knows nothing of this tick's reports; compare what tripped.
         assert (hit.model_dump() if hit else None) == (expected[0].model_dump() if expected else None)
 
@@ -686,3 +707,25 @@ def test_the_rise_is_the_same_for_a_monitor_seeded_from_the_saved_state() -> Non
         kept.add_progress(float(min(tick, 2)), now=T0)
     fresh = Monitor(history=kept.history, progress=kept.progress, actions_total=kept.actions_total, tick=4)
     assert kept.rise_index == fresh.rise_index == 6  # the metric last rose after tick 2's actions
+
+
+def test_record_keys_answers_as_record_did_from_the_keys_alone() -> None:
+    """A Monitor fed the keys another one computed (a journal's) reports the same, action by action."""
+    live, replayed = Monitor(tick=1), Monitor(tick=1)
+    rng = random.Random(5)
+    for i in range(300):
+        if i % 7 == 0:
+            live.start_tick(i // 7 + 1, reseed=True)
+            replayed.start_tick(i // 7 + 1, reseed=True)
+        tool = rng.choice(["search", "read", "run"])
+        args = {"q": rng.choice(["a", "b", f"c{i % 4}"])}
+        output = rng.choice([None, "", "same long output of the tool", f"result {i % 3}"])
+        error = rng.choice([None, None, None, "ValueError: bad"])
+        hit = live.record(tool, args, output=output, error=error, now=at(i))
+        newest = live.newest
+        assert newest is not None
+        keys = {**journal_keys(newest), "summary": newest.summary, "output_len": newest.output_len}
+        again = replayed.record_keys(tool, keys, error=newest.error, cost=newest.cost, now=at(i))
+        assert (again.model_dump() if again else None) == (hit.model_dump() if hit else None)
+        assert (again.again if again else None) == (hit.again if hit else None)
+    assert [r.model_dump() for r in replayed.history] == [r.model_dump() for r in live.history]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _integrations import MODES, REPEAT, anomalies, decisions, run_bound, saved_actions
+from _integrations import MODES, NOTHING, REPEAT, WANDERING, anomalies, decisions, run_bound, saved_actions
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import tool
@@ -57,6 +57,8 @@ class Agent:
             self.ran.append(q)
             if q == "fails":
                 raise ValueError("search backend is down")
+            if q.startswith("nothing about"):
+                return NOTHING
             return f"3 hits for {q}"
 
         def call_model(state: MessagesState) -> dict[str, Any]:
@@ -209,6 +211,33 @@ def test_wrapper_stops_a_model_that_ignores_the_instructions(tmp_path: Path) -> 
 
     stop = run_bound("monitor", tmp_path, body).value
     assert stop.cause == "stuck" and "2 redirection(s) ignored" in str(stop)
+
+
+@pytest.mark.parametrize("mode", ["ctx", "monitor"])
+def test_wrapper_stops_a_model_that_goes_on_with_other_calls_after_max_redirects(
+    mode: str, tmp_path: Path
+) -> None:
+    """Each later call that continues the stuck pattern is redirected too; the run stops at max_redirects.
+
+    The model never repeats a call (so no call is refused as one that tripped before): only the
+    detector's finding, reported again for every call that continues it, can count the redirections.
+    """
+    holder: list[Agent] = []
+
+    def body(target: Any, kill: Path) -> Stopped:
+        agent = Agent(calls(*WANDERING), wrapper=HeartbeatToolWrapper(target, max_redirects=2))
+        holder.append(agent)
+        with pytest.raises(Stopped) as caught:
+            agent.run()
+        return caught.value
+
+    bound = run_bound(mode, tmp_path, body)
+    assert bound.value.cause == "stuck" and "2 redirection(s) ignored" in str(bound.value)
+    assert "recurring" in str(bound.value)
+    # recurring at the fifth call, redirected there and at the sixth, stopped at the seventh.
+    assert holder[0].ran == WANDERING[:7]
+    if mode == "ctx":  # the journal holds the finding once, not once per redirection
+        assert anomalies(bound).count("recurring") == 1
 
 
 def test_async_graph_is_stopped_and_redirected(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _integrations import MODES, REPEAT, anomalies, run_bound, saved_actions
+from _integrations import MODES, NOTHING, REPEAT, WANDERING, anomalies, run_bound, saved_actions
 from agents import Agent, FunctionTool, Runner, function_tool, set_tracing_disabled
 from agents.exceptions import AgentsException
 from agents.items import ToolCallOutputItem
@@ -33,6 +33,8 @@ class Searcher:
             self.ran.append(q)
             if q == "fails":
                 raise ValueError("search backend is down")
+            if q.startswith("nothing about"):
+                return NOTHING
             return f"3 hits for {q}"
 
         def turn(n: int, item: Any) -> Any:
@@ -168,6 +170,30 @@ def test_guardrails_stop_a_model_that_ignores_the_instructions(tmp_path: Path) -
         return caught.value
 
     assert "2 redirection(s) ignored" in str(run_bound("monitor", tmp_path, body).value)
+
+
+@pytest.mark.parametrize("mode", ["ctx", "monitor"])
+def test_guardrails_stop_a_model_that_goes_on_with_other_calls_after_max_redirects(
+    mode: str, tmp_path: Path
+) -> None:
+    """on_stuck="redirect": each call going on with the stuck pattern is redirected, up to max_redirects."""
+    holder: list[Searcher] = []
+
+    def body(target: Any, kill: Path) -> Stopped:
+        searcher = Searcher(*WANDERING)
+        holder.append(searcher)
+        hooks = HeartbeatHooks(target, on_stuck="redirect", max_redirects=2)
+        hooks.guard_tools(searcher.agent)
+        with pytest.raises(Stopped) as caught:
+            searcher.run(hooks)
+        return caught.value
+
+    bound = run_bound(mode, tmp_path, body)
+    assert bound.value.cause == "stuck" and "2 redirection(s) ignored" in str(bound.value)
+    assert "recurring" in str(bound.value)
+    assert holder[0].ran == WANDERING[:7]
+    if mode == "ctx":
+        assert anomalies(bound).count("recurring") == 1
 
 
 def test_guarding_the_same_tools_again_replaces_the_earlier_guardrails(tmp_path: Path) -> None:

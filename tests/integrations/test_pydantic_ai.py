@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _integrations import MODES, REPEAT, anomalies, decisions, run_bound, saved_actions
+from _integrations import MODES, NOTHING, REPEAT, WANDERING, anomalies, decisions, run_bound, saved_actions
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -30,6 +30,8 @@ class Searcher:
             self.ran.append(q)
             if q == "fails":
                 raise ValueError("search backend is down")
+            if q.startswith("nothing about"):
+                return NOTHING
             if q == "retry":
                 raise ModelRetry("rephrase the query")
             return f"3 hits for {q}"
@@ -97,6 +99,27 @@ def test_a_model_that_ignores_the_instructions_is_stopped(mode: str, tmp_path: P
     assert bound.value.cause == "stuck" and "repeat" in str(bound.value)
     assert searcher.ran == ["x"] * REPEAT
     assert sum(s.startswith("heartbeat:") for s in searcher.seen) == 2
+
+
+@pytest.mark.parametrize("mode", ["ctx", "monitor"])
+def test_a_model_that_goes_on_with_other_calls_is_stopped_after_max_redirects(
+    mode: str, tmp_path: Path
+) -> None:
+    """Every call that continues the stuck pattern gets the instructions; the run stops at max_redirects."""
+    searcher = Searcher(queries(*WANDERING))
+
+    def body(target: Any, kill: Path) -> Stopped:
+        with pytest.raises(Stopped) as caught:
+            searcher.run(guarded(searcher.tools, target, max_redirects=2))
+        return caught.value
+
+    bound = run_bound(mode, tmp_path, body)
+    assert bound.value.cause == "stuck" and "2 redirection(s) ignored" in str(bound.value)
+    assert "recurring" in str(bound.value)
+    assert searcher.ran == WANDERING[:7]
+    assert sum(s.startswith("heartbeat:") for s in searcher.seen) == 2
+    if mode == "ctx":
+        assert anomalies(bound).count("recurring") == 1
 
 
 def test_stop_mode_stops_at_the_configured_repeat(tmp_path: Path) -> None:

@@ -270,6 +270,7 @@ def make_anomaly(
             "at": at,
             "tool": tool if tool is not None else (action.tool if action is not None else None),
             "evidence": evidence,
+            "again": False,
         },
     )
 

@@ -1,0 +1,107 @@
+"""A recorded action as the :class:`~heartbeat.detect.monitor.Monitor` keeps it; the keys a journal keeps.
+
+:class:`LightAction` is the record while every detector is a built-in one;
+:func:`as_record` builds the :class:`~heartbeat.core.models.ActionRecord` when the
+history is read. :func:`journal_keys` is what an action's journal event holds
+besides its index, tool, summary, output length, error and cost: the keys the
+Monitor derived from its arguments and output (digests), and
+:func:`keyed_record` builds a record back from them, so a replayed journal
+feeds the detectors exactly what they saw live.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, NamedTuple, cast
+
+from ..core.models import ActionRecord, clip
+from .detectors import ActionView
+from .detectors.contract import construct
+
+__all__ = ["KEY_FIELDS", "RECORD_KEYS", "LightAction", "as_record", "journal_keys", "keyed_record"]
+
+
+class LightAction(NamedTuple):
+    """A recorded action, before it is needed as an :class:`ActionRecord`.
+
+    The same fields in the same order. While every detector is a built-in one
+    (they read only these attributes), the Monitor records these: a tuple costs
+    a fraction of a pydantic model, and the model is built when the history is
+    read (the runner reads it once per tick, the detector benchmark and replay
+    never). A custom detector gets real ActionRecords from the start.
+    """
+
+    index: int  # type: ignore[assignment]  # shadows tuple.index, as ActionRecord needs
+    tick: int
+    at: datetime
+    tool: str
+    fingerprint: str
+    summary: str
+    output_len: int | None
+    error: str | None
+    cost: float
+    shape: str | None
+    result: str | None
+
+
+RECORD_KEYS = LightAction._fields
+KEY_FIELDS: tuple[str, ...] = tuple(
+    name
+    for name in RECORD_KEYS
+    if name not in ("index", "tick", "at", "tool", "summary", "output_len", "error", "cost")
+)
+"""The fields of a record that a journal's action event adds: ``fingerprint``, ``shape``, ``result``."""
+
+_new_tuple = tuple.__new__
+
+
+def as_record(action: ActionRecord | LightAction) -> ActionRecord:
+    """``action`` as an ActionRecord (built without validation: its fields were checked)."""
+    if action.__class__ is not LightAction:
+        return cast(ActionRecord, action)
+    return construct(ActionRecord, dict(zip(RECORD_KEYS, action, strict=True)))
+
+
+def journal_keys(action: ActionView) -> dict[str, Any]:
+    """The keys of a recorded action the journal keeps (``fingerprint``, ``shape``, ``result``: digests)."""
+    return {name: getattr(action, name) for name in KEY_FIELDS}
+
+
+def keyed_record(
+    tool: str,
+    keys: Mapping[str, Any],
+    *,
+    index: int,
+    tick: int,
+    at: datetime,
+    error: str | None,
+    cost: float,
+    light: bool,
+) -> ActionRecord | LightAction:
+    """A record from the keys computed when the action happened (``fingerprint``, ``summary``,
+    ``output_len`` and the other :data:`KEY_FIELDS`); ValueError when they cannot be one."""
+    if not isinstance(tool, str) or not tool:
+        raise TypeError(f"tool must be a non-empty str, not {tool!r}")
+    if isinstance(cost, bool) or not isinstance(cost, int | float) or not 0 <= cost < math.inf:
+        raise ValueError(f"cost must be a finite number >= 0, not {cost!r}")
+    fp = keys.get("fingerprint")
+    if not isinstance(fp, str) or not fp:
+        raise ValueError(f"keys need a fingerprint, not {fp!r}")
+    length = keys.get("output_len")
+    if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 0):
+        raise ValueError(f"output_len must be an int >= 0 or None, not {length!r}")
+    fields: dict[str, Any] = {name: keys.get(name) for name in RECORD_KEYS}
+    fields.update(
+        index=index,
+        tick=tick,
+        at=at,
+        tool=tool,
+        summary=str(keys.get("summary") or tool),
+        error=clip(str(error)) if error else None,
+        cost=float(cost),
+    )
+    if light:
+        return _new_tuple(LightAction, tuple(fields[name] for name in RECORD_KEYS))
+    return construct(ActionRecord, fields)
