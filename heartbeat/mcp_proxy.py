@@ -68,7 +68,7 @@ __all__ = ["ServerGone", "ToolProxy", "redirect_text", "refusal_text", "result_t
 _STOPPED = {
     "needs_human": "the agent now waits for a human",
     "paused": "the agent is now paused",
-    "killed": "the agent was stopped by its KILL file",
+    "killed": "the agent was stopped (its KILL file or the fleet stop)",
 }
 # What the recorded output of a non-text content block says (only its length matters to detectors).
 _BLOCK_LABELS = {"image": "[image]", "audio": "[audio]", "resource_link": "[resource link]"}
@@ -79,7 +79,8 @@ def refusal_text(stop: Stop) -> str:
     if stop.kind == "killed":
         return (
             f"heartbeat: the tool was not called: this agent was {stop.message}. "
-            "No tool will be called until a person removes that KILL file. "
+            "No tool will be called until a person lifts that stop (removes the KILL file, or "
+            "releases the fleet stop). "
             "Stop here and tell the user what you were doing."
         )
     if stop.kind == "needs_human":

@@ -28,8 +28,10 @@ A stretch ends (a heartbeat boundary) when
 - no call came for ``idle`` seconds (2): the lock is then free for ``heartbeat
   pause``/``resume`` and ``state.json`` is current while the agent thinks
   (with a model between the calls, a heartbeat is roughly one model turn);
-- the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`),
-  or :meth:`Session.flush`/:meth:`Session.close` is called.
+- the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`)
+  or the fleet stop (``[stop]``) is engaged (its reading is at most a second
+  old, as the step watchdog's), or :meth:`Session.flush`/:meth:`Session.close`
+  is called.
 
 While a stretch is open the session holds the state folder's lock, as a
 running tick does: a ``heartbeat pause``/``resume`` of the same agent waits
@@ -50,7 +52,7 @@ adapter can take either)::
         if anomaly:                 # the heartbeat ended and the policy decided
             tell_the_model(session.instructions or anomaly.message)
         note = session.take_note()  # a human's `heartbeat resume --note`, handed over once
-    session.killed                  # the KILL file, read from disk
+    session.killed                  # the KILL file (read from disk) or the fleet stop
     session.stopped                 # a Stop known without opening a heartbeat (KILL, waiting), else None
     session.last                    # the TickResult of the last finished heartbeat
     session.close()                 # end the open heartbeat (saved, journaled); also done at exit
@@ -105,6 +107,10 @@ def _close_all() -> None:
             session.close()
         except Exception:  # exiting anyway: one agent's broken folder must not block the others
             continue
+
+
+def _killed(reason: str, where: str) -> Stop:
+    return Stop("killed", f"stopped by {where}: {reason}", 3)
 
 
 class Session:
@@ -200,8 +206,8 @@ class Session:
 
     @property
     def killed(self) -> bool:
-        """True while the KILL file exists (read from disk every time)."""
-        return self._hb.kill.reason() is not None
+        """True while the KILL file exists (read from disk every time) or the fleet stop is engaged."""
+        return self._kill() is not None
 
     @property
     def instructions(self) -> str | None:
@@ -226,9 +232,9 @@ class Session:
         The KILL file (read now), or the ``needs_human``/``paused`` status the
         last heartbeat left while ``state.json`` has not changed since.
         """
-        reason = self._hb.kill.reason()
-        if reason is not None:
-            return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
+        kill = self._kill()
+        if kill is not None:
+            return _killed(*kill)
         if self._waiting is not None and self._mark() == self._waiting_mark:
             return self._waiting
         return None
@@ -243,9 +249,9 @@ class Session:
 
     def check(self) -> Stop | None:
         """Before a call: None when it may go ahead (a heartbeat is then open), else why not."""
-        reason = self._hb.kill.reason()
-        if reason is not None:
-            return self._on_kill(reason)
+        kill = self._kill()
+        if kill is not None:
+            return self._on_kill(*kill)
         self._kill_seen = False
         with self._cond:
             if self._ctx is not None and not self._ending:
@@ -405,28 +411,38 @@ class Session:
                     continue
                 return stop
 
-    def _on_kill(self, reason: str) -> Stop:
-        """The KILL file is there: end the open heartbeat (the tick journals it), refuse the call."""
+    def _kill(self) -> tuple[str, str] | None:
+        """(reason, where) of the KILL file, else of the fleet stop (its latest reading), else None."""
+        reason = self._hb.kill.reason()
+        if reason is not None:
+            return reason, str(self.kill_file)
+        fleet = self._hb.shared_stop
+        if fleet is not None:
+            reason = fleet.latest()  # never blocks: read at most once a second, as the watchdog does
+            if reason is not None:
+                return reason, f"the fleet stop {fleet.where}"
+        return None
+
+    def _on_kill(self, reason: str, where: str) -> Stop:
+        """KILL or the fleet stop: end the open heartbeat (saved), make sure the stop is journaled, refuse."""
         with self._cond:
             was_open = self._ctx is not None and not self._ending
             if was_open:
                 self._ending = True
                 self._cond.notify_all()
-        if was_open:
-            self._collect(wait=True)
-        elif not self._kill_seen:
+        if was_open or not self._kill_seen:
             with self._opening:
                 self._collect(wait=True)
-                if self.last is not None and self.last.outcome == "killed":
-                    self._kill_seen = True  # the heartbeat that saw it ended on it and journaled it
-                    return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
-                self._probing = True
-                try:
-                    self.last = self._hb.tick()  # journals the kill once; the step is not called
-                finally:
-                    self._probing = False
+                # A KILL that ended the heartbeat was journaled by its tick; the fleet stop (or a
+                # KILL seen between heartbeats) by a tick run only for that, whose step returns at once.
+                if not self._kill_seen and (self.last is None or self.last.outcome != "killed"):
+                    self._probing = True
+                    try:
+                        self.last = self._hb.tick()
+                    finally:
+                        self._probing = False
         self._kill_seen = True
-        return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
+        return _killed(reason, where)
 
     def _mark(self) -> tuple[int, int, int]:
         """What changes when ``state.json`` is written (``resume``, ``pause``, a tick)."""
