@@ -3,41 +3,32 @@
 A scheduled agent is a new process at every heartbeat. An MCP proxy, an
 OpenTelemetry pipeline or a framework agent inside a server lives for hours
 and sees tool calls one at a time. :class:`Session` makes such a process an
-agent like any other: the same ``state.json``, journal, detectors, policy,
-budget, KILL file and escalation, so ``heartbeat status``, ``log``,
-``resume`` and ``kill`` work on it unchanged.
+agent like any other (the same ``state.json``, journal, detectors, policy,
+budget, KILL file and escalation; ``status``, ``log``, ``resume`` and
+``kill`` work on it unchanged).
 
-How it works: a heartbeat is a *stretch* of live calls. The session runs an
-ordinary :meth:`heartbeat.runner.Heartbeat.tick` in a worker thread whose
-step *is* the stretch: the tick takes the lock, loads the state, checks the
-status, the budget and the KILL file, and hands the step its
-:class:`~heartbeat.context.StepContext`; each call the process records goes
-straight into that context's ``record`` (the detectors run at once, on the
-caller's thread); when the stretch ends the step returns and the tick goes
-on as every tick does: progress, policy, recovery or escalation, save,
-notifications, journal. Nothing of the pipeline is copied here.
-
-A stretch ends (a heartbeat boundary) when
+A heartbeat is a *stretch* of live calls: an ordinary
+:meth:`heartbeat.runner.Heartbeat.tick` runs in a worker thread whose step
+*is* the stretch, each recorded call goes straight into its
+:class:`~heartbeat.context.StepContext` (the detectors run at once, on the
+caller's thread), and when the stretch ends the tick goes on as every tick
+does (policy, save, notifications, journal). A stretch ends when
 
 - a recorded action trips a detector or the budget: the policy decides at
-  once, and :attr:`Session.instructions` holds the recovery text (or
-  :meth:`Session.check` says a human is now needed);
-- ``actions`` actions were recorded (50), or ``seconds`` passed since it
-  began (60): a heartbeat ends with a durable save of the state, which a
-  burst of calls pays once per ``actions``;
-- no call came for ``idle`` seconds (2): the lock is then free for ``heartbeat
-  pause``/``resume`` and ``state.json`` is current while the agent thinks
-  (with a model between the calls, a heartbeat is roughly one model turn);
+  once (:attr:`Session.instructions`, or :meth:`Session.check` says a human is needed);
+- ``actions`` actions were recorded (50), or ``seconds`` passed (60);
+- no call came for ``idle`` seconds (2): the lock is then free and ``state.json``
+  current while the agent thinks (a heartbeat is roughly one model turn);
 - the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`)
   or the fleet stop (``[stop]``) is engaged (its reading is at most a second
-  old, as the step watchdog's), or :meth:`Session.flush`/:meth:`Session.close`
-  is called.
+  old, as the step watchdog's), or on :meth:`Session.flush`/:meth:`Session.close`.
 
 While a stretch is open the session holds the state folder's lock, as a
-running tick does: a ``heartbeat pause``/``resume`` of the same agent waits
-for it (up to 15 s), a ``heartbeat tick`` exits 5. Budgets count per
-stretch (``actions_per_tick``) and per day as usual; ``max_ticks`` counts
-stretches.
+running tick does: a ``heartbeat resume`` waits for it (up to 15 s), a
+``heartbeat tick`` exits 5. A ``heartbeat pause`` leaves a request in the
+state folder while it waits: the stretch ends on it within 50 ms and no new
+one opens, so a human's pause wins against a busy session. Budgets count per
+stretch (``actions_per_tick``) and per day; ``max_ticks`` counts stretches.
 
 API (the recorder mirrors :class:`~heartbeat.context.StepContext`, so an
 adapter can take either)::
@@ -58,7 +49,9 @@ adapter can take either)::
     session.close()                 # end the open heartbeat (saved, journaled); also done at exit
 
 ``record`` raises :class:`Stopped` when no heartbeat can be opened (KILL,
-a human awaited, the lock busy): the call is then not in the state. Call
+a human awaited, the lock busy): the call is then not in ``state.json``, but
+as it ran it is journaled all the same (an action marked ``after_stop``; a
+call that was in flight when its heartbeat ended on a stop or a pause). Call
 ``check`` first, right before the call, to know beforehand. The session is
 thread-safe; its methods block while a heartbeat is opened or finished (a
 few milliseconds; longer when an escalation's notifiers are slow).
@@ -78,6 +71,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import AgentConfig, HeartbeatConfig
 from .context import StepContext
+from .control import note_after_stop, pause_requested
 from .flags import config_with_overrides
 from .models import Anomaly
 from .runner import Heartbeat, TickResult, utc_now
@@ -107,10 +101,6 @@ def _close_all() -> None:
             session.close()
         except Exception:  # exiting anyway: one agent's broken folder must not block the others
             continue
-
-
-def _killed(reason: str, where: str) -> Stop:
-    return Stop("killed", f"stopped by {where}: {reason}", 3)
 
 
 class Session:
@@ -234,7 +224,7 @@ class Session:
         """
         kill = self._kill()
         if kill is not None:
-            return _killed(*kill)
+            return Stop("killed", f"stopped by {kill[1]}: {kill[0]}", 3)
         if self._waiting is not None and self._mark() == self._waiting_mark:
             return self._waiting
         return None
@@ -285,8 +275,9 @@ class Session:
                     self._cond.notify_all()
                     break
             stop = self.check()
-            if stop is not None:
-                raise Stopped(stop)
+            if stop is not None:  # the call ran all the same: it goes to the journal
+                journaled = note_after_stop(self._hb, tool, args, output, error, cost, stop.kind)
+                raise Stopped(stop, journaled=journaled)
         if hit is not None:  # the policy's answer is needed now: wait for the tick to decide
             self._collect(wait=True)
         return hit
@@ -335,7 +326,7 @@ class Session:
                 self._unseen = ctx.instructions  # a human's resume note (or a decision made before us)
             self._cond.notify_all()
             try:
-                while not self._ending and not ctx.killed:
+                while not self._ending and not ctx.killed and pause_requested(self._hb) is None:
                     now = time.monotonic()
                     due = min(self._began + self.seconds, self._last_call + self.idle)
                     if now >= due:
@@ -386,6 +377,9 @@ class Session:
                 if self._ctx is not None and not self._ending:
                     return None  # another caller opened one meanwhile
             self._collect(wait=True)  # the last tick holds the lock until it is saved
+            asked = pause_requested(self._hb)
+            if asked is not None:  # `heartbeat pause` waits for the lock: let the human in first
+                return Stop("paused", f"a person is pausing this agent: {asked}", 0)
             if self._waiting is not None:
                 if self._mark() == self._waiting_mark:
                     return self._waiting  # nothing changed on disk: still waiting, no tick needed
@@ -442,7 +436,7 @@ class Session:
                     finally:
                         self._probing = False
         self._kill_seen = True
-        return _killed(reason, where)
+        return Stop("killed", f"stopped by {where}: {reason}", 3)
 
     def _mark(self) -> tuple[int, int, int]:
         """What changes when ``state.json`` is written (``resume``, ``pause``, a tick)."""

@@ -7,10 +7,20 @@ journaled, and the model is never told something untrue.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import live_streams
 import pytest
+from conftest import wait_until
+
+from heartbeat.session import Session, Stop, Stopped
 
 # "Within about a second": the fleet stop is read at most once a second; the rest is slack for a
 # loaded test machine (the stress script prints the real figures).
@@ -40,3 +50,71 @@ def test_an_adapter_bound_to_a_state_folder_honours_the_fleet_stop_and_journals_
     report = live_streams.adapter_stream(tmp_path, "fleet", before=0.6, after=1.6)
     assert report.check(BOUND).problems == [], report.summary()
     assert report.ran > 3
+
+
+def journal(folder: Path) -> list[dict[str, Any]]:
+    path = folder / "state" / "journal.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_a_humans_pause_wins_against_a_busy_session_within_seconds(tmp_path: Path) -> None:
+    # No heartbeat boundary of its own for minutes: only the pause can end it.
+    session = Session.from_files(live_streams.prepare(tmp_path), actions=100_000, seconds=600)
+    ran: list[int] = []
+    refusals: list[Stop] = []
+    done = threading.Event()
+
+    def calls() -> None:  # one call every 0.1 s: the heartbeat never idles out
+        n = 0
+        while not done.is_set():
+            n += 1
+            stop = session.check()
+            if stop is not None:
+                refusals.append(stop)
+            else:
+                ran.append(n)
+                with contextlib.suppress(Stopped):  # paused while it ran: still journaled
+                    session.record("search", {"q": f"query {n}"}, output=f"result {n}")
+            done.wait(0.1)
+
+    caller = threading.Thread(target=calls)
+    caller.start()
+    try:
+        wait_until(lambda: len(ran) >= 3, what="the stream to start")
+        began = time.monotonic()
+        paused = subprocess.run(
+            [sys.executable, "-m", "heartbeat", "pause", "--config", "heartbeat.toml", "--reason", "lunch"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        took = time.monotonic() - began
+        wait_until(lambda: bool(refusals), what="a refused call")
+    finally:
+        done.set()
+        caller.join()
+        session.close()
+    assert paused.returncode == 0, paused.stderr
+    print(f"pause took {took:.2f} s")
+    assert took < 6.0  # a fresh CLI process and its wait; it was exit 5 after 15 s
+    assert all(stop.kind == "paused" for stop in refusals)
+    assert json.loads((tmp_path / "state" / "state.json").read_text())["status"] == "paused"
+    assert not (tmp_path / "state" / ".pause-request").exists()
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert len(actions) == len(ran)  # every call that ran, also one in flight at the pause
+
+
+def test_a_call_in_flight_when_kill_appears_is_journaled_not_lost(tmp_path: Path) -> None:
+    session = Session.from_files(live_streams.prepare(tmp_path))
+    assert session.check() is None  # the call starts
+    (tmp_path / "KILL").write_text("stop now\n")
+    wait_until(lambda: not session.is_open, what="the heartbeat to end on KILL")
+    with pytest.raises(Stopped) as stopped:  # ... and comes back after its heartbeat ended
+        session.record("search", {"q": "slow", "api": "x"}, output="the slow answer")
+    assert stopped.value.journaled and stopped.value.stop.kind == "killed"
+    assert "journaled only" in str(stopped.value)
+    late = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert len(late) == 1 and late[0]["after_stop"] == "killed"
+    assert late[0]["summary"].startswith("search(") and late[0]["output_len"] == len("the slow answer")
+    session.close()
