@@ -20,6 +20,7 @@ import live_streams
 import pytest
 from conftest import wait_until
 
+from heartbeat.monitor import Monitor
 from heartbeat.session import Session, Stop, Stopped
 
 # "Within about a second": the fleet stop is read at most once a second; the rest is slack for a
@@ -118,3 +119,80 @@ def test_a_call_in_flight_when_kill_appears_is_journaled_not_lost(tmp_path: Path
     assert len(late) == 1 and late[0]["after_stop"] == "killed"
     assert late[0]["summary"].startswith("search(") and late[0]["output_len"] == len("the slow answer")
     session.close()
+
+
+# -- LangGraph: a stop ends the run whatever the ToolNode does with tool errors (item 2)
+
+
+def langgraph_agent(responses: list[Any], wrapper: Any, before_model: Any) -> Any:
+    """Model node + ``ToolNode(handle_tool_errors=True)`` over a `search` tool; wrapper or handler."""
+    from langchain_core.tools import tool
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+    from test_integrations_langchain import ScriptedChat
+
+    model = ScriptedChat(responses=responses)
+    turns = [0]
+
+    @tool
+    def search(q: str) -> str:
+        """Search the web."""
+        return f"3 hits for {q}"
+
+    def call_model(state: MessagesState) -> dict[str, Any]:
+        turns[0] += 1
+        before_model(turns[0])
+        return {"messages": [model.invoke(state["messages"])]}
+
+    if wrapper is not None:
+        node = ToolNode(
+            [search], wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall, handle_tool_errors=True
+        )
+    else:
+        node = ToolNode([search], handle_tool_errors=True)
+    graph = StateGraph(MessagesState)
+    graph.add_node("model", call_model)
+    graph.add_node("tools", node)
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", tools_condition)
+    graph.add_edge("tools", "model")
+    return graph.compile(), turns
+
+
+@pytest.mark.parametrize("how", ["wrapper", "handler"])
+def test_a_toolnode_that_handles_tool_errors_cannot_swallow_a_kill(tmp_path: Path, how: str) -> None:
+    from test_integrations_langchain import calls
+
+    from heartbeat.integrations import Stopped as RunStopped
+    from heartbeat.integrations.langchain import HeartbeatCallbackHandler, HeartbeatToolWrapper
+
+    kill = tmp_path / "KILL"
+
+    def before_model(turn: int) -> None:
+        if turn == 3:
+            kill.write_text("stop now\n")
+
+    monitor = Monitor()
+    wrapper = HeartbeatToolWrapper(monitor, kill_file=kill) if how == "wrapper" else None
+    app, turns = langgraph_agent(calls(*[f"q{i}" for i in range(30)]), wrapper, before_model)
+    config: Any = {} if wrapper else {"callbacks": [HeartbeatCallbackHandler(monitor, kill_file=kill)]}
+    with pytest.raises(RunStopped) as stopped:
+        app.invoke({"messages": [("user", "research")]}, config=config)
+    assert stopped.value.cause == "killed"
+    assert turns[0] == 3  # no model call after the stop (it was 31: up to the recursion limit)
+
+
+def test_a_toolnode_that_handles_tool_errors_cannot_swallow_the_stop_after_max_redirects(
+    tmp_path: Path,
+) -> None:
+    from test_integrations_langchain import calls
+
+    from heartbeat.integrations import Stopped as RunStopped
+    from heartbeat.integrations.langchain import HeartbeatToolWrapper
+
+    wrapper = HeartbeatToolWrapper(Monitor(), max_redirects=1)
+    app, turns = langgraph_agent(calls(*["same"] * 30), wrapper, lambda turn: None)
+    with pytest.raises(RunStopped) as stopped:
+        app.invoke({"messages": [("user", "research")]})
+    assert stopped.value.cause == "stuck" and "redirection(s) ignored" in stopped.value.reason
+    assert turns[0] < 10
