@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -196,3 +197,89 @@ def test_a_toolnode_that_handles_tool_errors_cannot_swallow_the_stop_after_max_r
         app.invoke({"messages": [("user", "research")]})
     assert stopped.value.cause == "stuck" and "redirection(s) ignored" in stopped.value.reason
     assert turns[0] < 10
+
+
+# -- a notifier plug-in cannot end the delivery pass (item 5)
+
+QUITTERS = """
+import sys
+
+
+class Quitter:
+    def __init__(self, name, how="exit"):
+        self.name, self.how = name, how
+
+    def send(self, notification):
+        if self.how == "exit":
+            sys.exit(0)
+        raise KeyboardInterrupt
+"""
+
+
+@pytest.mark.parametrize("how", ["exit", "interrupt"])
+def test_a_notifier_that_calls_sys_exit_is_a_failed_send_and_the_next_notifier_still_gets_it(
+    tmp_path: Path, how: str
+) -> None:
+    (tmp_path / "quitters.py").write_text(QUITTERS)
+    (tmp_path / "agent.py").write_text(
+        "def step(ctx):\n"
+        "    for _ in range(3):\n"
+        "        if ctx.record('search', {'q': 'same'}, output='the same page'):\n"
+        "            return\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text(
+        "[agent]\n"
+        'step = "agent:step"\n'
+        "[policy]\n"
+        "escalate_after = 1\n"
+        "[[notify]]\n"
+        'type = "quitters:Quitter"\n'
+        f'how = "{how}"\n'
+        "[[notify]]\n"
+        'type = "file"\n'
+        'path = "pages.log"\n'
+    )
+    first = cli(tmp_path, "tick")
+    assert first.returncode == 4, (first.stdout, first.stderr)
+    assert first.stdout.startswith("escalated to a human")
+    failure = "SystemExit" if how == "exit" else "KeyboardInterrupt"
+    assert failure in first.stdout + first.stderr  # said, not swallowed
+    assert "escalation" in (tmp_path / "pages.log").read_text()  # the next notifier still got it
+    again = cli(tmp_path, "tick")
+    assert again.returncode == 4 and again.stdout.strip()  # later ticks still say the agent waits
+
+
+def test_run_survives_a_notifier_that_calls_sys_exit_and_sigterm_ends_it(tmp_path: Path) -> None:
+    (tmp_path / "quitters.py").write_text(QUITTERS)
+    (tmp_path / "agent.py").write_text(
+        "def step(ctx):\n"
+        "    for _ in range(3):\n"
+        "        if ctx.record('search', {'q': 'same'}, output='the same page'):\n"
+        "            return\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "agent:step"\n[schedule]\nevery = "1s"\n[policy]\nescalate_after = 1\n'
+        '[[notify]]\ntype = "quitters:Quitter"\n[[notify]]\ntype = "file"\npath = "pages.log"\n'
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-m", "heartbeat", "run"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until(lambda: (tmp_path / "pages.log").exists(), what="the escalation page", proc=run)
+        run.send_signal(signal.SIGTERM)
+        code = run.wait(timeout=20)
+    finally:
+        if run.poll() is None:
+            run.kill()
+        run.communicate()
+    assert code == 0
+
+
+def cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "heartbeat", *args], cwd=folder, capture_output=True, text=True, timeout=60
+    )
