@@ -38,6 +38,7 @@ class StepContext:
         redact: Callable[[str], str] = str,
         mask: Callable[[Any], Any] = lambda value: value,
         fleet: _Switch | None = None,
+        observing: bool = False,
     ) -> None:
         self.agent = agent
         self.tick = tick
@@ -47,6 +48,8 @@ class StepContext:
         self.state_dir = state_dir
         self.base_dir = base_dir
         self.actions = 0
+        self.observing = observing
+        """``[policy] mode = "observe"``: adapters record and report, and never redirect or stop a run."""
         self.budget_anomaly: Anomaly | None = None
         self.reported_progress: float | None = None
         self._monitor = monitor

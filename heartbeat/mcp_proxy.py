@@ -238,8 +238,8 @@ class ToolProxy:
             anomaly = self.session.record(name, arguments, output=output, error=error)
         except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a human)
             return _error_result(refusal_text(exc.stop))
-        if anomaly is None:
-            return None
+        if anomaly is None or (self.session.observing and anomaly.kind != "budget"):
+            return None  # observe mode: found and journaled, the result passed on as it is
         return _error_result(redirect_text(anomaly, self.session))
 
 

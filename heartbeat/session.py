@@ -51,10 +51,8 @@ adapter can take either)::
 ``record`` raises :class:`Stopped` when no heartbeat can be opened (KILL,
 a human awaited, the lock busy): the call is then not in ``state.json``, but
 as it ran it is journaled all the same (an action marked ``after_stop``; a
-call that was in flight when its heartbeat ended on a stop or a pause). Call
-``check`` first, right before the call, to know beforehand. The session is
-thread-safe; its methods block while a heartbeat is opened or finished (a
-few milliseconds; longer when an escalation's notifiers are slow).
+call that was in flight when its heartbeat ended on a stop or a pause). Call ``check``
+right before the call. Thread-safe; a heartbeat's opening or end blocks a few ms.
 """
 
 from __future__ import annotations
@@ -198,6 +196,11 @@ class Session:
     def killed(self) -> bool:
         """True while the KILL file exists (read from disk every time) or the fleet stop is engaged."""
         return self._kill() is not None
+
+    @property
+    def observing(self) -> bool:
+        """``[policy] mode = "observe"``: callers record and report, and never withhold or redirect."""
+        return self._hb.config.policy.mode == "observe"
 
     @property
     def instructions(self) -> str | None:

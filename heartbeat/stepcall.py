@@ -95,6 +95,7 @@ def run_step(
             state_dir=hb.state_dir, base_dir=hb.config.base_dir, monitor=monitor,
             budget=hb.config.budget, counters=state.budget, kill=hb.kill, clock=hb.clock,
             redact=hb.redact, mask=hb.mask, fleet=fleet.polled() if fleet is not None else None,
+            observing=hb.config.policy.mode == "observe",
         )  # fmt: skip
         state.ticks, state.last_tick_at = tick, now
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -283,3 +284,87 @@ def cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "heartbeat", *args], cwd=folder, capture_output=True, text=True, timeout=60
     )
+
+
+# -- observe mode does not intervene (item 6)
+
+
+def observe_config(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    config = folder / "heartbeat.toml"
+    config.write_text(
+        '[agent]\nstate_dir = "state"\nkill_file = "KILL"\n[policy]\nmode = "observe"\nescalate_after = 1\n'
+    )
+    return config
+
+
+def test_the_mcp_proxy_in_observe_mode_passes_every_result_as_it_is(tmp_path: Path) -> None:
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    config = observe_config(tmp_path)
+    server = [sys.executable, str(live_streams.REPO / "examples" / "mcp" / "server.py")]
+    argv = [sys.executable, "-m", "heartbeat", "mcp-proxy", "--config", str(config), "--", *server]
+    env = {**os.environ, "PYTHONPATH": str(live_streams.REPO)}
+    results: list[Any] = []
+
+    async def main() -> None:
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(tmp_path))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            for _ in range(8):  # the same call over and over: repeat fires, escalation would follow
+                results.append(await client.call_tool("search", {"query": "the same thing"}))
+            (tmp_path / "KILL").write_text("observe mode still honours KILL\n")
+            results.append(await client.call_tool("search", {"query": "the same thing"}))
+
+    anyio.run(main)
+    *observed, killed = results
+    assert [r.is_error for r in observed] == [False] * 8
+    assert len({r.content[0].text for r in observed}) == 1  # the result itself, every time
+    assert killed.is_error and "KILL" in killed.content[0].text
+    kinds = [e["event"] for e in journal(tmp_path)]
+    assert "anomaly" in kinds and "escalation" not in kinds  # found and journaled, nothing more
+    assert json.loads((tmp_path / "state" / "state.json").read_text())["status"] == "active"
+
+
+@pytest.mark.parametrize("target", ["session", "ctx"])
+def test_an_adapter_in_observe_mode_neither_redirects_nor_stops(tmp_path: Path, target: str) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from heartbeat.integrations.pydantic_ai import guarded
+    from heartbeat.runner import Heartbeat
+
+    ran: list[str] = []
+
+    def search(q: str) -> str:
+        """Search."""
+        ran.append(q)
+        return f"the same page about {q}"
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(ran) < 8:
+            return ModelResponse(parts=[ToolCallPart("search", {"q": "same"})])
+        return ModelResponse(parts=[TextPart("done")])
+
+    def run(bound: object) -> str:
+        agent: Agent[None, str] = Agent(FunctionModel(model), toolsets=[guarded([search], bound)])
+        return agent.run_sync("research").output
+
+    config = observe_config(tmp_path)
+    if target == "session":
+        session = Session.from_files(config)
+        try:
+            answer = run(session)
+        finally:
+            session.close()
+    else:
+        answers: list[str] = []
+        from heartbeat.config import load_config
+
+        Heartbeat(load_config(config), step=lambda ctx: answers.append(run(ctx))).tick()
+        answer = answers[0]
+    assert answer == "done" and ran == ["same"] * 8  # every call ran, the model saw every result
+    assert "anomaly" in [e["event"] for e in journal(tmp_path)]
