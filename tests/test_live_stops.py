@@ -368,3 +368,193 @@ def test_an_adapter_in_observe_mode_neither_redirects_nor_stops(tmp_path: Path, 
         answer = answers[0]
     assert answer == "done" and ran == ["same"] * 8  # every call ran, the model saw every result
     assert "anomaly" in [e["event"] for e in journal(tmp_path)]
+
+
+# -- the MCP proxy: a transparent pipe that fails closed (items 3, 4 and 16)
+
+RAW_SERVER = [sys.executable, str(Path(__file__).resolve().parent / "raw_mcp_server.py")]
+
+
+class Pipe:
+    """A process spoken to in raw JSON-RPC lines (the proxy, or the raw server itself); answers by id."""
+
+    def __init__(self, argv: list[str], folder: Path) -> None:
+        self.folder = folder
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(live_streams.REPO),
+            "RAW_MCP_LOG": str(folder / "server.log"),
+            "RAW_MCP_RELEASE": str(folder / "release"),
+        }
+        self.process = subprocess.Popen(
+            argv,
+            cwd=folder,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.answers: dict[int, dict[str, Any]] = {}
+        self._cond = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.next_id = 1
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        }
+        assert "result" in self.ask("initialize", hello)
+        self.send({"method": "notifications/initialized"})
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            message = json.loads(line)
+            if "id" in message:
+                with self._cond:
+                    self.answers[message["id"]] = message
+                    self._cond.notify_all()
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        self.process.stdin.flush()
+
+    def start(self, method: str, params: dict[str, Any]) -> int:
+        number, self.next_id = self.next_id, self.next_id + 1
+        self.send({"id": number, "method": method, "params": params})
+        return number
+
+    def wait(self, number: int, timeout: float = 30.0) -> dict[str, Any]:
+        with self._cond:
+            assert self._cond.wait_for(lambda: number in self.answers, timeout), f"no answer to {number}"
+            return self.answers[number]
+
+    def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return self.wait(self.start(method, params))
+
+    def close(self) -> str:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        assert self.process.stderr is not None
+        return self.process.stderr.read()
+
+
+def proxy(folder: Path, *flags: str) -> Pipe:
+    argv = [sys.executable, "-m", "heartbeat", "mcp-proxy", "--state-dir", "state", "--kill-file", "KILL"]
+    return Pipe([*argv, *flags, "--", *RAW_SERVER], folder)
+
+
+def server_log(folder: Path) -> list[dict[str, Any]]:
+    path = folder / "server.log"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def texts(answer: dict[str, Any]) -> str:
+    return "\n".join(b.get("text", "") for b in answer["result"]["content"])
+
+
+def test_the_proxy_passes_extension_fields_and_unknown_content_types_as_the_server_sent_them(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "direct").mkdir()
+    direct = Pipe(RAW_SERVER, tmp_path / "direct")
+    try:
+        plain_list = direct.ask("tools/list", {})["result"]
+        plain_odd = direct.ask("tools/call", {"name": "odd", "arguments": {}})["result"]
+    finally:
+        direct.close()
+    via = proxy(tmp_path)
+    try:
+        listed = via.ask("tools/list", {})["result"]
+        odd = via.ask("tools/call", {"name": "odd", "arguments": {}})["result"]
+        empty = via.ask("tools/call", {"name": "", "arguments": {}})
+        after = via.ask("tools/call", {"name": "fast", "arguments": {"q": "still there"}})["result"]
+    finally:
+        stderr = via.close()
+    assert listed == plain_list and listed["tools"][0]["x-vendor"] == {"cost": 3, "tier": "gold"}
+    assert listed["x-page"] == "first"
+    assert odd == plain_odd and odd["content"][0] == {"type": "hologram", "frames": 3}
+    assert odd["x-trace"] == "t-123"
+    # The empty name: one clean protocol error, never forwarded, nothing on stderr, the proxy goes on.
+    assert empty["error"]["code"] == -32602 and "tool name is empty" in empty["error"]["message"]
+    assert "Traceback" not in stderr and after["content"][0]["text"].startswith("fast answer")
+    assert [e.get("name") for e in server_log(tmp_path) if e.get("method") == "tools/call"] == ["odd", "fast"]
+    history = json.loads((tmp_path / "state" / "state.json").read_text())["history"]
+    assert [a["tool"] for a in history] == ["odd", "fast"]  # the odd result was recorded
+
+
+def test_resources_and_prompts_are_refused_after_kill_and_while_paused(tmp_path: Path) -> None:
+    via = proxy(tmp_path)
+    try:
+        assert "result" in via.ask("tools/call", {"name": "fast", "arguments": {}})
+        assert "result" in via.ask("resources/read", {"uri": "raw://notes"})
+        assert "result" in via.ask("prompts/get", {"name": "hello"})
+        (tmp_path / "KILL").write_text("stop everything\n")
+        killed = [
+            via.ask("resources/read", {"uri": "raw://notes"}),
+            via.ask("prompts/get", {"name": "hello"}),
+        ]
+        (tmp_path / "KILL").unlink()
+        assert cli(tmp_path, "pause", "--state-dir", "state", "--reason", "lunch").returncode == 0
+        paused = [
+            via.ask("resources/read", {"uri": "raw://notes"}),
+            via.ask("prompts/get", {"name": "hello"}),
+        ]
+    finally:
+        via.close()
+    for answer in killed:
+        assert "error" in answer and "stop everything" in answer["error"]["message"]
+    assert "the resource was not read" in killed[0]["error"]["message"]
+    for answer in paused:
+        assert "error" in answer and "paused" in answer["error"]["message"]
+    reads = [
+        e["method"] for e in server_log(tmp_path) if e.get("method") in ("resources/read", "prompts/get")
+    ]
+    assert reads == ["resources/read", "prompts/get"]  # only the two before the KILL reached the server
+
+
+def test_a_call_in_flight_at_kill_is_cancelled_recorded_and_said_truthfully(tmp_path: Path) -> None:
+    via = proxy(tmp_path)
+    try:
+        number = via.start("tools/call", {"name": "slow", "arguments": {}})
+        wait_until(lambda: any(e.get("name") == "slow" for e in server_log(tmp_path)), what="the call to run")
+        (tmp_path / "KILL").write_text("pull the plug\n")
+        began = time.monotonic()
+        answer = via.wait(number)
+        took = time.monotonic() - began
+        wait_until(lambda: any("cancelled" in e for e in server_log(tmp_path)), what="the cancellation")
+    finally:
+        via.close()
+    assert took < BOUND
+    result = answer["result"]
+    assert result["isError"] and "was running" in texts(answer) and "not called" not in texts(answer)
+    assert "told to cancel" in texts(answer) and "pull the plug" in texts(answer)
+    assert [e["cancelled"] for e in server_log(tmp_path) if "cancelled" in e] == [number]
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [a["tool"] for a in actions] == ["slow"] and "cancelled while running" in actions[0]["error"]
+
+
+def test_a_call_in_flight_at_a_pause_returns_its_result_and_says_the_agent_is_paused(tmp_path: Path) -> None:
+    via = proxy(tmp_path)
+    try:
+        number = via.start("tools/call", {"name": "slow", "arguments": {}})
+        wait_until(lambda: any(e.get("name") == "slow" for e in server_log(tmp_path)), what="the call to run")
+        paused = cli(tmp_path, "pause", "--state-dir", "state", "--reason", "lunch")
+        (tmp_path / "release").write_text("")
+        answer = via.wait(number)
+        refused = via.ask("tools/call", {"name": "fast", "arguments": {}})
+    finally:
+        via.close()
+    assert paused.returncode == 0, paused.stderr
+    assert answer["result"]["content"][0]["text"] == "slow answer"  # it ran: its result, as it is
+    assert "this call ran" in texts(answer) and "paused" in texts(answer)
+    assert "paused" in texts(refused) and "not called" in texts(refused)
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [(a["tool"], a.get("after_stop")) for a in actions] == [("slow", "paused")]
