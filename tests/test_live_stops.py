@@ -558,3 +558,29 @@ def test_a_call_in_flight_at_a_pause_returns_its_result_and_says_the_agent_is_pa
     assert "paused" in texts(refused) and "not called" in texts(refused)
     actions = [e for e in journal(tmp_path) if e["event"] == "action"]
     assert [(a["tool"], a.get("after_stop")) for a in actions] == [("slow", "paused")]
+
+
+def test_an_adapters_call_in_flight_at_kill_is_journaled_and_the_run_stops(tmp_path: Path) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    from heartbeat.integrations import Stopped as RunStopped
+    from heartbeat.integrations.pydantic_ai import guarded
+
+    session = Session.from_files(live_streams.prepare(tmp_path))
+
+    def search(q: str) -> str:
+        """Search (slowly: KILL comes while it runs)."""
+        (tmp_path / "KILL").write_text("stop mid-call\n")
+        wait_until(lambda: not session.is_open, what="the heartbeat to end on KILL")
+        return "a late answer"
+
+    agent: Agent[None, str] = Agent(TestModel(call_tools=["search"]), toolsets=[guarded([search], session)])
+    try:
+        with pytest.raises(RunStopped) as stopped:
+            agent.run_sync("research")
+    finally:
+        session.close()
+    assert stopped.value.cause == "killed"
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [(a["tool"], a.get("after_stop")) for a in actions] == [("search", "killed")]
