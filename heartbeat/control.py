@@ -102,8 +102,7 @@ def pause(hb: Heartbeat, reason: str | None = None) -> AgentState:
 def _ask_for_pause(hb: Heartbeat, reason: str) -> str | None:
     """Write the pause request (its reason); its path, or None when it could not be written."""
     path = os.path.join(hb.state_dir, PAUSE_REQUEST_FILE)
-    try:
-        os.makedirs(hb.state_dir, mode=0o700, exist_ok=True)
+    try:  # no folder yet: nothing can hold its lock, and a pause creates no folder of its own
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     except OSError:  # the pause still waits for the lock as it always did
         return None
