@@ -2,7 +2,7 @@
 
 Shared by ``tests/test_live_stops.py`` (short runs) and ``bench/stress_live.py``
 (long runs). Each stream calls a tool every ``pace`` seconds through one path
-(a library :class:`~heartbeat.session.Session`, ``heartbeat mcp-proxy`` in front
+(a library :class:`~heartbeat.integrations.session.Session`, ``heartbeat mcp-proxy`` in front
 of a real MCP server, or a framework adapter bound to a state folder), engages
 a stop (the agent's KILL file or the fleet stop, ``[stop] path``) after
 ``before`` seconds, and keeps calling until ``after`` seconds later. The
@@ -131,7 +131,7 @@ def session_stream(
     folder: Path, stop: StopKind, *, pace: float = 0.05, before: float = 1.0, after: float = 2.0
 ) -> StreamReport:
     """A library Session: ``check()``, the tool, ``record()``; closed at the end."""
-    from heartbeat.session import Session, Stopped
+    from heartbeat.integrations.session import Session, Stopped
 
     config = prepare(folder)
     report = StreamReport("session", stop)
@@ -204,7 +204,7 @@ def adapter_stream(
 
     from heartbeat.integrations import Stopped
     from heartbeat.integrations.pydantic_ai import guarded
-    from heartbeat.session import Session
+    from heartbeat.integrations.session import Session
 
     session = Session.from_files(prepare(folder))
     report = StreamReport("adapter", stop)

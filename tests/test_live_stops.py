@@ -22,8 +22,8 @@ import live_streams
 import pytest
 from conftest import wait_until
 
-from heartbeat.monitor import Monitor
-from heartbeat.session import Session, Stop, Stopped
+from heartbeat.detect.monitor import Monitor
+from heartbeat.integrations.session import Session, Stop, Stopped
 
 # "Within about a second": the fleet stop is read at most once a second; the rest is slack for a
 # loaded test machine (the stress script prints the real figures).
@@ -126,12 +126,27 @@ def test_a_call_in_flight_when_kill_appears_is_journaled_not_lost(tmp_path: Path
 # -- LangGraph: a stop ends the run whatever the ToolNode does with tool errors (item 2)
 
 
+def calls(*queries: str) -> list[Any]:
+    """One model turn per query (a search call), then a final answer."""
+    from langchain_core.messages import AIMessage
+
+    turns: list[Any] = [
+        AIMessage(content="", tool_calls=[{"name": "search", "args": {"q": q}, "id": f"call{i}"}])
+        for i, q in enumerate(queries)
+    ]
+    return [*turns, AIMessage(content="done")]
+
+
 def langgraph_agent(responses: list[Any], wrapper: Any, before_model: Any) -> Any:
     """Model node + ``ToolNode(handle_tool_errors=True)`` over a `search` tool; wrapper or handler."""
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
     from langchain_core.tools import tool
     from langgraph.graph import START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode, tools_condition
-    from test_integrations_langchain import ScriptedChat
+
+    class ScriptedChat(FakeMessagesListChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChat:
+            return self
 
     model = ScriptedChat(responses=responses)
     turns = [0]
@@ -163,8 +178,6 @@ def langgraph_agent(responses: list[Any], wrapper: Any, before_model: Any) -> An
 
 @pytest.mark.parametrize("how", ["wrapper", "handler"])
 def test_a_toolnode_that_handles_tool_errors_cannot_swallow_a_kill(tmp_path: Path, how: str) -> None:
-    from test_integrations_langchain import calls
-
     from heartbeat.integrations import Stopped as RunStopped
     from heartbeat.integrations.langchain import HeartbeatCallbackHandler, HeartbeatToolWrapper
 
@@ -187,8 +200,6 @@ def test_a_toolnode_that_handles_tool_errors_cannot_swallow_a_kill(tmp_path: Pat
 def test_a_toolnode_that_handles_tool_errors_cannot_swallow_the_stop_after_max_redirects(
     tmp_path: Path,
 ) -> None:
-    from test_integrations_langchain import calls
-
     from heartbeat.integrations import Stopped as RunStopped
     from heartbeat.integrations.langchain import HeartbeatToolWrapper
 
@@ -335,7 +346,7 @@ def test_an_adapter_in_observe_mode_neither_redirects_nor_stops(tmp_path: Path, 
     from pydantic_ai.models.function import AgentInfo, FunctionModel
 
     from heartbeat.integrations.pydantic_ai import guarded
-    from heartbeat.runner import Heartbeat
+    from heartbeat.tick.runner import Heartbeat
 
     ran: list[str] = []
 
@@ -362,7 +373,7 @@ def test_an_adapter_in_observe_mode_neither_redirects_nor_stops(tmp_path: Path, 
             session.close()
     else:
         answers: list[str] = []
-        from heartbeat.config import load_config
+        from heartbeat.config.file import load_config
 
         Heartbeat(load_config(config), step=lambda ctx: answers.append(run(ctx))).tick()
         answer = answers[0]

@@ -1,0 +1,447 @@
+"""``heartbeat mcp-proxy -- SERVER_CMD ARGS...``: heartbeat in front of any stdio MCP server.
+
+The proxy is itself a stdio MCP server. It starts the real server as a child
+process and passes ``tools/list`` and every ``tools/call`` through as raw
+JSON (extension fields and content types the SDK does not know included),
+while each call is recorded as an action of the configured agent through a
+:class:`~heartbeat.integrations.session.Session` (``state.json``, journal, detectors,
+policy, KILL, the fleet stop, escalation). Then:
+
+- when a call trips a detector, that call is answered with an error result
+  whose text is the recovery instructions (its result is withheld); in
+  observe mode the result goes on as it is;
+- on escalation, a pause, KILL or the fleet stop, nothing more is forwarded
+  (tool calls, resource reads, prompts): each is answered saying why;
+- a call in flight when KILL or the fleet stop comes is cancelled at once
+  (``notifications/cancelled`` to the server), recorded, and answered saying
+  it may have run; one in flight at a pause runs to its end, is recorded and
+  its result goes on with a note that no further tool will be called;
+- after ``heartbeat resume --note TEXT``, the next result carries TEXT as
+  one more text block.
+
+Any MCP client gets this without code; wrap the server in its config, e.g.
+``claude_desktop_config.json``::
+
+    {"mcpServers": {"library": {
+        "command": "heartbeat",
+        "args": ["mcp-proxy", "--state-dir", "/home/me/agents/library/state",
+                 "--kill-file", "/home/me/agents/library/KILL",
+                 "--", "npx", "-y", "@acme/library-mcp"]}}}
+
+Built on the ``mcp`` package, major version 2 (``mcp>=2,<3``): 2.x renamed
+the server classes and made every model field snake_case (``input_schema``,
+``is_error``), so code written for 1.x fails at import and the other way
+round; the proxy uses the low-level ``Server`` (one handler per method, and
+a middleware that answers the tool methods with raw results) and the
+``ClientSession`` over ``stdio_client`` (its raw request channel for the tool
+methods: the typed results would drop what they do not declare).
+
+The server's resources and prompts (when it offers them) pass through
+unchanged and unrecorded: they are not tool calls. A tool call with an empty
+name is refused (invalid params), never forwarded. Not passed through:
+completions, subscriptions, and notifications from the server (a changed
+tool list, progress of a long call). stdout is the protocol; every
+diagnostic goes to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from ..base.errors import HeartbeatError
+from ..core.models import Status
+from ..tick.control import pause_requested
+from .mcp_texts import (
+    after_stop_note,
+    cancelled_text,
+    error_result,
+    redirect_text,
+    refusal_text,
+    result_text,
+)
+from .session import Session, Stop, Stopped
+
+__all__ = ["ServerGone", "ToolProxy", "redirect_text", "refusal_text", "result_text", "serve"]
+
+# How often a call in flight looks for KILL or the fleet stop, to cancel it at once.
+_WATCH_SECONDS = 0.05
+_INVALID_PARAMS = -32602
+
+
+class ToolProxy:
+    """The handlers: tools listed and calls forwarded and recorded in ``session``; the rest passed on.
+
+    ``tools/list`` and ``tools/call`` go through :meth:`middleware` as raw JSON both ways, so
+    the proxy is a transparent pipe: extension fields and content types this SDK does not
+    know reach the client as the server sent them.
+    """
+
+    def __init__(self, session: Session, upstream: ClientSession) -> None:
+        self.session = session
+        self.upstream = upstream
+
+    async def middleware(self, ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+        """Answer ``tools/list`` and ``tools/call`` with the upstream's raw results; the rest as usual."""
+        if ctx.method == "tools/call":
+            return await self.call_tool_raw(dict(ctx.params or {}))
+        if ctx.method == "tools/list":
+            return await self._raw("tools/list", dict(ctx.params or {}))
+        return await call_next(ctx)
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        """The upstream's page of tools (typed; :meth:`middleware` answers with the raw one)."""
+        return await self.upstream.list_tools(params=params)
+
+    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        """One call, typed (:meth:`middleware` answers ``tools/call`` raw; this is the same call)."""
+        return await self.call_tool_raw(params.model_dump(by_alias=True, mode="json", exclude_none=True))
+
+    async def call_tool_raw(self, params: dict[str, Any]) -> Any:
+        """Forward one call unless stopped; record it; answer a stuck call with the instructions."""
+        try:
+            checked = types.CallToolRequestParams.model_validate(params, by_name=False)
+        except ValueError:
+            raise MCPError(code=_INVALID_PARAMS, message="Invalid request parameters") from None
+        name, arguments = checked.name, checked.arguments
+        if not name:  # no server has a tool without a name: refused, never forwarded
+            raise MCPError(code=_INVALID_PARAMS, message="Invalid request parameters: the tool name is empty")
+        session = self.session
+        # Inside an open heartbeat the check is a few microseconds; opening one waits for the last
+        # one's save and takes the lock: done in a worker thread, so other requests go on meanwhile.
+        stop = session.check() if session.is_open else await anyio.to_thread.run_sync(session.check)
+        if stop is not None:
+            return error_result(refusal_text(stop))
+        try:
+            result, killed = await self._forward(params)
+        except MCPError as exc:  # a protocol-level error (unknown tool, bad params): the client gets it too
+            self._record(name, arguments, None, f"MCP error {exc.code}: {exc.message}")
+            raise
+        if killed is not None:  # KILL or the fleet stop while it ran: cancelled, recorded, said so
+            self._record(name, arguments, None, f"cancelled while running: {killed.message}")
+            return error_result(cancelled_text(killed))
+        if result.get("resultType") == "input_required":
+            return result  # not a finished call: the client answers and calls again
+        text = result_text(result)
+        if result.get("isError") is True:
+            answer = self._record(name, arguments, None, text or "the tool reported an error")
+        else:
+            answer = self._record(name, arguments, text, None)
+        if isinstance(answer, Stop):  # it ran, and meanwhile the agent was stopped or paused: say both
+            return _with_block(result, after_stop_note(answer))
+        if answer is not None:
+            return answer
+        note = session.take_note()
+        if note is None:
+            return result
+        # A person resumed the agent with a note: it rides along with the next result, once.
+        return _with_block(result, f"heartbeat: a note from the person watching you: {note}")
+
+    async def _forward(self, params: dict[str, Any]) -> tuple[dict[str, Any], Stop | None]:
+        """The upstream's raw result, or the stop (KILL, the fleet stop) that cancelled the call."""
+        outcome: dict[str, Any] = {}
+        async with anyio.create_task_group() as group:
+
+            async def call() -> None:
+                try:
+                    outcome["result"] = await self._raw("tools/call", params)
+                except MCPError as exc:
+                    outcome["error"] = exc
+                finally:
+                    group.cancel_scope.cancel()
+
+            async def watch() -> None:
+                while True:
+                    await anyio.sleep(_WATCH_SECONDS)
+                    stop = self.session.stopped
+                    if stop is not None and stop.kind == "killed":
+                        outcome["stop"] = stop  # the SDK tells the server: notifications/cancelled
+                        group.cancel_scope.cancel()
+                        return
+
+            group.start_soon(watch)
+            group.start_soon(call)
+        if "result" in outcome:
+            return outcome["result"], None
+        if "stop" in outcome:
+            return {}, outcome["stop"]
+        raise outcome["error"]
+
+    async def _raw(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send a request upstream as the SDK would (its version's headers and ``_meta``); the raw result.
+
+        Raw on purpose: the SDK's typed results drop fields they do not declare and refuse
+        content types they do not know, and the proxy must change neither.
+        """
+        data: dict[str, Any] = {"method": method, "params": params}
+        options: dict[str, Any] = {}
+        upstream: Any = self.upstream
+        upstream._stamp(data, options)
+        raw: dict[str, Any] = await upstream._dispatcher.send_raw_request(method, data.get("params"), options)
+        return raw
+
+    async def _gate(self, what: str) -> None:
+        """Refuse a resource or prompt request while the agent is stopped, paused or waiting for a human."""
+        session = self.session
+        stop = session.stopped
+        if stop is None and not session.is_open:
+            stop = await anyio.to_thread.run_sync(_saved_stop, session)
+        if stop is not None:
+            raise MCPError(code=_INVALID_PARAMS, message=refusal_text(stop, what))
+
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        """The upstream's resources, as they are (not recorded: reading is not a tool call)."""
+        return await self.upstream.list_resources(params=params)
+
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        """The upstream's resource templates, as they are."""
+        return await self.upstream.list_resource_templates(params=params)
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
+        """One resource from the upstream, as it is; refused while the agent is stopped or waiting."""
+        await self._gate("the resource was not read")
+        return await self.upstream.read_resource(
+            params.uri,
+            input_responses=params.input_responses,
+            request_state=params.request_state,
+            allow_input_required=True,
+        )
+
+    async def list_prompts(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        """The upstream's prompts, as they are."""
+        return await self.upstream.list_prompts(params=params)
+
+    async def get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        """One prompt from the upstream, as it is; refused while the agent is stopped or waiting."""
+        await self._gate("the prompt was not fetched")
+        return await self.upstream.get_prompt(
+            params.name,
+            params.arguments,
+            input_responses=params.input_responses,
+            request_state=params.request_state,
+            allow_input_required=True,
+        )
+
+    def _record(
+        self, name: str, arguments: dict[str, Any] | None, output: str | None, error: str | None
+    ) -> types.CallToolResult | Stop | None:
+        """Record the call: None to pass its result on, the answer that replaces it, or the stop
+        that came meanwhile (the call ran and is journaled; the result goes on with a note)."""
+        try:
+            anomaly = self.session.record(name, arguments, output=output, error=error)
+        except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a pause, a human)
+            return exc.stop
+        if anomaly is None or (self.session.observing and anomaly.kind != "budget"):
+            return None  # observe mode: found and journaled, the result passed on as it is
+        return error_result(redirect_text(anomaly, self.session))
+
+
+def _saved_stop(session: Session) -> Stop | None:
+    """A pause under way, or the status ``state.json`` holds (no heartbeat open): why not to go on."""
+    hb = session.heartbeat
+    asked = pause_requested(hb)
+    if asked is not None:
+        return Stop("paused", f"a person is pausing this agent: {asked}", 0)
+    try:
+        status = hb.store.load().status
+    except (HeartbeatError, OSError) as exc:  # cannot tell: fail closed
+        return Stop("error", hb.redact(str(exc)), 2)
+    if status is Status.NEEDS_HUMAN:
+        return Stop("needs_human", f"see {hb.store.escalation_path}", 4)
+    if status is Status.PAUSED:
+        return Stop("paused", "paused", 0)
+    return None
+
+
+def _with_block(result: dict[str, Any], text: str) -> dict[str, Any]:
+    """``result`` with one more text block at the end (the rest of it as the server sent it)."""
+    content = result.get("content")
+    blocks = content if isinstance(content, list) else []
+    return {**result, "content": [*blocks, {"type": "text", "text": text}]}
+
+
+class ServerGone(HeartbeatError, RuntimeError):
+    """The MCP server behind the proxy did not start, or exited."""
+
+    exit_code = 1
+
+    def __init__(self, command: Sequence[str], what: str) -> None:
+        super().__init__(f"mcp-proxy: the MCP server {shlex.join(command)!r} {what}")
+
+
+async def serve(
+    session: Session,
+    command: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    read_stream: Any = None,
+    write_stream: Any = None,
+    on_server_exit: Callable[[], object] | None = None,
+) -> None:
+    """Run the proxy until the client hangs up: ``command`` is the real server.
+
+    Without ``read_stream``/``write_stream`` it speaks MCP on this process's
+    stdin/stdout. The server gets this process's whole environment (a client
+    config's ``env``, API keys included, is meant for it), updated by ``env``;
+    its stderr is passed to ours. :class:`ServerGone` when the server does
+    not answer ``initialize``; ``on_server_exit`` is called if it exits (its
+    output ends) while the client is still connected.
+    """
+    if not command:
+        raise ValueError("no MCP server command given (heartbeat mcp-proxy ... -- SERVER_CMD ARGS...)")
+    # The SDK starts a server with a minimal environment unless told otherwise: pass ours on.
+    environment = {**os.environ, **(env or {})}
+    params = StdioServerParameters(command=command[0], args=list(command[1:]), env=environment, cwd=cwd)
+    serving = False
+
+    def ended() -> None:
+        if serving and on_server_exit is not None:
+            on_server_exit()
+
+    # A server that exits mid-session would otherwise leave the proxy answering "Connection
+    # closed" forever: its output stream is watched for its end (no extra task or hop).
+    async with (
+        stdio_client(params, errlog=sys.stderr) as (up_read, up_write),
+        ClientSession(_Watched(up_read, ended), up_write) as upstream,
+    ):
+        try:
+            init = await upstream.initialize()
+        except MCPError as exc:
+            raise ServerGone(command, f"did not start: {exc.message}") from None
+        server = _server(ToolProxy(session, upstream), init)
+        serving = True
+        if read_stream is None or write_stream is None:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        else:
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        serving = False  # the client hung up: the server's end that follows is ours
+
+
+class _Watched:
+    """The server's message stream as it is, telling ``on_end`` when it ends (the server exited)."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context, as the SDK's own context-aware streams carry it."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        """The next message; at the end of the stream, tell ``on_end`` first."""
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _Watched:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _Watched:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _server(proxy: ToolProxy, init: types.InitializeResult) -> Server[Any]:
+    """The proxy's own MCP server: the upstream's name, instructions, and what it offers."""
+    info, offers = init.server_info, init.capabilities
+    # Offer what the upstream offers: its resources and prompts pass through unrecorded.
+    resources, prompts = offers.resources is not None, offers.prompts is not None
+    server: Server[Any] = Server(
+        info.name,
+        version=info.version,
+        title=info.title,
+        description=info.description,
+        instructions=init.instructions,
+        website_url=info.website_url,
+        icons=info.icons,
+        on_list_tools=proxy.list_tools,
+        on_call_tool=proxy.call_tool,
+        on_list_resources=proxy.list_resources if resources else None,
+        on_list_resource_templates=proxy.list_resource_templates if resources else None,
+        on_read_resource=proxy.read_resource if resources else None,
+        on_list_prompts=proxy.list_prompts if prompts else None,
+        on_get_prompt=proxy.get_prompt if prompts else None,
+    )
+    server.middleware.append(proxy.middleware)  # innermost: tools/list and tools/call pass raw
+    return server
+
+
+def run_proxy(session: Session, command: Sequence[str]) -> int:
+    """The ``heartbeat mcp-proxy`` command: serve on stdio, then end the open heartbeat. Exit code.
+
+    SIGTERM or SIGINT ends the open heartbeat (saved, journaled) and exits 0
+    at once: the MCP SDK reads stdin in a worker thread that no cancellation
+    can interrupt. The server behind the proxy then reads end-of-file on its
+    stdin, the stdio transport's way of telling a server to stop. A server
+    that exits mid-session ends the proxy too (exit 1), so the client sees
+    its server gone and may start it again.
+    """
+
+    def leave(code: int, message: str | None = None) -> None:
+        try:
+            if message:
+                print(f"heartbeat: error: {message}", file=sys.stderr, flush=True)
+            session.close()
+        finally:
+            os._exit(code)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda signum, frame: leave(0))
+    gone = ServerGone(command, "exited; the proxy stops with it")
+    try:
+        anyio.run(partial(serve, session, command, on_server_exit=lambda: leave(gone.exit_code, str(gone))))
+    except BaseExceptionGroup as group:  # anyio's task groups wrap what a task raised
+        raise _first_leaf(group) from None
+    finally:
+        session.close()
+    return 0
+
+
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first exception inside (nested) exception groups."""
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
