@@ -51,6 +51,8 @@ def send_test(hb: Heartbeat, now: datetime) -> list[tuple[str, str | None]]:
                 notifier.send(note)
         except NotifyError as exc:
             results.append((notifier.name, hb.redact(str(exc))))
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a plug-in's bug: that test failed
+            results.append((notifier.name, hb.redact(f"{type(exc).__name__}: {exc}")))
         else:
             results.append((notifier.name, None))
     return results

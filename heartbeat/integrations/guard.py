@@ -241,7 +241,9 @@ class Guard:
     detector fires; ``"redirect"`` answers the model with recovery
     instructions instead, and stops the run after ``max_redirects``
     redirections (the model is not listening). KILL and an exhausted budget
-    always stop. Safe to share between threads (parallel tool calls).
+    always stop. Bound to a StepContext or Session of an agent in observe mode
+    (``[policy] mode = "observe"``) a finding is recorded and nothing more.
+    Safe to share between threads (parallel tool calls).
     """
 
     def __init__(
@@ -268,6 +270,8 @@ class Guard:
         check = getattr(self.recorder, "check", None)
         self._check: Callable[[], Any] | None = check if callable(check) else None
         self._owned = isinstance(target, str | Path)  # a Session we opened: close() ends it
+        self.observing = getattr(self.recorder, "observing", False) is True
+        """``[policy] mode = "observe"`` (a StepContext's or Session's): detectors never redirect or stop."""
 
     def close(self) -> None:
         """End the open heartbeat of a Session this guard opened from a path (saved, journaled)."""
@@ -337,6 +341,8 @@ class Guard:
             self.anomalies.append(anomaly)
             if anomaly.kind == "budget":
                 return self._stop("budget", anomaly.message, anomaly)
+            if self.observing:  # observe mode: found and journaled; the model sees what it would anyway
+                return GO
             waiting = self._waiting(anomaly)  # a Session's policy may have escalated at once
             if waiting is not None:
                 return waiting

@@ -11,7 +11,9 @@ answer, so a handler can only stop.
 awrap_tool_call=w.acall)``: it can answer the model with recovery
 instructions instead of the tool's result, so a stuck agent is redirected
 mid-run and only stopped once it ignores them. Use one or the other on a
-graph, not both (each would record every call).
+graph, not both (each would record every call). Both raise
+:class:`GraphStopped`, which no ``ToolNode(handle_tool_errors=...)`` turns
+into an error message: a stop ends the run.
 
 Needs ``pip install 'heartbeat[langchain]'`` (langchain-core, langgraph).
 """
@@ -25,10 +27,24 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import ToolMessage
+from langgraph.errors import GraphBubbleUp
 
-from .guard import Guard, Stopped
+from .guard import Guard, Stopped, Verdict
 
-__all__ = ["HeartbeatCallbackHandler", "HeartbeatToolWrapper", "Stopped"]
+__all__ = ["GraphStopped", "HeartbeatCallbackHandler", "HeartbeatToolWrapper", "Stopped"]
+
+
+class GraphStopped(Stopped, GraphBubbleUp):
+    """:class:`Stopped` as LangGraph's bubble-up kind: no ``handle_tool_errors`` or retry keeps it.
+
+    A ``ToolNode(handle_tool_errors=True)`` turns any other exception of a tool
+    (or of its wrapper) into an error message and the graph calls the model
+    again; LangGraph lets its own interrupts through untouched, and so this.
+    """
+
+
+def _stopped(verdict: Verdict) -> GraphStopped:
+    return GraphStopped(verdict.cause or "stuck", verdict.reason, verdict.anomaly)
 
 
 def _output(result: object) -> tuple[object, str | None]:
@@ -93,7 +109,7 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
         args = inputs if isinstance(inputs, Mapping) else {"input": input_str}
         verdict = self.guard.before(name, args)
         if verdict.action != "go":  # a handler cannot answer for the tool: a redirect is a stop here
-            raise verdict.error()
+            raise _stopped(verdict)
         self._calls[run_id] = (name, args)
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
@@ -102,7 +118,7 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
         result, error = _output(output)
         verdict = self.guard.after(name, args, output=result, error=error)
         if verdict.action != "go":
-            raise verdict.error()
+            raise _stopped(verdict)
 
     def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Record the failed call; stop when it tripped a detector (e.g. error_rate)."""
@@ -111,13 +127,13 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
             return
         verdict = self.guard.after(name, args, error=error)
         if verdict.action != "go":
-            raise verdict.error()
+            raise _stopped(verdict)
 
     def on_chat_model_start(self, serialized: dict[str, Any], messages: Any, **kwargs: Any) -> None:
         """Before every model call: stop when killed or stopped (no tokens after a stop)."""
         verdict = self.guard.check()
         if verdict.action != "go":
-            raise verdict.error()
+            raise _stopped(verdict)
 
     def on_llm_start(self, serialized: dict[str, Any], prompts: list[str], **kwargs: Any) -> None:
         """Before a completion-style model call: as :meth:`on_chat_model_start`."""
@@ -157,7 +173,7 @@ class HeartbeatToolWrapper:
         name, args = call["name"], call.get("args") or {}
         verdict = self.guard.before(name, args)
         if verdict.action == "stop":
-            raise verdict.error()
+            raise _stopped(verdict)
         if verdict.action == "redirect":
             return name, args, self._answer(call, verdict.instructions or verdict.reason)
         return name, args, None
@@ -166,7 +182,7 @@ class HeartbeatToolWrapper:
         output, error = _output(result) if isinstance(result, ToolMessage) else (None, None)
         verdict = self.guard.after(name, args, output=output, error=error)
         if verdict.action == "stop":
-            raise verdict.error()
+            raise _stopped(verdict)
         if verdict.action == "redirect":
             return self._answer(request.tool_call, verdict.instructions or verdict.reason)
         return result
@@ -187,7 +203,7 @@ class HeartbeatToolWrapper:
         except Exception as exc:
             verdict = self.guard.after(name, args, error=exc)
             if verdict.action == "stop":
-                raise verdict.error() from exc
+                raise _stopped(verdict) from exc
             if verdict.action == "redirect":
                 return self._answer(request.tool_call, verdict.instructions or verdict.reason)
             raise
@@ -205,7 +221,7 @@ class HeartbeatToolWrapper:
         except Exception as exc:
             verdict = self.guard.after(name, args, error=exc)
             if verdict.action == "stop":
-                raise verdict.error() from exc
+                raise _stopped(verdict) from exc
             if verdict.action == "redirect":
                 return self._answer(request.tool_call, verdict.instructions or verdict.reason)
             raise

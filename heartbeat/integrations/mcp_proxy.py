@@ -1,20 +1,23 @@
 """``heartbeat mcp-proxy -- SERVER_CMD ARGS...``: heartbeat in front of any stdio MCP server.
 
 The proxy is itself a stdio MCP server. It starts the real server as a child
-process, lists its tools unchanged (names, descriptions, input and output
-schemas, pages) and forwards every ``tools/call`` and its result unchanged,
+process and passes ``tools/list`` and every ``tools/call`` through as raw
+JSON (extension fields and content types the SDK does not know included),
 while each call is recorded as an action of the configured agent through a
 :class:`~heartbeat.integrations.session.Session` (``state.json``, journal, detectors,
-policy, KILL, escalation; ``heartbeat status``/``log``/``resume``/``kill``
-work on it as on any agent). Then:
+policy, KILL, the fleet stop, escalation). Then:
 
 - when a call trips a detector, that call is answered with an error result
-  whose text is the recovery instructions, so the model reads them at once
-  (its result is withheld: it has seen it already, or it was empty);
-- on escalation, a pause or a KILL file, nothing more is forwarded: every
-  call is answered with an error saying why and how a person goes on;
+  whose text is the recovery instructions (its result is withheld); in
+  observe mode the result goes on as it is;
+- on escalation, a pause, KILL or the fleet stop, nothing more is forwarded
+  (tool calls, resource reads, prompts): each is answered saying why;
+- a call in flight when KILL or the fleet stop comes is cancelled at once
+  (``notifications/cancelled`` to the server), recorded, and answered saying
+  it may have run; one in flight at a pause runs to its end, is recorded and
+  its result goes on with a note that no further tool will be called;
 - after ``heartbeat resume --note TEXT``, the next result carries TEXT as
-  one more text block (the only time a result is changed).
+  one more text block.
 
 Any MCP client gets this without code; wrap the server in its config, e.g.
 ``claude_desktop_config.json``::
@@ -28,12 +31,14 @@ Any MCP client gets this without code; wrap the server in its config, e.g.
 Built on the ``mcp`` package, major version 2 (``mcp>=2,<3``): 2.x renamed
 the server classes and made every model field snake_case (``input_schema``,
 ``is_error``), so code written for 1.x fails at import and the other way
-round; the proxy uses the low-level ``Server`` (one handler per method, the
-upstream's result objects returned as they are, pagination cursors passed
-through) and the ``ClientSession`` over ``stdio_client``.
+round; the proxy uses the low-level ``Server`` (one handler per method, and
+a middleware that answers the tool methods with raw results) and the
+``ClientSession`` over ``stdio_client`` (its raw request channel for the tool
+methods: the typed results would drop what they do not declare).
 
 The server's resources and prompts (when it offers them) pass through
-unchanged and unrecorded: they are not tool calls. Not passed through:
+unchanged and unrecorded: they are not tool calls. A tool call with an empty
+name is refused (invalid params), never forwarded. Not passed through:
 completions, subscriptions, and notifications from the server (a changed
 tool list, progress of a long call). stdout is the protocol; every
 diagnostic goes to stderr.
@@ -41,7 +46,6 @@ diagnostic goes to stderr.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import signal
@@ -60,133 +64,146 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from ..base.errors import HeartbeatError
-from ..core.models import Anomaly
+from ..core.models import Status
+from ..tick.control import pause_requested
+from .mcp_texts import (
+    after_stop_note,
+    cancelled_text,
+    error_result,
+    redirect_text,
+    refusal_text,
+    result_text,
+)
 from .session import Session, Stop, Stopped
 
 __all__ = ["ServerGone", "ToolProxy", "redirect_text", "refusal_text", "result_text", "serve"]
 
-_STOPPED = {
-    "needs_human": "the agent now waits for a human",
-    "paused": "the agent is now paused",
-    "killed": "the agent was stopped by its KILL file",
-}
-# What the recorded output of a non-text content block says (only its length matters to detectors).
-_BLOCK_LABELS = {"image": "[image]", "audio": "[audio]", "resource_link": "[resource link]"}
-
-
-def refusal_text(stop: Stop) -> str:
-    """The error text of a call that was not forwarded, and why."""
-    if stop.kind == "killed":
-        return (
-            f"heartbeat: the tool was not called: this agent was {stop.message}. "
-            "No tool will be called until a person removes that KILL file. "
-            "Stop here and tell the user what you were doing."
-        )
-    if stop.kind == "needs_human":
-        return (
-            "heartbeat: this agent is waiting for a human, so the tool was not called. "
-            f"{stop.message}\nStop calling tools; tell the user what you were trying to do and where "
-            "you are stuck."
-        )
-    if stop.kind == "paused":
-        return (
-            f"heartbeat: this agent is paused ({stop.message}); the tool was not called. "
-            "Stop calling tools until a person resumes it."
-        )
-    return f"heartbeat: the call could not be recorded, so it was not made: {stop.message}"
-
-
-def redirect_text(anomaly: Anomaly, session: Session) -> str:
-    """The error text that replaces the result of a call that tripped a detector."""
-    stop = session.stopped
-    if stop is not None:  # that heartbeat escalated or paused (or a KILL came meanwhile): say so
-        now = _STOPPED.get(stop.kind, "the agent is stopped")
-        return (
-            f"heartbeat: you look stuck: {anomaly.message}. The result of this call is withheld, "
-            f"and {now}: {stop.message}\n"
-            "Stop calling tools; tell the user what you were trying to do and where you are stuck."
-        )
-    instructions = session.instructions
-    if instructions:
-        return f"The result of this call is withheld.\n{instructions}"
-    return (
-        f"heartbeat: {anomaly.message}. The result of this call is withheld. "
-        "Try a different approach: another tool, other arguments or another source."
-    )
-
-
-def result_text(result: types.CallToolResult) -> str:
-    """What a result says, as one text: its text blocks, else labels, else its structured content."""
-    parts: list[str] = []
-    for block in result.content:
-        if isinstance(block, types.TextContent):
-            parts.append(block.text)
-        elif isinstance(block, types.EmbeddedResource):
-            resource = block.resource
-            parts.append(resource.text if isinstance(resource, types.TextResourceContents) else "[resource]")
-        else:
-            parts.append(_BLOCK_LABELS.get(str(getattr(block, "type", "")), "[content]"))
-    if not parts and result.structured_content is not None:
-        return json.dumps(result.structured_content, sort_keys=True, default=str)
-    return "\n".join(parts)
-
-
-def _error_result(text: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+# How often a call in flight looks for KILL or the fleet stop, to cancel it at once.
+_WATCH_SECONDS = 0.05
+_INVALID_PARAMS = -32602
 
 
 class ToolProxy:
-    """The handlers: tools listed and calls forwarded and recorded in ``session``; the rest passed on."""
+    """The handlers: tools listed and calls forwarded and recorded in ``session``; the rest passed on.
+
+    ``tools/list`` and ``tools/call`` go through :meth:`middleware` as raw JSON both ways, so
+    the proxy is a transparent pipe: extension fields and content types this SDK does not
+    know reach the client as the server sent them.
+    """
 
     def __init__(self, session: Session, upstream: ClientSession) -> None:
         self.session = session
         self.upstream = upstream
 
+    async def middleware(self, ctx: ServerRequestContext[Any], call_next: Any) -> Any:
+        """Answer ``tools/list`` and ``tools/call`` with the upstream's raw results; the rest as usual."""
+        if ctx.method == "tools/call":
+            return await self.call_tool_raw(dict(ctx.params or {}))
+        if ctx.method == "tools/list":
+            return await self._raw("tools/list", dict(ctx.params or {}))
+        return await call_next(ctx)
+
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        """The upstream's page of tools, as it is (a cursor is passed through)."""
+        """The upstream's page of tools (typed; :meth:`middleware` answers with the raw one)."""
         return await self.upstream.list_tools(params=params)
 
-    async def call_tool(
-        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        """One call, typed (:meth:`middleware` answers ``tools/call`` raw; this is the same call)."""
+        return await self.call_tool_raw(params.model_dump(by_alias=True, mode="json", exclude_none=True))
+
+    async def call_tool_raw(self, params: dict[str, Any]) -> Any:
         """Forward one call unless stopped; record it; answer a stuck call with the instructions."""
+        try:
+            checked = types.CallToolRequestParams.model_validate(params, by_name=False)
+        except ValueError:
+            raise MCPError(code=_INVALID_PARAMS, message="Invalid request parameters") from None
+        name, arguments = checked.name, checked.arguments
+        if not name:  # no server has a tool without a name: refused, never forwarded
+            raise MCPError(code=_INVALID_PARAMS, message="Invalid request parameters: the tool name is empty")
         session = self.session
         # Inside an open heartbeat the check is a few microseconds; opening one waits for the last
         # one's save and takes the lock: done in a worker thread, so other requests go on meanwhile.
         stop = session.check() if session.is_open else await anyio.to_thread.run_sync(session.check)
         if stop is not None:
-            return _error_result(refusal_text(stop))
-        name, arguments = params.name, params.arguments
+            return error_result(refusal_text(stop))
         try:
-            result = await self.upstream.call_tool(
-                name,
-                arguments,
-                input_responses=params.input_responses,
-                request_state=params.request_state,
-                allow_input_required=True,
-            )
+            result, killed = await self._forward(params)
         except MCPError as exc:  # a protocol-level error (unknown tool, bad params): the client gets it too
-            answer = self._record(name, arguments, None, f"MCP error {exc.code}: {exc.message}")
-            if answer is not None:
-                return answer
+            self._record(name, arguments, None, f"MCP error {exc.code}: {exc.message}")
             raise
-        if isinstance(result, types.InputRequiredResult):
+        if killed is not None:  # KILL or the fleet stop while it ran: cancelled, recorded, said so
+            self._record(name, arguments, None, f"cancelled while running: {killed.message}")
+            return error_result(cancelled_text(killed))
+        if result.get("resultType") == "input_required":
             return result  # not a finished call: the client answers and calls again
         text = result_text(result)
-        if result.is_error:
+        if result.get("isError") is True:
             answer = self._record(name, arguments, None, text or "the tool reported an error")
         else:
             answer = self._record(name, arguments, text, None)
+        if isinstance(answer, Stop):  # it ran, and meanwhile the agent was stopped or paused: say both
+            return _with_block(result, after_stop_note(answer))
         if answer is not None:
             return answer
         note = session.take_note()
         if note is None:
             return result
         # A person resumed the agent with a note: it rides along with the next result, once.
-        told = types.TextContent(type="text", text=f"heartbeat: a note from the person watching you: {note}")
-        return result.model_copy(update={"content": [*result.content, told]})
+        return _with_block(result, f"heartbeat: a note from the person watching you: {note}")
+
+    async def _forward(self, params: dict[str, Any]) -> tuple[dict[str, Any], Stop | None]:
+        """The upstream's raw result, or the stop (KILL, the fleet stop) that cancelled the call."""
+        outcome: dict[str, Any] = {}
+        async with anyio.create_task_group() as group:
+
+            async def call() -> None:
+                try:
+                    outcome["result"] = await self._raw("tools/call", params)
+                except MCPError as exc:
+                    outcome["error"] = exc
+                finally:
+                    group.cancel_scope.cancel()
+
+            async def watch() -> None:
+                while True:
+                    await anyio.sleep(_WATCH_SECONDS)
+                    stop = self.session.stopped
+                    if stop is not None and stop.kind == "killed":
+                        outcome["stop"] = stop  # the SDK tells the server: notifications/cancelled
+                        group.cancel_scope.cancel()
+                        return
+
+            group.start_soon(watch)
+            group.start_soon(call)
+        if "result" in outcome:
+            return outcome["result"], None
+        if "stop" in outcome:
+            return {}, outcome["stop"]
+        raise outcome["error"]
+
+    async def _raw(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send a request upstream as the SDK would (its version's headers and ``_meta``); the raw result.
+
+        Raw on purpose: the SDK's typed results drop fields they do not declare and refuse
+        content types they do not know, and the proxy must change neither.
+        """
+        data: dict[str, Any] = {"method": method, "params": params}
+        options: dict[str, Any] = {}
+        upstream: Any = self.upstream
+        upstream._stamp(data, options)
+        raw: dict[str, Any] = await upstream._dispatcher.send_raw_request(method, data.get("params"), options)
+        return raw
+
+    async def _gate(self, what: str) -> None:
+        """Refuse a resource or prompt request while the agent is stopped, paused or waiting for a human."""
+        session = self.session
+        stop = session.stopped
+        if stop is None and not session.is_open:
+            stop = await anyio.to_thread.run_sync(_saved_stop, session)
+        if stop is not None:
+            raise MCPError(code=_INVALID_PARAMS, message=refusal_text(stop, what))
 
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -203,7 +220,8 @@ class ToolProxy:
     async def read_resource(
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult | types.InputRequiredResult:
-        """One resource from the upstream, as it is."""
+        """One resource from the upstream, as it is; refused while the agent is stopped or waiting."""
+        await self._gate("the resource was not read")
         return await self.upstream.read_resource(
             params.uri,
             input_responses=params.input_responses,
@@ -220,7 +238,8 @@ class ToolProxy:
     async def get_prompt(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult | types.InputRequiredResult:
-        """One prompt from the upstream, as it is."""
+        """One prompt from the upstream, as it is; refused while the agent is stopped or waiting."""
+        await self._gate("the prompt was not fetched")
         return await self.upstream.get_prompt(
             params.name,
             params.arguments,
@@ -231,15 +250,40 @@ class ToolProxy:
 
     def _record(
         self, name: str, arguments: dict[str, Any] | None, output: str | None, error: str | None
-    ) -> types.CallToolResult | None:
-        """Record the call: None to pass its result on, else the answer that replaces it."""
+    ) -> types.CallToolResult | Stop | None:
+        """Record the call: None to pass its result on, the answer that replaces it, or the stop
+        that came meanwhile (the call ran and is journaled; the result goes on with a note)."""
         try:
             anomaly = self.session.record(name, arguments, output=output, error=error)
-        except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a human)
-            return _error_result(refusal_text(exc.stop))
-        if anomaly is None:
-            return None
-        return _error_result(redirect_text(anomaly, self.session))
+        except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a pause, a human)
+            return exc.stop
+        if anomaly is None or (self.session.observing and anomaly.kind != "budget"):
+            return None  # observe mode: found and journaled, the result passed on as it is
+        return error_result(redirect_text(anomaly, self.session))
+
+
+def _saved_stop(session: Session) -> Stop | None:
+    """A pause under way, or the status ``state.json`` holds (no heartbeat open): why not to go on."""
+    hb = session.heartbeat
+    asked = pause_requested(hb)
+    if asked is not None:
+        return Stop("paused", f"a person is pausing this agent: {asked}", 0)
+    try:
+        status = hb.store.load().status
+    except (HeartbeatError, OSError) as exc:  # cannot tell: fail closed
+        return Stop("error", hb.redact(str(exc)), 2)
+    if status is Status.NEEDS_HUMAN:
+        return Stop("needs_human", f"see {hb.store.escalation_path}", 4)
+    if status is Status.PAUSED:
+        return Stop("paused", "paused", 0)
+    return None
+
+
+def _with_block(result: dict[str, Any], text: str) -> dict[str, Any]:
+    """``result`` with one more text block at the end (the rest of it as the server sent it)."""
+    content = result.get("content")
+    blocks = content if isinstance(content, list) else []
+    return {**result, "content": [*blocks, {"type": "text", "text": text}]}
 
 
 class ServerGone(HeartbeatError, RuntimeError):
@@ -346,7 +390,7 @@ def _server(proxy: ToolProxy, init: types.InitializeResult) -> Server[Any]:
     info, offers = init.server_info, init.capabilities
     # Offer what the upstream offers: its resources and prompts pass through unrecorded.
     resources, prompts = offers.resources is not None, offers.prompts is not None
-    return Server(
+    server: Server[Any] = Server(
         info.name,
         version=info.version,
         title=info.title,
@@ -362,6 +406,8 @@ def _server(proxy: ToolProxy, init: types.InitializeResult) -> Server[Any]:
         on_list_prompts=proxy.list_prompts if prompts else None,
         on_get_prompt=proxy.get_prompt if prompts else None,
     )
+    server.middleware.append(proxy.middleware)  # innermost: tools/list and tools/call pass raw
+    return server
 
 
 def run_proxy(session: Session, command: Sequence[str]) -> int:

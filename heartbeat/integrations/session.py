@@ -3,39 +3,32 @@
 A scheduled agent is a new process at every heartbeat. An MCP proxy, an
 OpenTelemetry pipeline or a framework agent inside a server lives for hours
 and sees tool calls one at a time. :class:`Session` makes such a process an
-agent like any other: the same ``state.json``, journal, detectors, policy,
-budget, KILL file and escalation, so ``heartbeat status``, ``log``,
-``resume`` and ``kill`` work on it unchanged.
+agent like any other (the same ``state.json``, journal, detectors, policy,
+budget, KILL file and escalation; ``status``, ``log``, ``resume`` and
+``kill`` work on it unchanged).
 
-How it works: a heartbeat is a *stretch* of live calls. The session runs an
-ordinary :meth:`heartbeat.tick.runner.Heartbeat.tick` in a worker thread whose
-step *is* the stretch: the tick takes the lock, loads the state, checks the
-status, the budget and the KILL file, and hands the step its
-:class:`~heartbeat.tick.context.StepContext`; each call the process records goes
-straight into that context's ``record`` (the detectors run at once, on the
-caller's thread); when the stretch ends the step returns and the tick goes
-on as every tick does: progress, policy, recovery or escalation, save,
-notifications, journal. Nothing of the pipeline is copied here.
-
-A stretch ends (a heartbeat boundary) when
+A heartbeat is a *stretch* of live calls: an ordinary
+:meth:`heartbeat.tick.runner.Heartbeat.tick` runs in a worker thread whose step
+*is* the stretch, each recorded call goes straight into its
+:class:`~heartbeat.tick.context.StepContext` (the detectors run at once, on the
+caller's thread), and when the stretch ends the tick goes on as every tick
+does (policy, save, notifications, journal). A stretch ends when
 
 - a recorded action trips a detector or the budget: the policy decides at
-  once, and :attr:`Session.instructions` holds the recovery text (or
-  :meth:`Session.check` says a human is now needed);
-- ``actions`` actions were recorded (50), or ``seconds`` passed since it
-  began (60): a heartbeat ends with a durable save of the state, which a
-  burst of calls pays once per ``actions``;
-- no call came for ``idle`` seconds (2): the lock is then free for ``heartbeat
-  pause``/``resume`` and ``state.json`` is current while the agent thinks
-  (with a model between the calls, a heartbeat is roughly one model turn);
-- the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`),
-  or :meth:`Session.flush`/:meth:`Session.close` is called.
+  once (:attr:`Session.instructions`, or :meth:`Session.check` says a human is needed);
+- ``actions`` actions were recorded (50), or ``seconds`` passed (60);
+- no call came for ``idle`` seconds (2): the lock is then free and ``state.json``
+  current while the agent thinks (a heartbeat is roughly one model turn);
+- the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`)
+  or the fleet stop (``[stop]``) is engaged (its reading is at most a second
+  old, as the step watchdog's), or on :meth:`Session.flush`/:meth:`Session.close`.
 
 While a stretch is open the session holds the state folder's lock, as a
-running tick does: a ``heartbeat pause``/``resume`` of the same agent waits
-for it (up to 15 s), a ``heartbeat tick`` exits 5. Budgets count per
-stretch (``actions_per_tick``) and per day as usual; ``max_ticks`` counts
-stretches.
+running tick does: a ``heartbeat resume`` waits for it (up to 15 s), a
+``heartbeat tick`` exits 5. A ``heartbeat pause`` leaves a request in the
+state folder while it waits: the stretch ends on it within 50 ms and no new
+one opens, so a human's pause wins against a busy session. Budgets count per
+stretch (``actions_per_tick``) and per day; ``max_ticks`` counts stretches.
 
 API (the recorder mirrors :class:`~heartbeat.tick.context.StepContext`, so an
 adapter can take either)::
@@ -50,16 +43,16 @@ adapter can take either)::
         if anomaly:                 # the heartbeat ended and the policy decided
             tell_the_model(session.instructions or anomaly.message)
         note = session.take_note()  # a human's `heartbeat resume --note`, handed over once
-    session.killed                  # the KILL file, read from disk
+    session.killed                  # the KILL file (read from disk) or the fleet stop
     session.stopped                 # a Stop known without opening a heartbeat (KILL, waiting), else None
     session.last                    # the TickResult of the last finished heartbeat
     session.close()                 # end the open heartbeat (saved, journaled); also done at exit
 
 ``record`` raises :class:`Stopped` when no heartbeat can be opened (KILL,
-a human awaited, the lock busy): the call is then not in the state. Call
-``check`` first, right before the call, to know beforehand. The session is
-thread-safe; its methods block while a heartbeat is opened or finished (a
-few milliseconds; longer when an escalation's notifiers are slow).
+a human awaited, the lock busy): the call is then not in ``state.json``, but
+as it ran it is journaled all the same (an action marked ``after_stop``; a
+call that was in flight when its heartbeat ended on a stop or a pause). Call ``check``
+right before the call. Thread-safe; a heartbeat's opening or end blocks a few ms.
 """
 
 from __future__ import annotations
@@ -78,6 +71,7 @@ from ..config.file import AgentConfig, HeartbeatConfig
 from ..config.flags import config_with_overrides
 from ..core.models import Anomaly
 from ..tick.context import StepContext
+from ..tick.control import note_after_stop, pause_requested
 from ..tick.runner import Heartbeat, TickResult, utc_now
 from .stops import Stop, Stopped, stop_of
 
@@ -200,8 +194,13 @@ class Session:
 
     @property
     def killed(self) -> bool:
-        """True while the KILL file exists (read from disk every time)."""
-        return self._hb.kill.reason() is not None
+        """True while the KILL file exists (read from disk every time) or the fleet stop is engaged."""
+        return self._kill() is not None
+
+    @property
+    def observing(self) -> bool:
+        """``[policy] mode = "observe"``: callers record and report, and never withhold or redirect."""
+        return self._hb.config.policy.mode == "observe"
 
     @property
     def instructions(self) -> str | None:
@@ -226,9 +225,9 @@ class Session:
         The KILL file (read now), or the ``needs_human``/``paused`` status the
         last heartbeat left while ``state.json`` has not changed since.
         """
-        reason = self._hb.kill.reason()
-        if reason is not None:
-            return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
+        kill = self._kill()
+        if kill is not None:
+            return Stop("killed", f"stopped by {kill[1]}: {kill[0]}", 3)
         if self._waiting is not None and self._mark() == self._waiting_mark:
             return self._waiting
         return None
@@ -243,9 +242,9 @@ class Session:
 
     def check(self) -> Stop | None:
         """Before a call: None when it may go ahead (a heartbeat is then open), else why not."""
-        reason = self._hb.kill.reason()
-        if reason is not None:
-            return self._on_kill(reason)
+        kill = self._kill()
+        if kill is not None:
+            return self._on_kill(*kill)
         self._kill_seen = False
         with self._cond:
             if self._ctx is not None and not self._ending:
@@ -279,8 +278,9 @@ class Session:
                     self._cond.notify_all()
                     break
             stop = self.check()
-            if stop is not None:
-                raise Stopped(stop)
+            if stop is not None:  # the call ran all the same: it goes to the journal
+                journaled = note_after_stop(self._hb, tool, args, output, error, cost, stop.kind)
+                raise Stopped(stop, journaled=journaled)
         if hit is not None:  # the policy's answer is needed now: wait for the tick to decide
             self._collect(wait=True)
         return hit
@@ -329,7 +329,7 @@ class Session:
                 self._unseen = ctx.instructions  # a human's resume note (or a decision made before us)
             self._cond.notify_all()
             try:
-                while not self._ending and not ctx.killed:
+                while not self._ending and not ctx.killed and pause_requested(self._hb) is None:
                     now = time.monotonic()
                     due = min(self._began + self.seconds, self._last_call + self.idle)
                     if now >= due:
@@ -380,6 +380,9 @@ class Session:
                 if self._ctx is not None and not self._ending:
                     return None  # another caller opened one meanwhile
             self._collect(wait=True)  # the last tick holds the lock until it is saved
+            asked = pause_requested(self._hb)
+            if asked is not None:  # `heartbeat pause` waits for the lock: let the human in first
+                return Stop("paused", f"a person is pausing this agent: {asked}", 0)
             if self._waiting is not None:
                 if self._mark() == self._waiting_mark:
                     return self._waiting  # nothing changed on disk: still waiting, no tick needed
@@ -405,28 +408,38 @@ class Session:
                     continue
                 return stop
 
-    def _on_kill(self, reason: str) -> Stop:
-        """The KILL file is there: end the open heartbeat (the tick journals it), refuse the call."""
+    def _kill(self) -> tuple[str, str] | None:
+        """(reason, where) of the KILL file, else of the fleet stop (its latest reading), else None."""
+        reason = self._hb.kill.reason()
+        if reason is not None:
+            return reason, str(self.kill_file)
+        fleet = self._hb.shared_stop
+        if fleet is not None:
+            reason = fleet.latest()  # never blocks: read at most once a second, as the watchdog does
+            if reason is not None:
+                return reason, f"the fleet stop {fleet.where}"
+        return None
+
+    def _on_kill(self, reason: str, where: str) -> Stop:
+        """KILL or the fleet stop: end the open heartbeat (saved), make sure the stop is journaled, refuse."""
         with self._cond:
             was_open = self._ctx is not None and not self._ending
             if was_open:
                 self._ending = True
                 self._cond.notify_all()
-        if was_open:
-            self._collect(wait=True)
-        elif not self._kill_seen:
+        if was_open or not self._kill_seen:
             with self._opening:
                 self._collect(wait=True)
-                if self.last is not None and self.last.outcome == "killed":
-                    self._kill_seen = True  # the heartbeat that saw it ended on it and journaled it
-                    return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
-                self._probing = True
-                try:
-                    self.last = self._hb.tick()  # journals the kill once; the step is not called
-                finally:
-                    self._probing = False
+                # A KILL that ended the heartbeat was journaled by its tick; the fleet stop (or a
+                # KILL seen between heartbeats) by a tick run only for that, whose step returns at once.
+                if not self._kill_seen and (self.last is None or self.last.outcome != "killed"):
+                    self._probing = True
+                    try:
+                        self.last = self._hb.tick()
+                    finally:
+                        self._probing = False
         self._kill_seen = True
-        return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
+        return Stop("killed", f"stopped by {where}: {reason}", 3)
 
     def _mark(self) -> tuple[int, int, int]:
         """What changes when ``state.json`` is written (``resume``, ``pause``, a tick)."""

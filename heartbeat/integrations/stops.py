@@ -26,11 +26,17 @@ class Stop:
 
 
 class Stopped(HeartbeatError, RuntimeError):
-    """``Session.record`` could not open a heartbeat: the action is not recorded."""
+    """``Session.record`` could not open a heartbeat: the action is not in ``state.json``.
 
-    def __init__(self, stop: Stop) -> None:
-        super().__init__(f"not recorded: {stop.message}")
+    ``journaled``: the call ran, so it was written to the journal all the same
+    (an action event marked ``after_stop``); False when even that failed.
+    """
+
+    def __init__(self, stop: Stop, *, journaled: bool = False) -> None:
+        where = "journaled only" if journaled else "not recorded"
+        super().__init__(f"{where}: {stop.message}")
         self.stop = stop
+        self.journaled = journaled
         self.exit_code = stop.exit_code
 
 

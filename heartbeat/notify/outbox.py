@@ -428,6 +428,8 @@ def _send(notifier: Notifier, notification: Notification) -> str | None:
         notifier.send(notification)
     except NotifyError as exc:
         return redact(exc.reason)
-    except Exception as exc:  # a custom notifier's bug is a failed send, recorded
+    # A plug-in's bug is a failed send, recorded; so are its sys.exit() and KeyboardInterrupt, which
+    # would end the delivery pass (and `run`'s thread). The tick's own TickInterrupted goes through.
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:
         return redact(f"{type(exc).__name__}: {one_line(str(exc))}")
     return None

@@ -89,6 +89,8 @@ class StepContext:
         clock: Callable[[], datetime],
         redact: Callable[[str], str] = str,
         mask: Callable[[Any], Any] = lambda value: value,
+        fleet: _Switch | None = None,
+        observing: bool = False,
     ) -> None:
         self.agent = agent
         self.tick = tick
@@ -98,12 +100,15 @@ class StepContext:
         self.state_dir = state_dir
         self.base_dir = base_dir
         self.actions = 0
+        self.observing = observing
+        """``[policy] mode = "observe"``: adapters record and report, and never redirect or stop a run."""
         self.budget_anomaly: Anomaly | None = None
         self.reported_progress: float | None = None
         self._monitor = monitor
         self._budget = budget
         self._counters = counters
         self._kill = kill
+        self._fleet = fleet  # the fleet stop as a watcher reads it (never blocks), or None
         self._clock = clock
         self._redact = redact
         # Known secrets masked out of args and output before anything is summarised or cut,
@@ -126,8 +131,15 @@ class StepContext:
 
     @property
     def killed(self) -> bool:
-        """True once a KILL file has appeared: a cooperative step stops early."""
-        return self._kill.reason() is not None
+        """True once a KILL file has appeared or the fleet stop is engaged: a cooperative step stops early."""
+        return self.kill_reason() is not None
+
+    def kill_reason(self) -> str | None:
+        """Why the step must stop now: the KILL file's text, else the fleet stop's (``[stop]``), else None."""
+        reason = self._kill.reason()
+        if reason is None and self._fleet is not None:
+            return self._fleet.reason()
+        return reason
 
     def record(
         self,
@@ -214,6 +226,10 @@ class StepContext:
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
             raise TypeError(f"ctx.report_progress: a number or None, not {value!r}")
         self.reported_progress = None if value is None else float(value)
+
+
+class _Switch(Protocol):
+    def reason(self) -> str | None: ...
 
 
 class Step(Protocol):

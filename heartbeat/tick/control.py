@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import os
+import stat
+import time
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError, StateCorrupt
@@ -20,9 +23,11 @@ __all__ = [
     "kill_ends_delivery",
     "killed",
     "killed_while_loading",
+    "note_after_stop",
     "note_interrupted",
     "note_left_behind",
     "pause",
+    "pause_requested",
     "read_state",
     "resume",
 ]
@@ -30,6 +35,14 @@ __all__ = [
 # How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
 # deliveries, say) before they give up with exit 5: a human should not have to retry.
 HUMAN_LOCK_WAIT = 15.0
+
+# Written by `pause` while it waits for the lock, so a long-running Session that holds it (a busy
+# MCP proxy) ends its heartbeat and lets the human in; removed once the pause is saved. One left
+# by a pause that was SIGKILLed is ignored once older than any pause waits.
+PAUSE_REQUEST_FILE = ".pause-request"
+_PAUSE_REQUEST_STALE = HUMAN_LOCK_WAIT + 5.0
+# How long a call that ran after its heartbeat ended waits for the lock to be journaled under it.
+_LATE_LOCK_WAIT = 0.2
 
 
 def _typed(text: str | None) -> str | None:
@@ -63,15 +76,58 @@ def _journal(hb: Agent, events: list[dict[str, Any]], now: datetime, tick: int) 
 
 
 def pause(hb: Agent, reason: str | None = None) -> AgentState:
-    """Pause the agent: ticks do nothing until resumed (waits a little for a running tick)."""
-    with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
-        state = hb.store.load()
-        state.status, state.status_reason = Status.PAUSED, _typed(reason) or "paused by hand"
-        hb.store.save(state)
-        problem = _journal(hb, [{"event": "pause", "reason": state.status_reason}], hb.clock(), state.ticks)
+    """Pause the agent: ticks do nothing until resumed (waits a little for a running tick).
+
+    While it waits, a request file tells a Session holding the lock to end its heartbeat.
+    """
+    text = _typed(reason) or "paused by hand"
+    request = _ask_for_pause(hb, text)
+    try:
+        with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
+            state = hb.store.load()
+            state.status, state.status_reason = Status.PAUSED, text
+            hb.store.save(state)
+            problem = _journal(
+                hb, [{"event": "pause", "reason": state.status_reason}], hb.clock(), state.ticks
+            )
+    finally:
+        if request is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(request)
     if problem:
         raise HeartbeatError(f"{hb.name}: paused, but {problem}")
     return state
+
+
+def _ask_for_pause(hb: Agent, reason: str) -> str | None:
+    """Write the pause request (its reason); its path, or None when it could not be written."""
+    path = os.path.join(hb.state_dir, PAUSE_REQUEST_FILE)
+    try:  # no folder yet: nothing can hold its lock, and a pause creates no folder of its own
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    except OSError:  # the pause still waits for the lock as it always did
+        return None
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(reason.encode("utf-8", "replace")[:2000])
+    return path
+
+
+def pause_requested(hb: Agent) -> str | None:
+    """The reason of a ``heartbeat pause`` that waits for the lock now, else None (one stat)."""
+    path = os.path.join(hb.state_dir, PAUSE_REQUEST_FILE)
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if time.time() - info.st_mtime > _PAUSE_REQUEST_STALE:
+        return None  # left by a pause that was killed while it waited
+    if not stat.S_ISREG(info.st_mode):  # never opened: a FIFO would block
+        return "paused by hand"
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(2000).decode("utf-8", "replace").strip()
+    except OSError:
+        text = ""
+    return text or "paused by hand"
 
 
 def resume(hb: Agent, note: str | None = None) -> AgentState:
@@ -188,6 +244,49 @@ def note_interrupted(hb: Agent, reason: str) -> None:
     _journal_unlocked(
         hb, {"event": "interrupted", "reason": reason, "abandoned": True, "note": "the step did not unwind"}
     )
+
+
+def note_after_stop(
+    hb: Agent,
+    tool: str,
+    args: Mapping[str, Any] | None,
+    output: str | None,
+    error: str | BaseException | None,
+    cost: float,
+    why: str,
+) -> bool:
+    """Journal a call that ran after its heartbeat ended (a stop, a pause): True once written.
+
+    It is in no ``state.json`` (no heartbeat could be opened to hold it), so the journal
+    is its record: masked and clipped as ``ctx.record`` does, marked ``after_stop: why``.
+    """
+    from ..base.errors import StateLocked
+    from ..core.models import clip
+    from ..detect.detectors import summarize
+
+    try:
+        if isinstance(error, BaseException):
+            error = f"{type(error).__name__}: {error}"
+        masked = hb.mask(dict(args)) if args is not None else None
+        text = None if output is None else hb.mask(str(output))
+        event = {
+            "event": "action",
+            "tool": tool,
+            "summary": summarize(tool, masked, hb.config.detectors.volatile_args),
+            "at": hb.clock(),
+            "output_len": None if text is None else len(text.strip()),
+            "error": clip(hb.redact(error)) if error else None,
+            "cost": float(cost),
+            "after_stop": why,
+        }
+        try:
+            with hb.store.lock(timeout=_LATE_LOCK_WAIT):
+                hb.journal([event], hb.clock(), 0)
+        except StateLocked:  # held elsewhere: one O_APPEND write cannot tear another's lines
+            hb.journal([event], hb.clock(), 0)
+    except (HeartbeatError, OSError, TypeError, ValueError):
+        return False
+    return True
 
 
 def _journal_unlocked(hb: Agent, event: dict[str, Any]) -> None:

@@ -94,7 +94,8 @@ def run_step(
             agent=hb.name, tick=tick, now=now, data=state.data, instructions=state.instructions,
             state_dir=hb.state_dir, base_dir=hb.config.base_dir, monitor=monitor,
             budget=hb.config.budget, counters=state.budget, kill=hb.kill, clock=hb.clock,
-            redact=hb.redact, mask=hb.mask,
+            redact=hb.redact, mask=hb.mask, fleet=fleet.polled() if fleet is not None else None,
+            observing=hb.config.policy.mode == "observe",
         )  # fmt: skip
         state.ticks, state.last_tick_at = tick, now
         try:
@@ -114,8 +115,16 @@ def run_step(
             unwatch(token)
     with guard.lock:
         guard.returned = True
-        if guard.result is not None:
-            return guard.result
+        abandoned = guard.result
+    if abandoned is not None:
+        # The step came back after all (late): what it recorded ran, so it is journaled, not saved.
+        if ctx.recorded:
+            events = ctx.action_events((), hb.config.detectors.volatile_args)
+            try:
+                hb.journal([{**event, "after_stop": True} for event in events], hb.clock(), tick)
+            except (HeartbeatError, OSError) as exc:
+                abandoned.message += f" ({len(events)} action(s) not journaled: {hb.redact(str(exc))})"
+        return abandoned
     state.data = ctx.data  # the step may have bound ctx.data to a new dict
     value, error = _progress(hb, ctx)
     monitor.add_progress(value, now=hb.clock(), error=error)

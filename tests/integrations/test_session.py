@@ -142,9 +142,12 @@ def test_kill_before_any_heartbeat_is_journaled_and_refused(tmp_path: Path) -> N
     session = make_session(tmp_path)
     stop = session.check()
     assert stop is not None and stop.kind == "killed" and stop.exit_code == 3
-    with pytest.raises(Stopped):
+    with pytest.raises(Stopped):  # a call that ran anyway: journaled, not saved
         session.record("search", {"q": "a"})
-    assert [e["event"] for e in events(tmp_path)] == ["kill"]
+    assert [(e["event"], e.get("after_stop")) for e in events(tmp_path)] == [
+        ("kill", None),
+        ("action", "killed"),
+    ]
     assert not (tmp_path / "state" / "state.json").exists()
 
 

@@ -1,0 +1,119 @@
+"""What ``heartbeat mcp-proxy`` tells the model, and what a raw tool result says (for the detectors).
+
+The proxy passes results as the server sent them (raw JSON, so extension
+fields and content types the SDK does not know go through); these functions
+read those dicts and build the proxy's own answers, each true to what
+happened: a call that was not made says so, a call that ran says so.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types as types
+
+from ..core.models import Anomaly
+from .session import Session, Stop
+
+__all__ = [
+    "after_stop_note",
+    "cancelled_text",
+    "error_result",
+    "redirect_text",
+    "refusal_text",
+    "result_text",
+]
+
+_STOPPED = {
+    "needs_human": "the agent now waits for a human",
+    "paused": "the agent is now paused",
+    "killed": "the agent was stopped (its KILL file or the fleet stop)",
+}
+# What the recorded output of a non-text content block says (only its length matters to detectors).
+_BLOCK_LABELS = {"image": "[image]", "audio": "[audio]", "resource_link": "[resource link]"}
+
+
+def refusal_text(stop: Stop, what: str = "the tool was not called") -> str:
+    """The error text of a request that was not forwarded, and why (``what``: what did not happen)."""
+    if stop.kind == "killed":
+        return (
+            f"heartbeat: {what}: this agent was {stop.message}. "
+            "Nothing will be forwarded until a person lifts that stop (removes the KILL file, or "
+            "releases the fleet stop). Stop here and tell the user what you were doing."
+        )
+    if stop.kind == "needs_human":
+        return (
+            f"heartbeat: this agent is waiting for a human, so {what}. "
+            f"{stop.message}\nStop calling tools; tell the user what you were trying to do and where "
+            "you are stuck."
+        )
+    if stop.kind == "paused":
+        return (
+            f"heartbeat: this agent is paused ({stop.message}); {what}. "
+            "Stop calling tools until a person resumes it."
+        )
+    return f"heartbeat: the call could not be recorded, so it was not made: {stop.message}"
+
+
+def cancelled_text(stop: Stop) -> str:
+    """The answer to a call that was running when KILL (or the fleet stop) came: it was cancelled."""
+    return (
+        f"heartbeat: this tool call was running when this agent was {stop.message}. The server was "
+        "told to cancel it, so it may have run in part or in full; its result is not known. "
+        "No tool will be called until a person lifts that stop. Stop here and tell the user what "
+        "you were doing."
+    )
+
+
+def after_stop_note(stop: Stop) -> str:
+    """The text block added to the result of a call that ran while the agent was stopped or paused."""
+    now = _STOPPED.get(stop.kind, "the agent is stopped")
+    return (
+        f"heartbeat: this call ran and its result is above, but meanwhile {now} ({stop.message}). "
+        "No further tool will be called: stop here and tell the user what you were doing."
+    )
+
+
+def redirect_text(anomaly: Anomaly, session: Session) -> str:
+    """The error text that replaces the result of a call that tripped a detector."""
+    stop = session.stopped
+    if stop is not None:  # that heartbeat escalated or paused (or a KILL came meanwhile): say so
+        now = _STOPPED.get(stop.kind, "the agent is stopped")
+        return (
+            f"heartbeat: you look stuck: {anomaly.message}. The result of this call is withheld, "
+            f"and {now}: {stop.message}\n"
+            "Stop calling tools; tell the user what you were trying to do and where you are stuck."
+        )
+    instructions = session.instructions
+    if instructions:
+        return f"The result of this call is withheld.\n{instructions}"
+    return (
+        f"heartbeat: {anomaly.message}. The result of this call is withheld. "
+        "Try a different approach: another tool, other arguments or another source."
+    )
+
+
+def result_text(result: dict[str, Any]) -> str:
+    """What a raw result says, as one text: its text blocks, else labels, else its structured content."""
+    parts: list[str] = []
+    content = result.get("content")
+    for block in content if isinstance(content, list) else ():
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif kind == "resource":
+            resource = block.get("resource")
+            text = resource.get("text") if isinstance(resource, dict) else None
+            parts.append(text if isinstance(text, str) else "[resource]")
+        else:
+            parts.append(_BLOCK_LABELS.get(str(kind), f"[{kind}]" if isinstance(kind, str) else "[content]"))
+    structured = result.get("structuredContent")
+    if not parts and structured is not None:
+        return json.dumps(structured, sort_keys=True, default=str)
+    return "\n".join(parts)
+
+
+def error_result(text: str) -> types.CallToolResult:
+    """A ``tools/call`` result of the proxy's own: one text block, ``is_error``."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)

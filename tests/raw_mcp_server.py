@@ -1,0 +1,111 @@
+"""A stdio MCP server in raw JSON-RPC lines, for what the SDK's own server cannot send.
+
+Tools: ``fast`` (a text), ``odd`` (a content type no SDK knows, and ``x-`` extension
+fields on the result), ``slow`` (runs until the file named by ``RAW_MCP_RELEASE``
+appears, or until the client cancels it). ``tools/list`` carries ``x-`` fields on
+a tool and on the result. A resource and a prompt. Every request and every
+``notifications/cancelled`` is appended to the file named by ``RAW_MCP_LOG``, one
+JSON line each, so a test sees what reached the server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+LOG = os.environ.get("RAW_MCP_LOG")
+RELEASE = os.environ.get("RAW_MCP_RELEASE")
+_out = threading.Lock()
+_cancelled: dict[Any, threading.Event] = {}
+
+TOOLS = [
+    {
+        "name": "fast",
+        "description": "Answers at once.",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+        "x-vendor": {"cost": 3, "tier": "gold"},
+    },
+    {"name": "odd", "inputSchema": {"type": "object"}},
+    {"name": "slow", "inputSchema": {"type": "object"}},
+]
+
+
+def log(entry: dict[str, Any]) -> None:
+    if LOG:
+        with open(LOG, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+def send(message: dict[str, Any]) -> None:
+    with _out:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        sys.stdout.flush()
+
+
+def slow(request_id: Any) -> None:
+    """Run until released or cancelled; a cancelled request gets no answer (the protocol says so)."""
+    cancel = _cancelled.setdefault(request_id, threading.Event())
+    while not cancel.is_set():
+        if RELEASE and Path(RELEASE).exists():
+            log({"finished": "slow"})
+            send({"id": request_id, "result": {"content": [{"type": "text", "text": "slow answer"}]}})
+            return
+        time.sleep(0.02)
+
+
+def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    if method == "initialize":
+        return {
+            "protocolVersion": params.get("protocolVersion", "2025-06-18"),
+            "capabilities": {"tools": {}, "resources": {}, "prompts": {}},
+            "serverInfo": {"name": "raw", "version": "1"},
+        }
+    if method == "tools/list":
+        return {"tools": TOOLS, "x-page": "first"}
+    if method == "tools/call" and params.get("name") == "fast":
+        return {"content": [{"type": "text", "text": f"fast answer to {params.get('arguments')}"}]}
+    if method == "tools/call" and params.get("name") == "odd":
+        blocks = [{"type": "hologram", "frames": 3}, {"type": "text", "text": "odd answer"}]
+        return {"content": blocks, "isError": False, "x-trace": "t-123"}
+    if method == "resources/list":
+        return {"resources": [{"uri": "raw://notes", "name": "notes"}]}
+    if method == "resources/read":
+        return {"contents": [{"uri": "raw://notes", "text": "the notes"}]}
+    if method == "prompts/list":
+        return {"prompts": [{"name": "hello"}]}
+    if method == "prompts/get":
+        return {"messages": [{"role": "user", "content": {"type": "text", "text": "hello"}}]}
+    if method == "ping":
+        return {}
+    raise LookupError(f"Unknown tool or method: {method} {params.get('name')!r}")
+
+
+def main() -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        method, params = message.get("method"), message.get("params") or {}
+        if method == "notifications/cancelled":
+            log({"cancelled": params.get("requestId")})
+            _cancelled.setdefault(params.get("requestId"), threading.Event()).set()
+            continue
+        if "id" not in message:
+            continue
+        log({"method": method, "name": params.get("name"), "id": message["id"]})
+        if method == "tools/call" and params.get("name") == "slow":
+            threading.Thread(target=slow, args=(message["id"],), daemon=True).start()
+            continue
+        try:
+            send({"id": message["id"], "result": answer(method, params)})
+        except LookupError as exc:
+            send({"id": message["id"], "error": {"code": -32602, "message": str(exc)}})
+
+
+if __name__ == "__main__":
+    main()
