@@ -299,6 +299,11 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     hb = _one(_config(args), "resume")
     state = hb.resume(args.note)
     note = f"; next instructions: {state.instructions}" if state.instructions else ""
+    if args.note is None and state.instructions:
+        note = (
+            f"; the note of the last resume is kept as the next instructions: {state.instructions} "
+            '(--note TEXT replaces it, --note "" clears it)'
+        )
     out.write(f"{hb.name}: resumed{note}\n")
     return 0
 

@@ -59,3 +59,33 @@ def test_a_tick_whose_step_cannot_load_creates_nothing(tmp_path: Path) -> None:
     done = cli(tmp_path, "tick")
     assert done.returncode == 2, done.stderr
     assert tree(tmp_path) == ["heartbeat.toml"]
+
+
+def test_a_plain_resume_keeps_the_note_no_step_has_read(tmp_path: Path) -> None:
+    """resume --note, then a pause and a plain resume for maintenance: the note still reaches the step."""
+    (tmp_path / "agent.py").write_text(
+        NOOP + "\n\ndef step_seeing(ctx):\n    ctx.data['saw'] = ctx.instructions\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step_seeing"\n')
+    assert cli(tmp_path, "tick").returncode == 0
+    assert cli(tmp_path, "pause").returncode == 0
+    assert cli(tmp_path, "resume", "--note", "use the v2 API").returncode == 0
+    assert cli(tmp_path, "pause", "--reason", "maintenance").returncode == 0
+    done = cli(tmp_path, "resume")
+    assert done.returncode == 0, done.stderr
+    assert "kept" in done.stdout and "use the v2 API" in done.stdout  # and it says so
+    assert cli(tmp_path, "tick").returncode == 0
+    import json
+
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    assert state["data"]["saw"] == "use the v2 API"
+    assert state["instructions"] is None  # read by the step: a later resume has nothing to keep
+    # A new --note replaces a pending one; --note "" clears it.
+    cli(tmp_path, "pause")
+    cli(tmp_path, "resume", "--note", "first")
+    cli(tmp_path, "pause")
+    assert "second" in cli(tmp_path, "resume", "--note", "second").stdout
+    cli(tmp_path, "pause")
+    cleared = cli(tmp_path, "resume", "--note", "")
+    assert "kept" not in cleared.stdout
+    assert json.loads((tmp_path / "state" / "state.json").read_text())["instructions"] is None
