@@ -55,7 +55,9 @@ def test_a_tick_that_fails_for_want_of_a_config_creates_nothing(tmp_path: Path) 
 
 def test_a_tick_whose_step_cannot_load_creates_nothing(tmp_path: Path) -> None:
     """A misspelt step module fails the tick (exit 2) and no folder it made is left, parents included."""
-    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "no_such_module:step"\nstate_dir = "a/b/state"\n')
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "no_such_module:step"\nstate_dir = "a/b/state"\n'
+    )
     done = cli(tmp_path, "tick")
     assert done.returncode == 2, done.stderr
     assert tree(tmp_path) == ["heartbeat.toml"]
@@ -89,3 +91,62 @@ def test_a_plain_resume_keeps_the_note_no_step_has_read(tmp_path: Path) -> None:
     cleared = cli(tmp_path, "resume", "--note", "")
     assert "kept" not in cleared.stdout
     assert json.loads((tmp_path / "state" / "state.json").read_text())["instructions"] is None
+
+
+def test_kill_writes_the_kill_file_while_the_config_has_errors(tmp_path: Path) -> None:
+    """A run ticks on its config; the file gets an error; `kill` still writes KILL and the run stops (3)."""
+    from conftest import spawn_heartbeat, wait_until
+
+    (tmp_path / "agent.py").write_text(NOOP)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\nkill_file = "ops/KILL"\n')
+    (tmp_path / "ops").mkdir()
+    run = spawn_heartbeat(tmp_path, "run", "--every", "1h")
+    try:
+        wait_until(lambda: (tmp_path / "state" / "state.json").exists(), what="the first tick", proc=run)
+        # Someone edits the config and leaves an error in it (a string where a number goes).
+        (tmp_path / "heartbeat.toml").write_text(
+            '[agent]\nstep = "agent:step"\nkill_file = "ops/KILL"\n[policy]\nescalate_after = "three"\n'
+        )
+        done = cli(tmp_path, "kill", "--reason", "stop now")
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / "ops" / "KILL").read_text().strip() == "stop now"
+        assert (
+            "escalate_after" in done.stderr and "could not be read" in done.stderr
+        )  # said what it could not read
+        assert run.wait(timeout=30) == 3  # the run on the old config reads the same KILL file
+    finally:
+        if run.poll() is None:
+            run.kill()
+        run.communicate()
+
+
+def test_kill_falls_back_to_the_default_path_when_the_config_is_not_toml(tmp_path: Path) -> None:
+    """Not even TOML: KILL beside the config (the default), with a warning; --off removes it."""
+    (tmp_path / "heartbeat.toml").write_text("[agent\nstep = 'agent:step'\n")
+    done = cli(tmp_path, "kill")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "KILL").is_file()
+    assert "warning" in done.stderr and "not valid TOML" in done.stderr and "default path" in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert cli(tmp_path, "kill", "--off").returncode == 0
+    assert not (tmp_path / "KILL").exists()
+    # No config at all is still the wrong folder: refused, nothing written.
+    (tmp_path / "heartbeat.toml").unlink()
+    assert cli(tmp_path, "kill").returncode == 2
+    assert not (tmp_path / "KILL").exists()
+
+
+def test_kill_of_one_agent_says_which_agents_a_shared_kill_file_stops(tmp_path: Path) -> None:
+    """Agents that share one KILL file: `kill --agent alpha` names every agent it stops."""
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "agent:step"\n'
+        '[[agents]]\nname = "alpha"\nstate_dir = "a"\n'
+        '[[agents]]\nname = "beta"\nstate_dir = "b"\n'
+        '[[agents]]\nname = "gamma"\nstate_dir = "c"\nkill_file = "KILL.gamma"\n'
+    )
+    done = cli(tmp_path, "kill", "--agent", "alpha")
+    assert done.returncode == 0, done.stderr
+    assert "alpha, beta" in done.stdout and "gamma" not in done.stdout
+    assert "its own kill_file" in done.stdout  # and how to stop one alone
+    alone = cli(tmp_path, "kill", "--agent", "gamma")
+    assert "shared" not in alone.stdout and (tmp_path / "KILL.gamma").is_file()
