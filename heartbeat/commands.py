@@ -401,6 +401,12 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
         state = hb.read_state() if os.path.lexists(hb.store.state_path) else None
         what = f"state ok ({state.ticks} ticks, {state.status.value})" if state else "no state yet"
         out.write(f"{hb.name}: config ok, step and plug-ins load, {what}\n")
+    if not config.notify:
+        print(
+            "heartbeat: warning: no notifier is configured: when an agent needs a human, nobody will be "
+            "told (only ESCALATION.md is written); add a [[notify]] table or give --webhook",
+            file=sys.stderr,
+        )
     return 0
 
 

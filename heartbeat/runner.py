@@ -219,6 +219,8 @@ class Heartbeat:
         if changed:  # the message and the events changed: the lines are encoded again below
             result.message, lines = result.message + changed, None
         if state.notices:
+            # An escalation with no notifier reaches nobody but ESCALATION.md: the CLI says so.
+            result.untold = any(n.kind == "escalation" for n in state.notices) and not self.notifiers()
             # Only a decision that is on disk is announced: a failed save above raised already.
             effects.queue_notices(
                 state, self.store, self.notifiers(), agent=self.name, resume_hint=self.where.resume_hint,

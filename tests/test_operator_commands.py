@@ -150,3 +150,27 @@ def test_kill_of_one_agent_says_which_agents_a_shared_kill_file_stops(tmp_path: 
     assert "its own kill_file" in done.stdout  # and how to stop one alone
     alone = cli(tmp_path, "kill", "--agent", "gamma")
     assert "shared" not in alone.stdout and (tmp_path / "KILL.gamma").is_file()
+
+
+def test_an_escalation_nobody_is_told_of_reaches_stderr_under_quiet(tmp_path: Path) -> None:
+    """No notifier: `tick --quiet` says the escalation on stderr (cron mails it); validate warns first."""
+    (tmp_path / "agent.py").write_text(STUCK)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n[policy]\nescalate_after = 1\n')
+    checked = cli(tmp_path, "validate")
+    assert checked.returncode == 0, checked.stderr
+    assert "no notifier is configured" in checked.stderr and "nobody will be told" in checked.stderr
+    quiet = [cli(tmp_path, "tick", "--quiet") for _ in range(3)]
+    escalated = quiet[2]
+    assert escalated.returncode == 4
+    assert "escalated to a human" in escalated.stderr and "nobody was told" in escalated.stderr
+    # Only the tick that escalated says it; the ones that wait after it stay quiet (exit 4).
+    later = cli(tmp_path, "tick", "--quiet")
+    assert later.returncode == 4 and later.stderr == "" and later.stdout == ""
+
+
+def test_init_starts_with_a_file_notifier(tmp_path: Path) -> None:
+    """`init`'s starter config tells someone (a file notifier), so validate has no warning."""
+    assert cli(tmp_path, "init").returncode == 0
+    assert '[[notify]]\ntype = "file"' in (tmp_path / "heartbeat.toml").read_text()
+    checked = cli(tmp_path, "validate")
+    assert checked.returncode == 0 and "warning" not in checked.stderr, checked.stderr
