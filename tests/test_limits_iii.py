@@ -67,3 +67,55 @@ def test_one_huge_line_cannot_take_the_journal_past_its_rotation_bound(tmp_path:
     events = list(journal.read())
     assert events and all(e["event"] in ("note", "deep") for e in events)
     assert any("[clipped]" in json.dumps(e) for e in events)
+
+
+class _Counted(dict):  # type: ignore[type-arg]
+    """A tool message that counts how often its fields are read."""
+
+    reads = 0
+
+    def get(self, key: object, default: object = None) -> object:
+        _Counted.reads += 1
+        return super().get(key, default)
+
+
+def test_the_openai_importer_is_linear_in_one_messages_parallel_calls() -> None:
+    """3,000 parallel tool calls in one message: each result is looked at a few times, not once per call."""
+    from heartbeat.formats import openai_chat
+
+    n = 3_000
+    calls = [{"id": f"c{k}", "function": {"name": "read", "arguments": '{"k": %d}' % k}} for k in range(n)]
+    # Results in reverse order, matched by id: the worst case for a scan per call.
+    results = [_Counted(role="tool", tool_call_id=f"c{k}", content=f"page {k}") for k in reversed(range(n))]
+    messages = [{"role": "assistant", "tool_calls": calls}, *results]
+    _Counted.reads = 0
+    found = openai_chat.actions(messages)
+    assert [a["output"] for a in found[:3]] == ["page 0", "page 1", "page 2"]
+    assert len(found) == n and found[-1]["args"] == {"k": n - 1}
+    assert _Counted.reads < 10 * n  # before: one read of every result per call, n * n / 2
+
+
+def test_the_openai_importer_matches_as_before() -> None:
+    """By id first (the first unused), else by position; an id reused, a call never answered."""
+    from heartbeat.formats import openai_chat
+
+    def call(i: object, name: str) -> dict[str, object]:
+        return {"id": i, "function": {"name": name, "arguments": "{}"}}
+
+    messages = [
+        {
+            "role": "assistant",
+            "tool_calls": [call("a", "one"), call("a", "two"), call(None, "three"), call("z", "four")],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": "first a"},
+        {"role": "tool", "tool_call_id": "a", "content": "Error: second a"},
+        {"role": "tool", "content": "no id"},
+        {"role": "user", "content": "next"},
+    ]
+    found = openai_chat.actions(messages)
+    assert [(a["tool"], a["output"], a["error"]) for a in found] == [
+        ("one", "first a", None),
+        ("two", "Error: second a", "tool_error"),
+        ("three", "no id", None),
+        ("four", None, None),
+    ]
