@@ -119,3 +119,58 @@ def test_the_openai_importer_matches_as_before() -> None:
         ("three", "no id", None),
         ("four", None, None),
     ]
+
+
+def _deep_openai(depth: int) -> list[dict[str, object]]:
+    """An OpenAI chat transcript whose one tool call's arguments text is nested ``depth`` levels."""
+    arguments = '{"a":' * depth + "1" + "}" * depth
+    call = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": arguments}}
+    return [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "found it"},
+    ]
+
+
+def _deep_trace(depth: int) -> str:
+    """A one-heartbeat trace whose action's args are nested ``depth`` levels."""
+    return '{"actions": [{"tool": "lookup", "args": ' + '{"x":' * depth + "1" + "}" * depth + "}]}\n"
+
+
+WEBHOOK_CONFIG = (
+    '[[notify]]\ntype = "webhook"\nurl = "http://127.0.0.1:9/hooks/T0123ABCD/B0456EFGH/abcdefghijklmnop"\n'
+)
+
+
+def test_replay_of_deeply_nested_input_is_one_line_or_replays(tmp_path: Path) -> None:
+    """Nesting Python cannot read is a one-line error (exit 2); what it can read replays, secrets or not."""
+    (tmp_path / "hook.toml").write_text(WEBHOOK_CONFIG)
+    (tmp_path / "deep.json").write_text(json.dumps(_deep_openai(5000)))
+    (tmp_path / "deep.jsonl").write_text(_deep_trace(900))
+    for config in ([], ["--config", "hook.toml"]):
+        done = cli(tmp_path, "replay", "deep.json", *config)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1 and "nested too deeply" in done.stderr
+        assert "internal error" not in done.stderr
+        replayed = cli(tmp_path, "replay", "deep.jsonl", "--json", *config)
+        assert replayed.returncode == 0, replayed.stderr
+        assert json.loads(replayed.stdout.splitlines()[0])["tick"] == 1
+
+
+def test_a_deeply_nested_file_does_not_abort_a_folder_replay(tmp_path: Path) -> None:
+    """A folder with one file nested too deeply: that file is a line of the table, the rest and the page follow."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (tmp_path / "hook.toml").write_text(WEBHOOK_CONFIG)
+    (folder / "a-deep.json").write_text(json.dumps(_deep_openai(5000)))
+    (folder / "b-deep-args.jsonl").write_text(_deep_trace(900))
+    (folder / "c-fine.jsonl").write_text(
+        '{"actions": [{"tool": "read", "args": {"p": 1}, "output": "a page"}]}\n'
+    )
+    done = cli(tmp_path, "replay", "runs", "--config", "hook.toml", "--html", "tuning.html")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("a-deep") and "error:" in lines[0] and "nested too deeply" in lines[0]
+    assert lines[1].startswith("b-deep-args") and "1 actions/1 ticks" in lines[1]
+    assert lines[2].startswith("c-fine") and "1 actions/1 ticks" in lines[2]
+    assert (tmp_path / "tuning.html").stat().st_size > 0
