@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import WebhookServer, mode
 
-from heartbeat.redact import mask, redact, url_secrets, webhook_secrets
+from heartbeat.base.redact import mask, redact, url_secrets, webhook_secrets
 
 HOOK_PATH = "/services/T0123ABCD/B0456EFGH/XXXXXXXXXXXXXXXXXXXXXXXX"
 TOKEN = "tok-8f3a9c2e1b7d"
@@ -314,6 +314,6 @@ def test_credentials_an_agent_passes_as_arguments_are_masked_everywhere(
 )
 def test_credential_named_keys(name: str, credential: bool) -> None:
     """Which argument names hold credentials: the words say, not a substring (max_tokens is no token)."""
-    from heartbeat.credentials import is_credential_key
+    from heartbeat.base.credentials import is_credential_key
 
     assert is_credential_key(name) is credential
