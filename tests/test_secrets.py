@@ -222,3 +222,98 @@ def test_mask_leaves_json_valid(value: str) -> None:
     doc = json.dumps({"a": value, "b": [value, {"c": f"x {value} y"}]})
     secrets = [*url_secrets(value), value] if value.startswith("http") else [value, "abcdefgh12345"]
     assert json.loads(mask(doc, secrets)) == {"a": "***", "b": ["***", {"c": "x *** y"}]}
+
+
+CREDENTIALS = ("hunter2-pass-value", "sk-live-51HxYz0987", "ghp_tokenvalue1234", "Bearer-cookie-val")
+
+CREDENTIAL_AGENT = textwrap.dedent("""
+    def step(ctx):
+        for _ in range(3):
+            hit = ctx.record(
+                "login",
+                {
+                    "user": "ann",
+                    "password": "hunter2-pass-value",
+                    "client": {"apiKey": "sk-live-51HxYz0987", "max_tokens": 512},
+                    "headers": [{"X-Access-Token": "ghp_tokenvalue1234", "Cookie": "Bearer-cookie-val"}],
+                },
+                output="logged in, session ready",
+            )
+            if hit:
+                return
+""")
+
+
+def test_credentials_an_agent_passes_as_arguments_are_masked_everywhere(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """No secret configured: values of credential-named arguments reach no file, output or message."""
+    import json
+
+    (tmp_path / "agent.py").write_text(CREDENTIAL_AGENT)
+    (tmp_path / "heartbeat.toml").write_text(
+        textwrap.dedent(f"""
+        [agent]
+        step = "agent:step"
+        [policy]
+        escalate_after = 1
+        [[notify]]
+        type = "webhook"
+        url = "{webhook_server.url("/hook")}"
+        [[notify]]
+        type = "file"
+        path = "notes.jsonl"
+        """)
+    )
+    outputs = []
+    for argv in (["tick"], ["tick", "--json"], ["status"], ["status", "--json"], ["log"], ["log", "--json"]):
+        done = run_cli(tmp_path, *argv)
+        outputs += [done.stdout, done.stderr]
+    assert run_cli(tmp_path, "report").returncode == 0
+    assert webhook_server.wait_for(1)
+    state = tmp_path / "state"
+    assert (state / "ESCALATION.md").exists() and (state / "report.html").exists()
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and p.name not in ("agent.py", "heartbeat.toml")]
+    texts = (
+        [p.read_text(errors="replace") for p in files]
+        + outputs
+        + [r.body.decode() for r in webhook_server.requests]
+    )
+    assert not [c for c in CREDENTIALS for text in texts if c in text]
+    # The call is still shown, with what is not a credential, and was still seen as a repeat.
+    saved = json.loads((state / "state.json").read_text())
+    assert saved["status"] == "needs_human"
+    summary = saved["history"][-1]["summary"]
+    assert '"password":"***"' in summary and '"apiKey":"***"' in summary and '"max_tokens":512' in summary
+    assert '"user":"ann"' in summary and "repeat" in (state / "ESCALATION.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "credential"),
+    [
+        ("password", True),
+        ("api_key", True),
+        ("apiKey", True),
+        ("x-api-key", True),
+        ("AWS_SECRET_ACCESS_KEY", True),
+        ("client_secret", True),
+        ("access_token", True),
+        ("token", True),
+        ("Authorization", True),
+        ("auth", True),
+        ("Cookie", True),
+        ("db_passwd", True),
+        ("max_tokens", False),
+        ("key", False),
+        ("cache_key", False),
+        ("public_key", False),
+        ("author", False),
+        ("query", False),
+        ("token_count", False),
+    ],
+)
+def test_credential_named_keys(name: str, credential: bool) -> None:
+    """Which argument names hold credentials: the words say, not a substring (max_tokens is no token)."""
+    from heartbeat.base.credentials import is_credential_key
+
+    assert is_credential_key(name) is credential

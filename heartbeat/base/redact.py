@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
 __all__ = [
     "REDACTED",
     "header_secrets",
+    "map_tree",
     "mask",
     "mask_tree",
     "redact",
@@ -93,19 +94,58 @@ def mask_tree(value: Any, secrets: Iterable[str]) -> Any:
     if not forms:
         return value
 
+    def text(item: str) -> str:
+        for form in forms:
+            if form in item:
+                item = item.replace(form, REDACTED)
+        return item
+
     def walk(item: Any) -> Any:
         if isinstance(item, str):
-            for form in forms:
-                if form in item:
-                    item = item.replace(form, REDACTED)
-            return item
+            return text(item)
         if isinstance(item, Mapping):
-            return {walk(k) if isinstance(k, str) else k: walk(v) for k, v in item.items()}
+            return {text(k) if isinstance(k, str) else k: walk(v) for k, v in item.items()}
         if isinstance(item, list | tuple):
             return [walk(v) for v in item]
         return item
 
-    return walk(value)
+    try:
+        return walk(value)
+    except RecursionError:  # nested deeper than Python recurses (a hostile trace): the same, by hand
+        return map_tree(value, text)
+
+
+def map_tree(value: Any, text: Callable[[str], str]) -> Any:
+    """A copy of a JSON-like value with ``text`` applied to every string (keys too), at any depth.
+
+    Without recursion, so input nested thousands of levels deep is no RecursionError; a
+    container met twice (a cycle) becomes the text ``"[cycle]"``.
+    """
+    root: list[Any] = [None]
+    seen: set[int] = set()
+    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    while stack:
+        item, parent, key = stack.pop()
+        if isinstance(item, str):
+            parent[key] = text(item)
+        elif isinstance(item, Mapping | list | tuple):
+            if id(item) in seen:
+                parent[key] = "[cycle]"
+                continue
+            seen.add(id(item))
+            if isinstance(item, Mapping):
+                new: Any = {}
+                for k, v in item.items():
+                    name = text(k) if isinstance(k, str) else k
+                    new[name] = None  # the keys keep their order; the values are filled in below
+                    stack.append((v, new, name))
+            else:
+                new = [None] * len(item)
+                stack.extend((v, new, i) for i, v in enumerate(item))
+            parent[key] = new
+        else:
+            parent[key] = item
+    return root[0]
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:

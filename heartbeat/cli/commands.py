@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..base.errors import UsageError, worst_exit_code
 from ..config.file import HeartbeatConfig, load_config, parse_duration
-from ..config.flags import check_kill_target, config_with_flags, schedule_with_flags
+from ..config.flags import config_with_flags, schedule_with_flags
 from ..tick.watchdog import done_within, end_left_running, exit_now, flushed_within, is_stop, watching
 from .tickoutput import clean_stdout, print_result
 
@@ -260,31 +260,9 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat kill``: write (or with --off remove) the KILL file the agent reads."""
-    config = _config(args)
-    check_kill_target(config, config_file=args.config, state_dir=args.state_dir, kill_file=args.kill_file)
-    seen = set()
-    for hb in _heartbeats(config):
-        if hb.kill.path in seen:
-            continue
-        seen.add(hb.kill.path)
-        if args.off:
-            try:
-                removed = hb.kill.release()
-            except OSError as exc:
-                raise UsageError(
-                    f"{hb.kill.path}: cannot remove ({exc.strerror}); a KILL folder with files in it "
-                    "is removed by hand only: look inside, then rm -r it"
-                ) from None
-            out.write(f"{hb.kill.path}: {'removed' if removed else 'was not there'}\n")
-        else:
-            try:
-                text = hb.kill.engage(args.reason)
-            except OSError as exc:  # a folder of that name (it stops the agent already), no such folder
-                raise UsageError(
-                    f"{hb.kill.path}: cannot write the KILL file ({exc.strerror or exc})"
-                ) from None
-            out.write(f"{hb.kill.path}: written ({text}); `heartbeat kill --off` or rm it to go on\n")
-    return 0
+    from .kill import run_kill
+
+    return run_kill(args, out, load=_config)
 
 
 def cmd_pause(args: argparse.Namespace, out: TextIO) -> int:
@@ -300,6 +278,11 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     hb = _one(_config(args), "resume")
     state = hb.resume(args.note)
     note = f"; next instructions: {state.instructions}" if state.instructions else ""
+    if args.note is None and state.instructions:
+        note = (
+            f"; the note of the last resume is kept as the next instructions: {state.instructions} "
+            '(--note TEXT replaces it, --note "" clears it)'
+        )
     out.write(f"{hb.name}: resumed{note}\n")
     return 0
 
@@ -352,6 +335,12 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
         state = hb.read_state() if os.path.lexists(hb.store.state_path) else None
         what = f"state ok ({state.ticks} ticks, {state.status.value})" if state else "no state yet"
         out.write(f"{hb.name}: config ok, step and plug-ins load, {what}\n")
+    if not config.notify:
+        print(
+            "heartbeat: warning: no notifier is configured: when an agent needs a human, nobody will be "
+            "told (only ESCALATION.md is written); add a [[notify]] table or give --webhook",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -132,7 +132,11 @@ def write_textfile(heartbeats: Sequence[Heartbeat], path: Path, clock: Callable[
 
 
 def serve(heartbeats: Sequence[Heartbeat], address: str, clock: Callable[[], datetime]) -> tuple[Any, Any]:
-    """Serve ``/metrics`` on ``[HOST:]PORT`` (HOST defaults to 127.0.0.1) in a daemon thread."""
+    """Serve ``/metrics`` on ``[HOST:]PORT`` (HOST defaults to 127.0.0.1) in a daemon thread.
+
+    At most :data:`~heartbeat.cli.metricserver.MAX_CONNECTIONS` at once, each dropped
+    after :data:`~heartbeat.cli.metricserver.READ_TIMEOUT_SECONDS` of silence.
+    """
     host, _, port_text = address.rpartition(":")
     try:
         port = int(port_text)
@@ -140,10 +144,17 @@ def serve(heartbeats: Sequence[Heartbeat], address: str, clock: Callable[[], dat
         raise ConfigError(f"--metrics-port {address!r}: give PORT or HOST:PORT") from None
     if not 0 <= port < 65536:
         raise ConfigError(f"--metrics-port {address!r}: the port must be 0-65535")
-    try:
-        server, thread = _client().start_http_server(
-            port, addr=host or "127.0.0.1", registry=registry(heartbeats, clock)
-        )
+    from .metricserver import start
+
+    client = _client()
+    reg = registry(heartbeats, clock)
+
+    def render() -> tuple[bytes, str]:
+        body: bytes = client.generate_latest(reg)
+        return body, client.CONTENT_TYPE_LATEST
+
+    try:  # bounded connections and read timeouts (prometheus_client's own server has neither)
+        server, thread = start(host.strip("[]") or "127.0.0.1", port, render)
     except OSError as exc:
         raise ConfigError(f"--metrics-port {address}: {exc.strerror}") from None
     return server, thread

@@ -186,7 +186,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "  heartbeat resume --note 'the API moved to v2; use search_v2'",
         _AGENT,
     )
-    p.add_argument("--note", metavar="TEXT", help="becomes the next step's instructions")
+    p.add_argument(
+        "--note",
+        metavar="TEXT",
+        help="becomes the next step's instructions (without --note, a note no step has read yet is "
+        'kept; --note "" clears it)',
+    )
 
     p = command(
         "log",

@@ -32,6 +32,11 @@ threshold = 3
 [policy]
 escalate_after = 3
 
+# Who is told when the agent needs a human: a file to start with, then a webhook too.
+[[notify]]
+type = "file"
+path = "notifications.jsonl"
+
 # [[notify]]
 # type = "webhook"
 # url = "${HEARTBEAT_WEBHOOK_URL}"   # secrets come from the environment

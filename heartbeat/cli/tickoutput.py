@@ -32,7 +32,8 @@ def print_result(result: TickResult, out: TextIO, *, as_json: bool = False, quie
     elif result.outcome in ("error", "locked"):
         if not (quiet and result.outcome == "locked"):  # cron overlapping itself is harmless
             print(f"heartbeat: {prefix}error: {result.message}", file=sys.stderr)
-    elif quiet and result.exit_code == 1:
+    elif quiet and (result.exit_code == 1 or result.untold):
+        # A step that raised, or an escalation no notifier carries: cron's mail is the only word.
         print(f"heartbeat: {prefix}{result.message}", file=sys.stderr)
     elif not quiet:
         colour = "red" if result.exit_code else "yellow" if result.anomalies else None
@@ -52,6 +53,8 @@ def print_result(result: TickResult, out: TextIO, *, as_json: bool = False, quie
         warn(prefix, f"notification not delivered (kept in outbox/): {line}")
     if result.waiting and not result.undelivered:
         warn(prefix, f"{result.waiting} notification(s) waiting in outbox/: not delivered yet")
+    if result.untold:
+        warn(prefix, "no notifier is configured: nobody was told of this escalation (add a [[notify]] table)")
 
 
 @contextlib.contextmanager

@@ -25,7 +25,13 @@ from .file import (
     read_secret_ref,
 )
 
-__all__ = ["check_kill_target", "config_with_flags", "config_with_overrides", "schedule_with_flags"]
+__all__ = [
+    "check_kill_target",
+    "config_with_flags",
+    "config_with_overrides",
+    "fallback_kill_files",
+    "schedule_with_flags",
+]
 
 
 def _absolute(value: str | Path | None) -> Path | None:
@@ -149,3 +155,41 @@ def check_kill_target(
             "kill: no heartbeat.toml and no state folder here: wrong folder? "
             "give --config FILE, or --kill-file PATH"
         )
+
+
+def fallback_kill_files(
+    config_file: str | Path | None, *, agent: str | None = None, kill_file: str | Path | None = None
+) -> tuple[list[Path], str]:
+    """Where ``kill`` writes when the config cannot be loaded: the KILL files, and where that came from.
+
+    ``kill`` needs only the KILL file's path, so a config with an error elsewhere must not
+    stop it: ``--kill-file``, else each agent's ``kill_file`` as the TOML says it (when
+    the file still parses and names it as plain text), else ``KILL`` beside the config
+    file, the default.
+    """
+    if kill_file:
+        return [Path(kill_file).resolve()], "--kill-file"
+    path = Path(config_file) if config_file else Path(DEFAULT_CONFIG_NAME)
+    base = path.resolve().parent
+    found: list[Path] = []
+    try:
+        import tomllib
+
+        from ..base.fsutil import read_regular
+
+        raw = tomllib.loads(read_regular(path).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        raw = {}
+    top: dict[str, Any] = raw["agent"] if isinstance(raw.get("agent"), dict) else {}
+    tables: list[Any] = raw["agents"] if isinstance(raw.get("agents"), list) else []
+    entries: list[dict[str, Any]] = [t for t in tables if isinstance(t, dict)] or [top]
+    for entry in entries:
+        if agent and entry.get("name", top.get("name", "agent")) != agent:
+            continue
+        named = entry.get("kill_file", top.get("kill_file"))
+        if isinstance(named, str) and named.strip() and "$" not in named:
+            where = Path(named)
+            found.append(where if where.is_absolute() else base / where)
+    if found:
+        return list(dict.fromkeys(found)), f"the kill_file {path} names"
+    return [base / "KILL"], "the default path beside it"

@@ -61,6 +61,22 @@ def clip(text: str | None, limit: int = TEXT_LIMIT) -> str | None:
     return text[: limit - 1] + "…"
 
 
+def printable(text: str) -> str:
+    """``text`` with line breaks and other control characters as escapes (``\\n``, ``\\x1b``).
+
+    For a name an agent chose (a tool's) where a person reads it on a terminal: it
+    cannot start a line of its own or send the terminal an escape sequence.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else _escaped(c) for c in text)
+
+
+def _escaped(char: str) -> str:
+    """One character as Python writes it in a string literal (``\\n``, ``\\x1b``, ``\\u2028``)."""
+    return repr(char)[1:-1] if char not in "'\"" else char
+
+
 def new_list() -> list[Any]:
     """An empty list, as a field's default_factory: pydantic reads a builtin's text signature slowly."""
     return []

@@ -36,6 +36,8 @@ class TickResult:
     delivered: list[str] = field(default_factory=list)
     undelivered: list[str] = field(default_factory=list)
     waiting: int = 0
+    untold: bool = False
+    """This tick escalated and no notifier is configured: nobody was told but ``ESCALATION.md``."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict, stable for scripts (``heartbeat tick --json``)."""

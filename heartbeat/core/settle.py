@@ -29,7 +29,16 @@ from typing import Any
 
 from ..base.errors import EXIT_CODES, worst_exit_code
 from ..config.file import HeartbeatConfig
-from .models import ANOMALY_LIMIT, AgentState, Anomaly, Decision, Escalation, Notification, Status
+from .models import (
+    ANOMALY_LIMIT,
+    AgentState,
+    Anomaly,
+    Decision,
+    Escalation,
+    Notification,
+    Status,
+    printable,
+)
 
 __all__ = ["Settlement", "TickFacts", "Where", "settle"]
 
@@ -264,14 +273,15 @@ def _notice(out: Settlement, *, now: datetime, **fields: Any) -> None:
 def describe(facts: TickFacts, decision: Decision | None, anomalies: Sequence[Anomaly]) -> str:
     """One line for a tick that ran: actions, progress, errors, what the policy decided."""
     parts = [f"tick {facts.tick}: {facts.actions} action(s)"]
+    # The agent's texts in it keep to the line: a line break in an error must not forge another.
     if facts.failed:  # failures in plain sight: "3 actions, 1 failed: ConnectError ..."
-        parts[0] += f", {facts.failed} failed: {facts.first_error}"
+        parts[0] += f", {facts.failed} failed: {printable(facts.first_error or '')}"
     if facts.progress is not None:
         parts.append(f"progress {facts.progress:g}")
     if facts.progress_error:
-        parts.append(f"metric error: {facts.progress_error}")
+        parts.append(f"metric error: {printable(facts.progress_error)}")
     if facts.step_error:
-        parts.append(f"step raised {facts.step_error}")
+        parts.append(f"step raised {printable(facts.step_error)}")
     if decision is not None and decision.action != "continue":
         kinds = ", ".join(a.kind for a in anomalies)
         parts.append(f"stuck ({kinds}) -> {decision.action}, streak {decision.stuck_streak}")

@@ -34,6 +34,7 @@ from ..core.models import (
     Anomaly,
     ProgressSample,
     clip,
+    printable,
 )
 from .detectors import (
     BUILT_IN,
@@ -303,6 +304,8 @@ class Monitor:
         # Exact-type tests first: this runs for every action, and isinstance costs more.
         if (tool.__class__ is not str and not isinstance(tool, str)) or not tool:
             raise TypeError(f"tool must be a non-empty str, not {tool!r}")
+        if not tool.isprintable():  # a name holding a line break would forge lines where it is shown
+            tool = printable(tool)
         if cost.__class__ is not float or not 0.0 <= cost < _INF:
             cost = _cost(cost)
         if now.__class__ is not datetime or now.tzinfo is None:
@@ -471,6 +474,10 @@ class Monitor:
         if found.kind in self._reported:
             return construct(Anomaly, {**found.__dict__, "again": True})  # model_copy costs more
         self._reported.add(found.kind)
+        if not found.message.isprintable():
+            # An anomaly is one line wherever it is shown: a tool name or an error text the
+            # agent chose, quoted in it, must not forge lines of tick or status output.
+            found = found.model_copy(update={"message": printable(found.message)})
         self.tick_anomalies.append(found)
         return found
 

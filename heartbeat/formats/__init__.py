@@ -121,4 +121,6 @@ def load_actions(path: Path, data: Any, fmt: str) -> list[Action]:
         found: list[Action] = module.actions(data)
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
         raise TraceError(str(path), 1, f"not a {fmt} file: {type(exc).__name__}: {exc}") from None
+    except RecursionError:  # an arguments text nested deeper than Python reads
+        raise TraceError(str(path), 1, f"not a {fmt} file: nested too deeply") from None
     return found

@@ -10,6 +10,8 @@ An assistant message without tool calls, followed by a user message, is a
 
 from __future__ import annotations
 
+import json
+from collections import deque
 from typing import Any
 
 from .common import Action, action, as_args, message_list, respond, text_of
@@ -28,51 +30,68 @@ def sniff(data: Any) -> bool:
 
 
 def actions(data: Any) -> list[Action]:
-    """One action per tool call and per message to the user."""
+    """One action per tool call and per message to the user (linear in the calls and messages)."""
     messages = message_list(data)
     if messages is None:
         raise ValueError("no list of messages")
     found: list[Action] = []
+    count = len(messages)
     for i, message in enumerate(messages):
         if message.get("role") != "assistant":
             continue
         calls = message.get("tool_calls") or []
         if not calls:
-            after = messages[i + 1] if i + 1 < len(messages) else None
+            after = messages[i + 1] if i + 1 < count else None
             if after is not None and after.get("role") == "user":
                 found.append(respond(text_of(message.get("content")), text_of(after.get("content"))))
             continue
-        results = []
-        for later in messages[i + 1 :]:
-            if later.get("role") != "tool":
-                break
-            results.append(later)
-        used: set[int] = set()
-        for k, call in enumerate(calls):
-            hit = next(
-                (
-                    j
-                    for j, r in enumerate(results)
-                    if j not in used and r.get("tool_call_id") == call.get("id")
-                ),
-                None,
-            )
-            if hit is None and k < len(results) and k not in used:
-                hit = k
-            result = results[hit] if hit is not None else None
-            if hit is not None:
-                used.add(hit)
-            function = call.get("function") or {}
-            output = text_of(result.get("content")) if result is not None else None
-            failed = result is not None and (
-                bool(result.get("is_error")) or (output or "").startswith("Error")
-            )
-            found.append(
-                action(
-                    str(function.get("name") or "(unknown)"),
-                    as_args(function.get("arguments")),
-                    output,
-                    "tool_error" if failed else None,
-                )
-            )
+        end = i + 1
+        while end < count and messages[end].get("role") == "tool":
+            end += 1
+        results = messages[i + 1 : end]
+        found += _matched(calls, results)
     return found
+
+
+def _matched(calls: list[Any], results: list[Any]) -> list[Action]:
+    """Each call with its result: the first unused one with its id, else the one at its position."""
+    by_id: dict[object, deque[int]] = {}
+    for j, result in enumerate(results):
+        by_id.setdefault(_key(result.get("tool_call_id")), deque()).append(j)
+    used = [False] * len(results)
+    found: list[Action] = []
+    for k, call in enumerate(calls):
+        hit: int | None = None
+        waiting = by_id.get(_key(call.get("id")))
+        while waiting:
+            j = waiting.popleft()
+            if not used[j]:
+                hit = j
+                break
+        if hit is None and k < len(results) and not used[k]:
+            hit = k
+        result = results[hit] if hit is not None else None
+        if hit is not None:
+            used[hit] = True
+        function = call.get("function") or {}
+        output = text_of(result.get("content")) if result is not None else None
+        failed = result is not None and (bool(result.get("is_error")) or (output or "").startswith("Error"))
+        found.append(
+            action(
+                str(function.get("name") or "(unknown)"),
+                as_args(function.get("arguments")),
+                output,
+                "tool_error" if failed else None,
+            )
+        )
+    return found
+
+
+def _key(value: object) -> object:
+    """An id as a dict key: JSON ids are text or numbers; anything else by its canonical JSON."""
+    if value is None or isinstance(value, str | int | float):
+        return value
+    try:
+        return ("json", json.dumps(value, sort_keys=True))
+    except (TypeError, ValueError, RecursionError):
+        return ("repr", repr(value))

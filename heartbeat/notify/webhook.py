@@ -9,6 +9,7 @@ quote an httpx exception, whose text may hold the full URL.
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import threading
 import time
@@ -24,7 +25,7 @@ from .base import MAX_ANSWER, one_line
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["WebhookNotifier"]
+__all__ = ["WebhookNotifier", "chat_text"]
 
 # A Retry-After longer than this is not waited for in a tick; the outbox retries later.
 _MAX_RETRY_AFTER = 10.0
@@ -41,6 +42,24 @@ def _os_reason(exc: BaseException) -> str | None:
             return current.strerror
         current = current.__cause__ or current.__context__
     return None
+
+
+_MENTION = re.compile(r"@(?=(?:everyone|here|channel|all|group)\b)", re.IGNORECASE)
+_ZWSP = "\u200b"  # a zero-width space: invisible, and no mention or link syntax spans it
+
+
+def chat_text(text: str) -> str:
+    """``text`` safe to show in a chat: an agent's words in it cannot ping people or disguise a link.
+
+    Slack's ``mrkdwn`` reads ``<!channel>``, ``<@U123>`` and ``<https://x|label>`` as
+    mentions and links, so ``&``, ``<`` and ``>`` are escaped as Slack asks
+    (``&amp;`` ``&lt;`` ``&gt;``; Slack shows them as the characters). Markdown chats
+    (Discord's and Mattermost's ``@everyone``/``@here``/``@channel``/``@all``, and
+    ``[label](url)`` links there and in Teams) get a zero-width space after the ``@``
+    and between ``]`` and ``(``, which no reader sees.
+    """
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MENTION.sub("@" + _ZWSP, text).replace("](", "]" + _ZWSP + "(")
 
 
 class WebhookNotifier:
@@ -108,6 +127,8 @@ class WebhookNotifier:
             from ..base.redact import mask_tree
 
             body = mask_tree(body, self.mask_with)
+        if isinstance(body.get("text"), str):
+            body["text"] = chat_text(body["text"])
         if self._client is not None:
             self._post_with_retries(self._client, headers, body)
             return

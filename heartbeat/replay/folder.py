@@ -139,14 +139,20 @@ def summarize_trace(
     except (TraceError, UsageError) as exc:
         return TraceSummary(trace, 0, 0, error=str(exc))
     summary = TraceSummary(trace, sum(len(line.actions) for _, line in lines), len(lines))
-    for tick in replay_lines(where, lines, config):
-        for a in tick.anomalies:
-            entry = {"tick": tick.tick, "action": a.action, "kind": a.kind, "message": a.message}
-            summary.anomalies.append(entry)
-            if summary.first_anomaly is None:
-                summary.first_anomaly = {"tick": tick.tick, "action": a.action, "kind": a.kind}
-        if tick.decision.action == "escalate":
-            summary.escalated = {"tick": tick.tick, "action": tick.first_action + max(tick.actions, 1) - 1}
+    try:
+        for tick in replay_lines(where, lines, config):
+            for a in tick.anomalies:
+                entry = {"tick": tick.tick, "action": a.action, "kind": a.kind, "message": a.message}
+                summary.anomalies.append(entry)
+                if summary.first_anomaly is None:
+                    summary.first_anomaly = {"tick": tick.tick, "action": a.action, "kind": a.kind}
+            if tick.decision.action == "escalate":
+                summary.escalated = {
+                    "tick": tick.tick,
+                    "action": tick.first_action + max(tick.actions, 1) - 1,
+                }
+    except TraceError as exc:  # one bad file is a line of the table; the folder goes on
+        return TraceSummary(trace, 0, 0, error=str(exc))
     return summary
 
 

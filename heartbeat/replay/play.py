@@ -113,10 +113,28 @@ def replay_lines(
                 path, number, f"at: {now.isoformat()} is too late: the next heartbeat would be past year 9999"
             ) from None
         times.append(now)
-    return _run(lines, times, config)
+    return _run(path, lines, times, config)
 
 
 def _run(
+    path: str, lines: list[tuple[int, TraceLine]], times: list[datetime], config: HeartbeatConfig
+) -> Iterator[ReplayTick]:
+    """:func:`_replay`, where input nested too deeply for Python is a bad line (TraceError), not a crash."""
+    number = lines[0][0] if lines else 0
+    ticks = _replay(lines, times, config)
+    while True:
+        try:
+            tick = next(ticks)
+        except StopIteration:
+            return
+        except RecursionError:
+            line = next((n for n, _ in lines if n > number), number)
+            raise TraceError(path, line, "nested too deeply to replay") from None
+        number = tick.line
+        yield tick
+
+
+def _replay(
     lines: list[tuple[int, TraceLine]], times: list[datetime], config: HeartbeatConfig
 ) -> Iterator[ReplayTick]:
     detectors = build_detectors(config.detectors, search_path=config.base_dir)

@@ -61,6 +61,8 @@ class Mark:
     at: str
     text: str
     detail: str = ""
+    between: bool = False
+    """Between heartbeats (a pause, a resume, a KILL before the step): after ``tick``, not in it."""
 
 
 @dataclass(slots=True)
@@ -157,6 +159,7 @@ class _Builder:
         self.max_tick_actions = 0
         self.tick = 0  # the newest tick number seen
         self.stuck = 0  # heartbeats in a row whose decision was a recovery
+        self.outside = False  # the event being added was written between heartbeats
 
     def slot(self) -> Slot:
         if self.open is None:
@@ -164,7 +167,7 @@ class _Builder:
         return self.open
 
     def mark(self, slot: Slot, kind: str, tick: int, at: str, text: str, detail: str = "") -> None:
-        mark = Mark(kind, tick, at, self.redact(text), self.redact(detail))
+        mark = Mark(kind, tick, at, self.redact(text), self.redact(detail), self.outside)
         slot.marks.setdefault(kind, []).append(mark)
         self.mark_counts[kind] = self.mark_counts.get(kind, 0) + 1
         self.note(mark)
@@ -186,7 +189,8 @@ class _Builder:
             self.first_at = self.first_at or at
             self.last_at = at
         slot = self.slot()
-        if kind in _OUTSIDE and not (kind == "kill" and event.get("during_step")):
+        self.outside = kind in _OUTSIDE and not (kind == "kill" and event.get("during_step"))
+        if self.outside:
             # Written between heartbeats: it shows at the next one, and says nothing of its ticks.
             tick = tick or self.tick
         else:

@@ -195,7 +195,7 @@ table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{border-bottom:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top}
 thead th{background:var(--panel);position:sticky;top:0}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-td.args{overflow-wrap:anywhere;min-width:14rem}td.nowrap{white-space:nowrap}
+td.args,td.text{overflow-wrap:anywhere;min-width:14rem}td.nowrap{white-space:nowrap}
 caption{text-align:left;padding:.3rem 0;color:var(--muted)}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}
 dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}

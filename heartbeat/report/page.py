@@ -163,11 +163,13 @@ def _notable_section(t: Timeline) -> str:
             if mark.detail
             else ""
         )
+        # Between heartbeats (a pause, a resume, a KILL before the step): after that tick, not at it.
+        tick = f'<span class="muted">after</span> {mark.tick}' if mark.between else str(mark.tick)
         rows.append(
             f'<tr class="ev-{esc(mark.kind)}"><td class="mono">{esc(when(mark.at))}</td>'
-            f'<td class="num">{mark.tick}</td>'
+            f'<td class="num">{tick}</td>'
             f"<td>{glyph(mark.kind)} {esc(LABELS.get(mark.kind, mark.kind))}</td>"
-            f"<td>{esc(mark.text)}{detail}</td></tr>"
+            f'<td class="text">{esc(mark.text)}{detail}</td></tr>'
         )
     more = (
         f'<p class="muted">{t.notable_dropped:,} earlier entries not listed.</p>' if t.notable_dropped else ""
@@ -297,7 +299,7 @@ def render_agent(p: AgentPage) -> str:
         f"{back}<header><h1>Agent <code>{esc(p.agent)}</code>: {_status_badge(p.status, p.kill)}</h1>"
         f'<p class="lede">heartbeat report of {esc(window)} ({esc(span)}, {plural(t.events, "event")}), '
         f"made {esc(when(p.generated_at))} from <code>{esc(p.state_dir)}</code>.{skipped}</p></header>"
-        f"{symbol_defs([*kinds, 'repeat', 'loop'])}"
+        f"{symbol_defs([*kinds, *(m.kind for m in t.notable), 'repeat', 'loop'])}"
         f"{_status_section(p)}"
         '<section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>'
         '<p class="lede">Each point is a heartbeat: the line is the progress metric, the lanes below mark '
@@ -328,7 +330,8 @@ def render_overview(rows: Sequence[OverviewRow], *, generated_at: str, config: s
         error = f'<br><span class="err">{esc(r.error)}</span>' if r.error else ""
         ago = f'<br><span class="muted">{esc(r.ago)}</span>' if r.ago else ""
         body.append(
-            f'<tr><th scope="row">{name}</th><td>{_status_badge(r.status, r.kill)}{reason}{error}</td>'
+            f'<tr><th scope="row">{name}</th>'
+            f'<td class="text">{_status_badge(r.status, r.kill)}{reason}{error}</td>'
             f'<td class="mono">{esc(when(r.last_heartbeat_at or r.last_tick_at))}{ago}</td>'
             f"<td>{overdue}</td>"
             f'<td class="num">{r.stuck_streak} of {r.escalate_after}</td><td class="num">{r.ticks:,}</td>'

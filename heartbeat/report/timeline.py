@@ -79,7 +79,11 @@ def timeline_svg(timeline: Timeline) -> str:
             "no progress samples</text>"
         )
     label_every = max(1, -(-len(slots) // 10))
+    shown = None
     for slot in slots[::label_every]:
+        if slot.first_tick == shown:
+            continue  # heartbeats that did not call the step (paused, waiting) keep the tick: said once
+        shown = slot.first_tick
         out.append(
             f'<text x="{x(slot.index):.1f}" y="{axis_y + 16}" text-anchor="middle">'
             f"{esc(slot.first_tick)}</text>"

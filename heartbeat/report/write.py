@@ -282,13 +282,21 @@ def write_overview(
             rows.append(_absent_row(hb))
             continue
         target = report_path(hb)
-        back = os.path.relpath(out.resolve(), target.resolve().parent)
+        back = _link(os.path.relpath(out.resolve(), target.resolve().parent))
         page = agent_page(hb, now=now, since=since, overview_href=back)
         written.append(_write(hb, target, render_agent(page), locked=False))
         rows.append(_overview_row(hb, page, now, os.path.relpath(target.resolve(), out.resolve().parent)))
     where = str(heartbeats[0].config.base_dir.resolve()) if heartbeats else "."
     html = render_overview(rows, generated_at=now.isoformat(), config=where)
     return [_write(None, out, html, locked=False), *written]
+
+
+def _link(relative: str) -> str:
+    """A relative path as a link: percent-encoded, so a folder ``prod:web`` is no URL scheme
+    (and ``#``, ``?`` or ``%`` in a name are no fragment, query or escape)."""
+    from urllib.parse import quote
+
+    return quote(relative.replace(os.sep, "/"), safe="/")
 
 
 def _overview_row(hb: Reported, page: AgentPage, now: datetime, href: str) -> OverviewRow:
@@ -298,7 +306,7 @@ def _overview_row(hb: Reported, page: AgentPage, now: datetime, href: str) -> Ov
     progress = [s.progress for s in t.slots if s.progress is not None][-20:]
     return OverviewRow(
         agent=hb.name,
-        href=href.replace(os.sep, "/"),
+        href=_link(href),
         status=page.status,
         status_reason=page.status_reason,
         kill=page.kill,

@@ -90,12 +90,48 @@ def encode_event(event: Mapping[str, Any]) -> bytes:
     return (_encode(event) + "\n").encode("utf-8", "backslashreplace")
 
 
-def _encode_lines(events: Sequence[Mapping[str, Any]]) -> bytes:
-    """Every event as a line (see :func:`encode_event`), all encoded before any is returned."""
+def _encode_lines(events: Sequence[Mapping[str, Any]], line_limit: int | None = None) -> bytes:
+    """Every event as a line (see :func:`encode_event`), all encoded before any is returned.
+
+    ``line_limit``: a line longer than this (in characters) has its long texts clipped
+    (:func:`_clipped`), so no one event can take the journal past its rotation bound.
+    """
     if not events:
         return b""
     lines = [_encode(e if e.__class__ is dict else _as_dict(e)) for e in events]
+    if line_limit is not None:
+        for i, line in enumerate(lines):
+            if len(line) > line_limit:
+                lines[i] = _clipped(events[i], len(line), line_limit)
     return ("\n".join(lines) + "\n").encode("utf-8", "backslashreplace")
+
+
+_CLIP_MARK = "… [clipped]"
+
+
+def _clipped(event: Mapping[str, Any], length: int, limit: int) -> str:
+    """``event`` as a line of at most about ``limit`` characters: its long texts cut, else a stub."""
+    share = max(80, limit // 8)
+
+    def cut(value: Any, depth: int) -> Any:
+        if isinstance(value, str):
+            return value if len(value) <= share else value[:share] + _CLIP_MARK
+        if depth > 20:
+            return "[nested too deeply: clipped]"
+        if isinstance(value, Mapping):
+            return {str(k)[:share]: cut(v, depth + 1) for k, v in list(value.items())[:50]}
+        if isinstance(value, list | tuple):
+            return [cut(v, depth + 1) for v in value[:50]]
+        return value
+
+    try:
+        line = _encode(cut(dict(event), 0))
+    except (TypeError, ValueError, RecursionError):
+        line = ""
+    if line and len(line) <= limit:
+        return line
+    stub = {k: event.get(k) for k in ("at", "agent", "tick", "event") if isinstance(event.get(k), str | int)}
+    return _encode({**stub, "clipped": f"an event of {length:,} characters, too long for the journal"})
 
 
 def _as_dict(event: Mapping[str, Any]) -> dict[str, Any]:
@@ -207,7 +243,7 @@ class Journal:
             from ..base.redact import redact_event  # only a config with secrets needs it
 
             stamped = [redact_event(e, secrets) for e in stamped]
-        return _encode_lines(stamped)
+        return _encode_lines(stamped, self.line_limit)
 
     def append(self, events: Sequence[Mapping[str, Any]]) -> None:
         """Append a batch of events with one write (file 0600), and one fsync if ``sync``.
@@ -215,7 +251,13 @@ class Journal:
         Every event is encoded before anything is written, so an event that
         cannot be serialised (TypeError/ValueError) writes nothing.
         """
-        self.write(_encode_lines(events))
+        self.write(_encode_lines(events, self.line_limit))
+
+    @property
+    def line_limit(self) -> int:
+        """The longest line written, in characters: a quarter of ``max_bytes``, so one event
+        cannot take the files past their rotation bound (longer events are clipped)."""
+        return max(250, self._max_bytes // 4)
 
     def write(self, payload: bytes) -> None:
         """Append encoded lines (:meth:`encode_stamped`) with one write, rotating first if due.

@@ -94,6 +94,15 @@ def state_schema() -> dict[str, Any]:
     return AgentState.model_json_schema()
 
 
+def _missing_folders(path: Path) -> list[Path]:
+    """``path`` and those of its parents that do not exist, deepest first."""
+    missing = []
+    while not os.path.lexists(path) and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -204,8 +213,10 @@ class StateStore:
             folder: os.stat_result | None = os.stat(self._state_dir)  # isdir's stat, mtime for _sweep
         except OSError:
             folder = None
+        created: list[Path] = []  # the folders this call made: a failed command leaves none behind
         if folder is None or not stat.S_ISDIR(folder.st_mode):
             folder = None
+            created = _missing_folders(self._state_dir)
             try:
                 ensure_private_dir(self._state_dir)
             except OSError as exc:
@@ -229,9 +240,24 @@ class StateStore:
         try:
             self._sweep(folder)
             yield self
+        except BaseException:
+            if created:  # a tick that failed in a folder it made (no step configured): leave none
+                self._unmake(created)
+            raise
         finally:
             self._locked = False
             file_lock.release()
+
+    def _unmake(self, created: list[Path]) -> None:
+        """Remove the folders this lock made, when nothing but the lock file is in them (lock held)."""
+        try:
+            if {entry.name for entry in os.scandir(self._state_dir)} - {LOCK_FILE}:
+                return  # something was written: it stays
+            self._lock_path.unlink(missing_ok=True)
+            for path in created:  # deepest first
+                path.rmdir()
+        except OSError:
+            pass  # a folder someone else filled meanwhile: it stays
 
     @contextmanager
     def run_lock(self) -> Iterator[StateStore]:

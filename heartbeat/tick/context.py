@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -17,56 +16,7 @@ from ..detect.monitor import Monitor
 from ..detect.recorded import journal_keys
 from ..state.killswitch import KillSwitch
 
-__all__ = ["Step", "StepContext", "mask_credentials"]
-
-# Argument names whose values are credentials (compared lower-case, without "_", "-", "." or
-# spaces): "api_key", "X-Auth-Token", "password", "client_secret". Not "key" alone (a key-value
-# store's key is the call) nor "max_tokens" or "author".
-_CREDENTIAL_NAME = re.compile(
-    r"^(auth|pwd|pass)$|password|passwd|passphrase|secret|apikey|accesskey|privatekey|"
-    r"credential|cookie|authorization|bearer|token$"
-)
-_NAME_PARTS = re.compile(r"[\s_.\-]+")
-_credential_names: dict[str, bool] = {}  # name -> whether it names a credential, cached
-_MASKED = "***"
-
-
-def _is_credential(name: str) -> bool:
-    known = _credential_names.get(name)
-    if known is None:
-        known = _CREDENTIAL_NAME.search(_NAME_PARTS.sub("", name.lower())) is not None
-        if len(_credential_names) < 4096:  # argument names are few; an odd caller must not grow it
-            _credential_names[name] = known
-    return known
-
-
-def mask_credentials(args: dict[str, Any]) -> dict[str, Any]:
-    """``args`` with the value of every credential-named argument (nested ones too) as ``***``.
-
-    The same dict when nothing is masked; a masked copy otherwise. What the
-    journal, ``state.json`` and the detectors' texts then hold of the call
-    never shows a token the agent passed, whether or not it is a configured
-    secret.
-    """
-    masked: dict[str, Any] | None = None
-    for name, value in args.items():
-        if value is None or value == "":
-            continue
-        if name.__class__ is str and _is_credential(name):
-            new: Any = _MASKED
-        elif value.__class__ is dict:
-            new = mask_credentials(value)
-        elif value.__class__ is list:
-            new = [mask_credentials(v) if v.__class__ is dict else v for v in value]
-            if all(a is b for a, b in zip(new, value, strict=True)):
-                continue
-        else:
-            continue
-        if new is not value:
-            if masked is None:
-                masked = dict(args)
-            masked[name] = new
-    return args if masked is None else masked
+__all__ = ["Step", "StepContext"]
 
 
 class StepContext:
@@ -162,7 +112,7 @@ class StepContext:
         if not math.isfinite(self._counters.cost + cost):
             raise ValueError("ctx.record: the day's total cost would overflow; report smaller units")
         now = self._clock()
-        copied = mask_credentials(self._mask(dict(args))) if args is not None else None
+        copied = self._mask(dict(args)) if args is not None else None
         error = clip(self._redact(error)) if error else None
         output = None if output is None else self._mask(str(output))
         hit = self._monitor.record(

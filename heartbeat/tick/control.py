@@ -28,6 +28,7 @@ __all__ = [
     "note_left_behind",
     "pause",
     "pause_requested",
+    "pending_note",
     "read_state",
     "resume",
 ]
@@ -131,15 +132,24 @@ def pause_requested(hb: Agent) -> str | None:
 
 
 def resume(hb: Agent, note: str | None = None) -> AgentState:
-    """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions."""
+    """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions.
+
+    Without a ``note``, a human's note that no step has read yet (left by an
+    earlier ``resume --note``) is kept: a pause and resume for maintenance must
+    not drop it. An empty ``note`` clears it. Recovery instructions are cleared.
+    """
     with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
         now = hb.clock()
         state = hb.store.load()
         previous = state.status
+        pending = pending_note(state)
         state.status, state.status_reason = Status.ACTIVE, None
         state.stuck_streak, state.recovery, state.escalation = 0, None, None
         note = _typed(note)
-        state.instructions = note.strip() if note and note.strip() else None
+        if note is None:
+            state.instructions = pending
+        else:
+            state.instructions = note.strip() or None
         # A fresh progress window: the flat samples before the human's note must not make the
         # very next tick say "reassess your goal" over the note.
         state.progress = []
@@ -166,6 +176,16 @@ def resume(hb: Agent, note: str | None = None) -> AgentState:
     if problem:
         raise HeartbeatError(f"{hb.name}: resumed, but {problem}")
     return state
+
+
+def pending_note(state: AgentState) -> str | None:
+    """A human's resume note that no step has read yet, else None.
+
+    Instructions with no recovery under way come from a human: the policy's
+    recovery instructions always come with a recovery, and the first step
+    after a note clears or replaces it.
+    """
+    return state.instructions if state.instructions and state.recovery is None else None
 
 
 def read_state(hb: Agent) -> AgentState:

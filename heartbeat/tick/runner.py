@@ -140,8 +140,13 @@ class Heartbeat:
         return PingRound(self.config.notify).around(self, self._guarded_tick)
 
     def shared_stop_reason(self) -> str | None:
-        """Why the fleet-wide stop (``[stop]``) says to stop, or None (also None when not configured)."""
-        return self.shared_stop.reason() if self.shared_stop is not None else None
+        """Why the fleet-wide stop (``[stop]``) says to stop, or None (also None when not configured).
+
+        From a reading at most a second old that every agent of the process shares
+        (:meth:`~heartbeat.sharedstop.SharedStop.current`): ``status`` and ``metrics``
+        send a stop URL one request, not one per agent. A tick reads it fresh.
+        """
+        return self.shared_stop.current() if self.shared_stop is not None else None
 
     def _guarded_tick(self) -> TickResult:
         try:
@@ -166,9 +171,16 @@ class Heartbeat:
         reason = self.kill.reason()
         if reason is not None:
             return control.killed(self, reason, locked=False)
-        fleet, shared = self.shared_stop, self.shared_stop_reason()
-        if shared is not None and fleet is not None:
-            return control.killed(self, shared, locked=False, source=f"the fleet stop {fleet.where}")
+        fleet = self.shared_stop
+        if fleet is not None:
+            from .sharedstop import KilledWhileReading
+
+            try:  # read fresh, inside the KILL watch: a slow stop URL never holds up a KILL
+                shared = fleet.reason(killed=self.kill.reason)
+            except KilledWhileReading as exc:
+                return control.killed(self, exc.reason, locked=False)
+            if shared is not None:
+                return control.killed(self, shared, locked=False, source=f"the fleet stop {fleet.where}")
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()
@@ -226,6 +238,8 @@ class Heartbeat:
         if changed:  # the message and the events changed: the lines are encoded again below
             result.message, lines = result.message + changed, None
         if state.notices:
+            # An escalation with no notifier reaches nobody but ESCALATION.md: the CLI says so.
+            result.untold = any(n.kind == "escalation" for n in state.notices) and not self.notifiers()
             # Only a decision that is on disk is announced: a failed save above raised already.
             effects.queue_notices(
                 state, self.store, self.notifiers(), agent=self.name, resume_hint=self.where.resume_hint,

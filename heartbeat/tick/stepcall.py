@@ -13,12 +13,13 @@ from __future__ import annotations
 import math
 import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError
-from ..core.models import AgentState, Anomaly, Decision
+from ..core.models import AgentState, Anomaly, Decision, clip
 from ..core.policy import decide
 from ..core.result import TickResult
 from ..core.settle import TickFacts
@@ -105,10 +106,11 @@ def run_step(
         except BaseException as exc:  # SystemExit and KeyboardInterrupt of its own too
             # The agent's bug: recorded as an errored action, the tick goes on. sys.exit(0)
             # inside a step must not tell cron that all is well while budgets go unenforced.
-            step_error = hb.redact(f"{type(exc).__name__}: {exc}")
+            # Clipped like an action's error: a 5 MB message must not print or journal 5 MB a tick.
+            step_error = clip(hb.redact(_head(f"{type(exc).__name__}: {_text(exc)}"))) or ""
             if not hb.agent.exec:  # a failed program is no tool call the agent could avoid
                 ctx.record("step", None, error=step_error)
-            trace = hb.redact(traceback.format_exc(limit=20))
+            trace = _traceback(exc, hb.redact)
             events.append({"event": "step_error", "error": step_error, "traceback": trace})
     finally:
         for token in tokens:
@@ -148,6 +150,44 @@ def run_step(
         first_error=failed[0] if failed else None,
     )
     return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events, monitor)
+
+
+TRACEBACK_LIMIT = 8000
+"""The characters of a step's traceback that are journaled: its start and, mostly, its end."""
+
+_PART_LIMIT = 1000  # of one frame or one exception's message in the traceback
+_REDACT_AHEAD = 64 * 1024  # text kept before redacting and clipping: a secret cut in half would not match
+
+
+def _head(text: str) -> str:
+    """The start of a text that may be huge, long enough that clipping it after redaction is exact."""
+    return text if len(text) <= _REDACT_AHEAD else text[:_REDACT_AHEAD]
+
+
+def _text(exc: BaseException) -> str:
+    """``str(exc)``, or a note when its ``__str__`` itself raises."""
+    try:
+        return str(exc)
+    except Exception:
+        return f"<unprintable {type(exc).__name__}>"
+
+
+def _traceback(exc: BaseException, redact: Callable[[str], str]) -> str:
+    """The step's traceback (20 frames), redacted, its parts and the whole clipped (TRACEBACK_LIMIT)."""
+
+    def part(text: str) -> str:
+        text = redact(_head(text))
+        return text if len(text) <= _PART_LIMIT else text[: _PART_LIMIT - 2] + "…\n"
+
+    try:
+        parts = traceback.TracebackException.from_exception(exc, limit=20).format()
+        text = "".join(part(p) for p in parts)
+    except Exception:  # a traceback that cannot be formatted is no reason to lose the tick
+        text = part(f"{type(exc).__name__}: {_text(exc)}\n")
+    if len(text) > TRACEBACK_LIMIT:  # the end says what failed; the start, where the step began
+        keep = TRACEBACK_LIMIT // 4
+        text = text[:keep] + "…\n" + text[-(TRACEBACK_LIMIT - keep) :]
+    return text
 
 
 def _progress(hb: Agent, ctx: StepContext) -> tuple[float | None, str | None]:

@@ -22,7 +22,6 @@ import pytest
 from heartbeat.config.file import HeartbeatConfig
 from heartbeat.replay.play import replay
 from heartbeat.replay.trace import KeyedAction, load_any
-from heartbeat.tick.context import mask_credentials
 
 SECRET_ARG = "sk-live-9f8e7d6c5b4a39281706"
 OUTPUT_TEXT = "CONFIDENTIAL-PAGE-BODY"
@@ -297,31 +296,3 @@ def test_a_resume_in_the_journal_starts_a_fresh_stretch(tmp_path: Path) -> None:
     rows = [r for r in rows if r["event"] != "resume"]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert [t.decision.action for t in replay(path, HeartbeatConfig())] == ["try_alternative", "escalate"]
-
-
-def test_credential_named_arguments_are_masked_wherever_they_are() -> None:
-    """api_key, X-Auth-Token, password, nested ones: masked; max_tokens, author, key: kept."""
-    args = {
-        "q": "x",
-        "api_key": "sk-1",
-        "headers": {"X-Auth-Token": "abc", "Accept": "json"},
-        "items": [{"password": "p"}, 3],
-        "max_tokens": 100,
-        "author": "Tolkien",
-        "key": "user:1",
-        "token": "",
-    }
-    masked = mask_credentials(args)
-    assert masked == {
-        "q": "x",
-        "api_key": "***",
-        "headers": {"X-Auth-Token": "***", "Accept": "json"},
-        "items": [{"password": "***"}, 3],
-        "max_tokens": 100,
-        "author": "Tolkien",
-        "key": "user:1",
-        "token": "",
-    }
-    assert args["api_key"] == "sk-1"  # a copy: the agent's own dict is left as it was
-    plain = {"q": "x"}
-    assert mask_credentials(plain) is plain

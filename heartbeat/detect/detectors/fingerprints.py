@@ -36,9 +36,10 @@ import zlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from hashlib import blake2b
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from ...core.models import TEXT_LIMIT, clip
+from ...base.credentials import mask_credentials, may_hold_credentials
+from ...core.models import TEXT_LIMIT, clip, printable
 
 __all__ = [
     "Prints",
@@ -126,8 +127,17 @@ def _digest(tool: str, canonical: str, output: str | None) -> str:
     return hasher.hexdigest()
 
 
-def _summary(tool: str, canonical: str) -> str:
-    """``tool(args)`` from canonical arguments, ``tool()`` when there are none."""
+def _summary(tool: str, canonical: str, args: object = None) -> str:
+    """``tool(args)`` from canonical arguments, ``tool()`` when there are none.
+
+    As people read it: credential-named arguments (``args``, the call's arguments as
+    canonicalised) masked, and a tool name's line breaks and other control characters
+    escaped, so it can neither leak a password nor forge a line of output.
+    """
+    if may_hold_credentials(canonical):
+        canonical = canonical_args(mask_credentials(args))
+    if not tool.isprintable():
+        tool = printable(tool)
     text = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
     return text if len(text) <= TEXT_LIMIT else clip(text) or ""
 
@@ -143,7 +153,10 @@ def fingerprint(tool: str, args: object, *, volatile: Collection[str] = (), outp
 
 def summarize(tool: str, args: object, volatile: Collection[str] = ()) -> str:
     """``search({"q":"x"})`` as a human reads it, cut to 200 characters."""
-    return _summary(tool, canonical_args(args, volatile))
+    plain = args
+    if volatile and isinstance(args, Mapping):
+        plain = {k: v for k, v in args.items() if k not in volatile}
+    return _summary(tool, canonical_args(args, volatile), plain)
 
 
 # A word holding a digit: 42, 3.5, 2024-05-21T10:00:00Z, 559,650p's "650p", HAT052, a1b2c3d4, v2;
@@ -281,19 +294,23 @@ def action_keys(
     """
     # This runs for every recorded action: the common case (a plain dict) is encoded
     # inline, as canonical_args would, and the call's bytes are made once for all three keys.
+    plain: object = args
     if args.__class__ is dict:
-        plain = args
+        kept: dict[Any, Any] = args
         for name in volatile:
-            if name in plain:
-                if plain is args:
-                    plain = args.copy()
-                del plain[name]
+            if name in kept:
+                if kept is args:
+                    kept = kept.copy()
+                del kept[name]
+        plain = kept
         try:
-            canonical = _join(_encode(plain, 0))
+            canonical = _join(_encode(kept, 0))
         except (TypeError, ValueError, RecursionError):
-            canonical = canonical_args(plain)
+            canonical = canonical_args(kept)
     else:
         canonical = canonical_args(args, volatile)
+        if volatile and isinstance(args, Mapping):
+            plain = {k: v for k, v in args.items() if k not in volatile}
     call = f"{tool}\x00{canonical}"
     try:
         data = call.encode()
@@ -317,7 +334,7 @@ def action_keys(
     elif error is not None:
         stripped = error.strip()
     else:
-        return hasher.hexdigest(), shape, None, _summary(tool, canonical), length
+        return hasher.hexdigest(), shape, None, _summary(tool, canonical, plain), length
     try:
         out = stripped.encode()
     except UnicodeEncodeError:  # a lone surrogate: hashed as its UTF-8-like bytes
@@ -335,10 +352,7 @@ def action_keys(
     elif len(out) <= _ALWAYS_MASKED or _has_volatile(out):
         out = _bytes(_VOLATILE_RE.sub("#", stripped))
     result = _crc32(out).to_bytes(4, "big").hex()
-    summary = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
-    if len(summary) > TEXT_LIMIT:
-        summary = clip(summary) or ""
-    return hasher.hexdigest(), shape, result, summary, length
+    return hasher.hexdigest(), shape, result, _summary(tool, canonical, plain), length
 
 
 _new_prints = tuple.__new__

@@ -1,0 +1,176 @@
+"""Operator commands that must never fail a human (issue 24, items 18-22).
+
+Every case runs the real CLI as a process in a real folder: ``kill`` always
+writes its KILL file, a failing command creates nothing, a human's note is
+not dropped by a later plain ``resume``, an escalation nobody is told of is
+said on stderr, and ``kill --agent`` says which agents a shared KILL stops.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+NOOP = textwrap.dedent("""
+    def step(ctx):
+        ctx.record("read", {"page": ctx.tick}, output="page %d says something new" % ctx.tick)
+""")
+
+STUCK = textwrap.dedent("""
+    def step(ctx):
+        ctx.record("search", {"q": "same"}, output="nothing new here, the same as before")
+""")
+
+
+def cli(cwd: Path, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """A real ``python -m heartbeat`` process in ``cwd``, run to its end."""
+    return subprocess.run(
+        [sys.executable, "-m", "heartbeat", *argv],
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1"},
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+    )
+
+
+def tree(folder: Path) -> list[str]:
+    """Every path under ``folder``, relative, sorted."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_a_tick_that_fails_for_want_of_a_config_creates_nothing(tmp_path: Path) -> None:
+    """`tick` with no heartbeat.toml fails with exit 2 and leaves no state/.lock behind."""
+    done = cli(tmp_path, "tick")
+    assert done.returncode == 2, done.stderr
+    assert "no step configured" in done.stderr
+    assert tree(tmp_path) == []
+    # ... so status still says there is nothing here, and does not report "ok active".
+    status = cli(tmp_path, "status")
+    assert status.returncode == 2 and "no state folder" in status.stderr
+
+
+def test_a_tick_whose_step_cannot_load_creates_nothing(tmp_path: Path) -> None:
+    """A misspelt step module fails the tick (exit 2) and no folder it made is left, parents included."""
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "no_such_module:step"\nstate_dir = "a/b/state"\n'
+    )
+    done = cli(tmp_path, "tick")
+    assert done.returncode == 2, done.stderr
+    assert tree(tmp_path) == ["heartbeat.toml"]
+
+
+def test_a_plain_resume_keeps_the_note_no_step_has_read(tmp_path: Path) -> None:
+    """resume --note, then a pause and a plain resume for maintenance: the note still reaches the step."""
+    (tmp_path / "agent.py").write_text(
+        NOOP + "\n\ndef step_seeing(ctx):\n    ctx.data['saw'] = ctx.instructions\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step_seeing"\n')
+    assert cli(tmp_path, "tick").returncode == 0
+    assert cli(tmp_path, "pause").returncode == 0
+    assert cli(tmp_path, "resume", "--note", "use the v2 API").returncode == 0
+    assert cli(tmp_path, "pause", "--reason", "maintenance").returncode == 0
+    done = cli(tmp_path, "resume")
+    assert done.returncode == 0, done.stderr
+    assert "kept" in done.stdout and "use the v2 API" in done.stdout  # and it says so
+    assert cli(tmp_path, "tick").returncode == 0
+    import json
+
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    assert state["data"]["saw"] == "use the v2 API"
+    assert state["instructions"] is None  # read by the step: a later resume has nothing to keep
+    # A new --note replaces a pending one; --note "" clears it.
+    cli(tmp_path, "pause")
+    cli(tmp_path, "resume", "--note", "first")
+    cli(tmp_path, "pause")
+    assert "second" in cli(tmp_path, "resume", "--note", "second").stdout
+    cli(tmp_path, "pause")
+    cleared = cli(tmp_path, "resume", "--note", "")
+    assert "kept" not in cleared.stdout
+    assert json.loads((tmp_path / "state" / "state.json").read_text())["instructions"] is None
+
+
+def test_kill_writes_the_kill_file_while_the_config_has_errors(tmp_path: Path) -> None:
+    """A run ticks on its config; the file gets an error; `kill` still writes KILL and the run stops (3)."""
+    from conftest import spawn_heartbeat, wait_until
+
+    (tmp_path / "agent.py").write_text(NOOP)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\nkill_file = "ops/KILL"\n')
+    (tmp_path / "ops").mkdir()
+    run = spawn_heartbeat(tmp_path, "run", "--every", "1h")
+    try:
+        wait_until(lambda: (tmp_path / "state" / "state.json").exists(), what="the first tick", proc=run)
+        # Someone edits the config and leaves an error in it (a string where a number goes).
+        (tmp_path / "heartbeat.toml").write_text(
+            '[agent]\nstep = "agent:step"\nkill_file = "ops/KILL"\n[policy]\nescalate_after = "three"\n'
+        )
+        done = cli(tmp_path, "kill", "--reason", "stop now")
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / "ops" / "KILL").read_text().strip() == "stop now"
+        assert (
+            "escalate_after" in done.stderr and "could not be read" in done.stderr
+        )  # said what it could not read
+        assert run.wait(timeout=30) == 3  # the run on the old config reads the same KILL file
+    finally:
+        if run.poll() is None:
+            run.kill()
+        run.communicate()
+
+
+def test_kill_falls_back_to_the_default_path_when_the_config_is_not_toml(tmp_path: Path) -> None:
+    """Not even TOML: KILL beside the config (the default), with a warning; --off removes it."""
+    (tmp_path / "heartbeat.toml").write_text("[agent\nstep = 'agent:step'\n")
+    done = cli(tmp_path, "kill")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "KILL").is_file()
+    assert "warning" in done.stderr and "not valid TOML" in done.stderr and "default path" in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert cli(tmp_path, "kill", "--off").returncode == 0
+    assert not (tmp_path / "KILL").exists()
+    # No config at all is still the wrong folder: refused, nothing written.
+    (tmp_path / "heartbeat.toml").unlink()
+    assert cli(tmp_path, "kill").returncode == 2
+    assert not (tmp_path / "KILL").exists()
+
+
+def test_kill_of_one_agent_says_which_agents_a_shared_kill_file_stops(tmp_path: Path) -> None:
+    """Agents that share one KILL file: `kill --agent alpha` names every agent it stops."""
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "agent:step"\n'
+        '[[agents]]\nname = "alpha"\nstate_dir = "a"\n'
+        '[[agents]]\nname = "beta"\nstate_dir = "b"\n'
+        '[[agents]]\nname = "gamma"\nstate_dir = "c"\nkill_file = "KILL.gamma"\n'
+    )
+    done = cli(tmp_path, "kill", "--agent", "alpha")
+    assert done.returncode == 0, done.stderr
+    assert "alpha, beta" in done.stdout and "gamma" not in done.stdout
+    assert "its own kill_file" in done.stdout  # and how to stop one alone
+    alone = cli(tmp_path, "kill", "--agent", "gamma")
+    assert "shared" not in alone.stdout and (tmp_path / "KILL.gamma").is_file()
+
+
+def test_an_escalation_nobody_is_told_of_reaches_stderr_under_quiet(tmp_path: Path) -> None:
+    """No notifier: `tick --quiet` says the escalation on stderr (cron mails it); validate warns first."""
+    (tmp_path / "agent.py").write_text(STUCK)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n[policy]\nescalate_after = 1\n')
+    checked = cli(tmp_path, "validate")
+    assert checked.returncode == 0, checked.stderr
+    assert "no notifier is configured" in checked.stderr and "nobody will be told" in checked.stderr
+    quiet = [cli(tmp_path, "tick", "--quiet") for _ in range(3)]
+    escalated = quiet[2]
+    assert escalated.returncode == 4
+    assert "escalated to a human" in escalated.stderr and "nobody was told" in escalated.stderr
+    # Only the tick that escalated says it; the ones that wait after it stay quiet (exit 4).
+    later = cli(tmp_path, "tick", "--quiet")
+    assert later.returncode == 4 and later.stderr == "" and later.stdout == ""
+
+
+def test_init_starts_with_a_file_notifier(tmp_path: Path) -> None:
+    """`init`'s starter config tells someone (a file notifier), so validate has no warning."""
+    assert cli(tmp_path, "init").returncode == 0
+    assert '[[notify]]\ntype = "file"' in (tmp_path / "heartbeat.toml").read_text()
+    checked = cli(tmp_path, "validate")
+    assert checked.returncode == 0 and "warning" not in checked.stderr, checked.stderr
