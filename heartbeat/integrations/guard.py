@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkabl
 
 from ..errors import HeartbeatError
 from ..killswitch import KillSwitch
+from ..stops import Cause, Stopped
 
 if TYPE_CHECKING:
     from ..models import Anomaly
@@ -50,8 +51,6 @@ __all__ = [
 ]
 
 OnStuck = Literal["stop", "redirect"]
-Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
-"""Why a run was stopped: the last four come from a state folder (:class:`heartbeat.session.Session`)."""
 
 
 def _utc_now() -> datetime:
@@ -161,25 +160,6 @@ def as_recorder(target: object, *, kill_file: str | Path | None = None) -> Recor
         "bind a guard to a StepContext (ctx), a heartbeat Session or state folder, a heartbeat.Monitor, "
         f"or an object with record() and killed, not {type(target).__name__}"
     )
-
-
-_EXIT_CODES = {"killed": 3, "needs_human": 4, "paused": 0, "locked": 5}
-
-
-class Stopped(HeartbeatError, RuntimeError):
-    """heartbeat stopped an agent run between two tool calls: KILL, stuck, over budget, or waiting.
-
-    ``cause`` says which; ``anomaly`` is the detector's finding (None for
-    KILL); ``exit_code`` is the CLI's code for the same situation (3 killed,
-    4 a human awaited, 5 the state folder busy, 1 otherwise).
-    """
-
-    def __init__(self, cause: Cause, reason: str, anomaly: Anomaly | None = None) -> None:
-        self.cause: Cause = cause
-        self.reason = reason
-        self.anomaly = anomaly
-        self.exit_code = _EXIT_CODES.get(cause, 1)
-        super().__init__(f"heartbeat stopped the run ({cause}): {reason}")
 
 
 @dataclass(frozen=True, slots=True)
