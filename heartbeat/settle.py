@@ -62,6 +62,10 @@ class TickFacts:
     """The first of those errors."""
     pending_delivery: bool = False
     """Notifications of this agent still wait to be delivered (no reminder piles on top)."""
+    tokens: int = 0
+    """Model tokens the step's model calls used."""
+    cost: float = 0.0
+    """Dollars the step spent (model calls and actions' ``cost``)."""
 
 
 @dataclass
@@ -266,6 +270,8 @@ def describe(facts: TickFacts, decision: Decision | None, anomalies: Sequence[An
     parts = [f"tick {facts.tick}: {facts.actions} action(s)"]
     if facts.failed:  # failures in plain sight: "3 actions, 1 failed: ConnectError ..."
         parts[0] += f", {facts.failed} failed: {facts.first_error}"
+    if facts.tokens or facts.cost:
+        parts.append(f"{facts.tokens} tokens, ${facts.cost:.4f}" if facts.tokens else f"${facts.cost:.4f}")
     if facts.progress is not None:
         parts.append(f"progress {facts.progress:g}")
     if facts.progress_error:

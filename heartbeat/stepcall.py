@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import StepContext
 from .errors import HeartbeatError
-from .models import AgentState, Anomaly, Decision
+from .models import AgentState, Anomaly, Decision, ModelSpend, add_spend
 from .monitor import Monitor
 from .policy import decide
 from .result import TickResult
@@ -29,7 +29,7 @@ from .watchdog import TickInterrupted, unwatch, watch
 if TYPE_CHECKING:
     from .runner import Heartbeat
 
-__all__ = ["StepGuard", "Stepped", "run_step"]
+__all__ = ["StepGuard", "Stepped", "merged_spend", "run_step"]
 
 
 @dataclass
@@ -94,7 +94,7 @@ def run_step(
             agent=hb.name, tick=tick, now=now, data=state.data, instructions=state.instructions,
             state_dir=hb.state_dir, base_dir=hb.config.base_dir, monitor=monitor,
             budget=hb.config.budget, counters=state.budget, kill=hb.kill, clock=hb.clock,
-            redact=hb.redact, mask=hb.mask,
+            redact=hb.redact, mask=hb.mask, pricer=hb.pricer,
         )  # fmt: skip
         state.ticks, state.last_tick_at = tick, now
         try:
@@ -122,6 +122,9 @@ def run_step(
     state.history, state.progress = monitor.history, monitor.progress  # copies already
     state.actions_total = monitor.actions_total
     events += ctx.action_events(state.history, hb.config.detectors.volatile_args)
+    if ctx.usage or ctx.tick_cost:
+        events += ctx.spend_events(state.spend_totals)
+        state.spend_totals = merged_spend(state.spend_totals, ctx.usage)
     if error:
         events.append({"event": "metric_error", "error": error})
     anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
@@ -137,8 +140,18 @@ def run_step(
         killed,
         failed=len(failed),
         first_error=failed[0] if failed else None,
+        tokens=ctx.tick_tokens,
+        cost=ctx.tick_cost,
     )
     return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events, monitor)
+
+
+def merged_spend(totals: dict[str, ModelSpend], usage: dict[str, ModelSpend]) -> dict[str, ModelSpend]:
+    """``totals`` plus a heartbeat's ``usage``, as a new dict of new entries (the state's may be shared)."""
+    merged = {model: spend.model_copy() for model, spend in totals.items()}
+    for model, spend in usage.items():
+        add_spend(merged, model, spend)
+    return merged
 
 
 def _progress(hb: Heartbeat, ctx: StepContext) -> tuple[float | None, str | None]:
