@@ -224,7 +224,9 @@ class StepContext:
             if seen is None or not seen.unpriced:
                 events.append({"event": "unpriced", "model": model, "reason": why})
         models = {model: spend.model_dump() for model, spend in self.usage.items()}
-        events.append({"event": "spend", "tokens": self.tick_tokens, "cost": self.tick_cost, "models": models})
+        events.append(
+            {"event": "spend", "tokens": self.tick_tokens, "cost": self.tick_cost, "models": models}
+        )
         return events
 
     def action_events(

@@ -211,7 +211,9 @@ class ModelSpend(_Model):
     output: int = Field(default=0, ge=0)
     cached: int = Field(default=0, ge=0, description="Input tokens read from the provider's cache.")
     cost: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="Dollars, for the priced calls.")
-    unpriced: int = Field(default=0, ge=0, description="Calls no price was known for (counted in tokens only).")
+    unpriced: int = Field(
+        default=0, ge=0, description="Calls no price was known for (counted in tokens only)."
+    )
 
     @property
     def tokens(self) -> int:
@@ -253,7 +255,9 @@ class BudgetCounters(_Model):
     actions: int = Field(default=0, ge=0)
     cost: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="Dollars: tool calls and models.")
     tokens: int = Field(default=0, ge=0, description="Model tokens (input plus output) today.")
-    models: dict[str, ModelSpend] = Field(default_factory=new_dict, description="Today's model calls by model.")
+    models: dict[str, ModelSpend] = Field(
+        default_factory=new_dict, description="Today's model calls by model."
+    )
 
 
 class Escalation(_Model):

@@ -62,7 +62,9 @@ class Pricer:
         provider, _, name = model.partition(":")  # "openai:gpt-4o", as PydanticAI names models
         if name:
             try:
-                return float(calc_price(usage, name, provider_id=provider, genai_request_timestamp=at).total_price)
+                return float(
+                    calc_price(usage, name, provider_id=provider, genai_request_timestamp=at).total_price
+                )
             except LookupError:
                 pass
         self._unknown[model] = "genai-prices does not know it; give its price in [budget.prices]"

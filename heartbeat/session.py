@@ -47,6 +47,7 @@ adapter can take either)::
     else:
         text = call_the_tool()
         anomaly = session.record("search", {"q": "x"}, output=text)  # error=..., cost=...
+        session.record_usage("gpt-4o", 1200, 300)  # a model call: spend, never an action
         if anomaly:                 # the heartbeat ended and the policy decided
             tell_the_model(session.instructions or anomaly.message)
         note = session.take_note()  # a human's `heartbeat resume --note`, handed over once
@@ -283,6 +284,38 @@ class Session:
                 raise Stopped(stop)
         if hit is not None:  # the policy's answer is needed now: wait for the tick to decide
             self._collect(wait=True)
+        return hit
+
+    def record_usage(
+        self,
+        model: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cached_tokens: int = 0,
+        *,
+        cost: float | None = None,
+    ) -> Anomaly | None:
+        """Record one model call's tokens (spend, not an action; see ``StepContext.record_usage``).
+
+        Returns the budget anomaly once a token or cost limit is passed: the
+        heartbeat then ends, paused, with its notification. Raises
+        :class:`Stopped` when no heartbeat can be opened to hold it.
+        """
+        while True:
+            with self._cond:
+                ctx = self._ctx
+                if ctx is not None and not self._ending:
+                    hit = ctx.record_usage(model, input_tokens, output_tokens, cached_tokens, cost=cost)
+                    self._last_call = time.monotonic()
+                    if hit is None:
+                        return None
+                    self._ending = True
+                    self._cond.notify_all()
+                    break
+            stop = self.check()
+            if stop is not None:
+                raise Stopped(stop)
+        self._collect(wait=True)  # the pause and its notification are on disk before the caller goes on
         return hit
 
     def report_progress(self, value: float | None) -> None:

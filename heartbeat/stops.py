@@ -27,12 +27,12 @@ Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", 
 StopKind = Cause
 """What stopped the agent (the same words as :data:`Cause`)."""
 
-_EXIT_CODES = {"killed": 3, "needs_human": 4, "paused": 0, "locked": 5}
+_EXIT_CODES = {"killed": 3, "needs_human": 4, "paused": 0, "budget": 0, "locked": 5}
 
 
 @dataclass(frozen=True)
 class Stop:
-    """Why calls must not go on: the KILL file, a human awaited, a budget, or a state folder that cannot be used."""
+    """Why calls must not go on: the KILL file, a human awaited, a budget, or an unusable state folder."""
 
     kind: StopKind
     message: str
@@ -45,7 +45,7 @@ class Stopped(HeartbeatError, RuntimeError):
     ``cause`` says which (``stop.kind``); ``reason`` the text; ``anomaly``
     the detector's or the budget's finding (None otherwise); ``exit_code``
     the CLI's code for the same situation (3 killed, 4 a human awaited, 5 the
-    state folder busy, 0 paused, 1 otherwise); ``stop`` the same as a
+    state folder busy, 0 paused or over budget (the agent is paused), 1 otherwise); ``stop`` the same as a
     :class:`Stop`. A call that raised it was not recorded.
     """
 

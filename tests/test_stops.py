@@ -18,6 +18,6 @@ def test_stopped_from_a_stop_and_from_a_cause_say_the_same() -> None:
     waiting = Stopped(Stop("needs_human", "see ESCALATION.md", 4))
     assert (waiting.cause, waiting.reason, waiting.exit_code) == ("needs_human", "see ESCALATION.md", 4)
     spent = Stopped("budget", "budget: 1200 tokens today, limit 1000")
-    assert spent.stop == Stop("budget", "budget: 1200 tokens today, limit 1000", 1)
+    assert spent.stop == Stop("budget", "budget: 1200 tokens today, limit 1000", 0)  # paused, as `tick`
     assert spent.cause == "budget" and "(budget)" in str(spent)
     assert Stopped("killed", "KILL file present").exit_code == 3

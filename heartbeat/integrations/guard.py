@@ -35,7 +35,7 @@ from ..killswitch import KillSwitch
 from ..stops import Cause, Stopped
 
 if TYPE_CHECKING:
-    from ..models import Anomaly
+    from ..models import Anomaly, ModelSpend
     from ..monitor import Monitor
 
 __all__ = [
@@ -94,6 +94,8 @@ class MonitorRecorder:
         self.monitor = monitor
         self.kill = KillSwitch(Path(kill_file)) if kill_file is not None else None
         self._clock = clock
+        self.usage: dict[str, ModelSpend] = {}
+        """The model calls recorded, by model: tokens only (no budget, no prices here)."""
 
     def __repr__(self) -> str:
         return f"MonitorRecorder({self.monitor!r}, kill_file={self.kill.path if self.kill else None})"
@@ -106,6 +108,25 @@ class MonitorRecorder:
     def kill_reason(self) -> str | None:
         """The KILL file's text, or None."""
         return self.kill.reason() if self.kill is not None else None
+
+    def record_usage(
+        self,
+        model: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cached_tokens: int = 0,
+        *,
+        cost: float | None = None,
+    ) -> Anomaly | None:
+        """Count one model call's tokens in :attr:`usage` (a Monitor has no budget: never an anomaly)."""
+        from ..models import ModelSpend, add_spend
+
+        spend = ModelSpend.model_construct(
+            calls=1, input=input_tokens, output=output_tokens, cached=cached_tokens, cost=cost or 0.0,
+            unpriced=0 if cost is not None else 1,
+        )  # fmt: skip
+        add_spend(self.usage, model, spend)
+        return None
 
     def record(
         self,
@@ -244,6 +265,8 @@ class Guard:
         # A Session's check(): opens a heartbeat, or says why calls must not go on.
         check = getattr(self.recorder, "check", None)
         self._check: Callable[[], Any] | None = check if callable(check) else None
+        usage = getattr(self.recorder, "record_usage", None)
+        self._record_usage: Callable[..., Anomaly | None] | None = usage if callable(usage) else None
         self._owned = isinstance(target, str | Path)  # a Session we opened: close() ends it
 
     def close(self) -> None:
@@ -274,6 +297,9 @@ class Guard:
                 return self._stop(stop.kind, stop.message, None)
         elif self.recorder.killed:
             return self._stop("killed", self._kill_reason(), None)
+        spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None)  # a StepContext past a limit
+        if spent is not None:
+            return self._stop("budget", spent.message, spent)
         if self._blocked:
             earlier = self._blocked.get(_key(tool, args))
             if earlier is not None:
@@ -282,12 +308,45 @@ class Guard:
         return GO
 
     def check(self) -> Verdict:
-        """Whether the run may go on at all (before a model call): stop when killed or stopped."""
+        """Whether the run may go on at all (before a model call): stop when killed, stopped, over budget."""
         if self.stopped is not None:
             return Verdict("stop", self.stopped.cause, self.stopped.reason, self.stopped.anomaly)
         if self.recorder.killed:
             return self._stop("killed", self._kill_reason(), None)
+        spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None)  # a StepContext past a limit
+        if spent is not None:
+            return self._stop("budget", spent.message, spent)
         return GO
+
+    def usage(
+        self,
+        model: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cached_tokens: int = 0,
+        *,
+        cost: float | None = None,
+    ) -> Verdict:
+        """Record one model call's tokens (spend, never seen by the detectors); stop once over budget.
+
+        A recorder without ``record_usage`` (a bare custom one) ignores it.
+        Called after the model call: the next model or tool call is the one
+        stopped, so a run overspends by one call at most.
+        """
+        if self._record_usage is None:
+            return GO
+        with self._lock:
+            try:
+                spent = self._record_usage(model, input_tokens, output_tokens, cached_tokens, cost=cost)
+            except HeartbeatError as exc:
+                stop = getattr(exc, "stop", None)  # a Session that could not open a heartbeat
+                if stop is None:
+                    raise
+                return self._stop(stop.kind, stop.message, None)
+            if spent is None:
+                return GO
+            self.anomalies.append(spent)
+            return self._stop("budget", spent.message, spent)
 
     def after(
         self,
