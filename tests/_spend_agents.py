@@ -49,8 +49,8 @@ class Chat(FakeMessagesListChatModel):
 def _said(i, calls):
     usage = {"input_tokens": INPUT, "output_tokens": OUTPUT, "total_tokens": INPUT + OUTPUT,
              "input_token_details": {"cache_read": CACHED}}
-    return AIMessage(content="", tool_calls=calls, usage_metadata=usage, response_metadata={"model_name": MODEL},
-                     id=f"m{i}")
+    meta = {"model_name": MODEL}
+    return AIMessage(content="", tool_calls=calls, usage_metadata=usage, response_metadata=meta, id=f"m{i}")
 
 
 def run(target):
@@ -116,7 +116,8 @@ def run(target):
     hooks = HeartbeatHooks(target)
     cause = None
     try:
-        Runner.run_sync(Agent(name="spender", model=model, tools=[search]), "go", hooks=hooks, max_turns=CALLS + 5)
+        agent = Agent(name="spender", model=model, tools=[search])
+        Runner.run_sync(agent, "go", hooks=hooks, max_turns=CALLS + 5)
     except Stopped as exc:
         cause = exc.cause
     finally:

@@ -27,7 +27,7 @@ STOPPED_AFTER = LIMIT // PER_CALL + 1  # the call that goes past the limit is th
 
 
 def project(root: Path, framework: str, budget: str) -> Path:
-    """An agent project: ``spend_agent.py`` for ``framework``, a heartbeat.toml with ``budget``, a file notifier."""
+    """A project: ``spend_agent.py`` for ``framework``, a heartbeat.toml with ``budget``, a file notifier."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "spend_agent.py").write_text(SOURCES[framework], encoding="utf-8")
     config = root / "heartbeat.toml"
