@@ -9,6 +9,7 @@ stopped before the fourth: one call over is the most a run spends.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import subprocess
@@ -19,6 +20,8 @@ from typing import Any
 
 import pytest
 from _spend_agents import CACHED, INPUT, OUTPUT, SOURCES
+
+from heartbeat.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 PER_CALL = INPUT + OUTPUT
@@ -148,3 +151,121 @@ def test_cost_per_day_in_dollars_matches_genai_prices(tmp_path: Path, framework:
     state = saved(tmp_path)
     assert state["status"] == "paused" and "cost" in state["status_reason"]
     assert state["budget"]["cost"] == pytest.approx(genai_price(3))
+
+
+SPENDER = """
+def step(ctx):
+    ctx.record("search", {"q": f"tick {ctx.tick}"}, output="3 hits")
+    ctx.record_usage("gpt-4o-mini", 1000, 200, 100)
+    ctx.record_usage("my-llama", 500, 50)
+    ctx.record_usage("lab-model", 300, 30)
+"""
+
+
+@pytest.fixture
+def spender(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An agent calling three models per tick: one genai-prices knows, one priced in [budget.prices], one
+    priced nowhere; two ticks run, as the current folder."""
+    (tmp_path / "spender_agent.py").write_text(SPENDER)
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nname = "spender"\nstep = "spender_agent:step"\nstate_dir = "state"\n\n'
+        '[budget]\ntokens_per_day = 100000\n\n[budget.prices]\n"my-llama" = { input = 0.5, output = 1.5 }\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for _ in range(2):
+        assert main(["tick"], io.StringIO()) == 0
+    return tmp_path
+
+
+def test_metrics_carry_tokens_and_dollars_by_model(spender: Path) -> None:
+    """`heartbeat metrics` parses with prometheus_client's parser and has both counters, by model."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out = io.StringIO()
+    assert main(["metrics"], out) == 0
+    found = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(out.getvalue())
+        for s in family.samples
+    }
+    agent = ("agent", "spender")
+
+    def tokens(model: str, kind: str) -> float:
+        return found[("heartbeat_tokens_total", (agent, ("kind", kind), ("model", model)))]
+
+    assert (tokens("gpt-4o-mini", "input"), tokens("gpt-4o-mini", "output")) == (2000, 400)
+    assert tokens("gpt-4o-mini", "cached") == 200 and tokens("lab-model", "input") == 600
+    from genai_prices import Usage, calc_price
+
+    once = float(
+        calc_price(
+            Usage(input_tokens=1000, output_tokens=200, cache_read_tokens=100), "gpt-4o-mini"
+        ).total_price
+    )
+    assert found[("heartbeat_cost_dollars_total", (agent, ("model", "gpt-4o-mini")))] == pytest.approx(
+        2 * once
+    )
+    llama = 2 * (500 * 0.5 + 50 * 1.5) / 1e6  # [budget.prices] in dollars per million tokens
+    assert found[("heartbeat_cost_dollars_total", (agent, ("model", "my-llama")))] == pytest.approx(llama)
+    assert found[("heartbeat_cost_dollars_total", (agent, ("model", "lab-model")))] == 0
+
+
+def test_an_unpriced_model_is_counted_in_tokens_and_said_once(spender: Path) -> None:
+    """A model no price is known for: tokens counted, one `unpriced` journal event, named in status."""
+    events = journal(spender)
+    assert [e["model"] for e in events if e["event"] == "unpriced"] == ["lab-model"]
+    spends = [e for e in events if e["event"] == "spend"]
+    assert len(spends) == 2 and spends[0]["models"]["lab-model"] == {
+        "calls": 1, "input": 300, "output": 30, "cached": 0, "cost": 0.0, "unpriced": 1,
+    }  # fmt: skip
+    out = io.StringIO()
+    assert main(["status", "--json"], out) == 0
+    spend = json.loads(out.getvalue())["spend"]
+    assert spend["unpriced"] == ["lab-model"] and spend["tokens"] == 2 * (1200 + 550 + 330)
+    text = io.StringIO()
+    assert main(["status"], text) == 0
+    lines = text.getvalue().splitlines()
+    assert any(line.startswith("spend today  4,160 tokens of 100,000, $") for line in lines)
+    assert any("lab-model" in line and "no price: counted in tokens only" in line for line in lines)
+
+
+def test_tokens_per_tick_pauses_within_the_heartbeat(tmp_path: Path) -> None:
+    """tokens_per_tick: record_usage returns the budget anomaly past the limit; the tick pauses, notified."""
+    from conftest import heartbeat_over
+
+    seen: list[Any] = []
+
+    def step(ctx: Any) -> None:
+        for _ in range(5):
+            hit = ctx.record_usage("some-model", 80, 20, cost=0.001)
+            seen.append(hit)
+            if hit is not None:
+                return
+
+    result = heartbeat_over(tmp_path, step, budget={"tokens_per_tick": 250}).tick()
+    assert result.outcome == "paused" and "300 tokens in one tick, limit 250" in result.message
+    assert [hit is None for hit in seen] == [True, True, False]
+    assert seen[-1].kind == "budget" and seen[-1].evidence["model"] == "some-model"
+    assert [json.loads(line)["kind"] for line in (tmp_path / "notes.jsonl").read_text().splitlines()] == [
+        "budget"
+    ]
+    assert saved(tmp_path)["history"] == []  # model calls are not actions: the detectors never saw them
+
+
+def test_a_tick_imports_neither_genai_prices_nor_a_framework(tmp_path: Path) -> None:
+    """`heartbeat tick` of an agent that records actions loads no price data and no framework."""
+    (tmp_path / "plain_agent.py").write_text(
+        'def step(ctx):\n    ctx.record("search", {"q": "x"}, output="hits")\n'
+    )
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "plain_agent:step"\nstate_dir = "state"\n\n[budget]\ntokens_per_day = 1000\n'
+    )
+    tick = heartbeat(tmp_path, "tick", PYTHONPROFILEIMPORTTIME="1")
+    assert tick.returncode == 0, tick.stderr
+    loaded = {
+        line.split("|")[-1].strip() for line in tick.stderr.splitlines() if line.startswith("import time:")
+    }
+    assert "heartbeat.runner" in loaded  # the import log is there
+    for heavy in ("genai_prices", "langchain_core", "langgraph", "agents", "pydantic_ai", "opentelemetry"):
+        assert heavy not in loaded, f"a tick imported {heavy}"
