@@ -269,3 +269,26 @@ def test_a_tick_imports_neither_genai_prices_nor_a_framework(tmp_path: Path) -> 
     assert "heartbeat.runner" in loaded  # the import log is there
     for heavy in ("genai_prices", "langchain_core", "langgraph", "agents", "pydantic_ai", "opentelemetry"):
         assert heavy not in loaded, f"a tick imported {heavy}"
+
+
+def test_exec_usage_lines_are_spend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--exec: a program in any language writes a `usage` line per model call; a bad one is named."""
+    script = tmp_path / "agent.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        'echo \'{"tool": "grep", "args": {"pattern": "TODO"}, "output": "3 matches"}\' >> "$HEARTBEAT_ACTIONS"\n'
+        'echo \'{"usage": {"model": "gpt-4o-mini", "input_tokens": 900, "output_tokens": 100}}\' '
+        '>> "$HEARTBEAT_ACTIONS"\n'
+        'echo \'{"usage": {"model": "in-house", "input_tokens": 50, "output_tokens": 5, "cost": 0.25}}\' '
+        '>> "$HEARTBEAT_ACTIONS"\n'
+        'echo \'{"usage": {"model": "in-house", "input_tokens": -1}}\' >> "$HEARTBEAT_ACTIONS"\n'
+    )
+    script.chmod(0o755)
+    (tmp_path / "heartbeat.toml").write_text(f'[agent]\nexec = "{script}"\nstate_dir = "state"\n')
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert main(["tick", "--json"], out) == 1  # the bad line: named, the good ones kept
+    assert "line 4: 'usage.input_tokens' must be an integer >= 0" in json.loads(out.getvalue())["step_error"]
+    budget = saved(tmp_path)["budget"]
+    assert budget["tokens"] == 1055 and budget["models"]["in-house"]["cost"] == 0.25
+    assert [h["tool"] for h in saved(tmp_path)["history"]] == ["grep"]
