@@ -15,7 +15,10 @@ other tools replay as they are. Blank lines are skipped but counted, so a
 Each heartbeat runs like the runner's: a :class:`~heartbeat.monitor.Monitor`
 seeded from the state the previous heartbeat left (bounded history,
 progress samples, action count), every action recorded, the progress sample
-added, then :func:`~heartbeat.policy.decide`. Budgets are not replayed. The
+added, then :func:`~heartbeat.policy.decide`. Budgets do not stop a replay:
+each heartbeat's spend (its ``usage``: model calls, priced as a live tick
+prices them, and its actions' ``cost``) is added up by budget day, and the
+heartbeat at which ``[budget]`` would have stopped the run is marked. The
 replay stops after the heartbeat whose decision is ``escalate``. An ``at``
 so late that the next heartbeat would fall past year 9999 is a bad line.
 Every secret the config knows is masked (``***``) in the actions before
@@ -30,16 +33,20 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+from .budget import overspent, roll_over
 from .config import HeartbeatConfig
 from .detectors import build_detectors
 from .errors import TraceError, UsageError
-from .models import AgentState, Anomaly, Decision
+from .models import AgentState, Anomaly, BudgetCounters, Decision
 from .monitor import Monitor
 from .policy import decide
 from .settle import Where, settle
 from .trace import TraceAction, TraceLine, load_any, load_trace
+
+if TYPE_CHECKING:
+    from .prices import Pricer
 
 __all__ = [
     "SYNTHETIC_START",
@@ -74,6 +81,12 @@ class ReplayTick:
     progress: float | None
     anomalies: tuple[Anomaly, ...]
     decision: Decision
+    tokens: int = 0
+    """Model tokens of the heartbeat's model calls (the trace's ``usage``)."""
+    cost: float = 0.0
+    """Dollars of those calls and of the actions' ``cost``; unpriced models count 0 here."""
+    budget: str | None = None
+    """Set on the heartbeat at which the configured ``[budget]`` would have stopped the run (the first)."""
 
 
 def replay(
@@ -123,6 +136,7 @@ def _run(
     monitor = Monitor(config.detectors, detectors=detectors)
     secrets = config.secrets()
     state = AgentState()  # all that decide() reads of it: the streak and the recovery
+    spend = _Spend(config)
     for tick, ((number, line), now) in enumerate(zip(lines, times, strict=True), 1):
         monitor.start_tick(tick, reseed=True)
         first = monitor.actions_total + 1
@@ -143,6 +157,7 @@ def _run(
         decision = decide(state, anomalies, now, config.policy)
         # The live tick's own consequences (streak, recovery, escalation): replay cannot drift.
         state = settle(state, decision, anomalies, None, now, config, where=_REPLAY, explain=False).state
+        tokens, cost, budget = spend.tick(line, now)
         yield ReplayTick(
             tick=tick,
             at=now,
@@ -152,9 +167,48 @@ def _run(
             progress=line.progress,
             anomalies=anomalies,
             decision=decision,
+            tokens=tokens,
+            cost=cost,
+            budget=budget,
         )
         if decision.action == "escalate":
             return
+
+
+class _Spend:
+    """The spend of replayed heartbeats, and the first at which ``[budget]`` would have stopped the run."""
+
+    def __init__(self, config: HeartbeatConfig) -> None:
+        self.config = config.budget
+        self.counters = BudgetCounters()
+        self.stopped = False
+        self._pricer: Pricer | None = None
+
+    def tick(self, line: TraceLine, now: datetime) -> tuple[int, float, str | None]:
+        """This heartbeat's tokens and dollars, and the budget's reason if it would stop the run here."""
+        self.counters = roll_over(self.counters, now, self.config)
+        tokens = 0
+        cost = sum(action.cost for action in line.actions)
+        for call in line.usage:
+            tokens += call.input_tokens + call.output_tokens
+            price = call.cost
+            if price is None:
+                if self._pricer is None:
+                    from .prices import Pricer
+
+                    self._pricer = Pricer(self.config.prices)
+                price = self._pricer.price(
+                    call.model, call.input_tokens, call.output_tokens, call.cached_tokens, at=now
+                )
+            cost += price or 0.0
+        self.counters.actions += len(line.actions)
+        self.counters.tokens += tokens
+        self.counters.cost += cost
+        if self.stopped:
+            return tokens, cost, None
+        reason = overspent(self.counters, len(line.actions), self.config, tick_tokens=tokens, tick_cost=cost)
+        self.stopped = reason is not None
+        return tokens, cost, reason
 
 
 def _masked(action: TraceAction, secrets: list[str]) -> TraceAction:
@@ -172,15 +226,23 @@ def _masked(action: TraceAction, secrets: list[str]) -> TraceAction:
 
 
 def render_json(tick: ReplayTick) -> str:
-    """One heartbeat as the stable one-line JSON of ``heartbeat replay --json``."""
-    return json.dumps(
-        {
-            "tick": tick.tick,
-            "anomalies": [{"kind": a.kind, "action": a.action, "message": a.message} for a in tick.anomalies],
-            "decision": tick.decision.action,
-            "stuck_streak": tick.decision.stuck_streak,
-        }
-    )  # ASCII-only, so a cron job's C locale or any pipe can carry it
+    """One heartbeat as the stable one-line JSON of ``heartbeat replay --json``.
+
+    ``spend`` (tokens and dollars) is added when the heartbeat spent any,
+    ``budget`` (the reason) at the heartbeat where the budget would have
+    stopped the run; the keys of the contract are always there.
+    """
+    line: dict[str, Any] = {
+        "tick": tick.tick,
+        "anomalies": [{"kind": a.kind, "action": a.action, "message": a.message} for a in tick.anomalies],
+        "decision": tick.decision.action,
+        "stuck_streak": tick.decision.stuck_streak,
+    }
+    if tick.tokens or tick.cost:
+        line["spend"] = {"tokens": tick.tokens, "cost": round(tick.cost, 6)}
+    if tick.budget is not None:
+        line["budget"] = tick.budget
+    return json.dumps(line)  # ASCII-only, so a cron job's C locale or any pipe can carry it
 
 
 _HEADER = f"{'tick':>4}  {'actions':<9}  {'progress':<8}  {'decision':<16}  {'streak':>6}  anomalies"
@@ -190,10 +252,12 @@ _INDENT = " " * (len(_HEADER) - len("anomalies"))
 def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
     """A readable table: one row per heartbeat, one line per anomaly, a summary line last."""
     yield _HEADER
-    count = actions = 0
+    count = actions = tokens = 0
+    cost = 0.0
     last: ReplayTick | None = None
     for t in ticks:
         count, actions, last = count + 1, actions + t.actions, t
+        tokens, cost = tokens + t.tokens, cost + t.cost
         span = (
             "-"
             if not t.actions
@@ -208,6 +272,10 @@ def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
             f"! {a.kind}" + (f" @{a.action}" if a.action is not None else "") + f": {a.message}"
             for a in t.anomalies
         ]
+        if t.tokens or t.cost:
+            notes.append(f"$ {t.tokens} tokens, ${t.cost:.4f}" if t.tokens else f"$ ${t.cost:.4f}")
+        if t.budget is not None:
+            notes.append(f"$ the budget would have stopped the run here: {t.budget}")
         yield (row + (notes[0] if notes else "-")).rstrip()
         for note in notes[1:]:
             yield _INDENT + note
@@ -219,7 +287,9 @@ def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
         if last.decision.action == "escalate"
         else f"last decision: {last.decision.action}"
     )
-    yield f"replayed {count} heartbeat{'s' * (count != 1)}, {actions} action{'s' * (actions != 1)}; {end}"
+    spent = f", {tokens} tokens, ${cost:.4f}" if tokens else f", ${cost:.4f}" if cost else ""
+    done = f"replayed {count} heartbeat{'s' * (count != 1)}, {actions} action{'s' * (actions != 1)}"
+    yield f"{done}{spent}; {end}"
 
 
 def run_replay(
