@@ -110,8 +110,8 @@ class HeartbeatCollector:
                 if at:
                     family.add_metric([name], datetime.fromisoformat(at).timestamp())
             for model, spend in sorted(state.spend_totals.items()):
-                kinds = (("input", spend.input), ("output", spend.output), ("cached", spend.cached))
-                for kind, count in kinds:
+                used = (("input", spend.input), ("output", spend.output), ("cached", spend.cached))
+                for kind, count in used:
                     tokens.add_metric([name, model, kind], count)
                 dollars.add_metric([name, model], spend.cost)
             outbox.add_metric([name], report.outbox)

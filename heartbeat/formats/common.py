@@ -207,6 +207,17 @@ class Calls:
     def __init__(self) -> None:
         self.actions: list[Action] = []
         self._open: dict[str, list[int]] = {}
+        self.marks: list[tuple[int, ModelUsage]] = []
+
+    def usage(self, raw: object, model: object = None) -> None:
+        """A model call's usage (see :func:`usage_of`), for the next action found (or the last)."""
+        found = usage_of(raw, model)
+        if found is not None:
+            self.marks.append((len(self.actions), found))
+
+    def finished(self) -> list[Action]:
+        """The actions, each model call's usage hung on the action it led to."""
+        return attach_usage(self.actions, self.marks)
 
     def call(self, call_id: object, tool: str, args: dict[str, Any]) -> None:
         """A call made; its action waits for the result with the same id."""

@@ -5,14 +5,26 @@ call of an assistant message is one action, its result the ``tool``
 message with the same ``tool_call_id`` (else the next one in order); a
 result starting with "Error" or flagged ``is_error`` counts as an error.
 An assistant message without tool calls, followed by a user message, is a
-``respond`` action whose output is what the user answered.
+``respond`` action whose output is what the user answered. An assistant
+message that keeps its completion's ``usage`` (and ``model``, or the
+object's) adds its tokens to the heartbeat's spend.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .common import Action, action, as_args, message_list, respond, text_of
+from .common import (
+    Action,
+    ModelUsage,
+    action,
+    as_args,
+    attach_usage,
+    message_list,
+    respond,
+    text_of,
+    usage_of,
+)
 
 NAME = "openai"
 
@@ -31,9 +43,14 @@ def actions(data: Any) -> list[Action]:
     if messages is None:
         raise ValueError("no list of messages")
     found: list[Action] = []
+    marks: list[tuple[int, ModelUsage]] = []
+    model = data.get("model") if isinstance(data, dict) else None
     for i, message in enumerate(messages):
         if message.get("role") != "assistant":
             continue
+        spent = usage_of(message.get("usage"), message.get("model") or model)
+        if spent is not None:
+            marks.append((len(found), spent))
         calls = message.get("tool_calls") or []
         if not calls:
             after = messages[i + 1] if i + 1 < len(messages) else None
@@ -73,4 +90,4 @@ def actions(data: Any) -> list[Action]:
                     "tool_error" if failed else None,
                 )
             )
-    return found
+    return attach_usage(found, marks)
