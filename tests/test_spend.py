@@ -292,3 +292,63 @@ def test_exec_usage_lines_are_spend(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     budget = saved(tmp_path)["budget"]
     assert budget["tokens"] == 1055 and budget["models"]["in-house"]["cost"] == 0.25
     assert [h["tool"] for h in saved(tmp_path)["history"]] == ["grep"]
+
+
+def test_otel_chat_spans_are_spend_live_and_in_replay(tmp_path: Path) -> None:
+    """PydanticAI's own instrumentation: each chat span's gen_ai.usage.* is spend of the state folder
+    (past tokens_per_day the agent is paused), and a replay of the export shows it per heartbeat."""
+    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from pydantic_ai import Agent, capabilities
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.usage import RequestUsage
+
+    from heartbeat.otel import ToolSpanProcessor
+
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nname = "traced"\nstate_dir = "state"\n\n[budget]\ntokens_per_day = 500\n'
+    )
+    export = tmp_path / "spans.jsonl"
+    provider = TracerProvider()
+    processor = ToolSpanProcessor(tmp_path / "heartbeat.toml")
+    provider.add_span_processor(processor)
+    provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(str(export))))
+    turns = [0]
+
+    def model(messages: Any, info: Any) -> ModelResponse:
+        turns[0] += 1
+        usage = RequestUsage(input_tokens=INPUT, output_tokens=OUTPUT, cache_read_tokens=CACHED)
+        if turns[0] <= 4:
+            return ModelResponse(
+                parts=[ToolCallPart("search", {"q": f"topic {'abcd'[turns[0] - 1]}"})], usage=usage
+            )
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+
+    settings = InstrumentationSettings(tracer_provider=provider)
+    agent = Agent(
+        FunctionModel(model, model_name="gpt-4o-mini"),
+        capabilities=[capabilities.Instrumentation(settings=settings)],
+    )
+
+    @agent.tool_plain
+    def search(q: str) -> str:
+        """Search."""
+        return f"hits for {q}"
+
+    assert agent.run_sync("go").output == "done"
+    provider.shutdown()
+    assert processor.model_calls == 5 and processor.recorded == 4
+    state = saved(tmp_path)
+    assert state["budget"]["models"]["gpt-4o-mini"]["calls"] == 5
+    assert state["status"] == "paused" and "tokens today, limit 500" in state["status_reason"]
+    assert [e["kind"] for e in journal(tmp_path) if e["event"] == "notify"] == ["budget"]
+    # The export replayed: one heartbeat (one trace), its spend, and where the budget would have stopped it.
+    out = io.StringIO()
+    assert main(["replay", str(export), "--json", "--config", str(tmp_path / "heartbeat.toml")], out) == 0
+    [line] = [json.loads(text) for text in out.getvalue().splitlines()]
+    assert line["spend"]["tokens"] == 5 * PER_CALL
+    assert line["spend"]["cost"] == pytest.approx(genai_price(5), abs=1e-6)
+    assert line["budget"] == "budget: 600 tokens today, limit 500"
