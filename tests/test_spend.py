@@ -276,7 +276,8 @@ def test_exec_usage_lines_are_spend(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     script = tmp_path / "agent.sh"
     script.write_text(
         "#!/bin/sh\n"
-        'echo \'{"tool": "grep", "args": {"pattern": "TODO"}, "output": "3 matches"}\' >> "$HEARTBEAT_ACTIONS"\n'
+        'echo \'{"tool": "grep", "args": {"pattern": "TODO"}, "output": "3 matches"}\' '
+        '>> "$HEARTBEAT_ACTIONS"\n'
         'echo \'{"usage": {"model": "gpt-4o-mini", "input_tokens": 900, "output_tokens": 100}}\' '
         '>> "$HEARTBEAT_ACTIONS"\n'
         'echo \'{"usage": {"model": "in-house", "input_tokens": 50, "output_tokens": 5, "cost": 0.25}}\' '
