@@ -353,3 +353,15 @@ def test_otel_chat_spans_are_spend_live_and_in_replay(tmp_path: Path) -> None:
     assert line["spend"]["tokens"] == 5 * PER_CALL
     assert line["spend"]["cost"] == pytest.approx(genai_price(5), abs=1e-6)
     assert line["budget"] == "budget: 600 tokens today, limit 500"
+
+
+def test_the_report_shows_spend_per_heartbeat_and_by_model(spender: Path) -> None:
+    """The report page: tokens today against the limit, model spend by model and per heartbeat."""
+    out = io.StringIO()
+    assert main(["report", "--out", "-"], out) == 0
+    page = out.getvalue()
+    assert "model tokens on" in page and "Model spend" in page and "Spend per heartbeat" in page
+    for model in ("gpt-4o-mini", "my-llama", "lab-model"):
+        assert f"<code>{model}</code>" in page
+    assert page.count("gpt-4o-mini, lab-model, my-llama") == 2  # one row per heartbeat that spent
+    assert "4,160 model tokens" in page and "no price for model lab-model" in page
