@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .config import AgentConfig, HeartbeatConfig
     from .context import Step
     from .notifiers import Notifier
+    from .prices import Pricer
     from .progress import ProgressMetric
 
 __all__ = ["GROUPS", "AgentPlugins", "build_step", "load_object", "load_plugin"]
@@ -118,7 +119,7 @@ def build_step(agent: AgentConfig, base_dir: Path) -> Step:
 
 
 class AgentPlugins:
-    """One agent's step, progress metric and notifiers: each built from the config on first use, then kept.
+    """One agent's step, progress metric, notifiers and model prices: each built on first use, then kept.
 
     One given to the constructor (a library caller's, or a test's) is used as
     it is. Loading late keeps a tick from importing what it never uses: most
@@ -139,6 +140,7 @@ class AgentPlugins:
         self._metric = progress
         self._metric_loaded = progress is not None
         self._notifiers = list(notifiers) if notifiers is not None else None
+        self._pricer: Pricer | None = None
 
     def step(self) -> Step:
         """The agent's step (see :func:`build_step`)."""
@@ -163,3 +165,11 @@ class AgentPlugins:
 
             self._notifiers = build_notifiers(self._config.notify, base_dir=self._config.base_dir)
         return self._notifiers
+
+    def pricer(self) -> Pricer:
+        """Prices model calls (``[budget.prices]``, then genai-prices), made at the first model call."""
+        if self._pricer is None:
+            from .prices import Pricer
+
+            self._pricer = Pricer(self._config.budget.prices)
+        return self._pricer

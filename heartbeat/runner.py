@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from .monitor import Monitor
     from .notifiers import Notifier
     from .outbox import Outbox
-    from .prices import Pricer
     from .progress import ProgressMetric
     from .sharedstop import SharedStop
     from .warm import WarmStart
@@ -88,7 +87,6 @@ class Heartbeat:
         self._stepped = False
         self.on_abandon: Callable[[TickResult], None] | None = None
         """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
-        self._pricer: Pricer | None = None
         self.shared_stop: SharedStop | None = None
         if config.stop is not None:
             from .sharedstop import SharedStop
@@ -108,14 +106,6 @@ class Heartbeat:
     def notifiers(self) -> list[Notifier]:
         """The configured notifiers (built on first use, so httpx loads only when needed)."""
         return self.plugins.notifiers()
-
-    def pricer(self) -> Pricer:
-        """Prices model calls (``[budget.prices]``, then genai-prices), made at the first model call."""
-        if self._pricer is None:
-            from .prices import Pricer
-
-            self._pricer = Pricer(self.config.budget.prices)
-        return self._pricer
 
     @property
     def warm(self) -> WarmStart:

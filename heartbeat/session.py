@@ -7,35 +7,29 @@ agent like any other: the same ``state.json``, journal, detectors, policy,
 budget, KILL file and escalation, so ``heartbeat status``, ``log``,
 ``resume`` and ``kill`` work on it unchanged.
 
-How it works: a heartbeat is a *stretch* of live calls. The session runs an
-ordinary :meth:`heartbeat.runner.Heartbeat.tick` in a worker thread whose
-step *is* the stretch: the tick takes the lock, loads the state, checks the
-status, the budget and the KILL file, and hands the step its
+How it works: a heartbeat is a *stretch* of live calls: an ordinary
+:meth:`heartbeat.runner.Heartbeat.tick` in a worker thread whose step *is*
+the stretch. The tick takes the lock, loads the state, checks the status,
+the budget and KILL, and hands the step its
 :class:`~heartbeat.context.StepContext`; each call the process records goes
-straight into that context's ``record`` (the detectors run at once, on the
-caller's thread); when the stretch ends the step returns and the tick goes
-on as every tick does: progress, policy, recovery or escalation, save,
-notifications, journal. Nothing of the pipeline is copied here.
+straight into that context (the detectors run at once, on the caller's
+thread); when the stretch ends the tick goes on as every tick does. Nothing
+of the pipeline is copied here. A stretch ends (a heartbeat boundary) when
 
-A stretch ends (a heartbeat boundary) when
-
-- a recorded action trips a detector or the budget: the policy decides at
-  once, and :attr:`Session.instructions` holds the recovery text (or
-  :meth:`Session.check` says a human is now needed);
-- ``actions`` actions were recorded (50), or ``seconds`` passed since it
-  began (60): a heartbeat ends with a durable save of the state, which a
-  burst of calls pays once per ``actions``;
-- no call came for ``idle`` seconds (2): the lock is then free for ``heartbeat
-  pause``/``resume`` and ``state.json`` is current while the agent thinks
-  (with a model between the calls, a heartbeat is roughly one model turn);
+- a recorded action or model call trips a detector or the budget: the
+  policy decides at once (:attr:`Session.instructions`, or
+  :meth:`Session.check` says a human is needed or the agent is paused);
+- ``actions`` actions were recorded (50), or ``seconds`` passed (60): a
+  burst of calls pays the durable save once per ``actions``;
+- no call came for ``idle`` seconds (2): the lock is free for ``heartbeat
+  pause``/``resume`` and ``state.json`` is current while the agent thinks;
 - the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`),
   or :meth:`Session.flush`/:meth:`Session.close` is called.
 
 While a stretch is open the session holds the state folder's lock, as a
-running tick does: a ``heartbeat pause``/``resume`` of the same agent waits
-for it (up to 15 s), a ``heartbeat tick`` exits 5. Budgets count per
-stretch (``actions_per_tick``) and per day as usual; ``max_ticks`` counts
-stretches.
+running tick does (``pause``/``resume`` wait up to 15 s, ``tick`` exits 5).
+Budgets count per stretch (``*_per_tick``) and per day; ``max_ticks``
+counts stretches.
 
 API (the recorder mirrors :class:`~heartbeat.context.StepContext`, so an
 adapter can take either)::
@@ -57,10 +51,9 @@ adapter can take either)::
     session.close()                 # end the open heartbeat (saved, journaled); also done at exit
 
 ``record`` raises :class:`Stopped` when no heartbeat can be opened (KILL,
-a human awaited, the lock busy): the call is then not in the state. Call
-``check`` first, right before the call, to know beforehand. The session is
-thread-safe; its methods block while a heartbeat is opened or finished (a
-few milliseconds; longer when an escalation's notifiers are slow).
+a human awaited, the lock busy): the call is then not in the state; ``check``
+first says so. Thread-safe; the methods block while a heartbeat is opened or
+finished (milliseconds; longer when an escalation's notifiers are slow).
 """
 
 from __future__ import annotations
@@ -263,28 +256,8 @@ class Session:
         error: str | BaseException | None = None,
         cost: float = 0.0,
     ) -> Anomaly | None:
-        """Record one action; return the anomaly it tripped (the heartbeat then ends), else None.
-
-        Raises :class:`Stopped` when no heartbeat can be opened to hold it.
-        """
-        while True:
-            with self._cond:
-                ctx = self._ctx
-                if ctx is not None and not self._ending:
-                    hit = ctx.record(tool, args, output=output, error=error, cost=cost)
-                    self._count += 1
-                    self._last_call = time.monotonic()
-                    if hit is None and self._count < self.actions:
-                        return None
-                    self._ending = True
-                    self._cond.notify_all()
-                    break
-            stop = self.check()
-            if stop is not None:
-                raise Stopped(stop)
-        if hit is not None:  # the policy's answer is needed now: wait for the tick to decide
-            self._collect(wait=True)
-        return hit
+        """Record one action; the anomaly it tripped (the heartbeat then ends), else None; or Stopped."""
+        return self._feed(lambda ctx: ctx.record(tool, args, output=output, error=error, cost=cost), 1)
 
     def record_usage(
         self,
@@ -295,19 +268,24 @@ class Session:
         *,
         cost: float | None = None,
     ) -> Anomaly | None:
-        """Record one model call's tokens (spend, not an action; see ``StepContext.record_usage``).
+        """One model call's tokens, as ``StepContext.record_usage``; past a limit the heartbeat ends, paused.
 
-        Returns the budget anomaly once a token or cost limit is passed: the
-        heartbeat then ends, paused, with its notification. Raises
-        :class:`Stopped` when no heartbeat can be opened to hold it.
+        Raises :class:`Stopped` when no heartbeat can be opened to hold either.
         """
+        return self._feed(
+            lambda ctx: ctx.record_usage(model, input_tokens, output_tokens, cached_tokens, cost=cost), 0
+        )
+
+    def _feed(self, call: Callable[[StepContext], Anomaly | None], actions: int) -> Anomaly | None:
+        """``call`` on the open heartbeat's context (opened if need be); an anomaly ends the heartbeat."""
         while True:
             with self._cond:
                 ctx = self._ctx
                 if ctx is not None and not self._ending:
-                    hit = ctx.record_usage(model, input_tokens, output_tokens, cached_tokens, cost=cost)
+                    hit = call(ctx)
+                    self._count += actions
                     self._last_call = time.monotonic()
-                    if hit is None:
+                    if hit is None and self._count < self.actions:
                         return None
                     self._ending = True
                     self._cond.notify_all()
@@ -315,7 +293,8 @@ class Session:
             stop = self.check()
             if stop is not None:
                 raise Stopped(stop)
-        self._collect(wait=True)  # the pause and its notification are on disk before the caller goes on
+        if hit is not None:  # the policy's answer (or the budget's pause) is needed now: wait for the tick
+            self._collect(wait=True)
         return hit
 
     def report_progress(self, value: float | None) -> None:

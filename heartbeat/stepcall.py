@@ -94,7 +94,7 @@ def run_step(
             agent=hb.name, tick=tick, now=now, data=state.data, instructions=state.instructions,
             state_dir=hb.state_dir, base_dir=hb.config.base_dir, monitor=monitor,
             budget=hb.config.budget, counters=state.budget, kill=hb.kill, clock=hb.clock,
-            redact=hb.redact, mask=hb.mask, pricer=hb.pricer,
+            redact=hb.redact, mask=hb.mask, pricer=hb.plugins.pricer,
         )  # fmt: skip
         state.ticks, state.last_tick_at = tick, now
         try:
