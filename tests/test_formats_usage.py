@@ -108,3 +108,24 @@ def test_a_saved_responses_usage_goes_with_its_output(tmp_path: Path) -> None:
         "usage": {"input_tokens": 300, "output_tokens": 30, "input_tokens_details": {"cached_tokens": 100}},
     }
     assert usage(tmp_path / "r.json", response, "openai-responses") == [[("gpt-4.1", 300, 30, 100)]]
+
+
+def test_the_journal_replays_its_spend_events(tmp_path: Path) -> None:
+    """The project's own journal: a heartbeat's spend event, by model, with its dollars, on its first action."""
+    rows = [
+        {"event": "action", "tick": 1, "tool": "search", "summary": "search(a)", "output_len": 3},
+        {"event": "action", "tick": 1, "tool": "search", "summary": "search(b)", "output_len": 3},
+        {"event": "spend", "tick": 1, "tokens": 550, "cost": 0.01, "models": {
+            "gpt-4o-mini": {"calls": 2, "input": 500, "output": 50, "cached": 0, "cost": 0.01, "unpriced": 0}}},
+        {"event": "tick", "tick": 1, "outcome": "ran"},
+    ]  # fmt: skip
+    path = tmp_path / "journal.jsonl"
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    [(_, line)] = load_any(path, fmt="journal")[1]
+    [spent] = line.usage
+    assert (spent.model, spent.input_tokens, spent.output_tokens, spent.cost) == (
+        "gpt-4o-mini",
+        500,
+        50,
+        0.01,
+    )

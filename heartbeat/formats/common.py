@@ -38,6 +38,8 @@ class ModelUsage(TypedDict):
     input_tokens: int
     output_tokens: int
     cached_tokens: int
+    cost: NotRequired[float | None]
+    """Dollars, when the history says (else priced as a live tick prices it)."""
 
 
 class Action(TypedDict):
