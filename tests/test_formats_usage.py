@@ -111,12 +111,12 @@ def test_a_saved_responses_usage_goes_with_its_output(tmp_path: Path) -> None:
 
 
 def test_the_journal_replays_its_spend_events(tmp_path: Path) -> None:
-    """The project's own journal: a heartbeat's spend event, by model, with its dollars, on its first action."""
+    """The project's own journal: a heartbeat's spend event, by model, with its dollars."""
     rows = [
         {"event": "action", "tick": 1, "tool": "search", "summary": "search(a)", "output_len": 3},
         {"event": "action", "tick": 1, "tool": "search", "summary": "search(b)", "output_len": 3},
-        {"event": "spend", "tick": 1, "tokens": 550, "cost": 0.01, "models": {
-            "gpt-4o-mini": {"calls": 2, "input": 500, "output": 50, "cached": 0, "cost": 0.01, "unpriced": 0}}},
+        {"event": "spend", "tick": 1, "tokens": 550, "cost": 0.01, "models": {"gpt-4o-mini": {
+            "calls": 2, "input": 500, "output": 50, "cached": 0, "cost": 0.01, "unpriced": 0}}},
         {"event": "tick", "tick": 1, "outcome": "ran"},
     ]  # fmt: skip
     path = tmp_path / "journal.jsonl"
