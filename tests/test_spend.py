@@ -365,3 +365,79 @@ def test_the_report_shows_spend_per_heartbeat_and_by_model(spender: Path) -> Non
         assert f"<code>{model}</code>" in page
     assert page.count("gpt-4o-mini, lab-model, my-llama") == 2  # one row per heartbeat that spent
     assert "4,160 model tokens" in page and "no price for model lab-model" in page
+
+
+def test_the_toolnode_wrapper_counts_each_asking_message_once(tmp_path: Path) -> None:
+    """HeartbeatToolWrapper: the tokens of the AI message that asked for the calls, once for its two calls;
+    past the limit the next call is stopped (cause budget) before its tool runs."""
+    from conftest import heartbeat_over
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    from heartbeat.integrations import Stopped
+    from heartbeat.integrations.langchain import HeartbeatToolWrapper
+
+    class Chat(FakeMessagesListChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Chat:
+            return self
+
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+    usage: Any = {"input_tokens": INPUT, "output_tokens": OUTPUT, "total_tokens": PER_CALL}
+    turns = [
+        AIMessage(
+            content="",
+            tool_calls=[
+                {"name": "search", "args": {"q": words[2 * i + k]}, "id": f"c{i}{k}"} for k in range(2)
+            ],
+            usage_metadata=usage,
+            response_metadata={"model_name": "gpt-4o-mini"},
+        )
+        for i in range(5)
+    ]
+    ran: list[str] = []
+
+    @tool
+    def search(q: str) -> str:
+        """Search."""
+        ran.append(q)
+        return f"hits for {q}"
+
+    model = Chat(responses=[*turns, AIMessage(content="done")])
+    outcome: dict[str, Any] = {}
+
+    def step(ctx: Any) -> None:
+        wrapper = HeartbeatToolWrapper(ctx)
+        graph = StateGraph(MessagesState)
+        graph.add_node("model", lambda state: {"messages": [model.invoke(state["messages"])]})
+        graph.add_node("tools", ToolNode([search], wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall))
+        graph.add_edge(START, "model")
+        graph.add_conditional_edges("model", tools_condition)
+        graph.add_edge("tools", "model")
+        try:
+            graph.compile().invoke({"messages": [("user", "go")]})
+        except Stopped as exc:
+            outcome["cause"] = exc.cause
+
+    result = heartbeat_over(tmp_path, step, budget={"tokens_per_day": LIMIT}).tick()
+    assert outcome == {"cause": "budget"} and result.outcome == "paused"
+    assert model.i == STOPPED_AFTER and len(ran) == 2 * (STOPPED_AFTER - 1)
+    assert saved(tmp_path)["budget"]["tokens"] == STOPPED_AFTER * PER_CALL  # once per message, not per call
+
+
+def test_a_monitor_bound_guard_counts_tokens_in_memory() -> None:
+    """Bound to a Monitor (no budget, no files): the model calls are counted by model, never actions."""
+    from heartbeat.integrations import Guard, MonitorRecorder
+    from heartbeat.monitor import Monitor
+
+    monitor = Monitor()
+    monitor.start_tick(1)
+    recorder = MonitorRecorder(monitor)
+    guard = Guard(recorder)
+    for _ in range(3):
+        assert guard.usage("gpt-4o-mini", 100, 20, 40).action == "go"
+    assert guard.check().action == "go" and monitor.actions_total == 0
+    spent = recorder.usage["gpt-4o-mini"]
+    assert (spent.calls, spent.input, spent.output, spent.cached) == (3, 300, 60, 120)
