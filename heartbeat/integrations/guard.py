@@ -265,6 +265,7 @@ class Guard:
         # A Session's check(): opens a heartbeat, or says why calls must not go on.
         check = getattr(self.recorder, "check", None)
         self._check: Callable[[], Any] | None = check if callable(check) else None
+        self._budgeted = hasattr(self.recorder, "budget_anomaly")  # looked up once, not per call
         usage = getattr(self.recorder, "record_usage", None)
         self._record_usage: Callable[..., Anomaly | None] | None = usage if callable(usage) else None
         self._owned = isinstance(target, str | Path)  # a Session we opened: close() ends it
@@ -297,8 +298,8 @@ class Guard:
                 return self._stop(stop.kind, stop.message, None)
         elif self.recorder.killed:
             return self._stop("killed", self._kill_reason(), None)
-        spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None)  # a StepContext past a limit
-        if spent is not None:
+        spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None) if self._budgeted else None
+        if spent is not None:  # a StepContext past a limit (by this guard's calls or the step's own)
             return self._stop("budget", spent.message, spent)
         if self._blocked:
             earlier = self._blocked.get(_key(tool, args))
@@ -313,8 +314,8 @@ class Guard:
             return Verdict("stop", self.stopped.cause, self.stopped.reason, self.stopped.anomaly)
         if self.recorder.killed:
             return self._stop("killed", self._kill_reason(), None)
-        spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None)  # a StepContext past a limit
-        if spent is not None:
+        spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None) if self._budgeted else None
+        if spent is not None:  # a StepContext past a limit (by this guard's calls or the step's own)
             return self._stop("budget", spent.message, spent)
         return GO
 
