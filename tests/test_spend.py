@@ -441,3 +441,13 @@ def test_a_monitor_bound_guard_counts_tokens_in_memory() -> None:
     assert guard.check().action == "go" and monitor.actions_total == 0
     spent = recorder.usage["gpt-4o-mini"]
     assert (spent.calls, spent.input, spent.output, spent.cached) == (3, 300, 60, 120)
+
+
+def test_log_shows_spend_by_model(spender: Path) -> None:
+    """`heartbeat log --event spend`: tokens and dollars by model, one line per heartbeat."""
+    out = io.StringIO()
+    assert main(["log", "--event", "spend", "--event", "unpriced"], out) == 0
+    lines = out.getvalue().splitlines()
+    assert sum("spend" in line for line in lines) == 2 and sum("unpriced" in line for line in lines) == 1
+    assert any("2080 tokens, $" in line and "gpt-4o-mini 1 call(s) 1200 tokens" in line for line in lines)
+    assert any("lab-model: genai-prices does not know it" in line for line in lines)
