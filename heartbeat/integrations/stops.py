@@ -1,0 +1,75 @@
+"""Why a run must not go on: :class:`Stop` (data), and :class:`Stopped`, the one exception that says so.
+
+Every part of heartbeat that stops an agent's run raises the same
+:class:`Stopped`: a framework adapter (killed, stuck, over budget), a
+:class:`heartbeat.integrations.session.Session` that could not open a heartbeat (killed, a
+human awaited, paused, the state folder busy) and what is built on them.
+``heartbeat.integrations.session.Stopped`` and ``heartbeat.integrations.Stopped`` are
+this class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from ..base.errors import HeartbeatError
+
+if TYPE_CHECKING:
+    from ..core.models import Anomaly
+    from ..core.result import TickResult
+
+__all__ = ["Cause", "Stop", "StopKind", "Stopped", "stop_of"]
+
+Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
+"""Why a run was stopped: the KILL file, a detector, a budget, or what a state folder says."""
+
+StopKind = Cause
+"""What stopped the agent (the same words as :data:`Cause`)."""
+
+_EXIT_CODES = {"killed": 3, "needs_human": 4, "paused": 0, "budget": 0, "locked": 5}
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why calls must not go on: the KILL file, a human awaited, a budget, or an unusable state folder."""
+
+    kind: StopKind
+    message: str
+    exit_code: int
+
+
+class Stopped(HeartbeatError, RuntimeError):
+    """heartbeat stopped an agent run: KILL, stuck, over budget, waiting, or the state folder unusable.
+
+    ``cause`` says which (``stop.kind``); ``reason`` the text; ``anomaly``
+    the detector's or the budget's finding (None otherwise); ``exit_code``
+    the CLI's code for the same situation (3 killed, 4 a human awaited, 5 the
+    state folder busy, 0 paused or over budget (the agent is paused), 1 otherwise); ``stop`` the same as a
+    :class:`Stop`. A call that raised it was not recorded.
+    """
+
+    def __init__(self, cause: Cause | Stop, reason: str = "", anomaly: Anomaly | None = None) -> None:
+        stop = cause if isinstance(cause, Stop) else Stop(cause, reason, _EXIT_CODES.get(cause, 1))
+        self.stop = stop
+        self.cause: Cause = stop.kind
+        self.reason = stop.message
+        self.anomaly = anomaly
+        self.exit_code = stop.exit_code
+        super().__init__(f"heartbeat stopped the run ({stop.kind}): {stop.message}")
+
+
+def stop_of(result: TickResult) -> Stop | None:
+    """Why a finished tick means the agent must not go on, else None."""
+    outcome = result.outcome
+    if outcome == "ran":
+        return None
+    if outcome == "paused":
+        return Stop("paused", result.message, 0)
+    if outcome == "needs_human":
+        return Stop("needs_human", result.message, 4)
+    if outcome == "killed":
+        return Stop("killed", result.message, 3)
+    if outcome == "locked":
+        return Stop("locked", result.message, 5)
+    return Stop("error", result.message, result.exit_code)

@@ -1,0 +1,263 @@
+"""What the agent's step sees: its data, its instructions and a recorder for actions."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..config.file import BudgetConfig
+from ..core.budget import overspent
+from ..core.models import ActionRecord, Anomaly, BudgetCounters, ModelSpend, add_spend, clip
+from ..detect.monitor import Monitor
+from ..state.killswitch import KillSwitch
+
+if TYPE_CHECKING:
+    from ..core.prices import Pricer
+
+__all__ = ["Step", "StepContext"]
+
+
+class StepContext:
+    """Handed to the step once per heartbeat; see the README's "The agent's side"."""
+
+    def __init__(
+        self,
+        *,
+        agent: str,
+        tick: int,
+        now: datetime,
+        data: dict[str, Any],
+        instructions: str | None,
+        state_dir: Path,
+        base_dir: Path,
+        monitor: Monitor,
+        budget: BudgetConfig,
+        counters: BudgetCounters,
+        kill: KillSwitch,
+        clock: Callable[[], datetime],
+        redact: Callable[[str], str] = str,
+        mask: Callable[[Any], Any] = lambda value: value,
+        pricer: Callable[[], Pricer] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.tick = tick
+        self.now = now
+        self._data = data
+        self.instructions = instructions
+        self.state_dir = state_dir
+        self.base_dir = base_dir
+        self.actions = 0
+        self.budget_anomaly: Anomaly | None = None
+        self.usage: dict[str, ModelSpend] = {}
+        """This heartbeat's model calls, by model (see :meth:`record_usage`)."""
+        self.tick_tokens = 0
+        self.tick_cost = 0.0
+        """Dollars this heartbeat: its model calls and the ``cost`` of its actions."""
+        self.unpriced: dict[str, str] = {}
+        """Models of this heartbeat with no known price, and why (their tokens still count)."""
+        self.reported_progress: float | None = None
+        self._monitor = monitor
+        self._budget = budget
+        self._counters = counters
+        self._kill = kill
+        self._clock = clock
+        self._redact = redact
+        # Known secrets masked out of args and output before anything is summarised or cut,
+        # so a token the agent passes to a tool never reaches state.json or the journal.
+        self._mask = mask
+        self._pricer = pricer
+        # (index, tool, args, output_len, error, cost) of every action of this tick, for the
+        # journal: the saved history keeps only the last few, a tick may record many more.
+        self.recorded: list[tuple[int, str, dict[str, Any] | None, int | None, str | None, float]] = []
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The agent's own data, saved in ``state.json`` after the step (mutate it or assign a dict)."""
+        return self._data
+
+    @data.setter
+    def data(self, value: dict[str, Any]) -> None:
+        if not isinstance(value, dict):
+            raise TypeError(f"ctx.data must be a dict, not {type(value).__name__}")
+        self._data = value
+
+    @property
+    def killed(self) -> bool:
+        """True once a KILL file has appeared: a cooperative step stops early."""
+        return self._kill.reason() is not None
+
+    def record(
+        self,
+        tool: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        output: str | None = None,
+        error: str | BaseException | None = None,
+        cost: float = 0.0,
+    ) -> Anomaly | None:
+        """Record one action; return the anomaly it tripped (stuck or over budget), else None."""
+        if not isinstance(tool, str) or not tool:
+            raise TypeError(f"ctx.record: tool must be a non-empty str, not {tool!r}")
+        if args is not None and not isinstance(args, Mapping):
+            raise TypeError(f"ctx.record: args must be a mapping or None, not {type(args).__name__}")
+        if isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0:
+            raise ValueError(f"ctx.record: cost must be a finite number >= 0, not {cost!r}")
+        if isinstance(error, BaseException):
+            error = f"{type(error).__name__}: {error}"
+        if not math.isfinite(self._counters.cost + cost):
+            raise ValueError("ctx.record: the day's total cost would overflow; report smaller units")
+        now = self._clock()
+        copied = self._mask(dict(args)) if args is not None else None
+        error = clip(self._redact(error)) if error else None
+        output = None if output is None else self._mask(str(output))
+        hit = self._monitor.record(
+            tool,
+            copied,
+            output=output,
+            error=error,
+            cost=float(cost),
+            now=now,
+        )
+        length = None if output is None else len(output.strip())
+        self.recorded.append((self._monitor.actions_total, tool, copied, length, error, float(cost)))
+        self.actions += 1
+        self._counters.actions += 1
+        self._counters.cost += float(cost)
+        self.tick_cost += float(cost)
+        return self._over_budget(now, tool) or hit
+
+    def record_usage(
+        self,
+        model: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cached_tokens: int = 0,
+        *,
+        cost: float | None = None,
+    ) -> Anomaly | None:
+        """Record one model call's tokens (spend, not an action: the detectors never see it).
+
+        ``input_tokens`` include the ``cached_tokens``. ``cost`` in dollars
+        when the caller knows it; else ``[budget.prices]`` or genai-prices
+        price it, and a model neither knows is counted in tokens only (see
+        :attr:`unpriced`). Returns the budget anomaly once a token or cost
+        limit is passed (the heartbeat then pauses), else None.
+        """
+        if not isinstance(model, str) or not model:
+            raise TypeError(f"ctx.record_usage: model must be a non-empty str, not {model!r}")
+        counts = (input_tokens, output_tokens, cached_tokens)
+        for value in counts:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"ctx.record_usage: token counts must be ints >= 0, not {value!r}")
+        if cost is not None and (
+            isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0
+        ):
+            raise ValueError(f"ctx.record_usage: cost must be a finite number >= 0, not {cost!r}")
+        now = self._clock()
+        if cost is None and self._pricer is not None:
+            pricer = self._pricer()
+            cost = pricer.price(model, input_tokens, output_tokens, cached_tokens, at=now)
+            if cost is None and model not in self.unpriced:
+                self.unpriced[model] = pricer.unknown(model) or "no price known"
+        elif cost is None and model not in self.unpriced:
+            self.unpriced[model] = "no price known"
+        dollars = 0.0 if cost is None else float(cost)
+        if not math.isfinite(self._counters.cost + dollars):
+            raise ValueError("ctx.record_usage: the day's total cost would overflow")
+        spend = ModelSpend.model_construct(
+            calls=1,
+            input=input_tokens,
+            output=output_tokens,
+            cached=min(cached_tokens, input_tokens),
+            cost=dollars,
+            unpriced=0 if cost is not None else 1,
+        )
+        add_spend(self.usage, model, spend)
+        add_spend(self._counters.models, model, spend)
+        tokens = input_tokens + output_tokens
+        self.tick_tokens += tokens
+        self.tick_cost += dollars
+        self._counters.tokens += tokens
+        self._counters.cost += dollars
+        return self._over_budget(now, None, model)
+
+    def _over_budget(self, now: datetime, tool: str | None, model: str | None = None) -> Anomaly | None:
+        """The budget anomaly once a limit is passed (the first one stays), else None."""
+        reason = overspent(
+            self._counters, self.actions, self._budget, tick_tokens=self.tick_tokens, tick_cost=self.tick_cost
+        )
+        if reason is None:
+            return None
+        if self.budget_anomaly is None:
+            evidence: dict[str, Any] = {
+                "actions_this_tick": self.actions,
+                "actions_today": self._counters.actions,
+                "cost_today": self._counters.cost,
+            }
+            if self.tick_tokens or self._counters.tokens:
+                evidence.update(tokens_this_tick=self.tick_tokens, tokens_today=self._counters.tokens)
+            if model is not None:
+                evidence["model"] = model
+            self.budget_anomaly = Anomaly(
+                kind="budget",
+                message=reason,
+                tick=self.tick,
+                action=self._monitor.actions_total,
+                at=now,
+                tool=tool,
+                evidence=evidence,
+            )
+        return self.budget_anomaly
+
+    def spend_events(self, known: Mapping[str, ModelSpend]) -> list[dict[str, Any]]:
+        """This heartbeat's journal events of spend: one ``spend`` event (totals by model), and an
+        ``unpriced`` event for each model with no price that ``known`` (the state's totals) has not
+        seen unpriced before."""
+        if not self.usage and not self.tick_cost:
+            return []
+        events: list[dict[str, Any]] = []
+        for model, why in self.unpriced.items():
+            seen = known.get(model)
+            if seen is None or not seen.unpriced:
+                events.append({"event": "unpriced", "model": model, "reason": why})
+        models = {model: spend.model_dump() for model, spend in self.usage.items()}
+        events.append(
+            {"event": "spend", "tokens": self.tick_tokens, "cost": self.tick_cost, "models": models}
+        )
+        return events
+
+    def action_events(
+        self, history: Sequence[ActionRecord], volatile: Collection[str]
+    ) -> list[dict[str, Any]]:
+        """One journal event per action of this tick, also those the bounded ``history`` no longer holds."""
+        kept = {a.index: a for a in history[-len(self.recorded) :]} if self.recorded else {}
+        events = []
+        for index, tool, args, length, error, cost in self.recorded:
+            record = kept.get(index)
+            if record is not None:
+                summary = record.summary
+            else:
+                from ..detect.detectors import summarize
+
+                summary = summarize(tool, args, volatile)
+            event = {"event": "action", "index": index, "tool": tool, "summary": summary}
+            if record is not None:
+                event["at"] = record.at  # when it happened (the journal's stamp is the tick's end)
+            events.append({**event, "output_len": length, "error": error, "cost": cost})
+        return events
+
+    def report_progress(self, value: float | None) -> None:
+        """Report progress from inside the step (used when no metric is configured)."""
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise TypeError(f"ctx.report_progress: a number or None, not {value!r}")
+        self.reported_progress = None if value is None else float(value)
+
+
+class Step(Protocol):
+    """The agent's step: called once per heartbeat with a :class:`StepContext`."""
+
+    def __call__(self, ctx: StepContext, /) -> object:
+        """Do one heartbeat's work."""
