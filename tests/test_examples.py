@@ -246,6 +246,7 @@ def test_llm_agent_against_the_fake_server(tmp_path: Path) -> None:
     systems = [body["messages"][0]["content"] for body in server.chat_requests()]
     assert any(instructions in s for s in systems)  # the recovery text reached the model's prompt
     state = read_state(folder)
+    assert state["spend_totals"]["gpt-4o-mini"]["calls"] >= 4  # every model call's tokens, as spend
     first = [a for a in state["history"] if a["tick"] == 1]
     assert [a["tool"] for a in first] == ["search", "read_file", "write_note", "answer"]
     assert [action_args(a) for a in first[:2]] == [{"query": "scheduled agents"}, {"path": "cron.md"}]

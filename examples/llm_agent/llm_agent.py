@@ -7,15 +7,17 @@ lands in a file):
                       llama.cpp and OpenRouter speak the same API)
     OPENAI_API_KEY    sent as a Bearer token; never printed, recorded or saved
     OPENAI_MODEL      default gpt-4o-mini
-    LLM_USD_PER_1M_TOKENS  optional price, so heartbeat's [budget] cost_per_day
-                      can stop a run-away agent (default 0: costs not tracked)
+    LLM_USD_PER_1M_TOKENS  optional price; by default each call is priced by
+                      genai-prices (or [budget.prices]) for OPENAI_MODEL
 
 Each heartbeat is one short conversation: the system prompt carries the goal
 and heartbeat's instructions (recovery text, or a human's note after
 ``heartbeat resume --note``), the user message lists the notes written so far.
 The model may call three tools over the library/ folder beside this file:
-``search``, ``read_file`` and ``write_note``. Every tool call is recorded with
-``ctx.record`` (name, parsed arguments, output or error); when the recorder
+``search``, ``read_file`` and ``write_note``. Every model call's tokens are
+recorded with ``ctx.record_usage`` (spend, for the ``[budget]`` token and
+cost limits), every tool call with ``ctx.record`` (name, parsed arguments,
+output or error); when the recorder
 says the agent is stuck, the heartbeat ends at once and the next one starts
 with recovery instructions. A failing endpoint is an errored action, not a
 crash: the next heartbeat is the retry, and heartbeat's ``error_rate``
@@ -149,6 +151,11 @@ def chat(
     return {"message": message, "usage": body.get("usage") or {}}
 
 
+def _tokens(value: object) -> int:
+    """A token count from the API's usage, 0 when absent or odd."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 # -- the tools
 
 
@@ -243,7 +250,13 @@ def step(ctx: StepContext) -> None:
                 ctx.record("chat", {"model": model}, error=str(exc))
                 return
             message, usage = reply["message"], reply["usage"]
-            cost = price * float(usage.get("total_tokens") or 0)
+            given, made = _tokens(usage.get("prompt_tokens")), _tokens(usage.get("completion_tokens"))
+            details = usage.get("prompt_tokens_details") or {}
+            cached = _tokens(details.get("cached_tokens")) if isinstance(details, dict) else 0
+            # The call's tokens: spend, never an action. Past a token or cost budget, stop spending now.
+            if ctx.record_usage(model, given, made, cached, cost=price * (given + made) if price else None):
+                print("  [llm agent] over budget; ending this heartbeat")
+                return
             calls = message.get("tool_calls") or []
             # The assistant turn goes back into the conversation as it came,
             # so every tool result below answers one of its tool_call ids.
@@ -256,7 +269,7 @@ def step(ctx: StepContext) -> None:
             )
             if not calls:
                 answer = str(message.get("content") or "").strip()
-                ctx.record("answer", {}, output=answer, cost=cost)
+                ctx.record("answer", {}, output=answer)
                 print(f"  [llm agent] {answer}")
                 return
             for call in calls:
@@ -271,9 +284,7 @@ def step(ctx: StepContext) -> None:
                     output, error = run_tool(ctx, name, args), None
                 except (ValueError, ToolError, OSError) as exc:  # bad JSON, a bad call, a bad file
                     output, error = None, str(exc)
-                # The completion's cost is charged to the first action it produced.
-                hit = ctx.record(name, args, output=output, error=error, cost=cost)
-                cost = 0.0
+                hit = ctx.record(name, args, output=output, error=error)
                 messages.append(
                     {
                         "role": "tool",

@@ -152,6 +152,8 @@ def render_event(event: dict[str, Any], style: Style, *, agent_width: int = 0) -
         detail = str(rest.get("summary", rest.get("tool", "")))
         if rest.get("error"):
             detail += f" -> error: {rest['error']}"
+    elif kind in ("spend", "unpriced"):
+        detail = _spend_text(rest)
     else:
         text = rest.pop("message", None) or rest.pop("reason", None) or rest.pop("error", None)
         detail = str(text) if text else ", ".join(f"{k}={v}" for k, v in rest.items())
@@ -166,6 +168,22 @@ def render_event(event: dict[str, Any], style: Style, *, agent_width: int = 0) -
         else style.paint(line, "yellow")
         if failed
         else line
+    )
+
+
+def _spend_text(rest: dict[str, Any]) -> str:
+    """A ``spend`` event as tokens and dollars by model; an ``unpriced`` one as the model and why."""
+    if "model" in rest:
+        return f"{rest['model']}: {rest.get('reason', 'no price')}"
+    raw = rest.get("models")
+    models: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    parts = [
+        f"{name} {used.get('calls', 0)} call(s) {used.get('input', 0) + used.get('output', 0)} tokens"
+        for name, used in sorted(models.items())
+        if isinstance(used, dict)
+    ]
+    return f"{rest.get('tokens', 0)} tokens, ${float(rest.get('cost') or 0):.4f}" + (
+        f" ({'; '.join(parts)})" if parts else ""
     )
 
 

@@ -72,6 +72,16 @@ class HeartbeatCollector:
         last_seen = gauge("heartbeat_last_seen_timestamp_seconds", "when a heartbeat last ran (Unix time)")
         outbox = gauge("heartbeat_undelivered_notifications", "notifications waiting in outbox/")
         progress = gauge("heartbeat_progress", "the last progress sample")
+        tokens = CounterMetricFamily(
+            "heartbeat_tokens",
+            "model tokens used since the state began, by model and kind (input, output, cached)",
+            labels=["agent", "model", "kind"],
+        )
+        dollars = CounterMetricFamily(
+            "heartbeat_cost_dollars",
+            "dollars spent on priced model calls since the state began, by model",
+            labels=["agent", "model"],
+        )
         now = self.clock()
         for hb in self.heartbeats:
             name = hb.name
@@ -99,11 +109,16 @@ class HeartbeatCollector:
             for family, at in ((last_tick, report.last_tick_at), (last_seen, report.last_seen_at)):
                 if at:
                     family.add_metric([name], datetime.fromisoformat(at).timestamp())
+            for model, spend in sorted(state.spend_totals.items()):
+                used = (("input", spend.input), ("output", spend.output), ("cached", spend.cached))
+                for kind, count in used:
+                    tokens.add_metric([name, model, kind], count)
+                dollars.add_metric([name, model], spend.cost)
             outbox.add_metric([name], report.outbox)
             if report.progress:
                 progress.add_metric([name], report.progress[-1])
         yield from (up, ticks, status, killed, overdue, streak, escalate, totals, anomalies)
-        yield from (last_tick, last_seen, outbox, progress)
+        yield from (last_tick, last_seen, outbox, progress, tokens, dollars)
 
 
 def registry(heartbeats: Sequence[Heartbeat], clock: Callable[[], datetime]) -> Any:

@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.errors import EXIT_CODES, ConfigError, HeartbeatError, UsageError
 from ..config.file import ScheduleConfig
+from ..core.budget import roll_over
 from .style import Style
 
 if TYPE_CHECKING:
+    from ..core.models import AgentState
     from ..tick.runner import Heartbeat
 
 __all__ = [
@@ -108,6 +110,9 @@ class StatusReport:
     progress: list[float] = field(default_factory=list)
     anomalies: list[dict[str, Any]] = field(default_factory=list)
     outbox: int = 0
+    spend: dict[str, Any] = field(default_factory=dict)
+    """Today's spend: ``tokens``, ``cost``, the ``limits`` set, and ``models`` (each with its tokens,
+    ``cost`` and ``unpriced`` calls, counted in tokens only)."""
 
     @property
     def exit_code(self) -> int:
@@ -149,6 +154,7 @@ def agent_report(
     if hb.outbox_waiting():
         outbox = len(hb.outbox().pending())
     return StatusReport(
+        spend=spend_today(hb, state, now),
         agent=hb.name,
         state_dir=str(hb.state_dir),
         status=state.status.value,
@@ -168,6 +174,28 @@ def agent_report(
         anomalies=[{**a.model_dump(mode="json"), "at": _stamp(a.at)} for a in state.anomalies[-5:]],
         outbox=outbox,
     )
+
+
+def spend_today(hb: Heartbeat, state: AgentState, now: datetime) -> dict[str, Any]:
+    """Today's tokens and dollars against the limits, by model (``status --json``'s ``spend``)."""
+    config = hb.config.budget
+    counters = roll_over(state.budget, now, config)  # a day gone by counts nothing today
+    limits = {
+        name: getattr(config, name)
+        for name in ("tokens_per_day", "cost_per_day", "tokens_per_tick", "cost_per_tick")
+        if getattr(config, name) is not None
+    }
+    models = {
+        model: {**spend.model_dump(), "tokens": spend.tokens} for model, spend in counters.models.items()
+    }
+    return {
+        "day": counters.day.isoformat() if counters.day else None,
+        "tokens": counters.tokens,
+        "cost": counters.cost,
+        "limits": limits,
+        "models": models,
+        "unpriced": sorted(model for model, spend in counters.models.items() if spend.unpriced),
+    }
 
 
 def fleet_reports(
@@ -235,12 +263,41 @@ def render_detail(report: StatusReport, style: Style) -> str:
         if report.progress
         else "progress     no samples",
     ]
+    lines += _spend_lines(report.spend)
     if report.outbox:
         lines.append(style.paint(f"outbox       {report.outbox} notification(s) not delivered yet", "yellow"))
     if report.anomalies:
         lines.append("anomalies")
         lines += [f"  tick {a['tick']:>4}  {a['kind']:<11} {a['message']}" for a in report.anomalies]
     return "\n".join(lines)
+
+
+def _spend_lines(spend: dict[str, Any]) -> list[str]:
+    """``spend today`` and one line per model, when anything was spent or a spend limit is set."""
+    if not spend or not (spend.get("tokens") or spend.get("cost") or spend.get("limits")):
+        return []
+    limits = spend.get("limits", {})
+    tokens = f"{spend['tokens']:,} tokens"
+    if "tokens_per_day" in limits:
+        tokens += f" of {limits['tokens_per_day']:,}"
+    cost = f"${spend['cost']:.4f}"
+    if "cost_per_day" in limits:
+        cost += f" of ${limits['cost_per_day']:g}"
+    lines = [f"spend today  {tokens}, {cost}"]
+    for model, used in sorted(spend.get("models", {}).items()):
+        cached = f" ({used['cached']:,} cached)" if used["cached"] else ""
+        price = f"${used['cost']:.4f}"
+        if used["unpriced"]:
+            price = (
+                "no price: counted in tokens only"
+                if used["unpriced"] == used["calls"]
+                else price + " (partly priced)"
+            )
+        lines.append(
+            f"  {model:<24} {used['calls']} call(s), {used['input']:,} in{cached}, "
+            f"{used['output']:,} out, {price}"
+        )
+    return lines
 
 
 def render_fleet(reports: Sequence[StatusReport | tuple[str, str]], style: Style) -> str:

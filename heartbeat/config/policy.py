@@ -12,7 +12,14 @@ from pydantic import Field, model_validator
 from ..base.errors import ConfigError
 from .types import ConfigModel, Duration, new_dict
 
-__all__ = ["PLACEHOLDERS", "BudgetConfig", "EscalationConfig", "PolicyConfig", "check_templates"]
+__all__ = [
+    "PLACEHOLDERS",
+    "BudgetConfig",
+    "EscalationConfig",
+    "ModelPrice",
+    "PolicyConfig",
+    "check_templates",
+]
 
 PLACEHOLDERS: Mapping[str, str] = {
     "problems": "one line per anomaly of this heartbeat: '- kind: message'",
@@ -85,14 +92,30 @@ class PolicyConfig(ConfigModel):
         return self
 
 
+class ModelPrice(ConfigModel):
+    """A model's price in dollars per million tokens (``[budget.prices]``), for models genai-prices lacks."""
+
+    input: float = Field(ge=0, allow_inf_nan=False, description="Dollars per million input tokens.")
+    output: float = Field(ge=0, allow_inf_nan=False, description="Dollars per million output tokens.")
+    cached: float | None = Field(
+        default=None, ge=0, allow_inf_nan=False, description="Per million cached input tokens (else input's)."
+    )
+
+
 class BudgetConfig(ConfigModel):
     """Spending limits; a breach pauses the agent and notifies."""
 
     actions_per_tick: int | None = Field(default=None, ge=1)
     actions_per_day: int | None = Field(default=None, ge=1)
     cost_per_day: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    cost_per_tick: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    tokens_per_day: int | None = Field(default=None, ge=1, description="Model tokens (input plus output).")
+    tokens_per_tick: int | None = Field(default=None, ge=1)
     max_ticks: int | None = Field(default=None, ge=1)
     reset_hour: int = Field(default=0, ge=0, le=23, description="UTC hour the day starts.")
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=new_dict, description="Per-model prices that override genai-prices'."
+    )
 
 
 class EscalationConfig(ConfigModel):

@@ -31,15 +31,30 @@ def exhausted(state: AgentState, config: BudgetConfig) -> str | None:
         return f"budget: {state.budget.actions} of {config.actions_per_day} actions today used"
     if config.cost_per_day is not None and state.budget.cost >= config.cost_per_day:
         return f"budget: cost {state.budget.cost:g} of {config.cost_per_day:g} today spent"
+    if config.tokens_per_day is not None and state.budget.tokens >= config.tokens_per_day:
+        return f"budget: {state.budget.tokens} of {config.tokens_per_day} tokens today used"
     return None
 
 
-def overspent(counters: BudgetCounters, tick_actions: int, config: BudgetConfig) -> str | None:
-    """Which limit the actions so far went past, or None."""
+def overspent(
+    counters: BudgetCounters,
+    tick_actions: int,
+    config: BudgetConfig,
+    *,
+    tick_tokens: int = 0,
+    tick_cost: float = 0.0,
+) -> str | None:
+    """Which limit the actions and model calls so far went past, or None."""
     if config.actions_per_tick is not None and tick_actions > config.actions_per_tick:
         return f"budget: {tick_actions} actions in one tick, limit {config.actions_per_tick}"
     if config.actions_per_day is not None and counters.actions > config.actions_per_day:
         return f"budget: {counters.actions} actions today, limit {config.actions_per_day}"
+    if config.cost_per_tick is not None and tick_cost > config.cost_per_tick:
+        return f"budget: cost {tick_cost:g} in one tick, limit {config.cost_per_tick:g}"
     if config.cost_per_day is not None and counters.cost > config.cost_per_day:
         return f"budget: cost {counters.cost:g} today, limit {config.cost_per_day:g}"
+    if config.tokens_per_tick is not None and tick_tokens > config.tokens_per_tick:
+        return f"budget: {tick_tokens} tokens in one tick, limit {config.tokens_per_tick}"
+    if config.tokens_per_day is not None and counters.tokens > config.tokens_per_day:
+        return f"budget: {counters.tokens} tokens today, limit {config.tokens_per_day}"
     return None

@@ -23,6 +23,7 @@ __all__ = [
     "Decision",
     "DecisionAction",
     "Escalation",
+    "ModelSpend",
     "Notification",
     "ProgressSample",
     "Recovery",
@@ -31,7 +32,7 @@ __all__ = [
     "append_bounded",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The ``schema_version`` this release writes; older ones are migrated on load."""
 
 # Bounds of the lists in state.json: no more than is used, since every tick loads,
@@ -224,6 +225,51 @@ class Decision(_Model):
     )
 
 
+class ModelSpend(_Model):
+    """What one model's calls used: calls, tokens (input includes cached) and dollars."""
+
+    model_config = _DEFERRED
+
+    calls: int = Field(default=0, ge=0)
+    input: int = Field(default=0, ge=0, description="Input tokens, the cached ones included.")
+    output: int = Field(default=0, ge=0)
+    cached: int = Field(default=0, ge=0, description="Input tokens read from the provider's cache.")
+    cost: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="Dollars, for the priced calls.")
+    unpriced: int = Field(
+        default=0, ge=0, description="Calls no price was known for (counted in tokens only)."
+    )
+
+    @property
+    def tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input + self.output
+
+    def add(self, other: "ModelSpend") -> None:
+        """Add ``other``'s calls, tokens and cost to this one."""
+        self.calls += other.calls
+        self.input += other.input
+        self.output += other.output
+        self.cached += other.cached
+        self.cost += other.cost
+        self.unpriced += other.unpriced
+
+
+MODELS_LIMIT = 50
+"""Models kept by name in the spend counters; the rest are added up under ``OTHER_MODELS``."""
+OTHER_MODELS = "(other)"
+
+
+def add_spend(models: dict[str, ModelSpend], model: str, spend: ModelSpend) -> None:
+    """Add ``spend`` to ``models[model]`` (a bounded dict: past the limit, under ``OTHER_MODELS``)."""
+    if model not in models and len(models) >= MODELS_LIMIT:
+        model = OTHER_MODELS
+    kept = models.get(model)
+    if kept is None:
+        models[model] = spend.model_copy()
+    else:
+        kept.add(spend)
+
+
 class BudgetCounters(_Model):
     """Spending counted against the daily budget; reset at the configured hour."""
 
@@ -231,7 +277,11 @@ class BudgetCounters(_Model):
 
     day: date | None = Field(default=None, description="The budget day these counters belong to.")
     actions: int = Field(default=0, ge=0)
-    cost: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    cost: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="Dollars: tool calls and models.")
+    tokens: int = Field(default=0, ge=0, description="Model tokens (input plus output) today.")
+    models: dict[str, ModelSpend] = Field(
+        default_factory=new_dict, description="Today's model calls by model."
+    )
 
 
 class Escalation(_Model):
@@ -307,6 +357,11 @@ class AgentState(_Model):
         "(Prometheus' heartbeat_anomalies_total).",
     )
     budget: BudgetCounters = Field(default_factory=BudgetCounters)
+    spend_totals: dict[str, ModelSpend] = Field(
+        default_factory=new_dict,
+        description="Model calls since this state began, by model; only ever grows "
+        "(Prometheus' heartbeat_tokens_total and heartbeat_cost_dollars_total).",
+    )
     escalation: Escalation | None = None
     notices: list[Notification] = Field(
         default_factory=new_list,

@@ -71,6 +71,10 @@ class TickFacts:
     """The first of those errors."""
     pending_delivery: bool = False
     """Notifications of this agent still wait to be delivered (no reminder piles on top)."""
+    tokens: int = 0
+    """Model tokens the step's model calls used."""
+    cost: float = 0.0
+    """Dollars the step spent (model calls and actions' ``cost``)."""
 
 
 @dataclass
@@ -276,6 +280,8 @@ def describe(facts: TickFacts, decision: Decision | None, anomalies: Sequence[An
     # The agent's texts in it keep to the line: a line break in an error must not forge another.
     if facts.failed:  # failures in plain sight: "3 actions, 1 failed: ConnectError ..."
         parts[0] += f", {facts.failed} failed: {printable(facts.first_error or '')}"
+    if facts.tokens or facts.cost:
+        parts.append(f"{facts.tokens} tokens, ${facts.cost:.4f}" if facts.tokens else f"${facts.cost:.4f}")
     if facts.progress is not None:
         parts.append(f"progress {facts.progress:g}")
     if facts.progress_error:

@@ -9,7 +9,8 @@ same way with their ``*_tool_result`` blocks. Errors: ``is_error``, a
 result text starting with "Error", a server tool result's ``error_code``
 (that code is the error) or code execution's non-zero ``return_code``.
 An assistant message without tool calls, followed by a user message, is a
-``respond`` action.
+``respond`` action. An assistant message saved from the API response keeps
+its ``usage`` and ``model``: its tokens are the heartbeat's spend.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def actions(data: Any) -> list[Action]:
     calls = Calls()
     for i, message in enumerate(messages):
         used = False
+        if message.get("role") == "assistant":  # an API response kept as is: its usage and model
+            calls.usage(message.get("usage"), message.get("model"))
         for block in _blocks(message):
             kind = str(block.get("type", ""))
             if kind in USES:
@@ -93,4 +96,4 @@ def actions(data: Any) -> list[Action]:
         if message.get("role") == "assistant" and not used and after is not None and _replies(after):
             reply = text_of(message.get("content"))
             calls.add(respond(reply, text_of(after.get("content"))))
-    return calls.actions
+    return calls.finished()

@@ -17,7 +17,9 @@ A ``Bash`` call becomes a shell action (tool = the program run, as the
 coding formats do), its error ``returncode N`` from the result's ``Exit
 code N`` line, else what the result's ``is_error`` says (a timeout, a
 denied permission); every other tool (Read, Edit, Write, Grep, Glob, WebFetch,
-Task, MCP tools) keeps its name, its input as the arguments.
+Task, MCP tools) keeps its name, its input as the arguments. Each API
+response's ``usage`` and ``model`` (repeated on every entry of it) are
+counted once, as the heartbeat's spend.
 """
 
 from __future__ import annotations
@@ -53,10 +55,17 @@ def _messages(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # a sub-agent's entries: isSidechain in a session file, parent_tool_use_id in stream-json
     main = [e for e in chat if not e.get("isSidechain") and e.get("parent_tool_use_id") is None] or chat
     found: list[dict[str, Any]] = []
+    counted: set[str] = set()
     for entry in main:
         message = entry.get("message")
         if not isinstance(message, dict):
             raise ValueError(f"a {entry['type']} entry's message is not a JSON object")
+        # One API response spans several entries, each repeating its usage: counted once, at the first.
+        key = message.get("id")
+        if isinstance(key, str) and "usage" in message:
+            if key in counted:
+                message = {k: v for k, v in message.items() if k != "usage"}
+            counted.add(key)
         found.append(message)
     return found
 
@@ -92,5 +101,8 @@ def actions(data: Any) -> list[Action]:
             found.append(done)
             continue
         is_error = next(flags, None)
-        found.append(_shell(done, is_error) if isinstance(done["args"].get("command"), str) else done)
+        shell = _shell(done, is_error) if isinstance(done["args"].get("command"), str) else done
+        if "usage" in done:
+            shell["usage"] = done["usage"]
+        found.append(shell)
     return found

@@ -18,6 +18,8 @@ reports (``{"output": ..., "metadata": {"exit_code": N}}``, or a header
 of ``Exit code: N`` or ``Process exited with code N``, wall time, ...
 before ``Output:``, taken off the output), ``returncode N``; the same
 holds for ``apply_patch``. Other tools keep their name and arguments.
+Each model call's ``token_count`` event (``last_token_usage``, on the model
+of the ``turn_context``) is the spend of the heartbeat holding its calls.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def sniff(data: Any) -> bool:
 def _items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The Responses items of the rollout, shell calls made function calls so all pair the same way."""
     if any(_enveloped(row) for row in rows):
-        items = [row["payload"] for row in rows if row.get("type") == "response_item"]
+        items = _with_usage(rows)
     else:
         items = [row for row in rows[1:] if "record_type" not in row]  # objects() checked they are dicts
     found: list[dict[str, Any]] = []
@@ -92,6 +94,29 @@ def _items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 item = {**item, "output": out["content"], "status": status}
         found.append(item)
     return found
+
+
+def _with_usage(rows: list[dict[str, Any]]) -> list[Any]:
+    """The ``response_item`` payloads, each model call's ``token_count`` (its ``last_token_usage``)
+    put before the items of its turn as a usage item (see :data:`openai_responses.USAGE`)."""
+    items: list[Any] = []
+    model: object = None
+    turn = 0  # where the items of the current model call begin
+    for row in rows:
+        payload = row.get("payload")
+        if row.get("type") == "response_item":
+            items.append(payload)  # objects() then names one that is not an object
+        elif not isinstance(payload, dict):
+            continue
+        elif row.get("type") == "turn_context":
+            model = payload.get("model") or model
+        elif row.get("type") == "event_msg" and payload.get("type") == "token_count":
+            info = payload.get("info")
+            last = info.get("last_token_usage") if isinstance(info, dict) else None
+            if isinstance(last, dict):
+                items.insert(turn, {"type": openai_responses.USAGE, "usage": last, "model": model})
+            turn = len(items)
+    return items
 
 
 def _command(tool: str, args: dict[str, Any]) -> str | None:
@@ -134,10 +159,12 @@ def actions(data: Any) -> list[Action]:
     found: list[Action] = []
     for done in openai_responses.actions(_items(objects(data, "record"))):
         cmd = _command(done["tool"], done["args"])
+        made = done
         if cmd is not None:
-            found.append(shell_action(cmd, *_outcome(done["output"], done["error"])))
+            made = shell_action(cmd, *_outcome(done["output"], done["error"]))
         elif done["tool"] == "apply_patch":
-            found.append(action("apply_patch", done["args"], *_outcome(done["output"], done["error"])))
-        else:
-            found.append(done)
+            made = action("apply_patch", done["args"], *_outcome(done["output"], done["error"]))
+        if "usage" in done:
+            made["usage"] = done["usage"]
+        found.append(made)
     return found

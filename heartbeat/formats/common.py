@@ -11,13 +11,15 @@ import json
 import os
 import re
 import shlex
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 __all__ = [
     "Action",
     "Calls",
+    "ModelUsage",
     "action",
     "as_args",
+    "attach_usage",
     "failed_text",
     "message_list",
     "objects",
@@ -25,7 +27,19 @@ __all__ = [
     "result_text",
     "shell_action",
     "text_of",
+    "usage_of",
 ]
+
+
+class ModelUsage(TypedDict):
+    """One model call's tokens, as a trace line's ``usage`` holds it (input includes cached)."""
+
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    cost: NotRequired[float | None]
+    """Dollars, when the history says (else priced as a live tick prices it)."""
 
 
 class Action(TypedDict):
@@ -35,6 +49,53 @@ class Action(TypedDict):
     args: dict[str, Any]
     output: str | None
     error: str | None
+    usage: NotRequired[list[ModelUsage]]
+    """The model calls that led to this action (moved to the heartbeat that holds it)."""
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def usage_of(raw: object, model: object = None) -> ModelUsage | None:
+    """A provider's usage object as a :class:`ModelUsage`, else None (no tokens in it).
+
+    Knows OpenAI chat (``prompt_tokens``, ``completion_tokens``,
+    ``prompt_tokens_details.cached_tokens``), OpenAI Responses and the Agents
+    SDK (``input_tokens``, ``output_tokens``, ``input_tokens_details``),
+    PydanticAI (``cache_read_tokens``), Codex (``cached_input_tokens``) and
+    Anthropic, whose ``input_tokens`` leave out the cache reads and writes
+    (``cache_read_input_tokens``, ``cache_creation_input_tokens``): they are
+    added back, so the input always includes the cached tokens.
+    """
+    if not isinstance(raw, dict):
+        return None
+    given = _count(raw.get("input_tokens")) or _count(raw.get("prompt_tokens"))
+    made = _count(raw.get("output_tokens")) or _count(raw.get("completion_tokens"))
+    cached = _count(raw.get("cache_read_tokens")) or _count(raw.get("cached_input_tokens"))
+    for details in ("prompt_tokens_details", "input_tokens_details"):
+        inner = raw.get(details)
+        if isinstance(inner, dict):
+            cached = cached or _count(inner.get("cached_tokens"))
+    if "cache_read_input_tokens" in raw or "cache_creation_input_tokens" in raw:  # Anthropic's split
+        cached = _count(raw.get("cache_read_input_tokens"))
+        given += cached + _count(raw.get("cache_creation_input_tokens"))
+    if not given and not made:
+        return None
+    name = model if isinstance(model, str) and model else "unknown"
+    return {"model": name, "input_tokens": given, "output_tokens": made, "cached_tokens": min(cached, given)}
+
+
+def attach_usage(found: list[Action], marks: list[tuple[int, ModelUsage]]) -> list[Action]:
+    """Hang each model call on the action it led to: ``marks`` holds (actions found before it, usage).
+
+    A call after the last action (the final answer) goes with the last action.
+    """
+    if not found:
+        return found
+    for index, usage in marks:
+        found[min(index, len(found) - 1)].setdefault("usage", []).append(usage)
+    return found
 
 
 _CD = re.compile(r"^\s*cd\s+[^&;|\n]+?\s*(&&|;)\s*")
@@ -148,6 +209,17 @@ class Calls:
     def __init__(self) -> None:
         self.actions: list[Action] = []
         self._open: dict[str, list[int]] = {}
+        self.marks: list[tuple[int, ModelUsage]] = []
+
+    def usage(self, raw: object, model: object = None) -> None:
+        """A model call's usage (see :func:`usage_of`), for the next action found (or the last)."""
+        found = usage_of(raw, model)
+        if found is not None:
+            self.marks.append((len(self.actions), found))
+
+    def finished(self) -> list[Action]:
+        """The actions, each model call's usage hung on the action it led to."""
+        return attach_usage(self.actions, self.marks)
 
     def call(self, call_id: object, tool: str, args: dict[str, Any]) -> None:
         """A call made; its action waits for the result with the same id."""

@@ -11,6 +11,7 @@ arguments or the output); :func:`heartbeat.replay.trace.load_any` makes the
 heartbeats trace lines that feed those keys to the detectors as they are.
 An older journal's action has only its summary, output length and error:
 its arguments are read back from the summary (:func:`summary_args`).
+A heartbeat's ``spend`` event (tokens and dollars by model) is its spend again.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .common import Action, action
+from .common import Action, ModelUsage, action, attach_usage, usage_of
 
 NAME = "journal"
 
@@ -73,13 +74,38 @@ def ticks(data: Any) -> list[dict[str, Any]]:
 
 
 def actions(data: Any) -> list[Action]:
-    """One action per ``action`` event: its arguments from its summary, its output unknown."""
+    """One action per ``action`` event; a ``spend`` event's models with its heartbeat's first action."""
     found: list[Action] = []
+    marks: list[tuple[int, ModelUsage]] = []
+    first: dict[object, int] = {}  # tick -> index of its first action
     for row in data:
+        if row.get("event") == "spend" and isinstance(row.get("models"), dict):
+            at = first.get(row.get("tick"), len(found))
+            for model, used in row["models"].items():
+                spent = _spent(str(model), used)
+                if spent is not None:
+                    marks.append((at, spent))
+            continue
         if row.get("event") != "action":
             continue
+        first.setdefault(row.get("tick"), len(found))
         tool = str(row.get("tool") or "(unknown)")
         found.append(
             action(tool, summary_args(tool, str(row.get("summary") or tool)), None, row.get("error"))
         )
-    return found
+    return attach_usage(found, marks)
+
+
+def _spent(model: str, used: object) -> ModelUsage | None:
+    """One model's line of a ``spend`` event as usage; its dollars kept when every call was priced."""
+    if not isinstance(used, dict):
+        return None
+    raw = {
+        "input_tokens": used.get("input"),
+        "output_tokens": used.get("output"),
+        "cached_input_tokens": used.get("cached"),
+    }
+    spent = usage_of(raw, model)
+    if spent is not None and not used.get("unpriced"):
+        spent["cost"] = used.get("cost")
+    return spent

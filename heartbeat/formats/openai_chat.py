@@ -5,7 +5,9 @@ call of an assistant message is one action, its result the ``tool``
 message with the same ``tool_call_id`` (else the next one in order); a
 result starting with "Error" or flagged ``is_error`` counts as an error.
 An assistant message without tool calls, followed by a user message, is a
-``respond`` action whose output is what the user answered.
+``respond`` action whose output is what the user answered. An assistant
+message that keeps its completion's ``usage`` (and ``model``, or the
+object's) adds its tokens to the heartbeat's spend.
 """
 
 from __future__ import annotations
@@ -14,7 +16,17 @@ import json
 from collections import deque
 from typing import Any
 
-from .common import Action, action, as_args, message_list, respond, text_of
+from .common import (
+    Action,
+    ModelUsage,
+    action,
+    as_args,
+    attach_usage,
+    message_list,
+    respond,
+    text_of,
+    usage_of,
+)
 
 NAME = "openai"
 
@@ -36,9 +48,14 @@ def actions(data: Any) -> list[Action]:
         raise ValueError("no list of messages")
     found: list[Action] = []
     count = len(messages)
+    marks: list[tuple[int, ModelUsage]] = []
+    model = data.get("model") if isinstance(data, dict) else None
     for i, message in enumerate(messages):
         if message.get("role") != "assistant":
             continue
+        spent = usage_of(message.get("usage"), message.get("model") or model)
+        if spent is not None:
+            marks.append((len(found), spent))
         calls = message.get("tool_calls") or []
         if not calls:
             after = messages[i + 1] if i + 1 < count else None
@@ -50,7 +67,7 @@ def actions(data: Any) -> list[Action]:
             end += 1
         results = messages[i + 1 : end]
         found += _matched(calls, results)
-    return found
+    return attach_usage(found, marks)
 
 
 def _matched(calls: list[Any], results: list[Any]) -> list[Action]:

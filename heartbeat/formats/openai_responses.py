@@ -10,7 +10,8 @@ call (``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
 carries. Errors: a result starting with "Error" or with the Agents SDK's
 "An error occurred while running the tool", status ``failed``, an MCP
 ``error``, a shell command's non-zero exit or timeout. An assistant
-``message`` followed by a user message is a ``respond`` action.
+``message`` followed by a user message is a ``respond`` action. A saved
+response's ``usage`` and ``model`` are the spend of its output's heartbeat.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from .common import (
 )
 
 NAME = "openai-responses"
+
+USAGE = "heartbeat.usage"
+"""An item another format puts among the items: ``{"type": USAGE, "usage": {...}, "model": ...}``."""
 
 # Calls answered by a "<type>_output" item with the same call_id, and hosted calls that carry their result.
 _PAIRED = frozenset(["function", "custom_tool", "computer", "local_shell", "shell", "apply_patch"])
@@ -124,7 +128,16 @@ def actions(data: Any) -> list[Action]:
     """One action per tool call and per message to the user."""
     items = objects(_items(data), "item")
     calls = Calls()
+    # A saved response's usage (its model calls' tokens) goes with the first action of its output.
+    response = data.get("usage") if isinstance(data, dict) else None
+    output = data.get("output") if isinstance(data, dict) else None
+    start = len(items) - len(output) if response is not None and isinstance(output, list) else None
     for i, item in enumerate(items):
+        if i == start:
+            calls.usage(response, data.get("model"))
+        if item.get("type") == USAGE:
+            calls.usage(item.get("usage"), item.get("model"))
+            continue
         role, kind = _kind(item)
         if role == "call":
             _call(calls, item)
@@ -137,4 +150,4 @@ def actions(data: Any) -> list[Action]:
             if after is not None and after.get("role") == "user":
                 answer = text_of(after.get("content"))
                 calls.add(respond(text_of(item.get("content")), answer))
-    return calls.actions
+    return calls.finished()

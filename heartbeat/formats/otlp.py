@@ -19,6 +19,11 @@ status ERROR, or ``error.type``       ``error`` (the status message)
 ``endTimeUnixNano``                   the action's time and its order
 ====================================  ==================================
 
+An inference span (``gen_ai.operation.name`` ``chat``, ``text_completion``
+or ``generate_content``) with ``gen_ai.usage.input_tokens`` /
+``output_tokens`` is a model call of its heartbeat (:func:`chat_usage`):
+spend, not an action.
+
 Actions are ordered by the end of their span (the order in which a live
 :class:`heartbeat.integrations.otel.ToolSpanProcessor` sees them), and one trace (one
 ``traceId``: one agent run) is one heartbeat. :func:`tool_action` is the
@@ -45,6 +50,7 @@ __all__ = [
     "NAME",
     "ToolSpan",
     "actions",
+    "chat_usage",
     "read",
     "sniff",
     "ticks",
@@ -60,6 +66,12 @@ TOOL_NAME = "gen_ai.tool.name"
 ARGUMENTS = "gen_ai.tool.call.arguments"
 RESULT = "gen_ai.tool.call.result"
 ERROR_TYPE = "error.type"
+INPUT_TOKENS = "gen_ai.usage.input_tokens"
+OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+CACHED_TOKENS = "gen_ai.usage.cache_read.input_tokens"
+REQUEST_MODEL = "gen_ai.request.model"
+RESPONSE_MODEL = "gen_ai.response.model"
+_INFERENCE = ("chat", "text_completion", "generate_content")
 UNKNOWN_ARGS = "(arguments not recorded; span)"
 _PREFIX = "execute_tool"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -114,6 +126,34 @@ def tool_action(
     raw = attributes.get(ARGUMENTS)
     args = _args(raw) if raw is not None else {UNKNOWN_ARGS: span_id or "?"}
     return {"tool": tool, "args": args, "output": output, "error": error}
+
+
+def chat_usage(attributes: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The model call of an inference span (``chat``, ``text_completion``, ``generate_content``) as
+    trace usage (``model``, ``input_tokens``, ``output_tokens``, ``cached_tokens``), else None.
+
+    ``gen_ai.usage.input_tokens`` and ``output_tokens`` (an ``invoke_agent``
+    span's totals would count its model calls twice: only inference spans
+    count), the model from ``gen_ai.response.model``, else
+    ``gen_ai.request.model``; cached tokens from
+    ``gen_ai.usage.cache_read.input_tokens``.
+    """
+    operation = attributes.get(OPERATION)
+    if operation not in _INFERENCE:
+        return None
+    given, made = _tokens(attributes.get(INPUT_TOKENS)), _tokens(attributes.get(OUTPUT_TOKENS))
+    if not given and not made:
+        return None
+    model = attributes.get(RESPONSE_MODEL) or attributes.get(REQUEST_MODEL)
+    cached = min(_tokens(attributes.get(CACHED_TOKENS)), given)
+    name = model if isinstance(model, str) and model else "unknown"
+    return {"model": name, "input_tokens": given, "output_tokens": made, "cached_tokens": cached}
+
+
+def _tokens(value: object) -> int:
+    if isinstance(value, str) and value.isdigit():  # OTLP/JSON writes 64-bit integers as strings
+        value = int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _json(value: object) -> str:
@@ -178,19 +218,27 @@ def sniff(data: Any) -> bool:
 
 def tool_spans(data: Any) -> list[ToolSpan]:
     """Every tool-execution span of the export, ordered by its end."""
+    return [span for span in _spans(data) if "tool" in span.action]
+
+
+def _spans(data: Any) -> list[ToolSpan]:
+    """Every tool-execution span, and every inference span with usage (its action is the usage)."""
     found: list[ToolSpan] = []
     for doc in _documents(data):
         for resource_spans in doc.get("resourceSpans") or []:
             for scope_spans in resource_spans.get("scopeSpans") or []:
                 for span in scope_spans.get("spans") or []:
                     status = span.get("status") or {}
+                    attributes = _attributes(span.get("attributes"))
                     action = tool_action(
                         str(span.get("name", "")),
-                        _attributes(span.get("attributes")),
+                        attributes,
                         failed=status.get("code") in _STATUS_ERROR,
                         status_message=status.get("message") or None,
                         span_id=str(span.get("spanId") or "") or None,
                     )
+                    if action is None:
+                        action = chat_usage(attributes)
                     if action is not None:
                         end = int(span.get("endTimeUnixNano") or span.get("startTimeUnixNano") or 0)
                         found.append(ToolSpan(str(span.get("traceId", "")), end, action))
@@ -199,18 +247,39 @@ def tool_spans(data: Any) -> list[ToolSpan]:
 
 
 def actions(data: Any) -> list[dict[str, Any]]:
-    """The export's tool calls as actions, in the order they ended."""
-    return [span.action for span in tool_spans(data)]
+    """The export's tool calls as actions, in the order they ended (each with the model calls before it)."""
+    found: list[dict[str, Any]] = []
+    waiting: list[dict[str, Any]] = []
+    for span in _spans(data):
+        if "tool" not in span.action:
+            waiting.append(span.action)
+            continue
+        found.append({**span.action, "usage": waiting} if waiting else span.action)
+        waiting = []
+    if waiting and found:  # model calls after the last tool call: with the last one
+        found[-1] = {**found[-1], "usage": [*found[-1].get("usage", []), *waiting]}
+    return found
 
 
 def ticks(data: Any) -> list[dict[str, Any]]:
-    """One heartbeat per trace, in the order each trace's first tool call ended, as trace lines."""
+    """One heartbeat per trace, in the order each trace's first span ended, as trace lines.
+
+    A trace's inference spans with usage are its ``usage`` (model calls).
+    """
     by_trace: dict[str, list[ToolSpan]] = {}
-    for span in tool_spans(data):
+    for span in _spans(data):
         by_trace.setdefault(span.trace_id, []).append(span)
-    return [
-        {"at": spans[0].at.isoformat(), "actions": [s.action for s in spans]} for spans in by_trace.values()
-    ]
+    lines = []
+    for spans in by_trace.values():
+        line: dict[str, Any] = {
+            "at": spans[0].at.isoformat(),
+            "actions": [s.action for s in spans if "tool" in s.action],
+        }
+        usage = [s.action for s in spans if "tool" not in s.action]
+        if usage:
+            line["usage"] = usage
+        lines.append(line)
+    return lines
 
 
 def trace_lines(data: Any) -> list[str]:

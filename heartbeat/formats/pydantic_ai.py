@@ -8,7 +8,8 @@ the same ``tool_call_id``. Errors: a return whose ``outcome`` is
 ``failed`` or ``retried`` (the error is the retry's cause: ``model_retry``,
 ``validation_error``, ``unknown_tool``), and the ``retry-prompt`` part of
 older versions. A response with only text, followed by a user prompt, is a
-``respond`` action.
+``respond`` action. Each response's ``usage`` (``RequestUsage``) and
+``model_name`` are the heartbeat's spend.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def actions(data: Any) -> list[Action]:
     for i, message in enumerate(messages):
         parts = objects(message.get("parts"), "part")
         made = False
+        if message.get("kind") == "response":  # a ModelResponse: its RequestUsage and model
+            calls.usage(message.get("usage"), message.get("model_name"))
         for part in parts:
             kind = part.get("part_kind")
             if kind in _CALLS:
@@ -78,4 +81,4 @@ def actions(data: Any) -> list[Action]:
         answer = _text(after, "user-prompt") if after is not None else None
         if text is not None and answer is not None:
             calls.add(respond(text, answer))
-    return calls.actions
+    return calls.finished()

@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkabl
 
 from ..base.errors import HeartbeatError
 from ..state.killswitch import KillSwitch
+from .stops import Cause, Stopped
 
 if TYPE_CHECKING:
-    from ..core.models import Anomaly
+    from ..core.models import Anomaly, ModelSpend
     from ..detect.monitor import Monitor
 
 __all__ = [
@@ -53,8 +54,6 @@ __all__ = [
 ]
 
 OnStuck = Literal["stop", "redirect"]
-Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
-"""Why a run was stopped: the last four come from a state folder (:class:`.session.Session`)."""
 
 
 def _utc_now() -> datetime:
@@ -98,6 +97,8 @@ class MonitorRecorder:
         self.monitor = monitor
         self.kill = KillSwitch(Path(kill_file)) if kill_file is not None else None
         self._clock = clock
+        self.usage: dict[str, ModelSpend] = {}
+        """The model calls recorded, by model: tokens only (no budget, no prices here)."""
 
     def __repr__(self) -> str:
         return f"MonitorRecorder({self.monitor!r}, kill_file={self.kill.path if self.kill else None})"
@@ -110,6 +111,25 @@ class MonitorRecorder:
     def kill_reason(self) -> str | None:
         """The KILL file's text, or None."""
         return self.kill.reason() if self.kill is not None else None
+
+    def record_usage(
+        self,
+        model: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cached_tokens: int = 0,
+        *,
+        cost: float | None = None,
+    ) -> Anomaly | None:
+        """Count one model call's tokens in :attr:`usage` (a Monitor has no budget: never an anomaly)."""
+        from ..core.models import ModelSpend, add_spend
+
+        spend = ModelSpend.model_construct(
+            calls=1, input=input_tokens, output=output_tokens, cached=cached_tokens, cost=cost or 0.0,
+            unpriced=0 if cost is not None else 1,
+        )  # fmt: skip
+        add_spend(self.usage, model, spend)
+        return None
 
     def record(
         self,
@@ -164,25 +184,6 @@ def as_recorder(target: object, *, kill_file: str | Path | None = None) -> Recor
         "bind a guard to a StepContext (ctx), a heartbeat Session or state folder, a heartbeat.Monitor, "
         f"or an object with record() and killed, not {type(target).__name__}"
     )
-
-
-_EXIT_CODES = {"killed": 3, "needs_human": 4, "paused": 0, "locked": 5}
-
-
-class Stopped(HeartbeatError, RuntimeError):
-    """heartbeat stopped an agent run between two tool calls: KILL, stuck, over budget, or waiting.
-
-    ``cause`` says which; ``anomaly`` is the detector's finding (None for
-    KILL); ``exit_code`` is the CLI's code for the same situation (3 killed,
-    4 a human awaited, 5 the state folder busy, 1 otherwise).
-    """
-
-    def __init__(self, cause: Cause, reason: str, anomaly: Anomaly | None = None) -> None:
-        self.cause: Cause = cause
-        self.reason = reason
-        self.anomaly = anomaly
-        self.exit_code = _EXIT_CODES.get(cause, 1)
-        super().__init__(f"heartbeat stopped the run ({cause}): {reason}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +270,9 @@ class Guard:
         # A Session's check(): opens a heartbeat, or says why calls must not go on.
         check = getattr(self.recorder, "check", None)
         self._check: Callable[[], Any] | None = check if callable(check) else None
+        self._budgeted = hasattr(self.recorder, "budget_anomaly")  # looked up once, not per call
+        usage = getattr(self.recorder, "record_usage", None)
+        self._record_usage: Callable[..., Anomaly | None] | None = usage if callable(usage) else None
         self._owned = isinstance(target, str | Path)  # a Session we opened: close() ends it
         self.observing = getattr(self.recorder, "observing", False) is True
         """``[policy] mode = "observe"`` (a StepContext's or Session's): detectors never redirect or stop."""
@@ -301,6 +305,9 @@ class Guard:
                 return self._stop(stop.kind, stop.message, None)
         elif self.recorder.killed:
             return self._stop("killed", self._kill_reason(), None)
+        spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None) if self._budgeted else None
+        if spent is not None:  # a StepContext past a limit (by this guard's calls or the step's own)
+            return self._stop("budget", spent.message, spent)
         if self._blocked:
             earlier = self._blocked.get(_key(tool, args))
             if earlier is not None:
@@ -309,12 +316,45 @@ class Guard:
         return GO
 
     def check(self) -> Verdict:
-        """Whether the run may go on at all (before a model call): stop when killed or stopped."""
+        """Whether the run may go on at all (before a model call): stop when killed, stopped, over budget."""
         if self.stopped is not None:
             return Verdict("stop", self.stopped.cause, self.stopped.reason, self.stopped.anomaly)
         if self.recorder.killed:
             return self._stop("killed", self._kill_reason(), None)
+        spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None) if self._budgeted else None
+        if spent is not None:  # a StepContext past a limit (by this guard's calls or the step's own)
+            return self._stop("budget", spent.message, spent)
         return GO
+
+    def usage(
+        self,
+        model: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cached_tokens: int = 0,
+        *,
+        cost: float | None = None,
+    ) -> Verdict:
+        """Record one model call's tokens (spend, never seen by the detectors); stop once over budget.
+
+        A recorder without ``record_usage`` (a bare custom one) ignores it.
+        Called after the model call: the next model or tool call is the one
+        stopped, so a run overspends by one call at most.
+        """
+        if self._record_usage is None:
+            return GO
+        with self._lock:
+            try:
+                spent = self._record_usage(model, input_tokens, output_tokens, cached_tokens, cost=cost)
+            except HeartbeatError as exc:
+                stop = getattr(exc, "stop", None)  # a Session that could not open a heartbeat
+                if stop is None:
+                    raise
+                return self._stop(stop.kind, stop.message, None)
+            if spent is None:
+                return GO
+            self.anomalies.append(spent)
+            return self._stop("budget", spent.message, spent)
 
     def after(
         self,

@@ -2,15 +2,17 @@
 
 :class:`HeartbeatCallbackHandler` goes in ``config={"callbacks": [...]}`` of
 any runnable (a LangGraph graph, an agent, a tool). It records every tool
-call with its arguments and result or error, and raises :class:`Stopped`
-out of ``invoke`` when the KILL file appears (checked before every tool call
-and every model call) or a detector fires. Callbacks cannot change a tool's
-answer, so a handler can only stop.
+call with its arguments and result or error, and every model call's tokens
+(``usage_metadata``, else ``llm_output``), and raises :class:`Stopped` out
+of ``invoke`` when the KILL file appears or a budget is spent (both checked
+before every tool call and every model call) or a detector fires. Callbacks
+cannot change a tool's answer, so a handler can only stop.
 
 :class:`HeartbeatToolWrapper` is for ``ToolNode(tools, wrap_tool_call=w,
 awrap_tool_call=w.acall)``: it can answer the model with recovery
 instructions instead of the tool's result, so a stuck agent is redirected
-mid-run and only stopped once it ignores them. Use one or the other on a
+mid-run and only stopped once it ignores them; it records the tokens of the
+model message that asked for each tool call. Use one or the other on a
 graph, not both (each would record every call). Both raise
 :class:`GraphStopped`, which no ``ToolNode(handle_tool_errors=...)`` turns
 into an error message: a stop ends the run.
@@ -31,8 +33,6 @@ from langgraph.errors import GraphBubbleUp
 
 from .guard import Guard, Stopped, Verdict
 
-__all__ = ["GraphStopped", "HeartbeatCallbackHandler", "HeartbeatToolWrapper", "Stopped"]
-
 
 class GraphStopped(Stopped, GraphBubbleUp):
     """:class:`Stopped` as LangGraph's bubble-up kind: no ``handle_tool_errors`` or retry keeps it.
@@ -45,6 +45,73 @@ class GraphStopped(Stopped, GraphBubbleUp):
 
 def _stopped(verdict: Verdict) -> GraphStopped:
     return GraphStopped(verdict.cause or "stuck", verdict.reason, verdict.anomaly)
+
+
+__all__ = [
+    "GraphStopped",
+    "HeartbeatCallbackHandler",
+    "HeartbeatToolWrapper",
+    "Stopped",
+    "message_usage",
+    "result_usage",
+]
+
+
+Usage = tuple[str, int, int, int]
+"""One model call's (model, input tokens, output tokens, cached input tokens)."""
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def message_usage(message: object, model: str | None = None) -> Usage | None:
+    """An AI message's ``usage_metadata`` as usage (the model from its ``response_metadata``), else None."""
+    meta = getattr(message, "usage_metadata", None)
+    if not isinstance(meta, Mapping):
+        return None
+    details = meta.get("input_token_details")
+    cached = _int(details.get("cache_read")) if isinstance(details, Mapping) else 0
+    info = getattr(message, "response_metadata", None)
+    named = (info.get("model_name") or info.get("model")) if isinstance(info, Mapping) else None
+    name = named if isinstance(named, str) and named else model or "unknown"
+    return name, _int(meta.get("input_tokens")), _int(meta.get("output_tokens")), cached
+
+
+def result_usage(response: Any, model: str | None = None) -> list[Usage]:
+    """The usage of an ``LLMResult``: each generation's message's ``usage_metadata``, else ``llm_output``."""
+    found = []
+    for generations in getattr(response, "generations", None) or ():
+        for generation in generations:
+            usage = message_usage(getattr(generation, "message", None), model)
+            if usage is not None:
+                found.append(usage)
+    if found:
+        return found
+    output = getattr(response, "llm_output", None)
+    if not isinstance(output, Mapping):
+        return []
+    tokens = output.get("token_usage") or output.get("usage")
+    if not isinstance(tokens, Mapping):
+        return []
+    named = output.get("model_name") or output.get("model")
+    name = named if isinstance(named, str) and named else model or "unknown"
+    given = _int(tokens.get("prompt_tokens")) or _int(tokens.get("input_tokens"))
+    made = _int(tokens.get("completion_tokens")) or _int(tokens.get("output_tokens"))
+    details = tokens.get("prompt_tokens_details")
+    cached = _int(details.get("cached_tokens")) if isinstance(details, Mapping) else 0
+    return [(name, given, made, cached)] if given or made else []
+
+
+def _model_name(kwargs: Mapping[str, Any]) -> str | None:
+    """The model a chat model start names (LangSmith metadata, or the invocation parameters)."""
+    for source in (kwargs.get("metadata"), kwargs.get("invocation_params")):
+        if isinstance(source, Mapping):
+            for key in ("ls_model_name", "model_name", "model"):
+                value = source.get(key)
+                if isinstance(value, str) and value:
+                    return value
+    return None
 
 
 def _output(result: object) -> tuple[object, str | None]:
@@ -91,6 +158,7 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
         super().__init__()
         self.guard = target if isinstance(target, Guard) else Guard(target, kill_file=kill_file)
         self._calls: dict[UUID, tuple[str, dict[str, Any] | None]] = {}
+        self._models: dict[UUID, str] = {}  # model calls running: the model their start named
 
     def __repr__(self) -> str:
         return f"HeartbeatCallbackHandler({self.guard!r})"
@@ -130,14 +198,33 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
             raise _stopped(verdict)
 
     def on_chat_model_start(self, serialized: dict[str, Any], messages: Any, **kwargs: Any) -> None:
-        """Before every model call: stop when killed or stopped (no tokens after a stop)."""
+        """Before every model call: stop when killed, stopped or over budget (no tokens after a stop)."""
         verdict = self.guard.check()
         if verdict.action != "go":
             raise _stopped(verdict)
+        run_id = kwargs.get("run_id")
+        if run_id is not None:
+            model = _model_name(kwargs)
+            if model is not None:
+                self._models[run_id] = model
 
     def on_llm_start(self, serialized: dict[str, Any], prompts: list[str], **kwargs: Any) -> None:
         """Before a completion-style model call: as :meth:`on_chat_model_start`."""
         self.on_chat_model_start(serialized, prompts, **kwargs)
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """After a model call: record its tokens (``usage_metadata``, else ``llm_output``).
+
+        A call that goes past a budget is not stopped here (its answer was
+        paid for): the next model or tool call is.
+        """
+        model = self._models.pop(run_id, None)
+        for usage in result_usage(response, model):
+            self.guard.usage(*usage)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """A failed model call: forget the model its start named."""
+        self._models.pop(run_id, None)
 
 
 class HeartbeatToolWrapper:
@@ -154,6 +241,7 @@ class HeartbeatToolWrapper:
         self, target: object, *, max_redirects: int = 3, kill_file: str | Path | None = None
     ) -> None:
         self.max_redirects = max_redirects
+        self._counted: dict[object, object] = {}  # AI messages whose usage is recorded (the last 64)
         self.guard: Guard = self.bind(target, kill_file=kill_file).guard
 
     def bind(self, target: object, *, kill_file: str | Path | None = None) -> HeartbeatToolWrapper:
@@ -168,9 +256,28 @@ class HeartbeatToolWrapper:
     def __repr__(self) -> str:
         return f"HeartbeatToolWrapper({self.guard!r})"
 
+    def _count(self, request: Any) -> None:
+        """Record the usage of the AI message that asked for this call, once per message."""
+        state = getattr(request, "state", None)
+        messages = state.get("messages") if isinstance(state, Mapping) else getattr(state, "messages", None)
+        if not messages or not isinstance(messages, list):
+            return
+        message = messages[-1]
+        key = getattr(message, "id", None) or id(message)
+        if key in self._counted:
+            return
+        usage = message_usage(message)
+        if usage is None:
+            return
+        self._counted[key] = message  # held, so an id() is not reused while it is remembered
+        if len(self._counted) > 64:
+            del self._counted[next(iter(self._counted))]
+        self.guard.usage(*usage)
+
     def _before(self, request: Any) -> tuple[str, dict[str, Any], ToolMessage | None]:
         call = request.tool_call
         name, args = call["name"], call.get("args") or {}
+        self._count(request)
         verdict = self.guard.before(name, args)
         if verdict.action == "stop":
             raise _stopped(verdict)

@@ -1,9 +1,10 @@
 """heartbeat for the OpenAI Agents SDK: run hooks that record and stop, tool guardrails that redirect.
 
 ``Runner.run(agent, input, hooks=HeartbeatHooks(ctx))`` records every local
-tool call (name, arguments, result) and raises :class:`AgentStopped` out of
-the run when the KILL file appears (checked before every tool call and
-every model call) or a detector fires.
+tool call (name, arguments, result) and every model response's ``Usage``,
+and raises :class:`AgentStopped` out of the run when the KILL file appears
+or a budget is spent (both checked before every tool call and every model
+call) or a detector fires.
 
 For redirection instead of a stop, ``hooks = HeartbeatHooks(ctx,
 on_stuck="redirect")`` and ``hooks.guard_tools(agent)``: each function tool
@@ -72,6 +73,22 @@ def _arguments(context: RunContextWrapper[Any]) -> dict[str, Any] | None:
 def _name(context: RunContextWrapper[Any], tool: Tool | None) -> str:
     name = getattr(context, "tool_name", None) or getattr(tool, "name", None)
     return name if isinstance(name, str) and name else "tool"
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _model(agent: Agent[Any]) -> str:
+    """The agent's model name: the string it was given, or its Model's ``model``/``model_name``."""
+    model = agent.model
+    if isinstance(model, str) and model:
+        return model
+    for attribute in ("model", "model_name", "name"):
+        name = getattr(model, attribute, None)
+        if isinstance(name, str) and name:
+            return name
+    return type(model).__name__ if model is not None else "unknown"
 
 
 def _result(result: object) -> tuple[object, str | None]:
@@ -144,8 +161,19 @@ class HeartbeatHooks(RunHooks[Any]):
     async def on_llm_start(
         self, context: RunContextWrapper[Any], agent: Agent[Any], system_prompt: str | None, input_items: Any
     ) -> None:
-        """Before every model call: stop when killed or stopped (no tokens after a stop)."""
+        """Before every model call: stop when killed, stopped or over budget (no tokens after a stop)."""
         self._raise(self.guard.check())
+
+    async def on_llm_end(self, context: RunContextWrapper[Any], agent: Agent[Any], response: Any) -> None:
+        """After a model call: record its ``Usage`` (past a budget, the next call is stopped)."""
+        usage = getattr(response, "usage", None)
+        if usage is None:
+            return
+        given, made = _count(getattr(usage, "input_tokens", 0)), _count(getattr(usage, "output_tokens", 0))
+        details = getattr(usage, "input_tokens_details", None)
+        cached = _count(getattr(details, "cached_tokens", 0))
+        if given or made:
+            self.guard.usage(_model(agent), given, made, cached)
 
     async def on_tool_start(self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool) -> None:
         """Before a tool runs: stop when killed or already stopped (guarded tools: done by the guardrail)."""

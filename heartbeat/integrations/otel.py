@@ -11,6 +11,13 @@ call arguments, result, error status) is recorded as an action into
   ``state.json``, journal, policy, KILL and escalation, so ``heartbeat
   status``/``log``/``resume`` work on it).
 
+An inference span (``chat``, ``text_completion``, ``generate_content``) with
+``gen_ai.usage.input_tokens``/``output_tokens`` is a model call: spend, not
+an action (:func:`heartbeat.formats.otlp.chat_usage`), recorded into a
+Session's budget (tokens today, priced by ``[budget.prices]`` or
+genai-prices; a spent budget pauses the agent) and counted by model with
+a Monitor.
+
 One trace (one agent run) is one heartbeat: when a span of a new trace
 ends, the Monitor starts its next tick and the Session ends its open
 heartbeat. The span-to-action mapping is
@@ -55,7 +62,7 @@ from opentelemetry.trace import StatusCode
 
 from ..core.models import Anomaly
 from ..detect.monitor import Monitor
-from ..formats.otlp import tool_action
+from ..formats.otlp import chat_usage, tool_action
 from .session import Session, Stopped
 
 __all__ = ["ToolSpanProcessor"]
@@ -96,6 +103,10 @@ class ToolSpanProcessor(SpanProcessor):
         """Tool spans that could not be recorded (logged; the agent is never disturbed)."""
         self.refused = 0
         """Tool spans a Session did not take: KILL, or a human awaited (the agent is not disturbed)."""
+        self.model_calls = 0
+        """Inference spans with usage recorded (spend: tokens by model, never actions)."""
+        self.usage: dict[str, dict[str, int]] = {}
+        """With a Monitor (no budget there): tokens by model, ``calls``, ``input``, ``output``, ``cached``."""
         self._trace: int | None = None
         self._lock = threading.Lock()  # spans end on whatever thread the agent runs them
 
@@ -125,7 +136,7 @@ class ToolSpanProcessor(SpanProcessor):
         return True
 
     def _record(self, span: ReadableSpan) -> None:
-        attributes = span.attributes or {}
+        attributes = span.attributes or {}  # a tool call is an action; a chat span's usage is spend
         status = span.status
         action = tool_action(
             span.name,
@@ -134,9 +145,12 @@ class ToolSpanProcessor(SpanProcessor):
             status_message=status.description,
             span_id=format(span.context.span_id, "016x") if span.context is not None else None,
         )
-        if action is None:
-            return
         trace = span.context.trace_id if span.context is not None else None
+        if action is None:
+            usage = chat_usage(attributes)
+            if usage is not None:
+                self._record_usage(usage, trace)
+            return
         with self._lock:
             try:
                 anomaly = self._record_action(action, trace, _time(span.end_time or span.start_time))
@@ -150,6 +164,32 @@ class ToolSpanProcessor(SpanProcessor):
             self.anomalies.append(anomaly)
         if self.on_anomaly is not None:
             self.on_anomaly(anomaly, span)
+
+    def _record_usage(self, usage: dict[str, Any], trace: int | None) -> None:
+        """A model call: spend for a Session (its budget), a count in :attr:`usage` for a Monitor."""
+        with self._lock:
+            self.model_calls += 1
+            target = self.target
+            new_trace = trace != self._trace
+            self._trace = trace
+            if isinstance(target, Monitor):
+                if self.heartbeat_per_trace and new_trace:
+                    target.start_tick(target.tick + 1, reseed=True)
+                model = usage["model"]
+                kept = self.usage.setdefault(model, {"calls": 0, "input": 0, "output": 0, "cached": 0})
+                kept["calls"] += 1
+                for key in ("input", "output", "cached"):
+                    kept[key] += usage[f"{key}_tokens"]
+                return
+            if self.heartbeat_per_trace and new_trace and target.is_open:
+                target.flush()
+            try:
+                target.record_usage(
+                    usage["model"], usage["input_tokens"], usage["output_tokens"], usage["cached_tokens"]
+                )
+            except Stopped as exc:
+                self.refused += 1
+                logger.info("heartbeat did not record a %s call: %s", usage["model"], exc)
 
     def _record_action(self, action: dict[str, Any], trace: int | None, now: datetime) -> Anomaly | None:
         target = self.target

@@ -8,7 +8,11 @@ call X again") instead of the result, mid-run, and the same call made
 again is answered with them without running the tool; after
 ``max_redirects`` (or with ``on_stuck="stop"``) the run is stopped. A KILL
 file, checked before every tool call, stops the run: :class:`Stopped`
-leaves ``agent.run`` as is.
+leaves ``agent.run`` as is. The run's tokens (``RunContext.usage``) are
+recorded before each model request and each tool call, and a spent budget
+stops the run there, before the next request: one request over is the most
+a run spends. (The tokens of a run's last answer, which calls no tool, are
+not seen.)
 
 The answer is a plain tool result, not a ``ModelRetry``: a retry counts
 against the tool's ``retries`` (default 1) and would end the run with
@@ -43,6 +47,8 @@ class HeartbeatToolset(WrapperToolset[Any]):
     """
 
     guard: Any = field(default=None)
+    counted: dict[object, tuple[int, int, int]] = field(default_factory=dict, repr=False)
+    """Per run (its id): the run's tokens already recorded (shared by the per-run copies)."""
 
     def __post_init__(self) -> None:
         if self.guard is None:
@@ -50,9 +56,40 @@ class HeartbeatToolset(WrapperToolset[Any]):
         if not isinstance(self.guard, Guard):
             self.guard = Guard(self.guard, on_stuck="redirect")
 
-    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
-        """Run the tool unless killed or stuck; record it; answer with instructions once stuck."""
+    def _count(self, ctx: Any) -> None:
+        """Record the run's tokens since the last look (``ctx.usage``, the run's running total)."""
+        usage = getattr(ctx, "usage", None)
+        if usage is None:
+            return
+        now = (
+            _tokens(usage, "input_tokens"),
+            _tokens(usage, "output_tokens"),
+            _tokens(usage, "cache_read_tokens"),
+        )
+        key = getattr(ctx, "run_id", None) or id(usage)
+        before = self.counted.get(key, (0, 0, 0))
+        if now == before:
+            return
+        self.counted[key] = now
+        if len(self.counted) > 64:  # runs long finished
+            del self.counted[next(iter(self.counted))]
+        given, made, cached = (max(0, a - b) for a, b in zip(now, before, strict=True))
+        model = getattr(getattr(ctx, "model", None), "model_name", None)
+        self.guard.usage(model if isinstance(model, str) and model else "unknown", given, made, cached)
+
+    async def for_run_step(self, ctx: Any) -> AbstractToolset[Any]:
+        """Before each model request: record the tokens so far; stop when killed, stopped or over budget."""
         guard: Guard = self.guard
+        self._count(ctx)
+        verdict = guard.check()
+        if verdict.action == "stop":
+            raise verdict.error()
+        return await super().for_run_step(ctx)
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
+        """Run the tool unless killed, stuck or over budget; record it; redirect once stuck."""
+        guard: Guard = self.guard
+        self._count(ctx)
         verdict = guard.before(name, tool_args)
         if verdict.action == "stop":
             raise verdict.error()
@@ -78,6 +115,11 @@ class HeartbeatToolset(WrapperToolset[Any]):
         if verdict.action == "redirect":
             return verdict.instructions
         return result
+
+
+def _tokens(usage: object, name: str) -> int:
+    value = getattr(usage, name, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def guarded(

@@ -14,8 +14,8 @@ A heartbeat is a *stretch* of live calls: an ordinary
 caller's thread), and when the stretch ends the tick goes on as every tick
 does (policy, save, notifications, journal). A stretch ends when
 
-- a recorded action trips a detector or the budget: the policy decides at
-  once (:attr:`Session.instructions`, or :meth:`Session.check` says a human is needed);
+- a recorded action or model call trips a detector or the budget: the policy
+  decides at once (:attr:`Session.instructions`, or :meth:`Session.check` says a human is needed);
 - ``actions`` actions were recorded (50), or ``seconds`` passed (60);
 - no call came for ``idle`` seconds (2): the lock is then free and ``state.json``
   current while the agent thinks (a heartbeat is roughly one model turn);
@@ -40,6 +40,7 @@ adapter can take either)::
     else:
         text = call_the_tool()
         anomaly = session.record("search", {"q": "x"}, output=text)  # error=..., cost=...
+        session.record_usage("gpt-4o", 1200, 300)  # a model call: spend, never an action
         if anomaly:                 # the heartbeat ended and the policy decided
             tell_the_model(session.instructions or anomaly.message)
         note = session.take_note()  # a human's `heartbeat resume --note`, handed over once
@@ -261,16 +262,46 @@ class Session:
         error: str | BaseException | None = None,
         cost: float = 0.0,
     ) -> Anomaly | None:
-        """Record one action; return the anomaly it tripped (the heartbeat then ends), else None.
+        """Record one action; the anomaly it tripped (the heartbeat then ends), else None; or Stopped."""
+        return self._feed(
+            lambda ctx: ctx.record(tool, args, output=output, error=error, cost=cost),
+            1,
+            lambda kind: note_after_stop(self._hb, tool, args, output, error, cost, kind),
+        )
 
-        Raises :class:`Stopped` when no heartbeat can be opened to hold it.
+    def record_usage(
+        self,
+        model: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cached_tokens: int = 0,
+        *,
+        cost: float | None = None,
+    ) -> Anomaly | None:
+        """One model call's tokens, as ``StepContext.record_usage``; past a limit the heartbeat ends, paused.
+
+        Raises :class:`Stopped` when no heartbeat can be opened to hold either.
+        """
+        return self._feed(
+            lambda ctx: ctx.record_usage(model, input_tokens, output_tokens, cached_tokens, cost=cost), 0
+        )
+
+    def _feed(
+        self,
+        call: Callable[[StepContext], Anomaly | None],
+        actions: int,
+        ran: Callable[[str], bool] | None = None,
+    ) -> Anomaly | None:
+        """``call`` on the open heartbeat's context (opened if need be); an anomaly ends the heartbeat.
+
+        ``ran``: journals an action that ran although no heartbeat holds it (its stop's kind given).
         """
         while True:
             with self._cond:
                 ctx = self._ctx
                 if ctx is not None and not self._ending:
-                    hit = ctx.record(tool, args, output=output, error=error, cost=cost)
-                    self._count += 1
+                    hit = call(ctx)
+                    self._count += actions
                     self._last_call = time.monotonic()
                     if hit is None and self._count < self.actions:
                         return None
@@ -278,10 +309,9 @@ class Session:
                     self._cond.notify_all()
                     break
             stop = self.check()
-            if stop is not None:  # the call ran all the same: it goes to the journal
-                journaled = note_after_stop(self._hb, tool, args, output, error, cost, stop.kind)
-                raise Stopped(stop, journaled=journaled)
-        if hit is not None:  # the policy's answer is needed now: wait for the tick to decide
+            if stop is not None:  # an action ran all the same: it goes to the journal
+                raise Stopped(stop, journaled=ran is not None and ran(stop.kind))
+        if hit is not None:  # the policy's answer (or the budget's pause) is needed now: wait for the tick
             self._collect(wait=True)
         return hit
 

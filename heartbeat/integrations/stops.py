@@ -1,4 +1,12 @@
-"""Why a long-running process must not go on: :class:`Stop`, and :class:`Stopped` when it tried."""
+"""Why a run must not go on: :class:`Stop` (data), and :class:`Stopped`, the one exception that says so.
+
+Every part of heartbeat that stops an agent's run raises the same
+:class:`Stopped`: a framework adapter (killed, stuck, over budget), a
+:class:`heartbeat.integrations.session.Session` that could not open a heartbeat (killed, a
+human awaited, paused, the state folder busy) and what is built on them.
+``heartbeat.integrations.session.Stopped`` and ``heartbeat.integrations.Stopped`` are
+this class.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +16,23 @@ from typing import TYPE_CHECKING, Literal
 from ..base.errors import HeartbeatError
 
 if TYPE_CHECKING:
+    from ..core.models import Anomaly
     from ..core.result import TickResult
 
-__all__ = ["Stop", "StopKind", "Stopped", "stop_of"]
+__all__ = ["Cause", "Stop", "StopKind", "Stopped", "stop_of"]
 
-StopKind = Literal["killed", "needs_human", "paused", "locked", "error"]
-"""What stopped the agent."""
+Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
+"""Why a run was stopped: the KILL file, a detector, a budget, or what a state folder says."""
+
+StopKind = Cause
+"""What stopped the agent (the same words as :data:`Cause`)."""
+
+_EXIT_CODES = {"killed": 3, "needs_human": 4, "paused": 0, "budget": 0, "locked": 5}
 
 
 @dataclass(frozen=True)
 class Stop:
-    """Why calls must not go on: the KILL file, a human awaited, or a state folder that cannot be used."""
+    """Why calls must not go on: the KILL file, a human awaited, a budget, or an unusable state folder."""
 
     kind: StopKind
     message: str
@@ -26,18 +40,34 @@ class Stop:
 
 
 class Stopped(HeartbeatError, RuntimeError):
-    """``Session.record`` could not open a heartbeat: the action is not in ``state.json``.
+    """heartbeat stopped an agent run: KILL, stuck, over budget, waiting, or the state folder unusable.
 
-    ``journaled``: the call ran, so it was written to the journal all the same
-    (an action event marked ``after_stop``); False when even that failed.
+    ``cause`` says which (``stop.kind``); ``reason`` the text; ``anomaly``
+    the detector's or the budget's finding (None otherwise); ``exit_code``
+    the CLI's code for the same situation (3 killed, 4 a human awaited, 5 the
+    state folder busy, 0 paused or over budget (the agent is paused), 1 otherwise); ``stop`` the same as a
+    :class:`Stop`. A call that raised it is not in ``state.json``; ``journaled``
+    says that it ran all the same and was written to the journal (an action
+    event marked ``after_stop``).
     """
 
-    def __init__(self, stop: Stop, *, journaled: bool = False) -> None:
-        where = "journaled only" if journaled else "not recorded"
-        super().__init__(f"{where}: {stop.message}")
+    def __init__(
+        self,
+        cause: Cause | Stop,
+        reason: str = "",
+        anomaly: Anomaly | None = None,
+        *,
+        journaled: bool = False,
+    ) -> None:
+        stop = cause if isinstance(cause, Stop) else Stop(cause, reason, _EXIT_CODES.get(cause, 1))
         self.stop = stop
+        self.cause: Cause = stop.kind
+        self.reason = stop.message
+        self.anomaly = anomaly
         self.journaled = journaled
         self.exit_code = stop.exit_code
+        where = " (the call ran: journaled only)" if journaled else ""
+        super().__init__(f"heartbeat stopped the run ({stop.kind}): {stop.message}{where}")
 
 
 def stop_of(result: TickResult) -> Stop | None:

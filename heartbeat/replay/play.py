@@ -15,7 +15,10 @@ other tools replay as they are. Blank lines are skipped but counted, so a
 Each heartbeat runs like the runner's: a :class:`~heartbeat.detect.monitor.Monitor`
 seeded from the state the previous heartbeat left (bounded history,
 progress samples, action count), every action recorded, the progress sample
-added, then :func:`~heartbeat.core.policy.decide`. Budgets are not replayed. The
+added, then :func:`~heartbeat.core.policy.decide`. Budgets do not stop a replay:
+each heartbeat's spend (its ``usage``: model calls, priced as a live tick
+prices them, and its actions' ``cost``) is added up by budget day, and the
+heartbeat at which ``[budget]`` would have stopped the run is marked. The
 replay stops after the heartbeat whose decision is ``escalate``, unless the
 next one is the first after a ``heartbeat resume`` (a journal marks it: the
 streak, the recovery and the progress samples then start afresh, as live).
@@ -34,16 +37,20 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.errors import TraceError
 from ..config.file import HeartbeatConfig
-from ..core.models import AgentState, Anomaly, Decision
+from ..core.budget import overspent, roll_over
+from ..core.models import AgentState, Anomaly, BudgetCounters, Decision
 from ..core.policy import decide
 from ..core.settle import Where, settle
 from ..detect.detectors import build_detectors
 from ..detect.monitor import Monitor
 from .trace import KeyedAction, ResumedLine, TraceAction, TraceLine, load_any, load_trace
+
+if TYPE_CHECKING:
+    from ..core.prices import Pricer
 
 __all__ = [
     "SYNTHETIC_START",
@@ -77,6 +84,12 @@ class ReplayTick:
     progress: float | None
     anomalies: tuple[Anomaly, ...]
     decision: Decision
+    tokens: int = 0
+    """Model tokens of the heartbeat's model calls (the trace's ``usage``)."""
+    cost: float = 0.0
+    """Dollars of those calls and of the actions' ``cost``; unpriced models count 0 here."""
+    budget: str | None = None
+    """Set on the heartbeat at which the configured ``[budget]`` would have stopped the run (the first)."""
 
 
 def replay(
@@ -145,6 +158,7 @@ def _replay(
     secrets = config.secrets()
     state = AgentState()  # all that decide() reads of it: the streak and the recovery
     escalated = False
+    spend = _Spend(config)
     for tick, ((number, line), now) in enumerate(zip(lines, times, strict=True), 1):
         if isinstance(line, ResumedLine):  # a human resumed the agent here (a journal says so)
             state = AgentState()
@@ -176,6 +190,7 @@ def _replay(
         decision = decide(state, anomalies, now, config.policy)
         # The live tick's own consequences (streak, recovery, escalation): replay cannot drift.
         state = settle(state, decision, anomalies, None, now, config, where=_REPLAY, explain=False).state
+        tokens, cost, budget = spend.tick(line, now)
         yield ReplayTick(
             tick=tick,
             at=now,
@@ -185,6 +200,9 @@ def _replay(
             progress=line.progress,
             anomalies=anomalies,
             decision=decision,
+            tokens=tokens,
+            cost=cost,
+            budget=budget,
         )
         escalated = decision.action == "escalate"
 
@@ -199,6 +217,42 @@ def _masked_keys(
     if isinstance(summary, str):
         keys = {**keys, "summary": mask(summary, secrets)}
     return keys, None if error is None else mask(error, secrets)
+
+
+class _Spend:
+    """The spend of replayed heartbeats, and the first at which ``[budget]`` would have stopped the run."""
+
+    def __init__(self, config: HeartbeatConfig) -> None:
+        self.config = config.budget
+        self.counters = BudgetCounters()
+        self.stopped = False
+        self._pricer: Pricer | None = None
+
+    def tick(self, line: TraceLine, now: datetime) -> tuple[int, float, str | None]:
+        """This heartbeat's tokens and dollars, and the budget's reason if it would stop the run here."""
+        self.counters = roll_over(self.counters, now, self.config)
+        tokens = 0
+        cost = sum(action.cost for action in line.actions)
+        for call in line.usage:
+            tokens += call.input_tokens + call.output_tokens
+            price = call.cost
+            if price is None:
+                if self._pricer is None:
+                    from ..core.prices import Pricer
+
+                    self._pricer = Pricer(self.config.prices)
+                price = self._pricer.price(
+                    call.model, call.input_tokens, call.output_tokens, call.cached_tokens, at=now
+                )
+            cost += price or 0.0
+        self.counters.actions += len(line.actions)
+        self.counters.tokens += tokens
+        self.counters.cost += cost
+        if self.stopped:
+            return tokens, cost, None
+        reason = overspent(self.counters, len(line.actions), self.config, tick_tokens=tokens, tick_cost=cost)
+        self.stopped = reason is not None
+        return tokens, cost, reason
 
 
 def _masked(action: TraceAction, secrets: list[str]) -> TraceAction:
@@ -216,15 +270,23 @@ def _masked(action: TraceAction, secrets: list[str]) -> TraceAction:
 
 
 def render_json(tick: ReplayTick) -> str:
-    """One heartbeat as the stable one-line JSON of ``heartbeat replay --json``."""
-    return json.dumps(
-        {
-            "tick": tick.tick,
-            "anomalies": [{"kind": a.kind, "action": a.action, "message": a.message} for a in tick.anomalies],
-            "decision": tick.decision.action,
-            "stuck_streak": tick.decision.stuck_streak,
-        }
-    )  # ASCII-only, so a cron job's C locale or any pipe can carry it
+    """One heartbeat as the stable one-line JSON of ``heartbeat replay --json``.
+
+    ``spend`` (tokens and dollars) is added when the heartbeat spent any,
+    ``budget`` (the reason) at the heartbeat where the budget would have
+    stopped the run; the keys of the contract are always there.
+    """
+    line: dict[str, Any] = {
+        "tick": tick.tick,
+        "anomalies": [{"kind": a.kind, "action": a.action, "message": a.message} for a in tick.anomalies],
+        "decision": tick.decision.action,
+        "stuck_streak": tick.decision.stuck_streak,
+    }
+    if tick.tokens or tick.cost:
+        line["spend"] = {"tokens": tick.tokens, "cost": round(tick.cost, 6)}
+    if tick.budget is not None:
+        line["budget"] = tick.budget
+    return json.dumps(line)  # ASCII-only, so a cron job's C locale or any pipe can carry it
 
 
 _HEADER = f"{'tick':>4}  {'actions':<9}  {'progress':<8}  {'decision':<16}  {'streak':>6}  anomalies"
@@ -234,10 +296,12 @@ _INDENT = " " * (len(_HEADER) - len("anomalies"))
 def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
     """A readable table: one row per heartbeat, one line per anomaly, a summary line last."""
     yield _HEADER
-    count = actions = 0
+    count = actions = tokens = 0
+    cost = 0.0
     last: ReplayTick | None = None
     for t in ticks:
         count, actions, last = count + 1, actions + t.actions, t
+        tokens, cost = tokens + t.tokens, cost + t.cost
         span = (
             "-"
             if not t.actions
@@ -252,6 +316,10 @@ def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
             f"! {a.kind}" + (f" @{a.action}" if a.action is not None else "") + f": {a.message}"
             for a in t.anomalies
         ]
+        if t.tokens or t.cost:
+            notes.append(f"$ {t.tokens} tokens, ${t.cost:.4f}" if t.tokens else f"$ ${t.cost:.4f}")
+        if t.budget is not None:
+            notes.append(f"$ the budget would have stopped the run here: {t.budget}")
         yield (row + (notes[0] if notes else "-")).rstrip()
         for note in notes[1:]:
             yield _INDENT + note
@@ -263,4 +331,6 @@ def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
         if last.decision.action == "escalate"
         else f"last decision: {last.decision.action}"
     )
-    yield f"replayed {count} heartbeat{'s' * (count != 1)}, {actions} action{'s' * (actions != 1)}; {end}"
+    spent = f", {tokens} tokens, ${cost:.4f}" if tokens else f", ${cost:.4f}" if cost else ""
+    done = f"replayed {count} heartbeat{'s' * (count != 1)}, {actions} action{'s' * (actions != 1)}"
+    yield f"{done}{spent}; {end}"

@@ -24,7 +24,7 @@ from ..base.errors import TraceError, UsageError
 from ..base.fsutil import read_regular
 from ..core.models import clip
 
-__all__ = ["KeyedAction", "ResumedLine", "TraceAction", "TraceLine", "load_any", "load_trace"]
+__all__ = ["KeyedAction", "ResumedLine", "TraceAction", "TraceLine", "TraceUsage", "load_any", "load_trace"]
 
 
 class TraceAction(BaseModel):
@@ -50,13 +50,26 @@ class KeyedAction(TraceAction):
     keys: dict[str, Any]
 
 
+class TraceUsage(BaseModel):
+    """One model call of a trace line: its model and tokens (input includes cached), its cost if known."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    model: str = Field(min_length=1)
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    cached_tokens: int = Field(default=0, ge=0)
+    cost: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+
+
 class TraceLine(BaseModel):
-    """One heartbeat of a trace: its actions, its progress value and optionally its time."""
+    """One heartbeat of a trace: its actions, its model calls, its progress value and optionally its time."""
 
     model_config = ConfigDict(extra="ignore", strict=True)
 
     progress: float | None = Field(default=None, allow_inf_nan=False)
     actions: list[TraceAction] = Field(default_factory=list)
+    usage: list[TraceUsage] = Field(default_factory=list)
     at: datetime | None = None
 
     @field_validator("at", mode="before")
@@ -311,13 +324,19 @@ def load_any(
         if own is not None:
             return str(where), own
     found = load_actions(where, data, fmt)
+    calls = [a.pop("usage", []) for a in found]  # model calls, each before the action it led to
     try:
         actions = [TraceAction.model_validate(a) for a in found]
+        spent = [[TraceUsage.model_validate(u) for u in used] for used in calls]
     except ValidationError as exc:
         raise TraceError(str(where), 1, _problem(exc)) from None
     size = per_heartbeat or 5
     return str(where), [
-        (n + 1, TraceLine(actions=actions[i : i + size])) for n, i in enumerate(range(0, len(actions), size))
+        (
+            n + 1,
+            TraceLine(actions=actions[i : i + size], usage=[u for used in spent[i : i + size] for u in used]),
+        )
+        for n, i in enumerate(range(0, len(actions), size))
     ]
 
 

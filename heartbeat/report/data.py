@@ -79,6 +79,10 @@ class Slot:
     actions: int = 0
     errors: int = 0
     cost: float = 0.0
+    tokens: int = 0
+    """Model tokens of the slot's heartbeats (their ``spend`` events)."""
+    models: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Their model calls by model: ``calls``, ``tokens``, ``cost``."""
     outcome: str | None = None
     streak: int = 0
     anomalies: dict[str, list[str]] = field(default_factory=dict)
@@ -100,6 +104,9 @@ class Slot:
         self.actions += other.actions
         self.errors += other.errors
         self.cost += other.cost
+        self.tokens += other.tokens
+        for model, used in other.models.items():
+            _add_model(self.models, model, used)
         self.outcome = other.outcome or self.outcome
         self.streak = max(self.streak, other.streak)
         for kind, messages in other.anomalies.items():
@@ -131,6 +138,9 @@ class Timeline:
     last_heartbeat_at: str | None
     bucket: int
     max_tick_actions: int = 0
+    tokens_total: int = 0
+    models: dict[str, dict[str, float]] = field(default_factory=dict)
+    """The journal's model calls by model: ``calls``, ``tokens``, ``cost``."""
 
 
 class _Builder:
@@ -151,6 +161,8 @@ class _Builder:
         self.anomaly_ticks: list[int] = []
         self.resume_ticks: list[int] = []
         self.cost = 0.0
+        self.tokens = 0
+        self.models: dict[str, dict[str, float]] = {}
         self.errors = 0
         self.events = 0
         self.first_at: str | None = None
@@ -248,6 +260,11 @@ class _Builder:
             self.mark(slot, "resume", tick, at, text)
         elif kind == "budget":
             self.mark(slot, "budget", tick, at, f"budget: {event.get('reason') or ''}")
+        elif kind == "spend":
+            self.spend(slot, event)
+        elif kind == "unpriced":
+            text = f"no price for model {event.get('model') or '?'}: {event.get('reason') or ''}"
+            self.note(Mark("unpriced", tick, at, self.redact(text)))
         elif kind in ("step_error", "metric_error"):
             what = "step raised" if kind == "step_error" else "metric failed"
             self.mark(slot, "step_error", tick, at, f"{what}: {event.get('error') or ''}")
@@ -267,6 +284,27 @@ class _Builder:
                 slot.progress = float(progress)
             self.last_heartbeat_at = at or self.last_heartbeat_at
             self.close()
+
+    def spend(self, slot: Slot, event: Mapping[str, Any]) -> None:
+        """A heartbeat's model calls: tokens and dollars by model (the actions' cost came with them)."""
+        models = event.get("models")
+        if not isinstance(models, Mapping):
+            return
+        for model, raw in models.items():
+            if not isinstance(raw, Mapping):
+                continue
+            used = {
+                "calls": _number(raw.get("calls")),
+                "tokens": _number(raw.get("input")) + _number(raw.get("output")),
+                "cost": _number(raw.get("cost")),
+            }
+            name = self.redact(str(model))
+            _add_model(slot.models, name, used)
+            _add_model(self.models, name, used)
+            slot.tokens += int(used["tokens"])
+            self.tokens += int(used["tokens"])
+            slot.cost += used["cost"]
+            self.cost += used["cost"]
 
     def close(self) -> None:
         slot = self.open
@@ -328,7 +366,21 @@ def collect(
         last_heartbeat_at=builder.last_heartbeat_at,
         bucket=bucket,
         max_tick_actions=builder.max_tick_actions,
+        tokens_total=builder.tokens,
+        models=builder.models,
     )
+
+
+def _number(value: object) -> float:
+    return (
+        float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else 0.0
+    )
+
+
+def _add_model(models: dict[str, dict[str, float]], model: str, used: Mapping[str, float]) -> None:
+    kept = models.setdefault(model, {"calls": 0.0, "tokens": 0.0, "cost": 0.0})
+    for key, value in used.items():
+        kept[key] = kept.get(key, 0.0) + value
 
 
 def _bucketed(slots: list[Slot], size: int) -> list[Slot]:

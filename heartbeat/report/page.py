@@ -141,12 +141,46 @@ def _budget_section(p: AgentPage) -> str:
         f'<th scope="col" class="num">limit</th><th scope="col">share</th></tr></thead><tbody>{"".join(rows)}'
         "</tbody></table></div>"
     )
+    tokens = f", {plural(t.tokens_total, 'model token')}" if t.tokens_total else ""
     totals = (
         f"<p>In this journal: {plural(t.heartbeats, 'heartbeat')}, {plural(t.actions_total, 'action')} "
-        f"({plural(t.errors_total, 'error')}), cost {t.cost_total:,.4g}.</p>"
+        f"({plural(t.errors_total, 'error')}){tokens}, cost {t.cost_total:,.4g}.</p>"
     )
     return (
-        f'<section aria-labelledby="h-budget"><h2 id="h-budget">Budgets spent</h2>{totals}{table}</section>'
+        f'<section aria-labelledby="h-budget"><h2 id="h-budget">Budgets spent</h2>{totals}{table}'
+        f"{_spend_tables(t)}</section>"
+    )
+
+
+SPEND_ROWS = 50
+"""Heartbeats shown in the spend table at most (the newest)."""
+
+
+def _spend_tables(t: Timeline) -> str:
+    """Spend by model over the journal and per heartbeat (the newest that spent); empty with no model call."""
+    if not t.models:
+        return ""
+    by_model = "".join(
+        f'<tr><th scope="row"><code>{esc(model)}</code></th><td class="num">{used["calls"]:,.0f}</td>'
+        f'<td class="num">{used["tokens"]:,.0f}</td><td class="num">${used["cost"]:,.4f}</td></tr>'
+        for model, used in sorted(t.models.items())
+    )
+    spent = [slot for slot in t.slots if slot.tokens or slot.models][-SPEND_ROWS:]
+    per_tick = "".join(
+        f'<tr><th scope="row">{esc(slot.ticks)}</th><td>{esc(when(slot.last_at))}</td>'
+        f'<td class="num">{slot.tokens:,}</td><td class="num">${slot.cost:,.4f}</td>'
+        f"<td>{esc(', '.join(sorted(slot.models)))}</td></tr>"
+        for slot in reversed(spent)
+    )
+    return (
+        '<h3 id="h-spend">Model spend</h3><div class="scroll"><table><caption>Model calls in this journal, '
+        'by model</caption><thead><tr><th scope="col">model</th><th scope="col" class="num">calls</th>'
+        '<th scope="col" class="num">tokens</th><th scope="col" class="num">cost</th></tr></thead>'
+        f'<tbody>{by_model}</tbody></table></div><div class="scroll"><table><caption>Spend per heartbeat '
+        f'(the newest {len(spent)} that called a model)</caption><thead><tr><th scope="col">tick</th>'
+        '<th scope="col">when</th><th scope="col" class="num">tokens</th>'
+        '<th scope="col" class="num">cost</th>'
+        f'<th scope="col">models</th></tr></thead><tbody>{per_tick}</tbody></table></div>'
     )
 
 

@@ -166,6 +166,8 @@ def _slot_text(slot: Slot) -> str:
         parts.append(plural(slot.heartbeats, "heartbeat"))
     parts.append(f"progress {slot.progress:g}" if slot.progress is not None else "no progress sample")
     parts.append(plural(slot.actions, "action"))
+    if slot.tokens or slot.cost:
+        parts.append(f"{slot.tokens:,} tokens, ${slot.cost:.4f}" if slot.tokens else f"${slot.cost:.4f}")
     if slot.errors:
         parts.append(plural(slot.errors, "error"))
     if slot.outcome:

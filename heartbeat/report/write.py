@@ -174,6 +174,7 @@ def _fill_state(page: AgentPage, hb: Reported, state: AgentState, most_actions: 
     page.budgets = [
         (f"actions on {day}", state.budget.actions, budget.actions_per_day),
         (f"cost on {day}", state.budget.cost, budget.cost_per_day),
+        (f"model tokens on {day}", state.budget.tokens, budget.tokens_per_day),
         ("most actions in one heartbeat", most_actions, budget.actions_per_tick),
         ("ticks", state.ticks, budget.max_ticks),
     ]

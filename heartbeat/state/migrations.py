@@ -35,7 +35,19 @@ def _detection_v2(state: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "detection v2 fields", _detection_v2),)
+def _spend(state: dict[str, Any]) -> dict[str, Any]:
+    """2 -> 3: nothing moves; the spend fields (tokens and models today, ``spend_totals``) start empty.
+
+    The number changes for the reason given at 1 -> 2: a release that knows
+    only version 2 refuses this file as newer instead of calling it corrupt.
+    """
+    return state
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "detection v2 fields", _detection_v2),
+    Migration(2, "spend: tokens and models", _spend),
+)
 """Every migration this release knows, oldest first."""
 
 

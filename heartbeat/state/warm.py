@@ -161,7 +161,7 @@ class WarmStart:
         data = _round_trip_data(state, monitor.tick) if clean else None
         if data is not None:
             # Copies of its own: a step that kept the old context cannot reach the cached state.
-            state.data, state.budget = data, state.budget.model_copy()
+            state.data, state.budget = data, state.budget.model_copy(deep=True)
         monitor.start_tick(monitor.tick + 1, reseed=True)
         return Warm(Saved(b"", False), monitor, detectors, state if data is not None else None)
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..state.killswitch import KillSwitch
     from ..state.store import StateStore
     from .context import Step
+    from .plugins import AgentPlugins
     from .sharedstop import SharedStop
 
 __all__ = ["Agent"]
@@ -41,6 +42,7 @@ class Agent(Protocol):
     detectors: list[Detector]
     shared_stop: SharedStop | None
     on_abandon: Callable[[TickResult], None] | None
+    plugins: AgentPlugins
 
     def step(self) -> Step: ...
 

@@ -6,15 +6,18 @@ import math
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ..config.file import BudgetConfig
 from ..core.budget import overspent
-from ..core.models import Anomaly, BudgetCounters, clip
+from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip
 from ..detect.detectors import ActionView
 from ..detect.monitor import Monitor
 from ..detect.recorded import journal_keys
 from ..state.killswitch import KillSwitch
+
+if TYPE_CHECKING:
+    from ..core.prices import Pricer
 
 __all__ = ["Step", "StepContext"]
 
@@ -41,6 +44,7 @@ class StepContext:
         mask: Callable[[Any], Any] = lambda value: value,
         fleet: _Switch | None = None,
         observing: bool = False,
+        pricer: Callable[[], Pricer] | None = None,
     ) -> None:
         self.agent = agent
         self.tick = tick
@@ -53,6 +57,13 @@ class StepContext:
         self.observing = observing
         """``[policy] mode = "observe"``: adapters record and report, and never redirect or stop a run."""
         self.budget_anomaly: Anomaly | None = None
+        self.usage: dict[str, ModelSpend] = {}
+        """This heartbeat's model calls, by model (see :meth:`record_usage`)."""
+        self.tick_tokens = 0
+        self.tick_cost = 0.0
+        """Dollars this heartbeat: its model calls and the ``cost`` of its actions."""
+        self.unpriced: dict[str, str] = {}
+        """Models of this heartbeat with no known price, and why (their tokens still count)."""
         self.reported_progress: float | None = None
         self._monitor = monitor
         self._budget = budget
@@ -67,6 +78,7 @@ class StepContext:
         # Every action of this tick as the detectors saw it, for the journal: the saved
         # history keeps only the last few, a tick may record many more.
         self.recorded: list[ActionView] = []
+        self._pricer = pricer
 
     @property
     def data(self) -> dict[str, Any]:
@@ -127,24 +139,108 @@ class StepContext:
         self.actions += 1
         self._counters.actions += 1
         self._counters.cost += float(cost)
-        reason = overspent(self._counters, self.actions, self._budget)
-        if reason is not None:
-            if self.budget_anomaly is None:
-                self.budget_anomaly = Anomaly(
-                    kind="budget",
-                    message=reason,
-                    tick=self.tick,
-                    action=self._monitor.actions_total,
-                    at=now,
-                    tool=tool,
-                    evidence={
-                        "actions_this_tick": self.actions,
-                        "actions_today": self._counters.actions,
-                        "cost_today": self._counters.cost,
-                    },
-                )
-            return self.budget_anomaly
-        return hit
+        self.tick_cost += float(cost)
+        return self._over_budget(now, tool) or hit
+
+    def record_usage(
+        self,
+        model: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cached_tokens: int = 0,
+        *,
+        cost: float | None = None,
+    ) -> Anomaly | None:
+        """Record one model call's tokens (spend, not an action: the detectors never see it).
+
+        ``input_tokens`` include the ``cached_tokens``. ``cost`` in dollars
+        when the caller knows it; else ``[budget.prices]`` or genai-prices
+        price it, and a model neither knows is counted in tokens only (see
+        :attr:`unpriced`). Returns the budget anomaly once a token or cost
+        limit is passed (the heartbeat then pauses), else None.
+        """
+        if not isinstance(model, str) or not model:
+            raise TypeError(f"ctx.record_usage: model must be a non-empty str, not {model!r}")
+        counts = (input_tokens, output_tokens, cached_tokens)
+        for value in counts:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"ctx.record_usage: token counts must be ints >= 0, not {value!r}")
+        if cost is not None and (
+            isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0
+        ):
+            raise ValueError(f"ctx.record_usage: cost must be a finite number >= 0, not {cost!r}")
+        now = self._clock()
+        if cost is None and self._pricer is not None:
+            pricer = self._pricer()
+            cost = pricer.price(model, input_tokens, output_tokens, cached_tokens, at=now)
+            if cost is None and model not in self.unpriced:
+                self.unpriced[model] = pricer.unknown(model) or "no price known"
+        elif cost is None and model not in self.unpriced:
+            self.unpriced[model] = "no price known"
+        dollars = 0.0 if cost is None else float(cost)
+        if not math.isfinite(self._counters.cost + dollars):
+            raise ValueError("ctx.record_usage: the day's total cost would overflow")
+        spend = ModelSpend.model_construct(
+            calls=1,
+            input=input_tokens,
+            output=output_tokens,
+            cached=min(cached_tokens, input_tokens),
+            cost=dollars,
+            unpriced=0 if cost is not None else 1,
+        )
+        add_spend(self.usage, model, spend)
+        add_spend(self._counters.models, model, spend)
+        tokens = input_tokens + output_tokens
+        self.tick_tokens += tokens
+        self.tick_cost += dollars
+        self._counters.tokens += tokens
+        self._counters.cost += dollars
+        return self._over_budget(now, None, model)
+
+    def _over_budget(self, now: datetime, tool: str | None, model: str | None = None) -> Anomaly | None:
+        """The budget anomaly once a limit is passed (the first one stays), else None."""
+        reason = overspent(
+            self._counters, self.actions, self._budget, tick_tokens=self.tick_tokens, tick_cost=self.tick_cost
+        )
+        if reason is None:
+            return None
+        if self.budget_anomaly is None:
+            evidence: dict[str, Any] = {
+                "actions_this_tick": self.actions,
+                "actions_today": self._counters.actions,
+                "cost_today": self._counters.cost,
+            }
+            if self.tick_tokens or self._counters.tokens:
+                evidence.update(tokens_this_tick=self.tick_tokens, tokens_today=self._counters.tokens)
+            if model is not None:
+                evidence["model"] = model
+            self.budget_anomaly = Anomaly(
+                kind="budget",
+                message=reason,
+                tick=self.tick,
+                action=self._monitor.actions_total,
+                at=now,
+                tool=tool,
+                evidence=evidence,
+            )
+        return self.budget_anomaly
+
+    def spend_events(self, known: Mapping[str, ModelSpend]) -> list[dict[str, Any]]:
+        """This heartbeat's journal events of spend: one ``spend`` event (totals by model), and an
+        ``unpriced`` event for each model with no price that ``known`` (the state's totals) has not
+        seen unpriced before."""
+        if not self.usage and not self.tick_cost:
+            return []
+        events: list[dict[str, Any]] = []
+        for model, why in self.unpriced.items():
+            seen = known.get(model)
+            if seen is None or not seen.unpriced:
+                events.append({"event": "unpriced", "model": model, "reason": why})
+        models = {model: spend.model_dump() for model, spend in self.usage.items()}
+        events.append(
+            {"event": "spend", "tokens": self.tick_tokens, "cost": self.tick_cost, "models": models}
+        )
+        return events
 
     def action_events(self) -> list[dict[str, Any]]:
         """One journal event per action of this tick, also those the bounded history no longer holds.

@@ -6,8 +6,11 @@ The program gets, in its environment:
 - ``HEARTBEAT_INSTRUCTIONS``  recovery text or a human's note ("" when none)
 - ``HEARTBEAT_ACTIONS``  a file to append one JSON object per line to:
   ``{"tool": "search", "args": {...}, "output": "...", "error": null, "cost": 0.01}``
-  for an action, ``{"progress": 0.4}`` to report progress, ``{"data": {...}}``
-  to replace the agent's persisted data
+  for an action, ``{"usage": {"model": "gpt-4o", "input_tokens": 1200,
+  "output_tokens": 300, "cached_tokens": 0}}`` for a model call's tokens
+  (spend, not an action; ``"cost"`` in dollars if known, else priced as
+  ``ctx.record_usage`` prices), ``{"progress": 0.4}`` to report progress,
+  ``{"data": {...}}`` to replace the agent's persisted data
 - ``HEARTBEAT_DATA``  a JSON file holding the agent's data (read it freely)
 - ``HEARTBEAT_TICK`` and ``HEARTBEAT_AGENT``
 
@@ -184,6 +187,8 @@ def _apply_line(line: str, ctx: StepContext) -> str | None:
             cost=float(cost),
         )
         return None
+    if "usage" in item:
+        return _apply_usage(item["usage"], ctx)
     if "progress" in item:
         value = item["progress"]
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
@@ -196,4 +201,26 @@ def _apply_line(line: str, ctx: StepContext) -> str | None:
         ctx.data.clear()
         ctx.data.update(item["data"])
         return None
-    return "expected a 'tool', 'progress' or 'data' key"
+    return "expected a 'tool', 'usage', 'progress' or 'data' key"
+
+
+def _apply_usage(usage: object, ctx: StepContext) -> str | None:
+    """A model call's ``{"usage": {"model": ..., "input_tokens": ..., ...}}`` line, recorded as spend."""
+    if not isinstance(usage, dict):
+        return "'usage' must be an object"
+    model = usage.get("model")
+    if not isinstance(model, str) or not model:
+        return "'usage.model' must be a non-empty string"
+    counts = []
+    for key in ("input_tokens", "output_tokens", "cached_tokens"):
+        value = usage.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"'usage.{key}' must be an integer >= 0"
+        counts.append(value)
+    cost = usage.get("cost")
+    if cost is not None and (
+        isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0
+    ):
+        return "'usage.cost' must be a number >= 0"
+    ctx.record_usage(model, *counts, cost=None if cost is None else float(cost))
+    return None

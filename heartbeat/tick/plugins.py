@@ -1,4 +1,4 @@
-"""One agent's plug-ins: its step, progress metric and notifiers, each built from the config on first use.
+"""One agent's plug-ins: its step, progress metric, notifiers and model prices, each built on first use.
 
 They are named and loaded as :mod:`heartbeat.config.plugins` says.
 """
@@ -14,6 +14,7 @@ from ..config.plugins import load_plugin
 
 if TYPE_CHECKING:
     from ..config.file import AgentConfig, HeartbeatConfig
+    from ..core.prices import Pricer
     from ..detect.progress import ProgressMetric
     from ..notify.notifiers import Notifier
     from .context import Step
@@ -39,7 +40,7 @@ def build_step(agent: AgentConfig, base_dir: Path) -> Step:
 
 
 class AgentPlugins:
-    """One agent's step, progress metric and notifiers: each built from the config on first use, then kept.
+    """One agent's step, progress metric, notifiers and model prices: each built on first use, then kept.
 
     One given to the constructor (a library caller's, or a test's) is used as
     it is. Loading late keeps a tick from importing what it never uses: most
@@ -60,6 +61,7 @@ class AgentPlugins:
         self._metric = progress
         self._metric_loaded = progress is not None
         self._notifiers = list(notifiers) if notifiers is not None else None
+        self._pricer: Pricer | None = None
 
     def step(self) -> Step:
         """The agent's step (see :func:`build_step`)."""
@@ -84,3 +86,11 @@ class AgentPlugins:
 
             self._notifiers = build_notifiers(self._config.notify, base_dir=self._config.base_dir)
         return self._notifiers
+
+    def pricer(self) -> Pricer:
+        """Prices model calls (``[budget.prices]``, then genai-prices), made at the first model call."""
+        if self._pricer is None:
+            from ..core.prices import Pricer
+
+            self._pricer = Pricer(self._config.budget.prices)
+        return self._pricer

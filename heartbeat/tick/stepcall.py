@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError
-from ..core.models import AgentState, Anomaly, Decision, clip
+from ..core.models import AgentState, Anomaly, Decision, ModelSpend, add_spend, clip
 from ..core.policy import decide
 from ..core.result import TickResult
 from ..core.settle import TickFacts
@@ -30,7 +30,7 @@ from .watchdog import TickInterrupted, unwatch, watch
 if TYPE_CHECKING:
     from .agent import Agent
 
-__all__ = ["StepGuard", "Stepped", "run_step"]
+__all__ = ["StepGuard", "Stepped", "merged_spend", "run_step"]
 
 
 @dataclass
@@ -96,7 +96,7 @@ def run_step(
             state_dir=hb.state_dir, base_dir=hb.config.base_dir, monitor=monitor,
             budget=hb.config.budget, counters=state.budget, kill=hb.kill, clock=hb.clock,
             redact=hb.redact, mask=hb.mask, fleet=fleet.polled() if fleet is not None else None,
-            observing=hb.config.policy.mode == "observe",
+            observing=hb.config.policy.mode == "observe", pricer=hb.plugins.pricer,
         )  # fmt: skip
         state.ticks, state.last_tick_at = tick, now
         try:
@@ -121,7 +121,7 @@ def run_step(
     if abandoned is not None:
         # The step came back after all (late): what it recorded ran, so it is journaled, not saved.
         if ctx.recorded:
-            events = ctx.action_events((), hb.config.detectors.volatile_args)
+            events = ctx.action_events()
             try:
                 hb.journal([{**event, "after_stop": True} for event in events], hb.clock(), tick)
             except (HeartbeatError, OSError) as exc:
@@ -133,6 +133,9 @@ def run_step(
     state.history, state.progress = monitor.history, monitor.progress  # copies already
     state.actions_total = monitor.actions_total
     events += ctx.action_events()
+    if ctx.usage or ctx.tick_cost:
+        events += ctx.spend_events(state.spend_totals)
+        state.spend_totals = merged_spend(state.spend_totals, ctx.usage)
     if error:
         events.append({"event": "metric_error", "error": error})
     anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
@@ -148,6 +151,8 @@ def run_step(
         killed,
         failed=len(failed),
         first_error=failed[0] if failed else None,
+        tokens=ctx.tick_tokens,
+        cost=ctx.tick_cost,
     )
     return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events, monitor)
 
@@ -188,6 +193,14 @@ def _traceback(exc: BaseException, redact: Callable[[str], str]) -> str:
         keep = TRACEBACK_LIMIT // 4
         text = text[:keep] + "…\n" + text[-(TRACEBACK_LIMIT - keep) :]
     return text
+
+
+def merged_spend(totals: dict[str, ModelSpend], usage: dict[str, ModelSpend]) -> dict[str, ModelSpend]:
+    """``totals`` plus a heartbeat's ``usage``, as a new dict of new entries (the state's may be shared)."""
+    merged = {model: spend.model_copy() for model, spend in totals.items()}
+    for model, spend in usage.items():
+        add_spend(merged, model, spend)
+    return merged
 
 
 def _progress(hb: Agent, ctx: StepContext) -> tuple[float | None, str | None]:

@@ -94,12 +94,16 @@ def test_a_real_history_is_detected_and_read(tmp_path: Path) -> None:
     assert detect_format(history) == "pydantic-ai"
     actions = load_actions(tmp_path / "x.json", history, "pydantic-ai")
     assert [a["tool"] for a in actions] == ["weather"] * 5 + ["respond"]
+    # Each model response's usage rides on the action it led to (the heartbeat's spend).
+    [usage] = actions[1].pop("usage")
+    assert usage["model"] == "function:script:" and usage["input_tokens"] > 0 and usage["output_tokens"] > 0
     assert actions[1] == {
         "tool": "weather",
         "args": {"city": "Rome"},
         "output": "Rome: 16 degrees",
         "error": None,
     }
+    actions[-1].pop("usage", None)
     assert actions[-1] == {
         "tool": "respond",
         "args": {"content": "Lima is warmest. Book it?"},

@@ -179,6 +179,8 @@ def test_pydantic_ai_instrumentation_gives_the_same_anomalies_live_and_replayed(
     replay_hits, _ = replayed(export)
     assert replay_hits == live
     actions = otlp.actions(otlp.read(export))
+    [usage] = actions[0].pop("usage")  # the chat span before the call: spend, riding on the action
+    assert usage["model"] == "function:stuck_model:" and usage["input_tokens"] > 0
     assert actions[0] == {
         "tool": "search",
         "args": {"query": "why is the build red"},

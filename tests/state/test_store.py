@@ -217,7 +217,7 @@ def test_save_writes_indented_private_json(store: StateStore, open_umask: None) 
     with store.lock():
         store.save(state)
     text = store.state_path.read_text(encoding="utf-8")
-    assert text.startswith('{\n  "schema_version": 2,\n')
+    assert text.startswith(f'{{\n  "schema_version": {SCHEMA_VERSION},\n')
     assert text.endswith("}\n")
     assert json.loads(text) == state.model_dump(mode="json")
     assert mode(store.state_path) == 0o600
@@ -779,18 +779,24 @@ FIRST_RELEASE_FILE = json.dumps(
 ).encode()
 
 
-def test_a_first_release_file_is_migrated_to_version_2_and_kept_aside(tmp_path: Path) -> None:
-    """The shipped registry: a version 1 file loads with defaults, saves as 2, the original kept as v1."""
+def test_a_first_release_file_is_migrated_to_the_current_version_and_kept_aside(tmp_path: Path) -> None:
+    """The shipped registry: a version 1 file loads with defaults, saves as current, kept aside as v1."""
     store = StateStore(tmp_path, clock=fixed_clock)
     write_state_file(store, FIRST_RELEASE_FILE)
     state = store.load()
-    assert (state.schema_version, state.ticks, state.anomaly_totals, state.notices) == (2, 2, {}, [])
+    assert (state.schema_version, state.ticks, state.anomaly_totals, state.notices) == (
+        SCHEMA_VERSION,
+        2,
+        {},
+        [],
+    )
+    assert (state.budget.tokens, state.budget.models, state.spend_totals) == (0, {}, {})  # version 3: spend
     assert (state.history[0].shape, state.history[0].result) == (None, None)
     assert state.recovery is not None and state.recovery.quiet == 0
     with store.lock():
         store.save(state)
     assert (tmp_path / f"state.json.v1-{STAMP}").read_bytes() == FIRST_RELEASE_FILE
-    assert json.loads(store.state_path.read_bytes())["schema_version"] == 2
+    assert json.loads(store.state_path.read_bytes())["schema_version"] == SCHEMA_VERSION
 
 
 def test_a_release_that_knows_only_version_1_refuses_this_one_as_newer(tmp_path: Path) -> None:
@@ -800,7 +806,7 @@ def test_a_release_that_knows_only_version_1_refuses_this_one_as_newer(tmp_path:
         store.save(AgentState(ticks=1))
     saved = store.state_path.read_bytes()
     older = StateStore(tmp_path, migrations=(), current_version=1, clock=fixed_clock)
-    with pytest.raises(StateVersionError, match="schema_version 2 is newer"):
+    with pytest.raises(StateVersionError, match=f"schema_version {SCHEMA_VERSION} is newer"):
         older.load()
     assert store.state_path.read_bytes() == saved
 
