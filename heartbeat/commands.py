@@ -399,7 +399,8 @@ def cmd_mcp_proxy(args: argparse.Namespace, out: TextIO) -> int:
     try:
         from .mcp_proxy import run_proxy
     except ImportError as exc:
-        raise UsageError(f"mcp-proxy needs the mcp package ({exc}): pip install 'heartbeat[mcp]'") from None
+        hint = "pip install 'heartbeat-watchdog[mcp]'"
+        raise UsageError(f"mcp-proxy needs the mcp package ({exc}): {hint}") from None
     from .session import Session
 
     try:

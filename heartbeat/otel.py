@@ -30,7 +30,7 @@ mid-run, use a framework adapter or ``heartbeat mcp-proxy``; here you get
 :attr:`ToolSpanProcessor.anomalies`, an ``on_anomaly`` callback and, with a
 Session, the policy's instructions and escalation.
 
-Install with ``pip install 'heartbeat[otel]'``::
+Install with ``pip install 'heartbeat-watchdog[otel]'``::
 
     from opentelemetry.sdk.trace import TracerProvider
     from heartbeat.otel import ToolSpanProcessor

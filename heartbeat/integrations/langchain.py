@@ -13,7 +13,7 @@ instructions instead of the tool's result, so a stuck agent is redirected
 mid-run and only stopped once it ignores them. Use one or the other on a
 graph, not both (each would record every call).
 
-Needs ``pip install 'heartbeat[langchain]'`` (langchain-core, langgraph).
+Needs ``pip install 'heartbeat-watchdog[langchain]'`` (langchain-core, langgraph).
 """
 
 from __future__ import annotations
