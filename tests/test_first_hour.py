@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -55,3 +57,38 @@ def test_mcp_proxy_without_mcp_names_the_distribution(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "pip install 'heartbeat-watchdog[mcp]'" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+# 3. The Frameworks table: kill_file belongs to the adapter.
+
+
+def _readme_section(title: str) -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return readme.split(f"\n## {title}", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_frameworks_table_monitor_row_runs_as_written() -> None:
+    """The Monitor row's code runs; `Monitor(kill_file=...)` itself is refused, so the row must not say it."""
+    from heartbeat import Monitor
+
+    row = next(line for line in _readme_section("Frameworks").splitlines() if "heartbeat.Monitor" in line)
+    code = re.findall(r"`([^`]*kill_file=[^`]*\))`", row)
+    assert code, row
+    from heartbeat.integrations.langchain import HeartbeatCallbackHandler
+
+    eval(code[0], {"Monitor": Monitor, "HeartbeatCallbackHandler": HeartbeatCallbackHandler})
+    with pytest.raises(TypeError):
+        Monitor(kill_file="KILL")  # type: ignore[call-arg]
+
+
+# 6. The MCP section: a client passes its environment only when given env=.
+
+
+def test_the_mcp_section_names_what_the_python_client_passes() -> None:
+    """The README lists the variables the Python mcp client passes without env= (the SDK's own list)."""
+    from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
+
+    section = _readme_section("MCP servers: `heartbeat mcp-proxy`")
+    assert "`env=`" in section
+    for name in DEFAULT_INHERITED_ENV_VARS:
+        assert f"`{name}`" in section, name
