@@ -101,6 +101,21 @@ class CommandNotifierConfig(NotifierConfigBase):
     command: str
     timeout: Duration = timedelta(seconds=30)
 
+    @model_validator(mode="after")
+    def _no_shell(self) -> Self:
+        import shlex
+
+        from .commandline import shell_problem
+
+        try:
+            argv = shlex.split(self.command)
+        except ValueError:
+            return self  # building the notifier says why
+        problem = shell_problem(argv, braced=False)  # ${NAME} is heartbeat's own, expanded at load
+        if problem:
+            raise ValueError(problem)
+        return self
+
 
 class PingNotifierConfig(NotifierConfigBase):
     """Ping a dead man's switch (healthchecks.io convention) at the start and end of every tick."""
