@@ -182,3 +182,99 @@ def test_a_failing_command_notifier_shows_its_words_and_masks_its_secrets(
     with pytest.raises(NotifyError) as caught:
         secret.send(message)
     assert "s3cr3t-t0ken-value" not in str(caught.value) and "cat: ***: No such file" in str(caught.value)
+
+
+# 12. Error texts: no "at at", no "heartbeat: heartbeat:", a "did you mean" for a typo.
+
+
+def test_a_corrupt_state_message_says_at_once(tmp_path: Path) -> None:
+    """A control character in state.json: "... character at line 4 column 4", never "at at"."""
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "state.json").write_text('{"schema_version": 1,\n"x":\n"a\n\tb"}')
+    done = hb(tmp_path, "status", "--state-dir", "state")
+    assert done.returncode == 2
+    assert "at line" in done.stderr and "at at" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["stauts"], "invalid choice: 'stauts'"),
+        (["tick", "--kil-file", "KILL"], "unrecognized arguments: --kil-file KILL"),
+        (["--jsno"], "unrecognized arguments: --jsno"),
+        (["outbox", "lsit"], "outbox: argument action: invalid choice: 'lsit'"),
+    ],
+)
+def test_usage_errors_are_said_once_with_a_suggestion(tmp_path: Path, argv: list[str], said: str) -> None:
+    """One line, "heartbeat: error:" once, what was wrong, and the closest command or flag."""
+    done = hb(tmp_path, *argv)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("heartbeat: error: ") and done.stderr.count("heartbeat") == 1
+    assert said in done.stderr
+    assert re.search(r"\(did you mean (status|--kill-file|--json|list)\?\)$", done.stderr.strip())
+
+
+def test_several_mistyped_flags_each_get_their_suggestion(tmp_path: Path) -> None:
+    """`status --jsno --agnt x`: both flags named with their closest."""
+    done = hb(tmp_path, "status", "--jsno", "--agnt", "x")
+    assert "(did you mean --json for --jsno, --agent for --agnt?)" in done.stderr
+
+
+# 13. Each command's --help lists the exit codes it can return.
+
+
+@pytest.mark.parametrize(
+    ("command", "codes"),
+    [
+        ("tick", [0, 1, 2, 3, 4, 5]),
+        ("status", [0, 2, 3, 4, 6]),
+        ("kill", [0, 2]),
+        ("pause", [0, 2, 5]),
+        ("schema", [0]),
+        ("notify", [0, 1, 2]),
+    ],
+)
+def test_each_command_help_lists_only_its_exit_codes(tmp_path: Path, command: str, codes: list[int]) -> None:
+    """`heartbeat COMMAND --help`: the exit codes that command returns, no others."""
+    done = hb(tmp_path, command, "--help")
+    table = done.stdout.split("exit codes:\n", 1)[1]
+    assert [int(c) for c in re.findall(r"^  (\d)  ", table, re.M)] == codes
+
+
+def test_the_top_help_still_lists_every_exit_code(tmp_path: Path) -> None:
+    """`heartbeat --help`: 0 to 6 and the precedence."""
+    done = hb(tmp_path, "--help")
+    table = done.stdout.split("exit codes:\n", 1)[1]
+    assert [int(c) for c in re.findall(r"^  (\d)  ", table, re.M)] == list(range(7))
+    assert "the first of 3, 5, 2, 4, 6, 1 wins" in table
+
+
+# 14. The common flags are accepted by every command that reads an agent.
+
+READS_AN_AGENT = [
+    "run", "tick", "status", "kill", "pause", "resume", "log", "outbox",
+    "validate", "notify", "metrics", "mcp-proxy", "report",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", READS_AN_AGENT)
+def test_every_command_that_reads_an_agent_takes_the_common_flags(command: str) -> None:
+    """--config, --state-dir, --agent, --kill-file, --step, --exec, --progress, --webhook parse for each."""
+    from heartbeat.cliparser import build_parser
+
+    common = ["--config", "c.toml", "--state-dir", "s", "--agent", "a", "--kill-file", "K"]
+    common += ["--step", "m:s", "--exec", "x", "--progress", "m:p", "--webhook", "env:HOOK"]
+    extra = {"notify": ["--test"], "mcp-proxy": ["--", "true"]}.get(command, [])
+    args = build_parser([command]).parse_args([command, *common, *extra])
+    assert args.kill_file == "K" and args.state_dir == "s"
+
+
+def test_log_and_metrics_take_kill_file_in_a_real_process(tmp_path: Path) -> None:
+    """`heartbeat log --kill-file K` and `metrics --kill-file K` run (exit 0), as status does."""
+    (tmp_path / "agent.py").write_text("def step(ctx):\n    pass\n")
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n')
+    assert hb(tmp_path, "tick").returncode == 0
+    for command in ("log", "metrics", "status", "pause", "resume"):
+        done = hb(tmp_path, command, "--kill-file", str(tmp_path / "KILL"))
+        assert done.returncode == 0, (command, done.stderr)
