@@ -289,17 +289,22 @@ def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_pause(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat pause``."""
     hb = _one(_config(args), "pause")
+    before = hb.read_state()
     state = hb.pause(args.reason)
-    out.write(f"{hb.name}: paused ({state.status_reason}); `heartbeat resume` goes on\n")
+    again = before.status.value == "paused"
+    was = f", replacing the earlier reason ({before.status_reason})" if again else ""
+    out.write(f"{hb.name}: paused ({state.status_reason}){was}; `heartbeat resume` goes on\n")
     return 0
 
 
 def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat resume [--note TEXT]``."""
     hb = _one(_config(args), "resume")
+    before = hb.read_state()
     state = hb.resume(args.note)
     note = f"; next instructions: {state.instructions}" if state.instructions else ""
-    out.write(f"{hb.name}: resumed{note}\n")
+    done = "resumed" if before.status.value != "active" else "was not paused or waiting for a human"
+    out.write(f"{hb.name}: {done}{note}\n")
     return 0
 
 

@@ -278,3 +278,18 @@ def test_log_and_metrics_take_kill_file_in_a_real_process(tmp_path: Path) -> Non
     for command in ("log", "metrics", "status", "pause", "resume"):
         done = hb(tmp_path, command, "--kill-file", str(tmp_path / "KILL"))
         assert done.returncode == 0, (command, done.stderr)
+
+
+# 20. A second pause says it replaced the reason; resume on an active agent says it was not paused.
+
+
+def test_pause_twice_and_resume_when_active_say_what_happened(tmp_path: Path) -> None:
+    """pause, pause again (the earlier reason named), resume, resume again ("was not paused")."""
+    (tmp_path / "agent.py").write_text("def step(ctx):\n    pass\n")
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n')
+    assert hb(tmp_path, "tick").returncode == 0
+    assert "replacing" not in hb(tmp_path, "pause", "--reason", "deploy").stdout
+    again = hb(tmp_path, "pause", "--reason", "migration").stdout
+    assert "paused (migration), replacing the earlier reason (deploy)" in again
+    assert hb(tmp_path, "resume").stdout == "agent: resumed\n"
+    assert hb(tmp_path, "resume").stdout == "agent: was not paused or waiting for a human\n"
