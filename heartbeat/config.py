@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -210,6 +211,12 @@ class HeartbeatConfig(ConfigModel):
     journal: Annotated[JournalConfig, TABLE] = Field(default_factory=defaults(JournalConfig))
     stop: Annotated[StopConfig, TABLE] | None = None
     base_dir: ConfigPath = Field(default=Path("."), exclude=True, description="Where relative paths start.")
+    _file: Path | None = PrivateAttr(default=None)
+
+    @property
+    def file(self) -> Path | None:
+        """The ``heartbeat.toml`` this config was read from; None when there was none (the defaults)."""
+        return self._file
 
     @model_validator(mode="after")
     def _unique_names(self) -> Self:
@@ -408,4 +415,5 @@ def load_config(path: Path | str | None = None) -> HeartbeatConfig:
         raise ConfigError(format_validation_error(exc), path=path) from None
     for notifier, (unset, used) in zip(config.notify, extras, strict=False):
         notifier.set_env(unset, used)
+    config._file = path
     return config

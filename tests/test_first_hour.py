@@ -293,3 +293,43 @@ def test_pause_twice_and_resume_when_active_say_what_happened(tmp_path: Path) ->
     assert "paused (migration), replacing the earlier reason (deploy)" in again
     assert hb(tmp_path, "resume").stdout == "agent: resumed\n"
     assert hb(tmp_path, "resume").stdout == "agent: was not paused or waiting for a human\n"
+
+
+# 19. init with an agent.py of one's own; the project page, not README.md; tick with no config.
+
+
+def test_init_beside_an_agent_py_without_step_says_what_to_add(tmp_path: Path) -> None:
+    """An existing agent.py with no step is kept, and `init` says to add step/progress, not "heartbeat tick"."""
+    (tmp_path / "agent.py").write_text("print('mine')\n")
+    done = hb(tmp_path, "init")
+    assert done.returncode == 0
+    last = done.stdout.strip().splitlines()[-1]
+    assert "has no step or progress" in last and "def step(ctx)" in last
+    assert (tmp_path / "agent.py").read_text() == "print('mine')\n"
+
+
+def test_init_beside_an_agent_py_with_step_says_tick(tmp_path: Path) -> None:
+    """An agent.py that defines step and progress: the usual "next: heartbeat tick"."""
+    (tmp_path / "agent.py").write_text("def step(ctx):\n    pass\n\n\ndef progress(ctx):\n    return 0\n")
+    done = hb(tmp_path, "init")
+    assert done.stdout.strip().splitlines()[-1].startswith("next: heartbeat tick")
+
+
+def test_init_files_link_the_project_page(tmp_path: Path) -> None:
+    """The generated config and agent point at the index's project page (a pip user has no README.md)."""
+    from heartbeat.scaffold import PROJECT_PAGE
+
+    assert hb(tmp_path, "init").returncode == 0
+    for name in ("heartbeat.toml", "agent.py"):
+        text = (tmp_path / name).read_text()
+        assert PROJECT_PAGE in text and "README.md" not in text
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert PROJECT_PAGE.rstrip("/").rsplit("/", 1)[1] in pyproject  # the distribution's own name
+    assert hb(tmp_path, "tick").returncode == 0
+
+
+def test_tick_with_no_config_says_there_is_no_heartbeat_toml(tmp_path: Path) -> None:
+    """`heartbeat tick` in an empty folder: "no heartbeat.toml here", exit 2."""
+    done = hb(tmp_path, "tick")
+    assert done.returncode == 2
+    assert "no heartbeat.toml here" in done.stderr and "heartbeat init" in done.stderr
