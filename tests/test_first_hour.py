@@ -299,7 +299,7 @@ def test_pause_twice_and_resume_when_active_say_what_happened(tmp_path: Path) ->
 
 
 def test_init_beside_an_agent_py_without_step_says_what_to_add(tmp_path: Path) -> None:
-    """An existing agent.py with no step is kept, and `init` says to add step/progress, not "heartbeat tick"."""
+    """An agent.py of ones own with no step is kept; `init` says to add step and progress, not "tick"."""
     (tmp_path / "agent.py").write_text("print('mine')\n")
     done = hb(tmp_path, "init")
     assert done.returncode == 0
