@@ -139,6 +139,18 @@ class ScheduleConfig(ConfigModel):
             raise ValueError(f"unknown time zone {value!r} (use an IANA name like 'Europe/Paris')") from None
         return value
 
+    @field_validator("cron")
+    @classmethod
+    def _crontab(cls, value: str | None) -> str | None:
+        # Checked when the config loads, by every command alike, without the scheduler (a tick never
+        # imports it): a cron that `run` and `status` refuse must not let `tick` run.
+        from .cronexpr import cron_problem
+
+        problem = cron_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(f"{value!r}: {problem}")
+        return value
+
     @model_validator(mode="after")
     def _one_trigger(self) -> Self:
         if self.every and self.cron:

@@ -74,7 +74,7 @@ def _due_by(
 
         try:
             trigger = CronTrigger.from_crontab(schedule.cron, timezone=schedule.timezone)
-        except ValueError as exc:  # checked here, not when the config loads: a tick never imports apscheduler
+        except ValueError as exc:  # the config refused it already (heartbeat.cronexpr); kept as a guard
             raise ConfigError(f"schedule.cron {schedule.cron!r}: {exc}") from None
         fire: datetime | None = last_seen
         for _ in range(periods):

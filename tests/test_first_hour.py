@@ -333,3 +333,41 @@ def test_tick_with_no_config_says_there_is_no_heartbeat_toml(tmp_path: Path) -> 
     done = hb(tmp_path, "tick")
     assert done.returncode == 2
     assert "no heartbeat.toml here" in done.stderr and "heartbeat init" in done.stderr
+
+
+# 16. A bad schedule.cron: one rule (refused, exit 2, one message) for every command.
+
+
+def test_a_bad_cron_is_refused_alike_by_tick_status_validate_and_run(tmp_path: Path) -> None:
+    """`cron = "61 * * * *"`: tick, status, validate and run all exit 2 with the same line; the step never runs."""
+    (tmp_path / "agent.py").write_text("def step(ctx):\n    open('ran', 'w').close()\n")
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n[schedule]\ncron = "61 * * * *"\n')
+    said = set()
+    for command in ("tick", "status", "validate", "run"):
+        done = hb(tmp_path, command)
+        assert done.returncode == 2, (command, done.stderr)
+        said.add(done.stderr)
+    assert len(said) == 1
+    assert "schedule.cron" in said.pop() and not (tmp_path / "ran").exists()
+
+
+def test_the_cron_check_agrees_with_the_scheduler() -> None:
+    """heartbeat.cronexpr accepts exactly what APScheduler's from_crontab accepts, with its message."""
+    import random
+
+    from apscheduler.triggers.cron import CronTrigger
+
+    from heartbeat.cronexpr import cron_problem
+
+    parts = "* */0 */5 */59 */60 */23 0 59 60 24 23 1-5 5-1 0-0 1-5/2 1-5/9 5/10 5/70 mon MON-fri sun-mon "
+    parts += "monday jan jan-dec dec-jan last lastx foo 1,2 7 0-6 1-7 13 12 31 32 0/1 1- x-y mon-fri/2 L ?"
+    pieces = parts.split()
+    rng = random.Random(27)
+    for _ in range(3000):
+        expr = " ".join(rng.choice(pieces) for _ in range(rng.choice((4, 5, 5, 5, 6))))
+        try:
+            CronTrigger.from_crontab(expr, timezone="UTC")
+            theirs = None
+        except ValueError as exc:
+            theirs = str(exc)
+        assert cron_problem(expr) == theirs, expr
