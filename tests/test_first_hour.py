@@ -339,7 +339,7 @@ def test_tick_with_no_config_says_there_is_no_heartbeat_toml(tmp_path: Path) -> 
 
 
 def test_a_bad_cron_is_refused_alike_by_tick_status_validate_and_run(tmp_path: Path) -> None:
-    """`cron = "61 * * * *"`: tick, status, validate and run all exit 2 with the same line; the step never runs."""
+    """`cron = "61 * * * *"`: tick, status, validate and run exit 2 with one same line; no step runs."""
     (tmp_path / "agent.py").write_text("def step(ctx):\n    open('ran', 'w').close()\n")
     write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n[schedule]\ncron = "61 * * * *"\n')
     said = set()
