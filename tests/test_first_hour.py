@@ -371,3 +371,23 @@ def test_the_cron_check_agrees_with_the_scheduler() -> None:
         except ValueError as exc:
             theirs = str(exc)
         assert cron_problem(expr) == theirs, expr
+
+
+# 10. `log` rows for anomalies name the detector.
+
+REPEATER = """
+def step(ctx):
+    for _ in range(3):
+        if ctx.record("search", {"q": "x"}, output="the same page again"):
+            return
+"""
+
+
+def test_log_rows_for_anomalies_name_the_detector(tmp_path: Path) -> None:
+    """`heartbeat log --event anomaly`: "anomaly     repeat: search(...) was called 3 times ..."."""
+    (tmp_path / "agent.py").write_text(REPEATER)
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n')
+    assert hb(tmp_path, "tick").returncode == 0
+    rows = hb(tmp_path, "log", "--event", "anomaly").stdout.splitlines()
+    assert len(rows) == 1
+    assert re.search(r"anomaly +repeat: search\(", rows[0])
