@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from .configerrors import format_validation_error
 from .configtypes import TABLE, ConfigModel, ConfigPath, Duration, defaults, new_list, parse_duration
 from .detectorconfig import (
     DETECTOR_BOUNDS,
@@ -288,19 +289,6 @@ class HeartbeatConfig(ConfigModel):
             changes["exec"] = None
         agent = AgentConfig.model_validate({**self.agent.model_dump(exclude_unset=True), **changes})
         return self.model_copy(update={"agent": agent, "agents": []})
-
-
-def format_validation_error(error: ValidationError, *, prefix: str = "") -> str:
-    """One line naming the first bad key and what is wrong with it."""
-    first = error.errors(include_url=False)[0]
-    loc = ".".join(str(part) for part in first["loc"] if not str(part).startswith("function-"))
-    where = f"{prefix}{loc}" if loc else prefix.rstrip(".")
-    if first["type"] == "extra_forbidden":
-        return f"unknown key '{where}'"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    more = error.error_count() - 1
-    text = f"{where}: {message}" if where else message
-    return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
 
 
 def _expand_env(value: Any, where: str, unset: list[str] | None = None, used: list[str] | None = None) -> Any:

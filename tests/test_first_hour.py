@@ -391,3 +391,52 @@ def test_log_rows_for_anomalies_name_the_detector(tmp_path: Path) -> None:
     rows = hb(tmp_path, "log", "--event", "anomaly").stdout.splitlines()
     assert len(rows) == 1
     assert re.search(r"anomaly +repeat: search\(", rows[0])
+
+
+# 11. A SyntaxError in the agent, and config errors, in plain words.
+
+
+def test_a_syntax_error_in_the_agent_is_file_line_and_what(tmp_path: Path) -> None:
+    """`def step(ctx)` without the colon: "agent.py line 1: expected ':'", not the exception's tuple."""
+    (tmp_path / "agent.py").write_text("def step(ctx)\n    pass\n")
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n')
+    done = hb(tmp_path, "tick")
+    assert done.returncode == 2
+    assert f"agent does not compile: {tmp_path / 'agent.py'} line 1: expected ':'" in done.stderr
+    assert "SyntaxError(" not in done.stderr and "(" not in done.stderr.split("compile:")[1]
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ("[policy]\nescalate_after = 'x'\n", "policy.escalate_after: expected a whole number, got text"),
+        (
+            "[[notify]]\ntype = 'webhook'\nurl = 'http://h.example/x'\nretries = 'x'\n",
+            "notify[0].retries: expected a whole number, got text",
+        ),
+        ("[[notify]]\ntype = 'webhok'\n", "notify[0].type: unknown notifier type 'webhok'"),
+        (
+            "[detectors.repeat]\nthreshold = 1\n",
+            "detectors.repeat.threshold: expected a number of at least 2",
+        ),
+        ("[detectors]\nrepeat = 3\n", "detectors.repeat: expected a table"),
+        ("[[notify]]\ntype = 'webhook'\n", "notify[0].url: required, but missing"),
+        ("[[notify]]\ntype = 'file'\nname = ' '\n", "notify[0].name: expected text that is not blank"),
+    ],
+)
+def test_config_errors_name_the_toml_key_and_what_it_should_be(tmp_path: Path, toml: str, said: str) -> None:
+    """No pydantic path (notify.0.plugin.type) and no "Input should be": the key, the expected value."""
+    (tmp_path / "heartbeat.toml").write_text(toml)
+    done = hb(tmp_path, "validate")
+    assert done.returncode == 2
+    assert said in done.stderr, done.stderr
+    assert "Input should" not in done.stderr and ".0." not in done.stderr and "plugin" not in done.stderr
+
+
+def test_a_bad_value_is_never_echoed(tmp_path: Path) -> None:
+    """A header given as text instead of a table: its kind is said, its (secret) text is not."""
+    toml = "[[notify]]\ntype = 'webhook'\nurl = 'http://h.example/x'\nheaders = 'Bearer s3cr3t-t0ken'\n"
+    (tmp_path / "heartbeat.toml").write_text(toml)
+    done = hb(tmp_path, "validate")
+    assert "notify[0].headers: expected a table" in done.stderr and "got text" in done.stderr
+    assert "s3cr3t" not in done.stderr
