@@ -440,3 +440,36 @@ def test_a_bad_value_is_never_echoed(tmp_path: Path) -> None:
     done = hb(tmp_path, "validate")
     assert "notify[0].headers: expected a table" in done.stderr and "got text" in done.stderr
     assert "s3cr3t" not in done.stderr
+
+
+# 15. replay --format NAME on a file NAME cannot read: exit 2, and what it looks like.
+
+
+def test_replay_with_the_wrong_format_says_what_the_file_looks_like(tmp_path: Path) -> None:
+    """`replay openai.json --format anthropic`: exit 2, one line naming openai, not "an empty trace"."""
+    import json
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from _formats import openai_messages
+
+    dump = tmp_path / "openai.json"
+    dump.write_text(json.dumps(openai_messages()))
+    done = hb(tmp_path, "replay", str(dump), "--format", "anthropic")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert "--format anthropic does not read this file: it looks like openai" in done.stderr
+    assert hb(tmp_path, "replay", str(dump), "--format", "openai").returncode == 0
+
+
+def test_replay_of_a_trace_with_an_import_format_says_it_is_a_trace(tmp_path: Path) -> None:
+    """A heartbeat trace given `--format openai`: exit 2, "it looks like a heartbeat trace"."""
+    trace = ROOT / "tests" / "traces" / "stuck_repeat.jsonl"
+    done = hb(tmp_path, "replay", str(trace), "--format", "openai")
+    assert done.returncode == 2 and "it looks like a heartbeat trace" in done.stderr
+
+
+def test_replay_of_a_file_no_format_reads_is_exit_2(tmp_path: Path) -> None:
+    """`[]` with --format openai: no tool call and no other format: exit 2, not "an empty trace"."""
+    (tmp_path / "empty.json").write_text("[]")
+    done = hb(tmp_path, "replay", "empty.json", "--format", "openai")
+    assert done.returncode == 2 and "finds no tool call in this file" in done.stderr
