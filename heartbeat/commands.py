@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .config import HeartbeatConfig, load_config, parse_duration
-from .errors import UsageError, worst_exit_code
+from .errors import HeartbeatError, StateWriteError, UsageError, worst_exit_code
 from .flags import check_kill_target, config_with_flags, schedule_with_flags
 from .tickoutput import clean_stdout, print_result
 from .watchdog import done_within, end_left_running, exit_now, flushed_within, is_stop, watching
@@ -354,6 +354,12 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError(f"{hb.name}: the state folder {hb.state_dir} is not a folder")
         # lexists: a symlink loop or a dangling link in place of state.json is read (and refused), not skipped
         state = hb.read_state() if os.path.lexists(hb.store.state_path) else None
+        if hb.state_dir.is_dir():  # what a tick checks before its step: said now, not at the next tick
+            try:
+                hb.store.check_writable()
+            except StateWriteError as exc:
+                where = f"{hb.name}: {hb.state_dir}"
+                raise HeartbeatError(f"{where}: {exc.reason}; a tick would stop before its step") from None
         what = f"state ok ({state.ticks} ticks, {state.status.value})" if state else "no state yet"
         out.write(f"{hb.name}: config ok, step and plug-ins load, {what}\n")
     return 0

@@ -473,3 +473,33 @@ def test_replay_of_a_file_no_format_reads_is_exit_2(tmp_path: Path) -> None:
     (tmp_path / "empty.json").write_text("[]")
     done = hb(tmp_path, "replay", "empty.json", "--format", "openai")
     assert done.returncode == 2 and "finds no tool call in this file" in done.stderr
+
+
+# 17. A read-only state folder: report's error names the report, once; validate says a tick would stop.
+
+
+def test_a_read_only_state_folder_report_and_validate(tmp_path: Path) -> None:
+    """`report`: one line naming the report (no "previous state kept" twice); `validate`: exit 2, as tick."""
+    (tmp_path / "agent.py").write_text("def step(ctx):\n    pass\n")
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n')
+    state = tmp_path / "state"
+    state.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(state)], check=False)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        assert hb(tmp_path, "tick").returncode == 0
+        assert hb(tmp_path, "validate").returncode == 0
+        subprocess.run(["mount", "-o", "remount,ro", str(state)], check=True)
+        report = hb(tmp_path, "report")
+        assert report.returncode == 2 and report.stderr.count("\n") == 1
+        assert f"{state / 'report.html'}: could not write the report: " in report.stderr
+        assert "Read-only file system" in report.stderr and "previous state kept" not in report.stderr
+        validate = hb(tmp_path, "validate")
+        assert validate.returncode == 2 and "state ok" not in validate.stdout
+        assert "read-only" in validate.stderr.lower()
+        assert "a tick would stop before its step" in validate.stderr
+        assert hb(tmp_path, "tick").returncode == 2
+        assert hb(tmp_path, "report", "--out", str(tmp_path / "r.html")).returncode == 0
+    finally:
+        subprocess.run(["umount", "-l", str(state)], check=False)
