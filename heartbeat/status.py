@@ -108,6 +108,12 @@ class StatusReport:
     progress: list[float] = field(default_factory=list)
     anomalies: list[dict[str, Any]] = field(default_factory=list)
     outbox: int = 0
+    mode: str = "enforce"
+    """``[policy] mode``: ``observe`` detects and journals, but never instructs nor escalates."""
+    observed: str | None = None
+    """Observe mode: what enforce mode would be doing now (its last decision), else None."""
+    observed_since: int | None = None
+    """Observe mode: the tick from which enforce mode would have done that, in this stretch."""
 
     @property
     def exit_code(self) -> int:
@@ -167,7 +173,25 @@ def agent_report(
         progress=values[-20:],
         anomalies=[{**a.model_dump(mode="json"), "at": _stamp(a.at)} for a in state.anomalies[-5:]],
         outbox=outbox,
+        mode=hb.config.policy.mode,
+        **(_observed(hb) if hb.config.policy.mode == "observe" else {}),
     )
+
+
+def _observed(hb: Heartbeat) -> dict[str, Any]:
+    """What enforce mode would be doing: the last decision's ``observed``, and since which tick."""
+    from .journal import Journal
+
+    decisions = [e for e in Journal(hb.store.journal_path).tail(200) if e.get("event") == "decision"]
+    if not decisions or not decisions[-1].get("observed"):
+        return {}
+    observed = decisions[-1]["observed"]
+    since = decisions[-1].get("tick")
+    for event in reversed(decisions):
+        if event.get("observed") != observed:
+            break
+        since = event.get("tick")
+    return {"observed": observed, "observed_since": since if isinstance(since, int) else None}
 
 
 def fleet_reports(
@@ -202,7 +226,8 @@ def _status_parts(report: StatusReport, style: Style) -> tuple[str, str]:
         return f"{style.symbol('warn')} OVERDUE", "red"
     if report.status == "paused":
         return f"{style.symbol('warn')} paused", "yellow"
-    return f"{style.symbol('ok')} {report.status}", "yellow" if report.stuck_streak else "green"
+    observe = " (observe)" if report.mode == "observe" else ""
+    return f"{style.symbol('ok')} {report.status}{observe}", "yellow" if report.stuck_streak else "green"
 
 
 def _status_word(report: StatusReport, style: Style) -> str:
@@ -219,6 +244,17 @@ def render_detail(report: StatusReport, style: Style) -> str:
     else:
         seen = "not checked (no schedule; give --max-age)"
     recovery = report.recovery
+    streak = f"stuck streak {report.stuck_streak} of {report.escalate_after}"
+    doing = f"{recovery['mode']} (attempt {recovery['attempts']})" if recovery else "none"
+    if report.mode == "observe":  # nothing was injected nor escalated: say what enforce mode would do
+        reason += ": detects and journals, never instructs nor escalates"
+        streak = f"stuck streak {report.stuck_streak} (enforce mode escalates at {report.escalate_after})"
+        if report.observed:
+            at = f" at tick {report.observed_since}" if report.observed_since is not None else ""
+            would = "have escalated" if report.observed == "escalate" else report.observed
+            doing = f"enforce mode would {would}{at}; nothing injected"
+        elif recovery:
+            doing = f"enforce mode would {doing}; nothing injected"
     lines = [
         f"agent        {report.agent}   ({report.state_dir})",
         f"status       {_status_word(report, style)}{reason}",
@@ -226,10 +262,8 @@ def render_detail(report: StatusReport, style: Style) -> str:
         *([f"fleet stop   ENGAGED: {report.fleet_stop}"] if report.fleet_stop else []),
         f"ticks        {report.ticks}   last {_short(report.last_tick_at)}",
         f"heartbeat    {seen}",
-        f"stuck streak {report.stuck_streak} of {report.escalate_after}",
-        f"recovery     {recovery['mode']} (attempt {recovery['attempts']})"
-        if recovery
-        else "recovery     none",
+        streak,
+        f"recovery     {doing}",
         f"instructions {report.instructions or 'none'}",
         f"progress     {style.sparkline(report.progress)} {report.progress[-1]:g}"
         if report.progress

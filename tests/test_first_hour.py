@@ -503,3 +503,38 @@ def test_a_read_only_state_folder_report_and_validate(tmp_path: Path) -> None:
         assert hb(tmp_path, "report", "--out", str(tmp_path / "r.html")).returncode == 0
     finally:
         subprocess.run(["umount", "-l", str(state)], check=False)
+
+
+# 7. Observe mode shows in status, with what enforce mode would have done.
+
+
+def test_status_in_observe_mode_says_so_and_what_enforce_would_have_done(tmp_path: Path) -> None:
+    """Five stuck ticks in observe mode: status (text, --json) names the mode and the escalation enforce
+    mode would have made; never "stuck streak 5 of 3" nor a recovery attempt as if one were running."""
+    import json
+
+    (tmp_path / "agent.py").write_text(REPEATER)
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n[policy]\nmode = "observe"\n')
+    for _ in range(5):
+        assert hb(tmp_path, "tick").returncode == 0
+    text = hb(tmp_path, "status").stdout
+    assert "active (observe): detects and journals, never instructs nor escalates" in text
+    assert "stuck streak 5 (enforce mode escalates at 3)" in text
+    assert re.search(r"recovery +enforce mode would have escalated at tick \d; nothing injected", text)
+    assert "5 of 3" not in text and "(attempt" not in text
+    report = json.loads(hb(tmp_path, "status", "--json").stdout)
+    assert report["mode"] == "observe" and report["observed"] == "escalate"
+    assert isinstance(report["observed_since"], int) and report["status"] == "active"
+
+
+def test_status_in_enforce_mode_is_as_before(tmp_path: Path) -> None:
+    """Enforce mode: "stuck streak 1 of 3", the recovery and its attempt; --json says mode enforce."""
+    import json
+
+    (tmp_path / "agent.py").write_text(REPEATER)
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n')
+    assert hb(tmp_path, "tick").returncode == 0
+    text = hb(tmp_path, "status").stdout
+    assert "stuck streak 1 of 3" in text and "observe" not in text
+    report = json.loads(hb(tmp_path, "status", "--json").stdout)
+    assert report["mode"] == "enforce" and report["observed"] is None
