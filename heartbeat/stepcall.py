@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import StepContext
 from .errors import HeartbeatError
-from .models import AgentState, Anomaly, Decision
+from .models import STEP_ERROR_TOOL, AgentState, Anomaly, Decision
 from .monitor import Monitor
 from .policy import decide
 from .result import TickResult
@@ -106,7 +106,7 @@ def run_step(
             # inside a step must not tell cron that all is well while budgets go unenforced.
             step_error = hb.redact(f"{type(exc).__name__}: {exc}")
             if not hb.agent.exec:  # a failed program is no tool call the agent could avoid
-                ctx.record("step", None, error=step_error)
+                ctx.record(STEP_ERROR_TOOL, None, error=step_error)
             trace = hb.redact(traceback.format_exc(limit=20))
             events.append({"event": "step_error", "error": step_error, "traceback": trace})
     finally:

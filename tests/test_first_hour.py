@@ -538,3 +538,70 @@ def test_status_in_enforce_mode_is_as_before(tmp_path: Path) -> None:
     assert "stuck streak 1 of 3" in text and "observe" not in text
     report = json.loads(hb(tmp_path, "status", "--json").stdout)
     assert report["mode"] == "enforce" and report["observed"] is None
+
+
+# 8. Recovery instructions name the pattern; a crashing step is not told to avoid step().
+
+STAMPED = """
+import time
+
+def step(ctx):
+    for _ in range(2):
+        if ctx.record("run_build", {"stamp": str(time.time_ns())}, output="build ok: 3 warnings"):
+            return
+"""
+
+
+def _instructions(tmp_path: Path, ticks: int) -> tuple[str, str]:
+    """The ticks' output, and the instructions in state.json after them."""
+    import json
+
+    out = "".join(hb(tmp_path, "tick").stdout for _ in range(ticks))
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    return out, state.get("instructions") or ""
+
+
+def test_instructions_name_the_pattern_not_a_call_with_a_timestamp(tmp_path: Path) -> None:
+    """run_build with a new stamp each time: "Do not repeat: run_build({"stamp":"#"}) with any stamp"."""
+    (tmp_path / "agent.py").write_text(STAMPED)
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n')
+    _, text = _instructions(tmp_path, 3)
+    avoid = next(line for line in text.splitlines() if line.startswith("Do not repeat:"))
+    assert avoid == 'Do not repeat: run_build({"stamp":"#"}) with any stamp.'
+    assert not re.search(r"\d{6}", text)  # no timestamp anywhere the model reads
+
+
+def test_a_crashing_step_is_not_told_to_avoid_step(tmp_path: Path) -> None:
+    """A step that raises every tick: escalation as before, but no "Do not repeat: step()"."""
+    (tmp_path / "agent.py").write_text("def step(ctx):\n    raise RuntimeError('db down')\n")
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n')
+    _, text = _instructions(tmp_path, 3)
+    avoid = next(line for line in text.splitlines() if line.startswith("Do not repeat:"))
+    assert "step()" not in avoid and "no action of yours" in avoid
+    assert "The step itself raised an error" in text
+    assert "The same call will give the same answer" not in text  # advice about calls is not for it
+
+
+def test_the_pattern_of_a_call() -> None:
+    """pattern(): the exact call when it has no number; else the masked shape and the varying keys."""
+    from heartbeat.detectors.fingerprints import pattern
+
+    assert pattern('search({"q":"cats"})') == 'search({"q":"cats"})'
+    assert pattern('read({"path":"a.txt","line":120})') == 'read({"path":"a.txt","line"#}) with any line'
+    assert pattern('run({"a":"x1","b":"y2"})') == 'run({"a":"#","b":"#"}) with any a, b'
+    assert pattern('run({"a":"x1","b":"y2') == 'run({"a":"#","b":"#' + " (# is any number)"
+
+
+# 9. The recovery attempt in status is the one the instructions named.
+
+
+def test_the_attempt_in_status_is_the_attempt_the_agent_was_told(tmp_path: Path) -> None:
+    """Stuck, told "attempt 1", then escalated: status says attempt 1 (not 2), so does ESCALATION.md."""
+    (tmp_path / "agent.py").write_text(STAMPED)
+    write(tmp_path / "heartbeat.toml", '[agent]\nstep = "agent:step"\n')
+    out = "".join(hb(tmp_path, "tick").stdout for _ in range(4))
+    told = re.findall(r"recovery attempt (\d+)", out)
+    assert told and "escalated to a human" in out
+    status = hb(tmp_path, "status").stdout
+    assert re.search(rf"recovery +try_alternative \(attempt {told[-1]}\)", status), status
+    assert f"{told[-1]} recovery attempt(s)" in (tmp_path / "state" / "ESCALATION.md").read_text()
