@@ -132,12 +132,13 @@ def test_every_python_block_of_the_readme_runs(tmp_path: Path, monkeypatch: pyte
             exec(compile(block, "README.md", "exec"), {"__name__": "readme_block"})
 
 
-def test_quick_start_is_two_commands_and_ci_runs_the_second() -> None:
-    """The quick start is exactly two commands; .ci/run runs the test one verbatim."""
-    first, second = quick_start()
-    assert "heartbeat run" in first and "pytest" in second
+def test_quick_start_makes_a_venv_then_two_commands_and_ci_runs_the_last() -> None:
+    """The quick start: a venv (PEP 668), the demo, the tests; .ci/run runs the test one verbatim."""
+    venv, demo, tests = quick_start()
+    assert venv.startswith("python3 -m venv ") and "activate" in venv
+    assert "heartbeat run" in demo and "pytest" in tests
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
-    assert ci[-1] == second
+    assert ci[-1] == tests
 
 
 def test_every_example_has_a_readme_line() -> None:
