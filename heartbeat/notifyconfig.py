@@ -130,6 +130,8 @@ class PingNotifierConfig(NotifierConfigBase):
 
     @model_validator(mode="after")
     def _http_only(self) -> Self:
+        if "${" in self.url:
+            return self  # a variable not set: checked once it is there (require_env), as a webhook's
         problem = _url_problem(self.url)
         if problem:
             raise ValueError(f"the ping url {problem}")
