@@ -9,7 +9,7 @@ production agent would have (it is never called: nothing is undelivered).
 * floor: ``import pydantic, filelock`` and define one ``BaseModel``: the least
   a pydantic-validated, locked tick can import. Target: tick <= 1.3x floor.
 * ``heartbeat tick`` (console script) and ``python -m heartbeat tick``.
-* ``import heartbeat.cli, heartbeat.runner`` without ticking (the import share).
+* ``import heartbeat.cli.main, heartbeat.tick.runner`` without ticking (the import share).
 * promptise 1.10.1 ``from promptise.runtime.health import HealthMonitor``
   (its own venv in bench/.venv-promptise, created when missing).
 
@@ -60,15 +60,16 @@ from pydantic import BaseModel
 class State(BaseModel):
     ticks: int = 0
 t1 = time.perf_counter()
-import heartbeat.cli
+import heartbeat.cli.main
 t2 = time.perf_counter()
-import heartbeat.runner
+import heartbeat.tick.runner
 t3 = time.perf_counter()
-code = heartbeat.cli.main(["tick"], out=io.StringIO())
+code = heartbeat.cli.main.main(["tick"], out=io.StringIO())
 t4 = time.perf_counter()
 assert code == 0, code
-print(json.dumps({"floor imports": t1 - t0, "import heartbeat.cli (config, argparse)": t2 - t1,
-                  "import heartbeat.runner (the rest)": t3 - t2, "main(['tick']): config + tick": t4 - t3}))
+print(json.dumps({"floor imports": t1 - t0, "import heartbeat.cli.main (config, argparse)": t2 - t1,
+                  "import heartbeat.tick.runner (the rest)": t3 - t2,
+                  "main(['tick']): config + tick": t4 - t3}))
 """
 
 CONFIG = """\
@@ -198,8 +199,8 @@ def main() -> None:
             Command("python -c pass", [python, "-c", "pass"], args.reps),
             floor,
             Command(
-                "import heartbeat.cli + heartbeat.runner (no tick)",
-                [python, "-c", "import heartbeat.cli, heartbeat.runner"],
+                "import heartbeat.cli.main + heartbeat.tick.runner (no tick)",
+                [python, "-c", "import heartbeat.cli.main, heartbeat.tick.runner"],
                 args.reps,
             ),
             tick_m,

@@ -4,7 +4,7 @@ One generated trace (default 20,000 actions: research steps, cursor paging,
 status polling, notes, and now and then a stuck burst, a search/read loop or
 a burst of failures) is fed action by action to
 
-* ``heartbeat.monitor.Monitor.record``: fingerprinting (canonical JSON +
+* ``heartbeat.detect.monitor.Monitor.record``: fingerprinting (canonical JSON +
   hash, the masked shape and the result key), the ActionRecord, and every
   default detector (repeat, loop, empty, error_rate, near_repeat,
   recurring, recurring_error, cycle), with the loop window at 20 and at 500;
@@ -40,8 +40,8 @@ from typing import Any
 
 from _common import BENCH_DIR, machine, median, table, verdict
 
-from heartbeat.config import DetectorsConfig, LoopConfig, RepeatConfig
-from heartbeat.monitor import Monitor
+from heartbeat.config.file import DetectorsConfig, LoopConfig, RepeatConfig
+from heartbeat.detect.monitor import Monitor
 
 WINDOWS = (20, 500)
 TARGETS = {20: 0.5, 500: 0.1}

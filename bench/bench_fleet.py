@@ -1,7 +1,7 @@
 """Fleet: one ``heartbeat run`` driving 200 agents at a 1-second interval for a minute.
 
 A generated multi-agent ``heartbeat.toml`` (``[[agents]]``, one state_dir
-each, the trivial one-action step) is run by ``heartbeat.schedule.Runner``
+each, the trivial one-action step) is run by ``heartbeat.tick.schedule.Runner``
 in this process (or by the ``heartbeat run`` command with ``--cli``). After
 ``--duration`` seconds a KILL file is written; the run must stop within about
 a second.
@@ -34,10 +34,11 @@ from pathlib import Path
 
 from _common import TRIVIAL_AGENT, machine, median, ms, quantile, table
 
-from heartbeat.config import load_config
-from heartbeat.killswitch import KillSwitch
-from heartbeat.runner import Heartbeat, TickResult, utc_now
-from heartbeat.schedule import Runner, make_trigger
+from heartbeat.config.file import load_config
+from heartbeat.config.trigger import make_trigger
+from heartbeat.state.killswitch import KillSwitch
+from heartbeat.tick.runner import Heartbeat, TickResult, utc_now
+from heartbeat.tick.schedule import Runner
 
 
 def write_fleet(folder: Path, agents: int, interval: float) -> Path:

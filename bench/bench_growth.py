@@ -33,11 +33,11 @@ from typing import Any
 
 from _common import human_bytes, machine, median, quantile, table, trivial_step, us
 
-from heartbeat.config import AgentConfig, HeartbeatConfig, JournalConfig
-from heartbeat.detectors import fingerprint, summarize
-from heartbeat.journal import Journal
-from heartbeat.models import HISTORY_LIMIT, PROGRESS_LIMIT, ActionRecord, ProgressSample, append_bounded
-from heartbeat.runner import Heartbeat, utc_now
+from heartbeat.config.file import AgentConfig, HeartbeatConfig, JournalConfig
+from heartbeat.core.models import HISTORY_LIMIT, PROGRESS_LIMIT, ActionRecord, ProgressSample, append_bounded
+from heartbeat.detect.detectors import fingerprint, summarize
+from heartbeat.state.journal import Journal
+from heartbeat.tick.runner import Heartbeat, utc_now
 
 TIME_TARGET = 1.2  # tick after N / tick after 1,000: flat within machine noise
 SIZE_TARGET = 1.05

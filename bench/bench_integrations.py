@@ -12,7 +12,7 @@ model, then answers. The same run is timed
 * with the adapter bound to a :class:`heartbeat.Monitor` with a KILL file
   (the standalone mode: every call recorded and run through the detectors,
   the KILL file looked at before every call);
-* with the adapter bound to a :class:`heartbeat.session.Session` on a state
+* with the adapter bound to a :class:`heartbeat.integrations.session.Session` on a state
   folder (the state-folder mode; one heartbeat per run, opened at the first
   call and saved at the end, so the run's lock, load, save and journal are
   in the figure too).
@@ -46,9 +46,9 @@ from typing import Any
 
 from _common import machine, median, table, us, verdict
 
+from heartbeat.detect.monitor import Monitor
 from heartbeat.integrations import Guard, MonitorRecorder
-from heartbeat.monitor import Monitor
-from heartbeat.session import Session
+from heartbeat.integrations.session import Session
 
 TARGET = 1.1
 # Queries that differ in words, not only in a number: "q1", "q2", ... is what the

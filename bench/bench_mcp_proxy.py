@@ -173,8 +173,8 @@ async def bench(calls: int, warmup: int, actions: int, folder: Path) -> dict[str
 
 def recording_cost(folder: Path, actions: int, calls: int = 3000) -> float:
     """Seconds per call of what the proxy adds in process: ``Session.check`` + ``Session.record``."""
-    from heartbeat.config import HeartbeatConfig
-    from heartbeat.session import Session
+    from heartbeat.config.file import HeartbeatConfig
+    from heartbeat.integrations.session import Session
 
     config = HeartbeatConfig.model_validate(
         {"agent": {"state_dir": str(folder / "state"), "kill_file": str(folder / "KILL")}, "base_dir": folder}

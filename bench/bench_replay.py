@@ -7,8 +7,8 @@ then, and every ``--stuck-every`` heartbeats one that repeats an action
 replay runs to the end instead of escalating.
 
 Baseline, same run, interleaved: reading the file and ``json.loads`` of each
-line, nothing else. Subjects: ``heartbeat.replay.load_trace`` (parse +
-validate), ``heartbeat.replay.replay`` (the whole replay, consumed), and
+line, nothing else. Subjects: ``heartbeat.replay.play.load_trace`` (parse +
+validate), ``heartbeat.replay.play.replay`` (the whole replay, consumed), and
 ``heartbeat replay TRACE --json`` as a fresh process against a fresh process
 that only json-parses the lines.
 
@@ -30,8 +30,8 @@ from typing import Any
 
 from _common import human_bytes, machine, median, table
 
-from heartbeat.config import HeartbeatConfig
-from heartbeat.replay import load_trace, replay
+from heartbeat.config.file import HeartbeatConfig
+from heartbeat.replay.play import load_trace, replay
 
 PARSE_ONLY = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)\n"
 TOOLS = ("search", "read", "summarize", "write_note")
@@ -158,8 +158,8 @@ def main() -> None:
     )
     rows = [
         row("baseline: read + json.loads per line", "parse", base),
-        row("heartbeat.replay.load_trace (parse + validate)", "load", base),
-        row("heartbeat.replay.replay (whole replay)", "replay", base),
+        row("heartbeat.replay.play.load_trace (parse + validate)", "load", base),
+        row("heartbeat.replay.play.replay (whole replay)", "replay", base),
     ]
     if args.cli_reps:
         cli_base = median(times["cli_parse"])

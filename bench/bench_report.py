@@ -6,7 +6,7 @@ and tick events, one batch per heartbeat), with a state folder around it so
 the report reads ``state.json`` too.
 
 Baseline, same run, interleaved: ``list(Journal(path).read())``, the journal
-read and parsed and nothing else. Subjects: :func:`heartbeat.report.write_report`
+read and parsed and nothing else. Subjects: :func:`heartbeat.report.write.write_report`
 in process (read + fold + render + atomic write), and ``heartbeat report`` as
 a fresh process against a fresh process that only reads the journal. Also
 printed: the page's size, and how the in-process time splits.
@@ -29,17 +29,18 @@ from typing import Any
 
 from _common import REPO, human_bytes, machine, median, table
 
-from heartbeat.config import HeartbeatConfig
-from heartbeat.journal import Journal
-from heartbeat.models import AgentState, Status
-from heartbeat.report import agent_page, write_report
-from heartbeat.reportdata import collect
-from heartbeat.reportpage import render_agent
-from heartbeat.runner import Heartbeat
-from heartbeat.store import StateStore
+from heartbeat.config.file import HeartbeatConfig
+from heartbeat.core.models import AgentState, Status
+from heartbeat.report.data import collect
+from heartbeat.report.page import render_agent
+from heartbeat.report.write import agent_page, write_report
+from heartbeat.state.journal import Journal
+from heartbeat.state.store import StateStore
+from heartbeat.tick.runner import Heartbeat
 
 READ_ONLY = (
-    "import sys\nfrom heartbeat.journal import Journal\nprint(sum(1 for _ in Journal(sys.argv[1]).read()))\n"
+    "import sys\nfrom heartbeat.state.journal import Journal\n"
+    "print(sum(1 for _ in Journal(sys.argv[1]).read()))\n"
 )
 TOOLS = ("search", "read", "summarize", "write_note")
 INSTRUCTIONS = (

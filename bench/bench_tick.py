@@ -2,7 +2,7 @@
 
 Floor (same run, interleaved with the ticks): take a ``FileLock`` on a sidecar
 ``.lock`` and write the same ``state.json`` bytes with
-``heartbeat.fsutil.atomic_write`` (temp file, fsync, ``os.replace``, fsync of
+``heartbeat.base.fsutil.atomic_write`` (temp file, fsync, ``os.replace``, fsync of
 the folder). That is the least any crash-safe, locked tick has to do. Target:
 tick <= 1.4x floor (issue 11).
 
@@ -31,24 +31,24 @@ from typing import Any
 from _common import count, machine, median, quantile, table, trivial_step, us, verdict
 from filelock import FileLock
 
-import heartbeat.effects as hb_effects
-import heartbeat.journal as hb_journal
-import heartbeat.redact as hb_redact
-import heartbeat.runner as hb_runner
-import heartbeat.stepcall as hb_stepcall
-import heartbeat.store as hb_store
-from heartbeat.config import AgentConfig, HeartbeatConfig
-from heartbeat.context import StepContext
-from heartbeat.fsutil import QuietFolder, atomic_write, ensure_private_dir, sweep_temps
-from heartbeat.journal import Journal
-from heartbeat.killswitch import KillSwitch
-from heartbeat.models import AgentState
-from heartbeat.monitor import Monitor
-from heartbeat.runner import Heartbeat
-from heartbeat.stateread import StateReader
-from heartbeat.statetext import StateText
-from heartbeat.store import StateStore
-from heartbeat.warm import WarmStart
+import heartbeat.base.redact as hb_redact
+import heartbeat.state.journal as hb_journal
+import heartbeat.state.store as hb_store
+import heartbeat.tick.effects as hb_effects
+import heartbeat.tick.runner as hb_runner
+import heartbeat.tick.stepcall as hb_stepcall
+from heartbeat.base.fsutil import QuietFolder, atomic_write, ensure_private_dir, sweep_temps
+from heartbeat.config.file import AgentConfig, HeartbeatConfig
+from heartbeat.core.models import AgentState
+from heartbeat.detect.monitor import Monitor
+from heartbeat.state.journal import Journal
+from heartbeat.state.killswitch import KillSwitch
+from heartbeat.state.reader import StateReader
+from heartbeat.state.store import StateStore
+from heartbeat.state.text import StateText
+from heartbeat.state.warm import WarmStart
+from heartbeat.tick.context import StepContext
+from heartbeat.tick.runner import Heartbeat
 
 TARGET = 1.4
 
@@ -169,7 +169,7 @@ class Probe:
 
 
 def instrument(probe: Probe, hb: Heartbeat) -> None:
-    lock_cls = FileLock  # the class heartbeat.store locks with
+    lock_cls = FileLock  # the class heartbeat.state.store locks with
     parts: list[tuple[Any, str, str]] = [
         (Heartbeat, "_tick", "tick"),
         (KillSwitch, "reason", "KILL check"),
@@ -201,8 +201,8 @@ def instrument(probe: Probe, hb: Heartbeat) -> None:
         (hb_stepcall, "unwatch", "watchdog unwatch"),
         (Heartbeat, "_finish", "finish"),
         (StateStore, "save", "save state.json"),
-        (WarmStart, "prepare", "ready the Monitor and state for the next tick (heartbeat.warm)"),
-        (WarmStart, "keep", "keep them (heartbeat.warm)"),
+        (WarmStart, "prepare", "ready the Monitor and state for the next tick (heartbeat.state.warm)"),
+        (WarmStart, "keep", "keep them (heartbeat.state.warm)"),
         (StateText, "dump", "state.json text (records' texts reused)"),
         (AgentState, "model_dump_json", "pydantic dump (indent=2)"),
         (StateStore, "_sweep", "clean stale temps + .exec-* (scandir; skipped: folder unchanged)"),

@@ -2,7 +2,7 @@
 
 Long version of tests/test_reliability.py::test_four_processes_ticking_at_once_lose_no_update
 (same harness: tests/reliability_agents.py). Each process runs the real CLI
-(``heartbeat.cli.main(["tick", "--json", ...])``) in a loop after a common
+(``heartbeat.cli.main.main(["tick", "--json", ...])``) in a loop after a common
 barrier, and ``heartbeat resume`` (retried while the lock is busy) when its
 tick escalated. The agent counts its own calls in ``data.n``, gets stuck on
 every 9th tick (escalate_after = 1) and raises on every 6th.

@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from heartbeat.store import StateStore
+from heartbeat.state.store import StateStore
 
 PROGRAM = """
 import os, subprocess, sys, time

@@ -16,12 +16,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .config import HeartbeatConfig
-from .context import Step
-from .detectors import History, fingerprint, summarize
-from .models import ActionRecord, ProgressSample
-from .progress import ProgressMetric
-from .runner import Heartbeat, TickResult
+from .config.file import HeartbeatConfig
+from .core.models import ActionRecord, ProgressSample
+from .detect.detectors import History, fingerprint, summarize
+from .detect.progress import ProgressMetric
+from .tick.context import Step
+from .tick.runner import Heartbeat, TickResult
 
 __all__ = ["FakeClock", "action", "history", "make_heartbeat", "run_ticks"]
 

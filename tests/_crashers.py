@@ -20,9 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from heartbeat.errors import StateLocked
-from heartbeat.journal import Journal
-from heartbeat.store import StateStore
+from heartbeat.base.errors import StateLocked
+from heartbeat.state.journal import Journal
+from heartbeat.state.store import StateStore
 
 BLOB_UNIT = "0123456789abcdef"
 BLOB_REPEAT = 1150  # about 18.4 KB of blob: a ~19 KB state.json
@@ -39,7 +39,7 @@ def forkserver_context() -> multiprocessing.context.ForkServerContext:
     # "__main__" too, or every child re-runs pytest's entry script. Not this
     # module: Python 3.11's forkserver ignores the parent's sys.path, so it
     # could not find it (each child imports it, cheaply, once heartbeat is in).
-    ctx.set_forkserver_preload(["__main__", "heartbeat.store", "heartbeat.journal"])
+    ctx.set_forkserver_preload(["__main__", "heartbeat.state.store", "heartbeat.state.journal"])
     return ctx
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from conftest import spawn_heartbeat
-from test_replay_formats import mini_swe_agent_traj, openai_messages, swe_agent_traj
+from replay.test_trace import mini_swe_agent_traj, openai_messages, swe_agent_traj
 
 from heartbeat.formats import FORMATS
-from heartbeat.trace import load_any
+from heartbeat.replay.trace import load_any
 
 
 def write(path: Path, data: Any) -> Path:

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from heartbeat.config import DetectorsConfig
+from heartbeat.config.file import DetectorsConfig
+from heartbeat.detect.monitor import Monitor
 from heartbeat.integrations import MonitorRecorder
-from heartbeat.monitor import Monitor
-from heartbeat.runner import TickResult
-from heartbeat.session import Session
+from heartbeat.integrations.session import Session
 from heartbeat.testing import make_heartbeat
+from heartbeat.tick.runner import TickResult
 
 REPEAT = 4
 MODES = ("ctx", "session", "monitor")

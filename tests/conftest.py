@@ -39,11 +39,7 @@ import pytest
 
 # Import every module that defines pydantic models now: a model class built while
 # freezegun is active would see FakeDatetime and fail to build.
-import heartbeat.cli
-import heartbeat.replay
-import heartbeat.runner
-import heartbeat.testing  # noqa: F401
-from heartbeat import models as _models
+from heartbeat.core import models as _models
 
 # And build the validators that models.py defers to first use: a test may use one first
 # under freezegun (a fresh AgentState builds BudgetCounters), which would fail there.
@@ -273,13 +269,13 @@ class Agent:
 
     def journal(self) -> list[dict[str, Any]]:
         """The journal's events, oldest first."""
-        from heartbeat.journal import Journal
+        from heartbeat.state.journal import Journal
 
         return list(Journal(self.state / "journal.jsonl").read())
 
     def load(self) -> Any:
         """The saved state."""
-        from heartbeat.store import StateStore
+        from heartbeat.state.store import StateStore
 
         return StateStore(self.state).load()
 
@@ -313,8 +309,8 @@ def heartbeat_over(
     writing ``tmp_path/notes.jsonl``; ``config`` keys are merged in, ``clock``
     is a :class:`heartbeat.testing.FakeClock` or any clock.
     """
-    from heartbeat.config import HeartbeatConfig
-    from heartbeat.runner import Heartbeat
+    from heartbeat.config.file import HeartbeatConfig
+    from heartbeat.tick.runner import Heartbeat
 
     raw: dict[str, Any] = {
         "agent": {"name": "t", "state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")},

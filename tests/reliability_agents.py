@@ -149,7 +149,15 @@ def forkserver_context() -> multiprocessing.context.ForkServerContext:
     """A forkserver context; its server preloads heartbeat when this call starts it."""
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(
-        ["__main__", "heartbeat.runner", "heartbeat.cli", "heartbeat.notify", "heartbeat.journal", "httpx"]
+        [
+            "__main__",
+            "heartbeat.tick.runner",
+            "heartbeat.cli.main",
+            "heartbeat.notify.notifiers",
+            "heartbeat.notify.outbox",
+            "heartbeat.state.journal",
+            "httpx",
+        ]
     )
     return ctx
 
@@ -275,7 +283,7 @@ def request_keys(server: Any) -> list[str]:
 
 def outbox_entries(state_dir: Path) -> tuple[set[tuple[str, str]], list[str]]:
     """(key, notifier) of each outbox entry, and the files that did not parse; read only."""
-    from heartbeat.notify import OutboxEntry
+    from heartbeat.notify.outbox import OutboxEntry
 
     found: set[tuple[str, str]] = set()
     bad: list[str] = []
@@ -360,8 +368,8 @@ _MAX_DELAY = {
 
 def _instrument(hb: Any, send: Callable[[Any], None]) -> None:
     """Make a child's heartbeat say which phase it is in (test instrumentation, child only)."""
-    import heartbeat.effects as effects
-    from heartbeat.notify import Outbox
+    import heartbeat.tick.effects as effects
+    from heartbeat.notify.outbox import Outbox
 
     global ANNOUNCE
     ANNOUNCE = send
@@ -383,7 +391,7 @@ def _instrument(hb: Any, send: Callable[[Any], None]) -> None:
         send("saved")
 
     hb.store.save = save_and_say
-    # ESCALATION.md is written by heartbeat.effects, the I/O half of the tick's core.
+    # ESCALATION.md is written by heartbeat.tick.effects, the I/O half of the tick's core.
     effects.write_escalation_file = wrap("escalation_md", effects.write_escalation_file)
     Outbox.put = wrap("outbox", Outbox.put)
     hb._journal_file.write = wrap("journal", hb._journal_file.write)
@@ -393,8 +401,8 @@ def _instrument(hb: Any, send: Callable[[Any], None]) -> None:
 
 def tick_until_killed(config_path: str, conn: multiprocessing.connection.Connection) -> None:
     """Child body: tick (and resume after an escalation) in a loop, announcing phases, until killed."""
-    from heartbeat.config import load_config
-    from heartbeat.runner import Heartbeat
+    from heartbeat.config.file import load_config
+    from heartbeat.tick.runner import Heartbeat
 
     hb = Heartbeat(load_config(config_path))
     _instrument(hb, conn.send)
@@ -484,10 +492,10 @@ class CrashCampaign:
 
     def check(self, when: str) -> Any:
         """The promises that must hold after any crash; returns the state (or None)."""
-        from heartbeat.errors import HeartbeatError
-        from heartbeat.journal import Journal
-        from heartbeat.models import Status
-        from heartbeat.store import StateStore
+        from heartbeat.base.errors import HeartbeatError
+        from heartbeat.core.models import Status
+        from heartbeat.state.journal import Journal
+        from heartbeat.state.store import StateStore
 
         state = None
         if (self.state_dir / "state.json").exists():
@@ -641,13 +649,13 @@ class CrashCampaign:
     # -- clean ticks
 
     def _heartbeat(self) -> Any:
-        from heartbeat.config import load_config
-        from heartbeat.runner import Heartbeat
+        from heartbeat.config.file import load_config
+        from heartbeat.tick.runner import Heartbeat
 
         return Heartbeat(load_config(self.config))
 
     def _resume_if_waiting(self, when: str) -> None:
-        from heartbeat.models import Status
+        from heartbeat.core.models import Status
 
         state = self.check(when)
         if state is not None and state.status is Status.NEEDS_HUMAN:
@@ -693,8 +701,8 @@ class CrashCampaign:
 
     def finish(self) -> None:
         """Heal: deliver everything; then every escalation ever decided reached both notifiers."""
-        from heartbeat.journal import Journal
-        from heartbeat.models import Status
+        from heartbeat.core.models import Status
+        from heartbeat.state.journal import Journal
 
         self.server.delay = 0
         for attempt in range(6):
@@ -766,7 +774,7 @@ def crash_campaign(
 
 def race_worker(config_path: str, calls: int, start: Any, results: Any, worker: int) -> None:
     """Child body: after the barrier, call `heartbeat tick --json` ``calls`` times (resume when told)."""
-    from heartbeat.cli import main
+    from heartbeat.cli.main import main
 
     rows = []
     start.wait()
@@ -828,8 +836,8 @@ class RaceReport:
 
 def race_campaign(root: Path, *, processes: int = 4, calls_each: int) -> RaceReport:
     """``processes`` processes each call the real CLI tick ``calls_each`` times on one state folder."""
-    from heartbeat.journal import Journal
-    from heartbeat.store import StateStore
+    from heartbeat.state.journal import Journal
+    from heartbeat.state.store import StateStore
 
     config = write_project(
         root,
@@ -917,7 +925,7 @@ def one_line_error(exc: BaseException) -> str | None:
 
 def run_main(*argv: str) -> tuple[int, str, str]:
     """The CLI in this process: (exit code, stdout, stderr)."""
-    from heartbeat.cli import main
+    from heartbeat.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(err):
@@ -938,10 +946,10 @@ def check_state_file(raw: bytes | None, *, directory: bool = False) -> str:
     Returns "accepted", "rejected" or "rejected at save" (loaded, but the
     tick could not save it: a StateWriteError, the file untouched).
     """
-    from heartbeat.config import HeartbeatConfig
-    from heartbeat.errors import HeartbeatError
-    from heartbeat.runner import Heartbeat
-    from heartbeat.store import StateStore
+    from heartbeat.base.errors import HeartbeatError
+    from heartbeat.config.file import HeartbeatConfig
+    from heartbeat.state.store import StateStore
+    from heartbeat.tick.runner import Heartbeat
 
     with tempfile.TemporaryDirectory(prefix="hb-fuzz-") as tmp:
         state_dir = Path(tmp) / "state"
@@ -994,10 +1002,10 @@ def check_state_file(raw: bytes | None, *, directory: bool = False) -> str:
 
 def check_config_file(raw: bytes) -> str:
     """Load heartbeat.toml holding ``raw``; build and tick what loads (paths redirected to a temp dir)."""
-    from heartbeat.config import load_config
-    from heartbeat.errors import ConfigError, HeartbeatError
-    from heartbeat.notify import build_notifiers
-    from heartbeat.runner import Heartbeat
+    from heartbeat.base.errors import ConfigError, HeartbeatError
+    from heartbeat.config.file import load_config
+    from heartbeat.notify.notifiers import build_notifiers
+    from heartbeat.tick.runner import Heartbeat
 
     with tempfile.TemporaryDirectory(prefix="hb-fuzz-") as tmp:
         path = Path(tmp) / "heartbeat.toml"
@@ -1031,9 +1039,9 @@ def check_config_file(raw: bytes) -> str:
 
 def check_trace_file(raw: bytes, *, cli: bool = True) -> str:
     """Replay a trace holding ``raw`` (library and CLI); accepted, or a TraceError naming the line."""
-    from heartbeat.config import HeartbeatConfig
-    from heartbeat.errors import TraceError, UsageError
-    from heartbeat.replay import replay
+    from heartbeat.base.errors import TraceError, UsageError
+    from heartbeat.config.file import HeartbeatConfig
+    from heartbeat.replay.play import replay
 
     lines = raw.split(b"\n")
     with tempfile.TemporaryDirectory(prefix="hb-fuzz-") as tmp:

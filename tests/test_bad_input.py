@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from heartbeat.config import load_config
-from heartbeat.errors import ConfigError
+from heartbeat.base.errors import ConfigError
+from heartbeat.config.file import load_config
 
 NOOP_AGENT = textwrap.dedent("""
     def step(ctx):

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from heartbeat.cli import main
-from heartbeat.store import StateStore
+from heartbeat.cli.main import main
+from heartbeat.state.store import StateStore
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "examples" / "deploy"
@@ -165,9 +165,9 @@ def exported_metrics() -> set[str]:
     """The metric names heartbeat exports (from the collector's own output)."""
     from prometheus_client.parser import text_string_to_metric_families
 
-    from heartbeat.config import HeartbeatConfig
-    from heartbeat.metrics import render
-    from heartbeat.runner import Heartbeat, utc_now
+    from heartbeat.cli.metrics import render
+    from heartbeat.config.file import HeartbeatConfig
+    from heartbeat.tick.runner import Heartbeat, utc_now
 
     families = list(text_string_to_metric_families(render([Heartbeat(HeartbeatConfig())], utc_now)))
     # A family with no sample yet (no progress, no anomaly) is still declared by HELP/TYPE;

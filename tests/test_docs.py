@@ -24,8 +24,8 @@ import pytest
 from pydantic import BaseModel
 
 import heartbeat
-from heartbeat.cli import build_parser
-from heartbeat.config import HeartbeatConfig
+from heartbeat.cli.main import build_parser
+from heartbeat.config.file import HeartbeatConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -162,10 +162,10 @@ def test_every_example_has_a_readme_line() -> None:
 
 def _public_objects() -> list[tuple[str, object]]:
     found = []
-    for info in pkgutil.iter_modules(heartbeat.__path__):
-        if info.name.startswith("_"):
+    for info in pkgutil.walk_packages(heartbeat.__path__, "heartbeat."):
+        if info.name.rpartition(".")[2].startswith("_"):
             continue
-        module = importlib.import_module(f"heartbeat.{info.name}")
+        module = importlib.import_module(info.name)
         found.append((module.__name__, module))
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name)
@@ -252,7 +252,7 @@ def test_every_readme_block_runs_or_is_a_sketch_that_parses() -> None:
 
 def test_every_toml_block_of_the_readme_is_a_config_heartbeat_loads(tmp_path: Path) -> None:
     """Each runnable ```toml block is a heartbeat.toml (or a part of one) that loads as it is."""
-    from heartbeat.config import load_config
+    from heartbeat.config.file import load_config
 
     blocks = [b for b in readme_blocks() if b.lang == "toml" and not b.sketch]
     assert len(blocks) >= 3

@@ -25,10 +25,11 @@ from typing import Any
 import pytest
 from conftest import Agent, make_agent, wait_until
 
-from heartbeat.config import AgentConfig, HeartbeatConfig
-from heartbeat.runner import Heartbeat
-from heartbeat.schedule import Runner, make_trigger
-from heartbeat.watchdog import INTERRUPT_GRACE_SECONDS
+from heartbeat.config.file import AgentConfig, HeartbeatConfig
+from heartbeat.config.trigger import make_trigger
+from heartbeat.tick.runner import Heartbeat
+from heartbeat.tick.schedule import Runner
+from heartbeat.tick.watchdog import INTERRUPT_GRACE_SECONDS
 
 STOP_WITHIN = 0.5  # seconds: what the README promises for KILL
 

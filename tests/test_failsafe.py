@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import Agent, make_agent
 
-from heartbeat.models import Status
+from heartbeat.core.models import Status
 
 COUNTING = """
 import os, pathlib

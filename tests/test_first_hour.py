@@ -39,6 +39,7 @@ def write(path: Path, text: str) -> Path:
 def test_no_install_hint_names_the_unrelated_heartbeat_package() -> None:
     """README, package docstrings and errors, and examples say `heartbeat-watchdog[extra]`."""
     files = [ROOT / "README.md", *ROOT.glob("heartbeat/**/*.py"), *ROOT.glob("examples/**/*.py")]
+    assert len(files) > 50
     wrong = [
         f"{path.relative_to(ROOT)}: {line.strip()}"
         for path in files
@@ -153,10 +154,10 @@ def test_a_failing_command_notifier_shows_its_words_and_masks_its_secrets(
     """`cat: /…/no-such-notes.txt: No such file`, readable; a `${ENV}` secret in the command still `***`."""
     from datetime import UTC, datetime
 
-    from heartbeat.config import load_config
-    from heartbeat.errors import NotifyError
-    from heartbeat.models import Notification
-    from heartbeat.notifiers import build_notifiers
+    from heartbeat.base.errors import NotifyError
+    from heartbeat.config.file import load_config
+    from heartbeat.core.models import Notification
+    from heartbeat.notify.notifiers import build_notifiers
 
     monkeypatch.setenv("NOTES_TOKEN", "s3cr3t-t0ken-value")
     write(
@@ -261,7 +262,7 @@ READS_AN_AGENT = [
 @pytest.mark.parametrize("command", READS_AN_AGENT)
 def test_every_command_that_reads_an_agent_takes_the_common_flags(command: str) -> None:
     """--config, --state-dir, --agent, --kill-file, --step, --exec, --progress, --webhook parse for each."""
-    from heartbeat.cliparser import build_parser
+    from heartbeat.cli.parser import build_parser
 
     common = ["--config", "c.toml", "--state-dir", "s", "--agent", "a", "--kill-file", "K"]
     common += ["--step", "m:s", "--exec", "x", "--progress", "m:p", "--webhook", "env:HOOK"]
@@ -317,7 +318,7 @@ def test_init_beside_an_agent_py_with_step_says_tick(tmp_path: Path) -> None:
 
 def test_init_files_link_the_project_page(tmp_path: Path) -> None:
     """The generated config and agent point at the index's project page (a pip user has no README.md)."""
-    from heartbeat.scaffold import PROJECT_PAGE
+    from heartbeat.cli.scaffold import PROJECT_PAGE
 
     assert hb(tmp_path, "init").returncode == 0
     for name in ("heartbeat.toml", "agent.py"):
@@ -357,7 +358,7 @@ def test_the_cron_check_agrees_with_the_scheduler() -> None:
 
     from apscheduler.triggers.cron import CronTrigger
 
-    from heartbeat.cronexpr import cron_problem
+    from heartbeat.config.cronexpr import cron_problem
 
     parts = "* */0 */5 */59 */60 */23 0 59 60 24 23 1-5 5-1 0-0 1-5/2 1-5/9 5/10 5/70 mon MON-fri sun-mon "
     parts += "monday jan jan-dec dec-jan last lastx foo 1,2 7 0-6 1-7 13 12 31 32 0/1 1- x-y mon-fri/2 L ?"
@@ -584,7 +585,7 @@ def test_a_crashing_step_is_not_told_to_avoid_step(tmp_path: Path) -> None:
 
 def test_the_pattern_of_a_call() -> None:
     """pattern(): the exact call when it has no number; else the masked shape and the varying keys."""
-    from heartbeat.detectors.fingerprints import pattern
+    from heartbeat.detect.detectors.fingerprints import pattern
 
     assert pattern('search({"q":"cats"})') == 'search({"q":"cats"})'
     assert pattern('read({"path":"a.txt","line":120})') == 'read({"path":"a.txt","line"#}) with any line'

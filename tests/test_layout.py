@@ -1,8 +1,11 @@
-"""The package's layout stays as issue 11 left it: small modules, no private imports, no import circle.
+"""The package's layout as issues 11 and 23 left it: layers, small modules, no private import, no circle.
 
-Read with ``ast`` from the source, not by importing: module-level imports
-only (a function's lazy import does not run at import time, and an
-``if TYPE_CHECKING:`` block never runs), resolved to heartbeat modules.
+Read with ``ast`` from the source, not by importing, resolved to heartbeat
+modules: the module-level imports (what runs when a module is imported; a
+function's lazy import and an ``if TYPE_CHECKING:`` block do not), and every
+import wherever it is written (a lazy import breaks a circle at load time,
+not in the design). The layers themselves are import-linter's contracts in
+``pyproject.toml``, run here.
 Importing ``heartbeat.a.b`` runs ``heartbeat/a/__init__.py`` first, so it
 counts as an edge to that package too, unless the importer is inside it (then
 the package's ``__init__`` is already running); a package's ``__init__``
@@ -12,6 +15,9 @@ importing its submodules gives package -> submodule edges.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,8 +25,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "heartbeat"
 
-RUNNER_MAX_LINES = 300
-MODULE_MAX_LINES = 450
+ROOT = PACKAGE.parent
+
+RUNNER_MAX_LINES = 330
+MODULE_MAX_LINES = 500
 
 
 @dataclass
@@ -32,8 +40,12 @@ class Module:
     lines: int
     imports: set[str] = field(default_factory=set)
     """The package's modules this one imports at module level."""
+    everywhere: set[str] = field(default_factory=set)
+    """The package's modules this one imports anywhere: in functions and under TYPE_CHECKING too."""
     private: list[str] = field(default_factory=list)
-    """``from <other module> import _name`` found here, as ``"<module>._name"``."""
+    """``from <other module> import _name`` found here at module level, as ``"<module>._name"``."""
+    private_anywhere: list[str] = field(default_factory=list)
+    """The same, wherever the import is written."""
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -69,6 +81,11 @@ def module_level(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
     return found
 
 
+def every_import(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement of a module, wherever it is written."""
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
+
+
 def with_parents(name: str, known: set[str], importer: str) -> set[str]:
     """``name`` and the packages above it whose ``__init__`` importing it runs first.
 
@@ -90,40 +107,51 @@ def read_package(root: Path) -> dict[str, Module]:
         is_package = module.path.name == "__init__.py"
         # What a relative import of level 1 starts from: the package itself, or the module's package.
         here = module.name if is_package else module.name.rpartition(".")[0]
-        for node in module_level(ast.parse(text, str(module.path)).body):
+        tree = ast.parse(text, str(module.path))
+        loaded = set(map(id, module_level(tree.body)))
+        for node in every_import(tree):
+            at_load = id(node) in loaded
+            found: set[str] = set()
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    module.imports |= with_parents(alias.name, known, module.name)
-                continue
-            if node.level:
-                base_parts = here.split(".")
-                base = ".".join(base_parts[: len(base_parts) - node.level + 1])
-                source = f"{base}.{node.module}" if node.module else base
+                    found |= with_parents(alias.name, known, module.name)
             else:
-                source = node.module or ""
-            if source.split(".")[0] != root.name:
-                continue  # another package's: not ours to check
-            module.imports |= with_parents(source, known, module.name)
-            for alias in node.names:
-                sub = f"{source}.{alias.name}"
-                if sub in known:  # `from . import x`: the submodule x
-                    module.imports.add(sub)
-                private = alias.name.startswith("_") and not alias.name.startswith("__")
-                if private and source != module.name:
-                    module.private.append(f"{source}.{alias.name}")
+                if node.level:
+                    base_parts = here.split(".")
+                    base = ".".join(base_parts[: len(base_parts) - node.level + 1])
+                    source = f"{base}.{node.module}" if node.module else base
+                else:
+                    source = node.module or ""
+                if source.split(".")[0] != root.name:
+                    continue  # another package's: not ours to check
+                found |= with_parents(source, known, module.name)
+                for alias in node.names:
+                    sub = f"{source}.{alias.name}"
+                    if sub in known:  # `from . import x`: the submodule x
+                        found.add(sub)
+                    private = alias.name.startswith("_") and not alias.name.startswith("__")
+                    if private and source != module.name:
+                        module.private_anywhere.append(f"{source}.{alias.name}")
+                        if at_load:
+                            module.private.append(f"{source}.{alias.name}")
+            module.everywhere |= found
+            if at_load:
+                module.imports |= found
         module.imports.discard(module.name)
+        module.everywhere.discard(module.name)
     return modules
 
 
-def find_cycle(modules: dict[str, Module]) -> list[str] | None:
-    """One import circle as a path (first == last), or None."""
+def find_cycle(modules: dict[str, Module], *, everywhere: bool = False) -> list[str] | None:
+    """One import circle as a path (first == last), or None; ``everywhere``: lazy imports count too."""
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
 
     def visit(name: str) -> list[str] | None:
         state[name] = 1
         path.append(name)
-        for target in sorted(modules[name].imports):
+        edges = modules[name].everywhere if everywhere else modules[name].imports
+        for target in sorted(edges):
             if state.get(target) == 1:
                 return [*path[path.index(target) :], target]
             if target not in state:
@@ -143,14 +171,15 @@ def find_cycle(modules: dict[str, Module]) -> list[str] | None:
 
 
 def oversized(modules: dict[str, Module]) -> list[str]:
-    """The modules over their line limit (runner.py has its own, lower one)."""
+    """The modules over their line limit (the runner has its own, lower one)."""
     too_big = []
     for module in modules.values():
         limit = RUNNER_MAX_LINES if module.name.endswith(".runner") else MODULE_MAX_LINES
         if module.lines > limit:
-            too_big.append(
-                f"{module.path.relative_to(module.path.parents[1])}: {module.lines} > {limit} lines"
+            where = "/".join(module.name.split(".")) + (
+                "/__init__.py" if module.path.name == "__init__.py" else ".py"
             )
+            too_big.append(f"{where}: {module.lines} > {limit} lines")
     return too_big
 
 
@@ -164,13 +193,19 @@ def package() -> dict[str, Module]:
 
 def test_the_reader_sees_the_whole_package(package: dict[str, Module]) -> None:
     """The checks below look at every module, the runner's imports among them."""
-    assert {"heartbeat", "heartbeat.runner", "heartbeat.store", "heartbeat.detectors"} <= set(package)
-    assert {"heartbeat.store", "heartbeat.settle"} <= package["heartbeat.runner"].imports
+    assert {
+        "heartbeat",
+        "heartbeat.tick.runner",
+        "heartbeat.state.store",
+        "heartbeat.detect.detectors",
+    } <= set(package)
+    assert {"heartbeat.state.store", "heartbeat.core.settle"} <= package["heartbeat.tick.runner"].imports
+    assert "heartbeat.tick.pinground" in package["heartbeat.tick.runner"].everywhere  # a lazy import
 
 
 def test_no_module_imports_another_modules_private_names(package: dict[str, Module]) -> None:
     """A name with a leading underscore is its module's own: another module asks for a public one."""
-    found = {m.name: m.private for m in package.values() if m.private}
+    found = {m.name: m.private_anywhere for m in package.values() if m.private_anywhere}
     assert found == {}
 
 
@@ -180,9 +215,57 @@ def test_no_import_circle(package: dict[str, Module]) -> None:
     assert cycle is None, " -> ".join(cycle or [])
 
 
+def test_no_import_circle_even_inside_functions(package: dict[str, Module]) -> None:
+    """Counting lazy and TYPE_CHECKING imports too, no circle: a lower module never asks a higher one."""
+    cycle = find_cycle(package, everywhere=True)
+    assert cycle is None, " -> ".join(cycle or [])
+
+
 def test_modules_stay_small(package: dict[str, Module]) -> None:
-    """runner.py stays under 300 lines and every module under 450: one job per module."""
+    """The runner stays under 330 lines and every module under 500: one job per module."""
     assert oversized(package) == []
+
+
+def test_the_top_of_the_package_shows_the_layers() -> None:
+    """``ls heartbeat/``: about twelve entries; each package's docstring says what it owns and may import."""
+    entries = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__")
+    packages = [p for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()]
+    assert len(entries) <= 16, entries  # the packages, testing.py, __init__.py, __main__.py, py.typed
+    for folder in packages:
+        doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and "import" in doc.lower(), (
+            f"{folder.name}/__init__.py: say what it owns and what it may import"
+        )
+
+
+def test_package_inits_import_nothing_but_a_facade(package: dict[str, Module]) -> None:
+    """A subpackage's ``__init__`` is its docstring: importing ``heartbeat.x.y`` pays only for y.
+
+    The exceptions are deliberate public facades: the integrations' guard, the
+    import formats' registry and the detectors' set.
+    """
+    facades = {"heartbeat.integrations", "heartbeat.formats", "heartbeat.detect.detectors"}
+    found = {
+        m.name: sorted(m.imports)
+        for m in package.values()
+        if m.path.name == "__init__.py" and m.name not in facades | {"heartbeat"} and m.imports
+    }
+    assert found == {}
+
+
+def test_the_import_linter_contracts_are_kept() -> None:
+    """The layers of ``[tool.importlinter]`` in pyproject.toml hold: no package imports one above it."""
+    code = (
+        "import sys\n"
+        "from importlinter.cli import lint_imports\n"
+        "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True, no_logo=True))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
 
 
 # -- the checks themselves, on a small package made for them
@@ -236,3 +319,20 @@ def test_lazy_and_type_checking_imports_are_not_edges(tmp_path: Path) -> None:
     assert modules["heartbeat.b"].imports == {"heartbeat.a"}
     assert modules["heartbeat.b"].private == []  # only the alias is private; the lazy import is not read
     assert find_cycle(modules) is None
+
+
+def test_counted_everywhere_lazy_and_type_checking_imports_are_edges(tmp_path: Path) -> None:
+    """The same package read with every import: the lazy and TYPE_CHECKING ones close a circle."""
+    pkg = write(
+        tmp_path / "heartbeat",
+        {
+            "__init__.py": "",
+            "a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\nthing = 1\n",
+            "b.py": "from .a import thing as _thing_alias\n\ndef f():\n    from .a import _late\n",
+        },
+    )
+    modules = read_package(pkg)
+    assert modules["heartbeat.a"].everywhere == {"heartbeat.b"}
+    assert modules["heartbeat.b"].private_anywhere == ["heartbeat.a._late"]
+    cycle = find_cycle(modules, everywhere=True)
+    assert cycle is not None and set(cycle) == {"heartbeat.a", "heartbeat.b"}

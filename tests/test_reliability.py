@@ -33,12 +33,12 @@ import reliability_agents as ra
 from conftest import heartbeat_over
 from hypothesis import HealthCheck, given, settings
 
-from heartbeat.cli import main
-from heartbeat.config import HeartbeatConfig
-from heartbeat.context import StepContext
-from heartbeat.models import Status
-from heartbeat.runner import Heartbeat
-from heartbeat.store import StateStore
+from heartbeat.cli.main import main
+from heartbeat.config.file import HeartbeatConfig
+from heartbeat.core.models import Status
+from heartbeat.state.store import StateStore
+from heartbeat.tick.context import StepContext
+from heartbeat.tick.runner import Heartbeat
 
 STRATEGIES = ra.strategies()
 FUZZ = settings(
@@ -901,8 +901,8 @@ def test_odd_kill_files_still_stop_the_agent(tmp_path: Path, kind: str) -> None:
 
 def unreadable_kill_tick(folder: str, results: Any) -> None:
     """Child body: drop to user nobody, then tick an agent whose KILL file root made unreadable."""
-    from heartbeat.config import HeartbeatConfig as Config
-    from heartbeat.runner import Heartbeat as HB
+    from heartbeat.config.file import HeartbeatConfig as Config
+    from heartbeat.tick.runner import Heartbeat as HB
 
     def step(ctx: Any) -> None:
         Path(folder, "called").touch()

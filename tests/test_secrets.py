@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import WebhookServer, mode
 
-from heartbeat.redact import mask, redact, url_secrets, webhook_secrets
+from heartbeat.base.redact import mask, redact, url_secrets, webhook_secrets
 
 HOOK_PATH = "/services/T0123ABCD/B0456EFGH/XXXXXXXXXXXXXXXXXXXXXXXX"
 TOKEN = "tok-8f3a9c2e1b7d"

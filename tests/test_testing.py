@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from heartbeat.context import StepContext
-from heartbeat.detectors import NoProgress, Repeat
+from heartbeat.detect.detectors import NoProgress, Repeat
 from heartbeat.testing import EPOCH, FakeClock, action, history, make_heartbeat, run_ticks
+from heartbeat.tick.context import StepContext
 
 
 def repeater(ctx: StepContext) -> None:

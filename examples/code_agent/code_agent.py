@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from heartbeat.context import StepContext
+    from heartbeat.tick.context import StepContext
 
 SHIPPED = "sample_project"
 WORKSPACE = Path("workspace") / "sample_project"  # relative to heartbeat.toml's folder

@@ -96,7 +96,7 @@ def step(ctx: Any) -> None:
 
 def main() -> None:
     """Standalone: two runs in one process, on a state folder of their own."""
-    from heartbeat.session import Session
+    from heartbeat.integrations.session import Session
 
     notes: list[str] = []
     live = HERE / "state" / "langgraph-live"

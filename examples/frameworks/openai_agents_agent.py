@@ -82,7 +82,7 @@ def step(ctx: Any) -> None:
 
 def main() -> None:
     """Standalone: one run in a long-lived process, on a state folder of its own."""
-    from heartbeat.session import Session
+    from heartbeat.integrations.session import Session
 
     notes: list[str] = []
     live = HERE / "state" / "openai-agents-live"

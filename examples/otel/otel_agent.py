@@ -12,7 +12,7 @@ OpenAI Agents, LangChain with an OpenTelemetry instrumentor) emits the same.
 
 Two span processors share one ``TracerProvider``:
 
-- ``heartbeat.otel.ToolSpanProcessor`` records each tool span into the state
+- ``heartbeat.integrations.otel.ToolSpanProcessor`` records each tool span into the state
   folder ``state/`` (one trace = one heartbeat), so ``heartbeat status``
   and ``heartbeat log`` show this agent like any other;
 - the OTLP JSON file exporter writes ``spans.jsonl``, the export that
@@ -32,8 +32,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace import Status, StatusCode, Tracer
 
-from heartbeat.otel import ToolSpanProcessor
-from heartbeat.session import Session
+from heartbeat.integrations.otel import ToolSpanProcessor
+from heartbeat.integrations.session import Session
 
 HERE = Path(__file__).resolve().parent
 

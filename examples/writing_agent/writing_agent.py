@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from heartbeat.context import StepContext
+    from heartbeat.tick.context import StepContext
 
 DRAFT = Path("draft") / "draft.md"  # relative to heartbeat.toml's folder; [progress] counts its words
 

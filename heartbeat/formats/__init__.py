@@ -2,13 +2,15 @@
 
 Each format is one module with a ``NAME``, a ``sniff(data) -> bool`` that
 recognises its parsed JSON, and an ``actions(data) -> list[Action]``.
-:data:`FORMATS` is the registry (a new format adds one module and one
-line, name to module); :func:`load_actions` picks the format (``--format``, else the first
-whose ``sniff`` accepts the file: its first line, the whole document, or the list of its
-lines for JSON Lines, see :func:`heartbeat.trace.load_any`). The project's own trace format (one JSON
-object per heartbeat) stays in :mod:`heartbeat.replay`. A format that knows
-its heartbeats (``otlp``: one per trace) also has ``ticks(data)``, used
-unless ``--per-heartbeat`` regroups.
+:data:`FORMATS` is the registry (a new format adds one module and one line,
+name to module); :func:`load_actions` picks the format (``--format``, else
+the first whose ``sniff`` accepts the file: its first line, the whole
+document, or the list of its lines for JSON Lines, see
+:func:`heartbeat.replay.trace.load_any`). The project's own trace format (one
+JSON object per heartbeat) stays in :mod:`heartbeat.replay.trace`. A format
+that knows its heartbeats (``otlp``: one per trace) also has ``ticks(data)``,
+used unless ``--per-heartbeat`` regroups. Used by :mod:`heartbeat.replay` and
+:mod:`heartbeat.integrations.otel`; may import only :mod:`heartbeat.base`.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..errors import TraceError, UsageError
-from ..fsutil import read_regular
+from ..base.errors import TraceError, UsageError
+from ..base.fsutil import read_regular
 from .common import Action
 
 __all__ = ["FORMATS", "Action", "detect_format", "load_actions", "read_json"]

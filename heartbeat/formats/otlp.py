@@ -20,7 +20,7 @@ status ERROR, or ``error.type``       ``error`` (the status message)
 ====================================  ==================================
 
 Actions are ordered by the end of their span (the order in which a live
-:class:`heartbeat.otel.ToolSpanProcessor` sees them), and one trace (one
+:class:`heartbeat.integrations.otel.ToolSpanProcessor` sees them), and one trace (one
 ``traceId``: one agent run) is one heartbeat. :func:`tool_action` is the
 one mapping from a span to an action; the live processor uses it too, so
 a replay of the export and the live recording cannot drift apart.
@@ -28,7 +28,7 @@ a replay of the export and the live recording cannot drift apart.
 For the import registry of ``heartbeat replay``: :data:`NAME`,
 :func:`sniff` and :func:`actions`; :func:`ticks` keeps the heartbeats (one
 per trace) in the trace format's shape, :func:`trace_lines` as JSONL text
-that :func:`heartbeat.replay.replay` reads as it is. ``heartbeat replay
+that :func:`heartbeat.replay.play.replay` reads as it is. ``heartbeat replay
 spans.jsonl`` reads an export directly (``--format otlp``).
 """
 
@@ -214,7 +214,7 @@ def ticks(data: Any) -> list[dict[str, Any]]:
 
 
 def trace_lines(data: Any) -> list[str]:
-    """:func:`ticks` as the JSONL lines of a heartbeat trace (``heartbeat.replay.replay`` reads them)."""
+    """:func:`ticks` as the JSONL lines of a heartbeat trace (``heartbeat.replay.play.replay`` reads them)."""
     return [json.dumps(tick, ensure_ascii=False) for tick in ticks(data)]
 
 

@@ -1,6 +1,9 @@
-"""heartbeat inside agent frameworks: tool calls recorded as they happen, stuck runs stopped mid-way.
+"""heartbeat inside long-running processes and agent frameworks: actions recorded as they happen.
 
-One shared core (:mod:`heartbeat.integrations.guard`) and one module per
+``session`` (:class:`~heartbeat.integrations.session.Session`: a state folder's
+heartbeats for a server or worker; ``stops``: why it must not go on),
+``mcp_proxy`` (an MCP server's tool calls), ``otel`` (OpenTelemetry spans),
+one shared core (:mod:`heartbeat.integrations.guard`) and one module per
 framework, each importing its framework only when that module is imported::
 
     heartbeat.integrations.langchain      LangChain / LangGraph  'heartbeat-watchdog[langchain]'
@@ -9,7 +12,9 @@ framework, each importing its framework only when that module is imported::
 
 (the extra to ``pip install``: the distribution is ``heartbeat-watchdog``).
 
-Importing this package imports no framework.
+Importing this package imports no framework; it is the guard's public facade.
+May import :mod:`heartbeat.tick`, :mod:`heartbeat.formats` and every package
+below them; not :mod:`heartbeat.replay` or :mod:`heartbeat.cli`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A :class:`Guard` sits between a framework's tool hooks and heartbeat. It
 records into a *recorder*: the step's :class:`~heartbeat.StepContext` inside
 a heartbeat (actions land in ``state.json``, the journal and the detectors
 across heartbeats); in a long-running process, a
-:class:`heartbeat.session.Session` on a state folder (the same files, so
+:class:`heartbeat.integrations.session.Session` on a state folder (the same files, so
 KILL, escalation and ``heartbeat status`` work; a path binds one) or a bare
 :class:`~heartbeat.Monitor` (detectors only, plus a KILL file if given); or
 anything else with the context's ``record`` and ``killed``. It returns a
@@ -30,12 +30,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
-from ..errors import HeartbeatError
-from ..killswitch import KillSwitch
+from ..base.errors import HeartbeatError
+from ..state.killswitch import KillSwitch
 
 if TYPE_CHECKING:
-    from ..models import Anomaly
-    from ..monitor import Monitor
+    from ..core.models import Anomaly
+    from ..detect.monitor import Monitor
 
 __all__ = [
     "GO",
@@ -51,7 +51,7 @@ __all__ = [
 
 OnStuck = Literal["stop", "redirect"]
 Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
-"""Why a run was stopped: the last four come from a state folder (:class:`heartbeat.session.Session`)."""
+"""Why a run was stopped: the last four come from a state folder (:class:`.session.Session`)."""
 
 
 def _utc_now() -> datetime:
@@ -134,7 +134,7 @@ def as_recorder(target: object, *, kill_file: str | Path | None = None) -> Recor
     """``target`` as a recorder: a StepContext or Session as is, a Monitor wrapped, a path as a Session.
 
     A path is a state folder, or a ``heartbeat.toml`` naming one (opened as
-    :meth:`heartbeat.session.Session.from_files` does). ``kill_file`` applies
+    :meth:`heartbeat.integrations.session.Session.from_files` does). ``kill_file`` applies
     to a Monitor or a path: a StepContext or Session already knows its KILL file.
     """
     # Duck-typed on the class: isinstance() on the runtime Protocol would evaluate ``killed``
@@ -146,12 +146,12 @@ def as_recorder(target: object, *, kill_file: str | Path | None = None) -> Recor
                 "kill_file applies to a Monitor or a path; this target already knows its KILL file"
             )
         return cast(Recorder, target)
-    from ..monitor import Monitor
+    from ..detect.monitor import Monitor
 
     if isinstance(target, Monitor):
         return MonitorRecorder(target, kill_file=kill_file)
     if isinstance(target, str | Path):
-        from ..session import Session
+        from .session import Session
 
         path = Path(target)
         if path.suffix == ".toml":
@@ -231,7 +231,7 @@ def _text(value: object) -> str | None:
 class Guard:
     """Records a framework's tool calls and decides, call by call, whether the run goes on.
 
-    ``target`` is the step's StepContext, a :class:`heartbeat.session.Session`
+    ``target`` is the step's StepContext, a :class:`heartbeat.integrations.session.Session`
     or a path to a state folder or ``heartbeat.toml`` (opened as a Session;
     :meth:`close` ends its heartbeat), a Monitor (with ``kill_file``) or
     another :class:`Recorder`. ``on_stuck``: ``"stop"`` ends the run when a

@@ -1,0 +1,200 @@
+"""``heartbeat log``: read, filter, merge, follow and render journal events.
+
+Several agents' journals are merged by time, with an agent column. ``follow``
+polls the live file for new complete lines (like ``tail -F``) and starts over
+when the journal was rotated under it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from ..config.types import parse_since
+from ..state.journal import Journal
+from .style import Style
+
+if TYPE_CHECKING:
+    import argparse
+
+    from ..tick.runner import Heartbeat
+
+__all__ = ["EventFilter", "follow", "read_events", "render_event", "run_log"]
+
+_ERROR_EVENTS = {"step_error", "metric_error", "anomaly", "escalation", "kill", "budget"}
+
+
+def _event_time(event: dict[str, Any]) -> datetime | None:
+    at = event.get("at")
+    if not isinstance(at, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class EventFilter:
+    """Which events to show: kinds (``--event``), a start time (``--since``)."""
+
+    kinds: frozenset[str] = frozenset()
+    since: datetime | None = None
+
+    def __call__(self, event: dict[str, Any]) -> bool:
+        """True when ``event`` passes."""
+        if self.kinds and event.get("event") not in self.kinds:
+            return False
+        if self.since is not None:
+            at = _event_time(event)
+            if at is None or at < self.since:
+                return False
+        return True
+
+
+def read_events(
+    journals: Sequence[tuple[str, Path]], keep: Callable[[dict[str, Any]], bool], *, last: int = 0
+) -> list[dict[str, Any]]:
+    """The events of each ``(agent, journal)`` that pass ``keep``, by time; the last ``last`` (0: all)."""
+    unfiltered = isinstance(keep, EventFilter) and not keep.kinds and keep.since is None
+    if len(journals) == 1 and last > 0 and unfiltered:
+        agent, path = journals[0]
+        # tail() reads from the end: `log -n 5` on a 100 MB journal reads a few KB.
+        return [{"agent": agent, **event} for event in Journal(path).tail(last)]
+    found: list[tuple[datetime, int, dict[str, Any]]] = []
+    order = 0
+    for agent, path in journals:
+        for event in Journal(path).read():
+            if keep(event):
+                event.setdefault("agent", agent)
+                at = _event_time(event) or datetime.min.replace(tzinfo=UTC)
+                found.append((at, order, event))
+                order += 1
+    if len(journals) > 1:  # one journal is in write order already; several are merged by time
+        found.sort(key=lambda item: (item[0], item[1]))
+    events = [event for _, _, event in found]
+    return events[-last:] if last > 0 else events
+
+
+def follow(
+    journals: Sequence[tuple[str, Path]],
+    keep: Callable[[dict[str, Any]], bool],
+    *,
+    poll: float = 0.5,
+    stop: Callable[[], bool] = lambda: False,
+) -> Iterator[dict[str, Any]]:
+    """New events as they are appended (from now on), until ``stop()`` says so."""
+    tails = [_Tail(agent, path) for agent, path in journals]
+    while not stop():
+        quiet = True
+        for tail in tails:
+            for event in tail.new_events():
+                quiet = False
+                if keep(event):
+                    yield event
+        if quiet:
+            time.sleep(poll)
+
+
+class _Tail:
+    """The new complete lines of one journal file, across rotations."""
+
+    def __init__(self, agent: str, path: Path) -> None:
+        self.agent, self.path = agent, path
+        self.inode, self.offset = self._where()
+
+    def _where(self) -> tuple[int, int]:
+        try:
+            info = os.stat(self.path)
+        except FileNotFoundError:
+            return 0, 0
+        return info.st_ino, info.st_size
+
+    def new_events(self) -> Iterable[dict[str, Any]]:
+        inode, size = self._where()
+        if inode != self.inode or size < self.offset:  # rotated or replaced: read the new file from its start
+            self.inode, self.offset = inode, 0
+        if size <= self.offset:
+            return []
+        with open(self.path, "rb") as handle:
+            handle.seek(self.offset)
+            chunk = handle.read(size - self.offset)
+        end = chunk.rfind(b"\n") + 1  # a line still being written waits for the next poll
+        self.offset += end
+        events = []
+        for line in chunk[:end].splitlines():
+            try:
+                event = json.loads(line.decode("utf-8"))
+            except (ValueError, RecursionError):  # bad bytes, bad JSON, an integer of 5,000 digits
+                continue
+            if isinstance(event, dict):
+                event.setdefault("agent", self.agent)
+                events.append(event)
+        return events
+
+
+_QUIET_KEYS = ("at", "event", "agent", "tick", "traceback")
+
+
+def render_event(event: dict[str, Any], style: Style, *, agent_width: int = 0) -> str:
+    """One line per event: time, [agent,] tick, kind and what matters; errors stand out."""
+    at = str(event.get("at", ""))[:19].replace("T", " ")
+    kind = str(event.get("event", "?"))
+    rest = {k: v for k, v in event.items() if k not in _QUIET_KEYS and v not in (None, "", [], {})}
+    if kind == "action":
+        detail = str(rest.get("summary", rest.get("tool", "")))
+        if rest.get("error"):
+            detail += f" -> error: {rest['error']}"
+    else:
+        text = rest.pop("message", None) or rest.pop("reason", None) or rest.pop("error", None)
+        detail = str(text) if text else ", ".join(f"{k}={v}" for k, v in rest.items())
+        if kind == "anomaly" and rest.get("kind") and text:  # which detector: "repeat: search(...) ..."
+            detail = f"{rest['kind']}: {detail}"
+    detail = " ".join(detail.split())
+    failed = kind in _ERROR_EVENTS or (kind == "action" and bool(event.get("error")))
+    failed = failed or (kind == "tick" and event.get("exit_code") not in (0, None))
+    agent = f"{event.get('agent', '')!s:<{agent_width}}  " if agent_width else ""
+    line = f"{at}  {agent}tick {event.get('tick', '-')!s:>4}  {kind:<11} {detail}"
+    return (
+        style.paint(line, "red")
+        if failed and kind != "action"
+        else style.paint(line, "yellow")
+        if failed
+        else line
+    )
+
+
+def run_log(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: TextIO, now: datetime) -> int:
+    """Carry out ``heartbeat log`` over the agents' journals (filtered, merged, maybe followed); exit 0."""
+    from .status import require_state_dir
+
+    width = max(len(hb.name) for hb in heartbeats) if len(heartbeats) > 1 else 0  # the agent column
+    present = [hb for hb in heartbeats if hb.state_dir.is_dir()]
+    if not present:  # the wrong folder; in a fleet, an agent that never ran has no journal yet
+        require_state_dir(heartbeats[0])
+    since = parse_since(args.since, now) if args.since else None
+    keep = EventFilter(frozenset(args.event or ()), since)
+    journals = [(hb.name, hb.store.journal_path) for hb in present]
+    style = Style.for_stream(out)
+
+    def show(event: dict[str, Any]) -> None:
+        out.write((json.dumps(event) if args.json else render_event(event, style, agent_width=width)) + "\n")
+
+    for event in read_events(journals, keep, last=args.lines):
+        show(event)
+    out.flush()
+    if args.follow:
+        try:
+            for event in follow(journals, keep):
+                show(event)
+                out.flush()
+        except KeyboardInterrupt:  # the way to end --follow: not an error
+            return 0
+    return 0

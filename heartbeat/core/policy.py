@@ -1,0 +1,291 @@
+"""The policy: after a tick's detection, continue, recover or escalate.
+
+:func:`decide` is pure: it takes the state as it was before the tick, the
+tick's anomalies and ``now``, and returns a :class:`~heartbeat.core.models.Decision`;
+the runner carries it out. The rules (README "Policy")::
+
+    a stuck heartbeat (any anomaly)  -> stuck_streak + 1, quiet 0, and
+        streak reaches escalate_after             -> escalate
+        streak >= 2 and the agent did again what
+        the last recovery said to avoid, or the
+        same kind of stuck came back after it      -> escalate (escalate_on_ignored)
+        only no_progress fired                     -> reassess_goal
+        anything else fired                        -> try_alternative
+    a quiet heartbeat (no anomaly)
+        no recovery under way                      -> continue, streak 0
+        quiet heartbeats in a row < recover_after  -> continue, streak and instructions kept
+        quiet heartbeats in a row = recover_after  -> continue, streak 0, recovery and
+                                                      instructions cleared (recovered)
+
+One quiet heartbeat inside a stuck stretch therefore does not reset it.
+With ``mode = "observe"`` the same decision is computed, kept in
+``Decision.observed`` and the reason, and the action is ``continue``
+with no instructions: nothing is injected and nothing escalates.
+
+The instructions come from two templates (one per mode), overridable in
+``[policy.templates]``; ``{advice}`` holds advice specific to each anomaly
+kind (:data:`ADVICE`). :func:`heartbeat.config.policy.check_templates` rejects an
+unknown placeholder when the configuration is loaded, so it cannot fail at 3 a.m.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from ..config.file import PolicyConfig
+from .models import (
+    STEP_ERROR_TOOL,
+    AgentState,
+    Anomaly,
+    Decision,
+    DecisionAction,
+    Recovery,
+    RecoveryMode,
+    clip,
+)
+
+__all__ = [
+    "ADVICE",
+    "DEFAULT_TEMPLATES",
+    "decide",
+    "render_instructions",
+]
+
+DEFAULT_TEMPLATES: Mapping[str, str] = {
+    "try_alternative": (
+        "heartbeat: you look stuck (recovery attempt {attempt}; {escalation}).\n"
+        "What happened:\n"
+        "{problems}\n"
+        "Do not repeat: {avoid}.\n"
+        "Try a different approach:\n"
+        "{advice}"
+    ),
+    "reassess_goal": (
+        "heartbeat: your work is not moving the progress metric "
+        "(recovery attempt {attempt}; {escalation}).\n"
+        "What happened:\n"
+        "{problems}\n"
+        "Step back before the next action: restate the goal, work out which result would "
+        "move the metric, and choose a different next step instead of refining this one."
+    ),
+}
+"""The instructions used when ``[policy.templates]`` does not override them."""
+
+ADVICE: Mapping[str, str] = {
+    "repeat": "The same call will give the same answer: use what it returned, or change the call itself "
+    "(another tool, other arguments).",
+    "near_repeat": "You are stepping through something with only numbers changing (pages, line ranges, "
+    "retries): search for what you need directly instead of paging, or stop and use what you have.",
+    "loop": "You are going round the same steps: write down what each step taught you, "
+    "then choose a step that is not in the cycle.",
+    "cycle": "You keep returning to places and results you have already seen: list what you know, "
+    "decide what is still missing, and go somewhere new or finish with what you have.",
+    "recurring": "The same call keeps giving the same result, so what you change between the calls does "
+    "not reach it: check that your change is applied where the call looks, or try another approach.",
+    "recurring_error": "The same error keeps coming back: read it, find out which inputs are valid "
+    "(list the options, read the documentation) instead of retrying variations; "
+    "if the tool cannot do this, work around it or ask for help.",
+    "empty": "A tool that used to answer now returns nothing: check its arguments and whether the thing "
+    "you look for exists, then use another source.",
+    "error_rate": "Many actions fail: stop calling the failing tool and work around it.",
+    "no_progress": "Your work is not moving the progress metric: restate the goal and pick the step that "
+    "would move it.",
+}
+"""Advice per anomaly kind, joined into ``{advice}``; other kinds get a general line."""
+
+_GENERAL_ADVICE = "Try a different approach: another tool, other arguments or another source."
+_STEP_ADVICE = (
+    "The step itself raised an error (above): that is no tool call to avoid, but a fault in the agent's "
+    "code or in what it depends on: find and fix its cause; a human is called if it keeps failing."
+)
+_SLOW_KINDS = frozenset({"no_progress"})  # kinds that do not escalate early by coming back
+_AVOID_KEPT = 10  # earlier actions to avoid carried across the heartbeats of one recovery
+
+
+def _kinds(anomalies: Sequence[Anomaly]) -> list[str]:
+    return list(dict.fromkeys(a.kind for a in anomalies))
+
+
+def _step_failed(anomaly: Anomaly) -> bool:
+    """Whether the anomaly is about the step raising: no action of the agent's to avoid."""
+    return anomaly.tool == STEP_ERROR_TOOL
+
+
+def _avoid(anomalies: Sequence[Anomaly]) -> list[str]:
+    """What the agent should not do again: each anomaly's ``evidence["avoid"]``, else its tool."""
+    found: list[str] = []
+    for anomaly in anomalies:
+        if _step_failed(anomaly):
+            continue
+        hint = anomaly.evidence.get("avoid")
+        if isinstance(hint, str) and hint:
+            found.append(hint)
+        elif anomaly.tool:
+            found.append(anomaly.tool)
+    return list(dict.fromkeys(found))
+
+
+def _nothing_to_avoid(anomalies: Sequence[Anomaly]) -> str:
+    if anomalies and all(_step_failed(a) for a in anomalies):
+        return "no action of yours (the step itself raised, see below)"
+    return "the actions named above"
+
+
+def _escalation(remaining: int) -> str:
+    if remaining <= 0:
+        return "a human has been called"
+    if remaining == 1:
+        return "a human is called if the next heartbeat is stuck too"
+    return f"a human is called after {remaining} more stuck heartbeats"
+
+
+def render_instructions(
+    recovery: Recovery,
+    anomalies: Sequence[Anomaly],
+    *,
+    stuck_streak: int,
+    config: PolicyConfig | None = None,
+) -> str:
+    """The instructions for the agent's next step, from the template of ``recovery.mode``.
+
+    A template is ``str.format`` text over these placeholders:
+    ``{problems}`` one line per anomaly (``- kind: message``), ``{avoid}``
+    the repeated actions, cycles and failing tools, ``{attempt}`` the
+    attempt number of this recovery, ``{streak}`` stuck heartbeats in a row,
+    ``{escalate_after}``, ``{remaining}`` stuck heartbeats left before a
+    human is called, ``{escalation}`` that as a sentence, ``{kinds}``,
+    ``{mode}`` and ``{tick}``. Literal braces are doubled.
+    """
+    cfg = config if config is not None else PolicyConfig()
+    template = cfg.templates.get(recovery.mode.value) or DEFAULT_TEMPLATES[recovery.mode.value]
+    remaining = max(cfg.escalate_after - stuck_streak, 0)
+    problems = "\n".join(f"- {a.kind}: {clip(a.message, 400)}" for a in anomalies)
+    # The step raising is not a tool the agent called: the advice about calls is not for it.
+    calls = [a for a in anomalies if not _step_failed(a)]
+    advice = list(dict.fromkeys(ADVICE.get(k, _GENERAL_ADVICE) for k in _kinds(calls)))
+    if len(calls) < len(anomalies):
+        advice.insert(0, _STEP_ADVICE)
+    return template.format(
+        advice="\n".join(f"- {line}" for line in advice) or f"- {_GENERAL_ADVICE}",
+        problems=problems or "- (no details)",
+        avoid="; ".join(recovery.avoid) or _nothing_to_avoid(anomalies),
+        attempt=recovery.attempts,
+        streak=stuck_streak,
+        escalate_after=cfg.escalate_after,
+        remaining=remaining,
+        escalation=_escalation(remaining),
+        kinds=", ".join(_kinds(anomalies)),
+        mode=recovery.mode.value,
+        tick=max((a.tick for a in anomalies), default=recovery.since_tick),
+    )
+
+
+def decide(
+    state: AgentState,
+    anomalies: Sequence[Anomaly],
+    now: datetime,
+    config: PolicyConfig | None = None,
+) -> Decision:
+    """What to do after a tick, given the state before it and the tick's anomalies.
+
+    ``now`` is part of the contract so time-based rules need no new
+    signature; the default rules do not use it.
+    """
+    cfg = config if config is not None else PolicyConfig()
+    decision = _enforce(state, anomalies, cfg)
+    if cfg.mode != "observe":
+        return decision
+    if decision.action == "continue":
+        return decision.model_copy(update={"instructions": None})
+    return decision.model_copy(
+        update={
+            "action": "continue",
+            "observed": decision.action,
+            "instructions": None,
+            "reason": f"observe mode, would {decision.action}: {decision.reason}",
+        }
+    )
+
+
+def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig) -> Decision:
+    """The decision of enforce mode (see the module docstring)."""
+    previous = state.recovery
+    if not anomalies:
+        if previous is None:
+            return Decision(action="continue", stuck_streak=0, reason="no anomaly")
+        quiet = previous.quiet + 1
+        if quiet >= cfg.recover_after:
+            return Decision(
+                action="continue",
+                stuck_streak=0,
+                reason=f"recovered: no anomaly for {quiet} heartbeats in a row",
+            )
+        return Decision(
+            action="continue",
+            stuck_streak=state.stuck_streak,
+            reason=f"no anomaly ({quiet} of {cfg.recover_after} quiet heartbeats to end the stuck stretch)",
+            recovery=previous.model_copy(update={"quiet": quiet}),
+            instructions=state.instructions,
+        )
+    streak = state.stuck_streak + 1
+    kinds = _kinds(anomalies)
+    mode = (
+        RecoveryMode.REASSESS_GOAL if all(k == "no_progress" for k in kinds) else RecoveryMode.TRY_ALTERNATIVE
+    )
+    tick = max(a.tick for a in anomalies)
+    avoid = _avoid(anomalies)
+    # What the agent did again although the last recovery named it: a detector's own hint
+    # or the call itself (never the bare tool name, which any next call may share).
+    seen = [
+        str(hint)
+        for a in anomalies
+        if not _step_failed(a)
+        for hint in (a.evidence.get("avoid"), a.evidence.get("call"))
+        if isinstance(hint, str) and hint
+    ]
+    ignored = [hint for hint in seen if previous is not None and hint in previous.avoid]
+    # The same kind of stuck again after a recovery named it: the instructions did not work,
+    # whatever the exact call. A flat metric (no_progress) is a slow signal and keeps its
+    # reassess attempts; only the detectors of behaviour count here.
+    came_back = [k for k in kinds if previous is not None and k in previous.kinds and k not in _SLOW_KINDS]
+    if previous is not None:
+        # Still stuck: what failed before is still worth avoiding, newest first.
+        avoid = list(dict.fromkeys([*avoid, *previous.avoid]))[:_AVOID_KEPT]
+    if previous is not None and previous.mode is mode:
+        recovery = Recovery(
+            mode=mode,
+            attempts=previous.attempts + 1,
+            since_tick=previous.since_tick,
+            kinds=list(dict.fromkeys([*previous.kinds, *kinds])),
+            avoid=avoid,
+        )
+    else:
+        recovery = Recovery(mode=mode, attempts=1, since_tick=tick, kinds=kinds, avoid=avoid)
+    problems = "; ".join(f"{a.kind}: {a.message}" for a in anomalies)
+    why = ""
+    if streak >= cfg.escalate_after:
+        why = f"stuck for {streak} heartbeats (escalate_after = {cfg.escalate_after})"
+    elif cfg.escalate_on_ignored and streak >= 2 and ignored:
+        why = (
+            f"stuck for {streak} heartbeats and did again what the recovery said to avoid: "
+            f"{clip(ignored[0], 120)}"
+        )
+    elif cfg.escalate_on_ignored and streak >= 2 and came_back:
+        why = f"stuck for {streak} heartbeats and the recovery did not help: {came_back[0]} again"
+
+    if why:
+        if previous is not None and previous.mode is mode:
+            # No new instructions go out: the attempt stays the one the agent was last told of.
+            recovery = recovery.model_copy(update={"attempts": previous.attempts})
+        return Decision(
+            action="escalate", stuck_streak=streak, reason=f"{why}; last: {problems}", recovery=recovery
+        )
+    action: DecisionAction = "reassess_goal" if mode is RecoveryMode.REASSESS_GOAL else "try_alternative"
+    return Decision(
+        action=action,
+        stuck_streak=streak,
+        reason=f"stuck for {streak} of {cfg.escalate_after} heartbeats: {problems}",
+        recovery=recovery,
+        instructions=render_instructions(recovery, anomalies, stuck_streak=streak, config=cfg),
+    )

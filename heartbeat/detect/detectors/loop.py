@@ -1,0 +1,251 @@
+"""``loop``: a cycle of 2+ distinct calls repeating back to back at the tail of the window."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import islice
+
+from ...core.models import Anomaly, clip
+from .contract import (
+    ActionTracker,
+    ActionView,
+    History,
+    StepTracker,
+    frozen_names,
+    make_anomaly,
+    need_int,
+    tail_of,
+)
+
+__all__ = ["Loop", "LoopTracker"]
+
+_CYCLE_SHOWN = 6  # steps of a cycle written into a message; the rest are counted
+_CYCLE_KEPT = 20  # steps of a cycle kept in the evidence, so state.json stays small
+
+
+def _cycle_text(summaries: Sequence[str]) -> str:
+    shown = [clip(s, 80) or "" for s in summaries[:_CYCLE_SHOWN]]
+    more = len(summaries) - len(shown)
+    return " -> ".join(shown) + (f" -> … ({more} more)" if more else "")
+
+
+@dataclass(frozen=True)
+class Loop:
+    """``loop``: a cycle of 2+ distinct fingerprints repeats back to back at the tail of the window."""
+
+    window: int = 20
+    repeats: int = 2
+    exempt: Collection[str] = frozenset()
+    kind: str = field(default="loop", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        need_int("loop", "window", self.window)
+        need_int("loop", "repeats", self.repeats)
+        object.__setattr__(self, "exempt", frozen_names(self.exempt))
+
+    @property
+    def history_needed(self) -> int:
+        """Past actions this detector needs to see."""
+        return self.window
+
+    def check(self, history: History, now: datetime) -> Anomaly | None:
+        """The shortest cycle the newest action completes, if any."""
+        last = history.last
+        if last is None or last.tool in self.exempt:
+            return None
+        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        fps = [a.fingerprint for a in seq]
+        n = len(fps)
+        run = 1
+        while run < n and fps[n - 1 - run] == fps[-1]:
+            run += 1
+        for period in range(run + 1, n // self.repeats + 1):
+            failing = any(a.error is not None for a in seq[-period:])
+            need = period * (self.repeats_for(period, failing) - 1)
+            matched = 0
+            while matched < n - period and fps[n - 1 - matched] == fps[n - 1 - matched - period]:
+                matched += 1
+            if matched >= need:
+                return self._report(seq[-period:], matched, history.tick, now)
+        return None
+
+    def repeats_for(self, period: int, failing: bool = False) -> int:
+        """Back-to-back passes a cycle needs: one more for 2 steps of which one failed.
+
+        Twice "search q, read u" is redoing finished work; twice "a step
+        that failed, then another" is a retry (a harness asking to confirm a
+        submit after a malformed turn makes one by itself), which
+        ``recurring_error`` judges: such a cycle is a loop at its third pass.
+        """
+        return self.repeats + 1 if period == 2 and failing else self.repeats
+
+    def tracker(self, history: History) -> ActionTracker:
+        """An incremental ``check`` seeded from ``history``."""
+        return LoopTracker(self, history)
+
+    def _report(self, tail: Sequence[ActionView], matched: int, tick: int, at: datetime) -> Anomaly:
+        period = len(tail)
+        span = min(matched + period, self.window)
+        repeats = span // period
+        # Start the cycle where the repetition started, not wherever it stands now.
+        shift = span % period
+        cycle = [*tail[period - shift :], *tail[: period - shift]]
+        summaries = [a.summary for a in cycle]
+        text = _cycle_text(summaries)
+        last = tail[-1]
+        return make_anomaly(
+            "loop",
+            f"the cycle {text} repeated {repeats} times back to back "
+            f"({period} steps, the last {span} actions)",
+            tick=tick,
+            at=at,
+            action=last,
+            evidence={
+                "period": period,
+                "repeats": repeats,
+                "actions": span,
+                "window": self.window,
+                "cycle": summaries[:_CYCLE_KEPT],
+                "avoid": text,
+            },
+        )
+
+
+_NO_RUNS: dict[int, int] = {}  # shared and never written: no period has a match run
+
+
+def _seed_runs(fps: Sequence[str], periods: Iterable[int]) -> dict[int, int]:
+    """For each period p, how many newest positions i in a row have ``fps[i] == fps[i - p]``."""
+    runs: dict[int, int] = {}
+    last = len(fps) - 1
+    for p in periods:
+        m = 0
+        while last - m - p >= 0 and fps[last - m] == fps[last - m - p]:
+            m += 1
+        runs[p] = m
+    return runs
+
+
+class LoopTracker(StepTracker):
+    """Per-period match runs, kept only for periods where the new fingerprint sits.
+
+    ``_runs[p]`` counts how many newest positions i in a row have
+    ``fp[i] == fp[i - p]``. A new fingerprint extends the runs of exactly
+    the periods p where it occurred p positions back, and ends every other
+    run, so one push costs the number of its recent occurrences (found
+    through ``_where``, so a window of 500 costs no scan). Periods not
+    longer than the current run of identical fingerprints are never kept:
+    they cannot form a cycle of distinct fingerprints, and the first
+    different fingerprint ends them anyway.
+
+    Seeding is lazy, since a tick re-seeds a tracker and often pushes no
+    loop-relevant action: the positions, the current run and the seed's
+    fingerprints are kept, and the match runs are counted from those at the
+    first push, only for the periods where its fingerprint sits. Only the
+    last ``window`` actions are seeded from: a reported loop spans at most
+    the window (see :meth:`Loop._report`), so older ones change no answer.
+    """
+
+    __slots__ = (
+        "_det",
+        "_exempt",
+        "_fp",
+        "_max_period",
+        "_n",
+        "_need",
+        "_recent",
+        "_run",
+        "_runs",
+        "_seed",
+        "_where",
+        "_window",
+    )
+
+    def __init__(self, det: Loop, history: History) -> None:
+        self._det = det
+        self._exempt = det.exempt
+        self._max_period = det.window // det.repeats
+        self._need = det.repeats - 1
+        self._window = det.window
+        tail = tail_of(history.actions, det.window, det.exempt)
+        n = self._n = len(tail)
+        # The newest actions, oldest first, as far back as the longest period, and where
+        # each fingerprint sits among them (global positions, oldest first).
+        recent = tail[max(0, n - self._max_period) :]
+        self._recent: deque[ActionView] = deque(recent)
+        where: dict[str, list[int]] = {}
+        for i, action in enumerate(recent, n - len(recent)):
+            where.setdefault(action.fingerprint, []).append(i)
+        self._where = where
+        self._runs: dict[int, int] = _NO_RUNS
+        fps = [action.fingerprint for action in tail]
+        self._seed: list[str] | None = fps or None
+        self._fp = fps[-1] if fps else ""
+        run = 0
+        for fp in reversed(fps):
+            if fp != self._fp:
+                break
+            run += 1
+        self._run = run
+
+    def step(
+        self,
+        action: ActionView,
+        tool: str,
+        fp: str,
+        length: int | None,
+        error: str | None,
+        report: bool,
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
+        if tool in self._exempt:
+            return None
+        i = self._n
+        self._n = i + 1
+        if fp == self._fp:
+            run = self._run = self._run + 1
+        else:
+            self._fp = fp
+            run = self._run = 1
+        best = 0
+        positions_of = self._where
+        where = positions_of.get(fp)
+        if where is None:
+            positions_of[fp] = [i]
+            self._runs = _NO_RUNS
+            self._seed = None  # no run goes on: the seed's are not needed any more
+        else:
+            runs = self._runs
+            seed = self._seed
+            if seed is not None:  # the first push after seeding: count the seed's runs now
+                runs = _seed_runs(seed, [i - j for j in where])
+                self._seed = None
+            new: dict[int, int] = {}
+            need = self._need
+            # Oldest first, so periods fall and the last match is the shortest; the newest
+            # run-1 positions are the current run itself (periods <= run) and are skipped.
+            for j in where if run == 1 else where[: max(0, len(where) - run + 1)]:
+                p = i - j
+                m = new[p] = runs.get(p, 0) + 1
+                # A 2-step cycle with a failed step needs one more pass (Loop.repeats_for).
+                extra = p == 2 and (error is not None or self._recent[-1].error is not None)
+                if m >= p * (need + extra) and p * (need + 1 + extra) <= self._window:
+                    best = p
+            where.append(i)
+            self._runs = new
+        recent = self._recent
+        recent.append(action)
+        if len(recent) > self._max_period:
+            old = recent.popleft().fingerprint
+            positions = positions_of[old]
+            if len(positions) == 1:
+                del positions_of[old]
+            else:
+                del positions[0]
+        if not best or not report:
+            return None
+        tail = list(islice(recent, len(recent) - best, None))
+        return self._det._report(tail, self._runs[best], action.tick, action.at)

@@ -1,0 +1,146 @@
+"""``near_repeat``: the same call with only its numbers, dates or ids changing, again and again.
+
+Paging through one file with a sliding line range, a poll whose arguments
+carry a timestamp, a counter or a request id: no two calls are equal, but
+their masked shape (see :mod:`.fingerprints`) is. Fires when the newest
+action's shape occurs N times in the last W actions, unless they are all
+one call with one result (that is a ``repeat``): the same "scroll down"
+answered with page after page counts here too.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ...config.file import ToolThreshold
+from ...core.models import Anomaly
+from .contract import (
+    ActionTracker,
+    ActionView,
+    History,
+    StepTracker,
+    frozen_names,
+    make_anomaly,
+    need_int,
+    tail_of,
+    tool_limits,
+)
+from .fingerprints import mask
+
+__all__ = ["NearRepeat", "NearRepeatTracker"]
+
+
+@dataclass(frozen=True)
+class NearRepeat:
+    """``near_repeat``: the newest masked shape occurs N times in the last W actions, not all one call."""
+
+    threshold: int = 12
+    window: int = 15
+    exempt: Collection[str] = frozenset()
+    tools: Mapping[str, ToolThreshold] = field(default_factory=dict)
+    kind: str = field(default="near_repeat", init=False, repr=False)
+    _limits: dict[str, int | None] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        need_int("near_repeat", "threshold", self.threshold)
+        need_int("near_repeat", "window", self.window, self.threshold)
+        object.__setattr__(self, "exempt", frozen_names(self.exempt))
+        object.__setattr__(self, "tools", dict(self.tools))
+        object.__setattr__(self, "_limits", tool_limits("near_repeat", self.threshold, self.tools))
+
+    def __hash__(self) -> int:
+        return hash((self.threshold, self.window, self.exempt, tuple(sorted(self.tools.items()))))
+
+    def trips(self, tool: str, count: int) -> bool:
+        """Whether ``count`` same-shape calls reach the threshold that applies to ``tool``."""
+        limit = self._limits.get(tool, self.threshold)
+        return limit is not None and count >= limit
+
+    @property
+    def history_needed(self) -> int:
+        """Past actions this detector needs to see."""
+        return self.window
+
+    def check(self, history: History, now: datetime) -> Anomaly | None:
+        """Whether the newest action's shape reaches N in the window with varying calls."""
+        last = history.last
+        if last is None or last.tool in self.exempt:
+            return None
+        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        same = [a for a in seq if a.shape == last.shape]
+        exact = sum(1 for a in same if (a.fingerprint, a.result) == (last.fingerprint, last.result))
+        if not self.trips(last.tool, len(same)) or exact == len(same):
+            return None
+        return self._report(last, len(same), history.tick, now)
+
+    def tracker(self, history: History) -> ActionTracker:
+        """An incremental ``check`` seeded from ``history``."""
+        return NearRepeatTracker(self, history)
+
+    def _report(self, action: ActionView, count: int, tick: int, at: datetime) -> Anomaly:
+        return make_anomaly(
+            "near_repeat",
+            f"{count} of the last {self.window} actions were the same call with only numbers, dates "
+            f"or ids changed ({mask(action.summary)}); last: {action.summary}",
+            tick=tick,
+            at=at,
+            action=action,
+            evidence={
+                "count": count,
+                "window": self.window,
+                # The threshold that applied: a tool's own from [detectors.repeat] tools, if higher.
+                "threshold": self._limits.get(action.tool) or self.threshold,
+                "call": action.summary,
+                "shape": mask(action.summary),
+                # The masked shape, not the call: the same for every call of the run, so the
+                # policy sees the agent keep at it after it was told to stop.
+                "avoid": f"more calls like {mask(action.summary)} with other numbers",
+            },
+        )
+
+
+class NearRepeatTracker(StepTracker):
+    """Shape counts over the window; the exact calls are looked at only when a shape reaches N."""
+
+    __slots__ = ("_counts", "_det", "_exempt", "_min", "_recent", "_window")
+
+    def __init__(self, det: NearRepeat, history: History) -> None:
+        self._det = det
+        self._exempt = det.exempt
+        self._window = det.window
+        # No tool's threshold is below the detector's: fewer same shapes never trip.
+        self._min = det.threshold
+        # (shape, action) per position: the action's call and result are read only when its
+        # shape reaches N, so most steps build no key but the shape.
+        self._recent: deque[tuple[str | None, ActionView]] = deque()
+        self._counts: dict[str | None, int] = {}
+        self.seed(tail_of(history.actions, det.window, det.exempt))
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
+        if tool in self._exempt:
+            return None
+        shape = action.shape
+        recent = self._recent
+        counts = self._counts
+        if len(recent) == self._window:
+            old = recent.popleft()[0]
+            left = counts[old] - 1
+            if left:
+                counts[old] = left
+            else:
+                del counts[old]
+        recent.append((shape, action))
+        count = counts[shape] = counts.get(shape, 0) + 1
+        if not report or count < self._min or not self._det.trips(tool, count):
+            return None
+        # Rare: is there more than one call+result among this shape's? (one is a repeat)
+        result = action.result
+        if all(a.fingerprint == fp and a.result == result for s, a in recent if s == shape):
+            return None
+        return self._det._report(action, count, action.tick, action.at)

@@ -1,0 +1,175 @@
+"""``recurring``: the same call keeps giving the same result, or many calls the same output.
+
+Output-aware and not back to back: edit -> run the same test -> the same
+failure, over and over with a different edit each time, never repeats
+consecutively, yet the run's result says nothing moved. Two keys count,
+over the last W actions:
+
+* the call's masked shape plus its result (a poll whose arguments carry a
+  timestamp, a test rerun after each edit); for a result of at most
+  ``min_chars`` characters the exact call instead of its shape (edits
+  that print nothing differ only in what they change, numbers included);
+* the tool plus its output, whatever the arguments, for outputs longer than
+  ``min_chars`` (paraphrased searches landing on the same page).
+
+Failed actions are left to ``recurring_error``; actions without an output
+are not counted.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Collection, Hashable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ...config.file import ToolThreshold
+from ...core.models import Anomaly
+from .contract import (
+    ActionTracker,
+    ActionView,
+    History,
+    StepTracker,
+    frozen_names,
+    make_anomaly,
+    need_int,
+    tail_of,
+    tool_limits,
+)
+from .fingerprints import pattern
+
+__all__ = ["Recurring", "RecurringTracker"]
+
+
+def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
+    """(call+result key, output key) of an action; None where it has none."""
+    result = action.result
+    length = action.output_len
+    if result is None or action.error is not None or length is None:
+        return None, None
+    if length > min_chars:
+        return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}"
+    # A short or empty answer says nothing about which page or which edit this was:
+    # only the exact call counts as the same again (a patch re-applied, a poll unchanged).
+    return action.fingerprint + result, None
+
+
+@dataclass(frozen=True)
+class Recurring:
+    """``recurring``: the newest call+result (or long output) occurs N times in the last W actions."""
+
+    threshold: int = 5
+    window: int = 30
+    min_chars: int = 10
+    exempt: Collection[str] = frozenset()
+    tools: Mapping[str, ToolThreshold] = field(default_factory=dict)
+    kind: str = field(default="recurring", init=False, repr=False)
+    _limits: dict[str, int | None] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        need_int("recurring", "threshold", self.threshold)
+        need_int("recurring", "window", self.window, self.threshold)
+        need_int("recurring", "min_chars", self.min_chars)
+        object.__setattr__(self, "exempt", frozen_names(self.exempt))
+        object.__setattr__(self, "tools", dict(self.tools))
+        object.__setattr__(self, "_limits", tool_limits("recurring", self.threshold, self.tools))
+
+    def __hash__(self) -> int:
+        return hash(
+            (self.threshold, self.window, self.min_chars, self.exempt, tuple(sorted(self.tools.items())))
+        )
+
+    @property
+    def history_needed(self) -> int:
+        """Past actions this detector needs to see."""
+        return self.window
+
+    def check(self, history: History, now: datetime) -> Anomaly | None:
+        """Whether the newest action's result brings its key to N in the window."""
+        last = history.last
+        if last is None or last.tool in self.exempt:
+            return None
+        call, output = _keys(last, self.min_chars)
+        if call is None:
+            return None
+        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        keys = [_keys(a, self.min_chars) for a in seq]
+        calls = sum(1 for c, _ in keys if c == call)
+        outputs = sum(1 for _, o in keys if o is not None and o == output)
+        return self._report(last, calls, outputs, history.tick, now)
+
+    def tracker(self, history: History) -> ActionTracker:
+        """An incremental ``check`` seeded from ``history``."""
+        return RecurringTracker(self, history)
+
+    def _report(
+        self, action: ActionView, calls: int, outputs: int, tick: int, at: datetime
+    ) -> Anomaly | None:
+        limit = self._limits.get(action.tool, self.threshold)
+        if limit is None:
+            return None
+        # Matched on the shape (numbers masked) when the output is long enough: name that pattern.
+        shaped = pattern(action.summary) if action.output_len and action.output_len > self.min_chars else None
+        if calls >= limit:
+            message = (
+                f"{shaped or action.summary} gave the same result {calls} times in the last "
+                f"{self.window} actions (numbers, dates and ids masked): what was done between the calls "
+                "changed nothing it shows"
+            )
+            evidence = {"count": calls, "call": action.summary, "same": "call and result"}
+        elif outputs >= limit:
+            message = (
+                f"{outputs} calls to {action.tool} in the last {self.window} actions returned "
+                f"the same output; last: {action.summary}"
+            )
+            evidence = {"count": outputs, "call": action.summary, "same": "output"}
+        else:
+            return None
+        evidence.update(window=self.window, threshold=limit, avoid=shaped or action.summary)
+        return make_anomaly("recurring", message, tick=tick, at=at, action=action, evidence=evidence)
+
+
+class RecurringTracker(StepTracker):
+    """Counts of call+result and output keys over the window, one deque of both per position."""
+
+    __slots__ = ("_counts", "_det", "_exempt", "_min", "_min_chars", "_recent", "_window")
+
+    def __init__(self, det: Recurring, history: History) -> None:
+        self._det = det
+        self._exempt = det.exempt
+        self._min_chars = det.min_chars
+        self._min = det.threshold  # no tool's threshold is below it
+        self._window = det.window
+        self._recent: deque[tuple[Hashable, Hashable]] = deque()
+        # Both kinds of key in one dict: a call key starts with a shape or fingerprint
+        # (hex), an output key with "\x00", so they never meet.
+        self._counts: dict[Hashable, int] = {}
+        self.seed(tail_of(history.actions, det.window, det.exempt))
+
+    def step(
+        self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
+        if tool in self._exempt:
+            return None
+        keys = _keys(action, self._min_chars)
+        call, output = keys
+        recent = self._recent
+        counts = self._counts
+        if len(recent) == self._window:
+            for old in recent.popleft():
+                if old is not None:
+                    left = counts[old] - 1
+                    if left:
+                        counts[old] = left
+                    else:
+                        del counts[old]
+        recent.append(keys)
+        calls = outputs = 0
+        if call is not None:
+            calls = counts[call] = counts.get(call, 0) + 1
+        if output is not None:
+            outputs = counts[output] = counts.get(output, 0) + 1
+        if not report or (calls < self._min and outputs < self._min):
+            return None
+        return self._det._report(action, calls, outputs, action.tick, action.at)

@@ -1,0 +1,187 @@
+"""``repeat``: the same call with the same result, N times in a row.
+
+Output-aware: a poll or a "scroll down" whose answer moves on is not a
+repeat (that is ``near_repeat``'s business once it goes on and on); the
+same call answered the same way again is, and so is the same call failing
+again, whatever the error says. An action that reports no output repeats
+on its call alone, as do records saved before results were kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ...config.file import ToolThreshold
+from ...core.models import Anomaly
+from .contract import (
+    ActionTracker,
+    ActionView,
+    History,
+    StepTracker,
+    frozen_names,
+    make_anomaly,
+    need_int,
+    times,
+)
+
+__all__ = ["Repeat", "RepeatTracker"]
+
+
+def _key(fingerprint: str, result: str | None, error: str | None) -> str:
+    """The call and its result as one key: the call alone when there is no result, and a
+    failure of the call whatever its message (the same call failing again is a repeat)."""
+    if error is not None:
+        return f"{fingerprint}\x00!"
+    return fingerprint if result is None else f"{fingerprint}\x00{result}"
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """``repeat``: the last N actions are one call with one result (N per tool, or ``"off"``)."""
+
+    threshold: int = 3
+    tools: Mapping[str, ToolThreshold] = field(default_factory=dict)
+    exempt: Collection[str] = frozenset()
+    polling: Collection[str] = frozenset()
+    kind: str = field(default="repeat", init=False, repr=False)
+    _limits: dict[str, int] = field(init=False, repr=False, compare=False)
+    _skip: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        need_int("repeat", "threshold", self.threshold)
+        limits: dict[str, int] = {}
+        off = set()
+        for tool, value in dict(self.tools).items():
+            if value == "off":
+                off.add(tool)
+            else:
+                need_int("repeat", f"tools.{tool}", value)
+                limits[tool] = int(value)
+        object.__setattr__(self, "tools", dict(self.tools))
+        object.__setattr__(self, "exempt", frozen_names(self.exempt))
+        object.__setattr__(self, "polling", frozen_names(self.polling))
+        object.__setattr__(self, "_limits", limits)
+        object.__setattr__(self, "_skip", frozenset(self.exempt) | off)
+
+    def __hash__(self) -> int:
+        return hash((self.threshold, tuple(sorted(self.tools.items())), self.exempt, self.polling))
+
+    @property
+    def history_needed(self) -> int:
+        """Past actions this detector needs to see."""
+        return max([self.threshold, *self._limits.values()])
+
+    def threshold_for(self, tool: str) -> int | None:
+        """The threshold that applies to ``tool``; None when the tool is off or exempt."""
+        if tool in self._skip:
+            return None
+        return self._limits.get(tool, self.threshold)
+
+    def check(self, history: History, now: datetime) -> Anomaly | None:
+        """Whether the newest action completes a run of N identical calls with identical results."""
+        last = history.last
+        if last is None or (limit := self.threshold_for(last.tool)) is None:
+            return None
+        newest = _key(last.fingerprint, last.result, last.error)
+        run = 0
+        for action in reversed(history.actions):
+            if action.tool in self._skip:
+                continue
+            if _key(action.fingerprint, action.result, action.error) != newest:
+                break
+            run += 1
+        return self._report(last, run, history.tick, now) if run >= limit else None
+
+    def tracker(self, history: History) -> ActionTracker:
+        """An incremental ``check`` seeded from ``history``."""
+        return RepeatTracker(self, history)
+
+    def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
+        limit = self.threshold_for(action.tool)
+        if action.error is not None:
+            same = "the same arguments, failing each time"
+        elif action.result is None:
+            same = "the same arguments"
+        else:
+            same = "the same arguments and the same result"
+        return make_anomaly(
+            "repeat",
+            f"{action.summary} was called {times(run)} in a row with {same} (limit {limit})",
+            tick=tick,
+            at=at,
+            action=action,
+            evidence={
+                "count": run,
+                "threshold": limit,
+                "call": action.summary,
+                "fingerprint": action.fingerprint,
+                "avoid": action.summary,
+            },
+        )
+
+
+class RepeatTracker(StepTracker):
+    """Run length of the newest call+result key."""
+
+    __slots__ = ("_det", "_floor", "_fp", "_limits", "_run", "_skip", "_threshold")
+
+    def __init__(self, det: Repeat, history: History) -> None:
+        # The detector's settings copied into slots: push runs for every recorded action.
+        self._det = det
+        self._skip = det._skip
+        self._limits = det._limits
+        self._threshold = det.threshold
+        # No run shorter than the lowest threshold trips: most pushes need no per-tool lookup.
+        self._floor = min([det.threshold, *det._limits.values()])
+        # Seeded from the newest end: only the current run matters, not the whole history.
+        fp: str | None = None
+        run = 0
+        for action in reversed(history.actions):
+            if action.tool in self._skip:
+                continue
+            key = _key(action.fingerprint, action.result, action.error)
+            if fp is None:
+                fp = key
+            elif key != fp:
+                break
+            run += 1
+        self._fp = fp if fp is not None else ""
+        self._run = run
+
+    def step(
+        self,
+        action: ActionView,
+        tool: str,
+        fp: str,
+        length: int | None,
+        error: str | None,
+        report: bool,
+    ) -> Anomaly | None:
+        """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
+        if tool in self._skip:
+            return None
+        key = _key(fp, action.result, error)
+        if key == self._fp:
+            run = self._run = self._run + 1
+        else:
+            self._fp = key
+            self._run = 1
+            if self._floor > 1:
+                return None
+            run = 1
+        if not report or run < self._floor or run < self._limits.get(tool, self._threshold):
+            return None
+        return self._det._report(action, run, action.tick, action.at)
+
+    def slide(self, kept: Sequence[ActionView]) -> bool:
+        """Become what a tracker seeded from ``kept``, the end of what it took, would be; False: it cannot.
+
+        A run longer than ``kept`` covers all of it: seeded from it, the run
+        would be that long. With skipped tools the run counts only some of them.
+        """
+        if self._skip:
+            return False
+        self._run = min(self._run, len(kept))
+        return True

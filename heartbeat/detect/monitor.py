@@ -1,0 +1,450 @@
+"""The detectors as an agent uses them: fed action by action, each anomaly kind once per heartbeat.
+
+:class:`Monitor` holds no scheduler and does no I/O. The runner seeds one
+from the persisted state at every tick (``history``, ``progress``,
+``actions_total``) and hands ``record`` to the step; a long-running agent
+can keep one for its whole life and call :meth:`Monitor.start_tick` at each
+heartbeat. Either way the detectors see the same bounded history, so a
+stall spread over many heartbeats (one call each) is still a stall.
+
+Per recorded action the built-in detectors cost a few dictionary updates
+(their incremental trackers); a custom detector without a tracker is handed
+a :class:`~heartbeat.detect.detectors.History` of the bounded history instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, NamedTuple, cast
+
+from ..config.file import DetectorsConfig
+from ..core.models import (
+    HISTORY_LIMIT,
+    PROGRESS_LIMIT,
+    TEXT_LIMIT,
+    ActionRecord,
+    Anomaly,
+    ProgressSample,
+    clip,
+)
+from .detectors import (
+    BUILT_IN,
+    LAZY_TRACKERS,
+    SLIDING_TRACKERS,
+    SPARSE_TRACKERS,
+    STEP_TRACKERS,
+    ActionView,
+    BuiltinStep,
+    Cycle,
+    Detector,
+    ErrorRate,
+    History,
+    Loop,
+    NearRepeat,
+    Recurring,
+    RecurringError,
+    as_detector,
+    build_detectors,
+)
+from .detectors.contract import FIELDS, construct, new_model, set_dict, set_extra, set_fields_set, set_private
+from .detectors.fingerprints import action_keys
+
+_RECORD_FIELDS = FIELDS[ActionRecord]
+# The built-in trackers that look at nothing but their last ``window`` actions.
+_WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
+_INF = math.inf
+
+__all__ = ["Monitor"]
+
+
+def _need_aware(now: datetime) -> None:
+    if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError(f"now must be a timezone-aware datetime, not {now!r}")
+
+
+def _always_report(push: Callable[[Any], Anomaly | None]) -> Callable[[Any, bool], Anomaly | None]:
+    """A custom tracker's push, called like a built-in one (it always builds its anomaly)."""
+
+    def call(entry: Any, report: bool) -> Anomaly | None:
+        return push(entry)
+
+    return call
+
+
+def _as_step(push: Callable[[ActionRecord], Anomaly | None]) -> BuiltinStep:
+    """A custom action tracker's push, called like a built-in tracker's step."""
+
+    def call(
+        action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
+    ) -> Anomaly | None:
+        # A Monitor with a custom detector records real ActionRecords (see _Action).
+        return push(cast(ActionRecord, action))
+
+    return call
+
+
+class _Action(NamedTuple):
+    """A recorded action, before it is needed as an :class:`ActionRecord`.
+
+    The same fields in the same order. While every detector is a built-in one
+    (they read only these attributes), the Monitor records these: a tuple costs
+    a fraction of a pydantic model, and the model is built when the history is
+    read (the runner reads it once per tick, the detector benchmark and replay
+    never). A custom detector gets real ActionRecords from the start.
+    """
+
+    index: int  # type: ignore[assignment]  # shadows tuple.index, as ActionRecord needs
+    tick: int
+    at: datetime
+    tool: str
+    fingerprint: str
+    summary: str
+    output_len: int | None
+    error: str | None
+    cost: float
+    shape: str | None
+    result: str | None
+
+
+_new_tuple = tuple.__new__
+_RECORD_KEYS = _Action._fields
+
+
+def _record(action: ActionRecord | _Action) -> ActionRecord:
+    """``action`` as an ActionRecord (built without validation: its fields were checked)."""
+    if action.__class__ is not _Action:
+        return cast(ActionRecord, action)
+    return construct(ActionRecord, dict(zip(_RECORD_KEYS, action, strict=True)))
+
+
+def _cost(cost: object) -> float:
+    """``cost`` as a float, or ValueError when it is not a finite number >= 0."""
+    if isinstance(cost, bool) or not isinstance(cost, int | float) or not 0 <= cost < math.inf:
+        raise ValueError(f"cost must be a finite number >= 0, not {cost!r}")
+    return float(cost)
+
+
+class Monitor:
+    """Runs the stuck detectors over an agent's actions and progress as they are recorded.
+
+    ``config`` gives the volatile arguments, polling tools and exempt tools
+    used to fingerprint actions, and (unless ``detectors`` is given) the
+    detectors themselves. ``history``, ``progress`` and ``actions_total``
+    seed it from a persisted state; ``history_limit`` bounds the kept
+    history (default: the larger of ``models.HISTORY_LIMIT`` and what the
+    detectors need).
+    """
+
+    def __init__(
+        self,
+        config: DetectorsConfig | None = None,
+        *,
+        detectors: Sequence[Detector | Callable[[History, datetime], Anomaly | None]] | None = None,
+        history: Iterable[ActionRecord] = (),
+        progress: Iterable[ProgressSample] = (),
+        actions_total: int = 0,
+        tick: int = 0,
+        history_limit: int | None = None,
+        search_path: Path | None = None,
+    ) -> None:
+        cfg = config if config is not None else DetectorsConfig()
+        self.config = cfg
+        self._volatile = frozenset(cfg.volatile_args)
+        self._polling = frozenset(cfg.polling)
+        self._exempt = frozenset(cfg.exempt)
+        found: list[Detector] = (
+            build_detectors(cfg, search_path=search_path)
+            if detectors is None
+            else [as_detector(d) for d in detectors]
+        )
+        self.detectors: tuple[Detector, ...] = tuple(found)
+        scopes = [getattr(d, "scope", "action") for d in found]
+        needs = [_needs(d) for d in found]
+        if history_limit is None:
+            history_limit = max(HISTORY_LIMIT, cfg.history_needed(), *needs)
+        if history_limit < 1:
+            raise ValueError(f"history_limit must be >= 1, not {history_limit}")
+        self.history_limit = history_limit
+        self.progress_limit = max(
+            PROGRESS_LIMIT,
+            cfg.no_progress.samples,
+            *(n for n, scope in zip(needs, scopes, strict=True) if scope == "progress"),
+        )
+        self._history: deque[ActionRecord | _Action] = deque(history, maxlen=history_limit)
+        self._progress: deque[ProgressSample] = deque(progress, maxlen=self.progress_limit)
+        last_index = self._history[-1].index if self._history else 0
+        self.actions_total = max(actions_total, last_index)
+        self.tick = tick
+        self.tick_anomalies: list[Anomaly] = []
+        self._reported: set[str] = set()
+
+        # (detector, kind, step(action, tool, fp, output_len, error, report), errors only): see
+        # BuiltinStep. A tracker that looks at failed actions alone (error_rate, recurring_error)
+        # is stepped for those only when it can count the others from their indices.
+        self._steps: list[tuple[Detector, str, BuiltinStep, bool]] = []
+        # Derived from _steps by _split: what a failed action and what another one goes through.
+        self._error_steps: list[tuple[Detector, str, BuiltinStep]] = []
+        self._action_steps: list[tuple[Detector, str, BuiltinStep]] = []
+        # (detector, kind, push(sample, report)): with report=False a built-in tracker moves
+        # on but builds no Anomaly, for a kind already reported this tick.
+        self._progress_push: list[tuple[Detector, str, Callable[[Any, bool], Anomaly | None]]] = []
+        self._action_checks: list[Detector] = []
+        self._progress_checks: list[Detector] = []
+        # (on progress, where in its list, detector, tracker) of each tracker start_tick(reseed=True)
+        # must bring in line with the kept history: all but the built-in windowed ones whose window
+        # it holds in full (no exempt tool, history_limit >= window): they answer as re-seeded ones.
+        self._reseed: list[tuple[bool, int, Detector, Any]] = []
+        self._missed = False  # a record raised part way: the next reseed seeds every tracker anew
+        seed = History(self._visible(), tuple(self._progress), tick)
+        for det, scope in zip(found, scopes, strict=True):
+            on_progress = scope == "progress"
+            make = getattr(det, "tracker", None)
+            if not callable(make):
+                (self._progress_checks if on_progress else self._action_checks).append(det)
+                continue
+            entries: list[Any] = self._progress_push if on_progress else self._steps
+            entry, tracker = self._track(det, seed, on_progress)
+            entries.append(entry)
+            exact = (
+                type(det) in _WINDOWED  # a subclass may track differently
+                and not self._exempt
+                and not cast(Any, det).exempt
+                and history_limit >= cast(Any, det).window
+            )
+            if not exact:
+                self._reseed.append((on_progress, len(entries) - 1, det, tracker))
+        self._split()
+        # Light records (_Action) only while every detector is a built-in tracker.
+        self._light = (
+            not self._action_checks
+            and not self._progress_checks
+            and all(type(det) in BUILT_IN for det in found)
+        )
+
+    def _track(self, det: Detector, seed: History, on_progress: bool) -> tuple[tuple[Any, ...], Any]:
+        """A fresh tracker seeded from ``seed``: its (det, kind, push) or (det, kind, step, errors only)."""
+        # An ActionTracker or ProgressTracker; the built-in ones also take report.
+        tracker: Any = det.tracker(seed)  # type: ignore[attr-defined]
+        if on_progress:
+            push = tracker.push if type(tracker) in LAZY_TRACKERS else _always_report(tracker.push)
+            return (det, det.kind, push), tracker
+        if type(tracker) not in STEP_TRACKERS:
+            return (det, det.kind, _as_step(tracker.push), False), tracker
+        # Every action gets the next index only when none is exempt (record skips those).
+        sparse = (
+            not self._exempt and type(tracker) in SPARSE_TRACKERS and tracker.errors_only(self.actions_total)
+        )
+        return (det, det.kind, tracker.step, sparse), tracker
+
+    def _split(self) -> None:
+        """The step lists record runs, from ``_steps`` (in detector order: the first anomaly wins)."""
+        self._error_steps = [(det, kind, step) for det, kind, step, _ in self._steps]
+        self._action_steps = [(det, kind, step) for det, kind, step, sparse in self._steps if not sparse]
+
+    def __repr__(self) -> str:
+        kinds = ", ".join(d.kind for d in self.detectors)
+        return (
+            f"Monitor(tick={self.tick}, actions_total={self.actions_total}, "
+            f"history={len(self._history)}/{self.history_limit}, detectors=[{kinds}])"
+        )
+
+    @property
+    def history(self) -> list[ActionRecord]:
+        """The kept actions, oldest first (a copy, at most ``history_limit``)."""
+        history = self._history
+        if self._light:  # it may hold _Action tuples: build them now, once
+            # Only the newest can be tuples: each read builds all there are, and records append.
+            at = len(history)
+            while at and history[at - 1].__class__ is _Action:
+                at -= 1
+            for i in range(at, len(history)):
+                history[i] = _record(history[i])
+        return cast(list[ActionRecord], list(history))
+
+    @property
+    def progress(self) -> list[ProgressSample]:
+        """The kept progress samples, oldest first (a copy, at most ``progress_limit``)."""
+        return list(self._progress)
+
+    def start_tick(self, tick: int, *, reseed: bool = False) -> None:
+        """Begin heartbeat ``tick``: each anomaly kind may be reported once again.
+
+        With ``reseed`` the detectors also start over from the kept history, as
+        a Monitor built from the state saved after the last heartbeat would
+        (what the runner does at every tick; replay uses it to answer exactly
+        as a live run). Without it they carry on: a run of repeats may then be
+        counted past the kept history.
+        """
+        self.tick = tick
+        self._reported = set()
+        self.tick_anomalies = []
+        if not (reseed and self._reseed):
+            return
+        actions = self._visible()
+        seed = None
+        missed, self._missed = self._missed, False
+        for i, (on_progress, at, det, tracker) in enumerate(self._reseed):
+            kept = self._progress if on_progress else actions  # a sliding tracker forgets the rest
+            if not missed and type(tracker) in SLIDING_TRACKERS and tracker.slide(kept):
+                continue
+            seed = seed or History(actions, tuple(self._progress), tick)
+            entries: list[Any] = self._progress_push if on_progress else self._steps
+            entries[at], tracker = self._track(det, seed, on_progress)
+            self._reseed[i] = (on_progress, at, det, tracker)
+        if seed is not None:
+            self._split()
+
+    def record(
+        self,
+        tool: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        output: str | None = None,
+        error: str | None = None,
+        cost: float = 0.0,
+        now: datetime,
+    ) -> Anomaly | None:
+        """Record one action and run the action detectors on it.
+
+        Returns the first anomaly this action tripped whose kind was not yet
+        reported in this tick, else None. An empty ``error`` text counts as
+        no error.
+        """
+        # Exact-type tests first: this runs for every action, and isinstance costs more.
+        if (tool.__class__ is not str and not isinstance(tool, str)) or not tool:
+            raise TypeError(f"tool must be a non-empty str, not {tool!r}")
+        if cost.__class__ is not float or not 0.0 <= cost < _INF:
+            cost = _cost(cost)
+        if now.__class__ is not datetime or now.tzinfo is None:
+            _need_aware(now)
+        if output is not None and output.__class__ is not str:
+            output = str(output)
+        if error is not None and error.__class__ is not str:
+            error = str(error)
+        if not error:
+            error = None
+        fp, shape, result, summary, length = action_keys(
+            tool, args, output, error, self._volatile, tool in self._polling
+        )
+        index = self.actions_total = self.actions_total + 1
+        if error is not None and len(error) > TEXT_LIMIT:
+            error = clip(error)
+        record: ActionRecord | _Action
+        if self._light:
+            record = _new_tuple(
+                _Action, (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result)
+            )
+        else:
+            record = new_model(ActionRecord)
+            set_dict(
+                record,
+                {
+                    "index": index,
+                    "tick": self.tick,
+                    "at": now,
+                    "tool": tool,
+                    "fingerprint": fp,
+                    "summary": summary,
+                    "output_len": length,
+                    "error": error,
+                    "cost": cost,
+                    "shape": shape,
+                    "result": result,
+                },
+            )
+            set_fields_set(record, set(_RECORD_FIELDS))  # its own: model_copy(update=...) adds to it
+            set_extra(record, None)
+            set_private(record, None)
+        self._history.append(record)
+        if self._exempt and tool in self._exempt:
+            return None
+        first: Anomaly | None = None
+        reported = self._reported
+        steps = self._action_steps if error is None else self._error_steps
+        try:
+            if reported:
+                for det, kind, step in steps:
+                    found = step(record, tool, fp, length, error, kind not in reported)
+                    if found is not None and (kept := self._keep(det, found)) and first is None:
+                        first = kept
+            else:  # nothing reported yet this tick, the common case: no kind to look up
+                for det, _, step in steps:
+                    found = step(record, tool, fp, length, error, True)
+                    if found is not None and (kept := self._keep(det, found)) and first is None:
+                        first = kept
+        except BaseException:
+            self._missed = True  # the trackers after the one that raised did not take the action
+            raise
+        if self._action_checks:
+            first = self._run_checks(self._action_checks, now, first)
+        return first
+
+    def add_progress(self, value: float | None, *, now: datetime, error: str | None = None) -> Anomaly | None:
+        """Record a progress sample (None: not measured) and run ``no_progress`` on a measured one."""
+        _need_aware(now)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise ValueError(f"progress must be a finite number or None, not {value!r}")
+            value = float(value)
+        if error is not None and error.__class__ is not str:
+            error = str(error)
+        # Every field checked above: built like the action records, without validation.
+        sample = construct(
+            ProgressSample, {"tick": self.tick, "at": now, "value": value, "error": clip(error)}
+        )
+        self._progress.append(sample)
+        if value is None:
+            return None
+        first: Anomaly | None = None
+        try:
+            for det, kind, push in self._progress_push:
+                found = push(sample, kind not in self._reported)
+                if found is not None and (kept := self._keep(det, found)) and first is None:
+                    first = kept
+        except BaseException:
+            self._missed = True
+            raise
+        if self._progress_checks:
+            first = self._run_checks(self._progress_checks, now, first)
+        return first
+
+    def _visible(self) -> tuple[ActionRecord, ...]:
+        """The kept actions the detectors look at (exempt tools left out).
+
+        Light records among them only while every detector is a built-in one
+        (see _Action), which reads nothing an ActionRecord has that they lack.
+        """
+        if not self._exempt:
+            return cast(tuple[ActionRecord, ...], tuple(self._history))
+        return cast(tuple[ActionRecord, ...], tuple(a for a in self._history if a.tool not in self._exempt))
+
+    def _run_checks(
+        self, detectors: Sequence[Detector], now: datetime, first: Anomaly | None
+    ) -> Anomaly | None:
+        """Run detectors that have no tracker on the whole kept history."""
+        history = History(self._visible(), tuple(self._progress), self.tick)
+        for det in detectors:
+            found = det.check(history, now)
+            if found is not None and (kept := self._keep(det, found)) and first is None:
+                first = kept
+        return first
+
+    def _keep(self, det: Detector, found: object) -> Anomaly | None:
+        """Keep an anomaly unless its kind was already reported this tick."""
+        if not isinstance(found, Anomaly):
+            raise TypeError(f"detector {det!r} returned {found!r}, not an Anomaly or None")
+        if found.kind in self._reported:
+            return None
+        self._reported.add(found.kind)
+        self.tick_anomalies.append(found)
+        return found
+
+
+def _needs(det: object) -> int:
+    """How much history a detector says it needs (0 when it does not say)."""
+    needed = getattr(det, "history_needed", 0)
+    return needed if isinstance(needed, int) and not isinstance(needed, bool) else 0

@@ -1,0 +1,174 @@
+"""OpenTelemetry: the GenAI tool spans of any instrumented agent, fed to heartbeat's detectors live.
+
+:class:`ToolSpanProcessor` is an SDK ``SpanProcessor``. Add it to the
+``TracerProvider`` the agent's framework reports to, and each ended
+``execute_tool`` span (OpenTelemetry GenAI semantic conventions: tool name,
+call arguments, result, error status) is recorded as an action into
+
+- a :class:`~heartbeat.detect.monitor.Monitor` (in memory: detectors only), or
+- a :class:`~heartbeat.integrations.session.Session`, or the path of a state folder or
+  of a ``heartbeat.toml`` (an agent's state folder:
+  ``state.json``, journal, policy, KILL and escalation, so ``heartbeat
+  status``/``log``/``resume`` work on it).
+
+One trace (one agent run) is one heartbeat: when a span of a new trace
+ends, the Monitor starts its next tick and the Session ends its open
+heartbeat. The span-to-action mapping is
+:func:`heartbeat.formats.otlp.tool_action`, the same one that reads an
+OTLP/JSON export for ``heartbeat replay``, so a live recording and a replay
+of its export find the same anomalies.
+
+With a Session, ending a span may wait a few milliseconds where a heartbeat
+opens or ends (longer when an escalation's notifiers are slow), as a
+``SimpleSpanProcessor`` waits for its exporter.
+
+Observe-only, by design: the SDK does not guard span processors, so an
+exception here would reach the agent's own code at ``span.end()``. Nothing
+raises out of this processor; a span that cannot be recorded is counted in
+:attr:`ToolSpanProcessor.failures` and logged. To stop or redirect an agent
+mid-run, use a framework adapter or ``heartbeat mcp-proxy``; here you get
+:attr:`ToolSpanProcessor.anomalies`, an ``on_anomaly`` callback and, with a
+Session, the policy's instructions and escalation.
+
+Install with ``pip install 'heartbeat-watchdog[otel]'``::
+
+    from opentelemetry.sdk.trace import TracerProvider
+    from heartbeat.integrations.otel import ToolSpanProcessor
+
+    provider = TracerProvider()
+    provider.add_span_processor(ToolSpanProcessor("state"))   # or a Session, or a Monitor
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+from opentelemetry.trace import StatusCode
+
+from ..core.models import Anomaly
+from ..detect.monitor import Monitor
+from ..formats.otlp import tool_action
+from .session import Session, Stopped
+
+__all__ = ["ToolSpanProcessor"]
+
+logger = logging.getLogger(__name__)
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_KEPT = 1000  # anomalies kept in memory (the state folder keeps its own, bounded)
+
+
+class ToolSpanProcessor(SpanProcessor):
+    """Record every ended GenAI ``execute_tool`` span into a Monitor or a Session; never raise."""
+
+    def __init__(
+        self,
+        target: Monitor | Session | str | Path,
+        *,
+        on_anomaly: Callable[[Anomaly, ReadableSpan], object] | None = None,
+        heartbeat_per_trace: bool = True,
+    ) -> None:
+        if isinstance(target, str | Path):  # a state folder, or a heartbeat.toml naming one
+            path = Path(target)
+            target = (
+                Session.from_files(path) if path.suffix == ".toml" else Session.from_files(state_dir=path)
+            )
+        if not isinstance(target, Monitor | Session):
+            raise TypeError(
+                f"target must be a heartbeat Monitor, Session or state folder, not {type(target).__name__}"
+            )
+        self.target: Monitor | Session = target
+        self.on_anomaly = on_anomaly
+        self.heartbeat_per_trace = heartbeat_per_trace
+        self.anomalies: deque[Anomaly] = deque(maxlen=_KEPT)
+        """The anomalies found so far, oldest first (the last 1,000)."""
+        self.recorded = 0
+        """Tool spans recorded."""
+        self.failures = 0
+        """Tool spans that could not be recorded (logged; the agent is never disturbed)."""
+        self.refused = 0
+        """Tool spans a Session did not take: KILL, or a human awaited (the agent is not disturbed)."""
+        self._trace: int | None = None
+        self._lock = threading.Lock()  # spans end on whatever thread the agent runs them
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        """Nothing to do when a span starts: a tool call is recorded when its span ends."""
+
+    def on_end(self, span: ReadableSpan) -> None:
+        """Record the span if it is a tool call; swallow (count and log) any failure."""
+        try:
+            self._record(span)
+        except Exception:  # the SDK does not guard processors: never let this reach the agent
+            self.failures += 1
+            logger.warning("heartbeat could not record span %r", getattr(span, "name", "?"), exc_info=True)
+
+    def shutdown(self) -> None:
+        """End a Session's open heartbeat (saved and journaled)."""
+        self.force_flush()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        """End a Session's open heartbeat now; True when nothing failed."""
+        if isinstance(self.target, Session):
+            try:
+                self.target.flush()
+            except Exception:
+                logger.warning("heartbeat could not save the open heartbeat", exc_info=True)
+                return False
+        return True
+
+    def _record(self, span: ReadableSpan) -> None:
+        attributes = span.attributes or {}
+        status = span.status
+        action = tool_action(
+            span.name,
+            attributes,
+            failed=status.status_code is StatusCode.ERROR,
+            status_message=status.description,
+            span_id=format(span.context.span_id, "016x") if span.context is not None else None,
+        )
+        if action is None:
+            return
+        trace = span.context.trace_id if span.context is not None else None
+        with self._lock:
+            try:
+                anomaly = self._record_action(action, trace, _time(span.end_time or span.start_time))
+            except Stopped as exc:
+                self.refused += 1
+                logger.info("heartbeat did not record %s: %s", action["tool"], exc)
+                return
+            self.recorded += 1
+            if anomaly is None:
+                return
+            self.anomalies.append(anomaly)
+        if self.on_anomaly is not None:
+            self.on_anomaly(anomaly, span)
+
+    def _record_action(self, action: dict[str, Any], trace: int | None, now: datetime) -> Anomaly | None:
+        target = self.target
+        new_trace = trace != self._trace
+        self._trace = trace
+        if isinstance(target, Monitor):
+            if self.heartbeat_per_trace and new_trace:
+                # As the runner and replay do at each heartbeat: the detectors start over from
+                # the kept history, and each anomaly kind may be reported once again.
+                target.start_tick(target.tick + 1, reseed=True)
+            return target.record(
+                action["tool"], action["args"], output=action["output"], error=action["error"], now=now
+            )
+        if self.heartbeat_per_trace and new_trace and target.is_open:
+            target.flush()
+        # Stopped (KILL, a human awaited) is counted by the caller as refused.
+        return target.record(action["tool"], action["args"], output=action["output"], error=action["error"])
+
+
+def _time(nanoseconds: int | None) -> datetime:
+    """A span time (ns since the epoch) as an aware UTC datetime."""
+    return _EPOCH + timedelta(microseconds=(nanoseconds or 0) // 1000)

@@ -1,0 +1,437 @@
+"""A long-running process's handle on an agent's state folder: live calls, heartbeats by stretches.
+
+A scheduled agent is a new process at every heartbeat. An MCP proxy, an
+OpenTelemetry pipeline or a framework agent inside a server lives for hours
+and sees tool calls one at a time. :class:`Session` makes such a process an
+agent like any other: the same ``state.json``, journal, detectors, policy,
+budget, KILL file and escalation, so ``heartbeat status``, ``log``,
+``resume`` and ``kill`` work on it unchanged.
+
+How it works: a heartbeat is a *stretch* of live calls. The session runs an
+ordinary :meth:`heartbeat.tick.runner.Heartbeat.tick` in a worker thread whose
+step *is* the stretch: the tick takes the lock, loads the state, checks the
+status, the budget and the KILL file, and hands the step its
+:class:`~heartbeat.tick.context.StepContext`; each call the process records goes
+straight into that context's ``record`` (the detectors run at once, on the
+caller's thread); when the stretch ends the step returns and the tick goes
+on as every tick does: progress, policy, recovery or escalation, save,
+notifications, journal. Nothing of the pipeline is copied here.
+
+A stretch ends (a heartbeat boundary) when
+
+- a recorded action trips a detector or the budget: the policy decides at
+  once, and :attr:`Session.instructions` holds the recovery text (or
+  :meth:`Session.check` says a human is now needed);
+- ``actions`` actions were recorded (50), or ``seconds`` passed since it
+  began (60): a heartbeat ends with a durable save of the state, which a
+  burst of calls pays once per ``actions``;
+- no call came for ``idle`` seconds (2): the lock is then free for ``heartbeat
+  pause``/``resume`` and ``state.json`` is current while the agent thinks
+  (with a model between the calls, a heartbeat is roughly one model turn);
+- the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`),
+  or :meth:`Session.flush`/:meth:`Session.close` is called.
+
+While a stretch is open the session holds the state folder's lock, as a
+running tick does: a ``heartbeat pause``/``resume`` of the same agent waits
+for it (up to 15 s), a ``heartbeat tick`` exits 5. Budgets count per
+stretch (``actions_per_tick``) and per day as usual; ``max_ticks`` counts
+stretches.
+
+API (the recorder mirrors :class:`~heartbeat.tick.context.StepContext`, so an
+adapter can take either)::
+
+    session = Session.from_files(state_dir="state")   # or Session(config, agent)
+    stop = session.check()          # before a call: None, or a Stop saying why not
+    if stop:                        # stop.kind: killed | needs_human | paused | locked | error
+        refuse(stop.message)
+    else:
+        text = call_the_tool()
+        anomaly = session.record("search", {"q": "x"}, output=text)  # error=..., cost=...
+        if anomaly:                 # the heartbeat ended and the policy decided
+            tell_the_model(session.instructions or anomaly.message)
+        note = session.take_note()  # a human's `heartbeat resume --note`, handed over once
+    session.killed                  # the KILL file, read from disk
+    session.stopped                 # a Stop known without opening a heartbeat (KILL, waiting), else None
+    session.last                    # the TickResult of the last finished heartbeat
+    session.close()                 # end the open heartbeat (saved, journaled); also done at exit
+
+``record`` raises :class:`Stopped` when no heartbeat can be opened (KILL,
+a human awaited, the lock busy): the call is then not in the state. Call
+``check`` first, right before the call, to know beforehand. The session is
+thread-safe; its methods block while a heartbeat is opened or finished (a
+few milliseconds; longer when an escalation's notifiers are slow).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+import time
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..config.file import AgentConfig, HeartbeatConfig
+from ..config.flags import config_with_overrides
+from ..core.models import Anomaly
+from ..tick.context import StepContext
+from ..tick.runner import Heartbeat, TickResult, utc_now
+from .stops import Stop, Stopped, stop_of
+
+if TYPE_CHECKING:
+    from ..detect.progress import ProgressMetric
+    from ..notify.notifiers import Notifier
+
+__all__ = ["Session", "Stop", "Stopped"]
+
+# How long to wait between two tries of a busy lock (another heartbeat of the same agent).
+_LOCK_POLL = 0.05
+# How often an open heartbeat looks at the KILL file while no call comes: it ends (saved)
+# within this, as a cooperative step does, well inside any watchdog's grace before abandoning.
+_KILL_POLL = 0.05
+
+# Sessions with a worker thread: at interpreter exit their open heartbeat is ended and saved
+# (the workers are daemon threads, so a forgotten close() never keeps a process alive).
+_LIVE: weakref.WeakSet[Session] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for session in list(_LIVE):
+        try:
+            session.close()
+        except Exception:  # exiting anyway: one agent's broken folder must not block the others
+            continue
+
+
+class Session:
+    """One agent's state folder, fed by live calls; see the module docstring for the protocol."""
+
+    def __init__(
+        self,
+        config: HeartbeatConfig,
+        agent: AgentConfig | None = None,
+        *,
+        actions: int = 50,
+        seconds: float = 60.0,
+        idle: float = 2.0,
+        lock_wait: float = 2.0,
+        progress: ProgressMetric | None = None,
+        notifiers: Sequence[Notifier] | None = None,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        if isinstance(actions, bool) or not isinstance(actions, int) or actions < 1:
+            raise ValueError(f"actions must be an int >= 1, not {actions!r}")
+        bounds = (("seconds", seconds, 0.001), ("idle", idle, 0.001), ("lock_wait", lock_wait, 0))
+        for name, value, low in bounds:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < 1e9:
+                raise ValueError(f"{name} must be a number of seconds >= {low}, not {value!r}")
+        self.actions, self.seconds, self.idle, self.lock_wait = (
+            actions,
+            float(seconds),
+            float(idle),
+            lock_wait,
+        )
+        self._hb = Heartbeat(
+            config, agent, step=self._stretch, progress=progress, notifiers=notifiers, clock=clock
+        )
+        self._cond = threading.Condition()
+        # One opener or collector of the worker at a time (re-entrant: opening collects first);
+        # never held while recording, so calls into an open heartbeat never wait for it.
+        self._opening = threading.RLock()
+        # Shared between the caller and the worker, under _cond:
+        self._ctx: StepContext | None = None  # the open stretch's context
+        self._ending = False  # the open stretch was told to end
+        self._result: TickResult | None = None  # the worker's finished tick, not yet collected
+        self._count = 0
+        self._began = self._last_call = 0.0
+        # Caller side:
+        self._thread: threading.Thread | None = None
+        self._waiting: Stop | None = None  # needs_human/paused, as seen at _waiting_mark
+        self._waiting_mark: tuple[int, int, int] | None = None
+        self._kill_seen = False
+        self._probing = False  # a tick run only to journal a KILL: its step must return at once
+        self._instructions: str | None = None
+        self._decided: str | None = None  # the instructions of the last decision this session saw
+        self._unseen: str | None = None  # instructions no caller has been handed yet
+        self.last: TickResult | None = None
+        """The TickResult of the last finished heartbeat (None before the first)."""
+
+    @classmethod
+    def from_files(
+        cls,
+        config: Path | str | None = None,
+        *,
+        state_dir: Path | str | None = None,
+        kill_file: Path | str | None = None,
+        agent: str | None = None,
+        **options: Any,
+    ) -> Session:
+        """A session as the CLI resolves it: ``heartbeat.toml`` (default ./heartbeat.toml), then flags."""
+        settings, picked = config_with_overrides(
+            config, state_dir=state_dir, kill_file=kill_file, agent=agent
+        )
+        return cls(settings, picked, **options)
+
+    # -- what the caller reads
+
+    @property
+    def heartbeat(self) -> Heartbeat:
+        """The agent's Heartbeat (its store, kill switch, config and name)."""
+        return self._hb
+
+    @property
+    def name(self) -> str:
+        """The agent's name."""
+        return self._hb.name
+
+    @property
+    def state_dir(self) -> Path:
+        """The agent's state folder."""
+        return self._hb.state_dir
+
+    @property
+    def kill_file(self) -> Path:
+        """The agent's KILL file."""
+        return self._hb.kill.path
+
+    @property
+    def killed(self) -> bool:
+        """True while the KILL file exists (read from disk every time)."""
+        return self._hb.kill.reason() is not None
+
+    @property
+    def instructions(self) -> str | None:
+        """The current instructions: the last decision's recovery text, or a human's resume note."""
+        return self._instructions
+
+    def take_note(self) -> str | None:
+        """Instructions the callers have not been handed yet, once: a human's ``resume --note``.
+
+        Recovery instructions of a decision this session saw are not notes
+        (the caller got them with the anomaly); after a restart, the pending
+        instructions of an earlier process are.
+        """
+        with self._cond:
+            note, self._unseen = self._unseen, None
+        return note
+
+    @property
+    def stopped(self) -> Stop | None:
+        """Why calls must not go on, as far as known without opening a heartbeat, else None.
+
+        The KILL file (read now), or the ``needs_human``/``paused`` status the
+        last heartbeat left while ``state.json`` has not changed since.
+        """
+        reason = self._hb.kill.reason()
+        if reason is not None:
+            return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
+        if self._waiting is not None and self._mark() == self._waiting_mark:
+            return self._waiting
+        return None
+
+    @property
+    def is_open(self) -> bool:
+        """Whether a heartbeat (a stretch of calls) is open now."""
+        with self._cond:
+            return self._ctx is not None and not self._ending
+
+    # -- the protocol
+
+    def check(self) -> Stop | None:
+        """Before a call: None when it may go ahead (a heartbeat is then open), else why not."""
+        reason = self._hb.kill.reason()
+        if reason is not None:
+            return self._on_kill(reason)
+        self._kill_seen = False
+        with self._cond:
+            if self._ctx is not None and not self._ending:
+                self._last_call = time.monotonic()
+                return None
+        return self._open()
+
+    def record(
+        self,
+        tool: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        output: str | None = None,
+        error: str | BaseException | None = None,
+        cost: float = 0.0,
+    ) -> Anomaly | None:
+        """Record one action; return the anomaly it tripped (the heartbeat then ends), else None.
+
+        Raises :class:`Stopped` when no heartbeat can be opened to hold it.
+        """
+        while True:
+            with self._cond:
+                ctx = self._ctx
+                if ctx is not None and not self._ending:
+                    hit = ctx.record(tool, args, output=output, error=error, cost=cost)
+                    self._count += 1
+                    self._last_call = time.monotonic()
+                    if hit is None and self._count < self.actions:
+                        return None
+                    self._ending = True
+                    self._cond.notify_all()
+                    break
+            stop = self.check()
+            if stop is not None:
+                raise Stopped(stop)
+        if hit is not None:  # the policy's answer is needed now: wait for the tick to decide
+            self._collect(wait=True)
+        return hit
+
+    def report_progress(self, value: float | None) -> None:
+        """Report this heartbeat's progress (used when no metric is configured); opens one if needed."""
+        if self.check() is not None:
+            return
+        with self._cond:
+            if self._ctx is not None:
+                self._ctx.report_progress(value)
+
+    def flush(self) -> TickResult | None:
+        """End the open heartbeat now and wait for it: saved, decided, journaled. Its result, else None."""
+        with self._cond:
+            if self._ctx is not None:
+                self._ending = True
+                self._cond.notify_all()
+        return self._collect(wait=True)
+
+    def close(self) -> TickResult | None:
+        """End the open heartbeat (as :meth:`flush`); the session may still be used afterwards."""
+        return self.flush()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "open" if self.is_open else "idle"
+        return f"Session({self.name!r}, {self.state_dir}, {state})"
+
+    # -- inside
+
+    def _stretch(self, ctx: StepContext) -> None:
+        """The step of the worker's tick: hand ``ctx`` to the callers until the stretch ends."""
+        if self._probing:
+            return
+        with self._cond:
+            self._ctx, self._ending, self._count = ctx, False, 0
+            self._began = self._last_call = time.monotonic()
+            self._instructions = ctx.instructions
+            if ctx.instructions is not None and ctx.instructions != self._decided:
+                self._unseen = ctx.instructions  # a human's resume note (or a decision made before us)
+            self._cond.notify_all()
+            try:
+                while not self._ending and not ctx.killed:
+                    now = time.monotonic()
+                    due = min(self._began + self.seconds, self._last_call + self.idle)
+                    if now >= due:
+                        break
+                    self._cond.wait(min(due - now, _KILL_POLL))
+            finally:
+                self._ending = True
+                self._ctx = None
+
+    def _work(self) -> None:
+        """The worker thread: one tick (never raises; a bug of ours becomes an error result)."""
+        try:
+            result = self._hb.tick()
+        except BaseException as exc:  # the callers wait for a result: they must always get one
+            result = TickResult(self.name, "error", 1, f"internal error: {type(exc).__name__}: {exc}")
+        with self._cond:
+            self._result = result
+            self._ctx = None
+            self._cond.notify_all()
+
+    def _collect(self, *, wait: bool) -> TickResult | None:
+        """Take the worker's finished tick (waiting for it with ``wait``) and learn from it."""
+        with self._opening:
+            thread = self._thread
+            if thread is None or (not wait and thread.is_alive()):
+                return None
+            thread.join()
+            with self._cond:
+                result, self._result = self._result, None
+            self._thread = None
+            if result is not None:
+                self._learn(result)
+            return result
+
+    def _learn(self, result: TickResult) -> None:
+        self.last = result
+        if result.decision is not None:
+            self._instructions = self._decided = result.decision.instructions
+            self._unseen = None
+        stop = stop_of(result)
+        if stop is not None and stop.kind in ("needs_human", "paused"):
+            self._waiting, self._waiting_mark = stop, self._mark()
+
+    def _open(self) -> Stop | None:
+        """Open a heartbeat: None once its step runs, else why the tick did not call it."""
+        with self._opening:
+            with self._cond:
+                if self._ctx is not None and not self._ending:
+                    return None  # another caller opened one meanwhile
+            self._collect(wait=True)  # the last tick holds the lock until it is saved
+            if self._waiting is not None:
+                if self._mark() == self._waiting_mark:
+                    return self._waiting  # nothing changed on disk: still waiting, no tick needed
+                self._waiting = None
+            deadline = time.monotonic() + self.lock_wait
+            while True:
+                thread = threading.Thread(target=self._work, name=f"heartbeat-{self.name}", daemon=True)
+                _LIVE.add(self)
+                with self._cond:
+                    self._result = None
+                    self._thread = thread
+                    thread.start()
+                    while self._ctx is None and self._result is None:
+                        self._cond.wait()
+                    if self._ctx is not None:
+                        return None
+                result = self._collect(wait=True)
+                stop = stop_of(result) if result is not None else None
+                if stop is None:  # its stretch ran and ended already (a very short idle): go ahead
+                    return None
+                if stop.kind == "locked" and time.monotonic() < deadline:
+                    time.sleep(_LOCK_POLL)
+                    continue
+                return stop
+
+    def _on_kill(self, reason: str) -> Stop:
+        """The KILL file is there: end the open heartbeat (the tick journals it), refuse the call."""
+        with self._cond:
+            was_open = self._ctx is not None and not self._ending
+            if was_open:
+                self._ending = True
+                self._cond.notify_all()
+        if was_open:
+            self._collect(wait=True)
+        elif not self._kill_seen:
+            with self._opening:
+                self._collect(wait=True)
+                if self.last is not None and self.last.outcome == "killed":
+                    self._kill_seen = True  # the heartbeat that saw it ended on it and journaled it
+                    return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
+                self._probing = True
+                try:
+                    self.last = self._hb.tick()  # journals the kill once; the step is not called
+                finally:
+                    self._probing = False
+        self._kill_seen = True
+        return Stop("killed", f"stopped by {self.kill_file}: {reason}", 3)
+
+    def _mark(self) -> tuple[int, int, int]:
+        """What changes when ``state.json`` is written (``resume``, ``pause``, a tick)."""
+        try:
+            info = os.stat(self._hb.store.state_path)
+        except OSError:
+            return (0, 0, 0)
+        return (info.st_ino, info.st_mtime_ns, info.st_size)

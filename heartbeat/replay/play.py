@@ -1,0 +1,220 @@
+"""Replay a recorded trace through the detectors and the policy, exactly as a live run would.
+
+A trace has one JSON object per heartbeat (the README's "Tuning with replay")::
+
+    {"progress": 0.25, "actions": [{"tool": "search", "args": {"q": "x"}, "output": "3 hits"}]}
+
+``progress`` may be null or absent; ``actions``, ``args``, ``output``,
+``error`` (and ``cost``) may be absent; an optional ``at`` (ISO 8601; UTC
+when it has no offset) gives the heartbeat's time, else a synthetic clock
+ticks from 2000-01-01T00:00Z by the configured interval (30 minutes when
+none). Keys the format does not define are ignored, so traces written by
+other tools replay as they are. Blank lines are skipped but counted, so a
+:class:`~heartbeat.base.errors.TraceError` names the line as an editor shows it.
+
+Each heartbeat runs like the runner's: a :class:`~heartbeat.detect.monitor.Monitor`
+seeded from the state the previous heartbeat left (bounded history,
+progress samples, action count), every action recorded, the progress sample
+added, then :func:`~heartbeat.core.policy.decide`. Budgets are not replayed. The
+replay stops after the heartbeat whose decision is ``escalate``. An ``at``
+so late that the next heartbeat would fall past year 9999 is a bad line.
+Every secret the config knows is masked (``***``) in the actions before
+they are recorded, so no replay output (table, JSON, tuning page) shows
+one that the trace holds, as a live tick's files would not.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from ..base.errors import TraceError
+from ..config.file import HeartbeatConfig
+from ..core.models import AgentState, Anomaly, Decision
+from ..core.policy import decide
+from ..core.settle import Where, settle
+from ..detect.detectors import build_detectors
+from ..detect.monitor import Monitor
+from .trace import TraceAction, TraceLine, load_any, load_trace
+
+__all__ = [
+    "SYNTHETIC_START",
+    "ReplayTick",
+    "TraceAction",
+    "TraceLine",
+    "load_any",
+    "load_trace",
+    "render_json",
+    "render_table",
+    "replay",
+    "replay_lines",
+]
+
+SYNTHETIC_START = datetime(2000, 1, 1, tzinfo=UTC)
+"""The time of the first heartbeat of a trace that gives no ``at``."""
+
+_DEFAULT_INTERVAL = timedelta(minutes=30)
+_REPLAY = Where("replay", "ESCALATION.md", "KILL", "heartbeat resume")
+
+
+@dataclass(frozen=True)
+class ReplayTick:
+    """One replayed heartbeat: what it recorded, what tripped, what the policy decided."""
+
+    tick: int
+    at: datetime
+    line: int
+    first_action: int
+    actions: int
+    progress: float | None
+    anomalies: tuple[Anomaly, ...]
+    decision: Decision
+
+
+def replay(
+    source: Path | Iterable[str],
+    config: HeartbeatConfig,
+    *,
+    fmt: str | None = None,
+    per_heartbeat: int | None = None,
+) -> Iterator[ReplayTick]:
+    """Replay a trace file (or its lines), yielding one :class:`ReplayTick` per heartbeat.
+
+    ``fmt`` names an import format (see :mod:`heartbeat.formats`; detected
+    when None) and ``per_heartbeat`` regroups the actions. The whole trace
+    is checked first, so a bad line raises TraceError here, before anything
+    is replayed.
+    """
+    path, lines = load_any(source, fmt=fmt, per_heartbeat=per_heartbeat)
+    return replay_lines(path, lines, config)
+
+
+def replay_lines(
+    path: str, lines: list[tuple[int, TraceLine]], config: HeartbeatConfig
+) -> Iterator[ReplayTick]:
+    """Replay already loaded heartbeats (see :func:`load_any`); ``path`` names them in errors."""
+    interval = config.schedule.every or _DEFAULT_INTERVAL
+    times: list[datetime] = []
+    clock = SYNTHETIC_START
+    for number, line in lines:
+        now = line.at if line.at is not None else clock
+        try:
+            clock = now + interval
+        except OverflowError:
+            raise TraceError(
+                path, number, f"at: {now.isoformat()} is too late: the next heartbeat would be past year 9999"
+            ) from None
+        times.append(now)
+    return _run(lines, times, config)
+
+
+def _run(
+    lines: list[tuple[int, TraceLine]], times: list[datetime], config: HeartbeatConfig
+) -> Iterator[ReplayTick]:
+    detectors = build_detectors(config.detectors, search_path=config.base_dir)
+    # One Monitor for the whole trace: at each heartbeat it is re-seeded as the runner's
+    # would be from the saved state (start_tick(reseed=True) rebuilds only the trackers
+    # whose answers could differ), instead of being built again from scratch.
+    monitor = Monitor(config.detectors, detectors=detectors)
+    secrets = config.secrets()
+    state = AgentState()  # all that decide() reads of it: the streak and the recovery
+    for tick, ((number, line), now) in enumerate(zip(lines, times, strict=True), 1):
+        monitor.start_tick(tick, reseed=True)
+        first = monitor.actions_total + 1
+        record = monitor.record
+        for action in line.actions:
+            if secrets:
+                action = _masked(action, secrets)
+            record(
+                action.tool,
+                action.args,
+                output=action.output,
+                error=action.error,
+                cost=action.cost,
+                now=now,
+            )
+        monitor.add_progress(line.progress, now=now)
+        anomalies = tuple(monitor.tick_anomalies)
+        decision = decide(state, anomalies, now, config.policy)
+        # The live tick's own consequences (streak, recovery, escalation): replay cannot drift.
+        state = settle(state, decision, anomalies, None, now, config, where=_REPLAY, explain=False).state
+        yield ReplayTick(
+            tick=tick,
+            at=now,
+            line=number,
+            first_action=first,
+            actions=len(line.actions),
+            progress=line.progress,
+            anomalies=anomalies,
+            decision=decision,
+        )
+        if decision.action == "escalate":
+            return
+
+
+def _masked(action: TraceAction, secrets: list[str]) -> TraceAction:
+    """``action`` with every secret in its tool, arguments, output and error replaced by ``***``."""
+    from ..base.redact import mask, mask_tree
+
+    return action.model_copy(
+        update={
+            "tool": mask(action.tool, secrets),
+            "args": mask_tree(action.args, secrets),
+            "output": None if action.output is None else mask(action.output, secrets),
+            "error": None if action.error is None else mask(action.error, secrets),
+        }
+    )
+
+
+def render_json(tick: ReplayTick) -> str:
+    """One heartbeat as the stable one-line JSON of ``heartbeat replay --json``."""
+    return json.dumps(
+        {
+            "tick": tick.tick,
+            "anomalies": [{"kind": a.kind, "action": a.action, "message": a.message} for a in tick.anomalies],
+            "decision": tick.decision.action,
+            "stuck_streak": tick.decision.stuck_streak,
+        }
+    )  # ASCII-only, so a cron job's C locale or any pipe can carry it
+
+
+_HEADER = f"{'tick':>4}  {'actions':<9}  {'progress':<8}  {'decision':<16}  {'streak':>6}  anomalies"
+_INDENT = " " * (len(_HEADER) - len("anomalies"))
+
+
+def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
+    """A readable table: one row per heartbeat, one line per anomaly, a summary line last."""
+    yield _HEADER
+    count = actions = 0
+    last: ReplayTick | None = None
+    for t in ticks:
+        count, actions, last = count + 1, actions + t.actions, t
+        span = (
+            "-"
+            if not t.actions
+            else str(t.first_action)
+            if t.actions == 1
+            else f"{t.first_action}-{t.first_action + t.actions - 1}"
+        )
+        progress = "-" if t.progress is None else f"{t.progress:g}"
+        decision = t.decision.action if t.decision.action == "continue" else f"*{t.decision.action}"
+        row = f"{t.tick:>4}  {span:<9}  {progress:<8}  {decision:<16}  {t.decision.stuck_streak:>6}  "
+        notes = [
+            f"! {a.kind}" + (f" @{a.action}" if a.action is not None else "") + f": {a.message}"
+            for a in t.anomalies
+        ]
+        yield (row + (notes[0] if notes else "-")).rstrip()
+        for note in notes[1:]:
+            yield _INDENT + note
+    if last is None:
+        yield "replayed an empty trace"
+        return
+    end = (
+        f"escalated at heartbeat {last.tick}"
+        if last.decision.action == "escalate"
+        else f"last decision: {last.decision.action}"
+    )
+    yield f"replayed {count} heartbeat{'s' * (count != 1)}, {actions} action{'s' * (actions != 1)}; {end}"

@@ -1,0 +1,70 @@
+"""The KILL file: ``touch KILL`` stops the agent before it acts, ``rm KILL`` lets it go on.
+
+It is read from disk every time it is asked about, never cached, and it fails
+closed: a KILL that is a symlink, a directory or unreadable still counts.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..base.fsutil import atomic_write
+
+__all__ = ["KillSwitch"]
+
+_REASON_LIMIT = 500
+_DEFAULT_REASON = "KILL file present (no reason given)"
+
+
+@dataclass(frozen=True)
+class KillSwitch:
+    """The emergency stop at ``path``."""
+
+    path: Path
+
+    def reason(self) -> str | None:
+        """The KILL file's reason when it exists, else None (never cached)."""
+        try:
+            info = os.lstat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:  # cannot even tell whether it is there: fail closed
+            return f"KILL file cannot be checked ({exc.strerror})"
+        if stat.S_ISLNK(info.st_mode):
+            return "KILL file present (a symlink; not followed)"
+        if stat.S_ISDIR(info.st_mode):
+            return "KILL file present (a directory)"
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or lie when read
+            return "KILL file present (not a regular file)"
+        try:
+            with open(self.path, "rb") as handle:
+                raw = handle.read(_REASON_LIMIT * 4)
+        except OSError as exc:
+            return f"KILL file present (unreadable: {exc.strerror})"
+        text = " ".join(raw.decode("utf-8", "replace").split())
+        return text[:_REASON_LIMIT] or _DEFAULT_REASON
+
+    def engage(self, reason: str) -> str:
+        """Write the KILL file with ``reason`` as its text (atomically); return the text as read back.
+
+        Any bytes go: a reason typed in a Latin-1 terminal reaches Python as
+        lone surrogates, which are written back as the bytes they stood for.
+        """
+        text = reason.strip() or "stopped by hand"
+        atomic_write(self.path, (text + "\n").encode("utf-8", "surrogateescape"), mode=0o644)
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+    def release(self) -> bool:
+        """Remove the KILL file; True when there was one."""
+        try:
+            info = os.lstat(self.path)
+        except FileNotFoundError:
+            return False
+        if stat.S_ISDIR(info.st_mode) and not stat.S_ISLNK(info.st_mode):
+            os.rmdir(self.path)  # only an empty one: never delete what a person put inside
+        else:
+            os.unlink(self.path)
+        return True

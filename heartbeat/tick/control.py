@@ -1,0 +1,199 @@
+"""What a human does to an agent between ticks: pause, resume, look at its state."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..base.errors import HeartbeatError, StateCorrupt
+from ..core.models import AgentState, Status
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from ..core.result import TickResult
+    from .agent import Agent
+
+__all__ = [
+    "HUMAN_LOCK_WAIT",
+    "kill_ends_delivery",
+    "killed",
+    "killed_while_loading",
+    "note_interrupted",
+    "note_left_behind",
+    "pause",
+    "read_state",
+    "resume",
+]
+
+# How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
+# deliveries, say) before they give up with exit 5: a human should not have to retry.
+HUMAN_LOCK_WAIT = 15.0
+
+
+def _typed(text: str | None) -> str | None:
+    """Text a person typed, as it can be saved: bytes that were not UTF-8 become U+FFFD.
+
+    A terminal in Latin-1 hands Python ``café`` as ``caf\\udce9`` (a lone
+    surrogate), which no JSON file can hold: refusing the note would leave the
+    agent waiting for a human who cannot resume it.
+    """
+    if text is None:
+        return None
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no terminal gives (a library caller's): replaced as well
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _journal(hb: Agent, events: list[dict[str, Any]], now: datetime, tick: int) -> str | None:
+    """Journal a human's act after its state is saved; what went wrong, or None.
+
+    The act stands (the state is the durable record), so a journal that cannot
+    be written (a FIFO, a folder in its place) is said once the act is done.
+    """
+    try:
+        hb.journal(events, now, tick)
+    except OSError as exc:
+        return (
+            f"the journal could not be written ({hb.redact(exc.strerror or str(exc))}); the state was saved"
+        )
+    return None
+
+
+def pause(hb: Agent, reason: str | None = None) -> AgentState:
+    """Pause the agent: ticks do nothing until resumed (waits a little for a running tick)."""
+    with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
+        state = hb.store.load()
+        state.status, state.status_reason = Status.PAUSED, _typed(reason) or "paused by hand"
+        hb.store.save(state)
+        problem = _journal(hb, [{"event": "pause", "reason": state.status_reason}], hb.clock(), state.ticks)
+    if problem:
+        raise HeartbeatError(f"{hb.name}: paused, but {problem}")
+    return state
+
+
+def resume(hb: Agent, note: str | None = None) -> AgentState:
+    """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions."""
+    with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
+        now = hb.clock()
+        state = hb.store.load()
+        previous = state.status
+        state.status, state.status_reason = Status.ACTIVE, None
+        state.stuck_streak, state.recovery, state.escalation = 0, None, None
+        note = _typed(note)
+        state.instructions = note.strip() if note and note.strip() else None
+        # A fresh progress window: the flat samples before the human's note must not make the
+        # very next tick say "reassess your goal" over the note.
+        state.progress = []
+        # A human acted: pages about the status just cleared must not arrive after this.
+        # They are journaled as settled first, so a crash half-way repeats, never hides, one.
+        from ..notify.outbox import STATUS_KINDS
+
+        settled = {n.key for n in state.notices if n.kind in STATUS_KINDS}
+        state.notices = [n for n in state.notices if n.kind not in STATUS_KINDS]
+        outbox = hb.outbox() if hb.outbox_waiting() else None
+        if outbox is not None:
+            settled.update(outbox.settle(hb.name, dry_run=True))
+        hb.store.save(state)
+        event = {
+            "event": "resume",
+            "from": previous.value,
+            "note": state.instructions,
+            "settled": sorted(settled),
+        }
+        problem = _journal(hb, [event], now, state.ticks)
+        hb.store.escalation_path.unlink(missing_ok=True)
+        if outbox is not None:
+            outbox.settle(hb.name)
+    if problem:
+        raise HeartbeatError(f"{hb.name}: resumed, but {problem}")
+    return state
+
+
+def read_state(hb: Agent) -> AgentState:
+    """The current state, read without the lock (``status``, ``validate``), checked to save again."""
+    state = hb.store.load()
+    try:
+        state.model_dump_json()
+    except ValueError as exc:  # e.g. nested deeper than pydantic serialises: no tick could save it
+        reason = f"cannot be written back: {str(exc).splitlines()[0]}"
+        raise StateCorrupt(hb.store.state_path, reason) from None
+    return state
+
+
+def killed(hb: Agent, reason: str, *, locked: bool, source: str | None = None) -> TickResult:
+    """Stop: journal the kill when the lock can be had, never call the step. KILL wins (exit 3)."""
+    from ..core.result import TickResult
+
+    result = TickResult(hb.name, "killed", 3, f"stopped by {source or hb.kill.path}: {reason}")
+    event = [{"event": "kill", "reason": reason}]
+    try:
+        with contextlib.nullcontext() if locked else hb.store.lock():
+            hb.journal(event, hb.clock(), 0)
+    except (HeartbeatError, OSError) as exc:
+        # Busy or a broken state folder: the kill still holds; only its journal line is missing.
+        result.message += f" (not journaled: {hb.redact(str(exc))})"
+    return result
+
+
+@contextlib.contextmanager
+def kill_ends_delivery(hb: Agent) -> Iterator[None]:
+    """While a tick delivers: KILL ends it through ``hb.on_abandon``, exit 3 (set by ``tick`` and ``run``).
+
+    A webhook that never answers must not hold KILL off for its timeout; the
+    notices were queued before delivery began, so what was not delivered waits
+    in outbox/ for the next tick. Without ``on_abandon`` (a library caller's
+    tick, a human's command) delivery runs to its own timeouts.
+    """
+    on_abandon = hb.on_abandon
+    if on_abandon is None:
+        yield
+        return
+    from ..core.result import TickResult
+    from .watchdog import watching
+
+    def stop(reason: str) -> None:
+        _journal_unlocked(hb, {"event": "kill", "reason": reason, "during_delivery": True})
+        message = (
+            f"stopped by {hb.kill.path} during delivery: {reason}; what was not delivered waits in outbox/"
+        )
+        on_abandon(TickResult(hb.name, "killed", 3, message))
+
+    with watching(hb.kill, stop):
+        yield
+
+
+def killed_while_loading(hb: Agent, reason: str) -> None:
+    """KILL while ``run`` loaded the agent's step (watchdog thread): journal it, end the process, exit 3.
+
+    Loading runs the agent's module-level code, which may hang; only ending the process stops it.
+    """
+    from .watchdog import exit_now
+
+    result = killed(hb, reason, locked=False)
+    exit_now(3, f"heartbeat: [{hb.name}] {result.message} (while its step was loading)")
+
+
+def note_left_behind(hb: Agent, reason: str) -> None:
+    """Journal that ``run`` ended while ``hb``'s tick was still running (no lock: an emergency)."""
+    _journal_unlocked(
+        hb, {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
+    )
+
+
+def note_interrupted(hb: Agent, reason: str) -> None:
+    """Journal that a signal ended ``hb``'s tick whose step did not unwind (no lock: an emergency)."""
+    _journal_unlocked(
+        hb, {"event": "interrupted", "reason": reason, "abandoned": True, "note": "the step did not unwind"}
+    )
+
+
+def _journal_unlocked(hb: Agent, event: dict[str, Any]) -> None:
+    """Journal one event in an emergency, without the lock, whatever goes wrong.
+
+    The tick's thread holds the lock and is stuck (or waits); one O_APPEND write cannot tear its lines.
+    """
+    with contextlib.suppress(HeartbeatError, OSError):
+        hb.journal([event], hb.clock(), 0)

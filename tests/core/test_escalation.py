@@ -1,0 +1,124 @@
+"""Escalation end to end: ESCALATION.md, a real webhook on 127.0.0.1, the outbox, secrets."""
+
+from __future__ import annotations
+
+import io
+import socket
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import WebhookServer, running_webhook_server
+
+from heartbeat.cli.main import main
+from heartbeat.core.escalation import escalation_markdown
+from heartbeat.core.models import AgentState, Anomaly
+from heartbeat.testing import EPOCH, make_heartbeat
+from heartbeat.tick.context import StepContext
+
+SECRET = "T000/SECRET123"
+TOKEN = "tok-abc-987"
+
+
+def stuck(ctx: StepContext) -> None:
+    """Calls one tool with the same arguments until told it is stuck."""
+    ctx.data["calls"] = ctx.data.get("calls", 0) + 1
+    for _ in range(3):
+        if ctx.record("fetch", {"url": "https://api.example/v1"}, output="the same response body"):
+            return
+
+
+def hook_config(url: str) -> dict[str, Any]:
+    return {"notify": [{"type": "webhook", "url": url, "timeout": 2, "retries": 0}]}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def every_file_text(folder: Path) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file())
+
+
+def test_one_post_after_three_stuck_heartbeats(tmp_path: Path, webhook_server: WebhookServer) -> None:
+    """Three stuck ticks: exactly one POST with the reason and a Slack-ready text; exits 0, 0, 4, 4."""
+    url = webhook_server.url(f"/hooks/{SECRET}?token={TOKEN}")
+    # Three stuck ticks, not two: the repeat the recovery named does not escalate early here.
+    hb = make_heartbeat(stuck, tmp_path, policy={"escalate_on_ignored": False}, **hook_config(url))
+    codes = [hb.tick().exit_code for _ in range(4)]
+    assert codes == [0, 0, 4, 4]
+    assert len(webhook_server.requests) == 1
+    body = webhook_server.requests[0].json()
+    assert body["kind"] == "escalation" and "stuck for 3" in body["reason"]
+    assert "repeat" in body["text"] and body["stuck_streak"] == 3
+    assert body["last_actions"] and webhook_server.requests[0].headers["Idempotency-Key"]
+    state = hb.read_state()
+    assert state.data["calls"] == 3  # the fourth tick did not call the step
+
+
+def test_server_down_then_back_delivers_from_outbox(tmp_path: Path) -> None:
+    """Server down: the escalation waits in outbox/; back up, the next due tick delivers it once."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/hooks/{SECRET}?token={TOKEN}"
+    now = [datetime.now(UTC)]
+    hb = make_heartbeat(
+        stuck, tmp_path, clock=lambda: now[0], policy={"escalate_after": 1}, **hook_config(url)
+    )
+    result = hb.tick()
+    assert result.exit_code == 4 and result.undelivered and result.waiting == 1
+    assert len(list((tmp_path / "state" / "outbox").glob("*.json"))) == 1
+    assert hb.tick().exit_code == 4  # still down: still waiting, nothing lost
+    now[0] += timedelta(minutes=11)  # past any back-off
+    with running_webhook_server(port) as server:
+        again = hb.tick()
+        assert again.exit_code == 4 and again.delivered and again.waiting == 0
+        hb.tick()
+        assert len(server.requests) == 1 and server.requests[0].json()["kind"] == "escalation"
+    assert list((tmp_path / "state" / "outbox").glob("*.json")) == []
+
+
+def test_webhook_secret_never_written_or_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The URL's path and token never reach state, journal, outbox, ESCALATION.md or the output."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/hooks/{SECRET}?token={TOKEN}"
+    (tmp_path / "agent_mod.py").write_text(
+        "def step(ctx):\n"
+        "    for _ in range(3):\n"
+        "        if ctx.record('fetch', {'u': 1}, output='the same response body'):\n"
+        "            return\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "agent_mod:step"\n[policy]\nescalate_after = 1\n'
+        '[[notify]]\ntype = "webhook"\nurl = "${HB_TEST_HOOK}"\nretries = 0\n'
+    )
+    monkeypatch.setenv("HB_TEST_HOOK", url)
+    out = io.StringIO()
+    codes = [main(["tick", "--config", str(tmp_path / "heartbeat.toml")], out) for _ in range(2)]
+    main(["status", "--config", str(tmp_path / "heartbeat.toml")], out)
+    main(["log", "-n", "0", "--config", str(tmp_path / "heartbeat.toml")], out)
+    assert codes == [4, 4]
+    captured = capsys.readouterr()
+    seen = out.getvalue() + captured.out + captured.err + every_file_text(tmp_path / "state")
+    assert "outbox" in seen  # the failure was reported...
+    assert "SECRET123" not in seen and TOKEN not in seen  # ...without the secret
+
+
+def test_escalation_markdown_names_evidence_and_resume() -> None:
+    """ESCALATION.md says what happened, shows the evidence and how to resume or stop."""
+    anomaly = Anomaly(kind="loop", message="search -> read x3", tick=7, at=EPOCH)
+    text = escalation_markdown(
+        "bot",
+        AgentState(ticks=7, stuck_streak=3),
+        [anomaly],
+        reason="stuck for 3 heartbeats",
+        now=EPOCH,
+        resume_hint='heartbeat resume --note "x"',
+    )
+    assert "# Agent `bot` needs a human" in text and "search -> read x3" in text
+    assert 'heartbeat resume --note "x"' in text and "KILL" in text

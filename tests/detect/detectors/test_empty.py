@@ -1,0 +1,147 @@
+"""``empty``: a call that answered at length before returns near-empty outputs, N in a row."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from heartbeat.base.errors import ConfigError
+from heartbeat.config.file import DetectorsConfig
+from heartbeat.detect.detectors import Empty
+
+from .helpers import Call, actions, first, trips
+
+
+def test_three_near_empty_outputs_trip_empty() -> None:
+    """From a call that answered before, outputs of at most 10 characters three times trip empty."""
+    calls = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
+    calls += [{"tool": "search", "args": {"page": i}, "output": " [] "} for i in range(1, 4)]
+    found = trips(Empty(), actions(calls))
+    assert found[:3] == [None, None, None]
+    assert found[3] is not None and found[3].evidence["count"] == 3
+
+
+def test_silent_by_design_tools_are_never_empty() -> None:
+    """sed -i, a heredoc write, think and a calculator's short answer are normal."""
+    calls: list[Call] = [
+        {"tool": "sed", "args": {"cmd": f"sed -i s/a{i}/b/ f.py"}, "output": ""} for i in range(4)
+    ]
+    calls += [{"tool": "think", "args": {"thought": f"step {i}"}, "output": ""} for i in range(4)]
+    calls += [
+        {"tool": "calculate", "args": {"expression": f"{i} * 3"}, "output": f"{i * 3}.0"} for i in range(4)
+    ]
+    calls += [{"tool": "status", "args": {"flight": f"HAT{i}"}, "output": "available"} for i in range(4)]
+    assert trips(Empty(), actions(calls)) == [None] * 16
+
+
+def test_empty_skips_actions_without_output_and_resets_on_real_output() -> None:
+    """Actions that report no output do not count; a long output ends the run."""
+    calls: list[Call] = [
+        {"tool": "s", "args": {"i": 1}, "output": ""},
+        {"tool": "w", "args": {"i": 2}},
+        {"tool": "s", "args": {"i": 3}, "output": ""},
+        {"tool": "s", "args": {"i": 4}, "output": "a real answer, long enough"},
+        {"tool": "s", "args": {"i": 5}, "output": ""},
+        {"tool": "s", "args": {"i": 6}, "output": ""},
+        {"tool": "w", "args": {"i": 7}},
+        {"tool": "s", "args": {"i": 8}, "output": "   "},
+    ]
+    found = trips(Empty(), actions(calls))
+    assert [i for i, f in enumerate(found) if f] == [7]
+
+
+def test_a_call_that_went_quiet_is_empty() -> None:
+    """A paged search that answered at length now returns nothing, three times."""
+    calls: list[Call] = [
+        {"tool": "search", "args": {"q": "pricing", "page": 1}, "output": "12 results: ..." * 3}
+    ]
+    calls += [{"tool": "search", "args": {"q": "pricing", "page": p}, "output": ""} for p in range(2, 5)]
+    hit = first(Empty(), actions(calls))
+    assert hit is not None and hit[0] == 4 and "answered at length before" in hit[1].message
+
+
+def test_a_read_answering_says_nothing_about_an_edit() -> None:
+    """sed -n answered; sed -i prints nothing by design, however often."""
+    calls: list[Call] = [
+        {"tool": "sed", "args": {"cmd": "sed -n '1,40p' src/app.py"}, "output": "def main():\n" * 9}
+    ]
+    calls += [
+        {"tool": "sed", "args": {"cmd": f"sed -i 's/{old}/{new}/' src/app.py"}, "output": ""}
+        for old, new in [("a", "b"), ("c", "d"), ("e", "f"), ("g", "h")]
+    ]
+    assert trips(Empty(), actions(calls)) == [None] * 5
+
+
+def test_polling_tools_short_status_is_not_empty() -> None:
+    """A tool listed in `polling` answering "running" each heartbeat trips neither empty nor repeat."""
+    from heartbeat.detect.monitor import Monitor
+
+    monitor = Monitor(DetectorsConfig(polling=["get_status"]))
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    hits = []
+    for tick, status in enumerate(["queued", "running", "running 40%", "running 80%", "done"], start=1):
+        monitor.start_tick(tick)
+        hits.append(monitor.record("get_status", {"job": 7}, output=status, now=now))
+    assert hits == [None] * 5
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda: Empty(max_chars=-1), "max_chars"),
+        (lambda: Empty(threshold=0), "threshold must be an integer between 1"),
+        (lambda: Empty(max_chars=1.5), "max_chars"),  # type: ignore[arg-type]
+    ],
+)
+def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
+    """A detector refuses parameters that could never work, naming the parameter."""
+    with pytest.raises(ConfigError, match=words):
+        make()
+
+
+def test_the_message_names_the_run_the_limit_and_the_last_call() -> None:
+    """How many short outputs, how short, and which call came last; with max_chars 0, "empty" alone."""
+    calls: list[Call] = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
+    calls += [{"tool": "search", "args": {"page": i}, "output": ""} for i in range(1, 4)]
+    anomaly = trips(Empty(), actions(calls))[-1]
+    assert anomaly is not None and anomaly.message == (
+        "3 outputs in a row were empty or at most 10 characters, from calls that answered at length "
+        'before; last: search({"page":3})'
+    )
+    assert anomaly.evidence["last"] == 'search({"page":3})' and anomaly.evidence["max_chars"] == 10
+    strict = trips(Empty(max_chars=0), actions(calls))[-1]
+    assert strict is not None and strict.message.startswith("3 outputs in a row were empty, from calls")
+
+
+def test_empty_exempt_tools_are_never_empty() -> None:
+    """A tool exempt from empty goes quiet without a word."""
+    calls: list[Call] = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
+    calls += [{"tool": "search", "args": {"page": i}, "output": ""} for i in range(1, 6)]
+    assert trips(Empty(), actions(calls))[-1] is not None
+    assert trips(Empty(exempt={"search"}), actions(calls)) == [None] * 6
+
+
+def test_a_failed_action_neither_counts_nor_breaks_the_run() -> None:
+    """Failures are the error detectors' business: an empty failure between two empty answers is skipped."""
+    calls: list[Call] = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
+    calls += [
+        {"tool": "search", "args": {"page": 1}, "output": ""},
+        {"tool": "search", "args": {"page": 2}, "output": "", "error": "timeout"},
+        {"tool": "search", "args": {"page": 3}, "output": ""},
+        {"tool": "search", "args": {"page": 4}, "output": ""},
+    ]
+    found = trips(Empty(), actions(calls))
+    assert found[:4] == [None] * 4
+    assert found[4] is not None and found[4].evidence["count"] == 3
+
+
+def test_a_threshold_of_one_fires_at_the_first_short_answer() -> None:
+    """With threshold 1 the first short answer from a call that answered before is enough."""
+    calls: list[Call] = [
+        {"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."},
+        {"tool": "search", "args": {"page": 1}, "output": "[]"},
+    ]
+    assert trips(Empty(threshold=1), actions(calls))[1] is not None
+    assert trips(Empty(threshold=2), actions(calls))[1] is None

@@ -1,0 +1,148 @@
+"""Fingerprints, shapes, result keys and summaries: what makes two actions the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heartbeat.detect.detectors import canonical_args, fingerprint, mask, prints, summarize
+
+from .helpers import PYTEST_FAIL, T0
+
+
+def test_absent_and_none_args_fingerprint_as_empty_object() -> None:
+    """No arguments, None and {} are one fingerprint."""
+    assert fingerprint("get_status", None) == fingerprint("get_status", {})
+    assert canonical_args(None) == canonical_args({}) == "{}"
+
+
+def test_fingerprint_ignores_key_order_but_not_values() -> None:
+    """Key order is canonicalised away; a changed value is a different call."""
+    assert fingerprint("s", {"a": 1, "b": [1, {"y": 2, "x": 1}]}) == fingerprint(
+        "s", {"b": [1, {"x": 1, "y": 2}], "a": 1}
+    )
+    assert fingerprint("s", {"a": 1}) != fingerprint("s", {"a": 2})
+    assert fingerprint("s", {"a": 1}) != fingerprint("t", {"a": 1})
+
+
+def test_canonical_args_is_compact_sorted_json() -> None:
+    """Canonical JSON has sorted keys, no spaces and keeps non-ASCII text."""
+    assert canonical_args({"q": "café", "a": [1, 2]}) == '{"a":[1,2],"q":"café"}'
+
+
+def test_volatile_args_are_left_out_of_fingerprint_and_summary() -> None:
+    """A volatile argument changing does not make a new call."""
+    one = fingerprint("search", {"q": "x", "request_id": 1}, volatile=["request_id"])
+    two = fingerprint("search", {"q": "x", "request_id": 2}, volatile=["request_id"])
+    assert one == two
+    assert summarize("search", {"q": "x", "request_id": 2}, ["request_id"]) == 'search({"q":"x"})'
+
+
+def test_output_is_part_of_fingerprint_only_when_given() -> None:
+    """A polling tool's result changes its fingerprint."""
+    assert fingerprint("get_status", {}, output="busy") != fingerprint("get_status", {}, output="done")
+    assert fingerprint("get_status", {}, output="busy") != fingerprint("get_status", {})
+
+
+def test_fingerprint_survives_values_json_cannot_hold() -> None:
+    """Dates, mixed key types and self-references still fingerprint, deterministically."""
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    assert fingerprint("t", {"when": T0}) == fingerprint("t", {"when": T0})
+    assert fingerprint("t", {1: "a", "b": 2}) == fingerprint("t", {"b": 2, 1: "a"})
+    assert len(fingerprint("t", loop)) == 16
+
+
+def test_summary_reads_like_a_call_and_is_cut() -> None:
+    """A summary is tool(args), tool() without args, at most 200 characters."""
+    assert summarize("search", {"q": "x"}) == 'search({"q":"x"})'
+    assert summarize("get_status", None) == "get_status()"
+    long = summarize("write", {"text": "x" * 500})
+    assert len(long) == 200 and long.endswith("…")
+
+
+def test_shape_leaves_out_numbers_dates_and_ids() -> None:
+    """Calls that differ only in line ranges, timestamps or numbered ids share one shape."""
+    one = prints("sed", {"cmd": "sed -n '1,20p' src/app.py"})
+    two = prints("sed", {"cmd": "sed -n '559,650p' src/app.py"})
+    other = prints("sed", {"cmd": "sed -n '1,20p' src/cli.py"})
+    assert one.shape == two.shape != other.shape
+    assert one.fingerprint != two.fingerprint
+    poll = [prints("get_job", {"id": "job-7", "since": f"2024-05-0{d}T10:00:0{d}Z"}) for d in range(1, 4)]
+    assert len({p.shape for p in poll}) == 1
+    assert prints("flight", {"n": "HAT052"}).shape == prints("flight", {"n": "HAT030"}).shape
+
+
+def test_result_masks_digits_of_long_outputs_only() -> None:
+    """A test log's timings do not make a new result; a short answer's number does."""
+    assert (
+        prints("pytest", {}, PYTEST_FAIL.format(t="0.31")).result
+        == prints("pytest", {}, PYTEST_FAIL.format(t="0.57")).result
+    )
+    assert (
+        prints("status", {}, "running, 45% done").result != prints("status", {}, "running, 46% done").result
+    )
+    assert prints("think", {}, "").result is not None
+    assert prints("write", {}, None).result is None
+    assert prints("run", {}, None, "boom").result == prints("run", {"x": 1}, None, "boom").result
+
+
+def test_mask_is_what_a_person_reads() -> None:
+    """The masked shape shown in messages replaces each word holding a digit with #."""
+    assert mask("sed -n '559,650p' src/app.py") == "sed -n '#,#' src/app.py"
+    assert mask('{"since":"2024-05-01T10:00:00Z"}') == '{"since":"#"}'
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+_ARGS = st.none() | st.dictionaries(st.sampled_from(["q", "page", "id", "ts", "é"]), _VALUES, max_size=4)
+
+
+@settings(max_examples=300, deadline=None, print_blob=True)  # a failure prints how to replay it
+@given(
+    tool=st.sampled_from(["search", "read", "é"]),
+    args=_ARGS,
+    volatile=st.lists(st.sampled_from(["id", "ts", "nope"]), max_size=2),
+    output=st.none() | st.text(max_size=12),
+)
+def test_prints_fast_path_agrees_with_the_public_functions(
+    tool: str, args: dict[str, Any] | None, volatile: list[str], output: str | None
+) -> None:
+    """The per-action fast path gives the fingerprint and summary the readable functions give.
+
+    It must not change the caller's arguments either (volatile names are dropped from a copy).
+    """
+    before = repr(args)
+    keys = prints(tool, args, output, volatile=volatile)
+    assert keys.fingerprint == fingerprint(tool, args, volatile=volatile)
+    assert keys.summary == summarize(tool, args, volatile)
+    if output is not None:
+        polled = prints(tool, args, output, volatile=volatile, polling=True)
+        assert polled.fingerprint == fingerprint(tool, args, volatile=volatile, output=output)
+    assert repr(args) == before
+
+
+def test_a_polling_tools_failure_is_part_of_its_fingerprint() -> None:
+    """A polling tool failing differently is a different call; a tool that is not polling is not."""
+    one = prints("get_status", {"job": 7}, None, "timeout", polling=True)
+    two = prints("get_status", {"job": 7}, None, "refused", polling=True)
+    assert one.fingerprint != two.fingerprint
+    assert prints("get_status", {"job": 7}, None, "timeout").fingerprint == (
+        prints("get_status", {"job": 7}, None, "refused").fingerprint
+    )
+
+
+def test_a_failure_is_told_by_how_it_ends_with_its_numbers_left_out() -> None:
+    """Two failing runs whose logs differ only early on, or in their numbers, are the same failure."""
+    tail = "E   AssertionError: amount 957 does not match 1002\nFAILED tests/test_pay.py::test_total"
+    log = "\n".join(f"tests/test_pay.py::test_{n} PASSED" for n in range(12)) + "\n"
+    early = prints("pytest", {}, "edit one: parse()\n" + log + tail, "exit 1")
+    later = prints("pytest", {}, "edit two: a longer change to render()\n" + log + tail, "exit 1")
+    numbers = prints("pytest", {}, log + tail.replace("957", "958"), "exit 1")
+    other = prints("pytest", {}, log + tail.replace("test_total", "test_tax"), "exit 1")
+    assert early.result == later.result == numbers.result != other.result

@@ -1,0 +1,125 @@
+"""``loop``: a cycle of 2+ distinct calls repeating back to back at the tail of the window."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from heartbeat.base.errors import ConfigError
+from heartbeat.detect.detectors import Loop
+
+from .helpers import Call, actions, trips
+
+
+def test_search_read_with_new_arguments_is_not_a_loop() -> None:
+    """search(q1) read(u1) search(q2) read(u2) ... moves on: no loop."""
+    calls: list[Call] = []
+    for i in range(10):
+        calls += [("search", {"q": f"q{i}"}), ("read", {"u": f"u{i}"})]
+    assert trips(Loop(), actions(calls)) == [None] * 20
+
+
+def test_search_read_with_fixed_arguments_is_a_loop() -> None:
+    """search(q) read(u) search(q) read(u) is a loop at the fourth action, named by its cycle."""
+    found = trips(Loop(), actions([("search", {"q": "x"}), ("read", {"u": "y"})] * 3))
+    assert found[:3] == [None] * 3
+    first, last = found[3], found[5]
+    assert first is not None and last is not None
+    assert first.action == 4 and first.evidence["period"] == 2 and first.evidence["repeats"] == 2
+    assert 'search({"q":"x"}) -> read({"u":"y"})' in last.message
+    assert last.evidence["repeats"] == 3 and "3 times" in last.message
+
+
+def test_a_two_step_retry_with_a_failure_needs_a_third_pass() -> None:
+    """A malformed turn, then submit, twice (a harness's confirmation) is not yet a loop."""
+    steps: list[Call] = [
+        {
+            "tool": "(no_command)",
+            "args": None,
+            "output": "Please give exactly one action",
+            "error": "format_error",
+        },
+        {"tool": "submit", "args": {"cmd": "submit"}, "output": "Review your changes, then submit again"},
+    ]
+    found = trips(Loop(), actions(steps * 3))
+    assert found[:5] == [None] * 5 and found[5] is not None and found[5].evidence["repeats"] == 3
+
+
+def test_identical_calls_are_repeat_never_loop() -> None:
+    """A A A A has one distinct fingerprint: never a loop."""
+    assert trips(Loop(), actions([("search", {"q": "x"})] * 8)) == [None] * 8
+
+
+def test_loop_reports_the_shortest_period() -> None:
+    """A B A B A B A B loops with period 2, not 4."""
+    found = trips(Loop(window=20, repeats=2), actions([("a", None), ("b", None)] * 4))
+    assert all(f is not None and f.evidence["period"] == 2 for f in found[3:])
+
+
+def test_loop_cycle_may_repeat_a_fingerprint() -> None:
+    """A A B A A B is a 3-step cycle of two distinct fingerprints."""
+    found = trips(Loop(), actions([("a", None), ("a", None), ("b", None)] * 2))
+    assert found[-1] is not None and found[-1].evidence["period"] == 3
+
+
+def test_loop_must_sit_at_the_tail_of_the_window() -> None:
+    """A cycle longer than the window allows, or broken by a new call, is not reported."""
+    assert trips(Loop(window=5), actions([("a", None), ("b", None), ("c", None)] * 2))[-1] is None
+    broken = actions([("a", None), ("b", None), ("a", None), ("b", None), ("c", None)])
+    assert trips(Loop(), broken)[-1] is None
+
+
+def test_loop_needs_the_configured_repeats() -> None:
+    """With repeats=3 a cycle seen twice is not yet a loop; the third time it is."""
+    found = trips(Loop(repeats=3), actions([("a", None), ("b", None)] * 3))
+    assert found[3] is None and found[5] is not None
+
+
+def test_loop_exempt_tools_are_invisible() -> None:
+    """A tool left out of loops neither forms nor breaks one."""
+    calls = [("a", None), ("log", {"n": 1}), ("b", None), ("a", None), ("log", {"n": 2}), ("b", None)]
+    calls += [("a", None), ("log", {"n": 3}), ("b", None)]
+    assert trips(Loop(), actions(calls))[-1] is None
+    assert trips(Loop(exempt={"log"}), actions(calls))[-1] is not None
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda: Loop(repeats=1), "repeats"),
+        (lambda: Loop(window=3), "window must be an integer between 4"),
+        (lambda: Loop(window=True), "window"),
+        (lambda: Loop(repeats=1_001), "repeats"),
+    ],
+)
+def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
+    """A detector refuses parameters that could never work, naming the parameter."""
+    with pytest.raises(ConfigError, match=words):
+        make()
+
+
+def test_a_long_cycle_is_named_by_its_first_steps_and_counted() -> None:
+    """An 8-step cycle done twice: the message shows six steps and counts the rest; the evidence keeps all."""
+    steps: list[Call] = []
+    for k in range(8):
+        steps.append((f"step{k}", None))
+    found = trips(Loop(), actions(steps * 2))
+    assert found[:15] == [None] * 15
+    anomaly = found[15]
+    assert anomaly is not None and anomaly.action == 16
+    assert anomaly.message == (
+        "the cycle step0() -> step1() -> step2() -> step3() -> step4() -> step5() -> … (2 more) "
+        "repeated 2 times back to back (8 steps, the last 16 actions)"
+    )
+    assert anomaly.evidence["cycle"] == [f"step{k}()" for k in range(8)]
+    assert anomaly.evidence["actions"] == 16 and anomaly.evidence["window"] == 20
+
+
+def test_the_cycle_is_named_from_where_the_repetition_started() -> None:
+    """b c a b c a b: the cycle is reported as it began (b -> c -> a), not as it stands at the tail."""
+    calls: list[Call] = [("b", None), ("c", None), ("a", None), ("b", None), ("c", None), ("a", None)]
+    calls.append(("b", None))
+    anomaly = trips(Loop(), actions(calls))[-1]
+    assert anomaly is not None
+    assert anomaly.evidence["cycle"] == ["b()", "c()", "a()"] and anomaly.evidence["actions"] == 7

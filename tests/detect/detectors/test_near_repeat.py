@@ -1,0 +1,107 @@
+"""``near_repeat``: the same call with only its numbers, dates or ids changing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from heartbeat.base.errors import ConfigError
+from heartbeat.detect.detectors import NearRepeat
+
+from .helpers import Call, actions, fired, first, trips
+
+
+def test_paging_through_one_file_is_a_near_repeat_naming_the_call() -> None:
+    """A sliding line range over one file, action after action, trips near_repeat."""
+    calls: list[Call] = [
+        {
+            "tool": "sed",
+            "args": {"cmd": f"sed -n '{i * 40 + 1},{i * 40 + 40}p' big.py"},
+            "output": f"code {i}",
+        }
+        for i in range(16)
+    ]
+    hit = first(NearRepeat(), actions(calls))
+    assert hit is not None and hit[0] == 12
+    assert "only numbers, dates or ids changed" in hit[1].message and "big.py" in hit[1].message
+    assert hit[1].evidence["count"] == 12
+
+
+def test_fetching_ten_items_by_number_is_not_a_near_repeat() -> None:
+    """Enumerating items by numeric id, each answering something new, is work."""
+    calls: list[Call] = [
+        {"tool": "get_item", "args": {"id": 1000 + i}, "output": f"item {1000 + i}: " + "w" * (i + 12)}
+        for i in range(10)
+    ]
+    assert fired(actions(calls)) == {}
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda: NearRepeat(threshold=1), "near_repeat: threshold must be an integer between 2"),
+        (lambda: NearRepeat(threshold=5, window=4), "near_repeat: window must be an integer between 5"),
+        (lambda: NearRepeat(window=10_001), "window"),
+        (lambda: NearRepeat(tools={"sed": 1}), "tools.sed"),
+        (lambda: NearRepeat(tools={"sed": "never"}), "tools.sed"),  # type: ignore[dict-item]
+    ],
+)
+def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
+    """A detector refuses parameters that could never work, naming the parameter."""
+    with pytest.raises(ConfigError, match=words):
+        make()
+
+
+def _pages(n: int, tool: str = "sed") -> list[Call]:
+    """``n`` calls reading one file a page further each time."""
+    return [
+        {"tool": tool, "args": {"cmd": f"sed -n '{i * 40 + 1},{i * 40 + 40}p' big.py"}, "output": f"code {i}"}
+        for i in range(n)
+    ]
+
+
+def test_the_message_shows_the_masked_shape_and_the_count() -> None:
+    """The person reading it sees the call with its numbers masked, how many, and the last call."""
+    hit = first(NearRepeat(), actions(_pages(16)))
+    assert hit is not None
+    anomaly = hit[1]
+    shape = """sed({"cmd":"sed -n '#,#' big.py"})"""
+    assert anomaly.message == (
+        "12 of the last 15 actions were the same call with only numbers, dates or ids changed "
+        f"""({shape}); last: sed({{"cmd":"sed -n '441,480p' big.py"}})"""
+    )
+    assert anomaly.evidence["shape"] == shape and anomaly.evidence["window"] == 15
+    assert anomaly.evidence["avoid"] == f"more calls like {shape} with other numbers"
+
+
+def test_one_call_with_one_result_is_a_repeat_not_a_near_repeat() -> None:
+    """The same call answered the same way fifteen times has one shape, but that is repeat's business."""
+    calls: list[Call] = [{"tool": "scroll", "args": {"by": 10}, "output": "the same lines"}] * 15
+    assert trips(NearRepeat(), actions(calls)) == [None] * 15
+    calls[0] = {"tool": "scroll", "args": {"by": 20}, "output": "the same lines"}
+    assert trips(NearRepeat(), actions(calls))[11] is not None  # one call differs: a near repeat
+
+
+def test_a_tool_with_its_own_repeat_threshold_gets_as_much_room_here() -> None:
+    """``[detectors.repeat] tools``: a higher threshold applies, "off" silences, a lower one is raised."""
+    records = actions(_pages(20))
+    higher = first(NearRepeat(window=20, tools={"sed": 16}), records)
+    assert higher is not None and higher[0] == 16 and higher[1].evidence["count"] == 16
+    assert higher[1].evidence["threshold"] == 16  # the one that applied, as repeat and recurring say
+    assert trips(NearRepeat(tools={"sed": "off"}), records) == [None] * 20
+    lower = first(NearRepeat(tools={"sed": 2}), records)
+    assert lower is not None and lower[0] == 12  # never below near_repeat's own threshold
+    other = first(NearRepeat(tools={"grep": 16}), records)
+    assert other is not None and other[0] == 12  # another tool's threshold changes nothing here
+
+
+def test_exempt_tools_are_invisible_to_near_repeat() -> None:
+    """An exempt tool never trips it, and its calls take no place in the window."""
+    assert trips(NearRepeat(exempt={"sed"}), actions(_pages(16))) == [None] * 16
+    interleaved: list[Call] = []
+    for page in _pages(16):
+        interleaved += [page, {"tool": "log", "args": {"text": "reading on"}, "output": "ok"}]
+    assert trips(NearRepeat(), actions(interleaved)) == [None] * 32  # 8 pages at most in 15 actions
+    hit = first(NearRepeat(exempt={"log"}), actions(interleaved))
+    assert hit is not None and hit[0] == 23 and hit[1].tool == "sed"

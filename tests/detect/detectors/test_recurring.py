@@ -1,0 +1,133 @@
+"""``recurring``: the same call keeps giving the same result, or many calls the same output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from heartbeat.base.errors import ConfigError
+from heartbeat.detect.detectors import Recurring
+
+from .helpers import PYTEST_FAIL, Call, actions, first, trips
+
+
+def test_the_same_test_failing_after_each_edit_is_recurring() -> None:
+    """edit -> the same test -> the same failure, with a different edit each time."""
+    hit = first(Recurring(), actions(_edit_and_test(6)))
+    assert hit is not None and hit[0] == 10
+    assert "pytest tests/test_x.py" in hit[1].message and "5 times" in hit[1].message
+
+
+def test_the_same_output_from_varying_arguments_is_recurring() -> None:
+    """Paraphrased searches landing on the same page."""
+    page = "Could not find the page. Similar: ['Aunt May', 'May Parker', 'Spider-Man (comics)']"
+    calls: list[Call] = [
+        {"tool": "search", "args": {"q": q}, "output": page}
+        for q in ["Aunt May", "Aunt May Parker", "Aunt May Marvel", "Aunt May comics", "May Parker"]
+    ]
+    hit = first(Recurring(), actions(calls))
+    assert hit is not None and hit[0] == 5 and "returned the same output" in hit[1].message
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda: Recurring(threshold=1), "recurring: threshold must be an integer between 2"),
+        (lambda: Recurring(threshold=5, window=4), "recurring: window must be an integer between 5"),
+        (lambda: Recurring(min_chars=-1), "min_chars"),
+        (lambda: Recurring(tools={"pytest": 0}), "tools.pytest"),
+    ],
+)
+def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
+    """A detector refuses parameters that could never work, naming the parameter."""
+    with pytest.raises(ConfigError, match=words):
+        make()
+
+
+def _edit_and_test(n: int) -> list[Call]:
+    """``n`` rounds of a different edit, then the same test failing the same way."""
+    calls: list[Call] = []
+    for i in range(n):
+        calls.append(
+            {"tool": "sed", "args": {"cmd": f"sed -i 's/old{i}/new{i}/' src/parse.py"}, "output": ""}
+        )
+        calls.append(
+            {
+                "tool": "pytest",
+                "args": {"cmd": "pytest tests/test_x.py"},
+                "output": PYTEST_FAIL.format(t=f"0.{i}1"),
+            }
+        )
+    return calls
+
+
+def test_the_message_names_the_call_the_count_and_the_window() -> None:
+    """Which call gave the same result, how often, over how many actions; the evidence says so too."""
+    hit = first(Recurring(), actions(_edit_and_test(5)))
+    assert hit is not None
+    anomaly = hit[1]
+    assert anomaly.message.startswith(
+        'pytest({"cmd":"pytest tests/test_x.py"}) gave the same result 5 times in the last 30 actions'
+    )
+    assert anomaly.evidence == {
+        "count": 5,
+        "call": 'pytest({"cmd":"pytest tests/test_x.py"})',
+        "same": "call and result",
+        "window": 30,
+        "threshold": 5,
+        "avoid": 'pytest({"cmd":"pytest tests/test_x.py"})',
+    }
+
+
+def test_short_outputs_match_only_on_the_exact_call() -> None:
+    """Five different searches each answering "no results" (10 characters) say nothing about each other."""
+    calls: list[Call] = [{"tool": "search", "args": {"q": q}, "output": "no results"} for q in "abcdef"]
+    assert trips(Recurring(), actions(calls)) == [None] * 6
+    hit = first(Recurring(min_chars=5), actions(calls))  # now "no results" is long enough to compare
+    assert hit is not None and hit[0] == 5 and hit[1].evidence["same"] == "output"
+    again: list[Call] = [{"tool": "search", "args": {"q": "a"}, "output": "no results"}] * 5
+    assert trips(Recurring(), actions(again))[-1] is not None  # the exact call, the same answer
+
+
+def test_failures_and_actions_without_output_are_not_counted() -> None:
+    """The same call failing is recurring_error's; an action reporting no output has no result to match."""
+    failing: list[Call] = [
+        {
+            "tool": "pytest",
+            "args": {"cmd": "pytest"},
+            "output": PYTEST_FAIL.format(t="0.1"),
+            "error": "exit 1",
+        }
+    ] * 6
+    assert trips(Recurring(), actions(failing)) == [None] * 6
+    silent: list[Call] = [("pytest", {"cmd": "pytest"})] * 6
+    assert trips(Recurring(), actions(silent)) == [None] * 6
+
+
+def test_a_result_that_left_the_window_no_longer_counts() -> None:
+    """Five same results spread wider than the window are not recurring; a wider window sees them."""
+    calls: list[Call] = []
+    for i in range(5):
+        calls.append({"tool": "pytest", "args": {"cmd": "pytest"}, "output": PYTEST_FAIL.format(t="0.1")})
+        calls += [
+            {"tool": "read", "args": {"f": f"m{i}{k}.py"}, "output": f"module {i} {k} " * 3} for k in range(7)
+        ]
+    assert trips(Recurring(window=30), actions(calls)) == [None] * 40
+    hit = first(Recurring(window=40), actions(calls))
+    assert hit is not None and hit[0] == 33
+
+
+def test_a_tool_with_its_own_repeat_threshold_gets_as_much_room_here() -> None:
+    """``[detectors.repeat] tools``: a higher threshold applies and shows in the evidence; "off" silences."""
+    records = actions(_edit_and_test(9))
+    hit = first(Recurring(tools={"pytest": 8}), records)
+    assert hit is not None and hit[0] == 16 and hit[1].evidence["threshold"] == 8
+    assert trips(Recurring(tools={"pytest": "off"}), records) == [None] * 18
+    lower = first(Recurring(tools={"pytest": 2}), records)
+    assert lower is not None and lower[0] == 10  # never below recurring's own threshold
+
+
+def test_exempt_tools_are_invisible_to_recurring() -> None:
+    """An exempt tool's results never recur."""
+    assert trips(Recurring(exempt={"pytest"}), actions(_edit_and_test(8))) == [None] * 16

@@ -1,0 +1,152 @@
+"""``repeat``: the same call with the same result, N times in a row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from heartbeat.base.errors import ConfigError
+from heartbeat.config.file import DetectorsConfig, RepeatConfig
+from heartbeat.detect.detectors import Repeat, build_detectors
+
+from .helpers import Call, actions, fired, trips
+
+
+def test_third_identical_call_trips_repeat() -> None:
+    """Two identical calls are fine; the third trips repeat and says which call and how often."""
+    found = trips(Repeat(), actions([("search", {"q": "x"})] * 3))
+    assert found[:2] == [None, None]
+    anomaly = found[2]
+    assert anomaly is not None and anomaly.kind == "repeat"
+    assert anomaly.action == 3 and anomaly.tool == "search"
+    assert 'search({"q":"x"})' in anomaly.message and "3 times in a row" in anomaly.message
+    assert anomaly.evidence["count"] == 3 and anomaly.evidence["threshold"] == 3
+
+
+def test_repeat_keeps_firing_while_the_run_goes_on() -> None:
+    """Each further identical call is still a repeat, with the run's length."""
+    found = trips(Repeat(), actions([("search", {"q": "x"})] * 5))
+    counts = [a.evidence["count"] if a else None for a in found]
+    assert counts == [None, None, 3, 4, 5]
+
+
+def test_per_tool_threshold_lets_a_polling_tool_poll() -> None:
+    """A tool with its own threshold of 10 may repeat 9 times without a repeat."""
+    detector = Repeat(3, tools={"get_status": 10})
+    found = trips(detector, actions([("get_status", None)] * 10))
+    assert found[:9] == [None] * 9
+    assert found[9] is not None and found[9].evidence["threshold"] == 10
+
+
+def test_polling_tool_with_own_threshold_stays_silent() -> None:
+    """Polling get_status five times under its threshold of 10 trips nothing."""
+    cfg = DetectorsConfig(repeat=RepeatConfig(tools={"get_status": 10}))
+    records = actions([{"tool": "get_status", "output": "running"}] * 5)
+    assert all(trips(d, records) == [None] * 5 for d in build_detectors(cfg) if d.kind == "repeat")
+
+
+def test_polling_tool_trips_repeat_once_its_output_stops_changing() -> None:
+    """With output in the fingerprint, changing results are silent and a frozen one repeats."""
+    outputs = ["queued 5", "queued 4", "queued 3", "queued 2", "queued 2", "queued 2"]
+    records = actions([{"tool": "get_status", "output": o} for o in outputs], polling=["get_status"])
+    found = trips(Repeat(polling={"get_status"}), records)
+    assert found[:5] == [None] * 5
+    assert found[5] is not None and "same result" in found[5].message
+
+
+def test_repeat_off_exempts_a_tool() -> None:
+    """A tool set to "off" never trips repeat."""
+    assert (
+        trips(Repeat(tools={"heartbeat_ping": "off"}), actions([("heartbeat_ping", None)] * 9)) == [None] * 9
+    )
+
+
+def test_volatile_args_ignored_by_repeat() -> None:
+    """Calls differing only in a volatile argument are one repeated call."""
+    calls = [("search", {"q": "x", "request_id": i}) for i in range(3)]
+    assert trips(Repeat(), actions(calls))[-1] is None
+    assert trips(Repeat(), actions(calls, volatile=["request_id"]))[-1] is not None
+
+
+def test_the_same_call_with_a_new_answer_each_time_is_no_repeat() -> None:
+    """A status poll or a "scroll down" that moves on: no repeat; on and on, a near_repeat."""
+    polls: list[Call] = [
+        {"tool": "get_status", "args": {"job": "job-7"}, "output": f"running, {p}% done"}
+        for p in (10, 40, 70)
+    ]
+    assert trips(Repeat(), actions(polls)) == [None] * 3
+    again: list[Call] = [{"tool": "get_status", "args": {"job": "job-7"}, "output": "running, 70% done"}] * 3
+    hit = trips(Repeat(), actions(again))[-1]
+    assert hit is not None and "the same arguments and the same result" in hit.message
+    pages: list[Call] = [
+        {"tool": "scroll_down", "args": None, "output": f"lines {i * 100} to {i * 100 + 99}: ..."}
+        for i in range(16)
+    ]
+    found = fired(actions(pages))
+    assert "repeat" not in found and found.get("near_repeat") == 12
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda: Repeat(threshold=1), "threshold"),
+        (lambda: Repeat(tools={"x": 1}), "tools.x"),
+        (lambda: Repeat(threshold=True), "threshold must be an integer"),
+        (lambda: Repeat(threshold=10_001), "between 2 and 10000"),
+        (lambda: Repeat(tools={"get_status": "sometimes"}), "tools.get_status"),  # type: ignore[dict-item]
+        (lambda: Repeat(tools={"get_status": 2.5}), "tools.get_status"),  # type: ignore[dict-item]
+    ],
+)
+def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
+    """A detector refuses parameters that could never work, naming the parameter."""
+    with pytest.raises(ConfigError, match=words):
+        make()
+
+
+def test_exempt_tools_neither_trip_nor_break_a_repeat() -> None:
+    """A tool the detector is told to ignore is invisible: the calls around it still form a run."""
+    calls: list[Call] = [("search", {"q": "x"}), ("log", None)] * 3
+    assert trips(Repeat(), actions(calls)) == [None] * 6
+    found = trips(Repeat(exempt={"log"}), actions(calls))
+    assert found[:4] == [None] * 4 and found[5] is None  # the log calls themselves never trip
+    assert found[4] is not None and found[4].tool == "search" and found[4].evidence["count"] == 3
+    assert trips(Repeat(exempt={"log"}), actions([("log", None)] * 5)) == [None] * 5
+
+
+def test_a_per_tool_threshold_may_be_lower_than_the_default() -> None:
+    """A tool given a threshold of 2 repeats at its second call; others still need three."""
+    detector = Repeat(3, tools={"charge_card": 2})
+    assert trips(detector, actions([("charge_card", {"amount": 5})] * 2))[-1] is not None
+    assert trips(detector, actions([("search", {"q": "x"})] * 2))[-1] is None
+    assert detector.threshold_for("charge_card") == 2 and detector.threshold_for("search") == 3
+
+
+def test_the_same_call_failing_again_is_a_repeat_whatever_the_error_says() -> None:
+    """Three failures of one call repeat, though each error text differs; the message says it failed."""
+    calls: list[Call] = [
+        {"tool": "deploy", "args": {"env": "prod"}, "error": f"timeout after {n}s", "output": f"attempt {n}"}
+        for n in (30, 60, 90)
+    ]
+    anomaly = trips(Repeat(), actions(calls))[-1]
+    assert anomaly is not None
+    assert anomaly.message == (
+        'deploy({"env":"prod"}) was called 3 times in a row '
+        "with the same arguments, failing each time (limit 3)"
+    )
+    assert (
+        anomaly.evidence["call"] == 'deploy({"env":"prod"})'
+        and anomaly.evidence["avoid"] == anomaly.evidence["call"]
+    )
+
+
+def test_a_failure_between_two_successes_breaks_the_run() -> None:
+    """The same call answered, failed, answered: the failure is a different result, so no run of three."""
+    calls: list[Call] = [
+        {"tool": "fetch", "args": {"u": 1}, "output": "page"},
+        {"tool": "fetch", "args": {"u": 1}, "output": "page"},
+        {"tool": "fetch", "args": {"u": 1}, "error": "503"},
+        {"tool": "fetch", "args": {"u": 1}, "output": "page"},
+        {"tool": "fetch", "args": {"u": 1}, "output": "page"},
+    ]
+    assert trips(Repeat(), actions(calls)) == [None] * 5

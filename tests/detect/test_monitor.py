@@ -1,0 +1,613 @@
+"""Monitor: the detectors fed action by action, each kind once per heartbeat, seeded from state."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heartbeat.config.file import (
+    DetectorsConfig,
+    EmptyConfig,
+    ErrorRateConfig,
+    LoopConfig,
+    NoProgressConfig,
+    RecurringErrorConfig,
+    RepeatConfig,
+)
+from heartbeat.core.models import HISTORY_LIMIT, PROGRESS_LIMIT, ActionRecord, Anomaly, ProgressSample
+from heartbeat.detect.detectors import History, Loop, Repeat, build_detectors, fingerprint
+from heartbeat.detect.monitor import Monitor
+
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def at(minutes: int) -> datetime:
+    """A fixed, timezone-aware time ``minutes`` after T0."""
+    return T0 + timedelta(minutes=minutes)
+
+
+def test_record_builds_the_action_record() -> None:
+    """index, tick, fingerprint, summary, stripped output length and error are filled in."""
+    monitor = Monitor(tick=4, actions_total=10)
+    assert monitor.record("search", {"q": "x"}, output="  3 hits \n", error=None, cost=0.5, now=T0) is None
+    record = monitor.history[-1]
+    assert (record.index, record.tick, record.at, record.tool) == (11, 4, T0, "search")
+    assert record.fingerprint == fingerprint("search", {"q": "x"})
+    assert record.summary == 'search({"q":"x"})'
+    assert (record.output_len, record.error, record.cost) == (6, None, 0.5)
+    assert monitor.actions_total == 11
+
+
+def test_constructed_records_equal_validated_ones() -> None:
+    """The unvalidated fast path gives exactly what pydantic validation would."""
+    monitor = Monitor(DetectorsConfig(volatile_args=["rid"], polling=["poll"]))
+    monitor.record("search", {"q": "é", "rid": 1}, output="x", cost=2, now=T0)
+    monitor.record("poll", None, error="boom", now=at(1))
+    monitor.record("w", None, error="", now=at(2))
+    for record in monitor.history:
+        again = ActionRecord.model_validate(record.model_dump())
+        assert again == record
+        assert again.model_dump_json() == record.model_dump_json()
+        assert record.model_fields_set == again.model_fields_set
+    assert monitor.history[2].error is None
+
+
+def test_constructed_anomalies_equal_validated_ones() -> None:
+    """An anomaly from a tracker survives a validation round trip unchanged."""
+    monitor = Monitor()
+    found = [monitor.record("search", {"q": "x"}, output="", now=at(i)) for i in range(3)]
+    anomaly = found[-1]
+    assert anomaly is not None
+    assert Anomaly.model_validate_json(anomaly.model_dump_json()) == anomaly
+
+
+def test_third_identical_call_returns_repeat() -> None:
+    """record returns the repeat anomaly on the third identical call."""
+    monitor = Monitor(tick=1)
+    results = [monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i)) for i in range(3)]
+    assert results[:2] == [None, None]
+    assert results[2] is not None and results[2].kind == "repeat" and results[2].action == 3
+    assert monitor.tick_anomalies == [results[2]]
+
+
+def test_each_kind_is_reported_once_per_tick() -> None:
+    """Further repeats in the same tick return None; a new tick reports again."""
+    monitor = Monitor(tick=1)
+    results = [monitor.record("search", {"q": "x"}, output="plenty of results", now=at(i)) for i in range(6)]
+    # repeat at the third call, recurring (the same call and result five times) at the fifth.
+    assert [r.kind if r else None for r in results] == [None, None, "repeat", None, "recurring", None]
+    assert len(monitor.tick_anomalies) == 2
+    monitor.start_tick(2)
+    assert monitor.tick_anomalies == []
+    again = monitor.record("search", {"q": "x"}, output="plenty of results", now=at(9))
+    assert again is not None and again.tick == 2 and again.evidence["count"] == 7
+
+
+def test_one_action_can_trip_several_kinds_and_returns_the_first() -> None:
+    """repeat and empty on the same action: both are kept, repeat is returned."""
+    monitor = Monitor()
+    monitor.record("search", {"q": "x", "page": 1}, output="12 hits, the first of them ...", now=at(0))
+    results = [monitor.record("search", {"q": "x", "page": 2}, output="", now=at(i)) for i in range(1, 4)]
+    assert results[2] is not None and results[2].kind == "repeat"
+    assert [a.kind for a in monitor.tick_anomalies] == ["repeat", "empty"]
+
+
+def test_a_stall_spread_over_heartbeats_is_seen_from_persisted_state() -> None:
+    """One identical call per heartbeat, each heartbeat a new Monitor seeded from the last: repeat."""
+    history: list[ActionRecord] = []
+    found = []
+    for tick in range(1, 4):
+        monitor = Monitor(history=history, actions_total=len(history), tick=tick)
+        found.append(monitor.record("get_report", {"day": "today"}, output="same report", now=at(tick)))
+        history = monitor.history
+    assert found[:2] == [None, None]
+    assert found[2] is not None and found[2].kind == "repeat" and found[2].tick == 3
+
+
+def test_seeded_monitor_continues_a_loop_across_heartbeats() -> None:
+    """A search/read cycle split over heartbeats is still a loop."""
+    history: list[ActionRecord] = []
+    anomalies: list[Anomaly] = []
+    for tick, (tool, args) in enumerate([("search", {"q": 1}), ("read", {"u": 1})] * 2, 1):
+        monitor = Monitor(history=history, tick=tick)
+        if (hit := monitor.record(tool, args, output="a long enough output", now=at(tick))) is not None:
+            anomalies.append(hit)
+        history = monitor.history
+    assert [(a.kind, a.tick, a.action) for a in anomalies] == [("loop", 4, 4)]
+
+
+def test_error_rate_is_checked_only_after_an_errored_action() -> None:
+    """A success in a failing window reports nothing; the next failure trips error_rate."""
+    cfg = DetectorsConfig(
+        error_rate=ErrorRateConfig(window=4, threshold=0.5),
+        recurring_error=RecurringErrorConfig(enabled=False),
+    )
+    monitor = Monitor(cfg)
+    for i in range(3):
+        monitor.record("fetch", {"u": i}, error="503", now=at(i))
+    assert [a.kind for a in monitor.tick_anomalies] == []
+    assert monitor.record("fetch", {"u": 3}, output="fine now, thanks", now=at(3)) is None
+    hit = monitor.record("fetch", {"u": 4}, error="503", now=at(4))
+    assert hit is not None and hit.kind == "error_rate"
+    assert hit.message.startswith("3 of 4 actions failed (75%), last: fetch: 503")
+
+
+def test_empty_is_checked_only_after_an_action_with_output() -> None:
+    """Actions that report no output neither count as empty nor trip it."""
+    monitor = Monitor(DetectorsConfig(repeat=RepeatConfig(enabled=False)))
+    for i in range(5):
+        assert monitor.record("write", {"i": i}, now=at(i)) is None
+    monitor.record("search", {"i": 0}, output="a real answer, long enough", now=at(9))
+    hits = [monitor.record("search", {"i": i}, output=" ", now=at(10 + i)) for i in range(3)]
+    assert hits[:2] == [None, None] and hits[2] is not None and hits[2].kind == "empty"
+
+
+def test_flat_progress_trips_no_progress_once_per_tick() -> None:
+    """Five flat samples trip no_progress on the fifth; a missing value is not checked."""
+    monitor = Monitor()
+    found = []
+    for tick in range(1, 6):
+        monitor.start_tick(tick)
+        found.append(monitor.add_progress(7, now=at(tick)))
+    assert found[:4] == [None] * 4
+    assert found[4] is not None and found[4].kind == "no_progress" and "stayed at 7" in found[4].message
+    assert monitor.add_progress(7, now=at(6)) is None  # already reported in this tick
+    monitor.start_tick(6)
+    assert monitor.add_progress(None, now=at(7), error="metric timed out") is None
+    assert monitor.progress[-1].error == "metric timed out"
+
+
+def test_polling_tool_with_its_own_threshold_stays_silent() -> None:
+    """get_status with a threshold of 10 may poll nine times with the same answer, not ten."""
+    cfg = DetectorsConfig(repeat=RepeatConfig(tools={"get_status": 10}))
+    monitor = Monitor(cfg)
+    hits = [monitor.record("get_status", None, output="job 17 is running", now=at(i)) for i in range(10)]
+    assert hits[:9] == [None] * 9 and monitor.tick_anomalies[:1] == hits[9:]
+    assert hits[9] is not None and hits[9].kind == "repeat"
+    # The tool's own threshold holds for recurring too: the same answer the tenth time.
+    assert [a.kind for a in monitor.tick_anomalies] == ["repeat", "recurring"]
+
+
+def test_polling_tool_trips_repeat_when_its_result_stops_changing() -> None:
+    """Changing results are fine; the third identical result trips repeat."""
+    monitor = Monitor(DetectorsConfig(polling=["get_status"]))
+    outputs = ["job 17: 10% done", "job 17: 40% done"] + ["job 17: 70% done"] * 3
+    hits = [monitor.record("get_status", {"job": 1}, output=o, now=at(i)) for i, o in enumerate(outputs)]
+    assert hits[:4] == [None] * 4
+    assert hits[4] is not None and "the same result" in hits[4].message
+
+
+def test_volatile_args_do_not_hide_a_repeat() -> None:
+    """A request id that changes each call does not make the call new."""
+    monitor = Monitor(DetectorsConfig(volatile_args=["request_id"]))
+    hits = [
+        monitor.record("search", {"q": "x", "request_id": i}, output="a long enough output", now=at(i))
+        for i in range(3)
+    ]
+    assert hits[2] is not None and hits[2].kind == "repeat"
+    assert "request_id" not in monitor.history[-1].summary
+
+
+def test_exempt_tools_are_recorded_but_never_checked() -> None:
+    """An exempt tool goes into the history; no detector looks at it and it breaks no run."""
+    monitor = Monitor(DetectorsConfig(exempt=["log"]))
+    hits = []
+    for i in range(3):
+        hits.append(monitor.record("log", {"line": "same"}, output="", now=at(2 * i)))
+        hits.append(monitor.record("search", {"q": "x"}, output="a long enough output", now=at(2 * i + 1)))
+    assert [h.kind if h else None for h in hits] == [None] * 5 + ["repeat"]
+    assert [r.tool for r in monitor.history].count("log") == 3
+
+
+def test_history_and_progress_are_bounded() -> None:
+    """The kept lists never grow past their limits; actions_total keeps counting."""
+    monitor = Monitor()
+    for i in range(HISTORY_LIMIT + 50):
+        monitor.record("list", {"cursor": i}, output="a long enough output", now=at(i))
+        monitor.add_progress(float(i), now=at(i))
+    assert len(monitor.history) == monitor.history_limit == HISTORY_LIMIT
+    assert monitor.history[-1].index == monitor.actions_total == HISTORY_LIMIT + 50
+    assert len(monitor.progress) == PROGRESS_LIMIT
+
+
+def test_history_limit_grows_with_the_largest_window() -> None:
+    """A loop window of 500 keeps 500 actions; seeding trims a longer history."""
+    cfg = DetectorsConfig(loop=LoopConfig(window=500))
+    assert Monitor(cfg).history_limit == 500
+    long = Monitor(history_limit=1000)
+    for i in range(700):
+        long.record("list", {"cursor": i}, now=at(i))
+    seeded = Monitor(history=long.history)
+    assert len(seeded.history) == HISTORY_LIMIT and seeded.history[0].index == 700 - HISTORY_LIMIT + 1
+    assert seeded.actions_total == 700
+
+
+def test_explicit_detectors_and_plain_functions() -> None:
+    """detectors= replaces the built-ins; a plain function is wrapped and run after each action."""
+    seen: list[int] = []
+
+    def costly(history: History, now: datetime) -> Anomaly | None:
+        last = history.last
+        assert last is not None
+        seen.append(len(history.actions))
+        if last.cost > 1:
+            return Anomaly(
+                kind="costly",
+                message=f"{last.tool} cost {last.cost}",
+                tick=history.tick,
+                action=last.index,
+                at=now,
+                tool=last.tool,
+            )
+        return None
+
+    monitor = Monitor(detectors=[costly, Repeat(threshold=2)])
+    assert [d.kind for d in monitor.detectors] == ["costly", "repeat"]
+    assert monitor.record("llm", {"p": 1}, cost=0.5, now=at(0)) is None
+    hit = monitor.record("llm", {"p": 2}, cost=3.0, now=at(1))
+    assert hit is not None and hit.kind == "costly" and seen == [1, 2]
+
+
+def test_a_detector_returning_junk_is_a_type_error() -> None:
+    """A custom detector must return an Anomaly or None."""
+
+    def junk(history: History, now: datetime) -> Any:
+        return "stuck!"
+
+    monitor = Monitor(detectors=[junk])
+    with pytest.raises(TypeError, match="not an Anomaly"):
+        monitor.record("x", None, now=T0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"tool": ""}, TypeError),
+        ({"tool": 3}, TypeError),
+        ({"cost": -1.0}, ValueError),
+        ({"cost": float("nan")}, ValueError),
+        ({"cost": True}, ValueError),
+        ({"now": datetime(2024, 1, 1)}, ValueError),
+    ],
+)
+def test_record_refuses_bad_input(kwargs: dict[str, Any], error: type[Exception]) -> None:
+    """A bad tool, cost or naive time is refused before anything is recorded."""
+    monitor = Monitor()
+    call: dict[str, Any] = {"tool": "search", "now": T0, **kwargs}
+    with pytest.raises(error):
+        monitor.record(call.pop("tool"), None, **call)
+    assert monitor.history == [] and monitor.actions_total == 0
+
+
+def test_add_progress_refuses_nan() -> None:
+    """A NaN progress value is a bug in the metric, not a sample."""
+    with pytest.raises(ValueError, match="finite"):
+        Monitor().add_progress(float("nan"), now=T0)
+
+
+def test_an_integer_cost_is_kept_as_a_float() -> None:
+    """cost=2 is recorded as 2.0."""
+    monitor = Monitor()
+    monitor.record("llm", None, cost=2, now=T0)
+    assert monitor.history[0].cost == 2.0 and isinstance(monitor.history[0].cost, float)
+
+
+def test_repr_names_the_detectors() -> None:
+    """The repr shows the tick, the counts and the detector kinds."""
+    text = repr(Monitor(tick=3))
+    assert "tick=3" in text
+    assert (
+        "repeat, loop, empty, error_rate, near_repeat, recurring, recurring_error, cycle, no_progress" in text
+    )
+
+
+_steps = st.lists(
+    st.tuples(
+        st.sampled_from(["search", "read", "log"]),
+        st.sampled_from([None, {"q": 1}, {"q": 2}, {"q": 12}]),
+        st.sampled_from([None, "", "a long enough output", "x " * 60 + "1", "x " * 60 + "2"]),
+        st.sampled_from([None, "boom"]),
+        st.booleans(),  # start a new heartbeat (and re-seed) before this action
+    ),
+    # At most the kept history (HISTORY_LIMIT): a Monitor that is not re-seeded may count a
+    # run of repeats past it, which a fresh one seeded from the kept history cannot.
+    max_size=HISTORY_LIMIT,
+)
+
+
+@settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
+@given(steps=_steps, exempt=st.booleans())
+def test_monitor_matches_the_pure_checks_and_reseeding(steps: list[Any], exempt: bool) -> None:
+    """Re-seeded each heartbeat or not, the Monitor reports what the pure checks say, once per kind.
+
+    Without exempt tools error_rate and recurring_error see failed actions only.
+    """
+    skipped = {"log"} if exempt else set()
+    cfg = DetectorsConfig(
+        exempt=sorted(skipped),
+        loop=LoopConfig(window=6),
+        empty=EmptyConfig(threshold=2),
+        error_rate=ErrorRateConfig(window=3),
+        no_progress=NoProgressConfig(enabled=False),
+    )
+    detectors = build_detectors(cfg)
+    kept = Monitor(cfg, tick=1)
+    history: list[ActionRecord] = []
+    tick = 1
+    reported: set[str] = set()
+    for i, (tool, args, output, error, new_tick) in enumerate(steps):
+        if new_tick:
+            tick += 1
+            kept.start_tick(tick)
+            reported = set()
+        fresh = Monitor(cfg, history=history, actions_total=len(history), tick=tick)
+        hit = fresh.record(tool, args, output=output, error=error, now=at(i))
+        history = fresh.history
+        kept_hit = kept.record(tool, args, output=output, error=error, now=at(i))
+        assert [r.model_dump() for r in kept.history] == [r.model_dump() for r in history]
+        visible = [a for a in history if a.tool not in skipped]
+        expected = [
+            a
+            for d in detectors
+            if history[-1].tool not in skipped
+            and (a := d.check(History(visible, tick=tick), at(i))) is not None
+        ]
+        new = [a for a in expected if a.kind not in reported]
+        reported |= {a.kind for a in new}
+        first = new[0].model_dump() if new else None
+        assert (kept_hit.model_dump() if kept_hit else None) == first
+        # A fresh monitor per action knows nothing of this tick's reports; compare what tripped.
+        assert (hit.model_dump() if hit else None) == (expected[0].model_dump() if expected else None)
+
+
+def test_error_detectors_count_the_actions_between_failures_from_their_indices() -> None:
+    """Seeded with actions_total past the kept history, the failure windows still count actions.
+
+    error_rate and recurring_error skip successful actions and move their windows by index;
+    each answer must be what their pure checks say about the kept history.
+    """
+    seed = Monitor(detectors=[])
+    for i, error in enumerate(["boom", None, "boom", None]):
+        seed.record("run", {"i": i % 2}, output="x" * 20, error=error, now=at(i))
+    cfg = DetectorsConfig(
+        error_rate=ErrorRateConfig(window=4), recurring_error=RecurringErrorConfig(window=4)
+    )
+    detectors = [d for d in build_detectors(cfg) if d.kind in ("error_rate", "recurring_error")]
+    monitor = Monitor(cfg, detectors=detectors, history=seed.history, actions_total=40)
+    history = seed.history
+    found = []
+    for i, error in enumerate([None, "boom", None, "boom", "boom", None, None, None, "boom", None], 10):
+        monitor.start_tick(i)
+        hit = monitor.record("run", {"i": 0}, output="x" * 20, error=error, now=at(i))
+        history = [*history, monitor.history[-1]]
+        expected = [a for d in detectors if (a := d.check(History(history, tick=i), at(i))) is not None]
+        assert (hit and hit.model_dump()) == (expected[0].model_dump() if expected else None)
+        found.extend(a.kind for a in expected)
+    assert "error_rate" in found and "recurring_error" in found  # the windows did fill and trip
+
+
+def test_loop_window_500_costs_no_rescans() -> None:
+    """Recording stays correct at window 500: a late cycle is found, with the shortest period."""
+    monitor = Monitor(detectors=[Loop(window=500)])
+    for i in range(400):
+        monitor.record("list", {"cursor": i}, now=at(i))
+    hits = [monitor.record(t, {"k": 1}, now=at(500 + i)) for i, t in enumerate(["a", "b", "c"] * 2)]
+    assert hits[-1] is not None and hits[-1].evidence["period"] == 3
+    assert [h for h in hits[:-1] if h] == []
+
+
+def test_progress_samples_seed_no_progress() -> None:
+    """Samples persisted from earlier heartbeats count toward the flat run."""
+    samples = [ProgressSample(tick=t, at=at(t), value=1.0) for t in range(1, 5)]
+    monitor = Monitor(progress=samples, tick=5)
+    hit = monitor.add_progress(1.0, now=at(5))
+    assert hit is not None and hit.kind == "no_progress" and hit.tick == 5
+
+
+def test_a_custom_tracker_is_used_instead_of_check() -> None:
+    """A custom detector offering tracker() gets pushes, and its check is never called."""
+
+    class CountingTracker:
+        def __init__(self, seeded: int) -> None:
+            self.count = seeded
+
+        def push(self, action: ActionRecord) -> Anomaly | None:
+            self.count += 1
+            if self.count < 4:
+                return None
+            return Anomaly(
+                kind="busy",
+                message=f"{self.count} actions",
+                tick=action.tick,
+                action=action.index,
+                at=action.at,
+            )
+
+    class Busy:
+        kind = "busy"
+
+        def check(self, history: History, now: datetime) -> Anomaly | None:
+            raise AssertionError("the tracker should be used")
+
+        def tracker(self, history: History) -> CountingTracker:
+            return CountingTracker(len(history.actions))
+
+    seed = Monitor()
+    for i in range(2):
+        seed.record("x", {"i": i}, now=at(i))
+    monitor = Monitor(detectors=[Busy()], history=seed.history)
+    assert monitor.record("x", {"i": 2}, now=at(2)) is None
+    hit = monitor.record("x", {"i": 3}, now=at(3))
+    assert hit is not None and hit.message == "4 actions"
+
+
+@settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
+@given(steps=_steps, exempt=st.booleans())
+def test_reseeding_at_start_tick_answers_like_a_monitor_built_from_the_kept_state(
+    steps: list[Any], exempt: bool
+) -> None:
+    """start_tick(reseed=True) = a new Monitor from history/progress/actions_total; the runner's way."""
+    cfg = DetectorsConfig(
+        exempt=["log"] if exempt else [],
+        loop=LoopConfig(window=6),
+        empty=EmptyConfig(threshold=2),
+        error_rate=ErrorRateConfig(window=3),
+        no_progress=NoProgressConfig(samples=2),
+    )
+    kept = Monitor(cfg, tick=1)
+    fresh = Monitor(cfg, tick=1)
+    tick = 1
+    for i, (tool, args, output, error, new_tick) in enumerate([*steps, *steps]):
+        if new_tick:
+            tick += 1
+            kept.start_tick(tick, reseed=True)
+            fresh = Monitor(
+                cfg,
+                history=fresh.history,
+                progress=fresh.progress,
+                actions_total=fresh.actions_total,
+                tick=tick,
+            )
+            fresh.start_tick(tick)
+            assert kept.add_progress(float(i % 2), now=at(i)) == fresh.add_progress(float(i % 2), now=at(i))
+        got = kept.record(tool, args, output=output, error=error, now=at(i))
+        want = fresh.record(tool, args, output=output, error=error, now=at(i))
+        assert (got and got.model_dump()) == (want and want.model_dump())
+    assert [r.model_dump() for r in kept.history] == [r.model_dump() for r in fresh.history]
+
+
+def test_trackers_that_slide_answer_like_ones_seeded_from_a_short_kept_history(rng: random.Random) -> None:
+    """repeat, empty and no_progress slide with the kept history instead of a reseed; every answer is
+    a fresh Monitor's, also when runs, quiet shapes and flat values outlast a short kept history."""
+    for _ in range(60):
+        limit = rng.randint(2, 12)
+        cfg = DetectorsConfig(
+            exempt=["log"] if rng.random() < 0.3 else [],
+            empty=EmptyConfig(threshold=rng.randint(1, 4), max_chars=rng.choice([0, 5, 10])),
+            no_progress=NoProgressConfig(samples=rng.randint(2, 6)),
+            repeat=RepeatConfig(
+                threshold=rng.randint(2, 5), tools={"read": "off"} if rng.random() < 0.3 else {}
+            ),
+        )
+        kept, fresh = Monitor(cfg, tick=1, history_limit=limit), Monitor(cfg, tick=1, history_limit=limit)
+        unmeasured, again = rng.random(), rng.random()  # how often a sample is None, an action the last
+        action: tuple[Any, ...] = ("search", None, None, None)
+        for i in range(rng.randint(50, 300)):
+            if rng.random() < 0.35:
+                kept.start_tick(kept.tick + 1, reseed=True)
+                fresh = Monitor(
+                    cfg, history=fresh.history, progress=fresh.progress, actions_total=fresh.actions_total,
+                    tick=kept.tick, history_limit=limit,
+                )  # fmt: skip
+                value = None if rng.random() < unmeasured else rng.choice([1.0, 1.005, 2.0, float(i)])
+                got, want = kept.add_progress(value, now=at(i)), fresh.add_progress(value, now=at(i))
+                assert (got and got.model_dump()) == (want and want.model_dump())
+            if rng.random() >= again:
+                action = (
+                    rng.choice(["search", "read", "log"]),
+                    rng.choice([None, {"q": 1}, {"q": 2}, {"q": rng.randint(0, 50)}]),
+                    rng.choice([None, "", "ok", "a long enough output", "x " * 30 + str(rng.randint(0, 3))]),
+                    rng.choice([None, None, None, "boom"]),
+                )
+            tool, args, output, error = action
+            got = kept.record(tool, args, output=output, error=error, now=at(i))
+            want = fresh.record(tool, args, output=output, error=error, now=at(i))
+            assert (got and got.model_dump()) == (want and want.model_dump())
+
+
+def test_trackers_after_one_that_raised_are_seeded_anew_not_slid() -> None:
+    """A tracker that raises leaves the ones after it without that action: the next reseed seeds
+    them from the kept history instead of letting them slide, so they answer as a fresh Monitor."""
+
+    class Boom:
+        kind = "boom"
+
+        def check(self, history: History, now: datetime) -> Anomaly | None:
+            return None
+
+        def tracker(self, history: History) -> Boom:
+            return self
+
+        def push(self, action: ActionRecord) -> Anomaly | None:
+            if action.tool == "fail":
+                raise RuntimeError("boom")
+            return None
+
+    detectors = [Boom(), Repeat(threshold=3)]
+    kept = Monitor(detectors=detectors, tick=1)
+    for i in range(2):
+        kept.record("search", {"q": "x"}, output="same page", now=at(i))
+    with pytest.raises(RuntimeError):
+        kept.record("fail", None, now=at(2))  # in the history; repeat never took it
+    kept.start_tick(2, reseed=True)
+    fresh = Monitor(detectors=detectors, history=kept.history, actions_total=kept.actions_total, tick=2)
+    # Slid, repeat would count a third search in a row; the history has a fail between.
+    assert kept.record("search", {"q": "x"}, output="same page", now=at(3)) is None
+    assert fresh.record("search", {"q": "x"}, output="same page", now=at(3)) is None
+
+
+def test_a_long_run_is_counted_within_the_kept_history_after_a_reseed() -> None:
+    """Without reseed a repeat run is counted past the kept history; reseeding counts as a fresh Monitor."""
+    carried, reseeded = Monitor(tick=1), Monitor(tick=1)
+    for tick in range(1, 9):
+        carried.start_tick(tick)
+        reseeded.start_tick(tick, reseed=True)
+        for i in range(5):  # the first call of each heartbeat reports the run so far
+            hits = (
+                carried.record("search", {"q": "x"}, output="same page", now=at(tick * 10 + i)),
+                reseeded.record("search", {"q": "x"}, output="same page", now=at(tick * 10 + i)),
+            )
+            if i == 0 and tick > 1:
+                first = hits
+    long, bounded = first
+    assert long is not None and bounded is not None
+    assert long.evidence["count"] == 36
+    assert bounded.evidence["count"] == HISTORY_LIMIT + 1
+
+
+def test_progress_samples_are_built_like_validated_ones() -> None:
+    """add_progress's unvalidated sample equals a validated ProgressSample."""
+    monitor = Monitor(tick=3)
+    monitor.add_progress(2, now=T0, error="x" * 500)
+    monitor.add_progress(None, now=at(1))
+    for sample in monitor.progress:
+        again = ProgressSample.model_validate(sample.model_dump())
+        assert again == sample and again.model_dump_json() == sample.model_dump_json()
+        assert again.model_fields_set == sample.model_fields_set
+        assert again.model_fields_set == sample.model_fields_set
+
+
+def test_light_records_read_back_as_the_records_a_custom_detector_gets() -> None:
+    """The default Monitor's light records build the same ActionRecords a custom detector gets."""
+    light, full = (
+        Monitor(),
+        Monitor(detectors=[*build_detectors(DetectorsConfig()), lambda history, now: None]),
+    )
+    assert light._light and not full._light
+    for i, args in enumerate([None, {}, {"q": "x" * 300}, {"b": [1, 2], "a": {"z": None}}, {"k": 5}]):
+        for monitor in (light, full):
+            monitor.record(
+                "tool", args, output="out" if i % 2 else None, error="e" if i == 3 else None, now=at(i)
+            )
+    assert [r.model_dump() for r in light.history] == [r.model_dump() for r in full.history]
+    assert light.history[2].summary.endswith("…") and len(light.history[2].summary) == 200
+
+
+def test_records_and_anomalies_built_without_validation_copy_with_updates() -> None:
+    """model_copy(update=...) works on what the Monitor builds, as on validated models."""
+    for monitor in (
+        Monitor(),
+        Monitor(detectors=[*build_detectors(DetectorsConfig()), lambda history, now: None]),
+    ):
+        hits = [monitor.record("search", {"q": "x"}, output="same page", now=at(i)) for i in range(3)]
+        anomaly = hits[-1]
+        assert anomaly is not None
+        assert anomaly.model_copy(update={"message": "m"}).message == "m"
+        record = monitor.history[-1]
+        assert record.model_copy(update={"shape": None}).shape is None
+        assert record.model_fields_set == set(type(record).model_fields)

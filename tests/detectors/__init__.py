@@ -1,1 +1,0 @@
-"""Tests of heartbeat.detectors, one file per module (a package, so the names cannot clash)."""

@@ -1,0 +1,180 @@
+"""The shared core of the framework adapters (Guard), and a cold start that imports no framework."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from heartbeat.detect.monitor import Monitor
+from heartbeat.integrations import GO, Guard, MonitorRecorder, Stopped
+from heartbeat.testing import make_heartbeat
+
+FRAMEWORKS = ("langchain_core", "langgraph", "agents", "pydantic_ai", "openai")
+
+
+def test_stop_mode_stops_at_the_repeat_and_stays_stopped() -> None:
+    """The third identical call is a stop naming the repeat; every later call (any tool) is stopped too."""
+    guard = Guard(Monitor())
+    assert [guard.after("search", {"q": "x"}, output="3 hits").action for _ in range(2)] == ["go", "go"]
+    verdict = guard.after("search", {"q": "x"}, output="3 hits")
+    assert verdict.action == "stop" and verdict.cause == "stuck"
+    assert verdict.anomaly is not None and verdict.anomaly.kind == "repeat"
+    error = verdict.error()
+    assert isinstance(error, Stopped) and "repeat" in str(error) and 'search({"q":"x"})' in str(error)
+    assert guard.before("read", {"path": "other"}).action == "stop"
+    assert guard.check().action == "stop"
+
+
+def test_redirect_mode_answers_with_instructions_then_stops_an_ignoring_model() -> None:
+    """Redirect on the tripping call and on the same call again; other calls go; stop after max_redirects."""
+    guard = Guard(Monitor(), on_stuck="redirect", max_redirects=2)
+    for _ in range(2):
+        assert guard.after("search", {"q": "x"}, output="3 hits") is GO
+    first = guard.after("search", {"q": "x"}, output="3 hits")
+    assert first.action == "redirect" and first.instructions is not None
+    assert 'do not call search({"q":"x"}) again' in first.instructions
+    assert guard.before("search", {"q": "y"}) is GO
+    again = guard.before("search", {"q": "x"})
+    assert again.action == "redirect" and guard.redirects == 2
+    last = guard.before("search", {"q": "x"})
+    assert last.action == "stop" and "2 redirection(s) ignored" in last.reason
+
+
+def test_kill_file_stops_before_the_next_call(tmp_path: Path) -> None:
+    """A Monitor-bound guard reads the KILL file before each call (never cached) and quotes it."""
+    guard = Guard(Monitor(), kill_file=tmp_path / "KILL")
+    assert guard.before("search", {"q": "x"}) is GO and guard.check() is GO
+    (tmp_path / "KILL").write_text("deploy in progress\n")
+    verdict = guard.before("search", {"q": "y"})
+    assert verdict.action == "stop" and verdict.cause == "killed"
+    assert "deploy in progress" in verdict.reason and verdict.error().exit_code == 3  # as the CLI's
+    (tmp_path / "KILL").unlink()
+    assert guard.before("search", {"q": "z"}).action == "stop"  # a stopped run stays stopped
+
+
+def test_inside_a_heartbeat_the_budget_stops_the_run(tmp_path: Path) -> None:
+    """Bound to ctx: past actions_per_tick the verdict is a budget stop, and the tick pauses."""
+    verdicts: list[Any] = []
+
+    def step(ctx: Any) -> None:
+        guard = Guard(ctx)
+        verdicts.extend(guard.after("search", {"q": q}, output="3 hits for it") for q in "abc")
+
+    result = make_heartbeat(step, tmp_path, budget={"actions_per_tick": 2}).tick()
+    assert [v.action for v in verdicts] == ["go", "go", "stop"]
+    assert verdicts[2].cause == "budget" and result.outcome == "paused"
+
+
+def test_errors_and_outputs_are_recorded_as_the_context_would() -> None:
+    """An exception becomes 'Type: message'; a non-string output is recorded by its text length."""
+    monitor = Monitor()
+    guard = Guard(MonitorRecorder(monitor))
+    guard.after("search", {"q": "a"}, error=ValueError("backend down"))
+    guard.after("count", None, output=12345)
+    first, second = monitor.history
+    assert first.error == "ValueError: backend down" and second.output_len == 5
+
+
+def test_bad_bindings_and_options_are_refused(tmp_path: Path) -> None:
+    """Clear errors for what cannot be bound or configured."""
+    with pytest.raises(TypeError, match="bind a guard"):
+        Guard(object())
+    with pytest.raises(ValueError, match="on_stuck"):
+        Guard(Monitor(), on_stuck="retry")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_redirects"):
+        Guard(Monitor(), max_redirects=0)
+
+    def step(ctx: Any) -> None:
+        with pytest.raises(TypeError, match="already knows its KILL file"):
+            Guard(ctx, kill_file=tmp_path / "KILL")
+
+    assert make_heartbeat(step, tmp_path).tick().exit_code == 0
+
+
+def test_parallel_calls_are_all_recorded() -> None:
+    """Eight threads recording at once (parallel tool calls): no action lost, the index stays dense."""
+    monitor = Monitor()
+    guard = Guard(monitor)
+
+    def work(n: int) -> None:
+        for i in range(200):
+            guard.after("fetch", {"thread": n, "i": i}, output="page text here")
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert monitor.actions_total == 1600
+
+
+def test_a_tick_imports_no_framework(tmp_path: Path) -> None:
+    """`heartbeat tick` as a fresh process (python -X importtime): no framework module is loaded."""
+    (tmp_path / "agent.py").write_text(
+        "def step(ctx):\n    ctx.record('noop', {'n': ctx.tick}, output='ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "heartbeat", "tick", "--step", "agent:step"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = {
+        line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")
+    }
+    assert "heartbeat.tick.runner" in loaded  # the parse works: the tick's own modules are listed
+    assert not {m for m in loaded if m.split(".")[0] in FRAMEWORKS}
+    assert not {m for m in loaded if m.startswith("heartbeat.integrations")}
+
+
+def test_importing_the_integrations_core_imports_no_framework() -> None:
+    """`import heartbeat.integrations` (the core every adapter shares) loads none of the frameworks."""
+    code = (
+        "import sys, heartbeat.integrations\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {FRAMEWORKS!r}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_state_folder_binding_escalates_stops_and_shows_in_status(tmp_path: Path) -> None:
+    """Bound to a heartbeat.toml (a Session): an escalation stops the run; `heartbeat status` sees it."""
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstate_dir = "state"\nkill_file = "KILL"\n\n[policy]\nescalate_after = 1\n'
+    )
+    with Guard(tmp_path / "heartbeat.toml", on_stuck="redirect") as guard:
+        assert guard.before("search", {"q": "x"}) is GO
+        verdicts = [guard.after("search", {"q": "x"}, output="3 hits for x") for _ in range(3)]
+        assert [v.action for v in verdicts] == ["go", "go", "stop"]
+        assert verdicts[2].cause == "needs_human" and verdicts[2].anomaly is not None
+        assert guard.before("search", {"q": "other"}).cause == "needs_human"
+    assert (tmp_path / "state" / "ESCALATION.md").exists()
+    done = subprocess.run(
+        [sys.executable, "-m", "heartbeat", "status", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert '"needs_human"' in done.stdout, done.stdout + done.stderr
+
+
+def test_a_state_folder_binding_refuses_calls_after_kill(tmp_path: Path) -> None:
+    """Bound to a state folder: KILL ends the open heartbeat (journaled) and stops the next call."""
+    guard = Guard(tmp_path / "state", kill_file=tmp_path / "KILL")
+    assert guard.before("search", {"q": "a"}) is GO
+    assert guard.after("search", {"q": "a"}, output="3 hits for a") is GO
+    (tmp_path / "KILL").write_text("maintenance\n")
+    verdict = guard.before("search", {"q": "b"})
+    assert verdict.cause == "killed" and "maintenance" in verdict.reason
+    guard.close()
+    journal = (tmp_path / "state" / "journal.jsonl").read_text()
+    assert '"event":"kill"' in journal.replace(" ", "") and 'search({\\"q\\":\\"a\\"})' in journal

@@ -1,0 +1,250 @@
+"""LangChain / LangGraph: the handler stops, the ToolNode wrapper redirects; real graphs, fake model."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _integrations import MODES, REPEAT, anomalies, decisions, run_bound, saved_actions
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+from heartbeat.detect.monitor import Monitor
+from heartbeat.integrations import Stopped
+from heartbeat.integrations.langchain import HeartbeatCallbackHandler, HeartbeatToolWrapper
+from heartbeat.testing import make_heartbeat
+
+
+class ScriptedChat(FakeMessagesListChatModel):
+    """The fake chat model, able to be bound to tools as a graph does."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChat:
+        return self
+
+
+def calls(*queries: str) -> list[BaseMessage]:
+    """One model turn per query (a search call), then a final answer."""
+    turns: list[BaseMessage] = [
+        AIMessage(content="", tool_calls=[{"name": "search", "args": {"q": q}, "id": f"call{i}"}])
+        for i, q in enumerate(queries)
+    ]
+    return [*turns, AIMessage(content="done")]
+
+
+class Agent:
+    """A LangGraph agent (model node + ToolNode) over a `search` tool that counts its runs."""
+
+    def __init__(
+        self,
+        responses: Sequence[BaseMessage],
+        *,
+        wrapper: HeartbeatToolWrapper | None = None,
+        before_model: Callable[[int], None] | None = None,
+    ) -> None:
+        self.ran: list[str] = []
+        model = ScriptedChat(responses=list(responses))
+        turns = [0]
+
+        @tool
+        def search(q: str) -> str:
+            """Search the web."""
+            self.ran.append(q)
+            if q == "fails":
+                raise ValueError("search backend is down")
+            return f"3 hits for {q}"
+
+        def call_model(state: MessagesState) -> dict[str, Any]:
+            turns[0] += 1
+            if before_model is not None:
+                before_model(turns[0])
+            return {"messages": [model.invoke(state["messages"])]}
+
+        node = (
+            ToolNode([search], wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall)
+            if wrapper is not None
+            # handle_tool_errors=True turns the handler's Stopped into an error message, as a user's
+            # graph may: the stop must then come from the next model call (the guard stays stopped).
+            else ToolNode([search], handle_tool_errors=True)
+        )
+        graph = StateGraph(MessagesState)
+        graph.add_node("model", call_model)
+        graph.add_node("tools", node)
+        graph.add_edge(START, "model")
+        graph.add_conditional_edges("model", tools_condition)
+        graph.add_edge("tools", "model")
+        self.app = graph.compile()
+
+    def run(self, callbacks: list[Any] | None = None) -> list[BaseMessage]:
+        config: Any = {"callbacks": callbacks} if callbacks else {}
+        return list(
+            self.app.invoke({"messages": [("user", "research heartbeats")]}, config=config)["messages"]
+        )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_handler_stops_a_repeating_agent_at_the_configured_repeat(mode: str, tmp_path: Path) -> None:
+    """The same search over and over: the run raises Stopped naming the repeat, right after call REPEAT."""
+    agent = Agent(calls(*["x"] * 10))
+
+    def body(target: Any, kill: Path) -> Stopped:
+        with pytest.raises(Stopped) as caught:
+            agent.run([HeartbeatCallbackHandler(target)])
+        return caught.value
+
+    bound = run_bound(mode, tmp_path, body)
+    stop = bound.value
+    assert stop.cause == "stuck" and stop.anomaly is not None and stop.anomaly.kind == "repeat"
+    assert "repeat" in str(stop) and 'search({"q":"x"})' in str(stop)
+    assert agent.ran == ["x"] * REPEAT
+    assert anomalies(bound)[:1] == ["repeat"]  # the first finding; others (recurring) may join it
+    if mode != "monitor":  # the state folder holds it all
+        assert bound.tick is not None and bound.tick.decision is not None
+        assert bound.tick.decision.action == "try_alternative"
+        history, journal = saved_actions(tmp_path)
+        assert history == journal == ['search({"q":"x"})'] * REPEAT
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_kill_between_two_tool_calls_stops_before_the_next(mode: str, tmp_path: Path) -> None:
+    """KILL written while the model thinks after call 2: call 3 never runs, the run raises Stopped(killed)."""
+
+    def before_model(turn: int) -> None:
+        if turn == 3:
+            (tmp_path / "KILL").write_text("stop now\n")
+
+    agent = Agent(calls("a", "b", "c", "d"), before_model=before_model)
+
+    def body(target: Any, kill: Path) -> Stopped:
+        with pytest.raises(Stopped) as caught:
+            agent.run([HeartbeatCallbackHandler(target)])
+        return caught.value
+
+    bound = run_bound(mode, tmp_path, body)
+    assert bound.value.cause == "killed"
+    assert agent.ran == ["a", "b"]
+    if mode != "monitor":  # the state folder holds it all
+        assert bound.tick is not None and bound.tick.exit_code == 3
+        history, journal = saved_actions(tmp_path)
+        assert history == journal == ['search({"q":"a"})', 'search({"q":"b"})']
+    else:
+        assert "stop now" in bound.value.reason
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_healthy_agent_runs_to_the_end_untouched(mode: str, tmp_path: Path) -> None:
+    """Different searches: the same messages as without heartbeat, every call recorded, no anomaly."""
+    plain = Agent(calls("a", "b", "c")).run()
+    agent = Agent(calls("a", "b", "c"))
+    bound = run_bound(mode, tmp_path, lambda target, kill: agent.run([HeartbeatCallbackHandler(target)]))
+    assert [m.content for m in bound.value] == [m.content for m in plain]
+    assert agent.ran == ["a", "b", "c"] and anomalies(bound) == []
+    if mode != "monitor":  # the state folder holds it all
+        assert bound.tick is not None and bound.tick.exit_code == 0
+        assert saved_actions(tmp_path)[0] == [f'search({{"q":"{q}"}})' for q in "abc"]
+
+
+def test_tool_errors_are_recorded_as_errors(tmp_path: Path) -> None:
+    """A tool that raises (turned into an error message by ToolNode) is an errored action."""
+    agent = Agent(calls("fails", "a"))
+    bound = run_bound("monitor", tmp_path, lambda target, kill: agent.run([HeartbeatCallbackHandler(target)]))
+    assert bound.monitor is not None
+    errors = [a.error for a in bound.monitor.history]
+    assert errors[0] is not None and "search backend is down" in errors[0]
+    assert errors[1] is None
+
+
+def test_parallel_tool_calls_are_all_recorded(tmp_path: Path) -> None:
+    """One model turn asking for three searches (run on ToolNode's threads): three actions."""
+    turn = AIMessage(
+        content="", tool_calls=[{"name": "search", "args": {"q": q}, "id": f"p{q}"} for q in "abc"]
+    )
+    agent = Agent([turn, AIMessage(content="done")])
+    bound = run_bound("monitor", tmp_path, lambda target, kill: agent.run([HeartbeatCallbackHandler(target)]))
+    assert bound.monitor is not None
+    assert sorted(a.summary for a in bound.monitor.history) == [f'search({{"q":"{q}"}})' for q in "abc"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_wrapper_redirects_the_model_which_then_recovers(mode: str, tmp_path: Path) -> None:
+    """Call REPEAT is answered with the instructions (an error ToolMessage); the model moves on."""
+    holder: list[HeartbeatToolWrapper] = []
+
+    def body(target: Any, kill: Path) -> list[BaseMessage]:
+        wrapper = HeartbeatToolWrapper(target)
+        holder.append(wrapper)
+        agent = Agent(calls(*["x"] * REPEAT, "y"), wrapper=wrapper)
+        messages = agent.run()
+        assert agent.ran == ["x"] * REPEAT + ["y"]
+        return messages
+
+    bound = run_bound(mode, tmp_path, body)
+    answers = [m for m in bound.value if isinstance(m, ToolMessage)]
+    assert [m.status for m in answers] == ["success"] * (REPEAT - 1) + ["error", "success"]
+    text = str(answers[REPEAT - 1].content)
+    assert "Try an alternative: do not call" in text and 'search({"q":"x"})' in text
+    assert bound.value[-1].content == "done"
+    assert holder[0].guard.redirects == 1 and holder[0].guard.stopped is None
+    if mode != "monitor":  # the state folder holds it all
+        # A Session ends the heartbeat at the anomaly: the recovery is the next one, which continues.
+        expected = ["try_alternative"] if mode == "ctx" else ["try_alternative", "continue"]
+        assert decisions(tmp_path) == expected
+        assert len(saved_actions(tmp_path)[1]) == REPEAT + 1
+
+
+def test_wrapper_stops_a_model_that_ignores_the_instructions(tmp_path: Path) -> None:
+    """Redirected max_redirects times and still repeating: Stopped, and the tool never ran again."""
+
+    def body(target: Any, kill: Path) -> Stopped:
+        agent = Agent(calls(*["x"] * 12), wrapper=HeartbeatToolWrapper(target, max_redirects=2))
+        with pytest.raises(Stopped) as caught:
+            agent.run()
+        assert agent.ran == ["x"] * REPEAT
+        return caught.value
+
+    stop = run_bound("monitor", tmp_path, body).value
+    assert stop.cause == "stuck" and "2 redirection(s) ignored" in str(stop)
+
+
+def test_async_graph_is_stopped_and_redirected(tmp_path: Path) -> None:
+    """ainvoke: the handler stops a repeat; awrap_tool_call redirects (the async wrapper path)."""
+
+    def body(target: Any, kill: Path) -> None:
+        agent = Agent(calls(*["x"] * 10))
+        with pytest.raises(Stopped):
+            asyncio.run(
+                agent.app.ainvoke(
+                    {"messages": [("user", "go")]}, {"callbacks": [HeartbeatCallbackHandler(target)]}
+                )
+            )
+        assert agent.ran == ["x"] * REPEAT
+
+    run_bound("monitor", tmp_path, body)
+
+    def body2(target: Any, kill: Path) -> Any:
+        agent = Agent(calls(*["x"] * REPEAT, "y"), wrapper=HeartbeatToolWrapper(target))
+        out = asyncio.run(agent.app.ainvoke({"messages": [("user", "go")]}))
+        assert agent.ran == ["x"] * REPEAT + ["y"]
+        return out["messages"]
+
+    messages = run_bound("monitor", tmp_path / "b", body2).value
+    assert any(isinstance(m, ToolMessage) and m.status == "error" for m in messages)
+
+
+def test_a_wrapper_compiled_once_is_rebound_for_each_heartbeat(tmp_path: Path) -> None:
+    """One graph across heartbeats: bind(ctx) in each step gives each run the tick's context."""
+    wrapper = HeartbeatToolWrapper(Monitor())
+    agent = Agent(calls("a", "b"), wrapper=wrapper)
+
+    def step(ctx: Any) -> None:
+        wrapper.bind(ctx)
+        agent.run()
+
+    heartbeat = make_heartbeat(step, tmp_path)
+    assert [heartbeat.tick().actions for _ in range(2)] == [2, 2]
+    assert saved_actions(tmp_path)[1] == [f'search({{"q":"{q}"}})' for q in "abab"]

@@ -1,0 +1,303 @@
+"""OpenTelemetry: GenAI tool spans recorded live and their OTLP/JSON export replayed find the same anomalies.
+
+Everything is real: the OpenTelemetry SDK, its OTLP JSON file exporter, and
+PydanticAI's own instrumentation with its offline ``FunctionModel``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.trace import Status, StatusCode, Tracer
+
+from heartbeat.config.file import HeartbeatConfig
+from heartbeat.detect.monitor import Monitor
+from heartbeat.formats import otlp
+from heartbeat.integrations.otel import ToolSpanProcessor
+from heartbeat.integrations.session import Session
+from heartbeat.replay.play import replay
+
+CONFIG = HeartbeatConfig()
+
+
+@contextmanager
+def instrumented(
+    target: Monitor | Session, export: Path
+) -> Iterator[tuple[TracerProvider, ToolSpanProcessor]]:
+    """A TracerProvider feeding heartbeat live and writing an OTLP/JSON export beside it."""
+    provider = TracerProvider()
+    processor = ToolSpanProcessor(target)
+    provider.add_span_processor(processor)
+    provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(str(export))))
+    try:
+        yield provider, processor
+    finally:
+        provider.shutdown()
+
+
+def tool_call(
+    tracer: Tracer, tool: str, args: dict[str, Any], result: str | None, error: str | None = None
+) -> None:
+    """One tool execution, named exactly as the GenAI semantic conventions name it."""
+    attributes = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool,
+        "gen_ai.tool.call.id": f"call-{tool}-{json.dumps(args, sort_keys=True)}",
+        "gen_ai.tool.call.arguments": json.dumps(args),
+    }
+    with tracer.start_as_current_span(f"execute_tool {tool}", attributes=attributes) as span:
+        if error is not None:
+            span.set_status(Status(StatusCode.ERROR, error))
+            span.set_attribute("error.type", "ToolError")
+        elif result is not None:
+            span.set_attribute("gen_ai.tool.call.result", result)
+
+
+def agent_run(tracer: Tracer, calls: list[tuple[str, dict[str, Any], str | None, str | None]]) -> None:
+    """One agent run: one trace, an ``invoke_agent`` span around its tool calls (and a chat span)."""
+    with tracer.start_as_current_span(
+        "invoke_agent researcher", attributes={"gen_ai.operation.name": "invoke_agent"}
+    ):
+        with tracer.start_as_current_span("chat fake-model", attributes={"gen_ai.operation.name": "chat"}):
+            pass
+        for tool, args, result, error in calls:
+            tool_call(tracer, tool, args, result, error)
+
+
+RUNS: list[list[tuple[str, dict[str, Any], str | None, str | None]]] = [
+    [  # healthy
+        ("search", {"q": "heartbeat agents"}, "12 results about heartbeat agents", None),
+        ("read", {"url": "https://example.org/a"}, "a long article about agents and heartbeats", None),
+    ],
+    [  # the same search again and again
+        ("search", {"q": "stuck"}, "3 results about being stuck", None),
+        ("search", {"q": "stuck"}, "3 results about being stuck", None),
+        ("search", {"q": "stuck"}, "3 results about being stuck", None),
+    ],
+    [  # a cycle of two calls
+        ("open", {"file": "a.py"}, "def a(): return b()", None),
+        ("open", {"file": "b.py"}, "def b(): return a()", None),
+        ("open", {"file": "a.py"}, "def a(): return b()", None),
+        ("open", {"file": "b.py"}, "def b(): return a()", None),
+    ],
+    [  # a tool that keeps failing
+        ("fetch", {"url": f"https://example.org/{i}"}, None, "ConnectionError: refused") for i in range(6)
+    ],
+]
+
+
+def found(anomalies: Any) -> list[tuple[int, str, int | None]]:
+    return [(a.tick, a.kind, a.action) for a in anomalies]
+
+
+def replayed(export: Path) -> tuple[list[tuple[int, str, int | None]], list[str]]:
+    """``heartbeat replay EXPORT``: the format detected, one heartbeat per trace."""
+    ticks = list(replay(export, CONFIG))
+    converted = list(replay(otlp.trace_lines(otlp.read(export)), CONFIG))  # the converter agrees
+    assert [(t.actions, t.anomalies, t.decision) for t in converted] == [
+        (t.actions, t.anomalies, t.decision) for t in ticks
+    ]
+    return [hit for t in ticks for hit in found(t.anomalies)], [t.decision.action for t in ticks]
+
+
+def test_sdk_spans_named_by_the_conventions_give_the_same_anomalies_live_and_replayed(tmp_path: Path) -> None:
+    export = tmp_path / "spans.jsonl"
+    monitor = Monitor(CONFIG.detectors)
+    with instrumented(monitor, export) as (provider, processor):
+        tracer = provider.get_tracer("test-agent")
+        for run in RUNS:
+            agent_run(tracer, run)
+    live = found(processor.anomalies)
+    assert processor.recorded == sum(len(run) for run in RUNS) and processor.failures == 0
+    # One kind per stuck run at least: the repeat in run 2, the cycle in run 3, the failures in run 4.
+    assert [(tick, kind) for tick, kind, _ in live][:2] == [(2, "repeat"), (3, "loop")]
+    assert (4, "error_rate") in [(tick, kind) for tick, kind, _ in live]
+    replay_hits, decisions = replayed(export)
+    assert replay_hits == live
+    assert decisions[0] == "continue" and decisions[-1] == "escalate" and len(decisions) == 4
+    # The export holds the other spans too; only the tool calls became actions, in order.
+    data = otlp.read(export)
+    names = [
+        s["name"]
+        for doc in data
+        for rs in doc["resourceSpans"]
+        for ss in rs["scopeSpans"]
+        for s in ss["spans"]
+    ]
+    assert "invoke_agent researcher" in names and "chat fake-model" in names
+    assert [a["tool"] for a in otlp.actions(data)] == [tool for run in RUNS for tool, *_ in run]
+    failing = otlp.actions(data)[-1]
+    assert failing == {
+        "tool": "fetch",
+        "args": {"url": "https://example.org/5"},
+        "output": None,
+        "error": "ConnectionError: refused",
+    }
+
+
+def test_pydantic_ai_instrumentation_gives_the_same_anomalies_live_and_replayed(tmp_path: Path) -> None:
+    from pydantic_ai import Agent, capabilities
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    export = tmp_path / "spans.jsonl"
+    monitor = Monitor(CONFIG.detectors)
+    turns = [0]
+
+    def stuck_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        turns[0] += 1  # five times the same search, then an answer
+        if turns[0] <= 5:
+            return ModelResponse(parts=[ToolCallPart("search", {"query": "why is the build red"})])
+        return ModelResponse(parts=[TextPart("giving up")])
+
+    with instrumented(monitor, export) as (provider, processor):
+        agent = Agent(
+            FunctionModel(stuck_model),
+            capabilities=[
+                capabilities.Instrumentation(settings=InstrumentationSettings(tracer_provider=provider))
+            ],
+        )
+
+        @agent.tool_plain
+        def search(query: str) -> str:
+            """Search the build logs."""
+            return f"1 result for {query}: the build is red"
+
+        assert agent.run_sync("fix the build").output == "giving up"
+    live = found(processor.anomalies)
+    assert live[0] == (1, "repeat", 3)
+    assert processor.recorded == 5
+    replay_hits, _ = replayed(export)
+    assert replay_hits == live
+    actions = otlp.actions(otlp.read(export))
+    assert actions[0] == {
+        "tool": "search",
+        "args": {"query": "why is the build red"},
+        "output": "1 result for why is the build red: the build is red",
+        "error": None,
+    }
+
+
+def test_spans_recorded_into_a_state_folder_are_an_agent_like_any_other(tmp_path: Path) -> None:
+    config = HeartbeatConfig.model_validate(
+        {
+            "agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")},
+            "base_dir": tmp_path,
+        }
+    )
+    session = Session(config, idle=30)
+    with instrumented(session, tmp_path / "spans.jsonl") as (provider, processor):
+        tracer = provider.get_tracer("test-agent")
+        for run in RUNS[:2]:
+            agent_run(tracer, run)
+    # shutdown() ended the open heartbeat: one heartbeat per trace, saved with the decision.
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    assert state["ticks"] == 2 and state["actions_total"] == 5
+    assert state["stuck_streak"] == 1 and "search" in state["instructions"]
+    assert [a["kind"] for a in state["anomalies"]] == ["repeat"]
+    assert found(processor.anomalies)[0][1:] == ("repeat", 5)
+    # A state folder's path is enough: the same agent, one more (healthy) heartbeat.
+    with instrumented(ToolSpanProcessor(tmp_path / "state").target, tmp_path / "more.jsonl") as (provider, _):
+        agent_run(provider.get_tracer("test-agent"), RUNS[0])
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    assert (state["ticks"], state["actions_total"]) == (3, 7)
+
+
+def test_the_processor_never_raises_into_the_instrumented_code(tmp_path: Path) -> None:
+    class Broken(Monitor):
+        def record(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("disk on fire")
+
+    seen: list[str] = []
+
+    def on_anomaly(anomaly: Any, span: Any) -> None:
+        seen.append(anomaly.kind)
+        raise ValueError("a user callback that fails")
+
+    provider = TracerProvider()
+    broken = ToolSpanProcessor(Broken(CONFIG.detectors))
+    callback = ToolSpanProcessor(Monitor(CONFIG.detectors), on_anomaly=on_anomaly)
+    provider.add_span_processor(broken)
+    provider.add_span_processor(callback)
+    tracer = provider.get_tracer("test-agent")
+    agent_run(tracer, RUNS[1])  # would raise here if either processor let an exception out
+    assert broken.failures == 3 and broken.recorded == 0
+    assert seen == ["repeat"] and callback.failures == 1 and callback.recorded == 3
+
+
+def test_otlp_parser_reads_documents_lines_and_odd_values() -> None:
+    span = {
+        "traceId": "t1",
+        "name": "execute_tool",
+        "endTimeUnixNano": "1700000000000000000",
+        "attributes": [
+            {"key": "gen_ai.tool.name", "value": {"stringValue": "calc"}},
+            {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": "[1, 2]"}},
+            {"key": "gen_ai.tool.call.result", "value": {"intValue": "3"}},
+        ],
+        "status": {"code": "STATUS_CODE_ERROR", "message": "overflow"},
+    }
+    other = {"traceId": "t1", "name": "chat model", "endTimeUnixNano": "1", "attributes": []}
+    doc = {"resourceSpans": [{"scopeSpans": [{"spans": [other, span]}]}]}
+    assert (
+        otlp.sniff(doc) and otlp.sniff([doc, doc]) and not otlp.sniff({"messages": []}) and not otlp.sniff([])
+    )
+    action = {"tool": "calc", "args": {"value": [1, 2]}, "output": "3", "error": "overflow"}
+    assert otlp.actions(doc) == [action]
+    assert otlp.ticks([doc]) == [{"at": "2023-11-14T22:13:20+00:00", "actions": [action]}]
+    with pytest.raises(ValueError, match="resourceSpans"):
+        otlp.actions({"spans": []})
+    assert otlp.tool_action("chat model", {}) is None
+    assert otlp.tool_action(
+        "x", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.arguments": "{oops"}
+    ) == {
+        "tool": "(unknown tool)",
+        "args": {"raw": "{oops"},
+        "output": None,
+        "error": None,
+    }
+
+
+def test_spans_after_a_kill_are_refused_quietly(tmp_path: Path) -> None:
+    config = HeartbeatConfig.model_validate(
+        {
+            "agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")},
+            "base_dir": tmp_path,
+        }
+    )
+    (tmp_path / "KILL").write_text("stop\n")
+    with instrumented(Session(config, idle=30), tmp_path / "spans.jsonl") as (provider, processor):
+        agent_run(provider.get_tracer("test-agent"), RUNS[0])  # the agent itself is not disturbed
+    assert (processor.recorded, processor.refused, processor.failures) == (0, 2, 0)
+    assert not (tmp_path / "state" / "state.json").exists()
+
+
+def test_spans_without_arguments_are_never_repeats_and_replay_the_same(tmp_path: Path) -> None:
+    export = tmp_path / "spans.jsonl"
+    monitor = Monitor(CONFIG.detectors)
+    with instrumented(monitor, export) as (provider, processor):
+        tracer = provider.get_tracer("mcp-like-server")
+        for _ in range(4):  # what an MCP server's own spans look like: no arguments, no result
+            with tracer.start_as_current_span(
+                "tools/call search",
+                attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"},
+            ):
+                pass
+    assert processor.recorded == 4 and list(processor.anomalies) == []
+    actions = otlp.actions(otlp.read(export))
+    assert len({json.dumps(a["args"]) for a in actions}) == 4
+    assert all(set(a["args"]) == {otlp.UNKNOWN_ARGS} for a in actions)
+    assert (
+        monitor.history[0].summary
+        == f'search({{"{otlp.UNKNOWN_ARGS}":"{actions[0]["args"][otlp.UNKNOWN_ARGS]}"}})'
+    )
+    assert replayed(export)[0] == []

@@ -1,0 +1,254 @@
+"""Session: a long-running process records live calls into an agent's state folder, heartbeat by stretch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import wait_until
+
+from heartbeat.base.errors import StateLocked
+from heartbeat.config.file import HeartbeatConfig
+from heartbeat.integrations.session import Session, Stopped
+from heartbeat.state.journal import Journal
+from heartbeat.state.store import StateStore
+
+# Healthy work: a new query and a new answer each time (numbers would be masked as the same).
+WORDS = ["heartbeats", "loops", "cycles", "agents", "recovery", "budgets", "journals", "locks"]
+
+
+def make_session(folder: Path, **options: Any) -> Session:
+    config = HeartbeatConfig.model_validate(
+        {
+            "agent": {"state_dir": str(folder / "state"), "kill_file": str(folder / "KILL")},
+            "base_dir": folder,
+            **options.pop("config", {}),
+        }
+    )
+    options.setdefault("idle", 30.0)  # boundaries only where a test asks for them
+    return Session(config, **options)
+
+
+def state(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / "state" / "state.json").read_text())
+    return data
+
+
+def events(folder: Path) -> list[dict[str, Any]]:
+    return list(Journal(folder / "state" / "journal.jsonl").read())
+
+
+def test_healthy_calls_land_in_state_and_journal_at_close(tmp_path: Path) -> None:
+    with make_session(tmp_path) as session:
+        assert session.check() is None
+        for i in range(4):
+            assert (
+                session.record("search", {"q": WORDS[i]}, output=f"pages about {WORDS[i]}", cost=0.5) is None
+            )
+        assert session.is_open
+    saved = state(tmp_path)
+    assert saved["ticks"] == 1 and saved["actions_total"] == 4 and saved["stuck_streak"] == 0
+    assert [a["summary"] for a in saved["history"]] == [f'search({{"q":"{w}"}})' for w in WORDS[:4]]
+    assert saved["budget"]["cost"] == 2.0
+    kinds = [e["event"] for e in events(tmp_path)]
+    assert kinds.count("action") == 4 and kinds[-1] == "tick"
+    assert session.last is not None and session.last.outcome == "ran" and session.last.actions == 4
+
+
+def test_repeat_is_answered_at_once_with_the_policys_instructions(tmp_path: Path) -> None:
+    session = make_session(tmp_path)
+    hits = [session.record("get_page", {"url": "a"}, output="same page text") for _ in range(3)]
+    assert hits[:2] == [None, None]
+    assert hits[2] is not None and hits[2].kind == "repeat"
+    # The anomaly ended the heartbeat: the decision is saved and its text is ready for the model.
+    assert not session.is_open
+    assert session.instructions is not None and "get_page" in session.instructions
+    saved = state(tmp_path)
+    assert saved["stuck_streak"] == 1 and saved["recovery"]["mode"] == "try_alternative"
+    assert saved["instructions"] == session.instructions
+    # The next call opens the next heartbeat, which carries the instructions on.
+    assert session.check() is None
+    assert session.instructions == saved["instructions"]
+    session.close()
+
+
+def test_escalation_stops_calls_until_a_human_resumes(tmp_path: Path) -> None:
+    session = make_session(tmp_path)
+    hits = []
+    while session.stopped is None and len(hits) < 6:  # the agent ignores every recovery
+        hits.append(session.record("get_page", {"url": "a"}, output="same page text"))
+    assert [h.kind if h else None for h in hits[:3]] == [None, None, "repeat"]
+    assert all(h is not None for h in hits[2:]) and len(hits) <= 5  # a human within the streak limit
+    stop = session.check()
+    assert stop is not None and stop.kind == "needs_human" and stop.exit_code == 4
+    assert "heartbeat resume" in stop.message
+    with pytest.raises(Stopped) as caught:
+        session.record("get_page", {"url": "b"}, output="x")
+    assert caught.value.stop.kind == "needs_human"
+    assert (tmp_path / "state" / "ESCALATION.md").is_file()
+    ticks = state(tmp_path)["ticks"]
+    # Waiting costs no tick per call: nothing on disk changed.
+    for _ in range(3):
+        assert session.check() == stop
+    assert state(tmp_path)["ticks"] == ticks
+    assert session.take_note() is None  # the recovery texts came with the anomalies
+    session.heartbeat.resume("use the cached copy")
+    assert session.check() is None
+    assert session.instructions == "use the cached copy"
+    assert session.take_note() == "use the cached copy"
+    assert session.take_note() is None  # handed over once
+    assert session.record("read_cache", {"key": "a"}, output="cached page text") is None
+    session.close()
+    assert state(tmp_path)["status"] == "active"
+
+
+def test_kill_file_stops_calls_and_is_journaled_once(tmp_path: Path) -> None:
+    session = make_session(tmp_path)
+    assert session.record("search", {"q": "a"}, output="three results found") is None
+    (tmp_path / "KILL").write_text("stop the proxy\n")
+    stop = session.check()
+    assert stop is not None and stop.kind == "killed" and "stop the proxy" in stop.message
+    assert session.killed and not session.is_open
+    # The open heartbeat was ended and saved: the call made before the KILL is kept.
+    assert state(tmp_path)["actions_total"] == 1
+    for _ in range(3):
+        assert session.check() is not None
+    kills = [e for e in events(tmp_path) if e["event"] == "kill"]
+    assert len(kills) == 1 and kills[0]["during_step"] is True
+    (tmp_path / "KILL").unlink()
+    assert session.check() is None
+    session.close()
+
+
+def test_kill_ends_an_open_heartbeat_without_waiting_for_a_call(tmp_path: Path) -> None:
+    session = make_session(tmp_path)  # idle 30 s: only the KILL can end it
+    assert session.record("search", {"q": "a"}, output="three results found") is None
+    (tmp_path / "KILL").write_text("")
+    wait_until(lambda: (tmp_path / "state" / "state.json").exists(), timeout=2, what="the save")
+    assert state(tmp_path)["actions_total"] == 1
+    wait_until(lambda: any(e["event"] == "kill" for e in events(tmp_path)), timeout=2, what="the kill line")
+    stop = session.check()
+    assert stop is not None and stop.kind == "killed"
+    assert [e.get("during_step") for e in events(tmp_path) if e["event"] == "kill"] == [True]
+
+
+def test_kill_before_any_heartbeat_is_journaled_and_refused(tmp_path: Path) -> None:
+    (tmp_path / "KILL").write_text("")
+    session = make_session(tmp_path)
+    stop = session.check()
+    assert stop is not None and stop.kind == "killed" and stop.exit_code == 3
+    with pytest.raises(Stopped):
+        session.record("search", {"q": "a"})
+    assert [e["event"] for e in events(tmp_path)] == ["kill"]
+    assert not (tmp_path / "state" / "state.json").exists()
+
+
+def test_idle_ends_the_heartbeat_and_frees_the_lock(tmp_path: Path) -> None:
+    session = make_session(tmp_path, idle=0.05)
+    assert session.record("search", {"q": "a"}, output="three results found") is None
+    store = StateStore(tmp_path / "state")
+
+    def lock_is_free() -> bool:
+        try:
+            with store.lock():
+                return True
+        except StateLocked:
+            return False
+
+    # The idle heartbeat ends by itself, is saved and lets go of the lock.
+    wait_until(lock_is_free, timeout=5, what="the lock to be free")
+    assert not session.is_open
+    assert state(tmp_path)["actions_total"] == 1
+    # Another process may now pause the agent; the session sees it at the next call.
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "heartbeat",
+            "pause",
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--reason",
+            "lunch",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    stop = session.check()
+    assert stop is not None and stop.kind == "paused" and "lunch" in stop.message
+
+
+def test_every_n_actions_is_a_heartbeat(tmp_path: Path) -> None:
+    session = make_session(tmp_path, actions=3)
+    for i in range(7):
+        assert session.record("search", {"q": WORDS[i]}, output=f"pages about {WORDS[i]}") is None
+    session.close()
+    saved = state(tmp_path)
+    assert saved["ticks"] == 3 and saved["actions_total"] == 7
+    assert [a["tick"] for a in saved["history"]] == [1, 1, 1, 2, 2, 2, 3]
+
+
+def test_a_busy_lock_is_reported_after_lock_wait(tmp_path: Path) -> None:
+    session = make_session(tmp_path, lock_wait=0.2)
+    store = StateStore(tmp_path / "state")
+    store.state_dir.mkdir(mode=0o700)
+    with store.lock():
+        began = time.monotonic()
+        stop = session.check()
+        assert time.monotonic() - began >= 0.2
+    assert stop is not None and stop.kind == "locked" and stop.exit_code == 5
+    assert session.check() is None
+    session.close()
+
+
+def test_budget_breach_pauses_mid_stretch(tmp_path: Path) -> None:
+    session = make_session(tmp_path, config={"budget": {"actions_per_day": 2}})
+    assert session.record("search", {"q": "a"}, output="three results found") is None
+    assert session.record("search", {"q": "b"}, output="three results found") is None
+    hit = session.record("search", {"q": "c"}, output="three results found")
+    assert hit is not None and hit.kind == "budget"
+    stop = session.check()
+    assert stop is not None and stop.kind == "paused"
+
+
+def test_from_files_resolves_like_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nname = "mcp"\n[detectors.repeat]\nthreshold = 2\n')
+    monkeypatch.chdir(tmp_path)
+    session = Session.from_files(state_dir="elsewhere", idle=30)
+    assert session.name == "mcp"
+    assert session.state_dir == tmp_path / "elsewhere"
+    assert session.kill_file == tmp_path / "KILL"
+    assert session.record("a", {"x": 1}) is None
+    hit = session.record("a", {"x": 1})
+    assert hit is not None and hit.kind == "repeat"
+
+
+def test_bad_options_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="actions"):
+        make_session(tmp_path, actions=0)
+    with pytest.raises(ValueError, match="idle"):
+        make_session(tmp_path, idle=0)
+
+
+def test_a_process_that_exits_without_close_saves_its_open_heartbeat(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from heartbeat.integrations.session import Session\n"
+        "s = Session.from_files(state_dir='state', idle=600)\n"
+        "s.record('search', {'q': 'a'}, output='three results found')\n"
+    )
+    began = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - began < 30  # not held open until the idle boundary
+    assert state(tmp_path)["actions_total"] == 1

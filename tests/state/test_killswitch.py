@@ -1,0 +1,71 @@
+"""The KILL file: read fresh every time, its text the reason, failing closed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from heartbeat.state.killswitch import KillSwitch
+
+
+def test_absent_file_is_no_kill(tmp_path: Path) -> None:
+    """No KILL file means the agent may act."""
+    assert KillSwitch(tmp_path / "KILL").reason() is None
+
+
+def test_text_is_the_reason(tmp_path: Path) -> None:
+    """The file's text, whitespace folded, is the reason."""
+    (tmp_path / "KILL").write_text("  burning tokens\n on a dead API \n")
+    assert KillSwitch(tmp_path / "KILL").reason() == "burning tokens on a dead API"
+
+
+def test_empty_file_still_kills(tmp_path: Path) -> None:
+    """`touch KILL` stops the agent with a default reason."""
+    (tmp_path / "KILL").touch()
+    assert "KILL file present" in (KillSwitch(tmp_path / "KILL").reason() or "")
+
+
+def test_never_cached(tmp_path: Path) -> None:
+    """Creating and removing the file is seen at once by the same object."""
+    kill = KillSwitch(tmp_path / "KILL")
+    assert kill.reason() is None
+    (tmp_path / "KILL").write_text("stop")
+    assert kill.reason() == "stop"
+    os.unlink(tmp_path / "KILL")
+    assert kill.reason() is None
+
+
+@pytest.mark.parametrize("kind", ["directory", "symlink", "dangling symlink", "unreadable"])
+def test_fails_closed(tmp_path: Path, kind: str) -> None:
+    """A KILL that is a directory, a symlink or unreadable still counts."""
+    path = tmp_path / "KILL"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "symlink":
+        (tmp_path / "elsewhere").write_text("secret content")
+        path.symlink_to(tmp_path / "elsewhere")
+    elif kind == "dangling symlink":
+        path.symlink_to(tmp_path / "nothing")
+    else:
+        path.write_text("x")
+        path.chmod(0)
+        if os.access(path, os.R_OK):  # root reads anything: make it unreadable another way
+            path.unlink()
+            os.mkfifo(path)  # opening a FIFO would block, so it must never be read as text
+            reason = KillSwitch(path).reason()
+            assert reason is not None
+            return
+    reason = KillSwitch(path).reason()
+    assert reason is not None and "secret content" not in reason
+
+
+def test_engage_and_release(tmp_path: Path) -> None:
+    """engage() writes the reason; release() removes it and says whether it was there."""
+    kill = KillSwitch(tmp_path / "KILL")
+    kill.engage("rotating keys")
+    assert kill.reason() == "rotating keys"
+    assert kill.release() is True
+    assert kill.release() is False
+    assert kill.reason() is None

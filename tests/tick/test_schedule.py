@@ -1,0 +1,129 @@
+"""`heartbeat run`: trigger maths without a clock, and real processes for signals and fleets."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import textwrap
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from conftest import spawn_heartbeat
+
+from heartbeat.base.errors import UsageError
+from heartbeat.config.trigger import make_trigger
+from heartbeat.state.store import StateStore
+
+AGENT = textwrap.dedent("""
+    import os, pathlib, time
+
+    def step(ctx):
+        gate = os.environ.get("HB_GATE")
+        if gate:  # hold the step until the test opens the gate
+            pathlib.Path(gate + ".started").write_text("x")
+            while not pathlib.Path(gate).exists():
+                time.sleep(0.01)
+        ctx.data["n"] = ctx.data.get("n", 0) + 1
+        ctx.record("work", {"n": ctx.data["n"]}, output="real progress made")
+
+    def progress(ctx):
+        return float(ctx.data.get("n", 0))
+""")
+
+
+def wait_for_file(path: Path, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 30
+    while not path.exists():  # polling a marker the step writes, not sleeping for a race
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "work_agent.py").write_text(AGENT)
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "work_agent:step"\nprogress = "work_agent:progress"\n'
+    )
+    return tmp_path
+
+
+def test_interval_trigger_maths() -> None:
+    """--every gives an interval trigger whose next fire time is one interval on."""
+    trigger = make_trigger(every=timedelta(minutes=30), cron=None)
+    start = datetime(2026, 5, 1, 3, 0, tzinfo=UTC)
+    first = trigger.get_next_fire_time(None, start)
+    assert trigger.get_next_fire_time(first, first) - first == timedelta(minutes=30)
+
+
+def test_cron_trigger_maths() -> None:
+    """--cron follows the crontab expression (in UTC by default)."""
+    trigger = make_trigger(every=None, cron="*/15 2 * * *")
+    now = datetime(2026, 5, 1, 2, 7, tzinfo=UTC)
+    assert trigger.get_next_fire_time(None, now) == datetime(2026, 5, 1, 2, 15, tzinfo=UTC)
+    after = datetime(2026, 5, 1, 2, 45, tzinfo=UTC)
+    assert trigger.get_next_fire_time(after, after + timedelta(seconds=1)) == datetime(
+        2026, 5, 2, 2, 0, tzinfo=UTC
+    )
+
+
+@pytest.mark.parametrize(("every", "cron"), [(None, None), (timedelta(minutes=1), "* * * * *")])
+def test_exactly_one_schedule(every: timedelta | None, cron: str | None) -> None:
+    """Neither or both of --every and --cron is a usage error."""
+    with pytest.raises(UsageError):
+        make_trigger(every=every, cron=cron)
+
+
+def test_bad_cron_is_usage_error() -> None:
+    """A malformed cron expression is a one-line usage error."""
+    with pytest.raises(UsageError, match="cron"):
+        make_trigger(every=None, cron="every tuesday")
+
+
+def test_sigterm_lets_the_current_tick_finish(folder: Path) -> None:
+    """SIGTERM during a step: the step finishes, its state is saved, run exits 0, no new tick starts."""
+    gate = folder / "gate"
+    proc = spawn_heartbeat(folder, "run", "--every", "30m", HB_GATE=str(gate))
+    try:
+        wait_for_file(folder / "gate.started", proc)
+        proc.send_signal(signal.SIGTERM)
+        gate.touch()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and "SIGTERM" in err
+    state = StateStore(folder / "state").load()
+    assert state.ticks == 1 and state.data == {"n": 1}
+
+
+def test_one_run_drives_several_agents(folder: Path) -> None:
+    """[[agents]]: one run ticks each agent in its own state folder, each --ticks times."""
+    (folder / "heartbeat.toml").write_text(
+        textwrap.dedent("""
+        [agent]
+        step = "work_agent:step"
+        progress = "work_agent:progress"
+        [[agents]]
+        name = "alpha"
+        state_dir = "state/alpha"
+        [[agents]]
+        name = "beta"
+        state_dir = "state/beta"
+    """)
+    )
+    proc = spawn_heartbeat(folder, "run", "--every", "0.2s", "--ticks", "3", "--json")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    agents = sorted(json.loads(line)["agent"] for line in out.splitlines())
+    assert agents == ["alpha"] * 3 + ["beta"] * 3
+    for name in ("alpha", "beta"):
+        assert StateStore(folder / "state" / name).load().ticks == 3
+
+
+def test_run_exits_2_on_bad_config(folder: Path) -> None:
+    """A run whose step cannot be loaded fails before the first tick with exit 2."""
+    proc = spawn_heartbeat(folder, "run", "--every", "1s", "--step", "missing_module:step")
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 2 and "missing_module" in err and "Traceback" not in err
