@@ -151,8 +151,8 @@ def test_agents_whose_state_dirs_lead_to_one_folder_are_refused(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("table", "expected"),
     [
-        ('[[notify]]\ntype = "file"\nname = ""\n', "notify.0.file.name"),
-        ('[[notify]]\ntype = "webhook"\nname = "  "\nurl = "https://h.example/x"\n', "notify.0.webhook.name"),
+        ('[[notify]]\ntype = "file"\nname = ""\n', "notify[0].name"),
+        ('[[notify]]\ntype = "webhook"\nname = "  "\nurl = "https://h.example/x"\n', "notify[0].name"),
         ('[schedule]\ntimezone = "Mars/Olympus_Mons"\n', "unknown time zone 'Mars/Olympus_Mons'"),
     ],
 )

@@ -5,11 +5,19 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import json
+import os
 import pkgutil
 import re
+import shlex
+import shutil
+import subprocess
+import sys
 import textwrap
+import tomllib
 import types
 import typing
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -132,12 +140,13 @@ def test_every_python_block_of_the_readme_runs(tmp_path: Path, monkeypatch: pyte
             exec(compile(block, "README.md", "exec"), {"__name__": "readme_block"})
 
 
-def test_quick_start_is_two_commands_and_ci_runs_the_second() -> None:
-    """The quick start is exactly two commands; .ci/run runs the test one verbatim."""
-    first, second = quick_start()
-    assert "heartbeat run" in first and "pytest" in second
+def test_quick_start_makes_a_venv_then_two_commands_and_ci_runs_the_last() -> None:
+    """The quick start: a venv (PEP 668), the demo, the tests; .ci/run runs the test one verbatim."""
+    venv, demo, tests = quick_start()
+    assert venv.startswith("python3 -m venv ") and "activate" in venv
+    assert "heartbeat run" in demo and "pytest" in tests
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
-    assert ci[-1] == second
+    assert ci[-1] == tests
 
 
 def test_every_example_has_a_readme_line() -> None:
@@ -189,3 +198,144 @@ def test_package_exports_match_the_type_checking_imports() -> None:
     assert typed == set(heartbeat.__all__) - {"__version__"}
     for name in heartbeat.__all__:
         assert getattr(heartbeat, name) is not None
+
+
+# -- every README code block that claims to run, runs (issue 27); `<!-- sketch -->` ones only parse
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block of the README."""
+
+    line: int
+    lang: str
+    sketch: bool
+    body: str
+
+
+def readme_blocks() -> list[Block]:
+    """Every fenced block, in order, with whether a `<!-- sketch ... -->` line right above marks it."""
+    pattern = re.compile(r"^(<!-- sketch[^\n]*-->\n)?( *)```(\w*)\n(.*?)^\2```", re.M | re.S)
+    return [
+        Block(README[: m.start()].count("\n") + 1 + bool(m.group(1)), m.group(3), bool(m.group(1)),
+              textwrap.dedent(m.group(4)))
+        for m in pattern.finditer(README)
+    ]  # fmt: skip
+
+
+def _sh_lines(block: Block) -> list[str]:
+    """The command lines of a shell block (blank and comment-only lines left out)."""
+    return [line for line in block.body.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _extras() -> set[str]:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return set(pyproject["project"]["optional-dependencies"])
+
+
+def test_every_readme_block_runs_or_is_a_sketch_that_parses() -> None:
+    """Each block is python, sh, toml or json (or plain text, a diagram); a sketch at least parses."""
+    blocks = readme_blocks()
+    assert sum(b.sketch for b in blocks) >= 4 and sum(not b.sketch for b in blocks) >= 10
+    for block in blocks:
+        where = f"README.md line {block.line}"
+        assert block.lang in ("", "python", "sh", "toml", "json"), where
+        if block.lang == "python":
+            compile(block.body, where, "exec")
+        elif block.lang == "toml":
+            tomllib.loads(block.body)
+        elif block.lang == "json":
+            json.loads(block.body)
+        elif block.lang == "sh":
+            assert subprocess.run(["bash", "-n"], input=block.body, text=True).returncode == 0, where
+
+
+def test_every_toml_block_of_the_readme_is_a_config_heartbeat_loads(tmp_path: Path) -> None:
+    """Each runnable ```toml block is a heartbeat.toml (or a part of one) that loads as it is."""
+    from heartbeat.config.file import load_config
+
+    blocks = [b for b in readme_blocks() if b.lang == "toml" and not b.sketch]
+    assert len(blocks) >= 3
+    for block in blocks:
+        path = tmp_path / "heartbeat.toml"
+        path.write_text(block.body)
+        load_config(path)  # a bad key or value raises, naming it
+
+
+def test_every_sh_block_of_the_readme_names_real_commands_and_flags() -> None:
+    """Each line of a runnable ```sh block is a heartbeat command that parses, pip installing this
+    project (or an extra it has), pytest, or one of a few shell commands (venv, touch, rm)."""
+    shell = {"touch", "rm", "."}
+    for block in (b for b in readme_blocks() if b.lang == "sh" and not b.sketch):
+        for line in _sh_lines(block):
+            for part in line.split(" && "):
+                argv = shlex.split(part, comments=True)
+                where = f"README.md line {block.line}: {part}"
+                if argv[:3] == ["python3", "-m", "heartbeat"] or argv[:1] == ["heartbeat"]:
+                    command = argv[3:] if argv[0] == "python3" else argv[1:]
+                    build_parser(command).parse_args(command)  # a usage error raises
+                elif argv[:4] == ["python3", "-m", "pip", "install"]:
+                    target = argv[-1]
+                    assert argv[4] == "-e" and re.fullmatch(r"\.(\[[\w,-]+\])?", target), where
+                    assert set(re.findall(r"[\w-]+", target[1:])) <= _extras(), where
+                elif argv[:3] in (["python3", "-m", "pytest"], ["python3", "-m", "venv"]):
+                    pass
+                else:
+                    assert argv[0] in shell, where
+
+
+def _run_python_blocks(python: str, cwd: Path, env: dict[str, str]) -> None:
+    """Run every runnable ```python block in order with ``python``, as the in-process test does."""
+    cwd.mkdir()
+    blocks = [b.body for b in readme_blocks() if b.lang == "python" and not b.sketch]
+    driver = textwrap.dedent("""
+        import importlib, json, pathlib, re, sys
+        sys.path.insert(0, ".")
+        for block in json.loads(pathlib.Path("blocks.json").read_text()):
+            named = re.fullmatch(r"# (\\w+)\\.py", block.splitlines()[0].strip())
+            if named:
+                pathlib.Path(named.group(1) + ".py").write_text(block)
+                importlib.import_module(named.group(1))
+            else:
+                exec(compile(block, "README.md", "exec"), {"__name__": "readme_block"})
+    """)
+    (cwd / "blocks.json").write_text(json.dumps(blocks))
+    (cwd / "driver.py").write_text(driver)
+    done = subprocess.run([python, "driver.py"], cwd=cwd, env=env, text=True, capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow
+def test_the_readme_runs_from_a_fresh_venv(tmp_path: Path) -> None:
+    """A copy of the project's files, and the README as a newcomer runs it: every runnable ```sh line
+    in order (the quick start makes the venv; `status` may exit 4 or 6, as the README says), then every
+    runnable ```python block with that venv's Python. The pytest line is what `.ci/run` runs (see
+    test_quick_start_...), so it is not run again here."""
+    clone = tmp_path / "clone"
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, text=True, capture_output=True, check=True)
+    for name in tracked.stdout.splitlines():
+        if (ROOT / name).is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, clone / name)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    for block in (b for b in readme_blocks() if b.lang == "sh" and not b.sketch):
+        for line in _sh_lines(block):
+            if "pytest" in line:
+                continue
+            enter = ". .venv/bin/activate && " if (clone / ".venv").exists() else ""
+            done = subprocess.run(
+                ["bash", "-c", enter + line], cwd=clone, env=env, text=True, capture_output=True, timeout=900
+            )
+            allowed = (0, 4, 6) if "heartbeat status" in line else (0,)
+            assert done.returncode in allowed, (block.line, line, done.stdout[-2000:], done.stderr[-2000:])
+            assert "Traceback" not in done.stderr, (line, done.stderr)
+    python = str(clone / ".venv" / "bin" / "python")
+    # The OpenTelemetry block needs the extra its section names (pip install 'heartbeat-watchdog[otel]').
+    extra = subprocess.run([python, "-m", "pip", "install", "-q", "-e", ".[otel]"], cwd=clone, env=env)
+    assert extra.returncode == 0
+    _run_python_blocks(python, tmp_path / "blocks", env)
+
+
+def test_the_readme_python_blocks_run_in_a_process_of_their_own(tmp_path: Path) -> None:
+    """The fast variant of the fresh-venv test: the same driver, this interpreter, a fresh process."""
+    _run_python_blocks(sys.executable, tmp_path / "blocks", {**os.environ, "PYTHONPATH": str(ROOT)})

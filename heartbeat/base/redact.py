@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 __all__ = [
     "REDACTED",
+    "argv_secrets",
     "header_secrets",
     "map_tree",
     "mask",
@@ -196,6 +197,23 @@ def header_secrets(value: str) -> list[str]:
     if len(value) < 4:
         return []
     return [value, *(word for word in value.split() if word != value and _token_like(word))]
+
+
+def argv_secrets(args: Iterable[str]) -> list[str]:
+    """The values a command line names as credentials: ``--token X``, ``password=X``, ``Authorization: X``.
+
+    Only these: the other words (a file name, a flag) are what makes a failed
+    command's error readable.
+    """
+    found: list[str] = []
+    words = list(args)
+    for i, word in enumerate(words):
+        key, sep, value = word.partition("=") if "=" in word else word.partition(":")
+        if sep and _CREDENTIAL_KEYS.search(key) and value.strip():
+            found += header_secrets(value.strip()) if sep == ":" else [value]
+        elif word.startswith("-") and _CREDENTIAL_KEYS.search(word) and i + 1 < len(words):
+            found.append(words[i + 1])
+    return [s for s in found if len(s) >= 3]
 
 
 def webhook_secrets(url: str, headers: Mapping[str, str]) -> list[str]:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..base.errors import UsageError, worst_exit_code
+from ..base.errors import HeartbeatError, StateWriteError, UsageError, worst_exit_code
 from ..config.file import HeartbeatConfig, load_config, parse_duration
 from ..config.flags import config_with_flags, schedule_with_flags
 from ..tick.watchdog import done_within, end_left_running, exit_now, flushed_within, is_stop, watching
@@ -268,14 +268,18 @@ def cmd_kill(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_pause(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat pause``."""
     hb = _one(_config(args), "pause")
+    before = hb.read_state()
     state = hb.pause(args.reason)
-    out.write(f"{hb.name}: paused ({state.status_reason}); `heartbeat resume` goes on\n")
+    again = before.status.value == "paused"
+    was = f", replacing the earlier reason ({before.status_reason})" if again else ""
+    out.write(f"{hb.name}: paused ({state.status_reason}){was}; `heartbeat resume` goes on\n")
     return 0
 
 
 def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat resume [--note TEXT]``."""
     hb = _one(_config(args), "resume")
+    before = hb.read_state()
     state = hb.resume(args.note)
     note = f"; next instructions: {state.instructions}" if state.instructions else ""
     if args.note is None and state.instructions:
@@ -283,7 +287,8 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
             f"; the note of the last resume is kept as the next instructions: {state.instructions} "
             '(--note TEXT replaces it, --note "" clears it)'
         )
-    out.write(f"{hb.name}: resumed{note}\n")
+    done = "resumed" if before.status.value != "active" else "was not paused or waiting for a human"
+    out.write(f"{hb.name}: {done}{note}\n")
     return 0
 
 
@@ -333,6 +338,12 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError(f"{hb.name}: the state folder {hb.state_dir} is not a folder")
         # lexists: a symlink loop or a dangling link in place of state.json is read (and refused), not skipped
         state = hb.read_state() if os.path.lexists(hb.store.state_path) else None
+        if hb.state_dir.is_dir():  # what a tick checks before its step: said now, not at the next tick
+            try:
+                hb.store.check_writable()
+            except StateWriteError as exc:
+                where = f"{hb.name}: {hb.state_dir}"
+                raise HeartbeatError(f"{where}: {exc.reason}; a tick would stop before its step") from None
         what = f"state ok ({state.ticks} ticks, {state.status.value})" if state else "no state yet"
         out.write(f"{hb.name}: config ok, step and plug-ins load, {what}\n")
     if not config.notify:
@@ -389,7 +400,8 @@ def cmd_mcp_proxy(args: argparse.Namespace, out: TextIO) -> int:
     try:
         from ..integrations.mcp_proxy import run_proxy
     except ImportError as exc:
-        raise UsageError(f"mcp-proxy needs the mcp package ({exc}): pip install 'heartbeat[mcp]'") from None
+        hint = "pip install 'heartbeat-watchdog[mcp]'"
+        raise UsageError(f"mcp-proxy needs the mcp package ({exc}): {hint}") from None
     from ..integrations.session import Session
 
     try:

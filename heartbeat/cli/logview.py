@@ -157,6 +157,8 @@ def render_event(event: dict[str, Any], style: Style, *, agent_width: int = 0) -
     else:
         text = rest.pop("message", None) or rest.pop("reason", None) or rest.pop("error", None)
         detail = str(text) if text else ", ".join(f"{k}={v}" for k, v in rest.items())
+        if kind == "anomaly" and rest.get("kind") and text:  # which detector: "repeat: search(...) ..."
+            detail = f"{rest['kind']}: {detail}"
     detail = " ".join(detail.split())
     failed = kind in _ERROR_EVENTS or (kind == "action" and bool(event.get("error")))
     failed = failed or (kind == "tick" and event.get("exit_code") not in (0, None))

@@ -7,36 +7,117 @@ what each command does and :mod:`heartbeat.cli.main` runs them.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from .. import __version__
-from ..base.errors import UsageError
+from ..base.errors import EXIT_CODES, EXIT_PRIORITY, UsageError
 
-__all__ = ["EXIT_CODES_HELP", "build_parser"]
+__all__ = ["EXIT_CODES_HELP", "build_parser", "exit_codes_help"]
 
-EXIT_CODES_HELP = """\
-exit codes:
-  0  ok (acted, or paused and did nothing)
-  1  the agent step raised (recorded as an errored action; `run` goes on)
-  2  bad usage, bad config, a corrupt state file or no state folder (nothing overwritten)
-  3  stopped by the KILL file (or the fleet stop)
-  4  waiting for a human (needs_human)
-  5  another heartbeat holds the lock
-  6  overdue: no heartbeat for 2 schedule periods or --max-age (status only)
-when several apply, the first of 3, 5, 2, 4, 6, 1 wins"""
+_EXIT_MEANINGS: dict[str, str] = {
+    "ran": "ok (acted, or paused and did nothing)",
+    "step_error": "the agent step raised (recorded as an errored action; `run` goes on)",
+    "error": "bad usage, bad config, a corrupt state file or no state folder (nothing overwritten)",
+    "killed": "stopped by the KILL file (or the fleet stop)",
+    "needs_human": "waiting for a human (needs_human)",
+    "locked": "another heartbeat holds the lock",
+    "overdue": "overdue: no heartbeat for 2 schedule periods or --max-age (status only)",
+}
 
-# Each command's own options (sqlite-utils style: only what the command uses).
-_AGENT = ("config", "state-dir", "agent")
-_STEP = ("kill-file", "step", "exec", "progress", "webhook")
+
+_TICKING = ("ran", "step_error", "error", "killed", "needs_human", "locked")
+
+
+def exit_codes_help(outcomes: Sequence[str] = tuple(_EXIT_MEANINGS), **meaning: str) -> str:
+    """The exit-code table of ``outcomes`` (names of :data:`heartbeat.errors.EXIT_CODES`), in code order.
+
+    ``meaning`` gives a command's own words for an outcome (``step_error="..."``).
+    """
+    meanings = dict(_EXIT_MEANINGS)
+    if not set(_TICKING) <= set(outcomes):  # a command that runs no step: nothing acted or paused
+        meanings["ran"] = "ok"
+    meanings.update(meaning)
+    codes = sorted({EXIT_CODES[name]: meanings[name] for name in outcomes}.items())
+    lines = ["exit codes:", *(f"  {code}  {meaning}" for code, meaning in codes)]
+    ranked = [code for code in EXIT_PRIORITY if code and code in dict(codes)]
+    if len(ranked) > 1:
+        lines.append(f"when several apply, the first of {', '.join(map(str, ranked))} wins")
+    return "\n".join(lines)
+
+
+EXIT_CODES_HELP = exit_codes_help()
+"""Every exit code, for ``heartbeat --help``; each command lists only its own."""
+
+# Each command's own options (sqlite-utils style: only what the command uses); every command
+# that reads an agent takes the common flags, so a script can pass one set to all of them.
+_COMMON = ("config", "state-dir", "agent", "kill-file", "step", "exec", "progress", "webhook")
+
+# What each command can exit with, by outcome name (heartbeat.errors.EXIT_CODES).
+_EXITS: dict[str, tuple[str, ...]] = {
+    "init": ("ran", "error"),
+    "run": ("ran", "error", "killed", "locked"),
+    "tick": _TICKING,
+    "status": ("ran", "error", "killed", "needs_human", "overdue"),
+    "kill": ("ran", "error"),
+    "pause": ("ran", "error", "locked"),
+    "resume": ("ran", "error", "locked"),
+    "log": ("ran", "error"),
+    "outbox": ("ran", "error", "locked"),
+    "replay": ("ran", "error"),
+    "validate": ("ran", "error"),
+    "notify": ("ran", "step_error", "error"),
+    "metrics": ("ran", "error"),
+    "schema": ("ran",),
+    "mcp-proxy": ("ran", "step_error", "error"),
+    "report": ("ran", "error"),
+}
+_OWN_MEANINGS: dict[str, dict[str, str]] = {
+    "run": {"ran": "ok: --ticks done, or stopped by SIGINT/SIGTERM (130/143: a second one)"},
+    "notify": {"step_error": "a notifier could not deliver"},
+    "mcp-proxy": {"step_error": "the MCP server did not start, or exited mid-session"},
+}
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line and exit code 2 through our own path."""
 
     def error(self, message: str) -> Any:  # argparse's signature is NoReturn
-        raise UsageError(f"{self.prog}: {message}")
+        found = re.match(r"argument (\S+): invalid choice: '([^']*)'", message)
+        if found:  # a mistyped command (or outbox action)
+            choices = next((list(a.choices) for a in self._actions if a.choices), [])
+            close = _closest(found.group(2), choices)
+            message += f" (did you mean {close}?)" if close else ""
+        elif message.startswith("unrecognized arguments: "):
+            # The top parser reports a command's unknown flags: look among the commands' options too.
+            parsers = [self, *(p for a in self._actions if a.choices for p in dict(a.choices).values())]
+            options = [
+                o
+                for p in parsers
+                if isinstance(p, argparse.ArgumentParser)
+                for a in p._actions
+                for o in a.option_strings
+                if o.startswith("--")
+            ]
+            words = message.removeprefix("unrecognized arguments: ").split()
+            hints = [(w, m) for w in words if w.startswith("-") and (m := _closest(w, options))]
+            if len(hints) == 1:
+                message += f" (did you mean {hints[0][1]}?)"
+            elif hints:
+                message += f" (did you mean {', '.join(f'{m} for {w}' for w, m in hints)}?)"
+        # The command's own name, not the program's: "heartbeat: error: tick: ..." (never "heartbeat" twice).
+        command = self.prog.removeprefix("heartbeat").strip()
+        raise UsageError(f"{command}: {message}" if command else message)
+
+
+def _closest(word: str, choices: Sequence[str]) -> str | None:
+    """The one of ``choices`` closest to ``word`` (``--kil-file=X`` is compared as ``--kil-file``), if any."""
+    import difflib  # here: only a mistyped command line needs it
+
+    close = difflib.get_close_matches(word.split("=", 1)[0], choices, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 _WEBHOOK_HELP = (
@@ -107,12 +188,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             name,
             help=help,
             description=help,
-            epilog=f"examples:\n{examples}\n\n{EXIT_CODES_HELP}",
+            epilog=f"examples:\n{examples}\n\n{exit_codes_help(_EXITS[name], **_OWN_MEANINGS.get(name, {}))}",
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
+        common = p.add_argument_group("common flags (every command that reads an agent takes them)")
         for option in options:
             flags, kw = _OPTIONS[option]
-            p.add_argument(*flags, **kw)
+            common.add_argument(*flags, **kw)
         return p
 
     p = command(
@@ -125,7 +207,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "tick on a schedule until KILL, SIGINT/SIGTERM or --ticks",
         "  heartbeat run --every 30m\n"
         "  heartbeat run --cron '*/30 * * * *' --no-initial-tick --metrics-port 9464",
-        (*_AGENT, *_STEP),
+        _COMMON,
     )
     p.add_argument("--every", metavar="DURATION", help="interval, e.g. 30s, 30m, 1h")
     p.add_argument("--cron", metavar="EXPR", help="cron expression, e.g. '*/30 * * * *'")
@@ -143,7 +225,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "run one heartbeat now (what cron and systemd timers call)",
         "  heartbeat tick\n  heartbeat tick --quiet        # cron: output only when a person must look\n"
         "  heartbeat tick --json | jq .outcome",
-        (*_AGENT, *_STEP),
+        _COMMON,
     )
     output = p.add_mutually_exclusive_group()
     output.add_argument(
@@ -158,7 +240,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "status, last tick, overdue, streak, recovery, progress; one line per agent for a fleet",
         "  heartbeat status\n  heartbeat status --json | jq .overdue\n"
         "  heartbeat status --max-age 2h || page-someone",
-        (*_AGENT, "kill-file"),
+        _COMMON,
     )
     p.add_argument("--json", action="store_true", help="one JSON object per agent")
     p.add_argument("--max-age", metavar="DURATION", help="overdue after this long without a heartbeat")
@@ -167,7 +249,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "kill",
         "write the KILL file the agent reads (stops every heartbeat before it acts)",
         "  heartbeat kill --reason 'runaway bill'\n  heartbeat kill --off",
-        (*_AGENT, "kill-file"),
+        _COMMON,
     )
     p.add_argument("--reason", default="stopped by hand", help="the KILL file's text")
     p.add_argument("--off", action="store_true", help="remove the KILL file instead")
@@ -176,7 +258,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "pause",
         "pause the agent: ticks do nothing until resume",
         "  heartbeat pause --reason 'deploy'",
-        _AGENT,
+        _COMMON,
     )
     p.add_argument("--reason", help="why (shown by status)")
 
@@ -184,7 +266,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "resume",
         "clear needs_human/paused, reset the streak and the progress window",
         "  heartbeat resume --note 'the API moved to v2; use search_v2'",
-        _AGENT,
+        _COMMON,
     )
     p.add_argument(
         "--note",
@@ -198,7 +280,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "show the journal (every agent's, merged by time)",
         "  heartbeat log -n 50\n  heartbeat log --follow --event anomaly --event step_error\n"
         "  heartbeat log --since 2h --json",
-        _AGENT,
+        _COMMON,
     )
     p.add_argument("-n", "--lines", type=_counting, default=30, metavar="N", help="last N events (0: all)")
     p.add_argument("--event", action="append", metavar="KIND", help="only this event kind (repeatable)")
@@ -211,7 +293,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "list, retry or drop undelivered notifications",
         "  heartbeat outbox\n  heartbeat outbox retry\n  heartbeat outbox drop agent-escalation-12\n"
         "  heartbeat outbox drop --all",
-        (*_AGENT, "webhook"),
+        _COMMON,
     )
     p.add_argument("action", nargs="?", choices=("list", "retry", "drop"), default="list")
     p.add_argument("selectors", nargs="*", metavar="SEL", help="a key, a key prefix or a file name")
@@ -247,14 +329,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "validate",
         "check the config, its plug-ins and the state file",
         "  heartbeat validate --config prod.toml",
-        (*_AGENT, *_STEP),
+        _COMMON,
     )
 
     p = command(
         "notify",
         "send a test message through every notifier and report",
         "  heartbeat notify --test",
-        (*_AGENT, "webhook"),
+        _COMMON,
     )
     p.add_argument("--test", action="store_true", required=True, help="send a test message")
 
@@ -262,7 +344,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "metrics",
         "Prometheus metrics of every agent (text format, for node_exporter's textfile collector)",
         "  heartbeat metrics --output /var/lib/node_exporter/textfile/heartbeat.prom",
-        _AGENT,
+        _COMMON,
     )
     p.add_argument("-o", "--output", metavar="FILE", help="write FILE atomically (default: stdout)")
 
@@ -273,7 +355,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "serve a stdio MCP server through heartbeat: `heartbeat mcp-proxy [flags] -- SERVER_CMD ARGS...`",
         "  heartbeat mcp-proxy --config heartbeat.toml -- python server.py\n"
         "  heartbeat mcp-proxy --actions 20 --idle 5s -- npx some-mcp-server",
-        (*_AGENT, "kill-file"),
+        _COMMON,
     )
     p.add_argument("--actions", type=int, default=50, metavar="N", help="a heartbeat every N calls (50)")
     p.add_argument(
@@ -291,7 +373,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "report",
         "write a self-contained HTML report (one agent's page, or an overview of all)",
         "  heartbeat report\n  heartbeat report --since 2d --out - > report.html",
-        (*_AGENT, "kill-file"),
+        _COMMON,
     )
     p.add_argument("--out", metavar="FILE", help="where (default: <state dir>/report.html; '-' for stdout)")
     p.add_argument("--since", metavar="WHEN", help="only events since a duration ago (6h, 2d) or an ISO date")

@@ -8,10 +8,13 @@ from pathlib import Path
 
 from ..base.fsutil import ensure_private_dir, write_all
 
-__all__ = ["init_project"]
+__all__ = ["PROJECT_PAGE", "init_project"]
 
-CONFIG = """\
-# heartbeat.toml: every key is optional; flags override it. Reference: README.md
+PROJECT_PAGE = "https://pypi.org/project/heartbeat-watchdog/"
+"""Where a pip user finds the README (the index shows it), named in the files ``init`` writes."""
+
+CONFIG = f"""\
+# heartbeat.toml: every key is optional; flags override it. Reference: {PROJECT_PAGE}
 [agent]
 name = "agent"
 step = "agent:step"            # the step, as module:attr (or: exec = "python my_agent.py")
@@ -27,7 +30,7 @@ volatile_args = ["request_id", "timestamp"]
 
 [detectors.repeat]
 threshold = 3
-# tools = { get_status = 10 }  # a tool that legitimately polls
+# tools = {{ get_status = 10 }}  # a tool that legitimately polls
 
 [policy]
 escalate_after = 3
@@ -39,11 +42,14 @@ path = "notifications.jsonl"
 
 # [[notify]]
 # type = "webhook"
-# url = "${HEARTBEAT_WEBHOOK_URL}"   # secrets come from the environment
+# url = "${{HEARTBEAT_WEBHOOK_URL}}"   # secrets come from the environment
 """
 
 AGENT = '''\
-"""A starter agent: replace the body of step() with your agent's real work."""
+"""A starter agent: replace the body of step() with your agent's real work.
+
+How heartbeat calls it, and what ctx holds: {PROJECT_PAGE}
+"""
 
 
 def step(ctx):
@@ -63,7 +69,7 @@ def step(ctx):
 def progress(ctx):
     """The domain metric: only real work moves it."""
     return len(ctx.data.get("notes", []))
-'''
+'''.replace("{PROJECT_PAGE}", PROJECT_PAGE)
 
 
 # The config may come to hold a header or a token: 0600. The code is code: 0644.
@@ -86,18 +92,46 @@ def _create(path: Path, text: str, mode: int) -> bool:
     return True
 
 
+def _missing(path: Path, names: tuple[str, ...]) -> list[str]:
+    """Which of ``names`` a Python file does not define at its top level (all, if it cannot be read)."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return list(names)
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    defined |= {
+        t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)
+    }
+    defined |= {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+    return [name for name in names if name not in defined]
+
+
 def init_project(directory: Path) -> Iterator[str]:
     """Create what is missing in ``directory`` (missing folders 0700); yield one line per file."""
     if not directory.is_dir():
         ensure_private_dir(directory)
+    created = set()
     for name, text, mode in _FILES:
         path = directory / name
         if os.path.lexists(path) or not _create(path, text, mode):
             yield f"{path}: exists, left as it is"
             continue
+        created.add(name)
         yield f"{path}: created"
     state = directory / "state"
     existed = state.exists()
     ensure_private_dir(state)
     yield f"{state}/: {'exists' if existed else 'created (0700)'}"
+    # The config written here names agent:step and agent:progress: an agent.py of the user's
+    # own that defines neither would fail at the first tick.
+    missing = _missing(directory / "agent.py", ("step", "progress")) if created == {"heartbeat.toml"} else []
+    if missing:
+        wanted = " and ".join(f"def {name}(ctx)" for name in missing)
+        yield (
+            f"next: {directory / 'agent.py'} (yours, kept) has no {' or '.join(missing)}: add {wanted}, "
+            "or point [agent] in heartbeat.toml at your own; then heartbeat tick"
+        )
+        return
     yield "next: heartbeat tick   (or: heartbeat run)"

@@ -76,7 +76,7 @@ def _due_by(
 
         try:
             trigger = CronTrigger.from_crontab(schedule.cron, timezone=schedule.timezone)
-        except ValueError as exc:  # checked here, not when the config loads: a tick never imports apscheduler
+        except ValueError as exc:  # the config refused it already (heartbeat.cronexpr); kept as a guard
             raise ConfigError(f"schedule.cron {schedule.cron!r}: {exc}") from None
         fire: datetime | None = last_seen
         for _ in range(periods):
@@ -113,6 +113,12 @@ class StatusReport:
     spend: dict[str, Any] = field(default_factory=dict)
     """Today's spend: ``tokens``, ``cost``, the ``limits`` set, and ``models`` (each with its tokens,
     ``cost`` and ``unpriced`` calls, counted in tokens only)."""
+    mode: str = "enforce"
+    """``[policy] mode``: ``observe`` detects and journals, but never instructs nor escalates."""
+    observed: str | None = None
+    """Observe mode: what enforce mode would be doing now (its last decision), else None."""
+    observed_since: int | None = None
+    """Observe mode: the tick from which enforce mode would have done that, in this stretch."""
 
     @property
     def exit_code(self) -> int:
@@ -173,6 +179,8 @@ def agent_report(
         progress=values[-20:],
         anomalies=[{**a.model_dump(mode="json"), "at": _stamp(a.at)} for a in state.anomalies[-5:]],
         outbox=outbox,
+        mode=hb.config.policy.mode,
+        **(_observed(hb) if hb.config.policy.mode == "observe" else {}),
     )
 
 
@@ -196,6 +204,22 @@ def spend_today(hb: Heartbeat, state: AgentState, now: datetime) -> dict[str, An
         "models": models,
         "unpriced": sorted(model for model, spend in counters.models.items() if spend.unpriced),
     }
+
+
+def _observed(hb: Heartbeat) -> dict[str, Any]:
+    """What enforce mode would be doing: the last decision's ``observed``, and since which tick."""
+    from ..state.journal import Journal
+
+    decisions = [e for e in Journal(hb.store.journal_path).tail(200) if e.get("event") == "decision"]
+    if not decisions or not decisions[-1].get("observed"):
+        return {}
+    observed = decisions[-1]["observed"]
+    since = decisions[-1].get("tick")
+    for event in reversed(decisions):
+        if event.get("observed") != observed:
+            break
+        since = event.get("tick")
+    return {"observed": observed, "observed_since": since if isinstance(since, int) else None}
 
 
 def fleet_reports(
@@ -230,7 +254,8 @@ def _status_parts(report: StatusReport, style: Style) -> tuple[str, str]:
         return f"{style.symbol('warn')} OVERDUE", "red"
     if report.status == "paused":
         return f"{style.symbol('warn')} paused", "yellow"
-    return f"{style.symbol('ok')} {report.status}", "yellow" if report.stuck_streak else "green"
+    observe = " (observe)" if report.mode == "observe" else ""
+    return f"{style.symbol('ok')} {report.status}{observe}", "yellow" if report.stuck_streak else "green"
 
 
 def _status_word(report: StatusReport, style: Style) -> str:
@@ -247,6 +272,17 @@ def render_detail(report: StatusReport, style: Style) -> str:
     else:
         seen = "not checked (no schedule; give --max-age)"
     recovery = report.recovery
+    streak = f"stuck streak {report.stuck_streak} of {report.escalate_after}"
+    doing = f"{recovery['mode']} (attempt {recovery['attempts']})" if recovery else "none"
+    if report.mode == "observe":  # nothing was injected nor escalated: say what enforce mode would do
+        reason += ": detects and journals, never instructs nor escalates"
+        streak = f"stuck streak {report.stuck_streak} (enforce mode escalates at {report.escalate_after})"
+        if report.observed:
+            at = f" at tick {report.observed_since}" if report.observed_since is not None else ""
+            would = "have escalated" if report.observed == "escalate" else report.observed
+            doing = f"enforce mode would {would}{at}; nothing injected"
+        elif recovery:
+            doing = f"enforce mode would {doing}; nothing injected"
     lines = [
         f"agent        {report.agent}   ({report.state_dir})",
         f"status       {_status_word(report, style)}{reason}",
@@ -254,10 +290,8 @@ def render_detail(report: StatusReport, style: Style) -> str:
         *([f"fleet stop   ENGAGED: {report.fleet_stop}"] if report.fleet_stop else []),
         f"ticks        {report.ticks}   last {_short(report.last_tick_at)}",
         f"heartbeat    {seen}",
-        f"stuck streak {report.stuck_streak} of {report.escalate_after}",
-        f"recovery     {recovery['mode']} (attempt {recovery['attempts']})"
-        if recovery
-        else "recovery     none",
+        streak,
+        f"recovery     {doing}",
         f"instructions {report.instructions or 'none'}",
         f"progress     {style.sparkline(report.progress)} {report.progress[-1]:g}"
         if report.progress

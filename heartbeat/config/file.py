@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -50,6 +51,7 @@ from .notify import (
 )
 from .policy import BudgetConfig, EscalationConfig, PolicyConfig
 from .types import TABLE, ConfigModel, ConfigPath, Duration, defaults, new_list, parse_duration
+from .validation import format_validation_error
 
 __all__ = [
     "DETECTOR_BOUNDS",
@@ -138,6 +140,18 @@ class ScheduleConfig(ConfigModel):
             raise ValueError(f"unknown time zone {value!r} (use an IANA name like 'Europe/Paris')") from None
         return value
 
+    @field_validator("cron")
+    @classmethod
+    def _crontab(cls, value: str | None) -> str | None:
+        # Checked when the config loads, by every command alike, without the scheduler (a tick never
+        # imports it): a cron that `run` and `status` refuse must not let `tick` run.
+        from .cronexpr import cron_problem
+
+        problem = cron_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(f"{value!r}: {problem}")
+        return value
+
     @model_validator(mode="after")
     def _one_trigger(self) -> Self:
         if self.every and self.cron:
@@ -210,6 +224,12 @@ class HeartbeatConfig(ConfigModel):
     journal: Annotated[JournalConfig, TABLE] = Field(default_factory=defaults(JournalConfig))
     stop: Annotated[StopConfig, TABLE] | None = None
     base_dir: ConfigPath = Field(default=Path("."), exclude=True, description="Where relative paths start.")
+    _file: Path | None = PrivateAttr(default=None)
+
+    @property
+    def file(self) -> Path | None:
+        """The ``heartbeat.toml`` this config was read from; None when there was none (the defaults)."""
+        return self._file
 
     @model_validator(mode="after")
     def _unique_names(self) -> Self:
@@ -269,19 +289,6 @@ class HeartbeatConfig(ConfigModel):
             changes["exec"] = None
         agent = AgentConfig.model_validate({**self.agent.model_dump(exclude_unset=True), **changes})
         return self.model_copy(update={"agent": agent, "agents": []})
-
-
-def format_validation_error(error: ValidationError, *, prefix: str = "") -> str:
-    """One line naming the first bad key and what is wrong with it."""
-    first = error.errors(include_url=False)[0]
-    loc = ".".join(str(part) for part in first["loc"] if not str(part).startswith("function-"))
-    where = f"{prefix}{loc}" if loc else prefix.rstrip(".")
-    if first["type"] == "extra_forbidden":
-        return f"unknown key '{where}'"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    more = error.error_count() - 1
-    text = f"{where}: {message}" if where else message
-    return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
 
 
 def _expand_env(value: Any, where: str, unset: list[str] | None = None, used: list[str] | None = None) -> Any:
@@ -408,4 +415,5 @@ def load_config(path: Path | str | None = None) -> HeartbeatConfig:
         raise ConfigError(format_validation_error(exc), path=path) from None
     for notifier, (unset, used) in zip(config.notify, extras, strict=False):
         notifier.set_env(unset, used)
+    config._file = path
     return config

@@ -101,6 +101,21 @@ class CommandNotifierConfig(NotifierConfigBase):
     command: str
     timeout: Duration = timedelta(seconds=30)
 
+    @model_validator(mode="after")
+    def _no_shell(self) -> Self:
+        import shlex
+
+        from ..base.commandline import shell_problem
+
+        try:
+            argv = shlex.split(self.command)
+        except ValueError:
+            return self  # building the notifier says why
+        problem = shell_problem(argv, braced=False)  # ${NAME} is heartbeat's own, expanded at load
+        if problem:
+            raise ValueError(problem)
+        return self
+
 
 class PingNotifierConfig(NotifierConfigBase):
     """Ping a dead man's switch (healthchecks.io convention) at the start and end of every tick."""
@@ -115,6 +130,8 @@ class PingNotifierConfig(NotifierConfigBase):
 
     @model_validator(mode="after")
     def _http_only(self) -> Self:
+        if "${" in self.url:
+            return self  # a variable not set: checked once it is there (require_env), as a webhook's
         problem = _url_problem(self.url)
         if problem:
             raise ValueError(f"the ping url {problem}")

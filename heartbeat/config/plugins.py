@@ -84,6 +84,9 @@ def load_object(spec: str, *, what: str, search_path: Path | None = None) -> Any
         obj: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         raise ConfigError(f"{what} {spec!r}: no module named {exc.name!r}") from None
+    except SyntaxError as exc:  # where, and what: "a.py line 1: expected ':'", not the exception's tuple
+        where = f"{exc.filename} line {exc.lineno}" if exc.filename else f"line {exc.lineno}"
+        raise ConfigError(f"{what} {spec!r}: {module_name} does not compile: {where}: {exc.msg}") from None
     except (Exception, SystemExit) as exc:  # the user's module failed (or exited) at import: one line
         raise ConfigError(f"{what} {spec!r}: importing {module_name} failed: {exc!r}") from None
     for part in attr.split("."):

@@ -16,6 +16,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validato
 
 __all__ = [
     "SCHEMA_VERSION",
+    "STEP_ERROR_TOOL",
     "ActionRecord",
     "AgentState",
     "Anomaly",
@@ -34,6 +35,9 @@ __all__ = [
 
 SCHEMA_VERSION = 3
 """The ``schema_version`` this release writes; older ones are migrated on load."""
+
+STEP_ERROR_TOOL = "step"
+"""The tool name a step that raised is recorded under: an error to escalate on, never an action to avoid."""
 
 # Bounds of the lists in state.json: no more than is used, since every tick loads,
 # re-seeds the detectors from and saves all of it. The action history must hold the

@@ -35,7 +35,16 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from ..config.file import PolicyConfig
-from .models import AgentState, Anomaly, Decision, DecisionAction, Recovery, RecoveryMode, clip
+from .models import (
+    STEP_ERROR_TOOL,
+    AgentState,
+    Anomaly,
+    Decision,
+    DecisionAction,
+    Recovery,
+    RecoveryMode,
+    clip,
+)
 
 __all__ = [
     "ADVICE",
@@ -88,6 +97,10 @@ ADVICE: Mapping[str, str] = {
 """Advice per anomaly kind, joined into ``{advice}``; other kinds get a general line."""
 
 _GENERAL_ADVICE = "Try a different approach: another tool, other arguments or another source."
+_STEP_ADVICE = (
+    "The step itself raised an error (above): that is no tool call to avoid, but a fault in the agent's "
+    "code or in what it depends on: find and fix its cause; a human is called if it keeps failing."
+)
 _SLOW_KINDS = frozenset({"no_progress"})  # kinds that do not escalate early by coming back
 ADVISORY: frozenset[str] = frozenset({"error_rate"})
 """Kinds that advise but never escalate on their own: many failures can be debugging (a script
@@ -100,16 +113,29 @@ def _kinds(anomalies: Sequence[Anomaly]) -> list[str]:
     return list(dict.fromkeys(a.kind for a in anomalies))
 
 
+def _step_failed(anomaly: Anomaly) -> bool:
+    """Whether the anomaly is about the step raising: no action of the agent's to avoid."""
+    return anomaly.tool == STEP_ERROR_TOOL
+
+
 def _avoid(anomalies: Sequence[Anomaly]) -> list[str]:
     """What the agent should not do again: each anomaly's ``evidence["avoid"]``, else its tool."""
     found: list[str] = []
     for anomaly in anomalies:
+        if _step_failed(anomaly):
+            continue
         hint = anomaly.evidence.get("avoid")
         if isinstance(hint, str) and hint:
             found.append(hint)
         elif anomaly.tool:
             found.append(anomaly.tool)
     return list(dict.fromkeys(found))
+
+
+def _nothing_to_avoid(anomalies: Sequence[Anomaly]) -> str:
+    if anomalies and all(_step_failed(a) for a in anomalies):
+        return "no action of yours (the step itself raised, see below)"
+    return "the actions named above"
 
 
 def _escalation(remaining: int) -> str:
@@ -141,11 +167,15 @@ def render_instructions(
     template = cfg.templates.get(recovery.mode.value) or DEFAULT_TEMPLATES[recovery.mode.value]
     remaining = max(cfg.escalate_after - stuck_streak, 0)
     problems = "\n".join(f"- {a.kind}: {clip(a.message, 400)}" for a in anomalies)
-    advice = list(dict.fromkeys(ADVICE.get(k, _GENERAL_ADVICE) for k in _kinds(anomalies)))
+    # The step raising is not a tool the agent called: the advice about calls is not for it.
+    calls = [a for a in anomalies if not _step_failed(a)]
+    advice = list(dict.fromkeys(ADVICE.get(k, _GENERAL_ADVICE) for k in _kinds(calls)))
+    if len(calls) < len(anomalies):
+        advice.insert(0, _STEP_ADVICE)
     return template.format(
         advice="\n".join(f"- {line}" for line in advice) or f"- {_GENERAL_ADVICE}",
         problems=problems or "- (no details)",
-        avoid="; ".join(recovery.avoid) or "the actions named above",
+        avoid="; ".join(recovery.avoid) or _nothing_to_avoid(anomalies),
         attempt=recovery.attempts,
         streak=stuck_streak,
         escalate_after=cfg.escalate_after,
@@ -218,7 +248,7 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
     seen = [
         str(hint)
         for a in anomalies
-        if a.kind not in ADVISORY
+        if a.kind not in ADVISORY and not _step_failed(a)
         for hint in (a.evidence.get("avoid"), a.evidence.get("call"))
         if isinstance(hint, str) and hint
     ]
@@ -259,6 +289,9 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
         why = f"stuck for {streak} heartbeats and the recovery did not help: {came_back[0]} again"
 
     if why:
+        if previous is not None and previous.mode is mode:
+            # No new instructions go out: the attempt stays the one the agent was last told of.
+            recovery = recovery.model_copy(update={"attempts": previous.attempts})
         return Decision(
             action="escalate", stuck_streak=streak, reason=f"{why}; last: {problems}", recovery=recovery
         )

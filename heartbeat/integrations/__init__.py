@@ -6,9 +6,11 @@ heartbeats for a server or worker; ``stops``: why it must not go on),
 one shared core (:mod:`heartbeat.integrations.guard`) and one module per
 framework, each importing its framework only when that module is imported::
 
-    heartbeat.integrations.langchain      LangChain / LangGraph   pip install 'heartbeat[langchain]'
-    heartbeat.integrations.openai_agents  OpenAI Agents SDK       pip install 'heartbeat[openai-agents]'
-    heartbeat.integrations.pydantic_ai    PydanticAI              pip install 'heartbeat[pydantic-ai]'
+    heartbeat.integrations.langchain      LangChain / LangGraph  'heartbeat-watchdog[langchain]'
+    heartbeat.integrations.openai_agents  OpenAI Agents SDK      'heartbeat-watchdog[openai-agents]'
+    heartbeat.integrations.pydantic_ai    PydanticAI             'heartbeat-watchdog[pydantic-ai]'
+
+(the extra to ``pip install``: the distribution is ``heartbeat-watchdog``).
 
 Importing this package imports no framework; it is the guard's public facade.
 May import :mod:`heartbeat.tick`, :mod:`heartbeat.formats` and every package

@@ -7,8 +7,8 @@ import json
 import os
 from pathlib import Path
 
-from ..base.errors import ConfigError, NotifyError
-from ..base.redact import mask, redact
+from ..base.errors import NotifyError
+from ..base.redact import argv_secrets, mask, redact
 from ..core.models import Notification
 from .base import MAX_ANSWER, one_line
 
@@ -19,22 +19,21 @@ class CommandNotifier:
     """Run a command (no shell) with the text on stdin and the JSON in ``HEARTBEAT_NOTIFICATION``."""
 
     def __init__(self, name: str, command: str, *, timeout: float = 30.0, cwd: Path | None = None) -> None:
-        import shlex  # here, not at the top: a tick that runs no command need not load it
+        from ..base.commandline import split_command  # here: a tick that runs no command need not load shlex
 
-        try:
-            argv = shlex.split(command)
-        except ValueError as exc:
-            raise ConfigError(f"notifier {name}: cannot split command: {exc}") from None
-        if not argv:
-            raise ConfigError(f"notifier {name}: the command is empty")
+        argv = split_command(command, f"notifier {name}", braced=False)
         self.name = name
         self.argv = argv
         self.timeout = timeout
         self.cwd = cwd
-        # The command line may hold a token (curl ... https://hooks/...): never echo it.
-        self._secrets = [arg for arg in argv[1:] if len(arg) >= 6]
+        self._secrets = argv_secrets(argv[1:])  # --token X, password=X: never echoed
         self.mask_with: list[str] = []
-        """Secrets (``${ENV}`` values, webhook URLs) masked out of the text and JSON it is given."""
+        """Secrets (``${ENV}`` values, webhook URLs) masked out of the text, the JSON and its errors.
+
+        Only these, and the values its flags name as credentials (``--token X``):
+        the command's other words (a file name) stay readable in an error; a
+        URL in it is cut to its host.
+        """
 
     def __repr__(self) -> str:
         return f"CommandNotifier(name={self.name!r}, program={self.argv[0]!r})"

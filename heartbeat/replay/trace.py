@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..base.errors import TraceError, UsageError
+from ..base.errors import HeartbeatError, TraceError, UsageError
 from ..base.fsutil import read_regular
 from ..core.models import clip
 
@@ -302,10 +302,12 @@ def load_any(
     if fmt is None and isinstance(source, Path | str):
         detected, data = _sniff(Path(source))
         fmt = detected or "trace"
+    elif isinstance(source, Path | str) and Path(source).is_file():
+        _named_format_fits(Path(source), fmt)
     if not isinstance(source, Path | str) or fmt in (None, "trace"):
         path, lines = _load(source)
         return path, lines if per_heartbeat is None else _regroup(lines, per_heartbeat)
-    from ..formats import load_actions, read_json
+    from ..formats import FORMATS, load_actions, read_json
 
     where = Path(source)
     if where.is_dir():
@@ -325,6 +327,10 @@ def load_any(
             return str(where), own
     found = load_actions(where, data, fmt)
     calls = [a.pop("usage", []) for a in found]  # model calls, each before the action it led to
+    if not found and not FORMATS[fmt].sniff(data):  # named by --format, and it reads nothing here
+        raise UsageError(
+            f"{where}: --format {fmt} finds no tool call in this file, nor does any other format"
+        )
     try:
         actions = [TraceAction.model_validate(a) for a in found]
         spent = [[TraceUsage.model_validate(u) for u in used] for used in calls]
@@ -385,6 +391,43 @@ def _keyed(row: dict[str, Any], number: int) -> KeyedAction:
     cost = row.get("cost")
     cost = float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else 0.0
     return KeyedAction(tool=tool, error=error, cost=cost, keys=keys)
+
+
+def _named_format_fits(where: Path, fmt: str | None) -> None:
+    """UsageError when ``--format fmt`` does not recognise the file and another format does: name it.
+
+    ``--format`` is for a history detection misses; given for a file that
+    is plainly another format's, it would read nothing ("an empty trace",
+    exit 0) or fail deep in the reader.
+    """
+    from ..formats import FORMATS, read_json
+
+    module = FORMATS.get(fmt or "")
+    if fmt != "trace" and module is None:
+        return  # an unknown name: load_actions lists the known ones
+    seen = _sniff(where)[0]
+    if seen is None and fmt != "trace":
+        try:
+            seen = "a heartbeat trace" if any(line.actions for _, line in _load(where)[1]) else None
+        except HeartbeatError:
+            seen = None
+        if seen:
+            raise UsageError(
+                f"{where}: --format {fmt} does not read this file: it looks like {seen} (leave --format out)"
+            )
+    if seen is None or seen == fmt:
+        return
+    if module is not None:
+        try:
+            data = read_json(where)
+        except HeartbeatError:
+            return  # its reader says what is wrong with it
+        if module.sniff(data):
+            return  # it reads this file too (an older codex rollout is also openai-responses)
+    raise UsageError(
+        f"{where}: --format {fmt} does not read this file: it looks like {seen} "
+        f"(give --format {seen}, or leave --format out)"
+    )
 
 
 def _own_heartbeats(where: Path, data: Any, fmt: str) -> list[tuple[int, TraceLine]] | None:

@@ -205,6 +205,9 @@ def _commands(hb: Reported, state: AgentState | None, kill: str | None) -> list[
     return commands
 
 
+_ELSEWHERE = " (--out FILE writes it elsewhere, - to stdout)"
+
+
 def _write(hb: Reported | None, path: Path, text: str, *, locked: bool) -> Path:
     """Write ``text`` to ``path`` atomically (0600); inside a state folder, under its lock."""
     data = text.encode("utf-8")
@@ -220,8 +223,9 @@ def _write(hb: Reported | None, path: Path, text: str, *, locked: bool) -> Path:
             atomic_write(path, data, mode=PRIVATE_FILE_MODE)
     except StateLocked:
         raise
-    except OSError as exc:
-        raise StateWriteError(path, exc.strerror or str(exc)) from exc
+    except OSError as exc:  # a StateWriteError: the lock could not be taken (read-only): its reason, once
+        reason = exc.reason if isinstance(exc, StateWriteError) else exc.strerror or str(exc)
+        raise HeartbeatError(f"{path}: could not write the report: {reason}{_ELSEWHERE}") from exc
     return path
 
 
@@ -258,7 +262,7 @@ def write_report(
 
     ``pending`` are events of the tick in progress, not yet in the journal;
     ``locked`` says the caller holds the state folder's lock already (the
-    runner does). A failed write raises :class:`~heartbeat.base.errors.StateWriteError`.
+    runner does). A failed write raises :class:`~heartbeat.base.errors.HeartbeatError` naming the report.
     """
     _existing(hb)
     now = now or datetime.now(UTC)

@@ -72,7 +72,8 @@ def parse_object(raw_bytes: bytes) -> dict[str, Any]:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        raise Unreadable(f"is not valid JSON: {exc.msg} at {where}") from None
+        # Some of json's messages end in "at" already ("Invalid control character at").
+        raise Unreadable(f"is not valid JSON: {exc.msg.removesuffix(' at')} at {where}") from None
     except RecursionError:
         raise Unreadable("is not valid JSON: nested too deeply") from None
     except ValueError as exc:  # e.g. an integer past Python's digit limit

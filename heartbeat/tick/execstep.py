@@ -30,7 +30,6 @@ import contextlib
 import json
 import math
 import os
-import shlex
 import signal
 import subprocess
 import tempfile
@@ -39,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import ConfigError
+from ..base.commandline import split_command
 from ..state.store import EXEC_SCRATCH_PREFIX
 from .context import StepContext
 from .orphans import die_with_parent
@@ -74,12 +73,7 @@ class ExecStep:
     """Run ``command`` as the agent's step."""
 
     def __init__(self, command: str, *, timeout: float) -> None:
-        try:
-            self.argv = shlex.split(command)
-        except ValueError as exc:
-            raise ConfigError(f"exec {command!r}: {exc}") from None
-        if not self.argv:
-            raise ConfigError("exec: the command is empty")
+        self.argv = split_command(command, "--exec")
         self.command = command
         self.timeout = timeout
 

@@ -66,6 +66,11 @@ class AgentPlugins:
     def step(self) -> Step:
         """The agent's step (see :func:`build_step`)."""
         if self._step is None:
+            if self._config.file is None and not (self._agent.exec or self._agent.step):
+                raise ConfigError(
+                    f"no heartbeat.toml here ({self._config.base_dir}) and no --step or --exec: "
+                    "`heartbeat init` writes a starter, or give --config FILE"
+                )
             self._step = build_step(self._agent, self._config.base_dir)
         return self._step
 

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError
-from ..core.models import AgentState, Anomaly, Decision, ModelSpend, add_spend, clip
+from ..core.models import STEP_ERROR_TOOL, AgentState, Anomaly, Decision, ModelSpend, add_spend, clip
 from ..core.policy import decide
 from ..core.result import TickResult
 from ..core.settle import TickFacts
@@ -109,7 +109,7 @@ def run_step(
             # Clipped like an action's error: a 5 MB message must not print or journal 5 MB a tick.
             step_error = clip(hb.redact(_head(f"{type(exc).__name__}: {_text(exc)}"))) or ""
             if not hb.agent.exec:  # a failed program is no tool call the agent could avoid
-                ctx.record("step", None, error=step_error)
+                ctx.record(STEP_ERROR_TOOL, None, error=step_error)
             trace = _traceback(exc, hb.redact)
             events.append({"event": "step_error", "error": step_error, "traceback": trace})
     finally:

@@ -177,4 +177,5 @@ def test_a_malformed_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     broken = [*stuck_messages()[:3], 42]
     assert "message 4 is not a JSON object" in refused_by_cli(tmp_path, write(tmp_path / "bad.json", broken))
     other = write(tmp_path / "other.json", {"trajectory": []})
-    assert "not a anthropic file" in refused_by_cli(tmp_path, other, "--format", "anthropic")
+    said = refused_by_cli(tmp_path, other, "--format", "anthropic")
+    assert "--format anthropic does not read this file: it looks like swe-agent" in said

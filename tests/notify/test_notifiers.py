@@ -523,10 +523,10 @@ def test_command_notifier_missing_program_is_an_error() -> None:
         CommandNotifier("cmd", "no-such-program-hb --token SECRET123").send(note())
 
 
-def test_command_notifier_never_echoes_its_arguments(tmp_path: Path) -> None:
-    """A token in the command line is redacted from the error, even if stderr shows it."""
-    code = "import sys; print('bad token', sys.argv[1], file=sys.stderr); sys.exit(1)"
-    notifier = CommandNotifier("cmd", shlex.join([sys.executable, "-c", code, "SECRET123"]))
+def test_command_notifier_never_echoes_its_credentials(tmp_path: Path) -> None:
+    """A token the command line names as one (``--token X``) is redacted from the error, stderr or not."""
+    code = "import sys; print('bad token', sys.argv[2], file=sys.stderr); sys.exit(1)"
+    notifier = CommandNotifier("cmd", shlex.join([sys.executable, "-c", code, "--token", "SECRET123"]))
     with pytest.raises(NotifyError) as caught:
         notifier.send(note())
     assert "bad token ***" in str(caught.value)

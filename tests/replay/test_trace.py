@@ -252,7 +252,7 @@ def test_unknown_and_broken_files_are_one_line_errors(tmp_path: Path) -> None:
     unknown.write_text(json.dumps({"something": ["else"]}, indent=2), encoding="utf-8")
     with pytest.raises(TraceError, match="line 1: not valid JSON"):
         load_any(unknown)
-    with pytest.raises(TraceError, match="not a swe-agent file"):
+    with pytest.raises(UsageError, match="--format swe-agent does not read this file: it looks like openai"):
         load_any(write(tmp_path / "o.json", openai_messages()), fmt="swe-agent")
     with pytest.raises(UsageError, match="unknown format"):
         load_any(unknown, fmt="otlp-json")

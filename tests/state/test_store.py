@@ -560,12 +560,12 @@ CORRUPT_CASES = [
     ),
     pytest.param(
         b'{"schema_version": 1, "ticks": "x"}',
-        "ticks: Input should be a valid integer, unable to parse string as an integer",
+        "ticks: expected a whole number, got text",
         id="wrong-type",
     ),
     pytest.param(
         bad_history_tick(),
-        "history.3.tick: Input should be a valid integer",
+        "history[3].tick: expected a whole number, got text",
         id="history-item",
     ),
     pytest.param(b'{"schema_version": 1, "tiks": 3}', "unknown key 'tiks'", id="unknown-key"),
@@ -600,7 +600,7 @@ def test_an_unreadable_state_is_corrupt_kept_and_copied_aside(
 def test_a_validation_error_counts_the_other_problems(store: StateStore) -> None:
     """The first problem is named and the rest counted, so the line stays short."""
     write_state_file(store, bad_history_tick())
-    with pytest.raises(StateCorrupt, match=r"history\.3\.tick: .* \(and 1 more problem\)"):
+    with pytest.raises(StateCorrupt, match=r"history\[3\]\.tick: .* \(and 1 more problem\)"):
         store.load()
 
 

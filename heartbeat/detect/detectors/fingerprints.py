@@ -49,6 +49,7 @@ __all__ = [
     "fingerprint",
     "mask",
     "mask_volatile",
+    "pattern",
     "prints",
     "summarize",
 ]
@@ -242,6 +243,26 @@ def error_key(error: str) -> str:
 def mask(text: str) -> str:
     """``text`` with every word that holds a digit replaced by ``#``: the masked shape, as shown."""
     return _VOLATILE.sub("#", text)
+
+
+def pattern(summary: str) -> str:
+    """A call as the pattern a shape matches: ``run_build({"stamp":"#"}) with any stamp``.
+
+    For an agent told what not to do again: the exact call (a timestamp, an
+    id) is one it will never make again, the pattern is what it keeps doing.
+    A summary with no number in it is its own pattern.
+    """
+    masked = mask(summary)
+    if masked == summary:
+        return summary
+    rest = summary.partition("(")[2]
+    try:
+        args = json.loads(rest[:-1]) if rest.endswith(")") else None
+    except ValueError:  # cut at 200 characters, or not JSON: the shape alone
+        args = None
+    values = args.items() if isinstance(args, dict) else ()
+    varying = [key for key, value in values if mask(json.dumps(value)) != json.dumps(value)]
+    return f"{masked} with any {', '.join(varying)}" if varying else f"{masked} (# is any number)"
 
 
 def _crc(data: bytes) -> str:

@@ -36,6 +36,7 @@ from .contract import (
     tail_of,
     tool_limits,
 )
+from .fingerprints import pattern
 
 __all__ = ["Recurring", "RecurringTracker"]
 
@@ -107,10 +108,13 @@ class Recurring:
         limit = self._limits.get(action.tool, self.threshold)
         if limit is None:
             return None
+        # Matched on the shape (numbers masked) when the output is long enough: name that pattern.
+        shaped = pattern(action.summary) if action.output_len and action.output_len > self.min_chars else None
         if calls >= limit:
             message = (
-                f"{action.summary} gave the same result {calls} times in the last {self.window} actions "
-                "(numbers, dates and ids masked): what was done between the calls changed nothing it shows"
+                f"{shaped or action.summary} gave the same result {calls} times in the last "
+                f"{self.window} actions (numbers, dates and ids masked): what was done between the calls "
+                "changed nothing it shows"
             )
             evidence = {"count": calls, "call": action.summary, "same": "call and result"}
         elif outputs >= limit:
@@ -121,7 +125,7 @@ class Recurring:
             evidence = {"count": outputs, "call": action.summary, "same": "output"}
         else:
             return None
-        evidence.update(window=self.window, threshold=limit, avoid=action.summary)
+        evidence.update(window=self.window, threshold=limit, avoid=shaped or action.summary)
         return make_anomaly("recurring", message, tick=tick, at=at, action=action, evidence=evidence)
 
 

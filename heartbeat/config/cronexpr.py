@@ -1,0 +1,87 @@
+"""Whether a crontab expression is one the scheduler accepts, without importing the scheduler.
+
+``heartbeat tick`` never imports APScheduler (a cron tick must start fast),
+yet a bad ``schedule.cron`` must be refused by every command alike. This is
+the grammar of APScheduler 3's ``CronTrigger.from_crontab``, checked with
+``re``; the tests hold it to APScheduler's own answers.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["cron_problem"]
+
+_FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day", 1, 31), ("month", 1, 12), ("day_of_week", 0, 6))
+_ORDER = ("month", "day", "day_of_week", "hour", "minute")
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_ALL = re.compile(r"\*(?:/(?P<step>\d+))?$")
+_RANGE = re.compile(r"(?P<first>\d+)(?:-(?P<last>\d+))?(?:/(?P<step>\d+))?$")
+_NAMES = re.compile(r"(?P<first>[a-z]+)(?:-(?P<last>[a-z]+))?", re.IGNORECASE)  # a prefix match, as theirs
+_LAST = re.compile(r"last", re.IGNORECASE)
+
+
+def cron_problem(expr: str) -> str | None:
+    """What is wrong with the five-field crontab ``expr``, or None when the scheduler takes it."""
+    values = expr.split()
+    if len(values) != 5:
+        return f"Wrong number of fields; got {len(values)}, expected 5"
+    fields = dict(zip(_FIELDS, values, strict=True))
+    for field in sorted(fields, key=lambda f: _ORDER.index(f[0])):  # checked in the scheduler's order
+        name, low, high = field
+        value = fields[field]
+        for part in re.split(" *, *", value.strip()):
+            problem = _part_problem(part, name, low, high)
+            if problem:
+                return problem
+    return None
+
+
+def _part_problem(part: str, name: str, low: int, high: int) -> str | None:
+    """One comma-separated part of one field."""
+    found = _ALL.match(part)
+    if found:
+        step = int(found["step"]) if found["step"] else None
+        return _range_problem(part, None, None, step, low, high)
+    found = _RANGE.match(part)
+    if found:
+        first = int(found["first"])
+        last = int(found["last"]) if found["last"] else None
+        step = int(found["step"]) if found["step"] else None
+        return _range_problem(part, first, last if last is not None or step else first, step, low, high)
+    names = {"month": _MONTHS, "day_of_week": _WEEKDAYS}.get(name)
+    found = _NAMES.match(part) if names else None
+    if found and names:
+        for word in filter(None, (found["first"], found["last"])):
+            if word.lower() not in names:
+                return f'Invalid {"month" if name == "month" else "weekday"} name "{word}"'
+        first_name, last_name = found["first"].lower(), (found["last"] or "").lower()
+        offset = 1 if name == "month" else 0
+        first = names.index(first_name) + offset
+        last = names.index(last_name) + offset if last_name else None
+        return _range_problem(part, first, last, None, low, high)
+    if name == "day" and _LAST.match(part):
+        return None
+    return f'Unrecognized expression "{part}" for field "{name}"'
+
+
+def _range_problem(
+    part: str, first: int | None, last: int | None, step: int | None, low: int, high: int
+) -> str | None:
+    """The scheduler's checks of ``first-last/step`` (``first`` None: ``*``)."""
+    if step == 0:
+        return "Increment must be higher than 0"
+    if first is not None and last is not None and first > last:
+        return "The minimum value in a range must not be higher than the maximum"
+    problem = None
+    span = (last or high) - first if first is not None else high - low
+    if step and step > high - low:
+        problem = f"the step value ({step}) is higher than the total range of the expression ({high - low})"
+    elif first is not None and first < low:
+        problem = f"the first value ({first}) is lower than the minimum value ({low})"
+    elif last is not None and last > high:
+        problem = f"the last value ({last}) is higher than the maximum value ({high})"
+    elif step and step > span:
+        problem = f"the step value ({step}) is higher than the total range of the expression ({span})"
+    return f"Error validating expression {part!r}: {problem}" if problem else None
