@@ -45,7 +45,8 @@ def shape(rows: list[dict[str, Any]]) -> list[tuple[int, list[tuple[str, int | N
 
 def test_stuck_trace_replays_line_for_line_and_stops_at_escalate() -> None:
     """One identical search per heartbeat: repeat at tick 3; at tick 4 the agent makes the very call
-    the recovery said to avoid, so a human is called; the later ticks never run."""
+    the recovery said to avoid (and the metric has been flat for 4 samples), so a human is called;
+    the later ticks never run."""
     out = io.StringIO()
     run_replay(TRACES / "stuck_repeat.jsonl", HeartbeatConfig(), as_json=True, out=out)
     repeat = (
@@ -60,7 +61,8 @@ def test_stuck_trace_replays_line_for_line_and_stops_at_escalate() -> None:
         + '"}], "decision": "try_alternative", "stuck_streak": 1}',
         '{"tick": 4, "anomalies": [{"kind": "repeat", "action": 4, "message": "'
         + repeat.replace("{n}", "4")
-        + '"}], "decision": "escalate", "stuck_streak": 2}',
+        + '"}, {"kind": "no_progress", "action": null, "message": "progress stayed at 0.5 for the last 4 '
+        'heartbeats; it must move by at least 0.01"}], "decision": "escalate", "stuck_streak": 2}',
     ]
     assert out.getvalue().splitlines() == expected
 
@@ -101,10 +103,14 @@ def test_error_rate_is_numbered_across_ticks() -> None:
 
 
 def test_flat_progress_asks_to_reassess_then_recovers() -> None:
-    """Five samples within 0.01 trip no_progress alone: reassess_goal, then a real move continues."""
+    """Four samples within 0.01 trip no_progress alone: reassess_goal, then a real move continues."""
     quiet = HeartbeatConfig(detectors=DetectorsConfig(recurring=RecurringConfig(enabled=False)))
     rows = replay_json("flat_progress.jsonl", quiet)
-    assert shape(rows)[4:] == [(5, [("no_progress", None)], "reassess_goal", 1), (6, [], "continue", 1)]
+    assert shape(rows)[3:] == [
+        (4, [("no_progress", None)], "reassess_goal", 1),
+        (5, [("no_progress", None)], "reassess_goal", 2),
+        (6, [], "continue", 2),
+    ]
     assert "moved only 0.004" in rows[4]["anomalies"][0]["message"]
     # With the defaults, the reworded searches that return the same page are caught too.
     rows = replay_json("flat_progress.jsonl")

@@ -235,7 +235,7 @@ def test_the_page_holds_the_timeline_points_markers_and_rows_of_the_night(night:
     marks = sorted((m.attrs["data-kind"], int(m.attrs["data-tick"])) for m in root.all("use", class_="mk"))
     assert marks == sorted(
         [
-            ("repeat", 2), ("loop", 3), ("error_rate", 4),
+            ("repeat", 2), ("loop", 3), ("error_rate", 4), ("no_progress", 4),
             ("recovery", 2), ("recovery", 3), ("escalation", 4),
             ("resume", 5), ("pause", 5), ("resume", 6), ("kill", 6),
         ]
