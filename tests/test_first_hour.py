@@ -588,7 +588,7 @@ def test_the_pattern_of_a_call() -> None:
     from heartbeat.detect.detectors.fingerprints import pattern
 
     assert pattern('search({"q":"cats"})') == 'search({"q":"cats"})'
-    assert pattern('read({"path":"a.txt","line":120})') == 'read({"path":"a.txt","line"#}) with any line'
+    assert pattern('read({"path":"a.txt","line":120})') == 'read({"path":"a.txt","line":#}) with any line'
     assert pattern('run({"a":"x1","b":"y2"})') == 'run({"a":"#","b":"#"}) with any a, b'
     assert pattern('run({"a":"x1","b":"y2') == 'run({"a":"#","b":"#' + " (# is any number)"
 

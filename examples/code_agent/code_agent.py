@@ -7,14 +7,16 @@ heartbeat it runs the tests, picks the first failing one and rewrites the
 function under test with a patch from its small built-in repertoire: a
 stand-in for the edits an LLM would propose.
 
-Its story, run with ``heartbeat run --ticks 6``:
+Its story, run with ``heartbeat run --ticks 7``:
 
 1. ticks 1-2: one bug fixed per heartbeat; the pass rate goes 0.25 -> 0.5 -> 0.75;
-2. tick 3: it is *hasty*: its first idea for ``truncate`` does not make the test
+2. ticks 3-5: it is *hasty*: its first idea for ``truncate`` does not make the test
    pass, and it writes the same patch and reruns the tests again and again.
-   heartbeat's ``loop`` detector sees the write_file/run_tests cycle, the
-   recorder flags it mid-tick and the agent stops;
-3. tick 4: the recovery instructions say "try a different approach", so it
+   The pass rate rose at tick 2, and a rise of the metric overrules ``loop``
+   while the detector's window still holds work from before it (the metric is
+   evidence), so the write_file/run_tests cycle is flagged once the window
+   has moved past the rise: at tick 5, with ``no_progress`` (four flat samples);
+3. tick 6: the recovery instructions say "try a different approach", so it
    does not rerun the failing tests first; it reads the *tests* and picks the
    patch that satisfies their examples: the pass rate reaches 1.0;
 4. then it only confirms that everything passes.

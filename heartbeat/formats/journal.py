@@ -46,9 +46,11 @@ def summary_args(tool: str, summary: str) -> dict[str, Any]:
 
 
 def ticks(data: Any) -> list[dict[str, Any]]:
-    """One heartbeat per tick whose step ran: ``at``, ``progress``, ``resumed`` and its action events."""
+    """One heartbeat per tick whose step ran: ``at``, ``progress``, ``resumed``, its action events
+    and ``usage`` (its ``spend`` event's models, as :class:`~heartbeat.formats.common.ModelUsage`)."""
     beats: list[dict[str, Any]] = []
     pending: dict[Any, list[dict[str, Any]]] = {}  # action events by tick, until their decision
+    spent: dict[Any, list[ModelUsage]] = {}  # a tick's spend event comes before its decision
     resumed = False
     waiting: tuple[Any, dict[str, Any]] | None = None  # the heartbeat whose tick event has its progress
     for row in data:
@@ -57,10 +59,13 @@ def ticks(data: Any) -> list[dict[str, Any]]:
         kind, tick = row.get("event"), row.get("tick")
         if kind == "action":
             pending.setdefault(tick, []).append(row)
+        elif kind == "spend":
+            spent.setdefault(tick, []).extend(spend_usage(row))
         elif kind == "decision":
             actions = pending.pop(tick, [])
             at = actions[0].get("at") if actions else None
             beat = {"at": at or row.get("at"), "progress": None, "resumed": resumed, "actions": actions}
+            beat["usage"] = spent.pop(tick, [])
             beats.append(beat)
             resumed, waiting = False, (tick, beat)
         elif kind == "tick" and waiting is not None and waiting[0] == tick:
@@ -79,12 +84,9 @@ def actions(data: Any) -> list[Action]:
     marks: list[tuple[int, ModelUsage]] = []
     first: dict[object, int] = {}  # tick -> index of its first action
     for row in data:
-        if row.get("event") == "spend" and isinstance(row.get("models"), dict):
+        if row.get("event") == "spend":
             at = first.get(row.get("tick"), len(found))
-            for model, used in row["models"].items():
-                spent = _spent(str(model), used)
-                if spent is not None:
-                    marks.append((at, spent))
+            marks += [(at, used) for used in spend_usage(row)]
             continue
         if row.get("event") != "action":
             continue
@@ -96,16 +98,21 @@ def actions(data: Any) -> list[Action]:
     return attach_usage(found, marks)
 
 
-def _spent(model: str, used: object) -> ModelUsage | None:
-    """One model's line of a ``spend`` event as usage; its dollars kept when every call was priced."""
-    if not isinstance(used, dict):
-        return None
-    raw = {
-        "input_tokens": used.get("input"),
-        "output_tokens": used.get("output"),
-        "cached_input_tokens": used.get("cached"),
-    }
-    spent = usage_of(raw, model)
-    if spent is not None and not used.get("unpriced"):
-        spent["cost"] = used.get("cost")
-    return spent
+def spend_usage(row: dict[str, Any]) -> list[ModelUsage]:
+    """A ``spend`` event's models as usage, each with its dollars when every call was priced."""
+    models = row.get("models")
+    found: list[ModelUsage] = []
+    for model, used in models.items() if isinstance(models, dict) else ():
+        if not isinstance(used, dict):
+            continue
+        raw = {
+            "input_tokens": used.get("input"),
+            "output_tokens": used.get("output"),
+            "cached_input_tokens": used.get("cached"),
+        }
+        spent = usage_of(raw, str(model))
+        if spent is not None:
+            if not used.get("unpriced"):
+                spent["cost"] = used.get("cost")
+            found.append(spent)
+    return found

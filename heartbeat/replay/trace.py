@@ -360,7 +360,8 @@ def _journal_heartbeats(where: Path) -> list[tuple[int, TraceLine]]:
             for row in beat["actions"]:
                 number += 1
                 actions.append(_keyed(row, number))
-            lines.append((n, kind(actions=actions, at=beat["at"], progress=beat["progress"])))
+            usage = [TraceUsage.model_validate(u) for u in beat["usage"]]
+            lines.append((n, kind(actions=actions, at=beat["at"], progress=beat["progress"], usage=usage)))
         except ValidationError as exc:
             raise TraceError(str(where), 1, f"heartbeat {n}: {_problem(exc)}") from None
     return lines

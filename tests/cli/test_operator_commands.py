@@ -46,7 +46,7 @@ def test_a_tick_that_fails_for_want_of_a_config_creates_nothing(tmp_path: Path) 
     """`tick` with no heartbeat.toml fails with exit 2 and leaves no state/.lock behind."""
     done = cli(tmp_path, "tick")
     assert done.returncode == 2, done.stderr
-    assert "no step configured" in done.stderr
+    assert "no heartbeat.toml here" in done.stderr
     assert tree(tmp_path) == []
     # ... so status still says there is nothing here, and does not report "ok active".
     status = cli(tmp_path, "status")

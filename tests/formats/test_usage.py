@@ -117,6 +117,7 @@ def test_the_journal_replays_its_spend_events(tmp_path: Path) -> None:
         {"event": "action", "tick": 1, "tool": "search", "summary": "search(b)", "output_len": 3},
         {"event": "spend", "tick": 1, "tokens": 550, "cost": 0.01, "models": {"gpt-4o-mini": {
             "calls": 2, "input": 500, "output": 50, "cached": 0, "cost": 0.01, "unpriced": 0}}},
+        {"event": "decision", "tick": 1, "action": "continue"},
         {"event": "tick", "tick": 1, "outcome": "ran"},
     ]  # fmt: skip
     path = tmp_path / "journal.jsonl"

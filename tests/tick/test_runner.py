@@ -199,7 +199,7 @@ def test_metric_error_is_recorded_and_the_tick_goes_on(tmp_path: Path) -> None:
 
 
 def test_wanderer_reassess_goal(tmp_path: Path) -> None:
-    """Busy with new arguments but a flat metric for 5 heartbeats -> reassess_goal."""
+    """Busy with new arguments but a flat metric for 4 heartbeats -> reassess_goal."""
 
     def step(ctx: StepContext) -> None:
         # Each search answers something of its own: the same answer to reworded queries
@@ -207,8 +207,8 @@ def test_wanderer_reassess_goal(tmp_path: Path) -> None:
         ctx.record("search", {"q": f"angle {ctx.tick}"}, output=f"nothing new on angle {ctx.tick}")
 
     hb = make(tmp_path, step, progress=lambda ctx: 4.0)
-    results = [hb.tick() for _ in range(5)]
-    assert [r.decision.action for r in results if r.decision] == ["continue"] * 4 + ["reassess_goal"]
+    results = [hb.tick() for _ in range(4)]
+    assert [r.decision.action for r in results if r.decision] == ["continue"] * 3 + ["reassess_goal"]
     state = StateStore(tmp_path / "state").load()
     assert state.instructions and "4" in state.instructions
 
