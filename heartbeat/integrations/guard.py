@@ -319,7 +319,12 @@ class Guard:
         """Whether the run may go on at all (before a model call): stop when killed, stopped, over budget."""
         if self.stopped is not None:
             return Verdict("stop", self.stopped.cause, self.stopped.reason, self.stopped.anomaly)
-        if self.recorder.killed:
+        if self._check is not None:
+            # A Session says which stop it is (KILL, the fleet stop, a human awaited) and journals it.
+            known = getattr(self.recorder, "stopped", None)
+            if known is not None:
+                return self._stop(known.kind, known.message, None)
+        elif self.recorder.killed:
             return self._stop("killed", self._kill_reason(), None)
         spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None) if self._budgeted else None
         if spent is not None:  # a StepContext past a limit (by this guard's calls or the step's own)
@@ -417,8 +422,10 @@ class Guard:
         return verdict
 
     def _kill_reason(self) -> str:
-        reason = getattr(self.recorder, "kill_reason", None)  # a MonitorRecorder
-        if reason is None:  # a Session: its Heartbeat's KillSwitch
-            reason = getattr(getattr(getattr(self.recorder, "heartbeat", None), "kill", None), "reason", None)
+        """Why a StepContext or MonitorRecorder is stopped, naming the switch that stopped it."""
+        said = getattr(self.recorder, "stopped_by", None)  # a StepContext: the KILL file or the fleet stop
+        if callable(said) and isinstance(text := said(), str):
+            return f"stopped by {text}"
+        reason = getattr(self.recorder, "kill_reason", None)  # a MonitorRecorder: its KILL file only
         text = reason() if callable(reason) else None
         return f"KILL file present: {text}" if isinstance(text, str) and text else "KILL file present"

@@ -223,12 +223,13 @@ class Session:
     def stopped(self) -> Stop | None:
         """Why calls must not go on, as far as known without opening a heartbeat, else None.
 
-        The KILL file (read now), or the ``needs_human``/``paused`` status the
-        last heartbeat left while ``state.json`` has not changed since.
+        The KILL file (read now) or the fleet stop, which also ends an open
+        heartbeat and journals the stop once; or the ``needs_human``/``paused``
+        status the last heartbeat left while ``state.json`` has not changed since.
         """
         kill = self._kill()
-        if kill is not None:
-            return Stop("killed", f"stopped by {kill[1]}: {kill[0]}", 3)
+        if kill is not None:  # a caller that stops here may never call check(): journal it now
+            return self._on_kill(*kill)
         if self._waiting is not None and self._mark() == self._waiting_mark:
             return self._waiting
         return None

@@ -103,6 +103,15 @@ class StepContext:
             return self._fleet.reason()
         return reason
 
+    def stopped_by(self) -> str | None:
+        """What stops the step now, as people read it (``the KILL file <path>: why``), else None."""
+        reason = self._kill.reason()
+        if reason is not None:
+            return f"the KILL file {self._kill.path}: {reason}"
+        if self._fleet is not None and (reason := self._fleet.reason()) is not None:
+            return f"the fleet stop {self._fleet.where}: {reason}"
+        return None
+
     def record(
         self,
         tool: str,
@@ -275,6 +284,9 @@ class StepContext:
 
 
 class _Switch(Protocol):
+    @property
+    def where(self) -> str: ...
+
     def reason(self) -> str | None: ...
 
 

@@ -316,6 +316,11 @@ class PolledStop:
     def __init__(self, stop: SharedStop) -> None:
         self.stop = stop
 
+    @property
+    def where(self) -> str:
+        """The switch as shown to people (:attr:`SharedStop.where`)."""
+        return self.stop.where
+
     def reason(self) -> str | None:
         """The stop's latest answer (read at most once every POLL_SECONDS)."""
         return self.stop.latest()

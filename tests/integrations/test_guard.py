@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import wait_until
 
 from heartbeat.detect.monitor import Monitor
 from heartbeat.integrations import GO, Guard, MonitorRecorder, Stopped
@@ -178,3 +180,41 @@ def test_a_state_folder_binding_refuses_calls_after_kill(tmp_path: Path) -> None
     guard.close()
     journal = (tmp_path / "state" / "journal.jsonl").read_text()
     assert '"event":"kill"' in journal.replace(" ", "") and 'search({\\"q\\":\\"a\\"})' in journal
+
+
+def test_a_fleet_stop_seen_before_a_model_call_is_journaled_and_named(tmp_path: Path) -> None:
+    """Regression: the check before a model call stopped the run unjournaled, saying "KILL file present"."""
+    (tmp_path / "fleet").mkdir()
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstate_dir = "state"\nkill_file = "KILL"\n[stop]\npath = "fleet/STOP"\n'
+    )
+    with Guard(tmp_path / "heartbeat.toml") as guard:
+        assert guard.before("search", {"q": "a"}) is GO
+        assert guard.after("search", {"q": "a"}, output="3 hits for a") is GO
+        (tmp_path / "fleet" / "STOP").write_text("all hands\n")
+        session: Any = guard.recorder
+        wait_until(lambda: session.killed, what="the fleet stop to be read")
+        verdict = guard.check()  # what an adapter asks before each model call
+        assert verdict.action == "stop" and verdict.cause == "killed"
+        assert "the fleet stop" in verdict.reason and "all hands" in verdict.reason
+        assert "KILL file" not in verdict.reason
+    events = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    assert [e["reason"] for e in events if e["event"] == "kill"] == ["all hands"]
+    assert [e["tool"] for e in events if e["event"] == "action"] == ["search"]
+
+
+def test_inside_a_heartbeat_the_fleet_stop_is_named_as_such(tmp_path: Path) -> None:
+    """Bound to ``ctx``: a fleet stop is not reported to the model as a KILL file."""
+    (tmp_path / "fleet").mkdir()
+    seen: list[str] = []
+
+    def step(ctx: Any) -> None:
+        guard = Guard(ctx)
+        assert guard.check() is GO
+        (tmp_path / "fleet" / "STOP").write_text("all hands\n")
+        wait_until(lambda: ctx.killed, what="the fleet stop to be read")
+        seen.append(guard.check().reason)
+
+    hb = make_heartbeat(step, tmp_path, stop={"path": str(tmp_path / "fleet" / "STOP")})
+    hb.tick()
+    assert len(seen) == 1 and seen[0].startswith("stopped by the fleet stop") and "all hands" in seen[0]
