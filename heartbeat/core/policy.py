@@ -90,7 +90,7 @@ ADVICE: Mapping[str, str] = {
     "if the tool cannot do this, work around it or ask for help.",
     "empty": "A tool that used to answer now returns nothing: check its arguments and whether the thing "
     "you look for exists, then use another source.",
-    "error_rate": "Many actions fail: stop calling the failing tool and work around it.",
+    "error_rate": "Many actions fail, the same ways again: stop calling the failing tool and work around it.",
     "no_progress": "Your work is not moving the progress metric: restate the goal and pick the step that "
     "would move it.",
 }

@@ -95,10 +95,10 @@ def test_error_rate_is_numbered_across_ticks() -> None:
         (3, [], "continue", 1),
     ]
     assert rows[1]["anomalies"][0]["message"].startswith(
-        "fetch failed with the same error 3 times in the last 10 actions (503 Service Unavailable)"
+        "fetch failed with an error seen 3 times in the last 10 actions (503 Service Unavailable)"
     )
     assert rows[1]["anomalies"][1]["message"] == (
-        "5 of 10 actions failed (50%), last: fetch: 504 Gateway Timeout"
+        "5 of 10 actions failed (50%), last: fetch: 504 Gateway Timeout; 2 different failure(s) among them"
     )
 
 

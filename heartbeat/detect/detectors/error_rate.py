@@ -1,9 +1,18 @@
-"""``error_rate``: the share of failed actions over the last W actions."""
+"""``error_rate``: many of the last W actions failed, and the failures repeat.
+
+A debugging agent's reproduction script crashes on purpose, differently
+after each edit: many failures that all differ are work, not a stuck agent.
+So the rate counts only when the failures in the window are at most half as
+many distinct failures (:func:`~.recurring_error.failure_key`: tool, masked
+error text and result) as there are failures, i.e. each was seen twice on
+average: a handful of attempts failing in turn, none of them often enough
+for ``recurring_error``.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -19,6 +28,7 @@ from .contract import (
     need_int,
     tail_of,
 )
+from .recurring_error import failure_key
 from .window import ErrorsOnly, SparseWindow
 
 __all__ = ["ErrorRate", "ErrorRateTracker"]
@@ -26,7 +36,7 @@ __all__ = ["ErrorRate", "ErrorRateTracker"]
 
 @dataclass(frozen=True)
 class ErrorRate:
-    """``error_rate``: errors / W >= T over the last W actions, once W actions exist."""
+    """``error_rate``: errors / W >= T over the last W actions, once W exist, with the failures repeating."""
 
     window: int = 10
     threshold: float = 0.5
@@ -53,20 +63,27 @@ class ErrorRate:
         seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
         if len(seq) < self.window:
             return None
-        failing = Counter(a.tool for a in seq if a.error is not None)
-        if not self._trips(sum(failing.values())):
+        failures = Counter((a.tool, failure_key(a)) for a in seq if a.error is not None)
+        if not self._trips(failures):
             return None
-        return self._report(last, failing, history.tick, now)
+        return self._report(last, failures, history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
         return ErrorRateTracker(self, history)
 
-    def _trips(self, errors: int) -> bool:
+    def _trips(self, failures: Mapping[tuple[str, Hashable], int]) -> bool:
+        """Whether ``failures`` (counts per tool and failure) are many, and repeating."""
+        errors = sum(failures.values())
         # The rate as a quotient, never errors >= T * W: 0.3 * 10 is 3.0000000000000004.
-        return errors / self.window >= self.threshold
+        return errors / self.window >= self.threshold and 2 * len(failures) <= errors
 
-    def _report(self, action: ActionView, failing: Mapping[str, int], tick: int, at: datetime) -> Anomaly:
+    def _report(
+        self, action: ActionView, failures: Mapping[tuple[str, Hashable], int], tick: int, at: datetime
+    ) -> Anomaly:
+        failing: Counter[str] = Counter()
+        for (tool, _), n in failures.items():
+            failing[tool] += n
         errors = sum(failing.values())
         rate = errors / self.window
         tools = sorted(failing, key=lambda t: (-failing[t], t))
@@ -74,7 +91,8 @@ class ErrorRate:
         return make_anomaly(
             "error_rate",
             f"{errors} of {self.window} actions failed ({rate:.0%}), "
-            f"last: {action.tool}: {clip(action.error, 120)}",
+            f"last: {action.tool}: {clip(action.error, 120)}; "
+            f"{len(failures)} different failure(s) among them",
             tick=tick,
             at=at,
             action=action,
@@ -85,6 +103,7 @@ class ErrorRate:
                 "threshold": self.threshold,
                 "last_error": action.error,
                 "failing": {t: failing[t] for t in tools},
+                "distinct": len(failures),
                 # Stable across heartbeats (no counts in it): the policy compares it with the last one.
                 # recurring_error's words: the same tool failing the same way after this advice
                 # is the agent doing again what it was told to avoid.
@@ -106,8 +125,8 @@ class ErrorRateTracker(ErrorsOnly, StepTracker):
         self._det = det
         self._exempt = det.exempt
         self._window = det.window
-        # Positions are the actions seen (exempt ones left out); the key is the failing tool.
-        self._errors: SparseWindow[str] = SparseWindow(det.window)
+        # Positions are the actions seen (exempt ones left out); the key is the tool and its failure.
+        self._errors: SparseWindow[tuple[str, Hashable]] = SparseWindow(det.window)
         self.seed(tail_of(history.actions, det.window, det.exempt))
 
     def step(
@@ -126,7 +145,7 @@ class ErrorRateTracker(ErrorsOnly, StepTracker):
         errors.advance(action.index)
         if error is None:
             return None
-        errors.add(tool)
-        if not report or errors.position < self._window or not self._det._trips(len(errors)):
+        errors.add((tool, failure_key(action)))
+        if not report or errors.position < self._window or not self._det._trips(errors.counts):
             return None
         return self._det._report(action, errors.counts, action.tick, action.at)

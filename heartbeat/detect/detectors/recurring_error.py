@@ -1,10 +1,11 @@
 """``recurring_error``: the same error again and again, told apart from different errors.
 
-An error's fingerprint is the tool, the error's text with its volatile
-values masked (:func:`~.fingerprints.error_key`: the same live and in
-replay) and the action's result key (the end of its output, volatile
-values masked; see :mod:`.fingerprints`); for an output of at most 10
-characters (a bare exit code) the exact call instead. Different errors
+An error's fingerprint is the error's text with its volatile values masked
+(:func:`~.fingerprints.error_key`: the same live and in replay) and the
+action's result key (the end of its output, volatile values masked; see
+:mod:`.fingerprints`), whatever the tool: a shell agent's failing test run
+from a heredoc, a ``cd && ...`` or on its own is one failure. For an output
+of at most 10 characters (a bare exit code) the exact call instead. Different errors
 while debugging are progress (a script re-run after an edit that fails
 differently); the same rejection coming back, whatever the arguments (a
 different invalid option clicked each time, a rerun of the same failing
@@ -45,7 +46,7 @@ from .contract import (
 from .fingerprints import error_key
 from .window import SparseWindow
 
-__all__ = ["REWORDED", "RecurringError", "RecurringErrorTracker", "reworded", "words"]
+__all__ = ["REWORDED", "RecurringError", "RecurringErrorTracker", "failure_key", "reworded", "words"]
 
 
 _SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
@@ -72,7 +73,8 @@ def reworded(before: frozenset[str], after: frozenset[str]) -> bool:
     return union > 0 and len(before & after) >= REWORDED * union
 
 
-def _key(action: ActionView) -> Hashable:
+def failure_key(action: ActionView) -> Hashable:
+    """What makes two failures the same failure (None for a success): see the module's docstring."""
     error = action.error
     if error is None:
         return None
@@ -80,7 +82,7 @@ def _key(action: ActionView) -> Hashable:
     if length is not None and length <= _SHORT:
         # "grep" without a match, exit 1 and no output: only the same call counts as the same.
         return (action.tool, _error_key(error), action.fingerprint)
-    return (action.tool, _error_key(error), action.result)
+    return (_error_key(error), action.result)
 
 
 def _rerun(action: ActionView, key: Hashable) -> Hashable:
@@ -132,15 +134,15 @@ class RecurringError:
         last = history.last
         if last is None or last.tool in self.exempt or last.error is None:
             return None
-        key = _key(last)
+        key = failure_key(last)
         longer = [a for a in history.actions if a.tool not in self.exempt][-2 * self.window :]
         seq = longer[-self.window :]
-        count = sum(1 for a in seq if _key(a) == key)
+        count = sum(1 for a in seq if failure_key(a) == key)
         rerun = _rerun(last, key)
         reruns = (
             0
             if rerun is None
-            else sum(1 for a in longer if a.error is not None and _rerun(a, _key(a)) == rerun)
+            else sum(1 for a in longer if a.error is not None and _rerun(a, failure_key(a)) == rerun)
         )
         failures = []
         ok: set[str] = set()
@@ -165,7 +167,7 @@ class RecurringError:
         span = self.window
         if count >= self.threshold:
             message = (
-                f"{action.tool} failed with the same error {count} times in the last {span} actions "
+                f"{action.tool} failed with an error seen {count} times in the last {span} actions "
                 f"({error}); last: {action.summary}"
             )
             same = "error"
@@ -244,7 +246,7 @@ class RecurringErrorTracker(StepTracker):
         errors.advance(position)
         reruns = self._reruns
         reruns.advance(position)
-        key = _key(action)
+        key = failure_key(action)
         count = errors.add(key)
         rerun = _rerun(action, key)
         again = 0 if rerun is None else reruns.add(rerun)

@@ -1,4 +1,4 @@
-"""``error_rate``: the share of failed actions over the last W actions."""
+"""``error_rate``: many of the last W actions failed, and the failures repeat."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def test_three_errors_in_a_window_of_four_trip_error_rate_at_75_percent() -> Non
         {"tool": "fetch", "args": {"u": 1}, "error": "503"},
         {"tool": "fetch", "args": {"u": 2}},
         {"tool": "fetch", "args": {"u": 3}, "error": "503"},
-        {"tool": "fetch", "args": {"u": 4}, "error": "503 Service Unavailable"},
+        {"tool": "fetch", "args": {"u": 4}, "error": "503"},
     ]
     found = trips(ErrorRate(window=4, threshold=0.5), actions(calls))
     assert found[:3] == [None] * 3
@@ -26,6 +26,24 @@ def test_three_errors_in_a_window_of_four_trip_error_rate_at_75_percent() -> Non
     assert anomaly is not None
     assert anomaly.message.startswith("3 of 4 actions failed (75%), last: fetch: 503")
     assert anomaly.evidence["rate"] == 0.75 and anomaly.evidence["failing"] == {"fetch": 3}
+    assert anomaly.evidence["distinct"] == 1 and anomaly.message.endswith("1 different failure(s) among them")
+
+
+def test_failures_that_all_differ_are_debugging_not_an_error_rate() -> None:
+    """A reproduction script re-run after each edit, crashing differently each time: no error_rate."""
+    calls: list[Call] = []
+    for i in range(6):
+        calls.append({"tool": "edit", "args": {"path": "fix.py", "n": i}, "output": "edited"})
+        calls.append(
+            {"tool": "python", "args": {"cmd": "python repro.py"}, "error": "exit 1",
+             "output": f"Traceback ...\nNameError: name 'v{i}' is not defined"}
+        )  # fmt: skip
+    assert trips(ErrorRate(window=10, threshold=0.5), actions(calls)) == [None] * 12
+    # The same script failing the same way between the edits is an error rate (and recurring_error's).
+    for call in calls[1::2]:
+        call["output"] = "Traceback ...\nNameError: name 'v' is not defined"
+    found = trips(ErrorRate(window=10, threshold=0.5), actions(calls))
+    assert found[9] is not None and found[9].evidence["distinct"] == 1
 
 
 def test_error_rate_is_checked_only_after_a_failure() -> None:
@@ -69,18 +87,19 @@ def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
 def test_error_rate_exempt_tools_neither_fail_nor_fill_the_window() -> None:
     """An exempt tool's failures are not counted, and its calls take no place in the window."""
     calls: list[Call] = [
-        {"tool": "f", "args": {"i": 1}, "error": "x"},
+        {"tool": "log", "args": {"i": 1}, "error": "disk full"},
         {"tool": "log", "args": {"i": 2}, "error": "disk full"},
-        {"tool": "f", "args": {"i": 3}},
+        {"tool": "f", "args": {"i": 3}, "error": "x"},
         {"tool": "log", "args": {"i": 4}, "error": "disk full"},
-        {"tool": "f", "args": {"i": 5}, "error": "x"},
+        {"tool": "f", "args": {"i": 5}},
+        {"tool": "f", "args": {"i": 6}, "error": "x"},
+        {"tool": "f", "args": {"i": 7}, "error": "x"},
     ]
     found = trips(ErrorRate(window=4, threshold=0.5), actions(calls))
-    assert found[3] is not None and found[4] is not None
-    assert found[4].evidence["failing"] == {"log": 2, "f": 1}
-    assert trips(ErrorRate(window=4, threshold=0.5, exempt={"log"}), actions(calls)) == [None] * 5
-    calls.append({"tool": "f", "args": {"i": 6}, "error": "x"})  # now 4 of f's calls: 3 failed
-    last = trips(ErrorRate(window=4, threshold=0.5, exempt={"log"}), actions(calls))[-1]
+    assert found[3] is not None and found[3].evidence["failing"] == {"log": 3, "f": 1}
+    exempt = trips(ErrorRate(window=4, threshold=0.5, exempt={"log"}), actions(calls))
+    assert exempt[:6] == [None] * 6  # f's own calls fill the window only at the seventh action
+    last = exempt[6]
     assert last is not None and last.evidence["failing"] == {"f": 3} and last.evidence["errors"] == 3
 
 

@@ -27,7 +27,7 @@ def test_a_different_invalid_action_each_time_is_a_recurring_error() -> None:
         )
     hit = first(RecurringError(), actions(calls))
     assert hit is not None and hit[0] == 6
-    assert "click failed with the same error 3 times" in hit[1].message and "invalid_action" in hit[1].message
+    assert "click failed with an error seen 3 times" in hit[1].message and "invalid_action" in hit[1].message
 
 
 def test_every_message_names_its_evidence() -> None:
