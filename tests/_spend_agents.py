@@ -134,7 +134,7 @@ from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-from heartbeat.integrations.pydantic_ai import guarded
+from heartbeat.integrations.pydantic_ai import HeartbeatCapability
 
 
 def run(target):
@@ -154,14 +154,14 @@ def run(target):
         return ModelResponse(parts=[ToolCallPart("search", {"q": WORDS[turn]}, tool_call_id=f"c{turn}")],
                              usage=usage)
 
-    toolset = guarded([search], target)
+    watch = HeartbeatCapability(target)
     cause = None
     try:
-        Agent(FunctionModel(script, model_name=MODEL), toolsets=[toolset]).run_sync("go")
+        Agent(FunctionModel(script, model_name=MODEL), tools=[search]).run_sync("go", capabilities=[watch])
     except Stopped as exc:
         cause = exc.cause
     finally:
-        toolset.guard.close()
+        watch.guard.close()
     return {"cause": cause, "model_calls": len(answered), "tools": len(ran)}
 """
 )

@@ -1,4 +1,4 @@
-"""A PydanticAI agent under heartbeat: a wrapper toolset records every call and redirects a stuck model.
+"""A PydanticAI agent under heartbeat: a capability records every call and request, redirects a stuck model.
 
 Offline: PydanticAI's own ``FunctionModel``, scripted by ``scripted.py``. As
 a scheduled agent (from the repository root)::
@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripted.py, when ru
 from scripted import Tools, next_call, prompt
 
 from heartbeat.integrations import Guard, Stopped
-from heartbeat.integrations.pydantic_ai import guarded
+from heartbeat.integrations.pydantic_ai import HeartbeatCapability
 
 HERE = Path(__file__).resolve().parent
 
@@ -57,9 +57,10 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 def run(target: Any, instructions: str | None, notes: list[str]) -> str:
     """One agent run bound to ``target`` (the step's ctx, a Session, a Monitor or a Guard)."""
     tools = Tools(notes)
-    toolset = guarded([tools.search, tools.read, tools.save_note], target)  # on_stuck="redirect"
+    agent = Agent(FunctionModel(respond), tools=[tools.search, tools.read, tools.save_note])
+    watch = HeartbeatCapability(target)  # on_stuck="redirect"; every tool call and model request
     try:
-        result = Agent(FunctionModel(respond), toolsets=[toolset]).run_sync(prompt(instructions, notes))
+        result = agent.run_sync(prompt(instructions, notes), capabilities=[watch])
     except Stopped as stop:  # killed, or still stuck after the redirections
         return str(stop)
     return str(result.output)

@@ -1,18 +1,27 @@
-"""heartbeat for PydanticAI: a wrapper toolset that records every call and redirects a stuck model.
+"""heartbeat for PydanticAI: a capability that watches every model request and tool call of a run.
 
-``Agent(model, toolsets=[HeartbeatToolset(toolset, ctx)])`` (or
-:func:`guarded`) records every call of the wrapped toolset's tools with
-its arguments and result or error. When a detector fires, the model gets
-the recovery instructions as the tool's answer ("try an alternative: do not
-call X again") instead of the result, mid-run, and the same call made
-again is answered with them without running the tool; after
-``max_redirects`` (or with ``on_stuck="stop"``) the run is stopped. A KILL
-file, checked before every tool call, stops the run: :class:`Stopped`
-leaves ``agent.run`` as is. The run's tokens (``RunContext.usage``) are
-recorded before each model request and each tool call, and a spent budget
-stops the run there, before the next request: one request over is the most
-a run spends. (The tokens of a run's last answer, which calls no tool, are
-not seen.)
+``agent.run_sync(prompt, capabilities=[HeartbeatCapability(ctx)])`` (or
+``Agent(..., capabilities=[...])``) is the whole adapter. Every tool of the
+agent (``tools=``, ``@agent.tool``, ``toolsets=``) is wrapped in a
+:class:`HeartbeatToolset`: each call is recorded with its arguments and
+result or error; when a detector fires, the model gets the recovery
+instructions as the tool's answer ("try an alternative: do not call X
+again") instead of the result, mid-run, and the same call made again is
+answered with them without running the tool; after ``max_redirects`` (or
+with ``on_stuck="stop"``) the run is stopped. Every model request's tokens
+(its ``RequestUsage``, the final answer's too) are recorded once, after the
+request (``after_model_request``); KILL, a stop and a spent budget are
+checked before each model request (``before_model_request``) and each tool
+call, and stop the run there: :class:`Stopped` leaves ``agent.run`` as is,
+and one request over the budget is the most a run spends.
+
+:func:`guarded` wraps one toolset alone (``Agent(model,
+toolsets=[guarded([search], ctx)])``), for an agent that should watch some
+of its tools only: its tool calls are watched the same way, but it sees the
+run's tokens only before each model request and tool call
+(``RunContext.usage``), so the tokens of a run's last answer are not seen.
+Use one of the two on an agent, not both: the capability refuses a run
+whose toolsets already hold a :class:`HeartbeatToolset`.
 
 The answer is a plain tool result, not a ``ModelRetry``: a retry counts
 against the tool's ``retries`` (default 1) and would end the run with
@@ -26,14 +35,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_ai import ModelRetry
+from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset, WrapperToolset
 
 from .guard import Guard, OnStuck, Stopped
 
-__all__ = ["HeartbeatToolset", "Stopped", "guarded"]
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelResponse
+    from pydantic_ai.models import ModelRequestContext
+    from pydantic_ai.tools import RunContext
+
+__all__ = ["HeartbeatCapability", "HeartbeatToolset", "Stopped", "guarded"]
 
 
 @dataclass
@@ -49,6 +64,9 @@ class HeartbeatToolset(WrapperToolset[Any]):
     guard: Any = field(default=None)
     counted: dict[object, tuple[int, int, int]] = field(default_factory=dict, repr=False)
     """Per run (its id): the run's tokens already recorded (shared by the per-run copies)."""
+    count_usage: bool = True
+    """Read the run's tokens (``RunContext.usage``); False under a :class:`HeartbeatCapability`,
+    which records each model request itself."""
 
     def __post_init__(self) -> None:
         if self.guard is None:
@@ -74,13 +92,13 @@ class HeartbeatToolset(WrapperToolset[Any]):
         if len(self.counted) > 64:  # runs long finished
             del self.counted[next(iter(self.counted))]
         given, made, cached = (max(0, a - b) for a, b in zip(now, before, strict=True))
-        model = getattr(getattr(ctx, "model", None), "model_name", None)
-        self.guard.usage(model if isinstance(model, str) and model else "unknown", given, made, cached)
+        self.guard.usage(_model_name(getattr(ctx, "model", None)), given, made, cached)
 
     async def for_run_step(self, ctx: Any) -> AbstractToolset[Any]:
         """Before each model request: record the tokens so far; stop when killed, stopped or over budget."""
         guard: Guard = self.guard
-        self._count(ctx)
+        if self.count_usage:
+            self._count(ctx)
         verdict = guard.check()
         if verdict.action == "stop":
             raise verdict.error()
@@ -89,7 +107,8 @@ class HeartbeatToolset(WrapperToolset[Any]):
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
         """Run the tool unless killed, stuck or over budget; record it; redirect once stuck."""
         guard: Guard = self.guard
-        self._count(ctx)
+        if self.count_usage:
+            self._count(ctx)
         verdict = guard.before(name, tool_args)
         if verdict.action == "stop":
             raise verdict.error()
@@ -115,6 +134,90 @@ class HeartbeatToolset(WrapperToolset[Any]):
         if verdict.action == "redirect":
             return verdict.instructions
         return result
+
+
+class HeartbeatCapability(AbstractCapability[Any]):
+    """The whole adapter as a capability: every tool of the agent watched, every model request counted.
+
+    ``target`` and the options are :func:`guarded`'s (or pass a
+    :class:`~heartbeat.integrations.Guard` as ``target``). Before each model
+    request: a stop (KILL, the fleet stop, a spent budget, a stuck run)
+    raises :class:`Stopped`, so no further request is made; after it: its
+    tokens (``ModelResponse.usage``) are recorded on the model that served
+    it. The guard lives as long as the capability: given to ``Agent(...)``,
+    its memory of stuck calls and its stop span the agent's runs; given to
+    ``agent.run(capabilities=[...])``, one run's.
+    """
+
+    def __init__(
+        self,
+        target: object,
+        *,
+        on_stuck: OnStuck = "redirect",
+        max_redirects: int = 3,
+        kill_file: str | Path | None = None,
+    ) -> None:
+        self.guard = (
+            target
+            if isinstance(target, Guard)
+            else Guard(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
+        )
+
+    def __repr__(self) -> str:
+        return f"HeartbeatCapability({self.guard!r})"
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """Not built from an agent spec: it is bound to a live target."""
+        return None
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any] | None:
+        """The run's tools, each call watched by this capability's guard (tokens are counted per request)."""
+        if _holds_heartbeat(toolset):
+            raise TypeError(
+                "a toolset given to guarded() is already watched: give the agent its plain tools "
+                "with HeartbeatCapability, or use guarded() without the capability, not both"
+            )
+        return HeartbeatToolset(toolset, guard=self.guard, count_usage=False)
+
+    async def before_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        """Stop the run before the request when killed, stopped or over budget."""
+        verdict = self.guard.check()
+        if verdict.action == "stop":
+            raise verdict.error()
+        return request_context
+
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        """Record the request's tokens; past a budget the run's next model or tool call is stopped."""
+        usage = response.usage
+        model = response.model_name or _model_name(request_context.model)
+        self.guard.usage(
+            model,
+            _tokens(usage, "input_tokens"),
+            _tokens(usage, "output_tokens"),
+            _tokens(usage, "cache_read_tokens"),
+        )
+        return response
+
+
+def _holds_heartbeat(toolset: object) -> bool:
+    """Whether a toolset tree already holds a :class:`HeartbeatToolset` (``apply`` sees only leaves)."""
+    if isinstance(toolset, HeartbeatToolset):
+        return True
+    inner = getattr(toolset, "wrapped", None)
+    if isinstance(inner, AbstractToolset):
+        return _holds_heartbeat(inner)
+    children = getattr(toolset, "toolsets", ())
+    return isinstance(children, list | tuple) and any(map(_holds_heartbeat, children))
+
+
+def _model_name(model: object) -> str:
+    name = getattr(model, "model_name", None)
+    return name if isinstance(name, str) and name else "unknown"
 
 
 def _tokens(usage: object, name: str) -> int:

@@ -14,12 +14,24 @@ The program gets, in its environment:
 - ``HEARTBEAT_DATA``  a JSON file holding the agent's data (read it freely)
 - ``HEARTBEAT_TICK`` and ``HEARTBEAT_AGENT``
 
+The lines are applied as the program writes them: every 0.1 s, while it
+runs, each new complete line (a last line without its newline waits for
+it); once it has exited, the rest, a last line without a newline too. So a
+budget (``tokens_per_tick``, ``cost_per_day``, the action budgets ...) spent
+mid-run ends the program at once, within about 0.1 s of the line that
+spent it: its whole group is ended as KILL ends it, every complete line it
+wrote before it died is applied, and the tick pauses the agent with a
+budget notification, as a step's ``ctx`` past its budget does (the program
+ended for its budget is no step error). A bad line is named (the first,
+``actions.jsonl line N: why``) and the others still apply; it fails the
+step once the program has ended.
+
 It runs in the config's folder, in a process group of its own, with a
 timeout; its output goes to ours. It never outlives its step: the whole
 group (background children included) is ended when the program exits, when
-it times out, when a KILL file appears (checked every 0.1 s) and when the
-tick is interrupted (SIGTERM/SIGINT); :func:`end_all` ends every group still
-running, for ``heartbeat run`` on its way out. Should the heartbeat itself be
+it times out, when a KILL file appears (checked every 0.1 s), when it spends
+a budget and when the tick is interrupted (SIGTERM/SIGINT); :func:`end_all`
+ends every group still running, for ``heartbeat run`` on its way out. Should the heartbeat itself be
 SIGKILLed, the program dies with it and the next tick ends what it left
 (:mod:`heartbeat.tick.orphans`).
 """
@@ -45,7 +57,7 @@ from .orphans import die_with_parent
 
 __all__ = ["ExecStep", "ExecStepError", "end_all"]
 
-_POLL_SECONDS = 0.1  # how often a running program's KILL file is looked at
+_POLL_SECONDS = 0.1  # how often a running program's KILL file and new lines are looked at
 _LIVE: set[int] = set()  # process groups of the programs running now
 _LIVE_LOCK = threading.Lock()
 
@@ -97,12 +109,14 @@ class ExecStep:
                 "HEARTBEAT_TICK": str(ctx.tick),
                 "HEARTBEAT_AGENT": ctx.agent,
             }
-            failure = self._run(env, ctx)
-            problem = self._read_actions(actions_path, ctx)
+            with _Lines(actions_path, ctx) as lines:
+                failure = self._run(env, ctx, lines)
+                lines.read(final=True)  # what it wrote before it ended, a last line with no newline too
+                problem = lines.bad
         if failure or problem:
             raise ExecStepError("; ".join(p for p in (failure, problem) if p))
 
-    def _run(self, env: dict[str, str], ctx: StepContext) -> str | None:
+    def _run(self, env: dict[str, str], ctx: StepContext, lines: _Lines) -> str | None:
         try:
             # Its own session and process group, so ending the group ends everything it started;
             # and it dies with us, should we be SIGKILLed (heartbeat.tick.orphans).
@@ -114,7 +128,7 @@ class ExecStep:
         with _LIVE_LOCK:
             _LIVE.add(proc.pid)
         try:
-            return self._wait(proc, ctx)
+            return self._wait(proc, ctx, lines)
         finally:
             # Background children it left behind must not act after the step (nor after KILL).
             _end_group(proc.pid)
@@ -123,18 +137,27 @@ class ExecStep:
             with _LIVE_LOCK:
                 _LIVE.discard(proc.pid)
 
-    def _wait(self, proc: subprocess.Popen[bytes], ctx: StepContext) -> str | None:
-        """Wait for the program; end it on timeout or KILL; say what went wrong, if anything."""
+    def _wait(self, proc: subprocess.Popen[bytes], ctx: StepContext, lines: _Lines) -> str | None:
+        """Wait for the program, applying its lines; end it on timeout, KILL or a spent budget; say what
+        went wrong, if anything (a spent budget is no failure: the tick pauses the agent for it)."""
         deadline = time.monotonic() + self.timeout
         while True:
             try:
                 code = proc.wait(timeout=max(0.0, min(_POLL_SECONDS, deadline - time.monotonic())))
             except subprocess.TimeoutExpired:
+                lines.read()
                 if ctx.killed:
+                    lines.cut = True
                     _end_group(proc.pid)
                     proc.wait()
                     return f"{self.argv[0]} was ended: the KILL file appeared"
+                if ctx.budget_anomaly is not None:  # spent by the lines just read: no further call
+                    lines.cut = True
+                    _end_group(proc.pid)
+                    proc.wait()
+                    return None
                 if time.monotonic() >= deadline:
+                    lines.cut = True
                     _end_group(proc.pid)
                     proc.wait()
                     return f"{self.argv[0]} timed out after {self.timeout:g}s and was killed"
@@ -143,18 +166,51 @@ class ExecStep:
                 return f"{self.argv[0]} was ended: the KILL file appeared"
             return f"{self.argv[0]} exited with code {code}" if code else None
 
-    @staticmethod
-    def _read_actions(path: Path, ctx: StepContext) -> str | None:
-        """Record every valid line; name the first bad one."""
-        bad: str | None = None
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                reason = _apply_line(line, ctx)
-                if reason and bad is None:
-                    bad = f"{path.name} line {number}: {reason}"
-        return bad
+
+class _Lines:
+    """The ``HEARTBEAT_ACTIONS`` file as the program writes it: each line applied once, in order."""
+
+    def __init__(self, path: Path, ctx: StepContext) -> None:
+        self._handle = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 (closed by __exit__)
+        self._ctx = ctx
+        self._partial = ""  # a last line still waiting for its newline
+        self._number = 0
+        self.bad: str | None = None
+        """The first bad line, named (``actions.jsonl line N: why``), else None."""
+        self.cut = False
+        """Set when heartbeat ended the program: a last line with no newline may be cut short by it."""
+
+    def __enter__(self) -> _Lines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._handle.close()
+
+    def read(self, *, final: bool = False) -> None:
+        """Apply the new complete lines; ``final`` (the program has ended): a last unfinished one too."""
+        text = self._handle.read()
+        if not text and not (final and self._partial):
+            return
+        found = (self._partial + text).split("\n")
+        self._partial = "" if final else found.pop()
+        if final and self.cut and found[-1].strip() and not _whole(found[-1]):
+            found.pop()  # half a line, cut by the kill: no call the program finished writing
+        for line in found:
+            self._number += 1
+            if not line.strip():
+                continue
+            reason = _apply_line(line, self._ctx)
+            if reason and self.bad is None:
+                self.bad = f"{Path(self._handle.name).name} line {self._number}: {reason}"
+
+
+def _whole(line: str) -> bool:
+    """Whether a line is whole JSON (a line cut short mid-write never is: its braces are open)."""
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def _apply_line(line: str, ctx: StepContext) -> str | None:
