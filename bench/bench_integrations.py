@@ -7,7 +7,8 @@ model, then answers. The same run is timed
 * bare: the framework alone (the baseline: one model turn and one tool call
   per call, as the framework costs it with its test model);
 * with a hook that does nothing, in the same place as the adapter (a bare
-  callback handler, ``RunHooks()``, a pass-through ``WrapperToolset``): what
+  callback handler, ``RunHooks()``, a capability with pass-through model
+  request hooks and ``WrapperToolset``): what
   the framework itself charges for being hooked;
 * with the adapter bound to a :class:`heartbeat.Monitor` with a KILL file
   (the standalone mode: every call recorded and run through the detectors,
@@ -187,13 +188,33 @@ def agents_run(calls: int) -> Run:
 
 
 def pydantic_ai_run(calls: int) -> Run:
-    """A PydanticAI agent on FunctionModel: ``calls`` tool calls, then an answer."""
+    """A PydanticAI agent on FunctionModel: ``calls`` tool calls, then an answer.
+
+    The adapter is :class:`HeartbeatCapability` (every tool call watched, every
+    model request's tokens counted, a check before each request); the no-op
+    hook is a capability in the same places that does nothing.
+    """
     from pydantic_ai import Agent
+    from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
-    from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
+    from pydantic_ai.toolsets import AbstractToolset, FunctionToolset, WrapperToolset
 
-    from heartbeat.integrations.pydantic_ai import guarded
+    from heartbeat.integrations.pydantic_ai import HeartbeatCapability
+
+    class Noop(AbstractCapability[Any]):
+        @classmethod
+        def get_serialization_name(cls) -> str | None:
+            return None
+
+        def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any] | None:
+            return WrapperToolset(toolset)
+
+        async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
+            return request_context
+
+        async def after_model_request(self, ctx: Any, *, request_context: Any, response: Any) -> Any:
+            return response
 
     def search(q: str) -> str:
         """Search."""
@@ -211,23 +232,19 @@ def pydantic_ai_run(calls: int) -> Run:
 
     def run(target: Any) -> None:
         queries[:] = fresh(calls)
-        toolset = (
-            WrapperToolset(tools)
-            if target is NOOP
-            else guarded(tools, target)
-            if target is not None
-            else tools
+        hooks: list[AbstractCapability[Any]] = (
+            [Noop()] if target is NOOP else [HeartbeatCapability(target)] if target is not None else []
         )
-        result = Agent(model, toolsets=[toolset]).run_sync("go")
+        result = Agent(model, toolsets=[tools]).run_sync("go", capabilities=hooks)
         assert result.output == "done"
 
     return run
 
 
-FRAMEWORKS: dict[str, Callable[[int], Run]] = {
-    "LangGraph (callback handler)": langgraph_run,
-    "Agents SDK (run hooks)": agents_run,
-    "PydanticAI (wrapper toolset)": pydantic_ai_run,
+FRAMEWORKS: dict[str, tuple[str, Callable[[int], Run]]] = {
+    "langgraph": ("LangGraph (callback handler)", langgraph_run),
+    "agents": ("Agents SDK (run hooks)", agents_run),
+    "pydantic-ai": ("PydanticAI (capability)", pydantic_ai_run),
 }
 
 
@@ -255,7 +272,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=60, help="timed runs per side")
     parser.add_argument("--warmup", type=int, default=5, help="untimed runs per side first")
     parser.add_argument("--no-session", action="store_true", help="leave out the state-folder side")
-    parser.add_argument("--only", choices=["langgraph", "agents", "pydantic-ai"], help="one framework only")
+    parser.add_argument("--only", choices=list(FRAMEWORKS), help="one framework only")
     args = parser.parse_args()
     logging.disable(logging.WARNING)  # the frameworks' own log lines are not what is measured
     print(machine())
@@ -271,8 +288,8 @@ def main() -> None:
 
     rows: list[list[str]] = []
     worst = worst_paired = 0.0
-    for name, build in FRAMEWORKS.items():
-        if args.only and not name.lower().replace(" ", "-").startswith(args.only):
+    for key, (name, build) in FRAMEWORKS.items():
+        if args.only and key != args.only:
             continue
         run = build(args.calls)
         sides: dict[str, Callable[[], Any]] = {
