@@ -277,6 +277,20 @@ class Guard:
         self.observing = getattr(self.recorder, "observing", False) is True
         """``[policy] mode = "observe"`` (a StepContext's or Session's): detectors never redirect or stop."""
 
+    @classmethod
+    def of(
+        cls,
+        target: object,
+        *,
+        on_stuck: OnStuck = "stop",
+        max_redirects: int = 3,
+        kill_file: str | Path | None = None,
+    ) -> Guard:
+        """``target`` itself when it is a Guard, else a Guard over it with these options."""
+        if isinstance(target, Guard):
+            return target
+        return cls(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
+
     def close(self) -> None:
         """End the open heartbeat of a Session this guard opened from a path (saved, journaled)."""
         close = getattr(self.recorder, "close", None)

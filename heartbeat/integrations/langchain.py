@@ -156,7 +156,7 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
 
     def __init__(self, target: object, *, kill_file: str | Path | None = None) -> None:
         super().__init__()
-        self.guard = target if isinstance(target, Guard) else Guard(target, kill_file=kill_file)
+        self.guard = Guard.of(target, kill_file=kill_file)
         self._calls: dict[UUID, tuple[str, dict[str, Any] | None]] = {}
         self._models: dict[UUID, str] = {}  # model calls running: the model their start named
 
@@ -246,10 +246,8 @@ class HeartbeatToolWrapper:
 
     def bind(self, target: object, *, kill_file: str | Path | None = None) -> HeartbeatToolWrapper:
         """Bind to ``target`` with a fresh guard; a graph compiled once calls ``bind(ctx)`` in each step."""
-        self.guard = (
-            target
-            if isinstance(target, Guard)
-            else Guard(target, on_stuck="redirect", max_redirects=self.max_redirects, kill_file=kill_file)
+        self.guard = Guard.of(
+            target, on_stuck="redirect", max_redirects=self.max_redirects, kill_file=kill_file
         )
         return self
 

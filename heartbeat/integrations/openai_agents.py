@@ -119,11 +119,7 @@ class HeartbeatHooks(RunHooks[Any]):
         max_redirects: int = 3,
         kill_file: str | Path | None = None,
     ) -> None:
-        self.guard = (
-            target
-            if isinstance(target, Guard)
-            else Guard(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
-        )
+        self.guard = Guard.of(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
         self._guarded: set[int] = set()  # id() of the tools whose guardrails record for us
         self._input: ToolInputGuardrail[Any] = ToolInputGuardrail(
             guardrail_function=self._check_input, name="heartbeat"

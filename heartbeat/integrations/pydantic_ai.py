@@ -157,11 +157,7 @@ class HeartbeatCapability(AbstractCapability[Any]):
         max_redirects: int = 3,
         kill_file: str | Path | None = None,
     ) -> None:
-        self.guard = (
-            target
-            if isinstance(target, Guard)
-            else Guard(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
-        )
+        self.guard = Guard.of(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
 
     def __repr__(self) -> str:
         return f"HeartbeatCapability({self.guard!r})"
@@ -235,9 +231,5 @@ def guarded(
 ) -> HeartbeatToolset:
     """``tools`` (a toolset or plain tool functions) in a :class:`HeartbeatToolset` bound to ``target``."""
     toolset = tools if isinstance(tools, AbstractToolset) else FunctionToolset(list(tools))
-    guard = (
-        target
-        if isinstance(target, Guard)
-        else Guard(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
-    )
+    guard = Guard.of(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
     return HeartbeatToolset(toolset, guard=guard)
