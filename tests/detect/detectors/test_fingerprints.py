@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.detect.detectors import canonical_args, fingerprint, mask, prints, summarize
+from heartbeat.detect.detectors import canonical_args, fingerprint, fingerprints, mask, prints, summarize
 from heartbeat.detect.detectors.fingerprints import error_key
 
 from .helpers import PYTEST_FAIL, T0
@@ -214,3 +214,14 @@ def test_a_failure_that_names_an_exception_is_told_by_it_whatever_prints_it() ->
     two = prints("python", {"cmd": "python t.py"}, raised, "1")
     other = prints("python", {"cmd": "python t.py"}, raised.replace("table: book", "column: id"), "1")
     assert one.result == two.result != other.result
+
+
+_OLD_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9", b"9999999")
+
+
+@settings(max_examples=500, deadline=None, print_blob=True)
+@given(data=st.binary(max_size=40) | st.text("0123456789:msx- a", max_size=40).map(str.encode))
+def test_the_volatile_test_in_two_steps_fires_as_the_six_pieces_do(data: bytes) -> None:
+    """The quick test of long outputs (two steps) finds exactly the six pieces of its definition."""
+    nines = data.translate(bytes.maketrans(b"0123456789", b"9999999999"))
+    assert fingerprints._has_volatile(data) is any(hint in nines for hint in _OLD_HINTS)
