@@ -114,9 +114,22 @@ def _credential_name(name: object) -> bool:
 
 def holds_credentials(value: Any) -> bool:
     """Whether :func:`mask_credentials` would mask anything: a credential-named key at any depth."""
-    # Per recorded action: the keys are looked at, not the text of the values, and every
-    # container once (mask_credentials walks the same ones).
+    # Per recorded action: the keys are looked at, not the text of the values. Most arguments
+    # are one plain dict of plain values with names seen before: one pass, no walk.
+    known = _KNOWN
     leaves = _LEAVES
+    if value.__class__ is dict:
+        nested = False
+        for name, inner in value.items():
+            found = known.get(name) if name.__class__ is str else None
+            if found is None:
+                found = _credential_name(name)
+            if found:
+                return True
+            if inner.__class__ not in leaves:
+                nested = True
+        if not nested:
+            return False
     seen: set[int] = set()
     stack: list[Any] = [value]
     while stack:
