@@ -81,6 +81,8 @@ _WORDS = re.compile(r"[a-z0-9]+")
 _KNOWN: dict[object, bool] = {}  # keyed by plain str names only
 _KNOWN_LIMIT = 4096
 _KNOWN_NAME = 64  # longer names are tested each time, not kept
+_SAFE: set[str] = set()  # the names among them that are no credential's
+_PLAIN_STR = frozenset([str])
 # Values that hold no keys: skipped without an isinstance test.
 _LEAVES = frozenset([str, int, float, bool, type(None)])
 
@@ -109,6 +111,8 @@ def _credential_name(name: object) -> bool:
         found = is_credential_key(name)
         if len(_KNOWN) < _KNOWN_LIMIT and len(name) <= _KNOWN_NAME:
             _KNOWN[name] = found
+            if not found:
+                _SAFE.add(name)
     return found
 
 
@@ -119,6 +123,13 @@ def holds_credentials(value: Any) -> bool:
     known = _KNOWN
     leaves = _LEAVES
     if value.__class__ is dict:
+        # The common case in C: plain str names, all known to be safe, and plain values.
+        if (
+            _SAFE.issuperset(value)
+            and _PLAIN_STR.issuperset(map(type, value))
+            and leaves.issuperset(map(type, value.values()))
+        ):
+            return False
         nested = False
         for name, inner in value.items():
             found = known.get(name) if name.__class__ is str else None
