@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["MASK", "is_credential_key", "mask_credentials", "may_hold_credentials"]
+__all__ = ["MASK", "holds_credentials", "is_credential_key", "mask_credentials"]
 
 MASK = "***"
 """What a credential's value is shown as."""
@@ -76,8 +76,15 @@ _KEY_AFTER = frozenset(
 )
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _WORDS = re.compile(r"[a-z0-9]+")
-# A quick look at canonical JSON ("name": ...) before the exact test: most calls have no such key.
-_HINT = re.compile(r'"[^"]*(?:pass|pwd|secret|cred|auth|cookie|bearer|token|key)[^"]*":', re.IGNORECASE)
+# is_credential_key of the key names seen (bounded): an agent uses the same few names again
+# and again, and the test of a name costs two regexes.
+_KNOWN: dict[object, bool] = {}  # keyed by plain str names only
+_KNOWN_LIMIT = 4096
+_KNOWN_NAME = 64  # longer names are tested each time, not kept
+_SAFE: set[str] = set()  # the names among them that are no credential's
+_PLAIN_STR = frozenset([str])
+# Values that hold no keys: skipped without an isinstance test.
+_LEAVES = frozenset([str, int, float, bool, type(None)])
 
 
 def is_credential_key(name: object) -> bool:
@@ -95,28 +102,83 @@ def is_credential_key(name: object) -> bool:
     return last == "key" and len(words) > 1 and words[-2] in _KEY_AFTER
 
 
-def may_hold_credentials(canonical: str) -> bool:
-    """A quick test of canonical JSON arguments: False means no credential-named key is in them."""
-    return _HINT.search(canonical) is not None
+def _credential_name(name: object) -> bool:
+    """is_credential_key, remembered for short plain-str names."""
+    if name.__class__ is not str:  # a subclass may compare or hash as it likes: not kept
+        return is_credential_key(name)
+    found = _KNOWN.get(name)
+    if found is None:
+        found = is_credential_key(name)
+        if len(_KNOWN) < _KNOWN_LIMIT and len(name) <= _KNOWN_NAME:
+            _KNOWN[name] = found
+            if not found:
+                _SAFE.add(name)
+    return found
+
+
+def holds_credentials(value: Any) -> bool:
+    """Whether :func:`mask_credentials` would mask anything: a credential-named key at any depth."""
+    # Per recorded action: the keys are looked at, not the text of the values. Most arguments
+    # are one plain dict of plain values with names seen before: one pass, no walk.
+    known = _KNOWN
+    leaves = _LEAVES
+    if value.__class__ is dict:
+        # The common case in C: plain str names, all known to be safe, and plain values.
+        if (
+            _SAFE.issuperset(value)
+            and _PLAIN_STR.issuperset(map(type, value))
+            and leaves.issuperset(map(type, value.values()))
+        ):
+            return False
+        nested = False
+        for name, inner in value.items():
+            found = known.get(name) if name.__class__ is str else None
+            if found is None:
+                found = _credential_name(name)
+            if found:
+                return True
+            if inner.__class__ not in leaves:
+                nested = True
+        if not nested:
+            return False
+    seen: set[int] = set()
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if item.__class__ in leaves or id(item) in seen:
+            continue
+        if isinstance(item, Mapping):
+            seen.add(id(item))
+            for name, inner in item.items():
+                if _credential_name(name):
+                    return True
+                if inner.__class__ not in leaves:
+                    stack.append(inner)
+        elif isinstance(item, list | tuple):
+            seen.add(id(item))
+            stack.extend(item)
+    return False
 
 
 def mask_credentials(value: Any) -> Any:
     """A copy of JSON-like arguments with the value of every credential-named key as ``***``.
 
     At any depth and without recursion; other values are kept as they are (not copied).
-    A container met twice (a cycle) is kept as it is the second time.
+    A container met twice (passed twice, or a cycle) is the same masked copy both times:
+    the original, kept, would show its secrets.
     """
     root: list[Any] = [None]
-    seen: set[int] = set()
+    copies: dict[int, Any] = {}
     stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
     while stack:
         item, parent, key = stack.pop()
-        if isinstance(item, Mapping | list | tuple) and id(item) not in seen:
-            seen.add(id(item))
+        if id(item) in copies:
+            parent[key] = copies[id(item)]
+        elif isinstance(item, Mapping | list | tuple):
             if isinstance(item, Mapping):
                 new: Any = {}
                 for name, inner in item.items():
-                    if is_credential_key(name):
+                    if _credential_name(name):
                         new[name] = MASK
                     else:
                         new[name] = None  # the keys keep their order; the value is filled in below
@@ -124,7 +186,7 @@ def mask_credentials(value: Any) -> Any:
             else:
                 new = [None] * len(item)
                 stack.extend((inner, new, i) for i, inner in enumerate(item))
-            parent[key] = new
+            copies[id(item)] = parent[key] = new
         else:
             parent[key] = item
     return root[0]

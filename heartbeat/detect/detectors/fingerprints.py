@@ -34,11 +34,12 @@ import json
 import re
 import zlib
 from collections.abc import Callable, Collection, Mapping, Sequence
+from functools import lru_cache
 from hashlib import blake2b
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
-from ...base.credentials import mask_credentials, may_hold_credentials
+from ...base.credentials import holds_credentials, mask_credentials
 from ...core.models import TEXT_LIMIT, clip, printable
 
 __all__ = [
@@ -135,7 +136,7 @@ def _summary(tool: str, canonical: str, args: object = None) -> str:
     canonicalised) masked, and a tool name's line breaks and other control characters
     escaped, so it can neither leak a password nor forge a line of output.
     """
-    if may_hold_credentials(canonical):
+    if holds_credentials(args):
         canonical = canonical_args(mask_credentials(args))
     if not tool.isprintable():
         tool = printable(tool)
@@ -220,13 +221,66 @@ _ERROR_RE = re.compile(_VOLATILE_VALUES + r"|\bline \d+|(?<=[\w\]]):\d+\b")
 _NINES = bytes.maketrans(b"0123456789", b"9999999999")
 # An output this short goes through the regex whatever it holds: it costs little.
 _ALWAYS_MASKED = 120
-_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9", b"9999999")
+_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9")
+_LONG_NUMBER = b"9999999"
+# The same test in two steps, for speed: with ":", "m", "s" and "x" turned to "-" as well,
+# every hint above starts with "9-", so an output without that piece holds none of them
+# and is tested by two searches instead of six.
+_COARSE = bytes.maketrans(b"0123456789:msx", b"9999999999----")
 
 
 def _has_volatile(data: bytes) -> bool:
     """Whether ``data`` may hold a volatile value (False: it holds none the test knows)."""
+    coarse = data.translate(_COARSE)
+    if _LONG_NUMBER in coarse:
+        return True
+    if b"9-" not in coarse:
+        return False
     nines = data.translate(_NINES)
     return any(hint in nines for hint in _HINTS)
+
+
+# For an ASCII text, what every match of _VOLATILE_RE holds, found by substring searches (the
+# regex tries each of its alternatives at each position: ~10 us over a short output here).
+# _MARKS: digits as 9, hex letters as a, m u n s as U, whitespace (\s) as a space, anything else
+# but ":" and "x" as ".". A timestamp or a clock holds "9:9", an address "9x", a duration "9U"
+# or "9 U"; a UUID, a digest or a long number 12 hex characters in a row (_HEX: as h).
+_MARKS = (
+    bytes(
+        ord(
+            "9"
+            if chr(b).isdigit()
+            else "a"
+            if chr(b) in "abcdefABCDEF"
+            else "U"
+            if chr(b) in "muns"
+            else " "
+            if chr(b).isspace()
+            else chr(b)
+            if chr(b) in ":x"
+            else "."
+        )
+        for b in range(128)
+    )
+    + b"." * 128
+)
+_HEX = bytes(ord("h" if chr(b) in "0123456789abcdefABCDEF" else ".") for b in range(256))
+_HEX_RUN = b"h" * 12
+
+
+def _may_hold_volatile(text: str, data: bytes) -> bool:
+    """False when ``text`` (``data``: its UTF-8) surely holds no value _VOLATILE_RE masks."""
+    if not text.isascii():  # Unicode digits and spaces: the regex decides
+        return True
+    marks = data.translate(_MARKS)
+    # Spelled out: a generator over a tuple of the pieces costs as much as the searches.
+    return (
+        b"9:9" in marks
+        or b"9x" in marks
+        or b"9U" in marks
+        or b"9 U" in marks
+        or _HEX_RUN in data.translate(_HEX)
+    )
 
 
 def mask_volatile(text: str) -> str:
@@ -352,29 +406,40 @@ def action_keys(
     if output is not None:
         stripped = output.strip()
         length = len(stripped)
+        if error:
+            result = _error_result(stripped[-_ERROR_READ:] if length > _ERROR_TAIL else stripped)
+        elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
+            result = _short_output_result(stripped)
+        else:
+            result = _output_result(stripped)
     elif error is not None:
         stripped = error.strip()
+        result = _error_result(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped)
     else:
-        return hasher.hexdigest(), shape, None, _summary(tool, canonical, plain), length
-    try:
-        out = stripped.encode()
-    except UnicodeEncodeError:  # a lone surrogate: hashed as its UTF-8-like bytes
-        out = stripped.encode("utf-8", "surrogatepass")
-    if error:
-        # A failure is told by how it ends (the exception, the test summary, the
-        # shell's complaint), not by the log before it, which changes with every edit.
-        if len(stripped) > _ERROR_TAIL:
-            stripped = stripped[-_ERROR_READ:]
-        tail = _failure(_ERROR_RE.sub("#", stripped))
-        try:
-            out = tail.encode()
-        except UnicodeEncodeError:
-            out = tail.encode("utf-8", "surrogatepass")
-    elif len(out) <= _ALWAYS_MASKED or _has_volatile(out):
-        out = _bytes(_VOLATILE_RE.sub("#", stripped))
-    result = _crc32(out).to_bytes(4, "big").hex()
+        result = None
     return hasher.hexdigest(), shape, result, _summary(tool, canonical, plain), length
 
 
+def _output_result(stripped: str) -> str:
+    """The result key of a stripped output (of an action that did not fail)."""
+    out = _bytes(stripped)
+    if (len(out) <= _ALWAYS_MASKED or _has_volatile(out)) and _may_hold_volatile(stripped, out):
+        out = _bytes(_VOLATILE_RE.sub("#", stripped))
+    return _crc32(out).to_bytes(4, "big").hex()
+
+
+def _failure_result(stripped: str) -> str:
+    """The result key of a failed action from its stripped output or error, cut to its end.
+
+    A failure is told by how it ends (the exception, the test summary, the shell's
+    complaint), not by the log before it, which changes with every edit.
+    """
+    return _crc32(_bytes(_failure(_ERROR_RE.sub("#", stripped)))).to_bytes(4, "big").hex()
+
+
+# Kept by text: the same short outputs and the same failures come back again and again, and
+# their regexes cost more than all the other keys. Longer outputs vary and are not kept.
+_short_output_result = lru_cache(maxsize=1024)(_output_result)
+_error_result = lru_cache(maxsize=1024)(_failure_result)
 _new_prints = tuple.__new__
 _crc32 = zlib.crc32

@@ -225,14 +225,16 @@ class LoopTracker(StepTracker):
                 self._seed = None
             new: dict[int, int] = {}
             need = self._need
+            window = self._window  # locals: a window of 500 can hold many positions of one call
+            count = runs.get
             # Oldest first, so periods fall and the last match is the shortest; the newest
             # run-1 positions are the current run itself (periods <= run) and are skipped.
             for j in where if run == 1 else where[: max(0, len(where) - run + 1)]:
                 p = i - j
-                m = new[p] = runs.get(p, 0) + 1
+                m = new[p] = count(p, 0) + 1
                 # A 2-step cycle with a failed step needs one more pass (Loop.repeats_for).
                 extra = p == 2 and (error is not None or self._recent[-1].error is not None)
-                if m >= p * (need + extra) and p * (need + 1 + extra) <= self._window:
+                if m >= p * (need + extra) and p * (need + 1 + extra) <= window:
                     best = p
             where.append(i)
             self._runs = new

@@ -6,10 +6,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import DetectorsConfig
 from heartbeat.detect.detectors import Empty
+from heartbeat.detect.detectors import empty as empty_module
+from heartbeat.detect.detectors.empty import silent_by_design
 
 from .helpers import Call, actions, first, trips
 
@@ -188,3 +192,17 @@ def test_a_shell_gone_dark_is_empty_and_silent_commands_never_are() -> None:
     ]
     assert trips(Empty(), actions(silent)) == [None] * len(silent)
     assert trips(Empty(), actions(silent + silent)) == [None] * 2 * len(silent)
+
+
+_COMMAND_BITS = ("sed -i", "perl -pi", "rm", "rmdir", "mv", "cp", "mkdir", "touch", "cd", "export")
+_COMMAND_BITS += ("chmod", "chown", "ln", "truncate", "git add", "git rm", "pip install", "tee", "RM")
+_COMMAND_BITS += ("str_replace_editor create", "<<", ">", ">>", "2>", "-", "=", " ", "x", '"', "_", "/", "\n")
+
+
+@settings(max_examples=500, deadline=None, print_blob=True)
+@given(bits=st.lists(st.sampled_from(_COMMAND_BITS), max_size=8))
+def test_the_quick_test_before_the_silent_command_regex_changes_no_answer(bits: list[str]) -> None:
+    """A call is silent by design exactly when the regex says so; the substring test only saves time."""
+    summary = "bash(" + "".join(bits) + ")"
+    regex = empty_module._SILENT_COMMAND.search(summary) is not None
+    assert silent_by_design("bash", summary) is regex
