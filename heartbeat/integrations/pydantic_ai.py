@@ -64,9 +64,9 @@ class HeartbeatToolset(WrapperToolset[Any]):
     guard: Any = field(default=None)
     counted: dict[object, tuple[int, int, int]] = field(default_factory=dict, repr=False)
     """Per run (its id): the run's tokens already recorded (shared by the per-run copies)."""
-    count_usage: bool = True
-    """Read the run's tokens (``RunContext.usage``); False under a :class:`HeartbeatCapability`,
-    which records each model request itself."""
+    standalone: bool = True
+    """Read the run's tokens (``RunContext.usage``) and check before each model request; False
+    under a :class:`HeartbeatCapability`, which does both at each model request itself."""
 
     def __post_init__(self) -> None:
         if self.guard is None:
@@ -95,19 +95,18 @@ class HeartbeatToolset(WrapperToolset[Any]):
         self.guard.usage(_model_name(getattr(ctx, "model", None)), given, made, cached)
 
     async def for_run_step(self, ctx: Any) -> AbstractToolset[Any]:
-        """Before each model request: record the tokens so far; stop when killed, stopped or over budget."""
-        guard: Guard = self.guard
-        if self.count_usage:
+        """Before each model request (standalone): record the tokens so far; stop when need be."""
+        if self.standalone:
             self._count(ctx)
-        verdict = guard.check()
-        if verdict.action == "stop":
-            raise verdict.error()
+            verdict = self.guard.check()
+            if verdict.action == "stop":
+                raise verdict.error()
         return await super().for_run_step(ctx)
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
         """Run the tool unless killed, stuck or over budget; record it; redirect once stuck."""
         guard: Guard = self.guard
-        if self.count_usage:
+        if self.standalone:
             self._count(ctx)
         verdict = guard.before(name, tool_args)
         if verdict.action == "stop":
@@ -174,7 +173,7 @@ class HeartbeatCapability(AbstractCapability[Any]):
                 "a toolset given to guarded() is already watched: give the agent its plain tools "
                 "with HeartbeatCapability, or use guarded() without the capability, not both"
             )
-        return HeartbeatToolset(toolset, guard=self.guard, count_usage=False)
+        return HeartbeatToolset(toolset, guard=self.guard, standalone=False)
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
