@@ -57,7 +57,8 @@ def night_step(ctx: Any) -> None:
         ctx.report_progress(1)
     elif tick == 4:
         for n in range(6):
-            ctx.record("api", {"call": n}, error=f"ConnectError: upstream {n} refused", cost=0.0)
+            # Three failures, each twice: many, and repeating (an error rate, no recurring_error).
+            ctx.record("api", {"call": n}, error=f"ConnectError: upstream {n % 3} refused", cost=0.0)
         ctx.report_progress(1)
     else:
         ctx.record("write_note", {"n": tick}, output="a note with some words", cost=0.05)
