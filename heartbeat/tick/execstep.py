@@ -147,21 +147,17 @@ class ExecStep:
             except subprocess.TimeoutExpired:
                 lines.read()
                 if ctx.killed:
-                    lines.cut = True
-                    _end_group(proc.pid)
-                    proc.wait()
-                    return f"{self.argv[0]} was ended: the KILL file appeared"
-                if ctx.budget_anomaly is not None:  # spent by the lines just read: no further call
-                    lines.cut = True
-                    _end_group(proc.pid)
-                    proc.wait()
-                    return None
-                if time.monotonic() >= deadline:
-                    lines.cut = True
-                    _end_group(proc.pid)
-                    proc.wait()
-                    return f"{self.argv[0]} timed out after {self.timeout:g}s and was killed"
-                continue
+                    why: str | None = f"{self.argv[0]} was ended: the KILL file appeared"
+                elif ctx.budget_anomaly is not None:  # spent by the lines just read: no further call
+                    why = None
+                elif time.monotonic() >= deadline:
+                    why = f"{self.argv[0]} timed out after {self.timeout:g}s and was killed"
+                else:
+                    continue
+                lines.cut = True  # ended by us: a last line may be cut short
+                _end_group(proc.pid)
+                proc.wait()
+                return why
             if code < 0 and -code in (signal.SIGKILL, signal.SIGTERM) and ctx.killed:
                 return f"{self.argv[0]} was ended: the KILL file appeared"
             return f"{self.argv[0]} exited with code {code}" if code else None
