@@ -98,18 +98,21 @@ class StepContext:
 
     def kill_reason(self) -> str | None:
         """Why the step must stop now: the KILL file's text, else the fleet stop's (``[stop]``), else None."""
-        reason = self._kill.reason()
-        if reason is None and self._fleet is not None:
-            return self._fleet.reason()
-        return reason
+        found = self._stop()
+        return None if found is None else found[1]
 
     def stopped_by(self) -> str | None:
         """What stops the step now, as people read it (``the KILL file <path>: why``), else None."""
+        found = self._stop()
+        return None if found is None else f"{found[0]}: {found[1]}"
+
+    def _stop(self) -> tuple[str, str] | None:
+        """(the switch, its reason) of the KILL file, else of the fleet stop, else None."""
         reason = self._kill.reason()
         if reason is not None:
-            return f"the KILL file {self._kill.path}: {reason}"
+            return f"the KILL file {self._kill.path}", reason
         if self._fleet is not None and (reason := self._fleet.reason()) is not None:
-            return f"the fleet stop {self._fleet.where}: {reason}"
+            return f"the fleet stop {self._fleet.where}", reason
         return None
 
     def record(
