@@ -55,14 +55,26 @@ REWORDED = 0.5
 
 # A word of two letters or more that is no argument's name ("q":) and no command's flag (-rn).
 _WORD = re.compile(r'(?<![^\W_])(?<!-)[^\W\d_]{2,}(?![\w"]*":)')
+# A path, a file name or a dotted or snake_case name (a test's node id, a module, a URL),
+# cut at "::" (pytest's file::test) and at quotes, brackets and spaces.
+_THING = re.compile(r"[\w.~-]*(?:/[\w.~-]*)+|[\w-]+\.[^\W\d_]\w*|[^\W\d]\w*_\w+")
+_KEY = re.compile(r'"[^"\\]*":')
 _error_key = lru_cache(maxsize=512)(error_key)
 
 
 @lru_cache(maxsize=512)
 def words(tool: str, summary: str) -> frozenset[str]:
     """The words of a call's argument values, lower case, without numbers, flags, argument
-    names or the tool's own name (a shell tool's command names its program)."""
-    found = set(_WORD.findall(summary[len(tool) :].lower()))
+    names or the tool's own name (a shell tool's command names its program).
+
+    A path, a file name or a snake_case name is one word, kept whole: it names one
+    thing, and two different ones are two things, not one in other words. A test
+    runner failing on ``tests/test_models.py`` and then on ``tests/test_views.py``
+    is going through the tests, not rewording one call.
+    """
+    text = _KEY.sub(" ", summary[len(tool) :].lower())
+    found = set(_THING.findall(text))
+    found.update(_WORD.findall(_THING.sub(" ", text)))
     found.discard(tool.lower())
     return frozenset(found)
 

@@ -8,6 +8,7 @@ import pytest
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import RecurringError
+from heartbeat.detect.detectors.recurring_error import words
 
 from .helpers import Call, actions, first, trips
 
@@ -228,3 +229,45 @@ def test_an_error_carrying_volatile_values_is_one_error_as_replay_sees_it() -> N
     ]
     found = trips(RecurringError(), actions(calls))
     assert found[-1] is not None and found[-1].evidence["same"] == "error"
+
+
+def test_failing_runs_of_different_test_files_are_no_reworded_retry() -> None:
+    """One test file after another fails, each differently: going through the tests. Its stuck
+    twin, one test file run again and again with other tests selected, is a reworded retry."""
+
+    def run(target: str, i: int) -> Call:
+        return {
+            "tool": "pytest",
+            "args": {"cmd": f"pytest {target} -x"},
+            "output": f"FAILED {target} - {('KeyError', 'TypeError', 'ValueError', 'OSError')[i]}: {i}",
+            "error": "returncode 1",
+        }
+
+    files = ["tests/test_models.py", "tests/test_views.py", "tests/test_forms.py", "tests/test_a1.py"]
+    assert trips(RecurringError(), actions(run(f, i) for i, f in enumerate(files))) == [None] * 4
+    scripts = [f"python reproduce{n}.py" for n in ("", "2", "_issue", "_min")]
+    calls = [{**run("x", i), "tool": "python", "args": {"cmd": s}} for i, s in enumerate(scripts)]
+    assert trips(RecurringError(), actions(calls)) == [None] * 4
+    selected = [
+        "tests/test_collection.py::test_collect_sub_with_symlinks",
+        "tests/test_collection.py",
+        "tests/test_collection.py::test_collect_init_tests",
+    ]
+    found = trips(RecurringError(), actions(run(t, i) for i, t in enumerate(selected)))
+    assert found[:2] == [None, None]
+    assert found[2] is not None and found[2].evidence["same"] == "reworded"
+
+
+def test_a_path_a_file_name_and_a_snake_case_name_are_one_word_each() -> None:
+    """words keeps what names one thing whole, and still drops argument names, flags and numbers."""
+    assert words("pytest", 'pytest({"cmd": "pytest -x tests/test_a1.py::test_parse_ok"})') == {
+        "tests/test_a1.py",
+        "test_parse_ok",
+    }
+    assert words("search", 'search({"query": "the EP by Noah Cyrus 2020"})') == {
+        "the",
+        "ep",
+        "by",
+        "noah",
+        "cyrus",
+    }
