@@ -11,6 +11,11 @@ differently); the same rejection coming back, whatever the arguments (a
 different invalid option clicked each time, a rerun of the same failing
 test), is not.
 
+A failing call without arguments attempted nothing: a harness's complaint
+about a malformed turn ("exactly one action, please"), answered by a good
+turn and work, is not the same error recurring. Such complaints back to back
+are ``repeat``'s; between the same calls, ``loop``'s.
+
 The same call (with arguments) re-run and failing the same way counts
 over twice the window: a script re-run after each edit, other steps
 between the runs.
@@ -151,6 +156,8 @@ class RecurringError:
         seq = longer[-self.window :]
         count = sum(1 for a in seq if failure_key(a) == key)
         rerun = _rerun(last, key)
+        if rerun is None:
+            count = 0  # nothing was attempted: see the module's docstring
         reruns = (
             0
             if rerun is None
@@ -261,7 +268,10 @@ class RecurringErrorTracker(StepTracker):
         key = failure_key(action)
         count = errors.add(key)
         rerun = _rerun(action, key)
-        again = 0 if rerun is None else reruns.add(rerun)
+        if rerun is None:
+            again = count = 0  # nothing was attempted: see the module's docstring
+        else:
+            again = reruns.add(rerun)
         failures = self._failures
         floor = position - self._det.window
         while failures and failures[0][0] <= floor:

@@ -10,7 +10,7 @@ from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import RecurringError
 from heartbeat.detect.detectors.recurring_error import words
 
-from .helpers import Call, actions, first, trips
+from .helpers import Call, actions, fired, first, trips
 
 
 def test_a_different_invalid_action_each_time_is_a_recurring_error() -> None:
@@ -271,3 +271,23 @@ def test_a_path_a_file_name_and_a_snake_case_name_are_one_word_each() -> None:
         "noah",
         "cyrus",
     }
+
+
+def test_a_malformed_turn_answered_by_good_turns_is_no_recurring_error() -> None:
+    """The harness's "exactly one action" complaint three times in ten actions, the agent back
+    at work after each: nothing recurs. Three complaints back to back are a repeat."""
+    complaint: Call = {
+        "tool": "(no_command)",
+        "args": {},
+        "output": "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
+        "error": "format_error",
+    }
+    calls: list[Call] = []
+    for i in range(3):
+        calls.append(complaint)
+        calls += [
+            {"tool": "grep", "args": {"cmd": f"grep -n f{i}{k} x.py"}, "output": f"{i}{k}: x"} for k in (1, 2)
+        ]
+    assert trips(RecurringError(), actions(calls)) == [None] * 9
+    assert fired(actions(calls)) == {}
+    assert fired(actions([complaint] * 3)) == {"repeat": 3}
