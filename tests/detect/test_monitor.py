@@ -651,11 +651,17 @@ def _pager(monitor: Monitor, ticks: int, per: int, *, rising: bool, same: bool =
 
 
 def test_a_rising_metric_overrules_findings_of_no_visible_effect() -> None:
-    """One shape of call, numbers changing, the metric rising each heartbeat: nothing is stuck;
-    the same pager with a flat metric trips near_repeat (and no_progress) as before."""
-    assert _pager(Monitor(), 20, 5, rising=True) == [[]] * 20
-    flat = _pager(Monitor(), 6, 5, rising=False)
+    """One shape of call, numbers changing, the same page each time but the metric rising each
+    heartbeat: nothing is stuck; the same pager with a flat metric trips near_repeat (and
+    no_progress). A pager bringing a new page each time is reading: only the flat metric speaks."""
+    rising = _pager(Monitor(), 20, 5, rising=True, same=True)
+    # no evidence before two samples: the first is the baseline the second rises from
+    assert rising[:2] == [["recurring"]] * 2
+    assert rising[2:] == [[]] * 18
+    flat = _pager(Monitor(), 6, 5, rising=False, same=True)
     assert "near_repeat" in flat[2] and "no_progress" in flat[3]
+    reading = _pager(Monitor(), 6, 5, rising=False)
+    assert [kinds for kinds in reading if kinds] == [["no_progress"]] * 3
 
 
 def test_an_identical_call_with_an_identical_result_stands_whatever_the_metric() -> None:
@@ -691,10 +697,11 @@ def test_a_rise_speaks_only_for_the_stretch_that_holds_actions_from_before_it() 
         hits.append([f"{a.kind}@{a.action}" for a in monitor.tick_anomalies])
         monitor.add_progress(5.0, now=T0)
     # recurring would fire at the 5th same result (action 10), but the rise at action 5 is
-    # inside its window of 30 until action 35; near_repeat's window of 15 leaves it at 20
+    # inside its window of 30 until action 35; near_repeat looks for old ground over 30 too,
+    # and cycle (window 30) as well
     found = [kind for tick in hits for kind in tick]
     assert next(k for k in found if k.startswith("recurring@")) == "recurring@35"
-    assert "near_repeat@20" in found
+    assert "near_repeat@35" in found
 
 
 def test_the_rise_is_the_same_for_a_monitor_seeded_from_the_saved_state() -> None:

@@ -360,9 +360,9 @@ def test_html_writes_the_tuning_page_of_the_same_replay(tmp_path: Path) -> None:
     assert done.returncode == 2 and "need a folder" in err and "Traceback" not in err
 
 
-def test_a_swe_agent_paging_through_one_file_escalates_soon_after(tmp_path: Path) -> None:
-    """30 views of one file with a sliding range: near_repeat at the 12th, a human one heartbeat later."""
-    steps = [
+def _views(pages: list[int]) -> list[dict[str, str]]:
+    """SWE-agent steps viewing the given 40-line pages of one file."""
+    return [
         {
             "action": "str_replace_editor view /testbed/sympy/core/expr.py "
             f"--view_range {i * 40 + 1} {i * 40 + 40}",
@@ -370,9 +370,15 @@ def test_a_swe_agent_paging_through_one_file_escalates_soon_after(tmp_path: Path
             + "\n".join(f"{i * 40 + k}\tcode line {k} of page {chr(97 + i % 26)}" for k in range(1, 41)),
             "thought": "keep reading",
         }
-        for i in range(30)
+        for i in pages
     ]
-    path = write(tmp_path / "paging.traj", {"trajectory": steps, "info": {}})
+
+
+def test_a_swe_agent_paging_back_over_one_file_escalates_soon_after(tmp_path: Path) -> None:
+    """30 views of one file with a sliding range, going back over its first ten pages again and
+    again: near_repeat at the 12th, a human one heartbeat later. Reading it once through, 30 new
+    pages, is reading: nothing."""
+    path = write(tmp_path / "paging.traj", {"trajectory": _views([i % 10 for i in range(30)]), "info": {}})
     ticks = list(replay(path, HeartbeatConfig()))
     first = next(t for t in ticks if t.anomalies)
     assert first.anomalies[0].kind == "near_repeat" and first.anomalies[0].action == 12
@@ -380,6 +386,8 @@ def test_a_swe_agent_paging_through_one_file_escalates_soon_after(tmp_path: Path
         "str_replace_editor view /testbed/sympy/core/expr.py --view_range # #" in first.anomalies[0].message
     )
     assert ticks[-1].decision.action == "escalate" and ticks[-1].tick == first.tick + 1
+    once = write(tmp_path / "once.traj", {"trajectory": _views(list(range(30))), "info": {}})
+    assert [list(t.anomalies) for t in replay(once, HeartbeatConfig())] == [[]] * 6
 
 
 def test_a_long_command_cycle_escalates(tmp_path: Path) -> None:

@@ -1,11 +1,15 @@
-"""``near_repeat``: the same call with only its numbers, dates or ids changing, again and again.
+"""``near_repeat``: the same call with only its numbers, dates or ids changing, going over old ground.
 
 Paging through one file with a sliding line range, a poll whose arguments
 carry a timestamp, a counter or a request id: no two calls are equal, but
 their masked shape (see :mod:`.fingerprints`) is. Fires when the newest
-action's shape occurs N times in the last W actions, unless they are all
-one call with one result (that is a ``repeat``): the same "scroll down"
-answered with page after page counts here too.
+action's shape occurs N times in the last W actions and those calls went
+over old ground: among the shape's calls of the last 2W actions, one
+answered what another already had (paging back and forth over pages already
+seen, a poll whose answer stopped moving). One-way reading that sees new
+content each time is reading, not a repeat: a pager, a crawler, a queue
+worker closing ticket after ticket, a feed bringing new items. All one call
+with one result is a ``repeat``.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ __all__ = ["NearRepeat", "NearRepeatTracker"]
 
 @dataclass(frozen=True)
 class NearRepeat:
-    """``near_repeat``: the newest masked shape occurs N times in the last W actions, not all one call."""
+    """``near_repeat``: the newest masked shape occurs N times in the last W actions, over old ground."""
 
     threshold: int = 12
     window: int = 15
@@ -61,19 +65,22 @@ class NearRepeat:
 
     @property
     def history_needed(self) -> int:
-        """Past actions this detector needs to see."""
-        return self.window
+        """Past actions this detector needs to see: twice its window, where old ground is looked for."""
+        return 2 * self.window
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
-        """Whether the newest action's shape reaches N in the window with varying calls."""
+        """Whether the newest action's shape reaches N in the window with varying calls, over old ground."""
         last = history.last
         if last is None or last.tool in self.exempt:
             return None
-        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
-        same = [a for a in seq if a.shape == last.shape]
+        longer = [a for a in history.actions if a.tool not in self.exempt][-2 * self.window :]
+        same = [a for a in longer[-self.window :] if a.shape == last.shape]
         exact = sum(1 for a in same if (a.fingerprint, a.result) == (last.fingerprint, last.result))
         if not self.trips(last.tool, len(same)) or exact == len(same):
             return None
+        answers = [a.result for a in longer if a.shape == last.shape]
+        if len(set(answers)) == len(answers):
+            return None  # every answer new: reading, not going over old ground
         return self._report(last, len(same), history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -84,7 +91,8 @@ class NearRepeat:
         return make_anomaly(
             "near_repeat",
             f"{count} of the last {self.window} actions were the same call with only numbers, dates "
-            f"or ids changed ({mask(action.summary)}); last: {action.summary}",
+            f"or ids changed ({mask(action.summary)}), some answering what others already had; "
+            f"last: {action.summary}",
             tick=tick,
             at=at,
             action=action,
@@ -103,21 +111,24 @@ class NearRepeat:
 
 
 class NearRepeatTracker(StepTracker):
-    """Shape counts over the window; the exact calls are looked at only when a shape reaches N."""
+    """Shape counts over the window; the calls of twice the window are looked at only when a shape
+    reaches N."""
 
-    __slots__ = ("_counts", "_det", "_exempt", "_min", "_recent", "_window")
+    __slots__ = ("_counts", "_det", "_exempt", "_memory", "_min", "_recent", "_window")
 
     def __init__(self, det: NearRepeat, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
         self._window = det.window
+        self._memory = 2 * det.window
         # No tool's threshold is below the detector's: fewer same shapes never trip.
         self._min = det.threshold
-        # (shape, action) per position: the action's call and result are read only when its
-        # shape reaches N, so most steps build no key but the shape.
+        # (shape, action) per position over twice the window, counted over the newest W: the
+        # action's call and result are read only when its shape reaches N, so most steps build
+        # no key but the shape.
         self._recent: deque[tuple[str | None, ActionView]] = deque()
         self._counts: dict[str | None, int] = {}
-        self.seed(tail_of(history.actions, det.window, det.exempt))
+        self.seed(tail_of(history.actions, 2 * det.window, det.exempt))
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -128,19 +139,25 @@ class NearRepeatTracker(StepTracker):
         shape = action.shape
         recent = self._recent
         counts = self._counts
-        if len(recent) == self._window:
-            old = recent.popleft()[0]
+        recent.append((shape, action))
+        if len(recent) > self._window:
+            old = recent[-self._window - 1][0]  # it has just left the window
             left = counts[old] - 1
             if left:
                 counts[old] = left
             else:
                 del counts[old]
-        recent.append((shape, action))
+            if len(recent) > self._memory:
+                recent.popleft()
         count = counts[shape] = counts.get(shape, 0) + 1
         if not report or count < self._min or not self._det.trips(tool, count):
             return None
         # Rare: is there more than one call+result among this shape's? (one is a repeat)
         result = action.result
-        if all(a.fingerprint == fp and a.result == result for s, a in recent if s == shape):
+        window = list(recent)[-self._window :]
+        if all(a.fingerprint == fp and a.result == result for s, a in window if s == shape):
             return None
+        answers = [a.result for s, a in recent if s == shape]
+        if len(set(answers)) == len(answers):
+            return None  # every answer new: reading, not going over old ground
         return self._det._report(action, count, action.tick, action.at)

@@ -12,20 +12,37 @@ from heartbeat.detect.detectors import NearRepeat
 from .helpers import Call, actions, fired, first, trips
 
 
-def test_paging_through_one_file_is_a_near_repeat_naming_the_call() -> None:
-    """A sliding line range over one file, action after action, trips near_repeat."""
-    calls: list[Call] = [
-        {
-            "tool": "sed",
-            "args": {"cmd": f"sed -n '{i * 40 + 1},{i * 40 + 40}p' big.py"},
-            "output": f"code {i}",
-        }
-        for i in range(16)
-    ]
-    hit = first(NearRepeat(), actions(calls))
+def test_paging_back_and_forth_over_one_file_is_a_near_repeat_naming_the_call() -> None:
+    """A sliding line range over one file, going back over pages already read, trips near_repeat."""
+    hit = first(NearRepeat(), actions(_pages(16)))
     assert hit is not None and hit[0] == 12
     assert "only numbers, dates or ids changed" in hit[1].message and "big.py" in hit[1].message
     assert hit[1].evidence["count"] == 12
+
+
+def test_reading_one_way_with_new_content_each_time_is_not_a_near_repeat() -> None:
+    """Page after page, each answer new (a pager, a crawler, a queue worker): reading, not a repeat,
+    with no metric to say so. Its twin whose pages stop changing is a near repeat."""
+    forward = [_page(i, f"code {i}") for i in range(40)]
+    assert trips(NearRepeat(), actions(forward)) == [None] * 40
+    tickets: list[Call] = [
+        {"tool": "process_ticket", "args": {"ticket_id": 40016 + i}, "output": f"ticket {40016 + i} closed"}
+        for i in range(40)
+    ]
+    assert fired(actions(tickets)) == {}
+    stalled = forward[:8] + [_page(i, "code 7") for i in range(8, 40)]  # past the end: the last page
+    hit = first(NearRepeat(), actions(stalled))
+    assert hit is not None and hit[0] == 12
+
+
+def test_old_ground_is_looked_for_over_twice_the_window() -> None:
+    """A page read again 20 actions later is old ground for as long as both reads are within 2W."""
+    calls = [_page(i, f"code {i}") for i in range(20)] + [_page(0, "code 0")]
+    calls += [_page(i, f"code {i}") for i in range(20, 30)]
+    found = trips(NearRepeat(), actions(calls))
+    assert found[:20] == [None] * 20  # one way so far
+    assert all(hit is not None for hit in found[20:30])  # both reads of page 0 within 30 actions
+    assert found[30] is None  # the first read left the 30 actions: new pages only again
 
 
 def test_fetching_ten_items_by_number_is_not_a_near_repeat() -> None:
@@ -53,12 +70,14 @@ def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
         make()
 
 
+def _page(i: int, output: str, tool: str = "sed") -> Call:
+    """A call reading the ``i``-th 40-line page of one file."""
+    return {"tool": tool, "args": {"cmd": f"sed -n '{i * 40 + 1},{i * 40 + 40}p' big.py"}, "output": output}
+
+
 def _pages(n: int, tool: str = "sed") -> list[Call]:
-    """``n`` calls reading one file a page further each time."""
-    return [
-        {"tool": tool, "args": {"cmd": f"sed -n '{i * 40 + 1},{i * 40 + 40}p' big.py"}, "output": f"code {i}"}
-        for i in range(n)
-    ]
+    """``n`` calls reading one file's first six pages again and again (going back over them)."""
+    return [_page(i % 6, f"code {i % 6}", tool) for i in range(n)]
 
 
 def test_the_message_shows_the_masked_shape_and_the_count() -> None:
@@ -69,7 +88,8 @@ def test_the_message_shows_the_masked_shape_and_the_count() -> None:
     shape = """sed({"cmd":"sed -n '#,#' big.py"})"""
     assert anomaly.message == (
         "12 of the last 15 actions were the same call with only numbers, dates or ids changed "
-        f"""({shape}); last: sed({{"cmd":"sed -n '441,480p' big.py"}})"""
+        f"({shape}), some answering what others already had; "
+        f"""last: sed({{"cmd":"sed -n '201,240p' big.py"}})"""
     )
     assert anomaly.evidence["shape"] == shape and anomaly.evidence["window"] == 15
     assert anomaly.evidence["avoid"] == f"more calls like {shape} with other numbers"

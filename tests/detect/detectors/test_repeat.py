@@ -70,7 +70,8 @@ def test_volatile_args_ignored_by_repeat() -> None:
 
 
 def test_the_same_call_with_a_new_answer_each_time_is_no_repeat() -> None:
-    """A status poll or a "scroll down" that moves on: no repeat; on and on, a near_repeat."""
+    """A status poll or a "scroll down" that moves on: no repeat; on and on with a new page each
+    time, nothing (reading); back over pages already seen, a near_repeat."""
     polls: list[Call] = [
         {"tool": "get_status", "args": {"job": "job-7"}, "output": f"running, {p}% done"}
         for p in (10, 40, 70)
@@ -83,7 +84,8 @@ def test_the_same_call_with_a_new_answer_each_time_is_no_repeat() -> None:
         {"tool": "scroll_down", "args": None, "output": f"lines {i * 100} to {i * 100 + 99}: ..."}
         for i in range(16)
     ]
-    found = fired(actions(pages))
+    assert fired(actions(pages)) == {}
+    found = fired(actions(pages[:8] + pages[:8]))
     assert "repeat" not in found and found.get("near_repeat") == 12
 
 
