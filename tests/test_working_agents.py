@@ -11,8 +11,10 @@ heartbeat and at 1:
 * a queue worker closing tickets by id (``ticket N closed``);
 * a feed poller asking ``since=<timestamp>`` and getting new items.
 
-Healthy: no anomaly in 20 heartbeats. Stuck: escalated within 6. The
-``heartbeat init`` starter agent must not be escalated while its metric rises.
+Healthy: no anomaly in 20 heartbeats, and none without a metric either while
+each answer is new (one-way reading is reading). Stuck: escalated within 6.
+The ``heartbeat init`` starter agent must not be escalated while its metric
+rises.
 
 The ticks are the CLI's own ``tick`` command (``heartbeat.cli.main``), every
 one loading the state from disk and saving it, run in one child process so
@@ -78,19 +80,22 @@ def progress(ctx):
     return ctx.data.get("done", 0)
 '''
 
-# Runs in the child: each job is (folder, module, ticks); every tick is `heartbeat tick --json`.
+# Runs in the child: each job is (folder, module, ticks, measured); every tick is
+# `heartbeat tick --json`, with the module's progress metric when measured.
 DRIVER = r"""
 import io, json, os, sys
 from heartbeat.cli.main import main
 
 jobs = json.loads(sys.argv[1])
-for folder, module, ticks in jobs:
+for folder, module, ticks, measured in jobs:
     os.chdir(folder)
     sys.path.insert(0, folder)
     flags = [] if module is None else [
-        "--step", f"{module}:step", "--progress", f"{module}:progress",
+        "--step", f"{module}:step",
         "--state-dir", os.path.join(folder, "state"), "--kill-file", os.path.join(folder, "KILL"),
     ]
+    if module is not None and measured:
+        flags += ["--progress", f"{module}:progress"]
     results = []
     for _ in range(ticks):
         out = io.StringIO()
@@ -101,8 +106,8 @@ for folder, module, ticks in jobs:
 """
 
 
-def _write_agent(root: Path, kind: str, healthy: bool, per: int) -> tuple[str, str]:
-    module = f"agent_{kind}_{'ok' if healthy else 'stuck'}_{per}"
+def _write_agent(root: Path, kind: str, healthy: bool, per: int, measured: bool = True) -> tuple[str, str]:
+    module = f"agent_{kind}_{'ok' if healthy else 'stuck'}_{per}{'' if measured else '_unmeasured'}"
     folder = root / module
     folder.mkdir(parents=True)
     source = AGENT.format(kind=kind, healthy=healthy, per=per, health="healthy" if healthy else "stuck")
@@ -110,7 +115,7 @@ def _write_agent(root: Path, kind: str, healthy: bool, per: int) -> tuple[str, s
     return str(folder), module
 
 
-def _run(jobs: list[tuple[str, str | None, int]]) -> dict[str, list[dict[str, Any]]]:
+def _run(jobs: list[tuple[str, str | None, int, bool]]) -> dict[str, list[dict[str, Any]]]:
     """Run the jobs' ticks in one child process; each folder's tick results, in order."""
     env = {**os.environ, "NO_COLOR": "1"}
     done = subprocess.run(
@@ -142,16 +147,20 @@ def _ticks(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def agents(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, bool, int], list[dict[str, Any]]]:
-    """Every agent, healthy (20 heartbeats) and stuck (6), at 5 and at 1 action a heartbeat."""
+    """Every agent, healthy (20 heartbeats) and stuck (6), at 5 and at 1 action a heartbeat; and
+    each healthy one at 5 with no progress metric (``per`` 0 in the key)."""
     root = tmp_path_factory.mktemp("agents")
-    jobs: list[tuple[str, str | None, int]] = []
+    jobs: list[tuple[str, str | None, int, bool]] = []
     where: dict[tuple[str, bool, int], str] = {}
     for kind in KINDS:
         for per in (5, 1):
             for healthy in (True, False):
                 folder, module = _write_agent(root, kind, healthy, per)
                 where[kind, healthy, per] = folder
-                jobs.append((folder, module, 20 if healthy else 6))
+                jobs.append((folder, module, 20 if healthy else 6, True))
+        folder, module = _write_agent(root, kind, True, 5, measured=False)
+        where[kind, True, 0] = folder
+        jobs.append((folder, module, 20, False))
     runs = _run(jobs)
     return {key: runs[folder] for key, folder in where.items()}
 
@@ -169,6 +178,17 @@ def test_a_working_agent_whose_metric_rises_has_no_anomaly_in_20_heartbeats(
     flagged = [(t["tick"], a["kind"], a["message"]) for t in ticks for a in t["anomalies"]]
     assert flagged == []
     assert {t["decision"]["action"] for t in ticks} == {"continue"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_working_agent_with_no_metric_has_no_anomaly_while_each_answer_is_new(
+    agents: dict[tuple[str, bool, int], list[dict[str, Any]]], kind: str
+) -> None:
+    """No metric to say it works: one-way reading (new content each time) is still not stuck."""
+    ticks = _ticks(agents[kind, True, 0])
+    assert len(ticks) == 20 and [t["exit_code"] for t in ticks] == [0] * 20
+    assert {t["progress"] for t in ticks} == {None}
+    assert [(t["tick"], a["kind"], a["message"]) for t in ticks for a in t["anomalies"]] == []
 
 
 @pytest.mark.parametrize("per", [5, 1])
@@ -196,7 +216,7 @@ def test_the_init_starter_agent_is_not_escalated_while_its_metric_rises(tmp_path
         check=False,
     )
     assert init.returncode == 0, init.stderr
-    ticks = _ticks(_run([(str(tmp_path), None, 19)])[str(tmp_path)])
+    ticks = _ticks(_run([(str(tmp_path), None, 19, True)])[str(tmp_path)])
     # and one more as cron runs it: its own process
     last = subprocess.run(
         [sys.executable, "-m", "heartbeat", "tick", "--json"],
