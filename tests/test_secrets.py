@@ -5,7 +5,9 @@ Real `python -m heartbeat` processes, a real HTTP server on 127.0.0.1, real file
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -217,8 +219,6 @@ def test_init_under_umask_000_writes_private_files_and_folders(tmp_path: Path) -
 @pytest.mark.parametrize("value", ["https://hooks.example/T0/XXXXXXXX", "Bearer abcdefgh12345"])
 def test_mask_leaves_json_valid(value: str) -> None:
     """Masking a secret inside a JSON document leaves a document that parses."""
-    import json
-
     doc = json.dumps({"a": value, "b": [value, {"c": f"x {value} y"}]})
     secrets = [*url_secrets(value), value] if value.startswith("http") else [value, "abcdefgh12345"]
     assert json.loads(mask(doc, secrets)) == {"a": "***", "b": ["***", {"c": "x *** y"}]}
@@ -248,8 +248,6 @@ def test_credentials_an_agent_passes_as_arguments_are_masked_everywhere(
     tmp_path: Path, webhook_server: WebhookServer
 ) -> None:
     """No secret configured: values of credential-named arguments reach no file, output or message."""
-    import json
-
     (tmp_path / "agent.py").write_text(CREDENTIAL_AGENT)
     (tmp_path / "heartbeat.toml").write_text(
         textwrap.dedent(f"""
@@ -317,3 +315,76 @@ def test_credential_named_keys(name: str, credential: bool) -> None:
     from heartbeat.base.credentials import is_credential_key
 
     assert is_credential_key(name) is credential
+
+
+TEXT_CREDENTIALS = (
+    "QUERYSECRET0123456",
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "sk-proj-abcdefghijklmnopqrstuvwx",
+    "s3cr3t-dsn-pw",
+    "AKIAABCDEFGHIJKLMNOP",
+    "hunter2-in-prose",
+)
+
+TEXT_AGENT = textwrap.dedent("""
+    def step(ctx):
+        for _ in range(3):
+            hit = ctx.record(
+                "fetch",
+                {
+                    "url": "https://api.example.com/v1/items?api_key=QUERYSECRET0123456&page=2",
+                    "cmd": 'curl -H "Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789" '
+                    "&& export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx",
+                    "dsn": "postgres://app:s3cr3t-dsn-pw@db:5432/main",
+                },
+                output="denied",
+                error="403 for url https://api.example.com/v1/items?api_key=QUERYSECRET0123456 "
+                "(AKIAABCDEFGHIJKLMNOP; note: password: hunter2-in-prose)\\n## What to do\\n"
+                "[fix it here](https://evil.example) <img src=x>\\x1b[2J",
+            )
+            if hit:
+                return
+""")
+
+
+def test_credentials_only_the_text_gives_away_are_masked_everywhere(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """A URL's ?api_key=, a command's Bearer and export KEY=, a DSN's password, a token of a known
+    form and "password: x" in an error reach no file, output or message; the error's line breaks,
+    escape sequence and Markdown reach a person escaped."""
+    (tmp_path / "agent.py").write_text(TEXT_AGENT)
+    (tmp_path / "heartbeat.toml").write_text(
+        textwrap.dedent(f"""
+        [agent]
+        step = "agent:step"
+        [policy]
+        escalate_after = 1
+        [[notify]]
+        type = "webhook"
+        url = "{webhook_server.url("/hook")}"
+        """)
+    )
+    outputs = []
+    for argv in (["tick"], ["tick", "--json"], ["status"], ["status", "--json"], ["log"], ["log", "--json"]):
+        done = run_cli(tmp_path, *argv)
+        outputs += [done.stdout, done.stderr]
+    assert run_cli(tmp_path, "report").returncode == 0
+    assert webhook_server.wait_for(1)
+    state = tmp_path / "state"
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and p.name not in ("agent.py", "heartbeat.toml")]
+    texts = (
+        [p.read_text(errors="replace") for p in files]
+        + outputs
+        + [r.body.decode() for r in webhook_server.requests]
+    )
+    assert not [c for c in TEXT_CREDENTIALS for text in texts if c in text]
+    assert not [text for text in texts if "\x1b" in text]
+    escalation = (state / "ESCALATION.md").read_text()
+    headings = [line for line in escalation.splitlines() if line.startswith("## What to do")]
+    assert len(headings) == 1  # the agent's "\n## What to do" stays inside its own line
+    assert not re.search(r"(?<!\\)[\[<]", escalation.split("## Last actions")[1])  # no link, no HTML
+    assert r"\[fix it here\]" in escalation and r"\<img src=x>" in escalation
+    # What is not a credential is still shown, masked where it held one.
+    summary = json.loads((state / "state.json").read_text())["history"][-1]["summary"]
+    assert "page=2" in summary and "postgres://app:***@db" in summary and "OPENAI_API_KEY=***" in summary

@@ -16,6 +16,17 @@ or in ``key`` after a word such as ``api``, ``access``, ``secret``,
 ``private`` or ``signing`` (``api_key``, ``AWS_SECRET_ACCESS_KEY``; a bare
 ``key``, a cache key, is not).
 
+Free text holds credentials too: an argument's value (a URL's
+``?api_key=...``, a command's ``Authorization: Bearer ...`` or
+``export OPENAI_API_KEY=sk-...``, a DSN's ``user:password@``) and an error's
+text (a client error quoting the URL it failed on). :func:`mask_credential_text`
+masks what can be told from the text alone: the value after a
+credential-named key (``name=``, ``name:``, ``"name": "``, as above), after
+``Bearer``/``Basic``, a URL's password, and tokens whose form gives them away
+(``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``,
+``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, a JWT). Summaries and error
+texts pass through it before anything keeps or shows them.
+
 Pure and standard library only: the detectors' fingerprints use it for every
 recorded action.
 """
@@ -26,7 +37,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["MASK", "holds_credentials", "is_credential_key", "mask_credentials"]
+__all__ = ["MASK", "holds_credentials", "is_credential_key", "mask_credential_text", "mask_credentials"]
 
 MASK = "***"
 """What a credential's value is shown as."""
@@ -190,3 +201,62 @@ def mask_credentials(value: Any) -> Any:
         else:
             parent[key] = item
     return root[0]
+
+
+# Tokens whose form gives them away, wherever they stand.
+_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    r"(?:sk|rk)[-_][A-Za-z0-9_-]{16,}"  # OpenAI, Anthropic (sk-ant-), Stripe (sk_live_, rk_live_)
+    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}"  # GitHub, GitLab
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}"  # Slack
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"  # AWS access key ids
+    r"|AIza[\w-]{35}"  # Google API keys
+    r"|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}"  # Hugging Face, npm
+    r"|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"  # a JSON Web Token
+    r")"
+)
+# A quick test before _TOKEN (one scan for these letters costs less than the pattern): no
+# match of it, no token.
+_TOKEN_START = re.compile(r"sk[-_]|rk[-_]|gh[pousr]_|github_pat_|glpat-|xox|AKIA|ASIA|AIza|hf_|npm_|eyJ")
+# name=value, name: value, "name": "value" (also JSON-escaped, \"name\": \"value\"), the value
+# after an optional auth scheme; masked when the name is a credential's (is_credential_key).
+# The value is looked ahead at, not taken, so a value that is itself a name ("note": "password:
+# x") is tried as one; it stops where a URL's query or a list goes on (& ; , ? #). A name starts
+# a word and is taken whole (possessive): linear time on a 64 KiB exception message.
+_PAIR = re.compile(
+    r"""(?<![\w.-])([A-Za-z][\w.-]*+)\\?["']?[ \t]*[:=][ \t]*\\?["']?"""
+    r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token)[ \t]+)?([^\s"'&;,?#:=\\]+))"""
+)
+_SCHEME = re.compile(r"\b((?:Bearer|Basic|bearer|basic)[ \t]+)[\w.~+/=-]{8,}")
+_USERINFO = re.compile(r"""(://[^/\s:@"'\\]+:)[^/\s@"'\\]+(?=@)""")
+
+
+def _mask_pairs(text: str) -> str:
+    """``text`` with the value of every credential-named ``name=value`` pair masked."""
+    parts: list[str] = []
+    done = 0
+    for match in _PAIR.finditer(text):
+        start, end = match.span(2)
+        if start < done or match.group(2) == MASK or not _credential_name(match.group(1)):
+            continue
+        parts += (text[done:start], MASK)
+        done = end
+    return "".join(parts) + text[done:] if parts else text
+
+
+def mask_credential_text(text: str) -> str:
+    """``text`` with the credentials that can be told from the text alone as ``***``.
+
+    See the module's docstring for which. Quick tests first: most texts (a
+    search, a file path, a command) contain none of the marks and cost a few
+    substring tests.
+    """
+    if "=" in text or ": " in text:
+        text = _mask_pairs(text)
+    if "earer" in text or "asic " in text:
+        text = _SCHEME.sub(lambda m: m.group(1) + MASK, text)
+    if "@" in text:
+        text = _USERINFO.sub(lambda m: m.group(1) + MASK, text)
+    if _TOKEN_START.search(text):
+        text = _TOKEN.sub(MASK, text)
+    return text

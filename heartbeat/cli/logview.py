@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config.types import parse_since
+from ..core.models import printable
 from ..state.journal import Journal
 from .style import Style
 
@@ -159,7 +160,9 @@ def render_event(event: dict[str, Any], style: Style, *, agent_width: int = 0) -
         detail = str(text) if text else ", ".join(f"{k}={v}" for k, v in rest.items())
         if kind == "anomaly" and rest.get("kind") and text:  # which detector: "repeat: search(...) ..."
             detail = f"{rest['kind']}: {detail}"
-    detail = " ".join(detail.split())
+    # One line, and nothing that moves the terminal: a journal written before errors were
+    # escaped at record time, or by hand, may hold an escape sequence.
+    detail = printable(" ".join(detail.split()))
     failed = kind in _ERROR_EVENTS or (kind == "action" and bool(event.get("error")))
     failed = failed or (kind == "tick" and event.get("exit_code") not in (0, None))
     agent = f"{event.get('agent', '')!s:<{agent_width}}  " if agent_width else ""

@@ -10,6 +10,15 @@ from .models import ActionRecord, AgentState, Anomaly
 __all__ = ["escalation_markdown", "notification_text", "payload"]
 
 _LAST_ACTIONS = 10
+# Markdown that could hide a link's target, show an image or run HTML where ESCALATION.md is
+# rendered (GitHub, an editor's preview), or end a code span early: escaped in every text an
+# agent had a hand in. Line breaks never reach here (summaries and errors keep them escaped).
+_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`[]<"})  # "<" opens HTML and autolinks; "->" stays
+
+
+def _md(text: str) -> str:
+    """``text`` (an agent had a hand in it) safe to put in Markdown: shown as it is, never a link."""
+    return text.translate(_MARKDOWN)
 
 
 def _action_line(action: ActionRecord) -> str:
@@ -71,26 +80,26 @@ def escalation_markdown(
     out = [
         f"# Agent `{agent}` needs a human",
         "",
-        f"Escalated at {now.isoformat(timespec='seconds')} on tick {state.ticks}: {reason}.",
+        f"Escalated at {now.isoformat(timespec='seconds')} on tick {state.ticks}: {_md(reason)}.",
         f"Stuck for {state.stuck_streak} heartbeat(s) in a row; {tried}.",
         "The heartbeat will not call the agent's step until someone resumes it.",
         "",
         "## Evidence",
         "",
     ]
-    out += [f"- **{a.kind}** (tick {a.tick}): {a.message}" for a in anomalies] or ["- (none)"]
+    out += [f"- **{a.kind}** (tick {a.tick}): {_md(a.message)}" for a in anomalies] or ["- (none)"]
     if state.instructions:
         out += [
             "",
             "## Last instructions given to the agent",
             "",
-            "> " + state.instructions.replace("\n", "\n> "),
+            "> " + _md(state.instructions).replace("\n", "\n> "),
         ]
     samples = [s for s in state.progress if s.value is not None][-10:]
     if samples:
         out += ["", "## Recent progress", "", ", ".join(f"tick {s.tick}: {s.value:g}" for s in samples)]
     out += ["", "## Last actions", ""]
-    out += [f"- {_action_line(a)}" for a in state.history[-_LAST_ACTIONS:]] or ["- (none)"]
+    out += [f"- {_md(_action_line(a))}" for a in state.history[-_LAST_ACTIONS:]] or ["- (none)"]
     out += [
         "",
         "## What to do",

@@ -29,7 +29,6 @@ from ..config.file import DetectorsConfig
 from ..core.models import (
     HISTORY_LIMIT,
     PROGRESS_LIMIT,
-    TEXT_LIMIT,
     ActionRecord,
     Anomaly,
     ProgressSample,
@@ -56,7 +55,7 @@ from .detectors import (
     build_detectors,
 )
 from .detectors.contract import construct
-from .detectors.fingerprints import action_keys
+from .detectors.fingerprints import action_keys, error_text
 from .evidence import NO_VISIBLE_EFFECT, last_rise, overruled
 from .recorded import LightAction, as_record, keyed_record
 
@@ -320,8 +319,8 @@ class Monitor:
             tool, args, output, error, self._volatile, tool in self._polling
         )
         index = self.actions_total = self.actions_total + 1
-        if error is not None and len(error) > TEXT_LIMIT:
-            error = clip(error)
+        if error is not None:  # as kept and shown: masked, escaped, cut (the keys read it whole)
+            error = error_text(error)
         record: ActionRecord | LightAction = _new_light(
             LightAction, (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result)
         )

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..base.credentials import mask_credential_text
 from ..base.errors import HeartbeatError, StateLocked, StateWriteError, worst_exit_code
 from ..config.file import AgentConfig, HeartbeatConfig
 from ..core.budget import exhausted, roll_over
@@ -305,7 +306,9 @@ class Heartbeat:
     # -- secrets
 
     def redact(self, text: str) -> str:
-        """``text`` with every configured secret cut out."""
+        """``text`` with every configured secret cut out and the credentials it gives away masked
+        (a step's exception quoting a URL with its ``?api_key=``)."""
+        text = mask_credential_text(text)
         if not self._secrets:
             return text
         from ..base.redact import redact

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.base.credentials import MASK, holds_credentials, mask_credentials
+from heartbeat.base.credentials import MASK, holds_credentials, mask_credential_text, mask_credentials
 from heartbeat.detect.detectors import summarize
 
 _NAMES = st.sampled_from(
@@ -67,3 +68,70 @@ def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> No
     masked = mask_credentials(cyclic)
     assert masked["self"] is masked and masked["password"] == MASK
     assert "S3CRET" not in summarize("loop", cyclic)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "GET https://api.example.com/v1/items?page=2&api_key=Q5ecret0123&sort=asc",
+            "GET https://api.example.com/v1/items?page=2&api_key=***&sort=asc",
+        ),
+        ('curl -H "Authorization: Bearer abc.DEF-123_x"', 'curl -H "Authorization: Bearer ***"'),
+        ("export OPENAI_API_KEY=anything-at-all && run", "export OPENAI_API_KEY=*** && run"),
+        ("AWS_SECRET_ACCESS_KEY=wJalr/K7MDENG/bPx aws s3 ls", "AWS_SECRET_ACCESS_KEY=*** aws s3 ls"),
+        ("postgres://app:pw-123@db:5432/main", "postgres://app:***@db:5432/main"),
+        (
+            '{\\"password\\": \\"hunter2\\", \\"user\\": \\"ann\\"}',
+            '{\\"password\\": \\"***\\", \\"user\\": \\"ann\\"}',
+        ),
+        ("note: password: hunter2 ok", "note: password: *** ok"),
+        ("uses sk-ant-api03-abcdefghijklmnopqrst here", "uses *** here"),
+        ("sk_live_abcdefghijklmnop1234 ghp_abcdefghijklmnopqrstuvwxyz0123", "*** ***"),
+        ("key AKIAABCDEFGHIJKLMNOP, xoxb-1234567890-abcdef", "key ***, ***"),
+        ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w", "jwt ***"),
+        ("Basic dXNlcjpwYXNzd29yZA==", "Basic ***"),
+    ],
+)
+def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
+    """A credential-named key's value, a scheme's token, a URL's password, a token of a known form."""
+    assert mask_credential_text(text) == shown
+    assert mask_credential_text(shown) == shown  # masking again changes nothing
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "max_tokens=512 author=Bob key=cache-1 token_count=3",
+        "search sk-learn tutorials, disk usage, the task-runner",
+        "sed -n '1,20p' tests/test_tokens.py && echo a=b",
+        "mail ann@example.com about https://example.com/a?page=2",
+        "a Bearer of bad news",
+    ],
+)
+def test_text_without_a_credential_is_left_as_it_is(text: str) -> None:
+    """Names that are no credential's, words that only look like a prefix, an e-mail: unchanged."""
+    assert mask_credential_text(text) == text
+
+
+def test_a_url_or_command_in_an_argument_shows_no_credential_in_the_summary() -> None:
+    """The summary masks what the text gives away, also where the cut would split a token."""
+    url = "https://api.example.com/items?api_key=Q5ecret0123&page=2"
+    assert (
+        summarize("fetch", {"url": url})
+        == 'fetch({"url":"https://api.example.com/items?api_key=***&page=2"})'
+    )
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    shown = summarize("run", {"cmd": "x" * 180 + " " + token})  # the token straddles the 200-character cut
+    assert "ghp_" not in shown and "abcdefghij" not in shown
+
+
+@settings(max_examples=300, deadline=None, print_blob=True)
+@given(
+    text=st.text(max_size=80)
+    | st.from_regex(r"[a-z_]{1,12}[:=] ?(Bearer )?[A-Za-z0-9]{0,20}", fullmatch=True)
+)
+def test_masking_any_text_never_raises_and_is_stable(text: str) -> None:
+    """Whatever an agent writes: masking returns a text that masking leaves as it is."""
+    once = mask_credential_text(text)
+    assert mask_credential_text(once) == once

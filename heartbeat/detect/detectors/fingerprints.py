@@ -39,7 +39,7 @@ from hashlib import blake2b
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
-from ...base.credentials import holds_credentials, mask_credentials
+from ...base.credentials import holds_credentials, mask_credential_text, mask_credentials
 from ...core.models import TEXT_LIMIT, clip, printable
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "action_keys",
     "canonical_args",
     "error_key",
+    "error_text",
     "fingerprint",
     "mask",
     "mask_volatile",
@@ -129,18 +130,33 @@ def _digest(tool: str, canonical: str, output: str | None) -> str:
     return hasher.hexdigest()
 
 
+_TOKEN_ROOM = 200  # characters past a text's cut that masking still reads
+
+
 def _summary(tool: str, canonical: str, args: object = None) -> str:
     """``tool(args)`` from canonical arguments, ``tool()`` when there are none.
 
     As people read it: credential-named arguments (``args``, the call's arguments as
-    canonicalised) masked, and a tool name's line breaks and other control characters
-    escaped, so it can neither leak a password nor forge a line of output.
+    canonicalised) and credentials the text gives away (a URL's ``?api_key=``, a
+    command's ``Bearer ...``) masked, and a tool name's line breaks and other control
+    characters escaped, so it can neither leak a password nor forge a line of output.
     """
     if holds_credentials(args):
         canonical = canonical_args(mask_credentials(args))
     if not tool.isprintable():
         tool = printable(tool)
     text = f"{tool}()" if canonical == "{}" else f"{tool}({canonical})"
+    # Masked before the cut, with room past it: a token across the cut would not match.
+    text = mask_credential_text(text[: TEXT_LIMIT + _TOKEN_ROOM])
+    return text if len(text) <= TEXT_LIMIT else clip(text) or ""
+
+
+def error_text(error: str) -> str:
+    """An action's error as it is kept and shown: credentials the text gives away masked,
+    line breaks and other control characters escaped, cut to 200 characters."""
+    text = mask_credential_text(error[: TEXT_LIMIT + _TOKEN_ROOM])
+    if not text.isprintable():
+        text = printable(text)
     return text if len(text) <= TEXT_LIMIT else clip(text) or ""
 
 
