@@ -22,7 +22,7 @@ Free text holds credentials too: an argument's value (a URL's
 text (a client error quoting the URL it failed on). :func:`mask_credential_text`
 masks what can be told from the text alone: the value after a
 credential-named key (``name=``, ``name:``, ``"name": "``, as above), after
-``Bearer``/``Basic``, a URL's password, and tokens whose form gives them away
+``Bearer``/``Basic``, a URL's password, ``-u user:password``, and tokens whose form gives them away
 (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``,
 ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, a JWT). Summaries and error
 texts pass through it before anything keeps or shows them.
@@ -229,6 +229,8 @@ _PAIR = re.compile(
 )
 _SCHEME = re.compile(r"\b((?:Bearer|Basic|bearer|basic)[ \t]+)[\w.~+/=-]{8,}")
 _USERINFO = re.compile(r"""(://[^/\s:@"'\\]+:)[^/\s@"'\\]+(?=@)""")
+# curl's, wget's and many tools' user:password after -u / --user (not docker's uid:gid).
+_USER_FLAG = re.compile(r"""((?<!\S)(?:-u|--user)[ =]\\?["']?[^\s:"'\\\d][^\s:"'\\]*:)[^\s"'\\]+""")
 
 
 def _mask_pairs(text: str) -> str:
@@ -257,6 +259,8 @@ def mask_credential_text(text: str) -> str:
         text = _SCHEME.sub(lambda m: m.group(1) + MASK, text)
     if "@" in text:
         text = _USERINFO.sub(lambda m: m.group(1) + MASK, text)
+    if "-u" in text:
+        text = _USER_FLAG.sub(lambda m: m.group(1) + MASK, text)
     if _TOKEN_START.search(text):
         text = _TOKEN.sub(MASK, text)
     return text

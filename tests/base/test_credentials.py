@@ -91,6 +91,10 @@ def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> No
         ("key AKIAABCDEFGHIJKLMNOP, xoxb-1234567890-abcdef", "key ***, ***"),
         ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w", "jwt ***"),
         ("Basic dXNlcjpwYXNzd29yZA==", "Basic ***"),
+        (
+            "curl -u admin:pw123 https://x && wget --user=ann:s3cr3t y",
+            "curl -u admin:*** https://x && wget --user=ann:*** y",
+        ),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -107,6 +111,7 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         "sed -n '1,20p' tests/test_tokens.py && echo a=b",
         "mail ann@example.com about https://example.com/a?page=2",
         "a Bearer of bad news",
+        "docker run -u 1000:1000 img && git add -u",
     ],
 )
 def test_text_without_a_credential_is_left_as_it_is(text: str) -> None:
