@@ -224,6 +224,33 @@ def test_mask_leaves_json_valid(value: str) -> None:
     assert json.loads(mask(doc, secrets)) == {"a": "***", "b": ["***", {"c": "x *** y"}]}
 
 
+def _escalate_and_read_everything(
+    root: Path, agent: str, webhook_server: WebhookServer, *, file_notifier: bool = False
+) -> list[str]:
+    """Run ``agent`` until a human is called (webhook, maybe a file notifier), then every command
+    that shows it and the report: the text of every file, output and webhook body."""
+    (root / "agent.py").write_text(agent)
+    notes = '[[notify]]\ntype = "file"\npath = "notes.jsonl"\n' if file_notifier else ""
+    (root / "heartbeat.toml").write_text(
+        '[agent]\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
+        f'[[notify]]\ntype = "webhook"\nurl = "{webhook_server.url("/hook")}"\n{notes}'
+    )
+    outputs = []
+    for argv in (["tick"], ["tick", "--json"], ["status"], ["status", "--json"], ["log"], ["log", "--json"]):
+        done = run_cli(root, *argv)
+        outputs += [done.stdout, done.stderr]
+    assert run_cli(root, "report").returncode == 0
+    assert webhook_server.wait_for(1)
+    state = root / "state"
+    assert (state / "ESCALATION.md").exists() and (state / "report.html").exists()
+    files = [p for p in root.rglob("*") if p.is_file() and p.name not in ("agent.py", "heartbeat.toml")]
+    return (
+        [p.read_text(errors="replace") for p in files]
+        + outputs
+        + [r.body.decode() for r in webhook_server.requests]
+    )
+
+
 CREDENTIALS = ("hunter2-pass-value", "sk-live-51HxYz0987", "ghp_tokenvalue1234", "Bearer-cookie-val")
 
 CREDENTIAL_AGENT = textwrap.dedent("""
@@ -248,36 +275,9 @@ def test_credentials_an_agent_passes_as_arguments_are_masked_everywhere(
     tmp_path: Path, webhook_server: WebhookServer
 ) -> None:
     """No secret configured: values of credential-named arguments reach no file, output or message."""
-    (tmp_path / "agent.py").write_text(CREDENTIAL_AGENT)
-    (tmp_path / "heartbeat.toml").write_text(
-        textwrap.dedent(f"""
-        [agent]
-        step = "agent:step"
-        [policy]
-        escalate_after = 1
-        [[notify]]
-        type = "webhook"
-        url = "{webhook_server.url("/hook")}"
-        [[notify]]
-        type = "file"
-        path = "notes.jsonl"
-        """)
-    )
-    outputs = []
-    for argv in (["tick"], ["tick", "--json"], ["status"], ["status", "--json"], ["log"], ["log", "--json"]):
-        done = run_cli(tmp_path, *argv)
-        outputs += [done.stdout, done.stderr]
-    assert run_cli(tmp_path, "report").returncode == 0
-    assert webhook_server.wait_for(1)
-    state = tmp_path / "state"
-    assert (state / "ESCALATION.md").exists() and (state / "report.html").exists()
-    files = [p for p in tmp_path.rglob("*") if p.is_file() and p.name not in ("agent.py", "heartbeat.toml")]
-    texts = (
-        [p.read_text(errors="replace") for p in files]
-        + outputs
-        + [r.body.decode() for r in webhook_server.requests]
-    )
+    texts = _escalate_and_read_everything(tmp_path, CREDENTIAL_AGENT, webhook_server, file_notifier=True)
     assert not [c for c in CREDENTIALS for text in texts if c in text]
+    state = tmp_path / "state"
     # The call is still shown, with what is not a credential, and was still seen as a repeat.
     saved = json.loads((state / "state.json").read_text())
     assert saved["status"] == "needs_human"
@@ -353,32 +353,9 @@ def test_credentials_only_the_text_gives_away_are_masked_everywhere(
     """A URL's ?api_key=, a command's Bearer and export KEY=, a DSN's password, a token of a known
     form and "password: x" in an error reach no file, output or message; the error's line breaks,
     escape sequence and Markdown reach a person escaped."""
-    (tmp_path / "agent.py").write_text(TEXT_AGENT)
-    (tmp_path / "heartbeat.toml").write_text(
-        textwrap.dedent(f"""
-        [agent]
-        step = "agent:step"
-        [policy]
-        escalate_after = 1
-        [[notify]]
-        type = "webhook"
-        url = "{webhook_server.url("/hook")}"
-        """)
-    )
-    outputs = []
-    for argv in (["tick"], ["tick", "--json"], ["status"], ["status", "--json"], ["log"], ["log", "--json"]):
-        done = run_cli(tmp_path, *argv)
-        outputs += [done.stdout, done.stderr]
-    assert run_cli(tmp_path, "report").returncode == 0
-    assert webhook_server.wait_for(1)
-    state = tmp_path / "state"
-    files = [p for p in tmp_path.rglob("*") if p.is_file() and p.name not in ("agent.py", "heartbeat.toml")]
-    texts = (
-        [p.read_text(errors="replace") for p in files]
-        + outputs
-        + [r.body.decode() for r in webhook_server.requests]
-    )
+    texts = _escalate_and_read_everything(tmp_path, TEXT_AGENT, webhook_server)
     assert not [c for c in TEXT_CREDENTIALS for text in texts if c in text]
+    state = tmp_path / "state"
     assert not [text for text in texts if "\x1b" in text]
     escalation = (state / "ESCALATION.md").read_text()
     headings = [line for line in escalation.splitlines() if line.startswith("## What to do")]
