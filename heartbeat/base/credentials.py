@@ -34,7 +34,8 @@ recorded action.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 __all__ = ["MASK", "holds_credentials", "is_credential_key", "mask_credential_text", "mask_credentials"]
@@ -203,8 +204,14 @@ def mask_credentials(value: Any) -> Any:
     return root[0]
 
 
+def _lazy(source: str) -> Callable[[], re.Pattern[str]]:
+    """A pattern compiled at its first use: together they cost an import 2 ms, and a cron tick
+    that records no failure and no ``name=value`` never needs most of them."""
+    return cache(lambda: re.compile(source))
+
+
 # Tokens whose form gives them away, wherever they stand.
-_TOKEN = re.compile(
+_TOKEN = _lazy(
     r"(?<![A-Za-z0-9])(?:"
     r"(?:sk|rk)[-_][A-Za-z0-9_-]{16,}"  # OpenAI, Anthropic (sk-ant-), Stripe (sk_live_, rk_live_)
     r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}"  # GitHub, GitLab
@@ -217,27 +224,27 @@ _TOKEN = re.compile(
 )
 # A quick test before _TOKEN (one scan for these letters costs less than the pattern): no
 # match of it, no token.
-_TOKEN_START = re.compile(r"sk[-_]|rk[-_]|gh[pousr]_|github_pat_|glpat-|xox|AKIA|ASIA|AIza|hf_|npm_|eyJ")
+_TOKEN_START = _lazy(r"sk[-_]|rk[-_]|gh[pousr]_|github_pat_|glpat-|xox|AKIA|ASIA|AIza|hf_|npm_|eyJ")
 # name=value, name: value, "name": "value" (also JSON-escaped, \"name\": \"value\"), the value
 # after an optional auth scheme; masked when the name is a credential's (is_credential_key).
 # The value is looked ahead at, not taken, so a value that is itself a name ("note": "password:
 # x") is tried as one; it stops where a URL's query or a list goes on (& ; , ? #). A name starts
 # a word and is taken whole (possessive): linear time on a 64 KiB exception message.
-_PAIR = re.compile(
+_PAIR = _lazy(
     r"""(?<![\w.-])([A-Za-z][\w.-]*+)\\?["']?[ \t]*[:=][ \t]*\\?["']?"""
     r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token)[ \t]+)?([^\s"'&;,?#:=\\]+))"""
 )
-_SCHEME = re.compile(r"\b((?:Bearer|Basic|bearer|basic)[ \t]+)[\w.~+/=-]{8,}")
-_USERINFO = re.compile(r"""(://[^/\s:@"'\\]+:)[^/\s@"'\\]+(?=@)""")
+_SCHEME = _lazy(r"\b((?:Bearer|Basic|bearer|basic)[ \t]+)[\w.~+/=-]{8,}")
+_USERINFO = _lazy(r"""(://[^/\s:@"'\\]+:)[^/\s@"'\\]+(?=@)""")
 # curl's, wget's and many tools' user:password after -u / --user (not docker's uid:gid).
-_USER_FLAG = re.compile(r"""((?<!\S)(?:-u|--user)[ =]\\?["']?[^\s:"'\\\d][^\s:"'\\]*:)[^\s"'\\]+""")
+_USER_FLAG = _lazy(r"""((?<!\S)(?:-u|--user)[ =]\\?["']?[^\s:"'\\\d][^\s:"'\\]*:)[^\s"'\\]+""")
 
 
 def _mask_pairs(text: str) -> str:
     """``text`` with the value of every credential-named ``name=value`` pair masked."""
     parts: list[str] = []
     done = 0
-    for match in _PAIR.finditer(text):
+    for match in _PAIR().finditer(text):
         start, end = match.span(2)
         if start < done or match.group(2) == MASK or not _credential_name(match.group(1)):
             continue
@@ -256,11 +263,11 @@ def mask_credential_text(text: str) -> str:
     if "=" in text or ": " in text:
         text = _mask_pairs(text)
     if "earer" in text or "asic " in text:
-        text = _SCHEME.sub(lambda m: m.group(1) + MASK, text)
+        text = _SCHEME().sub(lambda m: m.group(1) + MASK, text)
     if "@" in text:
-        text = _USERINFO.sub(lambda m: m.group(1) + MASK, text)
+        text = _USERINFO().sub(lambda m: m.group(1) + MASK, text)
     if "-u" in text:
-        text = _USER_FLAG.sub(lambda m: m.group(1) + MASK, text)
-    if _TOKEN_START.search(text):
-        text = _TOKEN.sub(MASK, text)
+        text = _USER_FLAG().sub(lambda m: m.group(1) + MASK, text)
+    if _TOKEN_START().search(text):
+        text = _TOKEN().sub(MASK, text)
     return text
