@@ -173,6 +173,9 @@ class Monitor:
         # Derived from _steps by _split: what a failed action and what another one goes through.
         self._error_steps: list[tuple[Detector, str, BuiltinStep]] = []
         self._action_steps: list[tuple[Detector, str, BuiltinStep]] = []
+        # The same steps alone, for the run up to the first anomaly (see _detect).
+        self._error_fns: list[BuiltinStep] = []
+        self._action_fns: list[BuiltinStep] = []
         # (detector, kind, push(sample, report)): with report=False a built-in tracker moves
         # on but builds no Anomaly, for a kind already reported this tick.
         self._progress_push: list[tuple[Detector, str, Callable[[Any, bool], Anomaly | None]]] = []
@@ -228,6 +231,8 @@ class Monitor:
         """The step lists record runs, from ``_steps`` (in detector order: the first anomaly wins)."""
         self._error_steps = [(det, kind, step) for det, kind, step, _ in self._steps]
         self._action_steps = [(det, kind, step) for det, kind, step, sparse in self._steps if not sparse]
+        self._error_fns = [step for _, _, step in self._error_steps]
+        self._action_fns = [step for _, _, step in self._action_steps]
 
     def __repr__(self) -> str:
         kinds = ", ".join(d.kind for d in self.detectors)
@@ -372,16 +377,31 @@ class Monitor:
         try:
             index = self.actions_total
             overruling = index <= self._overruled_to  # the metric rose within some detector's stretch
-            rise = self._rise_index
-            stretch = self._stretch
-            for det, kind, step in steps:
-                if first is not None and kind in reported:  # one finding seen again is enough
-                    step(record, tool, fp, length, error, False)
-                    continue
-                report = not overruling or index - stretch.get(kind, 0) >= rise
-                found = step(record, tool, fp, length, error, report)
-                if found is not None:
-                    first = _first(first, self._keep(det, found))
+            start = 0
+            if not overruling:
+                # Until one trips, every step reports and none is overruled: only the calls, in the
+                # common case of an action that trips nothing (a few bytecodes per tracker).
+                fns = self._action_fns if error is None else self._error_fns
+                for step in fns:
+                    found = step(record, tool, fp, length, error, True)
+                    if found is not None:
+                        start = fns.index(step)
+                        first = self._keep(steps[start][0], found)
+                        start += 1
+                        break
+                else:
+                    start = -1  # none tripped
+            if start >= 0:
+                rise = self._rise_index
+                stretch = self._stretch
+                for det, kind, step in steps[start:] if start else steps:
+                    if first is not None and kind in reported:  # one finding seen again is enough
+                        step(record, tool, fp, length, error, False)
+                        continue
+                    report = not overruling or index - stretch.get(kind, 0) >= rise
+                    found = step(record, tool, fp, length, error, report)
+                    if found is not None:
+                        first = _first(first, self._keep(det, found))
         except BaseException:
             self._missed = True  # the trackers after the one that raised did not take the action
             raise
