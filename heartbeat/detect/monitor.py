@@ -186,6 +186,8 @@ class Monitor:
         # it holds in full (no exempt tool, history_limit >= window): they answer as re-seeded ones.
         self._reseed: list[tuple[bool, int, Detector, Any]] = []
         self._missed = False  # a record raised part way: the next reseed seeds every tracker anew
+        # The index of each tool's last successful action, for trackers stepped on failures only.
+        self._successes: dict[str, int] = {}
         seed = History(self._visible(), tuple(self._progress), tick)
         for det, scope in zip(found, scopes, strict=True):
             on_progress = scope == "progress"
@@ -223,7 +225,9 @@ class Monitor:
             return (det, det.kind, _as_step(tracker.push), False), tracker
         # Every action gets the next index only when none is exempt (record skips those).
         sparse = (
-            not self._exempt and type(tracker) in SPARSE_TRACKERS and tracker.errors_only(self.actions_total)
+            not self._exempt
+            and type(tracker) in SPARSE_TRACKERS
+            and tracker.errors_only(self.actions_total, self._successes)
         )
         return (det, det.kind, tracker.step, sparse), tracker
 
@@ -373,9 +377,13 @@ class Monitor:
         """Run the action detectors on a recorded action: its first new anomaly, else one seen ``again``."""
         first: Anomaly | None = None
         reported = self._reported
-        steps = self._action_steps if error is None else self._error_steps
+        index = self.actions_total
+        if error is None:
+            steps = self._action_steps
+            self._successes[tool] = index
+        else:
+            steps = self._error_steps
         try:
-            index = self.actions_total
             overruling = index <= self._overruled_to  # the metric rose within some detector's stretch
             start = 0
             if not overruling:
