@@ -36,6 +36,7 @@ from ..core.models import (
     clip,
     printable,
 )
+from .custom import always_report, as_step
 from .detectors import (
     BUILT_IN,
     LAZY_TRACKERS,
@@ -70,27 +71,6 @@ __all__ = ["Monitor"]
 def _need_aware(now: datetime) -> None:
     if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
         raise ValueError(f"now must be a timezone-aware datetime, not {now!r}")
-
-
-def _always_report(push: Callable[[Any], Anomaly | None]) -> Callable[[Any, bool], Anomaly | None]:
-    """A custom tracker's push, called like a built-in one (it always builds its anomaly)."""
-
-    def call(entry: Any, report: bool) -> Anomaly | None:
-        return push(entry)
-
-    return call
-
-
-def _as_step(push: Callable[[ActionRecord], Anomaly | None]) -> BuiltinStep:
-    """A custom action tracker's push, called like a built-in tracker's step."""
-
-    def call(
-        action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
-    ) -> Anomaly | None:
-        # A Monitor with a custom detector records real ActionRecords (see LightAction).
-        return push(cast(ActionRecord, action))
-
-    return call
 
 
 def _cost(cost: object) -> float:
@@ -219,10 +199,10 @@ class Monitor:
         # An ActionTracker or ProgressTracker; the built-in ones also take report.
         tracker: Any = det.tracker(seed)  # type: ignore[attr-defined]
         if on_progress:
-            push = tracker.push if type(tracker) in LAZY_TRACKERS else _always_report(tracker.push)
+            push = tracker.push if type(tracker) in LAZY_TRACKERS else always_report(tracker.push)
             return (det, det.kind, push), tracker
         if type(tracker) not in STEP_TRACKERS:
-            return (det, det.kind, _as_step(tracker.push), False), tracker
+            return (det, det.kind, as_step(tracker.push), False), tracker
         # Every action gets the next index only when none is exempt (record skips those).
         sparse = (
             not self._exempt
@@ -393,9 +373,8 @@ class Monitor:
                 for step in fns:
                     found = step(record, tool, fp, length, error, True)
                     if found is not None:
-                        start = fns.index(step)
-                        first = self._keep(steps[start][0], found)
-                        start += 1
+                        start = fns.index(step) + 1  # the general loop below goes on after it
+                        first = self._keep(steps[start - 1][0], found)
                         break
                 else:
                     start = -1  # none tripped
