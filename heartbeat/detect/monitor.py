@@ -35,6 +35,7 @@ from ..core.models import (
     clip,
     printable,
 )
+from .custom import always_report, as_step
 from .detectors import (
     BUILT_IN,
     LAZY_TRACKERS,
@@ -69,27 +70,6 @@ __all__ = ["Monitor"]
 def _need_aware(now: datetime) -> None:
     if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
         raise ValueError(f"now must be a timezone-aware datetime, not {now!r}")
-
-
-def _always_report(push: Callable[[Any], Anomaly | None]) -> Callable[[Any, bool], Anomaly | None]:
-    """A custom tracker's push, called like a built-in one (it always builds its anomaly)."""
-
-    def call(entry: Any, report: bool) -> Anomaly | None:
-        return push(entry)
-
-    return call
-
-
-def _as_step(push: Callable[[ActionRecord], Anomaly | None]) -> BuiltinStep:
-    """A custom action tracker's push, called like a built-in tracker's step."""
-
-    def call(
-        action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
-    ) -> Anomaly | None:
-        # A Monitor with a custom detector records real ActionRecords (see LightAction).
-        return push(cast(ActionRecord, action))
-
-    return call
 
 
 def _cost(cost: object) -> float:
@@ -172,6 +152,9 @@ class Monitor:
         # Derived from _steps by _split: what a failed action and what another one goes through.
         self._error_steps: list[tuple[Detector, str, BuiltinStep]] = []
         self._action_steps: list[tuple[Detector, str, BuiltinStep]] = []
+        # The same steps alone, for the run up to the first anomaly (see _detect).
+        self._error_fns: list[BuiltinStep] = []
+        self._action_fns: list[BuiltinStep] = []
         # (detector, kind, push(sample, report)): with report=False a built-in tracker moves
         # on but builds no Anomaly, for a kind already reported this tick.
         self._progress_push: list[tuple[Detector, str, Callable[[Any, bool], Anomaly | None]]] = []
@@ -182,6 +165,8 @@ class Monitor:
         # it holds in full (no exempt tool, history_limit >= window): they answer as re-seeded ones.
         self._reseed: list[tuple[bool, int, Detector, Any]] = []
         self._missed = False  # a record raised part way: the next reseed seeds every tracker anew
+        # The index of each tool's last successful action, for trackers stepped on failures only.
+        self._successes: dict[str, int] = {}
         seed = History(self._visible(), tuple(self._progress), tick)
         for det, scope in zip(found, scopes, strict=True):
             on_progress = scope == "progress"
@@ -213,13 +198,15 @@ class Monitor:
         # An ActionTracker or ProgressTracker; the built-in ones also take report.
         tracker: Any = det.tracker(seed)  # type: ignore[attr-defined]
         if on_progress:
-            push = tracker.push if type(tracker) in LAZY_TRACKERS else _always_report(tracker.push)
+            push = tracker.push if type(tracker) in LAZY_TRACKERS else always_report(tracker.push)
             return (det, det.kind, push), tracker
         if type(tracker) not in STEP_TRACKERS:
-            return (det, det.kind, _as_step(tracker.push), False), tracker
+            return (det, det.kind, as_step(tracker.push), False), tracker
         # Every action gets the next index only when none is exempt (record skips those).
         sparse = (
-            not self._exempt and type(tracker) in SPARSE_TRACKERS and tracker.errors_only(self.actions_total)
+            not self._exempt
+            and type(tracker) in SPARSE_TRACKERS
+            and tracker.errors_only(self.actions_total, self._successes)
         )
         return (det, det.kind, tracker.step, sparse), tracker
 
@@ -227,6 +214,8 @@ class Monitor:
         """The step lists record runs, from ``_steps`` (in detector order: the first anomaly wins)."""
         self._error_steps = [(det, kind, step) for det, kind, step, _ in self._steps]
         self._action_steps = [(det, kind, step) for det, kind, step, sparse in self._steps if not sparse]
+        self._error_fns = [step for _, _, step in self._error_steps]
+        self._action_fns = [step for _, _, step in self._action_steps]
 
     def __repr__(self) -> str:
         kinds = ", ".join(d.kind for d in self.detectors)
@@ -367,20 +356,38 @@ class Monitor:
         """Run the action detectors on a recorded action: its first new anomaly, else one seen ``again``."""
         first: Anomaly | None = None
         reported = self._reported
-        steps = self._action_steps if error is None else self._error_steps
+        index = self.actions_total
+        if error is None:
+            steps = self._action_steps
+            self._successes[tool] = index
+        else:
+            steps = self._error_steps
         try:
-            index = self.actions_total
             overruling = index <= self._overruled_to  # the metric rose within some detector's stretch
-            rise = self._rise_index
-            stretch = self._stretch
-            for det, kind, step in steps:
-                if first is not None and kind in reported:  # one finding seen again is enough
-                    step(record, tool, fp, length, error, False)
-                    continue
-                report = not overruling or index - stretch.get(kind, 0) >= rise
-                found = step(record, tool, fp, length, error, report)
-                if found is not None:
-                    first = _first(first, self._keep(det, found))
+            start = 0
+            if not overruling:
+                # Until one trips, every step reports and none is overruled: only the calls, in the
+                # common case of an action that trips nothing (a few bytecodes per tracker).
+                fns = self._action_fns if error is None else self._error_fns
+                for step in fns:
+                    found = step(record, tool, fp, length, error, True)
+                    if found is not None:
+                        start = fns.index(step) + 1  # the general loop below goes on after it
+                        first = self._keep(steps[start - 1][0], found)
+                        break
+                else:
+                    start = -1  # none tripped
+            if start >= 0:
+                rise = self._rise_index
+                stretch = self._stretch
+                for det, kind, step in steps[start:] if start else steps:
+                    if first is not None and kind in reported:  # one finding seen again is enough
+                        step(record, tool, fp, length, error, False)
+                        continue
+                    report = not overruling or index - stretch.get(kind, 0) >= rise
+                    found = step(record, tool, fp, length, error, report)
+                    if found is not None:
+                        first = _first(first, self._keep(det, found))
         except BaseException:
             self._missed = True  # the trackers after the one that raised did not take the action
             raise

@@ -93,8 +93,8 @@ STEP_TRACKERS: tuple[type, ...] = (
 )
 """The built-in action trackers: each has ``step`` (see :data:`BuiltinStep`)."""
 
-SPARSE_TRACKERS: tuple[type, ...] = (ErrorRateTracker,)
-"""The built-in action trackers that look at failed actions alone: ``errors_only(index)``."""
+SPARSE_TRACKERS: tuple[type, ...] = (ErrorRateTracker, RecurringErrorTracker)
+"""The built-in action trackers that look at failed actions alone: ``errors_only(index, successes)``."""
 
 LAZY_TRACKERS: tuple[type, ...] = (*STEP_TRACKERS, NoProgressTracker)
 """The built-in trackers whose push takes ``report=False`` (move on, build no Anomaly)."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -229,10 +229,25 @@ class RecurringErrorTracker(StepTracker):
 
     Only errors are kept: a success moves the position on and notes that its
     tool answered (a reworded retry is a failure after a failure of the same
-    tool, no success between), so the common push does almost nothing.
+    tool, no success between), so the common push does almost nothing. After
+    :meth:`errors_only` it is not pushed successes at all: positions come from
+    the action indices, and whether a tool answered from the index of its last
+    success, which the caller keeps.
     """
 
-    __slots__ = ("_det", "_errors", "_exempt", "_failures", "_ok", "_position", "_reruns")
+    __slots__ = (
+        "_det",
+        "_errors",
+        "_exempt",
+        "_failed",
+        "_failures",
+        "_offset",
+        "_ok",
+        "_position",
+        "_reruns",
+        "_since",
+        "_successes",
+    )
 
     def __init__(self, det: RecurringError, history: History) -> None:
         self._det = det
@@ -249,7 +264,26 @@ class RecurringErrorTracker(StepTracker):
         # whether the tool succeeded since its failure before), and the tools that succeeded since.
         self._failures: deque[tuple[int, str, str, frozenset[str], bool]] = deque()
         self._ok: set[str] = set()
+        # Once stepped on failures only (errors_only): the index of each tool's last success
+        # (the caller's), the index from which those count, and each tool's last failure since.
+        self._successes: Mapping[str, int] | None = None
+        self._since = self._offset = 0
+        self._failed: dict[str, int] = {}
         self.seed(tail_of(history.actions, 2 * det.window, det.exempt))
+
+    def errors_only(self, index: int, successes: Mapping[str, int] | None = None) -> bool:
+        """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
+
+        Only with ``successes``, the index of each tool's last successful action,
+        kept up to date by the caller, and no exempt tools of its own (see
+        :meth:`ErrorsOnly.errors_only`).
+        """
+        if self._exempt or successes is None:
+            return False
+        self._successes = successes
+        self._offset = index - self._position  # from action index to position
+        self._since = index
+        return True
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -257,10 +291,27 @@ class RecurringErrorTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        position = self._position = self._position + 1
-        if error is None:
-            self._ok.add(tool)
-            return None
+        successes = self._successes
+        if successes is None:
+            position = self._position = self._position + 1
+            if error is None:
+                self._ok.add(tool)
+                return None
+            answered = tool in self._ok
+            if answered:
+                self._ok.discard(tool)
+        else:
+            if error is None:  # the caller keeps the successes
+                return None
+            index = action.index
+            position = self._position = index - self._offset
+            # Answered: it succeeded since its last failure (one before errors_only: as it knew then).
+            failed = self._failed.get(tool)
+            if failed is None:
+                answered = tool in self._ok or successes.get(tool, 0) > self._since
+            else:
+                answered = successes.get(tool, 0) > failed
+            self._failed[tool] = index
         errors = self._errors
         errors.advance(position)
         reruns = self._reruns
@@ -276,9 +327,6 @@ class RecurringErrorTracker(StepTracker):
         floor = position - self._det.window
         while failures and failures[0][0] <= floor:
             failures.popleft()
-        answered = tool in self._ok
-        if answered:
-            self._ok.discard(tool)
         failures.append((position, tool, fp, words(tool, action.summary), answered))
         if not report:
             return None

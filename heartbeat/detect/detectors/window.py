@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Hashable
+from collections.abc import Collection, Hashable, Mapping
 from typing import Any, Generic, TypeVar
 
 __all__ = ["ErrorsOnly", "KeyWindow", "SparseWindow"]
@@ -127,11 +127,13 @@ class ErrorsOnly:
     _errors: SparseWindow[Any]
     _exempt: Collection[str]
 
-    def errors_only(self, index: int) -> bool:
+    def errors_only(self, index: int, successes: Mapping[str, int] | None = None) -> bool:
         """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
 
         Yes unless it has exempt tools of its own: the actions between two
         failures are then counted from their indices (see SparseWindow.follow).
+        ``successes`` (the index of each tool's last success) is for trackers
+        that need it.
         """
         if self._exempt:
             return False

@@ -33,7 +33,17 @@ _TOOLS = ["search", "read", "get_status", "log"]
 _call = st.fixed_dictionaries(
     {
         "tool": st.sampled_from(_TOOLS),
-        "args": st.sampled_from([None, {"q": 1}, {"q": 2}, {"q": 12}, {"page": "p3"}]),
+        # The last two share most of their words: one rewords the other (recurring_error).
+        "args": st.sampled_from(
+            [
+                None,
+                {"q": 1},
+                {"q": 2},
+                {"q": 12},
+                {"page": "p3"},
+                *({"q": "red shoes"}, {"q": "cheap red shoes"}),
+            ]
+        ),
         "output": st.sampled_from(
             [None, "", "ok", "a long enough output", "same " * 30 + "1", "same " * 30 + "2", "other " * 30]
         ),
@@ -201,7 +211,7 @@ def test_trackers_told_not_to_report_move_on_all_the_same(
         assert (got and got.model_dump()) == (expected and expected.model_dump())
 
 
-@pytest.mark.parametrize("cls", [ErrorRate], ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", [ErrorRate, RecurringError], ids=lambda cls: cls.__name__)
 @settings(max_examples=150, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(data=st.data(), calls=_calls, seed=st.integers(0, 40))
 def test_error_trackers_fed_only_failures_agree_with_check(
@@ -210,19 +220,57 @@ def test_error_trackers_fed_only_failures_agree_with_check(
     """After ``errors_only``, an error tracker handed the failed actions alone answers each as check does.
 
     The Monitor skips the successes for these trackers when none of their tools is exempt; the
-    actions in between are counted from the indices.
+    actions in between are counted from the indices, and the index of each tool's last success
+    is kept for them (here as the Monitor does).
     """
     detector = data.draw(ACTION_DETECTORS[cls], label="detector")
     records = actions(calls)
-    split = min(seed, len(records))
+    if not _fed_failures_agree(detector, records, min(seed, len(records))):
+        assert detector.exempt  # it may refuse only when it has exempt tools of its own
+
+
+def _fed_failures_agree(detector: Any, records: list[Any], split: int) -> bool:
+    """Seeded from ``records[:split]``, then ``errors_only`` and handed the failures alone, the
+    tracker answers each as check does (False: it refused errors_only)."""
     tracker = detector.tracker(History(records[:split]))
     assert type(tracker) in SPARSE_TRACKERS
-    if not tracker.errors_only(split):  # the newest index seen: records are numbered from 1
-        assert detector.exempt  # it may refuse only when it has exempt tools of its own
-        return
+    successes: dict[str, int] = {}  # as the Monitor keeps it
+    if not tracker.errors_only(split, successes):  # the newest index seen: records are numbered from 1
+        return False
     for i in range(split, len(records)):
         if records[i].error is None:
+            successes[records[i].tool] = records[i].index
             continue
         expected = detector.check(History(records[: i + 1], tick=records[i].tick), records[i].at)
         got = tracker.push(records[i])
         assert (got and got.model_dump()) == (expected and expected.model_dump())
+    return True
+
+
+@pytest.mark.parametrize("between", [None, "search", "read"])
+def test_recurring_error_fed_only_failures_tells_an_answered_tool_from_the_successes(
+    between: str | None,
+) -> None:
+    """A reworded retry is one only if its tool did not answer in between: told from the
+    successes the caller kept, before errors_only (in the seed) or after."""
+    # Each failure its own error: only the rewording can make them one.
+    calls: list[dict[str, Any]] = [{"tool": "search", "args": {"q": "shoes"}, "error": "no shoes"}]
+    if between is not None:
+        calls.append({"tool": between, "args": {"q": 1}, "output": "a long enough output"})
+    calls += [
+        {"tool": "search", "args": {"q": "red shoes"}, "error": "no red shoes"},
+        {"tool": "search", "args": {"q": "cheap red shoes"}, "error": "none cheap"},
+    ]
+    records = actions(calls)
+    detector = RecurringError(threshold=3)
+    for split in range(len(records)):
+        assert _fed_failures_agree(detector, records, split)
+    last = detector.check(History(records), records[-1].at)
+    assert (last is None) == (between == "search")  # the answer in between breaks the chain
+
+
+def test_recurring_error_fed_only_failures_needs_the_successes() -> None:
+    """Without the index of each tool's last success it cannot tell a reworded retry: it says no."""
+    tracker = RecurringError().tracker(History())
+    assert tracker.errors_only(0) is False  # type: ignore[attr-defined]
+    assert tracker.errors_only(0, {}) is True  # type: ignore[attr-defined]
