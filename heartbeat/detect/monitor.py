@@ -57,6 +57,7 @@ from .detectors import (
 )
 from .detectors.contract import construct
 from .detectors.fingerprints import action_keys, error_text
+from .detectors.window import NAMES_KEPT, forget_before
 from .evidence import NO_VISIBLE_EFFECT, last_rise, overruled
 from .recorded import LightAction, as_record, keyed_record
 
@@ -357,11 +358,11 @@ class Monitor:
         first: Anomaly | None = None
         reported = self._reported
         index = self.actions_total
+        steps = self._action_steps if error is None else self._error_steps
         if error is None:
-            steps = self._action_steps
             self._successes[tool] = index
-        else:
-            steps = self._error_steps
+            if len(self._successes) > NAMES_KEPT:  # an agent naming a new tool at every call
+                forget_before(self._successes, index - self.history_limit)
         try:
             overruling = index <= self._overruled_to  # the metric rose within some detector's stretch
             start = 0

@@ -736,3 +736,19 @@ def test_record_keys_answers_as_record_did_from_the_keys_alone() -> None:
         assert (again.model_dump() if again else None) == (hit.model_dump() if hit else None)
         assert (again.again if again else None) == (hit.again if hit else None)
     assert [r.model_dump() for r in replayed.history] == [r.model_dump() for r in live.history]
+
+
+def test_an_agent_naming_a_new_tool_at_every_call_grows_no_index_for_ever() -> None:
+    """The last success and last failure kept per tool name are forgotten once old, so a long-lived
+    Monitor fed a new tool name at every call stays bounded; detection is unchanged meanwhile."""
+    from heartbeat.detect.detectors.window import NAMES_KEPT
+
+    monitor = Monitor()
+    monitor.start_tick(1)
+    for i in range(3 * NAMES_KEPT):
+        monitor.record(f"tool_{i}", {"i": i}, output=f"answer {i}", error="boom" if i % 2 else None, now=T0)
+    # White-box: the two indexes themselves (the Monitor's and recurring_error's tracker's).
+    trackers = [step.__self__ for _, _, step, _ in monitor._steps if hasattr(step, "__self__")]
+    failed = [t._failed for t in trackers if hasattr(t, "_failed")]
+    assert failed and all(len(index) <= NAMES_KEPT + 1 for index in failed)
+    assert len(monitor._successes) <= NAMES_KEPT + 1

@@ -49,7 +49,7 @@ from .contract import (
     tail_of,
 )
 from .fingerprints import error_key
-from .window import SparseWindow
+from .window import NAMES_KEPT, SparseWindow, forget_before
 
 __all__ = ["REWORDED", "RecurringError", "RecurringErrorTracker", "failure_key", "reworded", "words"]
 
@@ -312,6 +312,8 @@ class RecurringErrorTracker(StepTracker):
             else:
                 answered = successes.get(tool, 0) > failed
             self._failed[tool] = index
+            if len(self._failed) > NAMES_KEPT:
+                forget_before(self._failed, index - 2 * self._det.window)
         errors = self._errors
         errors.advance(position)
         reruns = self._reruns

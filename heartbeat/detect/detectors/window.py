@@ -6,9 +6,23 @@ from collections import deque
 from collections.abc import Collection, Hashable, Mapping
 from typing import Any, Generic, TypeVar
 
-__all__ = ["ErrorsOnly", "KeyWindow", "SparseWindow"]
+__all__ = ["NAMES_KEPT", "ErrorsOnly", "KeyWindow", "SparseWindow", "forget_before"]
 
 K = TypeVar("K", bound=Hashable)
+
+NAMES_KEPT = 1024
+"""How many names (tools) an index of last sightings holds before the old ones are forgotten."""
+
+
+def forget_before(last_seen: dict[str, int], horizon: int) -> None:
+    """Drop the names last seen before action ``horizon`` from ``last_seen`` (name -> action index).
+
+    Called once it holds more than :data:`NAMES_KEPT`: an agent naming a new
+    tool at every call must not grow it for as long as the process lives.
+    Only sightings within the detectors' history are ever compared.
+    """
+    for name in [name for name, index in last_seen.items() if index < horizon]:
+        del last_seen[name]
 
 
 class KeyWindow:
