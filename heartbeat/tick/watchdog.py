@@ -65,11 +65,12 @@ __all__ = [
 ]
 
 POLL_SECONDS = 0.05
-"""How often the KILL file of a running step is looked at (a stat: 20 a second costs nothing,
-and a poll late by up to this much is most of the slack in the half-second promise)."""
+"""How often the KILL file of a running step is looked at (a stat: 20 a second costs nothing)."""
 
-GRACE_SECONDS = 0.2
-"""How long a step may go on after KILL appeared before it is abandoned."""
+GRACE_SECONDS = 0.15
+"""How long a step may go on after KILL appeared before it is abandoned: time for a step that
+checks ``ctx.killed`` between its calls to return. With the poll, the journal's fsync and the
+process's exit, under load, it must fit the half-second promise (0.2 s took 0.52 s once)."""
 
 INTERRUPT_GRACE_SECONDS = 0.5
 """How long a tick may take to unwind after SIGTERM/SIGINT before ``on_stuck`` ends it."""
