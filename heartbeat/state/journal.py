@@ -11,8 +11,10 @@ good record is ever glued to it.
 history. A killed process loses nothing it already wrote (the kernel holds
 it); only a power loss or a kernel crash can drop the last batches, and the
 state saved before them still says what was decided. Skipping the fsync
-saves about a tenth of a millisecond per tick (``bench/bench_tick.py``).
-Pass ``sync=True`` for a journal that pays it anyway.
+saves about a tenth of a millisecond per tick (``bench/bench_tick.py``), and
+a new file's folder is not fsynced either: that fsync waits behind every other
+write the disk holds, and stalled a KILL past its half second. Pass
+``sync=True`` for a journal that pays for both.
 
 The file rotates when an append would take it past ``max_bytes``:
 ``journal.jsonl`` becomes ``journal.jsonl.1``, ``.1`` becomes ``.2`` and so on;
@@ -288,7 +290,9 @@ class Journal:
         finally:
             if fd >= 0:
                 os.close(fd)
-        if created:
+        if created and self._sync:
+            # Only a journal that pays for durability: for the default one, a new file's
+            # folder fsync stalled a KILL past half a second while the disk was busy.
             fsync_dir(self._path.parent)
 
     def read(self, *, rotated: bool = True) -> Iterator[dict[str, Any]]:

@@ -301,3 +301,18 @@ def test_sigkilled_writers_lose_no_acknowledged_batch(tmp_path: Path, rng: rando
     assert len(list(tmp_path.glob("journal.jsonl.*"))) > 1
     assert seqs == list(range(1, len(seqs) + 1))
     assert seqs[-1] >= last_ack
+
+
+def test_a_new_journal_file_waits_on_no_folder_fsync_unless_synced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default journal never fsyncs, not even the folder of a file it creates: that fsync waits
+    behind every write the disk holds and once kept a KILL past half a second. sync=True pays it."""
+    import heartbeat.state.journal as journal_module
+
+    synced: list[Path] = []
+    monkeypatch.setattr(journal_module, "fsync_dir", lambda path: synced.append(Path(path)))
+    Journal(tmp_path / "plain" / "journal.jsonl").append([{"event": "kill"}])
+    assert synced == []
+    Journal(tmp_path / "durable" / "journal.jsonl", sync=True).append([{"event": "kill"}])
+    assert synced == [tmp_path / "durable"]
