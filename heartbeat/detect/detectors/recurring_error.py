@@ -154,15 +154,12 @@ class RecurringError:
         key = failure_key(last)
         longer = [a for a in history.actions if a.tool not in self.exempt][-2 * self.window :]
         seq = longer[-self.window :]
-        count = sum(1 for a in seq if failure_key(a) == key)
         rerun = _rerun(last, key)
-        if rerun is None:
-            count = 0  # nothing was attempted: see the module's docstring
-        reruns = (
-            0
-            if rerun is None
-            else sum(1 for a in longer if a.error is not None and _rerun(a, failure_key(a)) == rerun)
-        )
+        if rerun is None:  # nothing was attempted: see the module's docstring
+            count = reruns = 0
+        else:
+            count = sum(1 for a in seq if failure_key(a) == key)
+            reruns = sum(1 for a in longer if a.error is not None and _rerun(a, failure_key(a)) == rerun)
         failures = []
         ok: set[str] = set()
         for i, a in enumerate(longer):
