@@ -162,7 +162,7 @@ def test_empty_is_checked_only_after_an_action_with_output() -> None:
     for i in range(5):
         assert monitor.record("write", {"i": i}, now=at(i)) is None
     monitor.record("search", {"i": 0}, output="a real answer, long enough", now=at(9))
-    hits = [monitor.record("search", {"i": i}, output=" ", now=at(10 + i)) for i in range(3)]
+    hits = [monitor.record("search", {"q": q}, output=" ", now=at(10 + i)) for i, q in enumerate("abc")]
     assert hits[:2] == [None, None] and hits[2] is not None and hits[2].kind == "empty"
 
 

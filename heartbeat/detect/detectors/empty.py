@@ -11,6 +11,13 @@ Two kinds of answer count:
   answered with more than C characters before in the kept history: a poll
   or a paged read that went quiet.
 
+A run of calls that differ only in their numbers (one shape, each call a
+new one: a flight search date after date, a page after the last, a poll
+``since=<timestamp>``) needs two more: "none on that date", "no page 7"
+and "nothing new" answer what was asked, and a working agent tries a few.
+Asking again (one call twice) or asking differently (another shape) keeps
+the run at N.
+
 Silent by design is normal and never counts: a call that writes or acts
 (``sed -i``, a heredoc or ``>`` write, ``rm``, ``mv``, ``git checkout``, a
 tool named ``write_*``, ``save``, ``delete``, ``think``...; see
@@ -31,7 +38,7 @@ from ...core.models import Anomaly
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
 from .fingerprints import prints
 
-__all__ = ["EMPTY_ANSWERS", "Empty", "EmptyTracker", "is_empty_answer", "silent_by_design"]
+__all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "is_empty_answer", "silent_by_design"]
 
 EMPTY_ANSWERS = (
     "",
@@ -63,6 +70,9 @@ def _variants(text: str) -> set[str]:
     found = {text, text.upper(), text.capitalize(), text.title()}
     return found | {f"{t}." for t in found if t}
 
+
+# A run of calls that differ only in their numbers needs this many more (see the module docstring).
+NUMBERED_EXTRA = 2
 
 # The result keys of the empty answers: an action record keeps its output's key, not its
 # text, so an empty answer is told by its key (the same live, in replay and after a save).
@@ -206,7 +216,7 @@ class Empty:
     @property
     def history_needed(self) -> int:
         """Past actions this detector needs to see."""
-        return self.threshold
+        return self.threshold + NUMBERED_EXTRA
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action's short output completes a run of N."""
@@ -215,30 +225,37 @@ class Empty:
             return None
         state = _Run(self)
         for action in history.actions[:-1]:
-            length = action.output_len
-            state.step(action.tool, action.shape, length, action.error, _asks_in_vain(action, length))
-        length = last.output_len
-        if not state.step(last.tool, last.shape, length, last.error, _asks_in_vain(last, length)):
+            state.take(action, action.output_len)
+        if not state.take(last, last.output_len):
             return None
-        return self._report(last, state.run, history.tick, now) if state.run >= self.threshold else None
+        return self._report(last, state, history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
         return EmptyTracker(self, history.actions)
 
-    def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
+    def _report(self, action: ActionView, state: _Run, tick: int, at: datetime) -> Anomaly | None:
+        """The anomaly of a run that reached its threshold, None for a shorter one."""
+        run = state.run
+        numbered = state.numbered and run > 1  # one call alone is no series
+        threshold = self.threshold + NUMBERED_EXTRA if numbered else self.threshold
+        if run < threshold:
+            return None
         what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
+        calls = (
+            "one call with only its numbers changed"
+            if numbered
+            else "calls that ask for something or answered at length before"
+        )
         return make_anomaly(
             "empty",
-            f"{run} outputs in a row were {what}, from calls that ask for something or answered "
-            "at length before; "
-            f"last: {action.summary}",
+            f"{run} outputs in a row were {what}, from {calls}; last: {action.summary}",
             tick=tick,
             at=at,
             action=action,
             evidence={
                 "count": run,
-                "threshold": self.threshold,
+                "threshold": threshold,
                 "max_chars": self.max_chars,
                 "last": action.summary,
                 "avoid": action.summary,
@@ -249,7 +266,7 @@ class Empty:
 class _Run:
     """The call shapes that answered at length, and the current run of short answers from them."""
 
-    __slots__ = ("answering", "exempt", "max_chars", "run", "seen", "since", "start")
+    __slots__ = ("answering", "calls", "exempt", "max_chars", "numbered", "run", "seen", "since", "start")
 
     def __init__(self, det: Empty) -> None:
         self.exempt = det.exempt
@@ -260,21 +277,41 @@ class _Run:
         self.seen = 0  # actions taken: the position of the newest
         self.since = 0  # the oldest of the long answers the run's short ones count on
         self.start = 0  # the position of the run's first answer
+        # Whether the run's calls are all of one shape, each a new call: the run's shape and calls.
+        self.numbered = False
+        self.calls: tuple[str, set[str]] = ("", set())
+
+    def take(self, action: ActionView, length: int | None) -> bool:
+        """:meth:`step` for a recorded action; True when it extended the run."""
+        return self.step(
+            action.tool,
+            action.shape,
+            action.fingerprint,
+            length,
+            action.error,
+            _asks_in_vain(action, length),
+        )
 
     def step(
-        self, tool: str, shape: str | None, length: int | None, error: str | None, empty: bool = False
+        self,
+        tool: str,
+        shape: str | None,
+        fp: str,
+        length: int | None,
+        error: str | None,
+        empty: bool = False,
     ) -> bool:
         """Take one action (``empty``: an empty answer to a call that asks); True when it extended the run."""
         seen = self.seen = self.seen + 1
         if length is None or error is not None or tool in self.exempt:
             return False
+        key = shape if shape is not None else tool  # a state saved before shapes: by tool
         if empty:  # counts whatever answered before: no long answer to rely on
             if not self.run:
                 self.since = seen + 1
                 self.start = seen
-            self.run += 1
+            self._extend(key, fp)
             return True
-        key = shape if shape is not None else tool  # a state saved before shapes: by tool
         if length > self.max_chars:
             answering = self.answering
             answering.pop(key, None)  # to the end: the order stays that of the last long answers
@@ -288,8 +325,21 @@ class _Run:
             self.since = answered
         if not self.run:
             self.start = seen
-        self.run += 1
+        self._extend(key, fp)
         return True
+
+    def _extend(self, shape: str, fp: str) -> None:
+        """Count one more short answer, from a call of ``shape`` with fingerprint ``fp``."""
+        if not self.run:
+            self.numbered = True
+            self.calls = (shape, {fp})
+        elif self.numbered:
+            run_shape, fps = self.calls
+            if shape != run_shape or fp in fps:
+                self.numbered = False  # asked again, or asked something else
+            else:
+                fps.add(fp)
+        self.run += 1
 
     def slide(self, kept: int) -> bool:
         """Forget all but the last ``kept`` actions, as if seeded from those; False when it cannot.
@@ -319,8 +369,7 @@ class EmptyTracker(StepTracker):
         self._det = det
         self._run = _Run(det)
         for action in actions:
-            length = action.output_len
-            self._run.step(action.tool, action.shape, length, action.error, _asks_in_vain(action, length))
+            self._run.take(action, action.output_len)
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -329,12 +378,12 @@ class EmptyTracker(StepTracker):
         if length is None or error is not None:  # nothing to count, nothing to break
             self._run.seen += 1
             return None
-        if not self._run.step(tool, action.shape, length, error, _asks_in_vain(action, length)):
+        state = self._run
+        if not state.step(tool, action.shape, fp, length, error, _asks_in_vain(action, length)):
             return None
-        run = self._run.run
-        if not report or run < self._det.threshold:
+        if not report or state.run < self._det.threshold:
             return None
-        return self._det._report(action, run, action.tick, action.at)
+        return self._det._report(action, state, action.tick, action.at)
 
     def slide(self, kept: Sequence[ActionView]) -> bool:
         """Become what a tracker seeded from ``kept``, the end of what it took, would be; False: it cannot."""

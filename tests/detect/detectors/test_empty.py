@@ -19,12 +19,40 @@ from .helpers import Call, actions, first, trips
 
 
 def test_three_near_empty_outputs_trip_empty() -> None:
-    """From a call that answered before, outputs of at most 10 characters three times trip empty."""
-    calls = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
-    calls += [{"tool": "search", "args": {"page": i}, "output": " [] "} for i in range(1, 4)]
+    """From calls that answered before, outputs of at most 10 characters three times trip empty."""
+    calls: list[Call] = [
+        {"tool": "search", "args": {"q": q}, "output": "12 hits: a, b, c, ..."} for q in ("tax", "vat")
+    ]
+    calls += [{"tool": "search", "args": {"q": q}, "output": " [] "} for q in ("tax", "vat", "tax")]
     found = trips(Empty(), actions(calls))
-    assert found[:3] == [None, None, None]
-    assert found[3] is not None and found[3].evidence["count"] == 3
+    assert found[:4] == [None] * 4
+    assert found[4] is not None and found[4].evidence["count"] == 3
+
+
+def test_a_call_with_only_its_numbers_changed_answered_empty_needs_two_more() -> None:
+    """A flight search date after date, or pages past the last one: "none that day" answers what was
+    asked, and a working agent tries a few; five in a row is empty. Asked again, or differently, three is."""
+    dates: list[Call] = [
+        {"tool": "search_direct_flight", "args": {"origin": "SFO", "destination": "JFK", "date": d}}
+        for d in ("2024-05-15", "2024-05-16", "2024-05-17", "2024-05-18", "2024-05-19")
+    ]
+    for call in dates:
+        call["output"] = "[]"
+    found = trips(Empty(), actions(dates))
+    assert [a is not None for a in found] == [False] * 4 + [True]
+    last = found[-1]
+    assert last is not None and last.evidence["threshold"] == 5
+    assert "5 outputs in a row were empty or at most 10 characters, from one call with only its " in (
+        last.message
+    )
+    # The stuck twins: the same date asked again, or the run broken by another kind of call.
+    again = [*dates[:2], dates[1]]
+    assert [a is not None for a in trips(Empty(), actions(again))] == [False, False, True]
+    other: list[Call] = [*dates[:2], {"tool": "search_onestop_flight", "args": {"date": "x"}, "output": "[]"}]
+    assert [a is not None for a in trips(Empty(), actions(other))] == [False, False, True]
+    pages: list[Call] = [{"tool": "read_page", "args": {"cursor": 0}, "output": "row 1\nrow 2\nrow 3"}]
+    pages += [{"tool": "read_page", "args": {"cursor": c}, "output": ""} for c in range(1, 6)]
+    assert [a is not None for a in trips(Empty(), actions(pages))] == [False] * 5 + [True]
 
 
 def test_silent_by_design_tools_are_never_empty() -> None:
@@ -43,27 +71,34 @@ def test_silent_by_design_tools_are_never_empty() -> None:
 def test_empty_skips_actions_without_output_and_resets_on_real_output() -> None:
     """Actions that report no output do not count; a long output ends the run."""
     calls: list[Call] = [
-        {"tool": "s", "args": {"i": 1}, "output": ""},
-        {"tool": "w", "args": {"i": 2}},
-        {"tool": "s", "args": {"i": 3}, "output": ""},
-        {"tool": "s", "args": {"i": 4}, "output": "a real answer, long enough"},
-        {"tool": "s", "args": {"i": 5}, "output": ""},
-        {"tool": "s", "args": {"i": 6}, "output": ""},
-        {"tool": "w", "args": {"i": 7}},
-        {"tool": "s", "args": {"i": 8}, "output": "   "},
+        {"tool": "s", "args": {"q": "a"}, "output": ""},
+        {"tool": "w", "args": {"q": "b"}},
+        {"tool": "s", "args": {"q": "c"}, "output": ""},
+        {"tool": "s", "args": {"q": "d"}, "output": "a real answer, long enough"},
+        {"tool": "s", "args": {"q": "e"}, "output": ""},
+        {"tool": "s", "args": {"q": "f"}, "output": ""},
+        {"tool": "w", "args": {"q": "g"}},
+        {"tool": "s", "args": {"q": "h"}, "output": "   "},
     ]
     found = trips(Empty(), actions(calls))
     assert [i for i, f in enumerate(found) if f] == [7]
 
 
 def test_a_call_that_went_quiet_is_empty() -> None:
-    """A paged search that answered at length now returns nothing, three times."""
-    calls: list[Call] = [
-        {"tool": "search", "args": {"q": "pricing", "page": 1}, "output": "12 results: ..." * 3}
-    ]
-    calls += [{"tool": "search", "args": {"q": "pricing", "page": p}, "output": ""} for p in range(2, 5)]
+    """A status call that answered at length now gives a short answer, three times (asked
+    again); a paged search that went quiet page after page, five times."""
+    calls: list[Call] = [{"tool": "status", "args": {"job": "build"}, "output": "running: step 3 of 9 ..."}]
+    calls += [{"tool": "status", "args": {"job": "build"}, "output": "?"} for _ in range(3)]
     hit = first(Empty(), actions(calls))
     assert hit is not None and hit[0] == 4 and "answered at length before" in hit[1].message
+    paged: list[Call] = [
+        {"tool": "search", "args": {"q": "pricing", "page": 1}, "output": "12 results: ..." * 3}
+    ]
+    paged += [
+        {"tool": "search", "args": {"q": "pricing", "page": p}, "output": "0 results"} for p in range(2, 7)
+    ]
+    hit = first(Empty(), actions(paged))
+    assert hit is not None and hit[0] == 6 and "only its numbers changed" in hit[1].message
 
 
 def test_a_read_answering_says_nothing_about_an_edit() -> None:
@@ -107,14 +142,14 @@ def test_bad_parameters_are_config_errors(make: Any, words: str) -> None:
 
 def test_the_message_names_the_run_the_limit_and_the_last_call() -> None:
     """How many short outputs, how short, and which call came last; with max_chars 0, "empty" alone."""
-    calls: list[Call] = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
-    calls += [{"tool": "search", "args": {"page": i}, "output": ""} for i in range(1, 4)]
+    calls: list[Call] = [{"tool": "search", "args": {"q": q}, "output": ""} for q in ("a", "b", "c")]
     anomaly = trips(Empty(), actions(calls))[-1]
     assert anomaly is not None and anomaly.message == (
         "3 outputs in a row were empty or at most 10 characters, from calls that ask for something "
-        'or answered at length before; last: search({"page":3})'
+        'or answered at length before; last: search({"q":"c"})'
     )
-    assert anomaly.evidence["last"] == 'search({"page":3})' and anomaly.evidence["max_chars"] == 10
+    assert anomaly.evidence["last"] == 'search({"q":"c"})' and anomaly.evidence["max_chars"] == 10
+    assert anomaly.evidence["threshold"] == 3
     strict = trips(Empty(max_chars=0), actions(calls))[-1]
     assert strict is not None and strict.message.startswith("3 outputs in a row were empty, from calls")
 
@@ -129,12 +164,12 @@ def test_empty_exempt_tools_are_never_empty() -> None:
 
 def test_a_failed_action_neither_counts_nor_breaks_the_run() -> None:
     """Failures are the error detectors' business: an empty failure between two empty answers is skipped."""
-    calls: list[Call] = [{"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."}]
+    calls: list[Call] = [{"tool": "search", "args": {"q": "a"}, "output": "12 hits: a, b, c, ..."}]
     calls += [
-        {"tool": "search", "args": {"page": 1}, "output": ""},
-        {"tool": "search", "args": {"page": 2}, "output": "", "error": "timeout"},
-        {"tool": "search", "args": {"page": 3}, "output": ""},
-        {"tool": "search", "args": {"page": 4}, "output": ""},
+        {"tool": "search", "args": {"q": "b"}, "output": ""},
+        {"tool": "search", "args": {"q": "c"}, "output": "", "error": "timeout"},
+        {"tool": "search", "args": {"q": "d"}, "output": ""},
+        {"tool": "search", "args": {"q": "e"}, "output": ""},
     ]
     found = trips(Empty(), actions(calls))
     assert found[:4] == [None] * 4
@@ -142,13 +177,17 @@ def test_a_failed_action_neither_counts_nor_breaks_the_run() -> None:
 
 
 def test_a_threshold_of_one_fires_at_the_first_short_answer() -> None:
-    """With threshold 1 the first short answer from a call that answered before is enough."""
+    """With threshold 1 the first short answer from a call that answered before is enough; once
+    it is a series of one call with only its numbers changed, a run needs two more."""
     calls: list[Call] = [
         {"tool": "search", "args": {"page": 0}, "output": "12 hits: a, b, c, ..."},
-        {"tool": "search", "args": {"page": 1}, "output": "[]"},
+        {"tool": "search", "args": {"page": 0}, "output": "[]"},
     ]
     assert trips(Empty(threshold=1), actions(calls))[1] is not None
     assert trips(Empty(threshold=2), actions(calls))[1] is None
+    paged: list[Call] = [{**calls[0], "args": {"page": p}, "output": "[]"} for p in range(1, 4)]
+    found = trips(Empty(threshold=1), actions(calls[:1] + paged))
+    assert [a is not None for a in found] == [False, True, False, True]
 
 
 def test_three_empty_chat_answers_in_a_row_are_empty_whatever_came_before() -> None:
