@@ -10,6 +10,10 @@ seen, a poll whose answer stopped moving). One-way reading that sees new
 content each time is reading, not a repeat: a pager, a crawler, a queue
 worker closing ticket after ticket, a feed bringing new items. All one call
 with one result is a ``repeat``.
+
+Only answers count as ground covered, not failures: a crawler whose fetches
+now and then meet the same ``503`` and are retried has read no page twice.
+Failures are the error detectors' to judge.
 """
 
 from __future__ import annotations
@@ -78,7 +82,7 @@ class NearRepeat:
         exact = sum(1 for a in same if (a.fingerprint, a.result) == (last.fingerprint, last.result))
         if not self.trips(last.tool, len(same)) or exact == len(same):
             return None
-        answers = [a.result for a in longer if a.shape == last.shape]
+        answers = [a.result for a in longer if a.shape == last.shape and a.error is None]
         if len(set(answers)) == len(answers):
             return None  # every answer new: reading, not going over old ground
         return self._report(last, len(same), history.tick, now)
@@ -157,7 +161,7 @@ class NearRepeatTracker(StepTracker):
         window = list(recent)[-self._window :]
         if all(a.fingerprint == fp and a.result == result for s, a in window if s == shape):
             return None
-        answers = [a.result for s, a in recent if s == shape]
+        answers = [a.result for s, a in recent if s == shape and a.error is None]
         if len(set(answers)) == len(answers):
             return None  # every answer new: reading, not going over old ground
         return self._det._report(action, count, action.tick, action.at)

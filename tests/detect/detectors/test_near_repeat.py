@@ -35,6 +35,25 @@ def test_reading_one_way_with_new_content_each_time_is_not_a_near_repeat() -> No
     assert hit is not None and hit[0] == 12
 
 
+def test_a_crawler_retrying_the_odd_failed_fetch_is_reading_not_going_over_old_ground() -> None:
+    """Page after page with now and then a 503, the page fetched again and read: two equal
+    failures are no page read twice. Its twin that fetches a page it already read is a near repeat."""
+
+    def fetch(page: int, output: str) -> Call:
+        url = f"https://shop.example/catalog?page={page}"
+        return {"tool": "fetch", "args": {"url": url}, "output": output}
+
+    crawl: list[Call] = []
+    for page in range(1, 31):
+        if page % 6 == 4:  # a transient failure, then the retry that reads the page
+            crawl.append({**fetch(page, "HTTP 503 Service Unavailable"), "error": "http_error"})
+        crawl.append(fetch(page, f"<html>catalog page {page}: items {page * 20}-{page * 20 + 19}</html>"))
+    assert fired(actions(crawl)) == {}
+    again = [*crawl[:14], fetch(3, "<html>catalog page 3: items 60-79</html>"), *crawl[14:]]
+    hit = first(NearRepeat(), actions(again))
+    assert hit is not None and hit[0] == 15
+
+
 def test_old_ground_is_looked_for_over_twice_the_window() -> None:
     """A page read again 20 actions later is old ground for as long as both reads are within 2W."""
     calls = [_page(i, f"code {i}") for i in range(20)] + [_page(0, "code 0")]
