@@ -7,8 +7,10 @@ over the last W actions:
 
 * the call's masked shape plus its result (a poll whose arguments carry a
   timestamp, a test rerun after each edit); for a result of at most
-  ``min_chars`` characters the exact call instead of its shape (edits
-  that print nothing differ only in what they change, numbers included);
+  ``min_chars`` characters the exact call instead of its shape (a short
+  answer says nothing about which page it was), and never for a call that
+  writes or acts (see :func:`~.empty.silent_by_design`): a feed marked
+  read after each new batch answers "ok" every time, as a write does;
 * the tool plus its output, whatever the arguments, for outputs longer than
   ``min_chars`` (paraphrased searches landing on the same page).
 
@@ -36,6 +38,7 @@ from .contract import (
     tail_of,
     tool_limits,
 )
+from .empty import silent_by_design
 from .fingerprints import pattern
 
 __all__ = ["Recurring", "RecurringTracker"]
@@ -49,8 +52,11 @@ def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
         return None, None
     if length > min_chars:
         return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}"
-    # A short or empty answer says nothing about which page or which edit this was:
-    # only the exact call counts as the same again (a patch re-applied, a poll unchanged).
+    if silent_by_design(action.tool, action.summary):
+        # A write or an act answered "ok": the answer it always gives, whatever it did.
+        return None, None
+    # A short or empty answer says nothing about which page this was: only the exact
+    # call counts as the same again (a poll unchanged, a lookup answered "no").
     return action.fingerprint + result, None
 
 

@@ -9,7 +9,7 @@ import pytest
 from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import Recurring
 
-from .helpers import PYTEST_FAIL, Call, actions, first, trips
+from .helpers import PYTEST_FAIL, Call, actions, fired, first, trips
 
 
 def test_the_same_test_failing_after_each_edit_is_recurring() -> None:
@@ -88,6 +88,25 @@ def test_short_outputs_match_only_on_the_exact_call() -> None:
     assert hit is not None and hit[0] == 5 and hit[1].evidence["same"] == "output"
     again: list[Call] = [{"tool": "search", "args": {"q": "a"}, "output": "no results"}] * 5
     assert trips(Recurring(), actions(again))[-1] is not None  # the exact call, the same answer
+
+
+def test_a_write_answering_ok_as_it_always_does_is_not_recurring() -> None:
+    """A feed reader marks the feed read after each new batch: the same call answered "ok" every
+    time is what a write says, not a sign nothing moved. Its twin whose feed stops bringing new
+    items is recurring."""
+
+    def cycle(batch: int) -> list[Call]:
+        items = f"[{{'id': {batch * 10 + 1}, 'title': 'item {batch}a'}}, {{'id': {batch * 10 + 2}}}]"
+        return [
+            {"tool": "fetch_feed", "args": {"url": "https://news.example/rss"}, "output": items},
+            {"tool": "summarize_item", "args": {"id": batch * 10 + 1}, "output": f"summary of {batch}a"},
+            {"tool": "mark_all_read", "args": {"url": "https://news.example/rss"}, "output": "ok"},
+        ]
+
+    reading = [call for batch in range(1, 10) for call in cycle(batch)]
+    assert fired(actions(reading)) == {}
+    hit = first(Recurring(), actions(cycle(1) * 9))  # the same items every time
+    assert hit is not None and hit[0] == 13 and hit[1].message.startswith("fetch_feed(")
 
 
 def test_failures_and_actions_without_output_are_not_counted() -> None:
