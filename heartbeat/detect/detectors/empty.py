@@ -11,12 +11,13 @@ Two kinds of answer count:
   answered with more than C characters before in the kept history: a poll
   or a paged read that went quiet.
 
-A run of calls that differ only in their numbers (one shape, each call a
-new one: a flight search date after date, a page after the last, a poll
-``since=<timestamp>``) needs two more: "none on that date", "no page 7"
-and "nothing new" answer what was asked, and a working agent tries a few.
-Asking again (one call twice) or asking differently (another shape) keeps
-the run at N.
+A run of calls whose arguments differ only in their numbers (each call a
+new one: a flight search date after date, direct or with a stop, a page
+after the last, a poll ``since=<timestamp>``) needs two more: "none that
+day", "no page 7" and "nothing new" answer what was asked, and a working
+agent tries a few. Asking again (one call twice) or asking differently
+(other words: another filter, another prompt, another command) keeps the
+run at N.
 
 Silent by design is normal and never counts: a call that writes or acts
 (``sed -i``, a heredoc or ``>`` write, ``rm``, ``mv``, ``git checkout``, a
@@ -73,6 +74,7 @@ def _variants(text: str) -> set[str]:
 
 # A run of calls that differ only in their numbers needs this many more (see the module docstring).
 NUMBERED_EXTRA = 2
+_NO_DIGITS = str.maketrans("", "", "0123456789")
 
 # The result keys of the empty answers: an action record keeps its output's key, not its
 # text, so an empty answer is told by its key (the same live, in replay and after a save).
@@ -243,7 +245,7 @@ class Empty:
             return None
         what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
         calls = (
-            "one call with only its numbers changed"
+            "calls with only their numbers changed"
             if numbered
             else "calls that ask for something or answered at length before"
         )
@@ -277,7 +279,8 @@ class _Run:
         self.seen = 0  # actions taken: the position of the newest
         self.since = 0  # the oldest of the long answers the run's short ones count on
         self.start = 0  # the position of the run's first answer
-        # Whether the run's calls are all of one shape, each a new call: the run's shape and calls.
+        # Whether the run's calls are new ones whose arguments differ only in their numbers:
+        # the arguments with their digits left out, and the calls' fingerprints.
         self.numbered = False
         self.calls: tuple[str, set[str]] = ("", set())
 
@@ -287,6 +290,7 @@ class _Run:
             action.tool,
             action.shape,
             action.fingerprint,
+            action.summary,
             length,
             action.error,
             _asks_in_vain(action, length),
@@ -297,6 +301,7 @@ class _Run:
         tool: str,
         shape: str | None,
         fp: str,
+        summary: str,
         length: int | None,
         error: str | None,
         empty: bool = False,
@@ -310,7 +315,7 @@ class _Run:
             if not self.run:
                 self.since = seen + 1
                 self.start = seen
-            self._extend(key, fp)
+            self._extend(tool, fp, summary)
             return True
         if length > self.max_chars:
             answering = self.answering
@@ -325,17 +330,19 @@ class _Run:
             self.since = answered
         if not self.run:
             self.start = seen
-        self._extend(key, fp)
+        self._extend(tool, fp, summary)
         return True
 
-    def _extend(self, shape: str, fp: str) -> None:
-        """Count one more short answer, from a call of ``shape`` with fingerprint ``fp``."""
+    def _extend(self, tool: str, fp: str, summary: str) -> None:
+        """Count one more short answer, from the call ``summary`` of ``tool`` (fingerprint ``fp``)."""
+        # The tool aside (a search direct or with a stop asks the same), without its numbers.
+        asked = summary[len(tool) :].translate(_NO_DIGITS)
         if not self.run:
             self.numbered = True
-            self.calls = (shape, {fp})
+            self.calls = (asked, {fp})
         elif self.numbered:
-            run_shape, fps = self.calls
-            if shape != run_shape or fp in fps:
+            run_asked, fps = self.calls
+            if asked != run_asked or fp in fps:
                 self.numbered = False  # asked again, or asked something else
             else:
                 fps.add(fp)
@@ -379,7 +386,9 @@ class EmptyTracker(StepTracker):
             self._run.seen += 1
             return None
         state = self._run
-        if not state.step(tool, action.shape, fp, length, error, _asks_in_vain(action, length)):
+        if not state.step(
+            tool, action.shape, fp, action.summary, length, error, _asks_in_vain(action, length)
+        ):
             return None
         if not report or state.run < self._det.threshold:
             return None

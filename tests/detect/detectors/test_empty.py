@@ -42,9 +42,12 @@ def test_a_call_with_only_its_numbers_changed_answered_empty_needs_two_more() ->
     assert [a is not None for a in found] == [False] * 4 + [True]
     last = found[-1]
     assert last is not None and last.evidence["threshold"] == 5
-    assert "5 outputs in a row were empty or at most 10 characters, from one call with only its " in (
+    assert "5 outputs in a row were empty or at most 10 characters, from calls with only their " in (
         last.message
     )
+    # Direct or with a stop asks the same: the tool aside, only the date changes.
+    both = [{**call, "tool": f"search_{kind}_flight"} for call in dates for kind in ("onestop", "direct")]
+    assert [a is not None for a in trips(Empty(), actions(both[1:]))] == [False] * 4 + [True] * 5
     # The stuck twins: the same date asked again, or the run broken by another kind of call.
     again = [*dates[:2], dates[1]]
     assert [a is not None for a in trips(Empty(), actions(again))] == [False, False, True]
@@ -98,7 +101,7 @@ def test_a_call_that_went_quiet_is_empty() -> None:
         {"tool": "search", "args": {"q": "pricing", "page": p}, "output": "0 results"} for p in range(2, 7)
     ]
     hit = first(Empty(), actions(paged))
-    assert hit is not None and hit[0] == 6 and "only its numbers changed" in hit[1].message
+    assert hit is not None and hit[0] == 6 and "only their numbers changed" in hit[1].message
 
 
 def test_a_read_answering_says_nothing_about_an_edit() -> None:
