@@ -22,9 +22,13 @@ between the runs.
 
 Reworded retries count too: consecutive failing calls of one tool, each
 much like the one before (at least half of their words shared, see
-:func:`words`) but not the same call, N of them within the window. A
-search asked again in other words, a booking retried with reshuffled
-amounts: the error texts may differ, the attempt is the same.
+:func:`words`) but not the same call, failing alike, N of them within the
+window. A search asked again in other words, a booking retried with
+reshuffled amounts: the numbers in the error may differ, the attempt is the
+same. Failing alike: the errors share at least half of their words, the
+call's own words aside (a message quoting the query). A query fixed three
+times that fails on a missing column, then an ambiguous name, then a
+misused aggregate is debugging: each fix got further.
 """
 
 from __future__ import annotations
@@ -51,7 +55,15 @@ from .contract import (
 from .fingerprints import error_key
 from .window import NAMES_KEPT, SparseWindow, forget_before
 
-__all__ = ["REWORDED", "RecurringError", "RecurringErrorTracker", "failure_key", "reworded", "words"]
+__all__ = [
+    "REWORDED",
+    "RecurringError",
+    "RecurringErrorTracker",
+    "error_words",
+    "failure_key",
+    "reworded",
+    "words",
+]
 
 
 _SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
@@ -90,6 +102,17 @@ def reworded(before: frozenset[str], after: frozenset[str]) -> bool:
     return union > 0 and len(before & after) >= REWORDED * union
 
 
+@lru_cache(maxsize=512)
+def error_words(error: str, said: frozenset[str]) -> frozenset[str]:
+    """The words of an error's text (as :func:`words` reads a call's) but the call's own ``said``."""
+    return frozenset(_WORD.findall(error.lower())) - said
+
+
+def _alike(before: frozenset[str], after: frozenset[str]) -> bool:
+    """Whether two failures' error words (see :func:`error_words`) say the same failure."""
+    return before == after or reworded(before, after)
+
+
 def failure_key(action: ActionView) -> Hashable:
     """What makes two failures the same failure (None for a success): see the module's docstring."""
     error = action.error
@@ -110,21 +133,30 @@ def _rerun(action: ActionView, key: Hashable) -> Hashable:
     return (action.fingerprint, key)
 
 
-def _chain(failures: Sequence[tuple[int, str, str, frozenset[str], bool]] | deque[Any]) -> int:
-    """How many of ``failures`` (position, tool, fingerprint, words, whether the tool answered
-    since its failure before; oldest first, the newest last) are the newest's tool failing in
-    a row, no success between, each call rewording the one before."""
+_Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool]
+
+
+def _chain(failures: Sequence[_Failure] | deque[Any]) -> int:
+    """How many of ``failures`` (position, tool, fingerprint, words, error words, whether the tool
+    answered since its failure before; oldest first, the newest last) are the newest's tool
+    failing in a row, no success between, each call rewording the one before and failing alike."""
     newest = reversed(failures)
-    _, tool, fp, said, answered = next(newest)
+    _, tool, fp, said, failed, answered = next(newest)
     count = 1
-    for _, other, ofp, osaid, oanswered in newest:
+    for _, other, ofp, osaid, ofailed, oanswered in newest:
         if other != tool:
             continue
-        if answered or ofp == fp or not reworded(osaid, said):
+        if answered or ofp == fp or not reworded(osaid, said) or not _alike(ofailed, failed):
             break
         count += 1
-        fp, said, answered = ofp, osaid, oanswered
+        fp, said, failed, answered = ofp, osaid, ofailed, oanswered
     return count
+
+
+def _failure(position: int, action: ActionView, tool: str, fp: str, error: str, answered: bool) -> _Failure:
+    """A failed action as :func:`_chain` reads it."""
+    said = words(tool, action.summary)
+    return (position, tool, fp, said, error_words(error, said), answered)
 
 
 @dataclass(frozen=True)
@@ -169,7 +201,7 @@ class RecurringError:
             answered = a.tool in ok
             ok.discard(a.tool)
             if i >= len(longer) - len(seq):
-                failures.append((i, a.tool, a.fingerprint, words(a.tool, a.summary), answered))
+                failures.append(_failure(i, a, a.tool, a.fingerprint, a.error, answered))
         return self._report(last, count, reruns, _chain(failures), history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -257,9 +289,9 @@ class RecurringErrorTracker(StepTracker):
         # The same call failing the same way, over twice the window.
         self._reruns: SparseWindow[Hashable] = SparseWindow(2 * det.window)
         self._reruns.follow(0)
-        # The failures in the window, for reworded retries: (position, tool, fingerprint, words,
-        # whether the tool succeeded since its failure before), and the tools that succeeded since.
-        self._failures: deque[tuple[int, str, str, frozenset[str], bool]] = deque()
+        # The failures in the window, for reworded retries (see _chain), and the tools that
+        # succeeded since.
+        self._failures: deque[_Failure] = deque()
         self._ok: set[str] = set()
         # Once stepped on failures only (errors_only): the index of each tool's last success
         # (the caller's), the index from which those count, and each tool's last failure since.
@@ -326,7 +358,7 @@ class RecurringErrorTracker(StepTracker):
         floor = position - self._det.window
         while failures and failures[0][0] <= floor:
             failures.popleft()
-        failures.append((position, tool, fp, words(tool, action.summary), answered))
+        failures.append(_failure(position, action, tool, fp, error, answered))
         if not report:
             return None
         threshold = self._det.threshold

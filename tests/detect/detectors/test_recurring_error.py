@@ -140,6 +140,45 @@ def test_reworded_retries_of_one_failing_search_trip_at_three() -> None:
     assert "each call a rewording of the one before" in hit.message
 
 
+def test_a_query_fixed_until_it_fails_differently_is_debugging_not_a_reworded_retry() -> None:
+    """A query fixed three times, failing on a missing column, then an ambiguous name, then a misused
+    aggregate: each fix got further. Its twin, a booking retried with reshuffled amounts into the same
+    payment error (numbers aside, a quoted call aside), is the same attempt in other words."""
+    fixes = [
+        (
+            "SELECT c.name, SUM(o.total) FROM orders o JOIN customers c ON o.cust_id = c.id",
+            "no such column: o.cust_id",
+        ),
+        (
+            "SELECT c.name, SUM(o.total) FROM orders o JOIN customers c ON o.customer_id = c.id "
+            "WHERE customer_id > 0",
+            "ambiguous column name: customer_id",
+        ),
+        (
+            "SELECT c.name, SUM(o.total) AS revenue FROM orders o JOIN customers c ON o.customer_id = c.id "
+            "GROUP BY c.name HAVING revenue > AVG(revenue)",
+            "misuse of aggregate: AVG()",
+        ),
+    ]
+    debugging: list[Call] = [{"tool": "run_query", "args": {"sql": q}, "error": e} for q, e in fixes]
+    assert trips(RecurringError(), actions(debugging)) == [None] * 3
+    bookings: list[Call] = [
+        {
+            "tool": "book_reservation",
+            "args": {"flight": "HAT082", "payment": [{"id": "gift_card_7", "amount": amount}]},
+            "error": f"payment amount does not add up, total price is 1002, but paid {amount}",
+        }
+        for amount in (957, 1047, 972)
+    ]
+    hit = trips(RecurringError(), actions(bookings))[-1]
+    assert hit is not None and hit.evidence["same"] == "reworded"
+    searches: list[Call] = [
+        {"tool": "search", "args": {"q": q}, "error": f"Could not find [{q}]. Try other words."}
+        for q in ("noah cyrus ep", "noah cyrus ep 2020", "noah cyrus ep release")
+    ]
+    assert trips(RecurringError(), actions(searches))[-1] is not None  # the query quoted, aside
+
+
 def test_a_success_of_the_tool_between_two_failures_ends_a_retry_chain() -> None:
     """Fail, succeed, fail, fail: two failures in a row, not three."""
     fail: list[Call] = [
