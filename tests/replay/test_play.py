@@ -87,17 +87,15 @@ def test_loop_is_found_and_a_clean_tick_recovers() -> None:
 
 
 def test_error_rate_is_numbered_across_ticks() -> None:
-    """Actions are numbered across the trace: the third 503 is action 7, the window fills at 10."""
+    """Actions are numbered across the trace: the window fills at action 10. The 503s of a flaky
+    API, with answers between them, are its error rate, not one failure coming back."""
     rows = replay_json("errors.jsonl")
     assert shape(rows) == [
         (1, [], "continue", 0),
-        (2, [("recurring_error", 7), ("error_rate", 10)], "try_alternative", 1),
+        (2, [("error_rate", 10)], "try_alternative", 1),
         (3, [], "continue", 1),
     ]
-    assert rows[1]["anomalies"][0]["message"].startswith(
-        "fetch failed with an error seen 3 times in the last 10 actions (503 Service Unavailable)"
-    )
-    assert rows[1]["anomalies"][1]["message"] == (
+    assert rows[1]["anomalies"][0]["message"] == (
         "5 of 10 actions failed (50%), last: fetch: 504 Gateway Timeout; 2 different failure(s) among them"
     )
 

@@ -9,7 +9,10 @@ of at most 10 characters (a bare exit code) the exact call instead. Different er
 while debugging are progress (a script re-run after an edit that fails
 differently); the same rejection coming back, whatever the arguments (a
 different invalid option clicked each time, a rerun of the same failing
-test), is not.
+test), is not. Counted since the newest's tool last answered: a fetch
+refused by one site and then another, pages read between, meets sites that
+refuse, not one failure coming back (the same call failing again is a
+re-run, below).
 
 A failing call without arguments attempted nothing: a harness's complaint
 about a malformed turn ("exactly one action, please"), answered by a good
@@ -133,17 +136,17 @@ def _rerun(action: ActionView, key: Hashable) -> Hashable:
     return (action.fingerprint, key)
 
 
-_Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool]
+_Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool, Hashable]
 
 
 def _chain(failures: Sequence[_Failure] | deque[Any]) -> int:
     """How many of ``failures`` (position, tool, fingerprint, words, error words, whether the tool
-    answered since its failure before; oldest first, the newest last) are the newest's tool
-    failing in a row, no success between, each call rewording the one before and failing alike."""
+    answered since its failure before, failure key; oldest first, the newest last) are the newest's
+    tool failing in a row, no success between, each call rewording the one before and failing alike."""
     newest = reversed(failures)
-    _, tool, fp, said, failed, answered = next(newest)
+    _, tool, fp, said, failed, answered, _ = next(newest)
     count = 1
-    for _, other, ofp, osaid, ofailed, oanswered in newest:
+    for _, other, ofp, osaid, ofailed, oanswered, _ in newest:
         if other != tool:
             continue
         if answered or ofp == fp or not reworded(osaid, said) or not _alike(ofailed, failed):
@@ -153,10 +156,12 @@ def _chain(failures: Sequence[_Failure] | deque[Any]) -> int:
     return count
 
 
-def _failure(position: int, action: ActionView, tool: str, fp: str, error: str, answered: bool) -> _Failure:
+def _failure(
+    position: int, action: ActionView, tool: str, fp: str, error: str, answered: bool, key: Hashable
+) -> _Failure:
     """A failed action as :func:`_chain` reads it."""
     said = words(tool, action.summary)
-    return (position, tool, fp, said, error_words(error, said), answered)
+    return (position, tool, fp, said, error_words(error, said), answered, key)
 
 
 @dataclass(frozen=True)
@@ -185,23 +190,26 @@ class RecurringError:
             return None
         key = failure_key(last)
         longer = [a for a in history.actions if a.tool not in self.exempt][-2 * self.window :]
-        seq = longer[-self.window :]
+        start = len(longer) - self.window  # the window's first position in longer
+        failures = []
+        ok: set[str] = set()
+        answered_at = -1  # where the newest's tool last answered
+        for i, a in enumerate(longer):
+            if a.error is None:
+                ok.add(a.tool)
+                if a.tool == last.tool:
+                    answered_at = i
+                continue
+            answered = a.tool in ok
+            ok.discard(a.tool)
+            if i >= start:
+                failures.append(_failure(i, a, a.tool, a.fingerprint, a.error, answered, failure_key(a)))
         rerun = _rerun(last, key)
         if rerun is None:  # nothing was attempted: see the module's docstring
             count = reruns = 0
         else:
-            count = sum(1 for a in seq if failure_key(a) == key)
+            count = sum(1 for f in failures if f[0] > answered_at and f[6] == key)
             reruns = sum(1 for a in longer if a.error is not None and _rerun(a, failure_key(a)) == rerun)
-        failures = []
-        ok: set[str] = set()
-        for i, a in enumerate(longer):
-            if a.error is None:
-                ok.add(a.tool)
-                continue
-            answered = a.tool in ok
-            ok.discard(a.tool)
-            if i >= len(longer) - len(seq):
-                failures.append(_failure(i, a, a.tool, a.fingerprint, a.error, answered))
         return self._report(last, count, reruns, _chain(failures), history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -266,7 +274,6 @@ class RecurringErrorTracker(StepTracker):
 
     __slots__ = (
         "_det",
-        "_errors",
         "_exempt",
         "_failed",
         "_failures",
@@ -284,20 +291,18 @@ class RecurringErrorTracker(StepTracker):
         # Positions are the actions seen (exempt ones left out), counted here: the windows
         # move on only at a failure, by the positions since the last one.
         self._position = 0
-        self._errors: SparseWindow[Hashable] = SparseWindow(det.window)
-        self._errors.follow(0)
         # The same call failing the same way, over twice the window.
         self._reruns: SparseWindow[Hashable] = SparseWindow(2 * det.window)
         self._reruns.follow(0)
-        # The failures in the window, for reworded retries (see _chain), and the tools that
-        # succeeded since.
+        # The failures in the window (see _chain), and the position of each tool's last success
+        # and last failure.
         self._failures: deque[_Failure] = deque()
-        self._ok: set[str] = set()
+        self._ok: dict[str, int] = {}
+        self._failed: dict[str, int] = {}
         # Once stepped on failures only (errors_only): the index of each tool's last success
-        # (the caller's), the index from which those count, and each tool's last failure since.
+        # (the caller's), and the index from which those count (before it, _ok's positions).
         self._successes: Mapping[str, int] | None = None
         self._since = self._offset = 0
-        self._failed: dict[str, int] = {}
         self.seed(tail_of(history.actions, 2 * det.window, det.exempt))
 
     def errors_only(self, index: int, successes: Mapping[str, int] | None = None) -> bool:
@@ -321,44 +326,41 @@ class RecurringErrorTracker(StepTracker):
         if tool in self._exempt:
             return None
         successes = self._successes
+        ok = self._ok
         if successes is None:
             position = self._position = self._position + 1
             if error is None:
-                self._ok.add(tool)
+                ok[tool] = position
+                if len(ok) > NAMES_KEPT:  # an agent naming a new tool at every call
+                    forget_before(ok, position - 2 * self._det.window)
                 return None
-            answered = tool in self._ok
-            if answered:
-                self._ok.discard(tool)
+            answered_at = ok.get(tool, 0)
         else:
             if error is None:  # the caller keeps the successes
                 return None
-            index = action.index
-            position = self._position = index - self._offset
-            # Answered: it succeeded since its last failure (one before errors_only: as it knew then).
-            failed = self._failed.get(tool)
-            if failed is None:
-                answered = tool in self._ok or successes.get(tool, 0) > self._since
-            else:
-                answered = successes.get(tool, 0) > failed
-            self._failed[tool] = index
-            if len(self._failed) > NAMES_KEPT:
-                forget_before(self._failed, index - 2 * self._det.window)
-        errors = self._errors
-        errors.advance(position)
+            position = self._position = action.index - self._offset
+            index = successes.get(tool, 0)
+            answered_at = index - self._offset if index > self._since else ok.get(tool, 0)
+        failed = self._failed
+        answered = answered_at > failed.get(tool, 0)  # it succeeded since its last failure
+        failed[tool] = position
+        if len(failed) > NAMES_KEPT:
+            forget_before(failed, position - 2 * self._det.window)
         reruns = self._reruns
         reruns.advance(position)
         key = failure_key(action)
-        count = errors.add(key)
+        failures = self._failures
+        floor = position - self._det.window
+        while failures and failures[0][0] <= floor:
+            failures.popleft()
+        failures.append(_failure(position, action, tool, fp, error, answered, key))
         rerun = _rerun(action, key)
         if rerun is None:
             again = count = 0  # nothing was attempted: see the module's docstring
         else:
             again = reruns.add(rerun)
-        failures = self._failures
-        floor = position - self._det.window
-        while failures and failures[0][0] <= floor:
-            failures.popleft()
-        failures.append(_failure(position, action, tool, fp, error, answered))
+            # The same error whatever the call, since the tool last answered (see the docstring).
+            count = sum(1 for f in failures if f[0] > answered_at and f[6] == key)
         if not report:
             return None
         threshold = self._det.threshold

@@ -179,6 +179,34 @@ def test_a_query_fixed_until_it_fails_differently_is_debugging_not_a_reworded_re
     assert trips(RecurringError(), actions(searches))[-1] is not None  # the query quoted, aside
 
 
+def test_one_error_from_different_calls_counts_since_the_tool_last_answered() -> None:
+    """A research agent's fetches refused by one site and another, pages read between: sites that
+    refuse, not one failure coming back. Its twins: the same refusals with no page read between
+    (a dependency gone dark), and different options clicked, each rejected."""
+
+    def fetch(site: str, error: str | None = None) -> Call:
+        output = "HTTP Error 403: Forbidden" if error else f"# {site}: the article, at length"
+        return {"tool": "fetch_url", "args": {"url": f"https://{site}/a/1"}, "output": output, "error": error}
+
+    reading = [fetch("statista.com", "http_error"), fetch("arxiv.org"), fetch("nature.com", "http_error")]
+    reading += [fetch("medium.com"), fetch("github.com", "http_error"), fetch("who.int")]
+    assert trips(RecurringError(), actions(reading)) == [None] * 6
+    dark = [call for call in reading if call.get("error")]
+    hit = trips(RecurringError(), actions(dark))[-1]
+    assert hit is not None and hit.evidence["same"] == "error" and hit.evidence["count"] == 3
+    clicks: list[Call] = [{"tool": "click", "args": {"cmd": "click[B07X63DQ2K]"}, "output": "size [5.5]"}]
+    clicks += [
+        {
+            "tool": "click",
+            "args": {"cmd": f"click[{size} women]"},
+            "output": "Invalid action!",
+            "error": "invalid",
+        }
+        for size in ("11", "12", "12.5")
+    ]
+    assert trips(RecurringError(), actions(clicks))[-1] is not None
+
+
 def test_a_success_of_the_tool_between_two_failures_ends_a_retry_chain() -> None:
     """Fail, succeed, fail, fail: two failures in a row, not three."""
     fail: list[Call] = [

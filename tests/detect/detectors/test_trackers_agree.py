@@ -253,13 +253,14 @@ def test_recurring_error_fed_only_failures_tells_an_answered_tool_from_the_succe
 ) -> None:
     """A reworded retry is one only if its tool did not answer in between: told from the
     successes the caller kept, before errors_only (in the seed) or after."""
-    # Each failure its own error: only the rewording can make them one.
+    # Each failure its own error text, alike but for the query it quotes: only the rewording
+    # can make them one.
     calls: list[dict[str, Any]] = [{"tool": "search", "args": {"q": "shoes"}, "error": "no shoes"}]
     if between is not None:
         calls.append({"tool": between, "args": {"q": 1}, "output": "a long enough output"})
     calls += [
         {"tool": "search", "args": {"q": "red shoes"}, "error": "no red shoes"},
-        {"tool": "search", "args": {"q": "cheap red shoes"}, "error": "none cheap"},
+        {"tool": "search", "args": {"q": "cheap red shoes"}, "error": "no cheap red shoes"},
     ]
     records = actions(calls)
     detector = RecurringError(threshold=3)
