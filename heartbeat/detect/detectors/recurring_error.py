@@ -24,9 +24,9 @@ over twice the window: a script re-run after each edit, other steps
 between the runs.
 
 Reworded retries count too: consecutive failing calls of one tool, each
-much like the one before (at least half of their words shared, see
-:func:`words`) but not the same call, failing alike, N of them within the
-window. A search asked again in other words, a booking retried with
+much like the one before (more than a third of their words shared, see
+:func:`words`: "Aunt May Parker", then "Aunt May Marvel") but not the same
+call, failing alike, N of them within the window. A search asked again in other words, a booking retried with
 reshuffled amounts: the numbers in the error may differ, the attempt is the
 same. Failing alike: the errors share at least half of their words, the
 call's own words aside (a message quoting the query). A query fixed three
@@ -59,6 +59,7 @@ from .fingerprints import error_key
 from .window import NAMES_KEPT, SparseWindow, forget_before
 
 __all__ = [
+    "ALIKE",
     "REWORDED",
     "RecurringError",
     "RecurringErrorTracker",
@@ -70,8 +71,14 @@ __all__ = [
 
 
 _SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
-REWORDED = 0.5
-"""The share of words (Jaccard) two calls must share for the second to reword the first."""
+REWORDED = 1 / 3
+"""The share of words (Jaccard) two calls must share more than for the second to reword the first.
+
+A question asked again keeps its subject and changes the rest: real rewordings of one failing
+search share a third to a half of their words ("Aunt May (comics)" -> "Aunt May Parker").
+"""
+ALIKE = 0.5
+"""The share of words (Jaccard) two errors must share at least to say the same failure."""
 
 # A word of two letters or more that is no argument's name ("q":) and no command's flag (-rn).
 _WORD = re.compile(r'(?<![^\W_])(?<!-)[^\W\d_]{2,}(?![\w"]*":)')
@@ -100,9 +107,9 @@ def words(tool: str, summary: str) -> frozenset[str]:
 
 
 def reworded(before: frozenset[str], after: frozenset[str]) -> bool:
-    """Whether ``after`` shares at least :data:`REWORDED` of the words of both calls."""
+    """Whether ``after`` shares more than :data:`REWORDED` of the words of both calls."""
     union = len(before | after)
-    return union > 0 and len(before & after) >= REWORDED * union
+    return union > 0 and len(before & after) > REWORDED * union
 
 
 @lru_cache(maxsize=512)
@@ -113,7 +120,8 @@ def error_words(error: str, said: frozenset[str]) -> frozenset[str]:
 
 def _alike(before: frozenset[str], after: frozenset[str]) -> bool:
     """Whether two failures' error words (see :func:`error_words`) say the same failure."""
-    return before == after or reworded(before, after)
+    union = len(before | after)
+    return before == after or len(before & after) >= ALIKE * union
 
 
 def failure_key(action: ActionView) -> Hashable:

@@ -207,6 +207,30 @@ def test_one_error_from_different_calls_counts_since_the_tool_last_answered() ->
     assert trips(RecurringError(), actions(clicks))[-1] is not None
 
 
+def test_a_question_keeping_its_subject_and_changing_the_rest_is_reworded() -> None:
+    """Real rewordings keep the subject and change the rest: 2 of 5 words shared, then 2 of 5,
+    each "not found" with other suggestions. Three searches for related subjects, one word of
+    three shared, are three questions."""
+
+    def search(query: str, similar: str) -> Call:
+        output = f"Could not find [{query}]. Similar: [{similar}]."
+        return {"tool": "search", "args": {"cmd": f"Search[{query}]"}, "output": output, "error": "not_found"}
+
+    rewording = [
+        search("Aunt May actress", "'Aunt May', 'Marisa Tomei'"),
+        search("Aunt May Marvel Comics", "'Aunt May', 'Marvel Comics'"),
+        search("Aunt May Parker", "'Aunt May', 'Peter Parker'"),
+    ]
+    hit = trips(RecurringError(), actions(rewording))[-1]
+    assert hit is not None and hit.evidence["same"] == "reworded"
+    related = [
+        search("Noah Cyrus", "'Noah Cyrus discography'"),
+        search("Miley Cyrus", "'Miley Cyrus discography'"),
+        search("Cyrus family", "'Billy Ray Cyrus'"),
+    ]
+    assert trips(RecurringError(), actions(related)) == [None] * 3
+
+
 def test_a_success_of_the_tool_between_two_failures_ends_a_retry_chain() -> None:
     """Fail, succeed, fail, fail: two failures in a row, not three."""
     fail: list[Call] = [
