@@ -335,17 +335,18 @@ class _Run:
 
     def _extend(self, tool: str, fp: str, summary: str) -> None:
         """Count one more short answer, from the call ``summary`` of ``tool`` (fingerprint ``fp``)."""
-        # The tool aside (a search direct or with a stop asks the same), without its numbers.
-        asked = summary[len(tool) :].translate(_NO_DIGITS)
-        if not self.run:
-            self.numbered = True
-            self.calls = (asked, {fp})
-        elif self.numbered:
-            run_asked, fps = self.calls
-            if asked != run_asked or fp in fps:
-                self.numbered = False  # asked again, or asked something else
+        if not self.run or self.numbered:
+            # The tool aside (a search direct or with a stop asks the same), without its numbers.
+            asked = summary[len(tool) :].translate(_NO_DIGITS)
+            if not self.run:
+                self.numbered = True
+                self.calls = (asked, {fp})
             else:
-                fps.add(fp)
+                run_asked, fps = self.calls
+                if asked != run_asked or fp in fps:
+                    self.numbered = False  # asked again, or asked something else
+                else:
+                    fps.add(fp)
         self.run += 1
 
     def slide(self, kept: int) -> bool:

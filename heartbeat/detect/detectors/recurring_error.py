@@ -26,9 +26,9 @@ between the runs.
 Reworded retries count too: consecutive failing calls of one tool, each
 much like the one before (more than a third of their words shared, see
 :func:`words`: "Aunt May Parker", then "Aunt May Marvel") but not the same
-call, failing alike, N of them within the window. A search asked again in other words, a booking retried with
-reshuffled amounts: the numbers in the error may differ, the attempt is the
-same. Failing alike: the errors share at least half of their words, the
+call, failing alike, N of them within the window. A search asked again in
+other words, a booking retried with reshuffled amounts: the numbers in the
+error may differ, the attempt is the same. Failing alike: the errors share at least half of their words, the
 call's own words aside (a message quoting the query). A query fixed three
 times that fails on a missing column, then an ambiguous name, then a
 misused aggregate is debugging: each fix got further.
@@ -197,27 +197,27 @@ class RecurringError:
         if last is None or last.tool in self.exempt or last.error is None:
             return None
         key = failure_key(last)
+        rerun = _rerun(last, key)  # None: nothing was attempted, see the module's docstring
         longer = [a for a in history.actions if a.tool not in self.exempt][-2 * self.window :]
         start = len(longer) - self.window  # the window's first position in longer
         failures = []
-        ok: set[str] = set()
-        answered_at = -1  # where the newest's tool last answered
+        reruns = 0
+        # Where each tool last answered and last failed, as the tracker keeps them.
+        ok: dict[str, int] = {}
+        failed: dict[str, int] = {}
         for i, a in enumerate(longer):
             if a.error is None:
-                ok.add(a.tool)
-                if a.tool == last.tool:
-                    answered_at = i
+                ok[a.tool] = i
                 continue
-            answered = a.tool in ok
-            ok.discard(a.tool)
+            answered = ok.get(a.tool, -1) > failed.get(a.tool, -1)
+            failed[a.tool] = i
+            found = failure_key(a)
+            if rerun is not None and _rerun(a, found) == rerun:
+                reruns += 1
             if i >= start:
-                failures.append(_failure(i, a, a.tool, a.fingerprint, a.error, answered, failure_key(a)))
-        rerun = _rerun(last, key)
-        if rerun is None:  # nothing was attempted: see the module's docstring
-            count = reruns = 0
-        else:
-            count = sum(1 for f in failures if f[0] > answered_at and f[6] == key)
-            reruns = sum(1 for a in longer if a.error is not None and _rerun(a, failure_key(a)) == rerun)
+                failures.append(_failure(i, a, a.tool, a.fingerprint, a.error, answered, found))
+        answered_at = ok.get(last.tool, -1)
+        count = 0 if rerun is None else sum(1 for f in failures if f[0] > answered_at and f[6] == key)
         return self._report(last, count, reruns, _chain(failures), history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
