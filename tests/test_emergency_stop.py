@@ -239,7 +239,9 @@ def test_kill_ends_a_tick_within_half_a_second_while_its_metric_is_slow(tmp_path
 
 # A step whose thread pool never finishes: Python joins a pool's workers (and every non-daemon
 # thread) before the process may exit, so without a hard exit the agent's worker went on
-# beating after KILL or a signal, and the heartbeat process never ended.
+# beating after KILL or a signal, and the heartbeat process never ended. The step says "waiting"
+# once its pool has taken the worker on: a signal that lands while the pool is still starting it
+# (inside Thread.start) unwinds the step before the pool knows its worker, and nothing waits.
 POOLED = """
 import concurrent.futures, pathlib, threading, time
 
@@ -252,7 +254,9 @@ def waits_on_a_pool(ctx):
     root = pathlib.Path(ctx.base_dir)
     (root / "started").write_text("x")
     with concurrent.futures.ThreadPoolExecutor() as pool:
-        pool.submit(_beat, root).result()
+        beating = pool.submit(_beat, root)
+        (root / "waiting").write_text("x")
+        beating.result()
 
 def leaves_a_thread(ctx):
     threading.Thread(target=_beat, args=(pathlib.Path(ctx.base_dir),)).start()
@@ -273,7 +277,7 @@ def test_a_step_waiting_on_a_thread_pool_ends_with_the_process(tmp_path: Path, h
             stderr=err,
         )
     try:
-        wait_until(lambda: (agent.root / "beat").exists(), what="the pool to work", proc=proc)
+        wait_until(lambda: (agent.root / "waiting").exists(), what="the step to wait on its pool", proc=proc)
         started = time.monotonic()
         if how.startswith("KILL"):
             agent.kill.write_text("stop")
