@@ -166,6 +166,10 @@ class ActionRecord(_Record):
     result: str | None = Field(
         default=None, description="Hash of the output (or error text) with digits masked; None if neither."
     )
+    failure: str | None = Field(
+        default=None,
+        description="A failure's words (its error's, its output's end) as 4-hex-digit hashes; None if none.",
+    )
 
 
 class ProgressSample(_Record):

@@ -44,6 +44,7 @@ class LightAction(NamedTuple):
     cost: float
     shape: str | None
     result: str | None
+    failure: str | None
 
 
 RECORD_KEYS = LightAction._fields
@@ -52,7 +53,8 @@ KEY_FIELDS: tuple[str, ...] = tuple(
     for name in RECORD_KEYS
     if name not in ("index", "tick", "at", "tool", "summary", "output_len", "error", "cost")
 )
-"""The fields of a record that a journal's action event adds: ``fingerprint``, ``shape``, ``result``."""
+"""The fields of a record that a journal's action event adds: ``fingerprint``, ``shape``, ``result``,
+``failure``."""
 
 _new_tuple = tuple.__new__
 
@@ -65,7 +67,8 @@ def as_record(action: ActionRecord | LightAction) -> ActionRecord:
 
 
 def journal_keys(action: ActionView) -> dict[str, Any]:
-    """The keys of a recorded action the journal keeps (``fingerprint``, ``shape``, ``result``: digests)."""
+    """The keys of a recorded action the journal keeps (``fingerprint``, ``shape``, ``result``, ``failure``:
+    digests)."""
     return {name: getattr(action, name) for name in KEY_FIELDS}
 
 

@@ -24,6 +24,12 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
   (the exception and its message, the test summary) says what failed, the
   log before it changes with every edit. "The same
   result again" is judged on it.
+* ``failure``: for a failed action only, the words of its error and of how
+  its output ends (as the result key reads it), each hashed to 4 hex
+  characters (:func:`word_print`), sorted: whether two failures say the same
+  thing is judged on their words, and a failure labelled only ``returncode
+  1`` says what failed at the end of its output. Digests, never the words:
+  the journal keeps it.
 * :func:`error_key`: the same masking applied to an error's own text, so
   "timeout after 3.2s (request 8f3a...)" is one error live and in replay.
 """
@@ -43,17 +49,20 @@ from ...base.credentials import holds_credentials, mask_credential_text, mask_cr
 from ...core.models import TEXT_LIMIT, clip, printable
 
 __all__ = [
+    "WORD",
     "Prints",
     "action_keys",
     "canonical_args",
     "error_key",
     "error_text",
+    "failure_words",
     "fingerprint",
     "mask",
     "mask_volatile",
     "pattern",
     "prints",
     "summarize",
+    "word_print",
 ]
 
 
@@ -195,6 +204,21 @@ _ERROR_TAIL = 200
 _EXCEPTION = re.compile(
     r"\b[A-Za-z_]*(?:Error|Exception|Exit|Interrupt)\b(?!.*\b[A-Za-z_]*(?:Error|Exception)\b:).*"
 )
+
+
+# A word of two letters or more that is no argument's name ("q":) and no command's flag (-rn).
+WORD = re.compile(r'(?<![^\W_])(?<!-)[^\W\d_]{2,}(?![\w"]*":)')
+
+
+def word_print(word: str) -> str:
+    """A word as ``failure`` holds it: 4 hex characters of its CRC-32 (a handful of words never collide)."""
+    return f"{_crc32(_bytes(word)) & 0xFFFF:04x}"
+
+
+@lru_cache(maxsize=1024)
+def failure_words(text: str) -> str:
+    """The ``failure`` key of a failure's text: the prints of its words (:data:`WORD`), sorted, spaced."""
+    return " ".join(sorted({word_print(word) for word in WORD.findall(text.lower())}))
 
 
 def _failure(masked: str) -> str:
@@ -353,6 +377,7 @@ class Prints(NamedTuple):
     shape: str
     result: str | None
     summary: str
+    failure: str | None
 
 
 def prints(
@@ -364,9 +389,9 @@ def prints(
     volatile: Collection[str] = (),
     polling: bool = False,
 ) -> Prints:
-    """The fingerprint, shape, result key and summary of one action (see the module docstring)."""
-    fp, shape, result, summary, _length = action_keys(tool, args, output, error, volatile, polling)
-    return _new_prints(Prints, (fp, shape, result, summary))
+    """The keys and summary of one action (see the module docstring)."""
+    fp, shape, result, summary, _length, failure = action_keys(tool, args, output, error, volatile, polling)
+    return _new_prints(Prints, (fp, shape, result, summary, failure))
 
 
 def action_keys(
@@ -376,8 +401,9 @@ def action_keys(
     error: str | None,
     volatile: Collection[str],
     polling: bool,
-) -> tuple[str, str, str | None, str, int | None]:
-    """:func:`prints` plus the stripped output's length, as a plain tuple: what the Monitor needs.
+) -> tuple[str, str, str | None, str, int | None, str | None]:
+    """:func:`prints` as a plain tuple, the stripped output's length before the failure key: what the
+    Monitor needs.
 
     The Monitor calls it for every recorded action, where keyword arguments,
     a NamedTuple and stripping the output a second time would cost more than
@@ -419,21 +445,24 @@ def action_keys(
     # hex are f"{crc:08x}" at half its cost.
     shape = _crc32(data.translate(_SAME, _DIGITS)).to_bytes(4, "big").hex()
     length: int | None = None
+    failure: str | None = None
     if output is not None:
         stripped = output.strip()
         length = len(stripped)
         if error:
-            result = _error_result(stripped[-_ERROR_READ:] if length > _ERROR_TAIL else stripped)
+            result, end = _error_result(stripped[-_ERROR_READ:] if length > _ERROR_TAIL else stripped)
+            failure = failure_words(f"{error}\n{end}")
         elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
             result = _short_output_result(stripped)
         else:
             result = _output_result(stripped)
     elif error is not None:
         stripped = error.strip()
-        result = _error_result(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped)
+        result, _ = _error_result(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped)
+        failure = failure_words(error)
     else:
         result = None
-    return hasher.hexdigest(), shape, result, _summary(tool, canonical, plain), length
+    return hasher.hexdigest(), shape, result, _summary(tool, canonical, plain), length, failure
 
 
 def _output_result(stripped: str) -> str:
@@ -444,13 +473,14 @@ def _output_result(stripped: str) -> str:
     return _crc32(out).to_bytes(4, "big").hex()
 
 
-def _failure_result(stripped: str) -> str:
-    """The result key of a failed action from its stripped output or error, cut to its end.
+def _failure_result(stripped: str) -> tuple[str, str]:
+    """The result key of a failed action from its stripped output or error, and the end it is of.
 
     A failure is told by how it ends (the exception, the test summary, the shell's
     complaint), not by the log before it, which changes with every edit.
     """
-    return _crc32(_bytes(_failure(_ERROR_RE.sub("#", stripped)))).to_bytes(4, "big").hex()
+    end = _failure(_ERROR_RE.sub("#", stripped))
+    return _crc32(_bytes(end)).to_bytes(4, "big").hex(), end
 
 
 # Kept by text: the same short outputs and the same failures come back again and again, and

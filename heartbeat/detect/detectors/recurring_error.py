@@ -28,10 +28,13 @@ much like the one before (more than a third of their words shared, see
 :func:`words`: "Aunt May Parker", then "Aunt May Marvel") but not the same
 call, failing alike, N of them within the window. A search asked again in
 other words, a booking retried with reshuffled amounts: the numbers in the
-error may differ, the attempt is the same. Failing alike: the errors share at least half of their words, the
-call's own words aside (a message quoting the query). A query fixed three
-times that fails on a missing column, then an ambiguous name, then a
-misused aggregate is debugging: each fix got further.
+error may differ, the attempt is the same. Failing alike: the failures share
+at least half of their words (the error's and those that end the output, the
+record's ``failure`` key), the call's own words aside (a message quoting the
+query). A query fixed three times that fails on a missing column, then an
+ambiguous name, then a misused aggregate is debugging: each fix got further;
+so are ``python -c`` probes labelled ``returncode 1`` whose tracebacks end in
+a different exception each time.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ from .contract import (
     need_int,
     tail_of,
 )
-from .fingerprints import error_key
+from .fingerprints import WORD, error_key, word_print
 from .window import NAMES_KEPT, SparseWindow, forget_before
 
 __all__ = [
@@ -80,8 +83,6 @@ search share a third to a half of their words ("Aunt May (comics)" -> "Aunt May 
 ALIKE = 0.5
 """The share of words (Jaccard) two errors must share at least to say the same failure."""
 
-# A word of two letters or more that is no argument's name ("q":) and no command's flag (-rn).
-_WORD = re.compile(r'(?<![^\W_])(?<!-)[^\W\d_]{2,}(?![\w"]*":)')
 # A path, a file name or a dotted or snake_case name (a test's node id, a module, a URL),
 # cut at "::" (pytest's file::test) and at quotes, brackets and spaces.
 _THING = re.compile(r"[\w.~-]*(?:/[\w.~-]*)+|[\w-]+\.[^\W\d_]\w*|[^\W\d]\w*_\w+")
@@ -101,7 +102,7 @@ def words(tool: str, summary: str) -> frozenset[str]:
     """
     text = _KEY.sub(" ", summary[len(tool) :].lower())
     found = set(_THING.findall(text))
-    found.update(_WORD.findall(_THING.sub(" ", text)))
+    found.update(WORD.findall(_THING.sub(" ", text)))
     found.discard(tool.lower())
     return frozenset(found)
 
@@ -113,9 +114,12 @@ def reworded(before: frozenset[str], after: frozenset[str]) -> bool:
 
 
 @lru_cache(maxsize=512)
-def error_words(error: str, said: frozenset[str]) -> frozenset[str]:
-    """The words of an error's text (as :func:`words` reads a call's) but the call's own ``said``."""
-    return frozenset(_WORD.findall(error.lower())) - said
+def error_words(error: str, said: frozenset[str], failure: str | None) -> frozenset[str]:
+    """What a failure says: the words of its ``failure`` key but the call's own (``said``, see
+    :func:`words`), as their prints; from an older record without the key, the error's words."""
+    if failure is None:
+        return frozenset(WORD.findall(error.lower())) - said
+    return frozenset(failure.split()) - {word_print(word) for word in said}
 
 
 def _alike(before: frozenset[str], after: frozenset[str]) -> bool:
@@ -169,7 +173,7 @@ def _failure(
 ) -> _Failure:
     """A failed action as :func:`_chain` reads it."""
     said = words(tool, action.summary)
-    return (position, tool, fp, said, error_words(error, said), answered, key)
+    return (position, tool, fp, said, error_words(error, said, action.failure), answered, key)
 
 
 @dataclass(frozen=True)

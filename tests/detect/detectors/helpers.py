@@ -55,6 +55,7 @@ def actions(
                 error=spec.get("error"),
                 shape=keys.shape,
                 result=keys.result,
+                failure=keys.failure,
             )
         )
     return found

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from heartbeat.base.errors import ConfigError
-from heartbeat.detect.detectors import RecurringError
+from heartbeat.detect.detectors import RecurringError, prints
 from heartbeat.detect.detectors.recurring_error import words
 
 from .helpers import Call, actions, fired, first, trips
@@ -179,6 +179,53 @@ def test_a_query_fixed_until_it_fails_differently_is_debugging_not_a_reworded_re
     assert trips(RecurringError(), actions(searches))[-1] is not None  # the query quoted, aside
 
 
+def _traceback(line: int, last: str) -> str:
+    """A Python traceback ending in ``last``, raised at ``line`` of the probe."""
+    return f'Traceback (most recent call last):\n  File "<string>", line {line}, in <module>\n{last}'
+
+
+def test_probes_labelled_returncode_1_that_end_in_other_exceptions_are_debugging() -> None:
+    """``python -c`` probes, each a rewording of the one before, all failing ``returncode 1``: the label
+    is the same, how each ends is not (an import, then an attribute, then a type), so each probe got
+    further. Their twin, the probes all ending in the same exception, is one attempt in other words."""
+    probes = [
+        "from astropy.io import fits; h = fits.Header(); print(h.tostring(sep='\\n'))",
+        "from astropy.io import fits; h = fits.Header.fromstring('END'); print(h.tostring(sep='\\n'))",
+        "from astropy.io import fits; h = fits.Header.fromstring(b'END'); print(len(h.tostring(sep='\\n')))",
+    ]
+    ends = [
+        "ImportError: cannot import name 'fits' from partially initialized module 'astropy.io'",
+        "AttributeError: 'Header' object has no attribute 'tostring'",
+        "TypeError: object of type 'NoneType' has no len()",
+    ]
+
+    def runs(lasts: list[str]) -> list[Call]:
+        return [
+            {
+                "tool": "python",
+                "args": {"cmd": f'python -c "{p}"'},
+                "output": _traceback(1, e),
+                "error": "returncode 1",
+            }
+            for p, e in zip(probes, lasts, strict=True)
+        ]
+
+    assert trips(RecurringError(), actions(runs(ends))) == [None] * 3
+    same = [f"TypeError: sequence item {i}: expected str instance, bytes found" for i in range(3)]
+    hit = trips(RecurringError(), actions(runs(same)))[-1]
+    assert hit is not None and hit.evidence["same"] == "reworded"
+
+
+def test_a_failure_key_holds_digests_of_words_never_the_words() -> None:
+    """The record's ``failure`` (kept in the journal) says what a failure says without its text."""
+    output = _traceback(3, "KeyError: 'sk-live-secret-token-value'")
+    keys = prints("python", {"cmd": "python probe.py"}, output, "returncode 1")
+    assert keys.failure is not None
+    assert all(len(word) == 4 and int(word, 16) >= 0 for word in keys.failure.split())
+    assert "secret" not in keys.failure and "keyerror" not in keys.failure.lower()
+    assert prints("python", {"cmd": "python probe.py"}, output).failure is None  # no failure, no key
+
+
 def test_one_error_from_different_calls_counts_since_the_tool_last_answered() -> None:
     """A research agent's fetches refused by one site and another, pages read between: sites that
     refuse, not one failure coming back. Its twins: the same refusals with no page read between
@@ -324,7 +371,8 @@ def test_an_error_carrying_volatile_values_is_one_error_as_replay_sees_it() -> N
 
 def test_failing_runs_of_different_test_files_are_no_reworded_retry() -> None:
     """One test file after another fails, each differently: going through the tests. Its stuck
-    twin, one test file run again and again with other tests selected, is a reworded retry."""
+    twin, one test file run again and again with other tests selected and failing alike (its
+    summary line, the counts aside), is a reworded retry."""
 
     def run(target: str, i: int) -> Call:
         return {
@@ -344,7 +392,11 @@ def test_failing_runs_of_different_test_files_are_no_reworded_retry() -> None:
         "tests/test_collection.py",
         "tests/test_collection.py::test_collect_init_tests",
     ]
-    found = trips(RecurringError(), actions(run(t, i) for i, t in enumerate(selected)))
+    summary = "=================== {} failed, {} passed in 0.{}s ==================="
+    alike = [
+        {**run(t, i), "output": summary.format(1 + i % 2, 69 - i, 14 + i)} for i, t in enumerate(selected)
+    ]
+    found = trips(RecurringError(), actions(alike))
     assert found[:2] == [None, None]
     assert found[2] is not None and found[2].evidence["same"] == "reworded"
 
