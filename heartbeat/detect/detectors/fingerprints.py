@@ -24,12 +24,14 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
   (the exception and its message, the test summary) says what failed, the
   log before it changes with every edit. "The same
   result again" is judged on it.
-* ``failure``: for a failed action only, the words of its error and of how
-  its output ends (as the result key reads it), each hashed to 4 hex
-  characters (:func:`word_print`), sorted: whether two failures say the same
-  thing is judged on their words, and a failure labelled only ``returncode
-  1`` says what failed at the end of its output. Digests, never the words:
-  the journal keeps it.
+* ``failure``: for a failed action only, the words of its error and of what
+  its output says failed (the last line naming an exception, from the name
+  on, wherever it is: SQLAlchemy's error comes before the query and a link;
+  else how the output ends, as the result key reads it), each hashed to 4
+  hex characters (:func:`word_print`), sorted: whether two failures say the
+  same thing is judged on their words, and a failure labelled only
+  ``returncode 1`` says what failed in its output. Digests, never the
+  words: the journal keeps it.
 * :func:`error_key`: the same masking applied to an error's own text, so
   "timeout after 3.2s (request 8f3a...)" is one error live and in replay.
 """
@@ -219,6 +221,15 @@ def word_print(word: str) -> str:
 def failure_words(text: str) -> str:
     """The ``failure`` key of a failure's text: the prints of its words (:data:`WORD`), sorted, spaced."""
     return " ".join(sorted({word_print(word) for word in WORD.findall(text.lower())}))
+
+
+def _named(stripped: str) -> str | None:
+    """The last line of an output that names an exception, from the name on (None: no line does)."""
+    for line in reversed(stripped.splitlines()):
+        named = _EXCEPTION.search(line)
+        if named is not None:
+            return named.group()
+    return None
 
 
 def _failure(masked: str) -> str:
@@ -451,7 +462,7 @@ def action_keys(
         length = len(stripped)
         if error:
             result, end = _error_result(stripped[-_ERROR_READ:] if length > _ERROR_TAIL else stripped)
-            failure = failure_words(f"{error}\n{end}")
+            failure = failure_words(f"{error}\n{_named(stripped) or end}")
         elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
             result = _short_output_result(stripped)
         else:

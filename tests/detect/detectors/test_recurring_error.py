@@ -216,6 +216,33 @@ def test_probes_labelled_returncode_1_that_end_in_other_exceptions_are_debugging
     assert hit is not None and hit.evidence["same"] == "reworded"
 
 
+def _sqlalchemy(message: str, query: str) -> str:
+    """A LangChain SQL tool's failure: SQLAlchemy names the error first, then the query and a link."""
+    return f"Error: (sqlite3.OperationalError) {message}\n[SQL: {query}]\n(Background on this error at: https://sqlalche.me/e/20/e3q8)"
+
+
+def test_a_query_fixed_behind_a_label_is_judged_by_the_line_that_names_its_error() -> None:
+    """Labelled ``sql_error``, SQLAlchemy's message ends in the query and the same link each time: what
+    failed is the line naming the error, before them. Fixed until it fails on something else, the
+    query is debugging; its twin, reworded into the same missing column again, is not."""
+    queries = [
+        "SELECT name, SUM(quantity) AS units FROM order_items oi JOIN products p ON oi.product_id = p.id",
+        "SELECT name, SUM(quantity) AS units FROM order_items oi JOIN products p USING (product_id)",
+        "SELECT p.name, SUM(quantity) AS units FROM order_items oi JOIN products p WHERE SUM(quantity) > 9",
+    ]
+    messages = ["no such column: name", "ambiguous column name: id", "misuse of aggregate: SUM()"]
+
+    def runs(said: list[str]) -> list[Call]:
+        return [
+            {"tool": "sql_db_query", "args": {"query": q}, "output": _sqlalchemy(m, q), "error": "sql_error"}
+            for q, m in zip(queries, said, strict=True)
+        ]
+
+    assert trips(RecurringError(), actions(runs(messages))) == [None] * 3
+    hit = trips(RecurringError(), actions(runs(["no such column: p.product_name"] * 3)))[-1]
+    assert hit is not None
+
+
 def test_a_failure_key_holds_digests_of_words_never_the_words() -> None:
     """The record's ``failure`` (kept in the journal) says what a failure says without its text."""
     output = _traceback(3, "KeyError: 'sk-live-secret-token-value'")
