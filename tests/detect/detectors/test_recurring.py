@@ -109,6 +109,32 @@ def test_a_write_answering_ok_as_it_always_does_is_not_recurring() -> None:
     assert hit is not None and hit[0] == 13 and hit[1].message.startswith("fetch_feed(")
 
 
+def test_an_act_confirming_as_it_always_does_is_no_page_landed_on_again() -> None:
+    """A question-answering worker submits one answer after another, each confirmed "Episode finished,
+    reward = 1": what the act always answers, not paraphrased searches landing on one page. The same
+    answer submitted again and again, confirmed the same way, is still recurring."""
+
+    def question(n: int, answer: str) -> list[Call]:
+        return [
+            {
+                "tool": "search",
+                "args": {"cmd": f"Search[topic {n}]"},
+                "output": f"Topic {n} is about {answer}.",
+            },
+            {
+                "tool": "finish",
+                "args": {"cmd": f"Finish[{answer}]"},
+                "output": "Episode finished, reward = 1",
+            },
+        ]
+
+    answers = ["yes", "no", "Northern Lights", "1940", "A Year in Ash", "yes", "no"]
+    working = [call for n, answer in enumerate(answers) for call in question(n, answer)]
+    assert trips(Recurring(), actions(working)) == [None] * len(working)
+    again = [{"tool": "finish", "args": {"cmd": "Finish[yes]"}, "output": "Episode finished, reward = 0"}] * 5
+    assert trips(Recurring(), actions(again))[-1] is not None
+
+
 def test_failures_and_actions_without_output_are_not_counted() -> None:
     """The same call failing is recurring_error's; an action reporting no output has no result to match."""
     failing: list[Call] = [
