@@ -296,3 +296,39 @@ def test_a_resume_in_the_journal_starts_a_fresh_stretch(tmp_path: Path) -> None:
     rows = [r for r in rows if r["event"] != "resume"]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert [t.decision.action for t in replay(path, HeartbeatConfig())] == ["try_alternative", "escalate"]
+
+
+PROBING = '''
+"""Probes reworded one after another, all failing "returncode 1": the label is one, how they end is not."""
+
+ENDS = {
+    "debugging": ["ImportError: no module named m", "AttributeError: 'M' has no attribute 'load'",
+                  "TypeError: load() takes 2 positional arguments but 3 were given"],
+    "stuck": [f"ValueError: bad header at byte {n}" for n in (17, 23, 31)],
+}
+
+def step(ctx):
+    n = ctx.data["n"] = ctx.data.get("n", 0) + 1
+    code = [f"m.load_{n}()", f"m.load_{n}(path)", f"m.load_{n}(path, 3)"]  # another function a tick
+    for code, end in zip(code, ENDS["debugging" if n < 3 else "stuck"]):
+        ctx.record("python", {"cmd": f"python -c 'import m; {code}'"},
+                   output=f"Traceback (most recent call last):\\n  File <string>, line 1\\n{end}",
+                   error="returncode 1")
+'''
+
+
+def test_failures_told_apart_by_their_output_replay_as_they_were_judged_live(tmp_path: Path) -> None:
+    """The error label is the same; what each failure says is in its output, which the journal never
+    holds: its failure key (word digests) does, so the replay tells debugging from a stuck retry as
+    the live run did."""
+    (tmp_path / "probing.py").write_text(PROBING, encoding="utf-8")
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "probing:step"\n', encoding="utf-8")
+    codes = [heartbeat(tmp_path, "tick").returncode for _ in range(4)]
+    assert codes == [0, 0, 0, 4]  # the stuck retry comes back: escalated (exit 4)
+    lines = (tmp_path / "state" / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line) for line in lines]
+    live = live_heartbeats(events)
+    assert [b["anomalies"] for b in live] == [[], [], [("recurring_error", 9)], [("recurring_error", 12)]]
+    assert replayed_heartbeats(tmp_path) == live
+    failed = [e for e in events if e["event"] == "action"]
+    assert all(len(word) == 4 for e in failed for word in e["failure"].split())
