@@ -332,3 +332,36 @@ def test_failures_told_apart_by_their_output_replay_as_they_were_judged_live(tmp
     assert replayed_heartbeats(tmp_path) == live
     failed = [e for e in events if e["event"] == "action"]
     assert all(len(word) == 4 for e in failed for word in e["failure"].split())
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("failure", 5, "failure must be text or null, not 5"),
+        ("result", ["x"], "result must be text or null, not ['x']"),
+        ("shape", {"a": 1}, "shape must be text or null"),
+        ("fingerprint", 7, "fingerprint must be non-empty text, not 7"),
+        ("output_len", -3, "output_len must be a whole number >= 0 or null, not -3"),
+    ],
+)
+def test_a_journal_with_a_key_heartbeat_never_writes_is_a_clear_error(
+    tmp_path: Path, field: str, value: Any, says: str
+) -> None:
+    """An edited or corrupt key: one line naming the heartbeat, the action and the key, exit 2 (was an
+    internal error: a list as a result, a number as a failure key)."""
+    row = {
+        "event": "action", "tick": 1, "index": 1, "tool": "python", "summary": "python(a)",
+        "output_len": 30, "error": "returncode 1", "cost": 0.0, "fingerprint": "f" * 16, "shape": "s" * 8,
+        "result": "r" * 8, "failure": "ab12 cd34", "at": "2025-01-01T00:00:00+00:00",
+    }  # fmt: skip
+    rows = [
+        row,
+        {**row, "index": 2, field: value},
+        {"event": "decision", "tick": 1, "decision": "x", "stuck_streak": 0},
+    ]
+    rows.append({"event": "tick", "tick": 1, "outcome": "ran", "actions": 2, "progress": None})
+    (tmp_path / "journal.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    done = heartbeat(tmp_path, "replay", "journal.jsonl")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "heartbeat 1: action 2: " + says in done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
