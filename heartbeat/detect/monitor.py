@@ -305,15 +305,14 @@ class Monitor:
             error = str(error)
         if not error:
             error = None
-        fp, shape, result, summary, length, failure = action_keys(
+        fp, shape, result, summary, length, words = action_keys(  # words: the failure key
             tool, args, output, error, self._volatile, tool in self._polling
         )
         index = self.actions_total = self.actions_total + 1
         if error is not None:  # as kept and shown: masked, escaped, cut (the keys read it whole)
             error = error_text(error)
         record: ActionRecord | LightAction = _new_light(
-            LightAction,
-            (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result, failure),
+            LightAction, (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result, words)
         )
         if not self._light:  # a custom detector reads real ActionRecords
             record = as_record(record)

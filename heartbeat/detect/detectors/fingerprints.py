@@ -28,7 +28,7 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
   its output says failed (the last line naming an exception, from the name
   on, wherever it is: SQLAlchemy's error comes before the query and a link;
   else how the output ends, as the result key reads it), each hashed to 4
-  hex characters (:func:`word_print`), sorted: whether two failures say the
+  hex characters (:func:`~.words.word_print`), sorted: whether two failures say the
   same thing is judged on their words, and a failure labelled only
   ``returncode 1`` says what failed in its output. Digests, never the
   words: the journal keeps it.
@@ -49,22 +49,20 @@ from typing import Any, NamedTuple
 
 from ...base.credentials import holds_credentials, mask_credential_text, mask_credentials
 from ...core.models import TEXT_LIMIT, clip, printable
+from .words import failure_words
 
 __all__ = [
-    "WORD",
     "Prints",
     "action_keys",
     "canonical_args",
     "error_key",
     "error_text",
-    "failure_words",
     "fingerprint",
     "mask",
     "mask_volatile",
     "pattern",
     "prints",
     "summarize",
-    "word_print",
 ]
 
 
@@ -206,21 +204,6 @@ _ERROR_TAIL = 200
 _EXCEPTION = re.compile(
     r"\b[A-Za-z_]*(?:Error|Exception|Exit|Interrupt)\b(?!.*\b[A-Za-z_]*(?:Error|Exception)\b:).*"
 )
-
-
-# A word of two letters or more that is no argument's name ("q":) and no command's flag (-rn).
-WORD = re.compile(r'(?<![^\W_])(?<!-)[^\W\d_]{2,}(?![\w"]*":)')
-
-
-def word_print(word: str) -> str:
-    """A word as ``failure`` holds it: 4 hex characters of its CRC-32 (a handful of words never collide)."""
-    return f"{_crc32(_bytes(word)) & 0xFFFF:04x}"
-
-
-@lru_cache(maxsize=1024)
-def failure_words(text: str) -> str:
-    """The ``failure`` key of a failure's text: the prints of its words (:data:`WORD`), sorted, spaced."""
-    return " ".join(sorted({word_print(word) for word in WORD.findall(text.lower())}))
 
 
 def _named(stripped: str) -> str | None:

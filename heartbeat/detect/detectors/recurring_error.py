@@ -58,8 +58,9 @@ from .contract import (
     need_int,
     tail_of,
 )
-from .fingerprints import WORD, error_key, word_print
+from .fingerprints import error_key
 from .window import NAMES_KEPT, SparseWindow, forget_before
+from .words import WORD, word_print
 
 __all__ = [
     "ALIKE",
