@@ -25,7 +25,7 @@ between the runs.
 
 Reworded retries count too: consecutive failing calls of one tool, each
 much like the one before (more than a third of their words shared, see
-:func:`words`: "Aunt May Parker", then "Aunt May Marvel") but not the same
+:func:`~.words.words`: "Aunt May Parker", then "Aunt May Marvel") but not the same
 call, failing alike, N of them within the window. A search asked again in
 other words, a booking retried with reshuffled amounts: the numbers in the
 error may differ, the attempt is the same. Failing alike: the failures share
@@ -39,7 +39,6 @@ a different exception each time.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,17 +59,15 @@ from .contract import (
 )
 from .fingerprints import error_key
 from .window import NAMES_KEPT, SparseWindow, forget_before
-from .words import WORD, word_print
+from .words import error_words, words
 
 __all__ = [
     "ALIKE",
     "REWORDED",
     "RecurringError",
     "RecurringErrorTracker",
-    "error_words",
     "failure_key",
     "reworded",
-    "words",
 ]
 
 
@@ -84,28 +81,7 @@ search share a third to a half of their words ("Aunt May (comics)" -> "Aunt May 
 ALIKE = 0.5
 """The share of words (Jaccard) two errors must share at least to say the same failure."""
 
-# A path, a file name or a dotted or snake_case name (a test's node id, a module, a URL),
-# cut at "::" (pytest's file::test) and at quotes, brackets and spaces.
-_THING = re.compile(r"[\w.~-]*(?:/[\w.~-]*)+|[\w-]+\.[^\W\d_]\w*|[^\W\d]\w*_\w+")
-_KEY = re.compile(r'"[^"\\]*":')
 _error_key = lru_cache(maxsize=512)(error_key)
-
-
-@lru_cache(maxsize=512)
-def words(tool: str, summary: str) -> frozenset[str]:
-    """The words of a call's argument values, lower case, without numbers, flags, argument
-    names or the tool's own name (a shell tool's command names its program).
-
-    A path, a file name or a snake_case name is one word, kept whole: it names one
-    thing, and two different ones are two things, not one in other words. A test
-    runner failing on ``tests/test_models.py`` and then on ``tests/test_views.py``
-    is going through the tests, not rewording one call.
-    """
-    text = _KEY.sub(" ", summary[len(tool) :].lower())
-    found = set(_THING.findall(text))
-    found.update(WORD.findall(_THING.sub(" ", text)))
-    found.discard(tool.lower())
-    return frozenset(found)
 
 
 def reworded(before: frozenset[str], after: frozenset[str]) -> bool:
@@ -114,17 +90,8 @@ def reworded(before: frozenset[str], after: frozenset[str]) -> bool:
     return union > 0 and len(before & after) > REWORDED * union
 
 
-@lru_cache(maxsize=512)
-def error_words(error: str, said: frozenset[str], failure: str | None) -> frozenset[str]:
-    """What a failure says: the words of its ``failure`` key but the call's own (``said``, see
-    :func:`words`), as their prints; from an older record without the key, the error's words."""
-    if failure is None:
-        return frozenset(WORD.findall(error.lower())) - said
-    return frozenset(failure.split()) - {word_print(word) for word in said}
-
-
 def _alike(before: frozenset[str], after: frozenset[str]) -> bool:
-    """Whether two failures' error words (see :func:`error_words`) say the same failure."""
+    """Whether two failures' error words (see :func:`~.words.error_words`) say the same failure."""
     union = len(before | after)
     return before == after or len(before & after) >= ALIKE * union
 

@@ -12,10 +12,14 @@ import re
 import zlib
 from functools import lru_cache
 
-__all__ = ["WORD", "failure_words", "word_print"]
+__all__ = ["WORD", "error_words", "failure_words", "word_print", "words"]
 
 # A word of two letters or more that is no argument's name ("q":) and no command's flag (-rn).
 WORD = re.compile(r'(?<![^\W_])(?<!-)[^\W\d_]{2,}(?![\w"]*":)')
+# A path, a file name or a dotted or snake_case name (a test's node id, a module, a URL),
+# cut at "::" (pytest's file::test) and at quotes, brackets and spaces.
+_THING = re.compile(r"[\w.~-]*(?:/[\w.~-]*)+|[\w-]+\.[^\W\d_]\w*|[^\W\d]\w*_\w+")
+_KEY = re.compile(r'"[^"\\]*":')
 
 
 def word_print(word: str) -> str:
@@ -27,3 +31,29 @@ def word_print(word: str) -> str:
 def failure_words(text: str) -> str:
     """The failure key of a failure's text: the prints of its words (:data:`WORD`), sorted, spaced."""
     return " ".join(sorted({word_print(word) for word in WORD.findall(text.lower())}))
+
+
+@lru_cache(maxsize=512)
+def words(tool: str, summary: str) -> frozenset[str]:
+    """The words of a call's argument values, lower case, without numbers, flags, argument
+    names or the tool's own name (a shell tool's command names its program).
+
+    A path, a file name or a snake_case name is one word, kept whole: it names one
+    thing, and two different ones are two things, not one in other words. A test
+    runner failing on ``tests/test_models.py`` and then on ``tests/test_views.py``
+    is going through the tests, not rewording one call.
+    """
+    text = _KEY.sub(" ", summary[len(tool) :].lower())
+    found = set(_THING.findall(text))
+    found.update(WORD.findall(_THING.sub(" ", text)))
+    found.discard(tool.lower())
+    return frozenset(found)
+
+
+@lru_cache(maxsize=512)
+def error_words(error: str, said: frozenset[str], failure: str | None) -> frozenset[str]:
+    """What a failure says: the words of its ``failure`` key but the call's own (``said``, see
+    :func:`words`), as their prints; from an older record without the key, the error's words."""
+    if failure is None:
+        return frozenset(WORD.findall(error.lower())) - said
+    return frozenset(failure.split()) - {word_print(word) for word in said}

@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from heartbeat.base.errors import ConfigError
-from heartbeat.detect.detectors import RecurringError, prints
-from heartbeat.detect.detectors.recurring_error import words
+from heartbeat.detect.detectors import RecurringError
 
 from .helpers import Call, actions, fired, first, trips
 
@@ -243,16 +242,6 @@ def test_a_query_fixed_behind_a_label_is_judged_by_the_line_that_names_its_error
     assert hit is not None
 
 
-def test_a_failure_key_holds_digests_of_words_never_the_words() -> None:
-    """The record's ``failure`` (kept in the journal) says what a failure says without its text."""
-    output = _traceback(3, "KeyError: 'sk-live-secret-token-value'")
-    keys = prints("python", {"cmd": "python probe.py"}, output, "returncode 1")
-    assert keys.failure is not None
-    assert all(len(word) == 4 and int(word, 16) >= 0 for word in keys.failure.split())
-    assert "secret" not in keys.failure and "keyerror" not in keys.failure.lower()
-    assert prints("python", {"cmd": "python probe.py"}, output).failure is None  # no failure, no key
-
-
 def test_one_error_from_different_calls_counts_since_the_tool_last_answered() -> None:
     """A research agent's fetches refused by one site and another, pages read between: sites that
     refuse, not one failure coming back. Its twins: the same refusals with no page read between
@@ -426,21 +415,6 @@ def test_failing_runs_of_different_test_files_are_no_reworded_retry() -> None:
     found = trips(RecurringError(), actions(alike))
     assert found[:2] == [None, None]
     assert found[2] is not None and found[2].evidence["same"] == "reworded"
-
-
-def test_a_path_a_file_name_and_a_snake_case_name_are_one_word_each() -> None:
-    """words keeps what names one thing whole, and still drops argument names, flags and numbers."""
-    assert words("pytest", 'pytest({"cmd": "pytest -x tests/test_a1.py::test_parse_ok"})') == {
-        "tests/test_a1.py",
-        "test_parse_ok",
-    }
-    assert words("search", 'search({"query": "the EP by Noah Cyrus 2020"})') == {
-        "the",
-        "ep",
-        "by",
-        "noah",
-        "cyrus",
-    }
 
 
 def test_a_malformed_turn_answered_by_good_turns_is_no_recurring_error() -> None:

@@ -1,0 +1,52 @@
+"""Words: what a call or a failure says, and the failure key that keeps it as digests."""
+
+from __future__ import annotations
+
+from heartbeat.detect.detectors import prints
+from heartbeat.detect.detectors.words import failure_words, word_print, words
+
+
+def test_a_path_a_file_name_and_a_snake_case_name_are_one_word_each() -> None:
+    """words keeps what names one thing whole, and still drops argument names, flags and numbers."""
+    assert words("pytest", 'pytest({"cmd": "pytest -x tests/test_a1.py::test_parse_ok"})') == {
+        "tests/test_a1.py",
+        "test_parse_ok",
+    }
+    assert words("search", 'search({"query": "the EP by Noah Cyrus 2020"})') == {
+        "the",
+        "ep",
+        "by",
+        "noah",
+        "cyrus",
+    }
+
+
+def _failed(end: str, *, line: int = 3) -> str | None:
+    output = f'Traceback (most recent call last):\n  File "probe.py", line {line}, in <module>\n{end}'
+    return prints("python", {"cmd": "python probe.py"}, output, "returncode 1").failure
+
+
+def test_a_failure_key_is_the_digests_of_what_the_failure_says() -> None:
+    """The label and the line naming the exception, as 4-hex-digit digests of their words: the
+    same failure at another line is one key, another exception another key, no failure none."""
+    key = _failed("KeyError: 'customer_id'")
+    assert key == failure_words("returncode 1\nKeyError: 'customer_id'")
+    assert key is not None and set(key.split()) == {
+        word_print(w) for w in ("returncode", "keyerror", "customer", "id")
+    }
+    assert _failed("KeyError: 'customer_id'", line=41) == key
+    assert _failed("TypeError: 'NoneType' object is not subscriptable") != key
+    assert prints("python", {"cmd": "python probe.py"}, "3 passed").failure is None
+
+
+def test_the_line_naming_the_error_is_read_wherever_it_is() -> None:
+    """SQLAlchemy names the error first, then the query and a link every failure shares."""
+    output = (
+        "Error: (sqlite3.OperationalError) no such column: o.cancelled\n"
+        "[SQL: SELECT AVG(o.cancelled) FROM orders o]\n"
+        "(Background on this error at: https://sqlalche.me/e/20/e3q8)"
+    )
+    key = prints(
+        "sql_db_query", {"query": "SELECT AVG(o.cancelled) FROM orders o"}, output, "sql_error"
+    ).failure
+    assert key == failure_words("sql_error\nError: (sqlite3.OperationalError) no such column: o.cancelled")
