@@ -39,7 +39,15 @@ from ...core.models import Anomaly
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
 from .fingerprints import prints
 
-__all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "is_empty_answer", "silent_by_design"]
+__all__ = [
+    "EMPTY_ANSWERS",
+    "NUMBERED_EXTRA",
+    "Empty",
+    "EmptyTracker",
+    "acts_by_name",
+    "is_empty_answer",
+    "silent_by_design",
+]
 
 EMPTY_ANSWERS = (
     "",
@@ -176,7 +184,8 @@ _SILENT_PIECES = (
 
 
 @lru_cache(maxsize=1024)
-def _silent_tool(tool: str) -> bool:
+def acts_by_name(tool: str) -> bool:
+    """Whether ``tool``'s name says it writes or acts (``write_file``, ``finish``, ``send``...)."""
     first = re.split(r"[\s_.:/-]+", tool.strip().lower(), maxsplit=1)[0]
     return first in _SILENT_VERBS
 
@@ -188,7 +197,7 @@ def _silent_command(summary: str) -> bool:
 
 def silent_by_design(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing."""
-    return _silent_tool(tool) or _silent_command(summary)
+    return acts_by_name(tool) or _silent_command(summary)
 
 
 def _asks_in_vain(action: ActionView, length: int | None) -> bool:

@@ -13,8 +13,9 @@ over the last W actions:
   read after each new batch answers "ok" every time, as a write does;
 * the tool plus its output, whatever the arguments, for outputs longer than
   ``min_chars`` (paraphrased searches landing on the same page), never for
-  a call that writes or acts: its confirmation ("Episode finished, reward =
-  1", "Message sent") is what it always answers, not a page landed on again.
+  a tool named for an act (``finish``, ``submit``, ``send``: see
+  :func:`~.empty.acts_by_name`): its confirmation ("Episode finished, reward
+  = 1", "Message sent") is what it always answers, not a page landed on again.
 
 Failed actions are left to ``recurring_error``; actions without an output
 are not counted.
@@ -40,7 +41,7 @@ from .contract import (
     tail_of,
     tool_limits,
 )
-from .empty import silent_by_design
+from .empty import acts_by_name, silent_by_design
 from .fingerprints import pattern
 
 __all__ = ["Recurring", "RecurringTracker"]
@@ -52,14 +53,16 @@ def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
     length = action.output_len
     if result is None or action.error is not None or length is None:
         return None, None
-    if silent_by_design(action.tool, action.summary):
-        # A write or an act answers what it always answers, whatever it did ("ok", "Episode
-        # finished, reward = 1"): no page it landed on again. The same act again still counts.
-        if length > min_chars:
-            return f"{action.shape}{result}", None
-        return None, None
     if length > min_chars:
+        if acts_by_name(action.tool):
+            # An act confirms as it always does ("Episode finished, reward = 1"): no page it
+            # landed on again. The same act again still counts. (Told by the tool's name: a
+            # command's text is read only for short answers, where it is cheap and needed.)
+            return f"{action.shape}{result}", None
         return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}"
+    if silent_by_design(action.tool, action.summary):
+        # A write or an act answered "ok": the answer it always gives, whatever it did.
+        return None, None
     # A short or empty answer says nothing about which page this was: only the exact
     # call counts as the same again (a poll unchanged, a lookup answered "no").
     return action.fingerprint + result, None
