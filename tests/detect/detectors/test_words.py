@@ -50,3 +50,10 @@ def test_the_line_naming_the_error_is_read_wherever_it_is() -> None:
         "sql_db_query", {"query": "SELECT AVG(o.cancelled) FROM orders o"}, output, "sql_error"
     ).failure
     assert key == failure_words("sql_error\nError: (sqlite3.OperationalError) no such column: o.cancelled")
+
+
+def test_a_later_line_merely_holding_an_ending_does_not_name_the_error() -> None:
+    """ "Errors" and "Exits" name no exception: the line before, which does, is what failed."""
+    output = "Traceback (most recent call last):\nValueError: bad header\n3 Errors, 2 Exits in the log"
+    key = prints("python", {"cmd": "python probe.py"}, output, "returncode 1").failure
+    assert key == failure_words("returncode 1\nValueError: bad header")
