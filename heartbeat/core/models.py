@@ -168,7 +168,7 @@ class ActionRecord(_Record):
     )
     failure: str | None = Field(
         default=None,
-        description="A failure's words (its error's, its output's end) as 4-hex-digit hashes; None if none.",
+        description="A failed action's words (its error's, its output's named failure) as digests.",
     )
 
 

@@ -20,7 +20,15 @@ from ..core.models import ActionRecord, clip
 from .detectors import ActionView
 from .detectors.contract import construct
 
-__all__ = ["KEY_FIELDS", "RECORD_KEYS", "LightAction", "as_record", "journal_keys", "keyed_record"]
+__all__ = [
+    "KEY_FIELDS",
+    "RECORD_KEYS",
+    "LightAction",
+    "as_record",
+    "check_keys",
+    "journal_keys",
+    "keyed_record",
+]
 
 
 class LightAction(NamedTuple):
@@ -72,6 +80,21 @@ def journal_keys(action: ActionView) -> dict[str, Any]:
     return {name: getattr(action, name) for name in KEY_FIELDS}
 
 
+def check_keys(keys: Mapping[str, Any]) -> None:
+    """ValueError unless ``keys`` are what heartbeat computes: digests (text; only ``fingerprint``
+    required) and the output's length (a count, or None)."""
+    fp = keys.get("fingerprint")
+    if not isinstance(fp, str) or not fp:
+        raise ValueError(f"fingerprint must be non-empty text, not {fp!r}")
+    length = keys.get("output_len")
+    if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 0):
+        raise ValueError(f"output_len must be a whole number >= 0 or null, not {length!r}")
+    for name in KEY_FIELDS:
+        value = keys.get(name)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{name} must be text or null, not {value!r}")
+
+
 def keyed_record(
     tool: str,
     keys: Mapping[str, Any],
@@ -89,12 +112,7 @@ def keyed_record(
         raise TypeError(f"tool must be a non-empty str, not {tool!r}")
     if isinstance(cost, bool) or not isinstance(cost, int | float) or not 0 <= cost < math.inf:
         raise ValueError(f"cost must be a finite number >= 0, not {cost!r}")
-    fp = keys.get("fingerprint")
-    if not isinstance(fp, str) or not fp:
-        raise ValueError(f"keys need a fingerprint, not {fp!r}")
-    length = keys.get("output_len")
-    if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 0):
-        raise ValueError(f"output_len must be an int >= 0 or None, not {length!r}")
+    check_keys(keys)
     fields: dict[str, Any] = {name: keys.get(name) for name in RECORD_KEYS}
     fields.update(
         index=index,

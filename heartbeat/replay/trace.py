@@ -364,26 +364,9 @@ def _journal_heartbeats(where: Path) -> list[tuple[int, TraceLine]]:
             lines.append((n, kind(actions=actions, at=beat["at"], progress=beat["progress"], usage=usage)))
         except ValidationError as exc:
             raise TraceError(str(where), 1, f"heartbeat {n}: {_problem(exc)}") from None
-        except _BadKey as exc:
+        except ValueError as exc:  # keys heartbeat never writes (check_keys)
             raise TraceError(str(where), 1, f"heartbeat {n}: action {number}: {exc}") from None
     return lines
-
-
-class _BadKey(ValueError):
-    """A journal's action event whose detector keys are not what heartbeat writes."""
-
-
-def _check_keys(keys: dict[str, Any]) -> None:
-    """_BadKey unless the keys are digests (text) or absent, and the output's length a count."""
-    for name, value in keys.items():
-        if name == "output_len":
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-                raise _BadKey(f"output_len must be a whole number >= 0 or null, not {value!r}")
-        elif name == "fingerprint":
-            if not isinstance(value, str) or not value:
-                raise _BadKey(f"fingerprint must be non-empty text, not {value!r}")
-        elif value is not None and not isinstance(value, str):
-            raise _BadKey(f"{name} must be text or null, not {value!r}")
 
 
 def _keyed(row: dict[str, Any], number: int) -> KeyedAction:
@@ -393,7 +376,7 @@ def _keyed(row: dict[str, Any], number: int) -> KeyedAction:
     so an unknown output never counts as the same result.
     """
     from ..detect.detectors import prints
-    from ..detect.recorded import KEY_FIELDS
+    from ..detect.recorded import KEY_FIELDS, check_keys
     from ..formats.journal import summary_args
 
     tool = str(row.get("tool") or "(unknown)")
@@ -408,7 +391,7 @@ def _keyed(row: dict[str, Any], number: int) -> KeyedAction:
         if error is None and length is not None:
             keys["result"] = f"?{number}"
     keys.update(summary=summary, output_len=length)
-    _check_keys(keys)
+    check_keys(keys)
     cost = row.get("cost")
     cost = float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else 0.0
     return KeyedAction(tool=tool, error=error, cost=cost, keys=keys)
