@@ -26,7 +26,8 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
   result again" is judged on it.
 * ``failure``: for a failed action only, the words of its error and of what
   its output says failed (the last line naming an exception, from the name
-  on, wherever it is: SQLAlchemy's error comes before the query and a link;
+  on, among its last 4,000 characters: SQLAlchemy's error comes before the
+  query and a link;
   else how the output ends, as the result key reads it), each hashed to 4
   hex characters (:func:`~.words.word_print`), sorted: whether two failures say the
   same thing is judged on their words, and a failure labelled only
@@ -209,21 +210,26 @@ _EXCEPTION = re.compile(
 def _named(stripped: str) -> str | None:
     """The last line of an output that names an exception, from the name on (None: no line does)."""
     # Only a line holding one of the names' endings can match: found from the end with rfind
-    # (the regex over every line of a long log cost tens of microseconds a failure).
+    # (the regex over every line of a long log cost tens of microseconds a failure), and the
+    # regex reads at most a result's length around it: over a whole line of a minified log
+    # holding many names it took seconds (each name's lookahead reads to the line's end).
     end = len(stripped)
+    floor = max(0, end - _NAMED_READ)  # a failure names itself near its end: bounded work
     while True:
-        at = max(stripped.rfind(word, 0, end) for word in _EXCEPTION_ENDINGS)
+        at = max(stripped.rfind(word, floor, end) for word in _EXCEPTION_ENDINGS)
         if at < 0:
             return None
         start = stripped.rfind("\n", 0, at) + 1
         stop = stripped.find("\n", at)
-        named = _EXCEPTION.search(stripped, start, len(stripped) if stop < 0 else stop)
+        stop = len(stripped) if stop < 0 else stop
+        named = _EXCEPTION.search(stripped, max(start, at - _ERROR_TAIL), min(stop, at + _ERROR_TAIL))
         if named is not None:
             return named.group()
         end = start
 
 
 _EXCEPTION_ENDINGS = ("Error", "Exception", "Exit", "Interrupt")
+_NAMED_READ = 4000  # characters from an output's end searched for the line naming its error
 
 
 def _failure(masked: str) -> str:

@@ -57,3 +57,13 @@ def test_a_later_line_merely_holding_an_ending_does_not_name_the_error() -> None
     output = "Traceback (most recent call last):\nValueError: bad header\n3 Errors, 2 Exits in the log"
     key = prints("python", {"cmd": "python probe.py"}, output, "returncode 1").failure
     assert key == failure_words("returncode 1\nValueError: bad header")
+
+
+def test_only_the_end_of_a_long_output_is_searched_for_the_line_naming_the_error() -> None:
+    """A failure names itself near its end: a name 6,000 characters up is not read (the work stays
+    bounded, whatever the output), and how the output ends says what failed."""
+    tail = "\n".join(f"step {i} done" for i in range(500))
+    far = prints("sh", {"cmd": "./build.sh"}, f"ValueError: far away\n{tail}", "returncode 2").failure
+    none = prints("sh", {"cmd": "./build.sh"}, f"starting\n{tail}", "returncode 2").failure
+    near = prints("sh", {"cmd": "./build.sh"}, f"{tail}\nValueError: near", "returncode 2").failure
+    assert far == none != near
