@@ -209,10 +209,8 @@ _EXCEPTION = re.compile(
 
 def _named(stripped: str) -> str | None:
     """The last line of an output that names an exception, from the name on (None: no line does)."""
-    # Only a line holding one of the names' endings can match: found from the end with rfind
-    # (the regex over every line of a long log cost tens of microseconds a failure), and the
-    # regex reads at most a result's length around it: over a whole line of a minified log
-    # holding many names it took seconds (each name's lookahead reads to the line's end).
+    # A line holding a name's ending, found from the end with rfind; the regex reads a bounded
+    # stretch of it (each name's lookahead reads to the line's end: seconds on a minified log).
     end = len(stripped)
     floor = max(0, end - _NAMED_READ)  # a failure names itself near its end: bounded work
     while True:
