@@ -27,12 +27,11 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
 * ``failure``: for a failed action only, the words of its error and of what
   its output says failed (the last line naming an exception, from the name
   on, among its last 4,000 characters: SQLAlchemy's error comes before the
-  query and a link;
-  else how the output ends, as the result key reads it), each hashed to 4
-  hex characters (:func:`~.words.word_print`), sorted: whether two failures say the
-  same thing is judged on their words, and a failure labelled only
-  ``returncode 1`` says what failed in its output. Digests, never the
-  words: the journal keeps it.
+  query and a link; else how the output ends, as the result key reads it),
+  each hashed to 4 hex characters (:func:`~.words.word_print`), sorted:
+  whether two failures say the same thing is judged on their words, and a
+  failure labelled only ``returncode 1`` says what failed in its output.
+  Digests, never the words: the journal keeps it.
 * :func:`error_key`: the same masking applied to an error's own text, so
   "timeout after 3.2s (request 8f3a...)" is one error live and in replay.
 """
