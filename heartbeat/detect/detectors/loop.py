@@ -1,4 +1,11 @@
-"""``loop``: a cycle of 2+ distinct calls repeating back to back at the tail of the window."""
+"""``loop``: a cycle of 2+ distinct calls repeating back to back at the tail of the window.
+
+A cycle one of whose calls answered something new at its last pass (a CI
+run watched between sleeps whose jobs finish one by one, a bisect's next
+commit benchmarked) watches something that moves: no loop. The answers
+are compared as their result keys, volatile values masked, so a clock in
+an answer does not make it new.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +31,15 @@ __all__ = ["Loop", "LoopTracker"]
 
 _CYCLE_SHOWN = 6  # steps of a cycle written into a message; the rest are counted
 _CYCLE_KEPT = 20  # steps of a cycle kept in the evidence, so state.json stays small
+
+
+def moved_on(results: Sequence[str | None], period: int) -> bool:
+    """Whether the newest pass of a ``period``-step cycle got an answer the pass before did not.
+
+    ``results``: the result keys of the newest actions, oldest first, at least two passes' worth.
+    """
+    n = len(results)
+    return any(results[n - k] != results[n - k - period] for k in range(1, period + 1))
 
 
 def _cycle_text(summaries: Sequence[str]) -> str:
@@ -68,7 +84,7 @@ class Loop:
             matched = 0
             while matched < n - period and fps[n - 1 - matched] == fps[n - 1 - matched - period]:
                 matched += 1
-            if matched >= need:
+            if matched >= need and not moved_on([a.result for a in seq[-2 * period :]], period):
                 return self._report(seq[-period:], matched, history.tick, now)
         return None
 
@@ -157,6 +173,7 @@ class LoopTracker(StepTracker):
         "_n",
         "_need",
         "_recent",
+        "_results",
         "_run",
         "_runs",
         "_seed",
@@ -180,6 +197,8 @@ class LoopTracker(StepTracker):
         for i, action in enumerate(recent, n - len(recent)):
             where.setdefault(action.fingerprint, []).append(i)
         self._where = where
+        # The result keys of the last window actions: whether a cycle's newest pass moved on.
+        self._results: deque[str | None] = deque((a.result for a in tail), maxlen=det.window)
         self._runs: dict[int, int] = _NO_RUNS
         fps = [action.fingerprint for action in tail]
         self._seed: list[str] | None = fps or None
@@ -211,6 +230,8 @@ class LoopTracker(StepTracker):
             self._fp = fp
             run = self._run = 1
         best = 0
+        results = self._results
+        results.append(action.result)
         positions_of = self._where
         where = positions_of.get(fp)
         if where is None:
@@ -234,7 +255,7 @@ class LoopTracker(StepTracker):
                 m = new[p] = count(p, 0) + 1
                 # A 2-step cycle with a failed step needs one more pass (Loop.repeats_for).
                 extra = p == 2 and (error is not None or self._recent[-1].error is not None)
-                if m >= p * (need + extra) and p * (need + 1 + extra) <= window:
+                if m >= p * (need + extra) and p * (need + 1 + extra) <= window and not moved_on(results, p):
                     best = p
             where.append(i)
             self._runs = new

@@ -8,14 +8,21 @@ over the last W actions:
 * the call's masked shape plus its result (a poll whose arguments carry a
   timestamp, a test rerun after each edit); for a result of at most
   ``min_chars`` characters the exact call instead of its shape (a short
-  answer says nothing about which page it was), and never for a call that
-  writes or acts (see :func:`~.empty.silent_by_design`): a feed marked
-  read after each new batch answers "ok" every time, as a write does;
+  answer says nothing about which page it was) or a tool named for an act
+  (its numbers name what it acts on: closing ticket 40017 and then 40018,
+  each "Ticket closed.", is two acts), and never for a short answer to a
+  call that writes or acts (see :func:`~.empty.silent_by_design`): a feed
+  marked read after each new batch answers "ok" every time, as a write does;
 * the tool plus its output, whatever the arguments, for outputs longer than
   ``min_chars`` (paraphrased searches landing on the same page), never for
   a tool named for an act (``finish``, ``submit``, ``send``: see
   :func:`~.empty.acts_by_name`): its confirmation ("Episode finished, reward
   = 1", "Message sent") is what it always answers, not a page landed on again.
+
+Either counts only since its call (or its tool) last answered something
+new: a feed polled with ``since=<timestamp>`` answers "nothing new" again
+and again between the batches it brings, and that is a poll that moves, not
+one that stopped (the same answer five times with nothing new between is).
 
 Failed actions are left to ``recurring_error``; actions without an output
 are not counted.
@@ -24,7 +31,7 @@ are not counted.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Hashable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -47,7 +54,28 @@ from .fingerprints import pattern
 __all__ = ["Recurring", "RecurringTracker"]
 
 
-def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
+_RESULT_HEX = 8  # a key ends with its result key (8 hex digits); what comes before names the call or tool
+
+
+def since_news(keys: Iterable[str | None], call: str) -> int:
+    """How many of ``keys`` (call+result or output keys, oldest first; None for actions without
+    one) are ``call`` since its call's (or tool's) last new answer: a key of the same call first
+    seen among them."""
+    group = call[:-_RESULT_HEX]
+    seen: set[str] = set()
+    count = 0
+    for key in keys:
+        if key is None or key[:-_RESULT_HEX] != group:
+            continue
+        if key == call:
+            count += 1
+        elif key not in seen:
+            count = 0  # the call answered something new: the count starts again
+            seen.add(key)
+    return count
+
+
+def _keys(action: ActionView, min_chars: int) -> tuple[str | None, str | None]:
     """(call+result key, output key) of an action; None where it has none."""
     result = action.result
     length = action.output_len
@@ -56,9 +84,11 @@ def _keys(action: ActionView, min_chars: int) -> tuple[Hashable, Hashable]:
     if length > min_chars:
         if acts_by_name(action.tool):
             # An act confirms as it always does ("Episode finished, reward = 1"): no page it
-            # landed on again. The same act again still counts. (Told by the tool's name: a
-            # command's text is read only for short answers, where it is cheap and needed.)
-            return f"{action.shape}{result}", None
+            # landed on again. The same act again still counts, the exact call: its numbers
+            # name what it acts on (ticket 40017, then 40018: two tickets closed, each
+            # "Ticket closed."). (Told by the tool's name: a command's text is read only for
+            # short answers, where it is cheap and needed.)
+            return action.fingerprint + result, None
         return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}"
     if silent_by_design(action.tool, action.summary):
         # A write or an act answered "ok": the answer it always gives, whatever it did.
@@ -108,8 +138,8 @@ class Recurring:
             return None
         seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
         keys = [_keys(a, self.min_chars) for a in seq]
-        calls = sum(1 for c, _ in keys if c == call)
-        outputs = sum(1 for _, o in keys if o is not None and o == output)
+        calls = since_news((c for c, _ in keys), call)
+        outputs = since_news((o for _, o in keys), output) if output is not None else 0
         return self._report(last, calls, outputs, history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -154,10 +184,10 @@ class RecurringTracker(StepTracker):
         self._min_chars = det.min_chars
         self._min = det.threshold  # no tool's threshold is below it
         self._window = det.window
-        self._recent: deque[tuple[Hashable, Hashable]] = deque()
+        self._recent: deque[tuple[str | None, str | None]] = deque()
         # Both kinds of key in one dict: a call key starts with a shape or fingerprint
         # (hex), an output key with "\x00", so they never meet.
-        self._counts: dict[Hashable, int] = {}
+        self._counts: dict[str, int] = {}
         self.seed(tail_of(history.actions, det.window, det.exempt))
 
     def step(
@@ -186,4 +216,8 @@ class RecurringTracker(StepTracker):
             outputs = counts[output] = counts.get(output, 0) + 1
         if not report or (calls < self._min and outputs < self._min):
             return None
+        if call is not None and calls >= self._min:
+            calls = since_news((c for c, _ in recent), call)
+        if output is not None and outputs >= self._min:
+            outputs = since_news((o for _, o in recent), output)
         return self._det._report(action, calls, outputs, action.tick, action.at)

@@ -24,14 +24,15 @@ over twice the window: a script re-run after each edit, other steps
 between the runs.
 
 Reworded retries count too: consecutive failing calls of one tool, each
-much like the one before (more than a third of their words shared, see
-:func:`~.words.words`: "Aunt May Parker", then "Aunt May Marvel") but not the same
-call, failing alike, N of them within the window. A search asked again in
-other words, a booking retried with reshuffled amounts: the numbers in the
-error may differ, the attempt is the same. Failing alike: the failures share
-at least half of their words (the error's and those that end the output, the
+rewording the calls before it (see :func:`reworded` and :func:`~.words.words`:
+"Aunt May Parker", then "Aunt May Marvel") but not the same call, failing
+alike, N of them within the window. A search asked again in other words, a
+booking retried with reshuffled amounts: the numbers in the error may differ,
+the attempt is the same. Failing alike: the failures share at least half of
+their words (the error's and those that end the output, outside brackets: the
 record's ``failure`` key), the call's own words aside (a message quoting the
-query). A query fixed three times that fails on a missing column, then an
+query; a list of suggestions in brackets says which pages, not what
+failed). A query fixed three times that fails on a missing column, then an
 ambiguous name, then a misused aggregate is debugging: each fix got further;
 so are ``python -c`` probes labelled ``returncode 1`` whose tracebacks end in
 a different exception each time.
@@ -73,7 +74,8 @@ __all__ = [
 
 _SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
 REWORDED = 1 / 3
-"""The share of words (Jaccard) two calls must share more than for the second to reword the first.
+"""The share of words a call must say again, more than it, to reword the calls before it (see
+:func:`reworded`).
 
 A question asked again keeps its subject and changes the rest: real rewordings of one failing
 search share a third to a half of their words ("Aunt May (comics)" -> "Aunt May Parker").
@@ -84,10 +86,18 @@ ALIKE = 0.5
 _error_key = lru_cache(maxsize=512)(error_key)
 
 
-def reworded(before: frozenset[str], after: frozenset[str]) -> bool:
-    """Whether ``after`` shares more than :data:`REWORDED` of the words of both calls."""
+def reworded(before: frozenset[str], after: frozenset[str], chain: frozenset[str] = frozenset()) -> bool:
+    """Whether the call with words ``after`` rewords the one before it, ``before`` (more than
+    :data:`REWORDED` of the words of both shared), or the calls before it in a chain, ``chain``
+    (their words together): more than :data:`REWORDED` of its own words, two at least, said
+    before. A question asked again comes back to words an earlier one had dropped; one word in
+    common is a shared subject at most ("Noah Cyrus", then "Miley Cyrus": two questions).
+    """
     union = len(before | after)
-    return union > 0 and len(before & after) > REWORDED * union
+    if union and len(before & after) > REWORDED * union:
+        return True
+    shared = len(after & chain)
+    return shared >= 2 and shared > REWORDED * len(after)
 
 
 def _alike(before: frozenset[str], after: frozenset[str]) -> bool:
@@ -122,18 +132,30 @@ _Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool, Hashable]
 def _chain(failures: Sequence[_Failure] | deque[Any]) -> int:
     """How many of ``failures`` (position, tool, fingerprint, words, error words, whether the tool
     answered since its failure before, failure key; oldest first, the newest last) are the newest's
-    tool failing in a row, no success between, each call rewording the one before and failing alike."""
+    tool failing in a row, no success between, each failing like the one before and rewording the
+    calls before it in the chain (a question asked again keeps some of its words: "Kate Bush home
+    studio", then "Hounds of Love recording studio", then "Kate Bush studio Kent")."""
     newest = reversed(failures)
     _, tool, fp, said, failed, answered, _ = next(newest)
-    count = 1
+    run = [said]  # the calls' words, newest first
     for _, other, ofp, osaid, ofailed, oanswered, _ in newest:
         if other != tool:
             continue
-        if answered or ofp == fp or not reworded(osaid, said) or not _alike(ofailed, failed):
+        if answered or ofp == fp or not _alike(ofailed, failed):
             break
-        count += 1
-        fp, said, failed, answered = ofp, osaid, ofailed, oanswered
-    return count
+        run.append(osaid)
+        fp, failed, answered = ofp, ofailed, oanswered
+    # The longest chain ending at the newest: from its first call on, each call rewords those
+    # before it. Few failures in a row: all starts are tried.
+    for start in range(len(run) - 1, 0, -1):
+        before = chain = run[start]
+        for after in reversed(run[:start]):
+            if not reworded(before, after, chain):
+                break
+            before, chain = after, chain | after
+        else:
+            return start + 1
+    return 1
 
 
 def _failure(
@@ -217,7 +239,7 @@ class RecurringError:
         elif chain >= self.threshold:
             message = (
                 f"{action.tool} failed {chain} times in a row within the last {span} actions, "
-                f"each call a rewording of the one before ({error}): the same attempt in other words; "
+                f"each call a rewording of those before ({error}): the same attempt in other words; "
                 f"last: {action.summary}"
             )
             count, same = chain, "reworded"

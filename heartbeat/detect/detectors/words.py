@@ -27,10 +27,17 @@ def word_print(word: str) -> str:
     return f"{zlib.crc32(word.encode('utf-8', 'surrogatepass')) & 0xFFFF:04x}"
 
 
+# A bracketed span: a list of suggestions ("Similar: ['Kate Bush', 'Hounds of Love']"), a test's
+# parameters (test_parse[case-1]), a log line's [ERROR] or [Errno 2]. It says which data, not what
+# failed: two searches not found with other suggestions fail alike.
+_BRACKETED = re.compile(r"\[[^\[\]]*\]")
+
+
 @lru_cache(maxsize=1024)
 def failure_words(text: str) -> str:
-    """The failure key of a failure's text: the prints of its words (:data:`WORD`), sorted, spaced."""
-    return " ".join(sorted({word_print(word) for word in WORD.findall(text.lower())}))
+    """The failure key of a failure's text: the prints of its words (:data:`WORD`) outside
+    brackets, sorted, spaced."""
+    return " ".join(sorted({word_print(word) for word in WORD.findall(_BRACKETED.sub(" ", text.lower()))}))
 
 
 @lru_cache(maxsize=512)
@@ -55,5 +62,5 @@ def error_words(error: str, said: frozenset[str], failure: str | None) -> frozen
     """What a failure says: the words of its ``failure`` key but the call's own (``said``, see
     :func:`words`), as their prints; from an older record without the key, the error's words."""
     if failure is None:
-        return frozenset(WORD.findall(error.lower())) - said
+        return frozenset(WORD.findall(_BRACKETED.sub(" ", error.lower()))) - said
     return frozenset(failure.split()) - {word_print(word) for word in said}

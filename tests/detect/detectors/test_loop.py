@@ -31,6 +31,26 @@ def test_search_read_with_fixed_arguments_is_a_loop() -> None:
     assert last.evidence["repeats"] == 3 and "3 times" in last.message
 
 
+def _watch(statuses: list[str]) -> list[Call]:
+    """A CI run watched between sleeps: ``gh run view`` answering each status in turn."""
+    calls: list[Call] = []
+    for status in statuses:
+        calls.append({"tool": "gh", "args": {"cmd": "gh run view 11187402951"}, "output": status})
+        calls.append({"tool": "sleep", "args": {"cmd": "sleep 40"}, "output": ""})
+    return calls
+
+
+def test_a_cycle_whose_answers_move_on_watches_something_that_moves() -> None:
+    """A CI run watched between sleeps, a job finishing at each look, is no loop; frozen, it is."""
+    moving = [f"lint: done, tests: {done} of 6 jobs done, started 2024-10-02T15:11:42Z" for done in range(6)]
+    assert trips(Loop(), actions(_watch(moving))) == [None] * 12
+    frozen = trips(Loop(), actions(_watch(moving[:2] + [moving[2]] * 4)))
+    assert frozen[:6] == [None] * 6 and all(f is not None for f in frozen[7:])
+    # A clock in the answer is no news: the same status at another time is the same answer.
+    clock = [f"tests: 2 of 6 jobs done, checked 2024-10-02T15:{m:02}:42Z" for m in range(6)]
+    assert trips(Loop(), actions(_watch(clock)))[3] is not None
+
+
 def test_a_two_step_retry_with_a_failure_needs_a_third_pass() -> None:
     """A malformed turn, then submit, twice (a harness's confirmation) is not yet a loop."""
     steps: list[Call] = [

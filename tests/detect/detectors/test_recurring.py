@@ -30,6 +30,27 @@ def test_the_same_output_from_varying_arguments_is_recurring() -> None:
     assert hit is not None and hit[0] == 5 and "returned the same output" in hit[1].message
 
 
+def _poll(since: str, events: str) -> Call:
+    """A status feed polled with ``since=<timestamp>``, answering ``events``."""
+    url = f"https://status.example/api/v2/events?since={since}"
+    output = f'{{"events": {events}, "next_since": "{since}"}}'
+    return {"tool": "http_get", "args": {"url": url}, "output": output}
+
+
+def test_nothing_new_between_new_batches_is_a_poll_that_moves() -> None:
+    """A feed answering "nothing new" between the batches it brings is polled, not stuck;
+    five "nothing new" with no batch between are the same result again."""
+    calls: list[Call] = []
+    for n in range(6):
+        since = f"2024-10-02T08:{n:02}:00Z"
+        calls += [_poll(since, "[]"), _poll(since, "[]"), _poll(since, f'[{{"id": "evt_{8812 + n}"}}]')]
+        calls.append({"tool": "post", "args": {"text": f"incident {n}"}, "output": "posted to #status"})
+    assert trips(Recurring(), actions(calls)) == [None] * 24
+    idle = [_poll(f"2024-10-02T09:{n:02}:00Z", "[]") for n in range(5)]
+    hit = first(Recurring(), actions(calls + idle))
+    assert hit is not None and hit[0] == 29 and "5 times" in hit[1].message
+
+
 @pytest.mark.parametrize(
     ("make", "words"),
     [
@@ -133,6 +154,18 @@ def test_an_act_confirming_as_it_always_does_is_no_page_landed_on_again() -> Non
     assert trips(Recurring(), actions(working)) == [None] * len(working)
     again = [{"tool": "finish", "args": {"cmd": "Finish[yes]"}, "output": "Episode finished, reward = 0"}] * 5
     assert trips(Recurring(), actions(again))[-1] is not None
+
+
+def test_acts_on_numbered_things_are_different_acts() -> None:
+    """Closing ticket after ticket, each confirmed "Ticket closed successfully.", is work; closing
+    one ticket again and again is not."""
+    done = "Ticket closed successfully."
+    tickets: list[Call] = [
+        {"tool": "close_ticket", "args": {"ticket_id": 40017 + n}, "output": done} for n in range(8)
+    ]
+    assert trips(Recurring(), actions(tickets)) == [None] * 8
+    again: list[Call] = [{"tool": "close_ticket", "args": {"ticket_id": 40017}, "output": done}] * 5
+    assert fired(actions(again)).get("recurring") == 5
 
 
 def test_failures_and_actions_without_output_are_not_counted() -> None:

@@ -136,7 +136,7 @@ def test_reworded_retries_of_one_failing_search_trip_at_three() -> None:
     assert [a is not None for a in found] == [False, False, True, True, False]  # then another question
     hit = found[2]
     assert hit is not None and hit.evidence["same"] == "reworded" and hit.evidence["count"] == 3
-    assert "each call a rewording of the one before" in hit.message
+    assert "each call a rewording of those before" in hit.message
 
 
 def test_a_query_fixed_until_it_fails_differently_is_debugging_not_a_reworded_retry() -> None:
@@ -292,6 +292,27 @@ def test_a_question_keeping_its_subject_and_changing_the_rest_is_reworded() -> N
         search("Cyrus family", "'Billy Ray Cyrus'"),
     ]
     assert trips(RecurringError(), actions(related)) == [None] * 3
+
+
+def test_a_question_asked_again_comes_back_to_words_an_earlier_one_dropped() -> None:
+    """Rewordings of one failing search, each not found with other suggestions: the third keeps
+    two of its five words from the second only, the fourth none from the third but all from the
+    first. Each rewords the searches before it: a reworded retry at the third."""
+
+    def search(query: str, similar: str) -> Call:
+        output = f"Could not find [{query}]. Similar: [{similar}]."
+        return {"tool": "search", "args": {"cmd": f"search[{query}]"}, "output": output, "error": "not_found"}
+
+    rewording = [
+        search("Kate Bush home studio Kent", "'Kate Bush', 'East Wickham Farm', 'Abbey Road Studios'"),
+        search("Kate Bush home recording studio", "'Kate Bush discography', 'Home recording'"),
+        search("Hounds of Love recording studio", "'Hounds of Love', 'Hounds of Love (song)'"),
+        search("Kate Bush studio 1983 Kent", "'Kent', '1983 in music'"),
+    ]
+    found = trips(RecurringError(), actions(rewording))
+    assert found[:2] == [None, None]
+    assert all(f is not None and f.evidence["same"] == "reworded" for f in found[2:])
+    assert found[3] is not None and found[3].evidence["count"] == 4
 
 
 def test_a_success_of_the_tool_between_two_failures_ends_a_retry_chain() -> None:

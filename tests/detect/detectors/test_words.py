@@ -67,3 +67,17 @@ def test_only_the_end_of_a_long_output_is_searched_for_the_line_naming_the_error
     none = prints("sh", {"cmd": "./build.sh"}, f"starting\n{tail}", "returncode 2").failure
     near = prints("sh", {"cmd": "./build.sh"}, f"{tail}\nValueError: near", "returncode 2").failure
     assert far == none != near
+
+
+def test_what_stands_in_brackets_is_no_word_of_a_failure() -> None:
+    """Suggestions, a test's parameters and a log line's tags say which data, not what failed:
+    two searches not found with other suggestions say the same failure; another failure does not."""
+    first = failure_words("not_found\nCould not find [Kate Bush studio]. Similar: ['Kate Bush', 'Kent'].")
+    again = failure_words(
+        "not_found\nCould not find [studio Kent]. Similar: ['Hounds of Love', '1983 in music']."
+    )
+    assert first == again == failure_words("not_found\nCould not find . Similar: .")
+    assert failure_words("FAILED tests/a.py::test_x[case-1] - [Errno 2] No such file") == failure_words(
+        "FAILED tests/a.py::test_x[case-2] - [Errno 2] No such file"
+    )
+    assert failure_words("not_found\nNo more results.") != first
