@@ -4,7 +4,8 @@ One summary line per trace (first anomaly, escalation, kinds) and, with a
 labels CSV (``trace,label,onset``: label ``stuck``, ``healthy`` or
 ``unclear``, onset the 1-based action where the stuck behaviour begins),
 a confusion table: stuck runs escalated and missed, stuck runs flagged
-(an anomaly at or after the onset), healthy runs escalated and with any
+(an anomaly at or after the onset; one of a whole tick, ``no_progress``,
+stands at the tick's last action), healthy runs escalated and with any
 anomaly, and the median delay from the onset to the escalation in
 actions. An optional ``kind`` column (the kind of agent: ``coding``,
 ``customer service``...) adds the same counts per kind. ``--json`` prints
@@ -53,6 +54,8 @@ class TraceSummary:
     escalated: dict[str, Any] | None = None
     anomalies: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    # The last action of each tick: where a finding of the tick as a whole (no_progress) stands.
+    tick_ends: dict[int, int] = field(default_factory=dict, repr=False)
 
     @property
     def kinds(self) -> list[str]:
@@ -60,10 +63,14 @@ class TraceSummary:
         return list(dict.fromkeys(a["kind"] for a in self.anomalies))
 
     def flagged_after_onset(self) -> bool:
-        """An anomaly at or after the labelled onset (any anomaly when there is no onset)."""
+        """An anomaly at or after the labelled onset (any anomaly when there is no onset); one of
+        a tick as a whole (``no_progress``: no action) stands at the tick's last action."""
         onset = self.label.onset if self.label else None
+        if onset is None:
+            return bool(self.anomalies)
         return any(
-            a["action"] is not None and (onset is None or a["action"] >= onset) for a in self.anomalies
+            (a["action"] if a["action"] is not None else self.tick_ends.get(a["tick"], 0)) >= onset
+            for a in self.anomalies
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -141,6 +148,7 @@ def summarize_trace(
     summary = TraceSummary(trace, sum(len(line.actions) for _, line in lines), len(lines))
     try:
         for tick in replay_lines(where, lines, config):
+            summary.tick_ends[tick.tick] = tick.first_action + max(tick.actions, 1) - 1
             for a in tick.anomalies:
                 entry = {"tick": tick.tick, "action": a.action, "kind": a.kind, "message": a.message}
                 summary.anomalies.append(entry)

@@ -309,6 +309,30 @@ def test_folder_json_is_one_object_per_trace_then_the_confusion(tmp_path: Path) 
     assert confusion["stuck"] == 2 and confusion["healthy"] == 1 and confusion["healthy_escalated"] == 0
 
 
+def test_a_finding_of_a_whole_tick_after_the_onset_flags_the_run(tmp_path: Path) -> None:
+    """``no_progress`` names no action: it stands at its tick's last action, so a run whose
+    metric stayed flat after the onset is flagged, and one whose onset comes after it is not."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    lines = [
+        {
+            "progress": 3,
+            "actions": [{"tool": "read", "args": {"page": p}, "output": f"page {p}"} for p in (n, -n)],
+        }
+        for n in range(1, 6)
+    ]
+    (runs / "flat.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    labels = tmp_path / "labels.csv"
+    for onset, flagged in ((8, 1), (11, 0)):
+        labels.write_text(f"trace,label,onset\nflat,stuck,{onset}\n", encoding="utf-8")
+        out = io.StringIO()
+        run_replay(runs, HeartbeatConfig(), as_json=True, out=out, labels=labels)
+        rows = [json.loads(text) for text in out.getvalue().splitlines()]
+        assert {a["kind"] for a in rows[0]["anomalies"]} == {"no_progress"}
+        assert all(a["action"] is None for a in rows[0]["anomalies"])
+        assert rows[-1]["confusion"]["stuck_flagged"] == flagged
+
+
 def test_labels_with_a_kind_add_the_counts_per_kind_of_agent(tmp_path: Path) -> None:
     """A `kind` column: the same counts per kind, in the table and under `by_kind` in --json."""
     runs, labels = labels_folder(tmp_path)
