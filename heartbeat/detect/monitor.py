@@ -166,7 +166,7 @@ class Monitor:
         # it holds in full (no exempt tool, history_limit >= window): they answer as re-seeded ones.
         self._reseed: list[tuple[bool, int, Detector, Any]] = []
         self._missed = False  # a record raised part way: the next reseed seeds every tracker anew
-        # The index of each tool's last successful action, for trackers stepped on failures only.
+        # The index of each tool's and call's (fingerprint's) last success, for failure-only trackers.
         self._successes: dict[str, int] = {}
         seed = History(self._visible(), tuple(self._progress), tick)
         for det, scope in zip(found, scopes, strict=True):
@@ -360,8 +360,8 @@ class Monitor:
         index = self.actions_total
         steps = self._action_steps if error is None else self._error_steps
         if error is None:
-            self._successes[tool] = index
-            if len(self._successes) > NAMES_KEPT:  # an agent naming a new tool at every call
+            self._successes[tool] = self._successes[fp] = index
+            if len(self._successes) > self.history_limit + NAMES_KEPT:  # new calls: forget the old
                 forget_before(self._successes, index - self.history_limit)
         try:
             overruling = index <= self._overruled_to  # the metric rose within some detector's stretch

@@ -404,7 +404,8 @@ def test_error_detectors_count_the_actions_between_failures_from_their_indices()
     found = []
     for i, error in enumerate([None, "boom", None, "boom", "boom", None, None, None, "boom", None], 10):
         monitor.start_tick(i)
-        hit = monitor.record("run", {"i": 0}, output="x" * 20, error=error, now=at(i))
+        # One call fails, another passes: a call passing between its own failures is no re-run.
+        hit = monitor.record("run", {"i": 0 if error else 1}, output="x" * 20, error=error, now=at(i))
         history = [*history, monitor.history[-1]]
         expected = [a for d in detectors if (a := d.check(History(history, tick=i), at(i))) is not None]
         assert (hit and hit.model_dump()) == (expected[0].model_dump() if expected else None)

@@ -166,6 +166,17 @@ _SILENT_VERBS = frozenset(
         "type",
         "press",
         "select",
+        # an API's verbs for marking, sorting and answering things (a mail's labels, a ticket's state)
+        "modify",
+        "archive",
+        "label",
+        "tag",
+        "merge",
+        "approve",
+        "reply",
+        "forward",
+        "resolve",
+        "upsert",
     ]
 )
 _SILENT_COMMAND = re.compile(
@@ -183,11 +194,20 @@ _SILENT_PIECES = (
 )
 
 
+# Where a namespace ends in a tool's name: an MCP server's (``gmail.modify_message``,
+# ``slack/post``, ``mcp__github__create_issue``); the verb is the first word after it.
+_NAMESPACE = re.compile(r"[.:/]|__")
+
+
 @lru_cache(maxsize=1024)
 def acts_by_name(tool: str) -> bool:
-    """Whether ``tool``'s name says it writes or acts (``write_file``, ``finish``, ``send``...)."""
-    first = re.split(r"[\s_.:/-]+", tool.strip().lower(), maxsplit=1)[0]
-    return first in _SILENT_VERBS
+    """Whether ``tool``'s name says it writes or acts (``write_file``, ``finish``, ``send``...): its
+    first word, or the first after a namespace (``slack.post``, ``gmail.modify_message``)."""
+    name = tool.strip().lower()
+    if re.split(r"[\s_.:/-]+", name, maxsplit=1)[0] in _SILENT_VERBS:
+        return True
+    verb = _NAMESPACE.split(name)[-1]
+    return verb != name and re.split(r"[\s_-]+", verb.strip("_- "), maxsplit=1)[0] in _SILENT_VERBS
 
 
 @lru_cache(maxsize=1024)

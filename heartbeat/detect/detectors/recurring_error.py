@@ -21,7 +21,9 @@ are ``repeat``'s; between the same calls, ``loop``'s.
 
 The same call (with arguments) re-run and failing the same way counts
 over twice the window: a script re-run after each edit, other steps
-between the runs.
+between the runs; but only since the call last passed: a test that passes
+at one commit and fails at the next (a bisect) shows what changed between
+the runs reaching it.
 
 Reworded retries count too: consecutive failing calls of one tool, each
 rewording the calls before it (see :func:`reworded` and :func:`~.words.words`:
@@ -201,7 +203,9 @@ class RecurringError:
         failed: dict[str, int] = {}
         for i, a in enumerate(longer):
             if a.error is None:
-                ok[a.tool] = i
+                ok[a.tool] = ok[a.fingerprint] = i
+                if a.fingerprint == last.fingerprint:
+                    reruns = 0  # it passed since: what changed between the runs reached it
                 continue
             answered = ok.get(a.tool, -1) > failed.get(a.tool, -1)
             failed[a.tool] = i
@@ -310,9 +314,9 @@ class RecurringErrorTracker(StepTracker):
     def errors_only(self, index: int, successes: Mapping[str, int] | None = None) -> bool:
         """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
 
-        Only with ``successes``, the index of each tool's last successful action,
-        kept up to date by the caller, and no exempt tools of its own (see
-        :meth:`ErrorsOnly.errors_only`).
+        Only with ``successes``, the index of each tool's and each call's
+        (fingerprint's) last successful action, kept up to date by the caller,
+        and no exempt tools of its own (see :meth:`ErrorsOnly.errors_only`).
         """
         if self._exempt or successes is None:
             return False
@@ -332,17 +336,20 @@ class RecurringErrorTracker(StepTracker):
         if successes is None:
             position = self._position = self._position + 1
             if error is None:
-                ok[tool] = position
-                if len(ok) > NAMES_KEPT:  # an agent naming a new tool at every call
+                ok[tool] = ok[fp] = position
+                if len(ok) > NAMES_KEPT:  # an agent naming a new tool or call at every action
                     forget_before(ok, position - 2 * self._det.window)
                 return None
             answered_at = ok.get(tool, 0)
+            passed_at = ok.get(fp, 0)
         else:
             if error is None:  # the caller keeps the successes
                 return None
             position = self._position = action.index - self._offset
             index = successes.get(tool, 0)
             answered_at = index - self._offset if index > self._since else ok.get(tool, 0)
+            index = successes.get(fp, 0)
+            passed_at = index - self._offset if index > self._since else ok.get(fp, 0)
         failed = self._failed
         answered = answered_at > failed.get(tool, 0)  # it succeeded since its last failure
         failed[tool] = position
@@ -361,6 +368,8 @@ class RecurringErrorTracker(StepTracker):
             again = count = 0  # nothing was attempted: see the module's docstring
         else:
             again = reruns.add(rerun)
+            if again >= self._det.threshold and passed_at:  # only the runs since it last passed count
+                again = reruns.count_since(rerun, passed_at)
             # The same error whatever the call, since the tool last answered (see the docstring).
             count = sum(1 for f in failures if f[0] > answered_at and f[6] == key)
         if not report:

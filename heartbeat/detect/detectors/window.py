@@ -127,6 +127,10 @@ class SparseWindow(Generic[K]):
         count = self.counts[key] = self.counts.get(key, 0) + 1
         return count
 
+    def count_since(self, key: K, position: int) -> int:
+        """How often ``key`` occurs in the window after ``position``."""
+        return sum(1 for at, held in self._entries if held == key and at > position)
+
     def __len__(self) -> int:
         return len(self._entries)
 
@@ -146,7 +150,7 @@ class ErrorsOnly:
 
         Yes unless it has exempt tools of its own: the actions between two
         failures are then counted from their indices (see SparseWindow.follow).
-        ``successes`` (the index of each tool's last success) is for trackers
+        ``successes`` (the index of each tool's and call's last success) is for trackers
         that need it.
         """
         if self._exempt:

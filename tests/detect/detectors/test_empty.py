@@ -59,7 +59,7 @@ def test_a_call_with_only_its_numbers_changed_answered_empty_needs_two_more() ->
 
 
 def test_silent_by_design_tools_are_never_empty() -> None:
-    """sed -i, a heredoc write, think and a calculator's short answer are normal."""
+    """sed -i, a heredoc write, think, a calculator's short answer and an MCP server's post are normal."""
     calls: list[Call] = [
         {"tool": "sed", "args": {"cmd": f"sed -i s/a{i}/b/ f.py"}, "output": ""} for i in range(4)
     ]
@@ -68,7 +68,12 @@ def test_silent_by_design_tools_are_never_empty() -> None:
         {"tool": "calculate", "args": {"expression": f"{i} * 3"}, "output": f"{i * 3}.0"} for i in range(4)
     ]
     calls += [{"tool": "status", "args": {"flight": f"HAT{i}"}, "output": "available"} for i in range(4)]
-    assert trips(Empty(), actions(calls)) == [None] * 16
+    # An MCP server's acts, told by the verb after the namespace.
+    calls += [{"tool": "slack.post", "args": {"text": f"incident {i}"}, "output": ""} for i in range(4)]
+    calls += [
+        {"tool": "mcp__github__create_issue", "args": {"title": f"bug {i}"}, "output": ""} for i in range(4)
+    ]
+    assert trips(Empty(), actions(calls)) == [None] * 24
 
 
 def test_empty_skips_actions_without_output_and_resets_on_real_output() -> None:

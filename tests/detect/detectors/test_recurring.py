@@ -168,6 +168,20 @@ def test_acts_on_numbered_things_are_different_acts() -> None:
     assert fired(actions(again)).get("recurring") == 5
 
 
+def test_an_mcp_servers_act_is_told_by_the_verb_after_its_namespace() -> None:
+    """``gmail.modify_message`` labels mail after mail, each answered ``{"ok": true}``: acts on
+    different messages, not one page landed on again."""
+    labelled: list[Call] = [
+        {
+            "tool": "gmail.modify_message",
+            "args": {"id": f"18ee{n:011x}", "addLabelIds": [f"Label_{n % 3}"]},
+            "output": '{"ok": true}',
+        }
+        for n in range(8)
+    ]
+    assert trips(Recurring(), actions(labelled)) == [None] * 8
+
+
 def test_failures_and_actions_without_output_are_not_counted() -> None:
     """The same call failing is recurring_error's; an action reporting no output has no result to match."""
     failing: list[Call] = [

@@ -315,6 +315,35 @@ def test_a_question_asked_again_comes_back_to_words_an_earlier_one_dropped() -> 
     assert found[3] is not None and found[3].evidence["count"] == 4
 
 
+def test_a_test_that_passes_between_its_failures_is_no_rerun() -> None:
+    """A bisect runs one test at each commit: it fails, passes, fails... the same way each time
+    it fails, and what changed between the runs reached it. Failing without a pass between, it
+    is a re-run after each edit."""
+    test = "python -m pytest tests/test_render.py::test_table_alignment -q"
+
+    def run(passed: bool, step: int) -> list[Call]:
+        verdict = "good" if passed else "bad"
+        return [
+            {
+                "tool": "python",
+                "args": {"cmd": test},
+                "output": f"1 {'passed' if passed else 'failed'} in 0.{20 + step}s",
+                "error": None if passed else "returncode 1",
+            },
+            {
+                "tool": "git",
+                "args": {"cmd": f"git bisect {verdict}"},
+                "output": f"Bisecting: {50 >> step} left",
+            },
+        ]
+
+    outcomes = [False, True, False, True, True, False, False]
+    bisect = [call for step, passed in enumerate(outcomes) for call in run(passed, step)]
+    assert trips(RecurringError(), actions(bisect)) == [None] * 14
+    edits = [call for step in range(3) for call in run(False, step)]
+    assert trips(RecurringError(), actions(edits))[4] is not None
+
+
 def test_a_success_of_the_tool_between_two_failures_ends_a_retry_chain() -> None:
     """Fail, succeed, fail, fail: two failures in a row, not three."""
     fail: list[Call] = [

@@ -220,8 +220,8 @@ def test_error_trackers_fed_only_failures_agree_with_check(
     """After ``errors_only``, an error tracker handed the failed actions alone answers each as check does.
 
     The Monitor skips the successes for these trackers when none of their tools is exempt; the
-    actions in between are counted from the indices, and the index of each tool's last success
-    is kept for them (here as the Monitor does).
+    actions in between are counted from the indices, and the index of each tool's and each
+    call's last success is kept for them (here as the Monitor does).
     """
     detector = data.draw(ACTION_DETECTORS[cls], label="detector")
     records = actions(calls)
@@ -239,7 +239,7 @@ def _fed_failures_agree(detector: Any, records: list[Any], split: int) -> bool:
         return False
     for i in range(split, len(records)):
         if records[i].error is None:
-            successes[records[i].tool] = records[i].index
+            successes[records[i].tool] = successes[records[i].fingerprint] = records[i].index
             continue
         expected = detector.check(History(records[: i + 1], tick=records[i].tick), records[i].at)
         got = tracker.push(records[i])
