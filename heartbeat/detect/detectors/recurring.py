@@ -23,6 +23,10 @@ Either counts only since its call (or its tool) last answered something
 new: a feed polled with ``since=<timestamp>`` answers "nothing new" again
 and again between the batches it brings, and that is a poll that moves, not
 one that stopped (the same answer five times with nothing new between is).
+An act confirmed in a line counts since any call answered something new:
+the same batch insert confirmed after each new page fetched is work, the
+same answer submitted again and again with nothing new between is not (an
+act answered with a page, a click in a web shop, counts as the page).
 
 Failed actions are left to ``recurring_error``; actions without an output
 are not counted.
@@ -57,20 +61,26 @@ __all__ = ["Recurring", "RecurringTracker"]
 _RESULT_HEX = 8  # a key ends with its result key (8 hex digits); what comes before names the call or tool
 
 
+_ACT = "\x01"  # starts the call key of an act's confirmation (see _keys): anything new seen is news
+_CONFIRMATION = 120  # characters: an act's answer at most this long confirms it; a longer one is a page
+
+
 def since_news(keys: Iterable[str | None], call: str) -> int:
     """How many of ``keys`` (call+result or output keys, oldest first; None for actions without
     one) are ``call`` since its call's (or tool's) last new answer: a key of the same call first
-    seen among them."""
-    group = call[:-_RESULT_HEX]
+    seen among them; for an act confirmed in a line, since any call's new answer (an act
+    repeated while new pages come in between is work: a batch inserted after each page fetched).
+    An act answered with a page (a click in a web shop) counts as the page it lands on."""
+    group = None if call[0] == _ACT else call[:-_RESULT_HEX]
     seen: set[str] = set()
     count = 0
     for key in keys:
-        if key is None or key[:-_RESULT_HEX] != group:
+        if key is None or (group is not None and key[:-_RESULT_HEX] != group):
             continue
         if key == call:
             count += 1
         elif key not in seen:
-            count = 0  # the call answered something new: the count starts again
+            count = 0  # something new was answered: the count starts again
             seen.add(key)
     return count
 
@@ -88,7 +98,8 @@ def _keys(action: ActionView, min_chars: int) -> tuple[str | None, str | None]:
             # name what it acts on (ticket 40017, then 40018: two tickets closed, each
             # "Ticket closed."). (Told by the tool's name: a command's text is read only for
             # short answers, where it is cheap and needed.)
-            return action.fingerprint + result, None
+            # A confirmation (a line, not a page) counts since anything new was seen: see since_news.
+            return f"{_ACT if length <= _CONFIRMATION else ''}{action.fingerprint}{result}", None
         return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}"
     if silent_by_design(action.tool, action.summary):
         # A write or an act answered "ok": the answer it always gives, whatever it did.

@@ -168,6 +168,26 @@ def test_acts_on_numbered_things_are_different_acts() -> None:
     assert fired(actions(again)).get("recurring") == 5
 
 
+def test_the_same_act_between_new_pages_is_work_and_with_nothing_new_between_is_not() -> None:
+    """A scraper inserts its batch after each page it fetches, each ``inserted 100``: the same act,
+    new pages between. The same answer submitted five times with the same page between is stuck."""
+    scraped: list[Call] = []
+    for page in range(1, 9):
+        scraped.append(
+            {"tool": "http.get", "args": {"page": page}, "output": f"page {page}: " + "sku " * page}
+        )
+        scraped.append(
+            {"tool": "db.insert_many", "args": {"table": "raw", "rows": 100}, "output": "inserted 100"}
+        )
+    assert trips(Recurring(), actions(scraped)) == [None] * 16
+    submitted: list[Call] = []
+    for _ in range(5):
+        submitted.append({"tool": "search", "args": {"q": "Noah Cyrus"}, "output": "Noah Cyrus is a singer."})
+        submitted.append({"tool": "finish", "args": {"answer": "1999"}, "output": "Wrong answer, try again."})
+    hit = trips(Recurring(), actions(submitted))[9]
+    assert hit is not None and hit.tool == "finish" and "5 times" in hit.message
+
+
 def test_an_mcp_servers_act_is_told_by_the_verb_after_its_namespace() -> None:
     """``gmail.modify_message`` labels mail after mail, each answered ``{"ok": true}``: acts on
     different messages, not one page landed on again."""
