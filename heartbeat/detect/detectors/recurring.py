@@ -59,8 +59,6 @@ __all__ = ["Recurring", "RecurringTracker"]
 
 
 _RESULT_HEX = 8  # a key ends with its result key (8 hex digits); what comes before names the call or tool
-
-
 _ACT = "\x01"  # starts the call key of an act's confirmation (see _keys): anything new seen is news
 _CONFIRMATION = 120  # characters: an act's answer at most this long confirms it; a longer one is a page
 
@@ -96,9 +94,9 @@ def _keys(action: ActionView, min_chars: int) -> tuple[str | None, str | None]:
             # An act confirms as it always does ("Episode finished, reward = 1"): no page it
             # landed on again. The same act again still counts, the exact call: its numbers
             # name what it acts on (ticket 40017, then 40018: two tickets closed, each
-            # "Ticket closed."). (Told by the tool's name: a command's text is read only for
-            # short answers, where it is cheap and needed.)
-            # A confirmation (a line, not a page) counts since anything new was seen: see since_news.
+            # "Ticket closed."); a confirmation (a line, not a page) since anything new was
+            # seen (see since_news). (Told by the tool's name: a command's text is read only
+            # for short answers, where it is cheap and needed.)
             return f"{_ACT if length <= _CONFIRMATION else ''}{action.fingerprint}{result}", None
         return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}"
     if silent_by_design(action.tool, action.summary):
