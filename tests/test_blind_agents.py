@@ -27,7 +27,6 @@ def _replayed(per_heartbeat: int | None) -> dict[str, TraceSummary]:
 # that only its flat metric shows (missed when regrouped without it).
 MISSED = {
     "stuck__cs-repeat-reservation-request",
-    "stuck__browser-submit-validation",
     "stuck__k8s-restart-crashloop",
     "stuck__llm-subagent-refusal",
     "stuck__migration-flat-busywork",
@@ -40,9 +39,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     six heartbeats of work (``no_progress`` by design); stuck runs are flagged after their onset
     but for the known misses."""
     runs = _replayed(per_heartbeat)
-    assert len(runs) == len(LABELS) == 88
+    assert len(runs) == len(LABELS) == 132
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 60
+    assert len(healthy) == 88
     flat = {"healthy__go-limiter-clock-inject": ["no_progress"]} if per_heartbeat is None else {}
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == flat
     missed = [

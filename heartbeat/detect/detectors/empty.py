@@ -175,6 +175,7 @@ _SILENT_VERBS = frozenset(
         "approve",
         "reply",
         "forward",
+        "respond",  # a message to a person (tau-bench's): the answer is theirs, in their words
         "resolve",
         "upsert",
     ]

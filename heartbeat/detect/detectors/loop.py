@@ -4,7 +4,9 @@ A cycle one of whose calls answered something new at its last pass (a CI
 run watched between sleeps whose jobs finish one by one, a bisect's next
 commit benchmarked) watches something that moves: no loop. The answers
 are compared as their result keys, volatile values masked, so a clock in
-an answer does not make it new.
+an answer does not make it new; an act's answer is no news (see
+:func:`~.empty.acts_by_name`): a confirmation, or a customer's reply to the
+same message sent again, in other words each time.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .contract import (
     need_int,
     tail_of,
 )
+from .empty import acts_by_name
 
 __all__ = ["Loop", "LoopTracker"]
 
@@ -33,13 +36,18 @@ _CYCLE_SHOWN = 6  # steps of a cycle written into a message; the rest are counte
 _CYCLE_KEPT = 20  # steps of a cycle kept in the evidence, so state.json stays small
 
 
-def moved_on(results: Sequence[str | None], period: int) -> bool:
-    """Whether the newest pass of a ``period``-step cycle got an answer the pass before did not.
+def moved_on(actions: Sequence[ActionView], period: int) -> bool:
+    """Whether the newest pass of a ``period``-step cycle got an answer the pass before did not,
+    from a call that is no act.
 
-    ``results``: the result keys of the newest actions, oldest first, at least two passes' worth.
+    ``actions``: the newest actions, oldest first, at least two passes' worth.
     """
-    n = len(results)
-    return any(results[n - k] != results[n - k - period] for k in range(1, period + 1))
+    n = len(actions)
+    for k in range(1, period + 1):
+        newest = actions[n - k]
+        if newest.result != actions[n - k - period].result and not acts_by_name(newest.tool):
+            return True
+    return False
 
 
 def _cycle_text(summaries: Sequence[str]) -> str:
@@ -84,7 +92,7 @@ class Loop:
             matched = 0
             while matched < n - period and fps[n - 1 - matched] == fps[n - 1 - matched - period]:
                 matched += 1
-            if matched >= need and not moved_on([a.result for a in seq[-2 * period :]], period):
+            if matched >= need and not moved_on(seq[-2 * period :], period):
                 return self._report(seq[-period:], matched, history.tick, now)
         return None
 
@@ -172,8 +180,8 @@ class LoopTracker(StepTracker):
         "_max_period",
         "_n",
         "_need",
+        "_passes",
         "_recent",
-        "_results",
         "_run",
         "_runs",
         "_seed",
@@ -197,8 +205,8 @@ class LoopTracker(StepTracker):
         for i, action in enumerate(recent, n - len(recent)):
             where.setdefault(action.fingerprint, []).append(i)
         self._where = where
-        # The result keys of the last window actions: whether a cycle's newest pass moved on.
-        self._results: deque[str | None] = deque((a.result for a in tail), maxlen=det.window)
+        # The last window actions: whether a cycle's newest pass moved on.
+        self._passes: deque[ActionView] = deque(tail, maxlen=det.window)
         self._runs: dict[int, int] = _NO_RUNS
         fps = [action.fingerprint for action in tail]
         self._seed: list[str] | None = fps or None
@@ -230,8 +238,8 @@ class LoopTracker(StepTracker):
             self._fp = fp
             run = self._run = 1
         best = 0
-        results = self._results
-        results.append(action.result)
+        passes = self._passes
+        passes.append(action)
         positions_of = self._where
         where = positions_of.get(fp)
         if where is None:
@@ -255,7 +263,7 @@ class LoopTracker(StepTracker):
                 m = new[p] = count(p, 0) + 1
                 # A 2-step cycle with a failed step needs one more pass (Loop.repeats_for).
                 extra = p == 2 and (error is not None or self._recent[-1].error is not None)
-                if m >= p * (need + extra) and p * (need + 1 + extra) <= window and not moved_on(results, p):
+                if m >= p * (need + extra) and p * (need + 1 + extra) <= window and not moved_on(passes, p):
                     best = p
             where.append(i)
             self._runs = new

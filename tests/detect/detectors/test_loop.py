@@ -51,6 +51,20 @@ def test_a_cycle_whose_answers_move_on_watches_something_that_moves() -> None:
     assert trips(Loop(), actions(_watch(clock)))[3] is not None
 
 
+def test_the_same_messages_answered_in_other_words_are_a_loop() -> None:
+    """A support agent sending a customer the same two instructions again and again loops, though
+    the customer words each reply differently: a reply to a message (an act) is no news."""
+    replies = ["Done, still failing.", "Same error again.", "Nope, it failed.", "Tried it: fails."]
+    calls: list[Call] = []
+    for reply in replies:
+        calls.append({"tool": "respond", "args": {"content": "Please toggle mobile data."}, "output": reply})
+        calls.append(
+            {"tool": "respond", "args": {"content": "Please send an MMS now."}, "output": reply[::-1]}
+        )
+    found = trips(Loop(), actions(calls))
+    assert found[:3] == [None] * 3 and all(f is not None for f in found[3:])
+
+
 def test_a_two_step_retry_with_a_failure_needs_a_third_pass() -> None:
     """A malformed turn, then submit, twice (a harness's confirmation) is not yet a loop."""
     steps: list[Call] = [
