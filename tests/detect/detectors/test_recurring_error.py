@@ -270,26 +270,27 @@ def test_one_error_from_different_calls_counts_since_the_tool_last_answered() ->
     assert trips(RecurringError(), actions(clicks))[-1] is not None
 
 
+def _not_found(query: str, similar: str) -> Call:
+    """A ReAct search for ``query`` not found, with the ``similar`` titles it suggests."""
+    output = f"Could not find [{query}]. Similar: [{similar}]."
+    return {"tool": "search", "args": {"cmd": f"Search[{query}]"}, "output": output, "error": "not_found"}
+
+
 def test_a_question_keeping_its_subject_and_changing_the_rest_is_reworded() -> None:
     """Real rewordings keep the subject and change the rest: 2 of 5 words shared, then 2 of 5,
     each "not found" with other suggestions. Three searches for related subjects, one word of
     three shared, are three questions."""
-
-    def search(query: str, similar: str) -> Call:
-        output = f"Could not find [{query}]. Similar: [{similar}]."
-        return {"tool": "search", "args": {"cmd": f"Search[{query}]"}, "output": output, "error": "not_found"}
-
     rewording = [
-        search("Aunt May actress", "'Aunt May', 'Marisa Tomei'"),
-        search("Aunt May Marvel Comics", "'Aunt May', 'Marvel Comics'"),
-        search("Aunt May Parker", "'Aunt May', 'Peter Parker'"),
+        _not_found("Aunt May actress", "'Aunt May', 'Marisa Tomei'"),
+        _not_found("Aunt May Marvel Comics", "'Aunt May', 'Marvel Comics'"),
+        _not_found("Aunt May Parker", "'Aunt May', 'Peter Parker'"),
     ]
     hit = trips(RecurringError(), actions(rewording))[-1]
     assert hit is not None and hit.evidence["same"] == "reworded"
     related = [
-        search("Noah Cyrus", "'Noah Cyrus discography'"),
-        search("Miley Cyrus", "'Miley Cyrus discography'"),
-        search("Cyrus family", "'Billy Ray Cyrus'"),
+        _not_found("Noah Cyrus", "'Noah Cyrus discography'"),
+        _not_found("Miley Cyrus", "'Miley Cyrus discography'"),
+        _not_found("Cyrus family", "'Billy Ray Cyrus'"),
     ]
     assert trips(RecurringError(), actions(related)) == [None] * 3
 
@@ -298,16 +299,11 @@ def test_a_question_asked_again_comes_back_to_words_an_earlier_one_dropped() -> 
     """Rewordings of one failing search, each not found with other suggestions: the third keeps
     two of its five words from the second only, the fourth none from the third but all from the
     first. Each rewords the searches before it: a reworded retry at the third."""
-
-    def search(query: str, similar: str) -> Call:
-        output = f"Could not find [{query}]. Similar: [{similar}]."
-        return {"tool": "search", "args": {"cmd": f"search[{query}]"}, "output": output, "error": "not_found"}
-
     rewording = [
-        search("Kate Bush home studio Kent", "'Kate Bush', 'East Wickham Farm', 'Abbey Road Studios'"),
-        search("Kate Bush home recording studio", "'Kate Bush discography', 'Home recording'"),
-        search("Hounds of Love recording studio", "'Hounds of Love', 'Hounds of Love (song)'"),
-        search("Kate Bush studio 1983 Kent", "'Kent', '1983 in music'"),
+        _not_found("Kate Bush home studio Kent", "'Kate Bush', 'East Wickham Farm', 'Abbey Road Studios'"),
+        _not_found("Kate Bush home recording studio", "'Kate Bush discography', 'Home recording'"),
+        _not_found("Hounds of Love recording studio", "'Hounds of Love', 'Hounds of Love (song)'"),
+        _not_found("Kate Bush studio 1983 Kent", "'Kent', '1983 in music'"),
     ]
     found = trips(RecurringError(), actions(rewording))
     assert found[:2] == [None, None]
