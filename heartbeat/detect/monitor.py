@@ -135,13 +135,13 @@ class Monitor:
         self._reported: set[str] = set()
         # The progress metric as evidence: the newest action recorded before the metric last
         # rose (0: it has not risen in the kept samples), and per kind the stretch of actions
-        # its detector looks at. A finding of "no visible effect" whose stretch reaches back
-        # to that rise is overruled: the work had an effect. _overruled_to: the last action
-        # index at which any kind may still be overruled.
+        # its detector counts over (its window; a look-back beyond it only qualifies what it
+        # counts). A finding of "no visible effect" whose stretch reaches back to that rise is
+        # overruled: the work had an effect. _overruled_to: the last index any kind may be.
         self._stretch: dict[str, int] = {}
         for det in found:
             if type(det) in BUILT_IN and det.kind in NO_VISIBLE_EFFECT:
-                self._stretch[det.kind] = max(1, _needs(det))
+                self._stretch[det.kind] = max(1, getattr(det, "window", 0) or _needs(det))
         self._rise_index = 0
         self._overruled_to = 0
         self._rise_from_samples()
