@@ -148,17 +148,14 @@ def summarize_trace(
     summary = TraceSummary(trace, sum(len(line.actions) for _, line in lines), len(lines))
     try:
         for tick in replay_lines(where, lines, config):
-            summary.tick_ends[tick.tick] = tick.first_action + max(tick.actions, 1) - 1
+            end = summary.tick_ends[tick.tick] = tick.first_action + max(tick.actions, 1) - 1
             for a in tick.anomalies:
                 entry = {"tick": tick.tick, "action": a.action, "kind": a.kind, "message": a.message}
                 summary.anomalies.append(entry)
                 if summary.first_anomaly is None:
                     summary.first_anomaly = {"tick": tick.tick, "action": a.action, "kind": a.kind}
             if tick.decision.action == "escalate":
-                summary.escalated = {
-                    "tick": tick.tick,
-                    "action": tick.first_action + max(tick.actions, 1) - 1,
-                }
+                summary.escalated = {"tick": tick.tick, "action": end}
     except TraceError as exc:  # one bad file is a line of the table; the folder goes on
         return TraceSummary(trace, 0, 0, error=str(exc))
     return summary

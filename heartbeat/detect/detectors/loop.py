@@ -181,7 +181,6 @@ class LoopTracker(StepTracker):
         "_n",
         "_need",
         "_passes",
-        "_recent",
         "_run",
         "_runs",
         "_seed",
@@ -197,16 +196,15 @@ class LoopTracker(StepTracker):
         self._window = det.window
         tail = tail_of(history.actions, det.window, det.exempt)
         n = self._n = len(tail)
-        # The newest actions, oldest first, as far back as the longest period, and where
-        # each fingerprint sits among them (global positions, oldest first).
+        # The last window actions, oldest first: the newest pass of a cycle and the one before
+        # (whether it moved on), and, as far back as the longest period, where each
+        # fingerprint sits among them (global positions, oldest first).
+        self._passes: deque[ActionView] = deque(tail, maxlen=det.window)
         recent = tail[max(0, n - self._max_period) :]
-        self._recent: deque[ActionView] = deque(recent)
         where: dict[str, list[int]] = {}
         for i, action in enumerate(recent, n - len(recent)):
             where.setdefault(action.fingerprint, []).append(i)
         self._where = where
-        # The last window actions: whether a cycle's newest pass moved on.
-        self._passes: deque[ActionView] = deque(tail, maxlen=det.window)
         self._runs: dict[int, int] = _NO_RUNS
         fps = [action.fingerprint for action in tail]
         self._seed: list[str] | None = fps or None
@@ -262,15 +260,13 @@ class LoopTracker(StepTracker):
                 p = i - j
                 m = new[p] = count(p, 0) + 1
                 # A 2-step cycle with a failed step needs one more pass (Loop.repeats_for).
-                extra = p == 2 and (error is not None or self._recent[-1].error is not None)
+                extra = p == 2 and (error is not None or passes[-2].error is not None)
                 if m >= p * (need + extra) and p * (need + 1 + extra) <= window and not moved_on(passes, p):
                     best = p
             where.append(i)
             self._runs = new
-        recent = self._recent
-        recent.append(action)
-        if len(recent) > self._max_period:
-            old = recent.popleft().fingerprint
+        if len(passes) > self._max_period:  # the action a longest period back leaves the positions
+            old = passes[-1 - self._max_period].fingerprint
             positions = positions_of[old]
             if len(positions) == 1:
                 del positions_of[old]
@@ -278,5 +274,5 @@ class LoopTracker(StepTracker):
                 del positions[0]
         if not best or not report:
             return None
-        tail = list(islice(recent, len(recent) - best, None))
+        tail = list(islice(passes, len(passes) - best, None))
         return self._det._report(tail, self._runs[best], action.tick, action.at)

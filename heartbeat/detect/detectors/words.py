@@ -33,11 +33,16 @@ def word_print(word: str) -> str:
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
 
 
+def _unbracketed_words(text: str) -> list[str]:
+    """The words (:data:`WORD`) of a failure's text outside brackets, lower case."""
+    return WORD.findall(_BRACKETED.sub(" ", text.lower()))
+
+
 @lru_cache(maxsize=1024)
 def failure_words(text: str) -> str:
     """The failure key of a failure's text: the prints of its words (:data:`WORD`) outside
     brackets, sorted, spaced."""
-    return " ".join(sorted({word_print(word) for word in WORD.findall(_BRACKETED.sub(" ", text.lower()))}))
+    return " ".join(sorted({word_print(word) for word in _unbracketed_words(text)}))
 
 
 @lru_cache(maxsize=512)
@@ -62,5 +67,5 @@ def error_words(error: str, said: frozenset[str], failure: str | None) -> frozen
     """What a failure says: the words of its ``failure`` key but the call's own (``said``, see
     :func:`words`), as their prints; from an older record without the key, the error's words."""
     if failure is None:
-        return frozenset(WORD.findall(_BRACKETED.sub(" ", error.lower()))) - said
+        return frozenset(_unbracketed_words(error)) - said
     return frozenset(failure.split()) - {word_print(word) for word in said}
