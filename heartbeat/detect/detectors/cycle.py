@@ -10,11 +10,15 @@ at least N of the last W actions are revisits spread over at least two
 different calls (one call again and again is ``recurring`` or ``repeat``),
 or sooner when the share of revisits grows: at least 6 of the last 10
 actions revisit a key seen earlier among those 10 (an agent idling
-through look / inventory / examine, seeing what it has seen).
+through look / inventory / examine, seeing what it has seen), or 6 of the
+last 10 in the window that are not the agent's notes (``think``): a note
+is the agent talking to itself, neither an observation nor a revisit, and
+one worded anew between every look would otherwise hide the idling.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Collection, Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -43,6 +47,12 @@ def _key(action: ActionView) -> Hashable:
     return (action.fingerprint, action.result)
 
 
+def is_note(tool: str) -> bool:
+    """Whether ``tool`` is the agent's own note (``think``): it changes nothing and observes nothing."""
+    return tool.lower() in _NOTES
+
+
+_NOTES = frozenset(["think", "thought", "reflect"])
 _SHORT = 10  # characters: what recurring's min_chars and empty's max_chars default to
 RECENT = 10
 """The newest actions the growing share of revisits is judged on."""
@@ -75,7 +85,8 @@ class Cycle:
         last = history.last
         if last is None or last.tool in self.exempt:
             return None
-        seq = [_key(a) for a in history.actions if a.tool not in self.exempt][-self.window :]
+        acts = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        seq = [_key(a) for a in acts]
         counts: dict[Hashable, int] = {}
         for key in seq:
             counts[key] = counts.get(key, 0) + 1
@@ -93,6 +104,16 @@ class Cycle:
         repeated = sum(1 for n in recent.values() if n > 1)
         if recent[seq[-1]] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
             return self._report(last, revisits, repeated, min(len(seq), size), history.tick, now)
+        if is_note(last.tool):
+            return None
+        others = [key for action, key in zip(acts, seq, strict=True) if not is_note(action.tool)][-size:]
+        recent = {}
+        for key in others:
+            recent[key] = recent.get(key, 0) + 1
+        revisits = len(others) - len(recent)
+        repeated = sum(1 for n in recent.values() if n > 1)
+        if recent[seq[-1]] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
+            return self._report(last, revisits, repeated, len(others), history.tick, now, notes=True)
         return None
 
     def tracker(self, history: History) -> ActionTracker:
@@ -100,11 +121,20 @@ class Cycle:
         return CycleTracker(self, history)
 
     def _report(
-        self, action: ActionView, revisits: int, repeated: int, span: int, tick: int, at: datetime
+        self,
+        action: ActionView,
+        revisits: int,
+        repeated: int,
+        span: int,
+        tick: int,
+        at: datetime,
+        *,
+        notes: bool = False,
     ) -> Anomaly:
+        actions = "actions other than notes" if notes else "actions"
         return make_anomaly(
             "cycle",
-            f"{revisits} of the last {span} actions went back to a call and result already seen "
+            f"{revisits} of the last {span} {actions} went back to a call and result already seen "
             f"({repeated} different ones, not back to back): going round in circles; last: {action.summary}",
             tick=tick,
             at=at,
@@ -123,19 +153,35 @@ class Cycle:
 
 
 class CycleTracker(StepTracker):
-    """A key window of masked call+result keys, counting revisits."""
+    """Key windows of masked call+result keys, counting revisits."""
 
-    __slots__ = ("_det", "_exempt", "_keys", "_recent")
+    __slots__ = ("_ages", "_det", "_exempt", "_keys", "_others", "_position", "_recent")
 
     def __init__(self, det: Cycle, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
         self._keys = KeyWindow(det.window)
-        self._recent = KeyWindow(min(RECENT, det.window))  # the newest keys: the growing share
+        size = min(RECENT, det.window)
+        self._recent = KeyWindow(size)  # the newest keys: the growing share
+        self._others = KeyWindow(size)  # the newest keys in the window that are not notes
+        self._ages: deque[int] = deque(maxlen=size)  # the positions of those
+        self._position = 0
         for action in tail_of(history.actions, det.window, det.exempt):
-            key = _key(action)
-            self._keys.push(key)
-            self._recent.push(key)
+            self._push(_key(action), is_note(action.tool))
+
+    def _push(self, key: Hashable, note: bool) -> tuple[int, int, int]:
+        """Add an action's key to the windows: its counts in the window, the newest and the notes-aside."""
+        self._position = position = self._position + 1
+        ages = self._ages
+        others = self._others
+        while ages and ages[0] <= position - self._det.window:  # fell out of the window
+            ages.popleft()
+            others.drop_oldest()
+        far = 0
+        if not note:
+            ages.append(position)
+            far = others.push(key)
+        return self._keys.push(key), self._recent.push(key), far
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -143,17 +189,20 @@ class CycleTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        keys = self._keys
-        key = _key(action)
-        count = keys.push(key)
-        recent = self._recent
-        near = recent.push(key)
+        count, near, far = self._push(_key(action), is_note(tool))
         if not report or count < 2:
             return None
+        keys = self._keys
         if keys.revisits >= self._det.threshold and keys.repeated >= 2:
             return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
+        recent = self._recent
         if near >= 2 and recent.revisits >= RECENT_SHARE and recent.repeated >= 2:
             return self._det._report(
                 action, recent.revisits, recent.repeated, len(recent), action.tick, action.at
+            )
+        others = self._others
+        if far >= 2 and others.revisits >= RECENT_SHARE and others.repeated >= 2:
+            return self._det._report(
+                action, others.revisits, others.repeated, len(others), action.tick, action.at, notes=True
             )
         return None

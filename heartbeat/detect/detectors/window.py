@@ -44,21 +44,12 @@ class KeyWindow:
     def push(self, key: Hashable) -> int:
         """Add ``key`` (None: a position without a key); its count in the window afterwards."""
         keys = self._keys
-        counts = self._counts
         if len(keys) == self._size:
-            old = keys.popleft()
-            if old is not None:
-                left = counts[old] - 1
-                if left:
-                    counts[old] = left
-                    self.revisits -= 1
-                    if left == 1:
-                        self.repeated -= 1
-                else:
-                    del counts[old]
+            self.drop_oldest()
         keys.append(key)
         if key is None:
             return 0
+        counts = self._counts
         n = counts.get(key, 0) + 1
         counts[key] = n
         if n > 1:
@@ -66,6 +57,20 @@ class KeyWindow:
             if n == 2:
                 self.repeated += 1
         return n
+
+    def drop_oldest(self) -> None:
+        """Let the oldest position go (the window is full, or it fell out of a wider one)."""
+        old = self._keys.popleft()
+        if old is None:
+            return
+        left = self._counts[old] - 1
+        if left:
+            self._counts[old] = left
+            self.revisits -= 1
+            if left == 1:
+                self.repeated -= 1
+        else:
+            del self._counts[old]
 
     def count(self, key: Hashable) -> int:
         """How often ``key`` occurs in the window."""

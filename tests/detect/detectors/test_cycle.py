@@ -120,3 +120,55 @@ def test_exempt_tools_are_invisible_to_cycle() -> None:
     records = actions(_round(12) * 2)
     assert first(Cycle(), records) is not None
     assert trips(Cycle(exempt={"t0", "t1", "t2"}), records) == [None] * 24
+
+
+def _idle_with_notes(rounds: int) -> list[Call]:
+    """look / inventory / examine, seeing the same each time, with a note worded anew between rounds."""
+    idle: list[Call] = [
+        {"tool": tool, "args": {"cmd": tool}, "output": f"what {tool} shows, the same each time"}
+        for tool in ("look", "inventory", "examine")
+    ]
+    calls: list[Call] = []
+    for n in range(rounds):
+        note = f"maybe it is somewhere else ({n})"
+        calls += [{"tool": "think", "args": {"thought": note}, "output": "OK."}]
+        calls += idle[: 2 + n % 2]
+    return calls
+
+
+def test_notes_worded_anew_do_not_hide_idling() -> None:
+    """A new note between the looks is no revisit, nor an observation: the share is judged without it."""
+    calls = [*_round(6), *_idle_with_notes(6)]
+    hit = first(Cycle(), actions(calls))
+    assert hit is not None
+    at, anomaly = hit
+    # The ninth idle step: notes aside, six of the last ten steps are revisits.
+    assert at == 6 + 13
+    assert anomaly.message.startswith("6 of the last 10 actions other than notes went back")
+    assert anomaly.tool == "inventory"
+
+
+def test_notes_between_new_observations_are_work() -> None:
+    """Notes between steps that each see something new: nothing revisited, notes aside or not."""
+    calls: list[Call] = []
+    for n in range(15):
+        calls += [
+            {"tool": "think", "args": {"thought": "next place"}, "output": "OK."},
+            {"tool": "go", "args": {"cmd": f"go to drawer {n}"}, "output": f"drawer {n} holds a pen {n}"},
+        ]
+    assert trips(Cycle(), actions(calls)) == [None] * 30
+
+
+def test_the_share_without_notes_looks_no_further_back_than_the_window() -> None:
+    """Revisits older than W actions do not count, however many notes came after them."""
+    idle: list[Call] = [
+        {"tool": tool, "args": {"cmd": tool}, "output": f"what {tool} shows, the same each time"}
+        for tool in ("look", "inventory", "look", "inventory", "look", "examine", "examine", "inventory")
+    ]  # five revisits: the look below is the sixth
+    notes: list[Call] = [
+        {"tool": "think", "args": {"thought": f"plan step {n}"}, "output": "OK."} for n in range(9)
+    ]
+    look: Call = {"tool": "look", "args": {"cmd": "look"}, "output": "what look shows, the same each time"}
+    records = actions([*idle, *notes, look])
+    assert trips(Cycle(window=12), records)[-1] is None
+    assert trips(Cycle(window=30), records)[-1] is not None

@@ -27,7 +27,7 @@ from heartbeat.detect.detectors import (
 
 from .helpers import actions, samples
 
-_TOOLS = ["search", "read", "get_status", "log"]
+_TOOLS = ["search", "read", "get_status", "log", "think"]
 
 
 _call = st.fixed_dictionaries(
@@ -145,6 +145,35 @@ def test_action_trackers_agree_with_check(
 ) -> None:
     """Seeded from any prefix, a tracker answers every push exactly as check on the whole history."""
     records = actions(calls, polling=["get_status"] if polling else [])
+    split = min(seed, len(records))
+    tracker = detector.tracker(History(records[:split]))
+    for i in range(split, len(records)):
+        expected = detector.check(History(records[: i + 1], tick=records[i].tick), records[i].at)
+        got = tracker.push(records[i])
+        assert (got and got.model_dump()) == (expected and expected.model_dump())
+
+
+def _notes_worded_anew(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every ``think`` a new note, as an agent's notes are: no revisit, and no observation either."""
+    return [
+        {**call, "args": {"thought": i}} if call["tool"] == "think" else call for i, call in enumerate(calls)
+    ]
+
+
+@settings(max_examples=300, deadline=None, print_blob=True)  # a failure prints how to replay it
+@given(
+    calls=_calls.map(_notes_worded_anew),
+    threshold=st.integers(6, 12),
+    extra=st.integers(1, 20),
+    seed=st.integers(0, 40),
+    exempt=_EXEMPT,
+)
+def test_cycle_tracker_agrees_with_check_when_notes_are_set_aside(
+    calls: list[dict[str, Any]], threshold: int, extra: int, seed: int, exempt: frozenset[str]
+) -> None:
+    """Windows wide enough for the share of revisits without notes to trip before N: it agrees too."""
+    detector = Cycle(threshold=threshold, window=threshold + extra, exempt=exempt)
+    records = actions(calls)
     split = min(seed, len(records))
     tracker = detector.tracker(History(records[:split]))
     for i in range(split, len(records)):
