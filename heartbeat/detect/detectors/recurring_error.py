@@ -38,12 +38,20 @@ failed). A query fixed three times that fails on a missing column, then an
 ambiguous name, then a misused aggregate is debugging: each fix got further;
 so are ``python -c`` probes labelled ``returncode 1`` whose tracebacks end in
 a different exception each time.
+
+A tool gone dark counts too: N + 3 of one tool's calls in the window fail
+with nothing to show (no output, or a bare exit code: ``grep`` finding no
+match), whatever they asked, since the tool last answered. Each such
+failure is told apart by its call alone (see :func:`failure_key`), so a
+grep for one symbol after another finding none is no repeat of anything;
+a working agent looks for a few things that are not there, then finds one,
+while one grepping a file that holds none of what it seeks goes on.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -66,6 +74,7 @@ from .words import error_words, words
 
 __all__ = [
     "ALIKE",
+    "DARK_EXTRA",
     "REWORDED",
     "RecurringError",
     "RecurringErrorTracker",
@@ -84,6 +93,8 @@ search share a third to a half of their words ("Aunt May (comics)" -> "Aunt May 
 """
 ALIKE = 0.5
 """The share of words (Jaccard) two errors must share at least to say the same failure."""
+DARK_EXTRA = 3
+"""How many more than N silent failures of one tool (nothing to show) make it a tool gone dark."""
 
 _error_key = lru_cache(maxsize=512)(error_key)
 
@@ -128,19 +139,20 @@ def _rerun(action: ActionView, key: Hashable) -> Hashable:
     return (action.fingerprint, key)
 
 
-_Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool, Hashable]
+_Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool, Hashable, bool]
 
 
 def _chain(failures: Sequence[_Failure] | deque[Any]) -> int:
     """How many of ``failures`` (position, tool, fingerprint, words, error words, whether the tool
-    answered since its failure before, failure key; oldest first, the newest last) are the newest's
+    answered since its failure before, failure key, whether silent; oldest first, the newest last)
+    are the newest's
     tool failing in a row, no success between, each failing like the one before and rewording the
     calls before it in the chain (a question asked again keeps some of its words: "Kate Bush home
     studio", then "Hounds of Love recording studio", then "Kate Bush studio Kent")."""
     newest = reversed(failures)
-    _, tool, fp, said, failed, answered, _ = next(newest)
+    _, tool, fp, said, failed, answered, _, _ = next(newest)
     run = [said]  # the calls' words, newest first
-    for _, other, ofp, osaid, ofailed, oanswered, _ in newest:
+    for _, other, ofp, osaid, ofailed, oanswered, _, _ in newest:
         if other != tool:
             continue
         if answered or ofp == fp or not _alike(ofailed, failed):
@@ -165,7 +177,13 @@ def _failure(
 ) -> _Failure:
     """A failed action as :func:`_chain` reads it."""
     said = words(tool, action.summary)
-    return (position, tool, fp, said, error_words(error, said, action.failure), answered, key)
+    silent = action.output_len is not None and action.output_len <= _SHORT
+    return (position, tool, fp, said, error_words(error, said, action.failure), answered, key, silent)
+
+
+def _dark(failures: Iterable[_Failure], tool: str, answered_at: int) -> int:
+    """How many of ``failures`` are ``tool``'s failing with nothing to show since it last answered."""
+    return sum(1 for f in failures if f[7] and f[1] == tool and f[0] > answered_at)
 
 
 @dataclass(frozen=True)
@@ -216,14 +234,15 @@ class RecurringError:
                 failures.append(_failure(i, a, a.tool, a.fingerprint, a.error, answered, found))
         answered_at = ok.get(last.tool, -1)
         count = 0 if rerun is None else sum(1 for f in failures if f[0] > answered_at and f[6] == key)
-        return self._report(last, count, reruns, _chain(failures), history.tick, now)
+        dark = _dark(failures, last.tool, answered_at) if failures[-1][7] else 0
+        return self._report(last, count, reruns, _chain(failures), dark, history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
         return RecurringErrorTracker(self, history)
 
     def _report(
-        self, action: ActionView, count: int, reruns: int, chain: int, tick: int, at: datetime
+        self, action: ActionView, count: int, reruns: int, chain: int, dark: int, tick: int, at: datetime
     ) -> Anomaly | None:
         error = clip(action.error, 120)
         span = self.window
@@ -247,6 +266,13 @@ class RecurringError:
                 f"last: {action.summary}"
             )
             count, same = chain, "reworded"
+        elif dark >= self.threshold + DARK_EXTRA:
+            message = (
+                f"{dark} calls to {action.tool} in the last {span} actions failed with nothing to show "
+                f"({error}), whatever they asked, since it last answered: the tool has gone dark; "
+                f"last: {action.summary}"
+            )
+            count, same = dark, "silent"
         else:
             return None
         return make_anomaly(
@@ -375,10 +401,13 @@ class RecurringErrorTracker(StepTracker):
         if not report:
             return None
         threshold = self._det.threshold
+        chain = dark = 0
         if count < threshold and again < threshold:
             chain = _chain(failures)
             if chain < threshold:
-                return None
-        else:
-            chain = 0
-        return self._det._report(action, count, again, chain, action.tick, action.at)
+                if not failures[-1][7]:
+                    return None
+                dark = _dark(failures, tool, answered_at)
+                if dark < threshold + DARK_EXTRA:
+                    return None
+        return self._det._report(action, count, again, chain, dark, action.tick, action.at)

@@ -481,3 +481,53 @@ def test_a_malformed_turn_answered_by_good_turns_is_no_recurring_error() -> None
     assert trips(RecurringError(), actions(calls)) == [None] * 9
     assert fired(actions(calls)) == {}
     assert fired(actions([complaint] * 3)) == {"repeat": 3}
+
+
+def _grep(word: str, path: str = "lib/legend.py") -> Call:
+    """A grep that finds nothing: exit 1, no output."""
+    return {"tool": "grep", "args": {"cmd": f"grep -n {word} {path}"}, "output": "", "error": "returncode 1"}
+
+
+_WORDS = ("canvas", "getstate", "reduce", "connect", "cids", "pickle", "draggable", "figure", "mpl")
+
+
+def test_a_tool_gone_dark_whatever_it_asks_trips_at_n_plus_three() -> None:
+    """Grep after grep in one file, each for something else, none finding anything: the tool is dark."""
+    opened: Call = {"tool": "nl", "args": {"cmd": "nl -ba lib/legend.py"}, "output": "53 class Legend: ..."}
+    found = trips(RecurringError(), actions([opened, *(_grep(word) for word in _WORDS[:7])]))
+    assert found[:6] == [None] * 6
+    hit = found[6]
+    assert hit is not None and hit.evidence["same"] == "silent" and hit.evidence["count"] == 6
+    assert hit.message.startswith("6 calls to grep in the last 10 actions failed with nothing to show")
+
+
+def test_a_few_symbols_not_found_before_one_is_are_searching() -> None:
+    """Five greps finding nothing, then one that finds: looking for a few things that are not there."""
+    hit: Call = {"tool": "grep", "args": {"cmd": "grep -n mpl_connect lib/legend.py"}, "output": "88: cid ="}
+    calls = [*(_grep(word) for word in _WORDS[:5]), hit, *(_grep(word) for word in _WORDS[5:9])]
+    assert trips(RecurringError(), actions(calls)) == [None] * 10
+
+
+def test_other_tools_between_do_not_light_a_dark_tool_but_its_answer_does() -> None:
+    """Reads between the greps leave them dark; only the tool's own answer counts as one."""
+    read: Call = {"tool": "nl", "args": {"cmd": "nl -ba lib/legend.py"}, "output": "53 class Legend: ..."}
+    greps = [_grep(word) for word in _WORDS[:6]]
+    between = [greps[0], greps[1], read, greps[2], greps[3], read, greps[4], greps[5]]
+    assert trips(RecurringError(), actions(between))[-1] is not None
+    answered: Call = {"tool": "grep", "args": {"cmd": "grep -n Legend lib/legend.py"}, "output": "53: Legend"}
+    lit = [greps[0], greps[1], greps[2], answered, greps[3], greps[4], greps[5]]
+    assert trips(RecurringError(), actions(lit)) == [None] * 7
+
+
+def test_failures_that_say_what_failed_are_no_dark_tool() -> None:
+    """Six different failures, each with an output that says what failed: debugging, not a dark tool."""
+    probes: list[Call] = [
+        {
+            "tool": "python",
+            "args": {"cmd": f"python -c 'import {name}'"},
+            "output": f"ModuleNotFoundError: No module named '{name}'",
+            "error": "returncode 1",
+        }
+        for name in _WORDS[:6]
+    ]
+    assert trips(RecurringError(), actions(probes)) == [None] * 6

@@ -153,6 +153,33 @@ def test_action_trackers_agree_with_check(
         assert (got and got.model_dump()) == (expected and expected.model_dump())
 
 
+def _silenced(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every failure with nothing to show (``grep`` finding no match): a tool may go dark."""
+    return [{**call, "output": ""} if call["error"] else call for call in calls]
+
+
+@settings(max_examples=300, deadline=None, print_blob=True)  # a failure prints how to replay it
+@given(
+    calls=_calls.map(_silenced),
+    threshold=st.integers(2, 3),
+    window=st.integers(4, 10),
+    seed=st.integers(0, 40),
+    exempt=_EXEMPT,
+)
+def test_recurring_error_tracker_agrees_with_check_when_tools_go_dark(
+    calls: list[dict[str, Any]], threshold: int, window: int, seed: int, exempt: frozenset[str]
+) -> None:
+    """Silent failures whatever the call, the tool gone dark as often as not: it agrees too."""
+    detector = RecurringError(threshold=threshold, window=window, exempt=exempt)
+    records = actions(calls)
+    split = min(seed, len(records))
+    tracker = detector.tracker(History(records[:split]))
+    for i in range(split, len(records)):
+        expected = detector.check(History(records[: i + 1], tick=records[i].tick), records[i].at)
+        got = tracker.push(records[i])
+        assert (got and got.model_dump()) == (expected and expected.model_dump())
+
+
 def _notes_worded_anew(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every ``think`` a new note, as an agent's notes are: no revisit, and no observation either."""
     return [
