@@ -27,6 +27,7 @@ def _replayed(per_heartbeat: int | None) -> dict[str, TraceSummary]:
 # that only its flat metric shows (missed when regrouped without it).
 MISSED = {
     "stuck__cs-repeat-reservation-request",
+    "stuck__retail_cancel_asks_same_confirmation",
     "stuck__k8s-restart-crashloop",
     "stuck__llm-subagent-refusal",
     "stuck__migration-flat-busywork",
@@ -39,11 +40,16 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     six heartbeats of work (``no_progress`` by design); stuck runs are flagged after their onset
     but for the known misses."""
     runs = _replayed(per_heartbeat)
-    assert len(runs) == len(LABELS) == 132
+    assert len(runs) == len(LABELS) == 172
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 88
-    flat = {"healthy__go-limiter-clock-inject": ["no_progress"]} if per_heartbeat is None else {}
-    assert {s.trace: s.kinds for s in healthy if s.anomalies} == flat
+    assert len(healthy) == 114
+    # Pylint run with three flags in turn as a patch is checked, each run failing alike (exit 20
+    # and a score): a reworded retry, flagged once and never escalated.
+    known = {"healthy__pylint_recursive_ignore_greps_miss_then_hit": ["recurring_error"]}
+    if per_heartbeat is None:
+        known["healthy__go-limiter-clock-inject"] = ["no_progress"]
+    assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
+    assert {s.trace for s in healthy if s.escalated} <= {"healthy__go-limiter-clock-inject"}
     missed = [
         s.trace for s in runs.values() if s.label and s.label.label == "stuck" and not s.flagged_after_onset()
     ]
