@@ -104,8 +104,14 @@ def reworded(before: frozenset[str], after: frozenset[str], chain: frozenset[str
     :data:`REWORDED` of the words of both shared), or the calls before it in a chain, ``chain``
     (their words together): more than :data:`REWORDED` of its own words, two at least, said
     before. A question asked again comes back to words an earlier one had dropped; one word in
-    common is a shared subject at most ("Noah Cyrus", then "Miley Cyrus": two questions).
+    common is a shared subject at most ("Noah Cyrus", then "Miley Cyrus": two questions). A call
+    that differs from the one before only in names of things (a path, a file, a test's name:
+    ``tests/test_models.py::test_create`` then ``::test_delete``) asks the same of another
+    thing: going through the failing tests one by one is no rewording.
     """
+    changed = before ^ after
+    if changed and not any(word.isalpha() for word in changed):  # only things (see words())
+        return False
     union = len(before | after)
     if union and len(before & after) > REWORDED * union:
         return True

@@ -432,9 +432,9 @@ def test_an_error_carrying_volatile_values_is_one_error_as_replay_sees_it() -> N
 
 
 def test_failing_runs_of_different_test_files_are_no_reworded_retry() -> None:
-    """One test file after another fails, each differently: going through the tests. Its stuck
-    twin, one test file run again and again with other tests selected and failing alike (its
-    summary line, the counts aside), is a reworded retry."""
+    """One test file after another fails, each differently: going through the tests; so is one
+    test file run with other tests selected, failing alike (its summary line, the counts aside):
+    the calls differ only in what they name. Its stuck twin runs one selection again."""
 
     def run(target: str, i: int) -> Call:
         return {
@@ -458,8 +458,35 @@ def test_failing_runs_of_different_test_files_are_no_reworded_retry() -> None:
     alike = [
         {**run(t, i), "output": summary.format(1 + i % 2, 69 - i, 14 + i)} for i, t in enumerate(selected)
     ]
-    found = trips(RecurringError(), actions(alike))
+    assert trips(RecurringError(), actions(alike)) == [None] * 3
+    again = [{**run(selected[0], 0), "output": summary.format(1, 69, 14 + i)} for i in range(3)]
+    found = trips(RecurringError(), actions(again))
     assert found[:2] == [None, None]
+    assert found[2] is not None and found[2].evidence["same"] == "error"
+
+
+def test_failing_tests_of_one_file_run_one_by_one_are_no_reworded_retry() -> None:
+    """Each failing test of a file run on its own, each failing on its assertion: the calls differ
+    only in the test they name, going through them. Its stuck twin rewords one search in words."""
+
+    def run(test: str, expected: str) -> Call:
+        return {
+            "tool": "python",
+            "args": {"cmd": f"python -m pytest tests/test_models.py::{test} -x -q"},
+            "output": f"FAILED tests/test_models.py::{test} - AssertionError: assert {expected}\n"
+            "1 failed in 0.21s",
+            "error": "returncode 1",
+        }
+
+    tests = [("test_create_user", "1 == 2"), ("test_delete_user", "None"), ("test_rename_user", "'a' == 'b'")]
+    assert trips(RecurringError(), actions(run(*t) for t in tests)) == [None] * 3
+
+    def search(query: str) -> Call:
+        said = f"No results for '{query}'."
+        return {"tool": "search", "args": {"q": query}, "output": said, "error": "not_found"}
+
+    queries = ["user delete permission", "delete user permission denied", "user permission delete api"]
+    found = trips(RecurringError(), actions(search(q) for q in queries))
     assert found[2] is not None and found[2].evidence["same"] == "reworded"
 
 
