@@ -42,6 +42,7 @@ __all__ = [
     "Scope",
     "StepTracker",
     "as_detector",
+    "attempted_nothing",
     "construct",
     "frozen_names",
     "make_anomaly",
@@ -275,6 +276,12 @@ def make_anomaly(
             "again": False,
         },
     )
+
+
+def attempted_nothing(action: ActionView) -> bool:
+    """Whether ``action`` failed as a call without arguments: a harness's complaint about a malformed
+    turn ("exactly one action, please"), a bare poll; the agent attempted nothing it could repeat."""
+    return action.error is not None and action.summary == f"{action.tool}()"
 
 
 def tail_of(actions: Sequence[ActionView], n: int, exempt: Collection[str]) -> list[ActionView]:

@@ -14,6 +14,9 @@ through look / inventory / examine, seeing what it has seen), or 6 of the
 last 10 in the window that are not the agent's notes (``think``): a note
 is the agent talking to itself, neither an observation nor a revisit, and
 one worded anew between every look would otherwise hide the idling.
+A failed call without arguments (a harness's complaint about a malformed
+turn) is no action here at all: the same complaint between good turns is
+no revisit, and back to back it is a ``repeat``.
 """
 
 from __future__ import annotations
@@ -29,10 +32,10 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
+    attempted_nothing,
     frozen_names,
     make_anomaly,
     need_int,
-    tail_of,
 )
 from .window import KeyWindow
 
@@ -83,9 +86,10 @@ class Cycle:
         """Whether the newest action is a revisit that brings the window's revisits to N, or the
         recent share of revisits to :data:`RECENT_SHARE`."""
         last = history.last
-        if last is None or last.tool in self.exempt:
+        if last is None or last.tool in self.exempt or attempted_nothing(last):
             return None
-        acts = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        acts = [a for a in history.actions if a.tool not in self.exempt and not attempted_nothing(a)]
+        acts = acts[-self.window :]
         seq = [_key(a) for a in acts]
         counts: dict[Hashable, int] = {}
         for key in seq:
@@ -166,7 +170,8 @@ class CycleTracker(StepTracker):
         self._others = KeyWindow(size)  # the newest keys in the window that are not notes
         self._ages: deque[int] = deque(maxlen=size)  # the positions of those
         self._position = 0
-        for action in tail_of(history.actions, det.window, det.exempt):
+        seen = [a for a in history.actions if a.tool not in det.exempt and not attempted_nothing(a)]
+        for action in seen[-det.window :]:
             self._push(_key(action), is_note(action.tool))
 
     def _push(self, key: Hashable, note: bool) -> tuple[int, int, int]:
@@ -187,7 +192,7 @@ class CycleTracker(StepTracker):
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
-        if tool in self._exempt:
+        if tool in self._exempt or (error is not None and attempted_nothing(action)):
             return None
         count, near, far = self._push(_key(action), is_note(tool))
         if not report or count < 2:

@@ -6,7 +6,10 @@ So the rate counts only when the failures in the window are at most half as
 many distinct failures (:func:`~.recurring_error.failure_key`: tool, masked
 error text and result) as there are failures, i.e. each was seen twice on
 average: a handful of attempts failing in turn, none of them often enough
-for ``recurring_error``.
+for ``recurring_error``. A failed call without arguments (a harness's
+complaint about a malformed turn, between good turns) attempted nothing and
+is no failure here: a run that keeps working while its model now and then
+answers without a command is not failing its tools.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
+    attempted_nothing,
     frozen_names,
     make_anomaly,
     need_int,
@@ -58,12 +62,14 @@ class ErrorRate:
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action failed and brought the failure rate to T or more."""
         last = history.last
-        if last is None or last.tool in self.exempt or last.error is None:
+        if last is None or last.tool in self.exempt or last.error is None or attempted_nothing(last):
             return None
         seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
         if len(seq) < self.window:
             return None
-        failures = Counter((a.tool, failure_key(a)) for a in seq if a.error is not None)
+        failures = Counter(
+            (a.tool, failure_key(a)) for a in seq if a.error is not None and not attempted_nothing(a)
+        )
         if not self._trips(failures):
             return None
         return self._report(last, failures, history.tick, now)
@@ -143,7 +149,7 @@ class ErrorRateTracker(ErrorsOnly, StepTracker):
             return None
         errors = self._errors
         errors.advance(action.index)
-        if error is None:
+        if error is None or attempted_nothing(action):
             return None
         errors.add((tool, failure_key(action)))
         if not report or errors.position < self._window or not self._det._trips(errors.counts):

@@ -63,6 +63,7 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
+    attempted_nothing,
     frozen_names,
     make_anomaly,
     need_int,
@@ -139,8 +140,8 @@ def failure_key(action: ActionView) -> Hashable:
 
 def _rerun(action: ActionView, key: Hashable) -> Hashable:
     """The key of the same call failing the same way; None for a call without arguments
-    (a harness's complaint about a malformed turn, a bare poll): nothing was re-run."""
-    if action.summary == f"{action.tool}()":
+    (see :func:`~.contract.attempted_nothing`): nothing was re-run."""
+    if attempted_nothing(action):
         return None
     return (action.fingerprint, key)
 

@@ -172,3 +172,23 @@ def test_the_share_without_notes_looks_no_further_back_than_the_window() -> None
     records = actions([*idle, *notes, look])
     assert trips(Cycle(window=12), records)[-1] is None
     assert trips(Cycle(window=30), records)[-1] is not None
+
+
+def test_complaints_about_malformed_turns_are_no_revisits() -> None:
+    """The harness's same complaint between good turns is no revisit; idling between complaints is."""
+    complaint: Call = {
+        "tool": "(no_command)",
+        "args": {},
+        "output": "Please always provide EXACTLY ONE action in triple backticks, found 0 actions.",
+        "error": "format_error",
+    }
+    status: Call = {"tool": "git", "args": {"cmd": "git status"}, "output": "On branch main, 2 files changed"}
+    steps = [*_round(5), status, *_round(9)[5:], status, *_round(13)[9:], status]
+    work = [c for call in steps for c in (call, complaint)]
+    assert trips(Cycle(), actions(work)) == [None] * 32
+    idle: list[Call] = [
+        {"tool": tool, "args": {"cmd": tool}, "output": f"what {tool} shows, the same each time"}
+        for tool in ("look", "inventory", "examine")
+    ]
+    stuck = [c for call in idle * 4 for c in (call, complaint)]
+    assert first(Cycle(), actions(stuck)) is not None

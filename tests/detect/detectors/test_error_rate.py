@@ -118,3 +118,29 @@ def test_the_message_names_the_worst_tool_to_avoid() -> None:
     assert anomaly.message.startswith("5 of 6 actions failed (83%), last: fetch: 503")
     assert list(anomaly.evidence["failing"]) == ["fetch", "parse"]
     assert anomaly.evidence["avoid"] == "fetch calls that keep failing"
+
+
+_COMPLAINT: Call = {
+    "tool": "(no_command)",
+    "args": {},
+    "output": "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
+    "error": "format_error",
+}
+
+
+def test_complaints_about_malformed_turns_between_good_turns_are_no_error_rate() -> None:
+    """A model that now and then answers without a command between good turns fails no tool; a
+    tool failing the same way between the same turns does."""
+    work: list[Call] = [
+        {"tool": "python", "args": {"cmd": f"python probe_{n}.py"}, "output": f"result {n}"} for n in range(6)
+    ]
+    mixed = [call for pair in zip(work, [_COMPLAINT] * 6, strict=True) for call in pair]
+    assert trips(ErrorRate(), actions(mixed)) == [None] * 12
+    failing: Call = {
+        "tool": "pytest",
+        "args": {"cmd": "pytest"},
+        "output": "1 failed",
+        "error": "returncode 1",
+    }
+    stuck = [call for pair in zip(work, [failing] * 6, strict=True) for call in pair]
+    assert trips(ErrorRate(), actions(stuck))[-1] is not None
