@@ -152,10 +152,9 @@ _Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool, Hashable, 
 def _chain(failures: Sequence[_Failure] | deque[Any]) -> int:
     """How many of ``failures`` (position, tool, fingerprint, words, error words, whether the tool
     answered since its failure before, failure key, whether silent; oldest first, the newest last)
-    are the newest's
-    tool failing in a row, no success between, each failing like the one before and rewording the
-    calls before it in the chain (a question asked again keeps some of its words: "Kate Bush home
-    studio", then "Hounds of Love recording studio", then "Kate Bush studio Kent")."""
+    are the newest's tool failing in a row, no success between, each failing like the one before
+    and rewording the calls before it in the chain (a question asked again keeps some of its words:
+    "Kate Bush home studio", then "Hounds of Love recording studio", then "Kate Bush studio Kent")."""
     newest = reversed(failures)
     _, tool, fp, said, failed, answered, _, _ = next(newest)
     run = [said]  # the calls' words, newest first

@@ -78,3 +78,18 @@ def test_errors_only_is_refused_with_exempt_tools_and_moves_by_index_without() -
     assert tracker.errors_only(5) is True
     tracker._errors.advance(9)  # actions 6 to 8 were skipped: the window moved past them
     assert tracker._errors.position == 4
+
+
+def test_a_key_window_lets_its_oldest_go_before_it_is_full() -> None:
+    """drop_oldest undoes the oldest push: counts, revisits and repeated keys as if it never came."""
+    window = KeyWindow(5)
+    for key in ("a", "b", "a", None, "a"):
+        window.push(key)
+    assert (window.count("a"), window.revisits, window.repeated, len(window)) == (3, 2, 1, 5)
+    window.drop_oldest()
+    assert (window.count("a"), window.revisits, window.repeated, len(window)) == (2, 1, 1, 4)
+    window.drop_oldest()  # "b"
+    window.drop_oldest()  # "a"
+    assert (window.count("a"), window.revisits, window.repeated, len(window)) == (1, 0, 0, 2)
+    window.drop_oldest()  # None: a position without a key
+    assert (window.count("a"), len(window)) == (1, 1)
