@@ -18,8 +18,8 @@ MISSED = {"minib-g5m4k__django-11119", "liventc-gem3flash__django-17084"}
 
 @pytest.mark.parametrize("per_heartbeat", [1, 5, 10])
 def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heartbeat: int) -> None:
-    """Healthy real runs are never escalated and stay silent, however grouped, but for three turns
-    the harness rejected back to back (a repeat, flagged once); stuck ones are flagged after their
+    """Healthy real runs stay silent, however grouped, but for a model spinning through 11 empty
+    replies in a row before it recovers (a repeat, escalated); stuck ones are flagged after their
     onset."""
     runs = {}
     for path in sorted((REAL / "traces").glob("*.jsonl")):
@@ -27,12 +27,11 @@ def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heart
         assert summary.error is None, summary.error
         summary.label = LABELS[summary.trace]
         runs[summary.trace] = summary
-    assert len(runs) == len(LABELS) == 40
+    assert len(runs) == len(LABELS) == 48
     healthy = {name: s for name, s in runs.items() if LABELS[name].label == "healthy"}
     assert {name: s.kinds for name, s in healthy.items() if s.anomalies} == {
-        "live-haiku45__django-15252": ["repeat"]
+        "live-s46__django-15629": ["repeat"]
     }
-    assert not [name for name, s in healthy.items() if s.escalated]
     stuck = {name for name in runs if LABELS[name].label == "stuck"}
-    assert len(stuck) == 7
+    assert len(stuck) == 10
     assert {name for name in stuck if not runs[name].flagged_after_onset()} == MISSED

@@ -16,7 +16,7 @@ is the agent talking to itself, neither an observation nor a revisit, and
 one worded anew between every look would otherwise hide the idling.
 A failed call without arguments (a harness's complaint about a malformed
 turn) is no action here at all: the same complaint between good turns is
-no revisit, and back to back it is a ``repeat``.
+no revisit, and N + 3 back to back are a ``repeat``.
 """
 
 from __future__ import annotations

@@ -5,6 +5,11 @@ repeat (that is ``near_repeat``'s business once it goes on and on); the
 same call answered the same way again is, and so is the same call failing
 again, whatever the error says. An action that reports no output repeats
 on its call alone, as do records saved before results were kept.
+
+A turn the harness rejected (a failed call without arguments: "exactly one
+action, please") needs N + 3 in a row: models slip into a few empty or
+malformed replies now and then and come out of them at the harness's word;
+one that goes on spinning keeps the harness answering it to its limit.
 """
 
 from __future__ import annotations
@@ -20,13 +25,17 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
+    attempted_nothing,
     frozen_names,
     make_anomaly,
     need_int,
     times,
 )
 
-__all__ = ["Repeat", "RepeatTracker"]
+__all__ = ["MALFORMED_EXTRA", "Repeat", "RepeatTracker"]
+
+MALFORMED_EXTRA = 3
+"""How many more than N turns the harness rejected in a row (see the module docstring) make a repeat."""
 
 
 def _key(fingerprint: str, result: str | None, error: str | None) -> str:
@@ -71,7 +80,7 @@ class Repeat:
     @property
     def history_needed(self) -> int:
         """Past actions this detector needs to see."""
-        return max([self.threshold, *self._limits.values()])
+        return max([self.threshold + MALFORMED_EXTRA, *self._limits.values()])
 
     def threshold_for(self, tool: str) -> int | None:
         """The threshold that applies to ``tool``; None when the tool is off or exempt."""
@@ -79,10 +88,18 @@ class Repeat:
             return None
         return self._limits.get(tool, self.threshold)
 
+    def limit_for(self, action: ActionView) -> int | None:
+        """The run that makes ``action`` a repeat: :meth:`threshold_for` its tool, N + 3 for a turn
+        the harness rejected (unless its tool has a threshold of its own); None: never."""
+        limit = self.threshold_for(action.tool)
+        if limit is None or action.tool in self._limits or not attempted_nothing(action):
+            return limit
+        return limit + MALFORMED_EXTRA
+
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action completes a run of N identical calls with identical results."""
         last = history.last
-        if last is None or (limit := self.threshold_for(last.tool)) is None:
+        if last is None or (limit := self.limit_for(last)) is None:
             return None
         newest = _key(last.fingerprint, last.result, last.error)
         run = 0
@@ -99,7 +116,7 @@ class Repeat:
         return RepeatTracker(self, history)
 
     def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
-        limit = self.threshold_for(action.tool)
+        limit = self.limit_for(action)
         if action.error is not None:
             same = "the same arguments, failing each time"
         elif action.result is None:
@@ -172,6 +189,8 @@ class RepeatTracker(StepTracker):
                 return None
             run = 1
         if not report or run < self._floor or run < self._limits.get(tool, self._threshold):
+            return None
+        if error is not None and run < (self._det.limit_for(action) or 0):  # a rejected turn: N + 3
             return None
         return self._det._report(action, run, action.tick, action.at)
 

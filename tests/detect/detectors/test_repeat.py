@@ -152,3 +152,31 @@ def test_a_failure_between_two_successes_breaks_the_run() -> None:
         {"tool": "fetch", "args": {"u": 1}, "output": "page"},
     ]
     assert trips(Repeat(), actions(calls)) == [None] * 5
+
+
+_REJECTED: Call = {
+    "tool": "(no_command)",
+    "args": {},
+    "output": "Please always provide EXACTLY ONE action in triple backticks, found 0 actions.",
+    "error": "format_error",
+}
+
+
+def test_turns_the_harness_rejected_need_n_plus_three_in_a_row() -> None:
+    """A few empty replies the harness rejects, then work: a slip. Six in a row: the model spins.
+    The same tool failing with arguments is a repeat at N, as before."""
+    work: Call = {"tool": "python", "args": {"cmd": "python repro.py"}, "output": "ok, 3 passed"}
+    slip = [*([_REJECTED] * 5), work]
+    assert trips(Repeat(), actions(slip)) == [None] * 6
+    found = trips(Repeat(), actions([_REJECTED] * 6))
+    assert found[:5] == [None] * 5
+    hit = found[5]
+    assert hit is not None and hit.evidence["threshold"] == 6 and "(limit 6)" in hit.message
+    failing: Call = {"tool": "python", "args": {"cmd": "python repro.py"}, "error": "returncode 1"}
+    assert trips(Repeat(), actions([failing] * 3))[2] is not None
+
+
+def test_a_tool_threshold_of_its_own_applies_to_rejected_turns_too() -> None:
+    """Configured for the rejected turns' tool, its threshold is the user's, not N + 3."""
+    found = trips(Repeat(tools={"(no_command)": 3}), actions([_REJECTED] * 3))
+    assert found[2] is not None and found[2].evidence["threshold"] == 3
