@@ -492,7 +492,7 @@ def test_failing_tests_of_one_file_run_one_by_one_are_no_reworded_retry() -> Non
 
 def test_a_malformed_turn_answered_by_good_turns_is_no_recurring_error() -> None:
     """The harness's "exactly one action" complaint three times in ten actions, the agent back
-    at work after each: nothing recurs. Three complaints back to back are a repeat."""
+    at work after each: nothing recurs. Six complaints back to back (N + 3) are a repeat."""
     complaint: Call = {
         "tool": "(no_command)",
         "args": {},
@@ -507,7 +507,8 @@ def test_a_malformed_turn_answered_by_good_turns_is_no_recurring_error() -> None
         ]
     assert trips(RecurringError(), actions(calls)) == [None] * 9
     assert fired(actions(calls)) == {}
-    assert fired(actions([complaint] * 3)) == {"repeat": 3}
+    assert fired(actions([complaint] * 5)) == {}
+    assert fired(actions([complaint] * 6)) == {"repeat": 6}
 
 
 def _grep(word: str, path: str = "lib/legend.py") -> Call:
