@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from ...base.errors import ConfigError
 from ...config.file import DETECTOR_BOUNDS
-from ...core.models import ActionRecord, Anomaly, ProgressSample
+from ...core.models import STEP_ERROR_TOOL, ActionRecord, Anomaly, ProgressSample
 
 __all__ = [
     "FIELDS",
@@ -280,8 +280,10 @@ def make_anomaly(
 
 def attempted_nothing(action: ActionView) -> bool:
     """Whether ``action`` failed as a call without arguments: a harness's complaint about a malformed
-    turn ("exactly one action, please"), a bare poll; the agent attempted nothing it could repeat."""
-    return action.error is not None and action.summary == f"{action.tool}()"
+    turn ("exactly one action, please"), a bare poll; the agent attempted nothing it could repeat.
+    Not the runner's record of a step that raised: that is the agent failing, every heartbeat."""
+    tool = action.tool
+    return action.error is not None and tool != STEP_ERROR_TOOL and action.summary == f"{tool}()"
 
 
 def tail_of(actions: Sequence[ActionView], n: int, exempt: Collection[str]) -> list[ActionView]:

@@ -15,14 +15,14 @@ last 10 in the window that are not the agent's notes (``think``): a note
 is the agent talking to itself, neither an observation nor a revisit, and
 one worded anew between every look would otherwise hide the idling.
 A failed call without arguments (a harness's complaint about a malformed
-turn) is no action here at all: the same complaint between good turns is
-no revisit, and N + 3 back to back are a ``repeat``.
+turn) holds its place in the window but has no key: the same complaint
+between good turns is no revisit, and N + 3 back to back are a ``repeat``.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Hashable
+from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -36,6 +36,7 @@ from .contract import (
     frozen_names,
     make_anomaly,
     need_int,
+    tail_of,
 )
 from .window import KeyWindow
 
@@ -48,6 +49,23 @@ def _key(action: ActionView) -> Hashable:
     if length is not None and length > _SHORT:
         return (action.shape, action.result)
     return (action.fingerprint, action.result)
+
+
+def _key_of(action: ActionView) -> Hashable:
+    """An action's key; None for a call that attempted nothing: a position, never a revisit."""
+    return None if attempted_nothing(action) else _key(action)
+
+
+def _revisits(keys: Iterable[Hashable]) -> tuple[dict[Hashable, int], int, int]:
+    """The count of each key among ``keys`` (None: a position without one), how many are revisits
+    of a key seen before them, and how many keys come more than once."""
+    counts: dict[Hashable, int] = {}
+    seen = 0
+    for key in keys:
+        if key is not None:
+            counts[key] = counts.get(key, 0) + 1
+            seen += 1
+    return counts, seen - len(counts), sum(1 for n in counts.values() if n > 1)
 
 
 def is_note(tool: str) -> bool:
@@ -88,36 +106,24 @@ class Cycle:
         last = history.last
         if last is None or last.tool in self.exempt or attempted_nothing(last):
             return None
-        acts = [a for a in history.actions if a.tool not in self.exempt and not attempted_nothing(a)]
-        acts = acts[-self.window :]
-        seq = [_key(a) for a in acts]
-        counts: dict[Hashable, int] = {}
-        for key in seq:
-            counts[key] = counts.get(key, 0) + 1
-        if counts[seq[-1]] < 2:
+        acts = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        seq = [_key_of(a) for a in acts]
+        newest = seq[-1]
+        counts, revisits, repeated = _revisits(seq)
+        if counts[newest] < 2:
             return None
-        revisits = len(seq) - len(counts)
-        repeated = sum(1 for n in counts.values() if n > 1)
         if revisits >= self.threshold and repeated >= 2:
             return self._report(last, revisits, repeated, len(seq), history.tick, now)
-        recent: dict[Hashable, int] = {}
         size = min(RECENT, self.window)
-        for key in seq[-size:]:
-            recent[key] = recent.get(key, 0) + 1
-        revisits = min(len(seq), size) - len(recent)
-        repeated = sum(1 for n in recent.values() if n > 1)
-        if recent[seq[-1]] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
+        counts, revisits, repeated = _revisits(seq[-size:])
+        if counts[newest] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
             return self._report(last, revisits, repeated, min(len(seq), size), history.tick, now)
         if is_note(last.tool):
             return None
-        others = [key for action, key in zip(acts, seq, strict=True) if not is_note(action.tool)][-size:]
-        recent = {}
-        for key in others:
-            recent[key] = recent.get(key, 0) + 1
-        revisits = len(others) - len(recent)
-        repeated = sum(1 for n in recent.values() if n > 1)
-        if recent[seq[-1]] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
-            return self._report(last, revisits, repeated, len(others), history.tick, now, notes=True)
+        others = [key for a, key in zip(acts, seq, strict=True) if key is not None and not is_note(a.tool)]
+        counts, revisits, repeated = _revisits(others[-size:])
+        if counts[newest] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
+            return self._report(last, revisits, repeated, len(others[-size:]), history.tick, now, notes=True)
         return None
 
     def tracker(self, history: History) -> ActionTracker:
@@ -170,9 +176,9 @@ class CycleTracker(StepTracker):
         self._others = KeyWindow(size)  # the newest keys in the window that are not notes
         self._ages: deque[int] = deque(maxlen=size)  # the positions of those
         self._position = 0
-        seen = [a for a in history.actions if a.tool not in det.exempt and not attempted_nothing(a)]
-        for action in seen[-det.window :]:
-            self._push(_key(action), is_note(action.tool))
+        for action in tail_of(history.actions, det.window, det.exempt):
+            key = _key_of(action)
+            self._push(key, key is None or is_note(action.tool))
 
     def _push(self, key: Hashable, note: bool) -> tuple[int, int, int]:
         """Add an action's key to the windows: its counts in the window, the newest and the notes-aside."""
@@ -192,9 +198,10 @@ class CycleTracker(StepTracker):
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
-        if tool in self._exempt or (error is not None and attempted_nothing(action)):
+        if tool in self._exempt:
             return None
-        count, near, far = self._push(_key(action), is_note(tool))
+        key = None if error is not None and attempted_nothing(action) else _key(action)
+        count, near, far = self._push(key, key is None or is_note(tool))
         if not report or count < 2:
             return None
         keys = self._keys

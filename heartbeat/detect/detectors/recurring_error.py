@@ -63,7 +63,6 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
-    attempted_nothing,
     frozen_names,
     make_anomaly,
     need_int,
@@ -139,9 +138,10 @@ def failure_key(action: ActionView) -> Hashable:
 
 
 def _rerun(action: ActionView, key: Hashable) -> Hashable:
-    """The key of the same call failing the same way; None for a call without arguments
-    (see :func:`~.contract.attempted_nothing`): nothing was re-run."""
-    if attempted_nothing(action):
+    """The key of the same call failing the same way; None for a call without arguments (see
+    :func:`~.contract.attempted_nothing`; and the runner's record of a step that raised, which
+    ``repeat`` judges): nothing was re-run."""
+    if action.summary == f"{action.tool}()":
         return None
     return (action.fingerprint, key)
 
