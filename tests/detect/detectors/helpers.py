@@ -23,6 +23,15 @@ PYTEST_FAIL = (
 """A failing pytest run's output; ``{t}`` is its timing, which changes from run to run."""
 
 
+REJECTED_TURN: Mapping[str, Any] = {
+    "tool": "(no_command)",
+    "args": {},
+    "output": "Please always provide EXACTLY ONE action in triple backticks, found 0 actions.",
+    "error": "format_error",
+}
+"""A turn the harness rejected, as the importers record it: a failed call without arguments."""
+
+
 def actions(
     calls: Iterable[Call],
     *,

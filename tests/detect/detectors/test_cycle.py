@@ -9,7 +9,7 @@ import pytest
 from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import Cycle
 
-from .helpers import Call, actions, first, trips
+from .helpers import REJECTED_TURN, Call, actions, first, trips
 
 
 def test_a_long_cycle_is_a_cycle() -> None:
@@ -176,12 +176,7 @@ def test_the_share_without_notes_looks_no_further_back_than_the_window() -> None
 
 def test_complaints_about_malformed_turns_are_no_revisits() -> None:
     """The harness's same complaint between good turns is no revisit; idling between complaints is."""
-    complaint: Call = {
-        "tool": "(no_command)",
-        "args": {},
-        "output": "Please always provide EXACTLY ONE action in triple backticks, found 0 actions.",
-        "error": "format_error",
-    }
+    complaint = REJECTED_TURN
     status: Call = {"tool": "git", "args": {"cmd": "git status"}, "output": "On branch main, 2 files changed"}
     steps = [*_round(5), status, *_round(9)[5:], status, *_round(13)[9:], status]
     work = [c for call in steps for c in (call, complaint)]

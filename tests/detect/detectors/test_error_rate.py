@@ -9,7 +9,7 @@ import pytest
 from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import ErrorRate
 
-from .helpers import Call, actions, trips
+from .helpers import REJECTED_TURN, Call, actions, trips
 
 
 def test_three_errors_in_a_window_of_four_trip_error_rate_at_75_percent() -> None:
@@ -120,21 +120,13 @@ def test_the_message_names_the_worst_tool_to_avoid() -> None:
     assert anomaly.evidence["avoid"] == "fetch calls that keep failing"
 
 
-_COMPLAINT: Call = {
-    "tool": "(no_command)",
-    "args": {},
-    "output": "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
-    "error": "format_error",
-}
-
-
 def test_complaints_about_malformed_turns_between_good_turns_are_no_error_rate() -> None:
     """A model that now and then answers without a command between good turns fails no tool; a
     tool failing the same way between the same turns does."""
     work: list[Call] = [
         {"tool": "python", "args": {"cmd": f"python probe_{n}.py"}, "output": f"result {n}"} for n in range(6)
     ]
-    mixed = [call for pair in zip(work, [_COMPLAINT] * 6, strict=True) for call in pair]
+    mixed = [call for pair in zip(work, [REJECTED_TURN] * 6, strict=True) for call in pair]
     assert trips(ErrorRate(), actions(mixed)) == [None] * 12
     failing: Call = {
         "tool": "pytest",

@@ -10,7 +10,7 @@ from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import DetectorsConfig, RepeatConfig
 from heartbeat.detect.detectors import Repeat, build_detectors
 
-from .helpers import Call, actions, fired, trips
+from .helpers import REJECTED_TURN, Call, actions, fired, trips
 
 
 def test_third_identical_call_trips_repeat() -> None:
@@ -154,21 +154,13 @@ def test_a_failure_between_two_successes_breaks_the_run() -> None:
     assert trips(Repeat(), actions(calls)) == [None] * 5
 
 
-_REJECTED: Call = {
-    "tool": "(no_command)",
-    "args": {},
-    "output": "Please always provide EXACTLY ONE action in triple backticks, found 0 actions.",
-    "error": "format_error",
-}
-
-
 def test_turns_the_harness_rejected_need_n_plus_three_in_a_row() -> None:
     """A few empty replies the harness rejects, then work: a slip. Six in a row: the model spins.
     The same tool failing with arguments is a repeat at N, as before."""
     work: Call = {"tool": "python", "args": {"cmd": "python repro.py"}, "output": "ok, 3 passed"}
-    slip = [*([_REJECTED] * 5), work]
+    slip = [*([REJECTED_TURN] * 5), work]
     assert trips(Repeat(), actions(slip)) == [None] * 6
-    found = trips(Repeat(), actions([_REJECTED] * 6))
+    found = trips(Repeat(), actions([REJECTED_TURN] * 6))
     assert found[:5] == [None] * 5
     hit = found[5]
     assert hit is not None and hit.evidence["threshold"] == 6 and "(limit 6)" in hit.message
@@ -178,5 +170,5 @@ def test_turns_the_harness_rejected_need_n_plus_three_in_a_row() -> None:
 
 def test_a_tool_threshold_of_its_own_applies_to_rejected_turns_too() -> None:
     """Configured for the rejected turns' tool, its threshold is the user's, not N + 3."""
-    found = trips(Repeat(tools={"(no_command)": 3}), actions([_REJECTED] * 3))
+    found = trips(Repeat(tools={"(no_command)": 3}), actions([REJECTED_TURN] * 3))
     assert found[2] is not None and found[2].evidence["threshold"] == 3

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from heartbeat.core.models import ActionRecord
 from heartbeat.detect.detectors import (
     BUILT_IN,
     LAZY_TRACKERS,
@@ -130,6 +131,17 @@ ACTION_DETECTORS: dict[type, st.SearchStrategy[Any]] = {
 _detector = st.one_of(*ACTION_DETECTORS.values())
 
 
+def _assert_agrees(detector: Any, records: list[ActionRecord], seed: int) -> None:
+    """Seeded from the first ``seed`` records, the tracker answers every later push as check does
+    on the whole history."""
+    split = min(seed, len(records))
+    tracker = detector.tracker(History(records[:split]))
+    for i in range(split, len(records)):
+        expected = detector.check(History(records[: i + 1], tick=records[i].tick), records[i].at)
+        got = tracker.push(records[i])
+        assert (got and got.model_dump()) == (expected and expected.model_dump())
+
+
 @settings(max_examples=600, deadline=None, print_blob=True)  # a failure prints how to replay it
 @given(
     detector=_detector,
@@ -145,12 +157,7 @@ def test_action_trackers_agree_with_check(
 ) -> None:
     """Seeded from any prefix, a tracker answers every push exactly as check on the whole history."""
     records = actions(calls, polling=["get_status"] if polling else [])
-    split = min(seed, len(records))
-    tracker = detector.tracker(History(records[:split]))
-    for i in range(split, len(records)):
-        expected = detector.check(History(records[: i + 1], tick=records[i].tick), records[i].at)
-        got = tracker.push(records[i])
-        assert (got and got.model_dump()) == (expected and expected.model_dump())
+    _assert_agrees(detector, records, seed)
 
 
 def _silenced(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -172,12 +179,7 @@ def test_recurring_error_tracker_agrees_with_check_when_tools_go_dark(
     """Silent failures whatever the call, the tool gone dark as often as not: it agrees too."""
     detector = RecurringError(threshold=threshold, window=window, exempt=exempt)
     records = actions(calls)
-    split = min(seed, len(records))
-    tracker = detector.tracker(History(records[:split]))
-    for i in range(split, len(records)):
-        expected = detector.check(History(records[: i + 1], tick=records[i].tick), records[i].at)
-        got = tracker.push(records[i])
-        assert (got and got.model_dump()) == (expected and expected.model_dump())
+    _assert_agrees(detector, records, seed)
 
 
 def _notes_worded_anew(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -201,12 +203,7 @@ def test_cycle_tracker_agrees_with_check_when_notes_are_set_aside(
     """Windows wide enough for the share of revisits without notes to trip before N: it agrees too."""
     detector = Cycle(threshold=threshold, window=threshold + extra, exempt=exempt)
     records = actions(calls)
-    split = min(seed, len(records))
-    tracker = detector.tracker(History(records[:split]))
-    for i in range(split, len(records)):
-        expected = detector.check(History(records[: i + 1], tick=records[i].tick), records[i].at)
-        got = tracker.push(records[i])
-        assert (got and got.model_dump()) == (expected and expected.model_dump())
+    _assert_agrees(detector, records, seed)
 
 
 @settings(max_examples=200, deadline=None, print_blob=True)  # a failure prints how to replay it
