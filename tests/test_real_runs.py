@@ -18,8 +18,8 @@ MISSED = {"minib-g5m4k__django-11119", "liventc-gem3flash__django-17084"}
 
 @pytest.mark.parametrize("per_heartbeat", [1, 5, 10])
 def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heartbeat: int) -> None:
-    """Healthy real runs stay silent, however grouped, but for a model spinning through 11 empty
-    replies in a row before it recovers (a repeat, escalated); stuck ones are flagged after their
+    """Healthy real runs stay silent, however grouped, but for a model whose turns are rejected 11
+    times in a row before it recovers (a repeat, escalated); stuck ones are flagged after their
     onset."""
     runs = {}
     for path in sorted((REAL / "traces").glob("*.jsonl")):
