@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from _labelled_runs import BENCH, replayed
 
-from heartbeat.config.file import HeartbeatConfig
-from heartbeat.replay.folder import TraceSummary, read_labels, summarize_trace
+from heartbeat.replay.folder import read_labels
 
-BLIND = Path(__file__).resolve().parent.parent / "bench" / "blind_agents"
+BLIND = BENCH / "blind_agents"
 LABELS = read_labels(BLIND / "labels.csv")
-
-
-def _replayed(per_heartbeat: int | None) -> dict[str, TraceSummary]:
-    found = {}
-    for path in sorted((BLIND / "traces").glob("*.jsonl")):
-        summary = summarize_trace(path, HeartbeatConfig(), per_heartbeat=per_heartbeat)
-        assert summary.error is None, summary.error
-        summary.label = LABELS[summary.trace]
-        found[summary.trace] = summary
-    return found
 
 
 # Stuck runs the detectors miss (bench/blind_agents/README.md): near-duplicate answers, and busywork
@@ -39,7 +27,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent with its metric and without (regrouped), but for a metric flat for
     six heartbeats of work (``no_progress`` by design); stuck runs are flagged after their onset
     but for the known misses."""
-    runs = _replayed(per_heartbeat)
+    runs = replayed(BLIND, per_heartbeat)
     assert len(runs) == len(LABELS) == 172
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
     assert len(healthy) == 114

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from _labelled_runs import BENCH, replayed
 
-from heartbeat.config.file import HeartbeatConfig
-from heartbeat.replay.folder import read_labels, summarize_trace
+from heartbeat.replay.folder import read_labels
 
-REAL = Path(__file__).resolve().parent.parent / "bench" / "real_runs"
+REAL = BENCH / "real_runs"
 LABELS = read_labels(REAL / "labels.csv")
 
 # bench/real_runs/README.md: near-duplicates, lookups or edits that differ a little each time.
@@ -21,12 +19,7 @@ def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heart
     """Healthy real runs stay silent, however grouped, but for a model whose turns are rejected 11
     times in a row before it recovers (a repeat, escalated); stuck ones are flagged after their
     onset."""
-    runs = {}
-    for path in sorted((REAL / "traces").glob("*.jsonl")):
-        summary = summarize_trace(path, HeartbeatConfig(), per_heartbeat=per_heartbeat)
-        assert summary.error is None, summary.error
-        summary.label = LABELS[summary.trace]
-        runs[summary.trace] = summary
+    runs = replayed(REAL, per_heartbeat)
     assert len(runs) == len(LABELS) == 48
     healthy = {name: s for name, s in runs.items() if LABELS[name].label == "healthy"}
     assert {name: s.kinds for name, s in healthy.items() if s.anomalies} == {

@@ -121,9 +121,10 @@ class Cycle:
         if is_note(last.tool):
             return None
         others = [key for a, key in zip(acts, seq, strict=True) if key is not None and not is_note(a.tool)]
-        counts, revisits, repeated = _revisits(others[-size:])
+        others = others[-size:]
+        counts, revisits, repeated = _revisits(others)
         if counts[newest] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
-            return self._report(last, revisits, repeated, len(others[-size:]), history.tick, now, notes=True)
+            return self._report(last, revisits, repeated, len(others), history.tick, now, notes=True)
         return None
 
     def tracker(self, history: History) -> ActionTracker:
@@ -177,11 +178,11 @@ class CycleTracker(StepTracker):
         self._ages: deque[int] = deque(maxlen=size)  # the positions of those
         self._position = 0
         for action in tail_of(history.actions, det.window, det.exempt):
-            key = _key_of(action)
-            self._push(key, key is None or is_note(action.tool))
+            self._push(action)
 
-    def _push(self, key: Hashable, note: bool) -> tuple[int, int, int]:
+    def _push(self, action: ActionView) -> tuple[int, int, int]:
         """Add an action's key to the windows: its counts in the window, the newest and the notes-aside."""
+        key = _key_of(action)
         self._position = position = self._position + 1
         ages = self._ages
         others = self._others
@@ -189,7 +190,7 @@ class CycleTracker(StepTracker):
             ages.popleft()
             others.drop_oldest()
         far = 0
-        if not note:
+        if key is not None and not is_note(action.tool):
             ages.append(position)
             far = others.push(key)
         return self._keys.push(key), self._recent.push(key), far
@@ -200,8 +201,7 @@ class CycleTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        key = None if error is not None and attempted_nothing(action) else _key(action)
-        count, near, far = self._push(key, key is None or is_note(tool))
+        count, near, far = self._push(action)
         if not report or count < 2:
             return None
         keys = self._keys

@@ -130,11 +130,16 @@ def failure_key(action: ActionView) -> Hashable:
     error = action.error
     if error is None:
         return None
-    length = action.output_len
-    if length is not None and length <= _SHORT:
+    if _silent(action):
         # "grep" without a match, exit 1 and no output: only the same call counts as the same.
         return (action.tool, _error_key(error), action.fingerprint)
     return (_error_key(error), action.result)
+
+
+def _silent(action: ActionView) -> bool:
+    """Whether a failed action has nothing to show: no output, or one too short to tell errors apart."""
+    length = action.output_len
+    return length is not None and length <= _SHORT
 
 
 def _rerun(action: ActionView, key: Hashable) -> Hashable:
@@ -183,8 +188,8 @@ def _failure(
 ) -> _Failure:
     """A failed action as :func:`_chain` reads it."""
     said = words(tool, action.summary)
-    silent = action.output_len is not None and action.output_len <= _SHORT
-    return (position, tool, fp, said, error_words(error, said, action.failure), answered, key, silent)
+    failed = error_words(error, said, action.failure)
+    return (position, tool, fp, said, failed, answered, key, _silent(action))
 
 
 def _dark(failures: Iterable[_Failure], tool: str, answered_at: int) -> int:
