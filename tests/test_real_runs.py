@@ -12,7 +12,9 @@ LABELS = read_labels(REAL / "labels.csv")
 
 # bench/real_runs/README.md: near-duplicates, lookups or edits that differ a little each time; a
 # file bolted with placeholders whose error names another name each time; quoted searches each
-# for another title; a run escalated for its invalid actions before its labelled onset.
+# for another title; a run escalated for its invalid actions before its labelled onset; one snippet
+# of probes rerun under new file names among varied lookups (three runs of one task), and a finished
+# fix re-checked by test runs of other subsets (two runs).
 MISSED = {
     "minib-g5m4k__django-11119",
     "liventc-gem3flash__django-17084",
@@ -20,6 +22,11 @@ MISSED = {
     "live4o-taskrefl__xarray-3677",
     "reflexion-hotpotqa-react__trial1-is-google-making-us-stoopid",
     "hspyyc-alfworld-react__look_at_obj_in_light-AlarmClock-308-ep0",
+    "g31nr__sympy-13031",
+    "haiku__django-11276",
+    "g31__sympy-13031",
+    "g31ro__sympy-13031",
+    "h45__requests-5414",
 }
 
 
@@ -30,12 +37,12 @@ def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heart
     two changes it had read could not work (borderline); stuck ones are flagged after their
     onset."""
     runs = replayed(REAL, per_heartbeat)
-    assert len(runs) == len(LABELS) == 90
+    assert len(runs) == len(LABELS) == 122
     healthy = {name: s for name, s in runs.items() if LABELS[name].label == "healthy"}
     assert {name: s.kinds for name, s in healthy.items() if s.anomalies} == {
         "live-s46__django-15629": ["repeat"],
         "tau2-g41nano-t3__retail-task3": ["recurring_error"],
     }
     stuck = {name for name in runs if LABELS[name].label == "stuck"}
-    assert len(stuck) == 31
+    assert len(stuck) == 46
     assert {name for name in stuck if not runs[name].flagged_after_onset()} == MISSED

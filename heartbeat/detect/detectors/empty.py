@@ -47,6 +47,8 @@ __all__ = [
     "acts_by_name",
     "is_empty_answer",
     "silent_by_design",
+    "speaks",
+    "waits",
 ]
 
 EMPTY_ANSWERS = (
@@ -62,6 +64,7 @@ EMPTY_ANSWERS = (
     "-",
     "no results",
     "no results found",
+    "no more results",
     "no result",
     "no matches",
     "no matches found",
@@ -201,14 +204,44 @@ _NAMESPACE = re.compile(r"[.:/]|__")
 
 
 @lru_cache(maxsize=1024)
+def _verbs(tool: str) -> frozenset[str]:
+    """What ``tool``'s name says it does: its first word, and the first after a namespace
+    (``slack.post``, ``gmail.modify_message``)."""
+    name = tool.strip().lower()
+    first = re.split(r"[\s_.:/-]+", name, maxsplit=1)[0]
+    verb = _NAMESPACE.split(name)[-1]
+    if verb == name:
+        return frozenset([first])
+    return frozenset([first, re.split(r"[\s_-]+", verb.strip("_- "), maxsplit=1)[0]])
+
+
+@lru_cache(maxsize=1024)
 def acts_by_name(tool: str) -> bool:
     """Whether ``tool``'s name says it writes or acts (``write_file``, ``finish``, ``send``...): its
     first word, or the first after a namespace (``slack.post``, ``gmail.modify_message``)."""
-    name = tool.strip().lower()
-    if re.split(r"[\s_.:/-]+", name, maxsplit=1)[0] in _SILENT_VERBS:
-        return True
-    verb = _NAMESPACE.split(name)[-1]
-    return verb != name and re.split(r"[\s_-]+", verb.strip("_- "), maxsplit=1)[0] in _SILENT_VERBS
+    return not _SILENT_VERBS.isdisjoint(_verbs(tool))
+
+
+# A message to a person: the answer is theirs, in their own words each time.
+_MESSAGE_VERBS = frozenset(
+    ["respond", "reply", "send", "post", "notify", "forward", "message", "email", "say"]
+)
+# A call that waits: a poller's pause between its rounds.
+_WAIT_VERBS = frozenset(["sleep", "wait"])
+_WAIT_COMMAND = re.compile(r"(?<![\w-])sleep\s+\d")
+
+
+@lru_cache(maxsize=1024)
+def speaks(tool: str) -> bool:
+    """Whether ``tool``'s name says it sends a message to a person (``respond``, ``slack.post``)."""
+    return not _MESSAGE_VERBS.isdisjoint(_verbs(tool))
+
+
+def waits(tool: str, summary: str) -> bool:
+    """Whether the call ``summary`` of ``tool`` waits: a tool named for it, or a ``sleep 30`` command."""
+    return not _WAIT_VERBS.isdisjoint(_verbs(tool)) or (
+        "sleep" in summary and _WAIT_COMMAND.search(summary) is not None
+    )
 
 
 @lru_cache(maxsize=1024)

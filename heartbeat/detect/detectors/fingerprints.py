@@ -22,7 +22,9 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
   line numbers and ports masked too, and when the last line names an
   exception, that line from the exception's name on: how a failure ends
   (the exception and its message, the test summary) says what failed, the
-  log before it changes with every edit. "The same
+  log before it changes with every edit. The closing lines a runner prints
+  after any failure (``make: *** [...] Error 1``, ``exit status 1``) are
+  left out first: they say that a step failed, never what. "The same
   result again" is judged on it.
 * ``failure``: for a failed action only, the words of its error and of what
   its output says failed (the last line naming an exception, from the name
@@ -171,6 +173,34 @@ def _named(stripped: str) -> str | None:
 
 _EXCEPTION_ENDINGS = ("Error", "Exception", "Exit", "Interrupt")
 _NAMED_READ = 4000  # characters from an output's end searched for the line naming its error
+
+# Lines a build or test runner prints after any failure of a step: that it failed and its exit
+# code, never what failed. ``make: *** [Makefile:31: build/loader.o] Error 1`` ends a compile
+# error, a link error and a failing test alike; what failed is in the lines before.
+_WRAPPER = re.compile(
+    r"make(?:\[\d+\])?: \*\*\* \[.*\] Error \d+|ninja: build stopped: .*"
+    r"|cc1(?:plus)?: all warnings being treated as errors|collect2: error: ld returned \d+ exit status"
+    r"|error: could not compile .*|error: test failed, to rerun pass .*"
+    r"|error Command failed with exit code \d+\.?"
+    r"|info Visit https?://\S+ for documentation about this command\.?"
+    r"|(?:Error: )?Process completed with exit code \d+\.?|exit status \d+|FAIL(?:\s+\S+\s+[\d.]+s)?"
+    r"|npm (?:ERR!|error\b).*|ERROR: Command errored out with exit status \d+.*"
+)
+_WRAPPER_LINES = 16  # an npm failure ends in a dozen such lines
+
+
+def _unwrapped(stripped: str) -> str:
+    """A failed output without the runner's closing lines that only say it failed (see
+    _WRAPPER); as it is when nothing else is left."""
+    end = len(stripped)
+    for _ in range(_WRAPPER_LINES):
+        start = stripped.rfind("\n", 0, end) + 1
+        if _WRAPPER.fullmatch(stripped, start, end) is None:
+            break
+        if start == 0:
+            return stripped
+        end = start - 1
+    return stripped if end == len(stripped) else stripped[:end].rstrip()
 
 
 def _failure(masked: str) -> str:
@@ -402,14 +432,15 @@ def action_keys(
         stripped = output.strip()
         length = len(stripped)
         if error:
-            result, end = _error_result(stripped[-_ERROR_READ:] if length > _ERROR_TAIL else stripped)
+            stripped = _unwrapped(stripped)
+            result, end = _error_result(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped)
             failure = failure_words(f"{error}\n{_named(stripped) or _said(stripped, end)}")
         elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
             result = _short_output_result(stripped)
         else:
             result = _output_result(stripped)
     elif error is not None:
-        stripped = error.strip()
+        stripped = _unwrapped(error.strip())
         result, _ = _error_result(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped)
         failure = failure_words(error)
     else:

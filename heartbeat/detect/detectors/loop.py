@@ -6,7 +6,9 @@ commit benchmarked) watches something that moves: no loop. The answers
 are compared as their result keys, volatile values masked, so a clock in
 an answer does not make it new; an act's answer is no news (see
 :func:`~.empty.acts_by_name`): a confirmation, or a customer's reply to the
-same message sent again, in other words each time.
+same message sent again, in other words each time. A cycle that waits (a
+``sleep`` between its rounds) is a poll by design and needs one pass more:
+endpoints polled in rounds answer alike until one of them moves.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .contract import (
     need_int,
     tail_of,
 )
-from .empty import acts_by_name
+from .empty import acts_by_name, waits
 
 __all__ = ["Loop", "LoopTracker"]
 
@@ -87,8 +89,10 @@ class Loop:
         while run < n and fps[n - 1 - run] == fps[-1]:
             run += 1
         for period in range(run + 1, n // self.repeats + 1):
-            failing = any(a.error is not None for a in seq[-period:])
-            need = period * (self.repeats_for(period, failing) - 1)
+            cycle = seq[-period:]
+            failing = any(a.error is not None for a in cycle)
+            waiting = any(waits(a.tool, a.summary) for a in cycle)
+            need = period * (self.repeats_for(period, failing, waiting) - 1)
             matched = 0
             while matched < n - period and fps[n - 1 - matched] == fps[n - 1 - matched - period]:
                 matched += 1
@@ -96,15 +100,17 @@ class Loop:
                 return self._report(seq[-period:], matched, history.tick, now)
         return None
 
-    def repeats_for(self, period: int, failing: bool = False) -> int:
-        """Back-to-back passes a cycle needs: one more for 2 steps of which one failed.
+    def repeats_for(self, period: int, failing: bool = False, waiting: bool = False) -> int:
+        """Back-to-back passes a cycle needs: one more for 2 steps of which one failed, one more
+        for a cycle that waits.
 
         Twice "search q, read u" is redoing finished work; twice "a step
         that failed, then another" is a retry (a harness asking to confirm a
         submit after a malformed turn makes one by itself), which
         ``recurring_error`` judges: such a cycle is a loop at its third pass.
+        Twice "poll a, poll b, sleep" is a poller that found nothing new yet.
         """
-        return self.repeats + 1 if period == 2 and failing else self.repeats
+        return self.repeats + (period == 2 and failing) + waiting
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
@@ -259,9 +265,14 @@ class LoopTracker(StepTracker):
             for j in where if run == 1 else where[: max(0, len(where) - run + 1)]:
                 p = i - j
                 m = new[p] = count(p, 0) + 1
-                # A 2-step cycle with a failed step needs one more pass (Loop.repeats_for).
-                extra = p == 2 and (error is not None or passes[-2].error is not None)
+                # A 2-step cycle with a failed step needs one more pass, and so does one that
+                # waits (Loop.repeats_for): the latter looked at only for a cycle already found.
+                extra = int(p == 2 and (error is not None or passes[-2].error is not None))
                 if m >= p * (need + extra) and p * (need + 1 + extra) <= window and not moved_on(passes, p):
+                    if any(waits(a.tool, a.summary) for a in islice(passes, len(passes) - p, None)):
+                        extra += 1
+                        if m < p * (need + extra) or p * (need + 1 + extra) > window:
+                            continue
                     best = p
             where.append(i)
             self._runs = new

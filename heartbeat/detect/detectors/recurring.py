@@ -14,10 +14,12 @@ over the last W actions:
   call that writes or acts (see :func:`~.empty.silent_by_design`): a feed
   marked read after each new batch answers "ok" every time, as a write does;
 * the tool plus its output, whatever the arguments, for outputs longer than
-  ``min_chars`` (paraphrased searches landing on the same page), never for
-  a tool named for an act (``finish``, ``submit``, ``send``: see
-  :func:`~.empty.acts_by_name`): its confirmation ("Episode finished, reward
-  = 1", "Message sent") is what it always answers, not a page landed on again.
+  a line (120 characters): paraphrased searches landing on the same page.
+  Another test's "1 passed", another message's "deleted" is a status each
+  call gave, and a tool named for an act (``finish``, ``submit``, ``send``:
+  see :func:`~.empty.acts_by_name`) answers its confirmation ("Episode
+  finished, reward = 1", "Message sent") whatever it did: no page landed on
+  again.
 
 Either counts only since its call (or its tool) last answered something
 new: a feed polled with ``since=<timestamp>`` answers "nothing new" again
@@ -98,7 +100,9 @@ def _keys(action: ActionView, min_chars: int) -> tuple[str | None, str | None]:
             # seen (see since_news). (Told by the tool's name: a command's text is read only
             # for short answers, where it is cheap and needed.)
             return f"{_ACT if length <= _CONFIRMATION else ''}{action.fingerprint}{result}", None
-        return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}"
+        # Another call landing on the same page is a paraphrase; the same line from other calls
+        # is a status each gave (another test "1 passed", another message "deleted").
+        return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}" if length > _CONFIRMATION else None
     if silent_by_design(action.tool, action.summary):
         # A write or an act answered "ok": the answer it always gives, whatever it did.
         return None, None

@@ -4,7 +4,9 @@ Output-aware: a poll or a "scroll down" whose answer moves on is not a
 repeat (that is ``near_repeat``'s business once it goes on and on); the
 same call answered the same way again is, and so is the same call failing
 again, whatever the error says. An action that reports no output repeats
-on its call alone, as do records saved before results were kept.
+on its call alone, as do records saved before results were kept, and so
+does a message to a person (``respond``, ``send_message``): the same words
+sent again are no news, however the person words each answer.
 
 A turn the harness rejected (a failed call without arguments: "exactly one
 action, please") needs N + 3 in a row: models slip into a few empty or
@@ -31,6 +33,7 @@ from .contract import (
     need_int,
     times,
 )
+from .empty import speaks
 
 __all__ = ["MALFORMED_EXTRA", "Repeat", "RepeatTracker"]
 
@@ -38,12 +41,13 @@ MALFORMED_EXTRA = 3
 """How many more than N turns the harness rejected in a row (see the module docstring) make a repeat."""
 
 
-def _key(fingerprint: str, result: str | None, error: str | None) -> str:
-    """The call and its result as one key: the call alone when there is no result, and a
-    failure of the call whatever its message (the same call failing again is a repeat)."""
+def _key(tool: str, fingerprint: str, result: str | None, error: str | None) -> str:
+    """The call and its result as one key: the call alone when there is no result or it is a
+    person's answer to a message, and a failure of the call whatever its message (the same call
+    failing again is a repeat)."""
     if error is not None:
         return f"{fingerprint}\x00!"
-    return fingerprint if result is None else f"{fingerprint}\x00{result}"
+    return fingerprint if result is None or speaks(tool) else f"{fingerprint}\x00{result}"
 
 
 @dataclass(frozen=True)
@@ -101,12 +105,12 @@ class Repeat:
         last = history.last
         if last is None or (limit := self.limit_for(last)) is None:
             return None
-        newest = _key(last.fingerprint, last.result, last.error)
+        newest = _key(last.tool, last.fingerprint, last.result, last.error)
         run = 0
         for action in reversed(history.actions):
             if action.tool in self._skip:
                 continue
-            if _key(action.fingerprint, action.result, action.error) != newest:
+            if _key(action.tool, action.fingerprint, action.result, action.error) != newest:
                 break
             run += 1
         return self._report(last, run, history.tick, now) if run >= limit else None
@@ -121,6 +125,8 @@ class Repeat:
             same = "the same arguments, failing each time"
         elif action.result is None:
             same = "the same arguments"
+        elif speaks(action.tool):
+            same = "the same message, whatever the answers"
         else:
             same = "the same arguments and the same result"
         return make_anomaly(
@@ -158,7 +164,7 @@ class RepeatTracker(StepTracker):
         for action in reversed(history.actions):
             if action.tool in self._skip:
                 continue
-            key = _key(action.fingerprint, action.result, action.error)
+            key = _key(action.tool, action.fingerprint, action.result, action.error)
             if fp is None:
                 fp = key
             elif key != fp:
@@ -179,7 +185,7 @@ class RepeatTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
         if tool in self._skip:
             return None
-        key = _key(fp, action.result, error)
+        key = _key(tool, fp, action.result, error)
         if key == self._fp:
             run = self._run = self._run + 1
         else:

@@ -253,3 +253,12 @@ def test_the_quick_test_before_the_silent_command_regex_changes_no_answer(bits: 
     summary = "bash(" + "".join(bits) + ")"
     regex = empty_module._SILENT_COMMAND.search(summary) is not None
     assert silent_by_design("bash", summary) is regex
+
+
+def test_a_lookup_with_no_more_results_is_empty() -> None:
+    """ReAct's Wikipedia ``Lookup`` answering "No more results." for one keyword after another."""
+    calls: list[Call] = [
+        {"tool": "lookup", "args": {"cmd": f"Lookup[{k}]"}, "output": "No more results."}
+        for k in ("gross", "worldwide box office", "US$", "revenue")
+    ]
+    assert [a is not None for a in trips(Empty(), actions(calls))] == [False, False, True, True]

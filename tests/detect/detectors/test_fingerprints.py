@@ -250,3 +250,42 @@ def test_a_text_the_quick_look_clears_holds_nothing_the_volatile_regex_masks(tex
     data = text.encode("utf-8", "surrogatepass")
     if not fingerprints._may_hold_volatile(text, data):
         assert fingerprints.mask_volatile(text) == text
+
+
+_MAKE = "make: *** [Makefile:31: build/loader.o] Error 1"
+
+
+def test_a_runners_closing_lines_say_nothing_about_what_failed() -> None:
+    """A build tool's closing lines (that the step failed, its exit code) end every failure alike:
+    three different compile and link errors behind ``make`` are three failures, the same compile
+    error twice is one, and an output that is nothing but such a line keeps it."""
+    implicit = (
+        "cc -std=c11 -Wall -Werror -c src/loader.c -o build/loader.o\n"
+        "src/loader.c:48:5: error: implicit declaration of function 'yaml_parser_set_encoding'\n"
+        "cc1: all warnings being treated as errors\n" + _MAKE
+    )
+    undeclared = "src/loader.c:121:13: error: 'err' undeclared (first use in this function)\n" + _MAKE
+    link = (
+        "loader.c:(.text+0x6d): undefined reference to `yaml_parser_set_input_file'\n"
+        "collect2: error: ld returned 1 exit status\n" + _MAKE.replace("build/loader.o", "build/cfgtool")
+    )
+    keys = [prints("make", {"cmd": "make"}, out, "returncode 2") for out in (implicit, undeclared, link)]
+    assert len({k.result for k in keys}) == 3 and len({k.failure for k in keys}) == 3
+    again = prints("make", {"cmd": "make 2>&1 | tail -n 5"}, "mkdir -p build\n" + implicit, "returncode 2")
+    assert again.result == keys[0].result and again.failure == keys[0].failure
+    npm = "Error: Cannot find module 'left-pad'\n" + "\n".join(f"npm ERR! line {n}" for n in range(12))
+    assert (
+        prints("npm", {}, npm, "exit 1").result
+        == prints("npm", {}, "Error: Cannot find module 'left-pad'", "exit 1").result
+    )
+    go = "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\nFAIL\nexit status 1\n"
+    go += "FAIL\tgithub.com/x/y\t0.004s"
+    assert (
+        prints("go", {}, go, "exit 1").result
+        != prints("go", {}, go.replace("got 1", "got 7"), "exit 1").result
+    )
+    assert (
+        prints("go", {}, go, "exit 1").failure
+        != prints("go", {}, go.replace("Parse", "Render"), "exit 1").failure
+    )
+    assert prints("make", {}, _MAKE, "returncode 2").result is not None  # nothing else to go by

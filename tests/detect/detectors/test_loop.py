@@ -46,9 +46,41 @@ def test_a_cycle_whose_answers_move_on_watches_something_that_moves() -> None:
     assert trips(Loop(), actions(_watch(moving))) == [None] * 12
     frozen = trips(Loop(), actions(_watch(moving[:2] + [moving[2]] * 4)))
     assert frozen[:6] == [None] * 6 and all(f is not None for f in frozen[7:])
-    # A clock in the answer is no news: the same status at another time is the same answer.
+    # A clock in the answer is no news: the same status at another time is the same answer; a
+    # cycle that waits is a loop at its third pass (below).
     clock = [f"tests: 2 of 6 jobs done, checked 2024-10-02T15:{m:02}:42Z" for m in range(6)]
-    assert trips(Loop(), actions(_watch(clock)))[3] is not None
+    assert trips(Loop(), actions(_watch(clock)))[5] is not None
+
+
+def _rounds(answers: list[list[str]], pause: Call) -> list[Call]:
+    """Three feeds polled in rounds, ``pause`` between the rounds."""
+    calls: list[Call] = []
+    for answer in answers:
+        calls += [
+            {"tool": "fetch_feed", "args": {"url": f"https://f{i}.example/atom"}, "output": a}
+            for i, a in enumerate(answer)
+        ]
+        calls.append(pause)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "pause",
+    [
+        {"tool": "sleep", "args": {"seconds": 300}, "output": ""},
+        {"tool": "bash", "args": {"cmd": "sleep 300"}, "output": ""},
+        {"tool": "mcp__timer__wait_for", "args": {"seconds": 300}, "output": "waited"},
+    ],
+    ids=["sleep tool", "sleep command", "wait tool after a namespace"],
+)
+def test_a_cycle_that_waits_is_a_loop_at_its_third_pass(pause: Call) -> None:
+    """Feeds polled in rounds between sleeps, nothing new twice, is a poller waiting for news; the
+    third round alike is a loop. Without the sleep, two rounds alike are."""
+    quiet = ["HTTP 304 Not Modified"] * 3
+    found = trips(Loop(), actions(_rounds([quiet] * 3, pause)))
+    assert found[:11] == [None] * 11 and found[11] is not None and found[11].evidence["repeats"] == 3
+    busy = trips(Loop(), actions(_rounds([quiet] * 2, {"tool": "count_items", "args": {}, "output": "12"})))
+    assert busy[7] is not None
 
 
 def test_the_same_messages_answered_in_other_words_are_a_loop() -> None:

@@ -21,13 +21,44 @@ def test_the_same_test_failing_after_each_edit_is_recurring() -> None:
 
 def test_the_same_output_from_varying_arguments_is_recurring() -> None:
     """Paraphrased searches landing on the same page."""
-    page = "Could not find the page. Similar: ['Aunt May', 'May Parker', 'Spider-Man (comics)']"
+    page = (
+        "Could not find the page. Similar: ['Aunt May', 'May Parker', 'Spider-Man (comics)', "
+        "'Aunt May (Marvel Cinematic Universe)', 'Uncle Ben', 'Mary Jane Watson']"
+    )
     calls: list[Call] = [
         {"tool": "search", "args": {"q": q}, "output": page}
         for q in ["Aunt May", "Aunt May Parker", "Aunt May Marvel", "Aunt May comics", "May Parker"]
     ]
     hit = first(Recurring(), actions(calls))
     assert hit is not None and hit[0] == 5 and "returned the same output" in hit[1].message
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "status"),
+    [
+        (
+            "python",
+            lambda n: {"cmd": f"python -m pytest tests/test_env.py::test_case_{'abcdef'[n]} -q"},
+            ". [100%]\n1 passed in 0.03s",
+        ),
+        ("queue_delete", lambda n: {"receipt_handle": f"AQEB{'fedcba'[n]}aabf"}, '{"deleted": true}'),
+        (
+            "kubectl",
+            lambda n: {"cmd": f"kubectl annotate pod web-{'abcdef'[n]} checked=yes"},
+            "pod annotated",
+        ),
+    ],
+    ids=["tests passing one after another", "messages deleted", "pods annotated"],
+)
+def test_the_same_status_line_from_other_calls_is_no_page_landed_on_again(
+    tool: str, args: Any, status: str
+) -> None:
+    """One test after another passing, one message after another deleted: each call's own status,
+    worded alike (a line, not a page): no recurring. The same call answering it again is."""
+    others = actions([{"tool": tool, "args": args(n), "output": status} for n in range(6)])
+    assert trips(Recurring(), others) == [None] * 6
+    again = first(Recurring(), actions([{"tool": tool, "args": args(0), "output": status}] * 6))
+    assert again is not None and again[0] == 5
 
 
 def _poll(since: str, events: str) -> Call:
@@ -105,8 +136,12 @@ def test_short_outputs_match_only_on_the_exact_call() -> None:
     """Five different searches each answering "no results" (10 characters) say nothing about each other."""
     calls: list[Call] = [{"tool": "search", "args": {"q": q}, "output": "no results"} for q in "abcdef"]
     assert trips(Recurring(), actions(calls)) == [None] * 6
-    hit = first(Recurring(min_chars=5), actions(calls))  # now "no results" is long enough to compare
-    assert hit is not None and hit[0] == 5 and hit[1].evidence["same"] == "output"
+    paged: list[Call] = [
+        {"tool": "search", "args": {"q": f"x p{n}"}, "output": "no results"} for n in range(6)
+    ]
+    assert trips(Recurring(), actions(paged)) == [None] * 6
+    hit = first(Recurring(min_chars=5), actions(paged))  # now "no results" is long enough: the shape counts
+    assert hit is not None and hit[0] == 5 and hit[1].evidence["same"] == "call and result"
     again: list[Call] = [{"tool": "search", "args": {"q": "a"}, "output": "no results"}] * 5
     assert trips(Recurring(), actions(again))[-1] is not None  # the exact call, the same answer
 

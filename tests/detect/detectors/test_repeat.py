@@ -172,3 +172,22 @@ def test_a_tool_threshold_of_its_own_applies_to_rejected_turns_too() -> None:
     """Configured for the rejected turns' tool, its threshold is the user's, not N + 3."""
     found = trips(Repeat(tools={"(no_command)": 3}), actions([REJECTED_TURN] * 3))
     assert found[2] is not None and found[2].evidence["threshold"] == 3
+
+
+def test_the_same_message_to_a_person_is_a_repeat_whatever_they_answer() -> None:
+    """A support agent sending the customer the same instructions three times in a row repeats
+    itself, though the customer words each reply differently; other messages are no repeat."""
+    text = {"content": "Please turn Airplane Mode on, wait 10 seconds, then off again."}
+    replies = ["Done, still No Service.", "I did that already.", "Seriously? Same answer."]
+    for tool in ("respond", "slack.post_message", "send_email"):
+        same = trips(Repeat(), actions([{"tool": tool, "args": text, "output": r} for r in replies]))
+        assert same[:2] == [None, None] and same[2] is not None
+        assert "the same message, whatever the answers" in same[2].message
+        other = [
+            {"tool": tool, "args": {"content": f"Step {n}: check the SIM."}, "output": r}
+            for n, r in enumerate(replies)
+        ]
+        assert trips(Repeat(), actions(other)) == [None] * 3
+    # A read answering something new each time is still no repeat (a poll that moves).
+    reads = [{"tool": "read_inbox", "args": {}, "output": r} for r in replies]
+    assert trips(Repeat(), actions(reads)) == [None] * 3
