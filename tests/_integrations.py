@@ -21,8 +21,12 @@ from heartbeat.tick.runner import TickResult
 REPEAT = 4
 MODES = ("ctx", "session", "monitor")
 
-NOTHING = "no results found for this query"
-"""What the tools answer to each of :data:`WANDERING`: the same long output whatever the query."""
+NOTHING = (
+    "Search returned 0 documents from the index (archive, news, wiki). Similar searches that found "
+    "documents: 'latest report', 'annual summary', 'press releases'."
+)
+"""What the tools answer to each of :data:`WANDERING`: the same page (longer than a line) whatever
+the query."""
 _WORDS = (
     "alpha",
     "beta",
