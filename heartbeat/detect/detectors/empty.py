@@ -21,8 +21,8 @@ run at N.
 
 Silent by design is normal and never counts: a call that writes or acts
 (``sed -i``, a heredoc or ``>`` write, ``rm``, ``mv``, ``git checkout``, a
-tool named ``write_*``, ``save``, ``delete``, ``think``...; see
-:func:`silent_by_design`), a calculator's ``300.0``, a flight status
+tool whose first verb is ``write``, ``save``, ``delete``, ``think``...,
+``slack_post_message`` and ``queue_delete`` too; see :func:`silent_by_design`), a calculator's ``300.0``, a flight status
 ``available``. Short outputs that are neither are skipped (they neither
 count nor break a run); a failed action is left to the error detectors.
 """
@@ -198,50 +198,52 @@ _SILENT_PIECES = (
 )
 
 
-# Where a namespace ends in a tool's name: an MCP server's (``gmail.modify_message``,
-# ``slack/post``, ``mcp__github__create_issue``); the verb is the first word after it.
-_NAMESPACE = re.compile(r"[.:/]|__")
+# Verbs that only read: the first verb of a name says what the tool does, and these say it acts on
+# nothing (``get_post``: a post read, not one posted).
+_READ_VERBS = frozenset(
+    [
+        *("get", "read", "list", "fetch", "search", "find", "query", "lookup", "look", "show", "view"),
+        *("describe", "check", "count", "inspect", "browse", "retrieve", "poll", "peek"),
+    ]
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @lru_cache(maxsize=1024)
-def _verbs(tool: str) -> frozenset[str]:
-    """What ``tool``'s name says it does: its first word, and the first after a namespace
-    (``slack.post``, ``gmail.modify_message``)."""
-    name = tool.strip().lower()
-    first = re.split(r"[\s_.:/-]+", name, maxsplit=1)[0]
-    verb = _NAMESPACE.split(name)[-1]
-    if verb == name:
-        return frozenset([first])
-    return frozenset([first, re.split(r"[\s_-]+", verb.strip("_- "), maxsplit=1)[0]])
+def _verb(tool: str) -> str | None:
+    """The first word of ``tool``'s name that is a verb known here: an MCP server's namespace or a
+    noun may come before it (``slack_post_message``, ``gmail.modify_message``, ``queue_delete``,
+    ``sendMessage``); None when there is none."""
+    for word in re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower()):
+        if word in _KNOWN_VERBS:
+            return word
+    return None
 
 
 @lru_cache(maxsize=1024)
 def acts_by_name(tool: str) -> bool:
-    """Whether ``tool``'s name says it writes or acts (``write_file``, ``finish``, ``send``...): its
-    first word, or the first after a namespace (``slack.post``, ``gmail.modify_message``)."""
-    return not _SILENT_VERBS.isdisjoint(_verbs(tool))
+    """Whether ``tool``'s name says it writes or acts (``write_file``, ``finish``, ``send``,
+    ``slack.post``, ``queue_delete``...): its first verb (see :func:`_verb`)."""
+    return _verb(tool) in _SILENT_VERBS
 
 
 # A message to a person: the answer is theirs, in their own words each time.
-_MESSAGE_VERBS = frozenset(
-    ["respond", "reply", "send", "post", "notify", "forward", "message", "email", "say"]
-)
+_MESSAGE_VERBS = frozenset(["respond", "reply", "send", "post", "notify", "forward"])
 # A call that waits: a poller's pause between its rounds.
 _WAIT_VERBS = frozenset(["sleep", "wait"])
 _WAIT_COMMAND = re.compile(r"(?<![\w-])sleep\s+\d")
+_KNOWN_VERBS = _SILENT_VERBS | _READ_VERBS | _MESSAGE_VERBS | _WAIT_VERBS
 
 
 @lru_cache(maxsize=1024)
 def speaks(tool: str) -> bool:
     """Whether ``tool``'s name says it sends a message to a person (``respond``, ``slack.post``)."""
-    return not _MESSAGE_VERBS.isdisjoint(_verbs(tool))
+    return _verb(tool) in _MESSAGE_VERBS
 
 
 def waits(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` waits: a tool named for it, or a ``sleep 30`` command."""
-    return not _WAIT_VERBS.isdisjoint(_verbs(tool)) or (
-        "sleep" in summary and _WAIT_COMMAND.search(summary) is not None
-    )
+    return _verb(tool) in _WAIT_VERBS or ("sleep" in summary and _WAIT_COMMAND.search(summary) is not None)
 
 
 @lru_cache(maxsize=1024)

@@ -13,7 +13,7 @@ from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import DetectorsConfig
 from heartbeat.detect.detectors import Empty
 from heartbeat.detect.detectors import empty as empty_module
-from heartbeat.detect.detectors.empty import silent_by_design
+from heartbeat.detect.detectors.empty import acts_by_name, silent_by_design
 
 from .helpers import Call, actions, first, trips
 
@@ -74,6 +74,27 @@ def test_silent_by_design_tools_are_never_empty() -> None:
         {"tool": "mcp__github__create_issue", "args": {"title": f"bug {i}"}, "output": ""} for i in range(4)
     ]
     assert trips(Empty(), actions(calls)) == [None] * 24
+
+
+@pytest.mark.parametrize(
+    ("tool", "acts"),
+    [
+        ("slack_post_message", True),  # a namespace joined by one underscore, then the verb
+        ("queue_delete", True),  # a noun, then the verb
+        ("sendMessage", True),  # camelCase
+        ("gmail.modify_message", True),
+        ("mark_all_read", True),  # the first verb decides: "read" is what it marks
+        ("slack_get_channel_history", False),  # the first verb only reads
+        ("get_post", False),
+        ("weather_forecast", False),  # no verb known here: asks
+    ],
+)
+def test_a_tools_first_verb_says_whether_it_acts(tool: str, acts: bool) -> None:
+    """Three empty answers from a tool that acts are what it always says; from one that asks, empty."""
+    calls: list[Call] = [{"tool": tool, "args": {"id": name}, "output": ""} for name in ("ann", "bo", "cy")]
+    found = trips(Empty(), actions(calls))
+    assert (found[2] is None) is acts
+    assert acts_by_name(tool) is acts
 
 
 def test_empty_skips_actions_without_output_and_resets_on_real_output() -> None:
