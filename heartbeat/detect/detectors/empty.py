@@ -23,8 +23,9 @@ Silent by design is normal and never counts: a call that writes or acts
 (``sed -i``, a heredoc or ``>`` write, ``rm``, ``mv``, ``git checkout``, a
 tool whose first verb is ``write``, ``save``, ``delete``, ``think``...,
 ``slack_post_message`` and ``queue_delete`` too; see :func:`silent_by_design`),
-a calculator's ``300.0``, a flight status ``available``. Short outputs that are neither are skipped (they neither
-count nor break a run); a failed action is left to the error detectors.
+a calculator's ``300.0``, a flight status ``available``. Short outputs that
+are neither are skipped (they neither count nor break a run); a failed
+action is left to the error detectors.
 """
 
 from __future__ import annotations
