@@ -37,12 +37,12 @@ def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heart
     two changes it had read could not work (borderline); stuck ones are flagged after their
     onset."""
     runs = replayed(REAL, per_heartbeat)
-    assert len(runs) == len(LABELS) == 122
+    assert len(runs) == len(LABELS) == 126
     healthy = {name: s for name, s in runs.items() if LABELS[name].label == "healthy"}
     assert {name: s.kinds for name, s in healthy.items() if s.anomalies} == {
         "live-s46__django-15629": ["repeat"],
         "tau2-g41nano-t3__retail-task3": ["recurring_error"],
     }
     stuck = {name for name in runs if LABELS[name].label == "stuck"}
-    assert len(stuck) == 46
+    assert len(stuck) == 48
     assert {name for name in stuck if not runs[name].flagged_after_onset()} == MISSED
