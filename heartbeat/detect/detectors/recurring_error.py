@@ -107,10 +107,18 @@ def reworded(before: frozenset[str], after: frozenset[str], chain: frozenset[str
     common is a shared subject at most ("Noah Cyrus", then "Miley Cyrus": two questions). A call
     that differs from the one before only in names of things (a path, a file, a test's name:
     ``tests/test_models.py::test_create`` then ``::test_delete``) asks the same of another
-    thing: going through the failing tests one by one is no rewording.
+    thing: going through the failing tests one by one is no rewording; nor is a call that looks
+    in another place (another path: ``grep -rn "did not parse" astropy/table/``, then
+    ``astropy/utils/``), whatever else it changes.
     """
     changed = before ^ after
     if changed and not any(word.isalpha() for word in changed):  # only things (see words())
+        return False
+    # Asked in another place (a folder or file path that changed): a search relaxed as it moves
+    # from folder to folder explores; one reworded in the same place asks again.
+    where = {word for word in before if "/" in word}
+    there = {word for word in after if "/" in word}
+    if where and there and where != there:
         return False
     union = len(before | after)
     if union and len(before & after) > REWORDED * union:

@@ -575,3 +575,26 @@ def test_failures_that_say_what_failed_are_no_dark_tool() -> None:
         for name in _WORDS[:6]
     ]
     assert trips(RecurringError(), actions(probes)) == [None] * 6
+
+
+def test_a_search_relaxed_as_it_moves_from_folder_to_folder_is_no_reworded_retry() -> None:
+    """``grep`` for a warning's words in one folder after another, dropping a word now and then,
+    finds nothing four times and then finds it: exploring. The same words reworded in one folder,
+    each finding nothing, is the same search asked again."""
+    places = [
+        ('"did not parse as fits unit"', "astropy/"),
+        ('"did not parse as"', "astropy/io/fits/"),
+        ('"did not parse"', "astropy/table/"),
+        ('"did not parse"', "astropy/io/votable/ astropy/io/ascii/"),
+    ]
+    calls: list[Call] = [
+        {"tool": "grep", "args": {"cmd": f"grep -rn {q} {p}"}, "output": "", "error": "returncode 1"}
+        for q, p in places
+    ]
+    assert trips(RecurringError(), actions(calls)) == [None] * 4
+    one_folder = [
+        {**c, "args": {"cmd": f"grep -rn {q} astropy/io/fits/"}}
+        for c, (q, _) in zip(calls, places, strict=True)
+    ]
+    found = trips(RecurringError(), actions(one_folder))
+    assert found[:2] == [None, None] and found[2] is not None and found[2].evidence["same"] == "reworded"
