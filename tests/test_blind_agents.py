@@ -29,9 +29,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     (``no_progress`` by design, regrouped too); stuck runs are flagged after their onset but for the
     known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 238
+    assert len(runs) == len(LABELS) == 268
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 156
+    assert len(healthy) == 174
     # Pylint run with three flags in turn as a patch is checked, each run failing alike (exit 20
     # and a score), and a search reworded three times before it lands: reworded retries, flagged
     # once and never escalated. A feed poller whose metric stays flat for four heartbeats of
