@@ -423,7 +423,10 @@ class Monitor:
         self._progress.append(sample)
         if value is None:
             return None
+        rose_before = self._rise_index
         self._rise_from_samples()
+        if self._rise_index != rose_before and self.tick_anomalies:
+            self._retract_overruled()
         first: Anomaly | None = None
         try:
             for det, kind, push in self._progress_push:
@@ -447,6 +450,15 @@ class Monitor:
         by the progress metric (see :mod:`heartbeat.detect.evidence`)."""
         at = self.actions_total if index is None else index
         return overruled(self._stretch.get(kind), at, self._rise_index)
+
+    def _retract_overruled(self) -> None:
+        """Drop this heartbeat's findings of no visible effect that a rise measured after them
+        overrules: the heartbeat's own sample speaks for every action recorded before it, so the
+        policy, which decides after the sample, never sees them."""
+        kept = [a for a in self.tick_anomalies if a.action is None or not self.overruled(a.kind, a.action)]
+        if len(kept) != len(self.tick_anomalies):
+            self._reported -= {a.kind for a in self.tick_anomalies} - {a.kind for a in kept}
+            self.tick_anomalies = kept
 
     def _rise_from_samples(self) -> None:
         """The metric's last rise and the last action index any kind may be overruled at."""

@@ -656,9 +656,10 @@ def test_a_rising_metric_overrules_findings_of_no_visible_effect() -> None:
     heartbeat: nothing is stuck; the same pager with a flat metric trips near_repeat (and
     no_progress). A pager bringing a new page each time is reading: only the flat metric speaks."""
     rising = _pager(Monitor(), 20, 5, rising=True, same=True)
-    # no evidence before two samples: the first is the baseline the second rises from
-    assert rising[:2] == [["recurring"]] * 2
-    assert rising[2:] == [[]] * 18
+    # no evidence before two samples: the first is the baseline the second rises from, and the
+    # second, measured after the second heartbeat's actions, overrules what they showed
+    assert rising[:1] == [["recurring"]]
+    assert rising[1:] == [[]] * 19
     flat = _pager(Monitor(), 6, 5, rising=False, same=True)
     assert "near_repeat" in flat[2] and "no_progress" in flat[3]
     reading = _pager(Monitor(), 6, 5, rising=False)

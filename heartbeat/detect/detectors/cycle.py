@@ -16,7 +16,8 @@ is the agent talking to itself, neither an observation nor a revisit, and
 one worded anew between every look would otherwise hide the idling.
 A failed call without arguments (a harness's complaint about a malformed
 turn) holds its place in the window but has no key: the same complaint
-between good turns is no revisit, and N + 3 back to back are a ``repeat``.
+between good turns is no revisit, and N + 3 back to back are a ``repeat``;
+so does a call that waits (``sleep 60`` between a poller's looks).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from .contract import (
     need_int,
     tail_of,
 )
+from .empty import waits
 from .window import KeyWindow
 
 __all__ = ["Cycle", "CycleTracker"]
@@ -52,8 +54,9 @@ def _key(action: ActionView) -> Hashable:
 
 
 def _key_of(action: ActionView) -> Hashable:
-    """An action's key; None for a call that attempted nothing: a position, never a revisit."""
-    return None if attempted_nothing(action) else _key(action)
+    """An action's key; None for a call that attempted nothing or one that waits (a poller's
+    ``sleep`` between its looks, the same pause each time): a position, never a revisit."""
+    return None if attempted_nothing(action) or waits(action.tool, action.summary) else _key(action)
 
 
 def _revisits(keys: Iterable[Hashable]) -> tuple[dict[Hashable, int], int, int]:

@@ -1,8 +1,8 @@
 """``loop``: a cycle of 2+ distinct calls repeating back to back at the tail of the window.
 
-A cycle one of whose calls answered something new at its last pass (a CI
-run watched between sleeps whose jobs finish one by one, a bisect's next
-commit benchmarked) watches something that moves: no loop. The answers
+A cycle one of whose calls answered something new in one of the passes it
+needs (a CI run watched between sleeps whose jobs finish one by one, a
+bisect's next commit benchmarked) watches something that moves: no loop. The answers
 are compared as their result keys, volatile values masked, so a clock in
 an answer does not make it new; an act's answer is no news (see
 :func:`~.empty.acts_by_name`): a confirmation, or a customer's reply to the
@@ -38,16 +38,19 @@ _CYCLE_SHOWN = 6  # steps of a cycle written into a message; the rest are counte
 _CYCLE_KEPT = 20  # steps of a cycle kept in the evidence, so state.json stays small
 
 
-def moved_on(actions: Sequence[ActionView], period: int) -> bool:
-    """Whether the newest pass of a ``period``-step cycle got an answer the pass before did not,
-    from a call that is no act.
+def moved_on(actions: Sequence[ActionView], period: int, passes: int = 2) -> bool:
+    """Whether one of the newest ``passes`` passes of a ``period``-step cycle got an answer the
+    pass before it did not, from a call that is no act (or one that waits: what it answers is what
+    it waited for, ``wait_for_job``'s status).
 
-    ``actions``: the newest actions, oldest first, at least two passes' worth.
+    ``actions``: the newest actions, oldest first, at least ``passes`` passes' worth.
     """
     n = len(actions)
-    for k in range(1, period + 1):
+    for k in range(1, period * (passes - 1) + 1):
         newest = actions[n - k]
-        if newest.result != actions[n - k - period].result and not acts_by_name(newest.tool):
+        if newest.result != actions[n - k - period].result and (
+            not acts_by_name(newest.tool) or waits(newest.tool, newest.summary)
+        ):
             return True
     return False
 
@@ -92,11 +95,12 @@ class Loop:
             cycle = seq[-period:]
             failing = any(a.error is not None for a in cycle)
             waiting = any(waits(a.tool, a.summary) for a in cycle)
-            need = period * (self.repeats_for(period, failing, waiting) - 1)
+            passes = self.repeats_for(period, failing, waiting)
+            need = period * (passes - 1)
             matched = 0
             while matched < n - period and fps[n - 1 - matched] == fps[n - 1 - matched - period]:
                 matched += 1
-            if matched >= need and not moved_on(seq[-2 * period :], period):
+            if matched >= need and not moved_on(seq[-passes * period :], period, passes):
                 return self._report(seq[-period:], matched, history.tick, now)
         return None
 
@@ -268,12 +272,13 @@ class LoopTracker(StepTracker):
                 # A 2-step cycle with a failed step needs one more pass, and so does one that
                 # waits (Loop.repeats_for): the latter looked at only for a cycle already found.
                 extra = int(p == 2 and (error is not None or passes[-2].error is not None))
-                if m >= p * (need + extra) and p * (need + 1 + extra) <= window and not moved_on(passes, p):
+                if m >= p * (need + extra) and p * (need + 1 + extra) <= window:
                     if any(waits(a.tool, a.summary) for a in islice(passes, len(passes) - p, None)):
                         extra += 1
                         if m < p * (need + extra) or p * (need + 1 + extra) > window:
                             continue
-                    best = p
+                    if not moved_on(passes, p, need + 1 + extra):
+                        best = p
             where.append(i)
             self._runs = new
         if len(passes) > self._max_period:  # the action a longest period back leaves the positions

@@ -3,10 +3,12 @@
 Output-aware: a poll or a "scroll down" whose answer moves on is not a
 repeat (that is ``near_repeat``'s business once it goes on and on); the
 same call answered the same way again is, and so is the same call failing
-again, whatever the error says. An action that reports no output repeats
-on its call alone, as do records saved before results were kept, and so
-does a message to a person (``respond``, ``send_message``): the same words
-sent again are no news, however the person words each answer.
+again, whatever the error says, unless it failed as before and what it
+reports moved on (a status poll timing out while the replicas come up). An
+action that reports no output repeats on its call alone, as do records
+saved before results were kept, and so does a message to a person
+(``respond``, ``send_message``): the same words sent again are no news,
+however the person words each answer.
 
 A turn the harness rejected (a failed call without arguments: "exactly one
 action, please") needs N + 3 in a row: models slip into a few empty or
@@ -41,13 +43,24 @@ MALFORMED_EXTRA = 3
 """How many more than N turns the harness rejected in a row (see the module docstring) make a repeat."""
 
 
-def _key(tool: str, fingerprint: str, result: str | None, error: str | None) -> str:
-    """The call and its result as one key: the call alone when there is no result or it is a
-    person's answer to a message, and a failure of the call whatever its message (the same call
-    failing again is a repeat)."""
+_Link = tuple[str, str | None, str | None]
+
+
+def _link(tool: str, fingerprint: str, result: str | None, error: str | None) -> _Link:
+    """An action as a run of repeats reads it: the call and its result as one key (the call alone
+    when there is no result or it is a person's answer to a message, or when it failed), and for
+    a failure its error and result."""
     if error is not None:
-        return f"{fingerprint}\x00!"
-    return fingerprint if result is None or speaks(tool) else f"{fingerprint}\x00{result}"
+        return (f"{fingerprint}\x00!", error, result)
+    return (fingerprint if result is None or speaks(tool) else f"{fingerprint}\x00{result}", None, None)
+
+
+def _goes_on(before: _Link, after: _Link) -> bool:
+    """Whether ``after`` goes on with a run of repeats ending at ``before``: the same call with the
+    same result, or the same call failing again whatever the error says (the harness answering a
+    third identical lookup with "invalid action"), unless it failed as before and what it reports
+    moved on (a status poll timing out while it reports 1, then 2 of 8 replicas ready)."""
+    return after[0] == before[0] and (after[1] is None or after[1] != before[1] or after[2] == before[2])
 
 
 @dataclass(frozen=True)
@@ -105,13 +118,15 @@ class Repeat:
         last = history.last
         if last is None or (limit := self.limit_for(last)) is None:
             return None
-        newest = _key(last.tool, last.fingerprint, last.result, last.error)
         run = 0
+        after: _Link | None = None
         for action in reversed(history.actions):
             if action.tool in self._skip:
                 continue
-            if _key(action.tool, action.fingerprint, action.result, action.error) != newest:
+            link = _link(action.tool, action.fingerprint, action.result, action.error)
+            if after is not None and not _goes_on(link, after):
                 break
+            after = link
             run += 1
         return self._report(last, run, history.tick, now) if run >= limit else None
 
@@ -148,7 +163,7 @@ class Repeat:
 class RepeatTracker(StepTracker):
     """Run length of the newest call+result key."""
 
-    __slots__ = ("_det", "_floor", "_fp", "_limits", "_run", "_skip", "_threshold")
+    __slots__ = ("_det", "_floor", "_last", "_limits", "_run", "_skip", "_threshold")
 
     def __init__(self, det: Repeat, history: History) -> None:
         # The detector's settings copied into slots: push runs for every recorded action.
@@ -159,18 +174,19 @@ class RepeatTracker(StepTracker):
         # No run shorter than the lowest threshold trips: most pushes need no per-tool lookup.
         self._floor = min([det.threshold, *det._limits.values()])
         # Seeded from the newest end: only the current run matters, not the whole history.
-        fp: str | None = None
+        newest: _Link | None = None
+        after: _Link | None = None
         run = 0
         for action in reversed(history.actions):
             if action.tool in self._skip:
                 continue
-            key = _key(action.tool, action.fingerprint, action.result, action.error)
-            if fp is None:
-                fp = key
-            elif key != fp:
+            link = _link(action.tool, action.fingerprint, action.result, action.error)
+            if after is not None and not _goes_on(link, after):
                 break
+            newest = newest or link
+            after = link
             run += 1
-        self._fp = fp if fp is not None else ""
+        self._last = newest
         self._run = run
 
     def step(
@@ -185,11 +201,11 @@ class RepeatTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
         if tool in self._skip:
             return None
-        key = _key(tool, fp, action.result, error)
-        if key == self._fp:
+        link = _link(tool, fp, action.result, error)
+        last, self._last = self._last, link
+        if last is not None and _goes_on(last, link):
             run = self._run = self._run + 1
         else:
-            self._fp = key
             self._run = 1
             if self._floor > 1:
                 return None

@@ -124,12 +124,32 @@ def test_a_per_tool_threshold_may_be_lower_than_the_default() -> None:
     assert detector.threshold_for("charge_card") == 2 and detector.threshold_for("search") == 3
 
 
-def test_the_same_call_failing_again_is_a_repeat_whatever_the_error_says() -> None:
-    """Three failures of one call repeat, though each error text differs; the message says it failed."""
+def test_the_same_call_failing_again_is_a_repeat_unless_what_it_reports_moves_on() -> None:
+    """Three failures of one call repeat, whatever each error says (the harness answering a third
+    identical lookup "Invalid action" instead of "No more results."); the message says it failed.
+    A status poll that times out each time while what it reports moves on is no repeat."""
     calls: list[Call] = [
         {"tool": "deploy", "args": {"env": "prod"}, "error": f"timeout after {n}s", "output": f"attempt {n}"}
         for n in (30, 60, 90)
     ]
+    lookups: list[Call] = [
+        {"tool": "lookup", "args": {"cmd": "Lookup[West Virginia]"}, "output": out, "error": err}
+        for out, err in [("No more results.", "not_found")] * 2
+        + [("Invalid action: Lookup[West Virginia]", "invalid_action")]
+    ]
+    assert trips(Repeat(), actions(lookups))[-1] is not None
+    moving: list[Call] = [
+        {
+            "tool": "kubectl_rollout_status",
+            "args": {"deployment": "api", "timeout": "30s"},
+            "output": f"Waiting for rollout to finish: {n} of 8 replicas available...\nerror: timed out",
+            "error": "timeout",
+        }
+        for n in (0, 1, 2)
+    ]
+    assert trips(Repeat(), actions(moving)) == [None] * 3
+    stalled = trips(Repeat(), actions([*moving, moving[-1], moving[-1]]))
+    assert stalled[3] is None and stalled[4] is not None  # 2 of 8, three times in a row
     anomaly = trips(Repeat(), actions(calls))[-1]
     assert anomaly is not None
     assert anomaly.message == (
