@@ -107,7 +107,7 @@ class Cycle:
         """Whether the newest action is a revisit that brings the window's revisits to N, or the
         recent share of revisits to :data:`RECENT_SHARE`."""
         last = history.last
-        if last is None or last.tool in self.exempt or attempted_nothing(last):
+        if last is None or last.tool in self.exempt or _key_of(last) is None:
             return None
         acts = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
         seq = [_key_of(a) for a in acts]

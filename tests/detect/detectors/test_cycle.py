@@ -187,3 +187,15 @@ def test_complaints_about_malformed_turns_are_no_revisits() -> None:
     ]
     stuck = [c for call in idle * 4 for c in (call, complaint)]
     assert first(Cycle(), actions(stuck)) is not None
+
+
+def test_a_poller_s_sleeps_are_no_revisits() -> None:
+    """Checks of a CI run between sleeps of one length: the same pause each time is no revisit, and
+    the checks, each answering how far the run got, are news."""
+    calls: list[Call] = []
+    for n in range(14):
+        calls.append(
+            {"tool": "gh_run_view", "args": {"run": 42}, "output": f"in progress: {n} of 14 jobs done"}
+        )
+        calls.append({"tool": "sleep", "args": {"seconds": 60}, "output": ""})
+    assert trips(Cycle(), actions(calls)) == [None] * 28

@@ -190,3 +190,18 @@ def test_the_cycle_is_named_from_where_the_repetition_started() -> None:
     anomaly = trips(Loop(), actions(calls))[-1]
     assert anomaly is not None
     assert anomaly.evidence["cycle"] == ["b()", "c()", "a()"] and anomaly.evidence["actions"] == 7
+
+
+def test_a_wait_answers_what_it_waited_for() -> None:
+    """``wait_for_job`` between sleeps, the job's tasks done going 0, 14, 31, 58, 58, 87...: a wait
+    is named for an act, but what it answers is the job's status, news while it moves. Stalled for
+    three looks in a row, it is a loop."""
+    done = [0, 14, 31, 58, 58, 87, 120]
+    calls: list[Call] = []
+    for n in done:
+        status = f'{{"job_id": "bj-8acc", "status": "running", "tasks": {{"done": {n}, "total": 240}}}}'
+        calls.append({"tool": "wait_for_job", "args": {"job_id": "bj-8acc"}, "output": status})
+        calls.append({"tool": "sleep", "args": {"seconds": 90}, "output": "slept 90s"})
+    assert trips(Loop(), actions(calls)) == [None] * 14
+    stalled = trips(Loop(), actions(calls[:8] + calls[6:8] * 3))
+    assert stalled[:10] == [None] * 10 and stalled[10] is not None
