@@ -20,34 +20,70 @@ MISSED = {
     "stuck__llm-subagent-refusal",
     "stuck__airline_reasks_known_info",
     "stuck__telecom_two_instructions_loop",
+    "stuck__batch_job_status_frozen",
+}
+
+
+# Healthy runs with an anomaly, by grouping (bench/blind_agents/README.md, "Left as they are"):
+# reworded retries flagged once (a pylint run whose three flags each fail alike, a search reworded
+# three times before it lands); metrics flat for four measured heartbeats (no_progress by design);
+# three identical polls of a stalled rollout or of an empty queue (repeat); batches answered alike
+# ({"inserted": 500}) before the metric's first rise is measured (recurring), escalated only at 1
+# action a heartbeat, where most heartbeats go unmeasured.
+_ALWAYS = {
+    "healthy__pylint_recursive_ignore_greps_miss_then_hit": ["recurring_error"],
+    "healthy__qa_search_rewording_lands": ["recurring_error"],
+    "healthy__go-limiter-clock-inject": ["no_progress"],
+    "healthy__k8s_rollout_watch": ["repeat"],
+    "healthy__sqs_order_events_drainer": ["repeat"],
+}
+KNOWN: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        **_ALWAYS,
+        "healthy__backfill_then_checksum_verify": ["no_progress"],
+        "healthy__feed_poller_mostly_quiet": ["no_progress"],
+    },
+    1: {
+        **_ALWAYS,
+        "healthy__backfill_then_checksum_verify": ["recurring"],
+        "healthy__feed_poller_mostly_quiet": ["no_progress"],
+        "healthy__migration_offset_batches": ["recurring"],
+    },
+    5: {
+        **_ALWAYS,
+        "healthy__backfill_then_checksum_verify": ["no_progress"],
+        "healthy__migration_offset_batches": ["recurring"],
+    },
+    10: {
+        **_ALWAYS,
+        "healthy__backfill_then_checksum_verify": ["recurring"],
+        "healthy__k8s_rollout_watch": ["error_rate", "recurring_error", "repeat"],
+        "healthy__migration_offset_batches": ["recurring"],
+    },
+}
+ESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__go-limiter-clock-inject"},
+    1: {"healthy__backfill_then_checksum_verify", "healthy__migration_offset_batches"},
+    5: {"healthy__go-limiter-clock-inject"},
+    10: set(),
 }
 
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
-    """Healthy work stays silent however grouped, but for a metric flat for six heartbeats of work
-    (``no_progress`` by design, regrouped too); stuck runs are flagged after their onset but for the
-    known misses."""
+    """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
+    flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 268
+    assert len(runs) == len(LABELS) == 307
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 174
-    # Pylint run with three flags in turn as a patch is checked, each run failing alike (exit 20
-    # and a score), and a search reworded three times before it lands: reworded retries, flagged
-    # once and never escalated. A feed poller whose metric stays flat for four heartbeats of
-    # "304 Not Modified" (by design, where its heartbeats are measured often enough), or whose
-    # rounds of 304s between sleeps revisit what they saw before the metric's first rise is known
-    # (at 10 actions a heartbeat).
-    quiet_feed = {None: ["no_progress"], 1: ["no_progress"], 5: None, 10: ["cycle"]}[per_heartbeat]
-    known = {
-        "healthy__pylint_recursive_ignore_greps_miss_then_hit": ["recurring_error"],
-        "healthy__go-limiter-clock-inject": ["no_progress"],
-        "healthy__qa_search_rewording_lands": ["recurring_error"],
-        **({"healthy__feed_poller_mostly_quiet": quiet_feed} if quiet_feed else {}),
-    }
-    assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
-    assert {s.trace for s in healthy if s.escalated} <= {"healthy__go-limiter-clock-inject"}
+    assert len(healthy) == 201
+    assert {s.trace: s.kinds for s in healthy if s.anomalies} == KNOWN[per_heartbeat]
+    assert {s.trace for s in healthy if s.escalated} == ESCALATED[per_heartbeat]
     missed = [
         s.trace for s in runs.values() if s.label and s.label.label == "stuck" and not s.flagged_after_onset()
     ]
-    assert set(missed) == MISSED
+    # At 1 action a heartbeat the migration that re-inserts one batch is flagged before its onset
+    # (its first batches answered alike, the metric unmeasured) and not after it.
+    assert set(missed) == MISSED | (
+        {"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()
+    )
