@@ -12,12 +12,12 @@ Monitor and one seeded from the saved state (or a replay) agree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Reversible
+from collections.abc import Iterable, Mapping, Reversible, Sequence
 from typing import Protocol
 
-from ..core.models import ProgressSample
+from ..core.models import Anomaly, ProgressSample
 
-__all__ = ["NO_VISIBLE_EFFECT", "last_rise", "overruled"]
+__all__ = ["NO_VISIBLE_EFFECT", "last_rise", "overruled", "standing"]
 
 NO_VISIBLE_EFFECT: frozenset[str] = frozenset(
     {"loop", "near_repeat", "recurring", "recurring_error", "cycle", "empty", "error_rate"}
@@ -59,3 +59,10 @@ def overruled(stretch: int | None, index: int, rise: int) -> bool:
     """Whether a finding at action ``index`` whose detector looks at the last ``stretch``
     actions (None: a kind the metric never overrules) holds an action from before the rise."""
     return stretch is not None and rise > 0 and index - stretch < rise
+
+
+def standing(found: Sequence[Anomaly], stretch: Mapping[str, int], rise: int) -> list[Anomaly]:
+    """The findings of ``found`` a rise speaking for the actions up to ``rise`` leaves standing:
+    a kind with a ``stretch`` (its detector's counting window) is overruled at an action whose
+    stretch holds one from before the rise."""
+    return [a for a in found if a.action is None or not overruled(stretch.get(a.kind), a.action, rise)]

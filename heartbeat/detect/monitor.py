@@ -58,26 +58,14 @@ from .detectors import (
 from .detectors.contract import construct
 from .detectors.fingerprints import action_keys, error_text
 from .detectors.window import NAMES_KEPT, forget_before
-from .evidence import NO_VISIBLE_EFFECT, last_rise, overruled
-from .recorded import LightAction, as_record, keyed_record
+from .evidence import NO_VISIBLE_EFFECT, last_rise, overruled, standing
+from .recorded import LightAction, as_record, cost_of, keyed_record, need_aware
 
 _new_light = tuple.__new__
 # The built-in trackers that look at nothing but their last ``window`` actions.
 _WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
 _INF = math.inf
 __all__ = ["Monitor"]
-
-
-def _need_aware(now: datetime) -> None:
-    if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
-        raise ValueError(f"now must be a timezone-aware datetime, not {now!r}")
-
-
-def _cost(cost: object) -> float:
-    """``cost`` as a float, or ValueError when it is not a finite number >= 0."""
-    if isinstance(cost, bool) or not isinstance(cost, int | float) or not 0 <= cost < math.inf:
-        raise ValueError(f"cost must be a finite number >= 0, not {cost!r}")
-    return float(cost)
 
 
 class Monitor:
@@ -296,9 +284,9 @@ class Monitor:
         if not tool.isprintable():  # a name holding a line break would forge lines where it is shown
             tool = printable(tool)
         if cost.__class__ is not float or not 0.0 <= cost < _INF:
-            cost = _cost(cost)
+            cost = cost_of(cost)
         if now.__class__ is not datetime or now.tzinfo is None:
-            _need_aware(now)
+            need_aware(now)
         if output is not None and output.__class__ is not str:
             output = str(output)
         if error is not None and error.__class__ is not str:
@@ -334,7 +322,7 @@ class Monitor:
 
         ``keys``: as :func:`~heartbeat.detect.recorded.keyed_record` takes them, used as they are.
         """
-        _need_aware(now)
+        need_aware(now)
         index = self.actions_total + 1
         record = keyed_record(
             tool, keys, index=index, tick=self.tick, at=now, error=error, cost=cost, light=self._light
@@ -409,7 +397,7 @@ class Monitor:
 
     def add_progress(self, value: float | None, *, now: datetime, error: str | None = None) -> Anomaly | None:
         """Record a progress sample (None: not measured) and run ``no_progress`` on a measured one."""
-        _need_aware(now)
+        need_aware(now)
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                 raise ValueError(f"progress must be a finite number or None, not {value!r}")
@@ -426,7 +414,11 @@ class Monitor:
         rose_before = self._rise_index
         self._rise_from_samples()
         if self._rise_index != rose_before and self.tick_anomalies:
-            self._retract_overruled()
+            # The heartbeat's own sample speaks for every action recorded before it: the policy,
+            # which decides after it, never sees a finding of no visible effect it overrules.
+            kept = standing(self.tick_anomalies, self._stretch, self._rise_index)
+            self._reported -= {a.kind for a in self.tick_anomalies} - {a.kind for a in kept}
+            self.tick_anomalies = kept
         first: Anomaly | None = None
         try:
             for det, kind, push in self._progress_push:
@@ -450,15 +442,6 @@ class Monitor:
         by the progress metric (see :mod:`heartbeat.detect.evidence`)."""
         at = self.actions_total if index is None else index
         return overruled(self._stretch.get(kind), at, self._rise_index)
-
-    def _retract_overruled(self) -> None:
-        """Drop this heartbeat's findings of no visible effect that a rise measured after them
-        overrules: the heartbeat's own sample speaks for every action recorded before it, so the
-        policy, which decides after the sample, never sees them."""
-        kept = [a for a in self.tick_anomalies if a.action is None or not self.overruled(a.kind, a.action)]
-        if len(kept) != len(self.tick_anomalies):
-            self._reported -= {a.kind for a in self.tick_anomalies} - {a.kind for a in kept}
-            self.tick_anomalies = kept
 
     def _rise_from_samples(self) -> None:
         """The metric's last rise and the last action index any kind may be overruled at."""

@@ -26,8 +26,10 @@ __all__ = [
     "LightAction",
     "as_record",
     "check_keys",
+    "cost_of",
     "journal_keys",
     "keyed_record",
+    "need_aware",
 ]
 
 
@@ -110,8 +112,7 @@ def keyed_record(
     ``output_len`` and the other :data:`KEY_FIELDS`); ValueError when they cannot be one."""
     if not isinstance(tool, str) or not tool:
         raise TypeError(f"tool must be a non-empty str, not {tool!r}")
-    if isinstance(cost, bool) or not isinstance(cost, int | float) or not 0 <= cost < math.inf:
-        raise ValueError(f"cost must be a finite number >= 0, not {cost!r}")
+    cost = cost_of(cost)
     check_keys(keys)
     fields: dict[str, Any] = {name: keys.get(name) for name in RECORD_KEYS}
     fields.update(
@@ -121,8 +122,21 @@ def keyed_record(
         tool=tool,
         summary=str(keys.get("summary") or tool),
         error=clip(str(error)) if error else None,
-        cost=float(cost),
+        cost=cost,
     )
     if light:
         return _new_tuple(LightAction, tuple(fields[name] for name in RECORD_KEYS))
     return construct(ActionRecord, fields)
+
+
+def need_aware(now: datetime) -> None:
+    """ValueError unless ``now`` is a timezone-aware datetime."""
+    if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError(f"now must be a timezone-aware datetime, not {now!r}")
+
+
+def cost_of(cost: object) -> float:
+    """``cost`` as a float, or ValueError when it is not a finite number >= 0."""
+    if isinstance(cost, bool) or not isinstance(cost, int | float) or not 0 <= cost < math.inf:
+        raise ValueError(f"cost must be a finite number >= 0, not {cost!r}")
+    return float(cost)
