@@ -187,11 +187,6 @@ _WRAPPER = re.compile(
     r"|npm (?:ERR!|error\b).*|ERROR: Command errored out with exit status \d+.*"
 )
 _WRAPPER_LINES = 16  # an npm failure ends in a dozen such lines
-# How every _WRAPPER line starts: most failures end otherwise, told without the regex.
-_WRAPPER_STARTS = (
-    *("make", "ninja: ", "cc1", "collect2: ", "error", "info Visit", "Error: Process", "Process completed"),
-    *("exit status", "FAIL", "npm ", "ERROR: Command"),
-)
 
 
 def _unwrapped(stripped: str) -> str:
@@ -200,10 +195,7 @@ def _unwrapped(stripped: str) -> str:
     end = len(stripped)
     for _ in range(_WRAPPER_LINES):
         start = stripped.rfind("\n", 0, end) + 1
-        if (
-            not stripped.startswith(_WRAPPER_STARTS, start, end)
-            or _WRAPPER.fullmatch(stripped, start, end) is None
-        ):
+        if _WRAPPER.fullmatch(stripped, start, end) is None:
             break
         if start == 0:
             return stripped
