@@ -163,7 +163,9 @@ class DetectorsConfig(ConfigModel):
         """The number of past actions the detectors need to see."""
         repeat = max([self.repeat.threshold, *(t for t in self.repeat.tools.values() if t != "off")])
         windows = [self.loop.window, self.empty.threshold, self.error_rate.window]
-        for part in (self.near_repeat, self.recurring, self.recurring_error, self.cycle):
+        for part in (self.near_repeat, self.recurring_error, self.cycle):
             if part.enabled:
                 windows.append(part.window)
+        if self.recurring.enabled:
+            windows.append(self.recurring.window + 1)  # and the action before: did it wait?
         return max(repeat, *windows)

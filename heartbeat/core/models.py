@@ -41,10 +41,11 @@ STEP_ERROR_TOOL = "step"
 
 # Bounds of the lists in state.json: no more than is used, since every tick loads,
 # re-seeds the detectors from and saves all of it. The action history must hold the
-# largest detector window (30 by default: the recurring and cycle windows); the Monitor
-# and the runner raise HISTORY_LIMIT to that when configured larger. `heartbeat status`
-# shows the last 20 progress samples, ESCALATION.md the last 10 actions.
-HISTORY_LIMIT = 30
+# largest detector window (30 by default: the recurring and cycle windows; recurring also
+# reads the action before its window, whether it waited); the Monitor and the runner raise
+# HISTORY_LIMIT to that when configured larger. `heartbeat status` shows the last 20
+# progress samples, ESCALATION.md the last 10 actions.
+HISTORY_LIMIT = 31
 PROGRESS_LIMIT = 20
 ANOMALY_LIMIT = 20
 TEXT_LIMIT = 200  # error texts and summaries are cut to this many characters

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
+from .calls import waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -39,7 +40,6 @@ from .contract import (
     need_int,
     tail_of,
 )
-from .empty import waits
 from .window import KeyWindow
 
 __all__ = ["Cycle", "CycleTracker"]

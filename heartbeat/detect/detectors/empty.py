@@ -5,7 +5,8 @@ Two kinds of answer count:
 * an *empty* one (``""``, whitespace, ``[]``, ``{}``, ``null``, ``None``,
   ``n/a``, "no results", "not found", ...) to a call that asks for
   something, whatever it answered before: a chat tool answering nothing, a
-  listing tool answering ``[]`` to filter after filter, a shell gone dark;
+  listing tool answering ``[]`` (or an envelope around nothing,
+  ``{"items": []}``) to filter after filter, a shell gone dark;
 * a short one (at most C characters) from a call of a shape (see
   :mod:`.fingerprints`: the call with its digits left out) that has
   answered with more than C characters before in the kept history: a poll
@@ -17,12 +18,15 @@ after the last, a poll ``since=<timestamp>``) needs two more: "none that
 day", "no page 7" and "nothing new" answer what was asked, and a working
 agent tries a few. Asking again (one call twice) or asking differently
 (other words: another filter, another prompt, another command) keeps the
-run at N.
+run at N. Answers of nothing from several tools (a wiki, the code, the chat
+searched in turn) are a search going on until one tool has given N, unless
+one of them was silence: a dark shell's commands go by many names. A long
+poll's "nothing yet" (see :func:`.calls.waits`) is what it waited for, no empty answer.
 
 Silent by design is normal and never counts: a call that writes or acts
 (``sed -i``, a heredoc or ``>`` write, ``rm``, ``mv``, ``git checkout``, a
 tool whose first verb is ``write``, ``save``, ``delete``, ``think``...,
-``slack_post_message`` and ``queue_delete`` too; see :func:`silent_by_design`),
+``slack_post_message`` and ``queue_delete`` too; see :func:`.calls.silent_by_design`),
 a calculator's ``300.0``, a flight status ``available``. Short outputs that
 are neither are skipped (they neither count nor break a run); a failed
 action is left to the error detectors.
@@ -30,27 +34,16 @@ action is left to the error detectors.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 
 from ...core.models import Anomaly
+from .calls import silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
 from .fingerprints import prints
 
-__all__ = [
-    "EMPTY_ANSWERS",
-    "NUMBERED_EXTRA",
-    "Empty",
-    "EmptyTracker",
-    "acts_by_name",
-    "is_empty_answer",
-    "silent_by_design",
-    "speaks",
-    "waits",
-]
+__all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "is_empty_answer"]
 
 EMPTY_ANSWERS = (
     "",
@@ -93,7 +86,8 @@ _NO_DIGITS = str.maketrans("", "", "0123456789")
 _EMPTY_RESULTS: frozenset[str | None] = frozenset(
     prints("t", None, text).result for answer in EMPTY_ANSWERS for text in _variants(answer)
 )
-_EMPTY_LONGEST = max(len(answer) for answer in EMPTY_ANSWERS) + 1
+# An empty envelope (``{"messages": []}``) has the result key of ``{}`` and may be this long.
+_EMPTY_LONGEST = 120
 
 
 def is_empty_answer(length: int | None, result: str | None) -> bool:
@@ -101,168 +95,14 @@ def is_empty_answer(length: int | None, result: str | None) -> bool:
     return length is not None and length <= _EMPTY_LONGEST and result in _EMPTY_RESULTS
 
 
-# Calls that write or act, whose answer is silent by design: by the tool's first word
-# (write_section, save, delete_item, think) or, for a command, by what it runs.
-_SILENT_VERBS = frozenset(
-    [
-        "write",
-        "save",
-        "store",
-        "put",
-        "set",
-        "update",
-        "edit",
-        "create",
-        "delete",
-        "remove",
-        "rm",
-        "del",
-        "drop",
-        "insert",
-        "append",
-        "add",
-        "apply",
-        "patch",
-        "move",
-        "mv",
-        "copy",
-        "cp",
-        "rename",
-        "mkdir",
-        "touch",
-        "chmod",
-        "chown",
-        "ln",
-        "think",
-        "note",
-        "log",
-        "record",
-        "send",
-        "post",
-        "notify",
-        "publish",
-        "upload",
-        "cancel",
-        "book",
-        "transfer",
-        "submit",
-        "exit",
-        "finish",
-        "quit",
-        "stop",
-        "start",
-        "kill",
-        "sleep",
-        "wait",
-        "reset",
-        "clear",
-        "commit",
-        "push",
-        "install",
-        "configure",
-        "enable",
-        "disable",
-        "close",
-        "open",
-        "mark",
-        "assign",
-        "click",
-        "type",
-        "press",
-        "select",
-        # an API's verbs for marking, sorting and answering things (a mail's labels, a ticket's state)
-        "modify",
-        "archive",
-        "label",
-        "tag",
-        "merge",
-        "approve",
-        "reply",
-        "forward",
-        "respond",  # a message to a person (tau-bench's): the answer is theirs, in their words
-        "resolve",
-        "upsert",
-    ]
-)
-_SILENT_COMMAND = re.compile(
-    r"(?<![\w-])(?:sed\s+-i|perl\s+-pi|rm|rmdir|mv|cp|mkdir|touch|cd|export|chmod|chown|ln|truncate"
-    r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv)|pip\s+install"
-    r"|str_replace_editor\s+(?:create|str_replace|insert|undo_edit))(?![\w-])"
-    r"|<<|(?<![-=<>2&])>{1,2}\s*[\w./\\\"'$~-]|\btee\b"
-)
-# Every match of _SILENT_COMMAND (case-sensitive) holds one of these pieces: a summary without
-# any is no such command, told by a few substring searches instead of the regex, which tries
-# each alternative at each position (tens of microseconds over a long summary).
-_SILENT_PIECES = (
-    *("sed", "perl", "rm", "mv", "cp", "mkdir", "touch", "cd", "export", "chmod", "chown"),
-    *("ln", "truncate", "git", "pip", "str_replace_editor", "<<", ">", "tee"),
-)
-
-
-# Verbs that only read: the first verb of a name says what the tool does, and these say it acts on
-# nothing (``get_post``: a post read, not one posted).
-_READ_VERBS = frozenset(
-    [
-        *("get", "read", "list", "fetch", "search", "find", "query", "lookup", "look", "show", "view"),
-        *("describe", "check", "count", "inspect", "browse", "retrieve", "poll", "peek"),
-    ]
-)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-
-
-@lru_cache(maxsize=1024)
-def _verb(tool: str) -> str | None:
-    """The first word of ``tool``'s name that is a verb known here: an MCP server's namespace or a
-    noun may come before it (``slack_post_message``, ``gmail.modify_message``, ``queue_delete``,
-    ``sendMessage``); None when there is none."""
-    for word in re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower()):
-        if word in _KNOWN_VERBS:
-            return word
-    return None
-
-
-@lru_cache(maxsize=1024)
-def acts_by_name(tool: str) -> bool:
-    """Whether ``tool``'s name says it writes or acts (``write_file``, ``finish``, ``send``,
-    ``slack.post``, ``queue_delete``...): its first verb (see :func:`_verb`)."""
-    return _verb(tool) in _SILENT_VERBS
-
-
-# A message to a person: the answer is theirs, in their own words each time.
-_MESSAGE_VERBS = frozenset(["respond", "reply", "send", "post", "notify", "forward"])
-# A call that waits: a poller's pause between its rounds.
-_WAIT_VERBS = frozenset(["sleep", "wait"])
-_WAIT_COMMAND = re.compile(r"(?<![\w-])sleep\s+\d")
-_KNOWN_VERBS = _SILENT_VERBS | _READ_VERBS | _MESSAGE_VERBS | _WAIT_VERBS
-
-
-@lru_cache(maxsize=1024)
-def speaks(tool: str) -> bool:
-    """Whether ``tool``'s name says it sends a message to a person (``respond``, ``slack.post``)."""
-    return _verb(tool) in _MESSAGE_VERBS
-
-
-def waits(tool: str, summary: str) -> bool:
-    """Whether the call ``summary`` of ``tool`` waits: a tool named for it, or a ``sleep 30`` command."""
-    return _verb(tool) in _WAIT_VERBS or ("sleep" in summary and _WAIT_COMMAND.search(summary) is not None)
-
-
-@lru_cache(maxsize=1024)
-def _silent_command(summary: str) -> bool:
-    return any(piece in summary for piece in _SILENT_PIECES) and _SILENT_COMMAND.search(summary) is not None
-
-
-def silent_by_design(tool: str, summary: str) -> bool:
-    """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing."""
-    return acts_by_name(tool) or _silent_command(summary)
-
-
 def _asks_in_vain(action: ActionView, length: int | None) -> bool:
-    """An empty answer to a call that asks for something (a rare case: the cheap test first)."""
+    """An empty answer to a call that asks for something (a rare case: the cheap test first); a long
+    poll's "nothing yet" (an idle queue worker's receive) is what it waited for, no empty answer."""
     return (
         is_empty_answer(length, action.result)
         and action.error is None
         and not silent_by_design(action.tool, action.summary)
+        and not waits(action.tool, action.summary)
     )
 
 
@@ -307,7 +147,9 @@ class Empty:
         run = state.run
         numbered = state.numbered and run > 1  # one call alone is no series
         threshold = self.threshold + NUMBERED_EXTRA if numbered else self.threshold
-        if run < threshold:
+        # Answers of nothing from several tools (a wiki, the code, the chat searched in turn) are
+        # a search going on; one tool's N, or silence from any (a shell gone dark), is empty.
+        if run < threshold or (state.most < threshold and not numbered and not state.silence):
             return None
         what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
         calls = (
@@ -334,7 +176,10 @@ class Empty:
 class _Run:
     """The call shapes that answered at length, and the current run of short answers from them."""
 
-    __slots__ = ("answering", "calls", "exempt", "max_chars", "numbered", "run", "seen", "since", "start")
+    __slots__ = (
+        *("answering", "calls", "exempt", "max_chars", "numbered", "run", "seen", "since", "start"),
+        *("by_tool", "most", "silence"),
+    )
 
     def __init__(self, det: Empty) -> None:
         self.exempt = det.exempt
@@ -349,6 +194,10 @@ class _Run:
         # the arguments with their digits left out, and the calls' fingerprints.
         self.numbered = False
         self.calls: tuple[str, set[str]] = ("", set())
+        # The run's short answers by tool, the most any one tool gave, and whether one was silence.
+        self.by_tool: dict[str, int] = {}
+        self.most = 0
+        self.silence = False
 
     def take(self, action: ActionView, length: int | None) -> bool:
         """:meth:`step` for a recorded action; True when it extended the run."""
@@ -381,7 +230,7 @@ class _Run:
             if not self.run:
                 self.since = seen + 1
                 self.start = seen
-            self._extend(tool, fp, summary)
+            self._extend(tool, fp, summary, length)
             return True
         if length > self.max_chars:
             answering = self.answering
@@ -396,11 +245,21 @@ class _Run:
             self.since = answered
         if not self.run:
             self.start = seen
-        self._extend(tool, fp, summary)
+        self._extend(tool, fp, summary, length)
         return True
 
-    def _extend(self, tool: str, fp: str, summary: str) -> None:
-        """Count one more short answer, from the call ``summary`` of ``tool`` (fingerprint ``fp``)."""
+    def _extend(self, tool: str, fp: str, summary: str, length: int) -> None:
+        """Count one more short answer (``length`` characters), from the call ``summary`` of ``tool``
+        (fingerprint ``fp``)."""
+        if not self.run:
+            self.by_tool = {}
+            self.most = 0
+            self.silence = False
+        if not length:
+            self.silence = True
+        count = self.by_tool[tool] = self.by_tool.get(tool, 0) + 1
+        if count > self.most:
+            self.most = count
         if not self.run or self.numbered:
             # The tool aside (a search direct or with a stop asks the same), without its numbers.
             asked = summary[len(tool) :].translate(_NO_DIGITS)

@@ -448,8 +448,17 @@ def action_keys(
     return hasher.hexdigest(), shape, result, _summary(tool, canonical, plain), length, failure
 
 
+# A JSON object holding nothing but empty values (``{"messages": []}``, ``{"items": [], "next": null}``):
+# an API's envelope around no answer, the same result as ``{}``. A 0 or false is data, not nothing.
+_EMPTY_ENVELOPE = re.compile(
+    r'\{\s*"[^"]*"\s*:\s*(?:\[\s*\]|\{\s*\}|null|"")(?:\s*,\s*"[^"]*"\s*:\s*(?:\[\s*\]|\{\s*\}|null|""))*\s*\}'
+)
+
+
 def _output_result(stripped: str) -> str:
     """The result key of a stripped output (of an action that did not fail)."""
+    if stripped[:1] == "{" and len(stripped) <= _ALWAYS_MASKED and _EMPTY_ENVELOPE.fullmatch(stripped):
+        stripped = "{}"
     out = _bytes(stripped)
     if (len(out) <= _ALWAYS_MASKED or _has_volatile(out)) and _may_hold_volatile(stripped, out):
         out = _bytes(_VOLATILE_RE.sub("#", stripped))

@@ -5,7 +5,7 @@ needs (a CI run watched between sleeps whose jobs finish one by one, a
 bisect's next commit benchmarked) watches something that moves: no loop. The answers
 are compared as their result keys, volatile values masked, so a clock in
 an answer does not make it new; an act's answer is no news (see
-:func:`~.empty.acts_by_name`): a confirmation, or a customer's reply to the
+:func:`~.calls.acts_by_name`): a confirmation, or a customer's reply to the
 same message sent again, in other words each time. A cycle that waits (a
 ``sleep`` between its rounds) is a poll by design and needs one pass more:
 endpoints polled in rounds answer alike until one of them moves.
@@ -20,6 +20,7 @@ from datetime import datetime
 from itertools import islice
 
 from ...core.models import Anomaly, clip
+from .calls import acts_by_name, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -30,7 +31,6 @@ from .contract import (
     need_int,
     tail_of,
 )
-from .empty import acts_by_name, waits
 
 __all__ = ["Loop", "LoopTracker"]
 

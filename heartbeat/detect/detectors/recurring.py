@@ -11,13 +11,13 @@ over the last W actions:
   answer says nothing about which page it was) or a tool named for an act
   (its numbers name what it acts on: closing ticket 40017 and then 40018,
   each "Ticket closed.", is two acts), and never for a short answer to a
-  call that writes or acts (see :func:`~.empty.silent_by_design`): a feed
+  call that writes or acts (see :func:`~.calls.silent_by_design`): a feed
   marked read after each new batch answers "ok" every time, as a write does;
 * the tool plus its output, whatever the arguments, for outputs longer than
   a line (120 characters): paraphrased searches landing on the same page.
   Another test's "1 passed", another message's "deleted" is a status each
   call gave, and a tool named for an act (``finish``, ``submit``, ``send``:
-  see :func:`~.empty.acts_by_name`) answers its confirmation ("Episode
+  see :func:`~.calls.acts_by_name`) answers its confirmation ("Episode
   finished, reward = 1", "Message sent") whatever it did: no page landed on
   again.
 
@@ -37,12 +37,14 @@ are not counted.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import repeat
 
 from ...config.file import ToolThreshold
 from ...core.models import Anomaly
+from .calls import acts_by_name, silent_by_design, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -54,7 +56,6 @@ from .contract import (
     tail_of,
     tool_limits,
 )
-from .empty import acts_by_name, silent_by_design
 from .fingerprints import pattern
 
 __all__ = ["Recurring", "RecurringTracker"]
@@ -65,17 +66,20 @@ _ACT = "\x01"  # starts the call key of an act's confirmation (see _keys): anyth
 _CONFIRMATION = 120  # characters: an act's answer at most this long confirms it; a longer one is a page
 
 
-def since_news(keys: Iterable[str | None], call: str) -> int:
+def since_news(keys: Iterable[str | None], call: str, polls: Iterable[bool] | None = None) -> int:
     """How many of ``keys`` (call+result or output keys, oldest first; None for actions without
     one) are ``call`` since its call's (or tool's) last new answer: a key of the same call first
     seen among them; for an act confirmed in a line, since any call's new answer (an act
     repeated while new pages come in between is work: a batch inserted after each page fetched).
-    An act answered with a page (a click in a web shop) counts as the page it lands on."""
+    An act answered with a page (a click in a web shop) counts as the page it lands on. For a
+    poll (a call right after a wait), ``polls`` tells which of ``keys`` were polls of its tool:
+    any of them answering something new is news too (a poller going round its feeds between
+    sleeps, one of them bringing news)."""
     group = None if call[0] == _ACT else call[:-_RESULT_HEX]
     seen: set[str] = set()
     count = 0
-    for key in keys:
-        if key is None or (group is not None and key[:-_RESULT_HEX] != group):
+    for key, poll in zip(keys, polls or repeat(False), strict=False):
+        if key is None or (group is not None and not poll and key[:-_RESULT_HEX] != group):
             continue
         if key == call:
             count += 1
@@ -83,6 +87,16 @@ def since_news(keys: Iterable[str | None], call: str) -> int:
             count = 0  # something new was answered: the count starts again
             seen.add(key)
     return count
+
+
+def _polled(actions: Sequence[ActionView]) -> list[str | None]:
+    """For each of ``actions``, the tool of a poll (a call right after a wait), else None."""
+    found: list[str | None] = [None] * len(actions)
+    for i in range(1, len(actions)):
+        before = actions[i - 1]
+        if waits(before.tool, before.summary):
+            found[i] = actions[i].tool
+    return found
 
 
 def _keys(action: ActionView, min_chars: int) -> tuple[str | None, str | None]:
@@ -138,20 +152,23 @@ class Recurring:
 
     @property
     def history_needed(self) -> int:
-        """Past actions this detector needs to see."""
-        return self.window
+        """Past actions this detector needs to see: the window and the one before it (a wait?)."""
+        return self.window + 1
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action's result brings its key to N in the window."""
         last = history.last
         if last is None or last.tool in self.exempt:
             return None
+        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window - 1 :]
+        polled = _polled(seq)[-self.window :]
+        seq = seq[-self.window :]
         call, output = _keys(last, self.min_chars)
         if call is None:
             return None
-        seq = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
         keys = [_keys(a, self.min_chars) for a in seq]
-        calls = since_news((c for c, _ in keys), call)
+        polls = [tool == last.tool for tool in polled] if polled[-1] is not None else None
+        calls = since_news((c for c, _ in keys), call, polls)
         outputs = since_news((o for _, o in keys), output) if output is not None else 0
         return self._report(last, calls, outputs, history.tick, now)
 
@@ -189,7 +206,7 @@ class Recurring:
 class RecurringTracker(StepTracker):
     """Counts of call+result and output keys over the window, one deque of both per position."""
 
-    __slots__ = ("_counts", "_det", "_exempt", "_min", "_min_chars", "_recent", "_window")
+    __slots__ = ("_counts", "_det", "_exempt", "_min", "_min_chars", "_recent", "_waited", "_window")
 
     def __init__(self, det: Recurring, history: History) -> None:
         self._det = det
@@ -197,11 +214,15 @@ class RecurringTracker(StepTracker):
         self._min_chars = det.min_chars
         self._min = det.threshold  # no tool's threshold is below it
         self._window = det.window
-        self._recent: deque[tuple[str | None, str | None]] = deque()
+        # Each position's keys and, for a poll (a call right after a wait), its tool.
+        self._recent: deque[tuple[str | None, str | None, str | None]] = deque()
         # Both kinds of key in one dict: a call key starts with a shape or fingerprint
         # (hex), an output key with "\x00", so they never meet.
         self._counts: dict[str, int] = {}
-        self.seed(tail_of(history.actions, det.window, det.exempt))
+        # Whether the last action taken waits: the next call is a poll.
+        tail = tail_of(history.actions, det.window + 1, det.exempt)
+        self._waited = len(tail) > det.window and waits(tail[0].tool, tail[0].summary)
+        self.seed(tail[-det.window :])
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -209,19 +230,20 @@ class RecurringTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        keys = _keys(action, self._min_chars)
-        call, output = keys
+        call, output = _keys(action, self._min_chars)
+        poll = tool if self._waited else None
+        self._waited = waits(tool, action.summary)
         recent = self._recent
         counts = self._counts
         if len(recent) == self._window:
-            for old in recent.popleft():
+            for old in recent.popleft()[:2]:
                 if old is not None:
                     left = counts[old] - 1
                     if left:
                         counts[old] = left
                     else:
                         del counts[old]
-        recent.append(keys)
+        recent.append((call, output, poll))
         calls = outputs = 0
         if call is not None:
             calls = counts[call] = counts.get(call, 0) + 1
@@ -230,7 +252,8 @@ class RecurringTracker(StepTracker):
         if not report or (calls < self._min and outputs < self._min):
             return None
         if call is not None and calls >= self._min:
-            calls = since_news((c for c, _ in recent), call)
+            polls = [p == tool for _, _, p in recent] if poll is not None else None
+            calls = since_news((c for c, _, _ in recent), call, polls)
         if output is not None and outputs >= self._min:
-            outputs = since_news((o for _, o in recent), output)
+            outputs = since_news((o for _, o, _ in recent), output)
         return self._det._report(action, calls, outputs, action.tick, action.at)

@@ -8,7 +8,9 @@ reports moved on (a status poll timing out while the replicas come up). An
 action that reports no output repeats on its call alone, as do records
 saved before results were kept, and so does a message to a person
 (``respond``, ``send_message``): the same words sent again are no news,
-however the person words each answer.
+however the person words each answer. A long poll that found nothing yet (an
+idle queue worker's receive with ``wait_s``, answered ``{"messages": []}``)
+is waiting for work, no repeat.
 
 A turn the harness rejected (a failed call without arguments: "exactly one
 action, please") needs N + 3 in a row: models slip into a few empty or
@@ -24,6 +26,7 @@ from datetime import datetime
 
 from ...config.file import ToolThreshold
 from ...core.models import Anomaly
+from .calls import speaks, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -35,7 +38,7 @@ from .contract import (
     need_int,
     times,
 )
-from .empty import speaks
+from .empty import is_empty_answer
 
 __all__ = ["MALFORMED_EXTRA", "Repeat", "RepeatTracker"]
 
@@ -53,6 +56,14 @@ def _link(tool: str, fingerprint: str, result: str | None, error: str | None) ->
     if error is not None:
         return (f"{fingerprint}\x00!", error, result)
     return (fingerprint if result is None or speaks(tool) else f"{fingerprint}\x00{result}", None, None)
+
+
+def _idle(action: ActionView, length: int | None) -> bool:
+    """Whether ``action`` is a long poll that found nothing yet (an idle queue worker's receive):
+    waiting for work is no repeat."""
+    return (
+        is_empty_answer(length, action.result) and action.error is None and waits(action.tool, action.summary)
+    )
 
 
 def _goes_on(before: _Link, after: _Link) -> bool:
@@ -123,6 +134,8 @@ class Repeat:
         for action in reversed(history.actions):
             if action.tool in self._skip:
                 continue
+            if _idle(action, action.output_len):
+                break
             link = _link(action.tool, action.fingerprint, action.result, action.error)
             if after is not None and not _goes_on(link, after):
                 break
@@ -180,6 +193,8 @@ class RepeatTracker(StepTracker):
         for action in reversed(history.actions):
             if action.tool in self._skip:
                 continue
+            if _idle(action, action.output_len):
+                break
             link = _link(action.tool, action.fingerprint, action.result, action.error)
             if after is not None and not _goes_on(link, after):
                 break
@@ -200,6 +215,10 @@ class RepeatTracker(StepTracker):
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
         if tool in self._skip:
+            return None
+        if _idle(action, length):
+            self._last = None
+            self._run = 0
             return None
         link = _link(tool, fp, action.result, error)
         last, self._last = self._last, link

@@ -192,6 +192,15 @@ def test_the_same_result_means_the_same_content() -> None:
     assert digests[0] == digests[1]
 
 
+def test_an_envelope_around_nothing_is_the_empty_result() -> None:
+    """``{"messages": []}`` and ``{"items": [], "next": null}`` are ``{}``; a 0, a false, a value is data."""
+    empty = prints("t", None, "{}").result
+    for text in ('{"messages": []}', '{"Messages":[]}', '{"items": [], "next": null, "cursor": ""}'):
+        assert prints("t", None, text).result == empty, text
+    for text in ('{"deleted": 0}', '{"ok": false}', '{"ok": true, "errors": []}', '{"items": [1]}'):
+        assert prints("t", None, text).result != empty, text
+
+
 def test_an_error_is_one_error_live_and_in_replay_whatever_its_volatile_values() -> None:
     """The error's own text is masked the same way: a timestamp, port, duration or id never
     makes the same failure a new one; a different message is a different error."""

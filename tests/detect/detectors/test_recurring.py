@@ -82,6 +82,26 @@ def test_nothing_new_between_new_batches_is_a_poll_that_moves() -> None:
     assert hit is not None and hit[0] == 29 and "5 times" in hit[1].message
 
 
+def test_a_poller_going_round_its_feeds_between_sleeps_moves_when_any_feed_brings_news() -> None:
+    """A call right after a wait is a poll: one feed's "no new items" counts since any feed of that
+    tool brought news (a poller's rounds); the same feed asked five times with no sleep between is
+    the same result again, whatever the others bring."""
+    feeds = ("pip", "openssl", "node")
+
+    def fetch(feed: str, news: bool) -> Call:
+        output = f'{{"new_items": [{{"id": "GHSA-{feed}"}}]}}' if news else "no new items"
+        return {"tool": "fetch_feed", "args": {"url": f"https://example.com/{feed}.atom"}, "output": output}
+
+    sleep: Call = {"tool": "sleep", "args": {"seconds": 600}, "output": "ok"}
+    rounds: list[Call] = []
+    for n in range(15):  # the pip feed never brings news; another feed now and then
+        rounds += [sleep, fetch(feeds[n % 3], news=n % 4 == 3 and n % 3 != 0)]
+    assert trips(Recurring(), actions(rounds)) == [None] * 30
+    busy = [call for call in rounds if call is not sleep]
+    hit = first(Recurring(), actions(busy))
+    assert hit is not None and "fetch_feed" in hit[1].message
+
+
 @pytest.mark.parametrize(
     ("make", "words"),
     [

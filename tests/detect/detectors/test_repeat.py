@@ -211,3 +211,18 @@ def test_the_same_message_to_a_person_is_a_repeat_whatever_they_answer() -> None
     # A read answering something new each time is still no repeat (a poll that moves).
     reads = [{"tool": "read_inbox", "args": {}, "output": r} for r in replies]
     assert trips(Repeat(), actions(reads)) == [None] * 3
+
+
+def test_a_long_poll_finding_nothing_yet_is_waiting_for_work_not_a_repeat() -> None:
+    """An idle queue worker's receive (``wait_s``: a long poll) answered ``{"messages": []}`` again
+    and again waits for work; the same receive without a wait, or answering the same message, repeats."""
+    idle: Call = {
+        "tool": "sqs_receive",
+        "args": {"queue": "inbound", "wait_s": 20},
+        "output": '{"messages": []}',
+    }
+    assert trips(Repeat(), actions([idle] * 6)) == [None] * 6
+    quick: Call = {**idle, "args": {"queue": "inbound"}}
+    assert trips(Repeat(), actions([quick] * 3))[2] is not None
+    stuck: Call = {**idle, "output": '{"messages": [{"id": "m-1", "receive_count": 1}]}'}
+    assert trips(Repeat(), actions([stuck] * 3))[2] is not None

@@ -1,0 +1,194 @@
+"""What a call does, told by its tool's name and its command: acts, asks, speaks to a person, waits.
+
+A tool's name says what it does by its first verb known here, whatever comes
+before it (an MCP server's namespace, a noun: ``slack_post_message``,
+``queue_delete``); a command by what it runs (``sed -i``, a heredoc write).
+The detectors read these to tell an answer that says nothing (a write's
+silence, an act's confirmation, a person's reply, a wait's status) from one
+that says something.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["acts_by_name", "silent_by_design", "speaks", "waits"]
+
+
+# Calls that write or act, whose answer is silent by design: by the tool's first word
+# (write_section, save, delete_item, think) or, for a command, by what it runs.
+_SILENT_VERBS = frozenset(
+    [
+        "write",
+        "save",
+        "store",
+        "put",
+        "set",
+        "update",
+        "edit",
+        "create",
+        "delete",
+        "remove",
+        "rm",
+        "del",
+        "drop",
+        "insert",
+        "append",
+        "add",
+        "apply",
+        "patch",
+        "move",
+        "mv",
+        "copy",
+        "cp",
+        "rename",
+        "mkdir",
+        "touch",
+        "chmod",
+        "chown",
+        "ln",
+        "think",
+        "note",
+        "log",
+        "record",
+        "send",
+        "post",
+        "notify",
+        "publish",
+        "upload",
+        "cancel",
+        "book",
+        "transfer",
+        "submit",
+        "exit",
+        "finish",
+        "quit",
+        "stop",
+        "start",
+        "kill",
+        "sleep",
+        "wait",
+        "reset",
+        "clear",
+        "commit",
+        "push",
+        "install",
+        "configure",
+        "enable",
+        "disable",
+        "close",
+        "open",
+        "mark",
+        "assign",
+        "click",
+        "type",
+        "press",
+        "select",
+        # an API's verbs for marking, sorting and answering things (a mail's labels, a ticket's state)
+        "modify",
+        "archive",
+        "label",
+        "tag",
+        "merge",
+        "approve",
+        "reply",
+        "forward",
+        "respond",  # a message to a person (tau-bench's): the answer is theirs, in their words
+        "resolve",
+        "upsert",
+    ]
+)
+_SILENT_COMMAND = re.compile(
+    r"(?<![\w-])(?:sed\s+-i|perl\s+-pi|rm|rmdir|mv|cp|mkdir|touch|cd|export|chmod|chown|ln|truncate"
+    r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv)|pip\s+install"
+    r"|str_replace_editor\s+(?:create|str_replace|insert|undo_edit))(?![\w-])"
+    r"|<<|(?<![-=<>2&])>{1,2}\s*[\w./\\\"'$~-]|\btee\b"
+)
+# Every match of _SILENT_COMMAND (case-sensitive) holds one of these pieces: a summary without
+# any is no such command, told by a few substring searches instead of the regex, which tries
+# each alternative at each position (tens of microseconds over a long summary).
+_SILENT_PIECES = (
+    *("sed", "perl", "rm", "mv", "cp", "mkdir", "touch", "cd", "export", "chmod", "chown"),
+    *("ln", "truncate", "git", "pip", "str_replace_editor", "<<", ">", "tee"),
+)
+
+
+# Verbs that only read: the first verb of a name says what the tool does, and these say it acts on
+# nothing (``get_post``: a post read, not one posted).
+_READ_VERBS = frozenset(
+    [
+        *("get", "read", "list", "fetch", "search", "find", "query", "lookup", "look", "show", "view"),
+        *("describe", "check", "count", "inspect", "browse", "retrieve", "poll", "peek"),
+    ]
+)
+# Verbs as often nouns in a tool's name (``vector_store_search``, ``merge_request_get``,
+# ``log_search``): one of them is the verb only when no other verb follows it.
+_NOUN_VERBS = frozenset(
+    [
+        *("store", "post", "note", "log", "record", "book", "label", "tag", "type", "merge"),
+        *("commit", "archive", "reply", "patch", "copy", "update", "transfer", "set"),
+    ]
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+@lru_cache(maxsize=1024)
+def _verb(tool: str) -> str | None:
+    """The first word of ``tool``'s name that is a verb known here: an MCP server's namespace or a
+    noun may come before it (``slack_post_message``, ``gmail.modify_message``, ``queue_delete``,
+    ``sendMessage``), and a verb that is as often a noun yields to a verb after it
+    (``vector_store_search`` searches); None when there is none."""
+    found = None
+    for word in re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower()):
+        if word in _KNOWN_VERBS:
+            if found is not None or word not in _NOUN_VERBS:
+                return word
+            found = word
+    return found
+
+
+@lru_cache(maxsize=1024)
+def acts_by_name(tool: str) -> bool:
+    """Whether ``tool``'s name says it writes or acts (``write_file``, ``finish``, ``send``,
+    ``slack.post``, ``queue_delete``...): its first verb (see :func:`_verb`)."""
+    return _verb(tool) in _SILENT_VERBS
+
+
+# A message to a person: the answer is theirs, in their own words each time.
+_MESSAGE_VERBS = frozenset(["respond", "reply", "send", "post", "notify", "forward"])
+# A call that waits: a poller's pause between its rounds.
+_WAIT_VERBS = frozenset(["sleep", "wait"])
+_WAIT_COMMAND = re.compile(r"(?<![\w-])sleep\s+\d")
+# An argument naming how long the call waits for something to come (``wait_s``, ``WaitTimeSeconds``,
+# ``max_wait``): a long poll. ``waitlist_id`` names no wait, and a wait of 0 is no long poll.
+_WAIT_ARG = re.compile(
+    r'"(?:\w+_)?(?:wait(?:_\w+|[A-Z]\w*)?|[A-Za-z0-9]*Wait(?:[A-Z0-9]\w*)?)"\s*:\s*"?[1-9]'
+)
+_KNOWN_VERBS = _SILENT_VERBS | _READ_VERBS | _MESSAGE_VERBS | _WAIT_VERBS
+
+
+@lru_cache(maxsize=1024)
+def speaks(tool: str) -> bool:
+    """Whether ``tool``'s name says it sends a message to a person (``respond``, ``slack.post``)."""
+    return _verb(tool) in _MESSAGE_VERBS
+
+
+def waits(tool: str, summary: str) -> bool:
+    """Whether the call ``summary`` of ``tool`` waits: a tool named for it, a ``sleep 30`` command,
+    or a long poll (an argument saying how long it waits: ``{"WaitTimeSeconds": 20}``)."""
+    return (
+        _verb(tool) in _WAIT_VERBS
+        or ("sleep" in summary and _WAIT_COMMAND.search(summary) is not None)
+        or (("wait" in summary or "Wait" in summary) and _WAIT_ARG.search(summary) is not None)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _silent_command(summary: str) -> bool:
+    return any(piece in summary for piece in _SILENT_PIECES) and _SILENT_COMMAND.search(summary) is not None
+
+
+def silent_by_design(tool: str, summary: str) -> bool:
+    """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing."""
+    return acts_by_name(tool) or _silent_command(summary)

@@ -1,0 +1,42 @@
+"""What a call does, told by its tool's name and its command (``calls``)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heartbeat.detect.detectors import calls, summarize
+from heartbeat.detect.detectors.calls import silent_by_design, waits
+
+_COMMAND_BITS = ("sed -i", "perl -pi", "rm", "rmdir", "mv", "cp", "mkdir", "touch", "cd", "export")
+_COMMAND_BITS += ("chmod", "chown", "ln", "truncate", "git add", "git rm", "pip install", "tee", "RM")
+_COMMAND_BITS += ("str_replace_editor create", "<<", ">", ">>", "2>", "-", "=", " ", "x", '"', "_", "/", "\n")
+
+
+@settings(max_examples=500, deadline=None, print_blob=True)
+@given(bits=st.lists(st.sampled_from(_COMMAND_BITS), max_size=8))
+def test_the_quick_test_before_the_silent_command_regex_changes_no_answer(bits: list[str]) -> None:
+    """A call is silent by design exactly when the regex says so; the substring test only saves time."""
+    summary = "bash(" + "".join(bits) + ")"
+    regex = calls._SILENT_COMMAND.search(summary) is not None
+    assert silent_by_design("bash", summary) is regex
+
+
+@pytest.mark.parametrize(
+    ("args", "waiting"),
+    [
+        ({"WaitTimeSeconds": 20}, True),
+        ({"wait_s": 20}, True),
+        ({"max_wait": "30s"}, True),
+        ({"waitTime": 5}, True),
+        ({"wait_s": 0}, False),  # a short poll
+        ({"waitlist_id": 20}, False),
+        ({"await": 3}, False),
+    ],
+)
+def test_a_call_whose_argument_says_how_long_it_waits_is_a_long_poll(
+    args: dict[str, object], waiting: bool
+) -> None:
+    """``waits``: a tool named for it, ``sleep N``, or an argument saying how long the call waits."""
+    assert waits("receive", summarize("receive", args)) is waiting
