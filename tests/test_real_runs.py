@@ -14,7 +14,8 @@ LABELS = read_labels(REAL / "labels.csv")
 # file bolted with placeholders whose error names another name each time; quoted searches each
 # for another title; a run escalated for its invalid actions before its labelled onset; one snippet
 # of probes rerun under new file names among varied lookups (three runs of one task), and a finished
-# fix re-checked by test runs of other subsets (three runs).
+# fix re-checked by test runs of other subsets (three runs); short customer-service runs re-reading
+# orders or a product already read, four to six actions before the customer leaves (three runs).
 MISSED = {
     "minib-g5m4k__django-11119",
     "liventc-gem3flash__django-17084",
@@ -28,22 +29,26 @@ MISSED = {
     "g31ro__sympy-13031",
     "h45__requests-5414",
     "h45__django-15629",
+    "tau2-hagv-gpt41nano__retail-21-t0",
+    "tau2-hagv-gpt41nano__retail-62-t0",
+    "tau2-hagv-gpt41nano__retail-70-t0",
 }
 
 
 @pytest.mark.parametrize("per_heartbeat", [1, 5, 10])
 def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heartbeat: int) -> None:
     """Healthy real runs stay silent, however grouped, but for a model whose turns are rejected 11
-    times in a row before it recovers (a repeat, escalated) and a customer-service agent retrying
-    two changes it had read could not work (borderline); stuck ones are flagged after their
-    onset."""
+    times in a row before it recovers (a repeat, escalated) and two customer-service agents retrying
+    a change that failed (borderline: one had read it could not work, the other sent the same
+    return three times); stuck ones are flagged after their onset."""
     runs = replayed(REAL, per_heartbeat)
-    assert len(runs) == len(LABELS) == 141
+    assert len(runs) == len(LABELS) == 153
     healthy = {name: s for name, s in runs.items() if LABELS[name].label == "healthy"}
     assert {name: s.kinds for name, s in healthy.items() if s.anomalies} == {
         "live-s46__django-15629": ["repeat"],
         "tau2-g41nano-t3__retail-task3": ["recurring_error"],
+        "tau2-hagv-gpt41nano__retail-16-t0": ["recurring_error"],
     }
     stuck = {name for name in runs if LABELS[name].label == "stuck"}
-    assert len(stuck) == 56
+    assert len(stuck) == 61
     assert {name for name in stuck if not runs[name].flagged_after_onset()} == MISSED
