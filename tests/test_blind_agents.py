@@ -95,9 +95,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 351
+    assert len(runs) == len(LABELS) == 381
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 229
+    assert len(healthy) == 247
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == KNOWN[per_heartbeat]
     assert {s.trace for s in healthy if s.escalated} == ESCALATED[per_heartbeat]
     missed = [

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["acts_by_name", "silent_by_design", "speaks", "waits"]
+__all__ = ["acts_by_name", "searches", "silent_by_design", "speaks", "waits"]
 
 
 # Calls that write or act, whose answer is silent by design: by the tool's first word
@@ -192,3 +192,17 @@ def _silent_command(summary: str) -> bool:
 def silent_by_design(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing."""
     return acts_by_name(tool) or _silent_command(summary)
+
+
+# Programs that search, whose silence is their answer: no match.
+_SEARCH_TOOLS = frozenset(["grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate"])
+_SEARCH_COMMAND = re.compile(
+    r'"(?:cmd|command)":"\s*(?:cd [^&;"]*(?:&&|;)\s*)?(?:[ef]?grep|rg|ag|ack|find|fd|locate|git grep)\s'
+)
+
+
+@lru_cache(maxsize=1024)
+def searches(tool: str, summary: str) -> bool:
+    """Whether the call ``summary`` of ``tool`` runs a search (``grep``, ``rg``, ``find``, ``git grep``):
+    its empty answer says "no match", not that the shell went dark."""
+    return tool in _SEARCH_TOOLS or _SEARCH_COMMAND.search(summary) is not None

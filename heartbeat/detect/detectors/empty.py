@@ -16,12 +16,15 @@ A run of calls whose arguments differ only in their numbers (each call a
 new one: a flight search date after date, direct or with a stop, a page
 after the last, a poll ``since=<timestamp>``) needs two more: "none that
 day", "no page 7" and "nothing new" answer what was asked, and a working
-agent tries a few. Asking again (one call twice) or asking differently
-(other words: another filter, another prompt, another command) keeps the
-run at N. Answers of nothing from several tools (a wiki, the code, the chat
+agent tries a few; so does a run of searches finding nothing (``grep``,
+``rg``, ``find``: their silence says "no match", and a working agent tries
+a few names). Asking again (one call twice) or asking differently (other
+words: another filter, another prompt, another command) keeps the run at
+N. Answers of nothing from several tools (a wiki, the code, the chat
 searched in turn) are a search going on until one tool has given N, unless
-one of them was silence: a dark shell's commands go by many names. A long
-poll's "nothing yet" (see :func:`.calls.waits`) is what it waited for, no empty answer.
+one of them was silence from a command that is no search: a dark shell's
+commands go by many names. A long poll's "nothing yet" (see
+:func:`.calls.waits`) is what it waited for, no empty answer.
 
 Silent by design is normal and never counts: a call that writes or acts
 (``sed -i``, a heredoc or ``>`` write, ``rm``, ``mv``, ``git checkout``, a
@@ -39,7 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
-from .calls import silent_by_design, waits
+from .calls import searches, silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
 from .fingerprints import prints
 
@@ -146,17 +149,19 @@ class Empty:
         """The anomaly of a run that reached its threshold, None for a shorter one."""
         run = state.run
         numbered = state.numbered and run > 1  # one call alone is no series
-        threshold = self.threshold + NUMBERED_EXTRA if numbered else self.threshold
+        searching = state.searching and run > 1
+        threshold = self.threshold + NUMBERED_EXTRA if numbered or searching else self.threshold
         # Answers of nothing from several tools (a wiki, the code, the chat searched in turn) are
         # a search going on; one tool's N, or silence from any (a shell gone dark), is empty.
         if run < threshold or (state.most < threshold and not numbered and not state.silence):
             return None
         what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
-        calls = (
-            "calls with only their numbers changed"
-            if numbered
-            else "calls that ask for something or answered at length before"
-        )
+        if numbered:
+            calls = "calls with only their numbers changed"
+        elif searching:
+            calls = "searches that found nothing"
+        else:
+            calls = "calls that ask for something or answered at length before"
         return make_anomaly(
             "empty",
             f"{run} outputs in a row were {what}, from {calls}; last: {action.summary}",
@@ -178,7 +183,7 @@ class _Run:
 
     __slots__ = (
         *("answering", "calls", "exempt", "max_chars", "numbered", "run", "seen", "since", "start"),
-        *("by_tool", "most", "silence"),
+        *("by_tool", "most", "searching", "silence"),
     )
 
     def __init__(self, det: Empty) -> None:
@@ -194,9 +199,11 @@ class _Run:
         # the arguments with their digits left out, and the calls' fingerprints.
         self.numbered = False
         self.calls: tuple[str, set[str]] = ("", set())
-        # The run's short answers by tool, the most any one tool gave, and whether one was silence.
+        # The run's short answers by tool, the most any one tool gave, whether all were searches
+        # finding nothing, and whether one was silence (from a command that is no search).
         self.by_tool: dict[str, int] = {}
         self.most = 0
+        self.searching = False
         self.silence = False
 
     def take(self, action: ActionView, length: int | None) -> bool:
@@ -251,11 +258,14 @@ class _Run:
     def _extend(self, tool: str, fp: str, summary: str, length: int) -> None:
         """Count one more short answer (``length`` characters), from the call ``summary`` of ``tool``
         (fingerprint ``fp``)."""
+        search = searches(tool, summary)
         if not self.run:
             self.by_tool = {}
             self.most = 0
+            self.searching = True
             self.silence = False
-        if not length:
+        self.searching = self.searching and search
+        if not length and not search:
             self.silence = True
         count = self.by_tool[tool] = self.by_tool.get(tool, 0) + 1
         if count > self.most:

@@ -40,3 +40,19 @@ def test_a_call_whose_argument_says_how_long_it_waits_is_a_long_poll(
 ) -> None:
     """``waits``: a tool named for it, ``sleep N``, or an argument saying how long the call waits."""
     assert waits("receive", summarize("receive", args)) is waiting
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "search"),
+    [
+        ("grep", {"cmd": "grep -rn x src"}, True),
+        ("find", {"cmd": "find . -name '*.py'"}, True),
+        ("bash", {"command": "grep -rn x src"}, True),
+        ("bash", {"command": "cd /testbed && git grep needle"}, True),
+        ("bash", {"command": "ls src"}, False),
+        ("python", {"cmd": "python -c 'print(1)'"}, False),
+    ],
+)
+def test_a_search_is_told_by_its_program(tool: str, args: dict[str, object], search: bool) -> None:
+    """``searches``: grep, rg, find and their kin, by the tool's name or the command's first word."""
+    assert calls.searches(tool, summarize(tool, args)) is search

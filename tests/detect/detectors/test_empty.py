@@ -303,3 +303,27 @@ def test_an_envelope_around_nothing_is_empty_and_a_long_polls_nothing_yet_is_not
         "output": '{"Messages": []}',
     }
     assert trips(Empty(), actions([receive] * 6)) == [None] * 6
+
+
+def test_searches_finding_nothing_are_answers_and_a_working_agent_tries_a_few() -> None:
+    """``grep`` and ``find`` answer "no match" with silence: four greps and a find for other names,
+    each finding nothing, are a search going on; five greps finding nothing are empty, and so is
+    silence from commands that always print (a dark shell), at three."""
+    names = ("def _print_interval", "_print_Interval", "def __str__", "Interval.open")
+    greps: list[Call] = [
+        {"tool": "grep", "args": {"cmd": f'grep -rn "{n}" sympy/'}, "output": ""} for n in names
+    ]
+    find: Call = {"tool": "find", "args": {"cmd": 'find sympy -name "*interval*"'}, "output": ""}
+    assert trips(Empty(), actions([*greps, find])) == [None] * 5
+    another: Call = {"tool": "grep", "args": {"cmd": 'grep -rn "Lopen" sympy/'}, "output": ""}
+    found = trips(Empty(), actions([*greps, another]))
+    assert found[:4] == [None] * 4
+    last = found[4]
+    assert last is not None and "searches that found nothing" in last.message
+    assert last.evidence["threshold"] == 5
+    in_bash: list[Call] = [
+        {"tool": "bash", "args": {"command": f'grep -rn "{n}" src'}, "output": ""} for n in names
+    ]
+    assert trips(Empty(), actions(in_bash))[2] is None
+    mixed: list[Call] = [greps[0], {"tool": "ls", "args": {"cmd": "ls src"}, "output": ""}, greps[1]]
+    assert trips(Empty(), actions(mixed))[2] is not None
