@@ -44,7 +44,7 @@ from datetime import datetime
 from ...core.models import Anomaly
 from .calls import searches, silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
-from .fingerprints import prints
+from .fingerprints import ENVELOPE_LONGEST, prints
 
 __all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "is_empty_answer"]
 
@@ -90,7 +90,7 @@ _EMPTY_RESULTS: frozenset[str | None] = frozenset(
     prints("t", None, text).result for answer in EMPTY_ANSWERS for text in _variants(answer)
 )
 # An empty envelope (``{"messages": []}``) has the result key of ``{}`` and may be this long.
-_EMPTY_LONGEST = 120
+_EMPTY_LONGEST = ENVELOPE_LONGEST
 
 
 def is_empty_answer(length: int | None, result: str | None) -> bool:

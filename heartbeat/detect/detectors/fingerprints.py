@@ -55,6 +55,7 @@ from .canonical import canonical_args, encode, join
 from .words import failure_words, unbracketed
 
 __all__ = [
+    "ENVELOPE_LONGEST",
     "Prints",
     "action_keys",
     "error_key",
@@ -450,6 +451,8 @@ def action_keys(
 
 # A JSON object holding nothing but empty values (``{"messages": []}``, ``{"items": [], "next": null}``):
 # an API's envelope around no answer, the same result as ``{}``. A 0 or false is data, not nothing.
+ENVELOPE_LONGEST = _ALWAYS_MASKED
+"""The longest output read as an empty envelope (characters, stripped)."""
 _EMPTY_ENVELOPE = re.compile(
     r'\{\s*"[^"]*"\s*:\s*(?:\[\s*\]|\{\s*\}|null|"")(?:\s*,\s*"[^"]*"\s*:\s*(?:\[\s*\]|\{\s*\}|null|""))*\s*\}'
 )
@@ -457,7 +460,7 @@ _EMPTY_ENVELOPE = re.compile(
 
 def _output_result(stripped: str) -> str:
     """The result key of a stripped output (of an action that did not fail)."""
-    if stripped[:1] == "{" and len(stripped) <= _ALWAYS_MASKED and _EMPTY_ENVELOPE.fullmatch(stripped):
+    if stripped[:1] == "{" and len(stripped) <= ENVELOPE_LONGEST and _EMPTY_ENVELOPE.fullmatch(stripped):
         stripped = "{}"
     out = _bytes(stripped)
     if (len(out) <= _ALWAYS_MASKED or _has_volatile(out)) and _may_hold_volatile(stripped, out):

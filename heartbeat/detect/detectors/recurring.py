@@ -25,6 +25,9 @@ Either counts only since its call (or its tool) last answered something
 new: a feed polled with ``since=<timestamp>`` answers "nothing new" again
 and again between the batches it brings, and that is a poll that moves, not
 one that stopped (the same answer five times with nothing new between is).
+A call right after a wait (a ``sleep`` between rounds) is a poll: it counts
+since any poll of its tool answered something new, so a poller going round
+its feeds, one of which never has news, works while the others bring some.
 An act confirmed in a line counts since any call answered something new:
 the same batch insert confirmed after each new page fetched is work, the
 same answer submitted again and again with nothing new between is not (an
