@@ -33,8 +33,8 @@ MISSED = {
 # flat for four measured heartbeats (no_progress by design: setting up, a quiet inbox); three
 # identical polls of a stalled rollout (repeat); batches answered alike ({"inserted": 500}) before
 # the metric's first rise is measured (recurring), escalated only at 1 action a heartbeat, where most
-# heartbeats go unmeasured; a job queued for five polls fifteen minutes apart (loop, escalated) and
-# an inbox quiet for nine (loop).
+# heartbeats go unmeasured; a job queued for five polls fifteen minutes apart and an inbox quiet for
+# nine (loop: a cycle that waits needs R + 2 passes; both escalated at 1 action a heartbeat only).
 _ALWAYS = {
     "healthy__pylint_recursive_ignore_greps_miss_then_hit": ["recurring_error"],
     "healthy__qa_search_rewording_lands": ["recurring_error"],
@@ -56,7 +56,7 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         "healthy__backfill_then_checksum_verify": ["recurring"],
         "healthy__feed_poller_mostly_quiet": ["no_progress"],
         "healthy__migration_offset_batches": ["recurring"],
-        "healthy__job_poller_training": ["loop"],
+        "healthy__job_poller_training": ["loop", "recurring"],
         "healthy__poller_inbox": ["no_progress", "loop", "recurring"],
         "healthy__setup_then_tests": ["no_progress"],
     },
@@ -78,15 +78,15 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
     },
 }
 ESCALATED: dict[int | None, set[str]] = {
-    None: {"healthy__go-limiter-clock-inject", "healthy__job_poller_training"},
+    None: {"healthy__go-limiter-clock-inject"},
     1: {
         "healthy__backfill_then_checksum_verify",
         "healthy__migration_offset_batches",
         "healthy__job_poller_training",
         "healthy__poller_inbox",
     },
-    5: {"healthy__go-limiter-clock-inject", "healthy__job_poller_training"},
-    10: {"healthy__job_poller_training"},
+    5: {"healthy__go-limiter-clock-inject"},
+    10: set(),
 }
 
 

@@ -7,8 +7,10 @@ are compared as their result keys, volatile values masked, so a clock in
 an answer does not make it new; an act's answer is no news (see
 :func:`~.calls.acts_by_name`): a confirmation, or a customer's reply to the
 same message sent again, in other words each time. A cycle that waits (a
-``sleep`` between its rounds) is a poll by design and needs one pass more:
-endpoints polled in rounds answer alike until one of them moves.
+``sleep`` between its rounds) is a poll by design and needs two passes more:
+endpoints polled in rounds answer alike until one of them moves, and a job
+queued or a rollout's replicas may stay as they are for a few rounds before
+they do; a poller sleeping between rounds spends little while it waits.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ __all__ = ["Loop", "LoopTracker"]
 _CYCLE_SHOWN = 6  # steps of a cycle written into a message; the rest are counted
 _CYCLE_KEPT = 20  # steps of a cycle kept in the evidence, so state.json stays small
 
+
+WAIT_EXTRA = 2
+"""How many more passes than R a cycle that waits needs (see :meth:`Loop.repeats_for`)."""
 
 def moved_on(actions: Sequence[ActionView], period: int, passes: int = 2) -> bool:
     """Whether one of the newest ``passes`` passes of a ``period``-step cycle got an answer the
@@ -105,16 +110,17 @@ class Loop:
         return None
 
     def repeats_for(self, period: int, failing: bool = False, waiting: bool = False) -> int:
-        """Back-to-back passes a cycle needs: one more for 2 steps of which one failed, one more
+        """Back-to-back passes a cycle needs: one more for 2 steps of which one failed, two more
         for a cycle that waits.
 
         Twice "search q, read u" is redoing finished work; twice "a step
         that failed, then another" is a retry (a harness asking to confirm a
         submit after a malformed turn makes one by itself), which
         ``recurring_error`` judges: such a cycle is a loop at its third pass.
-        Twice "poll a, poll b, sleep" is a poller that found nothing new yet.
+        Twice "poll a, poll b, sleep" is a poller that found nothing new yet,
+        and so are three times "get the job, sleep 900" for a job still queued.
         """
-        return self.repeats + (period == 2 and failing) + waiting
+        return self.repeats + (period == 2 and failing) + WAIT_EXTRA * waiting
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
@@ -269,12 +275,12 @@ class LoopTracker(StepTracker):
             for j in where if run == 1 else where[: max(0, len(where) - run + 1)]:
                 p = i - j
                 m = new[p] = count(p, 0) + 1
-                # A 2-step cycle with a failed step needs one more pass, and so does one that
-                # waits (Loop.repeats_for): the latter looked at only for a cycle already found.
+                # A 2-step cycle with a failed step needs one more pass, one that waits two
+                # (Loop.repeats_for): the latter looked at only for a cycle already found.
                 extra = int(p == 2 and (error is not None or passes[-2].error is not None))
                 if m >= p * (need + extra) and p * (need + 1 + extra) <= window:
                     if any(waits(a.tool, a.summary) for a in islice(passes, len(passes) - p, None)):
-                        extra += 1
+                        extra += WAIT_EXTRA
                         if m < p * (need + extra) or p * (need + 1 + extra) > window:
                             continue
                     if not moved_on(passes, p, need + 1 + extra):

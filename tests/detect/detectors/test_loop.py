@@ -44,13 +44,14 @@ def test_a_cycle_whose_answers_move_on_watches_something_that_moves() -> None:
     """A CI run watched between sleeps, a job finishing at each look, is no loop; frozen, it is."""
     moving = [f"lint: done, tests: {done} of 6 jobs done, started 2024-10-02T15:11:42Z" for done in range(6)]
     assert trips(Loop(), actions(_watch(moving))) == [None] * 12
-    # Frozen: three passes alike, between sleeps, with nothing new in any of them.
+    # Frozen: four passes alike, between sleeps, with nothing new in any of them.
     frozen = trips(Loop(), actions(_watch(moving[:2] + [moving[2]] * 4)))
-    assert frozen[:8] == [None] * 8 and all(f is not None for f in frozen[8:])
+    assert frozen[:10] == [None] * 10 and all(f is not None for f in frozen[10:])
     # A clock in the answer is no news: the same status at another time is the same answer; a
-    # cycle that waits is a loop at its third pass (below).
+    # cycle that waits is a loop at its fourth pass (below).
     clock = [f"tests: 2 of 6 jobs done, checked 2024-10-02T15:{m:02}:42Z" for m in range(6)]
-    assert trips(Loop(), actions(_watch(clock)))[5] is not None
+    found = trips(Loop(), actions(_watch(clock)))
+    assert found[:7] == [None] * 7 and found[7] is not None
 
 
 def _rounds(answers: list[list[str]], pause: Call) -> list[Call]:
@@ -74,12 +75,13 @@ def _rounds(answers: list[list[str]], pause: Call) -> list[Call]:
     ],
     ids=["sleep tool", "sleep command", "wait tool after a namespace"],
 )
-def test_a_cycle_that_waits_is_a_loop_at_its_third_pass(pause: Call) -> None:
-    """Feeds polled in rounds between sleeps, nothing new twice, is a poller waiting for news; the
-    third round alike is a loop. Without the sleep, two rounds alike are."""
+def test_a_cycle_that_waits_is_a_loop_at_its_fourth_pass(pause: Call) -> None:
+    """Feeds polled in rounds between sleeps, nothing new three times, is a poller waiting for news
+    (a job queued, a rollout's replicas: what it waits for may take a few rounds); the fourth round
+    alike is a loop. Without the sleep, two rounds alike are."""
     quiet = ["HTTP 304 Not Modified"] * 3
-    found = trips(Loop(), actions(_rounds([quiet] * 3, pause)))
-    assert found[:11] == [None] * 11 and found[11] is not None and found[11].evidence["repeats"] == 3
+    found = trips(Loop(), actions(_rounds([quiet] * 4, pause)))
+    assert found[:15] == [None] * 15 and found[15] is not None and found[15].evidence["repeats"] == 4
     busy = trips(Loop(), actions(_rounds([quiet] * 2, {"tool": "count_items", "args": {}, "output": "12"})))
     assert busy[7] is not None
 
@@ -195,7 +197,7 @@ def test_the_cycle_is_named_from_where_the_repetition_started() -> None:
 def test_a_wait_answers_what_it_waited_for() -> None:
     """``wait_for_job`` between sleeps, the job's tasks done going 0, 14, 31, 58, 58, 87...: a wait
     is named for an act, but what it answers is the job's status, news while it moves. Stalled for
-    three looks in a row, it is a loop."""
+    four looks in a row, it is a loop."""
     done = [0, 14, 31, 58, 58, 87, 120]
     calls: list[Call] = []
     for n in done:
@@ -204,4 +206,4 @@ def test_a_wait_answers_what_it_waited_for() -> None:
         calls.append({"tool": "sleep", "args": {"seconds": 90}, "output": "slept 90s"})
     assert trips(Loop(), actions(calls)) == [None] * 14
     stalled = trips(Loop(), actions(calls[:8] + calls[6:8] * 3))
-    assert stalled[:10] == [None] * 10 and stalled[10] is not None
+    assert stalled[:12] == [None] * 12 and stalled[12] is not None
