@@ -24,27 +24,47 @@ MISSED = {
     "stuck__customer_reworded",
     "stuck__poll_elapsed",
     "stuck__reverify_report",
+    "stuck__dataflow_job_frozen",
 }
 
 
 # Healthy runs with an anomaly, by grouping (bench/blind_agents/README.md, "Left as they are"):
 # reworded retries flagged once (a pylint run whose three flags each fail alike, a search reworded
 # three times before it lands, one search tool answering nothing three times among others); metrics
-# flat for four measured heartbeats (no_progress by design: setting up, a quiet inbox); three
-# identical polls of a stalled rollout (repeat); batches answered alike ({"inserted": 500}) before
-# the metric's first rise is measured (recurring), escalated only at 1 action a heartbeat, where most
-# heartbeats go unmeasured; a job queued for five polls fifteen minutes apart and an inbox quiet for
-# nine (loop: a cycle that waits needs R + 2 passes; both escalated at 1 action a heartbeat only).
+# flat for four measured heartbeats (no_progress by design: setting up, a quiet inbox); a stalled
+# rollout's status failing alike at 10 actions a heartbeat (recurring_error); batches answered
+# alike ({"inserted": 500}) before the metric's first rise is measured (recurring), escalated only
+# at 1 action a heartbeat, where most heartbeats go unmeasured; a job queued for five polls fifteen
+# minutes apart and an inbox quiet for nine (loop: a cycle that waits needs R + 2 passes; both
+# escalated at 1 action a heartbeat only).
 _ALWAYS = {
     "healthy__pylint_recursive_ignore_greps_miss_then_hit": ["recurring_error"],
     "healthy__qa_search_rewording_lands": ["recurring_error"],
     "healthy__go-limiter-clock-inject": ["no_progress"],
-    "healthy__k8s_rollout_watch": ["repeat"],
     "healthy__search_empty_then_hit": ["empty"],
 }
+# The tenth batch's pollers, searchers and waiters (bench/blind_agents/README.md): polls between
+# sleeps answering alike for six rounds or more (a fine-tune job queued, CI pending, a status page's
+# 304s: recurring), a rollout's status timing out while its pods come up (recurring_error), an inbox
+# polled into nothing in a tight loop while the metric is flat (repeat), two runs whose writer left
+# ten identical calls at the end (repeat, loop), logs searched in one shape after another.
+_TENTH = {
+    "healthy__code_search_token_refresh": ["loop", "cycle", "recurring"],
+    "healthy__finetune_poller": ["recurring"],
+    "healthy__gh_ci_wait": ["recurring"],
+    "healthy__gmail_support_inbox": ["repeat", "no_progress"],
+    "healthy__grep_quota_helper": ["repeat", "recurring"],
+    "healthy__k8s_rollout_watch_pods": ["recurring_error"],
+    "healthy__log_search_checkout_500s": ["near_repeat"],
+    "healthy__status_feed_watcher": ["recurring", "cycle"],
+}
+_TENTH_ESCALATED = set(_TENTH) - {"healthy__log_search_checkout_500s"}
 KNOWN: dict[int | None, dict[str, list[str]]] = {
     None: {
         **_ALWAYS,
+        **_TENTH,
+        "healthy__gitlab_mr_stack_merge": ["no_progress"],
+        "healthy__s3_landing_ingest": ["no_progress"],
         "healthy__backfill_then_checksum_verify": ["no_progress"],
         "healthy__feed_poller_mostly_quiet": ["no_progress"],
         "healthy__job_poller_training": ["loop", "recurring"],
@@ -53,6 +73,14 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
     },
     1: {
         **_ALWAYS,
+        **_TENTH,
+        "healthy__code_search_token_refresh": ["loop"],
+        "healthy__gmail_support_inbox": ["repeat"],
+        "healthy__grep_quota_helper": ["repeat"],
+        "healthy__gitlab_mr_stack_merge": ["no_progress"],
+        "healthy__s3_landing_ingest": ["no_progress"],
+        "healthy__kafka_cdc_consumer": ["repeat"],
+        "healthy__stripe_event_watcher": ["repeat", "empty"],
         "healthy__backfill_then_checksum_verify": ["recurring"],
         "healthy__feed_poller_mostly_quiet": ["no_progress"],
         "healthy__migration_offset_batches": ["recurring"],
@@ -62,6 +90,9 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
     },
     5: {
         **_ALWAYS,
+        **_TENTH,
+        "healthy__gitlab_mr_stack_merge": ["no_progress"],
+        "healthy__s3_landing_ingest": ["no_progress"],
         "healthy__backfill_then_checksum_verify": ["no_progress"],
         "healthy__migration_offset_batches": ["recurring"],
         "healthy__job_poller_training": ["loop", "recurring"],
@@ -70,23 +101,28 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
     },
     10: {
         **_ALWAYS,
+        **_TENTH,
+        "healthy__gmail_support_inbox": ["repeat"],
+        "healthy__stripe_event_watcher": ["repeat", "empty"],
         "healthy__backfill_then_checksum_verify": ["recurring"],
-        "healthy__k8s_rollout_watch": ["error_rate", "recurring_error", "repeat"],
+        "healthy__k8s_rollout_watch": ["error_rate", "recurring_error"],
         "healthy__migration_offset_batches": ["recurring"],
         "healthy__job_poller_training": ["loop", "recurring"],
         "healthy__poller_inbox": ["loop"],
     },
 }
 ESCALATED: dict[int | None, set[str]] = {
-    None: {"healthy__go-limiter-clock-inject"},
+    None: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED},
     1: {
         "healthy__backfill_then_checksum_verify",
         "healthy__migration_offset_batches",
         "healthy__job_poller_training",
         "healthy__poller_inbox",
+        "healthy__log_search_checkout_500s",
+        *(_TENTH_ESCALATED - {"healthy__k8s_rollout_watch_pods", "healthy__gh_ci_wait"}),
     },
-    5: {"healthy__go-limiter-clock-inject"},
-    10: set(),
+    5: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED},
+    10: _TENTH_ESCALATED,
 }
 
 
@@ -95,9 +131,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 381
+    assert len(runs) == len(LABELS) == 417
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 247
+    assert len(healthy) == 269
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == KNOWN[per_heartbeat]
     assert {s.trace for s in healthy if s.escalated} == ESCALATED[per_heartbeat]
     missed = [

@@ -15,7 +15,8 @@ LABELS = read_labels(REAL / "labels.csv")
 # for another title; a run escalated for its invalid actions before its labelled onset; one snippet
 # of probes rerun under new file names among varied lookups (three runs of one task), and a finished
 # fix re-checked by test runs of other subsets (three runs); short customer-service runs re-reading
-# orders or a product already read, four to six actions before the customer leaves (three runs).
+# orders or a product already read, four to six actions before the customer leaves (three runs);
+# GPT-4o runs rebuilding a file they destroyed, or working on the wrong copy, each error new (two).
 MISSED = {
     "minib-g5m4k__django-11119",
     "liventc-gem3flash__django-17084",
@@ -32,6 +33,8 @@ MISSED = {
     "tau2-hagv-gpt41nano__retail-21-t0",
     "tau2-hagv-gpt41nano__retail-62-t0",
     "tau2-hagv-gpt41nano__retail-70-t0",
+    "g4o__django-15252",
+    "g4o__django-16502",
 }
 
 
@@ -42,7 +45,7 @@ def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heart
     a change that failed (borderline: one had read it could not work, the other sent the same
     return three times); stuck ones are flagged after their onset."""
     runs = replayed(REAL, per_heartbeat)
-    assert len(runs) == len(LABELS) == 153
+    assert len(runs) == len(LABELS) == 161
     healthy = {name: s for name, s in runs.items() if LABELS[name].label == "healthy"}
     assert {name: s.kinds for name, s in healthy.items() if s.anomalies} == {
         "live-s46__django-15629": ["repeat"],
@@ -50,5 +53,5 @@ def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heart
         "tau2-hagv-gpt41nano__retail-16-t0": ["recurring_error"],
     }
     stuck = {name for name in runs if LABELS[name].label == "stuck"}
-    assert len(stuck) == 61
+    assert len(stuck) == 64
     assert {name for name in stuck if not runs[name].flagged_after_onset()} == MISSED

@@ -9,7 +9,10 @@ heartbeat and at 1:
 * a crawler fetching numbered URLs with different bodies;
 * a writer writing numbered sections, each answered ``ok``;
 * a queue worker closing tickets by id (``ticket N closed``);
-* a feed poller asking ``since=<timestamp>`` and getting new items.
+* a feed poller asking ``since=<timestamp>`` and getting new items;
+* an idle queue worker long-polling (``wait_s``) a queue that is empty three
+  times in four (``{"messages": [], "request_id": ...}``) between the
+  messages it stores.
 
 Healthy: no anomaly in 20 heartbeats, and none without a metric either while
 each answer is new (one-way reading is reading). Stuck: escalated within 6.
@@ -32,7 +35,7 @@ from typing import Any
 
 import pytest
 
-KINDS = ("pager", "crawler", "writer", "queue", "feed")
+KINDS = ("pager", "crawler", "writer", "queue", "feed", "idle")
 
 AGENT = '''\
 """A {kind} agent, {health}, {per} action(s) a heartbeat."""
@@ -60,6 +63,13 @@ def _call(n):
         return "write_section", {{"number": n, "text": text}}, "ok"
     if KIND == "queue":
         return "process_ticket", {{"ticket_id": 40016 + n}}, f"ticket {{40016 + m}} closed"
+    if KIND == "idle":
+        receive = ("sqs_receive", {{"queue": "orders", "wait_s": 20}})
+        if not HEALTHY:  # a poison message, received again and again
+            return (*receive, '{{"messages": [{{"id": "m-1", "body": "order 1"}}]}}')
+        if n % 4:
+            return (*receive, f'{{{{"messages": [], "request_id": "5bd21b6a-ec89-47a6-8a0a-{{n:012d}}"}}}}')
+        return "store_order", {{"order_id": n}}, f"order {{n}} stored"
     since = f"2026-12-01T{{n // 60 % 24:02d}}:{{n % 60:02d}}:00Z"
     items = [{{"id": 7000 + m * 2 + i, "title": f"{{word}} post {{m}}.{{i}}", "at": since}} for i in range(2)]
     import json
@@ -236,7 +246,8 @@ def test_the_init_starter_agent_is_not_escalated_while_its_metric_rises(tmp_path
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_fixtures_are_what_they_say(kind: str) -> None:
     """Healthy: 29 calls of one shape with 29 results; stuck: one result (the feed's echoed
-    timestamp is volatile), except the writer, whose `ok` is the same either way."""
+    timestamp is volatile), except the writer, whose `ok` is the same either way, and the idle
+    queue worker, whose receives of nothing are one result between its orders."""
     from heartbeat.detect.detectors import prints
 
     def results(healthy: bool) -> tuple[set[str], set[str | None]]:
@@ -247,6 +258,9 @@ def test_the_fixtures_are_what_they_say(kind: str) -> None:
         return {k.shape for k in keys}, {k.result for k in keys}
 
     shapes, healthy = results(True)
-    assert len(shapes) == (8 if kind == "writer" else 1)  # a writer's sections say different things
-    assert len(healthy) == (1 if kind == "writer" else 29)
+    if kind == "idle":  # 22 receives of nothing (one result, the request id volatile), 7 orders stored
+        assert len(shapes) == 2 and len(healthy) == 1 + 7
+    else:
+        assert len(shapes) == (8 if kind == "writer" else 1)  # a writer's sections say different things
+        assert len(healthy) == (1 if kind == "writer" else 29)
     assert len(results(False)[1]) == 1

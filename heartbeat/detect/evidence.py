@@ -1,12 +1,13 @@
 """The progress metric as evidence: a rise overrules findings of "no visible effect".
 
-A detector that sees the same kind of call again and again (``near_repeat``,
-``recurring``, ``cycle``, ``loop``, ``empty``, ``recurring_error``,
-``error_rate``) guesses from the calls' shape that they have no effect. When
-the agent's own metric rose within the stretch of actions the detector looks
-at, that guess is wrong: the work had an effect. ``repeat`` (one call, one
-result, back to back) and ``no_progress`` (the metric itself) stand whatever
-the metric does. Pure functions of the kept samples and actions, so a live
+A detector that sees the same kind of call again and again (``repeat``,
+``near_repeat``, ``recurring``, ``cycle``, ``loop``, ``empty``,
+``recurring_error``, ``error_rate``) guesses from the calls' shape that they
+have no effect. When the agent's own metric rose within the stretch of
+actions the detector looks at, that guess is wrong: the work had an effect
+(a queue worker polling an empty queue three times between the messages it
+processes). ``no_progress`` (the metric itself) stands whatever the metric
+does. Pure functions of the kept samples and actions, so a live
 Monitor and one seeded from the saved state (or a replay) agree.
 """
 
@@ -20,7 +21,7 @@ from ..core.models import Anomaly, ProgressSample
 __all__ = ["NO_VISIBLE_EFFECT", "last_rise", "overruled", "standing"]
 
 NO_VISIBLE_EFFECT: frozenset[str] = frozenset(
-    {"loop", "near_repeat", "recurring", "recurring_error", "cycle", "empty", "error_rate"}
+    {"repeat", "loop", "near_repeat", "recurring", "recurring_error", "cycle", "empty", "error_rate"}
 )
 """The kinds a rise of the progress metric within their stretch overrules."""
 

@@ -44,9 +44,10 @@ from datetime import datetime
 from ...core.models import Anomaly
 from .calls import searches, silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
-from .fingerprints import ENVELOPE_LONGEST, prints
+from .envelope import ENVELOPE_LONGEST
+from .fingerprints import prints
 
-__all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "is_empty_answer"]
+__all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "idle_poll", "is_empty_answer"]
 
 EMPTY_ANSWERS = (
     "",
@@ -96,6 +97,14 @@ _EMPTY_LONGEST = ENVELOPE_LONGEST
 def is_empty_answer(length: int | None, result: str | None) -> bool:
     """Whether an output of ``length`` stripped characters and result key ``result`` is empty."""
     return length is not None and length <= _EMPTY_LONGEST and result in _EMPTY_RESULTS
+
+
+def idle_poll(action: ActionView, length: int | None) -> bool:
+    """Whether ``action`` is a long poll that found nothing yet (an idle queue worker's receive, see
+    :func:`.calls.waits`): waiting for work, neither a repeat nor the same result again."""
+    return (
+        is_empty_answer(length, action.result) and action.error is None and waits(action.tool, action.summary)
+    )
 
 
 def _asks_in_vain(action: ActionView, length: int | None) -> bool:

@@ -52,10 +52,10 @@ from typing import Any, NamedTuple
 from ...base.credentials import holds_credentials, mask_credential_text, mask_credentials
 from ...core.models import TEXT_LIMIT, clip, printable
 from .canonical import canonical_args, encode, join
+from .envelope import ENVELOPE_LONGEST, empty_envelope
 from .words import failure_words, unbracketed
 
 __all__ = [
-    "ENVELOPE_LONGEST",
     "Prints",
     "action_keys",
     "error_key",
@@ -449,18 +449,14 @@ def action_keys(
     return hasher.hexdigest(), shape, result, _summary(tool, canonical, plain), length, failure
 
 
-# A JSON object holding nothing but empty values (``{"messages": []}``, ``{"items": [], "next": null}``):
-# an API's envelope around no answer, the same result as ``{}``. A 0 or false is data, not nothing.
-ENVELOPE_LONGEST = _ALWAYS_MASKED
-"""The longest output read as an empty envelope (characters, stripped)."""
-_EMPTY_ENVELOPE = re.compile(
-    r'\{\s*"[^"]*"\s*:\s*(?:\[\s*\]|\{\s*\}|null|"")(?:\s*,\s*"[^"]*"\s*:\s*(?:\[\s*\]|\{\s*\}|null|""))*\s*\}'
-)
-
-
 def _output_result(stripped: str) -> str:
     """The result key of a stripped output (of an action that did not fail)."""
-    if stripped[:1] == "{" and len(stripped) <= ENVELOPE_LONGEST and _EMPTY_ENVELOPE.fullmatch(stripped):
+    if (
+        stripped[:1] == "{"
+        and "[]" in stripped
+        and len(stripped) <= ENVELOPE_LONGEST
+        and empty_envelope(stripped)
+    ):
         stripped = "{}"
     out = _bytes(stripped)
     if (len(out) <= _ALWAYS_MASKED or _has_volatile(out)) and _may_hold_volatile(stripped, out):

@@ -43,6 +43,7 @@ _CYCLE_KEPT = 20  # steps of a cycle kept in the evidence, so state.json stays s
 WAIT_EXTRA = 2
 """How many more passes than R a cycle that waits needs (see :meth:`Loop.repeats_for`)."""
 
+
 def moved_on(actions: Sequence[ActionView], period: int, passes: int = 2) -> bool:
     """Whether one of the newest ``passes`` passes of a ``period``-step cycle got an answer the
     pass before it did not, from a call that is no act (or one that waits: what it answers is what

@@ -59,6 +59,7 @@ from .contract import (
     tail_of,
     tool_limits,
 )
+from .empty import idle_poll
 from .fingerprints import pattern
 
 __all__ = ["Recurring", "RecurringTracker"]
@@ -106,8 +107,8 @@ def _keys(action: ActionView, min_chars: int) -> tuple[str | None, str | None]:
     """(call+result key, output key) of an action; None where it has none."""
     result = action.result
     length = action.output_len
-    if result is None or action.error is not None or length is None:
-        return None, None
+    if result is None or action.error is not None or length is None or idle_poll(action, length):
+        return None, None  # a long poll that found nothing yet waits for work: no result to count
     if length > min_chars:
         if acts_by_name(action.tool):
             # An act confirms as it always does ("Episode finished, reward = 1"): no page it

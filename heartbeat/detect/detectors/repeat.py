@@ -26,7 +26,7 @@ from datetime import datetime
 
 from ...config.file import ToolThreshold
 from ...core.models import Anomaly
-from .calls import speaks, waits
+from .calls import speaks
 from .contract import (
     ActionTracker,
     ActionView,
@@ -38,7 +38,7 @@ from .contract import (
     need_int,
     times,
 )
-from .empty import is_empty_answer
+from .empty import idle_poll
 
 __all__ = ["MALFORMED_EXTRA", "Repeat", "RepeatTracker"]
 
@@ -56,14 +56,6 @@ def _link(tool: str, fingerprint: str, result: str | None, error: str | None) ->
     if error is not None:
         return (f"{fingerprint}\x00!", error, result)
     return (fingerprint if result is None or speaks(tool) else f"{fingerprint}\x00{result}", None, None)
-
-
-def _idle(action: ActionView, length: int | None) -> bool:
-    """Whether ``action`` is a long poll that found nothing yet (an idle queue worker's receive):
-    waiting for work is no repeat."""
-    return (
-        is_empty_answer(length, action.result) and action.error is None and waits(action.tool, action.summary)
-    )
 
 
 def _goes_on(before: _Link, after: _Link) -> bool:
@@ -134,7 +126,7 @@ class Repeat:
         for action in reversed(history.actions):
             if action.tool in self._skip:
                 continue
-            if _idle(action, action.output_len):
+            if idle_poll(action, action.output_len):
                 break
             link = _link(action.tool, action.fingerprint, action.result, action.error)
             if after is not None and not _goes_on(link, after):
@@ -193,7 +185,7 @@ class RepeatTracker(StepTracker):
         for action in reversed(history.actions):
             if action.tool in self._skip:
                 continue
-            if _idle(action, action.output_len):
+            if idle_poll(action, action.output_len):
                 break
             link = _link(action.tool, action.fingerprint, action.result, action.error)
             if after is not None and not _goes_on(link, after):
@@ -216,7 +208,7 @@ class RepeatTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
         if tool in self._skip:
             return None
-        if _idle(action, length):
+        if idle_poll(action, length):
             self._last = None
             self._run = 0
             return None

@@ -193,11 +193,26 @@ def test_the_same_result_means_the_same_content() -> None:
 
 
 def test_an_envelope_around_nothing_is_the_empty_result() -> None:
-    """``{"messages": []}`` and ``{"items": [], "next": null}`` are ``{}``; a 0, a false, a value is data."""
+    """``{"messages": []}`` and ``{"total": 0, "results": []}`` are ``{}``: lists all empty, counts and
+    metadata around them; a ``true`` or an item in a list is an answer."""
     empty = prints("t", None, "{}").result
-    for text in ('{"messages": []}', '{"Messages":[]}', '{"items": [], "next": null, "cursor": ""}'):
+    for text in (
+        '{"messages": []}',
+        '{"Messages":[]}',
+        '{"items": [], "next": null, "cursor": ""}',
+        '{"total": 0, "results": [], "took_ms": 37}',  # counts and timings around no answer
+        '{"Messages": [], "ResponseMetadata": {"RequestId": "5bd21b6a", "HTTPStatusCode": 200}}',
+        '{"has_more": false, "data": []}',
+    ):
         assert prints("t", None, text).result == empty, text
-    for text in ('{"deleted": 0}', '{"ok": false}', '{"ok": true, "errors": []}', '{"items": [1]}'):
+    for text in (
+        '{"deleted": 0}',
+        '{"ok": false}',
+        '{"ok": true, "errors": []}',  # a true is an answer
+        '{"items": [1]}',
+        '{"records": [], "assignment": [{"partition": 0}]}',  # an item in any list is
+        '{"resultSizeEstimate": 0}',  # no list: a count, not an envelope
+    ):
         assert prints("t", None, text).result != empty, text
 
 

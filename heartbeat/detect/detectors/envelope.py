@@ -1,0 +1,42 @@
+"""An API's envelope around no answer: ``{"messages": []}``, ``{"total": 0, "results": []}``.
+
+Such an answer is the same result as ``{}`` (see :mod:`.fingerprints`), and
+an empty answer (see :mod:`.empty`): a queue with nothing in it, a search
+with no hit, a page past the last, whatever the API wraps around it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["ENVELOPE_LONGEST", "empty_envelope"]
+
+# A JSON object around no answer (``{"messages": []}``, ``{"total": 0, "results": [], "took_ms": 37}``,
+# ``{"Messages": [], "ResponseMetadata": {...}}``): a list in it, every list in it empty, the rest
+# counts, timings, texts and metadata. It is the same result as ``{}``. A ``true`` is an answer
+# (``{"valid": true, "errors": []}``), and so is any item in a list.
+ENVELOPE_LONGEST = 300
+"""The longest output read as an empty envelope (characters, stripped)."""
+
+
+def empty_envelope(stripped: str) -> bool:
+    """Whether ``stripped`` (a JSON object, by its first character) is an envelope around no answer."""
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and _holds_nothing(data, top=True)
+
+
+def _holds_nothing(data: dict[Any, Any], top: bool) -> bool:
+    """No item in any list of ``data`` and no ``true``; at the top, one list at least."""
+    lists = 0
+    for value in data.values():
+        if value is True or (isinstance(value, list) and value):
+            return False
+        if isinstance(value, list):
+            lists += 1
+        elif isinstance(value, dict) and not _holds_nothing(value, top=False):
+            return False
+    return lists > 0 or not top
