@@ -88,6 +88,7 @@ def crash_step(ctx: Any) -> None:
     else:
         ctx.record("read", {"page": ctx.tick}, output=f"page {ctx.tick}: new text here")
         ctx.record("write", {"note": ctx.tick}, output="saved a note of some length")
+        ctx.data["done"] = int(ctx.data.get("done", 0)) + 1
     ctx.data.pop("client", None)
     if ctx.tick % 13 == 0:
         ctx.data["client"] = object()  # cannot be saved as it is
@@ -99,8 +100,8 @@ def crash_step(ctx: Any) -> None:
 
 
 def crash_progress(ctx: Any) -> float:
-    """Moves every tick, so only the stuck actions make the agent stuck."""
-    return float(ctx.data.get("n", 0))
+    """Moves with every working tick and stays flat on the stuck ones (a rise would overrule them)."""
+    return float(ctx.data.get("done", 0))
 
 
 def race_step(ctx: Any) -> None:
@@ -121,6 +122,7 @@ def race_step(ctx: Any) -> None:
                 break
     else:
         ctx.record("work", {"tick": ctx.tick}, output=f"did unit of work {ctx.tick}")
+        ctx.data["done"] = int(ctx.data.get("done", 0)) + 1
     if ctx.tick % 6 == 0:
         raise RuntimeError("flaky tool")
     if ctx.tick % 10 == 0:
@@ -128,8 +130,8 @@ def race_step(ctx: Any) -> None:
 
 
 def race_progress(ctx: Any) -> float:
-    """Moves with every call."""
-    return float(ctx.data.get("n", 0))
+    """Moves with every working call and stays flat on the stuck ones (a rise would overrule them)."""
+    return float(ctx.data.get("done", 0))
 
 
 def noop_step(ctx: Any) -> None:

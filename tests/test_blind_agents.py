@@ -59,10 +59,21 @@ _TENTH = {
     "healthy__status_feed_watcher": ["recurring", "cycle"],
 }
 _TENTH_ESCALATED = set(_TENTH) - {"healthy__log_search_checkout_500s"}
+# Consumers and watchers polling into nothing three times in a row in a heartbeat whose metric did
+# not rise (a rise overrules a repeat only within its N calls), and a stalled rollout's status.
+_IDLE = {
+    name: ["repeat"]
+    for name in ("healthy__airflow_dag_wait", "healthy__es_scroll_export", "healthy__slack_access_requests")
+}
 KNOWN: dict[int | None, dict[str, list[str]]] = {
     None: {
         **_ALWAYS,
         **_TENTH,
+        **_IDLE,
+        "healthy__gmail_support_inbox": ["repeat"],
+        "healthy__k8s_rollout_watch": ["repeat"],
+        "healthy__kafka_cdc_consumer": ["repeat"],
+        "healthy__stripe_event_watcher": ["repeat"],
         "healthy__gitlab_mr_stack_merge": ["no_progress"],
         "healthy__s3_landing_ingest": ["no_progress"],
         "healthy__backfill_then_checksum_verify": ["no_progress"],
@@ -74,6 +85,8 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
     1: {
         **_ALWAYS,
         **_TENTH,
+        **_IDLE,
+        "healthy__k8s_rollout_watch": ["repeat"],
         "healthy__code_search_token_refresh": ["loop"],
         "healthy__gmail_support_inbox": ["repeat"],
         "healthy__grep_quota_helper": ["repeat"],
@@ -91,6 +104,10 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
     5: {
         **_ALWAYS,
         **_TENTH,
+        **_IDLE,
+        "healthy__gmail_support_inbox": ["repeat"],
+        "healthy__kafka_cdc_consumer": ["repeat"],
+        "healthy__stripe_event_watcher": ["repeat"],
         "healthy__gitlab_mr_stack_merge": ["no_progress"],
         "healthy__s3_landing_ingest": ["no_progress"],
         "healthy__backfill_then_checksum_verify": ["no_progress"],
@@ -102,6 +119,8 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
     10: {
         **_ALWAYS,
         **_TENTH,
+        "healthy__es_scroll_export": ["repeat"],
+        "healthy__slack_access_requests": ["repeat"],
         "healthy__gmail_support_inbox": ["repeat"],
         "healthy__stripe_event_watcher": ["repeat", "empty"],
         "healthy__backfill_then_checksum_verify": ["recurring"],
@@ -112,16 +131,20 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
     },
 }
 ESCALATED: dict[int | None, set[str]] = {
-    None: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED},
+    None: {"healthy__go-limiter-clock-inject", "healthy__kafka_cdc_consumer", *_TENTH_ESCALATED},
     1: {
         "healthy__backfill_then_checksum_verify",
         "healthy__migration_offset_batches",
         "healthy__job_poller_training",
         "healthy__poller_inbox",
         "healthy__log_search_checkout_500s",
+        "healthy__es_scroll_export",
+        "healthy__kafka_cdc_consumer",
+        "healthy__slack_access_requests",
+        "healthy__stripe_event_watcher",
         *(_TENTH_ESCALATED - {"healthy__k8s_rollout_watch_pods", "healthy__gh_ci_wait"}),
     },
-    5: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED},
+    5: {"healthy__go-limiter-clock-inject", "healthy__kafka_cdc_consumer", *_TENTH_ESCALATED},
     10: _TENTH_ESCALATED,
 }
 

@@ -125,11 +125,13 @@ class Monitor:
         # rose (0: it has not risen in the kept samples), and per kind the stretch of actions
         # its detector counts over (its window; a look-back beyond it only qualifies what it
         # counts). A finding of "no visible effect" whose stretch reaches back to that rise is
-        # overruled: the work had an effect. _overruled_to: the last index any kind may be.
+        # overruled: the work had an effect; for repeat, its N calls (a repeat run that goes on
+        # past a rise is judged again). _overruled_to: the last index any kind may be.
         self._stretch: dict[str, int] = {}
         for det in found:
             if type(det) in BUILT_IN and det.kind in NO_VISIBLE_EFFECT:
-                self._stretch[det.kind] = max(1, getattr(det, "window", 0) or _needs(det))
+                own = getattr(det, "threshold", 0) if det.kind == "repeat" else getattr(det, "window", 0)
+                self._stretch[det.kind] = max(1, own or _needs(det))
         self._rise_index = 0
         self._overruled_to = 0
         self._rise_from_samples()

@@ -691,8 +691,8 @@ def test_a_rise_speaks_only_for_the_stretch_that_holds_actions_from_before_it() 
     monitor.add_progress(5.0, now=T0)  # rose: speaks for actions 1..5
     assert monitor.rise_index == 5
     assert monitor.overruled("recurring", 34) and not monitor.overruled("recurring", 35)
-    # repeat counts over N + 3 (a rejected turn's run): the rise speaks for a run reaching back to it.
-    assert monitor.overruled("repeat", 10) and not monitor.overruled("repeat", 11)
+    # repeat's stretch is its N calls: a run that goes on past the rise is judged again.
+    assert monitor.overruled("repeat", 7) and not monitor.overruled("repeat", 8)
     hits: list[list[str]] = []
     for tick in range(2, 10):  # actions 6..45, five a heartbeat, the metric flat
         monitor.start_tick(tick)
