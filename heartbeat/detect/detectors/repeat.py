@@ -66,6 +66,26 @@ def _goes_on(before: _Link, after: _Link) -> bool:
     return after[0] == before[0] and (after[1] is None or after[1] != before[1] or after[2] == before[2])
 
 
+def _newest_run(actions: Sequence[ActionView], skip: Collection[str]) -> tuple[_Link | None, int]:
+    """The newest action's link (None when there is none) and how many actions, back from it, go on
+    with its run; tools in ``skip`` are passed over, a long poll that found nothing yet ends it."""
+    newest: _Link | None = None
+    after: _Link | None = None
+    run = 0
+    for action in reversed(actions):
+        if action.tool in skip:
+            continue
+        if idle_poll(action, action.output_len):
+            break
+        link = _link(action.tool, action.fingerprint, action.result, action.error)
+        if after is not None and not _goes_on(link, after):
+            break
+        newest = newest or link
+        after = link
+        run += 1
+    return newest, run
+
+
 @dataclass(frozen=True)
 class Repeat:
     """``repeat``: the last N actions are one call with one result (N per tool, or ``"off"``)."""
@@ -121,18 +141,7 @@ class Repeat:
         last = history.last
         if last is None or (limit := self.limit_for(last)) is None:
             return None
-        run = 0
-        after: _Link | None = None
-        for action in reversed(history.actions):
-            if action.tool in self._skip:
-                continue
-            if idle_poll(action, action.output_len):
-                break
-            link = _link(action.tool, action.fingerprint, action.result, action.error)
-            if after is not None and not _goes_on(link, after):
-                break
-            after = link
-            run += 1
+        run = _newest_run(history.actions, self._skip)[1]
         return self._report(last, run, history.tick, now) if run >= limit else None
 
     def tracker(self, history: History) -> ActionTracker:
@@ -179,22 +188,7 @@ class RepeatTracker(StepTracker):
         # No run shorter than the lowest threshold trips: most pushes need no per-tool lookup.
         self._floor = min([det.threshold, *det._limits.values()])
         # Seeded from the newest end: only the current run matters, not the whole history.
-        newest: _Link | None = None
-        after: _Link | None = None
-        run = 0
-        for action in reversed(history.actions):
-            if action.tool in self._skip:
-                continue
-            if idle_poll(action, action.output_len):
-                break
-            link = _link(action.tool, action.fingerprint, action.result, action.error)
-            if after is not None and not _goes_on(link, after):
-                break
-            newest = newest or link
-            after = link
-            run += 1
-        self._last = newest
-        self._run = run
+        self._last, self._run = _newest_run(history.actions, self._skip)
 
     def step(
         self,
