@@ -6,8 +6,9 @@ A detector that sees the same kind of call again and again (``repeat``,
 have no effect. When the agent's own metric rose within the stretch of
 actions the detector looks at, that guess is wrong: the work had an effect
 (a queue worker polling an empty queue three times between the messages it
-processes). ``no_progress`` (the metric itself) stands whatever the metric
-does. Pure functions of the kept samples and actions, so a live
+processes). Each such detector declares its ``stretch``, the newest actions
+a finding speaks for; ``no_progress`` (the metric itself) declares none and
+stands whatever the metric does. Pure functions of the kept samples and actions, so a live
 Monitor and one seeded from the saved state (or a replay) agree.
 """
 
@@ -18,12 +19,7 @@ from typing import Protocol
 
 from ..core.models import Anomaly, ProgressSample
 
-__all__ = ["NO_VISIBLE_EFFECT", "last_rise", "overruled", "standing"]
-
-NO_VISIBLE_EFFECT: frozenset[str] = frozenset(
-    {"repeat", "loop", "near_repeat", "recurring", "recurring_error", "cycle", "empty", "error_rate"}
-)
-"""The kinds a rise of the progress metric within their stretch overrules."""
+__all__ = ["last_rise", "overruled", "standing"]
 
 
 class _Indexed(Protocol):

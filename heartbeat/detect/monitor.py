@@ -58,7 +58,7 @@ from .detectors import (
 from .detectors.contract import construct
 from .detectors.fingerprints import action_keys, error_text
 from .detectors.window import NAMES_KEPT, forget_before
-from .evidence import NO_VISIBLE_EFFECT, last_rise, overruled, standing
+from .evidence import last_rise, overruled, standing
 from .recorded import LightAction, as_record, cost_of, keyed_record, need_aware
 
 _new_light = tuple.__new__
@@ -123,15 +123,14 @@ class Monitor:
         self._reported: set[str] = set()
         # The progress metric as evidence: the newest action recorded before the metric last
         # rose (0: it has not risen in the kept samples), and per kind the stretch of actions
-        # its detector counts over (its window; a look-back beyond it only qualifies what it
-        # counts). A finding of "no visible effect" whose stretch reaches back to that rise is
-        # overruled: the work had an effect; for repeat, its N calls (a repeat run that goes on
-        # past a rise is judged again). _overruled_to: the last index any kind may be.
+        # its findings speak for, as its detector declares it (none: the metric never overrules
+        # it). A finding of "no visible effect" whose stretch reaches back to that rise is
+        # overruled: the work had an effect. _overruled_to: the last index any kind may be.
         self._stretch: dict[str, int] = {}
         for det in found:
-            if type(det) in BUILT_IN and det.kind in NO_VISIBLE_EFFECT:
-                own = getattr(det, "threshold", 0) if det.kind == "repeat" else getattr(det, "window", 0)
-                self._stretch[det.kind] = max(1, own or _needs(det))
+            stretch = getattr(det, "stretch", None)
+            if isinstance(stretch, int) and not isinstance(stretch, bool) and stretch > 0:
+                self._stretch[det.kind] = stretch
         self._rise_index = 0
         self._overruled_to = 0
         self._rise_from_samples()
@@ -471,10 +470,16 @@ class Monitor:
                 first = _first(first, self._keep(det, found))
         return first
 
-    def _keep(self, det: Detector, found: object) -> Anomaly:
-        """Keep a new anomaly in ``tick_anomalies``; one of a kind reported before comes back ``again``."""
+    def _keep(self, det: Detector, found: object) -> Anomaly | None:
+        """Keep a new anomaly in ``tick_anomalies``; one of a kind reported before comes back
+        ``again``; None for one the progress metric overrules (a custom detector's: the built-in
+        trackers are told not to report it)."""
         if not isinstance(found, Anomaly):
             raise TypeError(f"detector {det!r} returned {found!r}, not an Anomaly or None")
+        if found.action is not None and overruled(
+            self._stretch.get(found.kind), found.action, self._rise_index
+        ):
+            return None
         if found.kind in self._reported:
             return construct(Anomaly, {**found.__dict__, "again": True})  # model_copy costs more
         self._reported.add(found.kind)
@@ -486,8 +491,10 @@ class Monitor:
         return found
 
 
-def _first(first: Anomaly | None, found: Anomaly) -> Anomaly:
+def _first(first: Anomaly | None, found: Anomaly | None) -> Anomaly | None:
     """What an action reports: the first anomaly it tripped, a new finding before one seen again."""
+    if found is None:
+        return first
     return found if first is None or (first.again and not found.again) else first
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from heartbeat.config.file import DetectorsConfig
 from heartbeat.core.models import ProgressSample
-from heartbeat.detect.evidence import NO_VISIBLE_EFFECT, last_rise, overruled
+from heartbeat.detect.detectors import build_detectors
+from heartbeat.detect.evidence import last_rise, overruled
 from heartbeat.testing import action
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -30,5 +32,19 @@ def test_a_finding_is_overruled_while_its_stretch_holds_an_action_from_before_th
     assert overruled(15, 20, 6) and not overruled(15, 20, 5)
     assert not overruled(None, 20, 19)  # no_progress is never overruled
     assert not overruled(15, 20, 0)  # no rise
-    assert "repeat" in NO_VISIBLE_EFFECT and "no_progress" not in NO_VISIBLE_EFFECT
-    assert {"near_repeat", "recurring", "cycle"} <= NO_VISIBLE_EFFECT
+
+
+def test_each_detector_of_no_visible_effect_declares_the_stretch_its_findings_speak_for() -> None:
+    """repeat: its N calls; empty: its longest run; the others their window; no_progress none."""
+    stretch = {d.kind: getattr(d, "stretch", None) for d in build_detectors(DetectorsConfig())}
+    assert stretch == {
+        "repeat": 3,
+        "loop": 20,
+        "near_repeat": 15,
+        "recurring": 30,
+        "recurring_error": 10,
+        "cycle": 30,
+        "empty": 5,
+        "error_rate": 10,
+        "no_progress": None,
+    }

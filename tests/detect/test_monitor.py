@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -757,3 +758,32 @@ def test_an_agent_naming_a_new_tool_at_every_call_grows_no_index_for_ever() -> N
     failed = [t._failed for t in trackers if hasattr(t, "_failed")]
     assert failed and all(len(index) <= NAMES_KEPT + 1 for index in failed)
     assert len(monitor._successes) <= NAMES_KEPT + 1
+
+
+@dataclass(frozen=True)
+class _Busy:
+    """A custom detector that fires on every action, with or without a declared stretch."""
+
+    stretch: int | None = None
+    kind: str = "busy"
+
+    def check(self, history: History, now: datetime) -> Anomaly | None:
+        last = history.actions[-1]
+        return Anomaly(kind=self.kind, message="busy", tick=last.tick, action=last.index, at=now)
+
+
+def test_a_custom_detector_that_declares_a_stretch_is_overruled_by_a_rise_within_it() -> None:
+    """Declaring ``stretch`` says a finding only guesses that the calls had no effect: a rise
+    within its last ``stretch`` actions overrules it; a detector that declares none stands."""
+    found: dict[int | None, list[int | None]] = {}
+    for stretch in (4, None):
+        monitor = Monitor(detectors=[_Busy(stretch)])
+        monitor.start_tick(1)
+        monitor.record("work", {"i": 0}, output="done 0", now=T0)
+        monitor.add_progress(0.0, now=T0)
+        monitor.add_progress(1.0, now=T0)  # rose: speaks for action 1
+        monitor.start_tick(2)
+        hits = [monitor.record("work", {"i": i}, output=f"done {i}", now=T0) for i in range(1, 6)]
+        found[stretch] = [hit and hit.action for hit in hits]
+    # actions 2..4 hold action 1 in their last 4; from 5 on the detector judges alone again
+    assert found == {4: [None, None, None, 5, 6], None: [2, 3, 4, 5, 6]}

@@ -41,6 +41,7 @@ __all__ = [
     "ProgressTracker",
     "Scope",
     "StepTracker",
+    "Windowed",
     "as_detector",
     "attempted_nothing",
     "construct",
@@ -113,7 +114,10 @@ class Detector(Protocol):
     ``"action"`` (the default) after each recorded action, ``"progress"``
     after each progress sample. An optional ``tracker(history)`` returning an
     :class:`ActionTracker` (or :class:`ProgressTracker`) lets the monitor
-    skip building a :class:`History` per action.
+    skip building a :class:`History` per action. An optional ``stretch`` (an
+    int) says its findings only guess from the calls that they had no effect,
+    over the newest ``stretch`` actions: a rise of the progress metric within
+    them overrules the finding (see :mod:`heartbeat.detect.evidence`).
     """
 
     @property
@@ -153,6 +157,17 @@ class FunctionDetector:
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Call the function."""
         return self.func(history, now)
+
+
+class Windowed:
+    """A detector whose findings speak for its last ``window`` actions (its ``stretch``)."""
+
+    window: int
+
+    @property
+    def stretch(self) -> int:
+        """The newest actions a finding speaks for: a rise of the metric within them overrules it."""
+        return self.window
 
 
 def as_detector(obj: object) -> Detector:

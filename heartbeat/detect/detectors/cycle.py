@@ -34,6 +34,7 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
+    Windowed,
     attempted_nothing,
     frozen_names,
     make_anomaly,
@@ -85,7 +86,7 @@ RECENT_SHARE = 6
 
 
 @dataclass(frozen=True)
-class Cycle:
+class Cycle(Windowed):
     """``cycle``: N of the last W actions revisit a call+result seen earlier in the window."""
 
     threshold: int = 10

@@ -138,6 +138,11 @@ class Empty:
         """Past actions this detector needs to see."""
         return self.threshold + NUMBERED_EXTRA
 
+    @property
+    def stretch(self) -> int:
+        """The newest actions a finding speaks for: its longest run (a rise within it overrules)."""
+        return self.threshold + NUMBERED_EXTRA
+
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action's short output completes a run of N."""
         last = history.last

@@ -26,6 +26,7 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
+    Windowed,
     attempted_nothing,
     frozen_names,
     make_anomaly,
@@ -39,7 +40,7 @@ __all__ = ["ErrorRate", "ErrorRateTracker"]
 
 
 @dataclass(frozen=True)
-class ErrorRate:
+class ErrorRate(Windowed):
     """``error_rate``: errors / W >= T over the last W actions, once W exist, with the failures repeating."""
 
     window: int = 10

@@ -28,6 +28,7 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
+    Windowed,
     frozen_names,
     make_anomaly,
     need_int,
@@ -68,7 +69,7 @@ def _cycle_text(summaries: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True)
-class Loop:
+class Loop(Windowed):
     """``loop``: a cycle of 2+ distinct fingerprints repeats back to back at the tail of the window."""
 
     window: int = 20

@@ -30,6 +30,7 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
+    Windowed,
     frozen_names,
     make_anomaly,
     need_int,
@@ -42,7 +43,7 @@ __all__ = ["NearRepeat", "NearRepeatTracker"]
 
 
 @dataclass(frozen=True)
-class NearRepeat:
+class NearRepeat(Windowed):
     """``near_repeat``: the newest masked shape occurs N times in the last W actions, over old ground."""
 
     threshold: int = 12

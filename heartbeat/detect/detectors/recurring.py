@@ -53,6 +53,7 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
+    Windowed,
     frozen_names,
     make_anomaly,
     need_int,
@@ -130,7 +131,7 @@ def _keys(action: ActionView, min_chars: int) -> tuple[str | None, str | None]:
 
 
 @dataclass(frozen=True)
-class Recurring:
+class Recurring(Windowed):
     """``recurring``: the newest call+result (or long output) occurs N times in the last W actions."""
 
     threshold: int = 5

@@ -63,6 +63,7 @@ from .contract import (
     ActionView,
     History,
     StepTracker,
+    Windowed,
     frozen_names,
     make_anomaly,
     need_int,
@@ -206,7 +207,7 @@ def _dark(failures: Iterable[_Failure], tool: str, answered_at: int) -> int:
 
 
 @dataclass(frozen=True)
-class RecurringError:
+class RecurringError(Windowed):
     """``recurring_error``: the newest error's fingerprint occurs N times in the last W actions."""
 
     threshold: int = 3

@@ -122,6 +122,11 @@ class Repeat:
         """Past actions this detector needs to see."""
         return max([self.threshold + MALFORMED_EXTRA, *self._limits.values()])
 
+    @property
+    def stretch(self) -> int:
+        """The newest actions a finding speaks for: its N calls (a run past a rise is judged again)."""
+        return self.threshold
+
     def threshold_for(self, tool: str) -> int | None:
         """The threshold that applies to ``tool``; None when the tool is off or exempt."""
         if tool in self._skip:
