@@ -16,7 +16,8 @@ LABELS = read_labels(REAL / "labels.csv")
 # of probes rerun under new file names among varied lookups (three runs of one task), and a finished
 # fix re-checked by test runs of other subsets (three runs); short customer-service runs re-reading
 # orders or a product already read, four to six actions before the customer leaves (three runs);
-# GPT-4o runs rebuilding a file they destroyed, or working on the wrong copy, each error new (two).
+# GPT-4o runs rebuilding a file they destroyed, or working on the wrong copy, each error new (two);
+# Haiku telling a customer its tools fail while it calls none, asking again for what they lack (two).
 MISSED = {
     "minib-g5m4k__django-11119",
     "liventc-gem3flash__django-17084",
@@ -35,6 +36,8 @@ MISSED = {
     "tau2-hagv-gpt41nano__retail-70-t0",
     "g4o__django-15252",
     "g4o__django-16502",
+    "tau2loop-haiku__retail-task28",
+    "tau2loop-haiku__retail-task73",
 }
 
 
@@ -45,7 +48,7 @@ def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heart
     a change that failed (borderline: one had read it could not work, the other sent the same
     return three times); stuck ones are flagged after their onset."""
     runs = replayed(REAL, per_heartbeat)
-    assert len(runs) == len(LABELS) == 161
+    assert len(runs) == len(LABELS) == 170
     healthy = {name: s for name, s in runs.items() if LABELS[name].label == "healthy"}
     assert {name: s.kinds for name, s in healthy.items() if s.anomalies} == {
         "live-s46__django-15629": ["repeat"],
@@ -53,5 +56,8 @@ def test_no_healthy_real_run_has_an_anomaly_and_stuck_ones_are_flagged(per_heart
         "tau2-hagv-gpt41nano__retail-16-t0": ["recurring_error"],
     }
     stuck = {name for name in runs if LABELS[name].label == "stuck"}
-    assert len(stuck) == 64
-    assert {name for name in stuck if not runs[name].flagged_after_onset()} == MISSED
+    assert len(stuck) == 67
+    # At 1 action a heartbeat the empty flight searches are escalated at action 10, two before the
+    # labelled onset (its labeller's stricter reading puts it at 7): caught, but not after the onset.
+    early = {"tau2loop-haiku__airline-task25"} if per_heartbeat == 1 else set()
+    assert {name for name in stuck if not runs[name].flagged_after_onset()} == MISSED | early

@@ -217,6 +217,54 @@ def test_the_same_agent_stuck_with_a_flat_metric_is_escalated_within_6_heartbeat
     assert set(codes[: escalated_at - 1]) == {0}
 
 
+BURSTY = '''\
+"""A consumer draining a topic in bursts: a batch stored every other heartbeat, and between
+batches five polls of the empty topic in a tight loop (no wait argument: a repeat)."""
+
+HEALTHY = {healthy!r}
+
+
+def step(ctx):
+    tick = ctx.data.get("tick", 0) + 1
+    ctx.data["tick"] = tick
+    if HEALTHY and tick % 2:
+        batch = [tick * 10 + i for i in range(3)]
+        ctx.record("consume", {{"topic": "orders", "max": 50}}, output=f"{{len(batch)}} records: {{batch}}")
+        ctx.record("store_batch", {{"offsets": batch}}, output="stored")
+        ctx.data["done"] = ctx.data.get("done", 0) + len(batch)
+        return
+    for _ in range(5):
+        ctx.record("consume", {{"topic": "orders", "max": 50}}, output="0 records: []")
+
+
+def progress(ctx):
+    return ctx.data.get("done", 0)
+'''
+
+
+def test_a_consumer_polling_into_nothing_between_batches_is_not_escalated_while_its_metric_rises(
+    tmp_path: Path,
+) -> None:
+    """Five identical polls of an empty topic are a repeat, and they come back every other
+    heartbeat (the same kind after a recovery escalates at 2), but the metric rose in the
+    heartbeat before each: instructions, never a human in 20 heartbeats. The same consumer
+    whose topic never brings a batch, its metric flat, is escalated at its second heartbeat."""
+    jobs: list[tuple[str, str | None, int, bool]] = []
+    for healthy in (True, False):
+        module = f"bursty_{'ok' if healthy else 'stuck'}"
+        folder = tmp_path / module
+        folder.mkdir()
+        (folder / f"{module}.py").write_text(BURSTY.format(healthy=healthy), encoding="utf-8")
+        jobs.append((str(folder), module, 20 if healthy else 6, True))
+    runs = _run(jobs)
+    healthy = _ticks(runs[jobs[0][0]])
+    assert [t["exit_code"] for t in healthy] == [0] * 20
+    assert [t["tick"] for t in healthy if t["anomalies"]] == list(range(2, 21, 2))  # the polls: repeat
+    assert {t["decision"]["action"] for t in healthy} == {"continue", "try_alternative"}
+    stuck = [r["code"] for r in runs[jobs[1][0]]]
+    assert stuck == [0, 4, 4, 4, 4, 4]
+
+
 def test_the_init_starter_agent_is_not_escalated_while_its_metric_rises(tmp_path: Path) -> None:
     """`heartbeat init`'s own agent, as created, ticked 20 times: no anomaly, the metric 1..20."""
     init = subprocess.run(

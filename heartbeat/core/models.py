@@ -8,6 +8,7 @@ file does not grow with the length of the run.
 
 # No `from __future__ import annotations` here: pydantic would have to compile every
 # annotation string back into a type at import, which a cron tick pays for each time.
+from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any, Literal, TypeVar
@@ -31,6 +32,7 @@ __all__ = [
     "RecoveryMode",
     "Status",
     "append_bounded",
+    "rose_at",
 ]
 
 SCHEMA_VERSION = 3
@@ -182,6 +184,23 @@ class ProgressSample(_Record):
     at: AwareDatetime
     value: float | None = Field(default=None, allow_inf_nan=False)
     error: str | None = None
+
+
+def rose_at(samples: Iterable[ProgressSample]) -> int | None:
+    """The tick of the last measured sample above the measured one before it (None: no rise).
+
+    What "the metric rose" means everywhere: the detectors' evidence and the policy's.
+    """
+    previous: float | None = None
+    rose: int | None = None
+    for sample in samples:
+        value = sample.value
+        if value is None:
+            continue
+        if previous is not None and value > previous:
+            rose = sample.tick
+        previous = value
+    return rose
 
 
 class Anomaly(_Model):

@@ -10,6 +10,9 @@ the runner carries it out. The rules (README "Policy")::
         streak >= 2 and the agent did again what
         the last recovery said to avoid, or the
         same kind of stuck came back after it      -> escalate (escalate_on_ignored)
+        ... but the progress metric rose in the
+        fewest heartbeats that escalate (2; else
+        escalate_after)                            -> no escalation: try_alternative
         only no_progress fired                     -> reassess_goal
         anything else fired                        -> try_alternative
     a quiet heartbeat (no anomaly)
@@ -44,6 +47,7 @@ from .models import (
     Recovery,
     RecoveryMode,
     clip,
+    rose_at,
 )
 
 __all__ = [
@@ -214,6 +218,11 @@ def decide(
     )
 
 
+def _shortest_escalation(cfg: PolicyConfig) -> int:
+    """The fewest stuck heartbeats in a row that can escalate (2 when a recovery is ignored)."""
+    return min(cfg.escalate_after, 2) if cfg.escalate_on_ignored else cfg.escalate_after
+
+
 def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig) -> Decision:
     """The decision of enforce mode (see the module docstring)."""
     previous = state.recovery
@@ -287,6 +296,14 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
         )
     elif cfg.escalate_on_ignored and streak >= 2 and came_back:
         why = f"stuck for {streak} heartbeats and the recovery did not help: {came_back[0]} again"
+    rose = rose_at(state.progress) if why else None
+    if rose is not None and rose > tick - _shortest_escalation(cfg):
+        # The metric rose within the fewest heartbeats a stretch escalates on: the calls looked
+        # stuck between its rises (a worker polling an empty queue), but the stretch the human
+        # would be called for was not all stuck. The instructions still go out.
+        why, deferred = "", f"; the progress metric rose at heartbeat {rose}: no human called"
+    else:
+        deferred = ""
 
     if why:
         if previous is not None and previous.mode is mode:
@@ -302,7 +319,7 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
         reason=(
             f"stuck for {streak} heartbeats, on {', '.join(kinds)} alone, which never escalates: {problems}"
             if advisory and streak >= cfg.escalate_after
-            else f"stuck for {streak} of {cfg.escalate_after} heartbeats: {problems}"
+            else f"stuck for {streak} of {cfg.escalate_after} heartbeats{deferred}: {problems}"
         ),
         recovery=recovery,
         instructions=render_instructions(recovery, anomalies, stuck_streak=streak, config=cfg),

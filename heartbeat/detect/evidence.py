@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Reversible, Sequence
 from typing import Protocol
 
-from ..core.models import Anomaly, ProgressSample
+from ..core.models import Anomaly, ProgressSample, rose_at
 
 __all__ = ["last_rise", "overruled", "standing"]
 
@@ -36,18 +36,10 @@ def last_rise(samples: Iterable[ProgressSample], actions: Reversible[_Indexed]) 
     taken after the actions of its tick: the newest kept action of that tick
     or earlier is the last one the rise speaks for.
     """
-    previous: float | None = None
-    rose_at: int | None = None
-    for sample in samples:
-        value = sample.value
-        if value is None:
-            continue
-        if previous is not None and value > previous:
-            rose_at = sample.tick
-        previous = value
-    if rose_at is not None:
+    rose = rose_at(samples)
+    if rose is not None:
         for action in reversed(actions):
-            if action.tick <= rose_at:
+            if action.tick <= rose:
                 return action.index
     return 0
 

@@ -103,7 +103,7 @@ class Monitor:
         )
         self.detectors: tuple[Detector, ...] = tuple(found)
         scopes = [getattr(d, "scope", "action") for d in found]
-        needs = [_needs(d) for d in found]
+        needs = [_declared(d, "history_needed") for d in found]
         if history_limit is None:
             history_limit = max(HISTORY_LIMIT, cfg.history_needed(), *needs)
         if history_limit < 1:
@@ -122,15 +122,11 @@ class Monitor:
         self.tick_anomalies: list[Anomaly] = []
         self._reported: set[str] = set()
         # The progress metric as evidence: the newest action recorded before the metric last
-        # rose (0: it has not risen in the kept samples), and per kind the stretch of actions
-        # its findings speak for, as its detector declares it (none: the metric never overrules
-        # it). A finding of "no visible effect" whose stretch reaches back to that rise is
-        # overruled: the work had an effect. _overruled_to: the last index any kind may be.
-        self._stretch: dict[str, int] = {}
-        for det in found:
-            stretch = getattr(det, "stretch", None)
-            if isinstance(stretch, int) and not isinstance(stretch, bool) and stretch > 0:
-                self._stretch[det.kind] = stretch
+        # rose (0: no rise in the kept samples), and per kind the stretch of actions its findings
+        # speak for, as its detector declares it (none: the metric never overrules it). A finding
+        # whose stretch reaches back to that rise is overruled: the work had an effect.
+        # _overruled_to: the last index any kind may be overruled at.
+        self._stretch = {d.kind: _declared(d, "stretch") for d in found if _declared(d, "stretch") > 0}
         self._rise_index = 0
         self._overruled_to = 0
         self._rise_from_samples()
@@ -171,7 +167,7 @@ class Monitor:
                 type(det) in _WINDOWED  # a subclass may track differently
                 and not self._exempt
                 and not cast(Any, det).exempt
-                and history_limit >= max(cast(Any, det).window, _needs(det))
+                and history_limit >= max(cast(Any, det).window, _declared(det, "history_needed"))
             )
             if not exact:
                 self._reseed.append((on_progress, len(entries) - 1, det, tracker))
@@ -498,7 +494,7 @@ def _first(first: Anomaly | None, found: Anomaly | None) -> Anomaly | None:
     return found if first is None or (first.again and not found.again) else first
 
 
-def _needs(det: object) -> int:
-    """How much history a detector says it needs (0 when it does not say)."""
-    needed = getattr(det, "history_needed", 0)
-    return needed if isinstance(needed, int) and not isinstance(needed, bool) else 0
+def _declared(det: object, name: str) -> int:
+    """A count a detector declares (``history_needed``, ``stretch``); 0 when it declares none."""
+    value = getattr(det, name, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -156,7 +156,7 @@ def _replay(
     # whose answers could differ), instead of being built again from scratch.
     monitor = Monitor(config.detectors, detectors=detectors)
     secrets = config.secrets()
-    state = AgentState()  # all that decide() reads of it: the streak and the recovery
+    state = AgentState()  # all that decide() reads of it: the streak, the recovery, the samples
     escalated = False
     spend = _Spend(config)
     for tick, ((number, line), now) in enumerate(zip(lines, times, strict=True), 1):
@@ -187,6 +187,7 @@ def _replay(
             )
         monitor.add_progress(line.progress, now=now)
         anomalies = tuple(monitor.tick_anomalies)
+        state.progress = monitor.progress  # as the runner's state holds them when it decides
         decision = decide(state, anomalies, now, config.policy)
         # The live tick's own consequences (streak, recovery, escalation): replay cannot drift.
         state = settle(state, decision, anomalies, None, now, config, where=_REPLAY, explain=False).state

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import PolicyConfig, load_config
 from heartbeat.config.policy import PLACEHOLDERS, check_templates
-from heartbeat.core.models import AgentState, Anomaly, Decision, Recovery, RecoveryMode
+from heartbeat.core.models import AgentState, Anomaly, Decision, ProgressSample, Recovery, RecoveryMode
 from heartbeat.core.policy import (
     DEFAULT_TEMPLATES,
     decide,
@@ -42,11 +42,19 @@ def anomaly(kind: str, tick: int = 1, **evidence: Any) -> Anomaly:
     )
 
 
-def run(kinds_per_tick: list[list[str]], config: PolicyConfig | None = None) -> list[Decision]:
-    """Feed one tick's anomaly kinds after another, carrying the state like the runner does."""
+def run(
+    kinds_per_tick: list[list[str]],
+    config: PolicyConfig | None = None,
+    progress: list[float | None] | None = None,
+) -> list[Decision]:
+    """Feed one tick's anomaly kinds after another, carrying the state like the runner does
+    (with ``progress``, the tick's sample is kept before the policy decides, as the runner does)."""
     state = AgentState()
     decisions = []
     for tick, kinds in enumerate(kinds_per_tick, 1):
+        if progress is not None:
+            sample = ProgressSample(tick=tick, at=NOW, value=progress[tick - 1])
+            state = state.model_copy(update={"progress": [*state.progress, sample]})
         decision = decide(state, [anomaly(k, tick) for k in kinds], NOW, config)
         decisions.append(decision)
         state = state.model_copy(
@@ -149,6 +157,32 @@ def test_the_same_kind_coming_back_after_a_recovery_escalates_at_two() -> None:
     assert [d.action for d in run([["no_progress"], ["no_progress"]])] == ["reassess_goal"] * 2
     off = run([["cycle"], ["cycle"]], PolicyConfig(escalate_on_ignored=False))
     assert [d.action for d in off] == ["try_alternative"] * 2
+
+
+def test_no_human_is_called_while_the_metric_rose_within_the_shortest_escalating_stretch() -> None:
+    """The same kind back at 2 escalates, unless the metric rose in that heartbeat or the one
+    before (a worker polling an empty queue between the tickets it closes): the instructions
+    still go out. A rise two heartbeats back, or none, leaves the escalation as it was."""
+    stuck = [[], ["repeat"], ["repeat"], ["repeat"]]
+    assert run(stuck, progress=[0, 0, 0, 0])[2].action == "escalate"
+    assert run(stuck, progress=[0, 1, 1, 1])[2].action == "try_alternative"  # rose at 2
+    deferred = run(stuck, progress=[0, 0, 1, 1])
+    assert deferred[2].action == "try_alternative" and deferred[2].instructions
+    assert "the progress metric rose at heartbeat 3: no human called" in deferred[2].reason
+    assert deferred[3].action == "try_alternative"  # heartbeat 4: the rise at 3 is the one before
+    assert run([*stuck, ["repeat"]], progress=[0, 0, 1, 1, 1])[4].action == "escalate"
+    assert run(stuck, progress=[0, 1, 1, 0.5])[2].action == "try_alternative"
+    assert run(stuck, progress=[1, 0, 0, 0])[2].action == "escalate"  # falling is no rise
+    assert run(stuck, progress=[0, None, None, None])[2].action == "escalate"  # not measured
+
+
+def test_without_escalate_on_ignored_the_rise_is_looked_for_over_escalate_after() -> None:
+    """The shortest stretch that escalates is then escalate_after heartbeats long."""
+    cfg = PolicyConfig(escalate_on_ignored=False)
+    stuck = [["repeat"]] * 5
+    assert run(stuck, cfg, progress=[0, 0, 0, 0, 0])[2].action == "escalate"
+    decisions = run(stuck, cfg, progress=[0, 1, 1, 1, 1])
+    assert [d.action for d in decisions[2:]] == ["try_alternative", "try_alternative", "escalate"]
 
 
 def test_a_raw_error_rate_never_escalates_on_its_own() -> None:
