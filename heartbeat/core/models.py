@@ -187,9 +187,10 @@ class ProgressSample(_Record):
 
 
 def rose_at(samples: Iterable[ProgressSample]) -> int | None:
-    """The tick of the last measured sample above the measured one before it (None: no rise).
+    """The tick of the last measured sample above every measured one before it (None: no rise).
 
-    What "the metric rose" means everywhere: the detectors' evidence and the policy's.
+    What "the metric rose" means everywhere, the detectors' evidence and the policy's: a new
+    high, so a metric that dips and comes back (a noisy one, flat on the whole) has not moved on.
     """
     previous: float | None = None
     rose: int | None = None
@@ -199,7 +200,7 @@ def rose_at(samples: Iterable[ProgressSample]) -> int | None:
             continue
         if previous is not None and value > previous:
             rose = sample.tick
-        previous = value
+        previous = value if previous is None else max(previous, value)
     return rose
 
 

@@ -32,7 +32,7 @@ class _Indexed(Protocol):
 def last_rise(samples: Iterable[ProgressSample], actions: Reversible[_Indexed]) -> int:
     """The newest kept action the metric's last rise speaks for; 0 when no kept sample rose.
 
-    A sample rose when its value is above the measured one before it. It was
+    A sample rose when its value is above every measured one before it. It was
     taken after the actions of its tick: the newest kept action of that tick
     or earlier is the last one the rise speaks for.
     """

@@ -174,6 +174,7 @@ def test_no_human_is_called_while_the_metric_rose_within_the_shortest_escalating
     assert run(stuck, progress=[0, 1, 1, 0.5])[2].action == "try_alternative"
     assert run(stuck, progress=[1, 0, 0, 0])[2].action == "escalate"  # falling is no rise
     assert run(stuck, progress=[0, None, None, None])[2].action == "escalate"  # not measured
+    assert run(stuck, progress=[1, 0, 1, 1])[2].action == "escalate"  # back from a dip: no new high
 
 
 def test_without_escalate_on_ignored_the_rise_is_looked_for_over_escalate_after() -> None:

@@ -25,6 +25,9 @@ def test_the_last_rise_speaks_for_the_actions_up_to_its_tick() -> None:
     assert last_rise(_samples([3, 3, 2, 2]), actions) == 0  # falling is no rise
     assert last_rise(_samples([5]), actions) == 0  # one sample cannot rise
     assert last_rise(_samples([0, 1]), []) == 0  # no kept action to speak for
+    # a new high: a metric that dips and comes back has not moved on (a noisy, flat one)
+    assert last_rise(_samples([0, 5, 3, 5, 4, 5]), actions) == 4
+    assert last_rise(_samples([0, 5, 3, 6]), actions) == 8
 
 
 def test_a_finding_is_overruled_while_its_stretch_holds_an_action_from_before_the_rise() -> None:
