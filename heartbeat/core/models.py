@@ -192,15 +192,15 @@ def rose_at(samples: Iterable[ProgressSample]) -> int | None:
     What "the metric rose" means everywhere, the detectors' evidence and the policy's: a new
     high, so a metric that dips and comes back (a noisy one, flat on the whole) has not moved on.
     """
-    previous: float | None = None
+    high: float | None = None
     rose: int | None = None
     for sample in samples:
         value = sample.value
         if value is None:
             continue
-        if previous is not None and value > previous:
+        if high is not None and value > high:
             rose = sample.tick
-        previous = value if previous is None else max(previous, value)
+        high = value if high is None else max(high, value)
     return rose
 
 

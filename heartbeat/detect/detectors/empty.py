@@ -140,8 +140,8 @@ class Empty:
 
     @property
     def stretch(self) -> int:
-        """The newest actions a finding speaks for: its longest run (a rise within it overrules)."""
-        return self.threshold + NUMBERED_EXTRA
+        """The newest actions a finding speaks for: its longest run, all it looks back over."""
+        return self.history_needed
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action's short output completes a run of N."""
