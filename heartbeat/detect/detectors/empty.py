@@ -99,20 +99,25 @@ def is_empty_answer(length: int | None, result: str | None) -> bool:
     return length is not None and length <= _EMPTY_LONGEST and result in _EMPTY_RESULTS
 
 
-def idle_poll(action: ActionView, length: int | None) -> bool:
-    """Whether ``action`` is a long poll that found nothing yet (an idle queue worker's receive, see
-    :func:`.calls.waits`): waiting for work, neither a repeat nor the same result again."""
-    return (
-        is_empty_answer(length, action.result) and action.error is None and waits(action.tool, action.summary)
-    )
-
-
-def _asks_in_vain(action: ActionView, length: int | None) -> bool:
-    """An empty answer to a call that asks for something (a rare case: the cheap test first); a long
-    poll's "nothing yet" (an idle queue worker's receive) is what it waited for, no empty answer."""
+def idle_poll(action: ActionView, length: int | None, waited: bool = False) -> bool:
+    """Whether ``action`` is a poll that found nothing yet: a long poll (an idle queue worker's
+    receive, see :func:`.calls.waits`), or a call right after a wait (``waited``: an inbox looked at
+    again after sleeping 15 minutes) answered nothing. It waits for work or for a reply: neither a
+    repeat, nor the same result again, nor an empty answer."""
     return (
         is_empty_answer(length, action.result)
         and action.error is None
+        and (waited or waits(action.tool, action.summary))
+    )
+
+
+def _asks_in_vain(action: ActionView, length: int | None, waited: bool) -> bool:
+    """An empty answer to a call that asks for something (a rare case: the cheap test first); a
+    poll's "nothing yet" (see :func:`idle_poll`) is what it waited for, no empty answer."""
+    return (
+        is_empty_answer(length, action.result)
+        and action.error is None
+        and not waited
         and not silent_by_design(action.tool, action.summary)
         and not waits(action.tool, action.summary)
     )
@@ -197,7 +202,7 @@ class _Run:
 
     __slots__ = (
         *("answering", "calls", "exempt", "max_chars", "numbered", "run", "seen", "since", "start"),
-        *("by_tool", "most", "searching", "silence"),
+        *("by_tool", "most", "searching", "silence", "waited"),
     )
 
     def __init__(self, det: Empty) -> None:
@@ -219,9 +224,15 @@ class _Run:
         self.most = 0
         self.searching = False
         self.silence = False
+        self.waited = False  # whether the newest action waits: the next call is a poll
 
     def take(self, action: ActionView, length: int | None) -> bool:
         """:meth:`step` for a recorded action; True when it extended the run."""
+        waited = self.poll(action)
+        if idle_poll(action, length, waited):  # waiting for work or a reply: the run ends
+            self.seen += 1
+            self.run = 0
+            return False
         return self.step(
             action.tool,
             action.shape,
@@ -229,8 +240,15 @@ class _Run:
             action.summary,
             length,
             action.error,
-            _asks_in_vain(action, length),
+            _asks_in_vain(action, length, waited),
         )
+
+    def poll(self, action: ActionView) -> bool:
+        """Whether ``action``, the next one taken, comes right after a wait (and note if it waits)."""
+        if action.tool in self.exempt:
+            return False
+        waited, self.waited = self.waited, waits(action.tool, action.summary)
+        return waited
 
     def step(
         self,
@@ -333,12 +351,11 @@ class EmptyTracker(StepTracker):
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if length is None or error is not None:  # nothing to count, nothing to break
+            self._run.poll(action)
             self._run.seen += 1
             return None
         state = self._run
-        if not state.step(
-            tool, action.shape, fp, action.summary, length, error, _asks_in_vain(action, length)
-        ):
+        if not state.take(action, length):
             return None
         if not report or state.run < self._det.threshold:
             return None

@@ -104,12 +104,13 @@ def _polled(actions: Sequence[ActionView]) -> list[str | None]:
     return found
 
 
-def _keys(action: ActionView, min_chars: int) -> tuple[str | None, str | None]:
-    """(call+result key, output key) of an action; None where it has none."""
+def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str | None, str | None]:
+    """(call+result key, output key) of an action (``waited``: it came right after a wait); None
+    where it has none."""
     result = action.result
     length = action.output_len
-    if result is None or action.error is not None or length is None or idle_poll(action, length):
-        return None, None  # a long poll that found nothing yet waits for work: no result to count
+    if result is None or action.error is not None or length is None or idle_poll(action, length, waited):
+        return None, None  # a poll that found nothing yet waits for work or a reply: nothing to count
     if length > min_chars:
         if acts_by_name(action.tool):
             # An act confirms as it always does ("Episode finished, reward = 1"): no page it
@@ -168,10 +169,10 @@ class Recurring(Windowed):
         seq = [a for a in history.actions if a.tool not in self.exempt][-self.window - 1 :]
         polled = _polled(seq)[-self.window :]
         seq = seq[-self.window :]
-        call, output = _keys(last, self.min_chars)
+        call, output = _keys(last, self.min_chars, polled[-1] is not None)
         if call is None:
             return None
-        keys = [_keys(a, self.min_chars) for a in seq]
+        keys = [_keys(a, self.min_chars, p is not None) for a, p in zip(seq, polled, strict=True)]
         polls = [tool == last.tool for tool in polled] if polled[-1] is not None else None
         calls = since_news((c for c, _ in keys), call, polls)
         outputs = since_news((o for _, o in keys), output) if output is not None else 0
@@ -235,9 +236,9 @@ class RecurringTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        call, output = _keys(action, self._min_chars)
         poll = tool if self._waited else None
         self._waited = waits(tool, action.summary)
+        call, output = _keys(action, self._min_chars, poll is not None)
         recent = self._recent
         counts = self._counts
         if len(recent) == self._window:

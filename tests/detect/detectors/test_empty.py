@@ -305,6 +305,19 @@ def test_an_envelope_around_nothing_is_empty_and_a_long_polls_nothing_yet_is_not
     assert trips(Empty(), actions([receive] * 6)) == [None] * 6
 
 
+def test_a_look_right_after_a_wait_that_finds_nothing_waits_for_a_reply() -> None:
+    """An inbox looked at again after each 15-minute wait, answered ``{"messages": []}``, waits for
+    a reply as a long poll waits for work; looked at three times with no wait between, it is empty."""
+    look: Call = {
+        "tool": "gmail.list_messages",
+        "args": {"q": "in:inbox subject:review"},
+        "output": '{"messages": [], "resultSizeEstimate": 0}',
+    }
+    wait: Call = {"tool": "wait", "args": {"minutes": 15}, "output": "waited 15m"}
+    assert trips(Empty(), actions([look, wait] * 5)) == [None] * 10
+    assert trips(Empty(), actions([look] * 3))[-1] is not None
+
+
 def test_searches_finding_nothing_are_answers_and_a_working_agent_tries_a_few() -> None:
     """``grep`` and ``find`` answer "no match" with silence: four greps and a find for other names,
     each finding nothing, are a search going on; five greps finding nothing are empty, and so is

@@ -102,6 +102,32 @@ def test_a_poller_going_round_its_feeds_between_sleeps_moves_when_any_feed_bring
     assert hit is not None and "fetch_feed" in hit[1].message
 
 
+def test_a_look_right_after_a_wait_that_finds_nothing_is_not_counted() -> None:
+    """An inbox looked at after each wait and answered nothing waits for a reply (as a long poll
+    waits for work); looked at between other calls, the same answer six times is the same result."""
+    look: Call = {
+        "tool": "gmail.list_messages",
+        "args": {"q": "in:inbox subject:review"},
+        "output": '{"messages": [], "resultSizeEstimate": 0}',
+    }
+    wait: Call = {"tool": "wait", "args": {"minutes": 15}, "output": "waited 15m"}
+    assert first(Recurring(), actions([wait, look] * 6)) is None
+    busy = {
+        "ben": "standup",
+        "ana": "review",
+        "raj": "lunch",
+        "kim": "offsite",
+        "lee": "retro",
+        "zoe": "plan",
+    }
+    slots: list[Call] = [
+        {"tool": "calendar.agenda", "args": {"who": who}, "output": f'{{"busy": ["{what}"]}}'}
+        for who, what in busy.items()
+    ]
+    hit = first(Recurring(), actions([call for slot in slots for call in (slot, look)]))
+    assert hit is not None and hit[0] == 10 and "gmail.list_messages" in hit[1].message
+
+
 @pytest.mark.parametrize(
     ("make", "words"),
     [
