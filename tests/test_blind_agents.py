@@ -25,6 +25,7 @@ MISSED = {
     "stuck__poll_elapsed",
     "stuck__reverify_report",
     "stuck__dataflow_job_frozen",
+    "stuck__pager_calendar_reasks_same_person",
 }
 
 
@@ -65,11 +66,37 @@ _IDLE = {
     name: ["repeat"]
     for name in ("healthy__airflow_dag_wait", "healthy__es_scroll_export", "healthy__slack_access_requests")
 }
+# The eleventh batch's (bench/blind_agents/README.md): a portal's "Add another vendor" landing on the
+# same blank form after each vendor saved (recurring); a quiet on-call watch whose every wake-up is
+# the same three checks finding nothing (loop: without a metric or `exempt`, as a job polled frozen);
+# a restore polled while its status reads "creating" for eight heartbeats; suites re-run and passing
+# alike at the end; an indexer's quiet heartbeats; metrics flat while one long job runs.
+_ELEVENTH = {
+    "healthy__browser_vendor_portal_entry": ["recurring"],
+    "healthy__data_quality_recheck": ["loop", "cycle"],
+    "healthy__embeddings_indexer_kb": ["loop"],
+    "healthy__oncall_triage_watch": ["loop", "cycle"],
+    "healthy__restore_drill_rds": ["recurring", "cycle", "loop"],
+}
+_ELEVENTH_FLAT = {
+    name: ["no_progress"]
+    for name in (
+        "healthy__db_backup_nightly",
+        "healthy__monthly_reports_email",
+        "healthy__ocr_scanned_contracts",
+        "healthy__sitemap_crawler_docs",
+        "healthy__writer_design_doc_sections",
+    )
+}
+_ELEVENTH_ESCALATED = set(_ELEVENTH) - {"healthy__embeddings_indexer_kb"}
 KNOWN: dict[int | None, dict[str, list[str]]] = {
     None: {
         **_ALWAYS,
         **_TENTH,
         **_IDLE,
+        **_ELEVENTH,
+        **_ELEVENTH_FLAT,
+        "healthy__embeddings_indexer_kb": ["loop", "no_progress"],
         "healthy__gmail_support_inbox": ["repeat"],
         "healthy__k8s_rollout_watch": ["repeat"],
         "healthy__kafka_cdc_consumer": ["repeat"],
@@ -86,6 +113,12 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         **_ALWAYS,
         **_TENTH,
         **_IDLE,
+        **_ELEVENTH,
+        **_ELEVENTH_FLAT,
+        "healthy__data_quality_recheck": ["loop"],
+        "healthy__embeddings_indexer_kb": ["loop", "no_progress"],
+        "healthy__oncall_triage_watch": ["loop"],
+        "healthy__restore_drill_rds": ["recurring", "cycle"],
         "healthy__k8s_rollout_watch": ["repeat"],
         "healthy__code_search_token_refresh": ["loop"],
         "healthy__gmail_support_inbox": ["repeat"],
@@ -105,6 +138,9 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         **_ALWAYS,
         **_TENTH,
         **_IDLE,
+        **_ELEVENTH,
+        "healthy__oncall_triage_watch": ["loop", "cycle", "recurring"],
+        "healthy__writer_design_doc_sections": ["no_progress"],
         "healthy__gmail_support_inbox": ["repeat"],
         "healthy__kafka_cdc_consumer": ["repeat"],
         "healthy__stripe_event_watcher": ["repeat"],
@@ -119,6 +155,8 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
     10: {
         **_ALWAYS,
         **_TENTH,
+        **_ELEVENTH,
+        "healthy__oncall_triage_watch": ["loop", "cycle", "recurring"],
         "healthy__es_scroll_export": ["repeat"],
         "healthy__slack_access_requests": ["repeat"],
         "healthy__gmail_support_inbox": ["repeat"],
@@ -134,7 +172,7 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
 # human is not called while it rose within the fewest stuck heartbeats that escalate); at one
 # action a heartbeat that is one action before, and its repeat of three polls spans more.
 ESCALATED: dict[int | None, set[str]] = {
-    None: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED},
+    None: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED, *_ELEVENTH_ESCALATED},
     1: {
         "healthy__backfill_then_checksum_verify",
         "healthy__migration_offset_batches",
@@ -146,9 +184,10 @@ ESCALATED: dict[int | None, set[str]] = {
         "healthy__slack_access_requests",
         "healthy__stripe_event_watcher",
         *(_TENTH_ESCALATED - {"healthy__k8s_rollout_watch_pods", "healthy__gh_ci_wait"}),
+        *(_ELEVENTH_ESCALATED - {"healthy__browser_vendor_portal_entry"}),
     },
-    5: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED},
-    10: _TENTH_ESCALATED,
+    5: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED, *_ELEVENTH_ESCALATED},
+    10: _TENTH_ESCALATED | (_ELEVENTH_ESCALATED - {"healthy__data_quality_recheck"}),
 }
 
 
@@ -157,9 +196,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 417
+    assert len(runs) == len(LABELS) == 465
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 269
+    assert len(healthy) == 301
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == KNOWN[per_heartbeat]
     assert {s.trace for s in healthy if s.escalated} == ESCALATED[per_heartbeat]
     missed = [
