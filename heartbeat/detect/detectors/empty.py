@@ -229,7 +229,7 @@ class _Run:
     def take(self, action: ActionView, length: int | None) -> bool:
         """:meth:`step` for a recorded action; True when it extended the run."""
         waited = self.poll(action)
-        if idle_poll(action, length, waited):  # waiting for work or a reply: the run ends
+        if idle_poll(action, length, waited) and action.tool not in self.exempt:  # waiting: the run ends
             self.seen += 1
             self.run = 0
             return False

@@ -303,6 +303,9 @@ def test_an_envelope_around_nothing_is_empty_and_a_long_polls_nothing_yet_is_not
         "output": '{"Messages": []}',
     }
     assert trips(Empty(), actions([receive] * 6)) == [None] * 6
+    # an exempt tool's long poll is not looked at: it neither counts nor ends the listing's run
+    exempt = Empty(exempt=frozenset({"sqs.receive_message"}))
+    assert trips(exempt, actions([*listing[:2], receive, listing[2]]))[-1] is not None
 
 
 def test_a_look_right_after_a_wait_that_finds_nothing_waits_for_a_reply() -> None:
