@@ -1,7 +1,7 @@
 """The policy: after a tick's detection, continue, recover or escalate.
 
-:func:`decide` is pure: it takes the state as it was before the tick, the
-tick's anomalies and ``now``, and returns a :class:`~heartbeat.core.models.Decision`;
+:func:`decide` is pure: it takes the state as it was before the tick (its
+progress samples with the tick's own), the tick's anomalies and ``now``, and returns a :class:`~heartbeat.core.models.Decision`;
 the runner carries it out. The rules (README "Policy")::
 
     a stuck heartbeat (any anomaly)  -> stuck_streak + 1, quiet 0, and
@@ -198,6 +198,9 @@ def decide(
     config: PolicyConfig | None = None,
 ) -> Decision:
     """What to do after a tick, given the state before it and the tick's anomalies.
+
+    ``state.progress`` holds the kept samples with the tick's own (the runner measures the
+    metric before it decides): a rise in it or the heartbeat before defers an escalation.
 
     ``now`` is part of the contract so time-based rules need no new
     signature; the default rules do not use it.
