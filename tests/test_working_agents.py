@@ -265,6 +265,56 @@ def test_a_consumer_polling_into_nothing_between_batches_is_not_escalated_while_
     assert stuck == [0, 4, 4, 4, 4, 4]
 
 
+WATCHER = '''\
+"""An overnight on-call watcher: every wake-up the same three checks, which find nothing but once."""
+
+import json
+
+
+def step(ctx):
+    tick = ctx.data.get("tick", 0) + 1
+    ctx.data["tick"] = tick
+    incidents = [{{"id": "Q1T7", "title": "disk 91% on db-replica-2"}}] if tick == 7 else []
+    found = json.dumps({{"incidents": incidents}})
+    ctx.record("pagerduty.list_incidents", {{"statuses": ["triggered"]}}, output=found)
+    ctx.record("prometheus.query", {{"query": "ALERTS{{alertstate='firing'}}"}}, output='{{"result": []}}')
+    ctx.record("statuspage.get_summary", {{}}, output="All Systems Operational")
+    if incidents:
+        ctx.record("pagerduty.acknowledge", {{"incident_id": "Q1T7"}}, output='{{"status": "acknowledged"}}')
+'''
+
+WATCHER_CONFIG = """\
+[agent]
+step = "watcher:step"
+state_dir = "state"
+kill_file = "KILL"
+[detectors]
+exempt = {exempt}
+"""
+
+
+def test_a_quiet_watcher_needs_its_watch_calls_exempt(tmp_path: Path) -> None:
+    """A watcher whose wake-ups are the same checks finding nothing looks like an agent polling a
+    job that froze, and with no metric it is escalated (README, Troubleshooting); with its watch
+    calls in ``[detectors] exempt`` it runs 20 heartbeats without an anomaly."""
+    jobs: list[tuple[str, str | None, int, bool]] = []
+    for name, exempt in (
+        ("plain", "[]"),
+        ("exempt", '["pagerduty.list_incidents", "prometheus.query", "statuspage.get_summary"]'),
+    ):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "watcher.py").write_text(WATCHER.format(), encoding="utf-8")
+        (folder / "heartbeat.toml").write_text(WATCHER_CONFIG.format(exempt=exempt), encoding="utf-8")
+        jobs.append((str(folder), None, 20, True))
+    runs = _run(jobs)
+    plain = [r["code"] for r in runs[jobs[0][0]]]
+    assert 4 in plain[:4]  # escalated by its fourth wake-up
+    exempt = _ticks(runs[jobs[1][0]])
+    assert [t["exit_code"] for t in exempt] == [0] * 20
+    assert [(t["tick"], a["kind"]) for t in exempt for a in t["anomalies"]] == []
+
+
 def test_the_init_starter_agent_is_not_escalated_while_its_metric_rises(tmp_path: Path) -> None:
     """`heartbeat init`'s own agent, as created, ticked 20 times: no anomaly, the metric 1..20."""
     init = subprocess.run(
