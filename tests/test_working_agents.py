@@ -17,7 +17,9 @@ heartbeat and at 1:
 Healthy: no anomaly in 20 heartbeats, and none without a metric either while
 each answer is new (one-way reading is reading). Stuck: escalated within 6.
 The ``heartbeat init`` starter agent must not be escalated while its metric
-rises.
+rises; nor a consumer that polls an empty topic between the batches it stores,
+its metric rising in the heartbeat before each round of polls. A quiet on-call
+watcher with no metric is escalated unless its watch calls are exempt.
 
 The ticks are the CLI's own ``tick`` command (``heartbeat.cli.main``), every
 one loading the state from disk and saving it, run in one child process so
