@@ -89,6 +89,110 @@ _ELEVENTH_FLAT = {
     )
 }
 _ELEVENTH_ESCALATED = set(_ELEVENTH) - {"healthy__embeddings_indexer_kb"}
+# The twelfth batch's (bench/blind_agents/README.md): scheduled agents whose wake-ups mostly find
+# nothing new (a price watched unchanged, feeds answering 304, a cost check, "nothing due"), their
+# metrics flat while no work comes, in rounds that look like loops; and agents in frameworks (none).
+_TWELFTH: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__cloud_cost_watcher": ["recurring"],
+        "healthy__dependabot_alert_handler": ["no_progress"],
+        "healthy__document_ingestion": ["no_progress"],
+        "healthy__flaky_test_quarantiner": ["no_progress"],
+        "healthy__github_issue_triager": ["empty", "no_progress"],
+        "healthy__invoice_reconciliation": ["no_progress"],
+        "healthy__meeting_notes_summariser": ["cycle"],
+        "healthy__price_drop_watcher": ["loop", "cycle"],
+        "healthy__rss_news_summariser": ["loop", "no_progress"],
+        "healthy__social_media_scheduler": ["loop"],
+        "healthy__support_inbox_responder": ["no_progress"],
+        "healthy__uptime_sla_reporter": ["no_progress"],
+    },
+    1: {
+        "healthy__backlog_groomer": ["no_progress"],
+        "healthy__cloud_cost_watcher": ["recurring"],
+        "healthy__dependabot_alert_handler": ["no_progress"],
+        "healthy__document_ingestion": ["no_progress"],
+        "healthy__expense_report_checker": ["loop", "recurring", "cycle"],
+        "healthy__flaky_test_quarantiner": ["no_progress"],
+        "healthy__github_issue_triager": ["no_progress"],
+        "healthy__invoice_reconciliation": ["no_progress"],
+        "healthy__meeting_notes_summariser": ["loop"],
+        "healthy__price_drop_watcher": ["loop"],
+        "healthy__rss_news_summariser": ["loop"],
+        "healthy__social_media_scheduler": ["loop"],
+        "healthy__support_inbox_responder": ["no_progress"],
+        "healthy__uptime_sla_reporter": ["no_progress"],
+    },
+    5: {
+        "healthy__cloud_cost_watcher": ["recurring"],
+        "healthy__dependabot_alert_handler": ["empty"],
+        "healthy__expense_report_checker": ["loop", "recurring", "cycle"],
+        "healthy__flaky_test_quarantiner": ["no_progress"],
+        "healthy__github_issue_triager": ["empty"],
+        "healthy__invoice_reconciliation": ["no_progress", "loop"],
+        "healthy__meeting_notes_summariser": ["loop"],
+        "healthy__price_drop_watcher": ["loop", "cycle"],
+        "healthy__rss_news_summariser": ["loop", "cycle", "no_progress"],
+        "healthy__social_media_scheduler": ["loop", "cycle", "recurring"],
+    },
+    10: {
+        "healthy__cloud_cost_watcher": ["recurring"],
+        "healthy__document_ingestion": ["loop", "recurring", "cycle"],
+        "healthy__expense_report_checker": ["loop", "recurring", "cycle"],
+        "healthy__meeting_notes_summariser": ["loop", "cycle"],
+        "healthy__price_drop_watcher": ["loop", "cycle", "recurring"],
+        "healthy__rss_news_summariser": ["loop", "cycle", "recurring", "no_progress"],
+        "healthy__social_media_scheduler": ["loop", "cycle", "recurring"],
+    },
+}
+_TWELFTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {
+        "healthy__cloud_cost_watcher",
+        "healthy__flaky_test_quarantiner",
+        "healthy__github_issue_triager",
+        "healthy__invoice_reconciliation",
+        "healthy__meeting_notes_summariser",
+        "healthy__price_drop_watcher",
+        "healthy__rss_news_summariser",
+        "healthy__social_media_scheduler",
+    },
+    1: {
+        "healthy__backlog_groomer",
+        "healthy__cloud_cost_watcher",
+        "healthy__expense_report_checker",
+        "healthy__flaky_test_quarantiner",
+        "healthy__github_issue_triager",
+        "healthy__invoice_reconciliation",
+        "healthy__meeting_notes_summariser",
+        "healthy__price_drop_watcher",
+        "healthy__rss_news_summariser",
+        "healthy__social_media_scheduler",
+    },
+    5: {
+        "healthy__cloud_cost_watcher",
+        "healthy__expense_report_checker",
+        "healthy__invoice_reconciliation",
+        "healthy__meeting_notes_summariser",
+        "healthy__price_drop_watcher",
+        "healthy__rss_news_summariser",
+        "healthy__social_media_scheduler",
+    },
+    10: {
+        "healthy__cloud_cost_watcher",
+        "healthy__expense_report_checker",
+        "healthy__meeting_notes_summariser",
+        "healthy__price_drop_watcher",
+        "healthy__rss_news_summariser",
+        "healthy__social_media_scheduler",
+    },
+}
+# Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
+_TWELFTH_MISSED: dict[int | None, set[str]] = {
+    None: set(),
+    1: {"stuck__meeting_notes_waits_for_missing_transcript", "stuck__support_kb_search_never_finds"},
+    5: {"stuck__meeting_notes_waits_for_missing_transcript"},
+    10: {"stuck__meeting_notes_waits_for_missing_transcript", "stuck__support_kb_search_never_finds"},
+}
 KNOWN: dict[int | None, dict[str, list[str]]] = {
     None: {
         **_ALWAYS,
@@ -115,7 +219,7 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         **_IDLE,
         **_ELEVENTH,
         **_ELEVENTH_FLAT,
-        "healthy__data_quality_recheck": ["loop"],
+        "healthy__data_quality_recheck": ["loop", "cycle"],
         "healthy__embeddings_indexer_kb": ["loop", "no_progress"],
         "healthy__oncall_triage_watch": ["loop"],
         "healthy__restore_drill_rds": ["recurring", "cycle"],
@@ -126,7 +230,6 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         "healthy__gitlab_mr_stack_merge": ["no_progress"],
         "healthy__s3_landing_ingest": ["no_progress"],
         "healthy__kafka_cdc_consumer": ["repeat"],
-        "healthy__stripe_event_watcher": ["repeat", "empty"],
         "healthy__backfill_then_checksum_verify": ["recurring"],
         "healthy__feed_poller_mostly_quiet": ["no_progress"],
         "healthy__migration_offset_batches": ["recurring"],
@@ -171,8 +274,17 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
 # The Kafka consumer's metric rose in the heartbeat before the one it would be escalated in (a
 # human is not called while it rose within the fewest stuck heartbeats that escalate); at one
 # action a heartbeat that is one action before, and its repeat of three polls spans more.
+# An idle wake-up (a heartbeat that only looked and found no work) is no evidence of being stuck: the
+# data-quality suite's quiet last heartbeats, and the on-call watch's quiet rounds, once a source it
+# looked at before answers nothing again (at its own heartbeats); at 1 a heartbeat, the Stripe watcher.
+del KNOWN[None]["healthy__data_quality_recheck"]
+KNOWN[None]["healthy__oncall_triage_watch"] = ["loop", "recurring", "cycle"]
 ESCALATED: dict[int | None, set[str]] = {
-    None: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED, *_ELEVENTH_ESCALATED},
+    None: {
+        "healthy__go-limiter-clock-inject",
+        *_TENTH_ESCALATED,
+        *(_ELEVENTH_ESCALATED - {"healthy__data_quality_recheck"}),
+    },
     1: {
         "healthy__backfill_then_checksum_verify",
         "healthy__migration_offset_batches",
@@ -182,9 +294,8 @@ ESCALATED: dict[int | None, set[str]] = {
         "healthy__es_scroll_export",
         "healthy__kafka_cdc_consumer",
         "healthy__slack_access_requests",
-        "healthy__stripe_event_watcher",
         *(_TENTH_ESCALATED - {"healthy__k8s_rollout_watch_pods", "healthy__gh_ci_wait"}),
-        *(_ELEVENTH_ESCALATED - {"healthy__browser_vendor_portal_entry"}),
+        *(_ELEVENTH_ESCALATED - {"healthy__browser_vendor_portal_entry", "healthy__data_quality_recheck"}),
     },
     5: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED, *_ELEVENTH_ESCALATED},
     10: _TENTH_ESCALATED | (_ELEVENTH_ESCALATED - {"healthy__data_quality_recheck"}),
@@ -196,16 +307,18 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 465
+    assert len(runs) == len(LABELS) == 513
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 301
-    assert {s.trace: s.kinds for s in healthy if s.anomalies} == KNOWN[per_heartbeat]
-    assert {s.trace for s in healthy if s.escalated} == ESCALATED[per_heartbeat]
+    assert len(healthy) == 333
+    known = {**KNOWN[per_heartbeat], **_TWELFTH[per_heartbeat]}
+    assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
+    escalated = ESCALATED[per_heartbeat] | _TWELFTH_ESCALATED[per_heartbeat]
+    assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
         s.trace for s in runs.values() if s.label and s.label.label == "stuck" and not s.flagged_after_onset()
     ]
     # At 1 action a heartbeat the migration that re-inserts one batch is flagged before its onset
     # (its first batches answered alike, the metric unmeasured) and not after it.
-    assert set(missed) == MISSED | (
+    assert set(missed) == MISSED | _TWELFTH_MISSED[per_heartbeat] | (
         {"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()
     )

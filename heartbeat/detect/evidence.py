@@ -50,8 +50,15 @@ def overruled(stretch: int | None, index: int, rise: int) -> bool:
     return stretch is not None and rise > 0 and index - stretch < rise
 
 
-def standing(found: Sequence[Anomaly], stretch: Mapping[str, int], rise: int) -> list[Anomaly]:
+def standing(
+    found: Sequence[Anomaly], stretch: Mapping[str, int], rise: int, idle: bool = False
+) -> list[Anomaly]:
     """The findings of ``found`` a rise speaking for the actions up to ``rise`` leaves standing:
     a kind with a ``stretch`` (its detector's counting window) is overruled at an action whose
-    stretch holds one from before the rise."""
-    return [a for a in found if a.action is None or not overruled(stretch.get(a.kind), a.action, rise)]
+    stretch holds one from before the rise; in an ``idle`` wake-up (see :mod:`.idle`), always."""
+    return [
+        a
+        for a in found
+        if not (idle and a.kind in stretch)
+        and (a.action is None or not overruled(stretch.get(a.kind), a.action, rise))
+    ]

@@ -59,6 +59,7 @@ from .detectors.contract import construct
 from .detectors.fingerprints import action_keys, error_text
 from .detectors.window import NAMES_KEPT, forget_before
 from .evidence import last_rise, overruled, standing
+from .idle import idle_wakeup
 from .recorded import LightAction, as_record, cost_of, keyed_record, need_aware
 
 _new_light = tuple.__new__
@@ -121,11 +122,8 @@ class Monitor:
         self.tick = tick
         self.tick_anomalies: list[Anomaly] = []
         self._reported: set[str] = set()
-        # The progress metric as evidence: the newest action recorded before the metric last
-        # rose (0: no rise in the kept samples), and per kind the stretch of actions its findings
-        # speak for, as its detector declares it (none: the metric never overrules it). A finding
-        # whose stretch reaches back to that rise is overruled: the work had an effect.
-        # _overruled_to: the last index any kind may be overruled at.
+        # The metric as evidence (see .evidence): per kind the stretch its detector declares (none:
+        # never overruled); _overruled_to: the last index any kind may be overruled at.
         self._stretch = {d.kind: _declared(d, "stretch") for d in found if _declared(d, "stretch") > 0}
         self._rise_index = 0
         self._overruled_to = 0
@@ -240,8 +238,7 @@ class Monitor:
         self.tick = tick
         self._reported = set()
         self.tick_anomalies = []
-        if self._rise_index:  # as one seeded from the kept history finds it (it may be trimmed)
-            self._rise_from_samples()
+        self._rise_from_samples()  # as a fresh one finds it: a trimmed sample takes its high along
         if not (reseed and self._reseed):
             return
         actions = self._visible()
@@ -406,26 +403,28 @@ class Monitor:
             ProgressSample, {"tick": self.tick, "at": now, "value": value, "error": clip(error)}
         )
         self._progress.append(sample)
-        if value is None:
-            return None
+        idle = bool(self.tick_anomalies or value is not None) and idle_wakeup(self._history, self.tick)
         rose_before = self._rise_index
-        self._rise_from_samples()
-        if self._rise_index != rose_before and self.tick_anomalies:
-            # The heartbeat's own sample speaks for every action recorded before it: the policy,
-            # which decides after it, never sees a finding of no visible effect it overrules.
-            kept = standing(self.tick_anomalies, self._stretch, self._rise_index)
+        if value is not None:
+            self._rise_from_samples()
+        if (idle or self._rise_index != rose_before) and self.tick_anomalies:
+            # The heartbeat's own sample, or its looks finding no work, speak for every action
+            # recorded before: the policy never sees a finding of no visible effect they overrule.
+            kept = standing(self.tick_anomalies, self._stretch, self._rise_index, idle)
             self._reported -= {a.kind for a in self.tick_anomalies} - {a.kind for a in kept}
             self.tick_anomalies = kept
+        if value is None:
+            return None
         first: Anomaly | None = None
         try:
             for det, kind, push in self._progress_push:
-                found = push(sample, kind not in self._reported)
-                if found is not None:
+                found = push(sample, not idle and kind not in self._reported)  # idle: no work came
+                if found is not None and not idle:
                     first = _first(first, self._keep(det, found))
         except BaseException:
             self._missed = True
             raise
-        if self._progress_checks:
+        if self._progress_checks and not idle:
             first = self._run_checks(self._progress_checks, now, first)
         return first
 

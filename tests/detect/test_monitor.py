@@ -722,6 +722,25 @@ def test_the_rise_is_the_same_for_a_monitor_seeded_from_the_saved_state() -> Non
     assert kept.rise_index == fresh.rise_index == 6  # the metric last rose after tick 2's actions
 
 
+def test_a_rise_that_appears_when_an_old_high_is_trimmed_is_seen_by_a_kept_monitor_too() -> None:
+    """A rise is a new high among the kept samples: once the old high of 5 is trimmed from them, the
+    climb from 3 to 4 is one. A kept Monitor finds it at its next heartbeat, as a fresh one seeded
+    from the same samples does, also when the sample that pushed the high out was unmeasured (it
+    was looked for again only when a rise was already known, until 2026-12-03)."""
+    kept = Monitor()
+    values: list[float | None] = [5.0, 3.0, 4.0, *[None] * (PROGRESS_LIMIT - 2)]
+    for tick, value in enumerate(values, 1):
+        kept.start_tick(tick, reseed=True)
+        kept.record("read", {"page": tick}, output=f"page {tick} of the report", now=T0)
+        kept.add_progress(value, now=T0)
+    kept.start_tick(kept.tick + 1, reseed=True)
+    fresh = Monitor(
+        history=kept.history, progress=kept.progress, actions_total=kept.actions_total, tick=kept.tick
+    )
+    assert kept.progress[0].value == 3.0  # the high of 5 is gone
+    assert kept.rise_index == fresh.rise_index > 0
+
+
 def test_record_keys_answers_as_record_did_from_the_keys_alone() -> None:
     """A Monitor fed the keys another one computed (a journal's) reports the same, action by action."""
     live, replayed = Monitor(tick=1), Monitor(tick=1)

@@ -1,0 +1,71 @@
+"""An idle wake-up: a heartbeat that looked for work, found none and did nothing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from heartbeat.detect.detectors.contract import ActionView
+from heartbeat.detect.idle import idle_wakeup
+from heartbeat.detect.monitor import Monitor
+
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+NOTHING = '{"messages": [], "resultSizeEstimate": 0}'
+
+
+Call = tuple[int, str, dict[str, str], str | None, str | None]  # tick, tool, args, output, error
+LOOK: Call = (1, "gmail.list_messages", {"q": "in:inbox is:unread"}, NOTHING, None)
+
+
+def _kept(*calls: Call) -> list[ActionView]:
+    """The actions as a Monitor keeps them (with their result keys), heartbeat by heartbeat."""
+    monitor = Monitor()
+    for tick, tool, args, output, error in calls:
+        if tick != monitor.tick:
+            monitor.start_tick(tick)
+        monitor.record(tool, args, output=output, error=error, now=T0)
+    return list(monitor.history)
+
+
+def _at(tick: int, call: Call) -> Call:
+    return (tick, *call[1:])
+
+
+def test_a_heartbeat_that_only_looked_and_found_nothing_again_is_idle() -> None:
+    """The inbox looked at in an earlier heartbeat answers nothing again: no work came."""
+    agenda: Call = (2, "calendar.agenda", {"day": "today"}, '{"busy": ["standup"]}', None)
+    assert idle_wakeup(_kept(LOOK, _at(2, LOOK), agenda), 2)
+    assert not idle_wakeup(_kept(LOOK), 1)  # nothing looked at before: no re-check
+    assert not idle_wakeup(_kept(LOOK, _at(2, LOOK)), 3)  # no action in heartbeat 3
+
+
+def test_a_heartbeat_that_acted_failed_asked_twice_or_went_silent_is_not_idle() -> None:
+    """Work, a failure, the same call twice in one wake-up, or silence (a shell gone dark)."""
+    sent: Call = (2, "gmail.send_message", {"to": "ana"}, '{"id": "m-1"}', None)
+    assert not idle_wakeup(_kept(LOOK, _at(2, LOOK), sent), 2)
+    failed: Call = (2, "gmail.list_messages", {"q": "in:inbox is:unread"}, None, "HTTP 401")
+    assert not idle_wakeup(_kept(LOOK, failed), 2)
+    assert not idle_wakeup(_kept(LOOK, _at(2, LOOK), _at(2, LOOK)), 2)
+    dark: Call = (1, "bash", {"cmd": "ls src"}, "", None)
+    assert not idle_wakeup(_kept(dark, _at(2, dark)), 2)
+
+
+def test_an_idle_wake_up_is_no_evidence_of_being_stuck() -> None:
+    """A watcher whose every wake-up is the same two looks finding nothing, its metric flat: no
+    finding of no visible effect and no no_progress; the same two looks answering "401" are stuck."""
+    found: dict[bool, list[list[str]]] = {}
+    for quiet in (True, False):
+        monitor = Monitor()
+        kinds: list[list[str]] = []
+        for tick in range(1, 9):
+            monitor.start_tick(tick, reseed=True)
+            for tool in ("gmail.list_messages", "pagerduty.list_incidents"):
+                if quiet:
+                    monitor.record(tool, {"q": "open"}, output='{"items": []}', now=T0)
+                else:
+                    monitor.record(tool, {"q": "open"}, error="HTTP 401: token expired", now=T0)
+            monitor.add_progress(3.0, now=T0)
+            kinds.append(sorted(a.kind for a in monitor.tick_anomalies))
+        found[quiet] = kinds
+    assert found[True] == [[]] * 8
+    assert any("no_progress" in kinds for kinds in found[False])
+    assert any("recurring_error" in kinds for kinds in found[False])
