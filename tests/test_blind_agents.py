@@ -145,46 +145,27 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__social_media_scheduler": ["loop", "cycle", "recurring"],
     },
 }
+# Escalated at every grouping: quiet rounds that answer something each time.
+_QUIET_ROUNDS = {
+    "healthy__cloud_cost_watcher",
+    "healthy__meeting_notes_summariser",
+    "healthy__price_drop_watcher",
+    "healthy__rss_news_summariser",
+    "healthy__social_media_scheduler",
+}
 _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
-    None: {
-        "healthy__cloud_cost_watcher",
-        "healthy__flaky_test_quarantiner",
-        "healthy__github_issue_triager",
-        "healthy__invoice_reconciliation",
-        "healthy__meeting_notes_summariser",
-        "healthy__price_drop_watcher",
-        "healthy__rss_news_summariser",
-        "healthy__social_media_scheduler",
-    },
-    1: {
+    None: _QUIET_ROUNDS
+    | {"healthy__flaky_test_quarantiner", "healthy__github_issue_triager", "healthy__invoice_reconciliation"},
+    1: _QUIET_ROUNDS
+    | {
         "healthy__backlog_groomer",
-        "healthy__cloud_cost_watcher",
         "healthy__expense_report_checker",
         "healthy__flaky_test_quarantiner",
         "healthy__github_issue_triager",
         "healthy__invoice_reconciliation",
-        "healthy__meeting_notes_summariser",
-        "healthy__price_drop_watcher",
-        "healthy__rss_news_summariser",
-        "healthy__social_media_scheduler",
     },
-    5: {
-        "healthy__cloud_cost_watcher",
-        "healthy__expense_report_checker",
-        "healthy__invoice_reconciliation",
-        "healthy__meeting_notes_summariser",
-        "healthy__price_drop_watcher",
-        "healthy__rss_news_summariser",
-        "healthy__social_media_scheduler",
-    },
-    10: {
-        "healthy__cloud_cost_watcher",
-        "healthy__expense_report_checker",
-        "healthy__meeting_notes_summariser",
-        "healthy__price_drop_watcher",
-        "healthy__rss_news_summariser",
-        "healthy__social_media_scheduler",
-    },
+    5: _QUIET_ROUNDS | {"healthy__expense_report_checker", "healthy__invoice_reconciliation"},
+    10: _QUIET_ROUNDS | {"healthy__expense_report_checker"},
 }
 # Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
 _TWELFTH_MISSED: dict[int | None, set[str]] = {
