@@ -6,10 +6,10 @@ came. Its calls look like a loop and its flat metric like no progress, yet it
 did its job. What tells it from a stuck agent is the heartbeat as a whole: it
 only looked (no act, no write, no failure, no call twice), and a source it had
 looked at in an earlier heartbeat answered nothing (an empty list, an envelope
-around nothing, "no results"; silence is a shell gone dark, not an answer). A stuck agent does, fails,
-or asks the same thing again within a heartbeat; new searches finding nothing
-ask something new each time and are no re-check. Pure: a live Monitor and a
-replay agree.
+around nothing, "no results"; silence is a shell gone dark, not an answer). A
+stuck agent does, fails, or asks the same thing again within a heartbeat; new
+searches finding nothing ask something new each time and are no re-check.
+Pure: a live Monitor and a replay agree.
 """
 
 from __future__ import annotations
