@@ -18,8 +18,9 @@ Healthy: no anomaly in 20 heartbeats, and none without a metric either while
 each answer is new (one-way reading is reading). Stuck: escalated within 6.
 The ``heartbeat init`` starter agent must not be escalated while its metric
 rises; nor a consumer that polls an empty topic between the batches it stores,
-its metric rising in the heartbeat before each round of polls. A quiet on-call
-watcher with no metric is escalated unless its watch calls are exempt.
+its metric rising in the heartbeat before each round of polls; nor an on-call
+watcher whose checks find nothing (idle wake-ups). One whose checks answer a
+status, the same each time, is escalated unless its watch calls are exempt.
 
 The ticks are the CLI's own ``tick`` command (``heartbeat.cli.main``), every
 one loading the state from disk and saving it, run in one child process so
@@ -268,26 +269,33 @@ def test_a_consumer_polling_into_nothing_between_batches_is_not_escalated_while_
 
 
 WATCHER = '''\
-"""An overnight on-call watcher: every wake-up the same three checks, which find nothing but once."""
+"""An overnight on-call watcher: every wake-up the same checks; an incident once, at wake-up 7."""
 
 import json
+
+QUIET = {quiet!r}  # its checks answer nothing when all is well; else a status, the same each time
 
 
 def step(ctx):
     tick = ctx.data.get("tick", 0) + 1
     ctx.data["tick"] = tick
     incidents = [{{"id": "Q1T7", "title": "disk 91% on db-replica-2"}}] if tick == 7 else []
-    found = json.dumps({{"incidents": incidents}})
-    ctx.record("pagerduty.list_incidents", {{"statuses": ["triggered"]}}, output=found)
-    ctx.record("prometheus.query", {{"query": "ALERTS{{alertstate='firing'}}"}}, output='{{"result": []}}')
-    ctx.record("statuspage.get_summary", {{}}, output="All Systems Operational")
+    if QUIET:
+        found = json.dumps({{"incidents": incidents}})
+        ctx.record("pagerduty.list_incidents", {{"statuses": ["triggered"]}}, output=found)
+        alerts = {{"query": "ALERTS{{alertstate='firing'}}"}}
+        ctx.record("prometheus.query", alerts, output='{{"result": []}}')
+    else:
+        summary = "1 open incident: disk 91% on db-replica-2" if incidents else "All Systems Operational"
+        ctx.record("statuspage.get_summary", {{}}, output=summary)
+        ctx.record("grafana.get_panel", {{"panel": "error-rate"}}, output="error rate 0.2% (SLO 1%)")
     if incidents:
         ctx.record("pagerduty.acknowledge", {{"incident_id": "Q1T7"}}, output='{{"status": "acknowledged"}}')
 '''
 
 WATCHER_CONFIG = """\
 [agent]
-step = "watcher:step"
+step = "{module}:step"
 state_dir = "state"
 kill_file = "KILL"
 [detectors]
@@ -295,26 +303,34 @@ exempt = {exempt}
 """
 
 
-def test_a_quiet_watcher_needs_its_watch_calls_exempt(tmp_path: Path) -> None:
-    """A watcher whose wake-ups are the same checks finding nothing looks like an agent polling a
-    job that froze, and with no metric it is escalated (README, Troubleshooting); with its watch
-    calls in ``[detectors] exempt`` it runs 20 heartbeats without an anomaly."""
+def test_a_quiet_watcher_is_idle_and_one_whose_checks_answer_a_status_needs_them_exempt(
+    tmp_path: Path,
+) -> None:
+    """A watcher whose wake-ups are the same checks finding nothing (``{"incidents": []}``) did its
+    job: idle wake-ups, no anomaly in 20 heartbeats. One whose checks answer a status, the same each
+    time, looks like an agent polling a job that froze, and with no metric it is escalated (README,
+    Troubleshooting); with its watch calls in ``[detectors] exempt`` it runs 20 heartbeats clean."""
     jobs: list[tuple[str, str | None, int, bool]] = []
-    for name, exempt in (
-        ("plain", "[]"),
-        ("exempt", '["pagerduty.list_incidents", "prometheus.query", "statuspage.get_summary"]'),
-    ):
+    cases = (
+        ("quiet", True, "[]"),
+        ("status", False, "[]"),
+        ("status_exempt", False, '["statuspage.get_summary", "grafana.get_panel"]'),
+    )
+    for name, quiet, exempt in cases:
         folder = tmp_path / name
         folder.mkdir()
-        (folder / "watcher.py").write_text(WATCHER.format(), encoding="utf-8")
-        (folder / "heartbeat.toml").write_text(WATCHER_CONFIG.format(exempt=exempt), encoding="utf-8")
+        module = f"watcher_{name}"  # one child process imports them all: one name each
+        (folder / f"{module}.py").write_text(WATCHER.format(quiet=quiet), encoding="utf-8")
+        config = WATCHER_CONFIG.format(module=module, exempt=exempt)
+        (folder / "heartbeat.toml").write_text(config, encoding="utf-8")
         jobs.append((str(folder), None, 20, True))
     runs = _run(jobs)
-    plain = [r["code"] for r in runs[jobs[0][0]]]
-    assert 4 in plain[:4]  # escalated by its fourth wake-up
-    exempt = _ticks(runs[jobs[1][0]])
-    assert [t["exit_code"] for t in exempt] == [0] * 20
-    assert [(t["tick"], a["kind"]) for t in exempt for a in t["anomalies"]] == []
+    for clean in (jobs[0][0], jobs[2][0]):
+        ticks = _ticks(runs[clean])
+        assert [t["exit_code"] for t in ticks] == [0] * 20
+        assert [(t["tick"], a["kind"]) for t in ticks for a in t["anomalies"]] == []
+    status = [r["code"] for r in runs[jobs[1][0]]]
+    assert 4 in status[:4]  # escalated by its fourth wake-up
 
 
 def test_the_init_starter_agent_is_not_escalated_while_its_metric_rises(tmp_path: Path) -> None:
