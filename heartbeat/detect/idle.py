@@ -19,14 +19,8 @@ from collections.abc import Iterable
 from .detectors.calls import silent_by_design
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
-from .detectors.fingerprints import prints
 
 __all__ = ["idle_wakeup"]
-
-SILENCE = prints("t", None, "").result
-"""The result key of no output at all (or only whitespace): silence, not an answer of nothing.
-A shell gone dark answers every command so, a source with no work answers ``[]`` or
-``{"items": []}``."""
 
 
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
@@ -46,10 +40,12 @@ def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
         if silent_by_design(action.tool, action.summary):
             return False  # it wrote or acted: work, not a look
         seen.add(action.fingerprint)
+        # A source looked at before answered nothing: no work came. Silence (no output, as for
+        # the empty detector) is no such answer: a shell gone dark answers every command so.
         if (
             action.fingerprint in earlier
-            and action.result != SILENCE
+            and action.output_len
             and is_empty_answer(action.output_len, action.result)
         ):
-            rechecked = True  # a source looked at before answered nothing: no work came
+            rechecked = True
     return rechecked

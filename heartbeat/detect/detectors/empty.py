@@ -111,15 +111,13 @@ def idle_poll(action: ActionView, length: int | None, waited: bool = False) -> b
     )
 
 
-def _asks_in_vain(action: ActionView, length: int | None, waited: bool) -> bool:
+def _asks_in_vain(action: ActionView, length: int | None) -> bool:
     """An empty answer to a call that asks for something (a rare case: the cheap test first); a
-    poll's "nothing yet" (see :func:`idle_poll`) is what it waited for, no empty answer."""
+    poll's "nothing yet" (see :func:`idle_poll`) never gets here: :meth:`_Run.take` ends the run."""
     return (
         is_empty_answer(length, action.result)
         and action.error is None
-        and not waited
         and not silent_by_design(action.tool, action.summary)
-        and not waits(action.tool, action.summary)
     )
 
 
@@ -240,7 +238,7 @@ class _Run:
             action.summary,
             length,
             action.error,
-            _asks_in_vain(action, length, waited),
+            _asks_in_vain(action, length),
         )
 
     def poll(self, action: ActionView) -> bool:
@@ -350,12 +348,8 @@ class EmptyTracker(StepTracker):
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
     ) -> Anomaly | None:
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
-        if length is None or error is not None:  # nothing to count, nothing to break
-            self._run.poll(action)
-            self._run.seen += 1
-            return None
         state = self._run
-        if not state.take(action, length):
+        if not state.take(action, length):  # no output or a failure: nothing to count or break
             return None
         if not report or state.run < self._det.threshold:
             return None
