@@ -92,6 +92,8 @@ _ELEVENTH_ESCALATED = set(_ELEVENTH) - {"healthy__embeddings_indexer_kb"}
 # The twelfth batch's (bench/blind_agents/README.md): scheduled agents whose wake-ups mostly find
 # nothing new (a price watched unchanged, feeds answering 304, a cost check, "nothing due"), their
 # metrics flat while no work comes, in rounds that look like loops; and agents in frameworks (none).
+# At its own heartbeats the invoice reconciler's quiet wake-ups are idle ones: its queries' ``>`` is
+# a comparison, no shell redirect, so they only looked.
 _TWELFTH: dict[int | None, dict[str, list[str]]] = {
     None: {
         "healthy__cloud_cost_watcher": ["recurring"],
@@ -99,7 +101,6 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__document_ingestion": ["no_progress"],
         "healthy__flaky_test_quarantiner": ["no_progress"],
         "healthy__github_issue_triager": ["empty", "no_progress"],
-        "healthy__invoice_reconciliation": ["no_progress"],
         "healthy__meeting_notes_summariser": ["cycle"],
         "healthy__price_drop_watcher": ["loop", "cycle"],
         "healthy__rss_news_summariser": ["loop", "no_progress"],
@@ -155,7 +156,7 @@ _QUIET_ROUNDS = {
 }
 _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
     None: _QUIET_ROUNDS
-    | {"healthy__flaky_test_quarantiner", "healthy__github_issue_triager", "healthy__invoice_reconciliation"},
+    | {"healthy__flaky_test_quarantiner", "healthy__github_issue_triager"},
     1: _QUIET_ROUNDS
     | {
         "healthy__backlog_groomer",

@@ -184,14 +184,25 @@ def waits(tool: str, summary: str) -> bool:
     )
 
 
+# Where a call carries a shell command: an argument named for one (its value, as the canonical
+# JSON of a summary gives it, perhaps cut short), or any argument of a tool named for a shell. A
+# ``>`` in a SQL filter or the word "export" in a search is no redirect and no command.
+_COMMAND_VALUE = re.compile(r'"(?:cmd|command|commands|script|keystrokes|code|shell)":"((?:[^"\\]|\\.)*)')
+_SHELL_TOOL = re.compile(r"(?:^|[_.\s-])(?:bash|sh|zsh|shell|terminal|console)(?:$|[_.\s-])", re.IGNORECASE)
+
+
 @lru_cache(maxsize=1024)
-def _silent_command(summary: str) -> bool:
-    return any(piece in summary for piece in _SILENT_PIECES) and _SILENT_COMMAND.search(summary) is not None
+def _silent_command(tool: str, summary: str) -> bool:
+    if not any(piece in summary for piece in _SILENT_PIECES):
+        return False
+    if _SHELL_TOOL.search(tool):
+        return _SILENT_COMMAND.search(summary) is not None
+    return any(_SILENT_COMMAND.search(value) for value in _COMMAND_VALUE.findall(summary))
 
 
 def silent_by_design(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing."""
-    return acts_by_name(tool) or _silent_command(summary)
+    return acts_by_name(tool) or _silent_command(tool, summary)
 
 
 # Programs that search, whose silence is their answer: no match.

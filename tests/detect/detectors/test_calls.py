@@ -56,3 +56,24 @@ def test_a_call_whose_argument_says_how_long_it_waits_is_a_long_poll(
 def test_a_search_is_told_by_its_program(tool: str, args: dict[str, object], search: bool) -> None:
     """``searches``: grep, rg, find and their kin, by the tool's name or the command's first word."""
     assert calls.searches(tool, summarize(tool, args)) is search
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "silent"),
+    [
+        ("cat", {"cmd": "cat <<EOF > repro.py\nprint(1)\nEOF"}, True),
+        ("python", {"cmd": "python gen.py > out.txt"}, True),
+        ("bash", {"command": "sed -i 's/a/b/' x.py"}, True),
+        ("terminal", {"keystrokes": "echo ok >> log.txt\n"}, True),
+        ("bash", {"input": "rm -rf build"}, True),  # a shell's every argument is its command
+        # A ">" in a SQL filter, "export" in a search, "<id>" in a placeholder: no command.
+        ("qbo.query", {"query": "SELECT Id FROM Invoice WHERE Balance > '0'"}, False),
+        ("postgres.query", {"sql": "SELECT * FROM orders WHERE id > $1", "params": [0]}, False),
+        ("kb.search", {"query": "csv export timezone"}, False),
+        ("get_order_details", {"order_id": "<latest_order_id>"}, False),
+    ],
+)
+def test_a_command_is_read_where_a_call_carries_one(tool: str, args: dict[str, object], silent: bool) -> None:
+    """``silent_by_design`` reads a command in an argument named for one or in a shell tool's call,
+    not in a query's text: an invoice query's ``Balance > '0'`` wrote nothing."""
+    assert silent_by_design(tool, summarize(tool, args)) is silent
