@@ -155,8 +155,7 @@ _QUIET_ROUNDS = {
     "healthy__social_media_scheduler",
 }
 _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
-    None: _QUIET_ROUNDS
-    | {"healthy__flaky_test_quarantiner", "healthy__github_issue_triager"},
+    None: _QUIET_ROUNDS | {"healthy__flaky_test_quarantiner", "healthy__github_issue_triager"},
     1: _QUIET_ROUNDS
     | {
         "healthy__backlog_groomer",
