@@ -333,6 +333,52 @@ def test_a_quiet_watcher_is_idle_and_one_whose_checks_answer_a_status_needs_them
     assert 4 in status[:4]  # escalated by its fourth wake-up
 
 
+CHECKER = '''\
+"""A daily certificate check: one look a wake-up, the days left counting down, nothing due until
+the certificate enters the 30-day window (wake-up 15) and is renewed; its metric counts renewals."""
+
+HEALTHY = {healthy!r}
+
+
+def step(ctx):
+    tick = ctx.data.get("tick", 0) + 1
+    ctx.data["tick"] = tick
+    left = 45 - tick
+    due = "renewal due" if left <= 30 else "nothing due"
+    ctx.record("tls.check_expiry", {{"host": "api.example.com"}}, output=f"{{left}} days left; {{due}}")
+    if not HEALTHY:  # renews every wake-up; the server goes on serving the old certificate
+        ctx.record("acme.create_order", {{"host": "api.example.com"}}, output=f"order {{7000 + tick}} valid")
+    elif left == 30:
+        ctx.record("acme.create_order", {{"host": "api.example.com"}}, output="order 7015 valid")
+        ctx.data["renewed"] = 1
+
+
+def progress(ctx):
+    return ctx.data.get("renewed", 0)
+'''
+
+
+def test_a_daily_check_waiting_for_its_day_is_no_busy_agent_and_one_acting_in_vain_is(tmp_path: Path) -> None:
+    """The same look every wake-up, its answer moving (the days left), the metric flat for 14
+    heartbeats because nothing is due yet: a watcher's rounds, no ``no_progress``, no anomaly in 20
+    heartbeats. The same check beside a renewal every wake-up that changes nothing (an act each
+    time, the metric flat): busy in vain, escalated within 6."""
+    jobs: list[tuple[str, str | None, int, bool]] = []
+    for healthy in (True, False):
+        module = f"checker_{'ok' if healthy else 'stuck'}"
+        folder = tmp_path / module
+        folder.mkdir()
+        (folder / f"{module}.py").write_text(CHECKER.format(healthy=healthy), encoding="utf-8")
+        jobs.append((str(folder), module, 20 if healthy else 6, True))
+    runs = _run(jobs)
+    healthy = _ticks(runs[jobs[0][0]])
+    assert [t["progress"] for t in healthy] == [0.0] * 14 + [1.0] * 6
+    assert [(t["tick"], a["kind"]) for t in healthy for a in t["anomalies"]] == []
+    stuck = [r["code"] for r in runs[jobs[1][0]]]
+    assert 4 in stuck, [r["json"][0]["message"] for r in runs[jobs[1][0]]]
+    assert {a["kind"] for r in runs[jobs[1][0]] for a in r["json"][0]["anomalies"]} == {"no_progress"}
+
+
 def test_the_init_starter_agent_is_not_escalated_while_its_metric_rises(tmp_path: Path) -> None:
     """`heartbeat init`'s own agent, as created, ticked 20 times: no anomaly, the metric 1..20."""
     init = subprocess.run(

@@ -9,18 +9,27 @@ looked at in an earlier heartbeat answered nothing (an empty list, an envelope
 around nothing, "no results"; silence is a shell gone dark, not an answer). A
 stuck agent does, fails, or asks the same thing again within a heartbeat; new
 searches finding nothing ask something new each time and are no re-check.
+A watcher's round is the other quiet shape: every heartbeat over a flat
+stretch of the metric asked the same looks as the others (a certificate's
+expiry checked each day, a build's status every two minutes), however their
+answers move. Its metric is flat because nothing has happened yet, not
+because work goes undone: ``no_progress`` is about a busy agent. Whether the
+answers themselves say it is stuck (the same status, identical, again and
+again) is the other detectors' call.
 Pure: a live Monitor and a replay agree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from ..core.models import ProgressSample
 from .detectors.calls import silent_by_design
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
+from .detectors.no_progress import NoProgress
 
-__all__ = ["idle_wakeup"]
+__all__ = ["idle_wakeup", "watching"]
 
 
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
@@ -49,3 +58,23 @@ def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
         ):
             rechecked = True
     return rechecked
+
+
+def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
+    """Whether ``detector`` is ``no_progress`` and the heartbeats of its flat stretch (after the
+    first of its last N measured samples) each only looked (no act, no write, no failure) and asked
+    the same calls as the others: a watcher's rounds, nothing to do yet."""
+    if not isinstance(detector, NoProgress):
+        return False
+    measured = [sample.tick for sample in progress if sample.value is not None][-detector.samples :]
+    if not measured:
+        return False
+    rounds: dict[int, set[str]] = {}
+    for action in kept:
+        if action.tick <= measured[0]:
+            continue  # the first sample measured what came before the stretch (a rise, perhaps)
+        if action.error is not None or silent_by_design(action.tool, action.summary):
+            return False
+        rounds.setdefault(action.tick, set()).add(action.fingerprint)
+    calls = list(rounds.values())
+    return bool(calls) and all(asked == calls[0] for asked in calls)

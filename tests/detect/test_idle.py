@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from heartbeat.detect.detectors.contract import ActionView
-from heartbeat.detect.idle import idle_wakeup
+from heartbeat.detect.idle import idle_wakeup, watching
 from heartbeat.detect.monitor import Monitor
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -69,3 +69,58 @@ def test_an_idle_wake_up_is_no_evidence_of_being_stuck() -> None:
     assert found[True] == [[]] * 8
     assert any("no_progress" in kinds for kinds in found[False])
     assert any("recurring_error" in kinds for kinds in found[False])
+
+
+def _flat_kinds(rounds: list[list[tuple[str, dict[str, str], str | None, str | None]]]) -> list[list[str]]:
+    """The kinds found at each heartbeat of ``rounds`` (tool, args, output, error), the metric flat."""
+    monitor = Monitor()
+    kinds: list[list[str]] = []
+    for tick, calls in enumerate(rounds, start=1):
+        monitor.start_tick(tick, reseed=True)
+        for tool, args, output, error in calls:
+            monitor.record(tool, args, output=output, error=error, now=T0)
+        monitor.add_progress(0.0, now=T0)
+        kinds.append(sorted(a.kind for a in monitor.tick_anomalies))
+    return kinds
+
+
+def _check(day: int) -> tuple[str, dict[str, str], str | None, str | None]:
+    return ("tls.check_expiry", {"host": "api.example.com"}, f"{60 - day} days left; nothing due", None)
+
+
+def test_a_flat_metric_over_a_watchers_rounds_is_no_busy_agent() -> None:
+    """The same look every heartbeat, its answer moving (the days left): nothing due yet, no
+    ``no_progress`` in 10 heartbeats. Busy agents with the same flat metric are: a new call each
+    heartbeat (a crawl storing nothing), an act beside the look, or a look that fails."""
+    assert _flat_kinds([[_check(day)] for day in range(10)]) == [[]] * 10
+    crawl = [
+        [("fetch", {"url": f"https://example.com/items/{n}"}, f"item {n}: {n * 3} EUR", None)]
+        for n in range(10)
+    ]
+    acting = [
+        [_check(day), ("acme.create_order", {"host": "api.example.com"}, f"order {day}", None)]
+        for day in range(10)
+    ]
+    failing = [[(*_check(day)[:3], f"timed out after {day}s")] for day in range(10)]
+    for busy in (crawl, acting, failing):
+        assert ["no_progress" in kinds for kinds in _flat_kinds(busy)] == [False] * 3 + [True] * 7
+
+
+def test_a_watchers_round_is_the_same_calls_each_heartbeat_after_the_first_flat_sample() -> None:
+    """``watching``: only ``no_progress``; each heartbeat after the stretch's first sample (which
+    measured what came before it, a rise perhaps) asks the same looks; no act and no failure."""
+    monitor = Monitor()
+    status = ("ci.get_run", {"run_id": "9001"})
+    for tick in range(1, 6):
+        monitor.start_tick(tick)
+        if tick == 2:
+            monitor.record("ci.trigger_workflow", {"ref": "v2"}, output="queued run 9001", now=T0)
+        monitor.record(*status, output=f"in_progress: {tick} of 7 jobs", now=T0)
+        monitor.add_progress(0.0, now=T0)
+    no_progress = next(d for d in monitor.detectors if d.kind == "no_progress")
+    repeat = next(d for d in monitor.detectors if d.kind == "repeat")
+    kept, samples = monitor.history, monitor.progress
+    assert watching(no_progress, kept, samples)  # heartbeats 3-5, after the sample at 2
+    assert not watching(no_progress, kept, samples[:4])  # heartbeats 2-4: the trigger, an act
+    assert not watching(repeat, kept, samples)
+    assert not watching(no_progress, kept, [])
