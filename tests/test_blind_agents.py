@@ -73,7 +73,7 @@ _IDLE = {
 # alike at the end; an indexer's quiet heartbeats; metrics flat while one long job runs.
 _ELEVENTH = {
     "healthy__browser_vendor_portal_entry": ["recurring"],
-    "healthy__data_quality_recheck": ["loop", "cycle"],
+    "healthy__data_quality_recheck": ["loop"],
     "healthy__embeddings_indexer_kb": ["loop"],
     "healthy__oncall_triage_watch": ["loop", "cycle"],
     "healthy__restore_drill_rds": ["recurring", "cycle", "loop"],
@@ -96,14 +96,14 @@ _ELEVENTH_ESCALATED = set(_ELEVENTH) - {"healthy__embeddings_indexer_kb"}
 # a comparison, no shell redirect, so they only looked. A flat metric over a watcher's rounds (the
 # same looks every wake-up, whatever they answer) is no ``no_progress``: the Dependabot handler's,
 # the support inbox's and the RSS summariser's quiet stretches; regrouped 5 a heartbeat, the
-# reconciler's overnight one is, but no longer escalated.
+# reconciler's overnight one is, but no longer escalated. An answer of nothing is no revisit (a
+# cycle): the meeting summariser's wake-ups finding no meeting ended, at its own heartbeats.
 _TWELFTH: dict[int | None, dict[str, list[str]]] = {
     None: {
         "healthy__cloud_cost_watcher": ["recurring"],
         "healthy__document_ingestion": ["no_progress"],
         "healthy__flaky_test_quarantiner": ["no_progress"],
         "healthy__github_issue_triager": ["empty", "no_progress"],
-        "healthy__meeting_notes_summariser": ["cycle"],
         "healthy__price_drop_watcher": ["loop", "cycle"],
         "healthy__rss_news_summariser": ["loop"],
         "healthy__social_media_scheduler": ["loop"],
@@ -114,7 +114,7 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__cloud_cost_watcher": ["recurring"],
         "healthy__dependabot_alert_handler": ["no_progress"],
         "healthy__document_ingestion": ["no_progress"],
-        "healthy__expense_report_checker": ["loop", "recurring", "cycle"],
+        "healthy__expense_report_checker": ["loop", "recurring"],
         "healthy__flaky_test_quarantiner": ["no_progress"],
         "healthy__github_issue_triager": ["no_progress"],
         "healthy__invoice_reconciliation": ["no_progress"],
@@ -128,7 +128,7 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
     5: {
         "healthy__cloud_cost_watcher": ["recurring"],
         "healthy__dependabot_alert_handler": ["empty"],
-        "healthy__expense_report_checker": ["loop", "recurring", "cycle"],
+        "healthy__expense_report_checker": ["loop", "recurring"],
         "healthy__flaky_test_quarantiner": ["no_progress"],
         "healthy__github_issue_triager": ["empty"],
         "healthy__invoice_reconciliation": ["loop", "no_progress"],
@@ -140,14 +140,15 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
     10: {
         "healthy__cloud_cost_watcher": ["recurring"],
         "healthy__document_ingestion": ["loop", "recurring", "cycle"],
-        "healthy__expense_report_checker": ["loop", "recurring", "cycle"],
-        "healthy__meeting_notes_summariser": ["loop", "cycle"],
+        "healthy__expense_report_checker": ["loop", "recurring"],
+        "healthy__meeting_notes_summariser": ["loop"],
         "healthy__price_drop_watcher": ["loop", "cycle", "recurring"],
         "healthy__rss_news_summariser": ["loop", "cycle", "recurring"],
         "healthy__social_media_scheduler": ["loop", "cycle", "recurring"],
     },
 }
-# Escalated at every grouping: quiet rounds that answer something each time.
+# Escalated at every grouping (the meeting summariser regrouped only): quiet rounds that answer
+# something each time.
 _QUIET_ROUNDS = {
     "healthy__cloud_cost_watcher",
     "healthy__meeting_notes_summariser",
@@ -156,7 +157,8 @@ _QUIET_ROUNDS = {
     "healthy__social_media_scheduler",
 }
 _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
-    None: _QUIET_ROUNDS | {"healthy__flaky_test_quarantiner", "healthy__github_issue_triager"},
+    None: (_QUIET_ROUNDS - {"healthy__meeting_notes_summariser"})
+    | {"healthy__flaky_test_quarantiner", "healthy__github_issue_triager"},
     1: _QUIET_ROUNDS
     | {
         "healthy__backlog_groomer",
@@ -201,7 +203,6 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         **_IDLE,
         **_ELEVENTH,
         **_ELEVENTH_FLAT,
-        "healthy__data_quality_recheck": ["loop", "cycle"],
         "healthy__embeddings_indexer_kb": ["loop", "no_progress"],
         "healthy__oncall_triage_watch": ["loop"],
         "healthy__restore_drill_rds": ["recurring", "cycle"],

@@ -17,7 +17,10 @@ one worded anew between every look would otherwise hide the idling.
 A failed call without arguments (a harness's complaint about a malformed
 turn) holds its place in the window but has no key: the same complaint
 between good turns is no revisit, and N + 3 back to back are a ``repeat``;
-so does a call that waits (``sleep 60`` between a poller's looks).
+so does a call that waits (``sleep 60`` between a poller's looks), and an
+answer of nothing (an empty list, an envelope around nothing, silence): a
+poll ``since`` its cursor that finds nothing new again saw nothing, and a
+run of such answers is the ``empty`` detector's to judge.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from .contract import (
     need_int,
     tail_of,
 )
+from .empty import is_empty_answer
 from .window import KeyWindow
 
 __all__ = ["Cycle", "CycleTracker"]
@@ -55,9 +59,16 @@ def _key(action: ActionView) -> Hashable:
 
 
 def _key_of(action: ActionView) -> Hashable:
-    """An action's key; None for a call that attempted nothing or one that waits (a poller's
-    ``sleep`` between its looks, the same pause each time): a position, never a revisit."""
-    return None if attempted_nothing(action) or waits(action.tool, action.summary) else _key(action)
+    """An action's key; None for a call that attempted nothing, one that waits (a poller's
+    ``sleep`` between its looks, the same pause each time) or one answered nothing: a position,
+    never a revisit."""
+    if (
+        attempted_nothing(action)
+        or waits(action.tool, action.summary)
+        or is_empty_answer(action.output_len, action.result)
+    ):
+        return None
+    return _key(action)
 
 
 def _revisits(keys: Iterable[Hashable]) -> tuple[dict[Hashable, int], int, int]:

@@ -199,3 +199,23 @@ def test_a_poller_s_sleeps_are_no_revisits() -> None:
         )
         calls.append({"tool": "sleep", "args": {"seconds": 60}, "output": ""})
     assert trips(Cycle(), actions(calls)) == [None] * 28
+
+
+def test_an_answer_of_nothing_is_no_revisit() -> None:
+    """A poller asking ``since`` its cursor finds nothing new on most polls, and writes its cursor
+    after each batch: nothing seen again is nothing revisited, so 30 actions make no cycle. The
+    same poll answering the same events again (a cursor that stopped) does."""
+    calls: list[Call] = []
+    for batch in range(10):
+        since = 1796036100 + 100 * batch
+        events = f'{{"object": "list", "data": [{{"id": "evt_{batch}", "type": "invoice.paid"}}]}}'
+        calls.append({"tool": "http.request", "args": {"created[gt]": since}, "output": events})
+        calls.append(
+            {"tool": "state.write", "args": {"created_gt": since + 100}, "output": "written 24 bytes"}
+        )
+        nothing = '{"object": "list", "data": [], "has_more": false, "url": "/v1/events"}'
+        calls.append({"tool": "http.request", "args": {"created[gt]": since + 100}, "output": nothing})
+    assert first(Cycle(), actions(calls)) is None
+    same = '{"object": "list", "data": [{"id": "evt_0", "type": "invoice.paid"}]}'
+    stuck = [{**call, "output": same} if call["tool"] == "http.request" else call for call in calls]
+    assert first(Cycle(), actions(stuck)) is not None
