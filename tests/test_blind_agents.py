@@ -170,6 +170,47 @@ _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
     5: _QUIET_ROUNDS | {"healthy__expense_report_checker"},
     10: _QUIET_ROUNDS | {"healthy__expense_report_checker"},
 }
+# The thirteenth batch's (bench/blind_agents/README.md): watchers whose one check a wake-up answers
+# the same each time, the metric flat (a changelog's 304, a price, a queue depth of 0, a BigQuery job
+# RUNNING for 25 minutes): a repeat, as a job polled while frozen is, and escalated; a support inbox
+# polled three times alike, a rollout's smoke test failing alike, a CVE search finding nothing; an
+# ALFWorld agent's subgoal metric flat while it searches; regrouped, feeds and a status page too.
+_WATCHERS = {
+    "healthy__monitoring_api_changelog_etag",
+    "healthy__monitoring_price_drop_watch",
+    "healthy__ops_rabbitmq_depth_autoscale",
+    "healthy__poller_bigquery_extract_then_import",
+}
+_THIRTEENTH_OWN = {
+    **{name: ["repeat"] for name in (*_WATCHERS, "healthy__email_support_inbox_triage")},
+    "healthy__poller_ci_build_then_release": ["repeat"],
+    "healthy__alfworld-pick_clean_then_place-mug-312": ["no_progress"],
+    "healthy__monitoring_cve_mention_search": ["empty", "recurring", "no_progress"],
+    "healthy__ops_k8s_rollout_and_smoke": ["repeat", "recurring_error", "error_rate"],
+}
+_THIRTEENTH_REGROUPED = {
+    **{name: ["repeat", "recurring"] for name in _WATCHERS},
+    "healthy__feed_mastodon_mentions_replies": ["repeat", "empty"],
+    "healthy__feed_stripe_events_to_crm": ["repeat", "empty"],
+    "healthy__monitoring_cve_mention_search": ["empty", "loop", "recurring"],
+    "healthy__monitoring_vendor_statuspage_watch": ["repeat", "empty", "recurring"],
+    "healthy__ops_k8s_rollout_and_smoke": ["repeat", "recurring_error", "error_rate"],
+}
+_THIRTEENTH: dict[int | None, dict[str, list[str]]] = {
+    None: _THIRTEENTH_OWN,
+    1: {**_THIRTEENTH_OWN, "healthy__queue_sqs_thumbnail_worker": ["no_progress"]},
+    5: {**_THIRTEENTH_REGROUPED, "healthy__alfworld-pick_clean_then_place-mug-312": ["no_progress"]},
+    10: {**_THIRTEENTH_REGROUPED, "healthy__monitoring_api_changelog_etag": ["repeat", "recurring", "cycle"]},
+}
+_THIRTEENTH_ESCALATED: dict[int | None, set[str]] = {
+    None: _WATCHERS,
+    1: _WATCHERS | {"healthy__monitoring_cve_mention_search"},
+    5: _WATCHERS | {"healthy__monitoring_cve_mention_search", "healthy__monitoring_vendor_statuspage_watch"},
+    10: {"healthy__monitoring_api_changelog_etag", "healthy__monitoring_cve_mention_search"},
+}
+# Missed: customer-service agents that only talk (the confirmation asked again in new words, a tool
+# said to fail and never called); the expired token's snapshot cleanup, flagged before its onset only.
+_THIRTEENTH_MISSED = {"stuck__retail-cancel-order-5190", "stuck__telecom-data-refuel-4417"}
 # Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
 _TWELFTH_MISSED: dict[int | None, set[str]] = {
     None: set(),
@@ -290,18 +331,20 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 513
+    assert len(runs) == len(LABELS) == 609
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 333
-    known = {**KNOWN[per_heartbeat], **_TWELFTH[per_heartbeat]}
+    assert len(healthy) == 397
+    known = {**KNOWN[per_heartbeat], **_TWELFTH[per_heartbeat], **_THIRTEENTH[per_heartbeat]}
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
-    escalated = ESCALATED[per_heartbeat] | _TWELFTH_ESCALATED[per_heartbeat]
+    escalated = (
+        ESCALATED[per_heartbeat] | _TWELFTH_ESCALATED[per_heartbeat] | _THIRTEENTH_ESCALATED[per_heartbeat]
+    )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
         s.trace for s in runs.values() if s.label and s.label.label == "stuck" and not s.flagged_after_onset()
     ]
     # At 1 action a heartbeat the migration that re-inserts one batch is flagged before its onset
     # (its first batches answered alike, the metric unmeasured) and not after it.
-    assert set(missed) == MISSED | _TWELFTH_MISSED[per_heartbeat] | (
+    assert set(missed) == MISSED | _TWELFTH_MISSED[per_heartbeat] | _THIRTEENTH_MISSED | (
         {"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()
-    )
+    ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
