@@ -149,6 +149,20 @@ def _run(jobs: list[tuple[str, str | None, int, bool]]) -> dict[str, list[dict[s
     return runs
 
 
+def _twins(tmp_path: Path, source: str, name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """An agent from ``source`` (a template taking ``healthy``) ticked 20 times, and its stuck twin
+    6: each one's tick results."""
+    jobs: list[tuple[str, str | None, int, bool]] = []
+    for healthy in (True, False):
+        module = f"{name}_{'ok' if healthy else 'stuck'}"  # one child process imports both
+        folder = tmp_path / module
+        folder.mkdir()
+        (folder / f"{module}.py").write_text(source.format(healthy=healthy), encoding="utf-8")
+        jobs.append((str(folder), module, 20 if healthy else 6, True))
+    runs = _run(jobs)
+    return runs[jobs[0][0]], runs[jobs[1][0]]
+
+
 def _ticks(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The JSON result of each tick that ran the step."""
     found = []
@@ -252,20 +266,12 @@ def test_a_consumer_polling_into_nothing_between_batches_is_not_escalated_while_
     heartbeat (the same kind after a recovery escalates at 2), but the metric rose in the
     heartbeat before each: instructions, never a human in 20 heartbeats. The same consumer
     whose topic never brings a batch, its metric flat, is escalated at its second heartbeat."""
-    jobs: list[tuple[str, str | None, int, bool]] = []
-    for healthy in (True, False):
-        module = f"bursty_{'ok' if healthy else 'stuck'}"
-        folder = tmp_path / module
-        folder.mkdir()
-        (folder / f"{module}.py").write_text(BURSTY.format(healthy=healthy), encoding="utf-8")
-        jobs.append((str(folder), module, 20 if healthy else 6, True))
-    runs = _run(jobs)
-    healthy = _ticks(runs[jobs[0][0]])
+    healthy_run, stuck_run = _twins(tmp_path, BURSTY, "bursty")
+    healthy = _ticks(healthy_run)
     assert [t["exit_code"] for t in healthy] == [0] * 20
     assert [t["tick"] for t in healthy if t["anomalies"]] == list(range(2, 21, 2))  # the polls: repeat
     assert {t["decision"]["action"] for t in healthy} == {"continue", "try_alternative"}
-    stuck = [r["code"] for r in runs[jobs[1][0]]]
-    assert stuck == [0, 4, 4, 4, 4, 4]
+    assert [r["code"] for r in stuck_run] == [0, 4, 4, 4, 4, 4]
 
 
 WATCHER = '''\
@@ -363,20 +369,12 @@ def test_a_daily_check_waiting_for_its_day_is_no_busy_agent_and_one_acting_in_va
     heartbeats because nothing is due yet: a watcher's rounds, no ``no_progress``, no anomaly in 20
     heartbeats. The same check beside a renewal every wake-up that changes nothing (an act each
     time, the metric flat): busy in vain, escalated within 6."""
-    jobs: list[tuple[str, str | None, int, bool]] = []
-    for healthy in (True, False):
-        module = f"checker_{'ok' if healthy else 'stuck'}"
-        folder = tmp_path / module
-        folder.mkdir()
-        (folder / f"{module}.py").write_text(CHECKER.format(healthy=healthy), encoding="utf-8")
-        jobs.append((str(folder), module, 20 if healthy else 6, True))
-    runs = _run(jobs)
-    healthy = _ticks(runs[jobs[0][0]])
+    healthy_run, stuck_run = _twins(tmp_path, CHECKER, "checker")
+    healthy = _ticks(healthy_run)
     assert [t["progress"] for t in healthy] == [0.0] * 14 + [1.0] * 6
     assert [(t["tick"], a["kind"]) for t in healthy for a in t["anomalies"]] == []
-    stuck = [r["code"] for r in runs[jobs[1][0]]]
-    assert 4 in stuck, [r["json"][0]["message"] for r in runs[jobs[1][0]]]
-    assert {a["kind"] for r in runs[jobs[1][0]] for a in r["json"][0]["anomalies"]} == {"no_progress"}
+    assert 4 in [r["code"] for r in stuck_run], [r["json"][0]["message"] for r in stuck_run]
+    assert {a["kind"] for r in stuck_run for a in r["json"][0]["anomalies"]} == {"no_progress"}
 
 
 def test_the_init_starter_agent_is_not_escalated_while_its_metric_rises(tmp_path: Path) -> None:
