@@ -94,10 +94,10 @@ _ELEVENTH_ESCALATED = set(_ELEVENTH) - {"healthy__embeddings_indexer_kb"}
 # metrics flat while no work comes, in rounds that look like loops; and agents in frameworks (none).
 # At its own heartbeats the invoice reconciler's quiet wake-ups are idle ones: its queries' ``>`` is
 # a comparison, no shell redirect, so they only looked. A flat metric over a watcher's rounds (the
-# same looks every wake-up, whatever they answer) is no ``no_progress``: the Dependabot handler's,
-# the support inbox's and the RSS summariser's quiet stretches; regrouped 5 a heartbeat, the
-# reconciler's overnight one is, but no longer escalated. An answer of nothing is no revisit (a
-# cycle): the meeting summariser's wake-ups finding no meeting ended, at its own heartbeats.
+# same looks every wake-up, none twice, whatever they answer) is no ``no_progress``: the Dependabot
+# handler's, the support inbox's and the RSS summariser's quiet stretches at their own heartbeats
+# (regrouped, a heartbeat holds a round and a half, the same look twice: still flat). An answer of
+# nothing is no revisit (a cycle): the meeting summariser's wake-ups finding no meeting ended.
 _TWELFTH: dict[int | None, dict[str, list[str]]] = {
     None: {
         "healthy__cloud_cost_watcher": ["recurring"],
@@ -131,10 +131,10 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__expense_report_checker": ["loop", "recurring"],
         "healthy__flaky_test_quarantiner": ["no_progress"],
         "healthy__github_issue_triager": ["empty"],
-        "healthy__invoice_reconciliation": ["loop", "no_progress"],
+        "healthy__invoice_reconciliation": ["no_progress", "loop"],
         "healthy__meeting_notes_summariser": ["loop"],
         "healthy__price_drop_watcher": ["loop", "cycle"],
-        "healthy__rss_news_summariser": ["loop", "cycle"],
+        "healthy__rss_news_summariser": ["loop", "cycle", "no_progress"],
         "healthy__social_media_scheduler": ["loop", "cycle", "recurring"],
     },
     10: {
@@ -143,7 +143,7 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__expense_report_checker": ["loop", "recurring"],
         "healthy__meeting_notes_summariser": ["loop"],
         "healthy__price_drop_watcher": ["loop", "cycle", "recurring"],
-        "healthy__rss_news_summariser": ["loop", "cycle", "recurring"],
+        "healthy__rss_news_summariser": ["loop", "cycle", "recurring", "no_progress"],
         "healthy__social_media_scheduler": ["loop", "cycle", "recurring"],
     },
 }
@@ -167,7 +167,7 @@ _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
         "healthy__github_issue_triager",
         "healthy__invoice_reconciliation",
     },
-    5: _QUIET_ROUNDS | {"healthy__expense_report_checker"},
+    5: _QUIET_ROUNDS | {"healthy__expense_report_checker", "healthy__invoice_reconciliation"},
     10: _QUIET_ROUNDS | {"healthy__expense_report_checker"},
 }
 # The thirteenth batch's (bench/blind_agents/README.md): watchers whose one check a wake-up answers

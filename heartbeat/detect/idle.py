@@ -62,8 +62,8 @@ def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
 
 def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
     """Whether ``detector`` is ``no_progress`` and the heartbeats of its flat stretch (after the
-    first of its last N measured samples) each only looked (no act, no write, no failure) and asked
-    the same calls as the others: a watcher's rounds, nothing to do yet."""
+    first of its last N measured samples) each only looked (no act, no write, no failure, no call
+    twice) and asked the same calls as the others: a watcher's rounds, nothing to do yet."""
     if not isinstance(detector, NoProgress):
         return False
     measured = [sample.tick for sample in progress if sample.value is not None][-detector.samples :]
@@ -73,8 +73,13 @@ def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[Pr
     for action in kept:
         if action.tick <= measured[0]:
             continue  # the first sample measured what came before the stretch (a rise, perhaps)
-        if action.error is not None or silent_by_design(action.tool, action.summary):
-            return False
-        rounds.setdefault(action.tick, set()).add(action.fingerprint)
+        asked = rounds.setdefault(action.tick, set())
+        if (
+            action.error is not None
+            or action.fingerprint in asked
+            or silent_by_design(action.tool, action.summary)
+        ):
+            return False  # an act, a failure or the same call twice in a heartbeat: busy
+        asked.add(action.fingerprint)
     calls = list(rounds.values())
     return bool(calls) and all(asked == calls[0] for asked in calls)

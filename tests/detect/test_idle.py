@@ -91,7 +91,8 @@ def _check(day: int) -> tuple[str, dict[str, str], str | None, str | None]:
 def test_a_flat_metric_over_a_watchers_rounds_is_no_busy_agent() -> None:
     """The same look every heartbeat, its answer moving (the days left): nothing due yet, no
     ``no_progress`` in 10 heartbeats. Busy agents with the same flat metric are: a new call each
-    heartbeat (a crawl storing nothing), an act beside the look, or a look that fails."""
+    heartbeat (a crawl storing nothing), an act beside the look, a look that fails, or the look
+    asked twice in a heartbeat."""
     assert _flat_kinds([[_check(day)] for day in range(10)]) == [[]] * 10
     crawl = [
         [("fetch", {"url": f"https://example.com/items/{n}"}, f"item {n}: {n * 3} EUR", None)]
@@ -102,7 +103,8 @@ def test_a_flat_metric_over_a_watchers_rounds_is_no_busy_agent() -> None:
         for day in range(10)
     ]
     failing = [[(*_check(day)[:3], f"timed out after {day}s")] for day in range(10)]
-    for busy in (crawl, acting, failing):
+    twice = [[_check(day), _check(day)] for day in range(10)]  # the same look twice a heartbeat
+    for busy in (crawl, acting, failing, twice):
         assert ["no_progress" in kinds for kinds in _flat_kinds(busy)] == [False] * 3 + [True] * 7
 
 
