@@ -45,8 +45,8 @@ _ALWAYS = {
     "healthy__search_empty_then_hit": ["empty"],
 }
 # The tenth batch's pollers, searchers and waiters (bench/blind_agents/README.md): polls between
-# sleeps answering alike for six rounds or more (a fine-tune job queued, CI pending, a status page's
-# 304s: recurring), a rollout's status timing out while its pods come up (recurring_error), an inbox
+# sleeps answering alike for six rounds or more (a fine-tune job queued, CI pending: recurring; a
+# status page's 304s no longer: "not modified" is an answer of nothing), a rollout's status timing out while its pods come up (recurring_error), an inbox
 # polled into nothing in a tight loop while the metric is flat (repeat), two runs whose writer left
 # ten identical calls at the end (repeat, loop), logs searched in one shape after another.
 _TENTH = {
@@ -57,7 +57,6 @@ _TENTH = {
     "healthy__grep_quota_helper": ["repeat", "recurring"],
     "healthy__k8s_rollout_watch_pods": ["recurring_error"],
     "healthy__log_search_checkout_500s": ["near_repeat"],
-    "healthy__status_feed_watcher": ["recurring", "cycle"],
 }
 _TENTH_ESCALATED = set(_TENTH) - {"healthy__log_search_checkout_500s"}
 # Consumers and watchers polling into nothing three times in a row in a heartbeat whose metric did
@@ -105,7 +104,7 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__flaky_test_quarantiner": ["no_progress"],
         "healthy__github_issue_triager": ["empty", "no_progress"],
         "healthy__price_drop_watcher": ["loop", "cycle"],
-        "healthy__rss_news_summariser": ["loop"],
+        "healthy__rss_news_summariser": ["no_progress"],
         "healthy__social_media_scheduler": ["loop"],
         "healthy__uptime_sla_reporter": ["no_progress"],
     },
@@ -120,7 +119,6 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__invoice_reconciliation": ["no_progress"],
         "healthy__meeting_notes_summariser": ["loop"],
         "healthy__price_drop_watcher": ["loop"],
-        "healthy__rss_news_summariser": ["loop"],
         "healthy__social_media_scheduler": ["loop"],
         "healthy__support_inbox_responder": ["no_progress"],
         "healthy__uptime_sla_reporter": ["no_progress"],
@@ -134,7 +132,7 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__invoice_reconciliation": ["no_progress", "loop"],
         "healthy__meeting_notes_summariser": ["loop"],
         "healthy__price_drop_watcher": ["loop", "cycle"],
-        "healthy__rss_news_summariser": ["loop", "cycle", "no_progress"],
+        "healthy__rss_news_summariser": ["loop", "no_progress"],
         "healthy__social_media_scheduler": ["loop", "cycle", "recurring"],
     },
     10: {
@@ -143,40 +141,41 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__expense_report_checker": ["loop", "recurring"],
         "healthy__meeting_notes_summariser": ["loop"],
         "healthy__price_drop_watcher": ["loop", "cycle", "recurring"],
-        "healthy__rss_news_summariser": ["loop", "cycle", "recurring", "no_progress"],
+        "healthy__rss_news_summariser": ["loop", "no_progress"],
         "healthy__social_media_scheduler": ["loop", "cycle", "recurring"],
     },
 }
-# Escalated at every grouping (the meeting summariser regrouped only): quiet rounds that answer
-# something each time.
+# Escalated at every grouping (the meeting summariser and the RSS summariser, whose feeds answer
+# "304 Not Modified", regrouped 5 or 10 a heartbeat only): quiet rounds that answer something each time.
 _QUIET_ROUNDS = {
     "healthy__cloud_cost_watcher",
-    "healthy__meeting_notes_summariser",
     "healthy__price_drop_watcher",
-    "healthy__rss_news_summariser",
     "healthy__social_media_scheduler",
 }
+_REGROUPED_ROUNDS = {"healthy__meeting_notes_summariser", "healthy__rss_news_summariser"}
 _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
-    None: (_QUIET_ROUNDS - {"healthy__meeting_notes_summariser"})
-    | {"healthy__flaky_test_quarantiner", "healthy__github_issue_triager"},
+    None: _QUIET_ROUNDS | {"healthy__flaky_test_quarantiner", "healthy__github_issue_triager"},
     1: _QUIET_ROUNDS
     | {
+        "healthy__meeting_notes_summariser",
         "healthy__backlog_groomer",
         "healthy__expense_report_checker",
         "healthy__flaky_test_quarantiner",
         "healthy__github_issue_triager",
         "healthy__invoice_reconciliation",
     },
-    5: _QUIET_ROUNDS | {"healthy__expense_report_checker", "healthy__invoice_reconciliation"},
-    10: _QUIET_ROUNDS | {"healthy__expense_report_checker"},
+    5: _QUIET_ROUNDS
+    | _REGROUPED_ROUNDS
+    | {"healthy__expense_report_checker", "healthy__invoice_reconciliation"},
+    10: _QUIET_ROUNDS | _REGROUPED_ROUNDS | {"healthy__expense_report_checker"},
 }
 # The thirteenth batch's (bench/blind_agents/README.md): watchers whose one check a wake-up answers
-# the same each time, the metric flat (a changelog's 304, a price, a queue depth of 0, a BigQuery job
-# RUNNING for 25 minutes): a repeat, as a job polled while frozen is, and escalated; a support inbox
+# the same each time, the metric flat (a price, a queue depth of 0, a BigQuery job RUNNING for 25
+# minutes): a repeat, as a job polled while frozen is, and escalated (a changelog's "304 Not
+# Modified" no longer: an answer of nothing, its wake-ups idle); a support inbox
 # polled three times alike, a rollout's smoke test failing alike, a CVE search finding nothing; an
 # ALFWorld agent's subgoal metric flat while it searches; regrouped, feeds and a status page too.
 _WATCHERS = {
-    "healthy__monitoring_api_changelog_etag",
     "healthy__monitoring_price_drop_watch",
     "healthy__ops_rabbitmq_depth_autoscale",
     "healthy__poller_bigquery_extract_then_import",
@@ -200,13 +199,13 @@ _THIRTEENTH: dict[int | None, dict[str, list[str]]] = {
     None: _THIRTEENTH_OWN,
     1: {**_THIRTEENTH_OWN, "healthy__queue_sqs_thumbnail_worker": ["no_progress"]},
     5: {**_THIRTEENTH_REGROUPED, "healthy__alfworld-pick_clean_then_place-mug-312": ["no_progress"]},
-    10: {**_THIRTEENTH_REGROUPED, "healthy__monitoring_api_changelog_etag": ["repeat", "recurring", "cycle"]},
+    10: _THIRTEENTH_REGROUPED,
 }
 _THIRTEENTH_ESCALATED: dict[int | None, set[str]] = {
     None: _WATCHERS,
     1: _WATCHERS | {"healthy__monitoring_cve_mention_search"},
     5: _WATCHERS | {"healthy__monitoring_cve_mention_search", "healthy__monitoring_vendor_statuspage_watch"},
-    10: {"healthy__monitoring_api_changelog_etag", "healthy__monitoring_cve_mention_search"},
+    10: {"healthy__monitoring_cve_mention_search"},
 }
 # Missed: customer-service agents that only talk (the confirmation asked again in new words, a tool
 # said to fail and never called); the expired token's snapshot cleanup, flagged before its onset only.
@@ -233,7 +232,6 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         "healthy__gitlab_mr_stack_merge": ["no_progress"],
         "healthy__s3_landing_ingest": ["no_progress"],
         "healthy__backfill_then_checksum_verify": ["no_progress"],
-        "healthy__feed_poller_mostly_quiet": ["no_progress"],
         "healthy__job_poller_training": ["loop", "recurring"],
         "healthy__poller_inbox": ["no_progress", "loop"],
         "healthy__setup_then_tests": ["no_progress"],
@@ -255,7 +253,6 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         "healthy__s3_landing_ingest": ["no_progress"],
         "healthy__kafka_cdc_consumer": ["repeat"],
         "healthy__backfill_then_checksum_verify": ["recurring"],
-        "healthy__feed_poller_mostly_quiet": ["no_progress"],
         "healthy__migration_offset_batches": ["recurring"],
         "healthy__job_poller_training": ["loop", "recurring"],
         "healthy__poller_inbox": ["no_progress", "loop", "recurring"],

@@ -126,3 +126,32 @@ def test_a_watchers_round_is_the_same_calls_each_heartbeat_after_the_first_flat_
     assert not watching(no_progress, kept, samples[:4])  # heartbeats 2-4: the trigger, an act
     assert not watching(repeat, kept, samples)
     assert not watching(no_progress, kept, [])
+
+
+def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
+    """A watcher going round four feeds each wake-up with their ETags, every feed answering "304
+    Not Modified" (its date header new each time): idle wake-ups, no anomaly in 10 heartbeats. The
+    same rounds answering the same full page each time look like a job polled while frozen."""
+    found: dict[bool, list[list[str]]] = {}
+    for not_modified in (True, False):
+        monitor = Monitor()
+        kinds: list[list[str]] = []
+        for tick in range(1, 11):
+            monitor.start_tick(tick, reseed=True)
+            for n in range(4):
+                url, etag = f"https://example.com/feed/{n}", f'"{n}a41c09e2"'
+                head = "HTTP/1.1 304 Not Modified" if not_modified else "HTTP/1.1 200 OK"
+                page = (
+                    ""
+                    if not_modified
+                    else "\n\n<rss><item>the same old news item, again and again</item></rss>"
+                )
+                answer = f"{head}\netag: {etag}\ndate: Tue, 14 May 2024 {tick:02d}:00:{n:02d} GMT{page}"
+                monitor.record(
+                    "http.get", {"url": url, "headers": {"If-None-Match": etag}}, output=answer, now=T0
+                )
+            monitor.add_progress(None, now=T0)
+            kinds.append(sorted(a.kind for a in monitor.tick_anomalies))
+        found[not_modified] = kinds
+    assert found[True] == [[]] * 10
+    assert any(found[False])

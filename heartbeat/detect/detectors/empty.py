@@ -45,7 +45,7 @@ from ...core.models import Anomaly
 from .calls import searches, silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
 from .envelope import ENVELOPE_LONGEST
-from .fingerprints import prints
+from .fingerprints import NOT_MODIFIED, NOT_MODIFIED_RESULT, prints
 
 __all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "idle_poll", "is_empty_answer"]
 
@@ -72,6 +72,7 @@ EMPTY_ANSWERS = (
     "no data",
     "empty",
     "no output",
+    NOT_MODIFIED,  # HTTP's answer to a conditional request: nothing new since the version it named
 )
 """What an empty answer looks like (any case, a trailing period allowed)."""
 
@@ -101,13 +102,14 @@ def is_empty_answer(length: int | None, result: str | None) -> bool:
 
 def idle_poll(action: ActionView, length: int | None, waited: bool = False) -> bool:
     """Whether ``action`` is a poll that found nothing yet: a long poll (an idle queue worker's
-    receive, see :func:`.calls.waits`), or a call right after a wait (``waited``: an inbox looked at
-    again after sleeping 15 minutes) answered nothing. It waits for work or for a reply: neither a
-    repeat, nor the same result again, nor an empty answer."""
+    receive, see :func:`.calls.waits`), a call right after a wait (``waited``: an inbox looked at
+    again after sleeping 15 minutes) answered nothing, or a conditional request answered "304 Not
+    Modified" (a feed asked what changed since its ETag). It waits for work or for a reply: neither
+    a repeat, nor the same result again, nor an empty answer."""
     return (
         is_empty_answer(length, action.result)
         and action.error is None
-        and (waited or waits(action.tool, action.summary))
+        and (waited or action.result == NOT_MODIFIED_RESULT or waits(action.tool, action.summary))
     )
 
 

@@ -343,3 +343,23 @@ def test_searches_finding_nothing_are_answers_and_a_working_agent_tries_a_few() 
     assert trips(Empty(), actions(in_bash))[2] is None
     mixed: list[Call] = [greps[0], {"tool": "ls", "args": {"cmd": "ls src"}, "output": ""}, greps[1]]
     assert trips(Empty(), actions(mixed))[2] is not None
+
+
+def test_a_conditional_request_answered_not_modified_waits_for_news() -> None:
+    """Feeds asked what changed since their ETag answer "304 Not Modified" one after another: a
+    poll's "nothing new yet", neither counted nor a run's part (it ends one). The same feeds
+    answering an empty list are empty answers, three in a row."""
+    feeds = [f"https://example.com/feed/{name}" for name in ("a", "b", "c", "d")]
+    modified: list[Call] = [
+        {
+            "tool": "http.get",
+            "args": {"url": url, "headers": {"If-None-Match": f'"{n}"'}},
+            "output": f'HTTP/1.1 304 Not Modified\netag: "{n}"\ndate: Tue, 14 May 2024 06:00:{n:02d} GMT',
+        }
+        for n, url in enumerate(feeds)
+    ]
+    assert trips(Empty(), actions(modified)) == [None] * 4
+    listed: list[Call] = [{**call, "output": "[]"} for call in modified]
+    assert [a is not None for a in trips(Empty(), actions(listed))] == [False, False, True, True]
+    mixed = [listed[0], listed[1], modified[2], listed[3]]  # the 304 ends the run
+    assert trips(Empty(), actions(mixed)) == [None] * 4

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from heartbeat.detect.detectors import canonical_args, fingerprint, fingerprints, mask, prints, summarize
-from heartbeat.detect.detectors.fingerprints import error_key
+from heartbeat.detect.detectors.empty import is_empty_answer
+from heartbeat.detect.detectors.fingerprints import NOT_MODIFIED_RESULT, error_key
 
 from .helpers import PYTEST_FAIL, T0
 
@@ -313,3 +315,25 @@ def test_a_runners_closing_lines_say_nothing_about_what_failed() -> None:
         != prints("go", {}, go.replace("Parse", "Render"), "exit 1").failure
     )
     assert prints("make", {}, _MAKE, "returncode 2").result is not None  # nothing else to go by
+
+
+@pytest.mark.parametrize(
+    ("output", "not_modified"),
+    [
+        (
+            'HTTP/1.1 304 Not Modified\netag: W/"6e3a"\ncf-ray: 42d9c29151e9186a\ndate: 2026-11-29T12:00:00Z',
+            True,
+        ),
+        ('HTTP 304 Not Modified (09:00:01 UTC, etag W/"6641f2-1b7")', True),
+        ("http/2 304\ncache-control: max-age=300", True),
+        ("304 Not Modified", True),
+        ("304 items processed", False),  # a count, no status
+        ("HTTP/1.1 200 OK\n\n<rss>...</rss>", False),
+    ],
+)
+def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modified: bool) -> None:
+    """HTTP's 304, however a tool prints it and whatever its headers say, is one result: a
+    conditional request's "nothing new since the version you named", an answer of nothing."""
+    keys = prints("http.get", {"url": "https://example.com/feed"}, output)
+    assert (keys.result == NOT_MODIFIED_RESULT) is not_modified
+    assert is_empty_answer(len(output.strip()), keys.result) is not_modified
