@@ -46,9 +46,10 @@ _ALWAYS = {
 }
 # The tenth batch's pollers, searchers and waiters (bench/blind_agents/README.md): polls between
 # sleeps answering alike for six rounds or more (a fine-tune job queued, CI pending: recurring; a
-# status page's 304s no longer: "not modified" is an answer of nothing), a rollout's status timing out while its pods come up (recurring_error), an inbox
-# polled into nothing in a tight loop while the metric is flat (repeat), two runs whose writer left
-# ten identical calls at the end (repeat, loop), logs searched in one shape after another.
+# status page's 304s no longer: "not modified" is an answer of nothing), a rollout's status timing
+# out while its pods come up (recurring_error), an inbox polled into nothing in a tight loop while
+# the metric is flat (repeat), two runs whose writer left ten identical calls at the end (repeat,
+# loop), logs searched in one shape after another.
 _TENTH = {
     "healthy__code_search_token_refresh": ["loop", "cycle", "recurring"],
     "healthy__finetune_poller": ["recurring"],

@@ -44,8 +44,8 @@ from datetime import datetime
 from ...core.models import Anomaly
 from .calls import searches, silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
-from .envelope import ENVELOPE_LONGEST
-from .fingerprints import NOT_MODIFIED, NOT_MODIFIED_RESULT, prints
+from .envelope import ENVELOPE_LONGEST, NOT_MODIFIED
+from .fingerprints import prints
 
 __all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "idle_poll", "is_empty_answer"]
 
@@ -91,6 +91,8 @@ _NO_DIGITS = str.maketrans("", "", "0123456789")
 _EMPTY_RESULTS: frozenset[str | None] = frozenset(
     prints("t", None, text).result for answer in EMPTY_ANSWERS for text in _variants(answer)
 )
+# Every "304 Not Modified" answer's result key: a conditional request's "nothing new yet".
+_NOT_MODIFIED_RESULT = prints("t", None, NOT_MODIFIED).result
 # An empty envelope (``{"messages": []}``) has the result key of ``{}`` and may be this long.
 _EMPTY_LONGEST = ENVELOPE_LONGEST
 
@@ -109,7 +111,7 @@ def idle_poll(action: ActionView, length: int | None, waited: bool = False) -> b
     return (
         is_empty_answer(length, action.result)
         and action.error is None
-        and (waited or action.result == NOT_MODIFIED_RESULT or waits(action.tool, action.summary))
+        and (waited or action.result == _NOT_MODIFIED_RESULT or waits(action.tool, action.summary))
     )
 
 

@@ -52,12 +52,10 @@ from typing import Any, NamedTuple
 from ...base.credentials import holds_credentials, mask_credential_text, mask_credentials
 from ...core.models import TEXT_LIMIT, clip, printable
 from .canonical import canonical_args, encode, join
-from .envelope import ENVELOPE_LONGEST, empty_envelope
+from .envelope import ENVELOPE_LONGEST, NOT_MODIFIED, empty_envelope, not_modified
 from .words import failure_words, unbracketed
 
 __all__ = [
-    "NOT_MODIFIED",
-    "NOT_MODIFIED_RESULT",
     "Prints",
     "action_keys",
     "error_key",
@@ -451,14 +449,6 @@ def action_keys(
     return hasher.hexdigest(), shape, result, _summary(tool, canonical, plain), length, failure
 
 
-# A conditional request's answer that nothing changed since the version it named: HTTP's 304, as a
-# tool prints it ("HTTP/1.1 304 Not Modified" and its headers, "304 Not Modified (etag ...)"). One
-# result whatever the headers say: a poll's "nothing new yet" (see .empty.idle_poll).
-NOT_MODIFIED = "304 Not Modified"
-_not_modified = re.compile(r"HTTPS?(?:/[\d.]+)?\s+304\b|304\s+Not\s+Modified\b", re.IGNORECASE).match
-_STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before the regex
-
-
 def _output_result(stripped: str) -> str:
     """The result key of a stripped output (of an action that did not fail)."""
     if (
@@ -468,7 +458,7 @@ def _output_result(stripped: str) -> str:
         and empty_envelope(stripped)
     ):
         stripped = "{}"
-    elif stripped[:3] in _STATUS_STARTS and len(stripped) <= ENVELOPE_LONGEST and _not_modified(stripped):
+    elif len(stripped) <= ENVELOPE_LONGEST and not_modified(stripped):
         stripped = NOT_MODIFIED
     out = _bytes(stripped)
     if (len(out) <= _ALWAYS_MASKED or _has_volatile(out)) and _may_hold_volatile(stripped, out):
@@ -500,5 +490,3 @@ _short_output_result = lru_cache(maxsize=1024)(_output_result)
 _error_result = lru_cache(maxsize=1024)(_failure_result)
 _new_prints = tuple.__new__
 _crc32 = zlib.crc32
-NOT_MODIFIED_RESULT = _output_result(NOT_MODIFIED)
-"""The result key of every "304 Not Modified" answer."""

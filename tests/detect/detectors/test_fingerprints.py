@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from heartbeat.detect.detectors import canonical_args, fingerprint, fingerprints, mask, prints, summarize
 from heartbeat.detect.detectors.empty import is_empty_answer
-from heartbeat.detect.detectors.fingerprints import NOT_MODIFIED_RESULT, error_key
+from heartbeat.detect.detectors.envelope import NOT_MODIFIED
+from heartbeat.detect.detectors.fingerprints import error_key
 
 from .helpers import PYTEST_FAIL, T0
 
@@ -335,5 +336,5 @@ def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modifie
     """HTTP's 304, however a tool prints it and whatever its headers say, is one result: a
     conditional request's "nothing new since the version you named", an answer of nothing."""
     keys = prints("http.get", {"url": "https://example.com/feed"}, output)
-    assert (keys.result == NOT_MODIFIED_RESULT) is not_modified
+    assert (keys.result == prints("t", None, NOT_MODIFIED).result) is not_modified
     assert is_empty_answer(len(output.strip()), keys.result) is not_modified
