@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from heartbeat.detect.detectors.contract import ActionView
 from heartbeat.detect.idle import idle_wakeup, watching
@@ -49,39 +50,32 @@ def test_a_heartbeat_that_acted_failed_asked_twice_or_went_silent_is_not_idle() 
     assert not idle_wakeup(_kept(dark, _at(2, dark)), 2)
 
 
-def test_an_idle_wake_up_is_no_evidence_of_being_stuck() -> None:
-    """A watcher whose every wake-up is the same two looks finding nothing, its metric flat: no
-    finding of no visible effect and no no_progress; the same two looks answering "401" are stuck."""
-    found: dict[bool, list[list[str]]] = {}
-    for quiet in (True, False):
-        monitor = Monitor()
-        kinds: list[list[str]] = []
-        for tick in range(1, 9):
-            monitor.start_tick(tick, reseed=True)
-            for tool in ("gmail.list_messages", "pagerduty.list_incidents"):
-                if quiet:
-                    monitor.record(tool, {"q": "open"}, output='{"items": []}', now=T0)
-                else:
-                    monitor.record(tool, {"q": "open"}, error="HTTP 401: token expired", now=T0)
-            monitor.add_progress(3.0, now=T0)
-            kinds.append(sorted(a.kind for a in monitor.tick_anomalies))
-        found[quiet] = kinds
-    assert found[True] == [[]] * 8
-    assert any("no_progress" in kinds for kinds in found[False])
-    assert any("recurring_error" in kinds for kinds in found[False])
+Round = list[tuple[str, dict[str, Any], str | None, str | None]]  # a heartbeat's (tool, args, output, error)
 
 
-def _flat_kinds(rounds: list[list[tuple[str, dict[str, str], str | None, str | None]]]) -> list[list[str]]:
-    """The kinds found at each heartbeat of ``rounds`` (tool, args, output, error), the metric flat."""
+def _kinds(rounds: list[Round], value: float | None) -> list[list[str]]:
+    """The kinds found at each heartbeat of ``rounds``, the metric measured as ``value`` each time."""
     monitor = Monitor()
     kinds: list[list[str]] = []
     for tick, calls in enumerate(rounds, start=1):
         monitor.start_tick(tick, reseed=True)
         for tool, args, output, error in calls:
             monitor.record(tool, args, output=output, error=error, now=T0)
-        monitor.add_progress(0.0, now=T0)
+        monitor.add_progress(value, now=T0)
         kinds.append(sorted(a.kind for a in monitor.tick_anomalies))
     return kinds
+
+
+def test_an_idle_wake_up_is_no_evidence_of_being_stuck() -> None:
+    """A watcher whose every wake-up is the same two looks finding nothing, its metric flat: no
+    finding of no visible effect and no no_progress; the same two looks answering "401" are stuck."""
+    tools = ("gmail.list_messages", "pagerduty.list_incidents")
+    quiet: list[Round] = [[(tool, {"q": "open"}, '{"items": []}', None) for tool in tools]] * 8
+    refused: list[Round] = [[(tool, {"q": "open"}, None, "HTTP 401: token expired") for tool in tools]] * 8
+    found = {True: _kinds(quiet, 3.0), False: _kinds(refused, 3.0)}
+    assert found[True] == [[]] * 8
+    assert any("no_progress" in kinds for kinds in found[False])
+    assert any("recurring_error" in kinds for kinds in found[False])
 
 
 def _check(day: int) -> tuple[str, dict[str, str], str | None, str | None]:
@@ -93,7 +87,7 @@ def test_a_flat_metric_over_a_watchers_rounds_is_no_busy_agent() -> None:
     ``no_progress`` in 10 heartbeats. Busy agents with the same flat metric are: a new call each
     heartbeat (a crawl storing nothing), an act beside the look, a look that fails, or the look
     asked twice in a heartbeat."""
-    assert _flat_kinds([[_check(day)] for day in range(10)]) == [[]] * 10
+    assert _kinds([[_check(day)] for day in range(10)], 0.0) == [[]] * 10
     crawl = [
         [("fetch", {"url": f"https://example.com/items/{n}"}, f"item {n}: {n * 3} EUR", None)]
         for n in range(10)
@@ -105,7 +99,7 @@ def test_a_flat_metric_over_a_watchers_rounds_is_no_busy_agent() -> None:
     failing = [[(*_check(day)[:3], f"timed out after {day}s")] for day in range(10)]
     twice = [[_check(day), _check(day)] for day in range(10)]  # the same look twice a heartbeat
     for busy in (crawl, acting, failing, twice):
-        assert ["no_progress" in kinds for kinds in _flat_kinds(busy)] == [False] * 3 + [True] * 7
+        assert ["no_progress" in kinds for kinds in _kinds(busy, 0.0)] == [False] * 3 + [True] * 7
 
 
 def test_a_watchers_round_is_the_same_calls_each_heartbeat_after_the_first_flat_sample() -> None:
@@ -134,24 +128,22 @@ def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
     same rounds answering the same full page each time look like a job polled while frozen."""
     found: dict[bool, list[list[str]]] = {}
     for not_modified in (True, False):
-        monitor = Monitor()
-        kinds: list[list[str]] = []
+        head = "HTTP/1.1 304 Not Modified" if not_modified else "HTTP/1.1 200 OK"
+        page = "" if not_modified else "\n\n<rss><item>the same old news item, again and again</item></rss>"
+        rounds: list[Round] = []
         for tick in range(1, 11):
-            monitor.start_tick(tick, reseed=True)
-            for n in range(4):
-                url, etag = f"https://example.com/feed/{n}", f'"{n}a41c09e2"'
-                head = "HTTP/1.1 304 Not Modified" if not_modified else "HTTP/1.1 200 OK"
-                page = (
-                    ""
-                    if not_modified
-                    else "\n\n<rss><item>the same old news item, again and again</item></rss>"
-                )
-                answer = f"{head}\netag: {etag}\ndate: Tue, 14 May 2024 {tick:02d}:00:{n:02d} GMT{page}"
-                monitor.record(
-                    "http.get", {"url": url, "headers": {"If-None-Match": etag}}, output=answer, now=T0
-                )
-            monitor.add_progress(None, now=T0)
-            kinds.append(sorted(a.kind for a in monitor.tick_anomalies))
-        found[not_modified] = kinds
+            etags = [(f"https://example.com/feed/{n}", f'"{n}a41c09e2"', n) for n in range(4)]
+            rounds.append(
+                [
+                    (
+                        "http.get",
+                        {"url": url, "headers": {"If-None-Match": etag}},
+                        f"{head}\netag: {etag}\ndate: Tue, 14 May 2024 {tick:02d}:00:{n:02d} GMT{page}",
+                        None,
+                    )
+                    for url, etag, n in etags
+                ]
+            )
+        found[not_modified] = _kinds(rounds, None)
     assert found[True] == [[]] * 10
     assert any(found[False])
