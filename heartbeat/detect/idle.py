@@ -32,32 +32,39 @@ from .detectors.no_progress import NoProgress
 __all__ = ["idle_wakeup", "watching"]
 
 
+def _asked(actions: Iterable[ActionView]) -> set[str] | None:
+    """The calls one heartbeat's ``actions`` asked, or None when one did more than look: a failure,
+    an act or a write, or a call asked twice (a stuck agent's, not a round's)."""
+    asked: set[str] = set()
+    for action in actions:
+        if (
+            action.error is not None
+            or action.fingerprint in asked
+            or silent_by_design(action.tool, action.summary)
+        ):
+            return None
+        asked.add(action.fingerprint)
+    return asked
+
+
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     """Whether the actions of heartbeat ``tick`` (the newest of ``kept``) are an idle wake-up."""
     actions = list(kept)
     first = len(actions)
     while first and actions[first - 1].tick == tick:
         first -= 1
-    if first == len(actions):
-        return False  # no action: nothing looked at
+    newest = actions[first:]
+    if not newest or _asked(newest) is None:
+        return False  # nothing looked at, or more than looks: work, a failure, a call twice
     earlier = {action.fingerprint for action in actions[:first]}
-    seen: set[str] = set()
-    rechecked = False
-    for action in actions[first:]:
-        if action.error is not None or action.fingerprint in seen:
-            return False
-        if silent_by_design(action.tool, action.summary):
-            return False  # it wrote or acted: work, not a look
-        seen.add(action.fingerprint)
-        # A source looked at before answered nothing: no work came. Silence (no output, as for
-        # the empty detector) is no such answer: a shell gone dark answers every command so.
-        if (
-            action.fingerprint in earlier
-            and action.output_len
-            and is_empty_answer(action.output_len, action.result)
-        ):
-            rechecked = True
-    return rechecked
+    # A source looked at before answered nothing: no work came. Silence (no output, as for the
+    # empty detector) is no such answer: a shell gone dark answers every command so.
+    return any(
+        action.fingerprint in earlier
+        and action.output_len
+        and is_empty_answer(action.output_len, action.result)
+        for action in newest
+    )
 
 
 def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
@@ -69,17 +76,9 @@ def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[Pr
     measured = [sample.tick for sample in progress if sample.value is not None][-detector.samples :]
     if not measured:
         return False
-    rounds: dict[int, set[str]] = {}
+    stretch: dict[int, list[ActionView]] = {}
     for action in kept:
-        if action.tick <= measured[0]:
-            continue  # the first sample measured what came before the stretch (a rise, perhaps)
-        asked = rounds.setdefault(action.tick, set())
-        if (
-            action.error is not None
-            or action.fingerprint in asked
-            or silent_by_design(action.tool, action.summary)
-        ):
-            return False  # an act, a failure or the same call twice in a heartbeat: busy
-        asked.add(action.fingerprint)
-    calls = list(rounds.values())
-    return bool(calls) and all(asked == calls[0] for asked in calls)
+        if action.tick > measured[0]:  # the first sample measured what came before (a rise, perhaps)
+            stretch.setdefault(action.tick, []).append(action)
+    rounds = [_asked(actions) for actions in stretch.values()]
+    return bool(rounds) and rounds[0] is not None and all(asked == rounds[0] for asked in rounds)
