@@ -106,7 +106,7 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__github_issue_triager": ["empty", "no_progress"],
         "healthy__price_drop_watcher": ["loop", "cycle"],
         "healthy__rss_news_summariser": ["no_progress"],
-        "healthy__social_media_scheduler": ["loop"],
+        "healthy__social_media_scheduler": ["recurring", "loop", "cycle"],
         "healthy__uptime_sla_reporter": ["no_progress"],
     },
     1: {
@@ -134,7 +134,7 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__meeting_notes_summariser": ["loop"],
         "healthy__price_drop_watcher": ["loop", "cycle"],
         "healthy__rss_news_summariser": ["loop", "no_progress"],
-        "healthy__social_media_scheduler": ["loop", "cycle", "recurring"],
+        "healthy__social_media_scheduler": ["loop", "recurring"],
     },
     10: {
         "healthy__cloud_cost_watcher": ["recurring"],
@@ -143,7 +143,7 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__meeting_notes_summariser": ["loop"],
         "healthy__price_drop_watcher": ["loop", "cycle", "recurring"],
         "healthy__rss_news_summariser": ["loop", "no_progress"],
-        "healthy__social_media_scheduler": ["loop", "cycle", "recurring"],
+        "healthy__social_media_scheduler": ["loop", "recurring"],
     },
 }
 # Escalated at every grouping (the meeting summariser and the RSS summariser, whose feeds answer
@@ -173,16 +173,17 @@ _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
 # The thirteenth batch's (bench/blind_agents/README.md): watchers whose one check a wake-up answers
 # the same each time, the metric flat (a price, a queue depth of 0, a BigQuery job RUNNING for 25
 # minutes): a repeat, as a job polled while frozen is, and escalated (a changelog's "304 Not
-# Modified" no longer: an answer of nothing, its wake-ups idle); a support inbox
-# polled three times alike, a rollout's smoke test failing alike, a CVE search finding nothing; an
-# ALFWorld agent's subgoal metric flat while it searches; regrouped, feeds and a status page too.
+# Modified" no longer: an answer of nothing, its wake-ups idle, nor a support inbox's
+# ``{"resultSizeEstimate": 0}``); a CI run polled alike, a rollout's smoke test failing alike, a
+# CVE search finding nothing; an ALFWorld agent's subgoal metric flat while it searches; regrouped,
+# feeds and a status page too.
 _WATCHERS = {
     "healthy__monitoring_price_drop_watch",
     "healthy__ops_rabbitmq_depth_autoscale",
     "healthy__poller_bigquery_extract_then_import",
 }
 _THIRTEENTH_OWN = {
-    **{name: ["repeat"] for name in (*_WATCHERS, "healthy__email_support_inbox_triage")},
+    **{name: ["repeat"] for name in _WATCHERS},
     "healthy__poller_ci_build_then_release": ["repeat"],
     "healthy__alfworld-pick_clean_then_place-mug-312": ["no_progress"],
     "healthy__monitoring_cve_mention_search": ["empty", "recurring", "no_progress"],
@@ -226,7 +227,7 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         **_ELEVENTH,
         **_ELEVENTH_FLAT,
         "healthy__embeddings_indexer_kb": ["loop", "no_progress"],
-        "healthy__gmail_support_inbox": ["repeat"],
+        "healthy__gmail_support_inbox": ["repeat", "empty"],
         "healthy__k8s_rollout_watch": ["repeat"],
         "healthy__kafka_cdc_consumer": ["repeat"],
         "healthy__stripe_event_watcher": ["repeat"],
@@ -248,7 +249,6 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         "healthy__restore_drill_rds": ["recurring", "cycle"],
         "healthy__k8s_rollout_watch": ["repeat"],
         "healthy__code_search_token_refresh": ["loop"],
-        "healthy__gmail_support_inbox": ["repeat"],
         "healthy__grep_quota_helper": ["repeat"],
         "healthy__gitlab_mr_stack_merge": ["no_progress"],
         "healthy__s3_landing_ingest": ["no_progress"],
@@ -266,7 +266,7 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         **_ELEVENTH,
         "healthy__oncall_triage_watch": ["loop", "cycle", "recurring"],
         "healthy__writer_design_doc_sections": ["no_progress"],
-        "healthy__gmail_support_inbox": ["repeat"],
+        "healthy__gmail_support_inbox": ["repeat", "empty"],
         "healthy__kafka_cdc_consumer": ["repeat"],
         "healthy__stripe_event_watcher": ["repeat"],
         "healthy__gitlab_mr_stack_merge": ["no_progress"],
@@ -284,7 +284,7 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         "healthy__oncall_triage_watch": ["loop", "cycle", "recurring"],
         "healthy__es_scroll_export": ["repeat"],
         "healthy__slack_access_requests": ["repeat"],
-        "healthy__gmail_support_inbox": ["repeat"],
+        "healthy__gmail_support_inbox": ["repeat", "empty"],
         "healthy__stripe_event_watcher": ["repeat", "empty"],
         "healthy__backfill_then_checksum_verify": ["recurring"],
         "healthy__k8s_rollout_watch": ["error_rate", "recurring_error"],
@@ -300,6 +300,9 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
 # data-quality suite's quiet last heartbeats, and the on-call watch's quiet rounds, once a source it
 # looked at before answers nothing again (at its own heartbeats); at 1 a heartbeat, the Stripe watcher.
 del KNOWN[None]["healthy__data_quality_recheck"]
+# Gmail's ``{"resultSizeEstimate": 0}`` is an answer of nothing: at 1 a heartbeat the support inbox's
+# looks between its mails are idle wake-ups (at its own, 5 or 10, the looks come 4-7 a heartbeat).
+del KNOWN[1]["healthy__gmail_support_inbox"]
 KNOWN[None]["healthy__oncall_triage_watch"] = ["loop", "recurring", "cycle"]
 ESCALATED: dict[int | None, set[str]] = {
     None: {
@@ -316,7 +319,10 @@ ESCALATED: dict[int | None, set[str]] = {
         "healthy__es_scroll_export",
         "healthy__kafka_cdc_consumer",
         "healthy__slack_access_requests",
-        *(_TENTH_ESCALATED - {"healthy__k8s_rollout_watch_pods", "healthy__gh_ci_wait"}),
+        *(
+            _TENTH_ESCALATED
+            - {"healthy__k8s_rollout_watch_pods", "healthy__gh_ci_wait", "healthy__gmail_support_inbox"}
+        ),
         *(_ELEVENTH_ESCALATED - {"healthy__browser_vendor_portal_entry", "healthy__data_quality_recheck"}),
     },
     5: {"healthy__go-limiter-clock-inject", *_TENTH_ESCALATED, *_ELEVENTH_ESCALATED},

@@ -147,3 +147,24 @@ def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
         found[not_modified] = _kinds(rounds, None)
     assert found[True] == [[]] * 10
     assert any(found[False])
+
+
+def test_a_count_of_nothing_found_is_an_answer_of_nothing() -> None:
+    """A post scheduler reads its calendar (nothing due yet, the same rows) and its mentions each
+    wake-up; the API leaves the empty list out and answers ``{"meta": {"result_count": 0}}``: idle
+    wake-ups, no anomaly in 8 heartbeats. Mentions answering one each time are news, not idle."""
+    calendar = (
+        "sheets.get",
+        {"range": "Calendar!A2:E50"},
+        '{"values": [["09:00", "x", "launch post"]]}',
+        None,
+    )
+    found: dict[str, list[list[str]]] = {}
+    for name, mentions in (
+        ("none", '{"meta": {"result_count": 0}}'),
+        ("one", '{"data": [{"text": "@acme hi"}], "meta": {"result_count": 1}}'),
+    ):
+        rounds: list[Round] = [[calendar, ("x.mentions", {"since_id": "1792"}, mentions, None)]] * 8
+        found[name] = _kinds(rounds, None)
+    assert found["none"] == [[]] * 8
+    assert any(found["one"])

@@ -1,6 +1,7 @@
 """An API's answers of nothing: an envelope around no answer, ``{"messages": []}``, and HTTP's 304.
 
-An envelope around nothing is the same result as ``{}`` (see
+An envelope around nothing (its lists empty, or no list and a count of what
+was found at 0) is the same result as ``{}`` (see
 :mod:`.fingerprints`), and an empty answer (see :mod:`.empty`): a queue with
 nothing in it, a search with no hit, a page past the last, whatever the API
 wraps around it. A conditional request's "304 Not Modified", however a tool
@@ -20,7 +21,10 @@ __all__ = ["ENVELOPE_LONGEST", "NOT_MODIFIED", "empty_envelope", "not_modified"]
 # A JSON object around no answer (``{"messages": []}``, ``{"total": 0, "results": [], "took_ms": 37}``,
 # ``{"Messages": [], "ResponseMetadata": {...}}``): a list in it, every list in it empty, the rest
 # counts, timings, texts and metadata. It is the same result as ``{}``. A ``true`` is an answer
-# (``{"valid": true, "errors": []}``), and so is any item in a list.
+# (``{"valid": true, "errors": []}``), and so is any item in a list. Some APIs leave the empty list
+# out and say how many they found: Gmail's ``{"resultSizeEstimate": 0}``, X's
+# ``{"meta": {"result_count": 0}}``, S3's ``{"KeyCount": 0, "MaxKeys": 1000, ...}``: a count of what
+# was found, 0 (and no count above 0), stands for the list.
 ENVELOPE_LONGEST = 300
 """The longest output read as an empty envelope (characters, stripped)."""
 
@@ -28,6 +32,13 @@ ENVELOPE_LONGEST = 300
 NOT_MODIFIED = "304 Not Modified"
 """The text every "not modified" answer is read as (one result)."""
 _NOT_MODIFIED = re.compile(r"HTTPS?(?:/[\d.]+)?\s+304\b|304\s+Not\s+Modified\b", re.IGNORECASE)
+# A count of things found: ``result_count``, ``resultSizeEstimate``, ``KeyCount``, ``total_count``,
+# ``totalResults``, ``hits``; not a count of failures (``error_count``: 0 errors is an answer).
+_FOUND = re.compile(
+    r"^(?!.*(?:err|warn|fail|skip|retr))(?:.*(?:count|total|estimate)|hits|nbhits|numfound|total_?results)$",
+    re.IGNORECASE,
+)
+_NOTHING_HINT = re.compile(r"\[\]|:\s*0\s*[,}]")
 _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before the regex
 
 
@@ -38,6 +49,8 @@ def not_modified(stripped: str) -> bool:
 
 def empty_envelope(stripped: str) -> bool:
     """Whether ``stripped`` (a JSON object, by its first character) is an envelope around no answer."""
+    if _NOTHING_HINT.search(stripped) is None:  # no empty list, no 0: parsing it would tell no more
+        return False
     try:
         data = json.loads(stripped)
     except ValueError:
@@ -46,13 +59,32 @@ def empty_envelope(stripped: str) -> bool:
 
 
 def _holds_nothing(data: dict[Any, Any], top: bool) -> bool:
-    """No item in any list of ``data`` and no ``true``; at the top, one list at least."""
-    lists = 0
-    for value in data.values():
+    """No item in any list of ``data`` and no ``true``; at the top, one list at least, or a count of
+    things found at 0 and none above (at any depth: ``{"meta": {"result_count": 0}}``)."""
+    places = _places(data)
+    if places is None:
+        return False
+    lists, zeros, counted = places
+    return not top or lists > 0 or (zeros > 0 and not counted)
+
+
+def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
+    """The empty lists of ``data`` at its top, its counts of things found at 0 at any depth, and
+    whether one is above 0; None when it holds an answer (an item in a list, a ``true``)."""
+    lists = zeros = 0
+    counted = False
+    for key, value in data.items():
         if value is True or (isinstance(value, list) and value):
-            return False
+            return None
         if isinstance(value, list):
             lists += 1
-        elif isinstance(value, dict) and not _holds_nothing(value, top=False):
-            return False
-    return lists > 0 or not top
+        elif isinstance(value, dict):
+            inner = _places(value)
+            if inner is None:
+                return None
+            zeros += inner[1]
+            counted = counted or inner[2]
+        elif value.__class__ is int and isinstance(key, str) and _FOUND.match(key):
+            zeros += not value
+            counted = counted or value > 0
+    return lists, zeros, counted

@@ -451,12 +451,7 @@ def action_keys(
 
 def _output_result(stripped: str) -> str:
     """The result key of a stripped output (of an action that did not fail)."""
-    if (
-        stripped[:1] == "{"
-        and "[]" in stripped
-        and len(stripped) <= ENVELOPE_LONGEST
-        and empty_envelope(stripped)
-    ):
+    if stripped[:1] == "{" and len(stripped) <= ENVELOPE_LONGEST and empty_envelope(stripped):
         stripped = "{}"
     elif len(stripped) <= ENVELOPE_LONGEST and not_modified(stripped):
         stripped = NOT_MODIFIED

@@ -197,7 +197,8 @@ def test_the_same_result_means_the_same_content() -> None:
 
 def test_an_envelope_around_nothing_is_the_empty_result() -> None:
     """``{"messages": []}`` and ``{"total": 0, "results": []}`` are ``{}``: lists all empty, counts and
-    metadata around them; a ``true`` or an item in a list is an answer."""
+    metadata around them, or no list and a count of things found at 0 (an API that leaves the empty
+    list out); a ``true``, an item in a list or a count above 0 is an answer."""
     empty = prints("t", None, "{}").result
     for text in (
         '{"messages": []}',
@@ -206,6 +207,9 @@ def test_an_envelope_around_nothing_is_the_empty_result() -> None:
         '{"total": 0, "results": [], "took_ms": 37}',  # counts and timings around no answer
         '{"Messages": [], "ResponseMetadata": {"RequestId": "5bd21b6a", "HTTPStatusCode": 200}}',
         '{"has_more": false, "data": []}',
+        '{"resultSizeEstimate": 0}',  # Gmail leaves the empty list out
+        '{"meta": {"result_count": 0}}',  # so does X, and says so one level down
+        '{"KeyCount": 0, "IsTruncated": false, "Name": "landing", "MaxKeys": 1000}',  # and S3
     ):
         assert prints("t", None, text).result == empty, text
     for text in (
@@ -214,7 +218,10 @@ def test_an_envelope_around_nothing_is_the_empty_result() -> None:
         '{"ok": true, "errors": []}',  # a true is an answer
         '{"items": [1]}',
         '{"records": [], "assignment": [{"partition": 0}]}',  # an item in any list is
-        '{"resultSizeEstimate": 0}',  # no list: a count, not an envelope
+        '{"resultSizeEstimate": 3}',  # three found
+        '{"count": 0, "total": 12}',  # twelve found, none on this page's count
+        '{"error_count": 0}',  # no errors is an answer: a count of failures, not of things found
+        '{"meta": {}}',  # neither list nor count
     ):
         assert prints("t", None, text).result != empty, text
 
