@@ -97,13 +97,14 @@ _ELEVENTH_ESCALATED = set(_ELEVENTH) - {"healthy__embeddings_indexer_kb"}
 # same looks every wake-up, none twice, whatever they answer) is no ``no_progress``: the Dependabot
 # handler's, the support inbox's and the RSS summariser's quiet stretches at their own heartbeats
 # (regrouped, a heartbeat holds a round and a half, the same look twice: still flat). An answer of
-# nothing is no revisit (a cycle): the meeting summariser's wake-ups finding no meeting ended.
+# nothing is no revisit (a cycle): the meeting summariser's wake-ups finding no meeting ended. The
+# issue triager's quiet wake-ups at its own heartbeats save its cursor as the one before did: the
+# same bookkeeping is no work, they are idle.
 _TWELFTH: dict[int | None, dict[str, list[str]]] = {
     None: {
         "healthy__cloud_cost_watcher": ["recurring"],
         "healthy__document_ingestion": ["no_progress"],
         "healthy__flaky_test_quarantiner": ["no_progress"],
-        "healthy__github_issue_triager": ["empty", "no_progress"],
         "healthy__price_drop_watcher": ["loop", "cycle"],
         "healthy__rss_news_summariser": ["no_progress"],
         "healthy__social_media_scheduler": ["recurring", "loop", "cycle"],
@@ -155,7 +156,7 @@ _QUIET_ROUNDS = {
 }
 _REGROUPED_ROUNDS = {"healthy__meeting_notes_summariser", "healthy__rss_news_summariser"}
 _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
-    None: _QUIET_ROUNDS | {"healthy__flaky_test_quarantiner", "healthy__github_issue_triager"},
+    None: _QUIET_ROUNDS | {"healthy__flaky_test_quarantiner"},
     1: _QUIET_ROUNDS
     | {
         "healthy__meeting_notes_summariser",
@@ -226,7 +227,6 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         **_IDLE,
         **_ELEVENTH,
         **_ELEVENTH_FLAT,
-        "healthy__embeddings_indexer_kb": ["loop", "no_progress"],
         "healthy__gmail_support_inbox": ["repeat", "empty"],
         "healthy__k8s_rollout_watch": ["repeat"],
         "healthy__kafka_cdc_consumer": ["repeat"],

@@ -4,9 +4,11 @@ A scheduled agent wakes, checks its inbox, queue or feed, finds nothing and
 sleeps: the same round every quiet heartbeat, the metric flat because no work
 came. Its calls look like a loop and its flat metric like no progress, yet it
 did its job. What tells it from a stuck agent is the heartbeat as a whole: it
-only looked (no act, no write, no failure, no call twice), and a source it had
-looked at in an earlier heartbeat answered nothing (an empty list, an envelope
-around nothing, "no results"; silence is a shell gone dark, not an answer). A
+only looked (no act, no write, no failure, no call twice; but for the
+bookkeeping it did the heartbeat before, a write of the same shape: a sync
+saving the time it last ran), and a source it had looked at in an earlier
+heartbeat answered nothing (an empty list, an envelope around nothing, "no
+results"; silence is a shell gone dark, not an answer). A
 stuck agent does, fails, or asks the same thing again within a heartbeat; new
 searches finding nothing ask something new each time and are no re-check.
 A watcher's round is the other quiet shape: every heartbeat over a flat
@@ -47,13 +49,22 @@ def _asked(actions: Iterable[ActionView]) -> set[str] | None:
     return asked
 
 
+def _noted(action: ActionView) -> bool:
+    """Whether ``action`` wrote or acted and did not fail."""
+    return action.error is None and silent_by_design(action.tool, action.summary)
+
+
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     """Whether the actions of heartbeat ``tick`` (the newest of ``kept``) are an idle wake-up."""
     actions = list(kept)
     first = len(actions)
     while first and actions[first - 1].tick == tick:
         first -= 1
-    newest = actions[first:]
+    # A write of the same shape as one of the heartbeat before (numbers and times masked) is the
+    # agent's bookkeeping, no work: a sync that found nothing saves the time it last ran.
+    before = actions[first - 1].tick if first else None
+    kept_notes = {a.shape for a in actions[:first] if a.tick == before and a.shape and _noted(a)}
+    newest = [a for a in actions[first:] if not (a.shape in kept_notes and _noted(a))]
     if not newest or _asked(newest) is None:
         return False  # nothing looked at, or more than looks: work, a failure, a call twice
     earlier = {action.fingerprint for action in actions[:first]}

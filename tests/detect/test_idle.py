@@ -39,6 +39,21 @@ def test_a_heartbeat_that_only_looked_and_found_nothing_again_is_idle() -> None:
     assert not idle_wakeup(_kept(LOOK, _at(2, LOOK)), 3)  # no action in heartbeat 3
 
 
+def test_the_same_bookkeeping_as_the_heartbeat_before_is_no_work() -> None:
+    """A sync that found nothing saves the time it last ran, as it did the heartbeat before (the
+    same write, its time masked): idle. The first such save, or a write of another shape (a
+    reply sent), is work."""
+    ran = [
+        (tick, "state.set", {"key": "last_run", "value": f"2026-11-06T10:{tick:02d}:09Z"}, "ok", None)
+        for tick in range(1, 4)
+    ]
+    quiet = [LOOK, ran[0], _at(2, LOOK), ran[1], _at(3, LOOK), ran[2]]
+    assert idle_wakeup(_kept(*quiet), 3)
+    assert not idle_wakeup(_kept(LOOK, _at(2, LOOK), ran[1]), 2)  # no such save the heartbeat before
+    reply: Call = (3, "gmail.send_message", {"to": "ana", "body": "on it"}, '{"id": "m-1"}', None)
+    assert not idle_wakeup(_kept(*quiet[:4], _at(3, LOOK), reply), 3)
+
+
 def test_a_heartbeat_that_acted_failed_asked_twice_or_went_silent_is_not_idle() -> None:
     """Work, a failure, the same call twice in one wake-up, or silence (a shell gone dark)."""
     sent: Call = (2, "gmail.send_message", {"to": "ana"}, '{"id": "m-1"}', None)
