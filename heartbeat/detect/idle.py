@@ -13,9 +13,10 @@ stuck agent does, fails, or asks the same thing again within a heartbeat; new
 searches finding nothing ask something new each time and are no re-check.
 A watcher's round is the other quiet shape: every heartbeat over a flat
 stretch of the metric asked the same looks as the others (a certificate's
-expiry checked each day, a build's status every two minutes), however their
-answers move. Its metric is flat because nothing has happened yet, not
-because work goes undone: ``no_progress`` is about a busy agent. Whether the
+expiry checked each day, a build's status every two minutes; the first may
+also start what the others watch), however their answers move. Its metric
+is flat because nothing has happened yet, not because work goes undone:
+``no_progress`` is about a busy agent. Whether the
 answers themselves say it is stuck (the same status, identical, again and
 again) is the other detectors' call.
 Pure: a live Monitor and a replay agree.
@@ -91,5 +92,10 @@ def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[Pr
     for action in kept:
         if action.tick > measured[0]:  # the first sample measured what came before (a rise, perhaps)
             stretch.setdefault(action.tick, []).append(action)
-    rounds = [_asked(actions) for actions in stretch.values()]
-    return bool(rounds) and rounds[0] is not None and all(asked == rounds[0] for asked in rounds)
+    heartbeats = list(stretch.values())
+    if not heartbeats:
+        return False
+    # The first may also start what the others watch (a job, a migration, a CI run).
+    heartbeats[0] = [action for action in heartbeats[0] if not _noted(action)]
+    rounds = [_asked(actions) for actions in heartbeats]
+    return bool(rounds[0]) and all(asked == rounds[0] for asked in rounds)

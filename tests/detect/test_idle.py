@@ -119,7 +119,8 @@ def test_a_flat_metric_over_a_watchers_rounds_is_no_busy_agent() -> None:
 
 def test_a_watchers_round_is_the_same_calls_each_heartbeat_after_the_first_flat_sample() -> None:
     """``watching``: only ``no_progress``; each heartbeat after the stretch's first sample (which
-    measured what came before it, a rise perhaps) asks the same looks; no act and no failure."""
+    measured what came before it, a rise perhaps) asks the same looks; no act and no failure, but
+    in the first of them, which may start what the others watch (a CI run triggered)."""
     monitor = Monitor()
     status = ("ci.get_run", {"run_id": "9001"})
     for tick in range(1, 6):
@@ -132,7 +133,7 @@ def test_a_watchers_round_is_the_same_calls_each_heartbeat_after_the_first_flat_
     repeat = next(d for d in monitor.detectors if d.kind == "repeat")
     kept, samples = monitor.history, monitor.progress
     assert watching(no_progress, kept, samples)  # heartbeats 3-5, after the sample at 2
-    assert not watching(no_progress, kept, samples[:4])  # heartbeats 2-4: the trigger, an act
+    assert watching(no_progress, kept, samples[:4])  # heartbeats 2-4: the first triggers what they watch
     assert not watching(repeat, kept, samples)
     assert not watching(no_progress, kept, [])
 

@@ -88,6 +88,8 @@ def test_silent_by_design_tools_are_never_empty() -> None:
         ("log_search", False),
         ("book_flight", True),  # ... and is the verb when none follows
         ("blog_post_publish", True),
+        ("ci.trigger_workflow", True),  # starting a job or a run is an act
+        ("launch_instance", True),
         ("weather_forecast", False),  # no verb known here: asks
     ],
 )
