@@ -134,7 +134,7 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__invoice_reconciliation": ["no_progress", "loop"],
         "healthy__meeting_notes_summariser": ["loop"],
         "healthy__price_drop_watcher": ["loop", "cycle"],
-        "healthy__rss_news_summariser": ["loop", "no_progress"],
+        "healthy__rss_news_summariser": ["no_progress"],
         "healthy__social_media_scheduler": ["loop", "recurring"],
     },
     10: {
@@ -143,12 +143,13 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__expense_report_checker": ["loop", "recurring"],
         "healthy__meeting_notes_summariser": ["loop"],
         "healthy__price_drop_watcher": ["loop", "cycle", "recurring"],
-        "healthy__rss_news_summariser": ["loop", "no_progress"],
+        "healthy__rss_news_summariser": ["no_progress"],
         "healthy__social_media_scheduler": ["loop", "recurring"],
     },
 }
-# Escalated at every grouping (the meeting summariser and the RSS summariser, whose feeds answer
-# "304 Not Modified", regrouped 5 or 10 a heartbeat only): quiet rounds that answer something each time.
+# Escalated at every grouping (the meeting summariser regrouped 5 or 10 a heartbeat only, and the RSS
+# summariser, whose feeds answer "304 Not Modified", at 5 only: its metric flat over regrouped
+# rounds; its rounds of 304s are no loop): quiet rounds that answer something each time.
 _QUIET_ROUNDS = {
     "healthy__cloud_cost_watcher",
     "healthy__price_drop_watcher",
@@ -169,7 +170,7 @@ _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
     5: _QUIET_ROUNDS
     | _REGROUPED_ROUNDS
     | {"healthy__expense_report_checker", "healthy__invoice_reconciliation"},
-    10: _QUIET_ROUNDS | _REGROUPED_ROUNDS | {"healthy__expense_report_checker"},
+    10: _QUIET_ROUNDS | {"healthy__meeting_notes_summariser", "healthy__expense_report_checker"},
 }
 # The thirteenth batch's (bench/blind_agents/README.md): watchers whose one check a wake-up answers
 # the same each time, the metric flat (a price, a queue depth of 0, a BigQuery job RUNNING for 25
@@ -209,6 +210,101 @@ _THIRTEENTH_ESCALATED: dict[int | None, set[str]] = {
     1: _WATCHERS | {"healthy__monitoring_cve_mention_search"},
     5: _WATCHERS | {"healthy__monitoring_cve_mention_search", "healthy__monitoring_vendor_statuspage_watch"},
     10: {"healthy__monitoring_cve_mention_search"},
+}
+# The fourteenth batch's (bench/blind_agents/README.md): a watcher of one long-running alert whose
+# rounds answer the same (loop), a deletion processor parked for hours behind a mailer's 503s and an
+# index refresher and issue labeller whose metric sits at its 1.0 while they keep working
+# (no_progress); regrouped, syncs whose quiet polls `since` a cursor mix with the writes after them.
+_METRIC_AT_ONE = {
+    "healthy__github_issue_labeler": ["no_progress"],
+    "healthy__search_index_refresher": ["no_progress"],
+}
+_FLAT_WRITERS = {
+    name: ["no_progress"] for name in ("healthy__newsletter_writer", "healthy__weekly_report_builder")
+}
+_REGROUPED_SYNCS = {"healthy__stripe_to_sheets_sync": ["repeat", "empty", "recurring"]}
+_FOURTEENTH: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        **_METRIC_AT_ONE,
+        **_FLAT_WRITERS,
+        "healthy__alert_dedup": ["loop"],
+        "healthy__gdpr_deletion_processor": ["no_progress", "cycle"],
+        "healthy__llm_eval_runner": ["no_progress"],
+        "healthy__xarray_weighted_bool_weights_long": ["no_progress"],
+    },
+    1: {
+        **_METRIC_AT_ONE,
+        **_FLAT_WRITERS,
+        **{
+            name: ["no_progress"]
+            for name in (
+                "healthy__calendar_assistant",
+                "healthy__db_migration_watcher",
+                "healthy__dep_update_bot",
+                "healthy__llm_eval_runner",
+                "healthy__mailbox_cleanup",
+                "healthy__s3_to_warehouse_loader",
+                "healthy__translation_pipeline",
+                "healthy__xarray_weighted_bool_weights_long",
+            )
+        },
+        "healthy__alert_dedup": ["loop"],
+        "healthy__gdpr_deletion_processor": ["recurring", "no_progress", "cycle"],
+    },
+    5: {
+        **_METRIC_AT_ONE,
+        **_REGROUPED_SYNCS,
+        **{
+            name: ["no_progress"]
+            for name in (
+                "healthy__db_migration_watcher",
+                "healthy__llm_eval_runner",
+                "healthy__xarray_weighted_bool_weights_long",
+            )
+        },
+        "healthy__alert_dedup": ["loop", "recurring", "cycle"],
+        "healthy__crm_to_helpdesk_sync": ["empty"],
+        "healthy__gdpr_deletion_processor": ["no_progress", "cycle"],
+    },
+    10: {
+        **_REGROUPED_SYNCS,
+        "healthy__alert_dedup": ["loop", "recurring", "cycle"],
+        "healthy__crm_to_helpdesk_sync": ["empty", "recurring"],
+    },
+}
+_FOURTEENTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__alert_dedup", "healthy__gdpr_deletion_processor", *_METRIC_AT_ONE},
+    1: {
+        "healthy__alert_dedup",
+        "healthy__db_migration_watcher",
+        "healthy__gdpr_deletion_processor",
+        "healthy__llm_eval_runner",
+        "healthy__search_index_refresher",
+    },
+    5: {
+        "healthy__alert_dedup",
+        "healthy__crm_to_helpdesk_sync",
+        "healthy__gdpr_deletion_processor",
+        "healthy__stripe_to_sheets_sync",
+    },
+    10: {"healthy__alert_dedup", "healthy__crm_to_helpdesk_sync"},
+}
+# Missed: a page paged up and down while find_in_page is reworded, repro scripts rewritten to print
+# the same expression in new ways, a customer taken through the same diagnostics, a flaky test
+# re-run with more samples each time, an index rebuilt over and over (its metric rising and
+# falling); the stalled eval batch is escalated by its flat metric before its onset (at own and 1).
+_FOURTEENTH_MISSED = {
+    "stuck__browse_node18_maintenance_paging_loop",
+    "stuck__sympy_latex_frac_repro_churn",
+    "stuck__telecom_no_service_diagnostic_loop",
+    "stuck__flaky_rerun_inconclusive_loop",
+    "stuck__products_index_rebuild_cycle",
+}
+_FOURTEENTH_MISSED_AT: dict[int | None, set[str]] = {
+    None: {"stuck__eval_batch_stalled_busywork"},
+    1: {"stuck__eval_batch_stalled_busywork"},
+    5: set(),
+    10: {"stuck__astropy_quantity_notimplemented_cycle", "stuck__promo_archive_label_only"},
 }
 # Missed: customer-service agents that only talk (the confirmation asked again in new words, a tool
 # said to fail and never called); the expired token's snapshot cleanup, flagged before its onset only.
@@ -335,13 +431,21 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 609
+    assert len(runs) == len(LABELS) == 705
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 397
-    known = {**KNOWN[per_heartbeat], **_TWELFTH[per_heartbeat], **_THIRTEENTH[per_heartbeat]}
+    assert len(healthy) == 461
+    known = {
+        **KNOWN[per_heartbeat],
+        **_TWELFTH[per_heartbeat],
+        **_THIRTEENTH[per_heartbeat],
+        **_FOURTEENTH[per_heartbeat],
+    }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
-        ESCALATED[per_heartbeat] | _TWELFTH_ESCALATED[per_heartbeat] | _THIRTEENTH_ESCALATED[per_heartbeat]
+        ESCALATED[per_heartbeat]
+        | _TWELFTH_ESCALATED[per_heartbeat]
+        | _THIRTEENTH_ESCALATED[per_heartbeat]
+        | _FOURTEENTH_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -350,5 +454,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     # At 1 action a heartbeat the migration that re-inserts one batch is flagged before its onset
     # (its first batches answered alike, the metric unmeasured) and not after it.
     assert set(missed) == MISSED | _TWELFTH_MISSED[per_heartbeat] | _THIRTEENTH_MISSED | (
-        {"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()
-    ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
+        _FOURTEENTH_MISSED | _FOURTEENTH_MISSED_AT[per_heartbeat]
+    ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
+        {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
+    )

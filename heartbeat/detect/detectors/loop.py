@@ -6,8 +6,11 @@ bisect's next commit benchmarked) watches something that moves: no loop. The ans
 are compared as their result keys, volatile values masked, so a clock in
 an answer does not make it new; an act's answer is no news (see
 :func:`~.calls.acts_by_name`): a confirmation, or a customer's reply to the
-same message sent again, in other words each time. A cycle that waits (a
-``sleep`` between its rounds) is a poll by design and needs two passes more:
+same message sent again, in other words each time. A cycle every step of
+which found nothing yet (feeds asked what changed since their ETags,
+answered "304 Not Modified") is a reader waiting for news, no loop. A cycle
+that waits (a ``sleep`` between its rounds) is a poll by design and needs
+two passes more:
 endpoints polled in rounds answer alike until one of them moves, and a job
 queued or a rollout's replicas may stay as they are for a few rounds before
 they do; a poller sleeping between rounds spends little while it waits.
@@ -34,6 +37,7 @@ from .contract import (
     need_int,
     tail_of,
 )
+from .empty import idle_poll
 
 __all__ = ["Loop", "LoopTracker"]
 
@@ -60,6 +64,13 @@ def moved_on(actions: Sequence[ActionView], period: int, passes: int = 2) -> boo
         ):
             return True
     return False
+
+
+def polls_for_news(cycle: Iterable[ActionView]) -> bool:
+    """Whether every step of ``cycle`` is a poll that found nothing yet (a feed asked what changed
+    since its ETag, answered "304 Not Modified"; a long poll's empty answer): no loop, however
+    often it goes round, but a reader waiting for news (see :func:`.empty.idle_poll`)."""
+    return all(idle_poll(action, action.output_len) for action in cycle)
 
 
 def _cycle_text(summaries: Sequence[str]) -> str:
@@ -107,7 +118,11 @@ class Loop(Windowed):
             matched = 0
             while matched < n - period and fps[n - 1 - matched] == fps[n - 1 - matched - period]:
                 matched += 1
-            if matched >= need and not moved_on(seq[-passes * period :], period, passes):
+            if (
+                matched >= need
+                and not moved_on(seq[-passes * period :], period, passes)
+                and not polls_for_news(cycle)
+            ):
                 return self._report(seq[-period:], matched, history.tick, now)
         return None
 
@@ -285,7 +300,9 @@ class LoopTracker(StepTracker):
                         extra += WAIT_EXTRA
                         if m < p * (need + extra) or p * (need + 1 + extra) > window:
                             continue
-                    if not moved_on(passes, p, need + 1 + extra):
+                    if not moved_on(passes, p, need + 1 + extra) and not polls_for_news(
+                        islice(passes, len(passes) - p, None)
+                    ):
                         best = p
             where.append(i)
             self._runs = new

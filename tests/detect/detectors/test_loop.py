@@ -76,10 +76,11 @@ def _rounds(answers: list[list[str]], pause: Call) -> list[Call]:
     ids=["sleep tool", "sleep command", "wait tool after a namespace"],
 )
 def test_a_cycle_that_waits_is_a_loop_at_its_fourth_pass(pause: Call) -> None:
-    """Feeds polled in rounds between sleeps, nothing new three times, is a poller waiting for news
-    (a job queued, a rollout's replicas: what it waits for may take a few rounds); the fourth round
-    alike is a loop. Without the sleep, two rounds alike are."""
-    quiet = ["HTTP 304 Not Modified"] * 3
+    """Feeds polled in rounds between sleeps, the same old entry three times, is a poller waiting
+    for news (a job queued, a rollout's replicas: what it waits for may take a few rounds); the
+    fourth round alike is a loop. Without the sleep, two rounds alike are. (Feeds answering "304
+    Not Modified" say there is no news: no loop at all, see below.)"""
+    quiet = ["<feed><entry>v2.3.1 released</entry></feed>"] * 3
     found = trips(Loop(), actions(_rounds([quiet] * 4, pause)))
     assert found[:15] == [None] * 15 and found[15] is not None and found[15].evidence["repeats"] == 4
     busy = trips(Loop(), actions(_rounds([quiet] * 2, {"tool": "count_items", "args": {}, "output": "12"})))
@@ -98,6 +99,32 @@ def test_the_same_messages_answered_in_other_words_are_a_loop() -> None:
         )
     found = trips(Loop(), actions(calls))
     assert found[:3] == [None] * 3 and all(f is not None for f in found[3:])
+
+
+def test_feeds_asked_what_changed_since_their_etags_wait_for_news() -> None:
+    """Three feeds asked round after round with their ETags, each answering "304 Not Modified":
+    a reader waiting for news, no loop in ten rounds. The same rounds answering the same full
+    page each time are a loop at the second."""
+    found: dict[bool, list[object]] = {}
+    for not_modified in (True, False):
+        calls: list[Call] = []
+        for _ in range(10):
+            for feed in ("status", "changelog", "cve"):
+                answer = (
+                    "HTTP/1.1 304 Not Modified"
+                    if not_modified
+                    else f"<rss><item>{feed}: old news</item></rss>"
+                )
+                calls.append(
+                    {
+                        "tool": "http.get",
+                        "args": {"url": f"https://example.com/{feed}.rss", "etag": feed},
+                        "output": answer,
+                    }
+                )
+        found[not_modified] = trips(Loop(), actions(calls))
+    assert found[True] == [None] * 30
+    assert found[False][5] is not None
 
 
 def test_a_two_step_retry_with_a_failure_needs_a_third_pass() -> None:
