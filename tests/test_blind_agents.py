@@ -306,6 +306,57 @@ _FOURTEENTH_MISSED_AT: dict[int | None, set[str]] = {
     5: set(),
     10: {"stuck__astropy_quantity_notimplemented_cycle", "stuck__promo_archive_label_only"},
 }
+# The fifteenth batch's (bench/blind_agents/README.md): agents in frameworks whose heartbeat is one
+# model turn, their metric (tests passing, rows done) measured each turn: a flat metric over four
+# turns is ``no_progress``, and coding assistants debugging for six or more turns are escalated at
+# their own heartbeats (the README's Session section: give the metric room); regrouped 5 or 10 a
+# heartbeat, only a bisect's flat stretch. Long SWE-bench coding runs: a mypy run whose check is
+# retried in new spellings failing alike (a reworded retry, flagged once).
+_TURN_CODERS = {
+    "healthy__go_ttl_cache_data_race",
+    "healthy__py_flaky_test_git_bisect",
+    "healthy__py_pagination_offbyone",
+    "healthy__py_pandas_upgrade_fixes",
+    "healthy__rust_ini_parser_fixes",
+}
+_TURNS = {
+    **{name: ["no_progress"] for name in _TURN_CODERS},
+    **{
+        name: ["no_progress"]
+        for name in (
+            "healthy__pg_backfill_region_batches",
+            "healthy__pw_load_more_product_scrape",
+            "healthy__repl_bike_trip_analysis",
+            "healthy__ts_rate_limiter_jest",
+        )
+    },
+    "healthy__mypy-10924": ["recurring_error"],
+}
+_REGROUPED_TURNS = {
+    "healthy__mypy-10924": ["recurring_error"],
+    "healthy__py_flaky_test_git_bisect": ["no_progress"],
+}
+_FIFTEENTH: dict[int | None, dict[str, list[str]]] = {
+    None: _TURNS,
+    1: _TURNS,
+    5: _REGROUPED_TURNS,
+    10: _REGROUPED_TURNS,
+}
+_FIFTEENTH_ESCALATED: dict[int | None, set[str]] = {None: _TURN_CODERS, 1: _TURN_CODERS, 5: set(), 10: set()}
+# Missed: a headcount searched in new words each time; a timezone fixture loop escalated by its flat
+# metric before its onset (own and 1); at 10 a heartbeat, a proposal rewritten, an invoice pager
+# paged back and forth, a dedupe batch busy under a flat metric.
+_FIFTEENTH_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__py_timezone_fixture_loop", "stuck__web_private_company_headcount_reworded"},
+    1: {"stuck__py_timezone_fixture_loop", "stuck__web_private_company_headcount_reworded"},
+    5: {"stuck__web_private_company_headcount_reworded"},
+    10: {
+        "stuck__doc_proposal_risks_rewrite_loop",
+        "stuck__pw_invoice_pager_back_and_forth",
+        "stuck__repl_dedupe_batch_flat",
+        "stuck__web_private_company_headcount_reworded",
+    },
+}
 # Missed: customer-service agents that only talk (the confirmation asked again in new words, a tool
 # said to fail and never called); the expired token's snapshot cleanup, flagged before its onset only.
 _THIRTEENTH_MISSED = {"stuck__retail-cancel-order-5190", "stuck__telecom-data-refuel-4417"}
@@ -323,6 +374,7 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         **_IDLE,
         **_ELEVENTH,
         **_ELEVENTH_FLAT,
+        "healthy__embeddings_indexer_kb": ["loop", "no_progress"],
         "healthy__gmail_support_inbox": ["repeat", "empty"],
         "healthy__k8s_rollout_watch": ["repeat"],
         "healthy__kafka_cdc_consumer": ["repeat"],
@@ -431,14 +483,15 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 705
+    assert len(runs) == len(LABELS) == 785
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 461
+    assert len(healthy) == 511
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
         **_THIRTEENTH[per_heartbeat],
         **_FOURTEENTH[per_heartbeat],
+        **_FIFTEENTH[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -446,6 +499,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWELFTH_ESCALATED[per_heartbeat]
         | _THIRTEENTH_ESCALATED[per_heartbeat]
         | _FOURTEENTH_ESCALATED[per_heartbeat]
+        | _FIFTEENTH_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -454,7 +508,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     # At 1 action a heartbeat the migration that re-inserts one batch is flagged before its onset
     # (its first batches answered alike, the metric unmeasured) and not after it.
     assert set(missed) == MISSED | _TWELFTH_MISSED[per_heartbeat] | _THIRTEENTH_MISSED | (
-        _FOURTEENTH_MISSED | _FOURTEENTH_MISSED_AT[per_heartbeat]
+        _FOURTEENTH_MISSED | _FOURTEENTH_MISSED_AT[per_heartbeat] | _FIFTEENTH_MISSED[per_heartbeat]
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )

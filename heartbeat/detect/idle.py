@@ -5,8 +5,8 @@ sleeps: the same round every quiet heartbeat, the metric flat because no work
 came. Its calls look like a loop and its flat metric like no progress, yet it
 did its job. What tells it from a stuck agent is the heartbeat as a whole: it
 only looked (no act, no write, no failure, no call twice; but for the
-bookkeeping it did the heartbeat before, a write of the same shape: a sync
-saving the time it last ran), and a source it had looked at in an earlier
+bookkeeping it did the heartbeat before, a write of the same shape, its
+values moved on: a sync saving the time it last ran), and a source it had looked at in an earlier
 heartbeat answered nothing (an empty list, an envelope around nothing, "no
 results"; silence is a shell gone dark, not an answer). A
 stuck agent does, fails, or asks the same thing again within a heartbeat; new
@@ -61,11 +61,15 @@ def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     first = len(actions)
     while first and actions[first - 1].tick == tick:
         first -= 1
-    # A write of the same shape as one of the heartbeat before (numbers and times masked) is the
-    # agent's bookkeeping, no work: a sync that found nothing saves the time it last ran.
+    # A write of the same shape as one of the heartbeat before, its values moved on (numbers and
+    # times masked), is the agent's bookkeeping, no work: a sync that found nothing saves the time
+    # it last ran. The very same act again (a hand-off back and forth) is no bookkeeping.
     before = actions[first - 1].tick if first else None
-    kept_notes = {a.shape for a in actions[:first] if a.tick == before and a.shape and _noted(a)}
-    newest = [a for a in actions[first:] if not (a.shape in kept_notes and _noted(a))]
+    notes = [a for a in actions[:first] if a.tick == before and a.shape and _noted(a)]
+    shapes, done = {a.shape for a in notes}, {a.fingerprint for a in notes}
+    newest = [
+        a for a in actions[first:] if not (a.shape in shapes and a.fingerprint not in done and _noted(a))
+    ]
     if not newest or _asked(newest) is None:
         return False  # nothing looked at, or more than looks: work, a failure, a call twice
     earlier = {action.fingerprint for action in actions[:first]}

@@ -41,8 +41,8 @@ def test_a_heartbeat_that_only_looked_and_found_nothing_again_is_idle() -> None:
 
 def test_the_same_bookkeeping_as_the_heartbeat_before_is_no_work() -> None:
     """A sync that found nothing saves the time it last ran, as it did the heartbeat before (the
-    same write, its time masked): idle. The first such save, or a write of another shape (a
-    reply sent), is work."""
+    same write, its time masked): idle. The first such save, a write of another shape (a reply
+    sent) or the very same act again is work."""
     ran = [
         (tick, "state.set", {"key": "last_run", "value": f"2026-11-06T10:{tick:02d}:09Z"}, "ok", None)
         for tick in range(1, 4)
@@ -52,6 +52,9 @@ def test_the_same_bookkeeping_as_the_heartbeat_before_is_no_work() -> None:
     assert not idle_wakeup(_kept(LOOK, _at(2, LOOK), ran[1]), 2)  # no such save the heartbeat before
     reply: Call = (3, "gmail.send_message", {"to": "ana", "body": "on it"}, '{"id": "m-1"}', None)
     assert not idle_wakeup(_kept(*quiet[:4], _at(3, LOOK), reply), 3)
+    # The very same act again (a hand-off back to the same agent each heartbeat) is no bookkeeping.
+    handoff: Call = (1, "transfer_to_billing_agent", {}, '{"assistant": "Billing Agent"}', None)
+    assert not idle_wakeup(_kept(LOOK, handoff, _at(2, LOOK), _at(2, handoff)), 2)
 
 
 def test_a_heartbeat_that_acted_failed_asked_twice_or_went_silent_is_not_idle() -> None:
