@@ -6,19 +6,20 @@ came. Its calls look like a loop and its flat metric like no progress, yet it
 did its job. What tells it from a stuck agent is the heartbeat as a whole: it
 only looked (no act, no write, no failure, no call twice; but for the
 bookkeeping it did the heartbeat before, a write of the same shape, its
-values moved on: a sync saving the time it last ran), and a source it had looked at in an earlier
-heartbeat answered nothing (an empty list, an envelope around nothing, "no
-results"; silence is a shell gone dark, not an answer). A
-stuck agent does, fails, or asks the same thing again within a heartbeat; new
-searches finding nothing ask something new each time and are no re-check.
+values moved on: a sync saving the time it last ran), and a source it had
+looked at in an earlier heartbeat answered nothing (an empty list, an
+envelope around nothing, "no results"; silence is a shell gone dark, not an
+answer). A stuck agent does, fails, or asks the same thing again within a
+heartbeat; new searches finding nothing ask something new each time and are
+no re-check.
 A watcher's round is the other quiet shape: every heartbeat over a flat
 stretch of the metric asked the same looks as the others (a certificate's
 expiry checked each day, a build's status every two minutes; the first may
 also start what the others watch), however their answers move. Its metric
 is flat because nothing has happened yet, not because work goes undone:
-``no_progress`` is about a busy agent. Whether the
-answers themselves say it is stuck (the same status, identical, again and
-again) is the other detectors' call.
+``no_progress`` is about a busy agent. Whether the answers themselves say it
+is stuck (the same status, identical, again and again) is the other
+detectors' call.
 Pure: a live Monitor and a replay agree.
 """
 
