@@ -55,17 +55,15 @@ def empty_envelope(stripped: str) -> bool:
         data = json.loads(stripped)
     except ValueError:
         return False
-    return isinstance(data, dict) and _holds_nothing(data, top=True)
-
-
-def _holds_nothing(data: dict[Any, Any], top: bool) -> bool:
-    """No item in any list of ``data`` and no ``true``; at the top, one list at least, or a count of
-    things found at 0 and none above (at any depth: ``{"meta": {"result_count": 0}}``)."""
+    if not isinstance(data, dict):
+        return False
+    # No item in any list and no ``true``; at the top one list at least, or a count of things found
+    # at 0 and none above (at any depth: ``{"meta": {"result_count": 0}}``).
     places = _places(data)
     if places is None:
         return False
     lists, zeros, counted = places
-    return not top or lists > 0 or (zeros > 0 and not counted)
+    return lists > 0 or (zeros > 0 and not counted)
 
 
 def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
