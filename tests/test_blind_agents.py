@@ -219,29 +219,21 @@ _METRIC_AT_ONE = {
     "healthy__github_issue_labeler": ["no_progress"],
     "healthy__search_index_refresher": ["no_progress"],
 }
-_FLAT_WRITERS = {
-    name: ["no_progress"] for name in ("healthy__newsletter_writer", "healthy__weekly_report_builder")
-}
 _REGROUPED_SYNCS = {"healthy__stripe_to_sheets_sync": ["repeat", "empty", "recurring"]}
 _FOURTEENTH: dict[int | None, dict[str, list[str]]] = {
     None: {
         **_METRIC_AT_ONE,
-        **_FLAT_WRITERS,
         "healthy__alert_dedup": ["loop"],
         "healthy__gdpr_deletion_processor": ["no_progress", "cycle"],
-        "healthy__llm_eval_runner": ["no_progress"],
         "healthy__xarray_weighted_bool_weights_long": ["no_progress"],
     },
     1: {
         **_METRIC_AT_ONE,
-        **_FLAT_WRITERS,
         **{
             name: ["no_progress"]
             for name in (
                 "healthy__calendar_assistant",
-                "healthy__db_migration_watcher",
                 "healthy__dep_update_bot",
-                "healthy__llm_eval_runner",
                 "healthy__mailbox_cleanup",
                 "healthy__s3_to_warehouse_loader",
                 "healthy__translation_pipeline",
@@ -274,13 +266,7 @@ _FOURTEENTH: dict[int | None, dict[str, list[str]]] = {
 }
 _FOURTEENTH_ESCALATED: dict[int | None, set[str]] = {
     None: {"healthy__alert_dedup", "healthy__gdpr_deletion_processor", *_METRIC_AT_ONE},
-    1: {
-        "healthy__alert_dedup",
-        "healthy__db_migration_watcher",
-        "healthy__gdpr_deletion_processor",
-        "healthy__llm_eval_runner",
-        "healthy__search_index_refresher",
-    },
+    1: {"healthy__alert_dedup", "healthy__gdpr_deletion_processor"},
     5: {
         "healthy__alert_dedup",
         "healthy__crm_to_helpdesk_sync",
@@ -292,7 +278,7 @@ _FOURTEENTH_ESCALATED: dict[int | None, set[str]] = {
 # Missed: a page paged up and down while find_in_page is reworded, repro scripts rewritten to print
 # the same expression in new ways, a customer taken through the same diagnostics, a flaky test
 # re-run with more samples each time, an index rebuilt over and over (its metric rising and
-# falling); the stalled eval batch is escalated by its flat metric before its onset (at own and 1).
+# falling).
 _FOURTEENTH_MISSED = {
     "stuck__browse_node18_maintenance_paging_loop",
     "stuck__sympy_latex_frac_repro_churn",
@@ -301,54 +287,29 @@ _FOURTEENTH_MISSED = {
     "stuck__products_index_rebuild_cycle",
 }
 _FOURTEENTH_MISSED_AT: dict[int | None, set[str]] = {
-    None: {"stuck__eval_batch_stalled_busywork"},
-    1: {"stuck__eval_batch_stalled_busywork"},
+    None: set(),
+    1: set(),
     5: set(),
     10: {"stuck__astropy_quantity_notimplemented_cycle", "stuck__promo_archive_label_only"},
 }
 # The fifteenth batch's (bench/blind_agents/README.md): agents in frameworks whose heartbeat is one
-# model turn, their metric (tests passing, rows done) measured each turn: a flat metric over four
-# turns is ``no_progress``, and coding assistants debugging for six or more turns are escalated at
-# their own heartbeats (the README's Session section: give the metric room); regrouped 5 or 10 a
-# heartbeat, only a bisect's flat stretch. Long SWE-bench coding runs: a mypy run whose check is
-# retried in new spellings failing alike (a reworded retry, flagged once).
-_TURN_CODERS = {
-    "healthy__go_ttl_cache_data_race",
-    "healthy__py_flaky_test_git_bisect",
-    "healthy__py_pagination_offbyone",
-    "healthy__py_pandas_upgrade_fixes",
-    "healthy__rust_ini_parser_fixes",
-}
+# model turn, their metric (tests passing, rows done) measured each turn: turns that each bring
+# something new (a file read, a test failing anew after an edit) are an exploration, no busy work
+# (heartbeat/detect/idle.py), so coding assistants debugging for six or more turns are not flagged;
+# a bisect is, once its todo list and test runs answer as before (not escalated). Long SWE-bench
+# coding runs: a mypy run whose check is retried in new spellings failing alike (a reworded retry,
+# flagged once).
 _TURNS = {
-    **{name: ["no_progress"] for name in _TURN_CODERS},
-    **{
-        name: ["no_progress"]
-        for name in (
-            "healthy__pg_backfill_region_batches",
-            "healthy__pw_load_more_product_scrape",
-            "healthy__repl_bike_trip_analysis",
-            "healthy__ts_rate_limiter_jest",
-        )
-    },
-    "healthy__mypy-10924": ["recurring_error"],
-}
-_REGROUPED_TURNS = {
     "healthy__mypy-10924": ["recurring_error"],
     "healthy__py_flaky_test_git_bisect": ["no_progress"],
 }
-_FIFTEENTH: dict[int | None, dict[str, list[str]]] = {
-    None: _TURNS,
-    1: _TURNS,
-    5: _REGROUPED_TURNS,
-    10: _REGROUPED_TURNS,
-}
-_FIFTEENTH_ESCALATED: dict[int | None, set[str]] = {None: _TURN_CODERS, 1: _TURN_CODERS, 5: set(), 10: set()}
-# Missed: a headcount searched in new words each time; a timezone fixture loop escalated by its flat
-# metric before its onset (own and 1); at 10 a heartbeat, a proposal rewritten, an invoice pager
-# paged back and forth, a dedupe batch busy under a flat metric.
+_FIFTEENTH: dict[int | None, dict[str, list[str]]] = {None: _TURNS, 1: _TURNS, 5: _TURNS, 10: _TURNS}
+_FIFTEENTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: set(), 5: set(), 10: set()}
+# Missed: a headcount searched in new words each time; at 10 a heartbeat, a proposal rewritten, an
+# invoice pager paged back and forth, a dedupe batch busy under a flat metric.
 _FIFTEENTH_MISSED: dict[int | None, set[str]] = {
-    None: {"stuck__py_timezone_fixture_loop", "stuck__web_private_company_headcount_reworded"},
-    1: {"stuck__py_timezone_fixture_loop", "stuck__web_private_company_headcount_reworded"},
+    None: {"stuck__web_private_company_headcount_reworded"},
+    1: {"stuck__web_private_company_headcount_reworded"},
     5: {"stuck__web_private_company_headcount_reworded"},
     10: {
         "stuck__doc_proposal_risks_rewrite_loop",

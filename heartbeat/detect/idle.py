@@ -20,6 +20,14 @@ is flat because nothing has happened yet, not because work goes undone:
 ``no_progress`` is about a busy agent. Whether the answers themselves say it
 is stuck (the same status, identical, again and again) is the other
 detectors' call.
+An exploration is the third: heartbeats of one or two actions each (a model
+turn per heartbeat, as a Session of a coding assistant keeps them), every look
+answered by something the run had not seen (a file read, a test failing
+anew after an edit), no act done twice, and not all one call with only its
+numbers moving (a crawl storing nothing is the busy work the metric judges).
+Four such samples are four steps of a search, not four heartbeats of busy
+work; once the flat stretch holds two actions a sample, or an answer comes
+again, it is judged.
 Pure: a live Monitor and a replay agree.
 """
 
@@ -33,7 +41,7 @@ from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
 from .detectors.no_progress import NoProgress
 
-__all__ = ["idle_wakeup", "watching"]
+__all__ = ["exploring", "idle_wakeup", "spared", "watching"]
 
 
 def _asked(actions: Iterable[ActionView]) -> set[str] | None:
@@ -84,23 +92,77 @@ def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     )
 
 
+def _flat_stretch(
+    detector: NoProgress, kept: Iterable[ActionView], progress: Sequence[ProgressSample]
+) -> tuple[int, list[list[ActionView]]] | None:
+    """The heartbeat of the first of ``detector``'s last N measured samples and the actions of
+    each heartbeat after it, or None when nothing was measured."""
+    measured = [sample.tick for sample in progress if sample.value is not None][-detector.samples :]
+    if not measured:
+        return None
+    stretch: dict[int, list[ActionView]] = {}
+    for action in kept:
+        if action.tick > measured[0]:  # the first sample measured what came before (a rise, perhaps)
+            stretch.setdefault(action.tick, []).append(action)
+    return measured[0], list(stretch.values())
+
+
+def spared(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
+    """Whether ``detector`` is ``no_progress`` and its flat stretch is a watcher's rounds or an
+    exploration (see the module's docstring): no busy work left the metric flat."""
+    kept = list(kept)
+    return watching(detector, kept, progress) or exploring(detector, kept, progress)
+
+
 def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
     """Whether ``detector`` is ``no_progress`` and the heartbeats of its flat stretch (after the
     first of its last N measured samples) each only looked (no act, no write, no failure, no call
     twice) and asked the same calls as the others: a watcher's rounds, nothing to do yet."""
     if not isinstance(detector, NoProgress):
         return False
-    measured = [sample.tick for sample in progress if sample.value is not None][-detector.samples :]
-    if not measured:
+    found = _flat_stretch(detector, kept, progress)
+    if found is None:
         return False
-    stretch: dict[int, list[ActionView]] = {}
-    for action in kept:
-        if action.tick > measured[0]:  # the first sample measured what came before (a rise, perhaps)
-            stretch.setdefault(action.tick, []).append(action)
-    heartbeats = list(stretch.values())
+    heartbeats = found[1]
     if not heartbeats:
         return False
     # The first may also start what the others watch (a job, a migration, a CI run).
     heartbeats[0] = [action for action in heartbeats[0] if not _noted(action)]
     rounds = [_asked(actions) for actions in heartbeats]
     return bool(rounds[0]) and all(asked == rounds[0] for asked in rounds)
+
+
+def exploring(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
+    """Whether ``detector`` is ``no_progress`` and its flat stretch holds fewer than two actions a
+    sample, not all one call with its numbers moving, each look answered by what the run had not
+    seen before (an error's words count as its answer; silence is no news) and no act or write
+    done before again: steps of a search."""
+    if not isinstance(detector, NoProgress):
+        return False
+    found = _flat_stretch(detector, kept, progress)
+    if found is None or sum(map(len, found[1])) >= 2 * detector.samples:
+        return False
+    first = found[0]
+    seen: set[str | None] = set()
+    done: set[str] = set()
+    looked = False
+    for action in kept:
+        answer = action.result or action.failure
+        if action.tick <= first:
+            seen.add(answer)
+            if _noted(action):
+                done.add(action.fingerprint)
+        elif _noted(action):
+            # An act's answer is its acknowledgement, the same each time: no news and no repeat.
+            # Doing the very same act again is a repeat; one that failed may be tried again.
+            if action.fingerprint in done:
+                return False
+            done.add(action.fingerprint)
+        elif answer is None or answer in seen:
+            return False
+        else:
+            seen.add(answer)
+            looked = True
+    # One call asked anew each time, only its numbers moving (a crawl fetching page after page,
+    # storing nothing), is the busy work the metric judges; a search reads, runs and edits.
+    return looked and len({action.shape for heartbeat in found[1] for action in heartbeat}) > 1

@@ -59,7 +59,7 @@ from .detectors.contract import construct
 from .detectors.fingerprints import action_keys, error_text
 from .detectors.window import NAMES_KEPT, forget_before
 from .evidence import last_rise, overruled, standing
-from .idle import idle_wakeup, watching
+from .idle import idle_wakeup, spared
 from .recorded import LightAction, as_record, cost_of, keyed_record, need_aware
 
 _new_light = tuple.__new__
@@ -419,7 +419,7 @@ class Monitor:
         try:
             for det, kind, push in self._progress_push:
                 found = push(sample, not idle and kind not in self._reported)  # idle: no work came
-                if found is not None and not idle and not watching(det, self._history, self._progress):
+                if found is not None and not idle and not spared(det, self._history, self._progress):
                     first = _first(first, self._keep(det, found))
         except BaseException:
             self._missed = True

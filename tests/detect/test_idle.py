@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from heartbeat.detect.detectors.contract import ActionView
-from heartbeat.detect.idle import idle_wakeup, watching
+from heartbeat.detect.idle import exploring, idle_wakeup, watching
 from heartbeat.detect.monitor import Monitor
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -187,3 +187,54 @@ def test_a_count_of_nothing_found_is_an_answer_of_nothing() -> None:
         found[name] = _kinds(rounds, None)
     assert found["none"] == [[]] * 8
     assert any(found["one"])
+
+
+def _turns(failure: str, turns: int = 12) -> list[Round]:
+    """A coding assistant's turns, one action a heartbeat: read, edit, run the failing test, read
+    the next file... Each run fails with ``failure`` formatted with the turn (``{}``) or not."""
+    rounds: list[Round] = []
+    for turn in range(turns):
+        path = f"src/module_{turn}.py"
+        rounds.append(
+            [
+                [
+                    ("Read", {"file_path": path}, f"def handler_{turn}(): return {turn}", None),
+                    (
+                        "Edit",
+                        {"file_path": path, "old": f"return {turn}", "new": "return 0"},
+                        "updated",
+                        None,
+                    ),
+                    ("Bash", {"command": f"pytest -q tests/test_{turn}.py"}, None, failure.format(turn)),
+                ][turn % 3]
+            ]
+        )
+    return rounds
+
+
+def test_turns_that_each_bring_something_new_are_an_exploration() -> None:
+    """One action a heartbeat, every look answered anew (files read, a test failing differently after
+    each edit): no ``no_progress`` in 12 flat heartbeats. The same turns whose test fails alike each
+    time, or the same work five actions a heartbeat, are busy work the flat metric judges."""
+    assert _kinds(_turns("AssertionError: expected {} items"), 0.5) == [[]] * 12
+    same = _kinds(_turns("AssertionError: expected no items"), 0.5)
+    assert any("no_progress" in kinds for kinds in same)
+    calls = [call for round_ in _turns("AssertionError: expected {} items", 60) for call in round_]
+    grouped = [calls[n : n + 5] for n in range(0, 60, 5)]  # five a heartbeat, every answer new
+    assert any("no_progress" in kinds for kinds in _kinds(grouped, 0.5))
+
+
+def test_exploring_is_only_no_progress_over_fewer_than_two_actions_a_sample() -> None:
+    """``exploring`` judges ``no_progress`` alone, and not without a measured sample."""
+    monitor = Monitor()
+    for tick, round_ in enumerate(_turns("failed at step {}")[:5], start=1):
+        monitor.start_tick(tick)
+        for tool, args, output, error in round_:
+            monitor.record(tool, args, output=output, error=error, now=T0)
+        monitor.add_progress(0.5, now=T0)
+    no_progress = next(d for d in monitor.detectors if d.kind == "no_progress")
+    repeat = next(d for d in monitor.detectors if d.kind == "repeat")
+    kept, samples = monitor.history, monitor.progress
+    assert exploring(no_progress, kept, samples)
+    assert not exploring(repeat, kept, samples)
+    assert not exploring(no_progress, kept, [])

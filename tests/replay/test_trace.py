@@ -359,7 +359,9 @@ def test_a_finding_of_a_whole_tick_after_the_onset_flags_the_run(tmp_path: Path)
     lines = [
         {
             "progress": 3,
-            "actions": [{"tool": "read", "args": {"page": p}, "output": f"page {p}"} for p in (n, -n)],
+            "actions": [
+                {"tool": "read", "args": {"page": p}, "output": f"page {p}"} for p in (2 * n - 1, 2 * n)
+            ],
         }
         for n in range(1, 6)
     ]
