@@ -57,7 +57,7 @@ from .detectors import (
 )
 from .detectors.contract import construct
 from .detectors.fingerprints import action_keys, error_text
-from .detectors.window import NAMES_KEPT, forget_before
+from .detectors.recurring_error import note_success
 from .evidence import last_rise, overruled, standing
 from .idle import idle_wakeup, spared
 from .recorded import LightAction, as_record, cost_of, keyed_record, need_aware
@@ -342,9 +342,7 @@ class Monitor:
         index = self.actions_total
         steps = self._action_steps if error is None else self._error_steps
         if error is None:
-            self._successes[tool] = self._successes[fp] = index
-            if len(self._successes) > self.history_limit + NAMES_KEPT:  # new calls: forget the old
-                forget_before(self._successes, index - self.history_limit)
+            note_success(self._successes, tool, fp, record.summary, index, self.history_limit)
         try:
             overruling = index <= self._overruled_to  # the metric rose within some detector's stretch
             start = 0

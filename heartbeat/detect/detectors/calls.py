@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["acts_by_name", "searches", "silent_by_design", "speaks", "waits"]
+__all__ = ["acts_by_name", "changes_something", "searches", "silent_by_design", "speaks", "waits"]
 
 
 # Calls that write or act, whose answer is silent by design: by the tool's first word
@@ -206,6 +206,12 @@ def _silent_command(tool: str, summary: str) -> bool:
 def silent_by_design(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing."""
     return acts_by_name(tool) or _silent_command(tool, summary)
+
+
+def changes_something(tool: str, summary: str) -> bool:
+    """Whether the call ``summary`` of ``tool`` writes, acts or waits: after it, a call that failed
+    may rightly be tried again (an edit made, a package installed, time given to a service)."""
+    return silent_by_design(tool, summary) or waits(tool, summary)
 
 
 # Programs that search, whose silence is their answer: no match.

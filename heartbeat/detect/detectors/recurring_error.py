@@ -23,7 +23,10 @@ The same call (with arguments) re-run and failing the same way counts
 over twice the window: a script re-run after each edit, other steps
 between the runs; but only since the call last passed: a test that passes
 at one commit and fails at the next (a bisect) shows what changed between
-the runs reaching it.
+the runs reaching it. Re-runs with nothing changed between them (no write,
+no act, no wait: only reads, as an agent re-reading the code it will not
+edit and re-running the failing test) count over three times the window,
+each run after the one before it: nothing could have reached the failure.
 
 Reworded retries count too: consecutive failing calls of one tool, each
 rewording the calls before it (see :func:`reworded` and :func:`~.words.words`:
@@ -58,6 +61,7 @@ from functools import lru_cache
 from typing import Any
 
 from ...core.models import Anomaly, clip
+from .calls import changes_something
 from .contract import (
     ActionTracker,
     ActionView,
@@ -74,12 +78,14 @@ from .window import NAMES_KEPT, SparseWindow, forget_before
 from .words import error_words, words
 
 __all__ = [
+    "ACTED",
     "ALIKE",
     "DARK_EXTRA",
     "REWORDED",
     "RecurringError",
     "RecurringErrorTracker",
     "failure_key",
+    "note_success",
     "reworded",
 ]
 
@@ -98,6 +104,20 @@ DARK_EXTRA = 3
 """How many more than N silent failures of one tool (nothing to show) make it a tool gone dark."""
 
 _error_key = lru_cache(maxsize=512)(error_key)
+# The key under which the newest write, act or wait is kept among the successes (see
+# :func:`~.calls.changes_something`): no tool or fingerprint starts with a NUL.
+ACTED = "\x00acted"
+
+
+def note_success(successes: dict[str, int], tool: str, fp: str, summary: str, index: int, keep: int) -> None:
+    """Note in ``successes`` (what :meth:`RecurringErrorTracker.errors_only` reads) that action
+    ``index``, a call ``fp`` of ``tool``, succeeded, and whether it changed something (ACTED); past
+    :data:`~.window.NAMES_KEPT` names, those older than ``keep`` actions are forgotten."""
+    successes[tool] = successes[fp] = index
+    if changes_something(tool, summary):
+        successes[ACTED] = index
+    if len(successes) > keep + NAMES_KEPT:  # new calls: forget the old
+        forget_before(successes, index - keep)
 
 
 def reworded(before: frozenset[str], after: frozenset[str], chain: frozenset[str] = frozenset()) -> bool:
@@ -222,8 +242,8 @@ class RecurringError(Windowed):
 
     @property
     def history_needed(self) -> int:
-        """Past actions this detector needs to see: the re-runs' window, twice its own."""
-        return 2 * self.window
+        """Past actions this detector needs to see: the idle re-runs' window, three times its own."""
+        return 3 * self.window
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action failed with an error seen N times in the window."""
@@ -232,37 +252,59 @@ class RecurringError(Windowed):
             return None
         key = failure_key(last)
         rerun = _rerun(last, key)  # None: nothing was attempted, see the module's docstring
-        longer = [a for a in history.actions if a.tool not in self.exempt][-2 * self.window :]
-        start = len(longer) - self.window  # the window's first position in longer
+        longest = [a for a in history.actions if a.tool not in self.exempt][-3 * self.window :]
+        start = len(longest) - self.window  # the window's first position in longest
         failures = []
         reruns = 0
+        idle: list[int] = []  # the positions of the newest's call failing alike, nothing changed between
+        idle_key: Hashable = None
         # Where each tool last answered and last failed, as the tracker keeps them.
         ok: dict[str, int] = {}
         failed: dict[str, int] = {}
-        for i, a in enumerate(longer):
+        for i, a in enumerate(longest):
             if a.error is None:
                 ok[a.tool] = ok[a.fingerprint] = i
+                if changes_something(a.tool, a.summary):
+                    ok[ACTED] = i
                 if a.fingerprint == last.fingerprint:
                     reruns = 0  # it passed since: what changed between the runs reached it
                 continue
             answered = ok.get(a.tool, -1) > failed.get(a.tool, -1)
             failed[a.tool] = i
             found = failure_key(a)
-            if rerun is not None and _rerun(a, found) == rerun:
-                reruns += 1
+            if rerun is not None and a.fingerprint == last.fingerprint:
+                again = _rerun(a, found)
+                if again == rerun and i >= len(longest) - 2 * self.window:
+                    reruns += 1
+                if (
+                    again == idle_key
+                    and idle
+                    and idle[-1] > max(ok.get(ACTED, -1), ok.get(a.fingerprint, -1))
+                ):
+                    idle.append(i)
+                else:
+                    idle, idle_key = [i], again
             if i >= start:
                 failures.append(_failure(i, a, a.tool, a.fingerprint, a.error, answered, found))
         answered_at = ok.get(last.tool, -1)
         count = 0 if rerun is None else sum(1 for f in failures if f[0] > answered_at and f[6] == key)
         dark = _dark(failures, last.tool, answered_at) if failures[-1][7] else 0
-        return self._report(last, count, reruns, _chain(failures), dark, history.tick, now)
+        return self._report(last, count, reruns, _chain(failures), dark, history.tick, now, len(idle))
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
         return RecurringErrorTracker(self, history)
 
     def _report(
-        self, action: ActionView, count: int, reruns: int, chain: int, dark: int, tick: int, at: datetime
+        self,
+        action: ActionView,
+        count: int,
+        reruns: int,
+        chain: int,
+        dark: int,
+        tick: int,
+        at: datetime,
+        idle: int = 0,
     ) -> Anomaly | None:
         error = clip(action.error, 120)
         span = self.window
@@ -279,6 +321,14 @@ class RecurringError(Windowed):
                 f"{span} actions ({error}): what changed between the runs did not reach the failure"
             )
             count, same = reruns, "call and error"
+        elif idle >= self.threshold:
+            span = 3 * self.window
+            message = (
+                f"{action.summary} was run again and failed the same way {idle} times in the last "
+                f"{span} actions with nothing written, done or waited for between the runs ({error}): "
+                "running it again will not change the answer"
+            )
+            count, same = idle, "call and error"
         elif chain >= self.threshold:
             message = (
                 f"{action.tool} failed {chain} times in a row within the last {span} actions, "
@@ -329,6 +379,7 @@ class RecurringErrorTracker(StepTracker):
         "_exempt",
         "_failed",
         "_failures",
+        "_idle",
         "_offset",
         "_ok",
         "_position",
@@ -346,6 +397,9 @@ class RecurringErrorTracker(StepTracker):
         # The same call failing the same way, over twice the window.
         self._reruns: SparseWindow[Hashable] = SparseWindow(2 * det.window)
         self._reruns.follow(0)
+        # Per call, its newest failure's rerun key and the positions of the runs failing so since
+        # nothing changed between them (within 3W).
+        self._idle: dict[str, tuple[Hashable, deque[int]]] = {}
         # The failures in the window (see _chain), and the position of each tool's last success
         # and last failure.
         self._failures: deque[_Failure] = deque()
@@ -355,7 +409,7 @@ class RecurringErrorTracker(StepTracker):
         # (the caller's), and the index from which those count (before it, _ok's positions).
         self._successes: Mapping[str, int] | None = None
         self._since = self._offset = 0
-        self.seed(tail_of(history.actions, 2 * det.window, det.exempt))
+        self.seed(tail_of(history.actions, 3 * det.window, det.exempt))
 
     def errors_only(self, index: int, successes: Mapping[str, int] | None = None) -> bool:
         """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
@@ -383,11 +437,14 @@ class RecurringErrorTracker(StepTracker):
             position = self._position = self._position + 1
             if error is None:
                 ok[tool] = ok[fp] = position
+                if changes_something(tool, action.summary):
+                    ok[ACTED] = position
                 if len(ok) > NAMES_KEPT:  # an agent naming a new tool or call at every action
-                    forget_before(ok, position - 2 * self._det.window)
+                    forget_before(ok, position - 3 * self._det.window)
                 return None
             answered_at = ok.get(tool, 0)
             passed_at = ok.get(fp, 0)
+            acted_at = ok.get(ACTED, 0)
         else:
             if error is None:  # the caller keeps the successes
                 return None
@@ -396,6 +453,8 @@ class RecurringErrorTracker(StepTracker):
             answered_at = index - self._offset if index > self._since else ok.get(tool, 0)
             index = successes.get(fp, 0)
             passed_at = index - self._offset if index > self._since else ok.get(fp, 0)
+            index = successes.get(ACTED, 0)
+            acted_at = index - self._offset if index > self._since else ok.get(ACTED, 0)
         failed = self._failed
         answered = answered_at > failed.get(tool, 0)  # it succeeded since its last failure
         failed[tool] = position
@@ -410,9 +469,11 @@ class RecurringErrorTracker(StepTracker):
             failures.popleft()
         failures.append(_failure(position, action, tool, fp, error, answered, key))
         rerun = _rerun(action, key)
+        idle = 0
         if rerun is None:
             again = count = 0  # nothing was attempted: see the module's docstring
         else:
+            idle = self._idle_run(fp, rerun, position, max(acted_at, passed_at))
             again = reruns.add(rerun)
             if again >= self._det.threshold and passed_at:  # only the runs since it last passed count
                 again = reruns.count_since(rerun, passed_at)
@@ -422,7 +483,7 @@ class RecurringErrorTracker(StepTracker):
             return None
         threshold = self._det.threshold
         chain = dark = 0
-        if count < threshold and again < threshold:
+        if count < threshold and again < threshold and idle < threshold:
             chain = _chain(failures)
             if chain < threshold:
                 if not failures[-1][7]:
@@ -430,4 +491,23 @@ class RecurringErrorTracker(StepTracker):
                 dark = _dark(failures, tool, answered_at)
                 if dark < threshold + DARK_EXTRA:
                     return None
-        return self._det._report(action, count, again, chain, dark, action.tick, action.at)
+        return self._det._report(action, count, again, chain, dark, action.tick, action.at, idle)
+
+    def _idle_run(self, fp: str, rerun: Hashable, position: int, changed_at: int) -> int:
+        """How many runs of call ``fp`` in the last 3W positions, this one at ``position``, failed as
+        ``rerun`` says, nothing changed (written, done, waited for, passed) after the one before."""
+        found = self._idle.get(fp)
+        if found is not None and found[0] == rerun and found[1] and found[1][-1] > changed_at:
+            runs = found[1]
+            runs.append(position)
+        else:
+            runs = deque([position])
+            self._idle[fp] = (rerun, runs)
+            if len(self._idle) > NAMES_KEPT:  # a new failing call at every action: forget the old
+                floor = position - 3 * self._det.window
+                for old in [k for k, (_, r) in self._idle.items() if r[-1] <= floor]:
+                    del self._idle[old]
+        floor = position - 3 * self._det.window
+        while runs[0] <= floor:
+            runs.popleft()
+        return len(runs)

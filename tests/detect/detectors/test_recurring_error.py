@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import RecurringError
+from heartbeat.detect.monitor import Monitor
 
 from .helpers import Call, actions, fired, first, trips
+
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 def test_a_different_invalid_action_each_time_is_a_recurring_error() -> None:
@@ -598,3 +602,50 @@ def test_a_search_relaxed_as_it_moves_from_folder_to_folder_is_no_reworded_retry
     ]
     found = trips(RecurringError(), actions(one_folder))
     assert found[:2] == [None, None] and found[2] is not None and found[2].evidence["same"] == "reworded"
+
+
+def test_a_failing_test_rerun_with_only_reads_between_counts_over_three_windows() -> None:
+    """An agent re-reading the code it never edits and re-running the failing test every eleventh
+    action: never three runs within twice the window, but nothing changed between them, so the
+    third, 22 actions after the first, is a re-run. An edit, an install or a wait between the runs
+    is a change: the same runs are then judged over twice the window only."""
+    test = "python -m pytest tests/test_routines.py -k diff_prepend"
+
+    def runs(between: Call | None) -> list[Call]:
+        calls: list[Call] = []
+        for i in range(3):
+            calls.append(
+                {"tool": "python", "args": {"cmd": test}, "output": "FFF\n3 failed", "error": "exit 1"}
+            )
+            if i < 2:
+                for n in range(10 if between is None else 9):
+                    calls.append(
+                        {"tool": "nl", "args": {"cmd": f"nl -ba src/r{n}.py"}, "output": f"{n} code " * 30}
+                    )
+                if between is not None:
+                    calls.append(between)
+        return calls
+
+    found = trips(RecurringError(), actions(runs(None)))
+    assert found[:-1] == [None] * 22
+    hit = found[-1]
+    assert hit is not None and hit.evidence["window"] == 30 and hit.evidence["count"] == 3
+    assert "with nothing written, done or waited for between the runs" in hit.message
+    edit: Call = {"tool": "sed", "args": {"cmd": "sed -i 's/a/b/' src/r.py"}, "output": ""}
+    install: Call = {
+        "tool": "pip",
+        "args": {"cmd": "pip install numpy==1.26"},
+        "output": "Successfully installed",
+    }
+    wait: Call = {"tool": "sleep", "args": {"seconds": 30}, "output": ""}
+    for change in (edit, install, wait):
+        assert trips(RecurringError(), actions(runs(change))) == [None] * 23
+    # A Monitor steps this tracker on the failures alone, told of the changes by the successes.
+    for change, expected in ((None, True), (edit, False), (wait, False)):
+        monitor = Monitor()
+        monitor.start_tick(1)
+        kinds = [
+            monitor.record(c["tool"], c["args"], output=c.get("output"), error=c.get("error"), now=T0)
+            for c in runs(change)
+        ]
+        assert (kinds[-1] is not None and kinds[-1].kind == "recurring_error") is expected

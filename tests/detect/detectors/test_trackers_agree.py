@@ -25,6 +25,7 @@ from heartbeat.detect.detectors import (
     RecurringError,
     Repeat,
 )
+from heartbeat.detect.detectors.recurring_error import note_success
 
 from .helpers import actions, samples
 
@@ -292,7 +293,9 @@ def _fed_failures_agree(detector: Any, records: list[Any], split: int) -> bool:
         return False
     for i in range(split, len(records)):
         if records[i].error is None:
-            successes[records[i].tool] = successes[records[i].fingerprint] = records[i].index
+            note_success(
+                successes, records[i].tool, records[i].fingerprint, records[i].summary, records[i].index, 50
+            )
             continue
         expected = detector.check(History(records[: i + 1], tick=records[i].tick), records[i].at)
         got = tracker.push(records[i])
