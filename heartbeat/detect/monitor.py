@@ -57,7 +57,7 @@ from .detectors import (
 )
 from .detectors.contract import construct
 from .detectors.fingerprints import action_keys, error_text
-from .detectors.recurring_error import note_success
+from .detectors.recurring_error import Successes
 from .evidence import last_rise, overruled, standing
 from .idle import idle_wakeup, spared
 from .recorded import LightAction, as_record, cost_of, keyed_record, need_aware
@@ -150,7 +150,7 @@ class Monitor:
         self._reseed: list[tuple[bool, int, Detector, Any]] = []
         self._missed = False  # a record raised part way: the next reseed seeds every tracker anew
         # The index of each tool's and call's (fingerprint's) last success, for failure-only trackers.
-        self._successes: dict[str, int] = {}
+        self._successes = Successes(self.history_limit)
         seed = History(self._visible(), tuple(self._progress), tick)
         for det, scope in zip(found, scopes, strict=True):
             on_progress = scope == "progress"
@@ -342,7 +342,7 @@ class Monitor:
         index = self.actions_total
         steps = self._action_steps if error is None else self._error_steps
         if error is None:
-            note_success(self._successes, tool, fp, record.summary, index, self.history_limit)
+            self._successes.note(tool, fp, record.summary, index)
         try:
             overruling = index <= self._overruled_to  # the metric rose within some detector's stretch
             start = 0

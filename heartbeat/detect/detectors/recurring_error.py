@@ -78,14 +78,13 @@ from .window import NAMES_KEPT, SparseWindow, forget_before
 from .words import error_words, words
 
 __all__ = [
-    "ACTED",
     "ALIKE",
     "DARK_EXTRA",
     "REWORDED",
     "RecurringError",
     "RecurringErrorTracker",
+    "Successes",
     "failure_key",
-    "note_success",
     "reworded",
 ]
 
@@ -104,20 +103,40 @@ DARK_EXTRA = 3
 """How many more than N silent failures of one tool (nothing to show) make it a tool gone dark."""
 
 _error_key = lru_cache(maxsize=512)(error_key)
-# The key under which the newest write, act or wait is kept among the successes (see
-# :func:`~.calls.changes_something`): no tool or fingerprint starts with a NUL.
-ACTED = "\x00acted"
 
 
-def note_success(successes: dict[str, int], tool: str, fp: str, summary: str, index: int, keep: int) -> None:
-    """Note in ``successes`` (what :meth:`RecurringErrorTracker.errors_only` reads) that action
-    ``index``, a call ``fp`` of ``tool``, succeeded, and whether it changed something (ACTED); past
-    :data:`~.window.NAMES_KEPT` names, those older than ``keep`` actions are forgotten."""
-    successes[tool] = successes[fp] = index
-    if changes_something(tool, summary):
-        successes[ACTED] = index
-    if len(successes) > keep + NAMES_KEPT:  # new calls: forget the old
-        forget_before(successes, index - keep)
+class Successes(dict[str, int]):
+    """The index of each tool's and each call's (fingerprint's) last success, as the error trackers
+    read them once stepped on failures only, and the newest of the last ``keep`` successes that
+    wrote, acted or waited (:func:`~.calls.changes_something`), found only when asked: the
+    question is rare (a failing call run again), reading every command is not."""
+
+    __slots__ = ("_changed", "_checked", "_keep", "_recent")
+
+    def __init__(self, keep: int) -> None:
+        super().__init__()
+        self._keep = keep
+        self._recent: deque[tuple[str, str, int]] = deque(maxlen=keep)
+        self._checked = self._changed = 0  # the newest success looked at, the newest that changed
+
+    def note(self, tool: str, fp: str, summary: str, index: int) -> None:
+        """Action ``index``, a call ``fp`` (``summary``) of ``tool``, succeeded."""
+        self[tool] = self[fp] = index
+        self._recent.append((tool, summary, index))
+        if len(self) > self._keep + NAMES_KEPT:  # an agent naming a new call at every action
+            forget_before(self, index - self._keep)
+
+    def changed(self) -> int:
+        """The index of the newest kept success that wrote, acted or waited (0: none)."""
+        for tool, summary, index in reversed(self._recent):
+            if index <= self._checked:
+                break
+            if changes_something(tool, summary):
+                self._changed = index
+                break
+        if self._recent:
+            self._checked = self._recent[-1][2]
+        return self._changed
 
 
 def reworded(before: frozenset[str], after: frozenset[str], chain: frozenset[str] = frozenset()) -> bool:
@@ -258,14 +277,15 @@ class RecurringError(Windowed):
         reruns = 0
         idle: list[int] = []  # the positions of the newest's call failing alike, nothing changed between
         idle_key: Hashable = None
-        # Where each tool last answered and last failed, as the tracker keeps them.
+        # Where each tool last answered and last failed, and the newest change, as the tracker keeps them.
         ok: dict[str, int] = {}
         failed: dict[str, int] = {}
+        changed = -1
         for i, a in enumerate(longest):
             if a.error is None:
                 ok[a.tool] = ok[a.fingerprint] = i
                 if changes_something(a.tool, a.summary):
-                    ok[ACTED] = i
+                    changed = i
                 if a.fingerprint == last.fingerprint:
                     reruns = 0  # it passed since: what changed between the runs reached it
                 continue
@@ -276,11 +296,7 @@ class RecurringError(Windowed):
                 again = _rerun(a, found)
                 if again == rerun and i >= len(longest) - 2 * self.window:
                     reruns += 1
-                if (
-                    again == idle_key
-                    and idle
-                    and idle[-1] > max(ok.get(ACTED, -1), ok.get(a.fingerprint, -1))
-                ):
+                if again == idle_key and idle and idle[-1] > max(changed, ok.get(a.fingerprint, -1)):
                     idle.append(i)
                 else:
                     idle, idle_key = [i], again
@@ -403,22 +419,22 @@ class RecurringErrorTracker(StepTracker):
         # The failures in the window (see _chain), and the position of each tool's last success
         # and last failure.
         self._failures: deque[_Failure] = deque()
-        self._ok: dict[str, int] = {}
+        self._ok = Successes(3 * det.window)
         self._failed: dict[str, int] = {}
         # Once stepped on failures only (errors_only): the index of each tool's last success
         # (the caller's), and the index from which those count (before it, _ok's positions).
-        self._successes: Mapping[str, int] | None = None
+        self._successes: Successes | None = None
         self._since = self._offset = 0
         self.seed(tail_of(history.actions, 3 * det.window, det.exempt))
 
     def errors_only(self, index: int, successes: Mapping[str, int] | None = None) -> bool:
         """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
 
-        Only with ``successes``, the index of each tool's and each call's
-        (fingerprint's) last successful action, kept up to date by the caller,
-        and no exempt tools of its own (see :meth:`ErrorsOnly.errors_only`).
+        Only with ``successes``, a :class:`Successes` the caller keeps up to date
+        (each tool's and call's last successful action, and which changed
+        something), and no exempt tools of its own (see :meth:`ErrorsOnly.errors_only`).
         """
-        if self._exempt or successes is None:
+        if self._exempt or not isinstance(successes, Successes):
             return False
         self._successes = successes
         self._offset = index - self._position  # from action index to position
@@ -436,15 +452,10 @@ class RecurringErrorTracker(StepTracker):
         if successes is None:
             position = self._position = self._position + 1
             if error is None:
-                ok[tool] = ok[fp] = position
-                if changes_something(tool, action.summary):
-                    ok[ACTED] = position
-                if len(ok) > NAMES_KEPT:  # an agent naming a new tool or call at every action
-                    forget_before(ok, position - 3 * self._det.window)
+                ok.note(tool, fp, action.summary, position)
                 return None
             answered_at = ok.get(tool, 0)
             passed_at = ok.get(fp, 0)
-            acted_at = ok.get(ACTED, 0)
         else:
             if error is None:  # the caller keeps the successes
                 return None
@@ -453,8 +464,6 @@ class RecurringErrorTracker(StepTracker):
             answered_at = index - self._offset if index > self._since else ok.get(tool, 0)
             index = successes.get(fp, 0)
             passed_at = index - self._offset if index > self._since else ok.get(fp, 0)
-            index = successes.get(ACTED, 0)
-            acted_at = index - self._offset if index > self._since else ok.get(ACTED, 0)
         failed = self._failed
         answered = answered_at > failed.get(tool, 0)  # it succeeded since its last failure
         failed[tool] = position
@@ -473,7 +482,7 @@ class RecurringErrorTracker(StepTracker):
         if rerun is None:
             again = count = 0  # nothing was attempted: see the module's docstring
         else:
-            idle = self._idle_run(fp, rerun, position, max(acted_at, passed_at))
+            idle = self._idle_run(fp, rerun, position, passed_at)
             again = reruns.add(rerun)
             if again >= self._det.threshold and passed_at:  # only the runs since it last passed count
                 again = reruns.count_since(rerun, passed_at)
@@ -493,11 +502,25 @@ class RecurringErrorTracker(StepTracker):
                     return None
         return self._det._report(action, count, again, chain, dark, action.tick, action.at, idle)
 
-    def _idle_run(self, fp: str, rerun: Hashable, position: int, changed_at: int) -> int:
+    def _changed_at(self) -> int:
+        """The position of the newest success that wrote, acted or waited (0: none kept)."""
+        successes = self._successes
+        if successes is None:
+            return self._ok.changed()
+        index = successes.changed()
+        return index - self._offset if index > self._since else self._ok.changed()
+
+    def _idle_run(self, fp: str, rerun: Hashable, position: int, passed_at: int) -> int:
         """How many runs of call ``fp`` in the last 3W positions, this one at ``position``, failed as
         ``rerun`` says, nothing changed (written, done, waited for, passed) after the one before."""
         found = self._idle.get(fp)
-        if found is not None and found[0] == rerun and found[1] and found[1][-1] > changed_at:
+        if (
+            found is not None
+            and found[0] == rerun
+            and found[1]
+            and found[1][-1] > passed_at
+            and found[1][-1] > self._changed_at()  # read only when it decides: see Successes
+        ):
             runs = found[1]
             runs.append(position)
         else:

@@ -25,7 +25,7 @@ from heartbeat.detect.detectors import (
     RecurringError,
     Repeat,
 )
-from heartbeat.detect.detectors.recurring_error import note_success
+from heartbeat.detect.detectors.recurring_error import Successes
 
 from .helpers import actions, samples
 
@@ -288,14 +288,12 @@ def _fed_failures_agree(detector: Any, records: list[Any], split: int) -> bool:
     tracker answers each as check does (False: it refused errors_only)."""
     tracker = detector.tracker(History(records[:split]))
     assert type(tracker) in SPARSE_TRACKERS
-    successes: dict[str, int] = {}  # as the Monitor keeps it
+    successes = Successes(50)  # as the Monitor keeps it
     if not tracker.errors_only(split, successes):  # the newest index seen: records are numbered from 1
         return False
     for i in range(split, len(records)):
         if records[i].error is None:
-            note_success(
-                successes, records[i].tool, records[i].fingerprint, records[i].summary, records[i].index, 50
-            )
+            successes.note(records[i].tool, records[i].fingerprint, records[i].summary, records[i].index)
             continue
         expected = detector.check(History(records[: i + 1], tick=records[i].tick), records[i].at)
         got = tracker.push(records[i])
@@ -327,7 +325,9 @@ def test_recurring_error_fed_only_failures_tells_an_answered_tool_from_the_succe
 
 
 def test_recurring_error_fed_only_failures_needs_the_successes() -> None:
-    """Without the index of each tool's last success it cannot tell a reworded retry: it says no."""
+    """Without the successes kept as :class:`Successes` (each tool's last success, and which
+    changed something) it cannot tell a reworded retry or a run after an edit: it says no."""
     tracker = RecurringError().tracker(History())
     assert tracker.errors_only(0) is False  # type: ignore[attr-defined]
-    assert tracker.errors_only(0, {}) is True  # type: ignore[attr-defined]
+    assert tracker.errors_only(0, {}) is False  # type: ignore[attr-defined]
+    assert tracker.errors_only(0, Successes(30)) is True  # type: ignore[attr-defined]
