@@ -99,7 +99,9 @@ _ELEVENTH_ESCALATED = set(_ELEVENTH) - {"healthy__embeddings_indexer_kb"}
 # (regrouped, a heartbeat holds a round and a half, the same look twice: still flat). An answer of
 # nothing is no revisit (a cycle): the meeting summariser's wake-ups finding no meeting ended. The
 # issue triager's quiet wake-ups at its own heartbeats save its cursor as the one before did: the
-# same bookkeeping is no work, they are idle.
+# same bookkeeping is no work, they are idle. So are the flaky-test quarantiner's, whose build query
+# asks ``created_from`` the last wake-up (its time moved on: the same source); at its own
+# heartbeats it is flagged once, between them, no longer escalated.
 _TWELFTH: dict[int | None, dict[str, list[str]]] = {
     None: {
         "healthy__cloud_cost_watcher": ["recurring"],
@@ -129,7 +131,6 @@ _TWELFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__cloud_cost_watcher": ["recurring"],
         "healthy__dependabot_alert_handler": ["empty"],
         "healthy__expense_report_checker": ["loop", "recurring"],
-        "healthy__flaky_test_quarantiner": ["no_progress"],
         "healthy__github_issue_triager": ["empty"],
         "healthy__invoice_reconciliation": ["no_progress", "loop"],
         "healthy__meeting_notes_summariser": ["loop"],
@@ -157,7 +158,7 @@ _QUIET_ROUNDS = {
 }
 _REGROUPED_ROUNDS = {"healthy__meeting_notes_summariser", "healthy__rss_news_summariser"}
 _TWELFTH_ESCALATED: dict[int | None, set[str]] = {
-    None: _QUIET_ROUNDS | {"healthy__flaky_test_quarantiner"},
+    None: _QUIET_ROUNDS,
     1: _QUIET_ROUNDS
     | {
         "healthy__meeting_notes_summariser",

@@ -9,7 +9,8 @@ bookkeeping it did the heartbeat before, a write of the same shape, its
 values moved on: a sync saving the time it last ran), and a source it had
 looked at in an earlier heartbeat answered nothing (an empty list, an
 envelope around nothing, "no results"; silence is a shell gone dark, not an
-answer). A stuck agent does, fails, or asks the same thing again within a
+answer; a poll ``since`` the last wake-up asks the same source, its time
+moved on). A stuck agent does, fails, or asks the same thing again within a
 heartbeat; new searches finding nothing ask something new each time and are
 no re-check.
 A watcher's round is the other quiet shape: every heartbeat over a flat
@@ -33,15 +34,20 @@ Pure: a live Monitor and a replay agree.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from ..core.models import ProgressSample
 from .detectors.calls import silent_by_design
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
+from .detectors.fingerprints import mask_volatile
 from .detectors.no_progress import NoProgress
 
 __all__ = ["exploring", "idle_wakeup", "spared", "watching"]
+
+# Seconds since 1970 as ten digits (2001 to 2033): a poll's "since" cursor, not content.
+_EPOCH = re.compile(r"(?<![\w.])1\d{9}(?![\w.])")
 
 
 def _asked(actions: Iterable[ActionView]) -> set[str] | None:
@@ -81,15 +87,22 @@ def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     ]
     if not newest or _asked(newest) is None:
         return False  # nothing looked at, or more than looks: work, a failure, a call twice
-    earlier = {action.fingerprint for action in actions[:first]}
     # A source looked at before answered nothing: no work came. Silence (no output, as for the
     # empty detector) is no such answer: a shell gone dark answers every command so.
-    return any(
-        action.fingerprint in earlier
-        and action.output_len
-        and is_empty_answer(action.output_len, action.result)
-        for action in newest
-    )
+    empty = [a for a in newest if a.output_len and is_empty_answer(a.output_len, a.result)]
+    if not empty:
+        return False
+    if any(action.fingerprint in {a.fingerprint for a in actions[:first]} for action in empty):
+        return True
+    # Asked again since the last wake-up (``after:1710141306``, ``since=2024-03-11T07:00:02Z``):
+    # the same source, its time moved on.
+    sources = {_source(action) for action in actions[:first]}
+    return any(_source(action) in sources for action in empty)
+
+
+def _source(action: ActionView) -> str:
+    """The call with the times in its arguments masked (timestamps, seconds since 1970)."""
+    return _EPOCH.sub("#", mask_volatile(action.summary))
 
 
 def _flat_stretch(

@@ -238,3 +238,19 @@ def test_exploring_is_only_no_progress_over_fewer_than_two_actions_a_sample() ->
     assert exploring(no_progress, kept, samples)
     assert not exploring(repeat, kept, samples)
     assert not exploring(no_progress, kept, [])
+
+
+def test_a_poll_since_the_last_wake_up_asks_the_same_source_again() -> None:
+    """A search ``after:`` the last wake-up (seconds since 1970) or ``since`` its time finds nothing:
+    the same source asked again, its time moved on, so the wake-up is idle. A page number that moved
+    on asks for other content: a pager finding an empty page after an empty page is no re-check."""
+    for arg in ("q", "since", "page"):
+        calls: list[Call] = []
+        for tick in range(1, 4):
+            value = {
+                "q": f"is:unread in:inbox after:{1710139502 + 600 * tick}",
+                "since": f"2024-03-11T07:{tick:02d}:02Z",
+                "page": str(40 + tick),
+            }[arg]
+            calls.append((tick, "gmail_search", {arg: value}, '{"resultSizeEstimate": 0}', None))
+        assert idle_wakeup(_kept(*calls), 3) is (arg != "page")

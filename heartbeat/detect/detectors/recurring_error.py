@@ -400,6 +400,7 @@ class RecurringErrorTracker(StepTracker):
         "_ok",
         "_position",
         "_reruns",
+        "_seed_end",
         "_since",
         "_successes",
     )
@@ -424,8 +425,19 @@ class RecurringErrorTracker(StepTracker):
         # Once stepped on failures only (errors_only): the index of each tool's last success
         # (the caller's), and the index from which those count (before it, _ok's positions).
         self._successes: Successes | None = None
-        self._since = self._offset = 0
+        self._since = self._offset = self._seed_end = 0
         self.seed(tail_of(history.actions, 3 * det.window, det.exempt))
+
+    def seed(self, actions: Iterable[ActionView]) -> None:
+        """Take ``actions`` without reporting. A failure that will have left the window by their
+        end is kept without its words: they are read for a chain only within the window (a
+        tracker is seeded at every heartbeat, from three windows of history)."""
+        actions = list(actions)
+        self._seed_end = self._position + len(actions)  # tail_of left the exempt tools out
+        try:
+            super().seed(actions)
+        finally:
+            self._seed_end = 0
 
     def errors_only(self, index: int, successes: Mapping[str, int] | None = None) -> bool:
         """Whether it can be stepped for failed actions only from now on (``index``: the newest so far).
@@ -476,21 +488,21 @@ class RecurringErrorTracker(StepTracker):
         floor = position - self._det.window
         while failures and failures[0][0] <= floor:
             failures.popleft()
-        failures.append(_failure(position, action, tool, fp, error, answered, key))
-        rerun = _rerun(action, key)
-        idle = 0
-        if rerun is None:
-            again = count = 0  # nothing was attempted: see the module's docstring
-        else:
+        if position > self._seed_end - self._det.window:  # see seed()
+            failures.append(_failure(position, action, tool, fp, error, answered, key))
+        rerun = _rerun(action, key)  # None: nothing was attempted, see the module's docstring
+        idle = again = count = 0
+        if rerun is not None:
             idle = self._idle_run(fp, rerun, position, passed_at)
             again = reruns.add(rerun)
-            if again >= self._det.threshold and passed_at:  # only the runs since it last passed count
-                again = reruns.count_since(rerun, passed_at)
-            # The same error whatever the call, since the tool last answered (see the docstring).
-            count = sum(1 for f in failures if f[0] > answered_at and f[6] == key)
         if not report:
             return None
         threshold = self._det.threshold
+        if rerun is not None:
+            if again >= threshold and passed_at:  # only the runs since it last passed count
+                again = reruns.count_since(rerun, passed_at)
+            # The same error whatever the call, since the tool last answered (see the docstring).
+            count = sum(1 for f in failures if f[0] > answered_at and f[6] == key)
         chain = dark = 0
         if count < threshold and again < threshold and idle < threshold:
             chain = _chain(failures)
