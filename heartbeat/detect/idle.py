@@ -16,7 +16,8 @@ no re-check.
 A watcher's round is the other quiet shape: every heartbeat over a flat
 stretch of the metric asked the same looks as the others (a certificate's
 expiry checked each day, a build's status every two minutes; the first may
-also start what the others watch), however their answers move. Its metric
+also start what the others watch, the others keep the agent's bookkeeping as
+the one before did), however their answers move. Its metric
 is flat because nothing has happened yet, not because work goes undone:
 ``no_progress`` is about a busy agent. Whether the answers themselves say it
 is stuck (the same status, identical, again and again) is the other
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 
 from ..core.models import ProgressSample
 from .detectors.calls import silent_by_design
@@ -70,21 +72,24 @@ def _noted(action: ActionView) -> bool:
     return action.error is None and silent_by_design(action.tool, action.summary)
 
 
+def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) -> list[ActionView]:
+    """The actions of ``heartbeat`` but its bookkeeping: a write of the same shape as one of the
+    heartbeat ``before``, its values moved on (numbers and times masked), no work: a sync that
+    found nothing saves the time it last ran. The very same act again (a hand-off back and
+    forth) is no bookkeeping."""
+    notes = [a for a in before if a.shape and _noted(a)]
+    shapes, done = {a.shape for a in notes}, {a.fingerprint for a in notes}
+    return [a for a in heartbeat if not (a.shape in shapes and a.fingerprint not in done and _noted(a))]
+
+
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     """Whether the actions of heartbeat ``tick`` (the newest of ``kept``) are an idle wake-up."""
     actions = list(kept)
     first = len(actions)
     while first and actions[first - 1].tick == tick:
         first -= 1
-    # A write of the same shape as one of the heartbeat before, its values moved on (numbers and
-    # times masked), is the agent's bookkeeping, no work: a sync that found nothing saves the time
-    # it last ran. The very same act again (a hand-off back and forth) is no bookkeeping.
     before = actions[first - 1].tick if first else None
-    notes = [a for a in actions[:first] if a.tick == before and a.shape and _noted(a)]
-    shapes, done = {a.shape for a in notes}, {a.fingerprint for a in notes}
-    newest = [
-        a for a in actions[first:] if not (a.shape in shapes and a.fingerprint not in done and _noted(a))
-    ]
+    newest = _without_bookkeeping(actions[first:], [a for a in actions[:first] if a.tick == before])
     if not newest or _asked(newest) is None:
         return False  # nothing looked at, or more than looks: work, a failure, a call twice
     # A source looked at before answered nothing: no work came. Silence (no output, as for the
@@ -139,9 +144,10 @@ def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[Pr
     heartbeats = found[1]
     if not heartbeats:
         return False
-    # The first may also start what the others watch (a job, a migration, a CI run).
-    heartbeats[0] = [action for action in heartbeats[0] if not _noted(action)]
-    rounds = [_asked(actions) for actions in heartbeats]
+    # The first may also start what the others watch (a job, a migration, a CI run); the others
+    # may keep the agent's bookkeeping as the one before did (the poll's count, its time).
+    rounds = [_asked([action for action in heartbeats[0] if not _noted(action)])]
+    rounds += [_asked(_without_bookkeeping(now, then)) for then, now in pairwise(heartbeats)]
     return bool(rounds[0]) and all(asked == rounds[0] for asked in rounds)
 
 

@@ -254,3 +254,19 @@ def test_a_poll_since_the_last_wake_up_asks_the_same_source_again() -> None:
             }[arg]
             calls.append((tick, "gmail_search", {arg: value}, '{"resultSizeEstimate": 0}', None))
         assert idle_wakeup(_kept(*calls), 3) is (arg != "page")
+
+
+def test_a_watchers_rounds_may_keep_its_bookkeeping() -> None:
+    """Each round reads the job's status and saves the poll's count, as the round before did: still
+    a watcher's rounds, no ``no_progress`` in 10 flat heartbeats. A round that writes something new
+    each time (another message posted) is busy."""
+    rounds = [
+        [_check(day), ("state_put", {"key": "tls/polls", "value": {"polls": day}}, "ok", None)]
+        for day in range(10)
+    ]
+    assert _kinds(rounds, 0.0) == [[]] * 10
+    busy = [  # three actions a heartbeat: no exploration either
+        [_check(day), *[("slack_post", {"text": f"plan {'abcdefghij'[day]}{n}"}, "ok", None) for n in "xy"]]
+        for day in range(10)
+    ]
+    assert any("no_progress" in kinds for kinds in _kinds(busy, 0.0))
