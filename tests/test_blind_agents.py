@@ -319,6 +319,66 @@ _FIFTEENTH_MISSED: dict[int | None, set[str]] = {
         "stuck__web_private_company_headcount_reworded",
     },
 }
+# The sixteenth batch's (bench/blind_agents/README.md): watchers answered alike while they wait (a CI
+# run queued for ten polls, a deploy's rollout stalled while nodes come up), a calendar sync whose
+# token refresh answers alike, a feed reader's rounds; a TypeScript migration's flat turns, flagged
+# once. Missed: a FEVER agent looking up the same page in new words for six actions.
+_SIXTEEN_WATCHERS = {
+    "healthy__calendar_crm_sync",
+    "healthy__ci_wait_long_queue",
+    "healthy__k8s_rollout_watch_16",
+    "healthy__rss_feed_reader",
+}
+_SIXTEENTH: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__calendar_crm_sync": ["recurring"],
+        "healthy__cc_ts_strict_null_migration": ["no_progress"],
+        "healthy__ci_wait_long_queue": ["recurring"],
+        "healthy__emr_step_long_shuffle": ["recurring", "cycle"],
+        "healthy__k8s_rollout_watch_16": ["recurring_error", "no_progress"],
+        "healthy__rss_feed_reader": ["loop"],
+    },
+    1: {
+        "healthy__calendar_crm_sync": ["recurring"],
+        "healthy__cc_ts_strict_null_migration": ["no_progress"],
+        "healthy__ci_wait_long_queue": ["recurring", "cycle"],
+        "healthy__emr_step_long_shuffle": ["no_progress", "recurring"],
+        "healthy__inbox_triage_quiet": ["no_progress", "recurring"],
+        "healthy__k8s_rollout_watch_16": ["recurring_error", "no_progress"],
+        "healthy__rss_feed_reader": ["loop"],
+    },
+    5: {
+        "healthy__calendar_crm_sync": ["recurring"],
+        "healthy__ci_wait_long_queue": ["recurring"],
+        "healthy__emr_step_long_shuffle": ["recurring", "cycle"],
+        "healthy__inbox_triage_quiet": ["no_progress"],
+        "healthy__k8s_rollout_watch_16": ["recurring_error", "no_progress"],
+        "healthy__rss_feed_reader": ["loop"],
+    },
+    10: {
+        "healthy__calendar_crm_sync": ["recurring"],
+        "healthy__ci_wait_long_queue": ["recurring"],
+        "healthy__emr_step_long_shuffle": ["no_progress"],
+        "healthy__k8s_rollout_watch_16": ["recurring_error"],
+        "healthy__rss_feed_reader": ["loop", "recurring"],
+    },
+}
+_SIXTEENTH_ESCALATED: dict[int | None, set[str]] = {
+    None: _SIXTEEN_WATCHERS,
+    1: {"healthy__ci_wait_long_queue", "healthy__emr_step_long_shuffle", "healthy__rss_feed_reader"},
+    5: _SIXTEEN_WATCHERS,
+    10: _SIXTEEN_WATCHERS,
+}
+_SIXTEENTH_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__react_fever_savages_loop"},
+    1: {"stuck__react_fever_savages_loop"},
+    5: {"stuck__react_fever_savages_loop"},
+    10: {
+        "stuck__cc_reread_circle_session_expiry",
+        "stuck__react_fever_savages_loop",
+        "stuck__research_reworded_no_hits",
+    },
+}
 # Missed: customer-service agents that only talk (the confirmation asked again in new words, a tool
 # said to fail and never called); the expired token's snapshot cleanup, flagged before its onset only.
 _THIRTEENTH_MISSED = {"stuck__retail-cancel-order-5190", "stuck__telecom-data-refuel-4417"}
@@ -445,15 +505,16 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 785
+    assert len(runs) == len(LABELS) == 825
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 511
+    assert len(healthy) == 535
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
         **_THIRTEENTH[per_heartbeat],
         **_FOURTEENTH[per_heartbeat],
         **_FIFTEENTH[per_heartbeat],
+        **_SIXTEENTH[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -462,6 +523,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTEENTH_ESCALATED[per_heartbeat]
         | _FOURTEENTH_ESCALATED[per_heartbeat]
         | _FIFTEENTH_ESCALATED[per_heartbeat]
+        | _SIXTEENTH_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -470,7 +532,10 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     # At 1 action a heartbeat the migration that re-inserts one batch is flagged before its onset
     # (its first batches answered alike, the metric unmeasured) and not after it.
     assert set(missed) == MISSED | _TWELFTH_MISSED[per_heartbeat] | _THIRTEENTH_MISSED | (
-        _FOURTEENTH_MISSED | _FOURTEENTH_MISSED_AT[per_heartbeat] | _FIFTEENTH_MISSED[per_heartbeat]
+        _FOURTEENTH_MISSED
+        | _FOURTEENTH_MISSED_AT[per_heartbeat]
+        | _FIFTEENTH_MISSED[per_heartbeat]
+        | _SIXTEENTH_MISSED[per_heartbeat]
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
