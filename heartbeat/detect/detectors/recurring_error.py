@@ -380,7 +380,8 @@ class RecurringError(Windowed):
 
 
 class RecurringErrorTracker(StepTracker):
-    """The errors among the last 2W actions (position and key), with counts per key.
+    """The errors among the last 2W actions (position and key), with counts per key, and the runs
+    of each failing call since nothing changed between them, over 3W.
 
     Only errors are kept: a success moves the position on and notes that its
     tool answered (a reworded retry is a failure after a failure of the same
