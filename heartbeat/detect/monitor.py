@@ -57,7 +57,7 @@ from .detectors import (
 )
 from .detectors.contract import construct
 from .detectors.fingerprints import action_keys, error_text
-from .detectors.recurring_error import Successes
+from .detectors.window import Successes
 from .evidence import last_rise, overruled, standing
 from .idle import idle_wakeup, spared
 from .recorded import LightAction, as_record, cost_of, keyed_record, need_aware

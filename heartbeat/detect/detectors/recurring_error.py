@@ -29,7 +29,7 @@ edit and re-running the failing test) count over three times the window,
 each run after the one before it: nothing could have reached the failure.
 
 Reworded retries count too: consecutive failing calls of one tool, each
-rewording the calls before it (see :func:`reworded` and :func:`~.words.words`:
+rewording the calls before it (see :func:`~.words.reworded` and :func:`~.words.words`:
 "Aunt May Parker", then "Aunt May Marvel") but not the same call, failing
 alike, N of them within the window. A search asked again in other words, a
 booking retried with reshuffled amounts: the numbers in the error may differ,
@@ -74,103 +74,17 @@ from .contract import (
     tail_of,
 )
 from .fingerprints import error_key
-from .window import NAMES_KEPT, SparseWindow, forget_before
-from .words import error_words, words
+from .window import NAMES_KEPT, SparseWindow, Successes, forget_before
+from .words import alike, error_words, reworded, words
 
-__all__ = [
-    "ALIKE",
-    "DARK_EXTRA",
-    "REWORDED",
-    "RecurringError",
-    "RecurringErrorTracker",
-    "Successes",
-    "failure_key",
-    "reworded",
-]
+__all__ = ["DARK_EXTRA", "RecurringError", "RecurringErrorTracker", "failure_key"]
 
 
 _SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
-REWORDED = 1 / 3
-"""The share of words a call must say again, more than it, to reword the calls before it (see
-:func:`reworded`).
-
-A question asked again keeps its subject and changes the rest: real rewordings of one failing
-search share a third to a half of their words ("Aunt May (comics)" -> "Aunt May Parker").
-"""
-ALIKE = 0.5
-"""The share of words (Jaccard) two errors must share at least to say the same failure."""
 DARK_EXTRA = 3
 """How many more than N silent failures of one tool (nothing to show) make it a tool gone dark."""
 
 _error_key = lru_cache(maxsize=512)(error_key)
-
-
-class Successes(dict[str, int]):
-    """The index of each tool's and each call's (fingerprint's) last success, as the error trackers
-    read them once stepped on failures only, and the newest of the last ``keep`` successes that
-    wrote, acted or waited (:func:`~.calls.changes_something`), found only when asked: the
-    question is rare (a failing call run again), reading every command is not."""
-
-    __slots__ = ("_changed", "_checked", "_keep", "_recent")
-
-    def __init__(self, keep: int) -> None:
-        super().__init__()
-        self._keep = keep
-        self._recent: deque[tuple[str, str, int]] = deque(maxlen=keep)
-        self._checked = self._changed = 0  # the newest success looked at, the newest that changed
-
-    def note(self, tool: str, fp: str, summary: str, index: int) -> None:
-        """Action ``index``, a call ``fp`` (``summary``) of ``tool``, succeeded."""
-        self[tool] = self[fp] = index
-        self._recent.append((tool, summary, index))
-        if len(self) > self._keep + NAMES_KEPT:  # an agent naming a new call at every action
-            forget_before(self, index - self._keep)
-
-    def changed(self) -> int:
-        """The index of the newest kept success that wrote, acted or waited (0: none)."""
-        for tool, summary, index in reversed(self._recent):
-            if index <= self._checked:
-                break
-            if changes_something(tool, summary):
-                self._changed = index
-                break
-        if self._recent:
-            self._checked = self._recent[-1][2]
-        return self._changed
-
-
-def reworded(before: frozenset[str], after: frozenset[str], chain: frozenset[str] = frozenset()) -> bool:
-    """Whether the call with words ``after`` rewords the one before it, ``before`` (more than
-    :data:`REWORDED` of the words of both shared), or the calls before it in a chain, ``chain``
-    (their words together): more than :data:`REWORDED` of its own words, two at least, said
-    before. A question asked again comes back to words an earlier one had dropped; one word in
-    common is a shared subject at most ("Noah Cyrus", then "Miley Cyrus": two questions). A call
-    that differs from the one before only in names of things (a path, a file, a test's name:
-    ``tests/test_models.py::test_create`` then ``::test_delete``) asks the same of another
-    thing: going through the failing tests one by one is no rewording; nor is a call that looks
-    in another place (another path: ``grep -rn "did not parse" astropy/table/``, then
-    ``astropy/utils/``), whatever else it changes.
-    """
-    changed = before ^ after
-    if changed and not any(word.isalpha() for word in changed):  # only things (see words())
-        return False
-    # Asked in another place (a folder or file path that changed): a search relaxed as it moves
-    # from folder to folder explores; one reworded in the same place asks again.
-    where = {word for word in before if "/" in word}
-    there = {word for word in after if "/" in word}
-    if where and there and where != there:
-        return False
-    union = len(before | after)
-    if union and len(before & after) > REWORDED * union:
-        return True
-    shared = len(after & chain)
-    return shared >= 2 and shared > REWORDED * len(after)
-
-
-def _alike(before: frozenset[str], after: frozenset[str]) -> bool:
-    """Whether two failures' error words (see :func:`~.words.error_words`) say the same failure."""
-    union = len(before | after)
-    return before == after or len(before & after) >= ALIKE * union
 
 
 def failure_key(action: ActionView) -> Hashable:
@@ -214,7 +128,7 @@ def _chain(failures: Sequence[_Failure] | deque[Any]) -> int:
     for _, other, ofp, osaid, ofailed, oanswered, _, _ in newest:
         if other != tool:
             continue
-        if answered or ofp == fp or not _alike(ofailed, failed):
+        if answered or ofp == fp or not alike(ofailed, failed):
             break
         run.append(osaid)
         fp, failed, answered = ofp, ofailed, oanswered

@@ -1,4 +1,4 @@
-"""Sliding windows of keys with their counts: the shared core of the windowed detectors."""
+"""Sliding windows of keys with their counts, and the last successes: the windowed detectors' core."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from collections import deque
 from collections.abc import Collection, Hashable, Mapping
 from typing import Any, Generic, TypeVar
 
-__all__ = ["NAMES_KEPT", "ErrorsOnly", "KeyWindow", "SparseWindow", "forget_before"]
+from .calls import changes_something
+
+__all__ = ["NAMES_KEPT", "ErrorsOnly", "KeyWindow", "SparseWindow", "Successes", "forget_before"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -162,3 +164,37 @@ class ErrorsOnly:
             return False
         self._errors.follow(index)
         return True
+
+
+class Successes(dict[str, int]):
+    """The index of each tool's and each call's (fingerprint's) last success, as the error trackers
+    read them once stepped on failures only, and the newest of the last ``keep`` successes that
+    wrote, acted or waited (:func:`~.calls.changes_something`), found only when asked: the
+    question is rare (a failing call run again), reading every command is not."""
+
+    __slots__ = ("_changed", "_checked", "_keep", "_recent")
+
+    def __init__(self, keep: int) -> None:
+        super().__init__()
+        self._keep = keep
+        self._recent: deque[tuple[str, str, int]] = deque(maxlen=keep)
+        self._checked = self._changed = 0  # the newest success looked at, the newest that changed
+
+    def note(self, tool: str, fp: str, summary: str, index: int) -> None:
+        """Action ``index``, a call ``fp`` (``summary``) of ``tool``, succeeded."""
+        self[tool] = self[fp] = index
+        self._recent.append((tool, summary, index))
+        if len(self) > self._keep + NAMES_KEPT:  # an agent naming a new call at every action
+            forget_before(self, index - self._keep)
+
+    def changed(self) -> int:
+        """The index of the newest kept success that wrote, acted or waited (0: none)."""
+        for tool, summary, index in reversed(self._recent):
+            if index <= self._checked:
+                break
+            if changes_something(tool, summary):
+                self._changed = index
+                break
+        if self._recent:
+            self._checked = self._recent[-1][2]
+        return self._changed

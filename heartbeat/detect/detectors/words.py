@@ -12,7 +12,18 @@ import re
 import zlib
 from functools import lru_cache
 
-__all__ = ["WORD", "error_words", "failure_words", "unbracketed", "word_print", "words"]
+__all__ = [
+    "ALIKE",
+    "REWORDED",
+    "WORD",
+    "alike",
+    "error_words",
+    "failure_words",
+    "reworded",
+    "unbracketed",
+    "word_print",
+    "words",
+]
 
 # A word of two letters or more that is no argument's name ("q":) and no command's flag (-rn).
 WORD = re.compile(r'(?<![^\W_])(?<!-)[^\W\d_]{2,}(?![\w"]*":)')
@@ -104,3 +115,48 @@ def error_words(error: str, said: frozenset[str], failure: str | None) -> frozen
     if failure is None:
         return frozenset(_unbracketed_words(error)) - said
     return frozenset(failure.split()) - {word_print(word) for word in said}
+
+
+REWORDED = 1 / 3
+"""The share of words a call must say again, more than it, to reword the calls before it (see
+:func:`reworded`).
+
+A question asked again keeps its subject and changes the rest: real rewordings of one failing
+search share a third to a half of their words ("Aunt May (comics)" -> "Aunt May Parker").
+"""
+ALIKE = 0.5
+"""The share of words (Jaccard) two errors must share at least to say the same failure."""
+
+
+def reworded(before: frozenset[str], after: frozenset[str], chain: frozenset[str] = frozenset()) -> bool:
+    """Whether the call with words ``after`` rewords the one before it, ``before`` (more than
+    :data:`REWORDED` of the words of both shared), or the calls before it in a chain, ``chain``
+    (their words together): more than :data:`REWORDED` of its own words, two at least, said
+    before. A question asked again comes back to words an earlier one had dropped; one word in
+    common is a shared subject at most ("Noah Cyrus", then "Miley Cyrus": two questions). A call
+    that differs from the one before only in names of things (a path, a file, a test's name:
+    ``tests/test_models.py::test_create`` then ``::test_delete``) asks the same of another
+    thing: going through the failing tests one by one is no rewording; nor is a call that looks
+    in another place (another path: ``grep -rn "did not parse" astropy/table/``, then
+    ``astropy/utils/``), whatever else it changes.
+    """
+    changed = before ^ after
+    if changed and not any(word.isalpha() for word in changed):  # only things (see words())
+        return False
+    # Asked in another place (a folder or file path that changed): a search relaxed as it moves
+    # from folder to folder explores; one reworded in the same place asks again.
+    where = {word for word in before if "/" in word}
+    there = {word for word in after if "/" in word}
+    if where and there and where != there:
+        return False
+    union = len(before | after)
+    if union and len(before & after) > REWORDED * union:
+        return True
+    shared = len(after & chain)
+    return shared >= 2 and shared > REWORDED * len(after)
+
+
+def alike(before: frozenset[str], after: frozenset[str]) -> bool:
+    """Whether two failures' error words (see :func:`error_words`) say the same failure."""
+    union = len(before | after)
+    return before == after or len(before & after) >= ALIKE * union

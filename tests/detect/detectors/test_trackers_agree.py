@@ -25,7 +25,7 @@ from heartbeat.detect.detectors import (
     RecurringError,
     Repeat,
 )
-from heartbeat.detect.detectors.recurring_error import Successes
+from heartbeat.detect.detectors.window import Successes
 
 from .helpers import actions, samples
 
