@@ -379,6 +379,27 @@ _SIXTEENTH_MISSED: dict[int | None, set[str]] = {
         "stuck__research_reworded_no_hits",
     },
 }
+# The seventeenth batch's (bench/blind_agents/README.md), replayed as it arrived, then kept: an inbox
+# whose wake-ups select the mailbox (an act, by its verb) and search it, a loop from the second; a
+# release-notes reader's rounds; an export pager whose metric waits. Missed: HotpotQA searches
+# reworded without a failure the trace marks.
+_SEVENTEEN_QUIET = {
+    "healthy__feed_reader_release_notes_since": ["loop", "recurring"],
+    "healthy__inbox_support_triage_quiet": ["loop"],
+}
+_SEVENTEENTH: dict[int | None, dict[str, list[str]]] = {
+    None: {**_SEVENTEEN_QUIET, "healthy__pager_zendesk_ticket_export": ["no_progress"]},
+    1: {**_SEVENTEEN_QUIET, "healthy__pager_zendesk_ticket_export": ["no_progress"]},
+    5: _SEVENTEEN_QUIET,
+    10: _SEVENTEEN_QUIET,
+}
+_SEVENTEENTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__inbox_support_triage_quiet"},
+    1: {"healthy__inbox_support_triage_quiet"},
+    5: set(_SEVENTEEN_QUIET),
+    10: set(_SEVENTEEN_QUIET),
+}
+_SEVENTEENTH_MISSED = {"stuck__hotpotqa_big_stone_gap_reworded_searches"}
 # Missed: customer-service agents that only talk (the confirmation asked again in new words, a tool
 # said to fail and never called); the expired token's snapshot cleanup, flagged before its onset only.
 _THIRTEENTH_MISSED = {"stuck__retail-cancel-order-5190", "stuck__telecom-data-refuel-4417"}
@@ -505,9 +526,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 825
+    assert len(runs) == len(LABELS) == 865
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 535
+    assert len(healthy) == 557
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -515,6 +536,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FOURTEENTH[per_heartbeat],
         **_FIFTEENTH[per_heartbeat],
         **_SIXTEENTH[per_heartbeat],
+        **_SEVENTEENTH[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -524,6 +546,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FOURTEENTH_ESCALATED[per_heartbeat]
         | _FIFTEENTH_ESCALATED[per_heartbeat]
         | _SIXTEENTH_ESCALATED[per_heartbeat]
+        | _SEVENTEENTH_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -536,6 +559,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FOURTEENTH_MISSED_AT[per_heartbeat]
         | _FIFTEENTH_MISSED[per_heartbeat]
         | _SIXTEENTH_MISSED[per_heartbeat]
+        | _SEVENTEENTH_MISSED
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
