@@ -400,6 +400,44 @@ _SEVENTEENTH_ESCALATED: dict[int | None, set[str]] = {
     10: set(_SEVENTEEN_QUIET),
 }
 _SEVENTEENTH_MISSED = {"stuck__hotpotqa_big_stone_gap_reworded_searches"}
+# The eighteenth batch's (bench/blind_agents/README.md): framework agents whose heartbeat is one
+# model turn, a metric each turn. A bisect's and two browser forms' flat turns re-answered alike (a
+# form page, a test run), escalated at their own heartbeats; regrouped, none flagged. Missed: a
+# search reworded turn after turn, each landing on new hits, and an introduction rewritten and
+# scored anew each turn (explorations, by their answers); a scraper escalated in its first five
+# pages, before its first save (its onset comes later).
+_TURNS18 = {
+    "healthy__bisect_flaky_scheduler_t18": ["no_progress"],
+    "healthy__browser_expense_report_t18": ["no_progress"],
+    "healthy__browser_insurance_claim_form_t18": ["no_progress"],
+    "healthy__scraper_issues_api_rate_limited_t18": ["no_progress"],
+    "healthy__typescript_strict_mode_errors_t18": ["no_progress"],
+}
+_EIGHTEENTH: dict[int | None, dict[str, list[str]]] = {None: _TURNS18, 1: _TURNS18, 5: {}, 10: {}}
+_EIGHTEENTH_ESCALATED: dict[int | None, set[str]] = {
+    None: set(_TURNS18)
+    - {"healthy__scraper_issues_api_rate_limited_t18", "healthy__typescript_strict_mode_errors_t18"},
+    1: set(_TURNS18)
+    - {"healthy__scraper_issues_api_rate_limited_t18", "healthy__typescript_strict_mode_errors_t18"},
+    5: set(),
+    10: set(),
+}
+_MISSED18 = {
+    "stuck__scraper_never_saves_t18",  # escalated in its first five pages, before its first save
+    "stuck__search_reworded_no_hit_t18",  # each search new words and new hits: an exploration
+    "stuck__writer_rewrite_intro_loop_t18",  # each rewrite scored anew
+}
+_EIGHTEENTH_MISSED: dict[int | None, set[str]] = {
+    None: _MISSED18,
+    1: _MISSED18,
+    5: set(),
+    10: _MISSED18
+    | {
+        "stuck__ci_release_polling_offline_runner_t18",
+        "stuck__flipflop_retry_decorator_t18",
+        "stuck__scraper_page_param_ignored_t18",
+    },
+}
 # Missed: customer-service agents that only talk (the confirmation asked again in new words, a tool
 # said to fail and never called); the expired token's snapshot cleanup, flagged before its onset only.
 _THIRTEENTH_MISSED = {"stuck__retail-cancel-order-5190", "stuck__telecom-data-refuel-4417"}
@@ -526,9 +564,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 865
+    assert len(runs) == len(LABELS) == 901
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 557
+    assert len(healthy) == 577
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -537,6 +575,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FIFTEENTH[per_heartbeat],
         **_SIXTEENTH[per_heartbeat],
         **_SEVENTEENTH[per_heartbeat],
+        **_EIGHTEENTH[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -547,6 +586,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTEENTH_ESCALATED[per_heartbeat]
         | _SIXTEENTH_ESCALATED[per_heartbeat]
         | _SEVENTEENTH_ESCALATED[per_heartbeat]
+        | _EIGHTEENTH_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -560,6 +600,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTEENTH_MISSED[per_heartbeat]
         | _SIXTEENTH_MISSED[per_heartbeat]
         | _SEVENTEENTH_MISSED
+        | _EIGHTEENTH_MISSED[per_heartbeat]
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
