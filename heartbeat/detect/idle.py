@@ -97,7 +97,8 @@ def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     empty = [a for a in newest if a.output_len and is_empty_answer(a.output_len, a.result)]
     if not empty:
         return False
-    if any(action.fingerprint in {a.fingerprint for a in actions[:first]} for action in empty):
+    earlier = {action.fingerprint for action in actions[:first]}
+    if any(action.fingerprint in earlier for action in empty):
         return True
     # Asked again since the last wake-up (``after:1710141306``, ``since=2024-03-11T07:00:02Z``):
     # the same source, its time moved on.
