@@ -129,8 +129,11 @@ def _flat_stretch(
 def spared(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
     """Whether ``detector`` is ``no_progress`` and its flat stretch is a watcher's rounds or an
     exploration (see the module's docstring): no busy work left the metric flat."""
+    if not isinstance(detector, NoProgress):
+        return False
     kept = list(kept)
-    return watching(detector, kept, progress) or exploring(detector, kept, progress)
+    found = _flat_stretch(detector, kept, progress)
+    return found is not None and (_rounds(found[1]) or _explored(detector, found, kept))
 
 
 def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
@@ -140,9 +143,11 @@ def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[Pr
     if not isinstance(detector, NoProgress):
         return False
     found = _flat_stretch(detector, kept, progress)
-    if found is None:
-        return False
-    heartbeats = found[1]
+    return found is not None and _rounds(found[1])
+
+
+def _rounds(heartbeats: list[list[ActionView]]) -> bool:
+    """Whether ``heartbeats`` (a flat stretch's) are a watcher's rounds (see :func:`watching`)."""
     if not heartbeats:
         return False
     # The first may also start what the others watch (a job, a migration, a CI run); the others
@@ -159,10 +164,19 @@ def exploring(detector: object, kept: Iterable[ActionView], progress: Sequence[P
     done before again: steps of a search."""
     if not isinstance(detector, NoProgress):
         return False
+    kept = list(kept)
     found = _flat_stretch(detector, kept, progress)
-    if found is None or sum(map(len, found[1])) >= 2 * detector.samples:
+    return found is not None and _explored(detector, found, kept)
+
+
+def _explored(
+    detector: NoProgress, found: tuple[int, list[list[ActionView]]], kept: list[ActionView]
+) -> bool:
+    """Whether the flat stretch ``found`` (its first sample's heartbeat, the heartbeats after it)
+    of ``kept`` is an exploration (see :func:`exploring`)."""
+    first, heartbeats = found
+    if sum(map(len, heartbeats)) >= 2 * detector.samples:
         return False
-    first = found[0]
     seen: set[str | None] = set()
     done: set[str] = set()
     looked = False
@@ -185,4 +199,4 @@ def exploring(detector: object, kept: Iterable[ActionView], progress: Sequence[P
             looked = True
     # One call asked anew each time, only its numbers moving (a crawl fetching page after page,
     # storing nothing), is the busy work the metric judges; a search reads, runs and edits.
-    return looked and len({action.shape for heartbeat in found[1] for action in heartbeat}) > 1
+    return looked and len({action.shape for heartbeat in heartbeats for action in heartbeat}) > 1
