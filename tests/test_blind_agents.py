@@ -438,6 +438,14 @@ _EIGHTEENTH_MISSED: dict[int | None, set[str]] = {
         "stuck__scraper_page_param_ignored_t18",
     },
 }
+# The nineteenth batch's (bench/blind_agents/README.md), in the corpus's kinds, replayed as it arrived
+# and kept: no healthy run flagged. Missed: two service agents that only talk, asking again in new
+# words, and lookups answered "No more results." between revisits (answers of nothing are no revisit).
+_NINETEENTH_MISSED = {
+    "stuck__airline_reconfirm_cancel_loop_b19",
+    "stuck__hotpot_solo_grammys_lookup_loop_b19",
+    "stuck__retail_asks_order_id_loop_b19",
+}
 # Missed: customer-service agents that only talk (the confirmation asked again in new words, a tool
 # said to fail and never called); the expired token's snapshot cleanup, flagged before its onset only.
 _THIRTEENTH_MISSED = {"stuck__retail-cancel-order-5190", "stuck__telecom-data-refuel-4417"}
@@ -564,9 +572,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 901
+    assert len(runs) == len(LABELS) == 941
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 577
+    assert len(healthy) == 601
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -601,6 +609,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SIXTEENTH_MISSED[per_heartbeat]
         | _SEVENTEENTH_MISSED
         | _EIGHTEENTH_MISSED[per_heartbeat]
+        | _NINETEENTH_MISSED
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
