@@ -15,13 +15,11 @@ LABELS = read_labels(BLIND / "labels.csv")
 # only its flat metric shows is caught however the run is grouped: a regrouped trace keeps its samples.
 MISSED = {
     "stuck__cs-repeat-reservation-request",
-    "stuck__retail_cancel_asks_same_confirmation",
     "stuck__k8s-restart-crashloop",
     "stuck__llm-subagent-refusal",
     "stuck__airline_reasks_known_info",
     "stuck__telecom_two_instructions_loop",
     "stuck__batch_job_status_frozen",
-    "stuck__customer_reworded",
     "stuck__poll_elapsed",
     "stuck__reverify_report",
     "stuck__dataflow_job_frozen",
@@ -446,9 +444,6 @@ _NINETEENTH_MISSED = {
     "stuck__hotpot_solo_grammys_lookup_loop_b19",
     "stuck__retail_asks_order_id_loop_b19",
 }
-# Missed: customer-service agents that only talk (the confirmation asked again in new words, a tool
-# said to fail and never called); the expired token's snapshot cleanup, flagged before its onset only.
-_THIRTEENTH_MISSED = {"stuck__retail-cancel-order-5190", "stuck__telecom-data-refuel-4417"}
 # Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
 _TWELFTH_MISSED: dict[int | None, set[str]] = {
     None: set(),
@@ -602,7 +597,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     ]
     # At 1 action a heartbeat the migration that re-inserts one batch is flagged before its onset
     # (its first batches answered alike, the metric unmeasured) and not after it.
-    assert set(missed) == MISSED | _TWELFTH_MISSED[per_heartbeat] | _THIRTEENTH_MISSED | (
+    assert set(missed) == MISSED | _TWELFTH_MISSED[per_heartbeat] | (
         _FOURTEENTH_MISSED
         | _FOURTEENTH_MISSED_AT[per_heartbeat]
         | _FIFTEENTH_MISSED[per_heartbeat]

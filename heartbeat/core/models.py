@@ -173,6 +173,10 @@ class ActionRecord(_Record):
         default=None,
         description="A failed action's words (its error's, its output's named failure) as digests.",
     )
+    facts: str | None = Field(
+        default=None,
+        description="A message to a person: the ids, numbers and addresses it and its answer hold (digests).",
+    )
 
 
 class ProgressSample(_Record):

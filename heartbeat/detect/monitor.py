@@ -56,6 +56,7 @@ from .detectors import (
     build_detectors,
 )
 from .detectors.contract import construct
+from .detectors.cycle import message_facts
 from .detectors.fingerprints import action_keys, error_text
 from .detectors.window import Successes
 from .evidence import last_rise, overruled, standing
@@ -290,11 +291,13 @@ class Monitor:
         fp, shape, result, summary, length, words = action_keys(  # words: the failure key
             tool, args, output, error, self._volatile, tool in self._polling
         )
+        facts = message_facts(tool, args, output)  # a message's data, None for other calls
         index = self.actions_total = self.actions_total + 1
         if error is not None:  # as kept and shown: masked, escaped, cut (the keys read it whole)
             error = error_text(error)
         record: ActionRecord | LightAction = _new_light(
-            LightAction, (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result, words)
+            LightAction,
+            (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result, words, facts),
         )
         if not self._light:  # a custom detector reads real ActionRecords
             record = as_record(record)

@@ -55,6 +55,7 @@ class LightAction(NamedTuple):
     shape: str | None
     result: str | None
     failure: str | None
+    facts: str | None
 
 
 RECORD_KEYS = LightAction._fields
@@ -64,7 +65,7 @@ KEY_FIELDS: tuple[str, ...] = tuple(
     if name not in ("index", "tick", "at", "tool", "summary", "output_len", "error", "cost")
 )
 """The fields of a record that a journal's action event adds: ``fingerprint``, ``shape``, ``result``,
-``failure``."""
+``failure``, ``facts``."""
 
 _new_tuple = tuple.__new__
 
@@ -77,8 +78,8 @@ def as_record(action: ActionRecord | LightAction) -> ActionRecord:
 
 
 def journal_keys(action: ActionView) -> dict[str, Any]:
-    """The keys of a recorded action the journal keeps (``fingerprint``, ``shape``, ``result``, ``failure``:
-    digests)."""
+    """The keys of a recorded action the journal keeps (``fingerprint``, ``shape``, ``result``,
+    ``failure``, ``facts``: digests)."""
     return {name: getattr(action, name) for name in KEY_FIELDS}
 
 

@@ -344,10 +344,50 @@ def test_failures_told_apart_by_their_output_replay_as_they_were_judged_live(tmp
     assert all(len(word) == 4 for e in failed for word in e["failure"].split())
 
 
+TALKING = '''
+"""A support agent asking for the order id again and again; the customer never has it."""
+
+ASKS = ["Could you share the order id?", "What is the order number, please?", "Do you have the order ID?",
+        "Please check your email for the order id.", "I need the order number to go on.",
+        "Can you find the order id on the receipt?", "Without the order ID I cannot proceed.",
+        "Could you look for the order number again?", "Is the order id in your account page?",
+        "Any chance you have the order number now?", "Please send the order ID when you can.",
+        "The order number would really help me here."]
+ANSWERS = ["I don't have the order number.", "Like I said, I don't have it.", "I deleted that email.",
+           "This is going in circles.", "How many times do I have to say it?", "Unbelievable.",
+           "Are you a bot?", "No.", "Look at my orders!", "Still no.", "I give up.", "Why?"]
+
+def step(ctx):
+    n = ctx.data["n"] = ctx.data.get("n", 0) + 1
+    if n == 1:
+        ctx.record("find_user_id_by_email", {"email": "aarav.santos@example.com"}, output="aarav_santos_2259")
+    for i in range(3 * n - 3, 3 * n):
+        ctx.record("respond", {"content": ASKS[i]}, output=ANSWERS[i])
+'''
+
+
+def test_a_conversation_going_round_replays_as_it_was_judged_live(tmp_path: Path) -> None:
+    """What a message and its answer gave (the data in them, as digests) is in the journal: the
+    replay finds the same conversation going round as the live run did, and no text of it."""
+    (tmp_path / "talking.py").write_text(TALKING, encoding="utf-8")
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "talking:step"\n', encoding="utf-8")
+    codes = [heartbeat(tmp_path, "tick").returncode for _ in range(4)]
+    assert codes == [0, 0, 0, 4]
+    journal = (tmp_path / "state" / "journal.jsonl").read_text(encoding="utf-8")
+    events = [json.loads(line) for line in journal.splitlines()]
+    live = live_heartbeats(events)
+    assert [b["anomalies"] for b in live] == [[], [], [("cycle", 8)], [("cycle", 11)]]  # the 7th message
+    assert replayed_heartbeats(tmp_path) == live
+    assert "aarav_santos_2259" not in journal and "going in circles" not in journal
+    facts = [e["facts"] for e in events if e["event"] == "action"]
+    assert facts[0] is None and all(len(word) == 4 for f in facts[1:] for word in f.split())
+
+
 @pytest.mark.parametrize(
     ("field", "value", "says"),
     [
         ("failure", 5, "failure must be text or null, not 5"),
+        ("facts", 5, "facts must be text or null, not 5"),
         ("result", ["x"], "result must be text or null, not ['x']"),
         ("shape", {"a": 1}, "shape must be text or null"),
         ("fingerprint", 7, "fingerprint must be non-empty text, not 7"),

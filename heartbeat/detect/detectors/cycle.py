@@ -14,6 +14,13 @@ through look / inventory / examine, seeing what it has seen), or 6 of the
 last 10 in the window that are not the agent's notes (``think``): a note
 is the agent talking to itself, neither an observation nor a revisit, and
 one worded anew between every look would otherwise hide the idling.
+A conversation going round is the same thing in words: :data:`TALK` messages to
+a person in a row (``respond``, ``send_message``) that neither told nor heard
+anything the window had not seen (no id, number, amount or address in a
+message or its answer that was not in one before; between them only notes and
+calls answered as before) are one request asked again in other words, the
+person's every answer worded anew ("I don't have the order number", "Like I
+said, I don't have it"). A person who gives what was asked for gives data.
 A failed call without arguments (a harness's complaint about a malformed
 turn) holds its place in the window but has no key: the same complaint
 between good turns is no revisit, and N + 3 back to back are a ``repeat``;
@@ -25,13 +32,14 @@ run of such answers is the ``empty`` detector's to judge.
 
 from __future__ import annotations
 
+import re
 from collections import deque
-from collections.abc import Collection, Hashable, Iterable
+from collections.abc import Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
-from .calls import waits
+from .calls import speaks, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -45,7 +53,9 @@ from .contract import (
     tail_of,
 )
 from .empty import is_empty_answer
+from .fingerprints import mask_volatile
 from .window import KeyWindow
+from .words import word_print
 
 __all__ = ["Cycle", "CycleTracker"]
 
@@ -94,11 +104,51 @@ RECENT = 10
 """The newest actions the growing share of revisits is judged on."""
 RECENT_SHARE = 6
 """Revisits among the :data:`RECENT` newest actions that trip ``cycle`` before N."""
+TALK = 7
+"""Messages to a person in a row that told and heard nothing new, and trip ``cycle``."""
+
+# A datum: a token holding a digit, an @ or a _, or a # before a name (an id, an amount, an
+# address, a user name like noah_ito_3850, an order #W2378156): what a person gives when they
+# give what was asked for. A lone # is what masking left of a volatile value.
+_DATUM = re.compile(r"[\w.@#$-]*(?:[\d@_]|#\w)[\w.@#$-]*")
+
+
+def message_facts(tool: str, args: object, output: str | None) -> str | None:
+    """The facts of a message to a person (``tool``'s call with ``args``) and its answer
+    (``output``): the prints of their data (ids, numbers, addresses; values volatile by nature
+    masked), sorted, spaced; None for a call that sends no message."""
+    if not speaks(tool):
+        return None
+    said = " ".join(map(str, args.values())) if isinstance(args, Mapping) else str(args or "")
+    text = mask_volatile(f"{said}\n{output or ''}")
+    return " ".join(sorted({word_print(datum) for datum in _DATUM.findall(text)}))
+
+
+def talked(actions: Iterable[ActionView]) -> int:
+    """How many messages to a person end ``actions`` (oldest first) that told and heard nothing
+    the actions before them had not: no datum new in a message or its answer, and between them
+    only notes, calls answered as before, and calls that answered nothing."""
+    said: set[str] = set()
+    keys: set[Hashable] = set()
+    run = 0
+    for action in actions:
+        if speaks(action.tool):
+            facts = action.facts.split() if action.facts else []
+            # None: a record kept before facts were, which cannot say it told nothing new.
+            run = run + 1 if action.facts is not None and said.issuperset(facts) else 0
+            said.update(facts)
+            continue
+        key = _key_of(action)
+        if key is not None and key not in keys and not is_note(action.tool):
+            run = 0  # something done or seen for the first time: the conversation moved
+        keys.add(key)
+    return run
 
 
 @dataclass(frozen=True)
 class Cycle(Windowed):
-    """``cycle``: N of the last W actions revisit a call+result seen earlier in the window."""
+    """``cycle``: N of the last W actions revisit a call+result seen earlier in the window, or a
+    conversation goes round (see the module docstring)."""
 
     threshold: int = 10
     window: int = 30
@@ -117,11 +167,18 @@ class Cycle(Windowed):
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action is a revisit that brings the window's revisits to N, or the
-        recent share of revisits to :data:`RECENT_SHARE`."""
+        recent share of revisits to :data:`RECENT_SHARE`, or a message to a person that ends
+        :data:`TALK` telling and hearing nothing new."""
         last = history.last
-        if last is None or last.tool in self.exempt or _key_of(last) is None:
+        if last is None or last.tool in self.exempt:
             return None
         acts = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        if speaks(last.tool):
+            talk = talked(acts)
+            if talk >= TALK:
+                return self._talk(last, talk, history.tick, now)
+        if _key_of(last) is None:
+            return None
         seq = [_key_of(a) for a in acts]
         newest = seq[-1]
         counts, revisits, repeated = _revisits(seq)
@@ -145,6 +202,24 @@ class Cycle(Windowed):
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
         return CycleTracker(self, history)
+
+    def _talk(self, action: ActionView, talk: int, tick: int, at: datetime) -> Anomaly:
+        return make_anomaly(
+            "cycle",
+            f"{talk} messages to a person in a row told and heard nothing the last {self.window} "
+            f"actions had not (no new id, number or address): the same request in other words; "
+            f"last: {action.summary}",
+            tick=tick,
+            at=at,
+            action=action,
+            evidence={
+                "messages": talk,
+                "window": self.window,
+                "threshold": TALK,
+                "call": action.summary,
+                "avoid": "asking the person again: act on what they have said, or hand the conversation over",
+            },
+        )
 
     def _report(
         self,
@@ -181,7 +256,7 @@ class Cycle(Windowed):
 class CycleTracker(StepTracker):
     """Key windows of masked call+result keys, counting revisits."""
 
-    __slots__ = ("_ages", "_det", "_exempt", "_keys", "_others", "_position", "_recent")
+    __slots__ = ("_acts", "_ages", "_det", "_exempt", "_keys", "_others", "_position", "_recent")
 
     def __init__(self, det: Cycle, history: History) -> None:
         self._det = det
@@ -192,12 +267,14 @@ class CycleTracker(StepTracker):
         self._others = KeyWindow(size)  # the newest keys in the window that are not notes
         self._ages: deque[int] = deque(maxlen=size)  # the positions of those
         self._position = 0
+        self._acts: deque[ActionView] = deque(maxlen=det.window)  # read only at a message
         for action in tail_of(history.actions, det.window, det.exempt):
             self._push(action)
 
     def _push(self, action: ActionView) -> tuple[int, int, int]:
         """Add an action's key to the windows: its counts in the window, the newest and the notes-aside."""
         key = _key_of(action)
+        self._acts.append(action)
         self._position = position = self._position + 1
         ages = self._ages
         others = self._others
@@ -217,7 +294,13 @@ class CycleTracker(StepTracker):
         if tool in self._exempt:
             return None
         count, near, far = self._push(action)
-        if not report or count < 2:
+        if not report:
+            return None
+        if speaks(tool):
+            talk = talked(self._acts)
+            if talk >= TALK:
+                return self._det._talk(action, talk, action.tick, action.at)
+        if count < 2:
             return None
         keys = self._keys
         if keys.revisits >= self._det.threshold and keys.repeated >= 2:

@@ -9,6 +9,7 @@ from typing import Any
 from heartbeat.config.file import DetectorsConfig
 from heartbeat.core.models import ActionRecord, Anomaly, ProgressSample
 from heartbeat.detect.detectors import Detector, History, build_detectors, prints
+from heartbeat.detect.detectors.cycle import message_facts
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -65,6 +66,7 @@ def actions(
                 shape=keys.shape,
                 result=keys.result,
                 failure=keys.failure,
+                facts=message_facts(spec["tool"], spec.get("args"), output),
             )
         )
     return found

@@ -8,6 +8,7 @@ import pytest
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import Cycle
+from heartbeat.detect.detectors.cycle import TALK
 
 from .helpers import REJECTED_TURN, Call, actions, first, trips
 
@@ -219,3 +220,99 @@ def test_an_answer_of_nothing_is_no_revisit() -> None:
     same = '{"object": "list", "data": [{"id": "evt_0", "type": "invoice.paid"}]}'
     stuck = [{**call, "output": same} if call["tool"] == "http.request" else call for call in calls]
     assert first(Cycle(), actions(stuck)) is not None
+
+
+def _talk(answers: list[str], asks: list[str] | None = None) -> list[Call]:
+    """A conversation: the agent's messages (``asks``, else one request worded anew each time) and
+    the person's ``answers``."""
+    asks = asks or [f"Could you share the order id, please ({'.' * n})?" for n in range(len(answers))]
+    return [
+        {"tool": "respond", "args": {"content": a}, "output": o} for a, o in zip(asks, answers, strict=True)
+    ]
+
+
+_NOTHING_NEW = [
+    "I don't have the order number.",
+    "Like I said, I don't have it. Can't you look it up?",
+    "I deleted that email.",
+    "This is going in circles.",
+    "No. How many times do I have to say it?",
+    "Unbelievable.",
+    "Are you a bot? Look at my orders.",
+    "I really don't have it!",
+    "No.",
+]
+
+
+def test_messages_that_tell_and_hear_nothing_new_are_a_cycle() -> None:
+    """The same request asked in other words while the person's every answer is worded anew and
+    gives nothing: the TALK-th such message trips, the next is the same finding."""
+    assert TALK == 7
+    records = actions(
+        [
+            {"tool": "find_user_id_by_email", "args": {"email": "a@x.org"}, "output": "aarav_2259"},
+            *_talk(_NOTHING_NEW),
+        ]
+    )
+    found = trips(Cycle(), records)
+    assert found[:TALK] == [None] * TALK
+    hit = found[TALK]
+    assert hit is not None and found[TALK + 1] is not None
+    assert hit.message.startswith("7 messages to a person in a row told and heard nothing")
+    assert hit.evidence["messages"] == TALK
+
+
+def test_a_conversation_that_gathers_data_is_no_cycle() -> None:
+    """A person giving what was asked for gives data (an id, a zip code, an order, an amount): each
+    answer moves the conversation, however many messages come in a row."""
+    answers = [
+        "Hi, I want to return a lamp.",
+        "My user id is mei_kim_4152.",
+        "Sure.",
+        "The zip code is 98187.",
+        "It is order #W2378156, the floor lamp.",
+        "Okay.",
+        "Refund it to the card ending 1065, please.",
+        "Yes, return item 6017636844.",
+        "Thanks! That's all.",
+    ]
+    assert trips(Cycle(), actions(_talk(answers))) == [None] * len(answers)
+
+
+def test_a_new_call_between_messages_moves_the_conversation() -> None:
+    """Looking something up for the person (a call not made before) starts the count again: the
+    agent acted on what it heard."""
+    calls: list[Call] = []
+    for n, answer in enumerate(_NOTHING_NEW * 2):
+        calls.append(_talk([answer])[0])
+        if n % 5 == 4:
+            calls.append(
+                {"tool": "get_order_details", "args": {"order_id": f"#W{n}"}, "output": f"order {n}"}
+            )
+    assert first(Cycle(), actions(calls)) is None
+    # The same lookup again, answered as before, is no move: the requests go on.
+    again = [
+        {**c, "args": {"order_id": "#W4"}, "output": "order 4"} if c["tool"] != "respond" else c
+        for c in calls
+    ]
+    assert first(Cycle(), actions(again)) is not None
+
+
+def test_data_seen_before_is_no_new_datum_and_volatile_values_are_none() -> None:
+    """An answer repeating an id already given, or a message stamped with the time, tells nothing
+    new; notes between the messages change nothing."""
+    answers = ["My id is noah_ito_3850."] + ["As I said: noah_ito_3850."] * TALK
+    hit = first(Cycle(), actions(_talk(answers)))
+    assert hit is not None and hit[0] == TALK + 1
+    stamped = [f"Still waiting, sent at 2024-05-0{n}T10:00:00Z." for n in range(1, TALK + 1)]
+    noted: list[Call] = []
+    for call in _talk(["ok"] * TALK, stamped):
+        noted += [call, {"tool": "think", "args": {"thought": call["args"]["content"]}, "output": ""}]
+    assert first(Cycle(), actions(noted)) is not None
+
+
+def test_messages_kept_before_their_facts_were_never_count_as_telling_nothing() -> None:
+    """A record saved by an older version has no facts: it cannot say it told nothing new, so a
+    history of such messages is no conversation going round (an upgrade pages nobody)."""
+    records = [r.model_copy(update={"facts": None}) for r in actions(_talk(_NOTHING_NEW))]
+    assert first(Cycle(), records) is None
