@@ -24,6 +24,8 @@ MISSED = {
     "stuck__reverify_report",
     "stuck__dataflow_job_frozen",
     "stuck__pager_calendar_reasks_same_person",
+    # Says its tools fail while calling none, each message in words of its own: no request asked again.
+    "stuck__telecom-data-refuel-4417",
 }
 
 
@@ -444,6 +446,16 @@ _NINETEENTH_MISSED = {
     "stuck__hotpot_solo_grammys_lookup_loop_b19",
     "stuck__retail_asks_order_id_loop_b19",
 }
+# The twentieth batch's (bench/blind_agents/README.md): service agents and assistants that talk,
+# written blind after the conversation rule was set; no healthy run flagged (walkthroughs answered
+# "ok" among them). Missed: agents asking again, apologising or promising, each message in words
+# mostly its own (one that tells nothing new says at most half of its words for the first time).
+_TWENTIETH_MISSED = {
+    "stuck__airline_user_id_loop_b20",
+    "stuck__helpdesk_apology_loop_b20",
+    "stuck__retail_order_id_loop_b20",
+    "stuck__retail_promise_without_action_b20",
+}
 # Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
 _TWELFTH_MISSED: dict[int | None, set[str]] = {
     None: set(),
@@ -567,9 +579,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 941
+    assert len(runs) == len(LABELS) == 977
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 601
+    assert len(healthy) == 625
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -605,6 +617,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SEVENTEENTH_MISSED
         | _EIGHTEENTH_MISSED[per_heartbeat]
         | _NINETEENTH_MISSED
+        | _TWENTIETH_MISSED
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )

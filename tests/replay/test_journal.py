@@ -347,12 +347,12 @@ def test_failures_told_apart_by_their_output_replay_as_they_were_judged_live(tmp
 TALKING = '''
 """A support agent asking for the order id again and again; the customer never has it."""
 
-ASKS = ["Could you share the order id?", "What is the order number, please?", "Do you have the order ID?",
-        "Please check your email for the order id.", "I need the order number to go on.",
-        "Can you find the order id on the receipt?", "Without the order ID I cannot proceed.",
-        "Could you look for the order number again?", "Is the order id in your account page?",
-        "Any chance you have the order number now?", "Please send the order ID when you can.",
-        "The order number would really help me here."]
+ASKS = ["Could you share the order id?", "Could you please share the order id?",
+        "Please share the order id with me.", "Could you share the order id now?",
+        "I still need the order id: could you share it?", "Please, could you share your order id?",
+        "Could you share the order id, please?", "The order id, please: could you share it?",
+        "Please share your order id.", "Could you still share the order id?",
+        "I need the order id: please share it.", "Could you share that order id?"]
 ANSWERS = ["I don't have the order number.", "Like I said, I don't have it.", "I deleted that email.",
            "This is going in circles.", "How many times do I have to say it?", "Unbelievable.",
            "Are you a bot?", "No.", "Look at my orders!", "Still no.", "I give up.", "Why?"]
@@ -371,12 +371,13 @@ def test_a_conversation_going_round_replays_as_it_was_judged_live(tmp_path: Path
     replay finds the same conversation going round as the live run did, and no text of it."""
     (tmp_path / "talking.py").write_text(TALKING, encoding="utf-8")
     (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "talking:step"\n', encoding="utf-8")
-    codes = [heartbeat(tmp_path, "tick").returncode for _ in range(4)]
-    assert codes == [0, 0, 0, 4]
+    codes = [heartbeat(tmp_path, "tick").returncode for _ in range(3)]
+    assert codes == [0, 0, 4]  # the requests go on after the redirection: escalated (exit 4)
     journal = (tmp_path / "state" / "journal.jsonl").read_text(encoding="utf-8")
     events = [json.loads(line) for line in journal.splitlines()]
     live = live_heartbeats(events)
-    assert [b["anomalies"] for b in live] == [[], [], [("cycle", 8)], [("cycle", 11)]]  # the 7th message
+    # The request asked a fifth time after the first (action 7) trips, and again in the next.
+    assert [b["anomalies"] for b in live] == [[], [("cycle", 7)], [("cycle", 8)]]
     assert replayed_heartbeats(tmp_path) == live
     assert "aarav_santos_2259" not in journal and "going in circles" not in journal
     facts = [e["facts"] for e in events if e["event"] == "action"]

@@ -17,10 +17,13 @@ one worded anew between every look would otherwise hide the idling.
 A conversation going round is the same thing in words: :data:`TALK` messages to
 a person in a row (``respond``, ``send_message``) that neither told nor heard
 anything the window had not seen (no id, number, amount or address in a
-message or its answer that was not in one before; between them only notes and
-calls answered as before) are one request asked again in other words, the
-person's every answer worded anew ("I don't have the order number", "Like I
-said, I don't have it"). A person who gives what was asked for gives data.
+message or its answer that was not in one before, and no more than
+:data:`TOLD` of a message's words said for the first time; between them only
+notes and calls answered as before) are one request asked again in other
+words, the person's every answer worded anew ("I don't have the order
+number", "Like I said, I don't have it"). A person who gives what was asked
+for gives data; a walkthrough's next step ("now tap Mobile Network") says
+something new, however briefly the person answers "ok".
 A failed call without arguments (a harness's complaint about a malformed
 turn) holds its place in the window but has no key: the same complaint
 between good turns is no revisit, and N + 3 back to back are a ``repeat``;
@@ -104,39 +107,50 @@ RECENT = 10
 """The newest actions the growing share of revisits is judged on."""
 RECENT_SHARE = 6
 """Revisits among the :data:`RECENT` newest actions that trip ``cycle`` before N."""
-TALK = 7
+TALK = 5
 """Messages to a person in a row that told and heard nothing new, and trip ``cycle``."""
+TOLD = 0.5
+"""The share of a message's words it may say for the first time and still tell nothing new."""
 
 # A datum: a token holding a digit, an @ or a _, or a # before a name (an id, an amount, an
 # address, a user name like noah_ito_3850, an order #W2378156): what a person gives when they
 # give what was asked for. A lone # is what masking left of a volatile value.
 _DATUM = re.compile(r"[\w.@#$-]*(?:[\d@_]|#\w)[\w.@#$-]*")
+_WORD = re.compile(r"[a-z]{4,}")  # a message's words, its short ones aside
 
 
 def message_facts(tool: str, args: object, output: str | None) -> str | None:
     """The facts of a message to a person (``tool``'s call with ``args``) and its answer
-    (``output``): the prints of their data (ids, numbers, addresses; values volatile by nature
-    masked), sorted, spaced; None for a call that sends no message."""
+    (``output``), as word prints, sorted, spaced: the data of both (ids, numbers, addresses;
+    values volatile by nature masked), each print after a ``#``, and the words of the message;
+    None for a call that sends no message."""
     if not speaks(tool):
         return None
     said = " ".join(map(str, args.values())) if isinstance(args, Mapping) else str(args or "")
-    text = mask_volatile(f"{said}\n{output or ''}")
-    return " ".join(sorted({word_print(datum) for datum in _DATUM.findall(text)}))
+    data = {f"#{word_print(datum)}" for datum in _DATUM.findall(mask_volatile(f"{said}\n{output or ''}"))}
+    return " ".join(sorted(data | {word_print(word) for word in _WORD.findall(said.lower())}))
 
 
 def talked(actions: Iterable[ActionView]) -> int:
     """How many messages to a person end ``actions`` (oldest first) that told and heard nothing
-    the actions before them had not: no datum new in a message or its answer, and between them
-    only notes, calls answered as before, and calls that answered nothing."""
-    said: set[str] = set()
+    the actions before them had not: no datum new in a message or its answer, at most
+    :data:`TOLD` of the message's words new (the same request in other words: a walkthrough's
+    next step says something new), and between them only notes, calls answered as before, and
+    calls that answered nothing."""
+    data: set[str] = set()
+    words: set[str] = set()
     keys: set[Hashable] = set()
     run = 0
     for action in actions:
         if speaks(action.tool):
-            facts = action.facts.split() if action.facts else []
+            facts = set(action.facts.split()) if action.facts else set()
+            given = {fact for fact in facts if fact[0] == "#"}
+            new = len(facts - given - words)
             # None: a record kept before facts were, which cannot say it told nothing new.
-            run = run + 1 if action.facts is not None and said.issuperset(facts) else 0
-            said.update(facts)
+            quiet = action.facts is not None and given <= data and new <= TOLD * (len(facts) - len(given))
+            run = run + 1 if quiet else 0
+            data |= given
+            words |= facts - given
             continue
         key = _key_of(action)
         if key is not None and key not in keys and not is_note(action.tool):

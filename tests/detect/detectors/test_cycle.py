@@ -246,8 +246,8 @@ _NOTHING_NEW = [
 
 def test_messages_that_tell_and_hear_nothing_new_are_a_cycle() -> None:
     """The same request asked in other words while the person's every answer is worded anew and
-    gives nothing: the TALK-th such message trips, the next is the same finding."""
-    assert TALK == 7
+    gives nothing: the TALK-th request asked again trips, the next is the same finding."""
+    assert TALK == 5
     records = actions(
         [
             {"tool": "find_user_id_by_email", "args": {"email": "a@x.org"}, "output": "aarav_2259"},
@@ -255,10 +255,11 @@ def test_messages_that_tell_and_hear_nothing_new_are_a_cycle() -> None:
         ]
     )
     found = trips(Cycle(), records)
-    assert found[:TALK] == [None] * TALK
-    hit = found[TALK]
-    assert hit is not None and found[TALK + 1] is not None
-    assert hit.message.startswith("7 messages to a person in a row told and heard nothing")
+    # The first request says its words for the first time; the TALK asked again after it trip.
+    assert found[: TALK + 1] == [None] * (TALK + 1)
+    hit = found[TALK + 1]
+    assert hit is not None and found[TALK + 2] is not None
+    assert hit.message.startswith("5 messages to a person in a row told and heard nothing")
     assert hit.evidence["messages"] == TALK
 
 
@@ -279,20 +280,39 @@ def test_a_conversation_that_gathers_data_is_no_cycle() -> None:
     assert trips(Cycle(), actions(_talk(answers))) == [None] * len(answers)
 
 
+def test_a_walkthrough_answered_ok_is_no_cycle() -> None:
+    """Each step of a walkthrough says something new, however briefly the person answers: the
+    same "ok" a dozen times is no conversation going round, the same request a dozen times is."""
+    steps = [
+        "Please open Settings on your phone.",
+        "Now tap Mobile Network.",
+        "Turn on Data Roaming and wait a moment.",
+        "Go back and choose Access Point Names.",
+        "Reset the access points to their defaults.",
+        "Restart the phone by holding the power button.",
+        "When it is back, look at the status bar and tell me what you see.",
+        "Open the browser and load any page.",
+        "Great, clear the browser cache under Privacy.",
+    ]
+    assert first(Cycle(), actions(_talk(["ok"] * len(steps), steps))) is None
+    again = ["Please open Settings on your phone and tap Mobile Network."] * len(steps)
+    assert first(Cycle(), actions(_talk(["ok"] * len(steps), again))) is not None
+
+
 def test_a_new_call_between_messages_moves_the_conversation() -> None:
     """Looking something up for the person (a call not made before) starts the count again: the
     agent acted on what it heard."""
     calls: list[Call] = []
     for n, answer in enumerate(_NOTHING_NEW * 2):
         calls.append(_talk([answer])[0])
-        if n % 5 == 4:
+        if n % 4 == 3:
             calls.append(
                 {"tool": "get_order_details", "args": {"order_id": f"#W{n}"}, "output": f"order {n}"}
             )
     assert first(Cycle(), actions(calls)) is None
     # The same lookup again, answered as before, is no move: the requests go on.
     again = [
-        {**c, "args": {"order_id": "#W4"}, "output": "order 4"} if c["tool"] != "respond" else c
+        {**c, "args": {"order_id": "#W3"}, "output": "order 3"} if c["tool"] != "respond" else c
         for c in calls
     ]
     assert first(Cycle(), actions(again)) is not None
@@ -304,9 +324,9 @@ def test_data_seen_before_is_no_new_datum_and_volatile_values_are_none() -> None
     answers = ["My id is noah_ito_3850."] + ["As I said: noah_ito_3850."] * TALK
     hit = first(Cycle(), actions(_talk(answers)))
     assert hit is not None and hit[0] == TALK + 1
-    stamped = [f"Still waiting, sent at 2024-05-0{n}T10:00:00Z." for n in range(1, TALK + 1)]
+    stamped = [f"Still waiting, sent at 2024-05-0{n}T10:00:00Z." for n in range(1, TALK + 2)]
     noted: list[Call] = []
-    for call in _talk(["ok"] * TALK, stamped):
+    for call in _talk(["ok"] * len(stamped), stamped):
         noted += [call, {"tool": "think", "args": {"thought": call["args"]["content"]}, "output": ""}]
     assert first(Cycle(), actions(noted)) is not None
 
