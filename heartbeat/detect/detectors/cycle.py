@@ -115,7 +115,8 @@ TOLD = 0.5
 # A datum: a token holding a digit, an @ or a _, or a # before a name (an id, an amount, an
 # address, a user name like noah_ito_3850, an order #W2378156): what a person gives when they
 # give what was asked for. A lone # is what masking left of a volatile value.
-_DATUM = re.compile(r"[\w.@#$-]*(?:[\d@_]|#\w)[\w.@#$-]*")
+# Tried at a token's start only (the lookbehind), so each token is read once.
+_DATUM = re.compile(r"(?<![\w.@#$-])(?=[\w.@#$-]*?(?:[\d@_]|#\w))[\w.@#$-]+")
 _WORD = re.compile(r"[a-z]{4,}")  # a message's words, its short ones aside
 
 
@@ -131,31 +132,44 @@ def message_facts(tool: str, args: object, output: str | None) -> str | None:
     return " ".join(sorted(data | {word_print(word) for word in _WORD.findall(said.lower())}))
 
 
-def talked(actions: Iterable[ActionView]) -> int:
-    """How many messages to a person end ``actions`` (oldest first) that told and heard nothing
-    the actions before them had not: no datum new in a message or its answer, at most
-    :data:`TOLD` of the message's words new (the same request in other words: a walkthrough's
-    next step says something new), and between them only notes, calls answered as before, and
-    calls that answered nothing."""
+# What talked() reads of an action, made once per action: whether it messages a person; its key
+# (None: it has none, or it is a note, which never moves a conversation); a message's data and
+# words (None: a record kept before facts were, which cannot say it told nothing new).
+_Beat = tuple[bool, Hashable, frozenset[str] | None, frozenset[str]]
+_NO_FACTS: frozenset[str] = frozenset()
+
+
+def beat(action: ActionView, key: Hashable) -> _Beat:
+    """What :func:`talked` reads of ``action``, whose key (:func:`_key_of`) is ``key``."""
+    if not speaks(action.tool):
+        return False, None if is_note(action.tool) else key, None, _NO_FACTS
+    if action.facts is None:
+        return True, None, None, _NO_FACTS
+    facts = frozenset(action.facts.split())
+    given = frozenset(fact for fact in facts if fact[0] == "#")
+    return True, None, given, facts - given
+
+
+def talked(beats: Iterable[_Beat]) -> int:
+    """How many messages to a person end ``beats`` (:func:`beat` of each action, oldest first)
+    that told and heard nothing the actions before them had not: no datum new in a message or its
+    answer, at most :data:`TOLD` of the message's words new (the same request in other words: a
+    walkthrough's next step says something new), and between them only notes, calls answered as
+    before, and calls that answered nothing."""
     data: set[str] = set()
-    words: set[str] = set()
+    said: set[str] = set()
     keys: set[Hashable] = set()
     run = 0
-    for action in actions:
-        if speaks(action.tool):
-            facts = set(action.facts.split()) if action.facts else set()
-            given = {fact for fact in facts if fact[0] == "#"}
-            new = len(facts - given - words)
-            # None: a record kept before facts were, which cannot say it told nothing new.
-            quiet = action.facts is not None and given <= data and new <= TOLD * (len(facts) - len(given))
+    for spoke, key, given, words in beats:
+        if spoke:
+            quiet = given is not None and given <= data and len(words - said) <= TOLD * len(words)
             run = run + 1 if quiet else 0
-            data |= given
-            words |= facts - given
-            continue
-        key = _key_of(action)
-        if key is not None and key not in keys and not is_note(action.tool):
+            if given is not None:
+                data |= given
+                said |= words
+        elif key is not None and key not in keys:
             run = 0  # something done or seen for the first time: the conversation moved
-        keys.add(key)
+            keys.add(key)
     return run
 
 
@@ -188,7 +202,7 @@ class Cycle(Windowed):
             return None
         acts = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
         if speaks(last.tool):
-            talk = talked(acts)
+            talk = talked(beat(action, _key_of(action)) for action in acts)
             if talk >= TALK:
                 return self._talk(last, talk, history.tick, now)
         if _key_of(last) is None:
@@ -270,7 +284,7 @@ class Cycle(Windowed):
 class CycleTracker(StepTracker):
     """Key windows of masked call+result keys, counting revisits."""
 
-    __slots__ = ("_acts", "_ages", "_det", "_exempt", "_keys", "_others", "_position", "_recent")
+    __slots__ = ("_ages", "_beats", "_det", "_exempt", "_keys", "_others", "_position", "_recent")
 
     def __init__(self, det: Cycle, history: History) -> None:
         self._det = det
@@ -281,14 +295,14 @@ class CycleTracker(StepTracker):
         self._others = KeyWindow(size)  # the newest keys in the window that are not notes
         self._ages: deque[int] = deque(maxlen=size)  # the positions of those
         self._position = 0
-        self._acts: deque[ActionView] = deque(maxlen=det.window)  # read only at a message
+        self._beats: deque[_Beat] = deque(maxlen=det.window)  # read only at a message
         for action in tail_of(history.actions, det.window, det.exempt):
             self._push(action)
 
     def _push(self, action: ActionView) -> tuple[int, int, int]:
         """Add an action's key to the windows: its counts in the window, the newest and the notes-aside."""
         key = _key_of(action)
-        self._acts.append(action)
+        self._beats.append(beat(action, key))
         self._position = position = self._position + 1
         ages = self._ages
         others = self._others
@@ -311,7 +325,7 @@ class CycleTracker(StepTracker):
         if not report:
             return None
         if speaks(tool):
-            talk = talked(self._acts)
+            talk = talked(self._beats)
             if talk >= TALK:
                 return self._det._talk(action, talk, action.tick, action.at)
         if count < 2:

@@ -309,6 +309,8 @@ def _may_hold_volatile(text: str, data: bytes) -> bool:
 def mask_volatile(text: str) -> str:
     """``text`` with the values volatile by nature (timestamps, UUIDs, request ids, hex digests,
     durations, memory addresses) replaced by ``#``; the numbers that are content stay."""
+    if not _may_hold_volatile(text, text.encode("utf-8", "surrogatepass")):
+        return text  # the regex tries each alternative at each position: skipped when it cannot match
     return _VOLATILE_RE.sub("#", text)
 
 

@@ -33,6 +33,7 @@ _THING = re.compile(r"[\w.~-]*(?:/[\w.~-]*)+|[\w-]+\.[^\W\d_]\w*|[^\W\d]\w*_\w+"
 _KEY = re.compile(r'"[^"\\]*":')
 
 
+@lru_cache(maxsize=4096)  # a conversation says its words again and again
 def word_print(word: str) -> str:
     """A word as a failure key holds it: 4 hex characters of its CRC-32 (a handful of words never collide)."""
     return f"{zlib.crc32(word.encode('utf-8', 'surrogatepass')) & 0xFFFF:04x}"
