@@ -132,19 +132,18 @@ def message_facts(tool: str, args: object, output: str | None) -> str | None:
     return " ".join(sorted(data | {word_print(word) for word in _WORD.findall(said.lower())}))
 
 
-# What talked() reads of an action, made once per action: whether it messages a person; its key
-# (None: it has none, or it is a note, which never moves a conversation); a message's data and
-# words (None: a record kept before facts were, which cannot say it told nothing new).
-_Beat = tuple[bool, Hashable, frozenset[str] | None, frozenset[str]]
+# What talked() reads of an action, made once per action: whether it is a message to a person
+# (its record holds the facts of one; one kept before facts were is judged as any other call);
+# its key (None: it has none, or it is a note, which never moves a conversation); a message's
+# data and words.
+_Beat = tuple[bool, Hashable, frozenset[str], frozenset[str]]
 _NO_FACTS: frozenset[str] = frozenset()
 
 
 def beat(action: ActionView, key: Hashable) -> _Beat:
-    """What :func:`talked` reads of ``action``, whose key (:func:`_key_of`) is ``key``."""
-    if not speaks(action.tool):
-        return False, None if is_note(action.tool) else key, None, _NO_FACTS
+    """What :func:`talked` reads of ``action``, whose key is ``key`` (None for a note)."""
     if action.facts is None:
-        return True, None, None, _NO_FACTS
+        return False, key, _NO_FACTS, _NO_FACTS
     facts = frozenset(action.facts.split())
     given = frozenset(fact for fact in facts if fact[0] == "#")
     return True, None, given, facts - given
@@ -162,11 +161,10 @@ def talked(beats: Iterable[_Beat]) -> int:
     run = 0
     for spoke, key, given, words in beats:
         if spoke:
-            quiet = given is not None and given <= data and len(words - said) <= TOLD * len(words)
+            quiet = given <= data and len(words - said) <= TOLD * len(words)
             run = run + 1 if quiet else 0
-            if given is not None:
-                data |= given
-                said |= words
+            data |= given
+            said |= words
         elif key is not None and key not in keys:
             run = 0  # something done or seen for the first time: the conversation moved
             keys.add(key)
@@ -201,8 +199,8 @@ class Cycle(Windowed):
         if last is None or last.tool in self.exempt:
             return None
         acts = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
-        if speaks(last.tool):
-            talk = talked(beat(action, _key_of(action)) for action in acts)
+        if last.facts is not None:  # a message to a person
+            talk = talked(beat(a, None if is_note(a.tool) else _key_of(a)) for a in acts)
             if talk >= TALK:
                 return self._talk(last, talk, history.tick, now)
         if _key_of(last) is None:
@@ -302,7 +300,8 @@ class CycleTracker(StepTracker):
     def _push(self, action: ActionView) -> tuple[int, int, int]:
         """Add an action's key to the windows: its counts in the window, the newest and the notes-aside."""
         key = _key_of(action)
-        self._beats.append(beat(action, key))
+        note = is_note(action.tool)
+        self._beats.append(beat(action, None if note else key))
         self._position = position = self._position + 1
         ages = self._ages
         others = self._others
@@ -310,7 +309,7 @@ class CycleTracker(StepTracker):
             ages.popleft()
             others.drop_oldest()
         far = 0
-        if key is not None and not is_note(action.tool):
+        if key is not None and not note:
             ages.append(position)
             far = others.push(key)
         return self._keys.push(key), self._recent.push(key), far
@@ -324,7 +323,7 @@ class CycleTracker(StepTracker):
         count, near, far = self._push(action)
         if not report:
             return None
-        if speaks(tool):
+        if action.facts is not None:  # a message to a person
             talk = talked(self._beats)
             if talk >= TALK:
                 return self._det._talk(action, talk, action.tick, action.at)
