@@ -169,7 +169,10 @@ def _public_objects() -> list[tuple[str, object]]:
         found.append((module.__name__, module))
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name)
-            if isinstance(obj, type | types.FunctionType):
+            # A cached function is its cache's wrapper, which keeps the function's docstring.
+            if isinstance(obj, type | types.FunctionType) or isinstance(
+                getattr(obj, "__wrapped__", None), types.FunctionType
+            ):
                 found.append((f"{module.__name__}.{name}", obj))
     return found
 
