@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
+from typing import NamedTuple
 
 from ..core.models import ProgressSample
 from .detectors.calls import silent_by_design
@@ -111,11 +112,22 @@ def _source(action: ActionView) -> str:
     return _EPOCH.sub("#", mask_volatile(action.summary))
 
 
+class _Stretch(NamedTuple):
+    """A ``no_progress`` finding's flat stretch: the heartbeat of the first of its last N measured
+    samples, the actions of each heartbeat after it, and N."""
+
+    first: int
+    heartbeats: list[list[ActionView]]
+    samples: int
+
+
 def _flat_stretch(
-    detector: NoProgress, kept: Iterable[ActionView], progress: Sequence[ProgressSample]
-) -> tuple[int, list[list[ActionView]]] | None:
-    """The heartbeat of the first of ``detector``'s last N measured samples and the actions of
-    each heartbeat after it, or None when nothing was measured."""
+    detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]
+) -> _Stretch | None:
+    """The flat stretch of ``detector``'s finding, or None when it is no ``no_progress`` or
+    nothing was measured."""
+    if not isinstance(detector, NoProgress):
+        return None
     measured = [sample.tick for sample in progress if sample.value is not None][-detector.samples :]
     if not measured:
         return None
@@ -123,27 +135,23 @@ def _flat_stretch(
     for action in kept:
         if action.tick > measured[0]:  # the first sample measured what came before (a rise, perhaps)
             stretch.setdefault(action.tick, []).append(action)
-    return measured[0], list(stretch.values())
+    return _Stretch(measured[0], list(stretch.values()), detector.samples)
 
 
 def spared(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
     """Whether ``detector`` is ``no_progress`` and its flat stretch is a watcher's rounds or an
     exploration (see the module's docstring): no busy work left the metric flat."""
-    if not isinstance(detector, NoProgress):
-        return False
     kept = list(kept)
     found = _flat_stretch(detector, kept, progress)
-    return found is not None and (_rounds(found[1]) or _explored(detector, found, kept))
+    return found is not None and (_rounds(found.heartbeats) or _explored(found, kept))
 
 
 def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
     """Whether ``detector`` is ``no_progress`` and the heartbeats of its flat stretch (after the
     first of its last N measured samples) each only looked (no act, no write, no failure, no call
     twice) and asked the same calls as the others: a watcher's rounds, nothing to do yet."""
-    if not isinstance(detector, NoProgress):
-        return False
     found = _flat_stretch(detector, kept, progress)
-    return found is not None and _rounds(found[1])
+    return found is not None and _rounds(found.heartbeats)
 
 
 def _rounds(heartbeats: list[list[ActionView]]) -> bool:
@@ -162,20 +170,15 @@ def exploring(detector: object, kept: Iterable[ActionView], progress: Sequence[P
     sample, not all one call with its numbers moving, each look answered by what the run had not
     seen before (an error's words count as its answer; silence is no news) and no act or write
     done before again: steps of a search."""
-    if not isinstance(detector, NoProgress):
-        return False
     kept = list(kept)
     found = _flat_stretch(detector, kept, progress)
-    return found is not None and _explored(detector, found, kept)
+    return found is not None and _explored(found, kept)
 
 
-def _explored(
-    detector: NoProgress, found: tuple[int, list[list[ActionView]]], kept: list[ActionView]
-) -> bool:
-    """Whether the flat stretch ``found`` (its first sample's heartbeat, the heartbeats after it)
-    of ``kept`` is an exploration (see :func:`exploring`)."""
-    first, heartbeats = found
-    if sum(map(len, heartbeats)) >= 2 * detector.samples:
+def _explored(found: _Stretch, kept: list[ActionView]) -> bool:
+    """Whether the flat stretch ``found`` of ``kept`` is an exploration (see :func:`exploring`)."""
+    first, heartbeats, samples = found
+    if sum(map(len, heartbeats)) >= 2 * samples:
         return False
     seen: set[str | None] = set()
     done: set[str] = set()
