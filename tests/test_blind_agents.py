@@ -456,6 +456,20 @@ _TWENTIETH_MISSED = {
     "stuck__retail_order_id_loop_b20",
     "stuck__retail_promise_without_action_b20",
 }
+# The twenty-first batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers, replayed
+# as it arrived: no healthy run flagged. Missed: a search tool answering "Could not find [X]. Similar:
+# [...]" as its output, not as a failure, to eight rewordings; a service agent asking again for an order
+# id in new words; a lookup answered "No more results." seven times, at 1 a heartbeat (each heartbeat
+# one look at a source that answered nothing before: an idle wake-up, which the rule cannot tell from a
+# model turn); a crawler's 503 pages, each naming its own URL, at 10 (four heartbeats: too few for
+# its flat metric to count four samples).
+_MISSED21 = {"stuck__hotpot_nonexistent_novelist_b21", "stuck__retail_asks_order_id_again_b21"}
+_TWENTYFIRST_MISSED: dict[int | None, set[str]] = {
+    None: _MISSED21,
+    1: _MISSED21 | {"stuck__fever_swinton_same_lookup_b21"},
+    5: _MISSED21,
+    10: _MISSED21 | {"stuck__crawler_same_503_page_b21"},
+}
 # Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
 _TWELFTH_MISSED: dict[int | None, set[str]] = {
     None: set(),
@@ -579,9 +593,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 977
+    assert len(runs) == len(LABELS) == 1021
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 625
+    assert len(healthy) == 651
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -618,6 +632,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _EIGHTEENTH_MISSED[per_heartbeat]
         | _NINETEENTH_MISSED
         | _TWENTIETH_MISSED
+        | _TWENTYFIRST_MISSED[per_heartbeat]
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
