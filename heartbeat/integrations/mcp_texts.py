@@ -53,7 +53,9 @@ def refusal_text(stop: Stop, what: str = "the tool was not called") -> str:
             f"heartbeat: this agent is paused ({stop.message}); {what}. "
             "Stop calling tools until a person resumes it."
         )
-    return f"heartbeat: the call could not be recorded, so it was not made: {stop.message}"
+    if what == "the tool was not called":
+        return f"heartbeat: the call could not be recorded, so it was not made: {stop.message}"
+    return f"heartbeat: {what}: this agent's state folder cannot be used now: {stop.message}"
 
 
 def cancelled_text(stop: Stop) -> str:
