@@ -552,6 +552,22 @@ def test_a_call_in_flight_at_kill_is_cancelled_recorded_and_said_truthfully(tmp_
     assert [a["tool"] for a in actions] == ["slow"] and "cancelled while running" in actions[0]["error"]
 
 
+def test_a_call_in_flight_that_the_client_cancels_is_still_journaled(tmp_path: Path) -> None:
+    via = proxy(tmp_path)
+    try:
+        number = via.start("tools/call", {"name": "slow", "arguments": {"q": "long"}})
+        wait_until(lambda: any(e.get("name") == "slow" for e in server_log(tmp_path)), what="the call to run")
+        via.send({"method": "notifications/cancelled", "params": {"requestId": number, "reason": "user"}})
+        wait_until(lambda: any("cancelled" in e for e in server_log(tmp_path)), what="the cancellation")
+        assert "result" in via.ask("tools/call", {"name": "fast", "arguments": {}})
+    finally:
+        via.close()
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    # It reached the server, which may have done it in part or in full: it was missing from the journal.
+    assert [a["tool"] for a in actions] == ["slow", "fast"]
+    assert "cancelled by the client" in actions[0]["error"]
+
+
 def test_a_call_in_flight_at_a_pause_returns_its_result_and_says_the_agent_is_paused(tmp_path: Path) -> None:
     via = proxy(tmp_path)
     try:
