@@ -552,6 +552,22 @@ def test_a_call_in_flight_at_kill_is_cancelled_recorded_and_said_truthfully(tmp_
     assert [a["tool"] for a in actions] == ["slow"] and "cancelled while running" in actions[0]["error"]
 
 
+def test_a_call_in_flight_that_the_client_cancels_is_still_journaled(tmp_path: Path) -> None:
+    via = proxy(tmp_path)
+    try:
+        number = via.start("tools/call", {"name": "slow", "arguments": {"q": "long"}})
+        wait_until(lambda: any(e.get("name") == "slow" for e in server_log(tmp_path)), what="the call to run")
+        via.send({"method": "notifications/cancelled", "params": {"requestId": number, "reason": "user"}})
+        wait_until(lambda: any("cancelled" in e for e in server_log(tmp_path)), what="the cancellation")
+        assert "result" in via.ask("tools/call", {"name": "fast", "arguments": {}})
+    finally:
+        via.close()
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    # It reached the server, which may have done it in part or in full: it was missing from the journal.
+    assert [a["tool"] for a in actions] == ["slow", "fast"]
+    assert "cancelled by the client" in actions[0]["error"]
+
+
 def test_a_call_in_flight_at_a_pause_returns_its_result_and_says_the_agent_is_paused(tmp_path: Path) -> None:
     via = proxy(tmp_path)
     try:
@@ -595,3 +611,100 @@ def test_an_adapters_call_in_flight_at_kill_is_journaled_and_the_run_stops(tmp_p
     assert stopped.value.cause == "killed"
     actions = [e for e in journal(tmp_path) if e["event"] == "action"]
     assert [(a["tool"], a.get("after_stop")) for a in actions] == [("search", "killed")]
+
+
+# -- a person's pause stops the next model call, as KILL does
+
+
+def pause_by_hand(config: Path) -> None:
+    """A real `heartbeat pause` process, run to its end (the pause is saved when it returns)."""
+    paused = cli(config.parent, "pause", "--config", str(config), "--reason", "lunch")
+    assert paused.returncode == 0, paused.stderr
+
+
+def test_a_pydantic_ai_run_makes_no_model_request_after_a_pause(tmp_path: Path) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from heartbeat.integrations import Stopped as RunStopped
+    from heartbeat.integrations.pydantic_ai import HeartbeatCapability
+
+    config = live_streams.prepare(tmp_path)
+    session = Session.from_files(config)
+    requests: list[int] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        requests.append(len(messages))
+        if len(requests) < 4:
+            return ModelResponse(parts=[ToolCallPart("search", {"q": f"query {len(requests)}"})])
+        return ModelResponse(parts=[TextPart("done")])
+
+    class Person(AbstractCapability[Any]):
+        """Pauses the agent right before the run's second model request."""
+
+        seen = 0
+
+        async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
+            self.seen += 1
+            if self.seen == 2:
+                pause_by_hand(config)
+            return request_context
+
+    def search(q: str) -> str:
+        """Search."""
+        return f"hits for {q}"
+
+    agent: Agent[None, str] = Agent(FunctionModel(model), tools=[search])
+    try:
+        with pytest.raises(RunStopped) as stopped:
+            agent.run_sync("research", capabilities=[Person(), HeartbeatCapability(session)])
+    finally:
+        session.close()
+    assert stopped.value.cause == "paused" and "lunch" in stopped.value.reason
+    assert len(requests) == 1  # it was 2: one more paid request after the pause was saved
+
+
+def test_an_agents_sdk_run_makes_no_model_call_after_a_pause(tmp_path: Path) -> None:
+    from agents import Agent, Runner, function_tool, set_tracing_disabled
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+    from heartbeat.integrations import Stopped as RunStopped
+    from heartbeat.integrations.openai_agents import HeartbeatHooks
+
+    set_tracing_disabled(True)
+    config = live_streams.prepare(tmp_path)
+    session = Session.from_files(config)
+    answered: list[int] = []
+
+    @function_tool
+    def search(q: str) -> str:
+        """Search."""
+        return f"hits for {q}"
+
+    def step(n: int, item: Any) -> ModelStep:
+        def respond(call: Any) -> list[Any]:
+            answered.append(n)
+            return [item]
+
+        return ModelStep(responder=respond)
+
+    class Paused(HeartbeatHooks):
+        """The person pauses the agent once the first tool call is recorded."""
+
+        async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: object) -> None:
+            await super().on_tool_end(context, agent, tool, result)
+            pause_by_hand(config)
+
+    steps = [step(i + 1, function_call("search", {"q": f"q{i + 1}"}, call_id=f"c{i}")) for i in range(3)]
+    agent: Agent[Any] = Agent(
+        name="researcher", model=ScriptedModel([*steps, step(4, assistant_message("done"))]), tools=[search]
+    )
+    try:
+        with pytest.raises(RunStopped) as stopped:
+            Runner.run_sync(agent, "research", hooks=Paused(session), max_turns=20)
+    finally:
+        session.close()
+    assert stopped.value.cause == "paused" and "lunch" in stopped.value.reason
+    assert answered == [1]  # it was [1, 2]: one more paid model call after the pause was saved

@@ -133,6 +133,9 @@ class ToolProxy:
         except MCPError as exc:  # a protocol-level error (unknown tool, bad params): the client gets it too
             self._record(name, arguments, None, f"MCP error {exc.code}: {exc.message}")
             raise
+        except anyio.get_cancelled_exc_class():  # the client cancelled it (or hung up): it reached the server
+            self._record(name, arguments, None, "cancelled by the client while running (it may have run)")
+            raise
         if killed is not None:  # KILL or the fleet stop while it ran: cancelled, recorded, said so
             self._record(name, arguments, None, f"cancelled while running: {killed.message}")
             return error_result(cancelled_text(killed))

@@ -53,7 +53,9 @@ def refusal_text(stop: Stop, what: str = "the tool was not called") -> str:
             f"heartbeat: this agent is paused ({stop.message}); {what}. "
             "Stop calling tools until a person resumes it."
         )
-    return f"heartbeat: the call could not be recorded, so it was not made: {stop.message}"
+    if what == "the tool was not called":
+        return f"heartbeat: the call could not be recorded, so it was not made: {stop.message}"
+    return f"heartbeat: {what}: this agent's state folder cannot be used now: {stop.message}"
 
 
 def cancelled_text(stop: Stop) -> str:
@@ -78,6 +80,12 @@ def after_stop_note(stop: Stop) -> str:
 def redirect_text(anomaly: Anomaly, session: Session) -> str:
     """The error text that replaces the result of a call that tripped a detector."""
     stop = session.stopped
+    if anomaly.kind == "budget":  # not stuck: the agent spent what it may (and is paused for it)
+        now = f", and {_STOPPED.get(stop.kind, 'the agent is stopped')}: {stop.message}" if stop else ""
+        return (
+            f"heartbeat: this agent went past its budget ({anomaly.message}). The result of this "
+            f"call is withheld{now}\nStop calling tools; tell the user what you were doing."
+        )
     if stop is not None:  # that heartbeat escalated or paused (or a KILL came meanwhile): say so
         now = _STOPPED.get(stop.kind, "the agent is stopped")
         return (

@@ -1,18 +1,14 @@
 """A long-running process's handle on an agent's state folder: live calls, heartbeats by stretches.
 
-A scheduled agent is a new process at every heartbeat. An MCP proxy, an
-OpenTelemetry pipeline or a framework agent inside a server lives for hours
-and sees tool calls one at a time. :class:`Session` makes such a process an
-agent like any other (the same ``state.json``, journal, detectors, policy,
-budget, KILL file and escalation; ``status``, ``log``, ``resume`` and
-``kill`` work on it unchanged).
+An MCP proxy, an OpenTelemetry pipeline or a framework agent inside a server
+lives for hours and sees tool calls one at a time. :class:`Session` makes it
+an agent like any other (``status``, ``log``, ``resume``, ``kill`` work on it).
 
 A heartbeat is a *stretch* of live calls: an ordinary
 :meth:`heartbeat.tick.runner.Heartbeat.tick` runs in a worker thread whose step
 *is* the stretch, each recorded call goes straight into its
 :class:`~heartbeat.tick.context.StepContext` (the detectors run at once, on the
-caller's thread), and when the stretch ends the tick goes on as every tick
-does (policy, save, notifications, journal). A stretch ends when
+caller's thread), then the tick goes on as every tick does. A stretch ends when
 
 - a recorded action or model call trips a detector or the budget: the policy
   decides at once (:attr:`Session.instructions`, or :meth:`Session.check` says a human is needed);
@@ -45,15 +41,13 @@ adapter can take either)::
             tell_the_model(session.instructions or anomaly.message)
         note = session.take_note()  # a human's `heartbeat resume --note`, handed over once
     session.killed                  # the KILL file (read from disk) or the fleet stop
-    session.stopped                 # a Stop known without opening a heartbeat (KILL, waiting), else None
+    session.stopped                 # a Stop known without opening a heartbeat (KILL, a pause), else None
     session.last                    # the TickResult of the last finished heartbeat
     session.close()                 # end the open heartbeat (saved, journaled); also done at exit
 
-``record`` raises :class:`Stopped` when no heartbeat can be opened (KILL,
-a human awaited, the lock busy): the call is then not in ``state.json``, but
-as it ran it is journaled all the same (an action marked ``after_stop``; a
-call that was in flight when its heartbeat ended on a stop or a pause). Call ``check``
-right before the call. Thread-safe; a heartbeat's opening or end blocks a few ms.
+``record`` raises :class:`Stopped` when no heartbeat can be opened (KILL, a
+human awaited, the lock busy): a call that ran is then journaled only (an
+action marked ``after_stop``). Thread-safe; opening or ending blocks a few ms.
 """
 
 from __future__ import annotations
@@ -68,9 +62,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..base.errors import HeartbeatError
 from ..config.file import AgentConfig, HeartbeatConfig
 from ..config.flags import config_with_overrides
-from ..core.models import Anomaly
+from ..core.models import Anomaly, Status
 from ..tick.context import StepContext
 from ..tick.control import note_after_stop, pause_requested
 from ..tick.runner import Heartbeat, TickResult, utc_now
@@ -147,6 +142,7 @@ class Session:
         self._thread: threading.Thread | None = None
         self._waiting: Stop | None = None  # needs_human/paused, as seen at _waiting_mark
         self._waiting_mark: tuple[int, int, int] | None = None
+        self._seen_mark: tuple[int, int, int] | None = None  # state.json as this session last knew it
         self._kill_seen = False
         self._probing = False  # a tick run only to journal a KILL: its step must return at once
         self._instructions: str | None = None
@@ -223,15 +219,20 @@ class Session:
     def stopped(self) -> Stop | None:
         """Why calls must not go on, as far as known without opening a heartbeat, else None.
 
-        The KILL file (read now) or the fleet stop, which also ends an open
-        heartbeat and journals the stop once; or the ``needs_human``/``paused``
-        status the last heartbeat left while ``state.json`` has not changed since.
-        """
+        The KILL file (read now) or the fleet stop (the open heartbeat ends, the stop is
+        journaled once); a ``heartbeat pause`` under way; or the ``needs_human``/``paused``
+        status in ``state.json`` (read again once another process wrote it)."""
         kill = self._kill()
         if kill is not None:  # a caller that stops here may never call check(): journal it now
             return self._on_kill(*kill)
-        if self._waiting is not None and self._mark() == self._waiting_mark:
+        asked = pause_requested(self._hb)
+        if asked is not None:  # `heartbeat pause` waits for the lock: the open heartbeat ends on it
+            return Stop("paused", f"a person is pausing this agent: {asked}", 0)
+        mark = self._mark()
+        if self._waiting is not None and mark == self._waiting_mark:
             return self._waiting
+        if mark != self._seen_mark and not self.is_open:  # written by someone else: a pause, say
+            return self._saved_stop(mark)
         return None
 
     @property
@@ -397,6 +398,7 @@ class Session:
 
     def _learn(self, result: TickResult) -> None:
         self.last = result
+        self._seen_mark = self._mark()
         if result.decision is not None:
             self._instructions = self._decided = result.decision.instructions
             self._unseen = None
@@ -471,6 +473,22 @@ class Session:
                         self._probing = False
         self._kill_seen = True
         return Stop("killed", f"stopped by {where}: {reason}", 3)
+
+    def _saved_stop(self, mark: tuple[int, int, int]) -> Stop | None:
+        """The status ``state.json`` holds now (``mark``) when it says to wait; fails closed."""
+        try:
+            state = self._hb.store.load()
+        except (HeartbeatError, OSError) as exc:  # cannot tell whether calls may go on: they may not
+            return Stop("error", self._hb.redact(str(exc)), 2)
+        if state.status is Status.ACTIVE:
+            self._seen_mark = mark
+            return None
+        if state.status is Status.PAUSED:
+            stop = Stop("paused", f"paused: {state.status_reason or 'by hand'}", 0)
+        else:
+            stop = Stop("needs_human", f"waiting for a human; see {self._hb.store.escalation_path}", 4)
+        self._waiting, self._waiting_mark = stop, mark
+        return stop
 
     def _mark(self) -> tuple[int, int, int]:
         """What changes when ``state.json`` is written (``resume``, ``pause``, a tick)."""

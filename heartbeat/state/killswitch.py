@@ -45,6 +45,10 @@ class KillSwitch:
         except OSError as exc:
             return f"KILL file present (unreadable: {exc.strerror})"
         text = " ".join(raw.decode("utf-8", "replace").split())
+        if not text.isprintable():  # no escape code: anyone who can write the file (an agent too) is text
+            from ..core.models import printable  # pydantic: only for such a text, `kill` stays quick
+
+            text = printable(text)
         return text[:_REASON_LIMIT] or _DEFAULT_REASON
 
     def engage(self, reason: str) -> str:

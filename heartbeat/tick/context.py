@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ..config.file import BudgetConfig
 from ..core.budget import overspent
-from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip
+from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, printable
 from ..detect.detectors import ActionView
 from ..detect.monitor import Monitor
 from ..detect.recorded import journal_keys
@@ -173,6 +173,8 @@ class StepContext:
         """
         if not isinstance(model, str) or not model:
             raise TypeError(f"ctx.record_usage: model must be a non-empty str, not {model!r}")
+        if not model.isprintable():  # named by a framework or an API's answer: shown to people as text
+            model = printable(model)
         counts = (input_tokens, output_tokens, cached_tokens)
         for value in counts:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:

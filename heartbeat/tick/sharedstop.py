@@ -269,7 +269,12 @@ class SharedStop:
         except (urllib.error.URLError, OSError, ValueError) as exc:
             reason = getattr(exc, "reason", exc)
             raise _Unreachable(str(getattr(reason, "strerror", None) or reason)) from None
-        text = " ".join(raw.decode("utf-8", "replace").split())[:_REASON_LIMIT]
+        text = " ".join(raw.decode("utf-8", "replace").split())
+        if not text.isprintable():  # the body reaches terminals and notifications: no escape code
+            from ..core.models import printable
+
+            text = printable(text)
+        text = text[:_REASON_LIMIT]
         return text or "fleet stop engaged (no reason given)"
 
 

@@ -188,6 +188,54 @@ def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding
     assert "escalation" in events and "resume" in events and "kill" in events
 
 
+def test_a_call_past_the_budget_is_told_the_budget_is_spent_not_that_it_is_stuck(tmp_path: Path) -> None:
+    (tmp_path / "heartbeat.toml").write_text("[budget]\nactions_per_day = 2\n")
+    log = tmp_path / "calls.log"
+    answers: list[Any] = []
+
+    async def main() -> None:
+        async with connect(proxied("--kill-file", "KILL"), tmp_path, log) as via:
+            for word in ("heartbeats", "loops", "cycles", "agents"):
+                answers.append(await via.call_tool("search", {"query": word}))
+
+    anyio.run(main)
+    assert len(received(log)) == 3  # the third call ran: the budget is checked as it is recorded
+    over, refused = text(answers[2]), text(answers[3])
+    assert answers[2].is_error and "withheld" in over and "budget" in over and "paused" in over
+    assert "stuck" not in over  # it was "you look stuck: budget: 3 actions today, limit 2"
+    assert answers[3].is_error and "not called" in refused and "paused" in refused
+
+
+def test_a_corrupt_state_refuses_every_request_naming_what_was_not_done(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    (state / "state.json").write_text('{"schema_version": 1, "ticks": ')
+    log = tmp_path / "calls.log"
+    said: dict[str, str] = {}
+
+    async def main() -> None:
+        from mcp.shared.exceptions import MCPError
+
+        async with connect(proxied("--kill-file", "KILL"), tmp_path, log) as via:
+            said["call"] = text(await via.call_tool("search", {"query": "heartbeats"}))
+            for what, request in (
+                ("read", via.read_resource("library://opening-hours")),
+                ("prompt", via.get_prompt("find_a_book", {"topic": "loops"})),
+            ):
+                try:
+                    await request
+                except MCPError as exc:
+                    said[what] = exc.error.message
+
+    anyio.run(main)
+    assert received(log) == []  # nothing reached the server
+    assert (state / "state.json").read_text() == '{"schema_version": 1, "ticks": '  # left as it is
+    assert "the call could not be recorded, so it was not made" in said["call"]
+    assert "the resource was not read" in said["read"] and "the prompt was not fetched" in said["prompt"]
+    for refusal in (said["read"], said["prompt"]):
+        assert "not valid JSON" in refusal and "call" not in refusal  # it said "the call ... was not made"
+
+
 def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     done = heartbeat_cli(tmp_path, "mcp-proxy", "--state-dir", "state")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "after --" in done.stderr

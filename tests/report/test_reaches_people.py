@@ -94,6 +94,23 @@ def test_a_tool_name_with_a_line_break_forges_no_line_of_output(tmp_path: Path) 
     assert "search\\nFORGED: all agents ok\\x1b[2J" in outputs[0].stdout  # shown, escaped
 
 
+def test_a_model_name_with_a_line_break_forges_no_line_of_output(tmp_path: Path) -> None:
+    """A model's name comes from the framework or the API answer: shown escaped by status and log."""
+    (tmp_path / "agent.py").write_text(
+        "def step(ctx):\n"
+        "    ctx.record_usage('gpt\\x1b[2J\\nFORGED: all agents ok', 100, 20)\n"
+        "    ctx.record('search', {'q': 'x'}, output='three pages found')\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    outputs = [cli(tmp_path, "tick"), cli(tmp_path, "status"), cli(tmp_path, "log")]
+    for done in outputs:
+        assert done.returncode == 0, done.stderr
+        lines = (done.stdout + done.stderr).splitlines()
+        assert not [line for line in lines if line.lstrip(" -").startswith("FORGED")], done.stdout
+        assert "\x1b" not in done.stdout
+    assert "gpt\\x1b[2J\\nFORGED" in outputs[1].stdout  # shown, escaped
+
+
 LONG_STUCK = textwrap.dedent("""
     def step(ctx):
         for _ in range(3):

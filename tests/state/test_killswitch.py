@@ -69,3 +69,29 @@ def test_engage_and_release(tmp_path: Path) -> None:
     assert kill.release() is True
     assert kill.release() is False
     assert kill.reason() is None
+
+
+ESCAPES = "stop \x1b[2J\x1b]0;owned\x07 now\u009b31m\u202e"
+
+
+def test_a_reason_holding_escape_codes_reaches_no_terminal_raw(tmp_path: Path) -> None:
+    """An agent can write its KILL file: its text is shown escaped, as a tool name is (no escape code)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "KILL").write_text(ESCAPES)
+    reason = KillSwitch(tmp_path / "KILL").reason() or ""
+    assert reason.isprintable() and reason.startswith("stop \\x1b[2J") and reason.endswith("31m\\u202e")
+    (tmp_path / "agent.py").write_text("def step(ctx):\n    pass\n")
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    for command in ("tick", "status", "log"):
+        shown = subprocess.run(
+            [sys.executable, "-m", "heartbeat", command],
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(tmp_path)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert "stop \\x1b[2J" in shown.stdout + shown.stderr, command
+        assert "\x1b" not in shown.stdout + shown.stderr and "\x07" not in shown.stdout, command

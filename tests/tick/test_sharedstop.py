@@ -85,6 +85,19 @@ def test_a_stop_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, webhook_ser
     assert SharedStop(url=dead, timeout=2, on_unreachable="go").reason() is None
 
 
+def test_a_stop_urls_reason_holding_escape_codes_is_shown_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, webhook_server: Any
+) -> None:
+    """The body of a stop URL reaches terminals and notifications: no escape code goes through raw."""
+    project(tmp_path, f'url = "{webhook_server.url("/fleet/STOP")}"')
+    webhook_server.status, webhook_server.body = 200, "frozen \x1b[2J\x1b]0;owned\x07 \u009b31m".encode()
+    reason = SharedStop(url=webhook_server.url("/fleet/STOP")).reason() or ""
+    assert reason.isprintable() and reason.startswith("frozen \\x1b[2J")
+    out = io.StringIO()
+    assert tick(tmp_path, monkeypatch, out) == 3
+    assert "frozen \\x1b[2J" in out.getvalue() and "\x1b" not in out.getvalue()
+
+
 @pytest.mark.parametrize("on_unreachable", ["stop", "go"])
 def test_a_stop_url_that_does_not_speak_http_follows_on_unreachable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on_unreachable: str
