@@ -13,10 +13,22 @@ from pathlib import Path
 
 from ..base.fsutil import atomic_write
 
-__all__ = ["KillSwitch"]
+__all__ = ["REASON_LIMIT", "KillSwitch", "reason_text"]
 
-_REASON_LIMIT = 500
+REASON_LIMIT = 500
+"""The most characters of a stop's reason kept (a KILL file's text, a fleet stop's answer)."""
 _DEFAULT_REASON = "KILL file present (no reason given)"
+
+
+def reason_text(raw: bytes, default: str) -> str:
+    """A stop's reason read as ``raw`` bytes: one line, escaped, at most :data:`REASON_LIMIT`
+    characters; ``default`` when it says nothing."""
+    text = " ".join(raw.decode("utf-8", "replace").split())
+    if not text.isprintable():  # no escape code: whoever can write it (an agent too) reaches people
+        from ..core.models import printable  # pydantic: only for such a text, `kill` stays quick
+
+        text = printable(text)
+    return text[:REASON_LIMIT] or default
 
 
 @dataclass(frozen=True)
@@ -41,15 +53,10 @@ class KillSwitch:
             return "KILL file present (not a regular file)"
         try:
             with open(self.path, "rb") as handle:
-                raw = handle.read(_REASON_LIMIT * 4)
+                raw = handle.read(REASON_LIMIT * 4)
         except OSError as exc:
             return f"KILL file present (unreadable: {exc.strerror})"
-        text = " ".join(raw.decode("utf-8", "replace").split())
-        if not text.isprintable():  # no escape code: anyone who can write the file (an agent too) is text
-            from ..core.models import printable  # pydantic: only for such a text, `kill` stays quick
-
-            text = printable(text)
-        return text[:_REASON_LIMIT] or _DEFAULT_REASON
+        return reason_text(raw, _DEFAULT_REASON)
 
     def engage(self, reason: str) -> str:
         """Write the KILL file with ``reason`` as its text (atomically); return the text as read back.

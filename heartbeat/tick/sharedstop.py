@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from ..state.killswitch import KillSwitch
+from ..state.killswitch import REASON_LIMIT, KillSwitch, reason_text
 
 if TYPE_CHECKING:
     from ..config.file import HeartbeatConfig
@@ -52,7 +52,6 @@ __all__ = ["POLL_SECONDS", "KilledWhileReading", "PolledStop", "SharedStop"]
 POLL_SECONDS = 1.0
 """How often a watcher reads the fleet stop (at most, per process): a URL is not hammered."""
 
-_REASON_LIMIT = 500
 _WATCH_SECONDS = 0.1  # how often a read in progress looks at the KILL file
 _SHARED: dict[tuple[str | None, str | None, str, float], SharedStop] = {}
 _SWITCHES: dict[tuple[str | None, str | None], _Switch] = {}
@@ -259,7 +258,7 @@ class SharedStop:
         request = urllib.request.Request(self.url, headers={"User-Agent": "heartbeat-stop"})
         try:
             with opener.open(request, timeout=self.timeout) as answer:
-                raw: bytes = answer.read(_REASON_LIMIT * 4)
+                raw: bytes = answer.read(REASON_LIMIT * 4)
         except urllib.error.HTTPError as exc:
             if exc.code in (404, 410):
                 return None
@@ -269,13 +268,7 @@ class SharedStop:
         except (urllib.error.URLError, OSError, ValueError) as exc:
             reason = getattr(exc, "reason", exc)
             raise _Unreachable(str(getattr(reason, "strerror", None) or reason)) from None
-        text = " ".join(raw.decode("utf-8", "replace").split())
-        if not text.isprintable():  # the body reaches terminals and notifications: no escape code
-            from ..core.models import printable
-
-            text = printable(text)
-        text = text[:_REASON_LIMIT]
-        return text or "fleet stop engaged (no reason given)"
+        return reason_text(raw, "fleet stop engaged (no reason given)")
 
 
 def _recording_handlers(connections: list[Any]) -> list[Any]:
