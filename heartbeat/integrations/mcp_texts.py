@@ -34,26 +34,28 @@ _STOPPED = {
 _BLOCK_LABELS = {"image": "[image]", "audio": "[audio]", "resource_link": "[resource link]"}
 
 
-def refusal_text(stop: Stop, what: str = "the tool was not called") -> str:
-    """The error text of a request that was not forwarded, and why (``what``: what did not happen)."""
+def refusal_text(stop: Stop, what: str | None = None) -> str:
+    """The error text of a request that was not forwarded, and why (``what``: what did not happen,
+    a tool call when None)."""
+    not_done = what or "the tool was not called"
     if stop.kind == "killed":
         return (
-            f"heartbeat: {what}: this agent was {stop.message}. "
+            f"heartbeat: {not_done}: this agent was {stop.message}. "
             "Nothing will be forwarded until a person lifts that stop (removes the KILL file, or "
             "releases the fleet stop). Stop here and tell the user what you were doing."
         )
     if stop.kind == "needs_human":
         return (
-            f"heartbeat: this agent is waiting for a human, so {what}. "
+            f"heartbeat: this agent is waiting for a human, so {not_done}. "
             f"{stop.message}\nStop calling tools; tell the user what you were trying to do and where "
             "you are stuck."
         )
     if stop.kind == "paused":
         return (
-            f"heartbeat: this agent is paused ({stop.message}); {what}. "
+            f"heartbeat: this agent is paused ({stop.message}); {not_done}. "
             "Stop calling tools until a person resumes it."
         )
-    if what == "the tool was not called":
+    if what is None:  # a tool call: the state folder could not take it
         return f"heartbeat: the call could not be recorded, so it was not made: {stop.message}"
     return f"heartbeat: {what}: this agent's state folder cannot be used now: {stop.message}"
 
