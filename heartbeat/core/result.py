@@ -38,6 +38,8 @@ class TickResult:
     waiting: int = 0
     untold: bool = False
     """This tick escalated and no notifier is configured: nobody was told but ``ESCALATION.md``."""
+    turn: bool = False
+    """The heartbeat was a live agent's next model turn (see :attr:`.settle.TickFacts.turn`)."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict, stable for scripts (``heartbeat tick --json``)."""
@@ -74,7 +76,7 @@ class TickResult:
         """Copy what the step phase found (its tick, actions, progress, errors) and the decision."""
         self.tick, self.actions, self.step_error = facts.tick, facts.actions, facts.step_error
         self.progress, self.progress_error = facts.progress, facts.progress_error
-        self.decision = decision
+        self.decision, self.turn = decision, facts.turn
         self.failed, self.first_error = facts.failed, facts.first_error
 
     def take_settlement(self, settled: Settlement) -> None:
@@ -88,6 +90,8 @@ class TickResult:
         if self.delivered or self.undelivered:
             delivery = {"delivered": self.delivered, "undelivered": self.undelivered}
             events.append({"event": "delivery", **delivery, "waiting": self.waiting})
-        tick = {"outcome": self.outcome, "exit_code": self.exit_code, "actions": self.actions}
+        tick: dict[str, Any] = {"outcome": self.outcome, "exit_code": self.exit_code, "actions": self.actions}
+        if self.turn:  # replay reads it back (a turn is never an idle wake-up); absent: a wake-up
+            tick["turn"] = True
         events.append({"event": "tick", **tick, "progress": self.progress, "message": self.message})
         return events

@@ -75,6 +75,8 @@ class TickFacts:
     """Model tokens the step's model calls used."""
     cost: float = 0.0
     """Dollars the step spent (model calls and actions' ``cost``)."""
+    turn: bool = False
+    """The heartbeat was a live agent's next model turn, not a scheduled wake-up (a Session's)."""
 
 
 @dataclass

@@ -12,7 +12,9 @@ envelope around nothing, "no results"; silence is a shell gone dark, not an
 answer; a poll ``since`` the last wake-up asks the same source, its time
 moved on). A stuck agent does, fails, or asks the same thing again within a
 heartbeat; new searches finding nothing ask something new each time and are
-no re-check.
+no re-check. Nor is a live agent's next model turn a wake-up (a Session's
+heartbeat begun soon after its last, :attr:`.monitor.Monitor.turn`): a
+lookup answered "No more results." turn after turn is asked again, not polled.
 A watcher's round is the other quiet shape: every heartbeat over a flat
 stretch of the metric asked the same looks as the others (a certificate's
 expiry checked each day, a build's status every two minutes; the first may

@@ -61,7 +61,7 @@ from .detectors.fingerprints import action_keys, error_text
 from .detectors.window import Successes
 from .evidence import last_rise, overruled, standing
 from .idle import idle_wakeup, spared
-from .recorded import LightAction, as_record, cost_of, keyed_record, need_aware
+from .recorded import LightAction, as_record, build_records, cost_of, keyed_record, need_aware
 
 _new_light = tuple.__new__
 # The built-in trackers that look at nothing but their last ``window`` actions.
@@ -121,6 +121,8 @@ class Monitor:
         last_index = self._history[-1].index if self._history else 0
         self.actions_total = max(actions_total, last_index)
         self.tick = tick
+        self.turn = False
+        """This heartbeat is a live agent's next turn (a Session sets it), never an idle wake-up."""
         self.tick_anomalies: list[Anomaly] = []
         self._reported: set[str] = set()
         # The metric as evidence (see .evidence): per kind the stretch its detector declares (none:
@@ -212,31 +214,26 @@ class Monitor:
     @property
     def history(self) -> list[ActionRecord]:
         """The kept actions, oldest first (a copy, at most ``history_limit``)."""
-        history = self._history
         if self._light:  # it may hold LightAction tuples: build them now, once
-            # Only the newest can be tuples: each read builds all there are, and records append.
-            at = len(history)
-            while at and history[at - 1].__class__ is LightAction:
-                at -= 1
-            for i in range(at, len(history)):
-                history[i] = as_record(history[i])
-        return cast(list[ActionRecord], list(history))
+            build_records(self._history)
+        return cast(list[ActionRecord], list(self._history))
 
     @property
     def progress(self) -> list[ProgressSample]:
         """The kept progress samples, oldest first (a copy, at most ``progress_limit``)."""
         return list(self._progress)
 
-    def start_tick(self, tick: int, *, reseed: bool = False) -> None:
+    def start_tick(self, tick: int, *, reseed: bool = False, turn: bool = False) -> None:
         """Begin heartbeat ``tick``: each anomaly kind may be reported anew.
 
         With ``reseed`` the detectors also start over from the kept history, as
         a Monitor built from the state saved after the last heartbeat would
         (what the runner does at every tick; replay uses it to answer exactly
         as a live run). Without it they carry on: a run of repeats may then be
-        counted past the kept history.
+        counted past the kept history. A ``turn`` (a live agent's next model
+        turn, as a Session tells it) is never an idle wake-up (see :mod:`.idle`).
         """
-        self.tick = tick
+        self.tick, self.turn = tick, turn
         self._reported = set()
         self.tick_anomalies = []
         self._rise_from_samples()  # as a fresh one finds it: a trimmed sample takes its high along
@@ -404,7 +401,11 @@ class Monitor:
             ProgressSample, {"tick": self.tick, "at": now, "value": value, "error": clip(error)}
         )
         self._progress.append(sample)
-        idle = bool(self.tick_anomalies or value is not None) and idle_wakeup(self._history, self.tick)
+        idle = (
+            not self.turn
+            and bool(self.tick_anomalies or value is not None)
+            and idle_wakeup(self._history, self.tick)
+        )
         rose_before = self._rise_index
         if value is not None:
             self._rise_from_samples()

@@ -12,7 +12,7 @@ feeds the detectors exactly what they saw live.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableSequence
 from datetime import datetime
 from typing import Any, NamedTuple, cast
 
@@ -25,6 +25,7 @@ __all__ = [
     "RECORD_KEYS",
     "LightAction",
     "as_record",
+    "build_records",
     "check_keys",
     "cost_of",
     "journal_keys",
@@ -75,6 +76,16 @@ def as_record(action: ActionRecord | LightAction) -> ActionRecord:
     if action.__class__ is not LightAction:
         return cast(ActionRecord, action)
     return construct(ActionRecord, dict(zip(RECORD_KEYS, action, strict=True)))
+
+
+def build_records(history: MutableSequence[ActionRecord | LightAction]) -> None:
+    """Build the LightActions of ``history`` as ActionRecords, in place (only its newest can be)."""
+    # Each read builds all there are, and records append: the tuples are the newest.
+    at = len(history)
+    while at and history[at - 1].__class__ is LightAction:
+        at -= 1
+    for i in range(at, len(history)):
+        history[i] = as_record(history[i])
 
 
 def journal_keys(action: ActionView) -> dict[str, Any]:

@@ -165,7 +165,7 @@ def _replay(
             monitor.reset_progress()
         elif escalated:
             return
-        monitor.start_tick(tick, reseed=True)
+        monitor.start_tick(tick, reseed=True, turn=line.turn)
         first = monitor.actions_total + 1
         record = monitor.record
         for action in line.actions:

@@ -15,84 +15,18 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
 from ..base.errors import HeartbeatError, TraceError, UsageError
 from ..base.fsutil import read_regular
 from ..core.models import clip
+from .lines import KeyedAction, ResumedLine, TraceAction, TraceLine, TraceUsage
 
 __all__ = ["KeyedAction", "ResumedLine", "TraceAction", "TraceLine", "TraceUsage", "load_any", "load_trace"]
-
-
-class TraceAction(BaseModel):
-    """One recorded action of a trace line."""
-
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    tool: str = Field(min_length=1)
-    args: dict[str, Any] | None = None
-    output: str | None = None
-    error: str | None = None
-    cost: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-
-
-class KeyedAction(TraceAction):
-    """An action of the project's own journal: the detector keys computed live, replayed as they are.
-
-    ``keys`` holds what :meth:`heartbeat.detect.monitor.Monitor.record_keys` takes
-    (fingerprint, summary, output length, shape, result); the arguments and
-    the output are not kept, so ``args`` and ``output`` stay None.
-    """
-
-    keys: dict[str, Any]
-
-
-class TraceUsage(BaseModel):
-    """One model call of a trace line: its model and tokens (input includes cached), its cost if known."""
-
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    model: str = Field(min_length=1)
-    input_tokens: int = Field(default=0, ge=0)
-    output_tokens: int = Field(default=0, ge=0)
-    cached_tokens: int = Field(default=0, ge=0)
-    cost: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-
-
-class TraceLine(BaseModel):
-    """One heartbeat of a trace: its actions, its model calls, its progress value and optionally its time."""
-
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    progress: float | None = Field(default=None, allow_inf_nan=False)
-    actions: list[TraceAction] = Field(default_factory=list)
-    usage: list[TraceUsage] = Field(default_factory=list)
-    at: datetime | None = None
-
-    @field_validator("at", mode="before")
-    @classmethod
-    def _iso_time(cls, value: object) -> object:
-        if value is None or isinstance(value, datetime):
-            return value
-        if not isinstance(value, str):
-            raise ValueError(f"must be an ISO 8601 time text, not {type(value).__name__}")
-        try:
-            parsed = datetime.fromisoformat(value)
-        except ValueError:
-            raise ValueError(f"{value!r} is not an ISO 8601 time") from None
-        return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-
-
-class ResumedLine(TraceLine):
-    """The first heartbeat after a ``heartbeat resume``, as a history that knows it (the journal) says.
-
-    Replay starts a fresh stretch there (streak, recovery and progress
-    samples cleared, as the resume did) and goes on past an escalation.
-    """
 
 
 def _where(loc: Sequence[int | str]) -> str:
@@ -203,7 +137,7 @@ def _load(source: Path | str | Iterable[str]) -> tuple[str, list[tuple[int, Trac
 
 # The keys of a trace line (anything else on it starts with "_"): a first line with one
 # of them, or with nothing else, is a trace, whose other lines are not parsed to sniff.
-_TRACE_KEYS = frozenset(["progress", "actions", "at"])
+_TRACE_KEYS = frozenset(["progress", "actions", "at", "turn"])
 
 _UNREAD: Any = object()  # the file's JSON was not read whole while sniffing
 
@@ -287,8 +221,8 @@ def _regroup(lines: list[tuple[int, TraceLine]], size: int) -> list[tuple[int, T
     A line's progress sample was measured after its last action, so it goes to the new
     heartbeat holding that action (the latest sample of a heartbeat wins: one heartbeat
     measures once, at its end); its model calls go to the one holding its first action,
-    and each new heartbeat takes the time of the line its first action came from. A line
-    without actions gives its sample and calls to the heartbeat before. No heartbeat spans
+    and each new heartbeat takes the time and ``turn`` of the line its first action came
+    from. A line without actions gives its sample and calls to the heartbeat before. No heartbeat spans
     a human's resume: a resumed line starts a new one. Dropping the samples instead would
     replay a working agent whose metric rises as if it had none.
     """
@@ -302,7 +236,7 @@ def _regroup(lines: list[tuple[int, TraceLine]], size: int) -> list[tuple[int, T
                 groups.append(_Group())
             group = groups[-1]
             if not group.actions:
-                group.at = line.at
+                group.at, group.turn = line.at, line.turn
             group.actions.append(action)
             group.usage.extend(calls)
             calls = []
@@ -322,11 +256,14 @@ class _Group:
     usage: list[TraceUsage] = field(default_factory=list)
     progress: float | None = None
     at: datetime | None = None
+    turn: bool = False
 
     def line(self) -> TraceLine:
         """The heartbeat as a trace line (a resumed one when a human resumed before it)."""
         kind = ResumedLine if self.resumed else TraceLine
-        return kind(actions=self.actions, usage=self.usage, progress=self.progress, at=self.at)
+        return kind(
+            actions=self.actions, usage=self.usage, progress=self.progress, at=self.at, turn=self.turn
+        )
 
 
 def load_any(
@@ -402,7 +339,8 @@ def _journal_heartbeats(where: Path) -> list[tuple[int, TraceLine]]:
                 number += 1
                 actions.append(_keyed(row, number))
             usage = [TraceUsage.model_validate(u) for u in beat["usage"]]
-            lines.append((n, kind(actions=actions, at=beat["at"], progress=beat["progress"], usage=usage)))
+            at, progress, turn = beat["at"], beat["progress"], beat["turn"]
+            lines.append((n, kind(actions=actions, at=at, progress=progress, usage=usage, turn=turn)))
         except ValidationError as exc:
             raise TraceError(str(where), 1, f"heartbeat {n}: {_problem(exc)}") from None
         except ValueError as exc:  # keys heartbeat never writes (check_keys)

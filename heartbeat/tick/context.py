@@ -92,6 +92,20 @@ class StepContext:
         self._data = value
 
     @property
+    def turn(self) -> bool:
+        """Whether this heartbeat is a live agent's next model turn, not a scheduled wake-up.
+
+        A Session sets it for a stretch begun soon after its last one; a turn
+        that only looks again is then judged as the agent asking again, never
+        as an idle wake-up (the journal's ``tick`` event keeps it for replay).
+        """
+        return self._monitor.turn
+
+    @turn.setter
+    def turn(self, value: bool) -> None:
+        self._monitor.turn = bool(value)
+
+    @property
     def killed(self) -> bool:
         """True once a KILL file has appeared or the fleet stop is engaged: a cooperative step stops early."""
         return self.kill_reason() is not None

@@ -153,6 +153,7 @@ def run_step(
         first_error=failed[0] if failed else None,
         tokens=ctx.tick_tokens,
         cost=ctx.tick_cost,
+        turn=monitor.turn,
     )
     return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events, monitor)
 

@@ -31,6 +31,18 @@ def _at(tick: int, call: Call) -> Call:
     return (tick, *call[1:])
 
 
+def test_a_model_turn_that_asks_again_for_nothing_is_no_idle_wake_up() -> None:
+    """A fact checker looks up "vegan" in one article turn after turn, a heartbeat a turn, answered
+    "No more results." each time: as a live agent's turns it is stuck, found within 5 turns; the
+    very same heartbeats as scheduled wake-ups (a watcher asking its source) stay idle."""
+    lookup = ("lookup", {"keyword": "vegan"}, "No more results.", None)
+    rounds: list[Round] = [[("search", {"entity": "Tilda Swinton"}, "Katherine Matilda Swinton ...", None)]]
+    rounds += [[lookup]] * 8
+    as_turns = _kinds(rounds, None, turns=True)
+    assert any(as_turns[:6]), as_turns
+    assert _kinds(rounds, None) == [[]] * 9
+
+
 def test_a_heartbeat_that_only_looked_and_found_nothing_again_is_idle() -> None:
     """The inbox looked at in an earlier heartbeat answers nothing again: no work came."""
     agenda: Call = (2, "calendar.agenda", {"day": "today"}, '{"busy": ["standup"]}', None)
@@ -71,12 +83,13 @@ def test_a_heartbeat_that_acted_failed_asked_twice_or_went_silent_is_not_idle() 
 Round = list[tuple[str, dict[str, Any], str | None, str | None]]  # a heartbeat's (tool, args, output, error)
 
 
-def _kinds(rounds: list[Round], value: float | None) -> list[list[str]]:
-    """The kinds found at each heartbeat of ``rounds``, the metric measured as ``value`` each time."""
+def _kinds(rounds: list[Round], value: float | None, *, turns: bool = False) -> list[list[str]]:
+    """The kinds found at each heartbeat of ``rounds``, the metric measured as ``value`` each time
+    (each heartbeat a live agent's next ``turns`` or a scheduled wake-up)."""
     monitor = Monitor()
     kinds: list[list[str]] = []
     for tick, calls in enumerate(rounds, start=1):
-        monitor.start_tick(tick, reseed=True)
+        monitor.start_tick(tick, reseed=True, turn=turns and tick > 1)
         for tool, args, output, error in calls:
             monitor.record(tool, args, output=output, error=error, now=T0)
         monitor.add_progress(value, now=T0)

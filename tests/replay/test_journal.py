@@ -384,6 +384,39 @@ def test_a_conversation_going_round_replays_as_it_was_judged_live(tmp_path: Path
     assert facts[0] is None and all(len(word) == 4 for f in facts[1:] for word in f.split())
 
 
+TURNS = '''
+"""A fact checker asking one article for "vegan" turn after turn, a heartbeat a model turn."""
+
+def step(ctx):
+    n = ctx.data["n"] = ctx.data.get("n", 0) + 1
+    if n == 1:
+        ctx.record("search", {"entity": "Tilda Swinton"}, output="Katherine Matilda Swinton is an actress.")
+    else:
+        ctx.turn = True  # as a Session says of a stretch begun soon after its last
+        ctx.record("lookup", {"keyword": "vegan"}, output="No more results.")
+'''
+
+
+def test_model_turns_replay_as_turns_not_as_idle_wake_ups(tmp_path: Path) -> None:
+    """A heartbeat the live run took for a model turn (its tick event says so) is replayed as one:
+    the lookup asked again for nothing is found stuck at the same heartbeats and escalated there;
+    the same journal without the marks replays as idle wake-ups (nothing found)."""
+    (tmp_path / "turns.py").write_text(TURNS, encoding="utf-8")
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "turns:step"\n', encoding="utf-8")
+    codes = [heartbeat(tmp_path, "tick").returncode for _ in range(8)]
+    assert 4 in codes, codes  # escalated: the turns are judged, not excused as wake-ups
+    journal = tmp_path / "state" / "journal.jsonl"
+    events = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    assert [e.get("turn", False) for e in events if e["event"] == "tick"][:3] == [False, True, True]
+    live = live_heartbeats(events)
+    assert any(b["anomalies"] for b in live)
+    assert replayed_heartbeats(tmp_path) == live
+    for event in events:
+        event.pop("turn", None)
+    journal.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    assert not any(b["anomalies"] for b in replayed_heartbeats(tmp_path))
+
+
 @pytest.mark.parametrize(
     ("field", "value", "says"),
     [

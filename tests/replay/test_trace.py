@@ -265,6 +265,23 @@ def test_regrouping_keeps_each_lines_sample_calls_and_time(tmp_path: Path) -> No
     assert [line.progress for _, line in lines] == [None, 1, 5, 7]
 
 
+def test_a_line_marked_as_a_model_turn_is_replayed_as_one(tmp_path: Path) -> None:
+    """``"turn": true`` (a live agent's next model turn): one lookup a heartbeat answered nothing
+    again is found stuck, where the same lines as scheduled wake-ups are idle; regrouped, a
+    heartbeat is a turn when the line of its first action was."""
+    lookup = {"tool": "lookup", "args": {"keyword": "vegan"}, "output": "No more results."}
+    first = {"actions": [{"tool": "search", "args": {"entity": "Tilda Swinton"}, "output": "An actress."}]}
+    found = {}
+    for turn in (True, False):
+        trace = tmp_path / f"turns-{turn}.jsonl"
+        rows = [first] + [{"turn": turn, "actions": [lookup]}] * 8
+        trace.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
+        found[turn] = [tick.anomalies for tick in replay(trace, HeartbeatConfig())]
+        _, lines = load_any(trace, per_heartbeat=2)
+        assert [line.turn for _, line in lines] == [False] + [turn] * 4
+    assert any(found[True]) and not any(found[False])
+
+
 def test_a_flat_metric_still_escalates_when_regrouped(tmp_path: Path) -> None:
     """Regrouped into fewer, larger heartbeats, a busy agent whose metric never moves is still caught.
 
