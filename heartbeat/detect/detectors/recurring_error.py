@@ -44,7 +44,10 @@ a different exception each time.
 
 A tool gone dark counts too: N + 3 of one tool's calls in the window fail
 with nothing to show (no output, or a bare exit code: ``grep`` finding no
-match), whatever they asked, since the tool last answered. Each such
+match), whatever they asked, since the tool last answered; so do N + 3
+calls back to back to more than one tool, each failing with nothing to show
+and the same error text (a shell agent's programs, its sandbox gone:
+``ls``, ``cat``, ``pytest``, ``echo`` each "container ... is not running"). Each such
 failure is told apart by its call alone (see :func:`failure_key`), so a
 grep for one symbol after another finding none is no repeat of anything;
 a working agent looks for a few things that are not there, then finds one,
@@ -58,7 +61,7 @@ from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from ...core.models import Anomaly, clip
 from .calls import changes_something
@@ -154,9 +157,28 @@ def _failure(
     return (position, tool, fp, said, failed, answered, key, _silent(action))
 
 
-def _dark(failures: Iterable[_Failure], tool: str, answered_at: int) -> int:
-    """How many of ``failures`` are ``tool``'s failing with nothing to show since it last answered."""
-    return sum(1 for f in failures if f[7] and f[1] == tool and f[0] > answered_at)
+def _dark(failures: Sequence[_Failure] | deque[Any], tool: str, answered_at: int) -> tuple[int, int]:
+    """How many of ``failures`` (the newest one silent) are a tool gone dark, and over how many
+    tools: ``tool``'s failing with nothing to show since it last answered, or, when more, the
+    newest back to back (no success between) each failing with nothing to show and the newest's
+    error text (volatile values masked) over more than one tool: a shell gone dark fails every
+    program alike ("container ... is not running"), whatever it is asked to run."""
+    own = sum(1 for f in failures if f[7] and f[1] == tool and f[0] > answered_at)
+    error = _silent_error(failures[-1])
+    tools: set[str] = set()
+    at = failures[-1][0] + 1
+    for f in reversed(failures):
+        if f[0] != at - 1 or _silent_error(f) != error:
+            break
+        tools.add(f[1])
+        at = f[0]
+    run = failures[-1][0] + 1 - at
+    return (run, len(tools)) if len(tools) > 1 and run > own else (own, 1)
+
+
+def _silent_error(failure: _Failure) -> str | None:
+    """The error text key of a failure with nothing to show (its key: tool, error, call), else None."""
+    return cast(tuple[str, str, str], failure[6])[1] if failure[7] else None
 
 
 @dataclass(frozen=True)
@@ -218,7 +240,7 @@ class RecurringError(Windowed):
                 failures.append(_failure(i, a, a.tool, a.fingerprint, a.error, answered, found))
         answered_at = ok.get(last.tool, -1)
         count = 0 if rerun is None else sum(1 for f in failures if f[0] > answered_at and f[6] == key)
-        dark = _dark(failures, last.tool, answered_at) if failures[-1][7] else 0
+        dark = _dark(failures, last.tool, answered_at) if failures[-1][7] else (0, 1)
         return self._report(last, count, reruns, _chain(failures), dark, history.tick, now, len(idle))
 
     def tracker(self, history: History) -> ActionTracker:
@@ -231,7 +253,7 @@ class RecurringError(Windowed):
         count: int,
         reruns: int,
         chain: int,
-        dark: int,
+        dark: tuple[int, int],
         tick: int,
         at: datetime,
         idle: int = 0,
@@ -266,13 +288,19 @@ class RecurringError(Windowed):
                 f"last: {action.summary}"
             )
             count, same = chain, "reworded"
-        elif dark >= self.threshold + DARK_EXTRA:
+        elif dark[0] >= self.threshold + DARK_EXTRA and dark[1] > 1:
             message = (
-                f"{dark} calls to {action.tool} in the last {span} actions failed with nothing to show "
-                f"({error}), whatever they asked, since it last answered: the tool has gone dark; "
+                f"the last {dark[0]} calls, to {dark[1]} tools, failed alike with nothing to show "
+                f"({error}), whatever they asked: what runs them has gone dark; last: {action.summary}"
+            )
+            count, same = dark[0], "silent"
+        elif dark[0] >= self.threshold + DARK_EXTRA:
+            message = (
+                f"{dark[0]} calls to {action.tool} in the last {span} actions failed with nothing to "
+                f"show ({error}), whatever they asked, since it last answered: the tool has gone dark; "
                 f"last: {action.summary}"
             )
-            count, same = dark, "silent"
+            count, same = dark[0], "silent"
         else:
             return None
         return make_anomaly(
@@ -418,14 +446,14 @@ class RecurringErrorTracker(StepTracker):
                 again = reruns.count_since(rerun, passed_at)
             # The same error whatever the call, since the tool last answered (see the docstring).
             count = sum(1 for f in failures if f[0] > answered_at and f[6] == key)
-        chain = dark = 0
+        chain, dark = 0, (0, 1)
         if count < threshold and again < threshold and idle < threshold:
             chain = _chain(failures)
             if chain < threshold:
                 if not failures[-1][7]:
                     return None
                 dark = _dark(failures, tool, answered_at)
-                if dark < threshold + DARK_EXTRA:
+                if dark[0] < threshold + DARK_EXTRA:
                     return None
         return self._det._report(action, count, again, chain, dark, action.tick, action.at, idle)
 

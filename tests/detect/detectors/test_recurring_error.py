@@ -567,6 +567,38 @@ def test_other_tools_between_do_not_light_a_dark_tool_but_its_answer_does() -> N
     assert trips(RecurringError(), actions(lit)) == [None] * 7
 
 
+_GONE = "OCI runtime exec failed: exec failed: unable to start container process: container 7c41 is not running"
+_SHELL = ["ls", "cat src/app.py", "pwd", "pytest -q", "echo hello", "git status", "python -c 'print(1)'", "true"]
+
+
+def _run(cmd: str, error: str | None = _GONE, output: str = "") -> Call:
+    return {"tool": cmd.split()[0], "args": {"cmd": cmd}, "output": output, "error": error}
+
+
+def test_a_shell_gone_dark_fails_every_program_alike_and_trips_at_n_plus_three() -> None:
+    """A sandbox gone: ``ls``, ``cat``, ``pwd``, ``pytest``... each fail with the same error and
+    nothing to show, back to back: the sixth trips, naming the tools. Each program fails once or
+    twice only, so no one tool has gone dark by itself."""
+    read = _run("sed -n 1,40p src/app.py", None, "def main():\n    return run()")
+    found = trips(RecurringError(), actions([read, *map(_run, _SHELL)]))
+    assert found[:6] == [None] * 6
+    hit = found[6]
+    assert hit is not None and hit.evidence["same"] == "silent" and hit.evidence["count"] == 6
+    assert hit.message.startswith("the last 6 calls, to 6 tools, failed alike with nothing to show")
+
+
+def test_programs_failing_differently_or_answering_between_are_no_shell_gone_dark() -> None:
+    """Different programs each failing with nothing to show but a different error (a missing file,
+    a usage error, an exit code), or the same error with a success between every few: a working
+    agent's probes, no dark shell."""
+    errors = ["returncode 1", "returncode 2", "No such file or directory", "returncode 127", "usage", "x"]
+    different = [_run(cmd, error) for cmd, error in zip(_SHELL, errors, strict=False)]
+    assert trips(RecurringError(), actions(different)) == [None] * 6
+    answered = _run("ls src", None, "app.py  cli.py  util.py")
+    lit = [*map(_run, _SHELL[:4]), answered, *map(_run, _SHELL[4:8])]
+    assert trips(RecurringError(), actions(lit)) == [None] * 9
+
+
 def test_failures_that_say_what_failed_are_no_dark_tool() -> None:
     """Six different failures, each with an output that says what failed: debugging, not a dark tool."""
     probes: list[Call] = [
