@@ -8,7 +8,8 @@ while each call is recorded as an action of the configured agent through a
 policy, KILL, the fleet stop, escalation). Then:
 
 - when a call trips a detector, that call is answered with an error result
-  whose text is the recovery instructions (its result is withheld); in
+  whose text is the recovery instructions (its result is withheld; a
+  protocol error the server answered with instead is said first); in
   observe mode the result goes on as it is;
 - on escalation, a pause, KILL or the fleet stop, nothing more is forwarded
   (tool calls, resource reads, prompts): each is answered saying why;
@@ -131,7 +132,12 @@ class ToolProxy:
         try:
             result, killed = await self._forward(params)
         except MCPError as exc:  # a protocol-level error (unknown tool, bad params): the client gets it too
-            self._record(name, arguments, None, f"MCP error {exc.code}: {exc.message}")
+            failed = f"MCP error {exc.code}: {exc.message}"
+            answer = self._record(name, arguments, None, failed, failed=failed)
+            if isinstance(answer, types.CallToolResult):
+                # It tripped a detector: the model must read the instructions, which only a result
+                # carries, so the error comes as a result's text, said as the server sent it.
+                return answer
             raise
         except anyio.get_cancelled_exc_class():  # the client cancelled it (or hung up): it reached the server
             self._record(name, arguments, None, "cancelled by the client while running (it may have run)")
@@ -252,17 +258,26 @@ class ToolProxy:
         )
 
     def _record(
-        self, name: str, arguments: dict[str, Any] | None, output: str | None, error: str | None
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        output: str | None,
+        error: str | None,
+        *,
+        failed: str | None = None,
     ) -> types.CallToolResult | Stop | None:
         """Record the call: None to pass its result on, the answer that replaces it, or the stop
-        that came meanwhile (the call ran and is journaled; the result goes on with a note)."""
+        that came meanwhile (the call ran and is journaled; the result goes on with a note).
+
+        ``failed``: the protocol error the server answered with instead of a result.
+        """
         try:
             anomaly = self.session.record(name, arguments, output=output, error=error)
         except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a pause, a human)
             return exc.stop
         if anomaly is None or (self.session.observing and anomaly.kind != "budget"):
             return None  # observe mode: found and journaled, the result passed on as it is
-        return error_result(redirect_text(anomaly, self.session))
+        return error_result(redirect_text(anomaly, self.session, failed))
 
 
 def _saved_stop(session: Session) -> Stop | None:
