@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -309,3 +312,39 @@ def test_a_call_in_flight_at_kill_is_stopped_as_journaled(how: str, tmp_path: Pa
     assert caught.value.cause == "killed" and caught.value.journaled
     assert "journaled only" in str(caught.value)
     assert agent.ran == ["a"] and late_actions(tmp_path) == [("search", "killed")]
+
+
+def test_a_humans_pause_stops_the_next_model_call_before_it_is_made(tmp_path: Path) -> None:
+    """`heartbeat pause`, a real process, between two model turns: no model call after it is saved."""
+    session = folder_session(tmp_path)
+
+    def pause_by_hand(turn: int) -> None:
+        if turn == 2:  # after the first search ran and was recorded, before the second model call
+            paused = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "heartbeat",
+                    "pause",
+                    "--config",
+                    "heartbeat.toml",
+                    "--reason",
+                    "lunch",
+                ],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert paused.returncode == 0, paused.stderr
+
+    agent = Agent(calls("a", "b", "c"), before_model=pause_by_hand)
+    try:
+        with pytest.raises(Stopped) as caught:
+            agent.run([HeartbeatCallbackHandler(session)])
+    finally:
+        session.close()
+    assert caught.value.cause == "paused" and "lunch" in caught.value.reason
+    assert agent.model.i == 1  # the one model call before the pause; none after it
+    assert agent.ran == ["a"] and saved_actions(tmp_path)[1] == ['search({"q":"a"})']
+    assert json.loads((tmp_path / "state" / "state.json").read_text())["status"] == "paused"
