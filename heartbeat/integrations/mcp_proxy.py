@@ -65,8 +65,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from ..base.errors import HeartbeatError
-from ..core.models import Status
-from ..tick.control import pause_requested
+from .filestops import standing_stop
 from .mcp_texts import (
     after_stop_note,
     cancelled_text,
@@ -210,7 +209,7 @@ class ToolProxy:
         session = self.session
         stop = session.stopped
         if stop is None and not session.is_open:
-            stop = await anyio.to_thread.run_sync(_saved_stop, session)
+            stop = await anyio.to_thread.run_sync(standing_stop, session.heartbeat)
         if stop is not None:
             raise MCPError(code=_INVALID_PARAMS, message=refusal_text(stop, what))
 
@@ -278,23 +277,6 @@ class ToolProxy:
         if anomaly is None or (self.session.observing and anomaly.kind != "budget"):
             return None  # observe mode: found and journaled, the result passed on as it is
         return error_result(redirect_text(anomaly, self.session, failed))
-
-
-def _saved_stop(session: Session) -> Stop | None:
-    """A pause under way, or the status ``state.json`` holds (no heartbeat open): why not to go on."""
-    hb = session.heartbeat
-    asked = pause_requested(hb)
-    if asked is not None:
-        return Stop("paused", f"a person is pausing this agent: {asked}", 0)
-    try:
-        status = hb.store.load().status
-    except (HeartbeatError, OSError) as exc:  # cannot tell: fail closed
-        return Stop("error", hb.redact(str(exc)), 2)
-    if status is Status.NEEDS_HUMAN:
-        return Stop("needs_human", f"see {hb.store.escalation_path}", 4)
-    if status is Status.PAUSED:
-        return Stop("paused", "paused", 0)
-    return None
 
 
 def _with_block(result: dict[str, Any], text: str) -> dict[str, Any]:
