@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conftest import wait_until
+
 from heartbeat.config.file import DetectorsConfig
 from heartbeat.detect.monitor import Monitor
 from heartbeat.integrations import MonitorRecorder
@@ -86,6 +88,26 @@ def run_bound(mode: str, folder: Path, body: Callable[[Any, Path], Any]) -> Boun
     monitor = Monitor(DetectorsConfig.model_validate({"repeat": {"threshold": REPEAT}}))
     monitor.start_tick(1)
     return Bound(body(MonitorRecorder(monitor, kill_file=kill), kill), None, monitor)
+
+
+def folder_session(folder: Path, **options: Any) -> Session:
+    """A Session on ``folder/state`` (KILL file ``folder/KILL``), from a ``heartbeat.toml`` written there."""
+    folder.mkdir(parents=True, exist_ok=True)
+    config = folder / "heartbeat.toml"
+    config.write_text('[agent]\nstate_dir = "state"\nkill_file = "KILL"\n')
+    return Session.from_files(config, **options)
+
+
+def kill_mid_call(session: Session, folder: Path) -> None:
+    """What a slow tool sees: KILL is written while it runs, and its heartbeat ends before it returns."""
+    (folder / "KILL").write_text("stop mid-call\n")
+    wait_until(lambda: not session.is_open, what="the heartbeat to end on KILL")
+
+
+def late_actions(folder: Path) -> list[tuple[str, str | None]]:
+    """(tool, after_stop) of each action event in the journal."""
+    lines = (folder / "state" / "journal.jsonl").read_text().splitlines()
+    return [(e["tool"], e.get("after_stop")) for e in map(json.loads, lines) if e["event"] == "action"]
 
 
 def saved_actions(folder: Path) -> tuple[list[str], list[str]]:

@@ -1,7 +1,8 @@
 """heartbeat inside long-running processes and agent frameworks: actions recorded as they happen.
 
 ``session`` (:class:`~heartbeat.integrations.session.Session`: a state folder's
-heartbeats for a server or worker; ``stops``: why it must not go on),
+heartbeats for a server or worker; ``stops``: why it must not go on;
+``filestops``: what the agent's files say about that, read without a heartbeat),
 ``mcp_proxy`` (an MCP server's tool calls), ``otel`` (OpenTelemetry spans),
 one shared core (:mod:`heartbeat.integrations.guard`) and one module per
 framework, each importing its framework only when that module is imported::

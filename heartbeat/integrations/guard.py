@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overload, runtime_checkable
 
 from ..base.errors import HeartbeatError
 from ..state.killswitch import KillSwitch
@@ -54,6 +54,8 @@ __all__ = [
 ]
 
 OnStuck = Literal["stop", "redirect"]
+
+_S = TypeVar("_S", bound=Stopped)
 
 
 def _utc_now() -> datetime:
@@ -195,10 +197,18 @@ class Verdict:
     reason: str = ""
     anomaly: Anomaly | None = None
     instructions: str | None = None
+    journaled: bool = False
+    """A stop for a call that ran after its heartbeat ended: the Session wrote it to the journal."""
 
-    def error(self) -> Stopped:
-        """The exception that stops the run (for a ``stop`` verdict)."""
-        return Stopped(self.cause or "stuck", self.reason, self.anomaly)
+    @overload
+    def error(self) -> Stopped: ...
+
+    @overload
+    def error(self, kind: type[_S]) -> _S: ...
+
+    def error(self, kind: type[Stopped] = Stopped) -> Stopped:
+        """The exception that stops the run (for a ``stop`` verdict), as ``kind`` (a framework's own)."""
+        return kind(self.cause or "stuck", self.reason, self.anomaly, journaled=self.journaled)
 
 
 GO = Verdict("go")
@@ -394,7 +404,9 @@ class Guard:
                 stop = getattr(exc, "stop", None)  # a Session that could not open a heartbeat
                 if stop is None:
                     raise
-                return self._stop(stop.kind, stop.message, None)
+                # The call ran all the same: the Session says whether its journal holds it.
+                journaled = isinstance(exc, Stopped) and exc.journaled
+                return self._stop(stop.kind, stop.message, None, journaled=journaled)
             if anomaly is None:
                 return GO
             self.anomalies.append(anomaly)
@@ -430,8 +442,12 @@ class Guard:
             return None
         return self._stop(outcome, str(getattr(last, "message", outcome)).splitlines()[0], anomaly)
 
-    def _stop(self, cause: Cause, reason: str, anomaly: Anomaly | None) -> Verdict:
-        verdict = Verdict("stop", cause, reason, anomaly)
+    def _stop(
+        self, cause: Cause, reason: str, anomaly: Anomaly | None, *, journaled: bool = False
+    ) -> Verdict:
+        # The sticky stop that later calls get is built from ``self.stopped`` without ``journaled``:
+        # those calls never ran.
+        verdict = Verdict("stop", cause, reason, anomaly, journaled=journaled)
         self.stopped = verdict.error()
         return verdict
 

@@ -44,7 +44,7 @@ class GraphStopped(Stopped, GraphBubbleUp):
 
 
 def _stopped(verdict: Verdict) -> GraphStopped:
-    return GraphStopped(verdict.cause or "stuck", verdict.reason, verdict.anomaly)
+    return verdict.error(GraphStopped)
 
 
 __all__ = [

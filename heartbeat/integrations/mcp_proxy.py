@@ -8,7 +8,8 @@ while each call is recorded as an action of the configured agent through a
 policy, KILL, the fleet stop, escalation). Then:
 
 - when a call trips a detector, that call is answered with an error result
-  whose text is the recovery instructions (its result is withheld); in
+  whose text is the recovery instructions (its result is withheld; a
+  protocol error the server answered with instead is said first); in
   observe mode the result goes on as it is;
 - on escalation, a pause, KILL or the fleet stop, nothing more is forwarded
   (tool calls, resource reads, prompts): each is answered saying why;
@@ -64,8 +65,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from ..base.errors import HeartbeatError
-from ..core.models import Status
-from ..tick.control import pause_requested
+from .filestops import standing_stop
 from .mcp_texts import (
     after_stop_note,
     cancelled_text,
@@ -131,7 +131,12 @@ class ToolProxy:
         try:
             result, killed = await self._forward(params)
         except MCPError as exc:  # a protocol-level error (unknown tool, bad params): the client gets it too
-            self._record(name, arguments, None, f"MCP error {exc.code}: {exc.message}")
+            failed = f"MCP error {exc.code}: {exc.message}"
+            answer = self._record(name, arguments, None, failed, failed=failed)
+            if isinstance(answer, types.CallToolResult):
+                # It tripped a detector: the model must read the instructions, which only a result
+                # carries, so the error comes as a result's text, said as the server sent it.
+                return answer
             raise
         except anyio.get_cancelled_exc_class():  # the client cancelled it (or hung up): it reached the server
             self._record(name, arguments, None, "cancelled by the client while running (it may have run)")
@@ -204,7 +209,7 @@ class ToolProxy:
         session = self.session
         stop = session.stopped
         if stop is None and not session.is_open:
-            stop = await anyio.to_thread.run_sync(_saved_stop, session)
+            stop = await anyio.to_thread.run_sync(standing_stop, session.heartbeat)
         if stop is not None:
             raise MCPError(code=_INVALID_PARAMS, message=refusal_text(stop, what))
 
@@ -252,34 +257,26 @@ class ToolProxy:
         )
 
     def _record(
-        self, name: str, arguments: dict[str, Any] | None, output: str | None, error: str | None
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        output: str | None,
+        error: str | None,
+        *,
+        failed: str | None = None,
     ) -> types.CallToolResult | Stop | None:
         """Record the call: None to pass its result on, the answer that replaces it, or the stop
-        that came meanwhile (the call ran and is journaled; the result goes on with a note)."""
+        that came meanwhile (the call ran and is journaled; the result goes on with a note).
+
+        ``failed``: the protocol error the server answered with instead of a result.
+        """
         try:
             anomaly = self.session.record(name, arguments, output=output, error=error)
         except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a pause, a human)
             return exc.stop
         if anomaly is None or (self.session.observing and anomaly.kind != "budget"):
             return None  # observe mode: found and journaled, the result passed on as it is
-        return error_result(redirect_text(anomaly, self.session))
-
-
-def _saved_stop(session: Session) -> Stop | None:
-    """A pause under way, or the status ``state.json`` holds (no heartbeat open): why not to go on."""
-    hb = session.heartbeat
-    asked = pause_requested(hb)
-    if asked is not None:
-        return Stop("paused", f"a person is pausing this agent: {asked}", 0)
-    try:
-        status = hb.store.load().status
-    except (HeartbeatError, OSError) as exc:  # cannot tell: fail closed
-        return Stop("error", hb.redact(str(exc)), 2)
-    if status is Status.NEEDS_HUMAN:
-        return Stop("needs_human", f"see {hb.store.escalation_path}", 4)
-    if status is Status.PAUSED:
-        return Stop("paused", "paused", 0)
-    return None
+        return error_result(redirect_text(anomaly, self.session, failed))
 
 
 def _with_block(result: dict[str, Any], text: str) -> dict[str, Any]:

@@ -79,29 +79,40 @@ def after_stop_note(stop: Stop) -> str:
     )
 
 
-def redirect_text(anomaly: Anomaly, session: Session) -> str:
-    """The error text that replaces the result of a call that tripped a detector."""
+def redirect_text(anomaly: Anomaly, session: Session, failed: str | None = None) -> str:
+    """The error text that replaces the result of a call that tripped a detector.
+
+    ``failed``: the protocol error the server answered the call with (there was
+    no result to withhold), said as it is before the instructions.
+    """
     stop = session.stopped
+    outcome = _outcome(failed)
     if anomaly.kind == "budget":  # not stuck: the agent spent what it may (and is paused for it)
         now = f", and {_STOPPED.get(stop.kind, 'the agent is stopped')}: {stop.message}" if stop else ""
         return (
-            f"heartbeat: this agent went past its budget ({anomaly.message}). The result of this "
-            f"call is withheld{now}\nStop calling tools; tell the user what you were doing."
+            f"heartbeat: this agent went past its budget ({anomaly.message}). {outcome}"
+            f"{now}\nStop calling tools; tell the user what you were doing."
         )
     if stop is not None:  # that heartbeat escalated or paused (or a KILL came meanwhile): say so
         now = _STOPPED.get(stop.kind, "the agent is stopped")
         return (
-            f"heartbeat: you look stuck: {anomaly.message}. The result of this call is withheld, "
-            f"and {now}: {stop.message}\n"
+            f"heartbeat: you look stuck: {anomaly.message}. {outcome}, and {now}: {stop.message}\n"
             "Stop calling tools; tell the user what you were trying to do and where you are stuck."
         )
     instructions = session.instructions
     if instructions:
-        return f"The result of this call is withheld.\n{instructions}"
+        return f"{outcome}.\n{instructions}"
     return (
-        f"heartbeat: {anomaly.message}. The result of this call is withheld. "
+        f"heartbeat: {anomaly.message}. {outcome}. "
         "Try a different approach: another tool, other arguments or another source."
     )
+
+
+def _outcome(failed: str | None) -> str:
+    """What became of the call's answer: its result withheld, or the protocol error it was instead."""
+    if failed is None:
+        return "The result of this call is withheld"
+    return f"The server answered this call with an error, not a result ({failed})"
 
 
 def result_text(result: dict[str, Any]) -> str:

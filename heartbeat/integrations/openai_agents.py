@@ -52,7 +52,9 @@ class AgentStopped(Stopped, AgentsException):
     """:class:`~heartbeat.integrations.Stopped`, as an SDK exception (the runner re-raises it unwrapped)."""
 
     def __init__(self, verdict: Verdict) -> None:
-        super().__init__(verdict.cause or "stuck", verdict.reason, verdict.anomaly)
+        super().__init__(
+            verdict.cause or "stuck", verdict.reason, verdict.anomaly, journaled=verdict.journaled
+        )
         self.run_data = None  # AgentsException's field; RuntimeError.__init__ does not chain to it
 
 

@@ -53,7 +53,6 @@ action marked ``after_stop``). Thread-safe; opening or ending blocks a few ms.
 from __future__ import annotations
 
 import atexit
-import os
 import threading
 import time
 import weakref
@@ -62,13 +61,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..base.errors import HeartbeatError
 from ..config.file import AgentConfig, HeartbeatConfig
 from ..config.flags import config_with_overrides
-from ..core.models import Anomaly, Status
+from ..core.models import Anomaly
 from ..tick.context import StepContext
 from ..tick.control import note_after_stop, pause_requested
 from ..tick.runner import Heartbeat, TickResult, utc_now
+from .filestops import Mark, kill_found, pause_stop, saved_stop, state_mark
 from .stops import Stop, Stopped, stop_of
 
 if TYPE_CHECKING:
@@ -141,8 +140,8 @@ class Session:
         # Caller side:
         self._thread: threading.Thread | None = None
         self._waiting: Stop | None = None  # needs_human/paused, as seen at _waiting_mark
-        self._waiting_mark: tuple[int, int, int] | None = None
-        self._seen_mark: tuple[int, int, int] | None = None  # state.json as this session last knew it
+        self._waiting_mark: Mark | None = None
+        self._seen_mark: Mark | None = None  # state.json as this session last knew it
         self._kill_seen = False
         self._probing = False  # a tick run only to journal a KILL: its step must return at once
         self._instructions: str | None = None
@@ -192,7 +191,7 @@ class Session:
     @property
     def killed(self) -> bool:
         """True while the KILL file exists (read from disk every time) or the fleet stop is engaged."""
-        return self._kill() is not None
+        return kill_found(self._hb) is not None
 
     @property
     def observing(self) -> bool:
@@ -222,13 +221,13 @@ class Session:
         The KILL file (read now) or the fleet stop (the open heartbeat ends, the stop is
         journaled once); a ``heartbeat pause`` under way; or the ``needs_human``/``paused``
         status in ``state.json`` (read again once another process wrote it)."""
-        kill = self._kill()
+        kill = kill_found(self._hb)
         if kill is not None:  # a caller that stops here may never call check(): journal it now
             return self._on_kill(*kill)
-        asked = pause_requested(self._hb)
+        asked = pause_stop(self._hb)
         if asked is not None:  # `heartbeat pause` waits for the lock: the open heartbeat ends on it
-            return Stop("paused", f"a person is pausing this agent: {asked}", 0)
-        mark = self._mark()
+            return asked
+        mark = state_mark(self._hb)
         if self._waiting is not None and mark == self._waiting_mark:
             return self._waiting
         if mark != self._seen_mark and not self.is_open:  # written by someone else: a pause, say
@@ -245,7 +244,7 @@ class Session:
 
     def check(self) -> Stop | None:
         """Before a call: None when it may go ahead (a heartbeat is then open), else why not."""
-        kill = self._kill()
+        kill = kill_found(self._hb)
         if kill is not None:
             return self._on_kill(*kill)
         self._kill_seen = False
@@ -398,13 +397,13 @@ class Session:
 
     def _learn(self, result: TickResult) -> None:
         self.last = result
-        self._seen_mark = self._mark()
+        self._seen_mark = state_mark(self._hb)
         if result.decision is not None:
             self._instructions = self._decided = result.decision.instructions
             self._unseen = None
         stop = stop_of(result)
         if stop is not None and stop.kind in ("needs_human", "paused"):
-            self._waiting, self._waiting_mark = stop, self._mark()
+            self._waiting, self._waiting_mark = stop, state_mark(self._hb)
 
     def _open(self) -> Stop | None:
         """Open a heartbeat: None once its step runs, else why the tick did not call it."""
@@ -413,11 +412,11 @@ class Session:
                 if self._ctx is not None and not self._ending:
                     return None  # another caller opened one meanwhile
             self._collect(wait=True)  # the last tick holds the lock until it is saved
-            asked = pause_requested(self._hb)
+            asked = pause_stop(self._hb)
             if asked is not None:  # `heartbeat pause` waits for the lock: let the human in first
-                return Stop("paused", f"a person is pausing this agent: {asked}", 0)
+                return asked
             if self._waiting is not None:
-                if self._mark() == self._waiting_mark:
+                if state_mark(self._hb) == self._waiting_mark:
                     return self._waiting  # nothing changed on disk: still waiting, no tick needed
                 self._waiting = None
             deadline = time.monotonic() + self.lock_wait
@@ -441,18 +440,6 @@ class Session:
                     continue
                 return stop
 
-    def _kill(self) -> tuple[str, str] | None:
-        """(reason, where) of the KILL file, else of the fleet stop (its latest reading), else None."""
-        reason = self._hb.kill.reason()
-        if reason is not None:
-            return reason, str(self.kill_file)
-        fleet = self._hb.shared_stop
-        if fleet is not None:
-            reason = fleet.latest()  # never blocks: read at most once a second, as the watchdog does
-            if reason is not None:
-                return reason, f"the fleet stop {fleet.where}"
-        return None
-
     def _on_kill(self, reason: str, where: str) -> Stop:
         """KILL or the fleet stop: end the open heartbeat (saved), make sure the stop is journaled, refuse."""
         with self._cond:
@@ -474,26 +461,11 @@ class Session:
         self._kill_seen = True
         return Stop("killed", f"stopped by {where}: {reason}", 3)
 
-    def _saved_stop(self, mark: tuple[int, int, int]) -> Stop | None:
+    def _saved_stop(self, mark: Mark) -> Stop | None:
         """The status ``state.json`` holds now (``mark``) when it says to wait; fails closed."""
-        try:
-            state = self._hb.store.load()
-        except (HeartbeatError, OSError) as exc:  # cannot tell whether calls may go on: they may not
-            return Stop("error", self._hb.redact(str(exc)), 2)
-        if state.status is Status.ACTIVE:
+        stop = saved_stop(self._hb)
+        if stop is None:
             self._seen_mark = mark
-            return None
-        if state.status is Status.PAUSED:
-            stop = Stop("paused", f"paused: {state.status_reason or 'by hand'}", 0)
-        else:
-            stop = Stop("needs_human", f"waiting for a human; see {self._hb.store.escalation_path}", 4)
-        self._waiting, self._waiting_mark = stop, mark
+        elif stop.kind != "error":  # an unreadable state is read again at the next call
+            self._waiting, self._waiting_mark = stop, mark
         return stop
-
-    def _mark(self) -> tuple[int, int, int]:
-        """What changes when ``state.json`` is written (``resume``, ``pause``, a tick)."""
-        try:
-            info = os.stat(self._hb.store.state_path)
-        except OSError:
-            return (0, 0, 0)
-        return (info.st_ino, info.st_mtime_ns, info.st_size)

@@ -19,7 +19,19 @@ from ..state.killswitch import KillSwitch
 if TYPE_CHECKING:
     from ..core.prices import Pricer
 
-__all__ = ["Step", "StepContext"]
+__all__ = ["Step", "StepContext", "action_error"]
+
+
+def action_error(error: str | BaseException | None, redact: Callable[[str], str]) -> str | None:
+    """An action's error as ``ctx.record`` hands it to the detectors: an exception as ``Type: text``,
+    known secrets redacted, cut; None for no error (or an empty one).
+
+    The Monitor keeps it escaped and credential-masked
+    (:func:`~heartbeat.detect.detectors.fingerprints.error_text`); its keys read it unescaped.
+    """
+    if isinstance(error, BaseException):
+        error = f"{type(error).__name__}: {error}"
+    return clip(redact(error)) if error else None
 
 
 class StepContext:
@@ -145,13 +157,11 @@ class StepContext:
             raise TypeError(f"ctx.record: args must be a mapping or None, not {type(args).__name__}")
         if isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0:
             raise ValueError(f"ctx.record: cost must be a finite number >= 0, not {cost!r}")
-        if isinstance(error, BaseException):
-            error = f"{type(error).__name__}: {error}"
         if not math.isfinite(self._counters.cost + cost):
             raise ValueError("ctx.record: the day's total cost would overflow; report smaller units")
         now = self._clock()
         copied = self._mask(dict(args)) if args is not None else None
-        error = clip(self._redact(error)) if error else None
+        error = action_error(error, self._redact)
         output = None if output is None else self._mask(str(output))
         hit = self._monitor.record(
             tool,

@@ -278,24 +278,26 @@ def note_after_stop(
     """Journal a call that ran after its heartbeat ended (a stop, a pause): True once written.
 
     It is in no ``state.json`` (no heartbeat could be opened to hold it), so the journal
-    is its record: masked and clipped as ``ctx.record`` does, marked ``after_stop: why``.
+    is its record: masked, cut and escaped as ``ctx.record`` keeps an action (by the same
+    functions), marked ``after_stop: why``.
     """
     from ..base.errors import StateLocked
-    from ..core.models import clip
+    from ..core.models import printable
     from ..detect.detectors import summarize
+    from ..detect.detectors.fingerprints import error_text
+    from .context import action_error
 
     try:
-        if isinstance(error, BaseException):
-            error = f"{type(error).__name__}: {error}"
         masked = hb.mask(dict(args)) if args is not None else None
         text = None if output is None else hb.mask(str(output))
+        failed = action_error(error, hb.redact)
         event = {
             "event": "action",
-            "tool": tool,
+            "tool": printable(tool),
             "summary": summarize(tool, masked, hb.config.detectors.volatile_args),
             "at": hb.clock(),
             "output_len": None if text is None else len(text.strip()),
-            "error": clip(hb.redact(error)) if error else None,
+            "error": None if failed is None else error_text(failed),
             "cost": float(cost),
             "after_stop": why,
         }

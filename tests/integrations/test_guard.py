@@ -218,3 +218,21 @@ def test_inside_a_heartbeat_the_fleet_stop_is_named_as_such(tmp_path: Path) -> N
     hb = make_heartbeat(step, tmp_path, stop={"path": str(tmp_path / "fleet" / "STOP")})
     hb.tick()
     assert len(seen) == 1 and seen[0].startswith("stopped by the fleet stop") and "all hands" in seen[0]
+
+
+def test_a_call_that_ran_after_its_heartbeat_ended_is_stopped_as_journaled(tmp_path: Path) -> None:
+    """Regression: the Session said the call was journaled (after_stop), the guard's stop said it was not."""
+    with Guard(tmp_path / "state", kill_file=tmp_path / "KILL") as guard:
+        session: Any = guard.recorder
+        assert guard.before("search", {"q": "slow"}) is GO  # the call starts ...
+        (tmp_path / "KILL").write_text("stop mid-call\n")
+        wait_until(lambda: not session.is_open, what="the heartbeat to end on KILL")
+        verdict = guard.after("search", {"q": "slow"}, output="a late answer")  # ... and comes back
+        assert verdict.action == "stop" and verdict.cause == "killed" and verdict.journaled
+        error = verdict.error()
+        assert error.journaled and "journaled only" in str(error)
+        assert guard.stopped is not None and guard.stopped.journaled
+        later = guard.before("search", {"q": "next"})  # refused before it ran: nothing journaled
+        assert later.action == "stop" and not later.journaled and not later.error().journaled
+    events = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    assert [(e["tool"], e["after_stop"]) for e in events if e["event"] == "action"] == [("search", "killed")]

@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _integrations import MODES, NOTHING, REPEAT, WANDERING, anomalies, decisions, run_bound, saved_actions
+from _integrations import (
+    MODES,
+    NOTHING,
+    REPEAT,
+    WANDERING,
+    anomalies,
+    decisions,
+    folder_session,
+    kill_mid_call,
+    late_actions,
+    run_bound,
+    saved_actions,
+)
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import tool
@@ -46,15 +61,19 @@ class Agent:
         *,
         wrapper: HeartbeatToolWrapper | None = None,
         before_model: Callable[[int], None] | None = None,
+        on_search: Callable[[str], None] | None = None,
     ) -> None:
         self.ran: list[str] = []
         model = ScriptedChat(responses=list(responses))
+        self.model = model  # model.i: the model calls made
         turns = [0]
 
         @tool
         def search(q: str) -> str:
             """Search the web."""
             self.ran.append(q)
+            if on_search is not None:
+                on_search(q)
             if q == "fails":
                 raise ValueError("search backend is down")
             if q.startswith("nothing about"):
@@ -277,3 +296,55 @@ def test_a_wrapper_compiled_once_is_rebound_for_each_heartbeat(tmp_path: Path) -
     heartbeat = make_heartbeat(step, tmp_path)
     assert [heartbeat.tick().actions for _ in range(2)] == [2, 2]
     assert saved_actions(tmp_path)[1] == [f'search({{"q":"{q}"}})' for q in "abab"]
+
+
+@pytest.mark.parametrize("how", ["handler", "wrapper"])
+def test_a_call_in_flight_at_kill_is_stopped_as_journaled(how: str, tmp_path: Path) -> None:
+    """Regression: the call ran and the Session journaled it; the GraphStopped said it had not."""
+    session = folder_session(tmp_path)
+    wrapper = HeartbeatToolWrapper(session) if how == "wrapper" else None
+    agent = Agent(calls("a", "b"), wrapper=wrapper, on_search=lambda q: kill_mid_call(session, tmp_path))
+    try:
+        with pytest.raises(Stopped) as caught:
+            agent.run([HeartbeatCallbackHandler(session)] if wrapper is None else None)
+    finally:
+        session.close()
+    assert caught.value.cause == "killed" and caught.value.journaled
+    assert "journaled only" in str(caught.value)
+    assert agent.ran == ["a"] and late_actions(tmp_path) == [("search", "killed")]
+
+
+def test_a_humans_pause_stops_the_next_model_call_before_it_is_made(tmp_path: Path) -> None:
+    """`heartbeat pause`, a real process, between two model turns: no model call after it is saved."""
+    session = folder_session(tmp_path)
+
+    def pause_by_hand(turn: int) -> None:
+        if turn == 2:  # after the first search ran and was recorded, before the second model call
+            paused = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "heartbeat",
+                    "pause",
+                    "--config",
+                    "heartbeat.toml",
+                    "--reason",
+                    "lunch",
+                ],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert paused.returncode == 0, paused.stderr
+
+    agent = Agent(calls("a", "b", "c"), before_model=pause_by_hand)
+    try:
+        with pytest.raises(Stopped) as caught:
+            agent.run([HeartbeatCallbackHandler(session)])
+    finally:
+        session.close()
+    assert caught.value.cause == "paused" and "lunch" in caught.value.reason
+    assert agent.model.i == 1  # the one model call before the pause; none after it
+    assert agent.ran == ["a"] and saved_actions(tmp_path)[1] == ['search({"q":"a"})']
+    assert json.loads((tmp_path / "state" / "state.json").read_text())["status"] == "paused"

@@ -19,6 +19,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = REPO / "examples" / "mcp" / "server.py"
+RAW_SERVER = REPO / "tests" / "raw_mcp_server.py"  # answers a call of an unknown tool with a JSON-RPC error
 
 
 def env(log: Path) -> dict[str, str]:
@@ -356,3 +357,48 @@ def test_a_cron_tick_imports_neither_mcp_nor_opentelemetry(tmp_path: Path) -> No
         text=True,
     )
     assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+
+
+def test_a_protocol_error_that_trips_a_detector_reaches_the_model_with_the_instructions(
+    tmp_path: Path,
+) -> None:
+    """Regression: the third call of an unknown tool tripped `repeat`, and the client got the bare
+    protocol error, never the instructions; now it gets both, as a normal result's instructions come."""
+    from mcp.shared.exceptions import MCPError
+
+    argv = [*proxied()[: -len(direct())], sys.executable, str(RAW_SERVER)]
+    answers: list[Any] = []
+
+    async def main() -> None:
+        params = StdioServerParameters(
+            command=argv[0],
+            args=argv[1:],
+            env={**env(tmp_path / "unused.log"), "RAW_MCP_LOG": str(tmp_path / "server.log")},
+            cwd=str(tmp_path),
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as via:
+            await via.initialize()
+            for _ in range(3):
+                try:
+                    answers.append(await via.call_tool("lookup", {"id": 7}))
+                except MCPError as exc:
+                    answers.append(exc)
+
+    anyio.run(main)
+    first, second, third = answers
+    for plain in (first, second):  # nothing found yet: the server's own error, as it sent it
+        assert isinstance(plain, MCPError) and plain.error.code == -32602
+        assert "Unknown tool or method: tools/call 'lookup'" in plain.error.message
+    assert not isinstance(third, MCPError), f"the bare protocol error: {third}"
+    said = text(third)
+    assert third.is_error
+    # The error, truthfully: what the server answered, and that no result came ...
+    assert "MCP error -32602: Unknown tool or method: tools/call 'lookup'" in said
+    assert "withheld" not in said  # no result was withheld: there was none
+    # ... and the instructions a normal result's call gets.
+    assert "Do not repeat: lookup" in said
+    calls = [json.loads(line) for line in (tmp_path / "server.log").read_text().splitlines()]
+    assert [c.get("name") for c in calls if c.get("method") == "tools/call"] == ["lookup"] * 3
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    unknown = "MCP error -32602: Unknown tool or method: tools/call 'lookup'"
+    assert [a["error"] for a in state["history"]] == [unknown] * 3

@@ -8,7 +8,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _integrations import MODES, NOTHING, REPEAT, WANDERING, anomalies, run_bound, saved_actions
+from _integrations import (
+    MODES,
+    NOTHING,
+    REPEAT,
+    WANDERING,
+    anomalies,
+    folder_session,
+    kill_mid_call,
+    late_actions,
+    run_bound,
+    saved_actions,
+)
 from agents import Agent, FunctionTool, Runner, function_tool, set_tracing_disabled
 from agents.exceptions import AgentsException
 from agents.items import ToolCallOutputItem
@@ -24,13 +35,20 @@ set_tracing_disabled(True)  # the tracing exporter would want an API key
 class Searcher:
     """An agent whose model searches the given queries one turn each, then answers."""
 
-    def __init__(self, *queries: str, before_turn: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self,
+        *queries: str,
+        before_turn: Callable[[int], None] | None = None,
+        on_search: Callable[[str], None] | None = None,
+    ) -> None:
         self.ran: list[str] = []
 
         @function_tool
         def search(q: str) -> str:
             """Search the web."""
             self.ran.append(q)
+            if on_search is not None:
+                on_search(q)
             if q == "fails":
                 raise ValueError("search backend is down")
             if q.startswith("nothing about"):
@@ -232,3 +250,21 @@ def test_a_streamed_run_is_stopped_too(tmp_path: Path) -> None:
         return caught.value
 
     assert run_bound("monitor", tmp_path, body).value.cause == "stuck"
+
+
+@pytest.mark.parametrize("how", ["hooks", "guardrails"])
+def test_a_call_in_flight_at_kill_is_stopped_as_journaled(how: str, tmp_path: Path) -> None:
+    """Regression: the call ran and the Session journaled it; the AgentStopped said it had not."""
+    session = folder_session(tmp_path)
+    searcher = Searcher("a", "b", on_search=lambda q: kill_mid_call(session, tmp_path))
+    hooks = HeartbeatHooks(session, on_stuck="redirect" if how == "guardrails" else "stop")
+    if how == "guardrails":
+        hooks.guard_tools(searcher.agent)
+    try:
+        with pytest.raises(Stopped) as caught:
+            searcher.run(hooks)
+    finally:
+        session.close()
+    assert isinstance(caught.value, AgentStopped)
+    assert caught.value.cause == "killed" and caught.value.journaled
+    assert searcher.ran == ["a"] and late_actions(tmp_path) == [("search", "killed")]

@@ -7,7 +7,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _integrations import MODES, NOTHING, REPEAT, WANDERING, anomalies, decisions, run_bound, saved_actions
+from _integrations import (
+    MODES,
+    NOTHING,
+    REPEAT,
+    WANDERING,
+    anomalies,
+    decisions,
+    folder_session,
+    kill_mid_call,
+    late_actions,
+    run_bound,
+    saved_actions,
+)
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -209,3 +221,31 @@ def test_toolset_needs_a_guard_and_shares_it_across_runs(tmp_path: Path) -> None
         assert again.seen[1].startswith("heartbeat:")  # "x" is still answered with the instructions
 
     run_bound("monitor", tmp_path, body)
+
+
+@pytest.mark.parametrize("how", ["toolset", "capability"])
+def test_a_call_in_flight_at_kill_is_stopped_as_journaled(how: str, tmp_path: Path) -> None:
+    """The call ran and the Session journaled it (after_stop): the Stopped the run raises says so too."""
+    from heartbeat.integrations.pydantic_ai import HeartbeatCapability
+
+    session = folder_session(tmp_path)
+    ran: list[str] = []
+
+    def search(q: str) -> str:
+        """Search the web (slowly: KILL comes while it runs)."""
+        ran.append(q)
+        kill_mid_call(session, tmp_path)
+        return f"3 hits for {q}"
+
+    model = Searcher(queries("a", "b")).model
+    if how == "toolset":
+        agent: Agent[None, str] = Agent(model, toolsets=[guarded([search], session)])
+    else:
+        agent = Agent(model, tools=[search], capabilities=[HeartbeatCapability(session)])
+    try:
+        with pytest.raises(Stopped) as caught:
+            agent.run_sync("research heartbeats")
+    finally:
+        session.close()
+    assert caught.value.cause == "killed" and caught.value.journaled
+    assert ran == ["a"] and late_actions(tmp_path) == [("search", "killed")]

@@ -284,3 +284,29 @@ def test_a_process_that_exits_without_close_saves_its_open_heartbeat(tmp_path: P
     assert done.returncode == 0, done.stderr
     assert time.monotonic() - began < 30  # not held open until the idle boundary
     assert state(tmp_path)["actions_total"] == 1
+
+
+def test_a_call_journaled_after_a_stop_keeps_its_error_as_ctx_record_does(tmp_path: Path) -> None:
+    """Regression: the after_stop journal line held the error raw: an escape sequence that drives a
+    terminal, a line break that forges a line of `heartbeat log`, a credential the text gives away."""
+    error = RuntimeError(
+        "Bearer sk-live-0123456789abcdef0123 refused\x1b[2J\nheartbeat: all is well " + "x" * 500
+    )
+    session = make_session(tmp_path)
+    tool = "fetch\x1b[31m"  # a name the agent chose
+    session.record(tool, {"url": "a"}, error=error)  # the same call, inside a heartbeat ...
+    (tmp_path / "KILL").write_text("stop\n")
+    assert session.check() is not None
+    with pytest.raises(Stopped) as stopped:  # ... and after its heartbeat ended on KILL
+        session.record(tool, {"url": "a"}, error=error)
+    assert stopped.value.journaled
+    kept, late = [e for e in events(tmp_path) if e["event"] == "action"]
+    assert late["after_stop"] == "killed"
+    assert late["error"] == kept["error"] == state(tmp_path)["history"][0]["error"]
+    assert "\x1b" not in late["error"] and "\n" not in late["error"] and len(late["error"]) <= 200
+    assert "sk-live" not in late["error"]
+    assert (
+        (late["tool"], late["summary"])
+        == (kept["tool"], kept["summary"])
+        == ("fetch\\x1b[31m", 'fetch\\x1b[31m({"url":"a"})')
+    )

@@ -1,0 +1,80 @@
+"""Why an agent must not go on, as its files say it, read without opening a heartbeat.
+
+A long-running process (a :class:`~heartbeat.integrations.session.Session`, the
+MCP proxy) asks before each call: the KILL file (read from disk every time),
+the fleet stop (its latest reading, never waited for), a ``heartbeat pause``
+under way (it waits for the lock the process holds), or the status
+``state.json`` holds (a pause saved, a human awaited). One reading each, no
+lock taken, nothing written; :func:`state_mark` tells when ``state.json``
+was written again, so a caller reads the status only then.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from ..base.errors import HeartbeatError
+from ..core.models import Status
+from ..tick.control import pause_requested
+from .stops import Stop
+
+if TYPE_CHECKING:
+    from ..tick.agent import Agent
+
+__all__ = ["Mark", "kill_found", "pause_stop", "saved_stop", "standing_stop", "state_mark"]
+
+Mark = tuple[int, int, int]
+"""What changes when ``state.json`` is written: its (inode, mtime in ns, size); zeros when missing."""
+
+
+def kill_found(hb: Agent) -> tuple[str, str] | None:
+    """(reason, where) of the KILL file, else of the fleet stop (its latest reading), else None."""
+    reason = hb.kill.reason()
+    if reason is not None:
+        return reason, str(hb.kill.path)
+    fleet = hb.shared_stop
+    if fleet is not None:
+        reason = fleet.latest()  # never blocks: read at most once a second, as the watchdog does
+        if reason is not None:
+            return reason, f"the fleet stop {fleet.where}"
+    return None
+
+
+def pause_stop(hb: Agent) -> Stop | None:
+    """A ``heartbeat pause`` that waits for the lock now, as a Stop, else None (one stat)."""
+    asked = pause_requested(hb)
+    if asked is None:
+        return None
+    return Stop("paused", f"a person is pausing this agent: {asked}", 0)
+
+
+def saved_stop(hb: Agent) -> Stop | None:
+    """The status ``state.json`` holds when it says to wait (paused, needs_human), else None.
+
+    Fails closed: a state that cannot be read is an ``error`` Stop (whether calls may go on
+    cannot be told, so they may not).
+    """
+    try:
+        state = hb.store.load()
+    except (HeartbeatError, OSError) as exc:
+        return Stop("error", hb.redact(str(exc)), 2)
+    if state.status is Status.PAUSED:
+        return Stop("paused", f"paused: {state.status_reason or 'by hand'}", 0)
+    if state.status is Status.NEEDS_HUMAN:
+        return Stop("needs_human", f"waiting for a human; see {hb.store.escalation_path}", 4)
+    return None
+
+
+def standing_stop(hb: Agent) -> Stop | None:
+    """A pause under way, else the status ``state.json`` holds: why not to go on, else None."""
+    return pause_stop(hb) or saved_stop(hb)
+
+
+def state_mark(hb: Agent) -> Mark:
+    """What changes when ``state.json`` is written (``resume``, ``pause``, a tick)."""
+    try:
+        info = os.stat(hb.store.state_path)
+    except OSError:
+        return (0, 0, 0)
+    return (info.st_ino, info.st_mtime_ns, info.st_size)

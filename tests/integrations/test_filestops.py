@@ -1,0 +1,81 @@
+"""What an agent's files say about going on, read without opening a heartbeat: real files, a real pause."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import wait_until
+
+from heartbeat.config.file import load_config
+from heartbeat.core.models import Status
+from heartbeat.integrations.filestops import kill_found, pause_stop, saved_stop, standing_stop, state_mark
+from heartbeat.tick.runner import Heartbeat
+
+
+def agent(folder: Path, extra: str = "") -> Heartbeat:
+    """An agent whose state folder is ``folder/state`` and KILL file ``folder/KILL``."""
+    config = folder / "heartbeat.toml"
+    config.write_text(f'[agent]\nstate_dir = "state"\nkill_file = "KILL"\n{extra}')
+    return Heartbeat(load_config(config))
+
+
+def test_nothing_stops_a_fresh_agent(tmp_path: Path) -> None:
+    """No KILL, no pause, no state.json yet: nothing says to stop, and the mark is all zeros."""
+    hb = agent(tmp_path)
+    assert kill_found(hb) is None and standing_stop(hb) is None and state_mark(hb) == (0, 0, 0)
+
+
+def test_kill_found_names_the_kill_file_before_the_fleet_stop(tmp_path: Path) -> None:
+    """The fleet stop is named as such; a KILL file present as well wins, with its own path."""
+    (tmp_path / "fleet").mkdir()
+    hb = agent(tmp_path, '[stop]\npath = "fleet/STOP"\n')
+    (tmp_path / "fleet" / "STOP").write_text("all hands\n")
+    wait_until(lambda: kill_found(hb) is not None, what="the fleet stop to be read")
+    assert kill_found(hb) == ("all hands", f"the fleet stop {tmp_path / 'fleet' / 'STOP'}")
+    (tmp_path / "KILL").write_text("this one\n")
+    assert kill_found(hb) == ("this one", str(tmp_path / "KILL"))
+
+
+def test_a_pause_is_seen_while_it_waits_then_from_the_saved_state(tmp_path: Path) -> None:
+    """A real `heartbeat pause` waiting for a held lock is a pause under way; once saved, the status."""
+    hb = agent(tmp_path)
+    hb.store.save(hb.store.load())  # the folder and a state.json, as after a first heartbeat
+    before = state_mark(hb)
+    with hb.store.lock():  # a heartbeat is open: the pause has to wait for it
+        pause = subprocess.Popen(
+            [sys.executable, "-m", "heartbeat", "pause", "--config", "heartbeat.toml", "--reason", "lunch"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        wait_until(lambda: pause_stop(hb) is not None, what="the pause request", proc=pause)
+        asked = standing_stop(hb)
+        assert asked is not None and asked.kind == "paused" and "pausing" in asked.message
+        assert saved_stop(hb) is None  # not saved yet
+    _, err = pause.communicate(timeout=60)
+    assert pause.returncode == 0, err
+    assert pause_stop(hb) is None and state_mark(hb) != before
+    saved = standing_stop(hb)
+    assert saved is not None and (saved.kind, saved.message, saved.exit_code) == (
+        "paused",
+        "paused: lunch",
+        0,
+    )
+
+
+def test_a_human_awaited_and_an_unreadable_state_stop_calls(tmp_path: Path) -> None:
+    """needs_human names ESCALATION.md; a corrupt state.json fails closed (an error stop, exit 2)."""
+    hb = agent(tmp_path)
+    state = hb.store.load()
+    state.status = Status.NEEDS_HUMAN
+    hb.store.save(state)
+    waiting = saved_stop(hb)
+    assert waiting is not None and waiting.kind == "needs_human" and waiting.exit_code == 4
+    assert str(hb.store.escalation_path) in waiting.message
+    hb.store.state_path.write_text('{"schema_version": 1, "ticks": ')
+    broken = saved_stop(hb)
+    assert broken is not None and broken.kind == "error" and broken.exit_code == 2
+    assert "not valid JSON" in broken.message
