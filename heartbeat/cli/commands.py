@@ -394,6 +394,7 @@ def cmd_mcp_proxy(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError("mcp-proxy: give the server to run after --, e.g. -- npx -y @acme/server")
     try:
         idle, longest = parse_duration(args.idle), parse_duration(args.longest)
+        wake_gap = parse_duration(args.wake_gap)
     except ValueError as exc:
         raise UsageError(f"mcp-proxy: {exc}") from None
     hb = _one(_config(args), "mcp-proxy", must_exist=False)
@@ -411,6 +412,7 @@ def cmd_mcp_proxy(args: argparse.Namespace, out: TextIO) -> int:
             actions=args.actions,
             idle=idle.total_seconds(),
             seconds=longest.total_seconds(),
+            wake_gap=wake_gap.total_seconds(),
         )
     except ValueError as exc:
         raise UsageError(f"mcp-proxy: {exc}") from None

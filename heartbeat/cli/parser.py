@@ -366,6 +366,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--longest", default="60s", metavar="DURATION", help="and lasts at most this long (60s)")
     p.add_argument(
+        "--wake-gap",
+        default="60s",
+        metavar="DURATION",
+        help="one begun sooner after the last call is the agent's next turn, never an idle wake-up (60s)",
+    )
+    p.add_argument(
         "server", nargs=argparse.REMAINDER, metavar="-- SERVER_CMD ARGS", help="the MCP server to run"
     )
 

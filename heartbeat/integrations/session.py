@@ -14,7 +14,9 @@ caller's thread), then the tick goes on as every tick does. A stretch ends when
   decides at once (:attr:`Session.instructions`, or :meth:`Session.check` says a human is needed);
 - ``actions`` actions were recorded (50), or ``seconds`` passed (60);
 - no call came for ``idle`` seconds (2): the lock is then free and ``state.json``
-  current while the agent thinks (a heartbeat is roughly one model turn);
+  current while the agent thinks (a heartbeat is roughly one model turn; one
+  begun within ``wake_gap`` seconds (60) of the last call is the agent's next
+  turn, :attr:`~heartbeat.tick.context.StepContext.turn`, never an idle wake-up);
 - the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`)
   or the fleet stop (``[stop]``) is engaged (its reading is at most a second
   old, as the step watchdog's), or on :meth:`Session.flush`/:meth:`Session.close`.
@@ -96,6 +98,11 @@ def _close_all() -> None:
             continue
 
 
+def _stood(hit: Anomaly, found: Sequence[Anomaly]) -> bool:
+    """Whether the finding ``hit`` is among those its heartbeat ended with (the policy's)."""
+    return any(a.kind == hit.kind and a.action == hit.action for a in found)
+
+
 class Session:
     """One agent's state folder, fed by live calls; see the module docstring for the protocol."""
 
@@ -107,6 +114,7 @@ class Session:
         actions: int = 50,
         seconds: float = 60.0,
         idle: float = 2.0,
+        wake_gap: float = 60.0,
         lock_wait: float = 2.0,
         progress: ProgressMetric | None = None,
         notifiers: Sequence[Notifier] | None = None,
@@ -114,7 +122,12 @@ class Session:
     ) -> None:
         if isinstance(actions, bool) or not isinstance(actions, int) or actions < 1:
             raise ValueError(f"actions must be an int >= 1, not {actions!r}")
-        bounds = (("seconds", seconds, 0.001), ("idle", idle, 0.001), ("lock_wait", lock_wait, 0))
+        bounds = (
+            ("seconds", seconds, 0.001),
+            ("idle", idle, 0.001),
+            ("wake_gap", wake_gap, 0),
+            ("lock_wait", lock_wait, 0),
+        )
         for name, value, low in bounds:
             if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < 1e9:
                 raise ValueError(f"{name} must be a number of seconds >= {low}, not {value!r}")
@@ -124,6 +137,7 @@ class Session:
             float(idle),
             lock_wait,
         )
+        self.wake_gap = float(wake_gap)
         self._hb = Heartbeat(
             config, agent, step=self._stretch, progress=progress, notifiers=notifiers, clock=clock
         )
@@ -137,6 +151,7 @@ class Session:
         self._result: TickResult | None = None  # the worker's finished tick, not yet collected
         self._count = 0
         self._began = self._last_call = 0.0
+        self._last_at: datetime | None = None  # the last recorded call's time, on the session's clock
         # Caller side:
         self._thread: threading.Thread | None = None
         self._waiting: Stop | None = None  # needs_human/paused, as seen at _waiting_mark
@@ -303,7 +318,7 @@ class Session:
                 if ctx is not None and not self._ending:
                     hit = call(ctx)
                     self._count += actions
-                    self._last_call = time.monotonic()
+                    self._last_call, self._last_at = time.monotonic(), self._hb.clock()
                     if hit is None and self._count < self.actions:
                         return None
                     self._ending = True
@@ -314,6 +329,9 @@ class Session:
                 raise Stopped(stop, journaled=ran is not None and ran(stop.kind))
         if hit is not None:  # the policy's answer (or the budget's pause) is needed now: wait for the tick
             self._collect(wait=True)
+            last = self.last
+            if last is not None and last.outcome == "ran" and not _stood(hit, last.anomalies):
+                return None  # the heartbeat's end overruled it (the metric rose, a quiet wake-up)
         return hit
 
     def report_progress(self, value: float | None) -> None:
@@ -352,6 +370,9 @@ class Session:
         """The step of the worker's tick: hand ``ctx`` to the callers until the stretch ends."""
         if self._probing:
             return
+        last = self._last_at
+        # Soon after the last call: the agent's next model turn, which is never an idle wake-up.
+        ctx.turn = last is not None and (self._hb.clock() - last).total_seconds() < self.wake_gap
         with self._cond:
             self._ctx, self._ending, self._count = ctx, False, 0
             self._began = self._last_call = time.monotonic()

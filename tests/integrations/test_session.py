@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from conftest import wait_until
 from heartbeat.base.errors import StateLocked
 from heartbeat.config.file import HeartbeatConfig
 from heartbeat.integrations.session import Session, Stopped
+from heartbeat.replay.play import replay
 from heartbeat.state.journal import Journal
 from heartbeat.state.store import StateStore
 
@@ -310,3 +312,47 @@ def test_a_call_journaled_after_a_stop_keeps_its_error_as_ctx_record_does(tmp_pa
         == (kept["tool"], kept["summary"])
         == ("fetch\\x1b[31m", 'fetch\\x1b[31m({"url":"a"})')
     )
+
+
+class _Clock:
+    """A clock the test moves: the Session's and its ticks' time."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 12, 4, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def _ask_again(folder: Path, gap: timedelta) -> tuple[list[Any], list[dict[str, Any]]]:
+    """A fact checker's turns, one a heartbeat, ``gap`` apart: a search, then the same lookup
+    answered "No more results." again and again; what each ``record`` returned, and the journal."""
+    clock = _Clock()
+    found: list[Any] = []
+    with make_session(folder, clock=clock) as session:
+        found.append(session.record("search", {"entity": "Tilda Swinton"}, output="An actress, born 1960."))
+        for _ in range(8):
+            session.flush()  # the model thinks: the heartbeat ends, as after `idle` seconds
+            clock.now += gap
+            if session.check() is not None:
+                break
+            found.append(session.record("lookup", {"keyword": "vegan"}, output="No more results."))
+    return found, events(folder)
+
+
+def test_turns_asking_again_for_nothing_are_found_where_wake_ups_are_idle(tmp_path: Path) -> None:
+    """Heartbeats begun seconds after the last call are the agent's next turns (the journal says
+    ``"turn": true``): the lookup asked again for nothing is found and the agent told; the same
+    calls ten minutes apart are a scheduled agent's quiet wake-ups, never found. Replaying each
+    journal gives back its live findings."""
+    turns, journal = _ask_again(tmp_path / "turns", timedelta(seconds=5))
+    assert any(hit is not None for hit in turns[:6]), turns
+    ticks = [e for e in journal if e["event"] == "tick"]
+    assert ticks[0].get("turn") is None and all(t.get("turn") is True for t in ticks[1:])
+    wakes, journal = _ask_again(tmp_path / "wakes", timedelta(minutes=10))
+    assert wakes == [None] * 9
+    assert not any(e.get("turn") for e in journal) and not any(e["event"] == "anomaly" for e in journal)
+    for folder in ("turns", "wakes"):
+        live = [(e["kind"], e["action"]) for e in events(tmp_path / folder) if e["event"] == "anomaly"]
+        replayed = replay(tmp_path / folder / "state" / "journal.jsonl", HeartbeatConfig())
+        assert [(a.kind, a.action) for tick in replayed for a in tick.anomalies] == live
