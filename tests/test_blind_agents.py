@@ -470,6 +470,24 @@ _TWENTYFIRST_MISSED: dict[int | None, set[str]] = {
     5: _MISSED21,
     10: _MISSED21 | {"stuck__crawler_same_503_page_b21"},
 }
+# The twenty-second batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers,
+# replayed as it arrived: no healthy run escalated; two pollers whose quiet stretches outlast four flat
+# samples at their own heartbeats and at 1 flagged (no_progress), not escalated. Missed: the same
+# "Could not find [X]. Similar: [...]" output to reworded searches; at 1 a heartbeat a lookup answered
+# "No more results." again (an idle wake-up, as the twenty-first's); at 10 a writer rewriting one
+# section (too few heartbeats for its flat metric).
+_QUIET22 = {
+    "healthy__poller_ap_inbox_quiet_b22": ["no_progress"],
+    "healthy__poller_ci_pipeline_deploys_b22": ["no_progress"],
+}
+_TWENTYSECOND: dict[int | None, dict[str, list[str]]] = {None: _QUIET22, 1: _QUIET22, 5: {}, 10: {}}
+_MISSED22 = {"stuck__hotpot_stoclet_reworded_search_b22"}
+_TWENTYSECOND_MISSED: dict[int | None, set[str]] = {
+    None: _MISSED22,
+    1: _MISSED22 | {"stuck__fever_ann_richards_lookup_repeat_b22"},
+    5: _MISSED22,
+    10: _MISSED22 | {"stuck__writer_onboarding_section5_rewrite_b22"},
+}
 # Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
 _TWELFTH_MISSED: dict[int | None, set[str]] = {
     None: set(),
@@ -593,9 +611,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1021
+    assert len(runs) == len(LABELS) == 1066
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 651
+    assert len(healthy) == 677
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -605,6 +623,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SIXTEENTH[per_heartbeat],
         **_SEVENTEENTH[per_heartbeat],
         **_EIGHTEENTH[per_heartbeat],
+        **_TWENTYSECOND[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -633,6 +652,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _NINETEENTH_MISSED
         | _TWENTIETH_MISSED
         | _TWENTYFIRST_MISSED[per_heartbeat]
+        | _TWENTYSECOND_MISSED[per_heartbeat]
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
