@@ -2,15 +2,21 @@
 
 Several agents' journals are merged by time, with an agent column. ``follow``
 polls the live file for new complete lines (like ``tail -F``) and starts over
-when the journal was rotated under it.
+when the journal was rotated under it. ``log --follow`` takes its starting
+point before it reads what it shows first, and shows what was written after
+it exactly once; SIGINT ends it (exit 0) even in a process started with
+SIGINT ignored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +32,7 @@ if TYPE_CHECKING:
 
     from ..tick.runner import Heartbeat
 
-__all__ = ["EventFilter", "follow", "read_events", "render_event", "run_log"]
+__all__ = ["EventFilter", "Follower", "follow", "read_events", "render_event", "run_log"]
 
 _ERROR_EVENTS = {"step_error", "metric_error", "anomaly", "escalation", "kill", "budget"}
 
@@ -61,18 +67,26 @@ class EventFilter:
 
 
 def read_events(
-    journals: Sequence[tuple[str, Path]], keep: Callable[[dict[str, Any]], bool], *, last: int = 0
+    journals: Sequence[tuple[str, Path]],
+    keep: Callable[[dict[str, Any]], bool],
+    *,
+    last: int = 0,
+    ends: Mapping[Path, int] | None = None,
 ) -> list[dict[str, Any]]:
-    """The events of each ``(agent, journal)`` that pass ``keep``, by time; the last ``last`` (0: all)."""
+    """The events of each ``(agent, journal)`` that pass ``keep``, by time; the last ``last`` (0: all).
+
+    ``ends``: each live journal read only up to there (:attr:`Follower.ends`: what it shows next).
+    """
+    ends = ends or {}
     unfiltered = isinstance(keep, EventFilter) and not keep.kinds and keep.since is None
     if len(journals) == 1 and last > 0 and unfiltered:
         agent, path = journals[0]
         # tail() reads from the end: `log -n 5` on a 100 MB journal reads a few KB.
-        return [{"agent": agent, **event} for event in Journal(path).tail(last)]
+        return [{"agent": agent, **event} for event in Journal(path).tail(last, end=ends.get(path))]
     found: list[tuple[datetime, int, dict[str, Any]]] = []
     order = 0
     for agent, path in journals:
-        for event in Journal(path).read():
+        for event in Journal(path).read(end=ends.get(path)):
             if keep(event):
                 event.setdefault("agent", agent)
                 at = _event_time(event) or datetime.min.replace(tzinfo=UTC)
@@ -84,6 +98,39 @@ def read_events(
     return events[-last:] if last > 0 else events
 
 
+class Follower:
+    """The events appended to some journals from the moment it is made (its starting point)."""
+
+    def __init__(self, journals: Sequence[tuple[str, Path]]) -> None:
+        self._tails = [_Tail(agent, path) for agent, path in journals]
+
+    def __repr__(self) -> str:
+        return f"Follower({[str(tail.path) for tail in self._tails]})"
+
+    @property
+    def ends(self) -> dict[Path, int]:
+        """Where each live journal ended when the follower was made: what came before is not its."""
+        return {tail.path: tail.offset for tail in self._tails}
+
+    def events(
+        self,
+        keep: Callable[[dict[str, Any]], bool],
+        *,
+        poll: float = 0.5,
+        stop: Callable[[], bool] = lambda: False,
+    ) -> Iterator[dict[str, Any]]:
+        """New events as they are appended, those ``keep`` passes, until ``stop()`` says so."""
+        while not stop():
+            quiet = True
+            for tail in self._tails:
+                for event in tail.new_events():
+                    quiet = False
+                    if keep(event):
+                        yield event
+            if quiet:
+                time.sleep(poll)
+
+
 def follow(
     journals: Sequence[tuple[str, Path]],
     keep: Callable[[dict[str, Any]], bool],
@@ -91,17 +138,8 @@ def follow(
     poll: float = 0.5,
     stop: Callable[[], bool] = lambda: False,
 ) -> Iterator[dict[str, Any]]:
-    """New events as they are appended (from now on), until ``stop()`` says so."""
-    tails = [_Tail(agent, path) for agent, path in journals]
-    while not stop():
-        quiet = True
-        for tail in tails:
-            for event in tail.new_events():
-                quiet = False
-                if keep(event):
-                    yield event
-        if quiet:
-            time.sleep(poll)
+    """New events as they are appended from this call on (not from the first ``next``), until ``stop()``."""
+    return Follower(journals).events(keep, poll=poll, stop=stop)
 
 
 class _Tail:
@@ -208,14 +246,41 @@ def run_log(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: Text
     def show(event: dict[str, Any]) -> None:
         out.write((json.dumps(event) if args.json else render_event(event, style, agent_width=width)) + "\n")
 
-    for event in read_events(journals, keep, last=args.lines):
-        show(event)
-    out.flush()
-    if args.follow:
-        try:
-            for event in follow(journals, keep):
+    if not args.follow:
+        for event in read_events(journals, keep, last=args.lines):
+            show(event)
+        out.flush()
+        return 0
+    try:
+        # Ready before the first line shows: whoever reads it may act on it at once (write an
+        # event, or press Ctrl-C), so both the starting point and the signal come first.
+        with _sigint_interrupts():
+            follower = Follower(journals)
+            for event in read_events(journals, keep, last=args.lines, ends=follower.ends):
+                show(event)
+            out.flush()
+            for event in follower.events(keep):
                 show(event)
                 out.flush()
-        except KeyboardInterrupt:  # the way to end --follow: not an error
-            return 0
+    except KeyboardInterrupt:  # the way to end --follow: not an error
+        return 0
     return 0
+
+
+@contextlib.contextmanager
+def _sigint_interrupts() -> Iterator[None]:
+    """Within the block (main thread), SIGINT raises KeyboardInterrupt, as Python's own handler does.
+
+    Even when the process started with SIGINT ignored: a shell without job control (a script's
+    ``&``, a CI step) starts commands so, and Python leaves it ignored, but --follow ends on no
+    other signal of its own (``run`` and ``tick`` install theirs too).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if previous is not None:  # None: a handler not set from Python, which cannot be put back
+            signal.signal(signal.SIGINT, previous)

@@ -295,34 +295,44 @@ class Journal:
             # folder fsync stalled a KILL past half a second while the disk was busy.
             fsync_dir(self._path.parent)
 
-    def read(self, *, rotated: bool = True) -> Iterator[dict[str, Any]]:
-        """Every event, oldest first, rotated files included; bad lines are counted in ``skipped``."""
+    def read(self, *, rotated: bool = True, end: int | None = None) -> Iterator[dict[str, Any]]:
+        """Every event, oldest first, rotated files included; bad lines are counted in ``skipped``.
+
+        ``end``: the live file's events in its first ``end`` bytes only (where a follower of it starts).
+        """
         self.skipped = 0
         older = [path for _, path in self._rotated_files()] if rotated else []
-        files = [*older, self._path]
-        for file in files:
+        for file in older:
             yield from self._read_file(file)
+        yield from self._read_file(self._path, end)
 
-    def tail(self, n: int) -> list[dict[str, Any]]:
-        """The last ``n`` events, oldest first, reading each file backwards only as far as needed."""
+    def tail(self, n: int, *, end: int | None = None) -> list[dict[str, Any]]:
+        """The last ``n`` events, oldest first, reading each file backwards only as far as needed.
+
+        ``end``: as for :meth:`read`, the live file is read as if it ended there.
+        """
         self.skipped = 0
         if n <= 0:
             return []
         found: deque[dict[str, Any]] = deque(maxlen=n)
-        for file in [self._path, *(path for _, path in reversed(self._rotated_files()))]:
-            found.extendleft(self._tail_file(file, n - len(found)))
+        files = [(self._path, end), *((path, None) for _, path in reversed(self._rotated_files()))]
+        for file, upto in files:
+            found.extendleft(self._tail_file(file, n - len(found), upto))
             if len(found) >= n:
                 break
         return list(found)
 
-    def _tail_file(self, file: Path, n: int) -> list[dict[str, Any]]:
-        """Up to the last ``n`` events of one file, newest first, read from the end in blocks."""
+    def _tail_file(self, file: Path, n: int, end: int | None = None) -> list[dict[str, Any]]:
+        """Up to the last ``n`` events of one file (of its first ``end`` bytes), newest first, read
+        from the end in blocks."""
         handle = self._open_read(file)
         if handle is None:
             return []
         newest: list[dict[str, Any]] = []
         with handle:
             pos = handle.seek(0, os.SEEK_END)
+            if end is not None:
+                pos = min(pos, end)
             rest = b""
             while pos > 0 and len(newest) < n:
                 size = min(_TAIL_BLOCK, pos)
@@ -419,13 +429,18 @@ class Journal:
         """The path of rotated file ``number``."""
         return self._path.with_name(f"{self._path.name}.{number}")
 
-    def _read_file(self, file: Path) -> Iterator[dict[str, Any]]:
-        """The events of one file; lines that are not a JSON object are skipped and counted."""
+    def _read_file(self, file: Path, end: int | None = None) -> Iterator[dict[str, Any]]:
+        """The events of one file (of its first ``end`` bytes); lines that are not a JSON object are
+        skipped and counted."""
         handle = self._open_read(file)
         if handle is None:
             return
         with handle:
             for line in handle:
+                if end is not None:
+                    end -= len(line)
+                    if end < 0:  # written after the reader's starting point: the follower's
+                        break
                 event = self._parse_line(line)
                 if event is not None:
                     yield event

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import contextlib
 import gc
@@ -13,6 +14,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -579,6 +581,61 @@ def test_log_follow_prints_new_events(talker: Path) -> None:
         assert cli("tick")[0] == 0
         second = json.loads(proc.stdout.readline())
         assert second["event"] == "tick" and second["tick"] == 2
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+
+
+class Reader(io.StringIO):
+    """``log --follow``'s stdout with a reader who acts on what it reads, as the test above does: once
+    the backlog's line shows it runs a tick; once the next line shows it presses Ctrl-C."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ticked = False
+
+    def flush(self) -> None:
+        lines = self.getvalue().splitlines()
+        if len(lines) == 1 and not self.ticked:
+            self.ticked = True
+            assert cli("tick")[0] == 0
+        elif len(lines) >= 2:
+            raise KeyboardInterrupt
+
+
+def test_log_follow_shows_an_event_written_as_soon_as_the_backlog_was_read(talker: Path) -> None:
+    """Regression: --follow took its starting point after printing the backlog, so a tick the reader
+    ran on seeing it could land before that point and never show (the test above then hung)."""
+    cli("tick")
+    out = Reader()
+    # Only a deadline for the failure: the new line never comes, and nothing else ends --follow.
+    deadline = threading.Timer(20, _thread.interrupt_main)
+    deadline.start()
+    try:
+        code = main(["log", "--follow", "--json", "-n", "1", "--event", "tick"], out)
+    finally:
+        deadline.cancel()
+    assert code == 0 and out.ticked
+    assert [json.loads(line)["tick"] for line in out.getvalue().splitlines()] == [1, 2]
+
+
+def test_log_follow_ends_on_sigint_even_when_started_with_sigint_ignored(talker: Path) -> None:
+    """Regression: a shell without job control (a CI script's `&`) starts a command with SIGINT ignored,
+    and Python keeps it so: `log --follow` outlived the SIGINT that asked it to end."""
+    cli("tick")
+    argv = [sys.executable, "-m", "heartbeat", "log", "--follow", "--json", "-n", "1", "--event", "tick"]
+    proc = subprocess.Popen(
+        ["sh", "-c", 'trap "" INT; exec "$0" "$@"', *argv],
+        cwd=talker,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert json.loads(proc.stdout.readline())["tick"] == 1  # the backlog: --follow is under way
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=30)
     finally:

@@ -270,6 +270,21 @@ def test_tail_reaches_into_rotated_files(tmp_path: Path) -> None:
     assert len(journal.tail(10_000)) == len(list(journal.read()))
 
 
+def test_read_and_tail_stop_at_end_across_rotated_files(tmp_path: Path) -> None:
+    """``end``: the live file read as if it ended there (where ``log --follow`` starts); rotated whole."""
+    journal = Journal(tmp_path / "journal.jsonl", max_bytes=100, keep=5)
+    for n in range(1, 21):
+        journal.append([{"n": n}])
+    end = journal.path.stat().st_size
+    journal.append([{"n": 21}, {"n": 22}])  # after the starting point: the follower's to show
+    assert [e["n"] for e in journal.read(end=end)] == list(range(1, 21))
+    assert [e["n"] for e in journal.tail(3, end=end)] == [18, 19, 20]
+    live = [e["n"] for e in journal.read(rotated=False)]
+    assert 1 < len(live) < 22 and live[-2:] == [21, 22]  # rotated files and a live one
+    assert [e["n"] for e in journal.read(end=0)] == list(range(1, 23 - len(live)))
+    assert [e["n"] for e in journal.read()] == list(range(1, 23))
+
+
 def test_reading_a_missing_journal_is_empty(tmp_path: Path) -> None:
     """No journal yet: read and tail give nothing, and nothing is created."""
     journal = Journal(tmp_path / "state" / "journal.jsonl")
