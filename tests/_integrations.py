@@ -7,6 +7,8 @@ so a test that stops at call REPEAT shows the configured value is honoured.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -133,3 +135,11 @@ def decisions(folder: Path) -> list[str]:
     """The policy's decisions in the journal, one per heartbeat."""
     lines = (folder / "state" / "journal.jsonl").read_text().splitlines()
     return [e["decision"] for e in map(json.loads, lines) if e["event"] == "decision"]
+
+
+def pause_by_hand(cwd: Path, *where: str, reason: str = "lunch") -> None:
+    """A person's ``heartbeat pause`` (a real process, run in ``cwd``) of the agent ``where`` names
+    (``--config heartbeat.toml``, ``--state-dir state``); it must succeed."""
+    argv = [sys.executable, "-m", "heartbeat", "pause", *where, "--reason", reason]
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from _integrations import (
     folder_session,
     kill_mid_call,
     late_actions,
+    pause_by_hand,
     run_bound,
     saved_actions,
 )
@@ -318,27 +317,11 @@ def test_a_humans_pause_stops_the_next_model_call_before_it_is_made(tmp_path: Pa
     """`heartbeat pause`, a real process, between two model turns: no model call after it is saved."""
     session = folder_session(tmp_path)
 
-    def pause_by_hand(turn: int) -> None:
+    def pause_between(turn: int) -> None:
         if turn == 2:  # after the first search ran and was recorded, before the second model call
-            paused = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "heartbeat",
-                    "pause",
-                    "--config",
-                    "heartbeat.toml",
-                    "--reason",
-                    "lunch",
-                ],
-                cwd=tmp_path,
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            assert paused.returncode == 0, paused.stderr
+            pause_by_hand(tmp_path, "--config", "heartbeat.toml")
 
-    agent = Agent(calls("a", "b", "c"), before_model=pause_by_hand)
+    agent = Agent(calls("a", "b", "c"), before_model=pause_between)
     try:
         with pytest.raises(Stopped) as caught:
             agent.run([HeartbeatCallbackHandler(session)])

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _integrations import pause_by_hand
 from conftest import wait_until
 
 from heartbeat.base.errors import StateLocked
@@ -170,23 +171,7 @@ def test_idle_ends_the_heartbeat_and_frees_the_lock(tmp_path: Path) -> None:
     assert not session.is_open
     assert state(tmp_path)["actions_total"] == 1
     # Another process may now pause the agent; the session sees it at the next call.
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "heartbeat",
-            "pause",
-            "--state-dir",
-            str(tmp_path / "state"),
-            "--reason",
-            "lunch",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
+    pause_by_hand(tmp_path, "--state-dir", str(tmp_path / "state"))
     stop = session.check()
     assert stop is not None and stop.kind == "paused" and "lunch" in stop.message
 
@@ -212,14 +197,7 @@ def test_a_pause_is_seen_before_the_next_call_without_opening_a_heartbeat(tmp_pa
     stop = session.stopped
     assert stop is not None and stop.kind == "paused" and "lunch" in stop.message
     request.unlink()
-    paused = subprocess.run(
-        [sys.executable, "-m", "heartbeat", "pause", "--state-dir", "state", "--reason", "lunch"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert paused.returncode == 0, paused.stderr
+    pause_by_hand(tmp_path, "--state-dir", "state")
     ticks = state(tmp_path)["ticks"]
     stop = session.stopped  # the pause is saved: read from state.json, no heartbeat opened
     assert stop is not None and stop.kind == "paused" and "lunch" in stop.message
