@@ -568,7 +568,7 @@ def test_other_tools_between_do_not_light_a_dark_tool_but_its_answer_does() -> N
 
 
 _GONE = "OCI runtime exec failed: unable to start container process: container 7c41 is not running"
-_SHELL = ["ls", "cat src/app.py", "pwd", "pytest -q", "echo hello", "git status", "python -c 'print(1)'", "id"]
+_SHELL = ["ls", "cat src/app.py", "pwd", "pytest -q", "echo hi", "git status", "python -c 'print(1)'", "id"]
 
 
 def _run(cmd: str, error: str | None = _GONE, output: str = "") -> Call:
