@@ -11,9 +11,9 @@ REAL = BENCH / "real_runs"
 LABELS = read_labels(REAL / "labels.csv")
 
 # bench/real_runs/README.md: near-duplicates, lookups or edits that differ a little each time; a
-# file bolted with placeholders whose error names another name each time; quoted searches each
-# for another title; a run escalated for its invalid actions before its labelled onset; one snippet
-# of probes rerun under new file names among varied lookups (three runs of one task), and a finished
+# file bolted with placeholders whose error names another name each time; a run escalated for its
+# invalid actions before its labelled onset; one snippet of probes rerun under new file names
+# among varied lookups (three runs of one task), and a finished
 # fix re-checked by test runs of other subsets (three runs); short customer-service runs re-reading
 # orders or a product already read, four to six actions before the customer leaves (three runs);
 # GPT-4o runs rebuilding a file they destroyed, or working on the wrong copy, each error new (two);
@@ -24,7 +24,6 @@ MISSED = {
     "liventc-gem3flash__django-17084",
     "minib-g5m4k__django-10999",
     "live4o-taskrefl__xarray-3677",
-    "reflexion-hotpotqa-react__trial1-is-google-making-us-stoopid",
     "hspyyc-alfworld-react__look_at_obj_in_light-AlarmClock-308-ep0",
     "g31nr__sympy-13031",
     "haiku__django-11276",

@@ -2,8 +2,9 @@
 
 One module per detector, each with its incremental tracker beside its
 reference ``check``; :mod:`.fingerprints` holds what makes two actions
-the same, :mod:`.words` what a call or a failure says, :mod:`.contract`
-what every detector is handed and returns.
+the same, :mod:`.words` what a call or a failure says, :mod:`.failures`
+when two failures are one, :mod:`.contract` what every detector is
+handed and returns.
 The README's "Detectors" section is the reference for what each one
 catches and its defaults.
 """

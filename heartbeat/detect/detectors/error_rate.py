@@ -33,7 +33,7 @@ from .contract import (
     need_int,
     tail_of,
 )
-from .recurring_error import failure_key
+from .failures import failure_key
 from .window import ErrorsOnly, SparseWindow
 
 __all__ = ["ErrorRate", "ErrorRateTracker"]

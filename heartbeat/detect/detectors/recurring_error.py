@@ -51,17 +51,18 @@ and the same error text (a shell agent's programs, its sandbox gone:
 failure is told apart by its call alone (see :func:`failure_key`), so a
 grep for one symbol after another finding none is no repeat of anything;
 a working agent looks for a few things that are not there, then finds one,
-while one grepping a file that holds none of what it seeks goes on.
+while one grepping a file that holds none of what it seeks goes on. A tool
+whose N + 3 calls in a row since it last answered each fail like the one
+before, whatever they asked, has gone dark as well: a search answering
+"Could not find [X]. Similar: [...]" to every title asked of it.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
-from typing import Any, cast
 
 from ...core.models import Anomaly, clip
 from .calls import changes_something
@@ -76,109 +77,10 @@ from .contract import (
     need_int,
     tail_of,
 )
-from .fingerprints import error_key
+from .failures import DARK_EXTRA, Failure, as_failure, chain_length, dark_run, failure_key, rerun_key
 from .window import NAMES_KEPT, SparseWindow, Successes, forget_before
-from .words import alike, error_words, reworded, words
 
 __all__ = ["DARK_EXTRA", "RecurringError", "RecurringErrorTracker", "failure_key"]
-
-
-_SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
-DARK_EXTRA = 3
-"""How many more than N silent failures of one tool (nothing to show) make it a tool gone dark."""
-
-_error_key = lru_cache(maxsize=512)(error_key)
-
-
-def failure_key(action: ActionView) -> Hashable:
-    """What makes two failures the same failure (None for a success): see the module's docstring."""
-    error = action.error
-    if error is None:
-        return None
-    if _silent(action):
-        # "grep" without a match, exit 1 and no output: only the same call counts as the same.
-        return (action.tool, _error_key(error), action.fingerprint)
-    return (_error_key(error), action.result)
-
-
-def _silent(action: ActionView) -> bool:
-    """Whether a failed action has nothing to show: no output, or one too short to tell errors apart."""
-    length = action.output_len
-    return length is not None and length <= _SHORT
-
-
-def _rerun(action: ActionView, key: Hashable) -> Hashable:
-    """The key of the same call failing the same way; None for a call without arguments (see
-    :func:`~.contract.attempted_nothing`; and the runner's record of a step that raised, which
-    ``repeat`` judges): nothing was re-run."""
-    if action.summary == f"{action.tool}()":
-        return None
-    return (action.fingerprint, key)
-
-
-_Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool, Hashable, bool]
-
-
-def _chain(failures: Sequence[_Failure] | deque[Any]) -> int:
-    """How many of ``failures`` (position, tool, fingerprint, words, error words, whether the tool
-    answered since its failure before, failure key, whether silent; oldest first, the newest last)
-    are the newest's tool failing in a row, no success between, each failing like the one before
-    and rewording the calls before it in the chain (a question asked again keeps some of its words:
-    "Kate Bush home studio", then "Hounds of Love recording studio", then "Kate Bush studio Kent")."""
-    newest = reversed(failures)
-    _, tool, fp, said, failed, answered, _, _ = next(newest)
-    run = [said]  # the calls' words, newest first
-    for _, other, ofp, osaid, ofailed, oanswered, _, _ in newest:
-        if other != tool:
-            continue
-        if answered or ofp == fp or not alike(ofailed, failed):
-            break
-        run.append(osaid)
-        fp, failed, answered = ofp, ofailed, oanswered
-    # The longest chain ending at the newest: from its first call on, each call rewords those
-    # before it. Few failures in a row: all starts are tried.
-    for start in range(len(run) - 1, 0, -1):
-        before = chain = run[start]
-        for after in reversed(run[:start]):
-            if not reworded(before, after, chain):
-                break
-            before, chain = after, chain | after
-        else:
-            return start + 1
-    return 1
-
-
-def _failure(
-    position: int, action: ActionView, tool: str, fp: str, error: str, answered: bool, key: Hashable
-) -> _Failure:
-    """A failed action as :func:`_chain` reads it."""
-    said = words(tool, action.summary)
-    failed = error_words(error, said, action.failure)
-    return (position, tool, fp, said, failed, answered, key, _silent(action))
-
-
-def _dark(failures: Sequence[_Failure] | deque[Any], tool: str, answered_at: int) -> tuple[int, int]:
-    """How many of ``failures`` (the newest one silent) are a tool gone dark, and over how many
-    tools: ``tool``'s failing with nothing to show since it last answered, or, when more, the
-    newest back to back (no success between) each failing with nothing to show and the newest's
-    error text (volatile values masked) over more than one tool: a shell gone dark fails every
-    program alike ("container ... is not running"), whatever it is asked to run."""
-    own = sum(1 for f in failures if f[7] and f[1] == tool and f[0] > answered_at)
-    error = _silent_error(failures[-1])
-    tools: set[str] = set()
-    at = failures[-1][0] + 1
-    for f in reversed(failures):
-        if f[0] != at - 1 or _silent_error(f) != error:
-            break
-        tools.add(f[1])
-        at = f[0]
-    run = failures[-1][0] + 1 - at
-    return (run, len(tools)) if len(tools) > 1 and run > own else (own, 1)
-
-
-def _silent_error(failure: _Failure) -> str | None:
-    """The error text key of a failure with nothing to show (its key: tool, error, call), else None."""
-    return cast(tuple[str, str, str], failure[6])[1] if failure[7] else None
 
 
 @dataclass(frozen=True)
@@ -206,7 +108,7 @@ class RecurringError(Windowed):
         if last is None or last.tool in self.exempt or last.error is None:
             return None
         key = failure_key(last)
-        rerun = _rerun(last, key)  # None: nothing was attempted, see the module's docstring
+        rerun = rerun_key(last, key)  # None: nothing was attempted, see the module's docstring
         longest = [a for a in history.actions if a.tool not in self.exempt][-3 * self.window :]
         start = len(longest) - self.window  # the window's first position in longest
         failures = []
@@ -229,7 +131,7 @@ class RecurringError(Windowed):
             failed[a.tool] = i
             found = failure_key(a)
             if rerun is not None and a.fingerprint == last.fingerprint:
-                again = _rerun(a, found)
+                again = rerun_key(a, found)
                 if again == rerun and i >= len(longest) - 2 * self.window:
                     reruns += 1
                 if again == idle_key and idle and idle[-1] > max(changed, ok.get(a.fingerprint, -1)):
@@ -237,11 +139,11 @@ class RecurringError(Windowed):
                 else:
                     idle, idle_key = [i], again
             if i >= start:
-                failures.append(_failure(i, a, a.tool, a.fingerprint, a.error, answered, found))
+                failures.append(as_failure(i, a, a.tool, a.fingerprint, a.error, answered, found))
         answered_at = ok.get(last.tool, -1)
         count = 0 if rerun is None else sum(1 for f in failures if f[0] > answered_at and f[6] == key)
-        dark = _dark(failures, last.tool, answered_at) if failures[-1][7] else (0, 1)
-        return self._report(last, count, reruns, _chain(failures), dark, history.tick, now, len(idle))
+        dark = (0, 1) if rerun is None else dark_run(failures, last.tool, answered_at)
+        return self._report(last, count, reruns, chain_length(failures), dark, history.tick, now, len(idle))
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
@@ -294,6 +196,12 @@ class RecurringError(Windowed):
                 f"({error}), whatever they asked: what runs them has gone dark; last: {action.summary}"
             )
             count, same = dark[0], "silent"
+        elif dark[0] >= self.threshold + DARK_EXTRA and not dark[1]:
+            message = (
+                f"{dark[0]} calls to {action.tool} in a row failed alike ({error}), whatever they "
+                f"asked, since it last answered: the tool has gone dark; last: {action.summary}"
+            )
+            count, same = dark[0], "alike"
         elif dark[0] >= self.threshold + DARK_EXTRA:
             message = (
                 f"{dark[0]} calls to {action.tool} in the last {span} actions failed with nothing to "
@@ -360,9 +268,9 @@ class RecurringErrorTracker(StepTracker):
         # Per call, its newest failure's rerun key and the positions of the runs failing so since
         # nothing changed between them (within 3W).
         self._idle: dict[str, tuple[Hashable, deque[int]]] = {}
-        # The failures in the window (see _chain), and the position of each tool's last success
+        # The failures in the window (see chain_length), and the position of each tool's last success
         # and last failure.
-        self._failures: deque[_Failure] = deque()
+        self._failures: deque[Failure] = deque()
         self._ok = Successes(3 * det.window)
         self._failed: dict[str, int] = {}
         # Once stepped on failures only (errors_only): the index of each tool's last success
@@ -432,8 +340,8 @@ class RecurringErrorTracker(StepTracker):
         while failures and failures[0][0] <= floor:
             failures.popleft()
         if position > self._seed_end - self._det.window:  # see seed()
-            failures.append(_failure(position, action, tool, fp, error, answered, key))
-        rerun = _rerun(action, key)  # None: nothing was attempted, see the module's docstring
+            failures.append(as_failure(position, action, tool, fp, error, answered, key))
+        rerun = rerun_key(action, key)  # None: nothing was attempted, see the module's docstring
         idle = again = count = 0
         if rerun is not None:
             idle = self._idle_run(fp, rerun, position, passed_at)
@@ -448,11 +356,11 @@ class RecurringErrorTracker(StepTracker):
             count = sum(1 for f in failures if f[0] > answered_at and f[6] == key)
         chain, dark = 0, (0, 1)
         if count < threshold and again < threshold and idle < threshold:
-            chain = _chain(failures)
+            chain = chain_length(failures)
             if chain < threshold:
-                if not failures[-1][7]:
+                if rerun is None:
                     return None
-                dark = _dark(failures, tool, answered_at)
+                dark = dark_run(failures, tool, answered_at)
                 if dark[0] < threshold + DARK_EXTRA:
                     return None
         return self._det._report(action, count, again, chain, dark, action.tick, action.at, idle)

@@ -600,7 +600,46 @@ def test_programs_failing_differently_or_answering_between_are_no_shell_gone_dar
 
 
 def test_failures_that_say_what_failed_are_no_dark_tool() -> None:
-    """Six different failures, each with an output that says what failed: debugging, not a dark tool."""
+    """Six different failures, each with an output that says what failed, and each a different
+    failure: debugging, not a dark tool."""
+    endings = ("ModuleNotFoundError: No module named", "ImportError: cannot import name", "KeyError:")
+    endings += (
+        "AttributeError: type object has no attribute",
+        "TypeError: bad operand",
+        "OSError: [Errno 2]",
+    )
+    probes: list[Call] = [
+        {
+            "tool": "python",
+            "args": {"cmd": f"python -c 'import {name}'"},
+            "output": f"{ending} '{name}'",
+            "error": "returncode 1",
+        }
+        for name, ending in zip(_WORDS, endings, strict=False)
+    ]
+    assert trips(RecurringError(), actions(probes)) == [None] * 6
+
+
+def _lookup(title: str) -> Call:
+    similar = ", ".join(f"'{title} ({i})'" for i in range(len(title) % 4 + 1))
+    error = f"Could not find [{title}]. Similar: [{similar}]"
+    return {"tool": "search", "args": {"query": title}, "output": None, "error": error}
+
+
+_TITLES = ("Is Google Making Us Stupid?", "The Shallows (book)", "The Shallows", "Nicholas G. Carr")
+_TITLES += ("Nicholas Carr", "The Big Switch", "The Glass Cage")
+
+
+def test_a_tool_failing_alike_whatever_it_is_asked_has_gone_dark_at_n_plus_three() -> None:
+    """A search answering "Could not find [X]. Similar: [...]" to every title asked of it, each
+    failure saying the same thing but for the title it echoes and the suggestions: the sixth in a
+    row trips as a tool gone dark, though no two calls reword each other; so do six probes each
+    failing with "No module named" whatever module they ask for."""
+    found = trips(RecurringError(), actions([_lookup(title) for title in _TITLES[:6]]))
+    assert found[:5] == [None] * 5
+    hit = found[5]
+    assert hit is not None and hit.evidence["same"] == "alike" and hit.evidence["count"] == 6
+    assert hit.message.startswith("6 calls to search in a row failed alike (Could not find [The Big Switch]")
     probes: list[Call] = [
         {
             "tool": "python",
@@ -610,7 +649,32 @@ def test_failures_that_say_what_failed_are_no_dark_tool() -> None:
         }
         for name in _WORDS[:6]
     ]
-    assert trips(RecurringError(), actions(probes)) == [None] * 6
+    assert trips(RecurringError(), actions(probes))[5] is not None
+
+
+def test_a_tool_that_answers_or_is_asked_one_thing_again_is_no_dark_tool_by_failing_alike() -> None:
+    """Five titles not found and then one found, before the next misses: searching. One call
+    retried through a rate limit with waits between, failing alike six times: two things asked,
+    the re-run rules' to judge, no dark tool."""
+    found: Call = {"tool": "search", "args": {"query": "Nicholas Carr"}, "output": "Nicholas G. Carr is..."}
+    searching = [_lookup(t) for t in _TITLES[:5]] + [found] + [_lookup(t) for t in _TITLES[:5]]
+    assert trips(RecurringError(), actions(searching)) == [None] * 11
+    limited: Call = {
+        "tool": "fetch",
+        "args": {"url": "https://api.example.org/v1/stats"},
+        "error": "HTTP 403: rate limit",
+    }
+    wait: Call = {"tool": "sleep", "args": {"seconds": 60}, "output": "slept 60s"}
+    other: Call = {
+        "tool": "fetch",
+        "args": {"url": "https://api.example.org/v1/users"},
+        "error": "HTTP 403: rate limit",
+    }
+    backing_off = [limited, wait, limited, wait, other, wait, limited, wait, other, wait, limited]
+    assert all(
+        hit is None or hit.evidence["same"] != "alike"
+        for hit in trips(RecurringError(), actions(backing_off))
+    )
 
 
 def test_a_search_relaxed_as_it_moves_from_folder_to_folder_is_no_reworded_retry() -> None:

@@ -1,0 +1,148 @@
+"""Failures as ``recurring_error`` reads them: what makes two the same, and runs of them.
+
+A failure's key (:func:`failure_key`) is its error text with volatile values
+masked and its result key; one with nothing to show (no output, or a bare
+exit code) is told apart by its call as well. The runs over the window's
+failures (:func:`chain_length`, :func:`dark_run`) are the module docstring
+of :mod:`.recurring_error` in code.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Hashable, Sequence
+from functools import lru_cache
+from typing import Any, cast
+
+from .contract import ActionView
+from .fingerprints import error_key
+from .words import alike, error_words, reworded, words
+
+__all__ = [
+    "DARK_EXTRA",
+    "Failure",
+    "as_failure",
+    "chain_length",
+    "dark_run",
+    "failure_key",
+    "rerun_key",
+]
+
+
+_SHORT = 10  # characters: an output this short (a bare exit code) cannot tell two errors apart
+DARK_EXTRA = 3
+"""How many more than N silent failures of one tool (nothing to show) make it a tool gone dark."""
+
+_error_key = lru_cache(maxsize=512)(error_key)
+
+
+def failure_key(action: ActionView) -> Hashable:
+    """What makes two failures the same failure (None for a success): see the module's docstring."""
+    error = action.error
+    if error is None:
+        return None
+    if _silent(action):
+        # "grep" without a match, exit 1 and no output: only the same call counts as the same.
+        return (action.tool, _error_key(error), action.fingerprint)
+    return (_error_key(error), action.result)
+
+
+def _silent(action: ActionView) -> bool:
+    """Whether a failed action has nothing to show: no output, or one too short to tell errors apart."""
+    length = action.output_len
+    return length is not None and length <= _SHORT
+
+
+def rerun_key(action: ActionView, key: Hashable) -> Hashable:
+    """The key of the same call failing the same way; None for a call without arguments (see
+    :func:`~.contract.attempted_nothing`; and the runner's record of a step that raised, which
+    ``repeat`` judges): nothing was re-run."""
+    if action.summary == f"{action.tool}()":
+        return None
+    return (action.fingerprint, key)
+
+
+Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool, Hashable, bool]
+
+
+def chain_length(failures: Sequence[Failure] | deque[Any]) -> int:
+    """How many of ``failures`` (position, tool, fingerprint, words, error words, whether the tool
+    answered since its failure before, failure key, whether silent; oldest first, the newest last)
+    are the newest's tool failing in a row, no success between, each failing like the one before
+    and rewording the calls before it in the chain (a question asked again keeps some of its words:
+    "Kate Bush home studio", then "Hounds of Love recording studio", then "Kate Bush studio Kent")."""
+    newest = reversed(failures)
+    _, tool, fp, said, failed, answered, _, _ = next(newest)
+    run = [said]  # the calls' words, newest first
+    for _, other, ofp, osaid, ofailed, oanswered, _, _ in newest:
+        if other != tool:
+            continue
+        if answered or ofp == fp or not alike(ofailed, failed):
+            break
+        run.append(osaid)
+        fp, failed, answered = ofp, ofailed, oanswered
+    # The longest chain ending at the newest: from its first call on, each call rewords those
+    # before it. Few failures in a row: all starts are tried.
+    for start in range(len(run) - 1, 0, -1):
+        before = chain = run[start]
+        for after in reversed(run[:start]):
+            if not reworded(before, after, chain):
+                break
+            before, chain = after, chain | after
+        else:
+            return start + 1
+    return 1
+
+
+def as_failure(
+    position: int, action: ActionView, tool: str, fp: str, error: str, answered: bool, key: Hashable
+) -> Failure:
+    """A failed action as :func:`chain_length` reads it."""
+    said = words(tool, action.summary)
+    failed = error_words(error, said, action.failure)
+    return (position, tool, fp, said, failed, answered, key, _silent(action))
+
+
+def dark_run(failures: Sequence[Failure] | deque[Any], tool: str, answered_at: int) -> tuple[int, int]:
+    """How many of ``failures`` (the newest one silent) are a tool gone dark, and over how many
+    tools: ``tool``'s failing with nothing to show since it last answered, or, when more, the
+    newest back to back (no success between) each failing with nothing to show and the newest's
+    error text (volatile values masked) over more than one tool: a shell gone dark fails every
+    program alike ("container ... is not running"), whatever it is asked to run. The newest not
+    silent: the tool failing alike in a row (see :func:`_alike_run`)."""
+    if not failures[-1][7]:
+        return _alike_run(failures)
+    own = sum(1 for f in failures if f[7] and f[1] == tool and f[0] > answered_at)
+    error = _silent_error(failures[-1])
+    tools: set[str] = set()
+    at = failures[-1][0] + 1
+    for f in reversed(failures):
+        if f[0] != at - 1 or _silent_error(f) != error:
+            break
+        tools.add(f[1])
+        at = f[0]
+    run = failures[-1][0] + 1 - at
+    return (run, len(tools)) if len(tools) > 1 and run > own else (own, 1)
+
+
+def _alike_run(failures: Sequence[Failure] | deque[Any]) -> tuple[int, int]:
+    """How many of ``failures`` are the newest's tool failing in a row since it last answered, each
+    like the one before (see :func:`~.words.alike`), asking three things at least (one call
+    retried, backing off from a rate limit, is the re-run rules'); 0 tools: not silent."""
+    newest = reversed(failures)
+    _, tool, fp, _, failed, answered, _, _ = next(newest)
+    asked = {fp}
+    run = 1
+    for _, other, ofp, _, ofailed, oanswered, _, _ in newest:
+        if other != tool:
+            continue
+        if answered or not alike(ofailed, failed):
+            break
+        run, failed, answered = run + 1, ofailed, oanswered
+        asked.add(ofp)
+    return (run if len(asked) >= 3 else 0), 0
+
+
+def _silent_error(failure: Failure) -> str | None:
+    """The error text key of a failure with nothing to show (its key: tool, error, call), else None."""
+    return cast(tuple[str, str, str], failure[6])[1] if failure[7] else None

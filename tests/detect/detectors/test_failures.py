@@ -1,0 +1,108 @@
+"""What makes two failures one, and the runs of failures ``recurring_error`` counts."""
+
+from __future__ import annotations
+
+from heartbeat.detect.detectors.failures import (
+    Failure,
+    as_failure,
+    chain_length,
+    dark_run,
+    failure_key,
+    rerun_key,
+)
+
+from .helpers import Call, actions
+
+
+def _failures(calls: list[Call]) -> list[Failure]:
+    """The failures of ``calls`` as the tracker keeps them, each tool answered only when it did."""
+    found: list[Failure] = []
+    answered: dict[str, bool] = {}
+    for position, action in enumerate(actions(calls)):
+        if action.error is None:
+            answered[action.tool] = True
+            continue
+        key = failure_key(action)
+        found.append(
+            as_failure(
+                position,
+                action,
+                action.tool,
+                action.fingerprint,
+                action.error,
+                answered.pop(action.tool, False),
+                key,
+            )
+        )
+    return found
+
+
+def _search(title: str, answer: str | None = None) -> Call:
+    error = None if answer else f"Could not find [{title}]. Similar: ['{title} (film)']"
+    return {"tool": "search", "args": {"query": title}, "output": answer, "error": error}
+
+
+def test_a_failure_is_its_masked_error_and_result_and_a_silent_one_its_call_as_well() -> None:
+    """Two calls failing with the same error and output are one failure; with nothing to show,
+    only the same call is the same failure; a success has no key; a call without arguments
+    re-runs nothing."""
+    one, two = actions(
+        [
+            {"tool": "fetch", "args": {"url": "/a"}, "output": "", "error": "503 after 1.2s"},
+            {"tool": "fetch", "args": {"url": "/b"}, "output": "", "error": "503 after 0.4s"},
+        ]
+    )
+    assert failure_key(one) != failure_key(two)  # silent: told apart by their calls
+    loud = actions(
+        [
+            {
+                "tool": "fetch",
+                "args": {"url": "/a"},
+                "output": "upstream refused the request",
+                "error": "503 after 1.2s",
+            },
+            {
+                "tool": "fetch",
+                "args": {"url": "/b"},
+                "output": "upstream refused the request",
+                "error": "503 after 0.4s",
+            },
+            {"tool": "fetch", "args": {"url": "/b"}, "output": "ok"},
+            {"tool": "(no_command)", "args": {}, "output": "found 0 actions", "error": "format_error"},
+        ]
+    )
+    assert failure_key(loud[0]) == failure_key(loud[1]) is not None
+    assert failure_key(loud[2]) is None
+    assert rerun_key(loud[3], failure_key(loud[3])) is None
+    assert rerun_key(loud[1], failure_key(loud[1])) != rerun_key(loud[0], failure_key(loud[0]))
+
+
+def test_failing_alike_whatever_was_asked_is_a_dark_run_only_over_three_asks() -> None:
+    """Searches for six titles, each "Could not find", make a run of six failing alike (0 tools:
+    not silent); the same two titles asked in turn make none; a title found ends the run."""
+    titles = [
+        "Is Google Making Us Stupid?",
+        "The Shallows",
+        "Nicholas Carr",
+        "The Big Switch",
+        "Glass Cage",
+        "Utopia",
+    ]
+    assert dark_run(_failures([_search(t) for t in titles]), "search", -1) == (6, 0)
+    assert dark_run(_failures([_search(t) for t in titles[:2] * 3]), "search", -1) == (0, 0)
+    found = _failures(
+        [
+            *(_search(t) for t in titles[:3]),
+            _search("Nicholas G. Carr", "an American writer"),
+            *(_search(t) for t in titles[3:]),
+        ]
+    )
+    assert dark_run(found, "search", -1) == (3, 0)  # only the three since it answered
+
+
+def test_a_chain_is_of_rewordings_failing_alike() -> None:
+    """A search asked again in other words, failing alike, is a chain of three; other subjects
+    failing alike are not."""
+    reworded = ["Aunt May actress", "Aunt May Marvel Comics", "Aunt May Parker"]
+    assert chain_length(_failures([_search(t) for t in reworded])) == 3
+    assert chain_length(_failures([_search(t) for t in ["Noah Cyrus", "Miley Cyrus", "Cyrus family"]])) == 1
