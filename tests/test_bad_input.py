@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _cli import run_cli
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import load_config
@@ -32,18 +33,6 @@ def project(tmp_path: Path, extra: str = "") -> Path:
     (tmp_path / "agent.py").write_text(NOOP_AGENT)
     (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n' + extra)
     return tmp_path
-
-
-def run_cli(cwd: Path, *argv: str, timeout: float = 30, **env: str) -> subprocess.CompletedProcess[str]:
-    """A real heartbeat process; a hang fails the test through the timeout."""
-    return subprocess.run(
-        [sys.executable, "-m", "heartbeat", *argv],
-        cwd=cwd,
-        env={**os.environ, **env},
-        text=True,
-        capture_output=True,
-        timeout=timeout,
-    )
 
 
 def one_line_error(done: subprocess.CompletedProcess[str], code: int = 2) -> bool:

@@ -381,8 +381,9 @@ _SIXTEENTH_MISSED: dict[int | None, set[str]] = {
 }
 # The seventeenth batch's (bench/blind_agents/README.md), replayed as it arrived, then kept: an inbox
 # whose wake-ups select the mailbox (an act, by its verb) and search it, a loop from the second; a
-# release-notes reader's rounds; an export pager whose metric waits. Missed: HotpotQA searches
-# reworded without a failure the trace marks.
+# release-notes reader's rounds; an export pager whose metric waits. HotpotQA searches reworded
+# without a failure the trace marks ("Could not find [X]..." as output), missed until the tenth
+# session: a "not found" echoing its request is now an answer of nothing.
 _SEVENTEEN_QUIET = {
     "healthy__feed_reader_release_notes_since": ["loop", "recurring"],
     "healthy__inbox_support_triage_quiet": ["loop"],
@@ -399,7 +400,6 @@ _SEVENTEENTH_ESCALATED: dict[int | None, set[str]] = {
     5: set(_SEVENTEEN_QUIET),
     10: set(_SEVENTEEN_QUIET),
 }
-_SEVENTEENTH_MISSED = {"stuck__hotpotqa_big_stone_gap_reworded_searches"}
 # The eighteenth batch's (bench/blind_agents/README.md): framework agents whose heartbeat is one
 # model turn, a metric each turn. A bisect's and two browser forms' flat turns re-answered alike (a
 # form page, a test run), escalated at their own heartbeats; regrouped, none flagged. Missed: a
@@ -458,12 +458,13 @@ _TWENTIETH_MISSED = {
 }
 # The twenty-first batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers, replayed
 # as it arrived: no healthy run flagged. Missed: a search tool answering "Could not find [X]. Similar:
-# [...]" as its output, not as a failure, to eight rewordings; a service agent asking again for an order
+# [...]" as its output, not as a failure, to eight rewordings (caught since the tenth session, as an
+# answer of nothing); a service agent asking again for an order
 # id in new words; a lookup answered "No more results." seven times, at 1 a heartbeat (each heartbeat
 # one look at a source that answered nothing before: an idle wake-up, which the rule cannot tell from a
 # model turn); a crawler's 503 pages, each naming its own URL, at 10 (four heartbeats: too few for
 # its flat metric to count four samples).
-_MISSED21 = {"stuck__hotpot_nonexistent_novelist_b21", "stuck__retail_asks_order_id_again_b21"}
+_MISSED21 = {"stuck__retail_asks_order_id_again_b21"}
 _TWENTYFIRST_MISSED: dict[int | None, set[str]] = {
     None: _MISSED21,
     1: _MISSED21 | {"stuck__fever_swinton_same_lookup_b21"},
@@ -473,7 +474,8 @@ _TWENTYFIRST_MISSED: dict[int | None, set[str]] = {
 # The twenty-second batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers,
 # replayed as it arrived: no healthy run escalated; two pollers whose quiet stretches outlast four flat
 # samples at their own heartbeats and at 1 flagged (no_progress), not escalated. Missed: the same
-# "Could not find [X]. Similar: [...]" output to reworded searches; at 1 a heartbeat a lookup answered
+# "Could not find [X]. Similar: [...]" output to reworded searches (caught since the tenth session);
+# at 1 a heartbeat a lookup answered
 # "No more results." again (an idle wake-up, as the twenty-first's); at 10 a writer rewriting one
 # section (too few heartbeats for its flat metric).
 _QUIET22 = {
@@ -481,12 +483,29 @@ _QUIET22 = {
     "healthy__poller_ci_pipeline_deploys_b22": ["no_progress"],
 }
 _TWENTYSECOND: dict[int | None, dict[str, list[str]]] = {None: _QUIET22, 1: _QUIET22, 5: {}, 10: {}}
-_MISSED22 = {"stuck__hotpot_stoclet_reworded_search_b22"}
 _TWENTYSECOND_MISSED: dict[int | None, set[str]] = {
-    None: _MISSED22,
-    1: _MISSED22 | {"stuck__fever_ann_richards_lookup_repeat_b22"},
-    5: _MISSED22,
-    10: _MISSED22 | {"stuck__writer_onboarding_section5_rewrite_b22"},
+    None: set(),
+    1: {"stuck__fever_ann_richards_lookup_repeat_b22"},
+    5: set(),
+    10: {"stuck__writer_onboarding_section5_rewrite_b22"},
+}
+# The twenty-third batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers,
+# replayed as it arrived: no healthy run flagged at its own heartbeats; regrouped, an SFTP poller's
+# quiet night (the same listing answered an empty list for hours, each wake-up one look) is merged
+# into busy heartbeats with a flat metric. Missed: an airline agent promising a cancellation it never
+# makes, each message worded anew; a coding agent wandering into environment set-up, each command
+# failing in a new way (task drift, no pattern of calls).
+_SFTP23 = "healthy__poller_sftp_invoices_quiet_night_b23"
+_TWENTYTHIRD: dict[int | None, dict[str, list[str]]] = {
+    None: {},
+    1: {_SFTP23: ["no_progress"]},
+    5: {_SFTP23: ["empty", "no_progress"]},
+    10: {_SFTP23: ["empty"]},
+}
+_TWENTYTHIRD_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP23}, 5: {_SFTP23}, 10: set()}
+_TWENTYTHIRD_MISSED = {
+    "stuck__airline_cancel_promised_never_done_b23",
+    "stuck__sphinx_napoleon_env_setup_wander_b23",
 }
 # Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
 _TWELFTH_MISSED: dict[int | None, set[str]] = {
@@ -611,9 +630,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1066
+    assert len(runs) == len(LABELS) == 1110
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 677
+    assert len(healthy) == 702
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -624,6 +643,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SEVENTEENTH[per_heartbeat],
         **_EIGHTEENTH[per_heartbeat],
         **_TWENTYSECOND[per_heartbeat],
+        **_TWENTYTHIRD[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -635,6 +655,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SIXTEENTH_ESCALATED[per_heartbeat]
         | _SEVENTEENTH_ESCALATED[per_heartbeat]
         | _EIGHTEENTH_ESCALATED[per_heartbeat]
+        | _TWENTYTHIRD_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -647,12 +668,12 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FOURTEENTH_MISSED_AT[per_heartbeat]
         | _FIFTEENTH_MISSED[per_heartbeat]
         | _SIXTEENTH_MISSED[per_heartbeat]
-        | _SEVENTEENTH_MISSED
         | _EIGHTEENTH_MISSED[per_heartbeat]
         | _NINETEENTH_MISSED
         | _TWENTIETH_MISSED
         | _TWENTYFIRST_MISSED[per_heartbeat]
         | _TWENTYSECOND_MISSED[per_heartbeat]
+        | _TWENTYTHIRD_MISSED
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )

@@ -20,6 +20,7 @@ from typing import Any
 
 import live_streams
 import pytest
+from _cli import run_cli as cli
 from conftest import wait_until
 
 from heartbeat.detect.monitor import Monitor
@@ -289,12 +290,6 @@ def test_run_survives_a_notifier_that_calls_sys_exit_and_sigterm_ends_it(tmp_pat
             run.kill()
         run.communicate()
     assert code == 0
-
-
-def cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "heartbeat", *args], cwd=folder, capture_output=True, text=True, timeout=60
-    )
 
 
 # -- observe mode does not intervene (item 6)

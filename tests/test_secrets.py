@@ -6,7 +6,6 @@ Real `python -m heartbeat` processes, a real HTTP server on 127.0.0.1, real file
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from _cli import run_cli
 from conftest import WebhookServer, mode
 
 from heartbeat.base.redact import mask, redact, url_secrets, webhook_secrets
@@ -39,18 +39,6 @@ LEAKY_AGENT = textwrap.dedent("""
             if hit:
                 return
 """)
-
-
-def run_cli(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """A real heartbeat process."""
-    return subprocess.run(
-        [sys.executable, "-m", "heartbeat", *argv],
-        cwd=cwd,
-        env={**os.environ, **env},
-        text=True,
-        capture_output=True,
-        timeout=60,
-    )
 
 
 def leaks(

@@ -8,11 +8,10 @@ said on stderr, and ``kill --agent`` says which agents a shared KILL stops.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from _cli import run_cli as cli
 
 NOOP = textwrap.dedent("""
     def step(ctx):
@@ -23,18 +22,6 @@ STUCK = textwrap.dedent("""
     def step(ctx):
         ctx.record("search", {"q": "same"}, output="nothing new here, the same as before")
 """)
-
-
-def cli(cwd: Path, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """A real ``python -m heartbeat`` process in ``cwd``, run to its end."""
-    return subprocess.run(
-        [sys.executable, "-m", "heartbeat", *argv],
-        cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1"},
-        text=True,
-        capture_output=True,
-        timeout=timeout,
-    )
 
 
 def tree(folder: Path) -> list[str]:

@@ -10,8 +10,6 @@ import json
 import os
 import shlex
 import socket
-import subprocess
-import sys
 import textwrap
 import threading
 import time
@@ -22,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_cli
 from conftest import WebhookServer, spawn_heartbeat, wait_until
 
 from heartbeat.base.errors import NotifyError
@@ -40,18 +39,6 @@ def note(key: str = "agent-escalation-1", kind: str = "escalation") -> Notificat
     """A notification as the runner makes one."""
     return Notification(
         key=key, kind=kind, agent="agent", reason="stuck", text="agent needs a human", created_at=NOW
-    )
-
-
-def run_cli(cwd: Path, *argv: str, timeout: float = 30, **env: str) -> subprocess.CompletedProcess[str]:
-    """A real `python -m heartbeat` process; its result."""
-    return subprocess.run(
-        [sys.executable, "-m", "heartbeat", *argv],
-        cwd=cwd,
-        env={**os.environ, **env},
-        text=True,
-        capture_output=True,
-        timeout=timeout,
     )
 
 

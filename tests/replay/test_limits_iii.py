@@ -8,26 +8,12 @@ tool calls.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
+from _cli import run_cli as cli
+
 from heartbeat.state.journal import Journal
-
-
-def cli(cwd: Path, *argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """A real ``python -m heartbeat`` process in ``cwd``, run to its end."""
-    return subprocess.run(
-        [sys.executable, "-m", "heartbeat", *argv],
-        cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1"},
-        text=True,
-        capture_output=True,
-        timeout=timeout,
-    )
-
 
 HUGE_RAISE = textwrap.dedent("""
     def step(ctx):

@@ -8,31 +8,16 @@ agent's text cannot ping a Slack channel, disguise a link, forge a line of
 from __future__ import annotations
 
 import itertools
-import os
 import re
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_cli as cli
 from conftest import WebhookServer
 
 from report.test_browser import _evaluate, _open, chromium, devtools  # noqa: F401 (fixtures)
-
-
-def cli(cwd: Path, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """A real ``python -m heartbeat`` process in ``cwd``, run to its end."""
-    return subprocess.run(
-        [sys.executable, "-m", "heartbeat", *argv],
-        cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1"},
-        text=True,
-        capture_output=True,
-        timeout=timeout,
-    )
-
 
 HOSTILE = (
     "<!channel> <https://evil.example/x|click to resume the agent> @everyone [go](https://evil.example) & co"

@@ -8,15 +8,29 @@ wraps around it. A conditional request's "304 Not Modified", however a tool
 prints it ("HTTP/1.1 304 Not Modified" and its headers, "HTTP 304 Not
 Modified (etag ...)"), is one result whatever its headers say, an empty
 answer too, and a poll's "nothing new yet" (see :func:`.empty.idle_poll`).
+A search's "not found" that echoes what it was asked ("Could not find [Ang Lee
+birthplace]. Similar: ['Ang Lee', ...]", "No results for 'heat pumps'") is
+an answer of nothing as well: :data:`NOT_FOUND`, whatever it echoes.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ENVELOPE_LONGEST", "NOT_MODIFIED", "empty_envelope", "not_modified"]
+from .words import unbracketed
+
+__all__ = [
+    "ENVELOPE_LONGEST",
+    "NOT_FOUND",
+    "NOT_FOUND_LONGEST",
+    "NOT_MODIFIED",
+    "empty_envelope",
+    "not_found",
+    "not_modified",
+]
 
 # A JSON object around no answer (``{"messages": []}``, ``{"total": 0, "results": [], "took_ms": 37}``,
 # ``{"Messages": [], "ResponseMetadata": {...}}``): a list in it, every list in it empty, the rest
@@ -45,6 +59,60 @@ _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before 
 def not_modified(stripped: str) -> bool:
     """Whether ``stripped`` (an output) is HTTP's 304, "Not Modified"."""
     return stripped[:3] in _STATUS_STARTS and _NOT_MODIFIED.match(stripped) is not None
+
+
+NOT_FOUND = "not found"
+"""The text every "not found" answer that echoes its request is read as (one result)."""
+NOT_FOUND_LONGEST = 1000
+"""The longest output read as a "not found" answer (characters, stripped): a list of suggestions
+may be long."""
+# The words a "not found" answer says around the request it echoes and its suggestions; one of
+# _NOT_FOUND_SAID at least. Anything else ("found 3 results for", "no results on page 2, see page
+# 1") says more than that nothing was found.
+_NOT_FOUND_SAID = re.compile(
+    r"\b(?:could\s*n[o']?t\s+find|can(?:no|')?t\s+find|not\s+found|nothing\s+found|no\s+"
+    r"(?:results?|match(?:es)?|entries|entry|pages?|articles?|documents?|hits?|records?))\b"
+)
+_NOT_FOUND_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "could couldn couldnt can cannot cant not t find found no nothing result results match matches "
+        "matching entries entry page pages article articles document documents hit hits record records "
+        "similar for the a an any of in was were with named called titled query search sorry try did "
+        "you mean",
+    )
+)
+_NOT_FOUND_STARTS = frozenset(["No", "no", "NO", "Co", "co", "CO", "Ca", "ca", "Ni", "So", "I ", "0 ", "Ze"])
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
+_WORD = re.compile(r"[a-z]+")
+
+
+def not_found(stripped: str, args: object) -> bool:
+    """Whether ``stripped`` (an output, at most :data:`NOT_FOUND_LONGEST`) says only that what was
+    asked was not found, echoing it: its words, the request it echoes (the text of ``args``'
+    values, any case) and whatever stands in brackets or quotes (a list of suggestions) aside, are
+    a "not found" and the words around one. A plain "No results." echoes nothing: it is one of
+    :data:`.empty.EMPTY_ANSWERS`, its own result."""
+    # Cheap tests first, this runs for most outputs: a "not found" says so from its start ("Could
+    # not find", "No results", "Nothing found", "Sorry", "0 results") or at its end ("not found").
+    if stripped[:2] not in _NOT_FOUND_STARTS and "ound" not in stripped[-12:]:
+        return False
+    said = stripped.lower()
+    edges = said[:32] + said[-16:]
+    if "ound" not in edges and "find" not in edges and "esult" not in edges and "atch" not in edges:
+        return False
+    echoed = [
+        v.lower() for v in (args.values() if isinstance(args, Mapping) else (args,)) if isinstance(v, str)
+    ]
+    echoed = [v for v in echoed if len(v) > 1 and v in said]
+    if not echoed and "[" not in said and not _QUOTED.search(said):
+        return False
+    said = unbracketed(said)
+    for value in echoed:
+        said = said.replace(value, " ")
+    said = _QUOTED.sub(" ", said)
+    words = _WORD.findall(said)
+    return bool(words) and _NOT_FOUND_SAID.search(said) is not None and _NOT_FOUND_WORDS.issuperset(words)
 
 
 def empty_envelope(stripped: str) -> bool:

@@ -17,7 +17,8 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
   long as an object id: :func:`mask_volatile`), hashed to 8 hex characters;
   None when the action reported neither. The numbers that are the content
   (a page number, a price, a count, the dates in a list of flights) are
-  kept: two pages, two bodies or two flight lists are two results. For a
+  kept: two pages, two bodies or two flight lists are two results. A "not
+  found" echoing the request is "not found" (:func:`~.envelope.not_found`). For a
   failed action only its last two lines count (at most 200 characters),
   line numbers and ports masked too, and when the last line names an
   exception, that line from the exception's name on: how a failure ends
@@ -52,7 +53,15 @@ from typing import Any, NamedTuple
 from ...base.credentials import holds_credentials, mask_credential_text, mask_credentials
 from ...core.models import TEXT_LIMIT, clip, printable
 from .canonical import canonical_args, encode, join
-from .envelope import ENVELOPE_LONGEST, NOT_MODIFIED, empty_envelope, not_modified
+from .envelope import (
+    ENVELOPE_LONGEST,
+    NOT_FOUND,
+    NOT_FOUND_LONGEST,
+    NOT_MODIFIED,
+    empty_envelope,
+    not_found,
+    not_modified,
+)
 from .words import failure_words, unbracketed
 
 __all__ = [
@@ -117,11 +126,8 @@ def error_text(error: str) -> str:
 
 
 def fingerprint(tool: str, args: object, *, volatile: Collection[str] = (), output: str | None = None) -> str:
-    """The 16-hex-digit hash of ``tool`` + canonical ``args`` (+ ``output`` when given).
-
-    Pass ``output`` only for polling tools: their result is part of what
-    repeats.
-    """
+    """The 16-hex-digit hash of ``tool`` + canonical ``args`` (+ ``output``, given only for polling
+    tools: their result is part of what repeats)."""
     return _digest(tool, canonical_args(args, volatile), output)
 
 
@@ -438,6 +444,9 @@ def action_keys(
             stripped = _unwrapped(stripped)
             result, end = _error_result(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped)
             failure = failure_words(f"{error}\n{_named(stripped) or _said(stripped, end)}")
+        elif length <= NOT_FOUND_LONGEST and not_found(stripped, plain):
+            # Nothing found, whatever it echoes: the answer of nothing it is, as short as one.
+            result, length = _NOT_FOUND_RESULT, len(NOT_FOUND)
         elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
             result = _short_output_result(stripped)
         else:
@@ -487,3 +496,4 @@ _short_output_result = lru_cache(maxsize=1024)(_output_result)
 _error_result = lru_cache(maxsize=1024)(_failure_result)
 _new_prints = tuple.__new__
 _crc32 = zlib.crc32
+_NOT_FOUND_RESULT = _output_result(NOT_FOUND)

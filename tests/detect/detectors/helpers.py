@@ -10,6 +10,7 @@ from heartbeat.config.file import DetectorsConfig
 from heartbeat.core.models import ActionRecord, Anomaly, ProgressSample
 from heartbeat.detect.detectors import Detector, History, build_detectors, prints
 from heartbeat.detect.detectors.cycle import message_facts
+from heartbeat.detect.detectors.fingerprints import action_keys
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -53,6 +54,8 @@ def actions(
             volatile=volatile,
             polling=spec["tool"] in polling,
         )
+        # The output's length as the Monitor keeps it (a "not found" echoing its request: as one).
+        length = action_keys(spec["tool"], spec.get("args"), output, spec.get("error"), volatile, False)[4]
         found.append(
             ActionRecord(
                 index=index,
@@ -61,7 +64,7 @@ def actions(
                 tool=spec["tool"],
                 fingerprint=keys.fingerprint,
                 summary=keys.summary,
-                output_len=len(output.strip()) if output is not None else None,
+                output_len=length,
                 error=spec.get("error"),
                 shape=keys.shape,
                 result=keys.result,

@@ -275,6 +275,29 @@ def test_a_lookup_with_no_more_results_is_empty() -> None:
     assert [a is not None for a in trips(Empty(), actions(calls))] == [False, False, True, True]
 
 
+def test_a_search_not_finding_what_it_is_asked_in_other_words_is_empty() -> None:
+    """A wiki search answering "Could not find [X]. Similar: [...]" to the same question asked
+    again and again in other words: each answer echoes its own question and other suggestions,
+    yet says the same nothing; the third in a row is empty. A title not found, then one of the
+    suggestions found, is a search that worked."""
+    asked = ["Ang Lee birthplace", "Ang Lee place of birth", "birthplace of Ang Lee", "Ang Lee hometown"]
+    calls: list[Call] = [
+        {
+            "tool": "search",
+            "args": {"entity": q},
+            "output": f"Could not find [{q}]. Similar: ['Ang Lee', '{q} (film)'].",
+        }
+        for q in asked
+    ]
+    assert [a is not None for a in trips(Empty(), actions(calls))] == [False, False, True, True]
+    found: Call = {
+        "tool": "search",
+        "args": {"entity": "Ang Lee"},
+        "output": "Ang Lee (born 23 October 1954) is a ...",
+    }
+    assert trips(Empty(), actions([calls[0], found, calls[1], found])) == [None] * 4
+
+
 def test_nothing_from_several_sources_is_a_search_going_on() -> None:
     """A wiki, the code and the chat each answering "No results found." is a search going on; one
     tool's third in the run is empty, and so is silence from commands of any name (a dark shell)."""

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from heartbeat.detect.detectors import canonical_args, fingerprint, fingerprints, mask, prints, summarize
 from heartbeat.detect.detectors.empty import is_empty_answer
-from heartbeat.detect.detectors.envelope import NOT_MODIFIED
-from heartbeat.detect.detectors.fingerprints import error_key
+from heartbeat.detect.detectors.envelope import NOT_FOUND, NOT_MODIFIED
+from heartbeat.detect.detectors.fingerprints import action_keys, error_key
 
 from .helpers import PYTEST_FAIL, T0
 
@@ -345,3 +345,39 @@ def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modifie
     keys = prints("http.get", {"url": "https://example.com/feed"}, output)
     assert (keys.result == prints("t", None, NOT_MODIFIED).result) is not_modified
     assert is_empty_answer(len(output.strip()), keys.result) is not_modified
+
+
+_SUGGESTED = (
+    "Similar: ['Ang Lee', 'Ang Lee filmography', 'List of awards and nominations received by Ang Lee']."
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "output", "nothing"),
+    [
+        ({"entity": "Ang Lee birthplace"}, f"Could not find [Ang Lee birthplace]. {_SUGGESTED}", True),
+        (
+            {"entity": "where was Ang Lee born"},
+            f"Could not find [where was Ang Lee born]. {_SUGGESTED}",
+            True,
+        ),
+        ({"cmd": "Search[Ang Lee hometown]"}, f"Could not find [Ang Lee hometown]. {_SUGGESTED * 8}", True),
+        ({"q": "heat pumps", "page": 2}, "No results for 'heat pumps'.", True),
+        ({"q": "HEAT PUMPS"}, "No matches found for heat pumps.", True),
+        ({"q": "heat pumps"}, "Found 3 results for heat pumps: ...", False),
+        ({"page": 3}, "Page 3 not found; the report has 2 pages", False),  # says how many there are
+        ({"user": "alice"}, "User alice not found", False),  # which kind of thing: more than nothing
+        ({"q": "heat pumps"}, "I could not find heat pumps, but here is a related article: Heat pump", False),
+    ],
+)
+def test_a_not_found_echoing_its_request_is_one_answer_of_nothing(
+    args: dict[str, object], output: str, nothing: bool
+) -> None:
+    """A search's "not found" that echoes what it was asked, and its suggestions, is one result
+    whatever it echoes, an answer of nothing as short as "not found"; one that says anything
+    more is an answer."""
+    keys = prints("search", args, output)
+    assert (keys.result == prints("t", None, NOT_FOUND).result) is nothing
+    length = action_keys("search", args, output, None, (), False)[4]
+    assert (length == len(NOT_FOUND)) is nothing
+    assert is_empty_answer(length, keys.result) is nothing

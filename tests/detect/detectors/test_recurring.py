@@ -20,10 +20,11 @@ def test_the_same_test_failing_after_each_edit_is_recurring() -> None:
 
 
 def test_the_same_output_from_varying_arguments_is_recurring() -> None:
-    """Paraphrased searches landing on the same page."""
+    """Paraphrased searches landing on the same page. (Landing on the same "not found" is an
+    answer of nothing, ``empty``'s to judge.)"""
     page = (
-        "Could not find the page. Similar: ['Aunt May', 'May Parker', 'Spider-Man (comics)', "
-        "'Aunt May (Marvel Cinematic Universe)', 'Uncle Ben', 'Mary Jane Watson']"
+        "May Parker, commonly known as Aunt May, is a fictional character appearing in American "
+        "comic books published by Marvel Comics, the aunt of Peter Parker (Spider-Man)."
     )
     calls: list[Call] = [
         {"tool": "search", "args": {"q": q}, "output": page}
