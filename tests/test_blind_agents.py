@@ -434,7 +434,6 @@ _EIGHTEENTH_MISSED: dict[int | None, set[str]] = {
     10: _MISSED18
     | {
         "stuck__ci_release_polling_offline_runner_t18",
-        "stuck__flipflop_retry_decorator_t18",
         "stuck__scraper_page_param_ignored_t18",
     },
 }

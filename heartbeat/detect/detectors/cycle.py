@@ -56,7 +56,7 @@ from .contract import (
     tail_of,
 )
 from .empty import is_empty_answer
-from .fingerprints import mask_volatile
+from .volatile import mask_volatile
 from .window import KeyWindow
 from .words import word_print
 

@@ -14,12 +14,14 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
 * ``result``: the output (or, without one, the error text), stripped, with
   only the values that are volatile by nature masked (timestamps, UUIDs,
   request ids and hex digests, durations, memory addresses and numbers as
-  long as an object id: :func:`mask_volatile`), hashed to 8 hex characters;
+  long as an object id: :func:`~.volatile.mask_volatile`), hashed to 8 hex characters;
   None when the action reported neither. The numbers that are the content
   (a page number, a price, a count, the dates in a list of flights) are
   kept: two pages, two bodies or two flight lists are two results. A "not
   found" echoing the request is "not found" (:func:`~.envelope.not_found`). For a
-  failed action only its last two lines count (at most 200 characters),
+  failed action, and for an output that ends as a failing test run does
+  (pytest's ``1 failed in 1.97s``, unittest's ``FAILED (failures=1)``: a
+  shell may report no exit status), only its last two lines count (at most 200 characters),
   line numbers and ports masked too, and when the last line names an
   exception, that line from the exception's name on: how a failure ends
   (the exception and its message, the test summary) says what failed, the
@@ -62,6 +64,7 @@ from .envelope import (
     not_found,
     not_modified,
 )
+from .volatile import ERROR_RE, VOLATILE_RE, has_volatile, mask_volatile, may_hold_volatile
 from .words import failure_words, unbracketed
 
 __all__ = [
@@ -221,108 +224,28 @@ def _failure(masked: str) -> str:
 
 
 _ERROR_READ = 320
-
-# Values volatile by nature: they change between two runs of the same thing while
-# the content stays. Numbers that are content (a page, a price, a count, a date) are
-# not among them.
-_VOLATILE_VALUES = (
-    # a date and time, with seconds, fractions and a zone when present: a timestamp
-    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
-    # a clock time with seconds (a log line's), with fractions
-    r"|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?"
-    # a UUID
-    r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
-    # a memory address
-    r"|\b0x[0-9a-fA-F]+\b"
-    # a hex digest or request id (12 or more hex characters, letters and digits both),
-    # or a number as long as an object id or a nanosecond clock
-    r"|(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b|\b\d{12,}\b"
-    # a duration
-    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds)\b"
+# How a test run that failed ends, whatever its harness reports (an agent's shell may give no exit
+# status): pytest's "1 failed, 835 deselected in 1.97s", unittest's "FAILED (failures=1)", jest's
+# "Tests: 1 failed", cargo's "test result: FAILED", go's "FAIL", mocha's "1 failing". Such an
+# output's result is its failure's end, as a failed action's is: the traceback before it shows
+# the lines just edited, and a cosmetic edit would make each rerun's failure look new.
+_FAILED_END = 160  # a cheap test first: a failing run says "fail" or "error" in its last lines
+_FAILING_RUN = re.compile(
+    r"(?m)^(?:=+ )?(?:\d+ (?:passed|skipped|deselected|xfailed|warnings?), )*\d+ (?:failed|errors?)\b.*$"
+    r"|^FAILED \((?:failures|errors)=\d+"
+    r"|^Tests:\s+\d+ failed"
+    r"|^test result: FAILED"
+    r"|^FAIL\s"
+    r"|^\s*\d+ failing$"
 )
-_VOLATILE_RE = re.compile(_VOLATILE_VALUES)
-# In an error's text, also where it happened: "line 42", "file.py:42:", a port.
-_ERROR_RE = re.compile(_VOLATILE_VALUES + r"|\bline \d+|(?<=[\w\]]):\d+\b")
-# A cheap test first (a regex over every output would cost more than all the detectors):
-# in the output with its digits turned to 9, a literal piece that most volatile values
-# hold. Only an output holding one goes through the regex. A value the test misses stays
-# in the result: two such outputs count as different, never wrongly as the same.
-_NINES = bytes.maketrans(b"0123456789", b"9999999999")
+
 # An output this short goes through the regex whatever it holds: it costs little.
 _ALWAYS_MASKED = 120
-_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9")
-_LONG_NUMBER = b"9999999"
-# The same test in two steps, for speed: with ":", "m", "s" and "x" turned to "-" as well,
-# every hint above starts with "9-", so an output without that piece holds none of them
-# and is tested by two searches instead of six.
-_COARSE = bytes.maketrans(b"0123456789:msx", b"9999999999----")
-
-
-def _has_volatile(data: bytes) -> bool:
-    """Whether ``data`` may hold a volatile value (False: it holds none the test knows)."""
-    coarse = data.translate(_COARSE)
-    if _LONG_NUMBER in coarse:
-        return True
-    if b"9-" not in coarse:
-        return False
-    nines = data.translate(_NINES)
-    return any(hint in nines for hint in _HINTS)
-
-
-# For an ASCII text, what every match of _VOLATILE_RE holds, found by substring searches (the
-# regex tries each of its alternatives at each position: ~10 us over a short output here).
-# _MARKS: digits as 9, hex letters as a, m u n s as U, whitespace (\s) as a space, anything else
-# but ":" and "x" as ".". A timestamp or a clock holds "9:9", an address "9x", a duration "9U"
-# or "9 U"; a UUID, a digest or a long number 12 hex characters in a row (_HEX: as h).
-_MARKS = (
-    bytes(
-        ord(
-            "9"
-            if chr(b).isdigit()
-            else "a"
-            if chr(b) in "abcdefABCDEF"
-            else "U"
-            if chr(b) in "muns"
-            else " "
-            if chr(b).isspace()
-            else chr(b)
-            if chr(b) in ":x"
-            else "."
-        )
-        for b in range(128)
-    )
-    + b"." * 128
-)
-_HEX = bytes(ord("h" if chr(b) in "0123456789abcdefABCDEF" else ".") for b in range(256))
-_HEX_RUN = b"h" * 12
-
-
-def _may_hold_volatile(text: str, data: bytes) -> bool:
-    """False when ``text`` (``data``: its UTF-8) surely holds no value _VOLATILE_RE masks."""
-    if not text.isascii():  # Unicode digits and spaces: the regex decides
-        return True
-    marks = data.translate(_MARKS)
-    # Spelled out: a generator over a tuple of the pieces costs as much as the searches.
-    return (
-        b"9:9" in marks
-        or b"9x" in marks
-        or b"9U" in marks
-        or b"9 U" in marks
-        or _HEX_RUN in data.translate(_HEX)
-    )
-
-
-def mask_volatile(text: str) -> str:
-    """``text`` with the values volatile by nature (timestamps, UUIDs, request ids, hex digests,
-    durations, memory addresses) replaced by ``#``; the numbers that are content stay."""
-    if not _may_hold_volatile(text, text.encode("utf-8", "surrogatepass")):
-        return text  # the regex tries each alternative at each position: skipped when it cannot match
-    return _VOLATILE_RE.sub("#", text)
 
 
 def error_key(error: str) -> str:
     """An error's fingerprint: its text with volatile values, line numbers and ports masked."""
-    return _crc(_bytes(_ERROR_RE.sub("#", error.strip())))
+    return _crc(_bytes(ERROR_RE.sub("#", error.strip())))
 
 
 def mask(text: str) -> str:
@@ -449,6 +372,10 @@ def action_keys(
             result, length = _NOT_FOUND_RESULT, len(NOT_FOUND)
         elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
             result = _short_output_result(stripped)
+        elif (
+            "ail" in (end := stripped[-_FAILED_END:]) or "AIL" in end or "rror" in end
+        ) and _FAILING_RUN.search(stripped, length - _ERROR_READ):
+            result, _ = _error_result(stripped[-_ERROR_READ:])
         else:
             result = _output_result(stripped)
     elif error is not None:
@@ -467,8 +394,8 @@ def _output_result(stripped: str) -> str:
     elif len(stripped) <= ENVELOPE_LONGEST and not_modified(stripped):
         stripped = NOT_MODIFIED
     out = _bytes(stripped)
-    if (len(out) <= _ALWAYS_MASKED or _has_volatile(out)) and _may_hold_volatile(stripped, out):
-        out = _bytes(_VOLATILE_RE.sub("#", stripped))
+    if (len(out) <= _ALWAYS_MASKED or has_volatile(out)) and may_hold_volatile(stripped, out):
+        out = _bytes(VOLATILE_RE.sub("#", stripped))
     return _crc32(out).to_bytes(4, "big").hex()
 
 
@@ -486,7 +413,7 @@ def _failure_result(stripped: str) -> tuple[str, str]:
     A failure is told by how it ends (the exception, the test summary, the shell's
     complaint), not by the log before it, which changes with every edit.
     """
-    end = _failure(_ERROR_RE.sub("#", stripped))
+    end = _failure(ERROR_RE.sub("#", stripped))
     return _crc32(_bytes(end)).to_bytes(4, "big").hex(), end
 
 

@@ -19,6 +19,54 @@ def test_the_same_test_failing_after_each_edit_is_recurring() -> None:
     assert "pytest tests/test_x.py" in hit[1].message and "5 times" in hit[1].message
 
 
+def _traceback(edit: int, error: str = "StopIteration", test: str = "test_bar_all_nan") -> str:
+    """A pytest run's output as a shell gives it, no exit status: the traceback shows the line
+    edit ``edit`` left, the summary what failed."""
+    return (
+        f"F{' ' * 70}[100%]\n=== FAILURES ===\n___ {test} ___\n\n    def _safe_first_finite(obj):\n"
+        f"        # edit {edit}: {'tidied ' * edit}\n"
+        ">       return next(val for val in obj if safe_isfinite(val))\n"
+        f"E       {error}\n\nlib/matplotlib/cbook/__init__.py:{1740 + edit}: {error}\n"
+        f"=== short test summary info ===\nFAILED lib/matplotlib/tests/test_axes.py::{test} - {error}\n"
+        f"1 failed, 835 deselected in {1.9 + edit / 100:.2f}s"
+    )
+
+
+def _cosmetic(outputs: list[str]) -> list[Call]:
+    run = {"cmd": "python -m pytest lib/matplotlib/tests/test_axes.py -k test_bar_all_nan -q"}
+    calls: list[Call] = []
+    for n, output in enumerate(outputs):
+        calls.append(
+            {
+                "tool": "str_replace_editor",
+                "args": {"path": "cbook.py", "new_str": f"v{n}"},
+                "output": f"edited {n}",
+            }
+        )
+        calls.append({"tool": "bash", "args": run, "output": output})
+    return calls
+
+
+def test_a_test_rerun_after_cosmetic_edits_failing_alike_is_recurring_though_the_traceback_moves() -> None:
+    """A shell that gives no exit status: each rerun's traceback shows the line just edited (and
+    its line number), the summary the same test failing the same way. The fifth run trips; a
+    failure that changes, or another test failing, is debugging."""
+    hit = first(Recurring(), actions(_cosmetic([_traceback(n) for n in range(6)])))
+    assert hit is not None and hit[0] == 10 and "5 times" in hit[1].message
+    errors = [
+        "StopIteration",
+        "IndexError: list index out of range",
+        "TypeError: bad operand",
+        "ValueError: nan",
+    ]
+    errors += ["AssertionError: assert 0 == 1", "KeyError: 'x'"]
+    assert first(Recurring(), actions(_cosmetic([_traceback(n, e) for n, e in enumerate(errors)]))) is None
+    tests = [f"test_bar_{name}" for name in ("all_nan", "nan_x", "nan_height", "empty", "inf", "none")]
+    assert (
+        first(Recurring(), actions(_cosmetic([_traceback(n, test=t) for n, t in enumerate(tests)]))) is None
+    )
+
+
 def test_the_same_output_from_varying_arguments_is_recurring() -> None:
     """Paraphrased searches landing on the same page. (Landing on the same "not found" is an
     answer of nothing, ``empty``'s to judge.)"""

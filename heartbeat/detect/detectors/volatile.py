@@ -1,0 +1,112 @@
+"""Values volatile by nature, and the cheap tests that tell a text holds none.
+
+Timestamps, clock times, UUIDs, memory addresses, hex digests and request
+ids, numbers as long as an object id, durations: they change between two
+runs of the same thing while the content stays, so the result keys of
+:mod:`.fingerprints` mask them (:data:`VOLATILE_RE`), and an error's key its
+line numbers and ports too (:data:`ERROR_RE`). The numbers that are content
+(a page, a price, a count, a date) are not among them. A regex over every
+output would cost more than all the detectors: :func:`has_volatile` and
+:func:`may_hold_volatile` rule most outputs out by substring searches first.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ERROR_RE", "VOLATILE_RE", "has_volatile", "mask_volatile", "may_hold_volatile"]
+
+# Values volatile by nature: they change between two runs of the same thing while
+# the content stays. Numbers that are content (a page, a price, a count, a date) are
+# not among them.
+_VOLATILE_VALUES = (
+    # a date and time, with seconds, fractions and a zone when present: a timestamp
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    # a clock time with seconds (a log line's), with fractions
+    r"|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?"
+    # a UUID
+    r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+    # a memory address
+    r"|\b0x[0-9a-fA-F]+\b"
+    # a hex digest or request id (12 or more hex characters, letters and digits both),
+    # or a number as long as an object id or a nanosecond clock
+    r"|(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b|\b\d{12,}\b"
+    # a duration
+    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds)\b"
+)
+VOLATILE_RE = re.compile(_VOLATILE_VALUES)
+# In an error's text, also where it happened: "line 42", "file.py:42:", a port.
+ERROR_RE = re.compile(_VOLATILE_VALUES + r"|\bline \d+|(?<=[\w\]]):\d+\b")
+# A cheap test first (a regex over every output would cost more than all the detectors):
+# in the output with its digits turned to 9, a literal piece that most volatile values
+# hold. Only an output holding one goes through the regex. A value the test misses stays
+# in the result: two such outputs count as different, never wrongly as the same.
+_NINES = bytes.maketrans(b"0123456789", b"9999999999")
+_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9")
+_LONG_NUMBER = b"9999999"
+# The same test in two steps, for speed: with ":", "m", "s" and "x" turned to "-" as well,
+# every hint above starts with "9-", so an output without that piece holds none of them
+# and is tested by two searches instead of six.
+_COARSE = bytes.maketrans(b"0123456789:msx", b"9999999999----")
+
+
+def has_volatile(data: bytes) -> bool:
+    """Whether ``data`` may hold a volatile value (False: it holds none the test knows)."""
+    coarse = data.translate(_COARSE)
+    if _LONG_NUMBER in coarse:
+        return True
+    if b"9-" not in coarse:
+        return False
+    nines = data.translate(_NINES)
+    return any(hint in nines for hint in _HINTS)
+
+
+# For an ASCII text, what every match of VOLATILE_RE holds, found by substring searches (the
+# regex tries each of its alternatives at each position: ~10 us over a short output here).
+# _MARKS: digits as 9, hex letters as a, m u n s as U, whitespace (\s) as a space, anything else
+# but ":" and "x" as ".". A timestamp or a clock holds "9:9", an address "9x", a duration "9U"
+# or "9 U"; a UUID, a digest or a long number 12 hex characters in a row (_HEX: as h).
+_MARKS = (
+    bytes(
+        ord(
+            "9"
+            if chr(b).isdigit()
+            else "a"
+            if chr(b) in "abcdefABCDEF"
+            else "U"
+            if chr(b) in "muns"
+            else " "
+            if chr(b).isspace()
+            else chr(b)
+            if chr(b) in ":x"
+            else "."
+        )
+        for b in range(128)
+    )
+    + b"." * 128
+)
+_HEX = bytes(ord("h" if chr(b) in "0123456789abcdefABCDEF" else ".") for b in range(256))
+_HEX_RUN = b"h" * 12
+
+
+def may_hold_volatile(text: str, data: bytes) -> bool:
+    """False when ``text`` (``data``: its UTF-8) surely holds no value VOLATILE_RE masks."""
+    if not text.isascii():  # Unicode digits and spaces: the regex decides
+        return True
+    marks = data.translate(_MARKS)
+    # Spelled out: a generator over a tuple of the pieces costs as much as the searches.
+    return (
+        b"9:9" in marks
+        or b"9x" in marks
+        or b"9U" in marks
+        or b"9 U" in marks
+        or _HEX_RUN in data.translate(_HEX)
+    )
+
+
+def mask_volatile(text: str) -> str:
+    """``text`` with the values volatile by nature (timestamps, UUIDs, request ids, hex digests,
+    durations, memory addresses) replaced by ``#``; the numbers that are content stay."""
+    if not may_hold_volatile(text, text.encode("utf-8", "surrogatepass")):
+        return text  # the regex tries each alternative at each position: skipped when it cannot match
+    return VOLATILE_RE.sub("#", text)

@@ -1,0 +1,43 @@
+"""Values volatile by nature: the cheap tests before the regex only save time."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from heartbeat.detect.detectors.volatile import has_volatile, mask_volatile, may_hold_volatile
+
+_OLD_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9", b"9999999")
+
+
+@settings(max_examples=500, deadline=None, print_blob=True)
+@given(data=st.binary(max_size=40) | st.text("0123456789:msx- a", max_size=40).map(str.encode))
+def test_the_volatile_test_in_two_steps_fires_as_the_six_pieces_do(data: bytes) -> None:
+    """The quick test of long outputs (two steps) finds exactly the six pieces of its definition."""
+    nines = data.translate(bytes.maketrans(b"0123456789", b"9999999999"))
+    assert has_volatile(data) is any(hint in nines for hint in _OLD_HINTS)
+
+
+_PIECES = ("5", "12", "2024-05-01", "T", " ", "\t", "\x1c", ":", "-", "x", "0x", "ff", "ab", "s", "ms", "µs")
+_PIECES += ("us", "ns", "sec", ".", "3f2a9c1e", "a1b2c3d4e5f6", "123456789012", "z", "_", "٣", "é")
+
+
+@settings(max_examples=1500, deadline=None, print_blob=True)
+@given(
+    text=st.lists(st.sampled_from(_PIECES), max_size=8).map("".join)
+    | st.text("0123456789abcdefABFxXmunsµMS-:. \t\n\x1c\x1fTz_٣", max_size=30)
+)
+@example(text="took 5 ms")
+@example(text="took 5\x1cs")
+@example(text="took 3.2s")
+@example(text="at 12:30:05")
+@example(text="at 2024-05-01T10:00")
+@example(text="ptr 0xff")
+@example(text="id 3f2a9c1e-1234-4abc-8def-0123456789ab")
+@example(text="id abcdefab-abcd-abcd-abcd-abcdefabcdef")
+@example(text="sha a1b2c3d4e5f6 n 123456789012")
+def test_a_text_the_quick_look_clears_holds_nothing_the_volatile_regex_masks(text: str) -> None:
+    """The substring test before masking a short output only saves time: what it clears has no match."""
+    data = text.encode("utf-8", "surrogatepass")
+    if not may_hold_volatile(text, data):
+        assert mask_volatile(text) == text
