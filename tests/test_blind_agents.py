@@ -502,6 +502,21 @@ _TWENTYTHIRD: dict[int | None, dict[str, list[str]]] = {
     10: {_SFTP23: ["empty"]},
 }
 _TWENTYTHIRD_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP23}, 5: {_SFTP23}, 10: set()}
+# The twenty-fourth batch's (bench/blind_agents/README.md), written blind after the two rules above,
+# with SQL, browser and MCP agents and sync jobs, replayed as it arrived: no healthy run escalated at
+# its own heartbeats; a coding agent probing three optional modules, each "No module named", before
+# it installs one is flagged (three failing calls of one tool in a row, each the one before with a
+# word changed, read as a rewording; not escalated); regrouped, an SFTP poller's quiet stretch, as
+# the twenty-third's. Missed: a service agent promising a return it never submits.
+_PROBES24 = {"healthy__coding_probe_optional_modules_b24": ["recurring_error"]}
+_SFTP24 = "healthy__poller_sftp_quiet_then_files_b24"
+_TWENTYFOURTH: dict[int | None, dict[str, list[str]]] = {
+    None: _PROBES24,
+    1: {**_PROBES24, _SFTP24: ["no_progress"]},
+    5: _PROBES24,
+    10: {**_PROBES24, _SFTP24: ["empty", "recurring"]},
+}
+_TWENTYFOURTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP24}, 5: set(), 10: set()}
 _TWENTYTHIRD_MISSED = {
     "stuck__airline_cancel_promised_never_done_b23",
     "stuck__sphinx_napoleon_env_setup_wander_b23",
@@ -629,9 +644,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1110
+    assert len(runs) == len(LABELS) == 1154
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 702
+    assert len(healthy) == 727
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -643,6 +658,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_EIGHTEENTH[per_heartbeat],
         **_TWENTYSECOND[per_heartbeat],
         **_TWENTYTHIRD[per_heartbeat],
+        **_TWENTYFOURTH[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -655,6 +671,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SEVENTEENTH_ESCALATED[per_heartbeat]
         | _EIGHTEENTH_ESCALATED[per_heartbeat]
         | _TWENTYTHIRD_ESCALATED[per_heartbeat]
+        | _TWENTYFOURTH_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -673,6 +690,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYFIRST_MISSED[per_heartbeat]
         | _TWENTYSECOND_MISSED[per_heartbeat]
         | _TWENTYTHIRD_MISSED
+        | {"stuck__cs_promises_return_never_submits_b24"}
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
