@@ -46,8 +46,8 @@ from ..core.models import ProgressSample
 from .detectors.calls import silent_by_design
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
-from .detectors.fingerprints import mask_volatile
 from .detectors.no_progress import NoProgress
+from .detectors.volatile import mask_volatile
 
 __all__ = ["exploring", "idle_wakeup", "spared", "watching"]
 

@@ -14,15 +14,15 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
 * ``result``: the output (or, without one, the error text), stripped, with
   only the values that are volatile by nature masked (timestamps, UUIDs,
   request ids and hex digests, durations, memory addresses and numbers as
-  long as an object id: :func:`~.volatile.mask_volatile`), hashed to 8 hex characters;
+  long as an object id: :mod:`.volatile`), hashed to 8 hex characters;
   None when the action reported neither. The numbers that are the content
   (a page number, a price, a count, the dates in a list of flights) are
   kept: two pages, two bodies or two flight lists are two results. A "not
-  found" echoing the request is "not found" (:func:`~.envelope.not_found`). For a
-  failed action, and for an output that ends as a failing test run does
-  (pytest's ``1 failed in 1.97s``, unittest's ``FAILED (failures=1)``: a
-  shell may report no exit status), only its last two lines count (at most 200 characters),
-  line numbers and ports masked too, and when the last line names an
+  found" echoing the request is "not found" (:func:`~.envelope.not_found`).
+  For a failed action, and for an output that ends as a failing test run
+  does (pytest's ``1 failed in 1.97s``, unittest's ``FAILED (failures=1)``:
+  a shell may report no exit status), only its last two lines count (at
+  most 200 characters), line numbers and ports masked too, and when the last line names an
   exception, that line from the exception's name on: how a failure ends
   (the exception and its message, the test summary) says what failed, the
   log before it changes with every edit. The closing lines a runner prints
@@ -64,7 +64,7 @@ from .envelope import (
     not_found,
     not_modified,
 )
-from .volatile import ERROR_RE, VOLATILE_RE, has_volatile, mask_volatile, may_hold_volatile
+from .volatile import ERROR_RE, VOLATILE_RE, has_volatile, may_hold_volatile
 from .words import failure_words, unbracketed
 
 __all__ = [
@@ -74,7 +74,6 @@ __all__ = [
     "error_text",
     "fingerprint",
     "mask",
-    "mask_volatile",
     "pattern",
     "prints",
     "summarize",
