@@ -505,16 +505,15 @@ _TWENTYTHIRD_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP23},
 # The twenty-fourth batch's (bench/blind_agents/README.md), written blind after the two rules above,
 # with SQL, browser and MCP agents and sync jobs, replayed as it arrived: no healthy run escalated at
 # its own heartbeats; a coding agent probing three optional modules, each "No module named", before
-# it installs one is flagged (three failing calls of one tool in a row, each the one before with a
-# word changed, read as a rewording; not escalated); regrouped, an SFTP poller's quiet stretch, as
-# the twenty-third's. Missed: a service agent promising a return it never submits.
-_PROBES24 = {"healthy__coding_probe_optional_modules_b24": ["recurring_error"]}
+# it installs one was flagged (read as a rewording: since then one word changed and each failure
+# naming back its own asks about another thing); regrouped, an SFTP poller's quiet stretch, as the
+# twenty-third's. Missed: a service agent promising a return it never submits.
 _SFTP24 = "healthy__poller_sftp_quiet_then_files_b24"
 _TWENTYFOURTH: dict[int | None, dict[str, list[str]]] = {
-    None: _PROBES24,
-    1: {**_PROBES24, _SFTP24: ["no_progress"]},
-    5: _PROBES24,
-    10: {**_PROBES24, _SFTP24: ["empty", "recurring"]},
+    None: {},
+    1: {_SFTP24: ["no_progress"]},
+    5: {},
+    10: {_SFTP24: ["empty", "recurring"]},
 }
 _TWENTYFOURTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP24}, 5: set(), 10: set()}
 _TWENTYTHIRD_MISSED = {

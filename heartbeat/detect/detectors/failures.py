@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from .contract import ActionView
 from .fingerprints import error_key
-from .words import alike, error_words, reworded, words
+from .words import alike, error_words, reworded, word_print, words
 
 __all__ = [
     "DARK_EXTRA",
@@ -62,7 +62,7 @@ def rerun_key(action: ActionView, key: Hashable) -> Hashable:
     return (action.fingerprint, key)
 
 
-Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool, Hashable, bool]
+Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool, Hashable, bool, frozenset[str]]
 
 
 def chain_length(failures: Sequence[Failure] | deque[Any]) -> int:
@@ -72,15 +72,17 @@ def chain_length(failures: Sequence[Failure] | deque[Any]) -> int:
     and rewording the calls before it in the chain (a question asked again keeps some of its words:
     "Kate Bush home studio", then "Hounds of Love recording studio", then "Kate Bush studio Kent")."""
     newest = reversed(failures)
-    _, tool, fp, said, failed, answered, _, _ = next(newest)
+    _, tool, fp, said, failed, answered, _, _, named = next(newest)
     run = [said]  # the calls' words, newest first
-    for _, other, ofp, osaid, ofailed, oanswered, _, _ in newest:
+    for _, other, ofp, osaid, ofailed, oanswered, _, _, onamed in newest:
         if other != tool:
             continue
         if answered or ofp == fp or not alike(ofailed, failed):
             break
+        if len(named) == len(onamed) == 1 and named | onamed == said ^ osaid:
+            break  # one word changed, and each failure names back its own: another thing asked
         run.append(osaid)
-        fp, failed, answered = ofp, ofailed, oanswered
+        fp, said, failed, answered, named = ofp, osaid, ofailed, oanswered, onamed
     # The longest chain ending at the newest: from its first call on, each call rewords those
     # before it. Few failures in a row: all starts are tried.
     for start in range(len(run) - 1, 0, -1):
@@ -100,7 +102,8 @@ def as_failure(
     """A failed action as :func:`chain_length` reads it."""
     said = words(tool, action.summary)
     failed = error_words(error, said, action.failure)
-    return (position, tool, fp, said, failed, answered, key, _silent(action))
+    named = frozenset(w for w in said if word_print(w) in action.failure) if action.failure else frozenset()
+    return (position, tool, fp, said, failed, answered, key, _silent(action), named)
 
 
 def dark_run(failures: Sequence[Failure] | deque[Any], tool: str, answered_at: int) -> tuple[int, int]:
@@ -130,10 +133,10 @@ def _alike_run(failures: Sequence[Failure] | deque[Any]) -> tuple[int, int]:
     like the one before (see :func:`~.words.alike`), asking three things at least (one call
     retried, backing off from a rate limit, is the re-run rules'); 0 tools: not silent."""
     newest = reversed(failures)
-    _, tool, fp, _, failed, answered, _, _ = next(newest)
+    _, tool, fp, _, failed, answered, _, _, _ = next(newest)
     asked = {fp}
     run = 1
-    for _, other, ofp, _, ofailed, oanswered, _, _ in newest:
+    for _, other, ofp, _, ofailed, oanswered, _, _, _ in newest:
         if other != tool:
             continue
         if answered or not alike(ofailed, failed):

@@ -40,7 +40,9 @@ query; a list of suggestions in brackets says which pages, not what
 failed). A query fixed three times that fails on a missing column, then an
 ambiguous name, then a misused aggregate is debugging: each fix got further;
 so are ``python -c`` probes labelled ``returncode 1`` whose tracebacks end in
-a different exception each time.
+a different exception each time. Calls that change one word, each failure
+naming back its own ("No module named 'scipy'", then "'cftime'"), ask about
+other things: which optional modules are installed.
 
 A tool gone dark counts too: N + 3 of one tool's calls in the window fail
 with nothing to show (no output, or a bare exit code: ``grep`` finding no

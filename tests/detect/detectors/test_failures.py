@@ -106,3 +106,18 @@ def test_a_chain_is_of_rewordings_failing_alike() -> None:
     reworded = ["Aunt May actress", "Aunt May Marvel Comics", "Aunt May Parker"]
     assert chain_length(_failures([_search(t) for t in reworded])) == 3
     assert chain_length(_failures([_search(t) for t in ["Noah Cyrus", "Miley Cyrus", "Cyrus family"]])) == 1
+
+
+def test_probes_each_told_their_own_word_is_missing_are_no_chain() -> None:
+    """One word changed each time, and each failure names back its own ("No module named
+    'scipy'", then "'cftime'"): another thing asked, no rewording."""
+    probes: list[Call] = [
+        {
+            "tool": "bash",
+            "args": {"command": f'python -c "import {name}"'},
+            "output": f"ModuleNotFoundError: No module named '{name}'",
+            "error": "exit 1",
+        }
+        for name in ("scipy", "cftime", "bottleneck")
+    ]
+    assert chain_length(_failures(probes)) == 1

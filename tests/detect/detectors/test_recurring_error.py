@@ -620,6 +620,28 @@ def test_failures_that_say_what_failed_are_no_dark_tool() -> None:
     assert trips(RecurringError(), actions(probes)) == [None] * 6
 
 
+def test_probes_each_told_that_what_they_asked_for_is_missing_are_no_rewording() -> None:
+    """``python -c "import scipy"``, then ``cftime``, then ``bottleneck``, each "No module named
+    '<it>'": one word changed each time and each failure names back its own, so each asks about
+    another thing (which optional modules are installed). The same failure that does not name
+    the changed word back, three times in a row, is one error recurring."""
+    probes: list[Call] = [
+        {
+            "tool": "bash",
+            "args": {"command": f'cd /testbed && python -c "import {name}"'},
+            "output": f"Traceback (most recent call last):\nModuleNotFoundError: No module named '{name}'",
+            "error": "Command exited with code 1",
+        }
+        for name in ("scipy", "cftime", "bottleneck")
+    ]
+    assert trips(RecurringError(), actions(probes)) == [None] * 3
+    unnamed = [
+        {**probe, "output": "Traceback (most recent call last):\nImportError: DLL load failed"}
+        for probe in probes
+    ]
+    assert trips(RecurringError(), actions(unnamed))[-1] is not None
+
+
 def _lookup(title: str) -> Call:
     similar = ", ".join(f"'{title} ({i})'" for i in range(len(title) % 4 + 1))
     error = f"Could not find [{title}]. Similar: [{similar}]"
