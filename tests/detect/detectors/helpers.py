@@ -105,3 +105,15 @@ def first(detector: Detector, records: Sequence[ActionRecord]) -> tuple[int, Ano
         if hit is not None:
             return i, hit
     return None
+
+
+def import_probe(
+    name: str, ending: str = "ModuleNotFoundError: No module named", *, tool: str = "python"
+) -> Call:
+    """``python -c "import <name>"`` failing (``returncode 1``), its output ``<ending> '<name>'``."""
+    return {
+        "tool": tool,
+        "args": {"cmd": f'python -c "import {name}"'},
+        "output": f"Traceback (most recent call last):\n{ending} '{name}'",
+        "error": "returncode 1",
+    }

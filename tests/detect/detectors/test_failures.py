@@ -11,7 +11,7 @@ from heartbeat.detect.detectors.failures import (
     rerun_key,
 )
 
-from .helpers import Call, actions
+from .helpers import Call, actions, import_probe
 
 
 def _failures(calls: list[Call]) -> list[Failure]:
@@ -111,13 +111,5 @@ def test_a_chain_is_of_rewordings_failing_alike() -> None:
 def test_probes_each_told_their_own_word_is_missing_are_no_chain() -> None:
     """One word changed each time, and each failure names back its own ("No module named
     'scipy'", then "'cftime'"): another thing asked, no rewording."""
-    probes: list[Call] = [
-        {
-            "tool": "bash",
-            "args": {"command": f'python -c "import {name}"'},
-            "output": f"ModuleNotFoundError: No module named '{name}'",
-            "error": "exit 1",
-        }
-        for name in ("scipy", "cftime", "bottleneck")
-    ]
+    probes = [import_probe(name) for name in ("scipy", "cftime", "bottleneck")]
     assert chain_length(_failures(probes)) == 1

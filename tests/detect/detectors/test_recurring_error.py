@@ -11,7 +11,7 @@ from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import RecurringError
 from heartbeat.detect.monitor import Monitor
 
-from .helpers import Call, actions, fired, first, trips
+from .helpers import Call, actions, fired, first, import_probe, trips
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -608,15 +608,7 @@ def test_failures_that_say_what_failed_are_no_dark_tool() -> None:
         "TypeError: bad operand",
         "OSError: [Errno 2]",
     )
-    probes: list[Call] = [
-        {
-            "tool": "python",
-            "args": {"cmd": f"python -c 'import {name}'"},
-            "output": f"{ending} '{name}'",
-            "error": "returncode 1",
-        }
-        for name, ending in zip(_WORDS, endings, strict=False)
-    ]
+    probes = [import_probe(name, ending) for name, ending in zip(_WORDS, endings, strict=False)]
     assert trips(RecurringError(), actions(probes)) == [None] * 6
 
 
@@ -625,15 +617,7 @@ def test_probes_each_told_that_what_they_asked_for_is_missing_are_no_rewording()
     '<it>'": one word changed each time and each failure names back its own, so each asks about
     another thing (which optional modules are installed). The same failure that does not name
     the changed word back, three times in a row, is one error recurring."""
-    probes: list[Call] = [
-        {
-            "tool": "bash",
-            "args": {"command": f'cd /testbed && python -c "import {name}"'},
-            "output": f"Traceback (most recent call last):\nModuleNotFoundError: No module named '{name}'",
-            "error": "Command exited with code 1",
-        }
-        for name in ("scipy", "cftime", "bottleneck")
-    ]
+    probes = [import_probe(name, tool="bash") for name in ("scipy", "cftime", "bottleneck")]
     assert trips(RecurringError(), actions(probes)) == [None] * 3
     unnamed = [
         {**probe, "output": "Traceback (most recent call last):\nImportError: DLL load failed"}
@@ -662,15 +646,7 @@ def test_a_tool_failing_alike_whatever_it_is_asked_has_gone_dark_at_n_plus_three
     hit = found[5]
     assert hit is not None and hit.evidence["same"] == "alike" and hit.evidence["count"] == 6
     assert hit.message.startswith("6 calls to search in a row failed alike (Could not find [The Big Switch]")
-    probes: list[Call] = [
-        {
-            "tool": "python",
-            "args": {"cmd": f"python -c 'import {name}'"},
-            "output": f"ModuleNotFoundError: No module named '{name}'",
-            "error": "returncode 1",
-        }
-        for name in _WORDS[:6]
-    ]
+    probes = [import_probe(name) for name in _WORDS[:6]]
     assert trips(RecurringError(), actions(probes))[5] is not None
 
 
