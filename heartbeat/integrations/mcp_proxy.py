@@ -133,7 +133,10 @@ class ToolProxy:
         except MCPError as exc:  # a protocol-level error (unknown tool, bad params): the client gets it too
             failed = f"MCP error {exc.code}: {exc.message}"
             answer = self._record(name, arguments, None, failed, failed=failed)
-            if isinstance(answer, types.CallToolResult):
+            if isinstance(answer, Stop):  # it ran, and meanwhile the agent was stopped or paused
+                # Only a result carries both: the server's error as it sent it, and the stop.
+                return error_result(after_stop_note(answer, failed))
+            if answer is not None:
                 # It tripped a detector: the model must read the instructions, which only a result
                 # carries, so the error comes as a result's text, said as the server sent it.
                 return answer
@@ -270,13 +273,16 @@ class ToolProxy:
 
         ``failed``: the protocol error the server answered with instead of a result.
         """
+        session = self.session
         try:
-            anomaly = self.session.record(name, arguments, output=output, error=error)
+            anomaly = session.record(name, arguments, output=output, error=error)
         except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a pause, a human)
             return exc.stop
-        if anomaly is None or (self.session.observing and anomaly.kind != "budget"):
-            return None  # observe mode: found and journaled, the result passed on as it is
-        return error_result(redirect_text(anomaly, self.session, failed))
+        if anomaly is None or (session.observing and anomaly.kind != "budget"):
+            # Recorded in a heartbeat that a stop is ending now (KILL or a pause that came as the
+            # answer did, before the heartbeat saw it): the model hears it with this answer.
+            return session.stopped  # else None: observe mode's finding is journaled, the result goes on
+        return error_result(redirect_text(anomaly, session, failed))
 
 
 def _with_block(result: dict[str, Any], text: str) -> dict[str, Any]:

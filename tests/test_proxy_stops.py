@@ -1,0 +1,53 @@
+"""``heartbeat mcp-proxy`` when a stop meets a call: what the model is told, what the journal keeps.
+
+Real processes: the proxy in front of ``raw_mcp_server.py`` (whose ``slow`` tool
+runs until a file appears), a person's ``heartbeat pause`` and ``heartbeat
+resume`` as commands. Each test made the race deterministic with files: the
+stop or the heartbeat's end is waited for, then the call is released.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from _cli import run_cli as cli
+from _mcp_pipe import Pipe, proxy, server_log, texts
+from conftest import wait_until
+
+
+def journal(folder: Path) -> list[dict[str, Any]]:
+    path = folder / "state" / "journal.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def running(via: Pipe, arguments: dict[str, Any]) -> int:
+    """Start a ``slow`` call and wait until it reached the server; its request id."""
+    number = via.start("tools/call", {"name": "slow", "arguments": arguments})
+    wait_until(lambda: any(e.get("id") == number for e in server_log(via.folder)), what="the call to run")
+    return number
+
+
+def test_a_protocol_error_of_a_call_in_flight_at_a_pause_says_the_agent_is_paused(tmp_path: Path) -> None:
+    """Regression: the bare server error reached the model, with no word that the agent is paused."""
+    via = proxy(tmp_path)
+    try:
+        number = running(via, {"fail": "the index is rebuilding"})
+        paused = cli(tmp_path, "pause", "--state-dir", "state", "--reason", "lunch")
+        (tmp_path / "release").write_text("")
+        answer = via.wait(number)
+        refused = via.ask("tools/call", {"name": "fast", "arguments": {}})
+    finally:
+        via.close()
+    assert paused.returncode == 0, paused.stderr
+    assert "error" not in answer, f"the bare protocol error: {answer}"
+    said = texts(answer)
+    assert answer["result"]["isError"]
+    # The server's error as it sent it (no result came, none is withheld), then the pause.
+    assert "MCP error -32603: the index is rebuilding" in said and "withheld" not in said
+    assert "paused" in said and "lunch" in said and "No further tool will be called" in said
+    assert "paused" in texts(refused) and "not called" in texts(refused)
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [(a["tool"], a.get("after_stop")) for a in actions] == [("slow", "paused")]
+    assert "the index is rebuilding" in actions[0]["error"]
