@@ -51,3 +51,27 @@ def test_a_protocol_error_of_a_call_in_flight_at_a_pause_says_the_agent_is_pause
     actions = [e for e in journal(tmp_path) if e["event"] == "action"]
     assert [(a["tool"], a.get("after_stop")) for a in actions] == [("slow", "paused")]
     assert "the index is rebuilding" in actions[0]["error"]
+
+
+def saved(folder: Path) -> dict[str, Any]:
+    return dict(json.loads((folder / "state" / "state.json").read_text()))
+
+
+def test_a_resume_note_reaches_the_model_after_a_call_that_outlasted_its_heartbeat(tmp_path: Path) -> None:
+    """Regression: the heartbeat that held the note idled out while the call ran, and the note
+    never reached the model (state.json no longer had it either)."""
+    via = proxy(tmp_path, "--idle", "0.2s")
+    try:
+        assert "result" in via.ask("tools/call", {"name": "fast", "arguments": {"q": "a"}})
+        resumed = cli(tmp_path, "resume", "--state-dir", "state", "--note", "use the archive")
+        assert resumed.returncode == 0, resumed.stderr
+        number = running(via, {})
+        wait_until(lambda: saved(tmp_path)["instructions"] is None, what="the note's heartbeat to end")
+        (tmp_path / "release").write_text("")
+        answer = via.wait(number)
+        after = via.ask("tools/call", {"name": "fast", "arguments": {"q": "b"}})
+    finally:
+        via.close()
+    assert answer["result"]["content"][0]["text"] == "slow answer"
+    assert texts(answer).endswith("a note from the person watching you: use the archive")
+    assert "note" not in texts(after)  # once
