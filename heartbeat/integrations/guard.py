@@ -252,8 +252,9 @@ class Guard:
     detector fires; ``"redirect"`` answers the model with recovery
     instructions instead, and stops the run after ``max_redirects``
     redirections (the model is not listening). KILL, the fleet stop, a
-    person's pause and an exhausted budget always stop. Bound to a StepContext or Session of an agent in observe mode
-    (``[policy] mode = "observe"``) a finding is recorded and nothing more.
+    person's pause and an exhausted budget always stop. Bound to a
+    StepContext or Session of an agent in observe mode (``[policy] mode =
+    "observe"``) a finding is recorded and nothing more.
     Safe to share between threads (parallel tool calls).
     """
 
