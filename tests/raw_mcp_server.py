@@ -3,7 +3,8 @@
 Tools: ``fast`` (a text), ``odd`` (a content type no SDK knows, and ``x-`` extension
 fields on the result), ``slow`` (runs until the file named by ``RAW_MCP_RELEASE``
 appears, or until the client cancels it; with the argument ``fail`` it then answers with
-a JSON-RPC error of that text instead of a result). ``tools/list`` carries ``x-`` fields on
+a JSON-RPC error of that text instead of a result; with ``exit`` the server exits instead of
+answering). ``tools/list`` carries ``x-`` fields on
 a tool and on the result. A resource and a prompt. Every request and every
 ``notifications/cancelled`` is appended to the file named by ``RAW_MCP_LOG``, one
 JSON line each, so a test sees what reached the server.
@@ -57,6 +58,8 @@ def slow(request_id: Any, fail: object = None) -> None:
     while not cancel.is_set():
         if RELEASE and Path(RELEASE).exists():
             log({"finished": "slow"})
+            if fail == "exit":
+                os._exit(0)
             if fail is not None:
                 send({"id": request_id, "error": {"code": -32603, "message": str(fail)}})
             else:
@@ -106,7 +109,8 @@ def main() -> None:
             continue
         log({"method": method, "name": params.get("name"), "id": message["id"]})
         if method == "tools/call" and params.get("name") == "slow":
-            fail = (params.get("arguments") or {}).get("fail")
+            given = params.get("arguments") or {}
+            fail = "exit" if given.get("exit") else given.get("fail")
             threading.Thread(target=slow, args=(message["id"], fail), daemon=True).start()
             continue
         try:

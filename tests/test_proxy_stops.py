@@ -9,6 +9,7 @@ stop or the heartbeat's end is waited for, then the call is released.
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +76,36 @@ def test_a_resume_note_reaches_the_model_after_a_call_that_outlasted_its_heartbe
     assert answer["result"]["content"][0]["text"] == "slow answer"
     assert texts(answer).endswith("a note from the person watching you: use the archive")
     assert "note" not in texts(after)  # once
+
+
+def test_a_call_in_flight_when_the_proxy_is_terminated_is_journaled(tmp_path: Path) -> None:
+    """Regression: SIGTERM saved the open heartbeat and exited, and the call the server was
+    running (it may have run in full) was in neither state.json nor the journal."""
+    via = proxy(tmp_path)
+    try:
+        running(via, {"q": "long"})
+        via.process.send_signal(signal.SIGTERM)
+        assert via.process.wait(timeout=30) == 0
+    finally:
+        via.close()
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [a["tool"] for a in actions] == ["slow"]
+    assert "the proxy was stopped (SIGTERM) while the call ran" in actions[0]["error"]
+    assert "may have run" in actions[0]["error"]
+    assert [a["tool"] for a in saved(tmp_path)["history"]] == ["slow"]
+
+
+def test_a_call_in_flight_when_the_server_exits_is_journaled(tmp_path: Path) -> None:
+    """Regression: the proxy saved the open heartbeat and exited 1 with its server, and the call
+    the server was running when it died was in neither state.json nor the journal."""
+    via = proxy(tmp_path)
+    try:
+        running(via, {"exit": True})
+        (tmp_path / "release").write_text("")
+        assert via.process.wait(timeout=30) == 1
+    finally:
+        stderr = via.close()
+    assert "exited; the proxy stops with it" in stderr
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [a["tool"] for a in actions] == ["slow"]
+    assert "the MCP server exited while the call ran (it may have run)" in actions[0]["error"]
