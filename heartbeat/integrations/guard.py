@@ -426,8 +426,10 @@ class Guard:
     def _redirect(self, anomaly: Anomaly, tool: str, *, again: bool) -> Verdict:
         """Redirect (or stop, in stop mode or once the model has ignored enough redirections)."""
         reason = f"{anomaly.kind}: {anomaly.message}"
-        if again:
-            reason = f"called {tool} again after being told not to; {reason}"
+        if again:  # the model's tool name reaches a person in the stop's message: escaped
+            from ..core.models import printable  # only here: a cold import of the guard stays light
+
+            reason = f"called {printable(tool)} again after being told not to; {reason}"
         if self.on_stuck == "stop" or self.redirects >= self.max_redirects:
             if self.on_stuck == "redirect":
                 reason = f"{self.redirects} redirection(s) ignored; {reason}"
