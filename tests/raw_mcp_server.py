@@ -2,7 +2,9 @@
 
 Tools: ``fast`` (a text), ``odd`` (a content type no SDK knows, and ``x-`` extension
 fields on the result), ``slow`` (runs until the file named by ``RAW_MCP_RELEASE``
-appears, or until the client cancels it). ``tools/list`` carries ``x-`` fields on
+appears, or until the client cancels it; with the argument ``fail`` it then answers with
+a JSON-RPC error of that text instead of a result; with ``exit`` the server exits instead of
+answering). ``tools/list`` carries ``x-`` fields on
 a tool and on the result. A resource and a prompt. Every request and every
 ``notifications/cancelled`` is appended to the file named by ``RAW_MCP_LOG``, one
 JSON line each, so a test sees what reached the server.
@@ -47,13 +49,21 @@ def send(message: dict[str, Any]) -> None:
         sys.stdout.flush()
 
 
-def slow(request_id: Any) -> None:
-    """Run until released or cancelled; a cancelled request gets no answer (the protocol says so)."""
+def slow(request_id: Any, fail: object = None) -> None:
+    """Run until released or cancelled; a cancelled request gets no answer (the protocol says so).
+
+    ``fail``: the message of the protocol error it then answers with, instead of its result.
+    """
     cancel = _cancelled.setdefault(request_id, threading.Event())
     while not cancel.is_set():
         if RELEASE and Path(RELEASE).exists():
             log({"finished": "slow"})
-            send({"id": request_id, "result": {"content": [{"type": "text", "text": "slow answer"}]}})
+            if fail == "exit":
+                os._exit(0)
+            if fail is not None:
+                send({"id": request_id, "error": {"code": -32603, "message": str(fail)}})
+            else:
+                send({"id": request_id, "result": {"content": [{"type": "text", "text": "slow answer"}]}})
             return
         time.sleep(0.02)
 
@@ -99,7 +109,9 @@ def main() -> None:
             continue
         log({"method": method, "name": params.get("name"), "id": message["id"]})
         if method == "tools/call" and params.get("name") == "slow":
-            threading.Thread(target=slow, args=(message["id"],), daemon=True).start()
+            given = params.get("arguments") or {}
+            fail = "exit" if given.get("exit") else given.get("fail")
+            threading.Thread(target=slow, args=(message["id"], fail), daemon=True).start()
             continue
         try:
             send({"id": message["id"], "result": answer(method, params)})

@@ -21,6 +21,7 @@ from typing import Any
 import live_streams
 import pytest
 from _cli import run_cli as cli
+from _mcp_pipe import RAW_SERVER, Pipe, proxy, server_log, texts
 from conftest import wait_until
 
 from heartbeat.detect.monitor import Monitor
@@ -377,93 +378,6 @@ def test_an_adapter_in_observe_mode_neither_redirects_nor_stops(tmp_path: Path, 
 
 
 # -- the MCP proxy: a transparent pipe that fails closed (items 3, 4 and 16)
-
-RAW_SERVER = [sys.executable, str(Path(__file__).resolve().parent / "raw_mcp_server.py")]
-
-
-class Pipe:
-    """A process spoken to in raw JSON-RPC lines (the proxy, or the raw server itself); answers by id."""
-
-    def __init__(self, argv: list[str], folder: Path) -> None:
-        self.folder = folder
-        env = {
-            **os.environ,
-            "PYTHONPATH": str(live_streams.REPO),
-            "RAW_MCP_LOG": str(folder / "server.log"),
-            "RAW_MCP_RELEASE": str(folder / "release"),
-        }
-        self.process = subprocess.Popen(
-            argv,
-            cwd=folder,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.answers: dict[int, dict[str, Any]] = {}
-        self._cond = threading.Condition()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        self.next_id = 1
-        hello = {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        }
-        assert "result" in self.ask("initialize", hello)
-        self.send({"method": "notifications/initialized"})
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            message = json.loads(line)
-            if "id" in message:
-                with self._cond:
-                    self.answers[message["id"]] = message
-                    self._cond.notify_all()
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-        self.process.stdin.flush()
-
-    def start(self, method: str, params: dict[str, Any]) -> int:
-        number, self.next_id = self.next_id, self.next_id + 1
-        self.send({"id": number, "method": method, "params": params})
-        return number
-
-    def wait(self, number: int, timeout: float = 30.0) -> dict[str, Any]:
-        with self._cond:
-            assert self._cond.wait_for(lambda: number in self.answers, timeout), f"no answer to {number}"
-            return self.answers[number]
-
-    def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return self.wait(self.start(method, params))
-
-    def close(self) -> str:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        assert self.process.stderr is not None
-        return self.process.stderr.read()
-
-
-def proxy(folder: Path, *flags: str) -> Pipe:
-    argv = [sys.executable, "-m", "heartbeat", "mcp-proxy", "--state-dir", "state", "--kill-file", "KILL"]
-    return Pipe([*argv, *flags, "--", *RAW_SERVER], folder)
-
-
-def server_log(folder: Path) -> list[dict[str, Any]]:
-    path = folder / "server.log"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def texts(answer: dict[str, Any]) -> str:
-    return "\n".join(b.get("text", "") for b in answer["result"]["content"])
 
 
 def test_the_proxy_passes_extension_fields_and_unknown_content_types_as_the_server_sent_them(

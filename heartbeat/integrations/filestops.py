@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..base.errors import HeartbeatError
 from ..core.models import Status
 from ..tick.control import pause_requested
-from .stops import Stop
+from .stops import Stop, pausing
 
 if TYPE_CHECKING:
     from ..tick.agent import Agent
@@ -44,9 +44,7 @@ def kill_found(hb: Agent) -> tuple[str, str] | None:
 def pause_stop(hb: Agent) -> Stop | None:
     """A ``heartbeat pause`` that waits for the lock now, as a Stop, else None (one stat)."""
     asked = pause_requested(hb)
-    if asked is None:
-        return None
-    return Stop("paused", f"a person is pausing this agent: {asked}", 0)
+    return None if asked is None else pausing(asked)
 
 
 def saved_stop(hb: Agent) -> Stop | None:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overloa
 
 from ..base.errors import HeartbeatError
 from ..state.killswitch import KillSwitch
-from .stops import Cause, Stopped
+from .stops import Cause, Stopped, pausing
 
 if TYPE_CHECKING:
     from ..core.models import Anomaly, ModelSpend
@@ -251,9 +251,10 @@ class Guard:
     another :class:`Recorder`. ``on_stuck``: ``"stop"`` ends the run when a
     detector fires; ``"redirect"`` answers the model with recovery
     instructions instead, and stops the run after ``max_redirects``
-    redirections (the model is not listening). KILL and an exhausted budget
-    always stop. Bound to a StepContext or Session of an agent in observe mode
-    (``[policy] mode = "observe"``) a finding is recorded and nothing more.
+    redirections (the model is not listening). KILL, the fleet stop, a
+    person's pause and an exhausted budget always stop. Bound to a
+    StepContext or Session of an agent in observe mode (``[policy] mode =
+    "observe"``) a finding is recorded and nothing more.
     Safe to share between threads (parallel tool calls).
     """
 
@@ -281,6 +282,8 @@ class Guard:
         check = getattr(self.recorder, "check", None)
         self._check: Callable[[], Any] | None = check if callable(check) else None
         self._budgeted = hasattr(self.recorder, "budget_anomaly")  # looked up once, not per call
+        pause = getattr(self.recorder, "pause_requested", None)  # a StepContext's: a person waits
+        self._pausing: Callable[[], object] | None = pause if callable(pause) else None
         usage = getattr(self.recorder, "record_usage", None)
         self._record_usage: Callable[..., Anomaly | None] | None = usage if callable(usage) else None
         self._owned = isinstance(target, str | Path)  # a Session we opened: close() ends it
@@ -327,8 +330,8 @@ class Guard:
             stop = self._check()  # a Session: KILL, a human awaited, the folder busy; opens a heartbeat
             if stop is not None:
                 return self._stop(stop.kind, stop.message, None)
-        elif self.recorder.killed:
-            return self._stop("killed", self._kill_reason(), None)
+        elif (standing := self._standing()) is not None:
+            return standing
         spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None) if self._budgeted else None
         if spent is not None:  # a StepContext past a limit (by this guard's calls or the step's own)
             return self._stop("budget", spent.message, spent)
@@ -348,8 +351,8 @@ class Guard:
             known = getattr(self.recorder, "stopped", None)
             if known is not None:
                 return self._stop(known.kind, known.message, None)
-        elif self.recorder.killed:
-            return self._stop("killed", self._kill_reason(), None)
+        elif (standing := self._standing()) is not None:
+            return standing
         spent: Anomaly | None = getattr(self.recorder, "budget_anomaly", None) if self._budgeted else None
         if spent is not None:  # a StepContext past a limit (by this guard's calls or the step's own)
             return self._stop("budget", spent.message, spent)
@@ -423,8 +426,10 @@ class Guard:
     def _redirect(self, anomaly: Anomaly, tool: str, *, again: bool) -> Verdict:
         """Redirect (or stop, in stop mode or once the model has ignored enough redirections)."""
         reason = f"{anomaly.kind}: {anomaly.message}"
-        if again:
-            reason = f"called {tool} again after being told not to; {reason}"
+        if again:  # the model's tool name reaches a person in the stop's message: escaped
+            from ..core.models import printable  # only here: a cold import of the guard stays light
+
+            reason = f"called {printable(tool)} again after being told not to; {reason}"
         if self.on_stuck == "stop" or self.redirects >= self.max_redirects:
             if self.on_stuck == "redirect":
                 reason = f"{self.redirects} redirection(s) ignored; {reason}"
@@ -450,6 +455,17 @@ class Guard:
         verdict = Verdict("stop", cause, reason, anomaly, journaled=journaled)
         self.stopped = verdict.error()
         return verdict
+
+    def _standing(self) -> Verdict | None:
+        """A StepContext's or MonitorRecorder's stop: KILL or the fleet stop, or a person's pause
+        that waits for the step's tick (the run stops, the tick ends, the pause gets in)."""
+        if self.recorder.killed:
+            return self._stop("killed", self._kill_reason(), None)
+        asked = self._pausing() if self._pausing is not None else None
+        if isinstance(asked, str):
+            stop = pausing(asked)
+            return self._stop(stop.kind, stop.message, None)
+        return None
 
     def _kill_reason(self) -> str:
         """Why a StepContext or MonitorRecorder is stopped, naming the switch that stopped it."""

@@ -83,6 +83,22 @@ _WATCH_SECONDS = 0.05
 _INVALID_PARAMS = -32602
 
 
+class InFlight:
+    """The tool calls the server is running now, so a proxy that must exit records them first."""
+
+    def __init__(self) -> None:
+        self.calls: dict[int, tuple[str, dict[str, Any] | None]] = {}
+
+    def record(self, session: Session, why: str) -> None:
+        """Record each call still running as interrupted (``why``: what ends the proxy), once."""
+        calls, self.calls = list(self.calls.values()), {}
+        for name, arguments in calls:
+            try:
+                session.record(name, arguments, error=f"{why} while the call ran (it may have run)")
+            except Stopped:  # no heartbeat could take it: journaled all the same
+                continue
+
+
 class ToolProxy:
     """The handlers: tools listed and calls forwarded and recorded in ``session``; the rest passed on.
 
@@ -91,9 +107,10 @@ class ToolProxy:
     know reach the client as the server sent them.
     """
 
-    def __init__(self, session: Session, upstream: ClientSession) -> None:
+    def __init__(self, session: Session, upstream: ClientSession, in_flight: InFlight | None = None) -> None:
         self.session = session
         self.upstream = upstream
+        self.in_flight = in_flight if in_flight is not None else InFlight()
 
     async def middleware(self, ctx: ServerRequestContext[Any], call_next: Any) -> Any:
         """Answer ``tools/list`` and ``tools/call`` with the upstream's raw results; the rest as usual."""
@@ -128,12 +145,25 @@ class ToolProxy:
         stop = session.check() if session.is_open else await anyio.to_thread.run_sync(session.check)
         if stop is not None:
             return error_result(refusal_text(stop))
+        key = id(params)
+        self.in_flight.calls[key] = (name, arguments)
+        try:
+            return await self._call(params, name, arguments)
+        finally:  # recorded (or ending with the proxy, which records what is left here)
+            self.in_flight.calls.pop(key, None)
+
+    async def _call(self, params: dict[str, Any], name: str, arguments: dict[str, Any] | None) -> Any:
+        """Forward one call that may go ahead; record it; its answer (see :meth:`call_tool_raw`)."""
+        session = self.session
         try:
             result, killed = await self._forward(params)
         except MCPError as exc:  # a protocol-level error (unknown tool, bad params): the client gets it too
             failed = f"MCP error {exc.code}: {exc.message}"
             answer = self._record(name, arguments, None, failed, failed=failed)
-            if isinstance(answer, types.CallToolResult):
+            if isinstance(answer, Stop):  # it ran, and meanwhile the agent was stopped or paused
+                # Only a result carries both: the server's error as it sent it, and the stop.
+                return error_result(after_stop_note(answer, failed))
+            if answer is not None:
                 # It tripped a detector: the model must read the instructions, which only a result
                 # carries, so the error comes as a result's text, said as the server sent it.
                 return answer
@@ -270,13 +300,16 @@ class ToolProxy:
 
         ``failed``: the protocol error the server answered with instead of a result.
         """
+        session = self.session
         try:
-            anomaly = self.session.record(name, arguments, output=output, error=error)
+            anomaly = session.record(name, arguments, output=output, error=error)
         except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a pause, a human)
             return exc.stop
-        if anomaly is None or (self.session.observing and anomaly.kind != "budget"):
-            return None  # observe mode: found and journaled, the result passed on as it is
-        return error_result(redirect_text(anomaly, self.session, failed))
+        if anomaly is None or (session.observing and anomaly.kind != "budget"):
+            # Recorded in a heartbeat that a stop is ending now (KILL or a pause that came as the
+            # answer did, before the heartbeat saw it): the model hears it with this answer.
+            return session.stopped  # else None: observe mode's finding is journaled, the result goes on
+        return error_result(redirect_text(anomaly, session, failed))
 
 
 def _with_block(result: dict[str, Any], text: str) -> dict[str, Any]:
@@ -304,6 +337,7 @@ async def serve(
     read_stream: Any = None,
     write_stream: Any = None,
     on_server_exit: Callable[[], object] | None = None,
+    in_flight: InFlight | None = None,
 ) -> None:
     """Run the proxy until the client hangs up: ``command`` is the real server.
 
@@ -312,7 +346,8 @@ async def serve(
     config's ``env``, API keys included, is meant for it), updated by ``env``;
     its stderr is passed to ours. :class:`ServerGone` when the server does
     not answer ``initialize``; ``on_server_exit`` is called if it exits (its
-    output ends) while the client is still connected.
+    output ends) while the client is still connected. ``in_flight`` holds the calls
+    running at any moment (for a caller that ends the proxy to record them).
     """
     if not command:
         raise ValueError("no MCP server command given (heartbeat mcp-proxy ... -- SERVER_CMD ARGS...)")
@@ -335,7 +370,7 @@ async def serve(
             init = await upstream.initialize()
         except MCPError as exc:
             raise ServerGone(command, f"did not start: {exc.message}") from None
-        server = _server(ToolProxy(session, upstream), init)
+        server = _server(ToolProxy(session, upstream, in_flight), init)
         serving = True
         if read_stream is None or write_stream is None:
             async with stdio_server() as (read_stream, write_stream):
@@ -413,7 +448,8 @@ def _server(proxy: ToolProxy, init: types.InitializeResult) -> Server[Any]:
 def run_proxy(session: Session, command: Sequence[str]) -> int:
     """The ``heartbeat mcp-proxy`` command: serve on stdio, then end the open heartbeat. Exit code.
 
-    SIGTERM or SIGINT ends the open heartbeat (saved, journaled) and exits 0
+    SIGTERM or SIGINT records the calls still running (interrupted: the
+    server may have run them), ends the open heartbeat (saved, journaled) and exits 0
     at once: the MCP SDK reads stdin in a worker thread that no cancellation
     can interrupt. The server behind the proxy then reads end-of-file on its
     stdin, the stdio transport's way of telling a server to stop. A server
@@ -421,19 +457,25 @@ def run_proxy(session: Session, command: Sequence[str]) -> int:
     its server gone and may start it again.
     """
 
-    def leave(code: int, message: str | None = None) -> None:
+    in_flight = InFlight()
+
+    def leave(code: int, why: str, message: str | None = None) -> None:
         try:
             if message:
                 print(f"heartbeat: error: {message}", file=sys.stderr, flush=True)
+            in_flight.record(session, why)  # the server may have run them: never lost with us
             session.close()
         finally:
             os._exit(code)
 
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda signum, frame: leave(0))
+        signal.signal(
+            signum, lambda signum, frame: leave(0, f"the proxy was stopped ({signal.Signals(signum).name})")
+        )
     gone = ServerGone(command, "exited; the proxy stops with it")
+    ended = partial(leave, gone.exit_code, "the MCP server exited", str(gone))
     try:
-        anyio.run(partial(serve, session, command, on_server_exit=lambda: leave(gone.exit_code, str(gone))))
+        anyio.run(partial(serve, session, command, on_server_exit=ended, in_flight=in_flight))
     except BaseExceptionGroup as group:  # anyio's task groups wrap what a task raised
         raise _first_leaf(group) from None
     finally:

@@ -70,11 +70,16 @@ def cancelled_text(stop: Stop) -> str:
     )
 
 
-def after_stop_note(stop: Stop) -> str:
-    """The text block added to the result of a call that ran while the agent was stopped or paused."""
+def after_stop_note(stop: Stop, failed: str | None = None) -> str:
+    """The text block added to the result of a call that ran while the agent was stopped or paused.
+
+    ``failed``: the protocol error the server answered the call with (no result came); the text
+    is then the whole answer, saying that error as it is before the stop.
+    """
     now = _STOPPED.get(stop.kind, "the agent is stopped")
+    ran = "its result is above" if failed is None else f"the server answered it with an error ({failed})"
     return (
-        f"heartbeat: this call ran and its result is above, but meanwhile {now} ({stop.message}). "
+        f"heartbeat: this call ran and {ran}, but meanwhile {now} ({stop.message}). "
         "No further tool will be called: stop here and tell the user what you were doing."
     )
 

@@ -420,8 +420,9 @@ class Session:
         self.last = result
         self._seen_mark = state_mark(self._hb)
         if result.decision is not None:
+            # A note still unseen stays due: its heartbeat may have ended (idle, a slow call) before
+            # any caller came back to take it, and this decision cleared it from state.json.
             self._instructions = self._decided = result.decision.instructions
-            self._unseen = None
         stop = stop_of(result)
         if stop is not None and stop.kind in ("needs_human", "paused"):
             self._waiting, self._waiting_mark = stop, state_mark(self._hb)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..core.models import Anomaly
     from ..core.result import TickResult
 
-__all__ = ["Cause", "Stop", "StopKind", "Stopped", "stop_of"]
+__all__ = ["Cause", "Stop", "StopKind", "Stopped", "pausing", "stop_of"]
 
 Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
 """Why a run was stopped: the KILL file, a detector, a budget, or what a state folder says."""
@@ -68,6 +68,11 @@ class Stopped(HeartbeatError, RuntimeError):
         self.exit_code = stop.exit_code
         where = " (the call ran: journaled only)" if journaled else ""
         super().__init__(f"heartbeat stopped the run ({stop.kind}): {stop.message}{where}")
+
+
+def pausing(reason: str) -> Stop:
+    """A person's ``heartbeat pause`` under way (``reason``: theirs), as every path says it."""
+    return Stop("paused", f"a person is pausing this agent: {reason}", 0)
 
 
 def stop_of(result: TickResult) -> Stop | None:

@@ -57,6 +57,7 @@ class StepContext:
         fleet: _Switch | None = None,
         observing: bool = False,
         pricer: Callable[[], Pricer] | None = None,
+        pausing: Callable[[], str | None] | None = None,
     ) -> None:
         self.agent = agent
         self.tick = tick
@@ -91,6 +92,7 @@ class StepContext:
         # history keeps only the last few, a tick may record many more.
         self.recorded: list[ActionView] = []
         self._pricer = pricer
+        self._pausing = pausing  # a `heartbeat pause` waiting for this tick's lock (one stat)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -131,6 +133,14 @@ class StepContext:
         """What stops the step now, as people read it (``the KILL file <path>: why``), else None."""
         found = self._stop()
         return None if found is None else f"{found[0]}: {found[1]}"
+
+    def pause_requested(self) -> str | None:
+        """The reason of a person's ``heartbeat pause`` that waits for this tick to end, else None.
+
+        A step that stops early lets the person in (an adapter bound to ``ctx`` stops
+        its run on it); one that goes on keeps them waiting, up to 15 s.
+        """
+        return self._pausing() if self._pausing is not None else None
 
     def _stop(self) -> tuple[str, str] | None:
         """(the switch, its reason) of the KILL file, else of the fleet stop, else None."""

@@ -25,6 +25,7 @@ from ..core.result import TickResult
 from ..core.settle import TickFacts
 from ..detect.monitor import Monitor
 from .context import StepContext
+from .control import pause_requested
 from .watchdog import TickInterrupted, unwatch, watch
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ def run_step(
             budget=hb.config.budget, counters=state.budget, kill=hb.kill, clock=hb.clock,
             redact=hb.redact, mask=hb.mask, fleet=fleet.polled() if fleet is not None else None,
             observing=hb.config.policy.mode == "observe", pricer=hb.plugins.pricer,
+            pausing=lambda: pause_requested(hb),
         )  # fmt: skip
         state.ticks, state.last_tick_at = tick, now
         try:

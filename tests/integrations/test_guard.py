@@ -236,3 +236,17 @@ def test_a_call_that_ran_after_its_heartbeat_ended_is_stopped_as_journaled(tmp_p
         assert later.action == "stop" and not later.journaled and not later.error().journaled
     events = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
     assert [(e["tool"], e["after_stop"]) for e in events if e["event"] == "action"] == [("search", "killed")]
+
+
+def test_a_tool_name_that_could_forge_a_line_is_escaped_in_the_stop_a_person_reads() -> None:
+    """Regression: a call made again after its redirection stopped the run with the model's tool
+    name as it came, line break and escape code included, in the message logs print."""
+    guard = Guard(Monitor(), on_stuck="redirect", max_redirects=1)
+    tool = "search\nERROR all agents down\x1b[2J"
+    verdicts = [guard.after(tool, {"q": "x"}, output="the same page") for _ in range(3)]
+    assert verdicts[-1].action == "redirect"
+    again = guard.before(tool, {"q": "x"})
+    assert again.action == "stop" and "again after being told not to" in again.reason
+    message = str(again.error())
+    assert "\n" not in message and "\x1b" not in message
+    assert "search\\nERROR all agents down\\x1b[2J" in message

@@ -334,3 +334,28 @@ def test_turns_asking_again_for_nothing_are_found_where_wake_ups_are_idle(tmp_pa
         live = [(e["kind"], e["action"]) for e in events(tmp_path / folder) if e["event"] == "anomaly"]
         replayed = replay(tmp_path / folder / "state" / "journal.jsonl", HeartbeatConfig())
         assert [(a.kind, a.action) for tick in replayed for a in tick.anomalies] == live
+
+
+def test_a_resume_note_outlives_a_heartbeat_that_ended_before_a_caller_took_it(tmp_path: Path) -> None:
+    """Regression: a call longer than ``idle`` let the heartbeat holding the note end (and its
+    decision clear the saved instructions) before the call came back: the note was lost."""
+    session = make_session(tmp_path, idle=0.2)
+    assert session.record("search", {"q": "a"}, output="three results found") is None
+    session.flush()
+    resumed = subprocess.run(
+        [sys.executable, "-m", "heartbeat", "resume", "--state-dir", "state", "--note", "use the cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert session.check() is None  # a slow call starts: its heartbeat holds the note ...
+    assert session.instructions == "use the cache"
+    wait_until(lambda: not session.is_open, what="the heartbeat to end while the call runs")
+    wait_until(lambda: state(tmp_path)["instructions"] is None, what="the heartbeat's save")
+    # ... and the call comes back to a new heartbeat: the note, never handed to anyone, is still due.
+    assert session.record("search", {"q": "b"}, output="two results found") is None
+    assert session.take_note() == "use the cache"
+    assert session.take_note() is None  # handed over once
+    session.close()

@@ -1,0 +1,111 @@
+"""``heartbeat mcp-proxy`` when a stop meets a call: what the model is told, what the journal keeps.
+
+Real processes: the proxy in front of ``raw_mcp_server.py`` (whose ``slow`` tool
+runs until a file appears), a person's ``heartbeat pause`` and ``heartbeat
+resume`` as commands. Each test made the race deterministic with files: the
+stop or the heartbeat's end is waited for, then the call is released.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Any
+
+from _cli import run_cli as cli
+from _mcp_pipe import Pipe, proxy, server_log, texts
+from conftest import wait_until
+
+
+def journal(folder: Path) -> list[dict[str, Any]]:
+    path = folder / "state" / "journal.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def running(via: Pipe, arguments: dict[str, Any]) -> int:
+    """Start a ``slow`` call and wait until it reached the server; its request id."""
+    number = via.start("tools/call", {"name": "slow", "arguments": arguments})
+    wait_until(lambda: any(e.get("id") == number for e in server_log(via.folder)), what="the call to run")
+    return number
+
+
+def test_a_protocol_error_of_a_call_in_flight_at_a_pause_says_the_agent_is_paused(tmp_path: Path) -> None:
+    """Regression: the bare server error reached the model, with no word that the agent is paused."""
+    via = proxy(tmp_path)
+    try:
+        number = running(via, {"fail": "the index is rebuilding"})
+        paused = cli(tmp_path, "pause", "--state-dir", "state", "--reason", "lunch")
+        (tmp_path / "release").write_text("")
+        answer = via.wait(number)
+        refused = via.ask("tools/call", {"name": "fast", "arguments": {}})
+    finally:
+        via.close()
+    assert paused.returncode == 0, paused.stderr
+    assert "error" not in answer, f"the bare protocol error: {answer}"
+    said = texts(answer)
+    assert answer["result"]["isError"]
+    # The server's error as it sent it (no result came, none is withheld), then the pause.
+    assert "MCP error -32603: the index is rebuilding" in said and "withheld" not in said
+    assert "paused" in said and "lunch" in said and "No further tool will be called" in said
+    assert "paused" in texts(refused) and "not called" in texts(refused)
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [(a["tool"], a.get("after_stop")) for a in actions] == [("slow", "paused")]
+    assert "the index is rebuilding" in actions[0]["error"]
+
+
+def saved(folder: Path) -> dict[str, Any]:
+    return dict(json.loads((folder / "state" / "state.json").read_text()))
+
+
+def test_a_resume_note_reaches_the_model_after_a_call_that_outlasted_its_heartbeat(tmp_path: Path) -> None:
+    """Regression: the heartbeat that held the note idled out while the call ran, and the note
+    never reached the model (state.json no longer had it either)."""
+    via = proxy(tmp_path, "--idle", "0.2s")
+    try:
+        assert "result" in via.ask("tools/call", {"name": "fast", "arguments": {"q": "a"}})
+        resumed = cli(tmp_path, "resume", "--state-dir", "state", "--note", "use the archive")
+        assert resumed.returncode == 0, resumed.stderr
+        number = running(via, {})
+        wait_until(lambda: saved(tmp_path)["instructions"] is None, what="the note's heartbeat to end")
+        (tmp_path / "release").write_text("")
+        answer = via.wait(number)
+        after = via.ask("tools/call", {"name": "fast", "arguments": {"q": "b"}})
+    finally:
+        via.close()
+    assert answer["result"]["content"][0]["text"] == "slow answer"
+    assert texts(answer).endswith("a note from the person watching you: use the archive")
+    assert "note" not in texts(after)  # once
+
+
+def test_a_call_in_flight_when_the_proxy_is_terminated_is_journaled(tmp_path: Path) -> None:
+    """Regression: SIGTERM saved the open heartbeat and exited, and the call the server was
+    running (it may have run in full) was in neither state.json nor the journal."""
+    via = proxy(tmp_path)
+    try:
+        running(via, {"q": "long"})
+        via.process.send_signal(signal.SIGTERM)
+        assert via.process.wait(timeout=30) == 0
+    finally:
+        via.close()
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [a["tool"] for a in actions] == ["slow"]
+    assert "the proxy was stopped (SIGTERM) while the call ran" in actions[0]["error"]
+    assert "may have run" in actions[0]["error"]
+    assert [a["tool"] for a in saved(tmp_path)["history"]] == ["slow"]
+
+
+def test_a_call_in_flight_when_the_server_exits_is_journaled(tmp_path: Path) -> None:
+    """Regression: the proxy saved the open heartbeat and exited 1 with its server, and the call
+    the server was running when it died was in neither state.json nor the journal."""
+    via = proxy(tmp_path)
+    try:
+        running(via, {"exit": True})
+        (tmp_path / "release").write_text("")
+        assert via.process.wait(timeout=30) == 1
+    finally:
+        stderr = via.close()
+    assert "exited; the proxy stops with it" in stderr
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [a["tool"] for a in actions] == ["slow"]
+    assert "the MCP server exited while the call ran (it may have run)" in actions[0]["error"]
