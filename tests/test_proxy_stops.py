@@ -78,6 +78,28 @@ def test_a_resume_note_reaches_the_model_after_a_call_that_outlasted_its_heartbe
     assert "note" not in texts(after)  # once
 
 
+def test_recovery_instructions_an_earlier_proxy_left_are_not_said_to_come_from_a_person(
+    tmp_path: Path,
+) -> None:
+    """Regression: a new proxy handed the recovery text its predecessor's last heartbeat left as
+    "a note from the person watching you"; no person wrote it. A person's note is still said to
+    be one."""
+    first = proxy(tmp_path)
+    try:
+        answers = [first.ask("tools/call", {"name": "fast", "arguments": {"q": "a"}}) for _ in range(3)]
+    finally:
+        first.close()
+    assert "you look stuck" in texts(answers[-1])  # a repeat: redirected, the instructions saved
+    assert saved(tmp_path)["instructions"] and saved(tmp_path)["recovery"]
+    second = proxy(tmp_path)
+    try:
+        handed = second.ask("tools/call", {"name": "fast", "arguments": {"q": "b"}})
+    finally:
+        second.close()
+    assert "heartbeat: instructions from your last heartbeat: heartbeat: you look stuck" in texts(handed)
+    assert "person" not in texts(handed)
+
+
 def test_a_call_in_flight_when_the_proxy_is_terminated_is_journaled(tmp_path: Path) -> None:
     """Regression: SIGTERM saved the open heartbeat and exited, and the call the server was
     running (it may have run in full) was in neither state.json nor the journal."""

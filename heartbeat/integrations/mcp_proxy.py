@@ -188,8 +188,14 @@ class ToolProxy:
         note = session.take_note()
         if note is None:
             return result
-        # A person resumed the agent with a note: it rides along with the next result, once.
-        return _with_block(result, f"heartbeat: a note from the person watching you: {note}")
+        # A person's resume note, or the instructions an earlier process's last heartbeat left: it
+        # rides along with the next result, once, said as what it is.
+        said = (
+            "a note from the person watching you"
+            if note.by_person
+            else "instructions from your last heartbeat"
+        )
+        return _with_block(result, f"heartbeat: {said}: {note}")
 
     async def _forward(self, params: dict[str, Any]) -> tuple[dict[str, Any], Stop | None]:
         """The upstream's raw result, or the stop (KILL, the fleet stop) that cancelled the call."""

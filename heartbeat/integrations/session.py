@@ -70,6 +70,7 @@ from ..tick.context import StepContext
 from ..tick.control import note_after_stop, pause_requested
 from ..tick.runner import Heartbeat, TickResult, utc_now
 from .filestops import Mark, kill_found, pause_stop, saved_stop, state_mark
+from .notes import Note
 from .stops import Stop, Stopped, stop_of
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ class Session:
         self._probing = False  # a tick run only to journal a KILL: its step must return at once
         self._instructions: str | None = None
         self._decided: str | None = None  # the instructions of the last decision this session saw
-        self._unseen: str | None = None  # instructions no caller has been handed yet
+        self._unseen: Note | None = None  # instructions no caller has been handed yet
         self.last: TickResult | None = None
         """The TickResult of the last finished heartbeat (None before the first)."""
 
@@ -218,12 +219,12 @@ class Session:
         """The current instructions: the last decision's recovery text, or a human's resume note."""
         return self._instructions
 
-    def take_note(self) -> str | None:
+    def take_note(self) -> Note | None:
         """Instructions the callers have not been handed yet, once: a human's ``resume --note``.
 
         Recovery instructions of a decision this session saw are not notes
         (the caller got them with the anomaly); after a restart, the pending
-        instructions of an earlier process are.
+        instructions of an earlier process are (``Note.by_person`` is False).
         """
         with self._cond:
             note, self._unseen = self._unseen, None
@@ -378,7 +379,8 @@ class Session:
             self._began = self._last_call = time.monotonic()
             self._instructions = ctx.instructions
             if ctx.instructions is not None and ctx.instructions != self._decided:
-                self._unseen = ctx.instructions  # a human's resume note (or a decision made before us)
+                # A human's resume note, or the recovery text of a decision made before us.
+                self._unseen = Note(ctx.instructions, by_person=ctx.instructions_by_person)
             self._cond.notify_all()
             try:
                 while not self._ending and not ctx.killed and pause_requested(self._hb) is None:

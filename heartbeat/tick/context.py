@@ -58,12 +58,15 @@ class StepContext:
         observing: bool = False,
         pricer: Callable[[], Pricer] | None = None,
         pausing: Callable[[], str | None] | None = None,
+        by_person: bool = False,
     ) -> None:
         self.agent = agent
         self.tick = tick
         self.now = now
         self._data = data
         self.instructions = instructions
+        # Whether ``instructions`` are a person's resume note, not the policy's recovery text.
+        self.instructions_by_person = by_person and instructions is not None
         self.state_dir = state_dir
         self.base_dir = base_dir
         self.actions = 0

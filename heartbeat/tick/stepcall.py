@@ -25,7 +25,7 @@ from ..core.result import TickResult
 from ..core.settle import TickFacts
 from ..detect.monitor import Monitor
 from .context import StepContext
-from .control import pause_requested
+from .control import pause_requested, pending_note
 from .watchdog import TickInterrupted, unwatch, watch
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def run_step(
             budget=hb.config.budget, counters=state.budget, kill=hb.kill, clock=hb.clock,
             redact=hb.redact, mask=hb.mask, fleet=fleet.polled() if fleet is not None else None,
             observing=hb.config.policy.mode == "observe", pricer=hb.plugins.pricer,
-            pausing=lambda: pause_requested(hb),
+            pausing=lambda: pause_requested(hb), by_person=pending_note(state) is not None,
         )  # fmt: skip
         state.ticks, state.last_tick_at = tick, now
         try:
