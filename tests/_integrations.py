@@ -7,12 +7,11 @@ so a test that stops at call REPEAT shows the configured value is honoured.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _cli import run_cli
 from conftest import wait_until
 
 from heartbeat.config.file import DetectorsConfig
@@ -140,6 +139,5 @@ def decisions(folder: Path) -> list[str]:
 def pause_by_hand(cwd: Path, *where: str, reason: str = "lunch") -> None:
     """A person's ``heartbeat pause`` (a real process, run in ``cwd``) of the agent ``where`` names
     (``--config heartbeat.toml``, ``--state-dir state``); it must succeed."""
-    argv = [sys.executable, "-m", "heartbeat", "pause", *where, "--reason", reason]
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=60)
+    done = run_cli(cwd, "pause", *where, "--reason", reason)
     assert done.returncode == 0, done.stderr

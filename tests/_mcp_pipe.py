@@ -2,7 +2,7 @@
 
 Shared by the tests of the proxy's stops (``tests/test_live_stops.py``,
 ``tests/test_proxy_stops.py``): a request is sent, its answer waited for by id,
-and what reached the server is read from its log.
+what reached the server is read from its log, and what the agent's journal kept.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import live_streams
+from _cli import run_cli
+from conftest import wait_until
 
 RAW_SERVER = [sys.executable, str(Path(__file__).resolve().parent / "raw_mcp_server.py")]
 """The raw server, as a command."""
@@ -104,3 +106,28 @@ def server_log(folder: Path) -> list[dict[str, Any]]:
 
 def texts(answer: dict[str, Any]) -> str:
     return "\n".join(b.get("text", "") for b in answer["result"]["content"])
+
+
+def journal(folder: Path) -> list[dict[str, Any]]:
+    """The events of the agent's journal in ``folder`` (none before the first)."""
+    path = folder / "state" / "journal.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def running(via: Pipe, arguments: dict[str, Any]) -> int:
+    """Start a ``slow`` call and wait until it reached the server; its request id."""
+    number = via.start("tools/call", {"name": "slow", "arguments": arguments})
+    wait_until(lambda: any(e.get("id") == number for e in server_log(via.folder)), what="the call to run")
+    return number
+
+
+def paused_mid_call(
+    via: Pipe, arguments: dict[str, Any]
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any], dict[str, Any]]:
+    """A ``slow`` call (``arguments``) that a person pauses the agent during, then releases: the
+    ``heartbeat pause`` process, the call's answer, and the answer to a ``fast`` call after it."""
+    number = running(via, arguments)
+    paused = run_cli(via.folder, "pause", "--state-dir", "state", "--reason", "lunch")
+    (via.folder / "release").write_text("")
+    answer = via.wait(number)
+    return paused, answer, via.ask("tools/call", {"name": "fast", "arguments": {}})

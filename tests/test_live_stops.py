@@ -21,7 +21,7 @@ from typing import Any
 import live_streams
 import pytest
 from _cli import run_cli as cli
-from _mcp_pipe import RAW_SERVER, Pipe, proxy, server_log, texts
+from _mcp_pipe import RAW_SERVER, Pipe, journal, paused_mid_call, proxy, server_log, texts
 from conftest import wait_until
 
 from heartbeat.detect.monitor import Monitor
@@ -55,11 +55,6 @@ def test_an_adapter_bound_to_a_state_folder_honours_the_fleet_stop_and_journals_
     report = live_streams.adapter_stream(tmp_path, "fleet", before=0.6, after=1.6)
     assert report.check(BOUND).problems == [], report.summary()
     assert report.ran > 3
-
-
-def journal(folder: Path) -> list[dict[str, Any]]:
-    path = folder / "state" / "journal.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 def test_a_humans_pause_wins_against_a_busy_session_within_seconds(tmp_path: Path) -> None:
@@ -480,12 +475,7 @@ def test_a_call_in_flight_that_the_client_cancels_is_still_journaled(tmp_path: P
 def test_a_call_in_flight_at_a_pause_returns_its_result_and_says_the_agent_is_paused(tmp_path: Path) -> None:
     via = proxy(tmp_path)
     try:
-        number = via.start("tools/call", {"name": "slow", "arguments": {}})
-        wait_until(lambda: any(e.get("name") == "slow" for e in server_log(tmp_path)), what="the call to run")
-        paused = cli(tmp_path, "pause", "--state-dir", "state", "--reason", "lunch")
-        (tmp_path / "release").write_text("")
-        answer = via.wait(number)
-        refused = via.ask("tools/call", {"name": "fast", "arguments": {}})
+        paused, answer, refused = paused_mid_call(via, {})
     finally:
         via.close()
     assert paused.returncode == 0, paused.stderr

@@ -14,31 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from _cli import run_cli as cli
-from _mcp_pipe import Pipe, proxy, server_log, texts
+from _mcp_pipe import journal, paused_mid_call, proxy, running, texts
 from conftest import wait_until
-
-
-def journal(folder: Path) -> list[dict[str, Any]]:
-    path = folder / "state" / "journal.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def running(via: Pipe, arguments: dict[str, Any]) -> int:
-    """Start a ``slow`` call and wait until it reached the server; its request id."""
-    number = via.start("tools/call", {"name": "slow", "arguments": arguments})
-    wait_until(lambda: any(e.get("id") == number for e in server_log(via.folder)), what="the call to run")
-    return number
 
 
 def test_a_protocol_error_of_a_call_in_flight_at_a_pause_says_the_agent_is_paused(tmp_path: Path) -> None:
     """Regression: the bare server error reached the model, with no word that the agent is paused."""
     via = proxy(tmp_path)
     try:
-        number = running(via, {"fail": "the index is rebuilding"})
-        paused = cli(tmp_path, "pause", "--state-dir", "state", "--reason", "lunch")
-        (tmp_path / "release").write_text("")
-        answer = via.wait(number)
-        refused = via.ask("tools/call", {"name": "fast", "arguments": {}})
+        paused, answer, refused = paused_mid_call(via, {"fail": "the index is rebuilding"})
     finally:
         via.close()
     assert paused.returncode == 0, paused.stderr

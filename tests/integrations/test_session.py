@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_cli
 from _integrations import pause_by_hand
 from conftest import wait_until
 
@@ -343,13 +344,7 @@ def test_a_resume_note_outlives_a_heartbeat_that_ended_before_a_caller_took_it(t
     session = make_session(tmp_path, idle=0.2)
     assert session.record("search", {"q": "a"}, output="three results found") is None
     session.flush()
-    resumed = subprocess.run(
-        [sys.executable, "-m", "heartbeat", "resume", "--state-dir", "state", "--note", "use the cache"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    resumed = run_cli(tmp_path, "resume", "--state-dir", "state", "--note", "use the cache")
     assert resumed.returncode == 0, resumed.stderr
     assert session.check() is None  # a slow call starts: its heartbeat holds the note ...
     assert session.instructions == "use the cache"
