@@ -23,7 +23,10 @@ notes and calls answered as before) are one request asked again in other
 words, the person's every answer worded anew ("I don't have the order
 number", "Like I said, I don't have it"). A person who gives what was asked
 for gives data; a walkthrough's next step ("now tap Mobile Network") says
-something new, however briefly the person answers "ok".
+something new, however briefly the person answers "ok". So is a promise never kept:
+:data:`PROMISES` messages saying an act is under way ("I'm processing your return now", "I'll
+cancel it right away", "your cancellation is being processed") while nothing moved between them
+(no call answered anything new): the agent tells the person it acts instead of acting.
 A failed call without arguments (a harness's complaint about a malformed
 turn) holds its place in the window but has no key: the same complaint
 between good turns is no revisit, and N + 3 back to back are a ``repeat``;
@@ -111,6 +114,44 @@ TALK = 5
 """Messages to a person in a row that told and heard nothing new, and trip ``cycle``."""
 TOLD = 0.5
 """The share of a message's words it may say for the first time and still tell nothing new."""
+PROMISES = 3
+"""Messages saying an act is under way, with nothing moving between them, that trip ``cycle``."""
+
+# A message saying the agent is doing, or is about to do, an act for the person: the first person
+# with an act's verb in its -ing form or after "I'll" / "let me", or the act "being processed" or
+# "in progress". Asking leave ("I'll cancel it. Shall I proceed?") is no promise yet, nor is what
+# the person is told to do ("tap Settings") or a draft the agent writes ("I'm writing to ask...").
+_ACT = (
+    r"(?:process|cancel|submit|complete|finali[sz]e|initiate|handle|take\s+care\s+of|issue|place|file"
+    r"|book|refund|make\s+sure|modify|change|update|exchange|return|send|apply|reschedule)"
+)
+_ACTING = (
+    r"(?:processing|cancell?ing|submitting|finali[sz]ing|completing|initiating|handling|working\s+on"
+    r"|taking\s+care\s+of|making\s+sure|modifying|changing|updating|exchanging|returning|issuing"
+    r"|placing|filing|booking|refunding|sending|applying|rescheduling|proceeding|going\s+ahead)"
+)
+_DONE = (
+    r"(?:processed|submitted|cancell?ed|handled|finali[sz]ed|completed|initiated|issued|updated"
+    r"|refunded|applied|modified|changed|exchanged|returned|placed|filed|booked|sent)"
+)
+_APOSTROPHE = "['\u2019]"
+_PROMISE = re.compile(
+    rf"\b(?:i{_APOSTROPHE}?m|i\s+am|we{_APOSTROPHE}?re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|just\s+)?"
+    rf"(?:{_ACTING}|going\s+to\s+(?:go\s+ahead\s+and\s+|proceed\s+(?:with|to)\s+)?{_ACT}|on\s+it)\b"
+    rf"|\b(?:i{_APOSTROPHE}ll|i\s+will|we{_APOSTROPHE}ll|we\s+will|let\s+me)\s+(?:now\s+|just\s+|immediately\s+)?"
+    rf"(?:go\s+ahead\s+and\s+|proceed\s+(?:with|to)\s+)?{_ACT}\b"
+    rf"|\b(?:is|are)\s+(?:now\s+)?(?:being\s+{_DONE}|in\s+progress)\b"
+    rf"|^\W*{_ACTING}\b",
+    re.IGNORECASE,
+)
+_PROMISED = "!"  # the token a message's facts hold when it promises an act (no word print is one character)
+
+
+def promises(message: str) -> bool:
+    """Whether ``message`` (a message to a person) says an act is under way or about to be done."""
+    message = message.strip()
+    return not message.endswith("?") and _PROMISE.search(message) is not None
+
 
 # A datum: a token holding a digit, an @ or a _, or a # before a name (an id, an amount, an
 # address, a user name like noah_ito_3850, an order #W2378156): what a person gives when they
@@ -123,52 +164,57 @@ _WORD = re.compile(r"[a-z]{4,}")  # a message's words, its short ones aside
 def message_facts(tool: str, args: object, output: str | None) -> str | None:
     """The facts of a message to a person (``tool``'s call with ``args``) and its answer
     (``output``), as word prints, sorted, spaced: the data of both (ids, numbers, addresses;
-    values volatile by nature masked), each print after a ``#``, and the words of the message;
-    None for a call that sends no message."""
+    values volatile by nature masked), each print after a ``#``, the words of the message, and a
+    ``!`` when it promises an act (:func:`promises`); None for a call that sends no message."""
     if not speaks(tool):
         return None
     said = " ".join(map(str, args.values())) if isinstance(args, Mapping) else str(args or "")
     data = {f"#{word_print(datum)}" for datum in _DATUM.findall(mask_volatile(f"{said}\n{output or ''}"))}
+    if promises(said):
+        data.add(_PROMISED)
     return " ".join(sorted(data | {word_print(word) for word in _WORD.findall(said.lower())}))
 
 
 # What talked() reads of an action, made once per action: whether it is a message to a person
 # (its record holds the facts of one; one kept before facts were is judged as any other call);
 # its key (None: it has none, or it is a note, which never moves a conversation); a message's
-# data and words.
-_Beat = tuple[bool, Hashable, frozenset[str], frozenset[str]]
+# data and words; whether it promises an act.
+_Beat = tuple[bool, Hashable, frozenset[str], frozenset[str], bool]
 _NO_FACTS: frozenset[str] = frozenset()
 
 
 def beat(action: ActionView, key: Hashable) -> _Beat:
     """What :func:`talked` reads of ``action``, whose key is ``key`` (None for a note)."""
     if action.facts is None:
-        return False, key, _NO_FACTS, _NO_FACTS
+        return False, key, _NO_FACTS, _NO_FACTS, False
     facts = frozenset(action.facts.split())
     given = frozenset(fact for fact in facts if fact[0] == "#")
-    return True, None, given, facts - given
+    promised = _PROMISED in facts
+    return True, None, given, facts - given - {_PROMISED}, promised
 
 
-def talked(beats: Iterable[_Beat]) -> int:
+def talked(beats: Iterable[_Beat]) -> tuple[int, int]:
     """How many messages to a person end ``beats`` (:func:`beat` of each action, oldest first)
     that told and heard nothing the actions before them had not: no datum new in a message or its
     answer, at most :data:`TOLD` of the message's words new (the same request in other words: a
     walkthrough's next step says something new), and between them only notes, calls answered as
-    before, and calls that answered nothing."""
+    before, and calls that answered nothing; and how many messages promised an act since a call
+    last answered something new (however much each told)."""
     data: set[str] = set()
     said: set[str] = set()
     keys: set[Hashable] = set()
-    run = 0
-    for spoke, key, given, words in beats:
+    run = promised = 0
+    for spoke, key, given, words, promise in beats:
         if spoke:
             quiet = given <= data and len(words - said) <= TOLD * len(words)
             run = run + 1 if quiet else 0
+            promised += promise
             data |= given
             said |= words
         elif key is not None and key not in keys:
-            run = 0  # something done or seen for the first time: the conversation moved
+            run = promised = 0  # something done or seen for the first time: the conversation moved
             keys.add(key)
-    return run
+    return run, promised
 
 
 @dataclass(frozen=True)
@@ -201,8 +247,9 @@ class Cycle(Windowed):
         acts = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
         if last.facts is not None:  # a message to a person
             talk = talked(beat(a, None if is_note(a.tool) else _key_of(a)) for a in acts)
-            if talk >= TALK:
-                return self._talk(last, talk, history.tick, now)
+            found = self._conversation(last, talk, history.tick, now)
+            if found is not None:
+                return found
         if _key_of(last) is None:
             return None
         seq = [_key_of(a) for a in acts]
@@ -228,6 +275,32 @@ class Cycle(Windowed):
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
         return CycleTracker(self, history)
+
+    def _conversation(
+        self, action: ActionView, counts: tuple[int, int], tick: int, at: datetime
+    ) -> Anomaly | None:
+        """The finding of a conversation going round, ended by the message ``action``, whose
+        :func:`talked` counts are ``counts``; None when it moves."""
+        talk, promised = counts
+        if talk >= TALK:
+            return self._talk(action, talk, tick, at)
+        if promised >= PROMISES and _PROMISED in (action.facts or "").split():
+            return make_anomaly(
+                "cycle",
+                f"{promised} messages to a person said an act was under way and no call since answered "
+                f"anything new: a promise never kept; last: {action.summary}",
+                tick=tick,
+                at=at,
+                action=action,
+                evidence={
+                    "promises": promised,
+                    "window": self.window,
+                    "threshold": PROMISES,
+                    "call": action.summary,
+                    "avoid": "saying it is being done: call the tool that does it, or say you cannot",
+                },
+            )
+        return None
 
     def _talk(self, action: ActionView, talk: int, tick: int, at: datetime) -> Anomaly:
         return make_anomaly(
@@ -324,9 +397,9 @@ class CycleTracker(StepTracker):
         if not report:
             return None
         if action.facts is not None:  # a message to a person
-            talk = talked(self._beats)
-            if talk >= TALK:
-                return self._det._talk(action, talk, action.tick, action.at)
+            found = self._det._conversation(action, talked(self._beats), action.tick, action.at)
+            if found is not None:
+                return found
         if count < 2:
             return None
         keys = self._keys

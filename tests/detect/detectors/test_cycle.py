@@ -8,7 +8,7 @@ import pytest
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import Cycle
-from heartbeat.detect.detectors.cycle import TALK
+from heartbeat.detect.detectors.cycle import PROMISES, TALK, promises
 
 from .helpers import REJECTED_TURN, Call, actions, first, trips
 
@@ -336,3 +336,88 @@ def test_messages_kept_before_their_facts_were_never_count_as_telling_nothing() 
     history of such messages is no conversation going round (an upgrade pages nobody)."""
     records = [r.model_copy(update={"facts": None}) for r in actions(_talk(_NOTHING_NEW))]
     assert first(Cycle(), records) is None
+
+
+_ANSWERS = ["ok", "Thanks.", "Is it done?", "You said that already.", "Still not cancelled.", "Hello?"]
+_PROMISES = [
+    "Absolutely, I'll take care of that cancellation right away!",
+    "I'm processing the cancellation of #W4817420 now.",
+    "Your cancellation is being processed, one moment.",
+    "I'm on it and will make sure the order is cancelled.",
+    "Thanks for your patience, I'm finalizing it now.",
+    "I'll cancel #W4817420 right away.",
+]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I'm processing your return now.",
+        "I'll cancel it right away!",
+        "Your cancellation is being processed.",
+        "Let me go ahead and submit that for you.",
+        "I\u2019m on it.",
+        "Processing now! You'll see the status change shortly.",
+        "We are now initiating the refund.",
+        "The exchange is in progress.",
+    ],
+)
+def test_a_message_saying_an_act_is_under_way_promises_it(message: str) -> None:
+    assert promises(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I'll cancel order #W1 and refund $20 to your card. Shall I proceed?",  # asking leave
+        "Please open Settings and tap Mobile Network.",  # a step the person takes
+        "Dear Professor Alvarez, I'm writing to ask for a short extension.",  # a draft
+        "I'm sorry to hear that, and I'm happy to help.",
+        "Her speed is being reduced until the cycle resets.",
+        "I can add data at $2 per GB if you'd like.",
+    ],
+)
+def test_asking_leave_instructions_and_drafts_promise_nothing(message: str) -> None:
+    assert not promises(message)
+
+
+def test_promises_never_kept_are_a_cycle() -> None:
+    """The agent says it is cancelling, again and again in other words, and never calls the tool:
+    the PROMISES-th promise trips, each told something new (an order id, an amount) or not, and
+    the same lookup answered as before between them moves nothing; the next is the same finding."""
+    assert PROMISES == 3
+    lookup: Call = {"tool": "get_order_details", "args": {"order_id": "#W4817420"}, "output": "pending"}
+    calls: list[Call] = [lookup]
+    for n, (ask, answer) in enumerate(zip(_PROMISES, _ANSWERS, strict=True)):
+        calls += [_talk([answer], [ask])[0]] + ([lookup] if n % 2 else [])
+    found = trips(Cycle(), actions(calls))
+    hit = first(Cycle(), actions(calls))
+    assert hit is not None and hit[0] == 5  # the lookup, two promises, the lookup again, the third
+    assert hit[1].message.startswith("3 messages to a person said an act was under way")
+    assert hit[1].evidence["promises"] == PROMISES
+    last = [hit for hit, call in zip(found, calls, strict=True) if call["tool"] == "respond"][-1]
+    assert last is not None and last.evidence["promises"] == len(_PROMISES)
+
+
+def test_a_promise_kept_starts_the_count_again() -> None:
+    """Each promise followed by the act (a call not made before) is an agent doing what it says:
+    however many promises, no cycle; and a conversation that does not promise is no promise loop."""
+    calls: list[Call] = []
+    for n, (ask, answer) in enumerate(zip(_PROMISES, _ANSWERS, strict=True)):
+        calls += [
+            _talk([answer], [ask])[0],
+            {"tool": "cancel_pending_order", "args": {"order_id": f"#W{n}"}, "output": f"#W{n} cancelled"},
+        ]
+    assert first(Cycle(), actions(calls)) is None
+    asks = [
+        f"Here is step {n}: tap the {word} button." for n, word in enumerate(["blue", "red", "next", "back"])
+    ]
+    assert first(Cycle(), actions(_talk(["ok"] * len(asks), asks))) is None
+
+
+def test_a_message_kept_before_promises_were_told_promises_nothing() -> None:
+    """Facts saved before the promise mark existed hold no ``!``: an upgrade pages nobody."""
+    records = actions(_talk(_ANSWERS, _PROMISES))
+    old = [r.model_copy(update={"facts": (r.facts or "").replace("!", "").strip()}) for r in records]
+    assert first(Cycle(), records) is not None
+    assert first(Cycle(), old) is None
