@@ -447,13 +447,12 @@ _NINETEENTH_MISSED = {
 }
 # The twentieth batch's (bench/blind_agents/README.md): service agents and assistants that talk,
 # written blind after the conversation rule was set; no healthy run flagged (walkthroughs answered
-# "ok" among them). Missed: agents asking again, apologising or promising, each message in words
-# mostly its own (one that tells nothing new says at most half of its words for the first time).
+# "ok" among them). Missed: agents asking again, each message in words mostly its own (one that
+# tells nothing new says at most half of its words for the first time). Its agents apologising and
+# promising, caught since the eleventh session: a promise never kept.
 _TWENTIETH_MISSED = {
     "stuck__airline_user_id_loop_b20",
-    "stuck__helpdesk_apology_loop_b20",
     "stuck__retail_order_id_loop_b20",
-    "stuck__retail_promise_without_action_b20",
 }
 # The twenty-first batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers, replayed
 # as it arrived: no healthy run flagged. Missed: a search tool answering "Could not find [X]. Similar:
@@ -492,8 +491,8 @@ _TWENTYSECOND_MISSED: dict[int | None, set[str]] = {
 # replayed as it arrived: no healthy run flagged at its own heartbeats; regrouped, an SFTP poller's
 # quiet night (the same listing answered an empty list for hours, each wake-up one look) is merged
 # into busy heartbeats with a flat metric. Missed: an airline agent promising a cancellation it never
-# makes, each message worded anew; a coding agent wandering into environment set-up, each command
-# failing in a new way (task drift, no pattern of calls).
+# makes, each message worded anew (caught since: a promise never kept); a coding agent wandering
+# into environment set-up, each command failing in a new way (task drift, no pattern of calls).
 _SFTP23 = "healthy__poller_sftp_invoices_quiet_night_b23"
 _TWENTYTHIRD: dict[int | None, dict[str, list[str]]] = {
     None: {},
@@ -507,7 +506,7 @@ _TWENTYTHIRD_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP23},
 # its own heartbeats; a coding agent probing three optional modules, each "No module named", before
 # it installs one was flagged (read as a rewording: since then one word changed and each failure
 # naming back its own asks about another thing); regrouped, an SFTP poller's quiet stretch, as the
-# twenty-third's. Missed: a service agent promising a return it never submits.
+# twenty-third's. Missed: a service agent promising a return it never submits (caught since).
 _SFTP24 = "healthy__poller_sftp_quiet_then_files_b24"
 _TWENTYFOURTH: dict[int | None, dict[str, list[str]]] = {
     None: {},
@@ -516,10 +515,7 @@ _TWENTYFOURTH: dict[int | None, dict[str, list[str]]] = {
     10: {_SFTP24: ["empty", "recurring"]},
 }
 _TWENTYFOURTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP24}, 5: set(), 10: set()}
-_TWENTYTHIRD_MISSED = {
-    "stuck__airline_cancel_promised_never_done_b23",
-    "stuck__sphinx_napoleon_env_setup_wander_b23",
-}
+_TWENTYTHIRD_MISSED = {"stuck__sphinx_napoleon_env_setup_wander_b23"}
 # Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
 _TWELFTH_MISSED: dict[int | None, set[str]] = {
     None: set(),
@@ -689,7 +685,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYFIRST_MISSED[per_heartbeat]
         | _TWENTYSECOND_MISSED[per_heartbeat]
         | _TWENTYTHIRD_MISSED
-        | {"stuck__cs_promises_return_never_submits_b24"}
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
