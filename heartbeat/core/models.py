@@ -175,7 +175,9 @@ class ActionRecord(_Record):
     )
     facts: str | None = Field(
         default=None,
-        description="A message to a person: its words, the data it and its answer hold (digests), ! for a promise.",
+        description=(
+            "A message to a person: its words, the data it and its answer hold (digests); ! if it promises."
+        ),
     )
 
 

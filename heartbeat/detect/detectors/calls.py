@@ -98,6 +98,8 @@ _SILENT_VERBS = frozenset(
         "reply",
         "forward",
         "respond",  # a message to a person (tau-bench's): the answer is theirs, in their words
+        "say",  # a message to a person that may answer nothing (``say``, ``tell_user``)
+        "tell",
         "resolve",
         "upsert",
     ]
@@ -159,7 +161,7 @@ def acts_by_name(tool: str) -> bool:
 
 
 # A message to a person: the answer is theirs, in their own words each time.
-_MESSAGE_VERBS = frozenset(["respond", "reply", "send", "post", "notify", "forward"])
+_MESSAGE_VERBS = frozenset(["respond", "reply", "send", "post", "notify", "forward", "say", "tell"])
 # A call that waits: a poller's pause between its rounds.
 _WAIT_VERBS = frozenset(["sleep", "wait"])
 _WAIT_COMMAND = re.compile(r"(?<![\w-])sleep\s+\d")

@@ -17,7 +17,8 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
   long as an object id: :mod:`.volatile`), hashed to 8 hex characters;
   None when the action reported neither. The numbers that are the content
   (a page number, a price, a count, the dates in a list of flights) are
-  kept: two pages, two bodies or two flight lists are two results. A "not
+  kept: two pages, two bodies or two flight lists are two results, but the
+  same hits ranked anew are one (:func:`~.volatile.unranked`). A "not
   found" echoing the request is "not found" (:func:`~.envelope.not_found`).
   For a failed action, and for an output that ends as a failing test run
   does (pytest's ``1 failed in 1.97s``, unittest's ``FAILED (failures=1)``:
@@ -64,7 +65,7 @@ from .envelope import (
     not_found,
     not_modified,
 )
-from .volatile import ERROR_RE, VOLATILE_RE, has_volatile, may_hold_volatile
+from .volatile import ERROR_RE, VOLATILE_RE, has_volatile, may_hold_volatile, unranked
 from .words import failure_words, unbracketed
 
 __all__ = [
@@ -370,13 +371,13 @@ def action_keys(
             # Nothing found, whatever it echoes: the answer of nothing it is, as short as one.
             result, length = _NOT_FOUND_RESULT, len(NOT_FOUND)
         elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
-            result = _short_output_result(stripped)
+            result = _short_output_result(unranked(stripped) or stripped)
         elif (
             "ail" in (end := stripped[-_FAILED_END:]) or "AIL" in end or "rror" in end
         ) and _FAILING_RUN.search(stripped, length - _ERROR_READ):
             result, _ = _error_result(stripped[-_ERROR_READ:])
         else:
-            result = _output_result(stripped)
+            result = _output_result(unranked(stripped) or stripped)
     elif error is not None:
         stripped = _unwrapped(error.strip())
         result, _ = _error_result(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped)

@@ -8,13 +8,15 @@ line numbers and ports too (:data:`ERROR_RE`). The numbers that are content
 (a page, a price, a count, a date) are not among them. A regex over every
 output would cost more than all the detectors: :func:`has_volatile` and
 :func:`may_hold_volatile` rule most outputs out by substring searches first.
+A ranked list's order is no content either (:func:`unranked`): a search asked
+again in other words ranks the same hits anew.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["ERROR_RE", "VOLATILE_RE", "has_volatile", "mask_volatile", "may_hold_volatile"]
+__all__ = ["ERROR_RE", "VOLATILE_RE", "has_volatile", "mask_volatile", "may_hold_volatile", "unranked"]
 
 # Values volatile by nature: they change between two runs of the same thing while
 # the content stays. Numbers that are content (a page, a price, a count, a date) are
@@ -110,3 +112,20 @@ def mask_volatile(text: str) -> str:
     if not may_hold_volatile(text, text.encode("utf-8", "surrogatepass")):
         return text  # the regex tries each alternative at each position: skipped when it cannot match
     return VOLATILE_RE.sub("#", text)
+
+
+# A hit's rank at a line's start: "[2] Historia | AD Tarrazu", "2. Hounds of Love", "2) ...".
+_RANK = re.compile(r"^[ \t]*(?:\[\d{1,3}\]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
+
+
+def unranked(text: str) -> str | None:
+    """A ranked list (two hits or more, each numbered at a line's start: a search's results) as
+    its lines without their ranks, sorted: the same hits in another order read alike, and a new
+    hit reads anew. None for a text that is no ranked list."""
+    if "[2] " not in text and "\n2. " not in text and "\n2) " not in text:  # a substring first: cheap
+        return None
+    lines = text.splitlines()
+    ranked = [_RANK.sub("", line, count=1) for line in lines]
+    if sum(1 for line, bare in zip(lines, ranked, strict=True) if line != bare) < 2:
+        return None
+    return "\n".join(sorted(ranked))

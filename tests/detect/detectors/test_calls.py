@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heartbeat.detect.detectors import calls, summarize
-from heartbeat.detect.detectors.calls import silent_by_design, waits
+from heartbeat.detect.detectors.calls import silent_by_design, speaks, waits
 
 _COMMAND_BITS = ("sed -i", "perl -pi", "rm", "rmdir", "mv", "cp", "mkdir", "touch", "cd", "export")
 _COMMAND_BITS += ("chmod", "chown", "ln", "truncate", "git add", "git rm", "pip install", "tee", "RM")
@@ -77,3 +77,19 @@ def test_a_command_is_read_where_a_call_carries_one(tool: str, args: dict[str, o
     """``silent_by_design`` reads a command in an argument named for one or in a shell tool's call,
     not in a query's text: an invoice query's ``Balance > '0'`` wrote nothing."""
     assert silent_by_design(tool, summarize(tool, args)) is silent
+
+
+@pytest.mark.parametrize(
+    ("tool", "message"),
+    [
+        ("respond", True),
+        ("say", True),
+        ("tell_user", True),
+        ("slack.post", True),
+        ("send_message", True),
+        ("chat", False),  # a model asked: its answer is what was asked for
+        ("get_messages", False),
+    ],
+)
+def test_a_tool_named_for_a_message_speaks_to_a_person(tool: str, message: bool) -> None:
+    assert speaks(tool) is message

@@ -91,6 +91,8 @@ def test_silent_by_design_tools_are_never_empty() -> None:
         ("ci.trigger_workflow", True),  # starting a job or a run is an act
         ("launch_instance", True),
         ("weather_forecast", False),  # no verb known here: asks
+        ("say", True),  # a message to a person, which may answer nothing
+        ("tell_user", True),
     ],
 )
 def test_a_tools_first_verb_says_whether_it_acts(tool: str, acts: bool) -> None:

@@ -371,3 +371,17 @@ def test_a_failing_test_run_is_told_by_its_end_whatever_the_harness_reports(end:
         prints("bash", {}, before.replace(end, passed)).result
         != prints("bash", {}, after.replace(end, passed)).result
     )
+
+
+def test_a_search_ranking_the_same_hits_anew_gives_the_same_result() -> None:
+    """Two searches in other words, the same four hits in another order and another time taken:
+    one result; a list whose hits differ is another."""
+    hits = ["Kate Bush - Wikipedia", "Hounds of Love - Wikipedia", "Kate Bush discography", "Babooshka"]
+
+    def output(order: list[int], took: str) -> str:
+        return f"Search results ({took}):\n" + "\n".join(f"[{n}] {hits[i]}" for n, i in enumerate(order, 1))
+
+    a = prints("search", {"q": "kate bush debut"}, output([0, 1, 2, 3], "0.32s"))
+    b = prints("search", {"q": "first album of kate bush"}, output([1, 0, 3, 2], "0.88s"))
+    c = prints("search", {"q": "kate bush"}, output([0, 1, 2], "0.32s"))
+    assert a.result == b.result != c.result

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from heartbeat.detect.detectors.volatile import has_volatile, mask_volatile, may_hold_volatile
+from heartbeat.detect.detectors.volatile import has_volatile, mask_volatile, may_hold_volatile, unranked
 
 _OLD_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9", b"9999999")
 
@@ -41,3 +41,34 @@ def test_a_text_the_quick_look_clears_holds_nothing_the_volatile_regex_masks(tex
     data = text.encode("utf-8", "surrogatepass")
     if not may_hold_volatile(text, data):
         assert mask_volatile(text) == text
+
+
+_HITS = [
+    "Estadio Municipal de Tarrazu - Wikipedia\n    https://es.wikipedia.org/wiki/Tarrazu",
+    "Historia | AD Municipal Tarrazu\n    https://adtarrazu.example.cr/historia",
+    "San Marcos de Tarrazu travel guide\n    https://visit.example/tarrazu",
+]
+
+
+def _results(hits: list[str], bracketed: bool = True) -> str:
+    marks = [f"[{n}] " if bracketed else f"{n}. " for n in range(1, len(hits) + 1)]
+    return "Search results:\n" + "\n".join(mark + hit for mark, hit in zip(marks, hits, strict=True))
+
+
+def test_the_same_hits_ranked_anew_read_alike_and_a_new_hit_reads_anew() -> None:
+    """A search asked in other words ranks the same hits anew: the same content; one hit more or
+    another hit is new content, and so is a number within a hit."""
+    first = unranked(_results(_HITS))
+    assert first is not None and "[1]" not in first
+    assert unranked(_results(_HITS[::-1])) == first
+    assert unranked(_results([_HITS[1], _HITS[0], _HITS[2]], bracketed=False)) == unranked(
+        _results(_HITS, bracketed=False)
+    )
+    assert unranked(_results([*_HITS[:2], "Liga de Ascenso fixtures\n    https://liga.example"])) != first
+    assert unranked(_results([_HITS[0].replace("Wikipedia", "Wikipedia 2"), *_HITS[1:]])) != first
+
+
+def test_a_text_with_fewer_than_two_ranked_lines_is_no_ranked_list() -> None:
+    assert unranked("1 failed, 2 passed in 0.3s") is None
+    assert unranked("[2] only one rank here") is None
+    assert unranked("see step\n2. and that is all") is None
