@@ -13,16 +13,15 @@ LABELS = read_labels(BLIND / "labels.csv")
 
 # Stuck runs the detectors miss (bench/blind_agents/README.md): near-duplicate answers. Busywork that
 # only its flat metric shows is caught however the run is grouped: a regrouped trace keeps its samples.
+# Jobs frozen while their elapsed counter grows are caught since the eleventh session (the counter
+# is no content).
 MISSED = {
     "stuck__cs-repeat-reservation-request",
     "stuck__k8s-restart-crashloop",
     "stuck__llm-subagent-refusal",
     "stuck__airline_reasks_known_info",
     "stuck__telecom_two_instructions_loop",
-    "stuck__batch_job_status_frozen",
-    "stuck__poll_elapsed",
     "stuck__reverify_report",
-    "stuck__dataflow_job_frozen",
     "stuck__pager_calendar_reasks_same_person",
     # Says its tools fail while calling none, each message in words of its own: no request asked again.
     "stuck__telecom-data-refuel-4417",
@@ -515,6 +514,12 @@ _TWENTYFOURTH: dict[int | None, dict[str, list[str]]] = {
     10: {_SFTP24: ["empty", "recurring"]},
 }
 _TWENTYFOURTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP24}, 5: set(), 10: set()}
+# The twenty-fifth batch's (bench/blind_agents/README.md), seventeen kinds, written blind after the
+# promise rule: as it arrived, two service agents whose ``say`` tool answers nothing were flagged
+# (``empty``: since then a tool named for a message to a person is silent by design). Missed: a
+# coding agent drifting into lint and CI work, and one re-verifying a finished task (no pattern of
+# calls to see).
+_TWENTYFIFTH_MISSED = {"stuck__coding_task_drift_b25", "stuck__coding_reverify_done_b25"}
 _TWENTYTHIRD_MISSED = {"stuck__sphinx_napoleon_env_setup_wander_b23"}
 # Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
 _TWELFTH_MISSED: dict[int | None, set[str]] = {
@@ -639,9 +644,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1154
+    assert len(runs) == len(LABELS) == 1198
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 727
+    assert len(healthy) == 752
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -685,6 +690,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYFIRST_MISSED[per_heartbeat]
         | _TWENTYSECOND_MISSED[per_heartbeat]
         | _TWENTYTHIRD_MISSED
+        | _TWENTYFIFTH_MISSED
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )

@@ -8,6 +8,8 @@ line numbers and ports too (:data:`ERROR_RE`). The numbers that are content
 (a page, a price, a count, a date) are not among them. A regex over every
 output would cost more than all the detectors: :func:`has_volatile` and
 :func:`may_hold_volatile` rule most outputs out by substring searches first.
+A JSON object's field counting the time a job has been running
+(``"elapsed_seconds": 955``) is no content either (:func:`mask_elapsed`).
 A ranked list's order is no content either (:func:`unranked`): a search asked
 again in other words ranks the same hits anew.
 """
@@ -16,7 +18,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ERROR_RE", "VOLATILE_RE", "has_volatile", "mask_volatile", "may_hold_volatile", "unranked"]
+__all__ = [
+    "ERROR_RE",
+    "VOLATILE_RE",
+    "has_volatile",
+    "mask_elapsed",
+    "mask_volatile",
+    "may_hold_volatile",
+    "unranked",
+]
 
 # Values volatile by nature: they change between two runs of the same thing while
 # the content stays. Numbers that are content (a page, a price, a count, a date) are
@@ -129,3 +139,19 @@ def unranked(text: str) -> str | None:
     if sum(1 for line, bare in zip(lines, ranked, strict=True) if line != bare) < 2:
         return None
     return "\n".join(sorted(ranked))
+
+
+# A JSON field counting the time a job has been running: "elapsed_seconds": 955, "elapsedSeconds": 4,
+# "elapsed_s": 12. It grows on its own, so a status whose only change is its elapsed counter has not
+# moved (a job frozen at 11%, polled every five minutes). The time a call itself took ("latency_ms",
+# "took", "duration_ms") is kept: a health check's every answer is "ok" but for it, and a watcher
+# answered "ok" each round reads as one polling a frozen job (see the README's Troubleshooting).
+_ELAPSED_FIELD = re.compile(r'("[A-Za-z_]*[Ee]lapsed[A-Za-z_]*"\s*:\s*)-?\d+(?:\.\d+)?')
+
+
+def mask_elapsed(text: str) -> str:
+    """A JSON object's ``text`` with the numbers of its fields counting the time a job has been
+    running (``"elapsed_seconds": 955``) replaced by ``#``; any other text as it is."""
+    if text[:1] != "{" or "lapsed" not in text:  # cheap tests first: only an object has fields
+        return text
+    return _ELAPSED_FIELD.sub(r"\1#", text)

@@ -385,3 +385,19 @@ def test_a_search_ranking_the_same_hits_anew_gives_the_same_result() -> None:
     b = prints("search", {"q": "first album of kate bush"}, output([1, 0, 3, 2], "0.88s"))
     c = prints("search", {"q": "kate bush"}, output([0, 1, 2], "0.32s"))
     assert a.result == b.result != c.result
+
+
+def test_a_status_whose_only_change_is_its_elapsed_counter_is_the_same_result() -> None:
+    """A job frozen at 11%, polled every five minutes: one result however long it has run; a job
+    that moves on is another."""
+
+    def status(percent: int, elapsed: int) -> str:
+        return (
+            f'{{"job_id": "job-17", "state": "RUNNING", "percent": {percent}, "elapsed_seconds": {elapsed}}}'
+        )
+
+    a, b, c = (
+        prints("export_status", {"job_id": "job-17"}, status(p, e))
+        for p, e in [(11, 636), (11, 955), (19, 1274)]
+    )
+    assert a.result == b.result != c.result

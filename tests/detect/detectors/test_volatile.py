@@ -5,7 +5,13 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from heartbeat.detect.detectors.volatile import has_volatile, mask_volatile, may_hold_volatile, unranked
+from heartbeat.detect.detectors.volatile import (
+    has_volatile,
+    mask_elapsed,
+    mask_volatile,
+    may_hold_volatile,
+    unranked,
+)
 
 _OLD_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9", b"9999999")
 
@@ -72,3 +78,15 @@ def test_a_text_with_fewer_than_two_ranked_lines_is_no_ranked_list() -> None:
     assert unranked("1 failed, 2 passed in 0.3s") is None
     assert unranked("[2] only one rank here") is None
     assert unranked("see step\n2. and that is all") is None
+
+
+def test_a_job_s_elapsed_counter_is_masked_and_a_call_s_own_timing_kept() -> None:
+    """A job's elapsed time grows on its own; the time a call took is a health check's only change,
+    kept (see the README's Troubleshooting); text that is no JSON object is left as it is."""
+    status = '{"state": "RUNNING", "percent": 11, "elapsed_seconds": 955, "elapsedMs": 3.5, "latency_ms": 41}'
+    assert (
+        mask_elapsed(status)
+        == '{"state": "RUNNING", "percent": 11, "elapsed_seconds": #, "elapsedMs": #, "latency_ms": 41}'
+    )
+    assert mask_elapsed('"elapsed_seconds": 955') == '"elapsed_seconds": 955'
+    assert mask_elapsed('{"took": 37, "timeout": 30}') == '{"took": 37, "timeout": 30}'
