@@ -303,6 +303,14 @@ def add_spend(models: dict[str, ModelSpend], model: str, spend: ModelSpend) -> N
         kept.add(spend)
 
 
+def merged_spend(totals: dict[str, ModelSpend], usage: dict[str, ModelSpend]) -> dict[str, ModelSpend]:
+    """``totals`` plus a heartbeat's ``usage``, as a new dict of new entries (the state's may be shared)."""
+    merged = {model: spend.model_copy() for model, spend in totals.items()}
+    for model, spend in usage.items():
+        add_spend(merged, model, spend)
+    return merged
+
+
 class BudgetCounters(_Model):
     """Spending counted against the daily budget; reset at the configured hour."""
 

@@ -382,7 +382,9 @@ class Guard:
                 stop = getattr(exc, "stop", None)  # a Session that could not open a heartbeat
                 if stop is None:
                     raise
-                return self._stop(stop.kind, stop.message, None)
+                # The call was paid for all the same: the Session says whether it counted it.
+                journaled = isinstance(exc, Stopped) and exc.journaled
+                return self._stop(stop.kind, stop.message, None, journaled=journaled)
             if spent is None:
                 return GO
             self.anomalies.append(spent)

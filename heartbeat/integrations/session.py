@@ -49,7 +49,9 @@ adapter can take either)::
 
 ``record`` raises :class:`Stopped` when no heartbeat can be opened (KILL, a
 human awaited, the lock busy): a call that ran is then journaled only (an
-action marked ``after_stop``). Thread-safe; opening or ending blocks a few ms.
+action marked ``after_stop``); so does ``record_usage``, whose call was paid
+for: its spend is added to ``state.json`` and journaled all the same
+(:mod:`heartbeat.tick.late`). Thread-safe; opening or ending blocks a few ms.
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ from ..config.file import AgentConfig, HeartbeatConfig
 from ..config.flags import config_with_overrides
 from ..core.models import Anomaly
 from ..tick.context import StepContext
-from ..tick.control import note_after_stop, pause_requested
+from ..tick.control import pause_requested
+from ..tick.late import note_after_stop, note_usage_after_stop
 from ..tick.runner import Heartbeat, TickResult, utc_now
 from .filestops import Mark, kill_found, pause_stop, saved_stop, state_mark
 from .notes import Note
@@ -132,13 +135,8 @@ class Session:
         for name, value, low in bounds:
             if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < 1e9:
                 raise ValueError(f"{name} must be a number of seconds >= {low}, not {value!r}")
-        self.actions, self.seconds, self.idle, self.lock_wait = (
-            actions,
-            float(seconds),
-            float(idle),
-            lock_wait,
-        )
-        self.wake_gap = float(wake_gap)
+        self.actions, self.lock_wait = actions, lock_wait
+        self.seconds, self.idle, self.wake_gap = float(seconds), float(idle), float(wake_gap)
         self._hb = Heartbeat(
             config, agent, step=self._stretch, progress=progress, notifiers=notifiers, clock=clock
         )
@@ -297,10 +295,14 @@ class Session:
     ) -> Anomaly | None:
         """One model call's tokens, as ``StepContext.record_usage``; past a limit the heartbeat ends, paused.
 
-        Raises :class:`Stopped` when no heartbeat can be opened to hold either.
+        Raises :class:`Stopped` when no heartbeat can be opened to hold either: the call was paid
+        for all the same, so its spend is added to ``state.json`` and journaled (``after_stop``).
         """
+        counts = (model, input_tokens, output_tokens, cached_tokens)
         return self._feed(
-            lambda ctx: ctx.record_usage(model, input_tokens, output_tokens, cached_tokens, cost=cost), 0
+            lambda ctx: ctx.record_usage(*counts, cost=cost),
+            0,
+            lambda kind: note_usage_after_stop(self._hb, *counts, cost, kind),
         )
 
     def _feed(
@@ -311,7 +313,7 @@ class Session:
     ) -> Anomaly | None:
         """``call`` on the open heartbeat's context (opened if need be); an anomaly ends the heartbeat.
 
-        ``ran``: journals an action that ran although no heartbeat holds it (its stop's kind given).
+        ``ran``: journals a call that ran although no heartbeat holds it (its stop's kind given).
         """
         while True:
             with self._cond:

@@ -6,7 +6,7 @@ import contextlib
 import os
 import stat
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError, StateCorrupt
@@ -23,7 +23,6 @@ __all__ = [
     "kill_ends_delivery",
     "killed",
     "killed_while_loading",
-    "note_after_stop",
     "note_interrupted",
     "note_left_behind",
     "pause",
@@ -42,8 +41,6 @@ HUMAN_LOCK_WAIT = 15.0
 # by a pause that was SIGKILLed is ignored once older than any pause waits.
 PAUSE_REQUEST_FILE = ".pause-request"
 _PAUSE_REQUEST_STALE = HUMAN_LOCK_WAIT + 5.0
-# How long a call that ran after its heartbeat ended waits for the lock to be journaled under it.
-_LATE_LOCK_WAIT = 0.2
 
 
 def _typed(text: str | None) -> str | None:
@@ -264,51 +261,6 @@ def note_interrupted(hb: Agent, reason: str) -> None:
     _journal_unlocked(
         hb, {"event": "interrupted", "reason": reason, "abandoned": True, "note": "the step did not unwind"}
     )
-
-
-def note_after_stop(
-    hb: Agent,
-    tool: str,
-    args: Mapping[str, Any] | None,
-    output: str | None,
-    error: str | BaseException | None,
-    cost: float,
-    why: str,
-) -> bool:
-    """Journal a call that ran after its heartbeat ended (a stop, a pause): True once written.
-
-    It is in no ``state.json`` (no heartbeat could be opened to hold it), so the journal
-    is its record: masked, cut and escaped as ``ctx.record`` keeps an action (by the same
-    functions), marked ``after_stop: why``.
-    """
-    from ..base.errors import StateLocked
-    from ..core.models import printable
-    from ..detect.detectors import summarize
-    from ..detect.detectors.fingerprints import error_text
-    from .context import action_error
-
-    try:
-        masked = hb.mask(dict(args)) if args is not None else None
-        text = None if output is None else hb.mask(str(output))
-        failed = action_error(error, hb.redact)
-        event = {
-            "event": "action",
-            "tool": printable(tool),
-            "summary": summarize(tool, masked, hb.config.detectors.volatile_args),
-            "at": hb.clock(),
-            "output_len": None if text is None else len(text.strip()),
-            "error": None if failed is None else error_text(failed),
-            "cost": float(cost),
-            "after_stop": why,
-        }
-        try:
-            with hb.store.lock(timeout=_LATE_LOCK_WAIT):
-                hb.journal([event], hb.clock(), 0)
-        except StateLocked:  # held elsewhere: one O_APPEND write cannot tear another's lines
-            hb.journal([event], hb.clock(), 0)
-    except (HeartbeatError, OSError, TypeError, ValueError):
-        return False
-    return True
 
 
 def _journal_unlocked(hb: Agent, event: dict[str, Any]) -> None:

@@ -5,7 +5,8 @@ step (any exception, ``SystemExit`` included, is the agent's error, recorded
 as an errored action), lets the state take the step's work, measures
 progress and asks the policy. If KILL (or the fleet stop, ``[stop]``) abandons
 a step that does not return, the watchdog journals it and the tick's result is the KILL, with nothing of
-the step saved.
+the step saved; should the step come back after all, its actions are journaled and its model calls'
+spend is counted (:mod:`heartbeat.tick.late`).
 """
 
 from __future__ import annotations
@@ -19,19 +20,20 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError
-from ..core.models import STEP_ERROR_TOOL, AgentState, Anomaly, Decision, ModelSpend, add_spend, clip
+from ..core.models import STEP_ERROR_TOOL, AgentState, Anomaly, Decision, clip, merged_spend
 from ..core.policy import decide
 from ..core.result import TickResult
 from ..core.settle import TickFacts
 from ..detect.monitor import Monitor
 from .context import StepContext
 from .control import pause_requested, pending_note
+from .late import count_late_spend
 from .watchdog import TickInterrupted, unwatch, watch
 
 if TYPE_CHECKING:
     from .agent import Agent
 
-__all__ = ["StepGuard", "Stepped", "merged_spend", "run_step"]
+__all__ = ["StepGuard", "Stepped", "run_step"]
 
 
 @dataclass
@@ -121,13 +123,19 @@ def run_step(
         guard.returned = True
         abandoned = guard.result
     if abandoned is not None:
-        # The step came back after all (late): what it recorded ran, so it is journaled, not saved.
+        # The step came back after all (late): what it recorded ran. Its actions are journaled, not
+        # saved (the tick's work is dropped); its model calls were paid for, so their spend is
+        # counted in state.json too (this tick still holds the lock).
         if ctx.recorded:
             events = ctx.action_events()
             try:
-                hb.journal([{**event, "after_stop": True} for event in events], hb.clock(), tick)
+                hb.journal([{**event, "after_stop": "killed"} for event in events], hb.clock(), tick)
             except (HeartbeatError, OSError) as exc:
                 abandoned.message += f" ({len(events)} action(s) not journaled: {hb.redact(str(exc))})"
+        if ctx.usage or ctx.tick_cost:
+            spent = (ctx.usage, ctx.tick_tokens, ctx.tick_cost, ctx.unpriced)
+            if not count_late_spend(hb, *spent, "killed", locked=True, tick=tick):
+                abandoned.message += " (its model calls' spend could not be journaled)"
         return abandoned
     state.data = ctx.data  # the step may have bound ctx.data to a new dict
     value, error = _progress(hb, ctx)
@@ -196,14 +204,6 @@ def _traceback(exc: BaseException, redact: Callable[[str], str]) -> str:
         keep = TRACEBACK_LIMIT // 4
         text = text[:keep] + "…\n" + text[-(TRACEBACK_LIMIT - keep) :]
     return text
-
-
-def merged_spend(totals: dict[str, ModelSpend], usage: dict[str, ModelSpend]) -> dict[str, ModelSpend]:
-    """``totals`` plus a heartbeat's ``usage``, as a new dict of new entries (the state's may be shared)."""
-    merged = {model: spend.model_copy() for model, spend in totals.items()}
-    for model, spend in usage.items():
-        add_spend(merged, model, spend)
-    return merged
 
 
 def _progress(hb: Agent, ctx: StepContext) -> tuple[float | None, str | None]:
