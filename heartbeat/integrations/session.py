@@ -249,6 +249,11 @@ class Session:
         return None
 
     @property
+    def unsaved(self) -> StepContext | None:
+        """The open heartbeat's context (calls not saved yet), read without a lock: for an emergency."""
+        return self._ctx
+
+    @property
     def is_open(self) -> bool:
         """Whether a heartbeat (a stretch of calls) is open now."""
         with self._cond:
@@ -306,10 +311,7 @@ class Session:
         )
 
     def _feed(
-        self,
-        call: Callable[[StepContext], Anomaly | None],
-        actions: int,
-        ran: Callable[[str], bool] | None = None,
+        self, call: Callable[[StepContext], Anomaly | None], actions: int, ran: Callable[[str], bool]
     ) -> Anomaly | None:
         """``call`` on the open heartbeat's context (opened if need be); an anomaly ends the heartbeat.
 
@@ -329,7 +331,7 @@ class Session:
                     break
             stop = self.check()
             if stop is not None:  # an action ran all the same: it goes to the journal
-                raise Stopped(stop, journaled=ran is not None and ran(stop.kind))
+                raise Stopped(stop, journaled=ran(stop.kind))
         if hit is not None:  # the policy's answer (or the budget's pause) is needed now: wait for the tick
             self._collect(wait=True)
             last = self.last

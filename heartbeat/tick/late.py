@@ -30,8 +30,9 @@ from .context import action_error, priced_call, spend_events
 
 if TYPE_CHECKING:
     from .agent import Agent
+    from .context import StepContext
 
-__all__ = ["count_late_spend", "note_after_stop", "note_usage_after_stop"]
+__all__ = ["count_late_spend", "journal_unsaved", "note_after_stop", "note_usage_after_stop"]
 
 # How long a call that ran after its heartbeat ended waits for the lock to be journaled under it.
 _LATE_LOCK_WAIT = 0.2
@@ -150,3 +151,22 @@ def _journal(hb: Agent, events: list[dict[str, Any]], why: str, tick: int) -> bo
     except (HeartbeatError, OSError):
         return False
     return True
+
+
+def journal_unsaved(hb: Agent, ctx: StepContext | None, why: str) -> None:
+    """Journal what an open heartbeat's ``ctx`` holds that no save will keep (a process ending in an
+    emergency): its actions and its spend, marked ``after_stop: why``; no lock, nothing raised.
+
+    The journal is then their only record; ``state.json`` keeps the heartbeat before them.
+    """
+    if ctx is None:
+        return
+    try:
+        events = ctx.action_events()
+        if ctx.usage or ctx.tick_cost:
+            events += spend_events(ctx.usage, ctx.tick_tokens, ctx.tick_cost, ctx.unpriced, {})
+            events[-1]["unsaved"] = "the process ended before its heartbeat was saved"
+        if events:
+            hb.journal([{**event, "after_stop": why} for event in events], hb.clock(), ctx.tick)
+    except (HeartbeatError, OSError, RuntimeError):  # RuntimeError: a dict the caller changed meanwhile
+        return
