@@ -237,7 +237,7 @@ class Session:
         status in ``state.json`` (read again once another process wrote it)."""
         kill = kill_found(self._hb)
         if kill is not None:  # a caller that stops here may never call check(): journal it now
-            return self._on_kill(*kill)
+            return self._on_kill(kill)
         asked = pause_stop(self._hb)
         if asked is not None:  # `heartbeat pause` waits for the lock: the open heartbeat ends on it
             return asked
@@ -265,7 +265,7 @@ class Session:
         """Before a call: None when it may go ahead (a heartbeat is then open), else why not."""
         kill = kill_found(self._hb)
         if kill is not None:
-            return self._on_kill(*kill)
+            return self._on_kill(kill)
         self._kill_seen = False
         with self._cond:
             if self._ctx is not None and not self._ending:
@@ -468,7 +468,7 @@ class Session:
                     continue
                 return stop
 
-    def _on_kill(self, reason: str, where: str) -> Stop:
+    def _on_kill(self, kill: Stop) -> Stop:
         """KILL or the fleet stop: end the open heartbeat (saved), make sure the stop is journaled, refuse."""
         with self._cond:
             was_open = self._ctx is not None and not self._ending
@@ -487,7 +487,7 @@ class Session:
                     finally:
                         self._probing = False
         self._kill_seen = True
-        return Stop("killed", f"stopped by {where}: {reason}", 3)
+        return kill
 
     def _saved_stop(self, mark: Mark) -> Stop | None:
         """The status ``state.json`` holds now (``mark``) when it says to wait; fails closed."""

@@ -14,7 +14,7 @@ from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, 
 from ..detect.detectors import ActionView
 from ..detect.monitor import Monitor
 from ..detect.recorded import journal_keys
-from ..state.killswitch import KillSwitch
+from ..state.killswitch import KillSwitch, fleet_stop_name, stopped_by
 
 if TYPE_CHECKING:
     from ..core.prices import Pricer
@@ -200,9 +200,10 @@ class StepContext:
         return None if found is None else found[1]
 
     def stopped_by(self) -> str | None:
-        """What stops the step now, as people read it (``the KILL file <path>: why``), else None."""
+        """What stops the step now, as every part says it (``stopped by the KILL file <path>: why``),
+        else None."""
         found = self._stop()
-        return None if found is None else f"{found[0]}: {found[1]}"
+        return None if found is None else stopped_by(*found)
 
     def pause_requested(self) -> str | None:
         """The reason of a person's ``heartbeat pause`` that waits for this tick to end, else None.
@@ -216,9 +217,9 @@ class StepContext:
         """(the switch, its reason) of the KILL file, else of the fleet stop, else None."""
         reason = self._kill.reason()
         if reason is not None:
-            return f"the KILL file {self._kill.path}", reason
+            return self._kill.name, reason
         if self._fleet is not None and (reason := self._fleet.reason()) is not None:
-            return f"the fleet stop {self._fleet.where}", reason
+            return fleet_stop_name(self._fleet.where), reason
         return None
 
     def record(

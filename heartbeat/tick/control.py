@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError, StateCorrupt
 from ..core.models import AgentState, Status
+from ..state.killswitch import stopped_by
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -200,7 +201,7 @@ def killed(hb: Agent, reason: str, *, locked: bool, source: str | None = None) -
     """Stop: journal the kill when the lock can be had, never call the step. KILL wins (exit 3)."""
     from ..core.result import TickResult
 
-    result = TickResult(hb.name, "killed", 3, f"stopped by {source or hb.kill.path}: {reason}")
+    result = TickResult(hb.name, "killed", 3, stopped_by(source or hb.kill.name, reason))
     event = [{"event": "kill", "reason": reason}]
     try:
         with contextlib.nullcontext() if locked else hb.store.lock():
@@ -229,9 +230,8 @@ def kill_ends_delivery(hb: Agent) -> Iterator[None]:
 
     def stop(reason: str) -> None:
         _journal_unlocked(hb, {"event": "kill", "reason": reason, "during_delivery": True})
-        message = (
-            f"stopped by {hb.kill.path} during delivery: {reason}; what was not delivered waits in outbox/"
-        )
+        message = stopped_by(hb.kill.name, reason, " during delivery")
+        message += "; what was not delivered waits in outbox/"
         on_abandon(TickResult(hb.name, "killed", 3, message))
 
     with watching(hb.kill, stop):

@@ -25,6 +25,7 @@ from ..core.policy import decide
 from ..core.result import TickResult
 from ..core.settle import TickFacts
 from ..detect.monitor import Monitor
+from ..state.killswitch import fleet_stop_name, stopped_by
 from .context import StepContext
 from .control import pause_requested, pending_note
 from .late import count_late_spend
@@ -76,7 +77,7 @@ def run_step(
     tokens = [watch(hb.kill, lambda reason: _abandon(hb, guard, reason, tick))]
     fleet = hb.shared_stop
     if fleet is not None:  # the fleet stop too, read at most once a second (it may be a URL)
-        by = f"the fleet stop {fleet.where}"
+        by = fleet_stop_name(fleet.where)
         tokens.append(watch(fleet.polled(), lambda reason: _abandon(hb, guard, reason, tick, by)))
     step_error = None
     try:
@@ -227,10 +228,8 @@ def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None
     with guard.lock:
         if guard.returned or guard.result is not None:  # returned, or the other stop was first
             return
-        message = (
-            f"stopped by {by or hb.kill.path} during the step: {reason}; the step did not return "
-            "and was abandoned (this tick's unsaved work is dropped)"
-        )
+        message = stopped_by(by or hb.kill.name, reason, " during the step")
+        message += "; the step did not return and was abandoned (this tick's unsaved work is dropped)"
         result = TickResult(hb.name, "killed", 3, message, tick=tick)
         event = {"event": "kill", "reason": reason, "during_step": True, "abandoned": True}
         try:
