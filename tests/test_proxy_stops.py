@@ -207,3 +207,28 @@ def test_sigterm_ends_the_proxy_even_when_the_recording_never_returns(tmp_path: 
     answered = [a for a in actions if a["tool"] == "fast"]  # the held one as its answer came
     assert [a["error"] for a in answered] == [None, None] and all(a["output_len"] for a in answered)
     assert any(e["event"] == "interrupted" for e in journal(tmp_path))
+
+
+def test_a_call_whose_record_meets_a_busy_lock_is_not_told_that_no_tool_will_be_called(
+    tmp_path: Path,
+) -> None:
+    """Regression: a call that outlasted its heartbeat, whose record then found the state folder's
+    lock held for a moment (another heartbeat of the agent), was answered "meanwhile the agent is
+    stopped ... No further tool will be called: stop here": untrue, the next call went ahead as soon
+    as the lock was free. The call is journaled; its answer goes on as the server sent it."""
+    from heartbeat.state.store import StateStore
+
+    via = proxy(tmp_path, "--idle", "0.2s")
+    try:
+        number = running(via, {})
+        wait_until(lambda: any(e["event"] == "tick" for e in journal(tmp_path)), what="the heartbeat to end")
+        with StateStore(tmp_path / "state").lock():  # held as another heartbeat of the agent holds it
+            (tmp_path / "release").write_text("")
+            answer = via.wait(number)
+        after = via.ask("tools/call", {"name": "fast", "arguments": {"q": "next"}})
+    finally:
+        via.close()
+    assert answer["result"] == {"content": [{"type": "text", "text": "slow answer"}]}
+    assert texts(after).startswith("fast answer")  # the next call did go ahead
+    actions = [(e["tool"], e.get("after_stop")) for e in journal(tmp_path) if e["event"] == "action"]
+    assert actions == [("slow", "locked"), ("fast", None)]

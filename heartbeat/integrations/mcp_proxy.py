@@ -303,7 +303,9 @@ class ToolProxy:
         try:
             anomaly = session.record(name, arguments, output=output, error=error)
         except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a pause, a human)
-            return exc.stop
+            # A lock busy for a moment (another heartbeat of the agent) stops nothing: the call is
+            # journaled and its answer goes on as it is; saying no tool will be called is untrue.
+            return None if exc.stop.kind == "locked" else exc.stop
         finally:
             self.in_flight.done(key)
         if anomaly is None or (session.observing and anomaly.kind != "budget"):
