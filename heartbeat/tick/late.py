@@ -13,26 +13,38 @@ acted, the model call was paid for. No heartbeat holds it, so:
   its budget unseen; counted, the next tick finds the budget spent and
   pauses the agent as it would have.
 
-Every event is marked ``after_stop`` with what stopped the run (``killed``,
-``paused``, ...).
+The same holds for the calls of a step whose tick will not be saved: one
+abandoned on KILL, or ended by SIGTERM or SIGINT (:func:`account_step`, on
+the tick's side), and those of an open heartbeat a process leaves in an
+emergency (:func:`journal_unsaved`, journal only). Every event is marked
+``after_stop`` with what stopped the run (``killed``, ``paused``,
+``interrupted``, ...).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError, StateLocked
 from ..core.budget import roll_over
-from ..core.models import ModelSpend, add_spend, merged_spend
+from ..core.models import ModelSpend, add_spend, merged_spend, spend_since
 from .context import action_error, priced_call, spend_events
 
 if TYPE_CHECKING:
     from .agent import Agent
     from .context import StepContext
 
-__all__ = ["count_late_spend", "journal_unsaved", "note_after_stop", "note_usage_after_stop"]
+__all__ = [
+    "Accounted",
+    "account_step",
+    "count_late_spend",
+    "journal_unsaved",
+    "note_after_stop",
+    "note_usage_after_stop",
+]
 
 # How long a call that ran after its heartbeat ended waits for the lock to be journaled under it.
 _LATE_LOCK_WAIT = 0.2
@@ -170,3 +182,44 @@ def journal_unsaved(hb: Agent, ctx: StepContext | None, why: str) -> None:
             hb.journal([{**event, "after_stop": why} for event in events], hb.clock(), ctx.tick)
     except (HeartbeatError, OSError, RuntimeError):  # RuntimeError: a dict the caller changed meanwhile
         return
+
+
+@dataclass(frozen=True)
+class Accounted:
+    """What of a step's calls the journal and ``state.json`` hold already (see :func:`account_step`)."""
+
+    actions: int = 0
+    usage: dict[str, ModelSpend] = field(default_factory=dict)
+    cost: float = 0.0
+
+
+def account_step(
+    hb: Agent, ctx: StepContext, why: str, tick: int, since: Accounted | None = None
+) -> tuple[Accounted, str]:
+    """For a step whose tick will not save it (abandoned on KILL, interrupted): journal the actions
+    it recorded and count its spend in ``state.json``, those since ``since``, marked ``after_stop:
+    why``; the caller holds the state folder's lock. What is accounted for now, and what could not
+    be (a note for the tick's message, else "").
+
+    The step may still be running on another thread: its lists are copied first (each copy is one
+    step for the interpreter), and whatever it records later is the next call's ``since``.
+    """
+    since = since or Accounted()
+    count = len(ctx.recorded)
+    usage = {model: spend.model_copy() for model, spend in list(ctx.usage.items())}
+    now = Accounted(count, usage, ctx.tick_cost)
+    problems = []
+    events = ctx.action_events()[since.actions : count]
+    if events:
+        try:
+            hb.journal([{**event, "after_stop": why} for event in events], hb.clock(), tick)
+        except (HeartbeatError, OSError) as exc:
+            problems.append(f"{len(events)} action(s) not journaled: {hb.redact(str(exc))}")
+    spent = spend_since(usage, since.usage)
+    cost = now.cost - since.cost
+    if spent or cost > 0:
+        tokens = sum(spend.input + spend.output for spend in spent.values())
+        unpriced = {model: reason for model, reason in list(ctx.unpriced.items()) if model in spent}
+        if not count_late_spend(hb, spent, tokens, cost, unpriced, why, locked=True, tick=tick):
+            problems.append("its model calls' spend could not be journaled")
+    return now, "".join(f" ({problem})" for problem in problems)

@@ -5,8 +5,9 @@ step (any exception, ``SystemExit`` included, is the agent's error, recorded
 as an errored action), lets the state take the step's work, measures
 progress and asks the policy. If KILL (or the fleet stop, ``[stop]``) abandons
 a step that does not return, the watchdog journals it and the tick's result is the KILL, with nothing of
-the step saved; should the step come back after all, its actions are journaled and its model calls'
-spend is counted (:mod:`heartbeat.tick.late`).
+the step saved but the calls it made: its actions are journaled and its model calls' spend counted
+(:mod:`heartbeat.tick.late`), as it is abandoned and again should it come back after all; so too when
+SIGTERM or SIGINT ends the tick through the step.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..detect.monitor import Monitor
 from ..state.killswitch import fleet_stop_name, stopped_by
 from .context import StepContext
 from .control import pause_requested, pending_note
-from .late import count_late_spend
+from .late import Accounted, account_step
 from .watchdog import TickInterrupted, unwatch, watch
 
 if TYPE_CHECKING:
@@ -52,12 +53,14 @@ class Stepped:
 class StepGuard:
     """Who settles a step: the tick when it returns, or the watchdog when KILL abandons it."""
 
-    __slots__ = ("lock", "result", "returned")
+    __slots__ = ("accounted", "ctx", "lock", "result", "returned")
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.returned = False
         self.result: TickResult | None = None
+        self.ctx: StepContext | None = None  # the step's, once made: its calls outlive an abandoned tick
+        self.accounted: Accounted | None = None  # what of them the journal and state.json hold already
 
 
 def run_step(
@@ -104,10 +107,14 @@ def run_step(
             pausing=lambda: pause_requested(hb), by_person=pending_note(state) is not None,
         )  # fmt: skip
         state.ticks, state.last_tick_at = tick, now
+        guard.ctx = ctx
         try:
             step(ctx)
-        except TickInterrupted:
-            raise  # SIGTERM/SIGINT of the tick itself: not the agent's error
+        except TickInterrupted:  # SIGTERM/SIGINT of the tick itself: not the agent's error
+            # The tick's work is dropped, but the calls the step made ran: journaled, spend counted.
+            with guard.lock:
+                account_step(hb, ctx, "interrupted", tick, guard.accounted)
+            raise
         except BaseException as exc:  # SystemExit and KeyboardInterrupt of its own too
             # The agent's bug: recorded as an errored action, the tick goes on. sys.exit(0)
             # inside a step must not tell cron that all is well while budgets go unenforced.
@@ -124,19 +131,10 @@ def run_step(
         guard.returned = True
         abandoned = guard.result
     if abandoned is not None:
-        # The step came back after all (late): what it recorded ran. Its actions are journaled, not
-        # saved (the tick's work is dropped); its model calls were paid for, so their spend is
-        # counted in state.json too (this tick still holds the lock).
-        if ctx.recorded:
-            events = ctx.action_events()
-            try:
-                hb.journal([{**event, "after_stop": "killed"} for event in events], hb.clock(), tick)
-            except (HeartbeatError, OSError) as exc:
-                abandoned.message += f" ({len(events)} action(s) not journaled: {hb.redact(str(exc))})"
-        if ctx.usage or ctx.tick_cost:
-            spent = (ctx.usage, ctx.tick_tokens, ctx.tick_cost, ctx.unpriced)
-            if not count_late_spend(hb, *spent, "killed", locked=True, tick=tick):
-                abandoned.message += " (its model calls' spend could not be journaled)"
+        # The step came back after all (late): what it recorded since it was abandoned ran too.
+        # Journaled, not saved (the tick's work is dropped); its spend counted (this tick still
+        # holds the lock).
+        abandoned.message += account_step(hb, ctx, "killed", tick, guard.accounted)[1]
         return abandoned
     state.data = ctx.data  # the step may have bound ctx.data to a new dict
     value, error = _progress(hb, ctx)
@@ -236,6 +234,9 @@ def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None
             hb.journal([event], hb.clock(), tick)
         except (HeartbeatError, OSError) as exc:
             result.message += f" (not journaled: {hb.redact(str(exc))})"
+        if guard.ctx is not None:  # the calls it made ran, whatever becomes of the process now
+            guard.accounted, note = account_step(hb, guard.ctx, "killed", tick)
+            result.message += note
         guard.result = result
     if hb.on_abandon is not None:
         hb.on_abandon(result)

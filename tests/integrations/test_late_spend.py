@@ -332,7 +332,8 @@ def test_an_otel_chat_span_that_ends_after_kill_is_counted(tmp_path: Path) -> No
 
 def test_a_step_abandoned_on_kill_keeps_the_spend_of_its_model_calls(tmp_path: Path) -> None:
     """Regression: a step that came back after KILL abandoned it had its actions journaled, but the
-    spend of its model calls (the one in flight at KILL too) was dropped with the tick's work."""
+    spend of its model calls (the one in flight at KILL too) was dropped with the tick's work.
+    What it spent before and after it was abandoned is each counted once."""
     from conftest import heartbeat_over
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
@@ -374,7 +375,102 @@ def test_a_step_abandoned_on_kill_keeps_the_spend_of_its_model_calls(tmp_path: P
     state = saved(tmp_path)
     assert state["ticks"] == 0 and state["data"] == {}  # the tick's own work is still dropped
     assert state["budget"]["tokens"] == 2 * PER_CALL and state["spend_totals"][MODEL]["calls"] == 2
-    [late] = [e for e in journal(tmp_path) if e["event"] == "spend"]
-    assert late["after_stop"] == "killed" and late["tokens"] == 2 * PER_CALL
+    # Counted once each: what it spent before it was abandoned, then what it spent after.
+    late = [(e["after_stop"], e["tokens"]) for e in journal(tmp_path) if e["event"] == "spend"]
+    assert late == [("killed", PER_CALL), ("killed", PER_CALL)]
+    actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
+    assert actions == [("search", "killed")]  # journaled as it was abandoned, not again
+
+
+HANGS_IN_A_MODEL_CALL = '''
+import pathlib, time
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelResponse, ToolCallPart
+from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.usage import RequestUsage
+
+from heartbeat.integrations.pydantic_ai import HeartbeatCapability
+
+
+def step(ctx):
+    here = pathlib.Path(ctx.base_dir)
+
+    def model(messages, info):
+        if len(messages) > 1:  # its second request never comes back (a hung connection)
+            (here / "hanging").write_text("")
+            while True:
+                time.sleep(0.05)
+        usage = RequestUsage(input_tokens=100, output_tokens=20, cache_read_tokens=40)
+        return ModelResponse(parts=[ToolCallPart("search", {"q": "heartbeat"})], usage=usage)
+
+    def search(q: str) -> str:
+        """Search."""
+        return f"3 hits for {q}"
+
+    agent = Agent(FunctionModel(model, model_name="gpt-4o-mini"), tools=[search])
+    agent.run_sync("research", capabilities=[HeartbeatCapability(ctx)])
+'''
+
+
+def test_a_step_abandoned_on_kill_leaves_its_calls_journaled_and_its_spend_counted(tmp_path: Path) -> None:
+    """Regression: `heartbeat tick` exits at once when KILL abandons a step hung in a model call, and
+    the tool call and the model call that step had made (recorded in its ctx) were in neither
+    state.json nor the journal: they ran, and were paid for, unseen."""
+    from conftest import make_agent
+
+    agent = make_agent(tmp_path, HANGS_IN_A_MODEL_CALL)
+    proc = agent.spawn("tick")
+    try:
+        wait_until(lambda: (tmp_path / "hanging").exists(), what="the model call to hang", proc=proc)
+        agent.kill.write_text("stop now\n")
+        assert proc.wait(timeout=30) == 3
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        out, err = proc.communicate()
+    assert "abandoned" in out, (out, err)
     actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
     assert actions == [("search", "killed")]
+    [late] = [e for e in journal(tmp_path) if e["event"] == "spend"]
+    assert late["after_stop"] == "killed" and late["tokens"] == PER_CALL
+    state = saved(tmp_path)
+    assert state["budget"]["tokens"] == PER_CALL and state["spend_totals"][MODEL]["calls"] == 1
+    assert state["ticks"] == 0 and state["history"] == []  # the tick itself is still dropped
+
+
+WAITS_AFTER_ITS_CALLS = """
+import pathlib, time
+
+
+def step(ctx):
+    ctx.record("search", {"q": "heartbeat"}, output="3 hits")
+    ctx.record_usage("gpt-4o-mini", 100, 20, 40)
+    (pathlib.Path(ctx.base_dir) / "waiting").write_text("")
+    while True:  # a long step, stopped by the signal (it unwinds: no except of its own)
+        time.sleep(0.05)
+"""
+
+
+def test_a_tick_ended_by_sigterm_leaves_its_calls_journaled_and_its_spend_counted(tmp_path: Path) -> None:
+    """Regression: SIGTERM ended `heartbeat tick` through the step (exit 143, the tick's work not
+    saved), and the calls the step had made were in neither state.json nor the journal."""
+    import signal
+
+    from conftest import make_agent
+
+    agent = make_agent(tmp_path, WAITS_AFTER_ITS_CALLS)
+    proc = agent.spawn("tick")
+    try:
+        wait_until(lambda: (tmp_path / "waiting").exists(), what="the step to wait", proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 143
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+    actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
+    assert actions == [("search", "interrupted")]
+    assert [e["after_stop"] for e in journal(tmp_path) if e["event"] == "spend"] == ["interrupted"]
+    assert saved(tmp_path)["budget"]["tokens"] == PER_CALL
+    assert any(e["event"] == "interrupted" for e in journal(tmp_path))
