@@ -44,9 +44,12 @@ class Pipe:
             text=True,
         )
         self.answers: dict[int, dict[str, Any]] = {}
+        self.stderr: list[str] = []  # what it wrote to stderr so far, line by line
         self._cond = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        self._errors = threading.Thread(target=self._read_errors, daemon=True)
+        self._errors.start()
         self.next_id = 1
         hello = {
             "protocolVersion": "2025-06-18",
@@ -64,6 +67,18 @@ class Pipe:
                 with self._cond:
                     self.answers[message["id"]] = message
                     self._cond.notify_all()
+
+    def _read_errors(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            with self._cond:
+                self.stderr.append(line)
+                self._cond.notify_all()
+
+    def said(self, text: str, timeout: float = 30.0) -> bool:
+        """Wait until a line of its stderr holds ``text``; whether one did within ``timeout``."""
+        with self._cond:
+            return self._cond.wait_for(lambda: any(text in line for line in self.stderr), timeout)
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
@@ -90,8 +105,10 @@ class Pipe:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.process.kill()
-        assert self.process.stderr is not None
-        return self.process.stderr.read()
+            self.process.wait()
+        self._errors.join(timeout=30)
+        with self._cond:
+            return "".join(self.stderr)
 
 
 def proxy(folder: Path, *flags: str) -> Pipe:

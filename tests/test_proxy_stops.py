@@ -115,3 +115,120 @@ def test_a_call_in_flight_when_the_server_exits_is_journaled(tmp_path: Path) -> 
     actions = [e for e in journal(tmp_path) if e["event"] == "action"]
     assert [a["tool"] for a in actions] == ["slow"]
     assert "the MCP server exited while the call ran (it may have run)" in actions[0]["error"]
+
+
+# -- SIGTERM while the proxy's own thread is recording a call (it holds the session's condition)
+
+GATE = '''
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+class Gate:
+    """A detector (a plug-in as any user's) that holds the first call of `fast` asking for "gate":
+    it says so in `gate-inside` and returns once `gate-open` appears. It runs while the session
+    records that call, on the proxy's own thread, holding the session's condition."""
+
+    kind = "gate"
+    held = False
+
+    def check(self, history, now):
+        last = history.last
+        if not Gate.held and last.tool == "fast" and "gate" in last.summary:
+            Gate.held = True
+            (HERE / "gate-inside").write_text("")
+            while not (HERE / "gate-open").exists():
+                time.sleep(0.01)
+        return None
+'''
+
+
+def gated(folder: Path) -> None:
+    """A heartbeat.toml whose agent runs the Gate detector (``gate.py`` beside it)."""
+    (folder / "gate.py").write_text(GATE)
+    (folder / "heartbeat.toml").write_text(
+        '[agent]\nstate_dir = "state"\nkill_file = "KILL"\n\n[detectors]\ncustom = ["gate:Gate"]\n'
+    )
+
+
+def held_mid_record(folder: Path) -> tuple[Any, int]:
+    """A proxy with one call recorded in its open heartbeat, one running on the server, and one
+    whose recording the Gate holds; the pipe and the running call's id."""
+    gated(folder)
+    via = proxy(folder, "--idle", "60s")  # one heartbeat for the whole test: nothing saved before the end
+    assert "result" in via.ask("tools/call", {"name": "fast", "arguments": {"q": "first"}})
+    number = running(via, {"q": "long"})
+    via.start("tools/call", {"name": "fast", "arguments": {"q": "gate"}})
+    wait_until(lambda: (folder / "gate-inside").exists(), what="the gate to hold the recording")
+    return via, number
+
+
+def test_sigterm_while_a_call_is_recorded_ends_the_proxy_and_records_every_call(tmp_path: Path) -> None:
+    """Regression: the SIGTERM handler recorded the calls in flight and closed the session in the
+    interrupted code itself; when that code was recording a call it held the session's condition,
+    the close waited for the heartbeat's worker, which waited for that condition: the proxy never
+    exited, and an operator's `kill` did nothing."""
+    via, _ = held_mid_record(tmp_path)
+    try:
+        via.process.send_signal(signal.SIGTERM)
+        assert via.said("stopping (SIGTERM)"), "the signal was not taken"
+        (tmp_path / "gate-open").write_text("")  # the recording goes on, outside the signal's path
+        assert via.process.wait(timeout=30) == 0
+    finally:
+        (tmp_path / "gate-open").write_text("")
+        via.close()
+    history = [(a["tool"], a["summary"]) for a in saved(tmp_path)["history"]]
+    assert [tool for tool, _ in history] == ["fast", "fast", "slow"]  # every call, in state.json
+    actions = {e["summary"]: e for e in journal(tmp_path) if e["event"] == "action"}
+    slow = next(e for summary, e in actions.items() if summary.startswith("slow"))
+    assert "the proxy was stopped (SIGTERM) while the call ran (it may have run)" in slow["error"]
+    assert len(actions) == 3 and not any(e.get("after_stop") for e in actions.values())
+
+
+def test_sigterm_ends_the_proxy_even_when_the_recording_never_returns(tmp_path: Path) -> None:
+    """An operator's `kill` always works: with the recording held for good (a detector that hangs),
+    the proxy still exits promptly, and every call of the open heartbeat is journaled (it cannot be
+    saved): the one recorded, the one held, and the one the server was running, as interrupted."""
+    via, _ = held_mid_record(tmp_path)
+    try:
+        via.process.send_signal(signal.SIGTERM)
+        assert via.process.wait(timeout=15) == 0
+    finally:
+        (tmp_path / "gate-open").write_text("")
+        stderr = via.close()
+    assert "Traceback" not in stderr
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert sorted(a["summary"].split("(")[0] for a in actions) == ["fast", "fast", "slow"]
+    assert all(a["after_stop"] == "interrupted" for a in actions)
+    [slow] = [a for a in actions if a["tool"] == "slow"]
+    assert "the proxy was stopped (SIGTERM) while the call ran (it may have run)" in slow["error"]
+    answered = [a for a in actions if a["tool"] == "fast"]  # the held one as its answer came
+    assert [a["error"] for a in answered] == [None, None] and all(a["output_len"] for a in answered)
+    assert any(e["event"] == "interrupted" for e in journal(tmp_path))
+
+
+def test_a_call_whose_record_meets_a_busy_lock_is_not_told_that_no_tool_will_be_called(
+    tmp_path: Path,
+) -> None:
+    """Regression: a call that outlasted its heartbeat, whose record then found the state folder's
+    lock held for a moment (another heartbeat of the agent), was answered "meanwhile the agent is
+    stopped ... No further tool will be called: stop here": untrue, the next call went ahead as soon
+    as the lock was free. The call is journaled; its answer goes on as the server sent it."""
+    from heartbeat.state.store import StateStore
+
+    via = proxy(tmp_path, "--idle", "0.2s")
+    try:
+        number = running(via, {})
+        wait_until(lambda: any(e["event"] == "tick" for e in journal(tmp_path)), what="the heartbeat to end")
+        with StateStore(tmp_path / "state").lock():  # held as another heartbeat of the agent holds it
+            (tmp_path / "release").write_text("")
+            answer = via.wait(number)
+        after = via.ask("tools/call", {"name": "fast", "arguments": {"q": "next"}})
+    finally:
+        via.close()
+    assert answer["result"] == {"content": [{"type": "text", "text": "slow answer"}]}
+    assert texts(after).startswith("fast answer")  # the next call did go ahead
+    actions = [(e["tool"], e.get("after_stop")) for e in journal(tmp_path) if e["event"] == "action"]
+    assert actions == [("slow", "locked"), ("fast", None)]

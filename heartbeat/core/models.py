@@ -305,6 +305,33 @@ def add_spend(models: dict[str, ModelSpend], model: str, spend: ModelSpend) -> N
         kept.add(spend)
 
 
+def merged_spend(totals: dict[str, ModelSpend], usage: dict[str, ModelSpend]) -> dict[str, ModelSpend]:
+    """``totals`` plus a heartbeat's ``usage``, as a new dict of new entries (the state's may be shared)."""
+    merged = {model: spend.model_copy() for model, spend in totals.items()}
+    for model, spend in usage.items():
+        add_spend(merged, model, spend)
+    return merged
+
+
+def spend_since(now: dict[str, ModelSpend], before: dict[str, ModelSpend]) -> dict[str, ModelSpend]:
+    """The model calls ``now`` holds beyond ``before`` (an earlier copy of the same counters), by model."""
+    since: dict[str, ModelSpend] = {}
+    for model, spend in now.items():
+        was = before.get(model)
+        if was is None:
+            since[model] = spend.model_copy()
+        elif spend.calls > was.calls:
+            since[model] = ModelSpend.model_construct(
+                calls=spend.calls - was.calls,
+                input=spend.input - was.input,
+                output=spend.output - was.output,
+                cached=spend.cached - was.cached,
+                cost=spend.cost - was.cost,
+                unpriced=spend.unpriced - was.unpriced,
+            )
+    return since
+
+
 class BudgetCounters(_Model):
     """Spending counted against the daily budget; reset at the configured hour."""
 

@@ -4,7 +4,8 @@
 heartbeats for a server or worker; ``stops``: why it must not go on;
 ``filestops``: what the agent's files say about that, read without a heartbeat;
 ``notes``: instructions it hands its callers once, and who wrote them),
-``mcp_proxy`` (an MCP server's tool calls), ``otel`` (OpenTelemetry spans),
+``mcp_proxy`` (an MCP server's tool calls; ``leaving``: how the proxy ends),
+``otel`` (OpenTelemetry spans),
 one shared core (:mod:`heartbeat.integrations.guard`) and one module per
 framework, each importing its framework only when that module is imported::
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..base.errors import HeartbeatError
 from ..core.models import Status
+from ..state.killswitch import fleet_stop_name, stopped_by
 from ..tick.control import pause_requested
 from .stops import Stop, pausing
 
@@ -28,16 +29,17 @@ Mark = tuple[int, int, int]
 """What changes when ``state.json`` is written: its (inode, mtime in ns, size); zeros when missing."""
 
 
-def kill_found(hb: Agent) -> tuple[str, str] | None:
-    """(reason, where) of the KILL file, else of the fleet stop (its latest reading), else None."""
+def kill_found(hb: Agent) -> Stop | None:
+    """The KILL file's stop, else the fleet stop's (its latest reading), else None; said as every
+    part says it (:func:`~heartbeat.state.killswitch.stopped_by`)."""
     reason = hb.kill.reason()
     if reason is not None:
-        return reason, str(hb.kill.path)
+        return Stop("killed", stopped_by(hb.kill.name, reason), 3)
     fleet = hb.shared_stop
     if fleet is not None:
         reason = fleet.latest()  # never blocks: read at most once a second, as the watchdog does
         if reason is not None:
-            return reason, f"the fleet stop {fleet.where}"
+            return Stop("killed", stopped_by(fleet_stop_name(fleet.where), reason), 3)
     return None
 
 

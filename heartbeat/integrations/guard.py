@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overload, runtime_checkable
 
 from ..base.errors import HeartbeatError
-from ..state.killswitch import KillSwitch
+from ..state.killswitch import KillSwitch, stopped_by
 from .stops import Cause, Stopped, pausing
 
 if TYPE_CHECKING:
@@ -113,6 +113,11 @@ class MonitorRecorder:
     def kill_reason(self) -> str | None:
         """The KILL file's text, or None."""
         return self.kill.reason() if self.kill is not None else None
+
+    def stopped_by(self) -> str | None:
+        """What stops the run now, as every part says it (``stopped by the KILL file <path>: why``)."""
+        reason = self.kill_reason()
+        return None if self.kill is None or reason is None else stopped_by(self.kill.name, reason)
 
     def record_usage(
         self,
@@ -382,7 +387,9 @@ class Guard:
                 stop = getattr(exc, "stop", None)  # a Session that could not open a heartbeat
                 if stop is None:
                     raise
-                return self._stop(stop.kind, stop.message, None)
+                # The call was paid for all the same: the Session says whether it counted it.
+                journaled = isinstance(exc, Stopped) and exc.journaled
+                return self._stop(stop.kind, stop.message, None, journaled=journaled)
             if spent is None:
                 return GO
             self.anomalies.append(spent)
@@ -468,10 +475,9 @@ class Guard:
         return None
 
     def _kill_reason(self) -> str:
-        """Why a StepContext or MonitorRecorder is stopped, naming the switch that stopped it."""
-        said = getattr(self.recorder, "stopped_by", None)  # a StepContext: the KILL file or the fleet stop
+        """Why a StepContext or MonitorRecorder is stopped, as every part says it (the switch named)."""
+        said = getattr(self.recorder, "stopped_by", None)  # the KILL file, or a StepContext's fleet stop
         if callable(said) and isinstance(text := said(), str):
-            return f"stopped by {text}"
-        reason = getattr(self.recorder, "kill_reason", None)  # a MonitorRecorder: its KILL file only
-        text = reason() if callable(reason) else None
-        return f"KILL file present: {text}" if isinstance(text, str) and text else "KILL file present"
+            return text
+        # A recorder of the caller's own says only that it is killed (Recorder.killed: a KILL file).
+        return stopped_by("the KILL file", "its recorder says the agent is killed")

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -66,6 +65,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..base.errors import HeartbeatError
 from .filestops import standing_stop
+from .leaving import InFlight, Leaver, leave
 from .mcp_texts import (
     after_stop_note,
     cancelled_text,
@@ -81,22 +81,6 @@ __all__ = ["ServerGone", "ToolProxy", "redirect_text", "refusal_text", "result_t
 # How often a call in flight looks for KILL or the fleet stop, to cancel it at once.
 _WATCH_SECONDS = 0.05
 _INVALID_PARAMS = -32602
-
-
-class InFlight:
-    """The tool calls the server is running now, so a proxy that must exit records them first."""
-
-    def __init__(self) -> None:
-        self.calls: dict[int, tuple[str, dict[str, Any] | None]] = {}
-
-    def record(self, session: Session, why: str) -> None:
-        """Record each call still running as interrupted (``why``: what ends the proxy), once."""
-        calls, self.calls = list(self.calls.values()), {}
-        for name, arguments in calls:
-            try:
-                session.record(name, arguments, error=f"{why} while the call ran (it may have run)")
-            except Stopped:  # no heartbeat could take it: journaled all the same
-                continue
 
 
 class ToolProxy:
@@ -143,23 +127,27 @@ class ToolProxy:
         # Inside an open heartbeat the check is a few microseconds; opening one waits for the last
         # one's save and takes the lock: done in a worker thread, so other requests go on meanwhile.
         stop = session.check() if session.is_open else await anyio.to_thread.run_sync(session.check)
+        if self.in_flight.closed:  # SIGTERM or the server gone: the proxy is exiting
+            stop = Stop("error", "the proxy is stopping", 1)
         if stop is not None:
             return error_result(refusal_text(stop))
         key = id(params)
-        self.in_flight.calls[key] = (name, arguments)
+        self.in_flight.start(key, name, arguments)
         try:
-            return await self._call(params, name, arguments)
-        finally:  # recorded (or ending with the proxy, which records what is left here)
-            self.in_flight.calls.pop(key, None)
+            return await self._call(params, key, name, arguments)
+        finally:  # recorded (or taken by a proxy that exits, which records it)
+            self.in_flight.done(key)
 
-    async def _call(self, params: dict[str, Any], name: str, arguments: dict[str, Any] | None) -> Any:
+    async def _call(
+        self, params: dict[str, Any], key: int, name: str, arguments: dict[str, Any] | None
+    ) -> Any:
         """Forward one call that may go ahead; record it; its answer (see :meth:`call_tool_raw`)."""
         session = self.session
         try:
             result, killed = await self._forward(params)
         except MCPError as exc:  # a protocol-level error (unknown tool, bad params): the client gets it too
             failed = f"MCP error {exc.code}: {exc.message}"
-            answer = self._record(name, arguments, None, failed, failed=failed)
+            answer = self._record(key, name, arguments, None, failed, failed=failed)
             if isinstance(answer, Stop):  # it ran, and meanwhile the agent was stopped or paused
                 # Only a result carries both: the server's error as it sent it, and the stop.
                 return error_result(after_stop_note(answer, failed))
@@ -169,18 +157,20 @@ class ToolProxy:
                 return answer
             raise
         except anyio.get_cancelled_exc_class():  # the client cancelled it (or hung up): it reached the server
-            self._record(name, arguments, None, "cancelled by the client while running (it may have run)")
+            self._record(
+                key, name, arguments, None, "cancelled by the client while running (it may have run)"
+            )
             raise
         if killed is not None:  # KILL or the fleet stop while it ran: cancelled, recorded, said so
-            self._record(name, arguments, None, f"cancelled while running: {killed.message}")
+            self._record(key, name, arguments, None, f"cancelled while running: {killed.message}")
             return error_result(cancelled_text(killed))
         if result.get("resultType") == "input_required":
             return result  # not a finished call: the client answers and calls again
         text = result_text(result)
         if result.get("isError") is True:
-            answer = self._record(name, arguments, None, text or "the tool reported an error")
+            answer = self._record(key, name, arguments, None, text or "the tool reported an error")
         else:
-            answer = self._record(name, arguments, text, None)
+            answer = self._record(key, name, arguments, text, None)
         if isinstance(answer, Stop):  # it ran, and meanwhile the agent was stopped or paused: say both
             return _with_block(result, after_stop_note(answer))
         if answer is not None:
@@ -294,6 +284,7 @@ class ToolProxy:
 
     def _record(
         self,
+        key: int,
         name: str,
         arguments: dict[str, Any] | None,
         output: str | None,
@@ -307,10 +298,16 @@ class ToolProxy:
         ``failed``: the protocol error the server answered with instead of a result.
         """
         session = self.session
+        if not self.in_flight.claim(key, output, error):
+            return None  # the proxy is exiting and recorded it already (interrupted)
         try:
             anomaly = session.record(name, arguments, output=output, error=error)
         except Stopped as exc:  # the heartbeat ended meanwhile and cannot reopen (KILL, a pause, a human)
-            return exc.stop
+            # A lock busy for a moment (another heartbeat of the agent) stops nothing: the call is
+            # journaled and its answer goes on as it is; saying no tool will be called is untrue.
+            return None if exc.stop.kind == "locked" else exc.stop
+        finally:
+            self.in_flight.done(key)
         if anomaly is None or (session.observing and anomaly.kind != "budget"):
             # Recorded in a heartbeat that a stop is ending now (KILL or a pause that came as the
             # answer did, before the heartbeat saw it): the model hears it with this answer.
@@ -454,32 +451,19 @@ def _server(proxy: ToolProxy, init: types.InitializeResult) -> Server[Any]:
 def run_proxy(session: Session, command: Sequence[str]) -> int:
     """The ``heartbeat mcp-proxy`` command: serve on stdio, then end the open heartbeat. Exit code.
 
-    SIGTERM or SIGINT records the calls still running (interrupted: the
-    server may have run them), ends the open heartbeat (saved, journaled) and exits 0
-    at once: the MCP SDK reads stdin in a worker thread that no cancellation
-    can interrupt. The server behind the proxy then reads end-of-file on its
-    stdin, the stdio transport's way of telling a server to stop. A server
-    that exits mid-session ends the proxy too (exit 1), so the client sees
-    its server gone and may start it again.
+    SIGTERM or SIGINT records the calls still running (interrupted: the server may have run
+    them), ends the open heartbeat (saved, journaled) and exits 0 at once, from a thread of its
+    own (:mod:`heartbeat.integrations.leaving`): the MCP SDK reads stdin in a worker thread that
+    no cancellation can interrupt. The server behind the proxy then reads end-of-file on its
+    stdin, the stdio transport's way of telling a server to stop. A server that exits
+    mid-session ends the proxy too (exit 1), so the client sees its server gone and may start
+    it again.
     """
-
     in_flight = InFlight()
-
-    def leave(code: int, why: str, message: str | None = None) -> None:
-        try:
-            if message:
-                print(f"heartbeat: error: {message}", file=sys.stderr, flush=True)
-            in_flight.record(session, why)  # the server may have run them: never lost with us
-            session.close()
-        finally:
-            os._exit(code)
-
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(
-            signum, lambda signum, frame: leave(0, f"the proxy was stopped ({signal.Signals(signum).name})")
-        )
+    Leaver(session, in_flight).install()
     gone = ServerGone(command, "exited; the proxy stops with it")
-    ended = partial(leave, gone.exit_code, "the MCP server exited", str(gone))
+    said = f"heartbeat: error: {gone}"
+    ended = partial(leave, session, in_flight, gone.exit_code, "the MCP server exited", said)
     try:
         anyio.run(partial(serve, session, command, on_server_exit=ended, in_flight=in_flight))
     except BaseExceptionGroup as group:  # anyio's task groups wrap what a task raised

@@ -28,7 +28,6 @@ __all__ = [
 _STOPPED = {
     "needs_human": "the agent now waits for a human",
     "paused": "the agent is now paused",
-    "killed": "the agent was stopped (its KILL file or the fleet stop)",
 }
 # What the recorded output of a non-text content block says (only its length matters to detectors).
 _BLOCK_LABELS = {"image": "[image]", "audio": "[audio]", "resource_link": "[resource link]"}
@@ -76,10 +75,9 @@ def after_stop_note(stop: Stop, failed: str | None = None) -> str:
     ``failed``: the protocol error the server answered the call with (no result came); the text
     is then the whole answer, saying that error as it is before the stop.
     """
-    now = _STOPPED.get(stop.kind, "the agent is stopped")
     ran = "its result is above" if failed is None else f"the server answered it with an error ({failed})"
     return (
-        f"heartbeat: this call ran and {ran}, but meanwhile {now} ({stop.message}). "
+        f"heartbeat: this call ran and {ran}, but meanwhile {_now(stop, aside=True)}. "
         "No further tool will be called: stop here and tell the user what you were doing."
     )
 
@@ -93,15 +91,14 @@ def redirect_text(anomaly: Anomaly, session: Session, failed: str | None = None)
     stop = session.stopped
     outcome = _outcome(failed)
     if anomaly.kind == "budget":  # not stuck: the agent spent what it may (and is paused for it)
-        now = f", and {_STOPPED.get(stop.kind, 'the agent is stopped')}: {stop.message}" if stop else ""
+        now = f", and {_now(stop, aside=False)}" if stop else ""
         return (
             f"heartbeat: this agent went past its budget ({anomaly.message}). {outcome}"
             f"{now}\nStop calling tools; tell the user what you were doing."
         )
     if stop is not None:  # that heartbeat escalated or paused (or a KILL came meanwhile): say so
-        now = _STOPPED.get(stop.kind, "the agent is stopped")
         return (
-            f"heartbeat: you look stuck: {anomaly.message}. {outcome}, and {now}: {stop.message}\n"
+            f"heartbeat: you look stuck: {anomaly.message}. {outcome}, and {_now(stop, aside=False)}\n"
             "Stop calling tools; tell the user what you were trying to do and where you are stuck."
         )
     instructions = session.instructions
@@ -111,6 +108,17 @@ def redirect_text(anomaly: Anomaly, session: Session, failed: str | None = None)
         f"heartbeat: {anomaly.message}. {outcome}. "
         "Try a different approach: another tool, other arguments or another source."
     )
+
+
+def _now(stop: Stop, *, aside: bool) -> str:
+    """What became of the agent meanwhile, with the stop's own message (``aside``: in brackets).
+
+    A KILL's message says it whole (``stopped by the KILL file <path>: why``, as every part says it).
+    """
+    if stop.kind == "killed":
+        return f"this agent was {stop.message}"
+    now = _STOPPED.get(stop.kind, "the agent is stopped")
+    return f"{now} ({stop.message})" if aside else f"{now}: {stop.message}"
 
 
 def _outcome(failed: str | None) -> str:

@@ -49,7 +49,9 @@ adapter can take either)::
 
 ``record`` raises :class:`Stopped` when no heartbeat can be opened (KILL, a
 human awaited, the lock busy): a call that ran is then journaled only (an
-action marked ``after_stop``). Thread-safe; opening or ending blocks a few ms.
+action marked ``after_stop``); so does ``record_usage``, whose call was paid
+for: its spend is added to ``state.json`` and journaled all the same
+(:mod:`heartbeat.tick.late`). Thread-safe; opening or ending blocks a few ms.
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ from ..config.file import AgentConfig, HeartbeatConfig
 from ..config.flags import config_with_overrides
 from ..core.models import Anomaly
 from ..tick.context import StepContext
-from ..tick.control import note_after_stop, pause_requested
+from ..tick.control import pause_requested
+from ..tick.late import note_after_stop, note_usage_after_stop
 from ..tick.runner import Heartbeat, TickResult, utc_now
 from .filestops import Mark, kill_found, pause_stop, saved_stop, state_mark
 from .notes import Note
@@ -132,13 +135,8 @@ class Session:
         for name, value, low in bounds:
             if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < 1e9:
                 raise ValueError(f"{name} must be a number of seconds >= {low}, not {value!r}")
-        self.actions, self.seconds, self.idle, self.lock_wait = (
-            actions,
-            float(seconds),
-            float(idle),
-            lock_wait,
-        )
-        self.wake_gap = float(wake_gap)
+        self.actions, self.lock_wait = actions, lock_wait
+        self.seconds, self.idle, self.wake_gap = float(seconds), float(idle), float(wake_gap)
         self._hb = Heartbeat(
             config, agent, step=self._stretch, progress=progress, notifiers=notifiers, clock=clock
         )
@@ -239,7 +237,7 @@ class Session:
         status in ``state.json`` (read again once another process wrote it)."""
         kill = kill_found(self._hb)
         if kill is not None:  # a caller that stops here may never call check(): journal it now
-            return self._on_kill(*kill)
+            return self._on_kill(kill)
         asked = pause_stop(self._hb)
         if asked is not None:  # `heartbeat pause` waits for the lock: the open heartbeat ends on it
             return asked
@@ -249,6 +247,11 @@ class Session:
         if mark != self._seen_mark and not self.is_open:  # written by someone else: a pause, say
             return self._saved_stop(mark)
         return None
+
+    @property
+    def unsaved(self) -> StepContext | None:
+        """The open heartbeat's context (calls not saved yet), read without a lock: for an emergency."""
+        return self._ctx
 
     @property
     def is_open(self) -> bool:
@@ -262,7 +265,7 @@ class Session:
         """Before a call: None when it may go ahead (a heartbeat is then open), else why not."""
         kill = kill_found(self._hb)
         if kill is not None:
-            return self._on_kill(*kill)
+            return self._on_kill(kill)
         self._kill_seen = False
         with self._cond:
             if self._ctx is not None and not self._ending:
@@ -297,21 +300,22 @@ class Session:
     ) -> Anomaly | None:
         """One model call's tokens, as ``StepContext.record_usage``; past a limit the heartbeat ends, paused.
 
-        Raises :class:`Stopped` when no heartbeat can be opened to hold either.
+        Raises :class:`Stopped` when no heartbeat can be opened to hold either: the call was paid
+        for all the same, so its spend is added to ``state.json`` and journaled (``after_stop``).
         """
+        counts = (model, input_tokens, output_tokens, cached_tokens)
         return self._feed(
-            lambda ctx: ctx.record_usage(model, input_tokens, output_tokens, cached_tokens, cost=cost), 0
+            lambda ctx: ctx.record_usage(*counts, cost=cost),
+            0,
+            lambda kind: note_usage_after_stop(self._hb, *counts, cost, kind),
         )
 
     def _feed(
-        self,
-        call: Callable[[StepContext], Anomaly | None],
-        actions: int,
-        ran: Callable[[str], bool] | None = None,
+        self, call: Callable[[StepContext], Anomaly | None], actions: int, ran: Callable[[str], bool]
     ) -> Anomaly | None:
         """``call`` on the open heartbeat's context (opened if need be); an anomaly ends the heartbeat.
 
-        ``ran``: journals an action that ran although no heartbeat holds it (its stop's kind given).
+        ``ran``: journals a call that ran although no heartbeat holds it (its stop's kind given).
         """
         while True:
             with self._cond:
@@ -327,7 +331,7 @@ class Session:
                     break
             stop = self.check()
             if stop is not None:  # an action ran all the same: it goes to the journal
-                raise Stopped(stop, journaled=ran is not None and ran(stop.kind))
+                raise Stopped(stop, journaled=ran(stop.kind))
         if hit is not None:  # the policy's answer (or the budget's pause) is needed now: wait for the tick
             self._collect(wait=True)
             last = self.last
@@ -464,7 +468,7 @@ class Session:
                     continue
                 return stop
 
-    def _on_kill(self, reason: str, where: str) -> Stop:
+    def _on_kill(self, kill: Stop) -> Stop:
         """KILL or the fleet stop: end the open heartbeat (saved), make sure the stop is journaled, refuse."""
         with self._cond:
             was_open = self._ctx is not None and not self._ending
@@ -483,7 +487,7 @@ class Session:
                     finally:
                         self._probing = False
         self._kill_seen = True
-        return Stop("killed", f"stopped by {where}: {reason}", 3)
+        return kill
 
     def _saved_stop(self, mark: Mark) -> Stop | None:
         """The status ``state.json`` holds now (``mark``) when it says to wait; fails closed."""

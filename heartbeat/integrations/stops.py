@@ -48,7 +48,8 @@ class Stopped(HeartbeatError, RuntimeError):
     state folder busy, 0 paused or over budget (the agent is paused), 1 otherwise); ``stop`` the same as a
     :class:`Stop`. A call that raised it is not in ``state.json``; ``journaled``
     says that it ran all the same and was written to the journal (an action
-    event marked ``after_stop``).
+    event marked ``after_stop``; a model call's ``spend`` event, its spend also
+    counted in ``state.json``).
     """
 
     def __init__(

@@ -13,11 +13,23 @@ from pathlib import Path
 
 from ..base.fsutil import atomic_write
 
-__all__ = ["REASON_LIMIT", "KillSwitch", "reason_text"]
+__all__ = ["REASON_LIMIT", "KillSwitch", "fleet_stop_name", "reason_text", "stopped_by"]
 
 REASON_LIMIT = 500
 """The most characters of a stop's reason kept (a KILL file's text, a fleet stop's answer)."""
 _DEFAULT_REASON = "KILL file present (no reason given)"
+
+
+def stopped_by(switch: str, reason: str, when: str = "") -> str:
+    """How every part of heartbeat tells a person or a model that KILL or the fleet stop stopped an
+    agent: ``stopped by <switch><when>: <reason>``; ``switch`` is :attr:`KillSwitch.name` or
+    :func:`fleet_stop_name`, ``when`` says when it came if that matters (``" during the step"``)."""
+    return f"stopped by {switch}{when}: {reason}"
+
+
+def fleet_stop_name(where: str) -> str:
+    """The fleet stop (``[stop]``) at ``where`` (a path or a URL), as :func:`stopped_by` names it."""
+    return f"the fleet stop {where}"
 
 
 def reason_text(raw: bytes, default: str) -> str:
@@ -36,6 +48,11 @@ class KillSwitch:
     """The emergency stop at ``path``."""
 
     path: Path
+
+    @property
+    def name(self) -> str:
+        """The switch as :func:`stopped_by` names it: ``the KILL file <path>``."""
+        return f"the KILL file {self.path}"
 
     def reason(self) -> str | None:
         """The KILL file's reason when it exists, else None (never cached)."""

@@ -1,7 +1,8 @@
 """One heartbeat (lock, load, step, decide, settle, save, deliver, journal), and ``heartbeat run``.
 
 Owns ``runner`` (:class:`~heartbeat.tick.runner.Heartbeat`, the pipeline),
-``stepcall`` (the step phase), ``context`` (what the step sees), ``agent``
+``stepcall`` (the step phase), ``context`` (what the step sees), ``late``
+(what ran after its heartbeat ended), ``agent``
 (the Protocol the runner's helpers take instead of the runner), ``control``
 (pause, resume, KILL's stop), ``effects`` (carrying out notices),
 ``watchdog`` (KILL and signals while a step runs), ``execstep`` and

@@ -14,12 +14,12 @@ from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, 
 from ..detect.detectors import ActionView
 from ..detect.monitor import Monitor
 from ..detect.recorded import journal_keys
-from ..state.killswitch import KillSwitch
+from ..state.killswitch import KillSwitch, fleet_stop_name, stopped_by
 
 if TYPE_CHECKING:
     from ..core.prices import Pricer
 
-__all__ = ["Step", "StepContext", "action_error"]
+__all__ = ["Step", "StepContext", "action_error", "priced_call", "spend_events"]
 
 
 def action_error(error: str | BaseException | None, redact: Callable[[str], str]) -> str | None:
@@ -32,6 +32,73 @@ def action_error(error: str | BaseException | None, redact: Callable[[str], str]
     if isinstance(error, BaseException):
         error = f"{type(error).__name__}: {error}"
     return clip(redact(error)) if error else None
+
+
+def priced_call(
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cached_tokens: int,
+    cost: float | None,
+    pricer: Callable[[], Pricer] | None,
+    clock: Callable[[], datetime],
+    unpriced: dict[str, str],
+) -> tuple[str, ModelSpend, datetime]:
+    """One model call as ``ctx.record_usage`` counts it: (its model, as people read it; its spend;
+    the clock's time, read once the arguments are checked).
+
+    The arguments are checked (TypeError, ValueError). With no ``cost``, ``pricer``
+    (``[budget.prices]``, then genai-prices) prices it; a model with no price is
+    counted in tokens only (``unpriced`` 1) and named in ``unpriced`` with why, once.
+    """
+    if not isinstance(model, str) or not model:
+        raise TypeError(f"ctx.record_usage: model must be a non-empty str, not {model!r}")
+    if not model.isprintable():  # named by a framework or an API's answer: shown to people as text
+        model = printable(model)
+    for value in (input_tokens, output_tokens, cached_tokens):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"ctx.record_usage: token counts must be ints >= 0, not {value!r}")
+    if cost is not None and (
+        isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0
+    ):
+        raise ValueError(f"ctx.record_usage: cost must be a finite number >= 0, not {cost!r}")
+    now = clock()
+    if cost is None and pricer is not None:
+        prices = pricer()
+        cost = prices.price(model, input_tokens, output_tokens, cached_tokens, at=now)
+        if cost is None and model not in unpriced:
+            unpriced[model] = prices.unknown(model) or "no price known"
+    elif cost is None and model not in unpriced:
+        unpriced[model] = "no price known"
+    spend = ModelSpend.model_construct(
+        calls=1,
+        input=input_tokens,
+        output=output_tokens,
+        cached=min(cached_tokens, input_tokens),
+        cost=0.0 if cost is None else float(cost),
+        unpriced=0 if cost is not None else 1,
+    )
+    return model, spend, now
+
+
+def spend_events(
+    usage: Mapping[str, ModelSpend],
+    tokens: int,
+    cost: float,
+    unpriced: Mapping[str, str],
+    known: Mapping[str, ModelSpend],
+) -> list[dict[str, Any]]:
+    """The journal events of a heartbeat's spend: an ``unpriced`` event for each model with no price
+    that ``known`` (the state's totals) has not seen unpriced before, then one ``spend`` event
+    (``tokens`` and ``cost`` in all, and ``usage`` by model)."""
+    events: list[dict[str, Any]] = []
+    for model, why in unpriced.items():
+        seen = known.get(model)
+        if seen is None or not seen.unpriced:
+            events.append({"event": "unpriced", "model": model, "reason": why})
+    models = {model: spend.model_dump() for model, spend in usage.items()}
+    events.append({"event": "spend", "tokens": tokens, "cost": cost, "models": models})
+    return events
 
 
 class StepContext:
@@ -133,9 +200,10 @@ class StepContext:
         return None if found is None else found[1]
 
     def stopped_by(self) -> str | None:
-        """What stops the step now, as people read it (``the KILL file <path>: why``), else None."""
+        """What stops the step now, as every part says it (``stopped by the KILL file <path>: why``),
+        else None."""
         found = self._stop()
-        return None if found is None else f"{found[0]}: {found[1]}"
+        return None if found is None else stopped_by(*found)
 
     def pause_requested(self) -> str | None:
         """The reason of a person's ``heartbeat pause`` that waits for this tick to end, else None.
@@ -149,9 +217,9 @@ class StepContext:
         """(the switch, its reason) of the KILL file, else of the fleet stop, else None."""
         reason = self._kill.reason()
         if reason is not None:
-            return f"the KILL file {self._kill.path}", reason
+            return self._kill.name, reason
         if self._fleet is not None and (reason := self._fleet.reason()) is not None:
-            return f"the fleet stop {self._fleet.where}", reason
+            return fleet_stop_name(self._fleet.where), reason
         return None
 
     def record(
@@ -208,44 +276,18 @@ class StepContext:
         :attr:`unpriced`). Returns the budget anomaly once a token or cost
         limit is passed (the heartbeat then pauses), else None.
         """
-        if not isinstance(model, str) or not model:
-            raise TypeError(f"ctx.record_usage: model must be a non-empty str, not {model!r}")
-        if not model.isprintable():  # named by a framework or an API's answer: shown to people as text
-            model = printable(model)
-        counts = (input_tokens, output_tokens, cached_tokens)
-        for value in counts:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"ctx.record_usage: token counts must be ints >= 0, not {value!r}")
-        if cost is not None and (
-            isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0
-        ):
-            raise ValueError(f"ctx.record_usage: cost must be a finite number >= 0, not {cost!r}")
-        now = self._clock()
-        if cost is None and self._pricer is not None:
-            pricer = self._pricer()
-            cost = pricer.price(model, input_tokens, output_tokens, cached_tokens, at=now)
-            if cost is None and model not in self.unpriced:
-                self.unpriced[model] = pricer.unknown(model) or "no price known"
-        elif cost is None and model not in self.unpriced:
-            self.unpriced[model] = "no price known"
-        dollars = 0.0 if cost is None else float(cost)
-        if not math.isfinite(self._counters.cost + dollars):
-            raise ValueError("ctx.record_usage: the day's total cost would overflow")
-        spend = ModelSpend.model_construct(
-            calls=1,
-            input=input_tokens,
-            output=output_tokens,
-            cached=min(cached_tokens, input_tokens),
-            cost=dollars,
-            unpriced=0 if cost is not None else 1,
+        model, spend, now = priced_call(
+            model, input_tokens, output_tokens, cached_tokens, cost, self._pricer, self._clock, self.unpriced
         )
+        if not math.isfinite(self._counters.cost + spend.cost):
+            raise ValueError("ctx.record_usage: the day's total cost would overflow")
         add_spend(self.usage, model, spend)
         add_spend(self._counters.models, model, spend)
-        tokens = input_tokens + output_tokens
+        tokens = spend.input + spend.output
         self.tick_tokens += tokens
-        self.tick_cost += dollars
+        self.tick_cost += spend.cost
         self._counters.tokens += tokens
-        self._counters.cost += dollars
+        self._counters.cost += spend.cost
         return self._over_budget(now, None, model)
 
     def _over_budget(self, now: datetime, tool: str | None, model: str | None = None) -> Anomaly | None:
@@ -277,21 +319,10 @@ class StepContext:
         return self.budget_anomaly
 
     def spend_events(self, known: Mapping[str, ModelSpend]) -> list[dict[str, Any]]:
-        """This heartbeat's journal events of spend: one ``spend`` event (totals by model), and an
-        ``unpriced`` event for each model with no price that ``known`` (the state's totals) has not
-        seen unpriced before."""
+        """This heartbeat's journal events of spend (see :func:`spend_events`); none when it spent nothing."""
         if not self.usage and not self.tick_cost:
             return []
-        events: list[dict[str, Any]] = []
-        for model, why in self.unpriced.items():
-            seen = known.get(model)
-            if seen is None or not seen.unpriced:
-                events.append({"event": "unpriced", "model": model, "reason": why})
-        models = {model: spend.model_dump() for model, spend in self.usage.items()}
-        events.append(
-            {"event": "spend", "tokens": self.tick_tokens, "cost": self.tick_cost, "models": models}
-        )
-        return events
+        return spend_events(self.usage, self.tick_tokens, self.tick_cost, self.unpriced, known)
 
     def action_events(self) -> list[dict[str, Any]]:
         """One journal event per action of this tick, also those the bounded history no longer holds.

@@ -6,11 +6,12 @@ import contextlib
 import os
 import stat
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError, StateCorrupt
 from ..core.models import AgentState, Status
+from ..state.killswitch import stopped_by
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -23,7 +24,6 @@ __all__ = [
     "kill_ends_delivery",
     "killed",
     "killed_while_loading",
-    "note_after_stop",
     "note_interrupted",
     "note_left_behind",
     "pause",
@@ -42,8 +42,6 @@ HUMAN_LOCK_WAIT = 15.0
 # by a pause that was SIGKILLed is ignored once older than any pause waits.
 PAUSE_REQUEST_FILE = ".pause-request"
 _PAUSE_REQUEST_STALE = HUMAN_LOCK_WAIT + 5.0
-# How long a call that ran after its heartbeat ended waits for the lock to be journaled under it.
-_LATE_LOCK_WAIT = 0.2
 
 
 def _typed(text: str | None) -> str | None:
@@ -203,7 +201,7 @@ def killed(hb: Agent, reason: str, *, locked: bool, source: str | None = None) -
     """Stop: journal the kill when the lock can be had, never call the step. KILL wins (exit 3)."""
     from ..core.result import TickResult
 
-    result = TickResult(hb.name, "killed", 3, f"stopped by {source or hb.kill.path}: {reason}")
+    result = TickResult(hb.name, "killed", 3, stopped_by(source or hb.kill.name, reason))
     event = [{"event": "kill", "reason": reason}]
     try:
         with contextlib.nullcontext() if locked else hb.store.lock():
@@ -232,9 +230,8 @@ def kill_ends_delivery(hb: Agent) -> Iterator[None]:
 
     def stop(reason: str) -> None:
         _journal_unlocked(hb, {"event": "kill", "reason": reason, "during_delivery": True})
-        message = (
-            f"stopped by {hb.kill.path} during delivery: {reason}; what was not delivered waits in outbox/"
-        )
+        message = stopped_by(hb.kill.name, reason, " during delivery")
+        message += "; what was not delivered waits in outbox/"
         on_abandon(TickResult(hb.name, "killed", 3, message))
 
     with watching(hb.kill, stop):
@@ -264,51 +261,6 @@ def note_interrupted(hb: Agent, reason: str) -> None:
     _journal_unlocked(
         hb, {"event": "interrupted", "reason": reason, "abandoned": True, "note": "the step did not unwind"}
     )
-
-
-def note_after_stop(
-    hb: Agent,
-    tool: str,
-    args: Mapping[str, Any] | None,
-    output: str | None,
-    error: str | BaseException | None,
-    cost: float,
-    why: str,
-) -> bool:
-    """Journal a call that ran after its heartbeat ended (a stop, a pause): True once written.
-
-    It is in no ``state.json`` (no heartbeat could be opened to hold it), so the journal
-    is its record: masked, cut and escaped as ``ctx.record`` keeps an action (by the same
-    functions), marked ``after_stop: why``.
-    """
-    from ..base.errors import StateLocked
-    from ..core.models import printable
-    from ..detect.detectors import summarize
-    from ..detect.detectors.fingerprints import error_text
-    from .context import action_error
-
-    try:
-        masked = hb.mask(dict(args)) if args is not None else None
-        text = None if output is None else hb.mask(str(output))
-        failed = action_error(error, hb.redact)
-        event = {
-            "event": "action",
-            "tool": printable(tool),
-            "summary": summarize(tool, masked, hb.config.detectors.volatile_args),
-            "at": hb.clock(),
-            "output_len": None if text is None else len(text.strip()),
-            "error": None if failed is None else error_text(failed),
-            "cost": float(cost),
-            "after_stop": why,
-        }
-        try:
-            with hb.store.lock(timeout=_LATE_LOCK_WAIT):
-                hb.journal([event], hb.clock(), 0)
-        except StateLocked:  # held elsewhere: one O_APPEND write cannot tear another's lines
-            hb.journal([event], hb.clock(), 0)
-    except (HeartbeatError, OSError, TypeError, ValueError):
-        return False
-    return True
 
 
 def _journal_unlocked(hb: Agent, event: dict[str, Any]) -> None:

@@ -25,7 +25,7 @@ from ..core.result import TickResult
 from ..core.settle import Settlement, TickFacts, Where, settle
 from ..detect.detectors import build_detectors
 from ..state.journal import Journal
-from ..state.killswitch import KillSwitch
+from ..state.killswitch import KillSwitch, fleet_stop_name
 from ..state.store import StateStore
 from . import control, effects
 from .context import Step
@@ -181,7 +181,7 @@ class Heartbeat:
             except KilledWhileReading as exc:
                 return control.killed(self, exc.reason, locked=False)
             if shared is not None:
-                return control.killed(self, shared, locked=False, source=f"the fleet stop {fleet.where}")
+                return control.killed(self, shared, locked=False, source=fleet_stop_name(fleet.where))
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         with self.store.lock():
             now = self.clock()

@@ -40,6 +40,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from ..base.errors import HeartbeatError, worst_exit_code
+from ..state.killswitch import fleet_stop_name, stopped_by
 from .execstep import end_all
 from .runner import Heartbeat, TickResult, utc_now
 from .sharedstop import POLL_SECONDS
@@ -314,7 +315,7 @@ class Runner:
         for hb in self.heartbeats.values():
             reason = hb.kill.reason()
             if reason is not None:
-                self._end(3, f"stopped by {hb.kill.path}: {reason}")
+                self._end(3, stopped_by(hb.kill.name, reason))
                 return
         self._check_fleet_stop()
 
@@ -331,7 +332,7 @@ class Runner:
             seen.add(hb.shared_stop.where)
             reason = hb.shared_stop.latest()
             if reason is not None:
-                self._end(3, f"stopped by the fleet stop {hb.shared_stop.where}: {reason}")
+                self._end(3, stopped_by(fleet_stop_name(hb.shared_stop.where), reason))
                 return
 
     def _outbox_loop(self) -> None:

@@ -5,7 +5,9 @@ step (any exception, ``SystemExit`` included, is the agent's error, recorded
 as an errored action), lets the state take the step's work, measures
 progress and asks the policy. If KILL (or the fleet stop, ``[stop]``) abandons
 a step that does not return, the watchdog journals it and the tick's result is the KILL, with nothing of
-the step saved.
+the step saved but the calls it made: its actions are journaled and its model calls' spend counted
+(:mod:`heartbeat.tick.late`), as it is abandoned and again should it come back after all; so too when
+SIGTERM or SIGINT ends the tick through the step.
 """
 
 from __future__ import annotations
@@ -19,19 +21,21 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError
-from ..core.models import STEP_ERROR_TOOL, AgentState, Anomaly, Decision, ModelSpend, add_spend, clip
+from ..core.models import STEP_ERROR_TOOL, AgentState, Anomaly, Decision, clip, merged_spend
 from ..core.policy import decide
 from ..core.result import TickResult
 from ..core.settle import TickFacts
 from ..detect.monitor import Monitor
+from ..state.killswitch import fleet_stop_name, stopped_by
 from .context import StepContext
 from .control import pause_requested, pending_note
+from .late import Accounted, account_step
 from .watchdog import TickInterrupted, unwatch, watch
 
 if TYPE_CHECKING:
     from .agent import Agent
 
-__all__ = ["StepGuard", "Stepped", "merged_spend", "run_step"]
+__all__ = ["StepGuard", "Stepped", "run_step"]
 
 
 @dataclass
@@ -49,12 +53,14 @@ class Stepped:
 class StepGuard:
     """Who settles a step: the tick when it returns, or the watchdog when KILL abandons it."""
 
-    __slots__ = ("lock", "result", "returned")
+    __slots__ = ("accounted", "ctx", "lock", "result", "returned")
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.returned = False
         self.result: TickResult | None = None
+        self.ctx: StepContext | None = None  # the step's, once made: its calls outlive an abandoned tick
+        self.accounted: Accounted | None = None  # what of them the journal and state.json hold already
 
 
 def run_step(
@@ -74,7 +80,7 @@ def run_step(
     tokens = [watch(hb.kill, lambda reason: _abandon(hb, guard, reason, tick))]
     fleet = hb.shared_stop
     if fleet is not None:  # the fleet stop too, read at most once a second (it may be a URL)
-        by = f"the fleet stop {fleet.where}"
+        by = fleet_stop_name(fleet.where)
         tokens.append(watch(fleet.polled(), lambda reason: _abandon(hb, guard, reason, tick, by)))
     step_error = None
     try:
@@ -101,10 +107,14 @@ def run_step(
             pausing=lambda: pause_requested(hb), by_person=pending_note(state) is not None,
         )  # fmt: skip
         state.ticks, state.last_tick_at = tick, now
+        guard.ctx = ctx
         try:
             step(ctx)
-        except TickInterrupted:
-            raise  # SIGTERM/SIGINT of the tick itself: not the agent's error
+        except TickInterrupted:  # SIGTERM/SIGINT of the tick itself: not the agent's error
+            # The tick's work is dropped, but the calls the step made ran: journaled, spend counted.
+            with guard.lock:
+                account_step(hb, ctx, "interrupted", tick, guard.accounted)
+            raise
         except BaseException as exc:  # SystemExit and KeyboardInterrupt of its own too
             # The agent's bug: recorded as an errored action, the tick goes on. sys.exit(0)
             # inside a step must not tell cron that all is well while budgets go unenforced.
@@ -121,13 +131,10 @@ def run_step(
         guard.returned = True
         abandoned = guard.result
     if abandoned is not None:
-        # The step came back after all (late): what it recorded ran, so it is journaled, not saved.
-        if ctx.recorded:
-            events = ctx.action_events()
-            try:
-                hb.journal([{**event, "after_stop": True} for event in events], hb.clock(), tick)
-            except (HeartbeatError, OSError) as exc:
-                abandoned.message += f" ({len(events)} action(s) not journaled: {hb.redact(str(exc))})"
+        # The step came back after all (late): what it recorded since it was abandoned ran too.
+        # Journaled, not saved (the tick's work is dropped); its spend counted (this tick still
+        # holds the lock).
+        abandoned.message += account_step(hb, ctx, "killed", tick, guard.accounted)[1]
         return abandoned
     state.data = ctx.data  # the step may have bound ctx.data to a new dict
     value, error = _progress(hb, ctx)
@@ -198,14 +205,6 @@ def _traceback(exc: BaseException, redact: Callable[[str], str]) -> str:
     return text
 
 
-def merged_spend(totals: dict[str, ModelSpend], usage: dict[str, ModelSpend]) -> dict[str, ModelSpend]:
-    """``totals`` plus a heartbeat's ``usage``, as a new dict of new entries (the state's may be shared)."""
-    merged = {model: spend.model_copy() for model, spend in totals.items()}
-    for model, spend in usage.items():
-        add_spend(merged, model, spend)
-    return merged
-
-
 def _progress(hb: Agent, ctx: StepContext) -> tuple[float | None, str | None]:
     """This tick's progress sample: the metric's, else what the step reported; never raises."""
     metric = hb.metric()
@@ -227,16 +226,17 @@ def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None
     with guard.lock:
         if guard.returned or guard.result is not None:  # returned, or the other stop was first
             return
-        message = (
-            f"stopped by {by or hb.kill.path} during the step: {reason}; the step did not return "
-            "and was abandoned (this tick's unsaved work is dropped)"
-        )
+        message = stopped_by(by or hb.kill.name, reason, " during the step")
+        message += "; the step did not return and was abandoned (this tick's unsaved work is dropped)"
         result = TickResult(hb.name, "killed", 3, message, tick=tick)
         event = {"event": "kill", "reason": reason, "during_step": True, "abandoned": True}
         try:
             hb.journal([event], hb.clock(), tick)
         except (HeartbeatError, OSError) as exc:
             result.message += f" (not journaled: {hb.redact(str(exc))})"
+        if guard.ctx is not None:  # the calls it made ran, whatever becomes of the process now
+            guard.accounted, note = account_step(hb, guard.ctx, "killed", tick)
+            result.message += note
         guard.result = result
     if hb.on_abandon is not None:
         hb.on_abandon(result)

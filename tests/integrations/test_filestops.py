@@ -11,6 +11,7 @@ from conftest import wait_until
 from heartbeat.config.file import load_config
 from heartbeat.core.models import Status
 from heartbeat.integrations.filestops import kill_found, pause_stop, saved_stop, standing_stop, state_mark
+from heartbeat.integrations.stops import Stop
 from heartbeat.tick.runner import Heartbeat
 
 
@@ -33,9 +34,10 @@ def test_kill_found_names_the_kill_file_before_the_fleet_stop(tmp_path: Path) ->
     hb = agent(tmp_path, '[stop]\npath = "fleet/STOP"\n')
     (tmp_path / "fleet" / "STOP").write_text("all hands\n")
     wait_until(lambda: kill_found(hb) is not None, what="the fleet stop to be read")
-    assert kill_found(hb) == ("all hands", f"the fleet stop {tmp_path / 'fleet' / 'STOP'}")
+    fleet = f"stopped by the fleet stop {tmp_path / 'fleet' / 'STOP'}: all hands"
+    assert kill_found(hb) == Stop("killed", fleet, 3)
     (tmp_path / "KILL").write_text("this one\n")
-    assert kill_found(hb) == ("this one", str(tmp_path / "KILL"))
+    assert kill_found(hb) == Stop("killed", f"stopped by the KILL file {tmp_path / 'KILL'}: this one", 3)
 
 
 def test_a_pause_is_seen_while_it_waits_then_from_the_saved_state(tmp_path: Path) -> None:
