@@ -126,13 +126,17 @@ def mask_volatile(text: str) -> str:
 
 # A hit's rank at a line's start: "[2] Historia | AD Tarrazu", "2. Hounds of Love", "2) ...".
 _RANK = re.compile(r"^[ \t]*(?:\[\d{1,3}\]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
+# A cheap test first (substring searches over a long output cost a microsecond): a ranked list
+# shows its first hit, "[1] ", "1. " or "1) ", in its first lines.
+_HEAD = 200
+_FIRST_RANK = re.compile(r"1[\].)] ")  # a literal first: the regex skips to each "1" at C speed
 
 
 def unranked(text: str) -> str | None:
-    """A ranked list (two hits or more, each numbered at a line's start: a search's results) as
-    its lines without their ranks, sorted: the same hits in another order read alike, and a new
-    hit reads anew. None for a text that is no ranked list."""
-    if "[2] " not in text and "\n2. " not in text and "\n2) " not in text:  # a substring first: cheap
+    """A ranked list (two hits or more, each numbered at a line's start, the first in its first
+    lines: a search's results) as its lines without their ranks, sorted: the same hits in another
+    order read alike, and a new hit reads anew. None for a text that is no ranked list."""
+    if _FIRST_RANK.search(text, 0, _HEAD) is None:
         return None
     lines = text.splitlines()
     ranked = [_RANK.sub("", line, count=1) for line in lines]
