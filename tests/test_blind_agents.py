@@ -23,8 +23,6 @@ MISSED = {
     "stuck__telecom_two_instructions_loop",
     "stuck__reverify_report",
     "stuck__pager_calendar_reasks_same_person",
-    # Says its tools fail while calling none, each message in words of its own: no request asked again.
-    "stuck__telecom-data-refuel-4417",
 }
 
 

@@ -24,9 +24,9 @@ words, the person's every answer worded anew ("I don't have the order
 number", "Like I said, I don't have it"). A person who gives what was asked
 for gives data; a walkthrough's next step ("now tap Mobile Network") says
 something new, however briefly the person answers "ok". So is a promise never kept:
-:data:`PROMISES` messages saying an act is under way ("I'm processing your return now", "I'll
-cancel it right away", "your cancellation is being processed") while nothing moved between them
-(no call answered anything new): the agent tells the person it acts instead of acting.
+:data:`PROMISES` messages saying an act is under way (:func:`~.promises.promises`: "I'm
+processing your return now", "I'll enable roaming on your line now") while nothing moved between
+them (no call answered anything new): the agent tells the person it acts instead of acting.
 A failed call without arguments (a harness's complaint about a malformed
 turn) holds its place in the window but has no key: the same complaint
 between good turns is no revisit, and N + 3 back to back are a ``repeat``;
@@ -59,6 +59,7 @@ from .contract import (
     tail_of,
 )
 from .empty import is_empty_answer
+from .promises import promises
 from .volatile import mask_volatile
 from .window import KeyWindow
 from .words import word_print
@@ -117,40 +118,7 @@ TOLD = 0.5
 PROMISES = 3
 """Messages saying an act is under way, with nothing moving between them, that trip ``cycle``."""
 
-# A message saying the agent is doing, or is about to do, an act for the person: the first person
-# with an act's verb in its -ing form or after "I'll" / "let me", or the act "being processed" or
-# "in progress". Asking leave ("I'll cancel it. Shall I proceed?") is no promise yet, nor is what
-# the person is told to do ("tap Settings") or a draft the agent writes ("I'm writing to ask...").
-_ACT = (
-    r"(?:process|cancel|submit|complete|finali[sz]e|initiate|handle|take\s+care\s+of|issue|place|file"
-    r"|book|refund|make\s+sure|modify|change|update|exchange|return|send|apply|reschedule)"
-)
-_ACTING = (
-    r"(?:processing|cancell?ing|submitting|finali[sz]ing|completing|initiating|handling|working\s+on"
-    r"|taking\s+care\s+of|making\s+sure|modifying|changing|updating|exchanging|returning|issuing"
-    r"|placing|filing|booking|refunding|sending|applying|rescheduling|proceeding|going\s+ahead)"
-)
-_DONE = (
-    r"(?:processed|submitted|cancell?ed|handled|finali[sz]ed|completed|initiated|issued|updated"
-    r"|refunded|applied|modified|changed|exchanged|returned|placed|filed|booked|sent)"
-)
-_APOSTROPHE = "['\u2019]"
-_PROMISE = re.compile(
-    rf"\b(?:i{_APOSTROPHE}?m|i\s+am|we{_APOSTROPHE}?re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|just\s+)?"
-    rf"(?:{_ACTING}|going\s+to\s+(?:go\s+ahead\s+and\s+|proceed\s+(?:with|to)\s+)?{_ACT}|on\s+it)\b"
-    rf"|\b(?:i{_APOSTROPHE}ll|i\s+will|we{_APOSTROPHE}ll|we\s+will|let\s+me)\s+(?:now\s+|just\s+|immediately\s+)?"
-    rf"(?:go\s+ahead\s+and\s+|proceed\s+(?:with|to)\s+)?{_ACT}\b"
-    rf"|\b(?:is|are)\s+(?:now\s+)?(?:being\s+{_DONE}|in\s+progress)\b"
-    rf"|^\W*{_ACTING}\b",
-    re.IGNORECASE,
-)
 _PROMISED = "!"  # the token a message's facts hold when it promises an act (no word print is one character)
-
-
-def promises(message: str) -> bool:
-    """Whether ``message`` (a message to a person) says an act is under way or about to be done."""
-    message = message.strip()
-    return not message.endswith("?") and _PROMISE.search(message) is not None
 
 
 # A datum: a token holding a digit, an @ or a _, or a # before a name (an id, an amount, an

@@ -8,7 +8,7 @@ import pytest
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import Cycle
-from heartbeat.detect.detectors.cycle import PROMISES, TALK, promises
+from heartbeat.detect.detectors.cycle import PROMISES, TALK
 
 from .helpers import REJECTED_TURN, Call, actions, first, trips
 
@@ -347,38 +347,6 @@ _PROMISES = [
     "Thanks for your patience, I'm finalizing it now.",
     "I'll cancel #W4817420 right away.",
 ]
-
-
-@pytest.mark.parametrize(
-    "message",
-    [
-        "I'm processing your return now.",
-        "I'll cancel it right away!",
-        "Your cancellation is being processed.",
-        "Let me go ahead and submit that for you.",
-        "I\u2019m on it.",
-        "Processing now! You'll see the status change shortly.",
-        "We are now initiating the refund.",
-        "The exchange is in progress.",
-    ],
-)
-def test_a_message_saying_an_act_is_under_way_promises_it(message: str) -> None:
-    assert promises(message)
-
-
-@pytest.mark.parametrize(
-    "message",
-    [
-        "I'll cancel order #W1 and refund $20 to your card. Shall I proceed?",  # asking leave
-        "Please open Settings and tap Mobile Network.",  # a step the person takes
-        "Dear Professor Alvarez, I'm writing to ask for a short extension.",  # a draft
-        "I'm sorry to hear that, and I'm happy to help.",
-        "Her speed is being reduced until the cycle resets.",
-        "I can add data at $2 per GB if you'd like.",
-    ],
-)
-def test_asking_leave_instructions_and_drafts_promise_nothing(message: str) -> None:
-    assert not promises(message)
 
 
 def test_promises_never_kept_are_a_cycle() -> None:
