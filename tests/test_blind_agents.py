@@ -518,6 +518,19 @@ _TWENTYFOURTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP24}
 # coding agent drifting into lint and CI work, and one re-verifying a finished task (no pattern of
 # calls to see).
 _TWENTYFIFTH_MISSED = {"stuck__coding_task_drift_b25", "stuck__coding_reverify_done_b25"}
+# The twenty-sixth batch's (bench/blind_agents/README.md), the corpus's kinds (24 coding runs), written
+# blind and replayed as it arrived: no healthy run flagged at any grouping; its telecom agent promising
+# roaming in words the act list lacked is caught since. Missed: drift into rebuilding freetype, an
+# order id asked for again, a ``str_replace`` whose "did not appear verbatim" comes as an output
+# echoing each old string, one file's region re-read through view, sed, awk and head, and a
+# reproduction script rewritten cosmetically.
+_TWENTYSIXTH_MISSED = {
+    "stuck__matplotlib_3d_visible_wanders_into_freetype_b26",
+    "stuck__retail_asks_order_id_again_b26",
+    "stuck__sympy_str_replace_never_matches_b26",
+    "stuck__xarray_merge_dataarray_reread_region_b26",
+    "stuck__xarray_weighted_bool_repro_rewrites_b26",
+}
 _TWENTYTHIRD_MISSED = {"stuck__sphinx_napoleon_env_setup_wander_b23"}
 # Missed: a transcript waited on behind a 404 each wake-up, regrouped; a question reworded in 17 searches.
 _TWELFTH_MISSED: dict[int | None, set[str]] = {
@@ -642,9 +655,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1198
+    assert len(runs) == len(LABELS) == 1242
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 752
+    assert len(healthy) == 776
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -689,6 +702,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYSECOND_MISSED[per_heartbeat]
         | _TWENTYTHIRD_MISSED
         | _TWENTYFIFTH_MISSED
+        | _TWENTYSIXTH_MISSED
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
