@@ -5,7 +5,8 @@ fields on the result), ``slow`` (runs until the file named by ``RAW_MCP_RELEASE`
 appears, or until the client cancels it; with the argument ``fail`` it then answers with
 a JSON-RPC error of that text instead of a result; with ``exit`` the server exits instead of
 answering). ``tools/list`` carries ``x-`` fields on
-a tool and on the result. A resource and a prompt. Every request and every
+a tool and on the result. A resource and a prompt, and a slow one of each (``raw://slow``, the
+prompt ``slow``: held as the ``slow`` tool is, until released or cancelled). Every request and every
 ``notifications/cancelled`` is appended to the file named by ``RAW_MCP_LOG``, one
 JSON line each, so a test sees what reached the server.
 """
@@ -49,10 +50,11 @@ def send(message: dict[str, Any]) -> None:
         sys.stdout.flush()
 
 
-def slow(request_id: Any, fail: object = None) -> None:
+def slow(request_id: Any, fail: object = None, result: dict[str, Any] | None = None) -> None:
     """Run until released or cancelled; a cancelled request gets no answer (the protocol says so).
 
-    ``fail``: the message of the protocol error it then answers with, instead of its result.
+    ``fail``: the message of the protocol error it then answers with, instead of its result;
+    ``result``: the result it answers with (a tool's text by default).
     """
     cancel = _cancelled.setdefault(request_id, threading.Event())
     while not cancel.is_set():
@@ -63,7 +65,8 @@ def slow(request_id: Any, fail: object = None) -> None:
             if fail is not None:
                 send({"id": request_id, "error": {"code": -32603, "message": str(fail)}})
             else:
-                send({"id": request_id, "result": {"content": [{"type": "text", "text": "slow answer"}]}})
+                answer = result or {"content": [{"type": "text", "text": "slow answer"}]}
+                send({"id": request_id, "result": answer})
             return
         time.sleep(0.02)
 
@@ -112,6 +115,10 @@ def main() -> None:
             given = params.get("arguments") or {}
             fail = "exit" if given.get("exit") else given.get("fail")
             threading.Thread(target=slow, args=(message["id"], fail), daemon=True).start()
+            continue
+        if params.get("uri") == "raw://slow" or (method == "prompts/get" and params.get("name") == "slow"):
+            result = answer(method, {**params, "uri": "raw://notes", "name": "hello"})
+            threading.Thread(target=slow, args=(message["id"], None, result), daemon=True).start()
             continue
         try:
             send({"id": message["id"], "result": answer(method, params)})

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _cli import run_cli as cli
-from _mcp_pipe import journal, paused_mid_call, proxy, running, texts
+from _mcp_pipe import journal, paused_mid_call, proxy, running, server_log, texts
 from conftest import wait_until
 
 
@@ -232,3 +234,129 @@ def test_a_call_whose_record_meets_a_busy_lock_is_not_told_that_no_tool_will_be_
     assert texts(after).startswith("fast answer")  # the next call did go ahead
     actions = [(e["tool"], e.get("after_stop")) for e in journal(tmp_path) if e["event"] == "action"]
     assert actions == [("slow", "locked"), ("fast", None)]
+
+
+# -- what reaches the server besides tool calls: resource reads and prompts
+
+HOLD = '''
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def progress(ctx):
+    """A metric (a plug-in as any user's) that holds the end of a heartbeat while `hold` exists: it
+    says so in `held` and returns once `let-go` appears. A proxy told to stop ends its open
+    heartbeat before it exits, so meanwhile it is stopping, and still answers requests."""
+    if (HERE / "hold").exists():
+        (HERE / "held").write_text("")
+        while not (HERE / "let-go").exists():
+            time.sleep(0.01)
+    return None
+'''
+
+
+def forwarded(folder: Path, *methods: str) -> list[str]:
+    """The requests of ``methods`` that reached the server, in order."""
+    return [e["method"] for e in server_log(folder) if e.get("method") in methods]
+
+
+def fleet_stopped(folder: Path) -> None:
+    """A heartbeat.toml whose agent also obeys the fleet stop ``folder/fleet/STOP`` (its folder made)."""
+    (folder / "fleet").mkdir()
+    stop = folder / "fleet" / "STOP"
+    (folder / "heartbeat.toml").write_text(
+        f'[agent]\nstate_dir = "state"\nkill_file = "KILL"\n\n[stop]\npath = "{stop}"\n'
+    )
+
+
+def test_requests_that_reach_the_server_are_refused_once_the_proxy_is_stopping(tmp_path: Path) -> None:
+    """Regression: after SIGTERM, while the proxy saved its open heartbeat, a resource read and a
+    prompt were still forwarded and answered by the server (only tool calls were refused), and a
+    tool call waited on the closing heartbeat instead of being refused. The lists stay answered."""
+    (tmp_path / "holdmetric.py").write_text(HOLD)
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstate_dir = "state"\nkill_file = "KILL"\nprogress = "holdmetric:progress"\n'
+    )
+    via = proxy(tmp_path, "--idle", "60s")  # one heartbeat, open until the proxy ends it
+    try:
+        assert "result" in via.ask("tools/call", {"name": "fast", "arguments": {"q": "before"}})
+        (tmp_path / "hold").write_text("")
+        via.process.send_signal(signal.SIGTERM)
+        assert via.said("stopping (SIGTERM)"), "the signal was not taken"
+        wait_until(lambda: (tmp_path / "held").exists(), what="the proxy to be ending its heartbeat")
+        numbers = {
+            "read": via.start("resources/read", {"uri": "raw://notes"}),
+            "prompt": via.start("prompts/get", {"name": "hello"}),
+            "call": via.start("tools/call", {"name": "fast", "arguments": {"q": "after"}}),
+            "list": via.start("tools/list", {}),
+        }
+        answers = {what: via.wait(number, timeout=10) for what, number in numbers.items()}
+        (tmp_path / "let-go").write_text("")
+        assert via.process.wait(timeout=30) == 0
+    finally:
+        (tmp_path / "let-go").write_text("")
+        via.close()
+    read, prompt = answers["read"]["error"]["message"], answers["prompt"]["error"]["message"]
+    assert read.startswith("heartbeat: the resource was not read: the proxy in front of this MCP server")
+    assert prompt.startswith("heartbeat: the prompt was not fetched: the proxy in front of this MCP server")
+    assert answers["call"]["result"]["isError"]
+    assert texts(answers["call"]).startswith("heartbeat: the tool was not called: the proxy in front")
+    for said in (read, prompt, texts(answers["call"])):
+        assert "is shutting down" in said and "state folder" not in said and "recorded" not in said
+    assert [t["name"] for t in answers["list"]["result"]["tools"]] == ["fast", "odd", "slow"]
+    assert forwarded(tmp_path, "resources/read", "prompts/get") == []
+    assert [e.get("name") for e in server_log(tmp_path) if e.get("method") == "tools/call"] == ["fast"]
+
+
+@pytest.mark.parametrize("stop", ["kill", "fleet"])
+@pytest.mark.parametrize("request_", ["resource", "prompt"])
+def test_a_resource_read_or_prompt_in_flight_at_a_stop_is_cancelled_and_said_so(
+    tmp_path: Path, stop: str, request_: str
+) -> None:
+    """Regression: a read running on the server when KILL or the fleet stop came went on, and its
+    answer reached the model after the stop, as late as the server cared to send it; a tool call
+    in flight is cancelled at once. Now the read is cancelled too (the server is told) and the
+    model is told why; it is answered within about a second."""
+    fleet_stopped(tmp_path)
+    method, params = ("resources/read", {"uri": "raw://slow"})
+    if request_ == "prompt":
+        method, params = ("prompts/get", {"name": "slow"})
+    via = proxy(tmp_path)
+    try:
+        number = via.start(method, params)
+        wait_until(lambda: forwarded(tmp_path, method), what="the request to reach the server")
+        (tmp_path / ("KILL" if stop == "kill" else "fleet/STOP")).write_text("pull the plug\n")
+        began = time.monotonic()
+        answer = via.wait(number, timeout=10)
+        took = time.monotonic() - began
+        wait_until(lambda: any("cancelled" in e for e in server_log(tmp_path)), what="the cancellation")
+    finally:
+        (tmp_path / "release").write_text("")
+        via.close()
+    assert took < 2.0, f"answered {took:.2f} s after the stop"
+    said = answer["error"]["message"]
+    what = "the resource was not read" if request_ == "resource" else "the prompt was not fetched"
+    assert said.startswith(f"heartbeat: {what}: it was under way when this agent was stopped by the ")
+    assert "pull the plug" in said and "told to cancel it" in said
+
+
+def test_the_first_request_after_the_fleet_stop_is_engaged_is_refused(tmp_path: Path) -> None:
+    """Regression: a proxy whose first request was a resource read or a prompt forwarded it although
+    the fleet stop was engaged: the stop's shared reading was not made yet, and none was waited for
+    (a tool call opens a heartbeat, whose tick reads it fresh, and was refused)."""
+    fleet_stopped(tmp_path)
+    (tmp_path / "fleet" / "STOP").write_text("fleet-wide stop\n")
+    via = proxy(tmp_path)
+    try:
+        read = via.ask("resources/read", {"uri": "raw://notes"})
+        prompt = via.ask("prompts/get", {"name": "hello"})
+    finally:
+        via.close()
+    for answer in (read, prompt):
+        assert "error" in answer and "stopped by the fleet stop" in answer["error"]["message"]
+        assert "fleet-wide stop" in answer["error"]["message"]
+    assert forwarded(tmp_path, "resources/read", "prompts/get") == []
+    kills = [e for e in journal(tmp_path) if e["event"] == "kill"]
+    assert len(kills) == 1  # the stop journaled once

@@ -31,6 +31,10 @@ __all__ = ["COMMANDS", "loading"]
 STOP_FLUSH_SECONDS = 0.1
 """How long a tick or run stopped by KILL waits for its output to be written before it leaves without it."""
 
+ACCOUNT_SECONDS = 0.5
+"""How long a tick ended by a signal while its step does not unwind may take to journal that step's
+calls and count their spend (milliseconds as a rule), before the process ends without them."""
+
 OWN_PROCESS = False
 """Set by :func:`heartbeat.cli.main.main` when it runs as the ``heartbeat`` process (see :func:`loading`)."""
 
@@ -133,15 +137,21 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
         # joining its workers): end its --exec group and the process, as the signal would.
         from ..tick.control import note_interrupted
         from ..tick.execstep import end_all
+        from ..tick.stepcall import account_interrupted
         from ..tick.watchdog import TickInterrupted
 
         end_all()
         reason = str(TickInterrupted(signum))
+        notes = [""]
         if ticking:
+            # The calls the step made ran: journaled and their spend counted before the process
+            # ends without it. Bounded: a state folder that hangs must not keep the process alive.
+            done_within(lambda: notes.append(account_interrupted(ticking[-1], reason)), ACCOUNT_SECONDS)
             note_interrupted(ticking[-1], reason)
         with contextlib.suppress(OSError, ValueError):
             streams[-1].flush()  # results of agents ticked before this one
-        exit_now(128 + signum, f"heartbeat: {reason}; the step did not unwind; its work was not saved")
+        said = f"heartbeat: {reason}; the step did not unwind; its work was not saved{notes[-1]}"
+        exit_now(128 + signum, said)
 
     codes = []
     heartbeats = _heartbeats(_config(args))

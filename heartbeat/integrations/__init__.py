@@ -3,6 +3,7 @@
 ``session`` (:class:`~heartbeat.integrations.session.Session`: a state folder's
 heartbeats for a server or worker; ``stops``: why it must not go on;
 ``filestops``: what the agent's files say about that, read without a heartbeat;
+``waiting``: the agent's waiting status as it last read ``state.json``;
 ``notes``: instructions it hands its callers once, and who wrote them),
 ``mcp_proxy`` (an MCP server's tool calls; ``leaving``: how the proxy ends),
 ``otel`` (OpenTelemetry spans),

@@ -430,6 +430,12 @@ class Guard:
             self._blocked[_key(tool, args)] = anomaly
             return self._redirect(anomaly, tool, again=False)
 
+    def cancelled(self, tool: str, args: Mapping[str, Any] | None, exc: BaseException) -> None:
+        """Record a call cancelled while it ran (``exc``: a sibling call's failure or a stop ended
+        the run, or the caller gave up): it may have acted, so it is a failed call all the same. The
+        run is ending: the verdict is kept (a stop stays sticky) and nothing is said to the model."""
+        self.after(tool, args, error=f"cancelled while running (it may have run): {type(exc).__name__}")
+
     def _redirect(self, anomaly: Anomaly, tool: str, *, again: bool) -> Verdict:
         """Redirect (or stop, in stop mode or once the model has ignored enough redirections)."""
         reason = f"{anomaly.kind}: {anomaly.message}"

@@ -193,6 +193,9 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
         name, args = self._calls.pop(run_id, (kwargs.get("name") or "tool", None))
         if isinstance(error, Stopped):  # our own stop, raised from on_tool_start: not a tool failure
             return
+        if not isinstance(error, Exception):  # cancelled mid-run (the run is ending): said as such
+            self.guard.cancelled(name, args, error)
+            return
         verdict = self.guard.after(name, args, error=error)
         if verdict.action != "go":
             raise _stopped(verdict)
@@ -312,6 +315,9 @@ class HeartbeatToolWrapper:
             if verdict.action == "redirect":
                 return self._answer(request.tool_call, verdict.instructions or verdict.reason)
             raise
+        except BaseException as exc:  # cancelled mid-run: another call of the turn ended the run
+            self.guard.cancelled(name, args, exc)
+            raise
         return self._after(request, name, args, result)
 
     async def acall(self, request: Any, execute: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -329,5 +335,8 @@ class HeartbeatToolWrapper:
                 raise _stopped(verdict) from exc
             if verdict.action == "redirect":
                 return self._answer(request.tool_call, verdict.instructions or verdict.reason)
+            raise
+        except BaseException as exc:  # cancelled mid-run: another call of the turn ended the run
+            self.guard.cancelled(name, args, exc)
             raise
         return self._after(request, name, args, result)

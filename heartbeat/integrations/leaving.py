@@ -17,6 +17,9 @@ all the same, once what no save will keep is journaled without a lock: the
 open heartbeat's calls and spend, the calls running and the ones being
 recorded, each marked ``after_stop: interrupted``. A second signal exits at
 once. An operator's ``kill`` always ends the proxy.
+
+The proxy also leaves when its server exits: :class:`EndWatch` tells it as the
+server's output ends.
 """
 
 from __future__ import annotations
@@ -26,14 +29,17 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from types import FrameType
 from typing import Any, NoReturn
+
+import anyio
 
 from ..tick.control import note_interrupted
 from ..tick.late import journal_unsaved, note_after_stop
 from .session import Session, Stopped
 
-__all__ = ["LEAVE_SECONDS", "Call", "InFlight", "Leaver", "leave"]
+__all__ = ["LEAVE_SECONDS", "Call", "EndWatch", "InFlight", "Leaver", "leave"]
 
 LEAVE_SECONDS = 2.0
 """How long the proxy may take to record the calls under way and save the open heartbeat once it
@@ -165,3 +171,44 @@ class Leaver:
         name = signal.Signals(self._signum).name
         said = f"heartbeat: mcp-proxy stopping ({name}): recording the calls under way"
         leave(self.session, self.in_flight, 0, f"the proxy was stopped ({name})", said)
+
+
+class EndWatch:
+    """The server's message stream as it is, telling ``on_end`` when it ends: the server exited, and the
+    proxy leaves with it (:func:`leave`)."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context, as the SDK's own context-aware streams carry it."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        """The next message; at the end of the stream, tell ``on_end`` first."""
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+        await self._inner.aclose()
+
+    def __aiter__(self) -> EndWatch:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> EndWatch:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

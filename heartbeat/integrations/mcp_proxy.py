@@ -11,11 +11,15 @@ policy, KILL, the fleet stop, escalation). Then:
   whose text is the recovery instructions (its result is withheld; a
   protocol error the server answered with instead is said first); in
   observe mode the result goes on as it is;
-- on escalation, a pause, KILL or the fleet stop, nothing more is forwarded
-  (tool calls, resource reads, prompts): each is answered saying why;
+- on escalation, a pause, KILL or the fleet stop, and once the proxy is
+  exiting (SIGTERM, its server gone), no request reaches the server any more
+  (tool calls, resource reads, prompts): each is answered saying why; the
+  lists (tools, resources, prompts) stay answered, so a client that connects
+  meanwhile still sees what the server offers;
 - a call in flight when KILL or the fleet stop comes is cancelled at once
   (``notifications/cancelled`` to the server), recorded, and answered saying
-  it may have run; one in flight at a pause runs to its end, is recorded and
+  it may have run; a resource read or a prompt too, answered saying it was
+  cancelled; a call in flight at a pause runs to its end, is recorded and
   its result goes on with a note that no further tool will be called;
 - after ``heartbeat resume --note TEXT``, the next result carries TEXT as
   one more text block.
@@ -50,9 +54,9 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -65,10 +69,11 @@ from mcp.shared.exceptions import MCPError
 
 from ..base.errors import HeartbeatError
 from .filestops import standing_stop
-from .leaving import InFlight, Leaver, leave
+from .leaving import EndWatch, InFlight, Leaver, leave
 from .mcp_texts import (
     after_stop_note,
     cancelled_text,
+    closing_text,
     error_result,
     redirect_text,
     refusal_text,
@@ -81,6 +86,7 @@ __all__ = ["ServerGone", "ToolProxy", "redirect_text", "refusal_text", "result_t
 # How often a call in flight looks for KILL or the fleet stop, to cancel it at once.
 _WATCH_SECONDS = 0.05
 _INVALID_PARAMS = -32602
+_T = TypeVar("_T")
 
 
 class ToolProxy:
@@ -123,12 +129,16 @@ class ToolProxy:
         name, arguments = checked.name, checked.arguments
         if not name:  # no server has a tool without a name: refused, never forwarded
             raise MCPError(code=_INVALID_PARAMS, message="Invalid request parameters: the tool name is empty")
+        # SIGTERM or the server gone: the proxy is exiting. Asked first: the exit is ending the open
+        # heartbeat, and a check would wait for that (and the process may be gone before it answers).
+        if self.in_flight.closed:
+            return error_result(closing_text())
         session = self.session
         # Inside an open heartbeat the check is a few microseconds; opening one waits for the last
         # one's save and takes the lock: done in a worker thread, so other requests go on meanwhile.
         stop = session.check() if session.is_open else await anyio.to_thread.run_sync(session.check)
-        if self.in_flight.closed:  # SIGTERM or the server gone: the proxy is exiting
-            stop = Stop("error", "the proxy is stopping", 1)
+        if self.in_flight.closed:  # and again: it may have begun while the check waited
+            return error_result(closing_text())
         if stop is not None:
             return error_result(refusal_text(stop))
         key = id(params)
@@ -144,7 +154,7 @@ class ToolProxy:
         """Forward one call that may go ahead; record it; its answer (see :meth:`call_tool_raw`)."""
         session = self.session
         try:
-            result, killed = await self._forward(params)
+            result = await self._watched(partial(self._raw, "tools/call", params))
         except MCPError as exc:  # a protocol-level error (unknown tool, bad params): the client gets it too
             failed = f"MCP error {exc.code}: {exc.message}"
             answer = self._record(key, name, arguments, None, failed, failed=failed)
@@ -161,9 +171,9 @@ class ToolProxy:
                 key, name, arguments, None, "cancelled by the client while running (it may have run)"
             )
             raise
-        if killed is not None:  # KILL or the fleet stop while it ran: cancelled, recorded, said so
-            self._record(key, name, arguments, None, f"cancelled while running: {killed.message}")
-            return error_result(cancelled_text(killed))
+        if isinstance(result, Stop):  # KILL or the fleet stop while it ran: cancelled, recorded, said so
+            self._record(key, name, arguments, None, f"cancelled while running: {result.message}")
+            return error_result(cancelled_text(result))
         if result.get("resultType") == "input_required":
             return result  # not a finished call: the client answers and calls again
         text = result_text(result)
@@ -187,14 +197,15 @@ class ToolProxy:
         )
         return _with_block(result, f"heartbeat: {said}: {note}")
 
-    async def _forward(self, params: dict[str, Any]) -> tuple[dict[str, Any], Stop | None]:
-        """The upstream's raw result, or the stop (KILL, the fleet stop) that cancelled the call."""
+    async def _watched(self, send: Callable[[], Awaitable[_T]]) -> _T | Stop:
+        """What the request ``send()`` gets from the upstream, or the stop (KILL, the fleet stop)
+        that cancelled it while it ran (the upstream is told); its protocol error raised."""
         outcome: dict[str, Any] = {}
         async with anyio.create_task_group() as group:
 
             async def call() -> None:
                 try:
-                    outcome["result"] = await self._raw("tools/call", params)
+                    outcome["result"] = await send()
                 except MCPError as exc:
                     outcome["error"] = exc
                 finally:
@@ -212,9 +223,11 @@ class ToolProxy:
             group.start_soon(watch)
             group.start_soon(call)
         if "result" in outcome:
-            return outcome["result"], None
+            result: _T = outcome["result"]
+            return result
         if "stop" in outcome:
-            return {}, outcome["stop"]
+            stop: Stop = outcome["stop"]
+            return stop
         raise outcome["error"]
 
     async def _raw(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -231,13 +244,32 @@ class ToolProxy:
         return raw
 
     async def _gate(self, what: str) -> None:
-        """Refuse a resource or prompt request while the agent is stopped, paused or waiting for a human."""
+        """Refuse a request bound for the server (a resource read, a prompt) once the proxy is exiting,
+        or while the agent is stopped, paused or waiting for a human (``what``: what did not happen)."""
+        if self.in_flight.closed:  # as for a tool call: SIGTERM or the server gone
+            raise MCPError(code=_INVALID_PARAMS, message=closing_text(what))
         session = self.session
-        stop = session.stopped
-        if stop is None and not session.is_open:
-            stop = await anyio.to_thread.run_sync(standing_stop, session.heartbeat)
+        # An open heartbeat read the fleet stop fresh as it opened, and KILL and a pause end it.
+        stop = session.stopped if session.is_open else await anyio.to_thread.run_sync(self._standing)
         if stop is not None:
             raise MCPError(code=_INVALID_PARAMS, message=refusal_text(stop, what))
+
+    def _standing(self) -> Stop | None:
+        """Why not to go on while no heartbeat is open, the fleet stop included (a worker thread)."""
+        session = self.session
+        # session.stopped looks at the fleet stop's latest reading, which is none at all before the
+        # first: one at most a second old is made now (shared, so the stop is not read per request).
+        session.heartbeat.shared_stop_reason()
+        return session.stopped or standing_stop(session.heartbeat)
+
+    async def _cancellable(self, what: str, send: Callable[[], Awaitable[_T]]) -> _T:
+        """A resource read or a prompt (``what``: said if it does not happen), gated, and cancelled
+        by KILL or the fleet stop while it runs, as a tool call is."""
+        await self._gate(what)
+        answer = await self._watched(send)
+        if isinstance(answer, Stop):
+            raise MCPError(code=_INVALID_PARAMS, message=cancelled_text(answer, what))
+        return answer
 
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -255,13 +287,14 @@ class ToolProxy:
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult | types.InputRequiredResult:
         """One resource from the upstream, as it is; refused while the agent is stopped or waiting."""
-        await self._gate("the resource was not read")
-        return await self.upstream.read_resource(
+        read = partial(
+            self.upstream.read_resource,
             params.uri,
             input_responses=params.input_responses,
             request_state=params.request_state,
             allow_input_required=True,
         )
+        return await self._cancellable("the resource was not read", read)
 
     async def list_prompts(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -273,14 +306,15 @@ class ToolProxy:
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult | types.InputRequiredResult:
         """One prompt from the upstream, as it is; refused while the agent is stopped or waiting."""
-        await self._gate("the prompt was not fetched")
-        return await self.upstream.get_prompt(
+        fetch = partial(
+            self.upstream.get_prompt,
             params.name,
             params.arguments,
             input_responses=params.input_responses,
             request_state=params.request_state,
             allow_input_required=True,
         )
+        return await self._cancellable("the prompt was not fetched", fetch)
 
     def _record(
         self,
@@ -367,7 +401,7 @@ async def serve(
     # closed" forever: its output stream is watched for its end (no extra task or hop).
     async with (
         stdio_client(params, errlog=sys.stderr) as (up_read, up_write),
-        ClientSession(_Watched(up_read, ended), up_write) as upstream,
+        ClientSession(EndWatch(up_read, ended), up_write) as upstream,
     ):
         try:
             init = await upstream.initialize()
@@ -381,46 +415,6 @@ async def serve(
         else:
             await server.run(read_stream, write_stream, server.create_initialization_options())
         serving = False  # the client hung up: the server's end that follows is ours
-
-
-class _Watched:
-    """The server's message stream as it is, telling ``on_end`` when it ends (the server exited)."""
-
-    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
-        self._inner = inner
-        self._on_end = on_end
-
-    @property
-    def last_context(self) -> Any:
-        """The sender's context, as the SDK's own context-aware streams carry it."""
-        return getattr(self._inner, "last_context", None)
-
-    async def receive(self) -> Any:
-        """The next message; at the end of the stream, tell ``on_end`` first."""
-        try:
-            return await self._inner.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._on_end()
-            raise
-
-    async def aclose(self) -> None:
-        """Close the stream."""
-        await self._inner.aclose()
-
-    def __aiter__(self) -> _Watched:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _Watched:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 def _server(proxy: ToolProxy, init: types.InitializeResult) -> Server[Any]:

@@ -19,6 +19,7 @@ from .session import Session, Stop
 __all__ = [
     "after_stop_note",
     "cancelled_text",
+    "closing_text",
     "error_result",
     "redirect_text",
     "refusal_text",
@@ -59,8 +60,27 @@ def refusal_text(stop: Stop, what: str | None = None) -> str:
     return f"heartbeat: {what}: this agent's state folder cannot be used now: {stop.message}"
 
 
-def cancelled_text(stop: Stop) -> str:
-    """The answer to a call that was running when KILL (or the fleet stop) came: it was cancelled."""
+def closing_text(what: str | None = None) -> str:
+    """The error text of a request that came once the proxy was exiting (SIGTERM, its server gone):
+    not forwarded (``what``: what did not happen, a tool call when None)."""
+    return (
+        f"heartbeat: {what or 'the tool was not called'}: the proxy in front of this MCP server is "
+        "shutting down and forwards nothing more. Stop here and tell the user what you were doing."
+    )
+
+
+def cancelled_text(stop: Stop, what: str | None = None) -> str:
+    """The answer to a request that was running when KILL (or the fleet stop) came: it was cancelled.
+
+    ``what``: what did not happen (a resource read, a prompt); a tool call when None, which may
+    have acted.
+    """
+    if what is not None:
+        return (
+            f"heartbeat: {what}: it was under way when this agent was {stop.message}, and the server "
+            "was told to cancel it. Nothing will be forwarded until a person lifts that stop. Stop "
+            "here and tell the user what you were doing."
+        )
     return (
         f"heartbeat: this tool call was running when this agent was {stop.message}. The server was "
         "told to cancel it, so it may have run in part or in full; its result is not known. "

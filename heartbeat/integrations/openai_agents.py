@@ -72,6 +72,12 @@ def _arguments(context: RunContextWrapper[Any]) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else {"input": value}
 
 
+def _call_id(context: RunContextWrapper[Any]) -> object:
+    """The tool call's id (a ToolContext's), else the context itself: one key per call under way."""
+    call_id = getattr(context, "tool_call_id", None)
+    return call_id if isinstance(call_id, str) and call_id else id(context)
+
+
 def _name(context: RunContextWrapper[Any], tool: Tool | None) -> str:
     name = getattr(context, "tool_name", None) or getattr(tool, "name", None)
     return name if isinstance(name, str) and name else "tool"
@@ -123,6 +129,10 @@ class HeartbeatHooks(RunHooks[Any]):
     ) -> None:
         self.guard = Guard.of(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
         self._guarded: set[int] = set()  # id() of the tools whose guardrails record for us
+        # The calls under way (started, not yet recorded), by call id: a stop of ours ends the run and
+        # the SDK cancels them, after which no hook sees them; and those recorded so (see _stop).
+        self._running: dict[object, tuple[str, dict[str, Any] | None]] = {}
+        self._settled: set[object] = set()
         self._input: ToolInputGuardrail[Any] = ToolInputGuardrail(
             guardrail_function=self._check_input, name="heartbeat"
         )
@@ -151,10 +161,32 @@ class HeartbeatHooks(RunHooks[Any]):
             self._guarded.add(id(tool))
         return agent
 
-    @staticmethod
-    def _raise(verdict: Verdict) -> None:
+    def _raise(self, verdict: Verdict) -> None:
         if verdict.action != "go":  # hooks cannot answer for a tool: a redirect is a stop here
-            raise AgentStopped(verdict)
+            raise self._stop(verdict)
+
+    def _stop(self, verdict: Verdict) -> AgentStopped:
+        """The stop that ends the run; the calls still running are recorded first.
+
+        The SDK cancels them once a hook or guardrail raises, and they reach no hook after that
+        (a call past its tool already, finishing, may still: it is not recorded twice). Each ran,
+        in part or in full, so each is recorded as a call the run was stopped under.
+        """
+        running, self._running = self._running, {}
+        for key, (name, arguments) in running.items():
+            self._settled.add(key)
+            why = f"the run was stopped while the call ran (it may have run): {verdict.cause or 'stuck'}"
+            self.guard.after(name, arguments, error=why)
+        return AgentStopped(verdict)
+
+    def _ended(self, context: RunContextWrapper[Any]) -> bool:
+        """A call ends (to be recorded now): False when a stop recorded it already (see :meth:`_stop`)."""
+        key = _call_id(context)
+        self._running.pop(key, None)
+        if key in self._settled:
+            self._settled.discard(key)
+            return False
+        return True
 
     async def on_llm_start(
         self, context: RunContextWrapper[Any], agent: Agent[Any], system_prompt: str | None, input_items: Any
@@ -175,14 +207,16 @@ class HeartbeatHooks(RunHooks[Any]):
 
     async def on_tool_start(self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool) -> None:
         """Before a tool runs: stop when killed or already stopped (guarded tools: done by the guardrail)."""
+        name, arguments = _name(context, tool), _arguments(context)
         if id(tool) not in self._guarded:
-            self._raise(self.guard.before(_name(context, tool), _arguments(context)))
+            self._raise(self.guard.before(name, arguments))
+        self._running[_call_id(context)] = (name, arguments)
 
     async def on_tool_end(
         self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool, result: object
     ) -> None:
         """Record the finished call; stop when it tripped a detector (guarded tools: recorded already)."""
-        if id(tool) in self._guarded:
+        if id(tool) in self._guarded or not self._ended(context):
             return
         output, error = _result(result)
         self._raise(self.guard.after(_name(context, tool), _arguments(context), output=output, error=error))
@@ -192,16 +226,17 @@ class HeartbeatHooks(RunHooks[Any]):
         return self._answer(verdict)
 
     def _check_output(self, data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
+        if not self._ended(data.context):
+            return ToolGuardrailFunctionOutput.allow()
         output, error = _result(data.output)
         verdict = self.guard.after(
             _name(data.context, None), _arguments(data.context), output=output, error=error
         )
         return self._answer(verdict)
 
-    @staticmethod
-    def _answer(verdict: Verdict) -> ToolGuardrailFunctionOutput:
+    def _answer(self, verdict: Verdict) -> ToolGuardrailFunctionOutput:
         if verdict.action == "stop":
-            raise AgentStopped(verdict)
+            raise self._stop(verdict)
         if verdict.action == "redirect":
             return ToolGuardrailFunctionOutput.reject_content(verdict.instructions or verdict.reason)
         return ToolGuardrailFunctionOutput.allow()

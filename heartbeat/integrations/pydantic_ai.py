@@ -127,6 +127,9 @@ class HeartbeatToolset(WrapperToolset[Any]):
             if verdict.action == "stop":
                 raise verdict.error() from exc
             raise
+        except BaseException as exc:  # cancelled mid-run: another call of the turn ended the run
+            guard.cancelled(name, tool_args, exc)
+            raise
         verdict = guard.after(name, tool_args, output=result)
         if verdict.action == "stop":
             raise verdict.error()

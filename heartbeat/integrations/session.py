@@ -72,9 +72,10 @@ from ..tick.context import StepContext
 from ..tick.control import pause_requested
 from ..tick.late import note_after_stop, note_usage_after_stop
 from ..tick.runner import Heartbeat, TickResult, utc_now
-from .filestops import Mark, kill_found, pause_stop, saved_stop, state_mark
+from .filestops import kill_found, pause_stop, state_mark
 from .notes import Note
 from .stops import Stop, Stopped, stop_of
+from .waiting import Waiting
 
 if TYPE_CHECKING:
     from ..detect.progress import ProgressMetric
@@ -153,9 +154,7 @@ class Session:
         self._last_at: datetime | None = None  # the last recorded call's time, on the session's clock
         # Caller side:
         self._thread: threading.Thread | None = None
-        self._waiting: Stop | None = None  # needs_human/paused, as seen at _waiting_mark
-        self._waiting_mark: Mark | None = None
-        self._seen_mark: Mark | None = None  # state.json as this session last knew it
+        self._waiting = Waiting(self._hb)  # needs_human/paused, as state.json said it when last read
         self._kill_seen = False
         self._probing = False  # a tick run only to journal a KILL: its step must return at once
         self._instructions: str | None = None
@@ -242,11 +241,10 @@ class Session:
         if asked is not None:  # `heartbeat pause` waits for the lock: the open heartbeat ends on it
             return asked
         mark = state_mark(self._hb)
-        if self._waiting is not None and mark == self._waiting_mark:
-            return self._waiting
-        if mark != self._seen_mark and not self.is_open:  # written by someone else: a pause, say
-            return self._saved_stop(mark)
-        return None
+        known = self._waiting.known(mark)
+        if known is None and self._waiting.written_since(mark) and not self.is_open:
+            return self._waiting.read(mark)  # written by someone else: a pause, say
+        return known
 
     @property
     def unsaved(self) -> StepContext | None:
@@ -424,14 +422,11 @@ class Session:
 
     def _learn(self, result: TickResult) -> None:
         self.last = result
-        self._seen_mark = state_mark(self._hb)
+        self._waiting.learn(result)
         if result.decision is not None:
             # A note still unseen stays due: its heartbeat may have ended (idle, a slow call) before
             # any caller came back to take it, and this decision cleared it from state.json.
             self._instructions = self._decided = result.decision.instructions
-        stop = stop_of(result)
-        if stop is not None and stop.kind in ("needs_human", "paused"):
-            self._waiting, self._waiting_mark = stop, state_mark(self._hb)
 
     def _open(self) -> Stop | None:
         """Open a heartbeat: None once its step runs, else why the tick did not call it."""
@@ -443,10 +438,9 @@ class Session:
             asked = pause_stop(self._hb)
             if asked is not None:  # `heartbeat pause` waits for the lock: let the human in first
                 return asked
-            if self._waiting is not None:
-                if state_mark(self._hb) == self._waiting_mark:
-                    return self._waiting  # nothing changed on disk: still waiting, no tick needed
-                self._waiting = None
+            waiting = self._waiting.still()
+            if waiting is not None:  # nothing changed on disk: still waiting, no tick needed
+                return waiting
             deadline = time.monotonic() + self.lock_wait
             while True:
                 thread = threading.Thread(target=self._work, name=f"heartbeat-{self.name}", daemon=True)
@@ -488,12 +482,3 @@ class Session:
                         self._probing = False
         self._kill_seen = True
         return kill
-
-    def _saved_stop(self, mark: Mark) -> Stop | None:
-        """The status ``state.json`` holds now (``mark``) when it says to wait; fails closed."""
-        stop = saved_stop(self._hb)
-        if stop is None:
-            self._seen_mark = mark
-        elif stop.kind != "error":  # an unreadable state is read again at the next call
-            self._waiting, self._waiting_mark = stop, mark
-        return stop

@@ -2,7 +2,8 @@
 
 Owns ``runner`` (:class:`~heartbeat.tick.runner.Heartbeat`, the pipeline),
 ``stepcall`` (the step phase), ``context`` (what the step sees), ``late``
-(what ran after its heartbeat ended), ``agent``
+(what ran after its heartbeat ended), ``stepguard`` (who settles a step's
+calls: its tick, or a stop that will not wait for it), ``agent``
 (the Protocol the runner's helpers take instead of the runner), ``control``
 (pause, resume, KILL's stop), ``effects`` (carrying out notices),
 ``watchdog`` (KILL and signals while a step runs), ``execstep`` and

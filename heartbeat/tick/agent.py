@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .context import Step
     from .plugins import AgentPlugins
     from .sharedstop import SharedStop
+    from .stepguard import StepGuard
 
 __all__ = ["Agent"]
 
@@ -43,6 +44,7 @@ class Agent(Protocol):
     shared_stop: SharedStop | None
     on_abandon: Callable[[TickResult], None] | None
     plugins: AgentPlugins
+    stepping: StepGuard | None
 
     def step(self) -> Step: ...
 

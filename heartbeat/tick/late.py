@@ -14,8 +14,8 @@ acted, the model call was paid for. No heartbeat holds it, so:
   pauses the agent as it would have.
 
 The same holds for the calls of a step whose tick will not be saved: one
-abandoned on KILL, or ended by SIGTERM or SIGINT (:func:`account_step`, on
-the tick's side), and those of an open heartbeat a process leaves in an
+abandoned on KILL, or ended by SIGTERM or SIGINT, whether or not the step
+unwinds (:func:`account_step`, on the tick's side), and those of an open heartbeat a process leaves in an
 emergency (:func:`journal_unsaved`, journal only). Every event is marked
 ``after_stop`` with what stopped the run (``killed``, ``paused``,
 ``interrupted``, ...).
@@ -25,20 +25,19 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError, StateLocked
 from ..core.budget import roll_over
 from ..core.models import ModelSpend, add_spend, merged_spend, spend_since
 from .context import action_error, priced_call, spend_events
+from .stepguard import Accounted
 
 if TYPE_CHECKING:
     from .agent import Agent
     from .context import StepContext
 
 __all__ = [
-    "Accounted",
     "account_step",
     "count_late_spend",
     "journal_unsaved",
@@ -182,15 +181,6 @@ def journal_unsaved(hb: Agent, ctx: StepContext | None, why: str) -> None:
             hb.journal([{**event, "after_stop": why} for event in events], hb.clock(), ctx.tick)
     except (HeartbeatError, OSError, RuntimeError):  # RuntimeError: a dict the caller changed meanwhile
         return
-
-
-@dataclass(frozen=True)
-class Accounted:
-    """What of a step's calls the journal and ``state.json`` hold already (see :func:`account_step`)."""
-
-    actions: int = 0
-    usage: dict[str, ModelSpend] = field(default_factory=dict)
-    cost: float = 0.0
 
 
 def account_step(

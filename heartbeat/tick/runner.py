@@ -30,7 +30,7 @@ from ..state.store import StateStore
 from . import control, effects
 from .context import Step
 from .plugins import AgentPlugins
-from .stepcall import run_step
+from .stepcall import interrupted_calls, run_step
 from .watchdog import TickInterrupted
 
 # Names for types only: the modules are imported where used (plugins, effects, warm), as most
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ..notify.outbox import Outbox
     from ..state.warm import WarmStart
     from .sharedstop import SharedStop
+    from .stepguard import StepGuard
 
 __all__ = ["Heartbeat", "TickResult", "utc_now"]
 
@@ -95,6 +96,8 @@ class Heartbeat:
         self._stepped = False
         self.on_abandon: Callable[[TickResult], None] | None = None
         """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
+        self.stepping: StepGuard | None = None
+        """The step of the tick under way, until the tick's save keeps its calls (for a stop that won't)."""
         self.shared_stop: SharedStop | None = None
         if config.stop is not None:
             from .sharedstop import SharedStop
@@ -207,15 +210,16 @@ class Heartbeat:
                 return control.killed(self, reason, locked=True)
             # A folder that cannot take the state must not let the agent act with nothing saved.
             self.store.check_writable()
-            stepped = run_step(self, state, now, monitor)
-            if isinstance(stepped, TickResult):
-                return stepped  # abandoned on KILL: this tick's unsaved work is dropped
-            settled = settle(
-                state, stepped.decision, stepped.anomalies, stepped.breach, now, self.config,
-                where=self.where, facts=stepped.facts,
-            )  # fmt: skip
-            result.take_facts(stepped.facts, stepped.decision)
-            return self._finish(settled, stepped.events, result, now, stepped.monitor)
+            with interrupted_calls(self):  # a signal before the save: the step's calls ran all the same
+                stepped = run_step(self, state, now, monitor)
+                if isinstance(stepped, TickResult):
+                    return stepped  # abandoned on KILL: this tick's unsaved work is dropped
+                settled = settle(
+                    state, stepped.decision, stepped.anomalies, stepped.breach, now, self.config,
+                    where=self.where, facts=stepped.facts,
+                )  # fmt: skip
+                result.take_facts(stepped.facts, stepped.decision)
+                return self._finish(settled, stepped.events, result, now, stepped.monitor)
 
     def _finish(
         self, settled: Settlement, events: list[dict[str, Any]], result: TickResult, now: datetime,
@@ -236,6 +240,7 @@ class Heartbeat:
             with contextlib.suppress(TypeError, ValueError):  # then encoded (and failing) as before
                 lines = self._journal_lines(events + result.closing_events(), tick)
         changed = effects.save(self.store, state, events) if settled.save else ""
+        self.stepping = None  # its calls are in state.json: a signal from here on drops nothing of them
         if changed:  # the message and the events changed: the lines are encoded again below
             result.message, lines = result.message + changed, None
         if state.notices:

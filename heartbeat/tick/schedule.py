@@ -34,6 +34,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from types import FrameType
 
 from apscheduler.triggers.base import BaseTrigger
@@ -44,6 +45,8 @@ from ..state.killswitch import fleet_stop_name, stopped_by
 from .execstep import end_all
 from .runner import Heartbeat, TickResult, utc_now
 from .sharedstop import POLL_SECONDS
+from .stepcall import account_interrupted
+from .watchdog import done_within
 
 __all__ = ["RunSummary", "Runner"]
 
@@ -188,9 +191,12 @@ class Runner:
             if not hard:
                 self._check_kill()  # a KILL while a stopping run waits for its ticks still wins
         for name in behind:
-            # Its thread is a daemon: it ends with the process. Say so where people look.
+            # Its thread is a daemon: it ends with the process. Say so where people look; the calls
+            # its step made ran (journaled, spend counted), bounded: a hung disk must not hold the exit.
+            hb = self.heartbeats[name]
             self.summary.abandoned.append(name)
-            self.heartbeats[name].note_left_behind(self.summary.reason)
+            done_within(partial(account_interrupted, hb, self.summary.reason), STOP_GRACE_SECONDS)
+            hb.note_left_behind(self.summary.reason)
 
     def _agent_loop(self, name: str) -> None:
         """Tick one agent at once, then on its schedule, until the run stops or its ticks are done."""

@@ -7,15 +7,17 @@ progress and asks the policy. If KILL (or the fleet stop, ``[stop]``) abandons
 a step that does not return, the watchdog journals it and the tick's result is the KILL, with nothing of
 the step saved but the calls it made: its actions are journaled and its model calls' spend counted
 (:mod:`heartbeat.tick.late`), as it is abandoned and again should it come back after all; so too when
-SIGTERM or SIGINT ends the tick through the step.
+SIGTERM or SIGINT ends the tick before its save (:func:`interrupted_calls`), and when the step does
+not unwind and the process ends without it (:func:`account_interrupted`). Each call once
+(:mod:`heartbeat.tick.stepguard`).
 """
 
 from __future__ import annotations
 
 import math
-import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -29,13 +31,18 @@ from ..detect.monitor import Monitor
 from ..state.killswitch import fleet_stop_name, stopped_by
 from .context import StepContext
 from .control import pause_requested, pending_note
-from .late import Accounted, account_step
+from .late import account_step
+from .stepguard import StepGuard
 from .watchdog import TickInterrupted, unwatch, watch
 
 if TYPE_CHECKING:
     from .agent import Agent
 
-__all__ = ["StepGuard", "Stepped", "run_step"]
+__all__ = ["Stepped", "account_interrupted", "interrupted_calls", "run_step"]
+
+# How long a process ending on a signal waits for the step's guard (the tick's own thread holds it
+# only to account for the calls itself): past this it leaves them to that thread.
+_GUARD_WAIT = 0.5
 
 
 @dataclass
@@ -50,19 +57,6 @@ class Stepped:
     monitor: Monitor
 
 
-class StepGuard:
-    """Who settles a step: the tick when it returns, or the watchdog when KILL abandons it."""
-
-    __slots__ = ("accounted", "ctx", "lock", "result", "returned")
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.returned = False
-        self.result: TickResult | None = None
-        self.ctx: StepContext | None = None  # the step's, once made: its calls outlive an abandoned tick
-        self.accounted: Accounted | None = None  # what of them the journal and state.json hold already
-
-
 def run_step(
     hb: Agent, state: AgentState, now: datetime, monitor: Monitor | None = None
 ) -> Stepped | TickResult:
@@ -74,7 +68,7 @@ def run_step(
     """
     tick = state.ticks + 1
     events: list[dict[str, Any]] = []
-    guard = StepGuard()
+    guard = hb.stepping = StepGuard(tick)  # until the tick's save keeps its calls
     # Watched from before the agent's code is loaded: importing its module runs that code, which
     # can hang as surely as a step (a connection opened at import), and KILL must still stop it.
     tokens = [watch(hb.kill, lambda reason: _abandon(hb, guard, reason, tick))]
@@ -110,11 +104,8 @@ def run_step(
         guard.ctx = ctx
         try:
             step(ctx)
-        except TickInterrupted:  # SIGTERM/SIGINT of the tick itself: not the agent's error
-            # The tick's work is dropped, but the calls the step made ran: journaled, spend counted.
-            with guard.lock:
-                account_step(hb, ctx, "interrupted", tick, guard.accounted)
-            raise
+        except TickInterrupted:  # SIGTERM/SIGINT of the tick itself, not the agent's error:
+            raise  # its calls are accounted for as it unwinds (interrupted_calls)
         except BaseException as exc:  # SystemExit and KeyboardInterrupt of its own too
             # The agent's bug: recorded as an errored action, the tick goes on. sys.exit(0)
             # inside a step must not tell cron that all is well while budgets go unenforced.
@@ -133,8 +124,9 @@ def run_step(
     if abandoned is not None:
         # The step came back after all (late): what it recorded since it was abandoned ran too.
         # Journaled, not saved (the tick's work is dropped); its spend counted (this tick still
-        # holds the lock).
-        abandoned.message += account_step(hb, ctx, "killed", tick, guard.accounted)[1]
+        # holds the lock). Nothing else accounts for them once it returned.
+        guard.accounted, note = account_step(hb, ctx, guard.why, tick, guard.accounted)
+        abandoned.message += note
         return abandoned
     state.data = ctx.data  # the step may have bound ctx.data to a new dict
     value, error = _progress(hb, ctx)
@@ -240,3 +232,41 @@ def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None
         guard.result = result
     if hb.on_abandon is not None:
         hb.on_abandon(result)
+
+
+@contextmanager
+def interrupted_calls(hb: Agent) -> Iterator[None]:
+    """Around a tick from its step to its save (the state folder's lock held): SIGTERM or SIGINT
+    unwinding it drops the tick's work, but the calls its step made ran. They are journaled and
+    their spend counted (``after_stop: interrupted``), those no stop accounted for already."""
+    try:
+        yield
+    except TickInterrupted:
+        guard = hb.stepping
+        if guard is not None and guard.ctx is not None:
+            with guard.lock:
+                guard.accounted, _ = account_step(hb, guard.ctx, "interrupted", guard.tick, guard.accounted)
+        raise
+    finally:
+        hb.stepping = None
+
+
+def account_interrupted(hb: Agent, reason: str) -> str:
+    """A signal ends the process while ``hb``'s step still runs (it did not unwind, or ``run`` was
+    aborted; called from another thread). The calls it made ran: journaled and their spend counted,
+    once, and the step is taken (should it return after all, its tick saves nothing). A note of
+    what could not be accounted for, else ""."""
+    guard = hb.stepping
+    if guard is None or guard.ctx is None or not guard.lock.acquire(timeout=_GUARD_WAIT):
+        return ""  # no step ran, or the tick's own thread holds the guard to account for them
+    try:
+        if guard.returned:  # the tick has its calls: it saves them, or accounts for them as it unwinds
+            return ""
+        if guard.result is None:  # else KILL abandoned it already: what it did since, as its calls
+            message = f"{reason}; the step did not unwind (this tick's unsaved work is dropped)"
+            guard.result = TickResult(hb.name, "error", 1, message, tick=guard.tick)
+            guard.why = "interrupted"
+        guard.accounted, note = account_step(hb, guard.ctx, guard.why, guard.tick, guard.accounted)
+        return note
+    finally:
+        guard.lock.release()

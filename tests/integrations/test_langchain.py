@@ -331,3 +331,64 @@ def test_a_humans_pause_stops_the_next_model_call_before_it_is_made(tmp_path: Pa
     assert agent.model.i == 1  # the one model call before the pause; none after it
     assert agent.ran == ["a"] and saved_actions(tmp_path)[1] == ['search({"q":"a"})']
     assert json.loads((tmp_path / "state" / "state.json").read_text())["status"] == "paused"
+
+
+@pytest.mark.parametrize("how", ["wrapper", "handler"])
+def test_a_call_cancelled_when_another_call_ends_the_run_is_journaled(how: str, tmp_path: Path) -> None:
+    """Regression: in an async graph, a tool that raised ended the run, and the other call of that
+    turn was cancelled while it ran (asyncio.run cancels what is left): the ToolNode wrapper let the
+    cancellation through unrecorded, so a call that had started (it may have acted) was in neither
+    state.json nor the journal (the handler recorded it as a bare "CancelledError: "). Both now
+    record it as an error saying it was cancelled and may have run."""
+    started: dict[str, asyncio.Event] = {}
+
+    def began() -> asyncio.Event:  # made on the run's own event loop, by whichever call comes first
+        return started.setdefault("slow", asyncio.Event())
+
+    @tool
+    async def slow(q: str) -> str:
+        """Write the report (runs until it is cancelled)."""
+        began().set()
+        await asyncio.Event().wait()
+        return "written"
+
+    @tool
+    async def boom(q: str) -> str:
+        """Search the index (fails once the report is being written)."""
+        await began().wait()
+        raise RuntimeError("the index is gone")
+
+    both = [
+        {"name": "slow", "args": {"q": "report"}, "id": "c1"},
+        {"name": "boom", "args": {"q": "x"}, "id": "c2"},
+    ]
+    model = ScriptedChat(responses=[AIMessage(content="", tool_calls=both), AIMessage(content="done")])
+    session = folder_session(tmp_path)
+    node = ToolNode([slow, boom], handle_tool_errors=False)
+    config: Any = {"callbacks": [HeartbeatCallbackHandler(session)]}
+    if how == "wrapper":
+        wrapper = HeartbeatToolWrapper(session)
+        node = ToolNode(
+            [slow, boom], wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall, handle_tool_errors=False
+        )
+        config = {}
+
+    async def think(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("model", think)
+    graph.add_node("tools", node)
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", tools_condition)
+    graph.add_edge("tools", "model")
+    try:
+        with pytest.raises(RuntimeError, match="the index is gone"):
+            asyncio.run(graph.compile().ainvoke({"messages": [("user", "write the report")]}, config))
+    finally:
+        session.close()
+    history = json.loads((tmp_path / "state" / "state.json").read_text())["history"]
+    errors = {a["tool"]: a["error"] for a in history}
+    assert errors["boom"] == "RuntimeError: the index is gone"
+    assert errors["slow"] == "cancelled while running (it may have run): CancelledError"
+    assert len(history) == 2

@@ -474,3 +474,135 @@ def test_a_tick_ended_by_sigterm_leaves_its_calls_journaled_and_its_spend_counte
     assert [e["after_stop"] for e in journal(tmp_path) if e["event"] == "spend"] == ["interrupted"]
     assert saved(tmp_path)["budget"]["tokens"] == PER_CALL
     assert any(e["event"] == "interrupted" for e in journal(tmp_path))
+
+
+IGNORES_SIGTERM = """
+import pathlib, time
+
+
+def step(ctx):
+    here = pathlib.Path(ctx.base_dir)
+    ctx.record("search", {"q": "heartbeat"}, output="3 hits")
+    ctx.record_usage("gpt-4o-mini", 100, 20, 40)
+    (here / "waiting").write_text("")
+    while True:  # a step that does not unwind: its `except BaseException` swallows the signal
+        try:
+            time.sleep(0.05)
+        except BaseException:
+            (here / "swallowed").write_text("")
+"""
+
+
+def test_a_tick_whose_step_does_not_unwind_on_sigterm_leaves_its_calls_journaled_and_counted(
+    tmp_path: Path,
+) -> None:
+    """Regression: SIGTERM, and a step that swallows it: `heartbeat tick` ends the process half a
+    second later (exit 143, "the step did not unwind") and journaled only `interrupted`; the tool
+    and model calls the step had made were in neither state.json nor the journal. Now each is
+    journaled once, marked `after_stop: interrupted`, and the spend counted, as on KILL."""
+    import signal
+
+    from conftest import make_agent
+
+    agent = make_agent(tmp_path, IGNORES_SIGTERM)
+    proc = agent.spawn("tick")
+    try:
+        wait_until(lambda: (tmp_path / "waiting").exists(), what="the step to wait", proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 143
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        _, err = proc.communicate()
+    assert (tmp_path / "swallowed").exists() and "the step did not unwind" in err, err
+    actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
+    assert actions == [("search", "interrupted")]
+    [late] = [e for e in journal(tmp_path) if e["event"] == "spend"]
+    assert late["after_stop"] == "interrupted" and late["tokens"] == PER_CALL
+    state = saved(tmp_path)
+    assert state["budget"]["tokens"] == PER_CALL and state["spend_totals"][MODEL]["calls"] == 1
+    assert state["ticks"] == 0 and state["history"] == []  # the tick itself is still dropped
+    assert [e["abandoned"] for e in journal(tmp_path) if e["event"] == "interrupted"] == [True]
+
+
+MEASURED_SLOWLY = """
+import pathlib, time
+
+
+def step(ctx):
+    ctx.record("search", {"q": "heartbeat"}, output="3 hits")
+    ctx.record_usage("gpt-4o-mini", 100, 20, 40)
+
+
+def progress(ctx):  # a metric that takes its time (one that runs the test suite, say)
+    here = pathlib.Path(ctx.base_dir)
+    (here / "measuring").write_text("")
+    while not (here / "measured").exists():
+        time.sleep(0.05)
+    return 1.0
+"""
+
+
+def test_a_tick_ended_by_sigterm_after_its_step_returned_leaves_its_calls_journaled_and_counted(
+    tmp_path: Path,
+) -> None:
+    """Regression: SIGTERM while the progress metric measured (the step had returned, the tick was
+    not saved yet) ended `heartbeat tick` with exit 143, and the calls the step had made were in
+    neither state.json nor the journal: only a signal inside the step itself accounted for them."""
+    import signal
+
+    from conftest import make_agent
+
+    agent = make_agent(tmp_path, MEASURED_SLOWLY)
+    proc = agent.spawn("tick", "--progress", "agent_mod:progress")
+    try:
+        wait_until(lambda: (tmp_path / "measuring").exists(), what="the metric to measure", proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 143
+    finally:
+        (tmp_path / "measured").write_text("")
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+    actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
+    assert actions == [("search", "interrupted")]
+    assert [e["after_stop"] for e in journal(tmp_path) if e["event"] == "spend"] == ["interrupted"]
+    state = saved(tmp_path)
+    assert state["budget"]["tokens"] == PER_CALL and state["ticks"] == 0
+
+
+def test_a_run_aborted_by_a_second_sigterm_leaves_its_running_steps_calls_journaled_and_counted(
+    tmp_path: Path,
+) -> None:
+    """Regression: `heartbeat run` aborted by a second SIGTERM leaves the tick whose step is still
+    running behind (exit 143, journaled as left running), and the calls that step had made were in
+    neither state.json nor the journal."""
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import make_agent
+
+    agent = make_agent(tmp_path, WAITS_AFTER_ITS_CALLS)
+    with open(tmp_path / "stderr", "w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "heartbeat", "run", *agent.flags(), "--every", "1h"],
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        wait_until(lambda: (tmp_path / "waiting").exists(), what="the step to wait", proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        wait_until(lambda: "stopping" in (tmp_path / "stderr").read_text(), what="the first SIGTERM")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 143
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
+    assert actions == [("search", "interrupted")]
+    assert [e["after_stop"] for e in journal(tmp_path) if e["event"] == "spend"] == ["interrupted"]
+    assert saved(tmp_path)["budget"]["tokens"] == PER_CALL
+    assert [e.get("note") for e in journal(tmp_path) if e["event"] == "kill"] == ["the tick was left running"]

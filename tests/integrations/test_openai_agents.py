@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -268,3 +269,60 @@ def test_a_call_in_flight_at_kill_is_stopped_as_journaled(how: str, tmp_path: Pa
     assert isinstance(caught.value, AgentStopped)
     assert caught.value.cause == "killed" and caught.value.journaled
     assert searcher.ran == ["a"] and late_actions(tmp_path) == [("search", "killed")]
+
+
+@pytest.mark.parametrize("how", ["hooks", "guarded"])
+def test_a_call_still_running_when_heartbeat_stops_the_run_is_journaled(how: str, tmp_path: Path) -> None:
+    """Regression: a turn asked for two tools at once; one tripped a detector and heartbeat stopped
+    the run, and the SDK cancelled the other while it ran: it had started (it may have acted) and
+    reached no hook, so it was in neither state.json nor the journal. Now it is journaled once, as
+    a call the run was stopped under."""
+    started: dict[str, asyncio.Event] = {}
+
+    def began() -> asyncio.Event:  # made on the run's own event loop, by whichever call comes first
+        return started.setdefault("slow", asyncio.Event())
+
+    @function_tool
+    async def slow(q: str) -> str:
+        """Write the report (runs until it is cancelled)."""
+        began().set()
+        await asyncio.Event().wait()
+        return "written"
+
+    searched: list[str] = []
+
+    @function_tool
+    async def search(q: str) -> str:
+        """Search the web (the third time, once the report is being written)."""
+        searched.append(q)
+        if len(searched) == 3:
+            await began().wait()
+        return "3 hits"
+
+    def turn(*items: Any) -> ModelStep:
+        return ModelStep(responder=lambda call: list(items))
+
+    steps = [
+        turn(function_call("search", {"q": "x"}, call_id="c1")),
+        turn(function_call("search", {"q": "x"}, call_id="c2")),
+        turn(
+            function_call("slow", {"q": "report"}, call_id="c3"),
+            function_call("search", {"q": "x"}, call_id="c4"),
+        ),
+        turn(assistant_message("done")),
+    ]
+    session = folder_session(tmp_path)
+    hooks = HeartbeatHooks(session)
+    agent: Agent[Any] = Agent(name="writer", model=ScriptedModel(steps), tools=[slow, search])
+    if how == "guarded":
+        hooks.guard_tools(agent)
+    try:
+        with pytest.raises(AgentStopped) as caught:
+            Runner.run_sync(agent, "write the report", hooks=hooks, max_turns=10)
+    finally:
+        session.close()
+    assert caught.value.cause == "stuck"
+    lines = (tmp_path / "state" / "journal.jsonl").read_text().splitlines()
+    actions = [e for e in map(json.loads, lines) if e["event"] == "action"]
+    assert [a["tool"] for a in actions] == ["search", "search", "search", "slow"]
+    assert actions[-1]["error"] == "the run was stopped while the call ran (it may have run): stuck"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -249,3 +251,50 @@ def test_a_call_in_flight_at_kill_is_stopped_as_journaled(how: str, tmp_path: Pa
         session.close()
     assert caught.value.cause == "killed" and caught.value.journaled
     assert ran == ["a"] and late_actions(tmp_path) == [("search", "killed")]
+
+
+@pytest.mark.parametrize("how", ["toolset", "capability"])
+def test_a_call_cancelled_when_another_call_ends_the_run_is_journaled(how: str, tmp_path: Path) -> None:
+    """Regression: a tool that raised ended the run, and PydanticAI cancelled the other call of that
+    turn while it ran: it had started (it may have acted) and was in neither state.json nor the
+    journal. Now it is recorded as an error saying it was cancelled and may have run."""
+    from heartbeat.integrations.pydantic_ai import HeartbeatCapability
+
+    started: dict[str, asyncio.Event] = {}
+
+    def began() -> asyncio.Event:  # made on the run's own event loop, by whichever call comes first
+        return started.setdefault("slow", asyncio.Event())
+
+    async def slow(q: str) -> str:
+        """Write the report (runs until it is cancelled)."""
+        began().set()
+        await asyncio.Event().wait()
+        return "written"
+
+    async def boom(q: str) -> str:
+        """Search the index (fails once the report is being written)."""
+        await began().wait()
+        raise RuntimeError("the index is gone")
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        calls = [
+            ToolCallPart("slow", {"q": "report"}, tool_call_id="c1"),
+            ToolCallPart("boom", {"q": "x"}, tool_call_id="c2"),
+        ]
+        return ModelResponse(parts=calls)
+
+    session = folder_session(tmp_path)
+    if how == "toolset":
+        agent: Agent[None, str] = Agent(FunctionModel(model), toolsets=[guarded([slow, boom], session)])
+    else:
+        agent = Agent(FunctionModel(model), tools=[slow, boom], capabilities=[HeartbeatCapability(session)])
+    try:
+        with pytest.raises(RuntimeError, match="the index is gone"):
+            agent.run_sync("write the report")
+    finally:
+        session.close()
+    history = json.loads((tmp_path / "state" / "state.json").read_text())["history"]
+    errors = {a["tool"]: a["error"] for a in history}
+    assert errors["boom"] == "RuntimeError: the index is gone"
+    assert errors["slow"] == "cancelled while running (it may have run): CancelledError"
+    assert len(history) == 2

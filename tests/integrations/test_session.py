@@ -188,28 +188,6 @@ def test_every_n_actions_is_a_heartbeat(tmp_path: Path) -> None:
     assert [a["tick"] for a in saved["history"]] == [1, 1, 1, 2, 2, 2, 3]
 
 
-def test_a_pause_is_seen_before_the_next_call_without_opening_a_heartbeat(tmp_path: Path) -> None:
-    # What an adapter asks before a model call: a person's pause must stop it, as KILL does.
-    session = make_session(tmp_path, idle=0.05)
-    assert session.record("search", {"q": "a"}, output="three results found") is None
-    wait_until(lambda: not session.is_open, what="the heartbeat to idle out")
-    assert session.stopped is None
-    request = tmp_path / "state" / ".pause-request"
-    request.write_text("lunch")  # a `heartbeat pause` waiting for the lock
-    stop = session.stopped
-    assert stop is not None and stop.kind == "paused" and "lunch" in stop.message
-    request.unlink()
-    pause_by_hand(tmp_path, "--state-dir", "state")
-    ticks = state(tmp_path)["ticks"]
-    stop = session.stopped  # the pause is saved: read from state.json, no heartbeat opened
-    assert stop is not None and stop.kind == "paused" and "lunch" in stop.message
-    assert state(tmp_path)["ticks"] == ticks and not session.is_open
-    session.heartbeat.resume()
-    assert session.stopped is None
-    assert session.check() is None
-    session.close()
-
-
 def test_a_busy_lock_is_reported_after_lock_wait(tmp_path: Path) -> None:
     session = make_session(tmp_path, lock_wait=0.2)
     store = StateStore(tmp_path / "state")
