@@ -518,6 +518,32 @@ _TWENTYFOURTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP24}
 # coding agent drifting into lint and CI work, and one re-verifying a finished task (no pattern of
 # calls to see).
 _TWENTYFIFTH_MISSED = {"stuck__coding_task_drift_b25", "stuck__coding_reverify_done_b25"}
+# The twenty-seventh batch's (bench/blind_agents/README.md), scheduled workers and agents, written blind
+# and replayed as it arrived: every stuck run flagged after its onset at every grouping. A health
+# monitor with no metric, its checks answering the same each wake-up (`df`, `systemctl is-active`),
+# is escalated at every grouping: a watcher with no metric whose rounds answer alike cannot be told
+# from a job polled while frozen (README, Troubleshooting). An alert pager with no metric is flagged
+# at its own heartbeats and escalated when regrouped at 5 and 10; at 5, an inbox's quiet night and a
+# sync's no-change wake-ups merged into busy heartbeats are flagged too.
+_MON27, _PAGER27 = "healthy__monitor_ok_nometric_b27", "healthy__pager_quiet_nometric_b27"
+_WATCH27 = ["loop", "recurring", "cycle"]
+_TWENTYSEVENTH: dict[int | None, dict[str, list[str]]] = {
+    None: {_MON27: _WATCH27, _PAGER27: ["recurring"]},
+    1: {_MON27: _WATCH27},
+    5: {
+        _MON27: _WATCH27,
+        _PAGER27: ["repeat", "empty", "recurring"],
+        "healthy__inbox_triage_quiet_b27": ["repeat"],
+        "healthy__sync_nochange_b27": ["repeat"],
+    },
+    10: {_MON27: _WATCH27, _PAGER27: ["repeat", "empty", "recurring"]},
+}
+_TWENTYSEVENTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {_MON27},
+    1: {_MON27},
+    5: {_MON27, _PAGER27},
+    10: {_MON27, _PAGER27},
+}
 # The twenty-sixth batch's (bench/blind_agents/README.md), the corpus's kinds (24 coding runs), written
 # blind and replayed as it arrived: no healthy run flagged at any grouping; its telecom agent promising
 # roaming in words the act list lacked is caught since. Missed: drift into rebuilding freetype, an
@@ -655,9 +681,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1242
+    assert len(runs) == len(LABELS) == 1286
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 776
+    assert len(healthy) == 802
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -670,6 +696,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_TWENTYSECOND[per_heartbeat],
         **_TWENTYTHIRD[per_heartbeat],
         **_TWENTYFOURTH[per_heartbeat],
+        **_TWENTYSEVENTH[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -683,6 +710,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _EIGHTEENTH_ESCALATED[per_heartbeat]
         | _TWENTYTHIRD_ESCALATED[per_heartbeat]
         | _TWENTYFOURTH_ESCALATED[per_heartbeat]
+        | _TWENTYSEVENTH_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
