@@ -34,6 +34,17 @@ def saved(folder: Path) -> dict[str, Any]:
     return state
 
 
+def assert_accounted_once(folder: Path) -> None:
+    """The step's one call is journaled as interrupted and its spend counted, once each."""
+    events = journal(folder)
+    assert [(e["tool"], e["after_stop"]) for e in events if e["event"] == "action"] == [
+        ("search", "interrupted")
+    ]
+    spends = [e for e in events if e["event"] == "spend"]
+    assert [(e["after_stop"], e["tokens"]) for e in spends] == [("interrupted", PER_CALL)]
+    assert saved(folder)["budget"]["tokens"] == PER_CALL
+
+
 def journal(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (folder / "state" / "journal.jsonl").read_text().splitlines()]
 
@@ -469,10 +480,7 @@ def test_a_tick_ended_by_sigterm_leaves_its_calls_journaled_and_its_spend_counte
         if proc.poll() is None:
             proc.kill()
         proc.communicate()
-    actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
-    assert actions == [("search", "interrupted")]
-    assert [e["after_stop"] for e in journal(tmp_path) if e["event"] == "spend"] == ["interrupted"]
-    assert saved(tmp_path)["budget"]["tokens"] == PER_CALL
+    assert_accounted_once(tmp_path)
     assert any(e["event"] == "interrupted" for e in journal(tmp_path))
 
 
@@ -515,10 +523,7 @@ def test_a_tick_whose_step_does_not_unwind_on_sigterm_leaves_its_calls_journaled
             proc.kill()
         _, err = proc.communicate()
     assert (tmp_path / "swallowed").exists() and "the step did not unwind" in err, err
-    actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
-    assert actions == [("search", "interrupted")]
-    [late] = [e for e in journal(tmp_path) if e["event"] == "spend"]
-    assert late["after_stop"] == "interrupted" and late["tokens"] == PER_CALL
+    assert_accounted_once(tmp_path)
     state = saved(tmp_path)
     assert state["budget"]["tokens"] == PER_CALL and state["spend_totals"][MODEL]["calls"] == 1
     assert state["ticks"] == 0 and state["history"] == []  # the tick itself is still dropped
@@ -564,11 +569,8 @@ def test_a_tick_ended_by_sigterm_after_its_step_returned_leaves_its_calls_journa
         if proc.poll() is None:
             proc.kill()
         proc.communicate()
-    actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
-    assert actions == [("search", "interrupted")]
-    assert [e["after_stop"] for e in journal(tmp_path) if e["event"] == "spend"] == ["interrupted"]
-    state = saved(tmp_path)
-    assert state["budget"]["tokens"] == PER_CALL and state["ticks"] == 0
+    assert_accounted_once(tmp_path)
+    assert saved(tmp_path)["ticks"] == 0
 
 
 def test_a_run_aborted_by_a_second_sigterm_leaves_its_running_steps_calls_journaled_and_counted(
@@ -601,8 +603,5 @@ def test_a_run_aborted_by_a_second_sigterm_leaves_its_running_steps_calls_journa
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
-    assert actions == [("search", "interrupted")]
-    assert [e["after_stop"] for e in journal(tmp_path) if e["event"] == "spend"] == ["interrupted"]
-    assert saved(tmp_path)["budget"]["tokens"] == PER_CALL
+    assert_accounted_once(tmp_path)
     assert [e.get("note") for e in journal(tmp_path) if e["event"] == "kill"] == ["the tick was left running"]
