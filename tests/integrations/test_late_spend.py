@@ -13,13 +13,14 @@ on its framework's own test model; the model call itself waits for the stop.
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _integrations import folder_session, pause_by_hand
-from conftest import wait_until
+from conftest import make_agent, wait_until
 
 from heartbeat.integrations import Stopped
 from heartbeat.integrations.session import Session
@@ -43,6 +44,23 @@ def assert_accounted_once(folder: Path) -> None:
     spends = [e for e in events if e["event"] == "spend"]
     assert [(e["after_stop"], e["tokens"]) for e in spends] == [("interrupted", PER_CALL)]
     assert saved(folder)["budget"]["tokens"] == PER_CALL
+
+
+def sigterm_tick(folder: Path, source: str, waits_for: str, *args: str, release: str | None = None) -> str:
+    """`heartbeat tick` on the agent ``source`` in ``folder``, sent SIGTERM once the file ``waits_for``
+    appears, exits 143; its stderr. The file ``release`` (if any) is written after the signal."""
+    proc = make_agent(folder, source).spawn("tick", *args)
+    try:
+        wait_until(lambda: (folder / waits_for).exists(), what=f"{waits_for} to appear", proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 143
+    finally:
+        if release is not None:
+            (folder / release).write_text("")
+        if proc.poll() is None:
+            proc.kill()
+        _, err = proc.communicate()
+    return str(err)
 
 
 def journal(folder: Path) -> list[dict[str, Any]]:
@@ -428,8 +446,6 @@ def test_a_step_abandoned_on_kill_leaves_its_calls_journaled_and_its_spend_count
     """Regression: `heartbeat tick` exits at once when KILL abandons a step hung in a model call, and
     the tool call and the model call that step had made (recorded in its ctx) were in neither
     state.json nor the journal: they ran, and were paid for, unseen."""
-    from conftest import make_agent
-
     agent = make_agent(tmp_path, HANGS_IN_A_MODEL_CALL)
     proc = agent.spawn("tick")
     try:
@@ -466,20 +482,7 @@ def step(ctx):
 def test_a_tick_ended_by_sigterm_leaves_its_calls_journaled_and_its_spend_counted(tmp_path: Path) -> None:
     """Regression: SIGTERM ended `heartbeat tick` through the step (exit 143, the tick's work not
     saved), and the calls the step had made were in neither state.json nor the journal."""
-    import signal
-
-    from conftest import make_agent
-
-    agent = make_agent(tmp_path, WAITS_AFTER_ITS_CALLS)
-    proc = agent.spawn("tick")
-    try:
-        wait_until(lambda: (tmp_path / "waiting").exists(), what="the step to wait", proc=proc)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 143
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
+    sigterm_tick(tmp_path, WAITS_AFTER_ITS_CALLS, "waiting")
     assert_accounted_once(tmp_path)
     assert any(e["event"] == "interrupted" for e in journal(tmp_path))
 
@@ -508,20 +511,7 @@ def test_a_tick_whose_step_does_not_unwind_on_sigterm_leaves_its_calls_journaled
     second later (exit 143, "the step did not unwind") and journaled only `interrupted`; the tool
     and model calls the step had made were in neither state.json nor the journal. Now each is
     journaled once, marked `after_stop: interrupted`, and the spend counted, as on KILL."""
-    import signal
-
-    from conftest import make_agent
-
-    agent = make_agent(tmp_path, IGNORES_SIGTERM)
-    proc = agent.spawn("tick")
-    try:
-        wait_until(lambda: (tmp_path / "waiting").exists(), what="the step to wait", proc=proc)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 143
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        _, err = proc.communicate()
+    err = sigterm_tick(tmp_path, IGNORES_SIGTERM, "waiting")
     assert (tmp_path / "swallowed").exists() and "the step did not unwind" in err, err
     assert_accounted_once(tmp_path)
     state = saved(tmp_path)
@@ -554,21 +544,9 @@ def test_a_tick_ended_by_sigterm_after_its_step_returned_leaves_its_calls_journa
     """Regression: SIGTERM while the progress metric measured (the step had returned, the tick was
     not saved yet) ended `heartbeat tick` with exit 143, and the calls the step had made were in
     neither state.json nor the journal: only a signal inside the step itself accounted for them."""
-    import signal
-
-    from conftest import make_agent
-
-    agent = make_agent(tmp_path, MEASURED_SLOWLY)
-    proc = agent.spawn("tick", "--progress", "agent_mod:progress")
-    try:
-        wait_until(lambda: (tmp_path / "measuring").exists(), what="the metric to measure", proc=proc)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 143
-    finally:
-        (tmp_path / "measured").write_text("")
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
+    sigterm_tick(
+        tmp_path, MEASURED_SLOWLY, "measuring", "--progress", "agent_mod:progress", release="measured"
+    )
     assert_accounted_once(tmp_path)
     assert saved(tmp_path)["ticks"] == 0
 
@@ -579,11 +557,8 @@ def test_a_run_aborted_by_a_second_sigterm_leaves_its_running_steps_calls_journa
     """Regression: `heartbeat run` aborted by a second SIGTERM leaves the tick whose step is still
     running behind (exit 143, journaled as left running), and the calls that step had made were in
     neither state.json nor the journal."""
-    import signal
     import subprocess
     import sys
-
-    from conftest import make_agent
 
     agent = make_agent(tmp_path, WAITS_AFTER_ITS_CALLS)
     with open(tmp_path / "stderr", "w") as err:
