@@ -121,6 +121,16 @@ def saved_actions(folder: Path) -> tuple[list[str], list[str]]:
     )
 
 
+def assert_boom_failed_and_slow_cancelled(folder: Path) -> None:
+    """state.json's history holds the two calls of a turn: ``boom`` failed with "the index is gone",
+    and ``slow``, cancelled while it ran, is recorded as a call that may have run."""
+    history = json.loads((folder / "state" / "state.json").read_text())["history"]
+    errors = {a["tool"]: a["error"] for a in history}
+    assert errors["boom"] == "RuntimeError: the index is gone"
+    assert errors["slow"] == "cancelled while running (it may have run): CancelledError"
+    assert len(history) == 2
+
+
 def anomalies(bound: Bound) -> list[str]:
     """The anomaly kinds the run left: in the journal (every heartbeat of it), or the monitor's."""
     if bound.folder is not None:

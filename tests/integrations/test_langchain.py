@@ -15,6 +15,7 @@ from _integrations import (
     REPEAT,
     WANDERING,
     anomalies,
+    assert_boom_failed_and_slow_cancelled,
     decisions,
     folder_session,
     kill_mid_call,
@@ -387,8 +388,4 @@ def test_a_call_cancelled_when_another_call_ends_the_run_is_journaled(how: str, 
             asyncio.run(graph.compile().ainvoke({"messages": [("user", "write the report")]}, config))
     finally:
         session.close()
-    history = json.loads((tmp_path / "state" / "state.json").read_text())["history"]
-    errors = {a["tool"]: a["error"] for a in history}
-    assert errors["boom"] == "RuntimeError: the index is gone"
-    assert errors["slow"] == "cancelled while running (it may have run): CancelledError"
-    assert len(history) == 2
+    assert_boom_failed_and_slow_cancelled(tmp_path)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from _integrations import (
     REPEAT,
     WANDERING,
     anomalies,
+    assert_boom_failed_and_slow_cancelled,
     decisions,
     folder_session,
     kill_mid_call,
@@ -293,8 +293,4 @@ def test_a_call_cancelled_when_another_call_ends_the_run_is_journaled(how: str, 
             agent.run_sync("write the report")
     finally:
         session.close()
-    history = json.loads((tmp_path / "state" / "state.json").read_text())["history"]
-    errors = {a["tool"]: a["error"] for a in history}
-    assert errors["boom"] == "RuntimeError: the index is gone"
-    assert errors["slow"] == "cancelled while running (it may have run): CancelledError"
-    assert len(history) == 2
+    assert_boom_failed_and_slow_cancelled(tmp_path)
