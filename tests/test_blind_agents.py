@@ -14,12 +14,11 @@ LABELS = read_labels(BLIND / "labels.csv")
 # Stuck runs the detectors miss (bench/blind_agents/README.md): near-duplicate answers. Busywork that
 # only its flat metric shows is caught however the run is grouped: a regrouped trace keeps its samples.
 # Jobs frozen while their elapsed counter grows are caught since the eleventh session (the counter
-# is no content).
+# is no content); an agent asking again what the customer said she had given, since the twelfth.
 MISSED = {
     "stuck__cs-repeat-reservation-request",
     "stuck__k8s-restart-crashloop",
     "stuck__llm-subagent-refusal",
-    "stuck__airline_reasks_known_info",
     "stuck__telecom_two_instructions_loop",
     "stuck__reverify_report",
     "stuck__pager_calendar_reasks_same_person",
@@ -436,35 +435,33 @@ _EIGHTEENTH_MISSED: dict[int | None, set[str]] = {
 }
 # The nineteenth batch's (bench/blind_agents/README.md), in the corpus's kinds, replayed as it arrived
 # and kept: no healthy run flagged. Missed: two service agents that only talk, asking again in new
-# words, and lookups answered "No more results." between revisits (answers of nothing are no revisit).
+# words (the one whose customer says "how many times do I have to say it", caught since the twelfth
+# session), and lookups answered "No more results." between revisits (answers of nothing are no revisit).
 _NINETEENTH_MISSED = {
     "stuck__airline_reconfirm_cancel_loop_b19",
     "stuck__hotpot_solo_grammys_lookup_loop_b19",
-    "stuck__retail_asks_order_id_loop_b19",
 }
 # The twentieth batch's (bench/blind_agents/README.md): service agents and assistants that talk,
 # written blind after the conversation rule was set; no healthy run flagged (walkthroughs answered
 # "ok" among them). Missed: agents asking again, each message in words mostly its own (one that
 # tells nothing new says at most half of its words for the first time). Its agents apologising and
-# promising, caught since the eleventh session: a promise never kept.
-_TWENTIETH_MISSED = {
-    "stuck__airline_user_id_loop_b20",
-    "stuck__retail_order_id_loop_b20",
-}
+# promising, caught since the eleventh session: a promise never kept; the one whose customer says
+# "like I said", since the twelfth.
+_TWENTIETH_MISSED = {"stuck__retail_order_id_loop_b20"}
 # The twenty-first batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers, replayed
 # as it arrived: no healthy run flagged. Missed: a search tool answering "Could not find [X]. Similar:
 # [...]" as its output, not as a failure, to eight rewordings (caught since the tenth session, as an
 # answer of nothing); a service agent asking again for an order
-# id in new words; a lookup answered "No more results." seven times, at 1 a heartbeat (each heartbeat
+# id in new words (caught since the twelfth session: the customer says she told it four times); a
+# lookup answered "No more results." seven times, at 1 a heartbeat (each heartbeat
 # one look at a source that answered nothing before: an idle wake-up, which the rule cannot tell from a
 # model turn); a crawler's 503 pages, each naming its own URL, at 10 (four heartbeats: too few for
 # its flat metric to count four samples).
-_MISSED21 = {"stuck__retail_asks_order_id_again_b21"}
 _TWENTYFIRST_MISSED: dict[int | None, set[str]] = {
-    None: _MISSED21,
-    1: _MISSED21 | {"stuck__fever_swinton_same_lookup_b21"},
-    5: _MISSED21,
-    10: _MISSED21 | {"stuck__crawler_same_503_page_b21"},
+    None: set(),
+    1: {"stuck__fever_swinton_same_lookup_b21"},
+    5: set(),
+    10: {"stuck__crawler_same_503_page_b21"},
 }
 # The twenty-second batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers,
 # replayed as it arrived: no healthy run escalated; two pollers whose quiet stretches outlast four flat
@@ -546,13 +543,13 @@ _TWENTYSEVENTH_ESCALATED: dict[int | None, set[str]] = {
 }
 # The twenty-sixth batch's (bench/blind_agents/README.md), the corpus's kinds (24 coding runs), written
 # blind and replayed as it arrived: no healthy run flagged at any grouping; its telecom agent promising
-# roaming in words the act list lacked is caught since. Missed: drift into rebuilding freetype, an
-# order id asked for again, a ``str_replace`` whose "did not appear verbatim" comes as an output
-# echoing each old string, one file's region re-read through view, sed, awk and head, and a
-# reproduction script rewritten cosmetically.
+# roaming in words the act list lacked is caught since, and its order id asked for again since the
+# twelfth session (the customer: "I just told you"). Missed: drift into rebuilding freetype, a
+# ``str_replace`` whose "did not appear verbatim" comes as an output echoing each old string, one
+# file's region re-read through view, sed, awk and head, and a reproduction script rewritten
+# cosmetically.
 _TWENTYSIXTH_MISSED = {
     "stuck__matplotlib_3d_visible_wanders_into_freetype_b26",
-    "stuck__retail_asks_order_id_again_b26",
     "stuck__sympy_str_replace_never_matches_b26",
     "stuck__xarray_merge_dataarray_reread_region_b26",
     "stuck__xarray_weighted_bool_repro_rewrites_b26",

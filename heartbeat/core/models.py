@@ -176,7 +176,8 @@ class ActionRecord(_Record):
     facts: str | None = Field(
         default=None,
         description=(
-            "A message to a person: its words, the data it and its answer hold (digests); ! if it promises."
+            "A message to a person: its words, the data it and its answer hold (digests); ! if it promises,"
+            " ? if it asks, = if the answer says the person had already said it."
         ),
     )
 

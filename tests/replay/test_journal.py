@@ -354,7 +354,7 @@ ASKS = ["Could you share the order id?", "Could you please share the order id?",
         "Please share your order id.", "Could you still share the order id?",
         "I need the order id: please share it.", "Could you share that order id?"]
 ANSWERS = ["I don't have the order number.", "Like I said, I don't have it.", "I deleted that email.",
-           "This is going in circles.", "How many times do I have to say it?", "Unbelievable.",
+           "This is going in circles.", "I can't find it.", "Unbelievable.",
            "Are you a bot?", "No.", "Look at my orders!", "Still no.", "I give up.", "Why?"]
 
 def step(ctx):
@@ -381,7 +381,10 @@ def test_a_conversation_going_round_replays_as_it_was_judged_live(tmp_path: Path
     assert replayed_heartbeats(tmp_path) == live
     assert "aarav_santos_2259" not in journal and "going in circles" not in journal
     facts = [e["facts"] for e in events if e["event"] == "action"]
-    assert facts[0] is None and all(len(word) == 4 for f in facts[1:] for word in f.split())
+    # Digests only, and the marks: each request asks ("?"), one answer says it was said before ("=").
+    words = [word for f in facts[1:] for word in f.split()]
+    assert facts[0] is None and all(len(word) == 4 or word in "?=" for word in words)
+    assert words.count("?") == 7 and words.count("=") == 1  # two requests ask with no question mark
 
 
 TURNS = '''

@@ -4,7 +4,8 @@ One module per detector, each with its incremental tracker beside its
 reference ``check``; :mod:`.fingerprints` holds what makes two actions
 the same, :mod:`.volatile` what in an output is no content, :mod:`.words`
 what a call or a failure says, :mod:`.failures` when two failures are
-one, :mod:`.promises` when a message to a person promises an act,
+one, :mod:`.promises` when a message to a person promises an act or asks,
+:mod:`.retold` when a person's answer says they had already said it,
 :mod:`.contract` what every detector is handed and returns.
 The README's "Detectors" section is the reference for what each one
 catches and its defaults.

@@ -27,6 +27,10 @@ something new, however briefly the person answers "ok". So is a promise never ke
 :data:`PROMISES` messages saying an act is under way (:func:`~.promises.promises`: "I'm
 processing your return now", "I'll enable roaming on your line now") while nothing moved between
 them (no call answered anything new): the agent tells the person it acts instead of acting.
+And so is a person asked again for what they gave: :data:`RETOLD` answers saying they had
+already said it (:func:`~.retold.retold`: "I just told you, it's #W4817420", "for the third
+time") while nothing moved between them, and a message after them that asks again or draws
+another such answer: the agent is not hearing the person.
 A failed call without arguments (a harness's complaint about a malformed
 turn) holds its place in the window but has no key: the same complaint
 between good turns is no revisit, and N + 3 back to back are a ``repeat``;
@@ -59,7 +63,8 @@ from .contract import (
     tail_of,
 )
 from .empty import is_empty_answer
-from .promises import promises
+from .promises import asks, promises
+from .retold import retold
 from .volatile import mask_volatile
 from .window import KeyWindow
 from .words import word_print
@@ -118,7 +123,14 @@ TOLD = 0.5
 PROMISES = 3
 """Messages saying an act is under way, with nothing moving between them, that trip ``cycle``."""
 
+RETOLD = 2
+"""A person's answers saying they had already said it, nothing moving between, that trip ``cycle``."""
+
 _PROMISED = "!"  # the token a message's facts hold when it promises an act (no word print is one character)
+_ASKED = "?"  # the token a message's facts hold when it asks the person anything
+_RETOLD = "="  # the token a message's facts hold when its answer says the person had said it before
+_MARKS = frozenset([_PROMISED, _ASKED, _RETOLD])
+_ASKING_AGAIN = "asking the person again: act on what they have said, or hand the conversation over"
 
 
 # A datum: a token holding a digit, an @ or a _, or a # before a name (an id, an amount, an
@@ -133,56 +145,63 @@ def message_facts(tool: str, args: object, output: str | None) -> str | None:
     """The facts of a message to a person (``tool``'s call with ``args``) and its answer
     (``output``), as word prints, sorted, spaced: the data of both (ids, numbers, addresses;
     values volatile by nature masked), each print after a ``#``, the words of the message, and a
-    ``!`` when it promises an act (:func:`promises`); None for a call that sends no message."""
+    ``!`` when it promises an act (:func:`promises`), a ``?`` when it asks anything (:func:`asks`)
+    and a ``=`` when its answer says the person had already said it (:func:`retold`); None for a
+    call that sends no message."""
     if not speaks(tool):
         return None
     said = " ".join(map(str, args.values())) if isinstance(args, Mapping) else str(args or "")
     data = {f"#{word_print(datum)}" for datum in _DATUM.findall(mask_volatile(f"{said}\n{output or ''}"))}
     if promises(said):
         data.add(_PROMISED)
+    if output and retold(output):
+        data.add(_RETOLD)
+    if asks(said):
+        data.add(_ASKED)
     return " ".join(sorted(data | {word_print(word) for word in _WORD.findall(said.lower())}))
 
 
 # What talked() reads of an action, made once per action: whether it is a message to a person
 # (its record holds the facts of one; one kept before facts were is judged as any other call);
 # its key (None: it has none, or it is a note, which never moves a conversation); a message's
-# data and words; whether it promises an act.
-_Beat = tuple[bool, Hashable, frozenset[str], frozenset[str], bool]
+# data and words; whether it promises an act; whether its answer says the person said it before.
+_Beat = tuple[bool, Hashable, frozenset[str], frozenset[str], bool, bool]
 _NO_FACTS: frozenset[str] = frozenset()
 
 
 def beat(action: ActionView, key: Hashable) -> _Beat:
     """What :func:`talked` reads of ``action``, whose key is ``key`` (None for a note)."""
     if action.facts is None:
-        return False, key, _NO_FACTS, _NO_FACTS, False
+        return False, key, _NO_FACTS, _NO_FACTS, False, False
     facts = frozenset(action.facts.split())
     given = frozenset(fact for fact in facts if fact[0] == "#")
-    promised = _PROMISED in facts
-    return True, None, given, facts - given - {_PROMISED}, promised
+    return True, None, given, facts - given - _MARKS, _PROMISED in facts, _RETOLD in facts
 
 
-def talked(beats: Iterable[_Beat]) -> tuple[int, int]:
+def talked(beats: Iterable[_Beat]) -> tuple[int, int, int]:
     """How many messages to a person end ``beats`` (:func:`beat` of each action, oldest first)
     that told and heard nothing the actions before them had not: no datum new in a message or its
     answer, at most :data:`TOLD` of the message's words new (the same request in other words: a
     walkthrough's next step says something new), and between them only notes, calls answered as
     before, and calls that answered nothing; and how many messages promised an act since a call
-    last answered something new (however much each told)."""
+    last answered something new (however much each told), and how many answers since then said
+    the person had already said it."""
     data: set[str] = set()
     said: set[str] = set()
     keys: set[Hashable] = set()
-    run = promised = 0
-    for spoke, key, given, words, promise in beats:
+    run = promised = again = 0
+    for spoke, key, given, words, promise, told_again in beats:
         if spoke:
             quiet = given <= data and len(words - said) <= TOLD * len(words)
             run = run + 1 if quiet else 0
             promised += promise
+            again += told_again
             data |= given
             said |= words
         elif key is not None and key not in keys:
-            run = promised = 0  # something done or seen for the first time: the conversation moved
+            run = promised = again = 0  # something done or seen for the first time: the conversation moved
             keys.add(key)
-    return run, promised
+    return run, promised, again
 
 
 @dataclass(frozen=True)
@@ -245,14 +264,31 @@ class Cycle(Windowed):
         return CycleTracker(self, history)
 
     def _conversation(
-        self, action: ActionView, counts: tuple[int, int], tick: int, at: datetime
+        self, action: ActionView, counts: tuple[int, int, int], tick: int, at: datetime
     ) -> Anomaly | None:
         """The finding of a conversation going round, ended by the message ``action``, whose
         :func:`talked` counts are ``counts``; None when it moves."""
-        talk, promised = counts
+        talk, promised, again = counts
         if talk >= TALK:
             return self._talk(action, talk, tick, at)
-        if promised >= PROMISES and _PROMISED in (action.facts or "").split():
+        marks = (action.facts or "").split()
+        if again >= RETOLD and (_RETOLD in marks or _ASKED in marks):
+            return make_anomaly(
+                "cycle",
+                f"{again} answers from the person said they had already said it and no call since "
+                f"answered anything new: asking again what was answered; last: {action.summary}",
+                tick=tick,
+                at=at,
+                action=action,
+                evidence={
+                    "retold": again,
+                    "window": self.window,
+                    "threshold": RETOLD,
+                    "call": action.summary,
+                    "avoid": _ASKING_AGAIN,
+                },
+            )
+        if promised >= PROMISES and _PROMISED in marks:
             return make_anomaly(
                 "cycle",
                 f"{promised} messages to a person said an act was under way and no call since answered "
@@ -284,7 +320,7 @@ class Cycle(Windowed):
                 "window": self.window,
                 "threshold": TALK,
                 "call": action.summary,
-                "avoid": "asking the person again: act on what they have said, or hand the conversation over",
+                "avoid": _ASKING_AGAIN,
             },
         )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["promises"]
+__all__ = ["asks", "promises"]
 
 _A = "['\u2019]"  # an apostrophe, straight or curly
 _ACT = (
@@ -58,3 +58,8 @@ def promises(message: str) -> bool:
     """Whether ``message`` (a message to a person) says an act is under way or about to be done,
     asking nothing."""
     return _ASKS.search(message) is None and _PROMISE.search(message) is not None
+
+
+def asks(message: str) -> bool:
+    """Whether ``message`` (a message to a person) asks them anything."""
+    return _ASKS.search(message) is not None

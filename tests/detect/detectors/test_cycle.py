@@ -8,7 +8,7 @@ import pytest
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import Cycle
-from heartbeat.detect.detectors.cycle import PROMISES, TALK
+from heartbeat.detect.detectors.cycle import PROMISES, RETOLD, TALK
 
 from .helpers import REJECTED_TURN, Call, actions, first, trips
 
@@ -236,7 +236,7 @@ _NOTHING_NEW = [
     "Like I said, I don't have it. Can't you look it up?",
     "I deleted that email.",
     "This is going in circles.",
-    "No. How many times do I have to say it?",
+    "No. I can't find it anywhere.",
     "Unbelievable.",
     "Are you a bot? Look at my orders.",
     "I really don't have it!",
@@ -321,7 +321,7 @@ def test_a_new_call_between_messages_moves_the_conversation() -> None:
 def test_data_seen_before_is_no_new_datum_and_volatile_values_are_none() -> None:
     """An answer repeating an id already given, or a message stamped with the time, tells nothing
     new; notes between the messages change nothing."""
-    answers = ["My id is noah_ito_3850."] + ["As I said: noah_ito_3850."] * TALK
+    answers = ["My id is noah_ito_3850."] + ["It is noah_ito_3850."] * TALK
     hit = first(Cycle(), actions(_talk(answers)))
     assert hit is not None and hit[0] == TALK + 1
     stamped = [f"Still waiting, sent at 2024-05-0{n}T10:00:00Z." for n in range(1, TALK + 2)]
@@ -387,5 +387,66 @@ def test_a_message_kept_before_promises_were_told_promises_nothing() -> None:
     """Facts saved before the promise mark existed hold no ``!``: an upgrade pages nobody."""
     records = actions(_talk(_ANSWERS, _PROMISES))
     old = [r.model_copy(update={"facts": (r.facts or "").replace("!", "").strip()}) for r in records]
+    assert first(Cycle(), records) is not None
+    assert first(Cycle(), old) is None
+
+
+_RETOLD_ANSWERS = [
+    "Order #W4817420. I want to return the hiking boots.",
+    "I just told you, it's #W4817420.",
+    "The hiking boots. I said that too.",
+    "#W4817420. Again.",
+    "Are you even reading what I write?",
+]
+_REASKS = [
+    "Which order would you like to return items from?",
+    "Thank you. Could you please provide the order ID?",
+    "And which item would you like to return?",
+    "Could you confirm the order number once more?",
+    "To process the return, may I have the order ID?",
+]
+
+
+def test_a_person_told_to_repeat_themselves_is_a_cycle() -> None:
+    """The agent asks again, in other words, for what the person gave: the RETOLD-th answer saying
+    they had said it already trips, the same lookup answered as before between them moves nothing,
+    and each request after it is the same finding."""
+    assert RETOLD == 2
+    lookup: Call = {"tool": "get_order_details", "args": {"order_id": "#W4817420"}, "output": "delivered"}
+    talk = _talk(_RETOLD_ANSWERS, _REASKS)
+    calls = [talk[0], lookup, talk[1], lookup, *talk[2:]]
+    found = trips(Cycle(), actions(calls))
+    assert found[:4] == [None] * 4  # the first complaint is a slip
+    hit = found[4]
+    assert hit is not None and hit.message.startswith("2 answers from the person said they had already")
+    assert hit.evidence["retold"] == RETOLD
+    assert [f is not None for f in found[5:]] == [True, True]
+    assert found[-1] is not None and found[-1].evidence["retold"] == 4
+
+
+def test_a_person_retold_is_heard_when_the_agent_acts() -> None:
+    """A complaint answered by a lookup not made before, or an act, is an agent that heard it: the
+    count starts again. A message that asks nothing after the complaints (the agent explaining a
+    policy) is no request asked again, and a person who says "as I mentioned" in passing
+    complains of nothing."""
+    calls: list[Call] = []
+    for n, (ask, answer) in enumerate(zip(_REASKS, _RETOLD_ANSWERS, strict=True)):
+        calls += [
+            _talk([answer], [ask])[0],
+            {"tool": "get_order_details", "args": {"order_id": f"#W{n}"}, "output": f"order {n}"},
+        ]
+    assert first(Cycle(), actions(calls)) is None
+    told = _talk(_RETOLD_ANSWERS[:3], _REASKS[:3])
+    policy = ["Returns are refunded to the original card.", "Refunds take 5-7 business days."]
+    assert first(Cycle(), actions(told[:2] + _talk(["ok", "ok"], policy))) is None
+    assert first(Cycle(), actions(told)) is not None
+    passing = [f"As I mentioned, the LAX flight, seat {n}A." for n in range(8)]
+    assert first(Cycle(), actions(_talk(passing, _REASKS[:1] * len(passing)))) is None
+
+
+def test_a_message_kept_before_complaints_were_marked_complains_of_nothing() -> None:
+    """Facts saved before the mark existed hold no ``=``: an upgrade pages nobody."""
+    records = actions(_talk(_RETOLD_ANSWERS, _REASKS))
+    old = [r.model_copy(update={"facts": (r.facts or "").replace("=", "").strip()}) for r in records]
     assert first(Cycle(), records) is not None
     assert first(Cycle(), old) is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from heartbeat.detect.detectors.promises import promises
+from heartbeat.detect.detectors.promises import asks, promises
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,9 @@ def test_a_message_saying_an_act_is_under_way_promises_it(message: str) -> None:
 )
 def test_asking_leave_instructions_and_drafts_promise_nothing(message: str) -> None:
     assert not promises(message)
+
+
+def test_a_message_asks_with_a_question_or_a_request_to_confirm() -> None:
+    assert asks("Could you confirm the order number once more?")
+    assert asks("Please confirm the refund to your Visa")
+    assert not asks("Returns are refunded to the original card.")

@@ -1,0 +1,42 @@
+"""Retold: a person's answer saying they had already given what the agent asks for.
+
+"I just told you, it's #W4817420", "Like I said, I don't have it", "YES. For the third
+time", "Are you even reading my messages?": the person tells the agent it is asking again
+what they have answered. Once is a slip, or a person's way of speaking ("as I mentioned, the
+LAX flight"); said again and again while nothing new is looked up or done, the conversation is
+going round, whatever new words each message asks it in (``cycle``). Only the person's own
+words count: the agent's apology ("sorry for asking again") and text a tool reads (a file, an
+email body) are not answers to a message.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["retold"]
+
+_A = "['\u2019]"  # an apostrophe, straight or curly
+_I_HAVE = rf"i(?:{_A}ve|\s+have)"
+_RETOLD = re.compile(
+    # "I just told you", "I've already given it", "I have told you four times"
+    rf"\bi(?:{_A}ve|\s+have)?\s+(?:just\s+|already\s+)+"
+    r"(?:told|said|gave|given|mentioned|provided|answered|explained|sent|confirmed|shared)\b"
+    rf"|\b{_I_HAVE}\s+(?:told|said|given|asked)\s+(?:you|that|this|it)\b"
+    r"|\bi\s+told\s+you\b"
+    # "like I said"; "as I said", not "as I mentioned", which people say in passing
+    r"|\blike\s+i\s+(?:said|told\s+you|mentioned)\b|\bas\s+i\s+(?:said|told\s+you)\b"
+    r"|\bfor\s+the\s+(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|umpteenth"
+    r"|\d+(?:nd|rd|th))\s+time\b"
+    r"|\bare\s+you\s+(?:even\s+)?(?:reading|listening|paying\s+attention)\b"
+    r"|\bhow\s+many\s+times\s+(?:do|must|should|have)\s+i\b"
+    r"|\bi\s+said\s+(?:that|so|yes|no|it)\s+(?:already|too|before|twice|again)\b"
+    r"|\b(?:twice|(?:two|three|four|five|several|many|\d+)\s+times)\s+(?:now|already)\b"
+    # "#W4817420. Again.": the word alone, a sentence of its own
+    r"|(?:^|[.!?]\s+)again\s*[.!]",
+    re.IGNORECASE,
+)
+
+
+def retold(answer: str) -> bool:
+    """Whether ``answer`` (a person's answer to a message) says they had already said it."""
+    return _RETOLD.search(answer) is not None

@@ -1,0 +1,47 @@
+"""What a person's answer says of being asked again: that they had already said it (``retold``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from heartbeat.detect.detectors.retold import retold
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I just told you, it's #W4817420.",
+        "Like I said, I don't have it. Can't you look it up?",
+        "I already gave you my email.",
+        "I\u2019ve already said yes.",
+        "I have told you four times, I do not have it.",
+        "YES. I said yes already",
+        "The hiking boots. I said that too.",
+        "#W4817420. Again.",
+        "OBUT9V. For the third time.",
+        "yes. for the 6th time, yes.",
+        "Are you even reading my messages?",
+        "That's three times now.",
+        "No. How many times do I have to say it.",
+        "As I said, the Visa card.",
+    ],
+)
+def test_an_answer_saying_it_was_said_before_is_retold(answer: str) -> None:
+    assert retold(answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "As I mentioned, the LAX to MIA flight.",  # said in passing
+        "Once I have that, I'd like to talk about those pending orders I mentioned.",
+        "Sorry, what was the total difference again?",
+        "sent it. nothing. and the queue says Error again",
+        "oh it had Whitfield in it lol. trying again",
+        "I have bars again!",
+        "My user id is mei_kim_4152.",
+        "Yes, please go ahead.",
+    ],
+)
+def test_an_answer_giving_or_asking_is_not_retold(answer: str) -> None:
+    assert not retold(answer)
