@@ -353,3 +353,28 @@ def test_credentials_only_the_text_gives_away_are_masked_everywhere(
     # What is not a credential is still shown, masked where it held one.
     summary = json.loads((state / "state.json").read_text())["history"][-1]["summary"]
     assert "page=2" in summary and "postgres://app:***@db" in summary and "OPENAI_API_KEY=***" in summary
+
+
+NAME_CREDENTIALS = ("sk-proj-toolnameABCDEFGHIJKLMN", "MODELURLPASSWORD", "sk-modelnameABCDEFGHIJKLMN")
+
+NAME_AGENT = textwrap.dedent("""
+    def step(ctx):
+        ctx.record_usage("https://app:MODELURLPASSWORD@llm.example/v1", 100, 20)
+        ctx.record_usage("gpt-4o?api_key=sk-modelnameABCDEFGHIJKLMN", 100, 20)
+        for _ in range(3):
+            if ctx.record("search sk-proj-toolnameABCDEFGHIJKLMN", {"q": "x"}, error="no such tool"):
+                return
+""")
+
+
+def test_credentials_in_a_tool_or_model_name_are_masked_everywhere(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """A tool name is the model's (a call to a tool that does not exist), a model name the framework's:
+    each is kept and shown on its own (state.json's tool, the journal, anomaly messages, spend by
+    model), and a key or a URL's password in it reaches no file, output or message."""
+    texts = _escalate_and_read_everything(tmp_path, NAME_AGENT, webhook_server, file_notifier=True)
+    assert not [(c, text[:200]) for c in NAME_CREDENTIALS for text in texts if c in text]
+    saved = json.loads((tmp_path / "state" / "state.json").read_text())
+    assert saved["history"][-1]["tool"] == "search ***"  # what is not a credential is still shown
+    assert "https://app:***@llm.example/v1" in saved["spend_totals"]

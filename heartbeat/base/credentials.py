@@ -25,7 +25,8 @@ credential-named key (``name=``, ``name:``, ``"name": "``, as above), after
 ``Bearer``/``Basic``, a URL's password, ``-u user:password``, and tokens whose form gives them away
 (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``,
 ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, a JWT). Summaries and error
-texts pass through it before anything keeps or shows them.
+texts pass through it before anything keeps or shows them; so do names an agent or a
+model chose (a tool's, a model's: :func:`mask_name`), which are kept and shown on their own.
 
 Pure and standard library only: the detectors' fingerprints use it for every
 recorded action.
@@ -38,7 +39,14 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-__all__ = ["MASK", "holds_credentials", "is_credential_key", "mask_credential_text", "mask_credentials"]
+__all__ = [
+    "MASK",
+    "holds_credentials",
+    "is_credential_key",
+    "mask_credential_text",
+    "mask_credentials",
+    "mask_name",
+]
 
 MASK = "***"
 """What a credential's value is shown as."""
@@ -291,3 +299,23 @@ def mask_credential_text(text: str) -> str:
     if _token_marked(text):
         text = _TOKEN().sub(MASK, text)
     return text
+
+
+# mask_name of the names seen (bounded): an agent calls the same few tools, a framework the same
+# few models, once per call.
+_NAMES: dict[str, str] = {}
+
+
+def mask_name(name: str) -> str:
+    """A name an agent or a model chose (a tool's, a model's) with the credentials it gives away
+    as ``***``, as :func:`mask_credential_text` masks a text: it is kept and shown on its own
+    (``state.json``'s ``tool``, the journal, anomaly messages, ``status``), not only inside a
+    call's summary."""
+    if name.__class__ is not str:  # a subclass may compare or hash as it likes: not kept
+        return mask_credential_text(str(name))
+    found = _NAMES.get(name)
+    if found is None:
+        found = mask_credential_text(name)
+        if len(_NAMES) < _KNOWN_LIMIT and len(name) <= _KNOWN_NAME:
+            _NAMES[name] = found
+    return found

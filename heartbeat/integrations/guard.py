@@ -147,11 +147,14 @@ class MonitorRecorder:
         error: str | BaseException | None = None,
         cost: float = 0.0,
     ) -> Anomaly | None:
-        """Record one tool call in the monitor, at the clock's time."""
+        """Record one tool call in the monitor, at the clock's time (the tool's name masked as
+        ``ctx.record`` masks it: the anomalies name it, and a stop's message reaches a log)."""
+        from ..base.credentials import mask_name
+
         if isinstance(error, BaseException):
             error = f"{type(error).__name__}: {error}"
         return self.monitor.record(
-            tool,
+            mask_name(tool),
             dict(args) if args is not None else None,
             output=output,
             error=error or None,
@@ -439,10 +442,11 @@ class Guard:
     def _redirect(self, anomaly: Anomaly, tool: str, *, again: bool) -> Verdict:
         """Redirect (or stop, in stop mode or once the model has ignored enough redirections)."""
         reason = f"{anomaly.kind}: {anomaly.message}"
-        if again:  # the model's tool name reaches a person in the stop's message: escaped
-            from ..core.models import printable  # only here: a cold import of the guard stays light
+        if again:  # the model's tool name reaches a person in the stop's message: masked, escaped
+            from ..base.credentials import mask_name  # only here: a cold import of the guard stays light
+            from ..core.models import printable
 
-            reason = f"called {printable(tool)} again after being told not to; {reason}"
+            reason = f"called {printable(mask_name(tool))} again after being told not to; {reason}"
         if self.on_stuck == "stop" or self.redirects >= self.max_redirects:
             if self.on_stuck == "redirect":
                 reason = f"{self.redirects} redirection(s) ignored; {reason}"

@@ -60,7 +60,8 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import StatusCode
 
-from ..core.models import Anomaly
+from ..base.credentials import mask_name
+from ..core.models import Anomaly, printable
 from ..detect.monitor import Monitor
 from ..formats.otlp import chat_usage, tool_action
 from .session import Session, Stopped
@@ -119,7 +120,8 @@ class ToolSpanProcessor(SpanProcessor):
             self._record(span)
         except Exception:  # the SDK does not guard processors: never let this reach the agent
             self.failures += 1
-            logger.warning("heartbeat could not record span %r", getattr(span, "name", "?"), exc_info=True)
+            name = _shown(str(getattr(span, "name", "?")))
+            logger.warning("heartbeat could not record span %r", name, exc_info=True)
 
     def shutdown(self) -> None:
         """End a Session's open heartbeat (saved and journaled)."""
@@ -156,7 +158,7 @@ class ToolSpanProcessor(SpanProcessor):
                 anomaly = self._record_action(action, trace, _time(span.end_time or span.start_time))
             except Stopped as exc:
                 self.refused += 1
-                logger.info("heartbeat did not record %s: %s", action["tool"], exc)
+                logger.info("heartbeat did not record %s: %s", _shown(action["tool"]), exc)
                 return
             self.recorded += 1
             if anomaly is None or anomaly.again:  # a finding seen again: kept and told once
@@ -189,7 +191,7 @@ class ToolSpanProcessor(SpanProcessor):
                 )
             except Stopped as exc:
                 self.refused += 1
-                logger.info("heartbeat did not record a %s call: %s", usage["model"], exc)
+                logger.info("heartbeat did not record a %s call: %s", _shown(usage["model"]), exc)
 
     def _record_action(self, action: dict[str, Any], trace: int | None, now: datetime) -> Anomaly | None:
         target = self.target
@@ -200,13 +202,20 @@ class ToolSpanProcessor(SpanProcessor):
                 # As the runner and replay do at each heartbeat: the detectors start over from
                 # the kept history, and each anomaly kind may be reported once again.
                 target.start_tick(target.tick + 1, reseed=True)
+            # The name masked as ctx.record masks it (a Session's): the anomalies name it.
+            tool = mask_name(action["tool"])
             return target.record(
-                action["tool"], action["args"], output=action["output"], error=action["error"], now=now
+                tool, action["args"], output=action["output"], error=action["error"], now=now
             )
         if self.heartbeat_per_trace and new_trace and target.is_open:
             target.flush()
         # Stopped (KILL, a human awaited) is counted by the caller as refused.
         return target.record(action["tool"], action["args"], output=action["output"], error=action["error"])
+
+
+def _shown(name: str) -> str:
+    """A tool's or a model's name, as a span carried it, as a log line shows it: masked, escaped."""
+    return printable(mask_name(name))
 
 
 def _time(nanoseconds: int | None) -> datetime:

@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from ..base.credentials import mask_name
 from ..config.file import BudgetConfig
 from ..core.budget import overspent
 from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, printable
@@ -53,6 +54,7 @@ def priced_call(
     """
     if not isinstance(model, str) or not model:
         raise TypeError(f"ctx.record_usage: model must be a non-empty str, not {model!r}")
+    model = mask_name(model)  # a model's name is kept and shown: a key or a URL's password in it is not
     if not model.isprintable():  # named by a framework or an API's answer: shown to people as text
         model = printable(model)
     for value in (input_tokens, output_tokens, cached_tokens):
@@ -241,6 +243,9 @@ class StepContext:
         if not math.isfinite(self._counters.cost + cost):
             raise ValueError("ctx.record: the day's total cost would overflow; report smaller units")
         now = self._clock()
+        # The name is kept and shown as it is (state.json's tool, the journal, anomaly messages):
+        # a credential in it is masked, as it is in the call's summary.
+        tool = mask_name(tool)
         copied = self._mask(dict(args)) if args is not None else None
         error = action_error(error, self._redact)
         output = None if output is None else self._mask(str(output))

@@ -67,6 +67,7 @@ def note_after_stop(
     is its record: masked, cut and escaped as ``ctx.record`` keeps an action (by the same
     functions), marked ``after_stop: why``.
     """
+    from ..base.credentials import mask_name
     from ..core.models import printable
     from ..detect.detectors import summarize
     from ..detect.detectors.fingerprints import error_text
@@ -77,7 +78,7 @@ def note_after_stop(
         failed = action_error(error, hb.redact)
         event = {
             "event": "action",
-            "tool": printable(tool),
+            "tool": printable(mask_name(tool)),
             "summary": summarize(tool, masked, hb.config.detectors.volatile_args),
             "at": hb.clock(),
             "output_len": None if text is None else len(text.strip()),

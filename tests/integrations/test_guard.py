@@ -240,13 +240,13 @@ def test_a_call_that_ran_after_its_heartbeat_ended_is_stopped_as_journaled(tmp_p
 
 def test_a_tool_name_that_could_forge_a_line_is_escaped_in_the_stop_a_person_reads() -> None:
     """Regression: a call made again after its redirection stopped the run with the model's tool
-    name as it came, line break and escape code included, in the message logs print."""
+    name as it came, line break, escape code and a key included, in the message logs print."""
     guard = Guard(Monitor(), on_stuck="redirect", max_redirects=1)
-    tool = "search\nERROR all agents down\x1b[2J"
+    tool = "search\nERROR all agents down\x1b[2J sk-proj-abcdefghijklmnopqrstuv"
     verdicts = [guard.after(tool, {"q": "x"}, output="the same page") for _ in range(3)]
     assert verdicts[-1].action == "redirect"
     again = guard.before(tool, {"q": "x"})
     assert again.action == "stop" and "again after being told not to" in again.reason
     message = str(again.error())
     assert "\n" not in message and "\x1b" not in message
-    assert "search\\nERROR all agents down\\x1b[2J" in message
+    assert "search\\nERROR all agents down\\x1b[2J ***" in message and "sk-proj" not in message

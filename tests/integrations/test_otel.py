@@ -303,3 +303,30 @@ def test_spans_without_arguments_are_never_repeats_and_replay_the_same(tmp_path:
         == f'search({{"{otlp.UNKNOWN_ARGS}":"{actions[0]["args"][otlp.UNKNOWN_ARGS]}"}})'
     )
     assert replayed(export)[0] == []
+
+
+def test_a_refused_span_is_logged_with_its_names_masked_and_escaped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Regression: a span refused after KILL was logged with the tool's and the model's names as the
+    spans carried them: a key in them reached the log, and a line break forged a line of it."""
+    config = HeartbeatConfig.model_validate(
+        {"agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")}}
+    )
+    (tmp_path / "KILL").write_text("stop\n")
+    caplog.set_level("INFO", logger="heartbeat.integrations.otel")
+    with instrumented(Session(config, idle=30), tmp_path / "spans.jsonl") as (provider, processor):
+        tracer = provider.get_tracer("test-agent")
+        tool_call(tracer, "search\nERROR all agents down sk-proj-abcdefghijklmnopqrstuv", {"q": "x"}, "ok")
+        usage = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-4o\nERROR all agents down sk-proj-abcdefghijklmnopqrstuv",
+            "gen_ai.usage.input_tokens": 10,
+            "gen_ai.usage.output_tokens": 2,
+        }
+        with tracer.start_as_current_span("chat", attributes=usage):
+            pass
+    assert processor.refused == 2
+    logged = [record.getMessage() for record in caplog.records]
+    assert len(logged) == 2 and all("all agents down ***" in line for line in logged)
+    assert not [line for line in logged if "\n" in line or "sk-proj" in line]

@@ -248,12 +248,13 @@ def test_a_process_that_exits_without_close_saves_its_open_heartbeat(tmp_path: P
 
 def test_a_call_journaled_after_a_stop_keeps_its_error_as_ctx_record_does(tmp_path: Path) -> None:
     """Regression: the after_stop journal line held the error raw: an escape sequence that drives a
-    terminal, a line break that forges a line of `heartbeat log`, a credential the text gives away."""
+    terminal, a line break that forges a line of `heartbeat log`, a credential the text gives away
+    (in the error, and in the tool's name, which the journal keeps on its own too)."""
     error = RuntimeError(
         "Bearer sk-live-0123456789abcdef0123 refused\x1b[2J\nheartbeat: all is well " + "x" * 500
     )
     session = make_session(tmp_path)
-    tool = "fetch\x1b[31m"  # a name the agent chose
+    tool = "fetch\x1b[31m ghp_abcdefghijklmnopqrstuvwxyz0123"  # a name the agent chose
     session.record(tool, {"url": "a"}, error=error)  # the same call, inside a heartbeat ...
     (tmp_path / "KILL").write_text("stop\n")
     assert session.check() is not None
@@ -268,7 +269,7 @@ def test_a_call_journaled_after_a_stop_keeps_its_error_as_ctx_record_does(tmp_pa
     assert (
         (late["tool"], late["summary"])
         == (kept["tool"], kept["summary"])
-        == ("fetch\\x1b[31m", 'fetch\\x1b[31m({"url":"a"})')
+        == ("fetch\\x1b[31m ***", 'fetch\\x1b[31m ***({"url":"a"})')
     )
 
 
