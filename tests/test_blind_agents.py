@@ -377,15 +377,17 @@ _SIXTEENTH_MISSED: dict[int | None, set[str]] = {
 }
 # The seventeenth batch's (bench/blind_agents/README.md), replayed as it arrived, then kept: an inbox
 # whose wake-ups select the mailbox (an act, by its verb) and search it, a loop from the second; a
-# release-notes reader's rounds; an export pager whose metric waits. HotpotQA searches reworded
-# without a failure the trace marks ("Could not find [X]..." as output), missed until the tenth
-# session: a "not found" echoing its request is now an answer of nothing.
+# release-notes reader's rounds; an export pager whose metric waits (at its own heartbeats quiet
+# since the twelfth session: the same "export complete" line logged each wake-up is bookkeeping).
+# HotpotQA searches reworded without a failure the trace marks ("Could not find [X]..." as
+# output), missed until the tenth session: a "not found" echoing its request is now an answer of
+# nothing.
 _SEVENTEEN_QUIET = {
     "healthy__feed_reader_release_notes_since": ["loop", "recurring"],
     "healthy__inbox_support_triage_quiet": ["loop"],
 }
 _SEVENTEENTH: dict[int | None, dict[str, list[str]]] = {
-    None: {**_SEVENTEEN_QUIET, "healthy__pager_zendesk_ticket_export": ["no_progress"]},
+    None: _SEVENTEEN_QUIET,
     1: {**_SEVENTEEN_QUIET, "healthy__pager_zendesk_ticket_export": ["no_progress"]},
     5: _SEVENTEEN_QUIET,
     10: _SEVENTEEN_QUIET,

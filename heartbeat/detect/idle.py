@@ -43,7 +43,7 @@ from itertools import pairwise
 from typing import NamedTuple
 
 from ..core.models import ProgressSample
-from .detectors.calls import silent_by_design
+from .detectors.calls import keeps_record, silent_by_design
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
 from .detectors.no_progress import NoProgress
@@ -78,11 +78,16 @@ def _noted(action: ActionView) -> bool:
 def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) -> list[ActionView]:
     """The actions of ``heartbeat`` but its bookkeeping: a write of the same shape as one of the
     heartbeat ``before``, its values moved on (numbers and times masked), no work: a sync that
-    found nothing saves the time it last ran. The very same act again (a hand-off back and
-    forth) is no bookkeeping."""
+    found nothing saves the time it last ran; or the very same record of the agent's own (the
+    line ``log.info`` wrote, the poll time ``state.touch`` set). The very same act again (a
+    hand-off back and forth) is no bookkeeping."""
     notes = [a for a in before if a.shape and _noted(a)]
     shapes, done = {a.shape for a in notes}, {a.fingerprint for a in notes}
-    return [a for a in heartbeat if not (a.shape in shapes and a.fingerprint not in done and _noted(a))]
+    return [
+        a
+        for a in heartbeat
+        if not (a.shape in shapes and (a.fingerprint not in done or keeps_record(a.tool)) and _noted(a))
+    ]
 
 
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:

@@ -67,6 +67,12 @@ def test_the_same_bookkeeping_as_the_heartbeat_before_is_no_work() -> None:
     # The very same act again (a hand-off back to the same agent each heartbeat) is no bookkeeping.
     handoff: Call = (1, "transfer_to_billing_agent", {}, '{"assistant": "Billing Agent"}', None)
     assert not idle_wakeup(_kept(LOOK, handoff, _at(2, LOOK), _at(2, handoff)), 2)
+    # The very same record of its own (the line logged, the poll time touched) is; a thought is not.
+    logged: Call = (1, "log.info", {"msg": "no new entries"}, "logged", None)
+    touched: Call = (1, "state.touch", {"key": "feed:last_poll"}, '{"ok": true}', None)
+    assert idle_wakeup(_kept(LOOK, logged, touched, _at(2, LOOK), _at(2, logged), _at(2, touched)), 2)
+    thought: Call = (1, "think", {"thought": "check the inbox again"}, "", None)
+    assert not idle_wakeup(_kept(LOOK, thought, _at(2, LOOK), _at(2, thought)), 2)
 
 
 def test_a_heartbeat_that_acted_failed_asked_twice_or_went_silent_is_not_idle() -> None:

@@ -13,7 +13,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["acts_by_name", "changes_something", "searches", "silent_by_design", "speaks", "waits"]
+__all__ = [
+    "acts_by_name",
+    "changes_something",
+    "keeps_record",
+    "searches",
+    "silent_by_design",
+    "speaks",
+    "waits",
+]
 
 
 # Calls that write or act, whose answer is silent by design: by the tool's first word
@@ -171,6 +179,19 @@ _WAIT_ARG = re.compile(
     r'"(?:\w+_)?(?:wait(?:_\w+|[A-Z]\w*)?|[A-Za-z0-9]*Wait(?:[A-Z0-9]\w*)?)"\s*:\s*"?[1-9]'
 )
 _KNOWN_VERBS = _SILENT_VERBS | _READ_VERBS | _MESSAGE_VERBS | _WAIT_VERBS
+
+
+# The agent's own record: a log line, a "last polled" time touched. It changes nothing the agent
+# works on, so the same one again is bookkeeping, not the same act redone. A note (``think``) is
+# not one: the same thought again is the agent going round.
+_RECORD_VERBS = frozenset(["log", "touch"])
+
+
+@lru_cache(maxsize=1024)
+def keeps_record(tool: str) -> bool:
+    """Whether ``tool``'s name says it writes the agent's own record (``log.info``,
+    ``state.touch``): a line logged, a time kept, nothing acted on."""
+    return _verb(tool) in _RECORD_VERBS
 
 
 @lru_cache(maxsize=1024)

@@ -6,7 +6,8 @@ was found at 0) is the same result as ``{}`` (see
 nothing in it, a search with no hit, a page past the last, whatever the API
 wraps around it. A conditional request's "304 Not Modified", however a tool
 prints it ("HTTP/1.1 304 Not Modified" and its headers, "HTTP 304 Not
-Modified (etag ...)"), is one result whatever its headers say, an empty
+Modified (etag ...)", a JSON object saying ``"status": 304`` or
+``"not_modified": true``), is one result whatever its headers say, an empty
 answer too, and a poll's "nothing new yet" (see :func:`.empty.idle_poll`).
 A search's "not found" that echoes what it was asked ("Could not find [Ang Lee
 birthplace]. Similar: ['Ang Lee', ...]", "No results for 'heat pumps'") is
@@ -57,8 +58,35 @@ _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before 
 
 
 def not_modified(stripped: str) -> bool:
-    """Whether ``stripped`` (an output) is HTTP's 304, "Not Modified"."""
+    """Whether ``stripped`` (an output) is HTTP's 304, "Not Modified": as the status line says it,
+    or as a JSON object says it (``{"status": 304, "fetched_at": ...}``, ``{"not_modified": true}``)."""
+    if stripped[:1] == "{":
+        return ("304" in stripped or "odified" in stripped) and _says_not_modified(stripped)
     return stripped[:3] in _STATUS_STARTS and _NOT_MODIFIED.match(stripped) is not None
+
+
+# A JSON answer's own status (not a nested one: a feed list's per-feed statuses are its items).
+_STATUS_KEYS = frozenset(["status", "status_code", "statuscode", "http_status", "httpstatus", "code"])
+_NOT_MODIFIED_KEYS = frozenset(["not_modified", "notmodified"])
+_NOT_MODIFIED_STATUS = frozenset([304, "304", "not_modified", "not modified", "304 not modified"])
+
+
+def _says_not_modified(stripped: str) -> bool:
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return False
+    if not isinstance(value, dict):
+        return False
+    for key, item in value.items():
+        name = key.lower()
+        if name in _NOT_MODIFIED_KEYS and item is True:
+            return True
+        if name in _STATUS_KEYS and not isinstance(item, bool):
+            said = item.lower() if isinstance(item, str) else item
+            if isinstance(said, (int, str)) and said in _NOT_MODIFIED_STATUS:
+                return True
+    return False
 
 
 NOT_FOUND = "not found"

@@ -25,7 +25,7 @@ from datetime import datetime
 from itertools import islice
 
 from ...core.models import Anomaly, clip
-from .calls import acts_by_name, waits
+from .calls import acts_by_name, keeps_record, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -68,9 +68,16 @@ def moved_on(actions: Sequence[ActionView], period: int, passes: int = 2) -> boo
 
 def polls_for_news(cycle: Iterable[ActionView]) -> bool:
     """Whether every step of ``cycle`` is a poll that found nothing yet (a feed asked what changed
-    since its ETag, answered "304 Not Modified"; a long poll's empty answer): no loop, however
-    often it goes round, but a reader waiting for news (see :func:`.empty.idle_poll`)."""
-    return all(idle_poll(action, action.output_len) for action in cycle)
+    since its ETag, answered "304 Not Modified"; a long poll's empty answer), or the agent's own
+    record of it (a log line, the poll's time touched), one poll at least: no loop, however often
+    it goes round, but a reader waiting for news (see :func:`.empty.idle_poll`)."""
+    polled = False
+    for action in cycle:
+        if idle_poll(action, action.output_len):
+            polled = True
+        elif action.error is not None or not keeps_record(action.tool):
+            return False
+    return polled
 
 
 def _cycle_text(summaries: Sequence[str]) -> str:

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heartbeat.detect.detectors import calls, summarize
-from heartbeat.detect.detectors.calls import silent_by_design, speaks, waits
+from heartbeat.detect.detectors.calls import keeps_record, silent_by_design, speaks, waits
 
 _COMMAND_BITS = ("sed -i", "perl -pi", "rm", "rmdir", "mv", "cp", "mkdir", "touch", "cd", "export")
 _COMMAND_BITS += ("chmod", "chown", "ln", "truncate", "git add", "git rm", "pip install", "tee", "RM")
@@ -93,3 +93,10 @@ def test_a_command_is_read_where_a_call_carries_one(tool: str, args: dict[str, o
 )
 def test_a_tool_named_for_a_message_speaks_to_a_person(tool: str, message: bool) -> None:
     assert speaks(tool) is message
+
+
+def test_a_log_line_or_a_touched_time_is_the_agents_own_record() -> None:
+    """The agent's own record (a line logged, a poll's time touched) changes nothing it works on; a
+    note, a log read, a hand-off or a write of data are not such a record."""
+    assert all(keeps_record(t) for t in ["log.info", "log", "log_warn", "worker.log", "state.touch"])
+    assert not any(keeps_record(t) for t in ["think", "transfer_to_billing_agent", "state.set", "get_log"])

@@ -301,6 +301,13 @@ def test_a_runners_closing_lines_say_nothing_about_what_failed() -> None:
         ("304 Not Modified", True),
         ("304 items processed", False),  # a count, no status
         ("HTTP/1.1 200 OK\n\n<rss>...</rss>", False),
+        # a JSON answer's own status: a feed tool's
+        ('{"status": 304, "not_modified": true, "fetched_at": "2024-05-06T00:30:00Z"}', True),
+        ('{"statusCode": "304", "etag": "W/\\"e0002\\""}', True),
+        ('{"ok": true, "not_modified": true}', True),
+        ('{"status": 200, "etag": "W/\\"e0304\\"", "entries": 23}', False),
+        ('{"feeds": [{"url": "a", "status": 304}], "items": [{"id": 1}]}', False),  # a feed's, not its own
+        ('{"status": true, "count": 304}', False),
     ],
 )
 def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modified: bool) -> None:

@@ -127,6 +127,26 @@ def test_feeds_asked_what_changed_since_their_etags_wait_for_news() -> None:
     assert found[False][5] is not None
 
 
+def test_a_poll_for_news_that_logs_its_rounds_waits_for_news() -> None:
+    """A feed asked with its ETag, answering 304 (as its tool prints it, in JSON), then the agent's
+    own record of it (a log line, the poll's time touched): no loop in ten rounds. A round that
+    also acts (a message sent each time) is a loop at its second pass."""
+    found: dict[bool, list[object]] = {}
+    for acts in (False, True):
+        calls: list[Call] = []
+        for n in range(10):
+            calls += [
+                {"tool": "feed.fetch", "args": {"etag": "e2"}, "output": f'{{"status": 304, "at": "{n}"}}'},
+                {"tool": "state.touch", "args": {"key": "last_poll"}, "output": '{"ok": true}'},
+                {"tool": "log.info", "args": {"msg": "no new entries"}, "output": "logged"},
+            ]
+            if acts:
+                calls.append({"tool": "slack.post", "args": {"text": "nothing new"}, "output": "ok"})
+        found[acts] = trips(Loop(), actions(calls))
+    assert found[False] == [None] * 30
+    assert found[True][7] is not None
+
+
 def test_a_two_step_retry_with_a_failure_needs_a_third_pass() -> None:
     """A malformed turn, then submit, twice (a harness's confirmation) is not yet a loop."""
     steps: list[Call] = [
