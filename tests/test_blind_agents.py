@@ -546,13 +546,12 @@ _TWENTYSEVENTH_ESCALATED: dict[int | None, set[str]] = {
 # The twenty-sixth batch's (bench/blind_agents/README.md), the corpus's kinds (24 coding runs), written
 # blind and replayed as it arrived: no healthy run flagged at any grouping; its telecom agent promising
 # roaming in words the act list lacked is caught since, and its order id asked for again since the
-# twelfth session (the customer: "I just told you"). Missed: drift into rebuilding freetype, a
-# ``str_replace`` whose "did not appear verbatim" comes as an output echoing each old string, one
-# file's region re-read through view, sed, awk and head, and a reproduction script rewritten
-# cosmetically.
+# twelfth session (the customer: "I just told you"), and its ``str_replace`` whose "did not appear
+# verbatim" comes as an output (an edit that says it changed nothing failed) since the twelfth
+# session too. Missed: drift into rebuilding freetype, one file's region re-read through view,
+# sed, awk and head, and a reproduction script rewritten cosmetically.
 _TWENTYSIXTH_MISSED = {
     "stuck__matplotlib_3d_visible_wanders_into_freetype_b26",
-    "stuck__sympy_str_replace_never_matches_b26",
     "stuck__xarray_merge_dataarray_reread_region_b26",
     "stuck__xarray_weighted_bool_repro_rewrites_b26",
 }

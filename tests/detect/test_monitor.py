@@ -806,3 +806,19 @@ def test_a_custom_detector_that_declares_a_stretch_is_overruled_by_a_rise_within
         found[stretch] = [hit and hit.action for hit in hits]
     # actions 2..4 hold action 1 in their last 4; from 5 on the detector judges alone again
     assert found == {4: [None, None, None, 5, 6], None: [2, 3, 4, 5, 6]}
+
+
+def test_an_edit_saying_it_changed_nothing_is_recorded_as_failed() -> None:
+    """An editing tool that answers "No replacement was performed" failed, whichever channel it
+    says so on: recorded with that line as its error, as a failure reported as one would be, so
+    the same edit refused three times is a recurring error; an edit that applied is no failure."""
+    refused = "No replacement was performed, old_str `x = 1` did not appear verbatim in /a.py."
+    monitor = Monitor()
+    found = [
+        monitor.record("str_replace_editor", {"old_str": "x = 1", "new": n}, output=refused, now=T0)
+        for n in range(3)
+    ]
+    assert [r.error for r in monitor.history] == [refused] * 3
+    assert found[2] is not None and found[2].kind == "recurring_error"
+    monitor.record("str_replace_editor", {"old_str": "x=1"}, output="The file /a.py has been edited.", now=T0)
+    assert monitor.history[-1].error is None

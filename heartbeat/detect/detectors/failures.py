@@ -9,6 +9,7 @@ of :mod:`.recurring_error` in code.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Hashable, Sequence
 from functools import lru_cache
@@ -24,6 +25,7 @@ __all__ = [
     "as_failure",
     "chain_length",
     "dark_run",
+    "edit_refused",
     "failure_key",
     "rerun_key",
 ]
@@ -34,6 +36,32 @@ DARK_EXTRA = 3
 """How many more than N silent failures of one tool (nothing to show) make it a tool gone dark."""
 
 _error_key = lru_cache(maxsize=512)(error_key)
+
+# An editing tool (``str_replace_editor``, ``apply_edit``, ``replace_in_file``, ``Edit``, ``patch``)
+# saying, as its answer leads, that it changed nothing: the text to replace was not there.
+_EDITS = re.compile(r"edit|replace|patch|apply", re.IGNORECASE)
+_REFUSED = re.compile(
+    r"no\s+replacement\s+was\s+performed|no\s+changes?\s+(?:were\s+|was\s+)?made|did\s+not\s+appear\s+verbatim"
+    r"|\b(?:search|string|text|old_str|block|pattern)\b[^.\n]{0,60}\bnot\s+found\b"
+    r"|failed\s+to\s+(?:exactly\s+)?match|no\s*exact\s*match|\b0\s+replacements\b",
+    re.IGNORECASE,
+)
+_REFUSED_READ = 200  # characters: an edit's refusal leads its answer (a file's text may say anything)
+
+
+def edit_refused(tool: str, output: str) -> str | None:
+    """The line of ``output`` in which the editing ``tool`` says it changed nothing ("No
+    replacement was performed, old_str ... did not appear verbatim", "No changes made: the SEARCH
+    block was not found"), or None: such an answer is a failed edit, whichever channel the tool
+    reports it on."""
+    if _EDITS.search(tool) is None:
+        return None
+    found = _REFUSED.search(output, 0, _REFUSED_READ)
+    if found is None:
+        return None
+    start = output.rfind("\n", 0, found.start()) + 1
+    end = output.find("\n", found.end())
+    return output[start : end if end >= 0 else len(output)][:_REFUSED_READ]
 
 
 def failure_key(action: ActionView) -> Hashable:

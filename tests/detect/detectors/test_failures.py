@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from heartbeat.detect.detectors.failures import (
     Failure,
     as_failure,
     chain_length,
     dark_run,
+    edit_refused,
     failure_key,
     rerun_key,
 )
@@ -113,3 +116,26 @@ def test_probes_each_told_their_own_word_is_missing_are_no_chain() -> None:
     'scipy'", then "'cftime'"): another thing asked, no rewording."""
     probes = [import_probe(name) for name in ("scipy", "cftime", "bottleneck")]
     assert chain_length(_failures(probes)) == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "output"),
+    [
+        ("str_replace_editor", "No replacement was performed, old_str `x` did not appear verbatim in /a.py."),
+        ("apply_edit", "No changes made: the SEARCH block was not found in upload.go.\nThe SEARCH..."),
+        ("replace_in_file", "SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines"),
+        ("Edit", "String to replace not found in file.\nString: foo"),
+    ],
+)
+def test_an_edit_saying_it_changed_nothing_is_refused(tool: str, output: str) -> None:
+    """An editing tool's answer that leads with "nothing was replaced" is a failed edit: its line."""
+    assert edit_refused(tool, output) == output.split("\n")[0]
+
+
+def test_an_edit_done_a_read_or_a_refusal_deep_in_a_file_is_not() -> None:
+    """An edit that changed the file, another tool's text saying the same words (a file read, a
+    grep), and words far into an edit's answer (the file's text it shows) are no refusal."""
+    assert edit_refused("str_replace_editor", "The file /a.py has been edited. Here's the result...") is None
+    assert edit_refused("read_file", "No changes made: the SEARCH block was not found") is None
+    late = "The file was edited.\n" + "x\n" * 120 + "no changes made"
+    assert edit_refused("str_replace_editor", late) is None
