@@ -207,6 +207,8 @@ class Verdict:
     instructions: str | None = None
     journaled: bool = False
     """A stop for a call that ran after its heartbeat ended: the Session wrote it to the journal."""
+    kept: str = ""
+    """What the Session kept of such a call, in words (:attr:`Stopped.kept`)."""
 
     @overload
     def error(self) -> Stopped: ...
@@ -216,7 +218,9 @@ class Verdict:
 
     def error(self, kind: type[Stopped] = Stopped) -> Stopped:
         """The exception that stops the run (for a ``stop`` verdict), as ``kind`` (a framework's own)."""
-        return kind(self.cause or "stuck", self.reason, self.anomaly, journaled=self.journaled)
+        return kind(
+            self.cause or "stuck", self.reason, self.anomaly, journaled=self.journaled, kept=self.kept
+        )
 
 
 GO = Verdict("go")
@@ -391,8 +395,7 @@ class Guard:
                 if stop is None:
                     raise
                 # The call was paid for all the same: the Session says whether it counted it.
-                journaled = isinstance(exc, Stopped) and exc.journaled
-                return self._stop(stop.kind, stop.message, None, journaled=journaled)
+                return self._stop(stop.kind, stop.message, None, ran=exc)
             if spent is None:
                 return GO
             self.anomalies.append(spent)
@@ -418,8 +421,7 @@ class Guard:
                 if stop is None:
                     raise
                 # The call ran all the same: the Session says whether its journal holds it.
-                journaled = isinstance(exc, Stopped) and exc.journaled
-                return self._stop(stop.kind, stop.message, None, journaled=journaled)
+                return self._stop(stop.kind, stop.message, None, ran=exc)
             if anomaly is None:
                 return GO
             self.anomalies.append(anomaly)
@@ -465,11 +467,14 @@ class Guard:
         return self._stop(outcome, str(getattr(last, "message", outcome)).splitlines()[0], anomaly)
 
     def _stop(
-        self, cause: Cause, reason: str, anomaly: Anomaly | None, *, journaled: bool = False
+        self, cause: Cause, reason: str, anomaly: Anomaly | None, *, ran: HeartbeatError | None = None
     ) -> Verdict:
+        """Stop the run (sticky); ``ran``: the Session's error for a call that ran all the same."""
         # The sticky stop that later calls get is built from ``self.stopped`` without ``journaled``:
         # those calls never ran.
-        verdict = Verdict("stop", cause, reason, anomaly, journaled=journaled)
+        said = ran if isinstance(ran, Stopped) else None
+        journaled, kept = (said.journaled, said.kept) if said is not None else (False, "")
+        verdict = Verdict("stop", cause, reason, anomaly, journaled=journaled, kept=kept)
         self.stopped = verdict.error()
         return verdict
 
