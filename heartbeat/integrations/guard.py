@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overloa
 
 from ..base.errors import HeartbeatError
 from ..state.killswitch import KillSwitch, stopped_by
+from .redirects import redirect_text
 from .stops import Cause, Stopped, pausing
 
 if TYPE_CHECKING:
@@ -225,17 +226,6 @@ class Verdict:
 
 GO = Verdict("go")
 """The verdict of a healthy call (one shared object: the common case allocates nothing)."""
-
-
-def redirect_text(anomaly: Anomaly, tool: str) -> str:
-    """What the model reads instead of the tool's answer once it looks stuck."""
-    hint = anomaly.evidence.get("avoid") if isinstance(anomaly.evidence, dict) else None
-    avoid = hint if isinstance(hint, str) and hint else tool
-    return (
-        f"heartbeat: you look stuck ({anomaly.kind}: {anomaly.message}).\n"
-        f"Try an alternative: do not call {avoid} again. Use another tool, other arguments "
-        "or another source; if a tool keeps failing, stop calling it and work around it."
-    )
 
 
 def _key(tool: str, args: Mapping[str, Any] | None) -> tuple[str, str]:
@@ -454,7 +444,8 @@ class Guard:
                 reason = f"{self.redirects} redirection(s) ignored; {reason}"
             return self._stop("stuck", reason, anomaly)
         self.redirects += 1
-        return Verdict("redirect", "stuck", reason, anomaly, redirect_text(anomaly, tool))
+        # Asked again (``again``: from before), the call was refused before it ran; else it ran.
+        return Verdict("redirect", "stuck", reason, anomaly, redirect_text(anomaly, tool, ran=not again))
 
     def _waiting(self, anomaly: Anomaly) -> Verdict | None:
         """After an anomaly: a stop when a Session's policy escalated (or paused) at once, else None."""
