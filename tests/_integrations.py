@@ -23,6 +23,9 @@ from heartbeat.tick.runner import TickResult
 
 REPEAT = 4
 MODES = ("ctx", "session", "monitor")
+# What a redirect tells the model became of its call (heartbeat.integrations.redirects), as written.
+WITHHELD = "The result of this call is withheld."
+NOT_RUN = "This call did not run: it was refused before the tool was called."
 
 NOTHING = (
     "Search returned 0 documents from the index (archive, news, wiki). Similar searches that found "

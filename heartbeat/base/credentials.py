@@ -22,7 +22,8 @@ Free text holds credentials too: an argument's value (a URL's
 text (a client error quoting the URL it failed on). :func:`mask_credential_text`
 masks what can be told from the text alone: the value after a
 credential-named key (``name=``, ``name:``, ``"name": "``, as above), after
-``Bearer``/``Basic``, a URL's password, ``-u user:password``, and tokens whose form gives them away
+``Bearer``/``Basic``, a URL's password, ``-u user:password``, a credential-named
+flag's value (``--api-key X``, ``--token=X``), and tokens whose form gives them away
 (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``,
 ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, a JWT). Summaries and error
 texts pass through it before anything keeps or shows them; so do names an agent or a
@@ -241,6 +242,14 @@ _PAIR = _lazy(
 )
 _SCHEME = _lazy(r"\b((?:Bearer|Basic|bearer|basic)[ \t]+)[\w.~+/=-]{8,}")
 _USERINFO = _lazy(r"""(://[^/\s:@"'\\]+:)[^/\s@"'\\]+(?=@)""")
+# A command line's credential-named flag and its value: --api-key X, --token=X, --password 'a b',
+# and as an argv list shows it in JSON ("--token", "X"). The value is a word of three characters or
+# more, or a quoted text; a word that is another flag is no value. The flag's name is tested as a
+# key's is (_credential_name): --max-tokens 100 stays.
+_FLAG = _lazy(
+    r"""(?<![^\s"'\[])(--?([A-Za-z][\w-]*+))(=|[ \t]+|\\?["'],[ \t]*\\?["'])"""
+    r"""('[^'\n]*'|"[^"\n]*"|(?!-)[^\s"'\\,\]]{3,})"""
+)
 # curl's, wget's and many tools' user:password after -u / --user (not docker's uid:gid).
 _USER_FLAG = _lazy(r"""((?<!\S)(?:-u|--user)[ =]\\?["']?[^\s:"'\\\d][^\s:"'\\]*:)[^\s"'\\]+""")
 
@@ -281,6 +290,17 @@ def _mask_pairs(text: str) -> str:
     return "".join(parts) + text[done:] if parts else text
 
 
+def _mask_flags(text: str) -> str:
+    """``text`` with the value of every credential-named flag (``--api-key X``) masked."""
+
+    def masked(match: re.Match[str]) -> str:
+        if match.group(4) == MASK or not _credential_name(match.group(2)):
+            return match.group(0)
+        return match.group(1) + match.group(3) + MASK
+
+    return _FLAG().sub(masked, text)
+
+
 def mask_credential_text(text: str) -> str:
     """``text`` with the credentials that can be told from the text alone as ``***``.
 
@@ -296,6 +316,8 @@ def mask_credential_text(text: str) -> str:
         text = _USERINFO().sub(lambda m: m.group(1) + MASK, text)
     if "-u" in text:
         text = _USER_FLAG().sub(lambda m: m.group(1) + MASK, text)
+    if "--" in text:
+        text = _mask_flags(text)
     if _token_marked(text):
         text = _TOKEN().sub(MASK, text)
     return text

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..base.errors import HeartbeatError, UsageError
+from ..core.models import printable
 
 if TYPE_CHECKING:
     from ..notify.outbox import OutboxItem
@@ -49,8 +50,8 @@ def _item_line(item: OutboxItem) -> str:
     )
     if item.problem:
         line += f"\n    {item.problem}"
-    if entry.last_error:
-        line += f"\n    last error: {entry.last_error}"
+    if entry.last_error:  # escaped again: an entry is a file, and whoever can write the folder wrote it
+        line += f"\n    last error: {printable(entry.last_error)}"
     return line
 
 

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overloa
 
 from ..base.errors import HeartbeatError
 from ..state.killswitch import KillSwitch, stopped_by
+from .redirects import redirect_text
 from .stops import Cause, Stopped, pausing
 
 if TYPE_CHECKING:
@@ -207,6 +208,8 @@ class Verdict:
     instructions: str | None = None
     journaled: bool = False
     """A stop for a call that ran after its heartbeat ended: the Session wrote it to the journal."""
+    kept: str = ""
+    """What the Session kept of such a call, in words (:attr:`Stopped.kept`)."""
 
     @overload
     def error(self) -> Stopped: ...
@@ -216,22 +219,13 @@ class Verdict:
 
     def error(self, kind: type[Stopped] = Stopped) -> Stopped:
         """The exception that stops the run (for a ``stop`` verdict), as ``kind`` (a framework's own)."""
-        return kind(self.cause or "stuck", self.reason, self.anomaly, journaled=self.journaled)
+        return kind(
+            self.cause or "stuck", self.reason, self.anomaly, journaled=self.journaled, kept=self.kept
+        )
 
 
 GO = Verdict("go")
 """The verdict of a healthy call (one shared object: the common case allocates nothing)."""
-
-
-def redirect_text(anomaly: Anomaly, tool: str) -> str:
-    """What the model reads instead of the tool's answer once it looks stuck."""
-    hint = anomaly.evidence.get("avoid") if isinstance(anomaly.evidence, dict) else None
-    avoid = hint if isinstance(hint, str) and hint else tool
-    return (
-        f"heartbeat: you look stuck ({anomaly.kind}: {anomaly.message}).\n"
-        f"Try an alternative: do not call {avoid} again. Use another tool, other arguments "
-        "or another source; if a tool keeps failing, stop calling it and work around it."
-    )
 
 
 def _key(tool: str, args: Mapping[str, Any] | None) -> tuple[str, str]:
@@ -391,8 +385,7 @@ class Guard:
                 if stop is None:
                     raise
                 # The call was paid for all the same: the Session says whether it counted it.
-                journaled = isinstance(exc, Stopped) and exc.journaled
-                return self._stop(stop.kind, stop.message, None, journaled=journaled)
+                return self._stop(stop.kind, stop.message, None, ran=exc)
             if spent is None:
                 return GO
             self.anomalies.append(spent)
@@ -418,8 +411,7 @@ class Guard:
                 if stop is None:
                     raise
                 # The call ran all the same: the Session says whether its journal holds it.
-                journaled = isinstance(exc, Stopped) and exc.journaled
-                return self._stop(stop.kind, stop.message, None, journaled=journaled)
+                return self._stop(stop.kind, stop.message, None, ran=exc)
             if anomaly is None:
                 return GO
             self.anomalies.append(anomaly)
@@ -452,7 +444,8 @@ class Guard:
                 reason = f"{self.redirects} redirection(s) ignored; {reason}"
             return self._stop("stuck", reason, anomaly)
         self.redirects += 1
-        return Verdict("redirect", "stuck", reason, anomaly, redirect_text(anomaly, tool))
+        # Asked again (``again``: from before), the call was refused before it ran; else it ran.
+        return Verdict("redirect", "stuck", reason, anomaly, redirect_text(anomaly, tool, ran=not again))
 
     def _waiting(self, anomaly: Anomaly) -> Verdict | None:
         """After an anomaly: a stop when a Session's policy escalated (or paused) at once, else None."""
@@ -465,11 +458,14 @@ class Guard:
         return self._stop(outcome, str(getattr(last, "message", outcome)).splitlines()[0], anomaly)
 
     def _stop(
-        self, cause: Cause, reason: str, anomaly: Anomaly | None, *, journaled: bool = False
+        self, cause: Cause, reason: str, anomaly: Anomaly | None, *, ran: HeartbeatError | None = None
     ) -> Verdict:
+        """Stop the run (sticky); ``ran``: the Session's error for a call that ran all the same."""
         # The sticky stop that later calls get is built from ``self.stopped`` without ``journaled``:
         # those calls never ran.
-        verdict = Verdict("stop", cause, reason, anomaly, journaled=journaled)
+        said = ran if isinstance(ran, Stopped) else None
+        journaled, kept = (said.journaled, said.kept) if said is not None else (False, "")
+        verdict = Verdict("stop", cause, reason, anomaly, journaled=journaled, kept=kept)
         self.stopped = verdict.error()
         return verdict
 

@@ -67,7 +67,9 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
+from ..base.credentials import mask_credential_text
 from ..base.errors import HeartbeatError
+from ..core.models import printable
 from .filestops import standing_stop
 from .leaving import EndWatch, InFlight, Leaver, leave
 from .mcp_texts import (
@@ -362,7 +364,10 @@ class ServerGone(HeartbeatError, RuntimeError):
     exit_code = 1
 
     def __init__(self, command: Sequence[str], what: str) -> None:
-        super().__init__(f"mcp-proxy: the MCP server {shlex.join(command)!r} {what}")
+        # The command comes from the client's config and may carry an --api-key or a TOKEN=...;
+        # this text reaches the client's log: masked, and escaped as any text shown to a person.
+        said = mask_credential_text(f"the MCP server '{shlex.join(command)}' {what}")
+        super().__init__(f"mcp-proxy: {printable(said)}")
 
 
 async def serve(

@@ -14,6 +14,7 @@ from typing import Any
 import mcp_types as types
 
 from ..core.models import Anomaly
+from .redirects import WITHHELD
 from .session import Session, Stop
 
 __all__ = [
@@ -144,7 +145,7 @@ def _now(stop: Stop, *, aside: bool) -> str:
 def _outcome(failed: str | None) -> str:
     """What became of the call's answer: its result withheld, or the protocol error it was instead."""
     if failed is None:
-        return "The result of this call is withheld"
+        return WITHHELD
     return f"The server answered this call with an error, not a result ({failed})"
 
 

@@ -53,7 +53,11 @@ class AgentStopped(Stopped, AgentsException):
 
     def __init__(self, verdict: Verdict) -> None:
         super().__init__(
-            verdict.cause or "stuck", verdict.reason, verdict.anomaly, journaled=verdict.journaled
+            verdict.cause or "stuck",
+            verdict.reason,
+            verdict.anomaly,
+            journaled=verdict.journaled,
+            kept=verdict.kept,
         )
         self.run_data = None  # AgentsException's field; RuntimeError.__init__ does not chain to it
 

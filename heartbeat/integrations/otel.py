@@ -103,7 +103,8 @@ class ToolSpanProcessor(SpanProcessor):
         self.failures = 0
         """Tool spans that could not be recorded (logged; the agent is never disturbed)."""
         self.refused = 0
-        """Tool spans a Session did not take: KILL, or a human awaited (the agent is not disturbed)."""
+        """Spans no heartbeat of a Session could hold: KILL, or a human awaited (the agent is not
+        disturbed); the journal may still keep them (logged, saying which)."""
         self.model_calls = 0
         """Inference spans with usage recorded (spend: tokens by model, never actions)."""
         self.usage: dict[str, dict[str, int]] = {}
@@ -158,7 +159,7 @@ class ToolSpanProcessor(SpanProcessor):
                 anomaly = self._record_action(action, trace, _time(span.end_time or span.start_time))
             except Stopped as exc:
                 self.refused += 1
-                logger.info("heartbeat did not record %s: %s", _shown(action["tool"]), exc)
+                logger.info("%s: %s", _refused(exc, _shown(action["tool"])), exc)
                 return
             self.recorded += 1
             if anomaly is None or anomaly.again:  # a finding seen again: kept and told once
@@ -191,7 +192,7 @@ class ToolSpanProcessor(SpanProcessor):
                 )
             except Stopped as exc:
                 self.refused += 1
-                logger.info("heartbeat did not record a %s call: %s", _shown(usage["model"]), exc)
+                logger.info("%s: %s", _refused(exc, f"a {_shown(usage['model'])} call"), exc)
 
     def _record_action(self, action: dict[str, Any], trace: int | None, now: datetime) -> Anomaly | None:
         target = self.target
@@ -216,6 +217,14 @@ class ToolSpanProcessor(SpanProcessor):
 def _shown(name: str) -> str:
     """A tool's or a model's name, as a span carried it, as a log line shows it: masked, escaped."""
     return printable(mask_name(name))
+
+
+def _refused(exc: Stopped, what: str) -> str:
+    """What a Session did with a span it stopped: kept after its heartbeat ended (the journal; a
+    model call's spend in state.json too: ``exc`` says which), or nothing."""
+    if exc.kept:
+        return f"heartbeat kept {what} after its heartbeat ended"
+    return f"heartbeat did not record {what}"
 
 
 def _time(nanoseconds: int | None) -> datetime:

@@ -70,7 +70,7 @@ from ..config.flags import config_with_overrides
 from ..core.models import Anomaly
 from ..tick.context import StepContext
 from ..tick.control import pause_requested
-from ..tick.late import note_after_stop, note_usage_after_stop
+from ..tick.late import Kept, note_after_stop, note_usage_after_stop
 from ..tick.runner import Heartbeat, TickResult, utc_now
 from .filestops import kill_found, pause_stop, state_mark
 from .notes import Note
@@ -309,7 +309,7 @@ class Session:
         )
 
     def _feed(
-        self, call: Callable[[StepContext], Anomaly | None], actions: int, ran: Callable[[str], bool]
+        self, call: Callable[[StepContext], Anomaly | None], actions: int, ran: Callable[[str], Kept]
     ) -> Anomaly | None:
         """``call`` on the open heartbeat's context (opened if need be); an anomaly ends the heartbeat.
 
@@ -329,7 +329,8 @@ class Session:
                     break
             stop = self.check()
             if stop is not None:  # an action ran all the same: it goes to the journal
-                raise Stopped(stop, journaled=ran(stop.kind))
+                kept = ran(stop.kind)
+                raise Stopped(stop, journaled=kept.journaled, kept=kept.said)
         if hit is not None:  # the policy's answer (or the budget's pause) is needed now: wait for the tick
             self._collect(wait=True)
             last = self.last

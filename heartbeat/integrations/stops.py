@@ -46,10 +46,10 @@ class Stopped(HeartbeatError, RuntimeError):
     the detector's or the budget's finding (None otherwise); ``exit_code``
     the CLI's code for the same situation (3 killed, 4 a human awaited, 5 the
     state folder busy, 0 paused or over budget (the agent is paused), 1 otherwise); ``stop`` the same as a
-    :class:`Stop`. A call that raised it is not in ``state.json``; ``journaled``
+    :class:`Stop`. A call that raised it is not in ``state.json``'s history; ``journaled``
     says that it ran all the same and was written to the journal (an action
     event marked ``after_stop``; a model call's ``spend`` event, its spend also
-    counted in ``state.json``).
+    counted in ``state.json``); ``kept`` says in words what was kept of it.
     """
 
     def __init__(
@@ -59,6 +59,7 @@ class Stopped(HeartbeatError, RuntimeError):
         anomaly: Anomaly | None = None,
         *,
         journaled: bool = False,
+        kept: str = "",
     ) -> None:
         stop = cause if isinstance(cause, Stop) else Stop(cause, reason, _EXIT_CODES.get(cause, 1))
         self.stop = stop
@@ -66,8 +67,12 @@ class Stopped(HeartbeatError, RuntimeError):
         self.reason = stop.message
         self.anomaly = anomaly
         self.journaled = journaled
+        # A tool call is journaled only; a model call's spend is counted in state.json as well:
+        # the Session says which (heartbeat.tick.late.Kept); alone, ``journaled`` says no more.
+        self.kept = kept or ("journaled" if journaled else "")
+        """What was kept of a call that ran after its heartbeat ended, in words; "" when none ran."""
         self.exit_code = stop.exit_code
-        where = " (the call ran: journaled only)" if journaled else ""
+        where = f" (the call ran: {self.kept})" if self.kept else ""
         super().__init__(f"heartbeat stopped the run ({stop.kind}): {stop.message}{where}")
 
 

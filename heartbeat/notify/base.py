@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..core.models import Notification, clip
+from ..base.credentials import mask_credential_text
+from ..core.models import Notification, clip, printable
 
 __all__ = ["MAX_ANSWER", "Notifier", "one_line"]
 
@@ -13,8 +14,12 @@ MAX_ANSWER = 4096
 
 
 def one_line(text: str, limit: int = 120) -> str:
-    """Whitespace collapsed and cut to ``limit`` characters."""
-    return clip(" ".join(text.split()), limit) or ""
+    """A notifier's answer as it is quoted: whitespace collapsed, credentials masked, control
+    characters escaped, cut to ``limit`` characters."""
+    # Whoever answers (a webhook echoing its request, a command's stderr) chose these bytes: they are
+    # kept in outbox/ and shown by `heartbeat outbox`, tick output and the journal. Masked before it
+    # is cut: a token cut in half would no longer be recognised.
+    return clip(printable(mask_credential_text(" ".join(text.split()))), limit) or ""
 
 
 class Notifier(Protocol):

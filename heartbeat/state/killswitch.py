@@ -11,12 +11,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..base.credentials import mask_credential_text
 from ..base.fsutil import atomic_write
 
 __all__ = ["REASON_LIMIT", "KillSwitch", "fleet_stop_name", "reason_text", "stopped_by"]
 
 REASON_LIMIT = 500
-"""The most characters of a stop's reason kept (a KILL file's text, a fleet stop's answer)."""
+"""The most characters of a stop's reason kept (a KILL file's text, a fleet stop's answer, a pause's)."""
 _DEFAULT_REASON = "KILL file present (no reason given)"
 
 
@@ -33,9 +34,10 @@ def fleet_stop_name(where: str) -> str:
 
 
 def reason_text(raw: bytes, default: str) -> str:
-    """A stop's reason read as ``raw`` bytes: one line, escaped, at most :data:`REASON_LIMIT`
-    characters; ``default`` when it says nothing."""
-    text = " ".join(raw.decode("utf-8", "replace").split())
+    """A stop's or a pause's reason read as ``raw`` bytes: one line, credentials masked, escaped,
+    at most :data:`REASON_LIMIT` characters; ``default`` when it says nothing."""
+    # Masked before it is cut: a token cut in half would no longer be recognised.
+    text = mask_credential_text(" ".join(raw.decode("utf-8", "replace").split()))
     if not text.isprintable():  # no escape code: whoever can write it (an agent too) reaches people
         from ..core.models import printable  # pydantic: only for such a text, `kill` stays quick
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError, StateCorrupt
 from ..core.models import AgentState, Status
-from ..state.killswitch import stopped_by
+from ..state.killswitch import REASON_LIMIT, reason_text, stopped_by
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -42,6 +42,7 @@ HUMAN_LOCK_WAIT = 15.0
 # by a pause that was SIGKILLed is ignored once older than any pause waits.
 PAUSE_REQUEST_FILE = ".pause-request"
 _PAUSE_REQUEST_STALE = HUMAN_LOCK_WAIT + 5.0
+_PAUSED_BY_HAND = "paused by hand"
 
 
 def _typed(text: str | None) -> str | None:
@@ -79,7 +80,8 @@ def pause(hb: Agent, reason: str | None = None) -> AgentState:
 
     While it waits, a request file tells a Session holding the lock to end its heartbeat.
     """
-    text = _typed(reason) or "paused by hand"
+    # Said as a KILL file's reason is (one line, masked, escaped, cut): status, log and notifications show it.
+    text = reason_text((_typed(reason) or "").encode(), _PAUSED_BY_HAND)
     request = _ask_for_pause(hb, text)
     try:
         with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
@@ -106,12 +108,16 @@ def _ask_for_pause(hb: Agent, reason: str) -> str | None:
     except OSError:  # the pause still waits for the lock as it always did
         return None
     with os.fdopen(descriptor, "wb") as handle:
-        handle.write(reason.encode("utf-8", "replace")[:2000])
+        handle.write(reason.encode("utf-8", "replace"))
     return path
 
 
 def pause_requested(hb: Agent) -> str | None:
-    """The reason of a ``heartbeat pause`` that waits for the lock now, else None (one stat)."""
+    """The reason of a ``heartbeat pause`` that waits for the lock now, else None (one stat).
+
+    Anything that can write the state folder can write the request (the agent too): its text is
+    read as a KILL file's is (:func:`~heartbeat.state.killswitch.reason_text`).
+    """
     path = os.path.join(hb.state_dir, PAUSE_REQUEST_FILE)
     try:
         info = os.lstat(path)
@@ -120,13 +126,13 @@ def pause_requested(hb: Agent) -> str | None:
     if time.time() - info.st_mtime > _PAUSE_REQUEST_STALE:
         return None  # left by a pause that was killed while it waited
     if not stat.S_ISREG(info.st_mode):  # never opened: a FIFO would block
-        return "paused by hand"
+        return _PAUSED_BY_HAND
     try:
         with open(path, "rb") as handle:
-            text = handle.read(2000).decode("utf-8", "replace").strip()
+            raw = handle.read(REASON_LIMIT * 4)
     except OSError:
-        text = ""
-    return text or "paused by hand"
+        raw = b""
+    return reason_text(raw, _PAUSED_BY_HAND)
 
 
 def resume(hb: Agent, note: str | None = None) -> AgentState:

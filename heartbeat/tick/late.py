@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..base.errors import HeartbeatError, StateLocked
 from ..core.budget import roll_over
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .context import StepContext
 
 __all__ = [
+    "Kept",
     "account_step",
     "count_late_spend",
     "journal_unsaved",
@@ -52,6 +53,21 @@ _LATE_LOCK_WAIT = 0.2
 _LATE_SPEND_LOCK_WAIT = 2.0
 
 
+class Kept(NamedTuple):
+    """What became of a call that ran after its heartbeat ended: whether the journal holds it, and
+    ``said``, what was kept of it in words a person or a model reads (``""`` when nothing was)."""
+
+    journaled: bool
+    said: str
+
+
+_NOTHING = Kept(False, "")
+_ACTION_JOURNALED = Kept(True, "journaled only, not in state.json")
+_SPEND_COUNTED = Kept(True, "its spend counted in state.json and journaled")
+_SPEND_NOT_JOURNALED = Kept(False, "its spend counted in state.json, not journaled")
+_SPEND_UNSAVED = Kept(True, "its spend journaled only, not counted in state.json")
+
+
 def note_after_stop(
     hb: Agent,
     tool: str,
@@ -60,8 +76,8 @@ def note_after_stop(
     error: str | BaseException | None,
     cost: float,
     why: str,
-) -> bool:
-    """Journal a call that ran after its heartbeat ended (a stop, a pause): True once written.
+) -> Kept:
+    """Journal a call that ran after its heartbeat ended (a stop, a pause); what was kept of it.
 
     It is in no ``state.json`` (no heartbeat could be opened to hold it), so the journal
     is its record: masked, cut and escaped as ``ctx.record`` keeps an action (by the same
@@ -92,8 +108,8 @@ def note_after_stop(
         except StateLocked:  # held elsewhere: one O_APPEND write cannot tear another's lines
             hb.journal([event], hb.clock(), 0)
     except (HeartbeatError, OSError, TypeError, ValueError):
-        return False
-    return True
+        return _NOTHING
+    return _ACTION_JOURNALED
 
 
 def note_usage_after_stop(
@@ -104,16 +120,16 @@ def note_usage_after_stop(
     cached_tokens: int,
     cost: float | None,
     why: str,
-) -> bool:
-    """Count one model call that ended after its heartbeat did (priced as in a heartbeat): True once
-    journaled (see :func:`count_late_spend`)."""
+) -> Kept:
+    """Count one model call that ended after its heartbeat did (priced as in a heartbeat); what was
+    kept of it (see :func:`count_late_spend`)."""
     unpriced: dict[str, str] = {}
     try:
         model, spend, _ = priced_call(
             model, input_tokens, output_tokens, cached_tokens, cost, hb.plugins.pricer, hb.clock, unpriced
         )
     except (TypeError, ValueError):  # counts no heartbeat would take either
-        return False
+        return _NOTHING
     return count_late_spend(hb, {model: spend}, spend.input + spend.output, spend.cost, unpriced, why)
 
 
@@ -127,9 +143,9 @@ def count_late_spend(
     *,
     locked: bool = False,
     tick: int | None = None,
-) -> bool:
+) -> Kept:
     """Add spend no heartbeat saved to ``state.json`` (today's budget, the totals) and journal it
-    (``spend`` marked ``after_stop: why``); True once journaled.
+    (``spend`` marked ``after_stop: why``); what was kept of it.
 
     ``locked``: the caller holds the state folder's lock (a tick whose step came back after it
     was abandoned). When the lock cannot be had or the state cannot be read or saved, the spend is
@@ -149,11 +165,12 @@ def count_late_spend(
             state.budget = counters
             state.spend_totals = merged_spend(state.spend_totals, dict(usage))
             hb.store.save(state)
-            return _journal(hb, events, why, state.ticks if tick is None else tick)
+            journaled = _journal(hb, events, why, state.ticks if tick is None else tick)
+            return _SPEND_COUNTED if journaled else _SPEND_NOT_JOURNALED
     except (HeartbeatError, OSError) as exc:  # the spend still happened: the journal keeps it
         events = spend_events(usage, tokens, cost, unpriced, {})
         events[-1]["unsaved"] = hb.redact(str(exc))
-        return _journal(hb, events, why, tick or 0)
+        return _SPEND_UNSAVED if _journal(hb, events, why, tick or 0) else _NOTHING
 
 
 def _journal(hb: Agent, events: list[dict[str, Any]], why: str, tick: int) -> bool:
@@ -211,6 +228,6 @@ def account_step(
     if spent or cost > 0:
         tokens = sum(spend.input + spend.output for spend in spent.values())
         unpriced = {model: reason for model, reason in list(ctx.unpriced.items()) if model in spent}
-        if not count_late_spend(hb, spent, tokens, cost, unpriced, why, locked=True, tick=tick):
+        if not count_late_spend(hb, spent, tokens, cost, unpriced, why, locked=True, tick=tick).journaled:
             problems.append("its model calls' spend could not be journaled")
     return now, "".join(f" ({problem})" for problem in problems)

@@ -95,6 +95,11 @@ def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> No
             "curl -u admin:pw123 https://x && wget --user=ann:s3cr3t y",
             "curl -u admin:*** https://x && wget --user=ann:*** y",
         ),
+        (
+            "npx server --api-key abc123 --port 8 --token=zz9x --password 'a b' --auth-token \"c d\"",
+            "npx server --api-key *** --port 8 --token=*** --password *** --auth-token ***",
+        ),
+        ('["server", "--api-key", "abc123", "-v"]', '["server", "--api-key", "***", "-v"]'),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -112,6 +117,7 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         "mail ann@example.com about https://example.com/a?page=2",
         "a Bearer of bad news",
         "docker run -u 1000:1000 img && git add -u",
+        "llm --max-tokens 512 --token --verbose; use --token to log in; a--token abcd",
     ],
 )
 def test_text_without_a_credential_is_left_as_it_is(text: str) -> None:

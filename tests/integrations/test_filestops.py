@@ -81,3 +81,40 @@ def test_a_human_awaited_and_an_unreadable_state_stop_calls(tmp_path: Path) -> N
     broken = saved_stop(hb)
     assert broken is not None and broken.kind == "error" and broken.exit_code == 2
     assert "not valid JSON" in broken.message
+
+
+ESCAPES = "lunch\x1b[2J\x1b]0;owned\x07\nforged line api_key=sk-live-1234567890abcdef "
+
+
+def test_a_pause_request_the_agent_wrote_is_said_as_a_kill_reason(tmp_path: Path) -> None:
+    """The agent can write `.pause-request` itself: its reason reaches people as a KILL file's does
+    (one line, escaped, credentials masked, cut to the same limit), never raw."""
+    hb = agent(tmp_path)
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / ".pause-request").write_text(ESCAPES + "x" * 5000)
+    asked = pause_stop(hb)
+    assert asked is not None and asked.kind == "paused"
+    assert asked.message.isprintable() and "\\x1b[2J" in asked.message and "forged line" in asked.message
+    assert "sk-live-1234567890abcdef" not in asked.message and "api_key=***" in asked.message
+    (tmp_path / "KILL").write_text(ESCAPES + "x" * 5000)  # the same bytes as a KILL file: the same reason
+    assert asked.message.endswith(hb.kill.reason() or "")
+
+
+def test_a_reason_typed_to_heartbeat_pause_is_saved_and_shown_escaped_and_masked(tmp_path: Path) -> None:
+    """`heartbeat pause --reason` keeps the reason as the request says it: status and log show it escaped."""
+    hb = agent(tmp_path)
+    hb.store.save(hb.store.load())  # a folder that has run
+    shown = ""
+    for command in (["pause", "--reason", ESCAPES], ["status"], ["log"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "heartbeat", *command, "--config", "heartbeat.toml"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "lunch\\x1b[2J" in done.stdout, command
+        shown += done.stdout + done.stderr
+    assert "\x1b" not in shown and "\x07" not in shown and "sk-live-1234567890abcdef" not in shown
+    assert "\nforged line" not in shown

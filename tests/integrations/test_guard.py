@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _integrations import NOT_RUN, WITHHELD
 from conftest import wait_until
 
 from heartbeat.detect.monitor import Monitor
@@ -42,7 +43,10 @@ def test_redirect_mode_answers_with_instructions_then_stops_an_ignoring_model() 
     assert 'do not call search({"q":"x"}) again' in first.instructions
     assert guard.before("search", {"q": "y"}) is GO
     again = guard.before("search", {"q": "x"})
-    assert again.action == "redirect" and guard.redirects == 2
+    assert again.action == "redirect" and guard.redirects == 2 and again.instructions is not None
+    # The first ran (its result withheld), the one asked again was refused before running.
+    assert WITHHELD in first.instructions and NOT_RUN not in first.instructions
+    assert NOT_RUN in again.instructions and WITHHELD not in again.instructions
     last = guard.before("search", {"q": "x"})
     assert last.action == "stop" and "2 redirection(s) ignored" in last.reason
 

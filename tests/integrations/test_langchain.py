@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from _integrations import (
     MODES,
+    NOT_RUN,
     NOTHING,
     REPEAT,
     WANDERING,
+    WITHHELD,
     anomalies,
     assert_boom_failed_and_slow_cancelled,
     decisions,
@@ -216,6 +218,21 @@ def test_wrapper_redirects_the_model_which_then_recovers(mode: str, tmp_path: Pa
         expected = ["try_alternative"] if mode == "ctx" else ["try_alternative", "continue"]
         assert decisions(tmp_path) == expected
         assert len(saved_actions(tmp_path)[1]) == REPEAT + 1
+
+
+def test_wrapper_says_whether_a_redirected_call_ran_or_was_refused(tmp_path: Path) -> None:
+    """Call REPEAT ran and its result is withheld; the same call again is refused before it runs:
+    the model is told which (as the MCP proxy tells it), never that a refused call acted."""
+
+    def body(target: Any, kill: Path) -> list[BaseMessage]:
+        agent = Agent(calls(*["x"] * (REPEAT + 1), "y"), wrapper=HeartbeatToolWrapper(target))
+        messages = agent.run()
+        assert agent.ran == ["x"] * REPEAT + ["y"]
+        return messages
+
+    answers = [m for m in run_bound("monitor", tmp_path, body).value if isinstance(m, ToolMessage)]
+    ran, refused = (str(m.content) for m in answers[REPEAT - 1 : REPEAT + 1])
+    assert WITHHELD in ran and NOT_RUN not in ran and NOT_RUN in refused and WITHHELD not in refused
 
 
 def test_wrapper_stops_a_model_that_ignores_the_instructions(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from conftest import make_agent, wait_until
 
 from heartbeat.integrations import Stopped
 from heartbeat.integrations.session import Session
+from heartbeat.state.store import StateStore
 
 INPUT, OUTPUT, CACHED = 100, 20, 40
 PER_CALL = INPUT + OUTPUT
@@ -121,6 +122,25 @@ def test_a_model_call_that_ends_after_a_stop_is_counted_and_journaled(tmp_path: 
         session.close()
     assert stopped.value.journaled and stopped.value.cause == ("killed" if kind != "pause" else "paused")
     assert_both_calls_counted(tmp_path, stopped.value.cause)
+    # Regression: it said "(the call ran: journaled only)" while state.json's spend counts it too.
+    assert str(stopped.value).endswith("(the call ran: its spend counted in state.json and journaled)")
+
+
+def test_a_model_call_whose_spend_cannot_be_saved_says_it_is_journaled_only(tmp_path: Path) -> None:
+    """The state folder stays busy past the late spend's wait: the spend is journaled only, and the
+    stop says that, not that state.json counts it."""
+    session = folder_session(tmp_path, idle=30.0)
+    try:
+        assert session.record_usage(MODEL, INPUT, OUTPUT, CACHED) is None
+        stop_during("kill", tmp_path, session)
+        other = StateStore(tmp_path / "state")  # another process's hold on the folder, as flock sees it
+        with other.lock(timeout=30), pytest.raises(Stopped) as stopped:
+            session.record_usage(MODEL, INPUT, OUTPUT, CACHED)
+    finally:
+        session.close()
+    assert stopped.value.journaled and saved(tmp_path)["budget"]["tokens"] == PER_CALL
+    assert str(stopped.value).endswith("(the call ran: its spend journaled only, not counted in state.json)")
+    assert [e["unsaved"] for e in journal(tmp_path) if e.get("after_stop")] != []
 
 
 def test_a_model_call_that_ends_after_the_budget_paused_the_agent_is_counted(tmp_path: Path) -> None:

@@ -253,9 +253,12 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
 class RawClient:
     """The proxy as a subprocess spoken to in raw JSON-RPC lines, so a test can signal or starve it."""
 
-    def __init__(self, folder: Path, log: Path) -> None:
+    def __init__(self, folder: Path, log: Path, server: list[str] | None = None) -> None:
+        argv = proxied("--idle", "600s")
+        if server is not None:
+            argv = [*argv[: argv.index("--") + 1], *server]
         self.process = subprocess.Popen(
-            proxied("--idle", "600s"),
+            argv,
             cwd=folder,
             env=env(log),
             stdin=subprocess.PIPE,
@@ -322,6 +325,26 @@ def test_a_server_that_exits_ends_the_proxy_with_its_state_saved(tmp_path: Path)
         client.end()
     assert stderr.strip().splitlines()[-1].endswith("exited; the proxy stops with it")
     assert json.loads((tmp_path / "state" / "state.json").read_text())["actions_total"] == 1
+
+
+def test_the_server_exited_message_shows_no_credential_and_no_escape_code(tmp_path: Path) -> None:
+    """The message names the server command, which the client's config gives and its log keeps:
+    an --api-key, a TOKEN=... and an escape code in it are masked and escaped."""
+    log = tmp_path / "calls.log"
+    label = "\x1b]0;owned\x07\x1b[2J"
+    server = ["env", "TOKEN=tok-abcdef123", *direct(), "--api-key", "sekrit-42", "--label", label]
+    client = RawClient(tmp_path, log, server)
+    try:
+        assert client.call(2, "x")["result"]["isError"] is False
+        os.kill(received(log)[0]["pid"], signal.SIGKILL)
+        assert client.process.wait(timeout=30) == 1
+        _, stderr = client.process.communicate()
+    finally:
+        client.end()
+    said = stderr.strip().splitlines()[-1]
+    assert said.endswith("exited; the proxy stops with it") and "--api-key *** --label" in said
+    assert "TOKEN=***" in said and "\\x1b]0;owned\\x07" in said
+    assert "sekrit-42" not in stderr and "tok-abcdef123" not in stderr and "\x1b" not in stderr
 
 
 def alive(pid: int) -> bool:

@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from _integrations import (
     MODES,
+    NOT_RUN,
     NOTHING,
     REPEAT,
     WANDERING,
+    WITHHELD,
     anomalies,
     folder_session,
     kill_mid_call,
@@ -171,6 +173,9 @@ def test_guardrails_redirect_the_model_mid_run(mode: str, tmp_path: Path) -> Non
     outputs = [str(i.output) for i in bound.value.new_items if isinstance(i, ToolCallOutputItem)]
     assert outputs[: REPEAT - 1] == ["3 hits for x"] * (REPEAT - 1)
     assert all("Try an alternative: do not call" in o for o in outputs[REPEAT - 1 : REPEAT + 1])
+    # Each says what became of its call: the first ran (output guardrail), the next never did (input).
+    ran, refused = outputs[REPEAT - 1 : REPEAT + 1]
+    assert WITHHELD in ran and NOT_RUN not in ran and NOT_RUN in refused and WITHHELD not in refused
     assert outputs[-1] == "3 hits for y" and bound.value.final_output == "done"
     if mode != "monitor":  # the state folder holds it all
         assert saved_actions(tmp_path)[0] == ['search({"q":"x"})'] * REPEAT + ['search({"q":"y"})']

@@ -330,3 +330,36 @@ def test_a_refused_span_is_logged_with_its_names_masked_and_escaped(
     logged = [record.getMessage() for record in caplog.records]
     assert len(logged) == 2 and all("all agents down ***" in line for line in logged)
     assert not [line for line in logged if "\n" in line or "sk-proj" in line]
+
+
+def test_a_span_journaled_after_a_kill_is_logged_as_kept_not_as_unrecorded(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Regression: a span after KILL was logged "did not record" while the journal held it (and a
+    model call's spend was counted in state.json): the log says what was kept of each."""
+    config = HeartbeatConfig.model_validate(
+        {"agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")}}
+    )
+    (tmp_path / "KILL").write_text("stop\n")
+    caplog.set_level("INFO", logger="heartbeat.integrations.otel")
+    with instrumented(Session(config, idle=30), tmp_path / "spans.jsonl") as (provider, processor):
+        tracer = provider.get_tracer("test-agent")
+        tool_call(tracer, "search", {"q": "x"}, "ok")
+        usage = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-4o",
+            "gen_ai.usage.input_tokens": 10,
+            "gen_ai.usage.output_tokens": 2,
+        }
+        with tracer.start_as_current_span("chat", attributes=usage):
+            pass
+    journal = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    assert [e["event"] for e in journal if e.get("after_stop") == "killed"] == ["action", "spend"]
+    assert json.loads((tmp_path / "state" / "state.json").read_text())["budget"]["tokens"] == 12
+    logged = [record.getMessage() for record in caplog.records]
+    assert logged[0].startswith("heartbeat kept search after its heartbeat ended: ")
+    assert logged[0].endswith("(the call ran: journaled only, not in state.json)")
+    assert logged[1].startswith("heartbeat kept a gpt-4o call after its heartbeat ended: ")
+    assert logged[1].endswith("(the call ran: its spend counted in state.json and journaled)")
+    assert not [line for line in logged if "did not record" in line]
+    assert processor.refused == 2  # no heartbeat held them

@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from _integrations import (
     MODES,
+    NOT_RUN,
     NOTHING,
     REPEAT,
     WANDERING,
+    WITHHELD,
     anomalies,
     assert_boom_failed_and_slow_cancelled,
     decisions,
@@ -112,7 +114,10 @@ def test_a_model_that_ignores_the_instructions_is_stopped(mode: str, tmp_path: P
     bound = run_bound(mode, tmp_path, body)
     assert bound.value.cause == "stuck" and "repeat" in str(bound.value)
     assert searcher.ran == ["x"] * REPEAT
-    assert sum(s.startswith("heartbeat:") for s in searcher.seen) == 2
+    told = [s for s in searcher.seen if s.startswith("heartbeat:")]
+    # Call REPEAT ran (its result withheld); the same call again was refused before it ran.
+    assert len(told) == 2 and WITHHELD in told[0] and NOT_RUN in told[1]
+    assert NOT_RUN not in told[0] and WITHHELD not in told[1]
 
 
 @pytest.mark.parametrize("mode", ["ctx", "monitor"])

@@ -10,6 +10,7 @@ import json
 import os
 import shlex
 import socket
+import sys
 import textwrap
 import threading
 import time
@@ -285,6 +286,40 @@ def test_outbox_command_lists_retries_and_drops(tmp_path: Path, webhook_server: 
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
     left = sorted(p.name.split("--")[1] for p in outbox.directory.glob("*--*.json"))
     assert left == ["agent-escalation-1"]
+
+
+ECHOED = b"first\n\x1b]0;owned\x07\x1b[2J bad request\tforged: api_key=sk-live-abcdefghijklmnop1234"
+
+
+def test_an_echoed_answer_is_kept_and_listed_escaped_and_masked(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """A webhook's answer and a command's stderr are the answering side's bytes: `heartbeat outbox`
+    shows them escaped, on one line, a token in them masked (no escape code reaches the terminal)."""
+    webhook_server.status = 400
+    webhook_server.body = ECHOED
+    failing = tmp_path / "fail.py"
+    failing.write_text(f"import sys\nsys.stderr.buffer.write({ECHOED!r})\nsys.exit(1)\n")
+    (tmp_path / "heartbeat.toml").write_text(
+        '[[notify]]\ntype = "webhook"\nurl = "${HOOK}"\ntimeout = "2s"\nretries = 0\n'
+        f'[[notify]]\ntype = "command"\ncommand = "{sys.executable} {failing}"\n'
+    )
+    outbox = Outbox(tmp_path / "state" / "outbox")
+    outbox.put(note("agent-escalation-1"), "webhook", None)
+    outbox.put(note("agent-escalation-1"), "command", None)
+    retried = run_cli(tmp_path, "outbox", "retry", HOOK=webhook_server.url("/h"))
+    listed = run_cli(tmp_path, "outbox")
+    assert listed.returncode == 0, listed.stderr
+    errors = [line for line in listed.stdout.splitlines() if "last error" in line]
+    said = "\\x1b]0;owned\\x07\\x1b[2J bad request forged: api_key=***"
+    assert len(errors) == 2 and all(e.endswith(said) for e in errors), errors
+    for shown in (
+        retried.stdout + retried.stderr,
+        listed.stdout,
+        *(p.read_text() for p in outbox.directory.glob("*.json")),
+    ):
+        assert "\x1b" not in shown and "\x07" not in shown and "sk-live-abcdefghijklmnop1234" not in shown
+        assert "\nforged" not in shown
 
 
 # ------------------------------------------------------------------ 14: a command that leaves a child

@@ -95,3 +95,9 @@ def test_a_reason_holding_escape_codes_reaches_no_terminal_raw(tmp_path: Path) -
         )
         assert "stop \\x1b[2J" in shown.stdout + shown.stderr, command
         assert "\x1b" not in shown.stdout + shown.stderr and "\x07" not in shown.stdout, command
+
+
+def test_a_reason_giving_a_credential_away_is_shown_masked(tmp_path: Path) -> None:
+    """A KILL file's text is shown to people and in notifications: a token pasted into it is masked."""
+    (tmp_path / "KILL").write_text("leaked: export OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234 rotate it\n")
+    assert KillSwitch(tmp_path / "KILL").reason() == "leaked: export OPENAI_API_KEY=*** rotate it"

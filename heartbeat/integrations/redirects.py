@@ -1,0 +1,35 @@
+"""What the model reads in place of a tool's answer once heartbeat redirects it, true to the call.
+
+A redirected call either ran (the tool acted; its result is withheld and the
+instructions stand in its place) or was refused before running (the same
+stuck call asked again: the tool was not called). The model is told which, so
+it never takes a withheld result for a call that did nothing, or a refused
+call for one that acted. Every adapter's text (:class:`~heartbeat.integrations.Guard`)
+and the MCP proxy's (:mod:`heartbeat.integrations.mcp_texts`) say it in these words.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..core.models import Anomaly
+
+__all__ = ["NOT_RUN", "WITHHELD", "redirect_text"]
+
+WITHHELD = "The result of this call is withheld"
+"""A call that ran: the tool acted, and its result is not shown."""
+NOT_RUN = "This call did not run: it was refused before the tool was called"
+"""A call refused before it ran: the tool did nothing."""
+
+
+def redirect_text(anomaly: Anomaly, tool: str, *, ran: bool) -> str:
+    """What the model reads instead of the tool's answer once it looks stuck; ``ran``: whether the
+    call ran (its result withheld) or was refused before running."""
+    hint = anomaly.evidence.get("avoid") if isinstance(anomaly.evidence, dict) else None
+    avoid = hint if isinstance(hint, str) and hint else tool
+    return (
+        f"heartbeat: you look stuck ({anomaly.kind}: {anomaly.message}). {WITHHELD if ran else NOT_RUN}.\n"
+        f"Try an alternative: do not call {avoid} again. Use another tool, other arguments "
+        "or another source; if a tool keeps failing, stop calling it and work around it."
+    )
