@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..base.errors import EXIT_CODES, ConfigError, HeartbeatError, UsageError
 from ..config.file import ScheduleConfig
 from ..core.budget import roll_over
+from ..core.models import printable
 from .style import Style
 
 if TYPE_CHECKING:
@@ -164,7 +165,8 @@ def agent_report(
         agent=hb.name,
         state_dir=str(hb.state_dir),
         status=state.status.value,
-        status_reason=state.status_reason,
+        # state.json is a file anyone can write: its reason reaches a terminal escaped, on one line
+        status_reason=None if state.status_reason is None else printable(state.status_reason),
         killed=kill,
         fleet_stop=fleet,
         ticks=state.ticks,

@@ -161,3 +161,20 @@ def test_init_starts_with_a_file_notifier(tmp_path: Path) -> None:
     assert '[[notify]]\ntype = "file"' in (tmp_path / "heartbeat.toml").read_text()
     checked = cli(tmp_path, "validate")
     assert checked.returncode == 0 and "warning" not in checked.stderr, checked.stderr
+
+
+def test_status_shows_a_hand_written_reason_escaped(tmp_path: Path) -> None:
+    """state.json is a file the agent (or anyone) can write: a status reason holding an escape
+    code and a line break is shown escaped on one line, never raw to the terminal."""
+    import json
+
+    (tmp_path / "agent.py").write_text(NOOP)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    assert cli(tmp_path, "tick").returncode == 0
+    path = tmp_path / "state" / "state.json"
+    state = json.loads(path.read_text())
+    state.update(status="paused", status_reason="evil\x1b[2J\nstatus       forged")
+    path.write_text(json.dumps(state))
+    done = cli(tmp_path, "status")
+    assert "\x1b" not in done.stdout and "\nstatus       forged" not in done.stdout
+    assert "evil" in done.stdout and "\\x1b" in done.stdout
