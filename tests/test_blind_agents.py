@@ -673,15 +673,31 @@ ESCALATED: dict[int | None, set[str]] = {
     10: _TENTH_ESCALATED | (_ELEVENTH_ESCALATED - {"healthy__data_quality_recheck"}),
 }
 
+# The twenty-eighth batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers,
+# written blind and replayed as it arrived: no healthy run escalated at any grouping. A coding agent
+# whose full suite stays flat through two fixes that do not work is `no_progress` by design; a
+# release-feed poller's quiet wake-ups (a JSON 304, the same line logged, the poll time touched)
+# were a loop and flat before the twelfth session's rules read them as idle, and at 1 action a
+# heartbeat its lone log and touch are no looks (no_progress). Missed: a Go edit that never matches,
+# refused in three wordings, each first seen between reads that answer.
+_TTL28 = {"healthy__swe_ttl_cache_full_suite": ["no_progress"]}
+_TWENTYEIGHTH: dict[int | None, dict[str, list[str]]] = {
+    None: _TTL28,
+    1: {**_TTL28, "healthy__poller_release_feed_intermittent": ["no_progress"]},
+    5: _TTL28,
+    10: _TTL28,
+}
+_TWENTYEIGHTH_MISSED = {"stuck__swe_go_edit_never_matches"}
+
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1286
+    assert len(runs) == len(LABELS) == 1330
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 802
+    assert len(healthy) == 828
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -695,6 +711,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_TWENTYTHIRD[per_heartbeat],
         **_TWENTYFOURTH[per_heartbeat],
         **_TWENTYSEVENTH[per_heartbeat],
+        **_TWENTYEIGHTH[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -729,6 +746,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYTHIRD_MISSED
         | _TWENTYFIFTH_MISSED
         | _TWENTYSIXTH_MISSED
+        | _TWENTYEIGHTH_MISSED
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
