@@ -313,9 +313,10 @@ def test_sigterm_saves_the_open_heartbeat_and_the_server_behind_stops(tmp_path: 
     assert not alive(server_pid)
 
 
-def test_a_server_that_exits_ends_the_proxy_with_its_state_saved(tmp_path: Path) -> None:
+def _server_killed(tmp_path: Path, server: list[str] | None = None) -> str:
+    """One call through the proxy, then its server killed: the proxy exits 1; what it wrote to stderr."""
     log = tmp_path / "calls.log"
-    client = RawClient(tmp_path, log)
+    client = RawClient(tmp_path, log, server) if server else RawClient(tmp_path, log)
     try:
         assert client.call(2, "x")["result"]["isError"] is False
         os.kill(received(log)[0]["pid"], signal.SIGKILL)
@@ -323,24 +324,20 @@ def test_a_server_that_exits_ends_the_proxy_with_its_state_saved(tmp_path: Path)
         _, stderr = client.process.communicate()
     finally:
         client.end()
-    assert stderr.strip().splitlines()[-1].endswith("exited; the proxy stops with it")
+    return str(stderr)
+
+
+def test_a_server_that_exits_ends_the_proxy_with_its_state_saved(tmp_path: Path) -> None:
+    assert _server_killed(tmp_path).strip().splitlines()[-1].endswith("exited; the proxy stops with it")
     assert json.loads((tmp_path / "state" / "state.json").read_text())["actions_total"] == 1
 
 
 def test_the_server_exited_message_shows_no_credential_and_no_escape_code(tmp_path: Path) -> None:
     """The message names the server command, which the client's config gives and its log keeps:
     an --api-key, a TOKEN=... and an escape code in it are masked and escaped."""
-    log = tmp_path / "calls.log"
     label = "\x1b]0;owned\x07\x1b[2J"
     server = ["env", "TOKEN=tok-abcdef123", *direct(), "--api-key", "sekrit-42", "--label", label]
-    client = RawClient(tmp_path, log, server)
-    try:
-        assert client.call(2, "x")["result"]["isError"] is False
-        os.kill(received(log)[0]["pid"], signal.SIGKILL)
-        assert client.process.wait(timeout=30) == 1
-        _, stderr = client.process.communicate()
-    finally:
-        client.end()
+    stderr = _server_killed(tmp_path, server)
     said = stderr.strip().splitlines()[-1]
     assert said.endswith("exited; the proxy stops with it") and "--api-key *** --label" in said
     assert "TOKEN=***" in said and "\\x1b]0;owned\\x07" in said

@@ -305,27 +305,35 @@ def test_spans_without_arguments_are_never_repeats_and_replay_the_same(tmp_path:
     assert replayed(export)[0] == []
 
 
-def test_a_refused_span_is_logged_with_its_names_masked_and_escaped(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """Regression: a span refused after KILL was logged with the tool's and the model's names as the
-    spans carried them: a key in them reached the log, and a line break forged a line of it."""
+def _spans_after_kill(tmp_path: Path, tool: str, model: str) -> ToolSpanProcessor:
+    """A tool span named ``tool`` and a chat span of ``model`` (10 + 2 tokens) ended through a
+    Session whose KILL file is present: the processor that took them."""
     config = HeartbeatConfig.model_validate(
         {"agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")}}
     )
     (tmp_path / "KILL").write_text("stop\n")
-    caplog.set_level("INFO", logger="heartbeat.integrations.otel")
     with instrumented(Session(config, idle=30), tmp_path / "spans.jsonl") as (provider, processor):
         tracer = provider.get_tracer("test-agent")
-        tool_call(tracer, "search\nERROR all agents down sk-proj-abcdefghijklmnopqrstuv", {"q": "x"}, "ok")
+        tool_call(tracer, tool, {"q": "x"}, "ok")
         usage = {
             "gen_ai.operation.name": "chat",
-            "gen_ai.request.model": "gpt-4o\nERROR all agents down sk-proj-abcdefghijklmnopqrstuv",
+            "gen_ai.request.model": model,
             "gen_ai.usage.input_tokens": 10,
             "gen_ai.usage.output_tokens": 2,
         }
         with tracer.start_as_current_span("chat", attributes=usage):
             pass
+    return processor
+
+
+def test_a_refused_span_is_logged_with_its_names_masked_and_escaped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Regression: a span refused after KILL was logged with the tool's and the model's names as the
+    spans carried them: a key in them reached the log, and a line break forged a line of it."""
+    caplog.set_level("INFO", logger="heartbeat.integrations.otel")
+    forged = "\nERROR all agents down sk-proj-abcdefghijklmnopqrstuv"
+    processor = _spans_after_kill(tmp_path, f"search{forged}", f"gpt-4o{forged}")
     assert processor.refused == 2
     logged = [record.getMessage() for record in caplog.records]
     assert len(logged) == 2 and all("all agents down ***" in line for line in logged)
@@ -337,22 +345,8 @@ def test_a_span_journaled_after_a_kill_is_logged_as_kept_not_as_unrecorded(
 ) -> None:
     """Regression: a span after KILL was logged "did not record" while the journal held it (and a
     model call's spend was counted in state.json): the log says what was kept of each."""
-    config = HeartbeatConfig.model_validate(
-        {"agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")}}
-    )
-    (tmp_path / "KILL").write_text("stop\n")
     caplog.set_level("INFO", logger="heartbeat.integrations.otel")
-    with instrumented(Session(config, idle=30), tmp_path / "spans.jsonl") as (provider, processor):
-        tracer = provider.get_tracer("test-agent")
-        tool_call(tracer, "search", {"q": "x"}, "ok")
-        usage = {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.request.model": "gpt-4o",
-            "gen_ai.usage.input_tokens": 10,
-            "gen_ai.usage.output_tokens": 2,
-        }
-        with tracer.start_as_current_span("chat", attributes=usage):
-            pass
+    processor = _spans_after_kill(tmp_path, "search", "gpt-4o")
     journal = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
     assert [e["event"] for e in journal if e.get("after_stop") == "killed"] == ["action", "spend"]
     assert json.loads((tmp_path / "state" / "state.json").read_text())["budget"]["tokens"] == 12

@@ -273,38 +273,29 @@ class Cycle(Windowed):
             return self._talk(action, talk, tick, at)
         marks = (action.facts or "").split()
         if again >= RETOLD and (_RETOLD in marks or _ASKED in marks):
-            return make_anomaly(
-                "cycle",
-                f"{again} answers from the person said they had already said it and no call since "
-                f"answered anything new: asking again what was answered; last: {action.summary}",
-                tick=tick,
-                at=at,
-                action=action,
-                evidence={
-                    "retold": again,
-                    "window": self.window,
-                    "threshold": RETOLD,
-                    "call": action.summary,
-                    "avoid": _ASKING_AGAIN,
-                },
-            )
-        if promised >= PROMISES and _PROMISED in marks:
-            return make_anomaly(
-                "cycle",
-                f"{promised} messages to a person said an act was under way and no call since answered "
-                f"anything new: a promise never kept; last: {action.summary}",
-                tick=tick,
-                at=at,
-                action=action,
-                evidence={
-                    "promises": promised,
-                    "window": self.window,
-                    "threshold": PROMISES,
-                    "call": action.summary,
-                    "avoid": "saying it is being done: call the tool that does it, or say you cannot",
-                },
-            )
-        return None
+            said = "answers from the person said they had already said it"
+            found = ("retold", again, RETOLD, said, "asking again what was answered", _ASKING_AGAIN)
+        elif promised >= PROMISES and _PROMISED in marks:
+            said = "messages to a person said an act was under way"
+            avoid = "saying it is being done: call the tool that does it, or say you cannot"
+            found = ("promises", promised, PROMISES, said, "a promise never kept", avoid)
+        else:
+            return None
+        name, count, threshold, said, meaning, avoid = found
+        return make_anomaly(
+            "cycle",
+            f"{count} {said} and no call since answered anything new: {meaning}; last: {action.summary}",
+            tick=tick,
+            at=at,
+            action=action,
+            evidence={
+                name: count,
+                "window": self.window,
+                "threshold": threshold,
+                "call": action.summary,
+                "avoid": avoid,
+            },
+        )
 
     def _talk(self, action: ActionView, talk: int, tick: int, at: datetime) -> Anomaly:
         return make_anomaly(
