@@ -257,22 +257,25 @@ _USER_FLAG = _lazy(r"""((?<!\S)(?:-u|--user)[ =]\\?["']?[^\s:"'\\\d][^\s:"'\\]*:
 def _token_marked(text: str) -> bool:
     """Whether ``text`` holds the start of a token _TOKEN knows (no start, no token): substring
     tests, which cost this per-action path less than any one pattern's scan."""
+    # Grouped by a character each start holds, so a text without it (most have no "-", many no
+    # "_") pays one search for the group instead of one per start: a quarter of the time.
     return (
-        "k-" in text  # sk-, rk-
-        or "k_" in text  # sk_live_, rk_live_
-        or "hp_" in text  # ghp_ (and gho_ ghu_ ghs_ ghr_ below)
-        or "ho_" in text
-        or "hu_" in text
-        or "hs_" in text
-        or "hr_" in text
-        or "_pat_" in text
-        or "glpat-" in text
-        or "xox" in text
-        or "AKIA" in text
-        or "ASIA" in text
-        or "AIza" in text
-        or "hf_" in text
-        or "npm_" in text
+        (
+            "_" in text
+            and (
+                "k_" in text  # sk_live_, rk_live_
+                or "hp_" in text  # ghp_ (and gho_ ghu_ ghs_ ghr_ below)
+                or "ho_" in text
+                or "hu_" in text
+                or "hs_" in text
+                or "hr_" in text
+                or "_pat_" in text
+                or "hf_" in text
+                or "npm_" in text
+            )
+        )
+        or ("-" in text and ("k-" in text or "glpat-" in text or "xox" in text))  # sk-, rk-; xox?-
+        or ("A" in text and ("AKIA" in text or "ASIA" in text or "AIza" in text))
         or "eyJ" in text
     )
 

@@ -64,7 +64,6 @@ from .evidence import last_rise, overruled, standing
 from .idle import idle_wakeup, spared
 from .recorded import LightAction, as_record, build_records, cost_of, keyed_record, need_aware
 
-_new_light = tuple.__new__
 # The built-in trackers that look at nothing but their last ``window`` actions.
 _WINDOWED: tuple[type, ...] = (Loop, ErrorRate, NearRepeat, Recurring, RecurringError, Cycle)
 _INF = math.inf
@@ -215,7 +214,7 @@ class Monitor:
     @property
     def history(self) -> list[ActionRecord]:
         """The kept actions, oldest first (a copy, at most ``history_limit``)."""
-        if self._light:  # it may hold LightAction tuples: build them now, once
+        if self._light:  # it may hold LightActions: build them now, once
             build_records(self._history)
         return cast(list[ActionRecord], list(self._history))
 
@@ -293,9 +292,8 @@ class Monitor:
         index = self.actions_total = self.actions_total + 1
         if error is not None:  # as kept and shown: masked, escaped, cut (the keys read it whole)
             error = error_text(error)
-        record: ActionRecord | LightAction = _new_light(
-            LightAction,
-            (index, self.tick, now, tool, fp, summary, length, error, cost, shape, result, words, facts),
+        record: ActionRecord | LightAction = LightAction(
+            index, self.tick, now, tool, fp, summary, length, error, cost, shape, result, words, facts
         )
         if not self._light:  # a custom detector reads real ActionRecords
             record = as_record(record)

@@ -231,8 +231,11 @@ class _Run:
     def take(self, action: ActionView, length: int | None) -> bool:
         """:meth:`step` for a recorded action; True when it extended the run."""
         waited = self.poll(action)
-        if idle_poll(action, length, waited) and action.tool not in self.exempt:  # waiting: the run ends
-            self.seen += 1
+        # Both tests of an answer of nothing (a poll's, a vain ask's) begin with this one, which
+        # most answers fail: asked once, and the two only for such an answer.
+        empty = is_empty_answer(length, action.result)
+        if empty and idle_poll(action, length, waited) and action.tool not in self.exempt:
+            self.seen += 1  # waiting: the run ends
             self.run = 0
             return False
         return self.step(
@@ -242,7 +245,7 @@ class _Run:
             action.summary,
             length,
             action.error,
-            _asks_in_vain(action, length),
+            empty and _asks_in_vain(action, length),
         )
 
     def poll(self, action: ActionView) -> bool:

@@ -38,7 +38,7 @@ from .contract import (
     need_int,
     times,
 )
-from .empty import idle_poll
+from .empty import idle_poll, is_empty_answer
 
 __all__ = ["MALFORMED_EXTRA", "Repeat", "RepeatTracker"]
 
@@ -207,7 +207,9 @@ class RepeatTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see :data:`BuiltinStep`)."""
         if tool in self._skip:
             return None
-        if idle_poll(action, length):
+        # A poll's "nothing yet" is first an answer of nothing, which most answers are not: one call
+        # to tell them, where idle_poll would make two.
+        if is_empty_answer(length, action.result) and idle_poll(action, length):
             self._last = None
             self._run = 0
             return None

@@ -46,12 +46,23 @@ class KeyWindow:
     def push(self, key: Hashable) -> int:
         """Add ``key`` (None: a position without a key); its count in the window afterwards."""
         keys = self._keys
+        counts = self._counts
         if len(keys) == self._size:
-            self.drop_oldest()
+            # drop_oldest inline: a full window drops one at every push (cycle pushes three windows
+            # per action), and the call cost as much as the dropping.
+            old = keys.popleft()
+            if old is not None:
+                left = counts[old] - 1
+                if left:
+                    counts[old] = left
+                    self.revisits -= 1
+                    if left == 1:
+                        self.repeated -= 1
+                else:
+                    del counts[old]
         keys.append(key)
         if key is None:
             return 0
-        counts = self._counts
         n = counts.get(key, 0) + 1
         counts[key] = n
         if n > 1:
