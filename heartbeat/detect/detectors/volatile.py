@@ -56,6 +56,10 @@ ERROR_RE = re.compile(_VOLATILE_VALUES + r"|\bline \d+|(?<=[\w\]]):\d+\b")
 _NINES = bytes.maketrans(b"0123456789", b"9999999999")
 _HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9")
 _LONG_NUMBER = b"9999999"
+# A literal regex finds a short needle in a few hundred bytes faster than ``in`` does (its search
+# sets up a two-way match for each call): 0.34 us against 0.5-0.9 here, once or twice an action.
+_has_long_number = re.compile(_LONG_NUMBER).search
+_has_nine_dash = re.compile(b"9-").search
 # The same test in two steps, for speed: with ":", "m", "s" and "x" turned to "-" as well,
 # every hint above starts with "9-", so an output without that piece holds none of them
 # and is tested by two searches instead of six.
@@ -65,9 +69,9 @@ _COARSE = bytes.maketrans(b"0123456789:msx", b"9999999999----")
 def has_volatile(data: bytes) -> bool:
     """Whether ``data`` may hold a volatile value (False: it holds none the test knows)."""
     coarse = data.translate(_COARSE)
-    if _LONG_NUMBER in coarse:
+    if _has_long_number(coarse) is not None:
         return True
-    if b"9-" not in coarse:
+    if _has_nine_dash(coarse) is None:
         return False
     nines = data.translate(_NINES)
     return any(hint in nines for hint in _HINTS)
@@ -99,21 +103,15 @@ _MARKS = (
 )
 _HEX = bytes(ord("h" if chr(b) in "0123456789abcdefABCDEF" else ".") for b in range(256))
 _HEX_RUN = b"h" * 12
+_has_hex_run = re.compile(_HEX_RUN).search
+_has_mark = re.compile(b"9:9|9x|9U|9 U").search  # a clock or a timestamp, an address, a duration
 
 
 def may_hold_volatile(text: str, data: bytes) -> bool:
     """False when ``text`` (``data``: its UTF-8) surely holds no value VOLATILE_RE masks."""
     if not text.isascii():  # Unicode digits and spaces: the regex decides
         return True
-    marks = data.translate(_MARKS)
-    # Spelled out: a generator over a tuple of the pieces costs as much as the searches.
-    return (
-        b"9:9" in marks
-        or b"9x" in marks
-        or b"9U" in marks
-        or b"9 U" in marks
-        or _HEX_RUN in data.translate(_HEX)
-    )
+    return _has_mark(data.translate(_MARKS)) is not None or _has_hex_run(data.translate(_HEX)) is not None
 
 
 def mask_volatile(text: str) -> str:
