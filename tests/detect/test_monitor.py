@@ -822,3 +822,16 @@ def test_an_edit_saying_it_changed_nothing_is_recorded_as_failed() -> None:
     assert found[2] is not None and found[2].kind == "recurring_error"
     monitor.record("str_replace_editor", {"old_str": "x=1"}, output="The file /a.py has been edited.", now=T0)
     assert monitor.history[-1].error is None
+
+
+def test_an_answer_opening_with_error_is_recorded_as_failed() -> None:
+    """tau-bench's tools return their failures as text: the same refusal three times, in three
+    reshuffled calls, is a recurring error, as the corpus's runs (which mark it ``tool_error``) are."""
+    monitor = Monitor()
+    refused = "Error: non-pending order cannot be cancelled"
+    found = [
+        monitor.record("cancel_pending_order", {"order_id": "#W1", "reason": r}, output=refused, now=T0)
+        for r in ("no longer needed", "ordered by mistake", "no longer needed ")
+    ]
+    assert [r.error for r in monitor.history] == [refused] * 3
+    assert found[2] is not None and found[2].kind == "recurring_error"

@@ -22,6 +22,7 @@ from .words import alike, error_words, reworded, word_print, words
 __all__ = [
     "DARK_EXTRA",
     "Failure",
+    "answered_failure",
     "as_failure",
     "chain_length",
     "dark_run",
@@ -47,6 +48,19 @@ _REFUSED = re.compile(
     re.IGNORECASE,
 )
 _REFUSED_READ = 200  # characters: an edit's refusal leads its answer (a file's text may say anything)
+
+
+_ERROR_OPENS = re.compile(r"\s*(?:error|ERROR|Error)\s*:")  # "Error: non-pending order cannot be cancelled"
+
+
+def answered_failure(tool: str, output: str) -> str | None:
+    """The line of ``output`` in which ``tool`` reports that it failed, or None: an answer that
+    opens with ``Error:`` (a tool returning its failure as text, as tau-bench's do) or an edit
+    refused (:func:`edit_refused`)."""
+    if _ERROR_OPENS.match(output, 0, 40) is not None:
+        line = output.lstrip()
+        return line[: line.find("\n")] if "\n" in line else line
+    return edit_refused(tool, output)
 
 
 def edit_refused(tool: str, output: str) -> str | None:

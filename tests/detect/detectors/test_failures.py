@@ -6,6 +6,7 @@ import pytest
 
 from heartbeat.detect.detectors.failures import (
     Failure,
+    answered_failure,
     as_failure,
     chain_length,
     dark_run,
@@ -139,3 +140,16 @@ def test_an_edit_done_a_read_or_a_refusal_deep_in_a_file_is_not() -> None:
     assert edit_refused("read_file", "No changes made: the SEARCH block was not found") is None
     late = "The file was edited.\n" + "x\n" * 120 + "no changes made"
     assert edit_refused("str_replace_editor", late) is None
+
+
+def test_an_answer_opening_with_error_reports_a_failure() -> None:
+    """A tool that returns its failure as text (tau-bench's ``Error: non-pending order cannot be
+    cancelled``) failed: its first line; an answer that mentions an error later, or none, did not."""
+    assert answered_failure("cancel_pending_order", "Error: non-pending order cannot be cancelled") == (
+        "Error: non-pending order cannot be cancelled"
+    )
+    assert answered_failure("python", "\nERROR: module not found\nTraceback...") == "ERROR: module not found"
+    assert answered_failure("grep", "src/a.py:3: raise ValueError('Error: bad')") is None
+    assert answered_failure("get_order_details", '{"status": "error_reported"}') is None
+    refused = "No replacement was performed."
+    assert answered_failure("str_replace_editor", refused) == refused
