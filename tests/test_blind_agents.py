@@ -688,6 +688,23 @@ _TWENTYEIGHTH: dict[int | None, dict[str, list[str]]] = {
     10: _TTL28,
 }
 _TWENTYEIGHTH_MISSED = {"stuck__swe_go_edit_never_matches"}
+# The twenty-ninth batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers,
+# written blind after all of the twelfth session's rules and replayed as it arrived: no healthy run
+# escalated at the runs' own heartbeats nor at 1. An on-call pager whose resolved count plateaus is
+# `no_progress` by design; a release watcher with no metric, re-reading its own state before three
+# conditional requests answered 304, is flagged at its own heartbeats and escalated regrouped at 5
+# and 10 (its idle wake-ups merged into heartbeats that also post a release). Missed: a WebShop
+# option clicked in eight spellings, each answered "Invalid action!" as its output, no error.
+_WATCH29 = "healthy__poller_release_watch_b29"
+_PAGER29 = {"healthy__pager_oncall_triage_b29": ["no_progress"], _WATCH29: ["loop", "recurring"]}
+_TWENTYNINTH: dict[int | None, dict[str, list[str]]] = {
+    None: _PAGER29,
+    1: _PAGER29,
+    5: {_WATCH29: ["loop"]},
+    10: {_WATCH29: ["loop"]},
+}
+_TWENTYNINTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: set(), 5: {_WATCH29}, 10: {_WATCH29}}
+_TWENTYNINTH_MISSED = {"stuck__webshop_option_rejected_b29"}
 
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
@@ -695,9 +712,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1330
+    assert len(runs) == len(LABELS) == 1374
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 828
+    assert len(healthy) == 854
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -712,6 +729,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_TWENTYFOURTH[per_heartbeat],
         **_TWENTYSEVENTH[per_heartbeat],
         **_TWENTYEIGHTH[per_heartbeat],
+        **_TWENTYNINTH[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -726,6 +744,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYTHIRD_ESCALATED[per_heartbeat]
         | _TWENTYFOURTH_ESCALATED[per_heartbeat]
         | _TWENTYSEVENTH_ESCALATED[per_heartbeat]
+        | _TWENTYNINTH_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -747,6 +766,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYFIFTH_MISSED
         | _TWENTYSIXTH_MISSED
         | _TWENTYEIGHTH_MISSED
+        | _TWENTYNINTH_MISSED
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
