@@ -14,12 +14,12 @@ LABELS = read_labels(BLIND / "labels.csv")
 # Stuck runs the detectors miss (bench/blind_agents/README.md): near-duplicate answers. Busywork that
 # only its flat metric shows is caught however the run is grouped: a regrouped trace keeps its samples.
 # Jobs frozen while their elapsed counter grows are caught since the eleventh session (the counter
-# is no content); an agent asking again what the customer said she had given, since the twelfth.
+# is no content); an agent asking again what the customer said she had given, and two instructions
+# sent in turn while the customer redoes them and reports no change, since the twelfth.
 MISSED = {
     "stuck__cs-repeat-reservation-request",
     "stuck__k8s-restart-crashloop",
     "stuck__llm-subagent-refusal",
-    "stuck__telecom_two_instructions_loop",
     "stuck__reverify_report",
     "stuck__pager_calendar_reasks_same_person",
 }
@@ -273,13 +273,12 @@ _FOURTEENTH_ESCALATED: dict[int | None, set[str]] = {
     10: {"healthy__alert_dedup", "healthy__crm_to_helpdesk_sync"},
 }
 # Missed: a page paged up and down while find_in_page is reworded, repro scripts rewritten to print
-# the same expression in new ways, a customer taken through the same diagnostics, a flaky test
-# re-run with more samples each time, an index rebuilt over and over (its metric rising and
-# falling).
+# the same expression in new ways, a customer taken through the same diagnostics (caught since the
+# twelfth session: the person redoes the same steps, each showing the same), a flaky test re-run
+# with more samples each time, an index rebuilt over and over (its metric rising and falling).
 _FOURTEENTH_MISSED = {
     "stuck__browse_node18_maintenance_paging_loop",
     "stuck__sympy_latex_frac_repro_churn",
-    "stuck__telecom_no_service_diagnostic_loop",
     "stuck__flaky_rerun_inconclusive_loop",
     "stuck__products_index_rebuild_cycle",
 }

@@ -177,7 +177,8 @@ class ActionRecord(_Record):
         default=None,
         description=(
             "A message to a person: its words, the data it and its answer hold (digests); ! if it promises,"
-            " ? if it asks, = if the answer says the person had already said it."
+            " ? if it asks, = if the answer says the person had already said it; @ before each act the"
+            " answer reports the person did."
         ),
     )
 

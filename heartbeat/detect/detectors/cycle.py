@@ -30,7 +30,11 @@ them (no call answered anything new): the agent tells the person it acts instead
 And so is a person asked again for what they gave: :data:`RETOLD` answers saying they had
 already said it (:func:`~.retold.retold`: "I just told you, it's #W4817420", "for the third
 time") while nothing moved between them, and a message after them that asks again or draws
-another such answer: the agent is not hearing the person.
+another such answer: the agent is not hearing the person. And so is a person sent through the
+same steps again: of the last :data:`REDONE_OF` acts a person reports doing at the agent's word
+(tau2's ``[user] toggle_airplane_mode({}) -> Airplane Mode is now OFF.``), :data:`REDONE` redid
+one with the same result (numbers masked: a battery's level), a walkthrough that brings nothing
+new, the customer's "still no service" after every round.
 A failed call without arguments (a harness's complaint about a malformed
 turn) holds its place in the window but has no key: the same complaint
 between good turns is no revisit, and N + 3 back to back are a ``repeat``;
@@ -125,11 +129,21 @@ PROMISES = 3
 
 RETOLD = 2
 """A person's answers saying they had already said it, nothing moving between, that trip ``cycle``."""
+REDONE = 5
+"""Of the last :data:`REDONE_OF` acts a person reported doing, those that redid one with the same
+result, and trip ``cycle``."""
+REDONE_OF = 10
 
 _PROMISED = "!"  # the token a message's facts hold when it promises an act (no word print is one character)
 _ASKED = "?"  # the token a message's facts hold when it asks the person anything
 _RETOLD = "="  # the token a message's facts hold when its answer says the person had said it before
 _MARKS = frozenset([_PROMISED, _ASKED, _RETOLD])
+_DONE = "@"  # the prefix of a person's reported act and what it showed, in a message's facts
+# What a person reports doing at the agent's word, in tau2's answers: "[user] reboot_device({}) ->
+# Device restarted." (a line each); the numbers in what it showed are masked (a battery's level).
+_REPORTED = re.compile(r"^\[user\] (\w+\([^\n]*?\)) -> ([^\n]*)", re.MULTILINE)
+_DIGITS = re.compile(r"\d+")
+_NOTHING_MOVED = " and no call since answered anything new"
 _ASKING_AGAIN = "asking the person again: act on what they have said, or hand the conversation over"
 
 
@@ -145,9 +159,11 @@ def message_facts(tool: str, args: object, output: str | None) -> str | None:
     """The facts of a message to a person (``tool``'s call with ``args``) and its answer
     (``output``), as word prints, sorted, spaced: the data of both (ids, numbers, addresses;
     values volatile by nature masked), each print after a ``#``, the words of the message, and a
-    ``!`` when it promises an act (:func:`promises`), a ``?`` when it asks anything (:func:`asks`)
-    and a ``=`` when its answer says the person had already said it (:func:`retold`); None for a
-    call that sends no message."""
+    ``!`` when it promises an act (:func:`promises`), a ``?`` when it asks anything (:func:`asks`),
+    a ``=`` when its answer says the person had already said it (:func:`retold`), and each act the
+    answer reports the person did, with what it showed, after a ``@`` (tau2's ``[user]
+    reboot_device({}) -> Device restarted.``, numbers masked); None for a call that sends no
+    message."""
     if not speaks(tool):
         return None
     said = " ".join(map(str, args.values())) if isinstance(args, Mapping) else str(args or "")
@@ -158,40 +174,55 @@ def message_facts(tool: str, args: object, output: str | None) -> str | None:
         data.add(_RETOLD)
     if asks(said):
         data.add(_ASKED)
+    if output and "[user] " in output:
+        done = (_DIGITS.sub("#", f"{act} -> {shown}") for act, shown in _REPORTED.findall(output))
+        data |= {f"{_DONE}{word_print(one)}" for one in done}
     return " ".join(sorted(data | {word_print(word) for word in _WORD.findall(said.lower())}))
 
 
 # What talked() reads of an action, made once per action: whether it is a message to a person
 # (its record holds the facts of one; one kept before facts were is judged as any other call);
 # its key (None: it has none, or it is a note, which never moves a conversation); a message's
-# data and words; whether it promises an act; whether its answer says the person said it before.
-_Beat = tuple[bool, Hashable, frozenset[str], frozenset[str], bool, bool]
+# data and words; whether it promises an act; whether its answer says the person said it before;
+# the acts its answer reports the person did.
+_Beat = tuple[bool, Hashable, frozenset[str], frozenset[str], bool, bool, tuple[str, ...]]
 _NO_FACTS: frozenset[str] = frozenset()
 
 
 def beat(action: ActionView, key: Hashable) -> _Beat:
     """What :func:`talked` reads of ``action``, whose key is ``key`` (None for a note)."""
     if action.facts is None:
-        return False, key, _NO_FACTS, _NO_FACTS, False, False
+        return False, key, _NO_FACTS, _NO_FACTS, False, False, ()
     facts = frozenset(action.facts.split())
     given = frozenset(fact for fact in facts if fact[0] == "#")
-    return True, None, given, facts - given - _MARKS, _PROMISED in facts, _RETOLD in facts
+    done = tuple(sorted(fact for fact in facts if fact[0] == _DONE))
+    words = facts - given - _MARKS - frozenset(done)
+    return True, None, given, words, _PROMISED in facts, _RETOLD in facts, done
 
 
-def talked(beats: Iterable[_Beat]) -> tuple[int, int, int]:
+def talked(beats: Iterable[_Beat]) -> tuple[int, int, int, int]:
     """How many messages to a person end ``beats`` (:func:`beat` of each action, oldest first)
     that told and heard nothing the actions before them had not: no datum new in a message or its
     answer, at most :data:`TOLD` of the message's words new (the same request in other words: a
     walkthrough's next step says something new), and between them only notes, calls answered as
     before, and calls that answered nothing; and how many messages promised an act since a call
     last answered something new (however much each told), and how many answers since then said
-    the person had already said it."""
+    the person had already said it; and, when the newest message's answer reports an act the
+    person redid with the same result, how many of the last :data:`REDONE_OF` acts reported did
+    so (else 0)."""
     data: set[str] = set()
     said: set[str] = set()
     keys: set[Hashable] = set()
     run = promised = again = 0
-    for spoke, key, given, words, promise, told_again in beats:
+    acts: deque[tuple[str, bool]] = deque(maxlen=REDONE_OF)  # each reported act, and whether it redid one
+    redid = False
+    for spoke, key, given, words, promise, told_again, done in beats:
         if spoke:
+            redid = False
+            for act in done:
+                again_done = any(act == seen for seen, _ in acts)
+                acts.append((act, again_done))
+                redid = redid or again_done
             quiet = given <= data and len(words - said) <= TOLD * len(words)
             run = run + 1 if quiet else 0
             promised += promise
@@ -201,7 +232,7 @@ def talked(beats: Iterable[_Beat]) -> tuple[int, int, int]:
         elif key is not None and key not in keys:
             run = promised = again = 0  # something done or seen for the first time: the conversation moved
             keys.add(key)
-    return run, promised, again
+    return run, promised, again, sum(1 for _, again_done in acts if again_done) if redid else 0
 
 
 @dataclass(frozen=True)
@@ -264,19 +295,23 @@ class Cycle(Windowed):
         return CycleTracker(self, history)
 
     def _conversation(
-        self, action: ActionView, counts: tuple[int, int, int], tick: int, at: datetime
+        self, action: ActionView, counts: tuple[int, int, int, int], tick: int, at: datetime
     ) -> Anomaly | None:
         """The finding of a conversation going round, ended by the message ``action``, whose
         :func:`talked` counts are ``counts``; None when it moves."""
-        talk, promised, again = counts
+        talk, promised, again, redone = counts
         if talk >= TALK:
             return self._talk(action, talk, tick, at)
         marks = (action.facts or "").split()
         if again >= RETOLD and (_RETOLD in marks or _ASKED in marks):
-            said = "answers from the person said they had already said it"
+            said = f"answers from the person said they had already said it{_NOTHING_MOVED}"
             found = ("retold", again, RETOLD, said, "asking again what was answered", _ASKING_AGAIN)
+        elif redone >= REDONE:
+            said = f"of the last {REDONE_OF} acts the person reported doing redid one, showing the same"
+            avoid = "asking the person to redo what they did: try another fix, or hand the conversation over"
+            found = ("redone", redone, REDONE, said, "the same steps asked again", avoid)
         elif promised >= PROMISES and _PROMISED in marks:
-            said = "messages to a person said an act was under way"
+            said = f"messages to a person said an act was under way{_NOTHING_MOVED}"
             avoid = "saying it is being done: call the tool that does it, or say you cannot"
             found = ("promises", promised, PROMISES, said, "a promise never kept", avoid)
         else:
@@ -284,7 +319,7 @@ class Cycle(Windowed):
         name, count, threshold, said, meaning, avoid = found
         return make_anomaly(
             "cycle",
-            f"{count} {said} and no call since answered anything new: {meaning}; last: {action.summary}",
+            f"{count} {said}: {meaning}; last: {action.summary}",
             tick=tick,
             at=at,
             action=action,

@@ -8,7 +8,7 @@ import pytest
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.detect.detectors import Cycle
-from heartbeat.detect.detectors.cycle import PROMISES, RETOLD, TALK
+from heartbeat.detect.detectors.cycle import PROMISES, REDONE, RETOLD, TALK
 
 from .helpers import REJECTED_TURN, Call, actions, first, trips
 
@@ -450,3 +450,49 @@ def test_a_message_kept_before_complaints_were_marked_complains_of_nothing() -> 
     old = [r.model_copy(update={"facts": (r.facts or "").replace("=", "").strip()}) for r in records]
     assert first(Cycle(), records) is not None
     assert first(Cycle(), old) is None
+
+
+_STEPS = [
+    ("toggle_airplane_mode({})", "Airplane Mode is now OFF.\nStatus Bar: No Service | {n}%"),
+    ("reboot_device({})", "Device restarted.\nStatus Bar: No Service | {n}%"),
+    ("check_network_status({})", "Cellular Connection: no_service"),
+]
+
+
+def _steps(rounds: list[tuple[str, str]]) -> list[Call]:
+    """The agent asks for a step, the person reports doing it ("[user] act -> what it showed")."""
+    return [
+        {
+            "tool": "respond",
+            "args": {"content": f"Please try this now ({n})."},
+            "output": f"[user] {act} -> {shown.format(n=90 - n)}\nStill nothing.",
+        }
+        for n, (act, shown) in enumerate(rounds)
+    ]
+
+
+def test_a_person_sent_through_the_same_steps_again_is_a_cycle() -> None:
+    """The person redoes the same three steps, each showing the same (the battery's level aside):
+    the REDONE-th redone of the last 10 trips, and each round after it is the same finding."""
+    assert REDONE == 5
+    found = trips(Cycle(), actions(_steps(_STEPS * 4)))
+    assert found[: 3 + REDONE - 1] == [None] * (3 + REDONE - 1)
+    hit = found[3 + REDONE - 1]
+    assert hit is not None and hit.evidence["redone"] == REDONE
+    assert "acts the person reported doing redid one" in hit.message
+    assert all(f is not None for f in found[3 + REDONE :])
+
+
+def test_a_walkthrough_whose_steps_change_something_is_no_cycle() -> None:
+    """Each step shows something new (a setting set, another check): however many rounds, and a
+    step checked again after a change (the speed test now fast) is no redo either."""
+    walk = [
+        ("check_status_bar({})", "No Service"),
+        ("toggle_airplane_mode({})", "Airplane Mode is now OFF."),
+        ("set_network_mode_preference({'mode': '4g_5g_preferred'})", "Preferred mode set"),
+        ("run_speed_test({})", "No connection"),
+        ("toggle_roaming({})", "Roaming is now ON."),
+        ("run_speed_test({})", "Speed Test Result: 275 Mbps (Excellent)"),
+        ("check_status_bar({})", "5G | Data Enabled"),
+    ]
+    assert trips(Cycle(), actions(_steps(walk))) == [None] * len(walk)
