@@ -154,3 +154,19 @@ def pause_by_hand(cwd: Path, *where: str, reason: str = "lunch") -> None:
     (``--config heartbeat.toml``, ``--state-dir state``); it must succeed."""
     done = run_cli(cwd, "pause", *where, "--reason", reason)
     assert done.returncode == 0, done.stderr
+
+
+def model_and_tools(call_model: Callable[..., Any], tools: Any) -> Any:
+    """The compiled LangGraph agent every LangGraph test builds: a model node (``call_model``) and
+    a ToolNode (``tools``), the model deciding whether the tools run, their answers back to it.
+    langgraph is imported here, not with this module: the other frameworks' tests share it."""
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import tools_condition
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("model", call_model)
+    graph.add_node("tools", tools)
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", tools_condition)
+    graph.add_edge("tools", "model")
+    return graph.compile()

@@ -21,6 +21,7 @@ from typing import Any
 import live_streams
 import pytest
 from _cli import run_cli as cli
+from _integrations import model_and_tools
 from _mcp_pipe import RAW_SERVER, Pipe, journal, paused_mid_call, proxy, server_log, texts
 from conftest import wait_until
 
@@ -138,8 +139,8 @@ def langgraph_agent(responses: list[Any], wrapper: Any, before_model: Any) -> An
     """Model node + ``ToolNode(handle_tool_errors=True)`` over a `search` tool; wrapper or handler."""
     from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
     from langchain_core.tools import tool
-    from langgraph.graph import START, MessagesState, StateGraph
-    from langgraph.prebuilt import ToolNode, tools_condition
+    from langgraph.graph import MessagesState
+    from langgraph.prebuilt import ToolNode
 
     class ScriptedChat(FakeMessagesListChatModel):
         def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChat:
@@ -164,13 +165,7 @@ def langgraph_agent(responses: list[Any], wrapper: Any, before_model: Any) -> An
         )
     else:
         node = ToolNode([search], handle_tool_errors=True)
-    graph = StateGraph(MessagesState)
-    graph.add_node("model", call_model)
-    graph.add_node("tools", node)
-    graph.add_edge(START, "model")
-    graph.add_conditional_edges("model", tools_condition)
-    graph.add_edge("tools", "model")
-    return graph.compile(), turns
+    return model_and_tools(call_model, node), turns
 
 
 @pytest.mark.parametrize("how", ["wrapper", "handler"])

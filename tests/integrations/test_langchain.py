@@ -22,6 +22,7 @@ from _integrations import (
     folder_session,
     kill_mid_call,
     late_actions,
+    model_and_tools,
     pause_by_hand,
     run_bound,
     saved_actions,
@@ -29,8 +30,8 @@ from _integrations import (
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import tool
-from langgraph.graph import START, MessagesState, StateGraph
-from langgraph.prebuilt import ToolNode, tools_condition
+from langgraph.graph import MessagesState
+from langgraph.prebuilt import ToolNode
 
 from heartbeat.detect.monitor import Monitor
 from heartbeat.integrations import Stopped
@@ -95,13 +96,7 @@ class Agent:
             # graph may: the stop must then come from the next model call (the guard stays stopped).
             else ToolNode([search], handle_tool_errors=True)
         )
-        graph = StateGraph(MessagesState)
-        graph.add_node("model", call_model)
-        graph.add_node("tools", node)
-        graph.add_edge(START, "model")
-        graph.add_conditional_edges("model", tools_condition)
-        graph.add_edge("tools", "model")
-        self.app = graph.compile()
+        self.app = model_and_tools(call_model, node)
 
     def run(self, callbacks: list[Any] | None = None) -> list[BaseMessage]:
         config: Any = {"callbacks": callbacks} if callbacks else {}
@@ -394,15 +389,10 @@ def test_a_call_cancelled_when_another_call_ends_the_run_is_journaled(how: str, 
     async def think(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await model.ainvoke(state["messages"])]}
 
-    graph = StateGraph(MessagesState)
-    graph.add_node("model", think)
-    graph.add_node("tools", node)
-    graph.add_edge(START, "model")
-    graph.add_conditional_edges("model", tools_condition)
-    graph.add_edge("tools", "model")
+    app = model_and_tools(think, node)
     try:
         with pytest.raises(RuntimeError, match="the index is gone"):
-            asyncio.run(graph.compile().ainvoke({"messages": [("user", "write the report")]}, config))
+            asyncio.run(app.ainvoke({"messages": [("user", "write the report")]}, config))
     finally:
         session.close()
     assert_boom_failed_and_slow_cancelled(tmp_path)

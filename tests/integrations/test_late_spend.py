@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _integrations import folder_session, pause_by_hand
+from _integrations import folder_session, model_and_tools, pause_by_hand
 from conftest import make_agent, wait_until
 
 from heartbeat.integrations import Stopped
@@ -205,24 +205,22 @@ def pydantic_ai_run(session: Session, slow: Callable[[], None], *, toolset: bool
     return stopped.value
 
 
-def test_pydantic_ai_capability_counts_a_request_that_ends_after_kill(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("stop", "toolset", "cause"),
+    [("kill", False, "killed"), ("pause", True, "paused")],
+    ids=["capability-after-kill", "guarded-toolset-after-a-pause"],
+)
+def test_pydantic_ai_counts_a_request_that_ends_after_a_stop(
+    tmp_path: Path, stop: str, toolset: bool, cause: str
+) -> None:
+    """The capability (KILL) and the guarded toolset (a pause) each count the request under way."""
     session = folder_session(tmp_path, idle=30.0)
     try:
-        stopped = pydantic_ai_run(session, lambda: stop_during("kill", tmp_path, session), toolset=False)
+        stopped = pydantic_ai_run(session, lambda: stop_during(stop, tmp_path, session), toolset=toolset)
     finally:
         session.close()
-    assert stopped.cause == "killed"
-    assert_both_calls_counted(tmp_path, "killed")
-
-
-def test_pydantic_ai_guarded_toolset_counts_a_request_that_ends_after_a_pause(tmp_path: Path) -> None:
-    session = folder_session(tmp_path, idle=30.0)
-    try:
-        stopped = pydantic_ai_run(session, lambda: stop_during("pause", tmp_path, session), toolset=True)
-    finally:
-        session.close()
-    assert stopped.cause == "paused"
-    assert_both_calls_counted(tmp_path, "paused")
+    assert stopped.cause == cause
+    assert_both_calls_counted(tmp_path, cause)
 
 
 def langgraph_run(session: Session, how: str, slow: Callable[[], None]) -> Any:
@@ -231,8 +229,7 @@ def langgraph_run(session: Session, how: str, slow: Callable[[], None]) -> Any:
     from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.tools import tool
-    from langgraph.graph import START, MessagesState, StateGraph
-    from langgraph.prebuilt import ToolNode, tools_condition
+    from langgraph.prebuilt import ToolNode
 
     from heartbeat.integrations.langchain import HeartbeatCallbackHandler, HeartbeatToolWrapper
 
@@ -270,15 +267,12 @@ def langgraph_run(session: Session, how: str, slow: Callable[[], None]) -> Any:
 
     wrapper = HeartbeatToolWrapper(session) if how == "wrapper" else None
     node = ToolNode([search], wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall) if wrapper else None
-    graph = StateGraph(MessagesState)
-    graph.add_node("model", lambda state: {"messages": [model.invoke(state["messages"])]})
-    graph.add_node("tools", node or ToolNode([search]))
-    graph.add_edge(START, "model")
-    graph.add_conditional_edges("model", tools_condition)
-    graph.add_edge("tools", "model")
+    app = model_and_tools(
+        lambda state: {"messages": [model.invoke(state["messages"])]}, node or ToolNode([search])
+    )
     config: Any = {} if wrapper else {"callbacks": [HeartbeatCallbackHandler(session)]}
     with pytest.raises(Stopped) as stopped:
-        graph.compile().invoke({"messages": [("user", "research")]}, config=config)
+        app.invoke({"messages": [("user", "research")]}, config=config)
     assert model.i == 2  # no model call after the stop
     return stopped.value
 
