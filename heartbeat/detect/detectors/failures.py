@@ -57,9 +57,9 @@ def answered_failure(tool: str, output: str) -> str | None:
     """The line of ``output`` in which ``tool`` reports that it failed, or None: an answer that
     opens with ``Error:`` (a tool returning its failure as text, as tau-bench's do) or an edit
     refused (:func:`edit_refused`)."""
-    if _ERROR_OPENS.match(output, 0, 40) is not None:
-        line = output.lstrip()
-        return line[: line.find("\n")] if "\n" in line else line
+    opens = _ERROR_OPENS.match(output, 0, 40)
+    if opens is not None:
+        return _line(output, opens.end() - 1, opens.end()).lstrip()
     return edit_refused(tool, output)
 
 
@@ -68,14 +68,25 @@ def edit_refused(tool: str, output: str) -> str | None:
     replacement was performed, old_str ... did not appear verbatim", "No changes made: the SEARCH
     block was not found"), or None: such an answer is a failed edit, whichever channel the tool
     reports it on."""
-    if _EDITS.search(tool) is None:
+    if not _edits(tool):
         return None
     found = _REFUSED.search(output, 0, _REFUSED_READ)
     if found is None:
         return None
-    start = output.rfind("\n", 0, found.start()) + 1
-    end = output.find("\n", found.end())
-    return output[start : end if end >= 0 else len(output)][:_REFUSED_READ]
+    return _line(output, found.start(), found.end())[:_REFUSED_READ]
+
+
+@lru_cache(maxsize=1024)
+def _edits(tool: str) -> bool:
+    """Whether ``tool``'s name says it edits (asked of every answer that did not fail: cached)."""
+    return _EDITS.search(tool) is not None
+
+
+def _line(output: str, at: int, end: int) -> str:
+    """The line (or lines) of ``output`` holding ``output[at:end]``."""
+    start = output.rfind("\n", 0, at) + 1
+    stop = output.find("\n", end)
+    return output[start : stop if stop >= 0 else len(output)]
 
 
 def failure_key(action: ActionView) -> Hashable:
