@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..base.errors import HeartbeatError, StateWriteError, UsageError, worst_exit_code
 from ..config.file import HeartbeatConfig, load_config, parse_duration
 from ..config.flags import config_with_flags, schedule_with_flags
+from ..core.models import printable, printable_lines
 from ..tick.watchdog import done_within, end_left_running, exit_now, flushed_within, is_stop, watching
 from .tickoutput import clean_stdout, print_result
 
@@ -281,7 +282,8 @@ def cmd_pause(args: argparse.Namespace, out: TextIO) -> int:
     before = hb.read_state()
     state = hb.pause(args.reason)
     again = before.status.value == "paused"
-    was = f", replacing the earlier reason ({before.status_reason})" if again else ""
+    earlier = printable(before.status_reason or "")  # state.json is a file anyone can write
+    was = f", replacing the earlier reason ({earlier})" if again else ""
     out.write(f"{hb.name}: paused ({state.status_reason}){was}; `heartbeat resume` goes on\n")
     return 0
 
@@ -291,10 +293,11 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     hb = _one(_config(args), "resume")
     before = hb.read_state()
     state = hb.resume(args.note)
-    note = f"; next instructions: {state.instructions}" if state.instructions else ""
+    told = printable_lines(state.instructions or "", "    ")
+    note = f"; next instructions: {told}" if state.instructions else ""
     if args.note is None and state.instructions:
         note = (
-            f"; the note of the last resume is kept as the next instructions: {state.instructions} "
+            f"; the note of the last resume is kept as the next instructions: {told} "
             '(--note TEXT replaces it, --note "" clears it)'
         )
     done = "resumed" if before.status.value != "active" else "was not paused or waiting for a human"

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..base.errors import EXIT_CODES, ConfigError, HeartbeatError, UsageError
 from ..config.file import ScheduleConfig
 from ..core.budget import roll_over
-from ..core.models import printable
+from ..core.models import printable, printable_lines
 from .style import Style
 
 if TYPE_CHECKING:
@@ -294,7 +294,9 @@ def render_detail(report: StatusReport, style: Style) -> str:
         f"heartbeat    {seen}",
         streak,
         f"recovery     {doing}",
-        f"instructions {report.instructions or 'none'}",
+        # the journal's instructions quote what the agent did, a resume's note what a person typed:
+        # either reaches the terminal escaped, its later lines indented under the field
+        f"instructions {printable_lines(report.instructions, ' ' * 13) if report.instructions else 'none'}",
         f"progress     {style.sparkline(report.progress)} {report.progress[-1]:g}"
         if report.progress
         else "progress     no samples",

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
+from ..core.models import printable_lines
+
 if TYPE_CHECKING:
     from ..core.result import TickResult
 
@@ -46,7 +48,7 @@ def print_result(result: TickResult, out: TextIO, *, as_json: bool = False, quie
         if rest:
             out.write(rest + "\n")
         if result.decision is not None and result.decision.instructions and result.outcome == "ran":
-            text = result.decision.instructions.replace("\n", f"\n{prefix}    ")
+            text = printable_lines(result.decision.instructions, f"{prefix}    ")
             out.write(f"{prefix}  instructions for the next step:\n{prefix}    {text}\n")
     out.flush()
     for line in result.undelivered:

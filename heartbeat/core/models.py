@@ -80,6 +80,16 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() or c == " " else _escaped(c) for c in text)
 
 
+def printable_lines(text: str, indent: str) -> str:
+    """``text`` for a terminal, line breaks kept: each line :func:`printable`, the later ones indented.
+
+    For text several lines long that a person reads (recovery instructions, a resume's
+    note): a line cannot send the terminal an escape sequence, and the indent keeps a
+    line from passing as a field of its own (``status``'s ``KILL  absent``).
+    """
+    return ("\n" + indent).join(printable(line) for line in text.splitlines() or [""])
+
+
 def _escaped(char: str) -> str:
     """One character as Python writes it in a string literal (``\\n``, ``\\x1b``, ``\\u2028``)."""
     return repr(char)[1:-1] if char not in "'\"" else char

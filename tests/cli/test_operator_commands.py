@@ -178,3 +178,25 @@ def test_status_shows_a_hand_written_reason_escaped(tmp_path: Path) -> None:
     done = cli(tmp_path, "status")
     assert "\x1b" not in done.stdout and "\nstatus       forged" not in done.stdout
     assert "evil" in done.stdout and "\\x1b" in done.stdout
+
+
+def test_status_and_resume_show_hand_written_instructions_escaped(tmp_path: Path) -> None:
+    """Instructions in state.json (the journal's, a note, or anyone's edit) reach the terminal with
+    escape codes escaped and their later lines indented under the field: no line passes as a
+    field of its own, and the text itself is kept."""
+    import json
+
+    (tmp_path / "agent.py").write_text(NOOP)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    assert cli(tmp_path, "tick").returncode == 0
+    path = tmp_path / "state" / "state.json"
+    state = json.loads(path.read_text())
+    forged = "try the archive\x1b[2J\nticks        999\nthen the mirror"
+    state.update(status="paused", status_reason="evil\x1b]0;x\x07", instructions=forged)
+    path.write_text(json.dumps(state))
+    shown = cli(tmp_path, "status").stdout
+    assert "\x1b" not in shown and "\nticks        999\n" not in shown, shown
+    assert "try the archive\\x1b[2J\n             ticks        999\n             then the mirror" in shown
+    assert cli(tmp_path, "pause", "--reason", "again").stdout.count("\x1b") == 0  # the earlier reason
+    resumed = cli(tmp_path, "resume").stdout
+    assert "\x1b" not in resumed and "\nticks" not in resumed and "then the mirror" in resumed
