@@ -41,14 +41,14 @@ _ALWAYS = {
     "healthy__search_empty_then_hit": ["empty"],
 }
 # The tenth batch's pollers, searchers and waiters (bench/blind_agents/README.md): polls between
-# sleeps answering alike for six rounds or more (a fine-tune job queued, CI pending: recurring; a
-# status page's 304s no longer: "not modified" is an answer of nothing), a rollout's status timing
+# sleeps answering alike for six rounds or more (CI pending: recurring; a status page's 304s no
+# longer: "not modified" is an answer of nothing; nor a fine-tune job polled "queued" while its
+# events say the queue moves: a poll counts since any call answered something new), a rollout's status timing
 # out while its pods come up (recurring_error), an inbox polled into nothing in a tight loop while
 # the metric is flat (repeat), two runs whose writer left ten identical calls at the end (repeat,
 # loop), logs searched in one shape after another.
 _TENTH = {
     "healthy__code_search_token_refresh": ["loop", "cycle", "recurring"],
-    "healthy__finetune_poller": ["recurring"],
     "healthy__gh_ci_wait": ["recurring"],
     "healthy__gmail_support_inbox": ["repeat", "no_progress"],
     "healthy__grep_quota_helper": ["repeat", "recurring"],
@@ -72,7 +72,7 @@ _ELEVENTH = {
     "healthy__data_quality_recheck": ["loop"],
     "healthy__embeddings_indexer_kb": ["loop"],
     "healthy__oncall_triage_watch": ["loop", "cycle"],
-    "healthy__restore_drill_rds": ["recurring", "cycle", "loop"],
+    "healthy__restore_drill_rds": ["cycle", "loop", "recurring"],
 }
 _ELEVENTH_FLAT = {
     name: ["no_progress"]
@@ -589,7 +589,7 @@ KNOWN: dict[int | None, dict[str, list[str]]] = {
         **_ELEVENTH_FLAT,
         "healthy__embeddings_indexer_kb": ["loop", "no_progress"],
         "healthy__oncall_triage_watch": ["loop"],
-        "healthy__restore_drill_rds": ["recurring", "cycle"],
+        "healthy__restore_drill_rds": ["cycle"],
         "healthy__k8s_rollout_watch": ["repeat"],
         "healthy__code_search_token_refresh": ["loop"],
         "healthy__grep_quota_helper": ["repeat"],

@@ -25,13 +25,14 @@ Either counts only since its call (or its tool) last answered something
 new: a feed polled with ``since=<timestamp>`` answers "nothing new" again
 and again between the batches it brings, and that is a poll that moves, not
 one that stopped (the same answer five times with nothing new between is).
-A call right after a wait (a ``sleep`` between rounds) is a poll: it counts
-since any poll of its tool answered something new, so a poller going round
-its feeds, one of which never has news, works while the others bring some.
-An act confirmed in a line counts since any call answered something new:
-the same batch insert confirmed after each new page fetched is work, the
-same answer submitted again and again with nothing new between is not (an
-act answered with a page, a click in a web shop, counts as the page).
+A call right after a wait (a ``sleep`` between rounds) is a poll, and an act
+confirmed in a line is an act: each counts since any call answered
+something new. A poller going round its feeds, one of which never has news,
+works while the others bring some; a job's status polled as "queued" while
+its events say the queue moves is waiting on a job that moves. The same
+batch insert confirmed after each new page fetched is work, the same answer
+submitted again and again with nothing new between is not (an act answered
+with a page, a click in a web shop, counts as the page).
 
 Failed actions are left to ``recurring_error``; actions without an output
 are not counted.
@@ -43,7 +44,6 @@ from collections import deque
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import repeat
 
 from ...config.file import ToolThreshold
 from ...core.models import Anomaly
@@ -71,20 +71,19 @@ _ACT = "\x01"  # starts the call key of an act's confirmation (see _keys): anyth
 _CONFIRMATION = 120  # characters: an act's answer at most this long confirms it; a longer one is a page
 
 
-def since_news(keys: Iterable[str | None], call: str, polls: Iterable[bool] | None = None) -> int:
+def since_news(keys: Iterable[str | None], call: str, poll: bool = False) -> int:
     """How many of ``keys`` (call+result or output keys, oldest first; None for actions without
     one) are ``call`` since its call's (or tool's) last new answer: a key of the same call first
-    seen among them; for an act confirmed in a line, since any call's new answer (an act
-    repeated while new pages come in between is work: a batch inserted after each page fetched).
-    An act answered with a page (a click in a web shop) counts as the page it lands on. For a
-    poll (a call right after a wait), ``polls`` tells which of ``keys`` were polls of its tool:
-    any of them answering something new is news too (a poller going round its feeds between
-    sleeps, one of them bringing news)."""
-    group = None if call[0] == _ACT else call[:-_RESULT_HEX]
+    seen among them. For an act confirmed in a line, or a ``poll`` (a call right after a wait),
+    since any call's new answer: an act repeated while new pages come in between is work (a batch
+    inserted after each page fetched), and a job polled while its events bring news is waiting on
+    a job that moves (the status says "queued" while the queue position falls). An act answered
+    with a page (a click in a web shop) counts as the page it lands on."""
+    group = None if poll or call[0] == _ACT else call[:-_RESULT_HEX]
     seen: set[str] = set()
     count = 0
-    for key, poll in zip(keys, polls or repeat(False), strict=False):
-        if key is None or (group is not None and not poll and key[:-_RESULT_HEX] != group):
+    for key in keys:
+        if key is None or (group is not None and key[:-_RESULT_HEX] != group):
             continue
         if key == call:
             count += 1
@@ -94,13 +93,12 @@ def since_news(keys: Iterable[str | None], call: str, polls: Iterable[bool] | No
     return count
 
 
-def _polled(actions: Sequence[ActionView]) -> list[str | None]:
-    """For each of ``actions``, the tool of a poll (a call right after a wait), else None."""
-    found: list[str | None] = [None] * len(actions)
+def _polled(actions: Sequence[ActionView]) -> list[bool]:
+    """For each of ``actions``, whether it is a poll (a call right after a wait)."""
+    found = [False] * len(actions)
     for i in range(1, len(actions)):
         before = actions[i - 1]
-        if waits(before.tool, before.summary):
-            found[i] = actions[i].tool
+        found[i] = waits(before.tool, before.summary)
     return found
 
 
@@ -169,13 +167,13 @@ class Recurring(Windowed):
         seq = [a for a in history.actions if a.tool not in self.exempt][-self.window - 1 :]
         polled = _polled(seq)[-self.window :]
         seq = seq[-self.window :]
-        call, output = _keys(last, self.min_chars, polled[-1] is not None)
+        poll = polled[-1]
+        call, output = _keys(last, self.min_chars, poll)
         if call is None:
             return None
-        keys = [_keys(a, self.min_chars, p is not None) for a, p in zip(seq, polled, strict=True)]
-        polls = [tool == last.tool for tool in polled] if polled[-1] is not None else None
-        calls = since_news((c for c, _ in keys), call, polls)
-        outputs = since_news((o for _, o in keys), output) if output is not None else 0
+        keys = [_keys(a, self.min_chars, p) for a, p in zip(seq, polled, strict=True)]
+        calls = since_news((c for c, _ in keys), call, poll)
+        outputs = since_news((o for _, o in keys), output, poll) if output is not None else 0
         return self._report(last, calls, outputs, history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -220,8 +218,8 @@ class RecurringTracker(StepTracker):
         self._min_chars = det.min_chars
         self._min = det.threshold  # no tool's threshold is below it
         self._window = det.window
-        # Each position's keys and, for a poll (a call right after a wait), its tool.
-        self._recent: deque[tuple[str | None, str | None, str | None]] = deque()
+        # Each position's call+result and output keys.
+        self._recent: deque[tuple[str | None, str | None]] = deque()
         # Both kinds of key in one dict: a call key starts with a shape or fingerprint
         # (hex), an output key with "\x00", so they never meet.
         self._counts: dict[str, int] = {}
@@ -236,20 +234,20 @@ class RecurringTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        poll = tool if self._waited else None
+        poll = self._waited
         self._waited = waits(tool, action.summary)
-        call, output = _keys(action, self._min_chars, poll is not None)
+        call, output = _keys(action, self._min_chars, poll)
         recent = self._recent
         counts = self._counts
         if len(recent) == self._window:
-            for old in recent.popleft()[:2]:
+            for old in recent.popleft():
                 if old is not None:
                     left = counts[old] - 1
                     if left:
                         counts[old] = left
                     else:
                         del counts[old]
-        recent.append((call, output, poll))
+        recent.append((call, output))
         calls = outputs = 0
         if call is not None:
             calls = counts[call] = counts.get(call, 0) + 1
@@ -258,8 +256,7 @@ class RecurringTracker(StepTracker):
         if not report or (calls < self._min and outputs < self._min):
             return None
         if call is not None and calls >= self._min:
-            polls = [p == tool for _, _, p in recent] if poll is not None else None
-            calls = since_news((c for c, _, _ in recent), call, polls)
+            calls = since_news((c for c, _ in recent), call, poll)
         if output is not None and outputs >= self._min:
-            outputs = since_news((o for _, o, _ in recent), output)
+            outputs = since_news((o for _, o in recent), output, poll)
         return self._det._report(action, calls, outputs, action.tick, action.at)

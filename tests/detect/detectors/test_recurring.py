@@ -151,6 +151,37 @@ def test_a_poller_going_round_its_feeds_between_sleeps_moves_when_any_feed_bring
     assert hit is not None and "fetch_feed" in hit[1].message
 
 
+def test_a_job_polled_after_waits_moves_while_any_call_between_brings_news() -> None:
+    """A job's status polled after each wait says "queued" round after round while its events say
+    the queue moves: waiting on a job that moves. With events that say nothing new, the same status
+    five times is the same result again."""
+    status: Call = {
+        "tool": "jobs.retrieve",
+        "args": {"job_id": "ftjob-9b3m"},
+        "output": '{"id": "ftjob-9b3m", "status": "queued", "finished_at": null, "trained_tokens": null}',
+    }
+    wait: Call = {"tool": "sleep", "args": {"seconds": 300}, "output": ""}
+
+    def rounds(positions: list[int]) -> list[Call]:
+        calls: list[Call] = []
+        for position in positions:
+            event = f'{{"data": [{{"message": "Job enqueued. Queue position: {position}"}}]}}'
+            calls += [
+                wait,
+                status,
+                {"tool": "jobs.list_events", "args": {"job_id": "ftjob-9b3m"}, "output": event},
+            ]
+        return calls
+
+    moving = rounds([40, 33, 27, 21, 14, 9, 4])
+    assert [hit for hit in trips(Recurring(), actions(moving)) if hit is not None] == []
+    flat = trips(Recurring(), actions(rounds([40] * 7)))
+    assert {hit.evidence["call"].split("(")[0] for hit in flat if hit is not None} == {
+        "jobs.retrieve",
+        "jobs.list_events",
+    }
+
+
 def test_a_look_right_after_a_wait_that_finds_nothing_is_not_counted() -> None:
     """An inbox looked at after each wait and answered nothing waits for a reply (as a long poll
     waits for work); looked at between other calls, the same answer six times is the same result."""
