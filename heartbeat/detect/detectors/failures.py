@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from .contract import ActionView
 from .fingerprints import error_key
+from .volatile import unechoed
 from .words import alike, error_words, reworded, word_print, words
 
 __all__ = [
@@ -50,7 +51,8 @@ _REFUSED = re.compile(
 _REFUSED_READ = 200  # characters: an edit's refusal leads its answer (a file's text may say anything)
 
 
-_ERROR_OPENS = re.compile(r"\s*(?:error|ERROR|Error)\s*:")  # "Error: non-pending order cannot be cancelled"
+# "Error: non-pending order cannot be cancelled", "400 Bad Request: invalid employee_id 'dkwon'"
+_ERROR_OPENS = re.compile(r"\s*(?:error|ERROR|Error|[45]\d\d(?: [A-Z][a-z]+){1,4})\s*:")
 
 
 def answered_failure(tool: str, output: str) -> str | None:
@@ -97,7 +99,8 @@ def failure_key(action: ActionView) -> Hashable:
     if _silent(action):
         # "grep" without a match, exit 1 and no output: only the same call counts as the same.
         return (action.tool, _error_key(error), action.fingerprint)
-    return (_error_key(error), action.result)
+    # An error quoting the call's own values back says the same of another try (see unechoed).
+    return (_error_key(unechoed(error, action.summary)), action.result)
 
 
 def _silent(action: ActionView) -> bool:

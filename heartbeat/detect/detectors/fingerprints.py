@@ -65,7 +65,7 @@ from .envelope import (
     not_found,
     not_modified,
 )
-from .volatile import ERROR_RE, VOLATILE_RE, has_volatile, mask_elapsed, may_hold_volatile, unranked
+from .volatile import ERROR_RE, VOLATILE_RE, has_volatile, mask_elapsed, may_hold_volatile, unechoed, unranked
 from .words import failure_words, unbracketed
 
 __all__ = [
@@ -365,7 +365,9 @@ def action_keys(
         length = len(stripped)
         if error:
             stripped = _unwrapped(stripped)
-            result, end = _error_result(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped)
+            # The failure's words quoting the call's own values back are no part of what failed.
+            cut = unechoed(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped, canonical)
+            result, end = _error_result(cut)
             failure = failure_words(f"{error}\n{_named(stripped) or _said(stripped, end)}")
         elif length <= NOT_FOUND_LONGEST and not_found(stripped, plain):
             # Nothing found, whatever it echoes: the answer of nothing it is, as short as one.
@@ -380,7 +382,8 @@ def action_keys(
             result = _output_result(unranked(stripped) or stripped)
     elif error is not None:
         stripped = _unwrapped(error.strip())
-        result, _ = _error_result(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped)
+        cut = unechoed(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped, canonical)
+        result, _ = _error_result(cut)
         failure = failure_words(error)
     else:
         result = None

@@ -16,7 +16,9 @@ again in other words ranks the same hits anew.
 
 from __future__ import annotations
 
+import json
 import re
+from functools import lru_cache
 
 __all__ = [
     "ERROR_RE",
@@ -25,6 +27,7 @@ __all__ = [
     "mask_elapsed",
     "mask_volatile",
     "may_hold_volatile",
+    "unechoed",
     "unranked",
 ]
 
@@ -157,3 +160,27 @@ def mask_elapsed(text: str) -> str:
     if text[:1] != "{" or "lapsed" not in text:  # cheap tests first: only an object has fields
         return text
     return _ELAPSED_FIELD.sub(r"\1#", text)
+
+
+# A quoted span in a failure's text: "invalid employee_id 'dana.kwon': expected format E123456".
+_QUOTED = re.compile(r"'([^'\n]{2,200})'|\"([^\"\n]{2,200})\"")
+
+
+@lru_cache(maxsize=512)
+def unechoed(text: str, call: str) -> str:
+    """A failure's ``text`` with each quoted span that is one of the call's own argument values
+    (a string in ``call``, its canonical JSON, where a value stands: after ``:``, ``,`` or ``[``)
+    replaced by ``'#'``, case aside: "invalid employee_id 'dana.kwon'" and then "'Dana Kwon'"
+    say the same of two tries; a traceback's file, quoted but no value of the call, stays."""
+    if "'" not in text and '"' not in text:
+        return text
+    lowered = call.lower()
+
+    def masked(found: re.Match[str]) -> str:
+        value = json.dumps((found.group(1) or found.group(2)).lower(), ensure_ascii=False)
+        for before in ":,[":
+            if before + value in lowered:
+                return "'#'"
+        return found.group(0)
+
+    return _QUOTED.sub(masked, text)

@@ -153,3 +153,16 @@ def test_an_answer_opening_with_error_reports_a_failure() -> None:
     assert answered_failure("get_order_details", '{"status": "error_reported"}') is None
     refused = "No replacement was performed."
     assert answered_failure("str_replace_editor", refused) == refused
+
+
+def test_an_answer_opening_with_an_http_error_and_its_reason_reports_a_failure() -> None:
+    """``400 Bad Request: invalid employee_id`` is a failure said in the answer; a page that is a
+    404 (``404 Not Found`` and no complaint after a colon), or a count of 404s, is content."""
+    said = "400 Bad Request: invalid employee_id 'dkwon': expected format E followed by 6 digits"
+    assert answered_failure("lookup_employee", said) == said
+    assert answered_failure("api", "503 Service Unavailable: upstream timed out\nretry later") == (
+        "503 Service Unavailable: upstream timed out"
+    )
+    assert answered_failure("fetch", "404 Not Found\n<html>the page is gone</html>") is None
+    assert answered_failure("report", "404 pages: 12 crawled, 3 missing") is None
+    assert answered_failure("fetch", "200 OK: 33 items") is None

@@ -34,6 +34,37 @@ def test_a_different_invalid_action_each_time_is_a_recurring_error() -> None:
     assert "click failed with an error seen 3 times" in hit[1].message and "invalid_action" in hit[1].message
 
 
+def test_one_rejection_quoting_back_each_try_is_a_recurring_error() -> None:
+    """An id passed in one wrong form after another, each refused with the value quoted back
+    (``invalid employee_id 'Dana Kwon'``), is one rejection, whether the failure comes as the
+    error or as the answer; refusals that say different things are no recurring error."""
+    tries = ["dana.kwon@corp.example", "DANA.KWON@CORP.EXAMPLE", "dana.kwon", "Dana Kwon"]
+    refused = "400 Bad Request: invalid employee_id '{}': expected format E followed by 6 digits"
+    monitor = Monitor()
+    monitor.start_tick(1)
+    hits = []
+    for n, value in enumerate(tries):
+        said = refused.format(value)
+        reply = {"text": f"One moment, still looking ({n})."}
+        hits.append(monitor.record("reply_to_user", reply, output="ok", now=T0))
+        if n % 2:  # the failure as the answer, as some tools give it
+            hits.append(monitor.record("lookup_employee", {"employee_id": value}, output=said, now=T0))
+        else:
+            hits.append(monitor.record("lookup_employee", {"employee_id": value}, error=said, now=T0))
+    kinds = [hit.kind for hit in hits if hit is not None]
+    assert kinds and kinds[0] == "recurring_error"
+    calls: list[Call] = [
+        {"tool": "lookup_employee", "args": {"employee_id": value}, "error": error}
+        for value, error in [
+            ("dkwon", "400 Bad Request: invalid employee_id 'dkwon': expected format E followed by 6 digits"),
+            ("E12345", "400 Bad Request: invalid employee_id 'E12345': expected 6 digits, got 5"),
+            ("E123456", "404 Not Found: no employee 'E123456' in directory Finance"),
+            ("E654321", "403 Forbidden: employee 'E654321' is outside your support group"),
+        ]
+    ]
+    assert first(RecurringError(), actions(calls)) is None
+
+
 def test_every_message_names_its_evidence() -> None:
     """Each v2 anomaly says which call, how many times, and over how many actions."""
     calls: list[Call] = [
@@ -507,7 +538,8 @@ def test_failing_tests_of_one_file_run_one_by_one_are_no_reworded_retry() -> Non
 
     queries = ["user delete permission", "delete user permission denied", "user permission delete api"]
     found = trips(RecurringError(), actions(search(q) for q in queries))
-    assert found[2] is not None and found[2].evidence["same"] == "reworded"
+    # Each "No results for '<its query>'" is one error, the echo aside: the same error, reworded or not.
+    assert found[2] is not None and found[2].evidence["same"] == "error"
 
 
 def test_a_malformed_turn_answered_by_good_turns_is_no_recurring_error() -> None:

@@ -10,6 +10,7 @@ from heartbeat.detect.detectors.volatile import (
     mask_elapsed,
     mask_volatile,
     may_hold_volatile,
+    unechoed,
     unranked,
 )
 
@@ -90,3 +91,21 @@ def test_a_job_s_elapsed_counter_is_masked_and_a_call_s_own_timing_kept() -> Non
     )
     assert mask_elapsed('"elapsed_seconds": 955') == '"elapsed_seconds": 955'
     assert mask_elapsed('{"took": 37, "timeout": 30}') == '{"took": 37, "timeout": 30}'
+
+
+def test_a_failure_quoting_the_calls_own_value_back_says_the_same_of_another_try() -> None:
+    """A quoted span that is one of the call's argument values (case aside) is masked; a quoted
+    argument name, a file a traceback quotes out of a command, or a value of no argument stays."""
+    said = "400 Bad Request: invalid employee_id 'Dana Kwon': expected format E followed by 6 digits"
+    assert unechoed(said, '{"employee_id":"dana kwon"}') == (
+        "400 Bad Request: invalid employee_id '#': expected format E followed by 6 digits"
+    )
+    assert unechoed('No matches found for "Hydrogen start".', '{"text":"Hydrogen start"}') == (
+        "No matches found for '#'."
+    )
+    assert unechoed("unknown parameter 'by'", '{"by":"email","employee_id":"x"}') == "unknown parameter 'by'"
+    traceback = 'File "/testbed/repro.py", line 3, in <module>'
+    assert unechoed(traceback, '{"cmd":"python /testbed/repro.py"}') == traceback
+    assert unechoed("order 'W123' not found", '{"order_id":"W124"}') == "order 'W123' not found"
+    assert unechoed("item 'ß' unknown", '{"items":["x","ß"]}') == "item 'ß' unknown"  # one letter
+    assert unechoed("items 'café' unknown", '{"items":["x","café"]}') == "items '#' unknown"
