@@ -704,6 +704,31 @@ _TWENTYNINTH: dict[int | None, dict[str, list[str]]] = {
 }
 _TWENTYNINTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: set(), 5: {_WATCH29}, 10: {_WATCH29}}
 _TWENTYNINTH_MISSED = {"stuck__webshop_option_rejected_b29"}
+# The thirtieth batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers,
+# written blind after the thirteenth session's poll rule and replayed as it arrived: no healthy run
+# escalated at the runs' own heartbeats nor at 1. A household agent going back to the sink for the
+# second spoon and a queue worker idle between bursts are flat for four measured heartbeats
+# (no_progress by design); regrouped at 5 and 10, the queue worker's idle long polls merge into
+# busy heartbeats (repeat, empty: escalated) and a backup verifier's quiet polls into one (repeat).
+# At 10 a heartbeat the re-planning migration and the section rewritten over and over span too few
+# heartbeats for their flat metric to be judged.
+_FLAT30 = {
+    "healthy__alfworld_two_clean_spoons_drawer_b30": ["no_progress"],
+    "healthy__queue_worker_refund_tickets_idle_then_burst_b30": ["no_progress"],
+}
+_IDLE30 = {
+    "healthy__backup_verifier_pg_snapshots_b30": ["repeat"],
+    "healthy__queue_worker_refund_tickets_idle_then_burst_b30": ["repeat", "empty"],
+}
+_THIRTIETH: dict[int | None, dict[str, list[str]]] = {None: _FLAT30, 1: _FLAT30, 5: _IDLE30, 10: _IDLE30}
+_QUEUE30 = {"healthy__queue_worker_refund_tickets_idle_then_burst_b30"}
+_THIRTIETH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: set(), 5: _QUEUE30, 10: _QUEUE30}
+_THIRTIETH_MISSED: dict[int | None, set[str]] = {
+    None: set(),
+    1: set(),
+    5: set(),
+    10: {"stuck__ops_schema_migration_replanning_b30", "stuck__writer_postmortem_rewrites_same_section_b30"},
+}
 
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
@@ -711,9 +736,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1374
+    assert len(runs) == len(LABELS) == 1419
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 854
+    assert len(healthy) == 880
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -729,6 +754,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_TWENTYSEVENTH[per_heartbeat],
         **_TWENTYEIGHTH[per_heartbeat],
         **_TWENTYNINTH[per_heartbeat],
+        **_THIRTIETH[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -744,6 +770,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYFOURTH_ESCALATED[per_heartbeat]
         | _TWENTYSEVENTH_ESCALATED[per_heartbeat]
         | _TWENTYNINTH_ESCALATED[per_heartbeat]
+        | _THIRTIETH_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -766,6 +793,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYSIXTH_MISSED
         | _TWENTYEIGHTH_MISSED
         | _TWENTYNINTH_MISSED
+        | _THIRTIETH_MISSED[per_heartbeat]
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
