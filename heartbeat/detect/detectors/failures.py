@@ -1,7 +1,8 @@
 """Failures as ``recurring_error`` reads them: what makes two the same, and runs of them.
 
 A failure's key (:func:`failure_key`) is its error text with volatile values
-masked and its result key; one with nothing to show (no output, or a bare
+and the call's own values quoted back masked (:func:`~.volatile.unechoed`) and
+its result key; one with nothing to show (no output, or a bare
 exit code) is told apart by its call as well. The runs over the window's
 failures (:func:`chain_length`, :func:`dark_run`) are the module docstring
 of :mod:`.recurring_error` in code.

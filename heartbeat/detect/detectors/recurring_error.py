@@ -1,7 +1,9 @@
 """``recurring_error``: the same error again and again, told apart from different errors.
 
 An error's fingerprint is the error's text with its volatile values masked
-(:func:`~.fingerprints.error_key`: the same live and in replay) and the
+(:func:`~.fingerprints.error_key`: the same live and in replay), and the
+call's own argument values it quotes back (``invalid employee_id 'dkwon'``:
+the same rejection of another try, see :func:`~.volatile.unechoed`), and the
 action's result key (the end of its output, volatile values masked; see
 :mod:`.fingerprints`), whatever the tool: a shell agent's failing test run
 from a heredoc, a ``cd && ...`` or on its own is one failure. For an output
