@@ -203,6 +203,8 @@ class Monitor:
         self._action_steps = [(det, kind, step) for det, kind, step, sparse in self._steps if not sparse]
         self._error_fns = [step for _, _, step in self._error_steps]
         self._action_fns = [step for _, _, step in self._action_steps]
+        # Only trackers stepped on failures alone read the successes: there from the first split or never.
+        self._noting = len(self._action_steps) < len(self._error_steps)
 
     def __repr__(self) -> str:
         kinds = ", ".join(d.kind for d in self.detectors)
@@ -340,7 +342,7 @@ class Monitor:
         reported = self._reported
         index = self.actions_total
         steps = self._action_steps if error is None else self._error_steps
-        if error is None:
+        if error is None and self._noting:
             self._successes.note(tool, fp, record.summary, index)
         try:
             overruling = index <= self._overruled_to  # the metric rose within some detector's stretch

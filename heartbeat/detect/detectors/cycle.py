@@ -109,6 +109,16 @@ def _revisits(keys: Iterable[Hashable]) -> tuple[dict[Hashable, int], int, int]:
     return counts, seen - len(counts), sum(1 for n in counts.values() if n > 1)
 
 
+def _share(keys: list[Hashable]) -> tuple[int, int] | None:
+    """The revisits among ``keys`` (the newest last, and a key) and how many keys come more than
+    once, when the newest is a revisit and they reach the growing share (:data:`RECENT_SHARE`,
+    two keys or more); else None."""
+    counts, revisits, repeated = _revisits(keys)
+    if counts[keys[-1]] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
+        return revisits, repeated
+    return None
+
+
 def is_note(tool: str) -> bool:
     """Whether ``tool`` is the agent's own note (``think``): it changes nothing and observes nothing."""
     return tool.lower() in _NOTES
@@ -278,16 +288,16 @@ class Cycle(Windowed):
         if revisits >= self.threshold and repeated >= 2:
             return self._report(last, revisits, repeated, len(seq), history.tick, now)
         size = min(RECENT, self.window)
-        counts, revisits, repeated = _revisits(seq[-size:])
-        if counts[newest] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
-            return self._report(last, revisits, repeated, min(len(seq), size), history.tick, now)
+        share = _share(seq[-size:])
+        if share is not None:
+            return self._report(last, *share, min(len(seq), size), history.tick, now)
         if is_note(last.tool):
             return None
         others = [key for a, key in zip(acts, seq, strict=True) if key is not None and not is_note(a.tool)]
         others = others[-size:]
-        counts, revisits, repeated = _revisits(others)
-        if counts[newest] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
-            return self._report(last, revisits, repeated, len(others), history.tick, now, notes=True)
+        share = _share(others)
+        if share is not None:
+            return self._report(last, *share, len(others), history.tick, now, notes=True)
         return None
 
     def tracker(self, history: History) -> ActionTracker:
@@ -383,39 +393,49 @@ class Cycle(Windowed):
 
 
 class CycleTracker(StepTracker):
-    """Key windows of masked call+result keys, counting revisits."""
+    """A key window of masked call+result keys, counting revisits.
 
-    __slots__ = ("_ages", "_beats", "_det", "_exempt", "_keys", "_others", "_position", "_recent")
+    The share of revisits among the newest actions (all, and those that are
+    not notes) is counted from the window's newest keys only when the newest
+    key is a revisit: most actions are not, and two more windows pushed at
+    every action would cost more than counting a few keys at those.
+    """
+
+    __slots__ = ("_beats", "_det", "_exempt", "_keys", "_notes", "_position", "_size")
 
     def __init__(self, det: Cycle, history: History) -> None:
         self._det = det
         self._exempt = det.exempt
         self._keys = KeyWindow(det.window)
-        size = min(RECENT, det.window)
-        self._recent = KeyWindow(size)  # the newest keys: the growing share
-        self._others = KeyWindow(size)  # the newest keys in the window that are not notes
-        self._ages: deque[int] = deque(maxlen=size)  # the positions of those
+        self._size = min(RECENT, det.window)  # the newest keys: the growing share
+        self._notes: deque[int] = deque(maxlen=det.window)  # the positions of the notes (rare)
         self._position = 0
         self._beats: deque[_Beat] = deque(maxlen=det.window)  # read only at a message
         for action in tail_of(history.actions, det.window, det.exempt):
             self._push(action)
 
-    def _push(self, action: ActionView) -> tuple[int, int, int]:
-        """Add an action's key to the windows: its counts in the window, the newest and the notes-aside."""
+    def _push(self, action: ActionView) -> int:
+        """Add an action's key to the window: its count in the window."""
         key = _key_of(action)
+        self._position += 1
         note = is_note(action.tool)
+        if note:
+            self._notes.append(self._position)
         self._beats.append(beat(action, None if note else key))
-        self._position = position = self._position + 1
-        ages = self._ages
-        others = self._others
-        while ages and ages[0] <= position - self._det.window:  # fell out of the window
-            ages.popleft()
-            others.drop_oldest()
-        far = 0
-        if key is not None and not note:
-            ages.append(position)
-            far = others.push(key)
-        return self._keys.push(key), self._recent.push(key), far
+        return self._keys.push(key)
+
+    def _others(self) -> list[Hashable]:
+        """The newest keys in the window that are not notes, at most the newest share's, oldest first."""
+        position = self._position
+        notes = set(self._notes)  # those older than the window match no position in it
+        found: list[Hashable] = []
+        for at, key in enumerate(reversed(self._keys.newest())):
+            if key is not None and position - at not in notes:
+                found.append(key)
+                if len(found) == self._size:
+                    break
+        found.reverse()
+        return found
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -423,7 +443,7 @@ class CycleTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        count, near, far = self._push(action)
+        count = self._push(action)
         if not report:
             return None
         if action.facts is not None:  # a message to a person
@@ -435,14 +455,14 @@ class CycleTracker(StepTracker):
         keys = self._keys
         if keys.revisits >= self._det.threshold and keys.repeated >= 2:
             return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
-        recent = self._recent
-        if near >= 2 and recent.revisits >= RECENT_SHARE and recent.repeated >= 2:
-            return self._det._report(
-                action, recent.revisits, recent.repeated, len(recent), action.tick, action.at
-            )
-        others = self._others
-        if far >= 2 and others.revisits >= RECENT_SHARE and others.repeated >= 2:
-            return self._det._report(
-                action, others.revisits, others.repeated, len(others), action.tick, action.at, notes=True
-            )
+        newest = keys.newest(self._size)
+        share = _share(newest)
+        if share is not None:
+            return self._det._report(action, *share, len(newest), action.tick, action.at)
+        if is_note(tool):
+            return None
+        others = self._others()
+        share = _share(others)
+        if share is not None:
+            return self._det._report(action, *share, len(others), action.tick, action.at, notes=True)
         return None

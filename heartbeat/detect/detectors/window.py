@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Collection, Hashable, Mapping
+from itertools import islice
 from typing import Any, Generic, TypeVar
 
 from .calls import changes_something
@@ -88,6 +89,11 @@ class KeyWindow:
     def count(self, key: Hashable) -> int:
         """How often ``key`` occurs in the window."""
         return self._counts.get(key, 0)
+
+    def newest(self, n: int | None = None) -> list[Hashable]:
+        """The keys of the newest ``n`` positions (default: all), oldest first."""
+        keys = self._keys
+        return list(keys if n is None else islice(keys, max(0, len(keys) - n), None))
 
     def __len__(self) -> int:
         return len(self._keys)
