@@ -1,4 +1,5 @@
-"""bench/synthetic_agents.py: valid traces, replayed, reproducible (what the detectors say is not tested)."""
+"""bench/synthetic_agents.py: valid traces, replayed, reproducible; at the default seed, the README's
+figures (no healthy run flagged, every stuck twin flagged after its onset)."""
 
 from __future__ import annotations
 
@@ -82,3 +83,17 @@ def test_the_command_prints_the_seed_and_the_table(
     assert any(line.startswith("qa ") for line in out.splitlines())
     assert any(line.startswith("feed ") for line in out.splitlines())
     assert len(list(tmp_path.glob("*.jsonl"))) == 2 * (1 + synthetic.STUCK_TWINS)
+
+
+def test_at_the_default_seed_no_healthy_run_is_flagged_and_every_stuck_twin_is(
+    synthetic: ModuleType, tmp_path: Path
+) -> None:
+    """The README's synthetic figures: none of the 450 healthy runs has an anomaly, and each of the
+    180 stuck twins is flagged after its onset, none before (a telecom walkthrough fixing one
+    problem after another once tripped the redone-steps rule)."""
+    outcomes = synthetic.run_all(synthetic.DEFAULT_SEED, 30, 5, tmp_path)
+    healthy = [o for o in outcomes if o.run.healthy]
+    stuck = [o for o in outcomes if not o.run.healthy]
+    assert (len(healthy), len(stuck)) == (450, 180)
+    assert [o.file.name for o in healthy if o.summary.anomalies] == []
+    assert [o.file.name for o in stuck if not o.flagged or o.flagged_early] == []

@@ -33,8 +33,11 @@ time") while nothing moved between them, and a message after them that asks agai
 another such answer: the agent is not hearing the person. And so is a person sent through the
 same steps again: of the last :data:`REDONE_OF` acts a person reports doing at the agent's word
 (tau2's ``[user] toggle_airplane_mode({}) -> Airplane Mode is now OFF.``), :data:`REDONE` redid
-one with the same result (numbers masked: a battery's level), a walkthrough that brings nothing
-new, the customer's "still no service" after every round.
+one with the same result (numbers masked: a battery's level) since the conversation last moved,
+a walkthrough that brings nothing new, the customer's "still no service" after every round. A
+step that shows something new (mobile data now on) or a call that answers something new (data
+added to the line) moves it: a walkthrough fixing one problem after another re-runs the same
+status check and speed test after each fix, and each fix is news.
 A failed call without arguments (a harness's complaint about a malformed
 turn) holds its place in the window but has no key: the same complaint
 between good turns is no revisit, and N + 3 back to back are a ``repeat``;
@@ -219,7 +222,7 @@ def talked(beats: Iterable[_Beat]) -> tuple[int, int, int, int]:
     last answered something new (however much each told), and how many answers since then said
     the person had already said it; and, when the newest message's answer reports an act the
     person redid with the same result, how many of the last :data:`REDONE_OF` acts reported did
-    so (else 0)."""
+    so since the conversation last moved (else 0)."""
     data: set[str] = set()
     said: set[str] = set()
     keys: set[Hashable] = set()
@@ -231,6 +234,8 @@ def talked(beats: Iterable[_Beat]) -> tuple[int, int, int, int]:
             redid = False
             for act in done:
                 again_done = any(act == seen for seen, _ in acts)
+                if not again_done:
+                    _moved(acts)  # a step that showed something new (a setting now on) moved it
                 acts.append((act, again_done))
                 redid = redid or again_done
             quiet = given <= data and len(words - said) <= TOLD * len(words)
@@ -242,7 +247,16 @@ def talked(beats: Iterable[_Beat]) -> tuple[int, int, int, int]:
         elif key is not None and key not in keys:
             run = promised = again = 0  # something done or seen for the first time: the conversation moved
             keys.add(key)
+            _moved(acts)
     return run, promised, again, sum(1 for _, again_done in acts if again_done) if redid else 0
+
+
+def _moved(acts: deque[tuple[str, bool]]) -> None:
+    """Count none of ``acts`` as redone any more (each is kept to be redone later): the
+    conversation moved since them."""
+    for i, (act, again_done) in enumerate(acts):
+        if again_done:
+            acts[i] = (act, False)
 
 
 @dataclass(frozen=True)

@@ -483,6 +483,25 @@ def test_a_person_sent_through_the_same_steps_again_is_a_cycle() -> None:
     assert all(f is not None for f in found[3 + REDONE :])
 
 
+def test_a_walkthrough_fixing_one_problem_after_another_rechecking_alike_is_no_cycle() -> None:
+    """The same status check and speed test after each fix, each showing the good state as after
+    the fix before: each fix (mobile data turned on, data added to the line) moved the conversation,
+    so the checks after it redo nothing since. The same checks with no fix between still trip."""
+    status = ("check_network_status({})", "Cellular Connection: connected | Mobile Data Enabled: Yes")
+    speed = ("run_speed_test({})", "Speed Test Result: {n} Mbps (Excellent)")
+    data_off = ("check_network_status({})", "Cellular Connection: connected | Mobile Data Enabled: No")
+    fixed = _steps([status, speed, data_off, ("toggle_data({})", "Mobile Data is now ON."), status, speed])
+    refuel: Call = {
+        "tool": "refuel_data",
+        "args": {"customer_id": "C3498", "gb_amount": 1.0},
+        "output": '{"message": "Successfully added 1.0 GB of data for line L3093"}',
+    }
+    walk = [*fixed, refuel, *_steps([status, speed, status, speed])]
+    assert trips(Cycle(), actions(walk)) == [None] * len(walk)
+    stuck = fixed + _steps([status, speed, status, speed])
+    assert trips(Cycle(), actions(stuck))[-1] is not None
+
+
 def test_a_walkthrough_whose_steps_change_something_is_no_cycle() -> None:
     """Each step shows something new (a setting set, another check): however many rounds, and a
     step checked again after a change (the speed test now fast) is no redo either."""
