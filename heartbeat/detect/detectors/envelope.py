@@ -11,7 +11,10 @@ Modified (etag ...)", a JSON object saying ``"status": 304`` or
 answer too, and a poll's "nothing new yet" (see :func:`.empty.idle_poll`).
 A search's "not found" that echoes what it was asked ("Could not find [Ang Lee
 birthplace]. Similar: ['Ang Lee', ...]", "No results for 'heat pumps'") is
-an answer of nothing as well: :data:`NOT_FOUND`, whatever it echoes.
+an answer of nothing as well: :data:`NOT_FOUND`, whatever it echoes. So is a
+SQL write that matched no row (psql's ``UPDATE 0``, ``DELETE 0``, ``INSERT 0 0``
+inside ``BEGIN``/``COMMIT`` or not, MySQL's ``Query OK, 0 rows affected``):
+:data:`NO_ROWS`, an update asked of rows that are not there.
 """
 
 from __future__ import annotations
@@ -28,7 +31,10 @@ __all__ = [
     "NOT_FOUND",
     "NOT_FOUND_LONGEST",
     "NOT_MODIFIED",
+    "NO_ROWS",
+    "NO_ROWS_LONGEST",
     "empty_envelope",
+    "no_rows",
     "not_found",
     "not_modified",
 ]
@@ -55,6 +61,26 @@ _FOUND = re.compile(
 )
 _NOTHING_HINT = re.compile(r"\[\]|:\s*0\s*[,}]")
 _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before the regex
+
+
+NO_ROWS = "0 rows"
+"""The text every SQL write that matched no row is read as (one result)."""
+NO_ROWS_LONGEST = 200
+"""The longest output read as a write that matched no row (characters, stripped)."""
+# A SQL client's report of a write that changed no row, between the transaction's own lines and a
+# timing line (psql's ``\timing``): ``UPDATE 0``, ``BEGIN / DELETE 0 / COMMIT``, ``INSERT 0 0``,
+# ``Query OK, 0 rows affected (0.00 sec)``. A write that changed rows (``UPDATE 5000``) says more.
+_NO_ROWS = re.compile(
+    r"(?:(?:BEGIN|START TRANSACTION)\s*\n\s*)?"
+    r"(?:(?:UPDATE|DELETE|MERGE) 0|INSERT 0 0|Query OK, 0 rows affected(?: \([\d.]+ sec\))?)"
+    r"(?:\s*\n\s*(?:COMMIT|Time: [\d.]+ ms(?: \([\d:.]+\))?))*"
+)
+_NO_ROWS_STARTS = frozenset("UDMIBSQ")  # a cheap test before the regex
+
+
+def no_rows(stripped: str) -> bool:
+    """Whether ``stripped`` (an output) reports a SQL write that matched no row (``UPDATE 0``)."""
+    return stripped[:1] in _NO_ROWS_STARTS and _NO_ROWS.fullmatch(stripped) is not None
 
 
 def not_modified(stripped: str) -> bool:

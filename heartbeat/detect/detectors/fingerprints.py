@@ -58,10 +58,13 @@ from ...core.models import TEXT_LIMIT, clip, printable
 from .canonical import canonical_args, encode, join
 from .envelope import (
     ENVELOPE_LONGEST,
+    NO_ROWS,
+    NO_ROWS_LONGEST,
     NOT_FOUND,
     NOT_FOUND_LONGEST,
     NOT_MODIFIED,
     empty_envelope,
+    no_rows,
     not_found,
     not_modified,
 )
@@ -372,6 +375,9 @@ def action_keys(
         elif length <= NOT_FOUND_LONGEST and not_found(stripped, plain):
             # Nothing found, whatever it echoes: the answer of nothing it is, as short as one.
             result, length = _NOT_FOUND_RESULT, len(NOT_FOUND)
+        elif length <= NO_ROWS_LONGEST and no_rows(stripped):
+            # A write that matched no row, whatever its client adds: the answer of nothing it is.
+            result, length = _NO_ROWS_RESULT, len(NO_ROWS)
         elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
             result = _short_output_result(unranked(stripped) or stripped)
         elif (
@@ -429,3 +435,4 @@ _error_result = lru_cache(maxsize=1024)(_failure_result)
 _new_prints = tuple.__new__
 _crc32 = zlib.crc32
 _NOT_FOUND_RESULT = _output_result(NOT_FOUND)
+_NO_ROWS_RESULT = _output_result(NO_ROWS)

@@ -390,3 +390,36 @@ def test_a_conditional_request_answered_not_modified_waits_for_news() -> None:
     assert [a is not None for a in trips(Empty(), actions(listed))] == [False, False, True, True]
     mixed = [listed[0], listed[1], modified[2], listed[3]]  # the 304 ends the run
     assert trips(Empty(), actions(mixed)) == [None] * 4
+
+
+def test_a_sql_write_matching_no_row_again_and_again_is_empty_and_a_backfill_ending_on_one_is_not() -> None:
+    """``UPDATE 0`` (with psql's transaction lines or timing, or MySQL's ``0 rows affected``) is an
+    update asked of rows that are not there: three in a row, the WHERE reworded each time, trip;
+    a backfill whose batches update rows and whose last finds none is done, not stuck."""
+    said = [
+        "UPDATE 0",
+        "BEGIN\nUPDATE 0\nCOMMIT",
+        "UPDATE 0\n\nTime: 40.580 ms",
+        "Query OK, 0 rows affected (0.00 sec)",
+    ]
+    where = [
+        "order_number = '10293'",
+        "TRIM(order_number) = '10293'",
+        "order_number LIKE '10293'",
+        "id = 10293",
+    ]
+    misses: list[Call] = [
+        {"tool": "query", "args": {"sql": f"UPDATE orders SET status = 'refunded' WHERE {w};"}, "output": out}
+        for w, out in zip(where, said, strict=True)
+    ]
+    hit = first(Empty(), actions(misses))
+    assert hit is not None and hit[0] == 3
+    batches: list[Call] = [
+        {
+            "tool": "query",
+            "args": {"sql": f"UPDATE orders SET minor = 2 WHERE id IN (batch {n})"},
+            "output": out,
+        }
+        for n, out in enumerate(["UPDATE 5000", "UPDATE 5000", "UPDATE 1187", "UPDATE 0"])
+    ]
+    assert trips(Empty(), actions(batches)) == [None] * 4
