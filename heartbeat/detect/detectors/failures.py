@@ -10,6 +10,7 @@ of :mod:`.recurring_error` in code.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Hashable, Sequence
@@ -58,12 +59,39 @@ _ERROR_OPENS = re.compile(r"\s*(?:error|ERROR|Error|[45]\d\d(?: [A-Z][a-z]+){1,4
 
 def answered_failure(tool: str, output: str) -> str | None:
     """The line of ``output`` in which ``tool`` reports that it failed, or None: an answer that
-    opens with ``Error:`` (a tool returning its failure as text, as tau-bench's do) or an edit
-    refused (:func:`edit_refused`)."""
+    opens with ``Error:`` (a tool returning its failure as text, as tau-bench's do), an MCP tool's
+    result flagged ``"isError": true`` (its text, as the MCP proxy records it), or an edit refused
+    (:func:`edit_refused`)."""
     opens = _ERROR_OPENS.match(output, 0, 40)
     if opens is not None:
         return _line(output, opens.end() - 1, opens.end()).lstrip()
+    if output[:1] == "{" and _says_is_error(output) is not None:
+        said = _mcp_error(output)
+        if said is not None:
+            return said
     return edit_refused(tool, output)
+
+
+# An MCP tool's result that failed: ``{"content": [{"type": "text", "text": "..."}], "isError": true}``.
+_says_is_error = re.compile(r'"isError"\s*:\s*true').search
+
+
+def _mcp_error(output: str) -> str | None:
+    """The text of an MCP tool result flagged ``isError`` (its text blocks, one per line), or None
+    for an output that is no such result."""
+    try:
+        result = json.loads(output)
+    except ValueError:
+        return None
+    if not isinstance(result, dict) or result.get("isError") is not True:
+        return None
+    content = result.get("content")
+    texts = [
+        block["text"]
+        for block in (content if isinstance(content, list) else ())
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+    ]
+    return "\n".join(texts) or "the tool reported an error"
 
 
 def edit_refused(tool: str, output: str) -> str | None:

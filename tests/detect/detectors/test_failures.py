@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from heartbeat.detect.detectors.failures import (
@@ -166,3 +168,16 @@ def test_an_answer_opening_with_an_http_error_and_its_reason_reports_a_failure()
     assert answered_failure("fetch", "404 Not Found\n<html>the page is gone</html>") is None
     assert answered_failure("report", "404 pages: 12 crawled, 3 missing") is None
     assert answered_failure("fetch", "200 OK: 33 items") is None
+
+
+def test_an_mcp_result_flagged_is_error_reports_a_failure() -> None:
+    """An MCP tool's result with ``"isError": true`` failed, its text blocks the error (as the MCP
+    proxy records it); the same shape without the flag, or not JSON, did not."""
+    said = "Error: Access denied - path outside allowed directories: /home/ana/reports not in /srv"
+    flagged = json.dumps({"content": [{"type": "text", "text": said}], "isError": True})
+    assert answered_failure("write_file", flagged) == said
+    bare = json.dumps({"content": [{"type": "image", "data": "..."}], "isError": True})
+    assert answered_failure("screenshot", bare) == "the tool reported an error"
+    assert answered_failure("read_file", json.dumps({"content": [{"type": "text", "text": said}]})) is None
+    assert answered_failure("read_file", json.dumps({"content": [], "isError": False})) is None
+    assert answered_failure("read_file", '{"isError": true, "content": [') is None  # cut: not a result
