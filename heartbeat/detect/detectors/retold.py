@@ -1,10 +1,11 @@
 """Retold: a person's answer saying they had already given what the agent asks for.
 
 "I just told you, it's #W4817420", "Like I said, I don't have it", "YES. For the third
-time", "Are you even reading my messages?": the person tells the agent it is asking again
-what they have answered. Once is a slip, or a person's way of speaking ("as I mentioned, the
-LAX flight"); said again and again while nothing new is looked up or done, the conversation is
-going round, whatever new words each message asks it in (``cycle``). Only the person's own
+time", "this is the fourth time", "I also said that in my first message", "why do you keep
+asking me the same thing??", "Are you even reading my messages?": the person tells the agent
+it is asking again what they have answered. Once is a slip, or a person's way of speaking ("as
+I mentioned, the LAX flight"); said again and again while nothing new is looked up or done, the
+conversation is going round, whatever new words each message asks it in (``cycle``). Only the person's own
 words count: the agent's apology ("sorry for asking again") and text a tool reads (a file, an
 email body) are not answers to a message.
 """
@@ -25,8 +26,15 @@ _RETOLD = re.compile(
     r"|\bi\s+told\s+you\b"
     # "like I said"; "as I said", not "as I mentioned", which people say in passing
     r"|\blike\s+i\s+(?:said|told\s+you|mentioned)\b|\bas\s+i\s+(?:said|told\s+you)\b"
-    r"|\bfor\s+the\s+(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|umpteenth"
-    r"|\d+(?:nd|rd|th))\s+time\b"
+    # "for the third time", "this is the fourth time", "that's the second time" (not "the last time")
+    rf"|\b(?:for|this\s+is|that{_A}s|that\s+is|that\s+makes)\s+the\s+(?:second|third|fourth|fifth|sixth"
+    r"|seventh|eighth|ninth|tenth|umpteenth|\d+(?:nd|rd|th))\s+time\b|\bfor\s+the\s+last\s+time\b"
+    # "I also said that in my first message": what they wrote before, pointed at
+    r"|\b(?:in|from)\s+my\s+(?:first|last|previous|earlier|original|other)\s+(?:message|reply|answer)\b"
+    # "why do you keep asking me the same thing", "you already asked me that"
+    r"|\bkeep\s+asking\s+(?:me\s+)?(?:the\s+same|for\s+(?:it|that|this)|again)\b"
+    r"|\byou\s+(?:already\s+)?asked\s+(?:me\s+)?(?:that|this|for\s+(?:it|that|this))\s+(?:already|before)\b"
+    r"|\byou\s+already\s+asked\b"
     r"|\bare\s+you\s+(?:even\s+)?(?:reading|listening|paying\s+attention)\b"
     r"|\bhow\s+many\s+times\s+(?:do|must|should|have)\s+i\b"
     r"|\bi\s+said\s+(?:that|so|yes|no|it)\s+(?:already|too|before|twice|again)\b"

@@ -24,6 +24,12 @@ from heartbeat.detect.detectors.retold import retold
         "That's three times now.",
         "No. How many times do I have to say it.",
         "As I said, the Visa card.",
+        "no longer needed. I also said that in my first message",
+        "#W2890441. no longer needed. why do you keep asking me the same thing??",
+        "NO LONGER NEEDED. this is the fourth time",
+        "That's the second time you ask.",
+        "You already asked me that.",
+        "OK, for the last time: W123.",
     ],
 )
 def test_an_answer_saying_it_was_said_before_is_retold(answer: str) -> None:
@@ -41,6 +47,10 @@ def test_an_answer_saying_it_was_said_before_is_retold(answer: str) -> None:
         "I have bars again!",
         "My user id is mei_kim_4152.",
         "Yes, please go ahead.",
+        "That is the last time I buy here.",  # no time it was said before
+        "noah.ito@example.com, same as before",  # may confirm what is asked, not complain
+        "I keep asking for a refund and nobody helps",  # the person asks, no one asked them
+        "Is this the first time you ordered from us?",
     ],
 )
 def test_an_answer_giving_or_asking_is_not_retold(answer: str) -> None:
