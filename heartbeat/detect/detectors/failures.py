@@ -101,10 +101,19 @@ def edit_refused(tool: str, output: str) -> str | None:
     reports it on."""
     if not _edits(tool):
         return None
-    found = _REFUSED.search(output, 0, _REFUSED_READ)
-    if found is None:
+    if _REFUSED.search(output, 0, _REFUSED_READ) is None:
         return None
-    return _line(output, found.start(), found.end())[:_REFUSED_READ]
+    # The text it could not find, quoted back in backticks over as many lines as it has, is the
+    # call's own: the same refusal whatever the agent tried to replace, one line however long.
+    said = _BACKTICKED.sub("`…`", output[:_QUOTED_READ])
+    found = _REFUSED.search(said, 0, _REFUSED_READ)
+    if found is None:  # the refusal was inside the quote: read as it came
+        return None
+    return _line(said, found.start(), found.end())[:_REFUSED_READ]
+
+
+_BACKTICKED = re.compile(r"`[^`]*(?:`|\Z)")
+_QUOTED_READ = 20_000  # characters: an old_str quoted back is rarely longer
 
 
 @lru_cache(maxsize=1024)

@@ -366,7 +366,13 @@ def action_keys(
     if output is not None:
         stripped = output.strip()
         length = len(stripped)
-        if error:
+        if error and stripped[:_OPENS] == error.lstrip()[:_OPENS]:
+            # The answer opens with its own failure (an "Error: ..." or an edit refused, said as the
+            # answer): that line is what failed, not the echo of the call that follows it.
+            said = _unwrapped(error.strip())
+            result, _ = _error_result(unechoed(said[-_ERROR_READ:], canonical))
+            failure = failure_words(error)
+        elif error:
             stripped = _unwrapped(stripped)
             # The failure's words quoting the call's own values back are no part of what failed.
             cut = unechoed(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped, canonical)
@@ -434,5 +440,6 @@ _short_output_result = lru_cache(maxsize=1024)(_output_result)
 _error_result = lru_cache(maxsize=1024)(_failure_result)
 _new_prints = tuple.__new__
 _crc32 = zlib.crc32
+_OPENS = 24  # characters: an answer opening with its error's own first ones said its failure as its answer
 _NOT_FOUND_RESULT = _output_result(NOT_FOUND)
 _NO_ROWS_RESULT = _output_result(NO_ROWS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -16,6 +17,7 @@ from heartbeat.detect.detectors.failures import (
     failure_key,
     rerun_key,
 )
+from heartbeat.detect.monitor import Monitor
 
 from .helpers import Call, actions, import_probe
 
@@ -131,8 +133,30 @@ def test_probes_each_told_their_own_word_is_missing_are_no_chain() -> None:
     ],
 )
 def test_an_edit_saying_it_changed_nothing_is_refused(tool: str, output: str) -> None:
-    """An editing tool's answer that leads with "nothing was replaced" is a failed edit: its line."""
-    assert edit_refused(tool, output) == output.split("\n")[0]
+    """An editing tool's answer that leads with "nothing was replaced" is a failed edit: its line,
+    the text it quotes back in backticks masked."""
+    assert edit_refused(tool, output) == output.split("\n")[0].replace("`x`", "`…`")
+
+
+def test_an_edit_refused_is_one_refusal_whatever_it_quotes_back_over_however_many_lines() -> None:
+    """SWE-agent quotes the old_str it could not find back in backticks, over as many lines as it
+    has: the refusal reads the same for a one-line and a three-line old_str, and the same refusal
+    again is one failure key, live and in replay."""
+    one = "No replacement was performed, old_str `    b.last = now` did not appear verbatim in /r/b.go."
+    three = (
+        "No replacement was performed, old_str `    if r == '\\n' {\n        l.line++\n    }` "
+        "did not appear verbatim in /r/b.go."
+    )
+    said = "No replacement was performed, old_str `…` did not appear verbatim in /r/b.go."
+    assert edit_refused("str_replace_editor", one) == edit_refused("str_replace_editor", three) == said
+    monitor = Monitor()
+    monitor.start_tick(1)
+    for old, output in (("    b.last = now", one), ("    if r == '\\n' {", three)):
+        args = {"command": "str_replace", "path": "/r/b.go", "old_str": old, "new_str": "x"}
+        monitor.record("str_replace_editor", args, output=output, now=datetime(2026, 1, 1, tzinfo=UTC))
+    first, second = monitor.history[-2:]
+    assert first.error == second.error == said
+    assert failure_key(first) == failure_key(second)
 
 
 def test_an_edit_done_a_read_or_a_refusal_deep_in_a_file_is_not() -> None:
