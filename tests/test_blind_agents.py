@@ -729,6 +729,28 @@ _THIRTIETH_MISSED: dict[int | None, set[str]] = {
     5: set(),
     10: {"stuck__ops_schema_migration_replanning_b30", "stuck__writer_postmortem_rewrites_same_section_b30"},
 }
+# The thirty-first batch's (bench/blind_agents/README.md), healthy runs that look stuck at a glance
+# and stuck runs that are subtle, in the benchmarks' and frameworks' conventions, replayed as it
+# arrived: a SageMaker job polled "InProgress" each wake-up while its log's metrics move, no sleep
+# between (recurring, escalated: a wake-up is no wait the calls show); a WebShop comparison whose
+# reward is 0.0 until the purchase (no_progress, escalated at its own heartbeats: a score given at
+# the end is no progress metric); regrouped, a backfill's batches answered alike ("UPDATE 5000").
+# Missed: CI re-run five times over the same missing credentials, a poll and the failed log between,
+# each reworded; drift into linters and CI config, every command new.
+_POLL31 = {"healthy__batch_training_job_poll_b31": ["recurring"]}
+_THIRTYFIRST: dict[int | None, dict[str, list[str]]] = {
+    None: {**_POLL31, "healthy__webshop_compare_products_b31": ["no_progress"]},
+    1: {**_POLL31, "healthy__webshop_compare_products_b31": ["no_progress"]},
+    5: {**_POLL31, "healthy__sql_backfill_batches_b31": ["repeat"]},
+    10: {**_POLL31, "healthy__sql_backfill_batches_b31": ["repeat", "recurring", "loop", "cycle"]},
+}
+_THIRTYFIRST_ESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__batch_training_job_poll_b31", "healthy__webshop_compare_products_b31"},
+    1: set(_POLL31),
+    5: set(_POLL31),
+    10: set(_POLL31),
+}
+_THIRTYFIRST_MISSED = {"stuck__gh_ci_rerun_no_changes_b31", "stuck__miniswe_yak_shave_drift_b31"}
 
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
@@ -736,9 +758,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1419
+    assert len(runs) == len(LABELS) == 1463
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 880
+    assert len(healthy) == 906
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -755,6 +777,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_TWENTYEIGHTH[per_heartbeat],
         **_TWENTYNINTH[per_heartbeat],
         **_THIRTIETH[per_heartbeat],
+        **_THIRTYFIRST[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -771,6 +794,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYSEVENTH_ESCALATED[per_heartbeat]
         | _TWENTYNINTH_ESCALATED[per_heartbeat]
         | _THIRTIETH_ESCALATED[per_heartbeat]
+        | _THIRTYFIRST_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -793,6 +817,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYSIXTH_MISSED
         | _TWENTYNINTH_MISSED
         | _THIRTIETH_MISSED[per_heartbeat]
+        | _THIRTYFIRST_MISSED
     ) | ({"stuck__migration_offset_not_advancing"} if per_heartbeat == 1 else set()) | (
         {"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()
     )
