@@ -37,7 +37,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def test_no_install_hint_names_the_unrelated_heartbeat_package() -> None:
-    """README, package docstrings and errors, and examples say `heartbeat-watchdog[extra]`."""
+    """README, package docstrings and errors, and examples never name PyPI's unrelated `heartbeat[extra]`."""
     files = [ROOT / "README.md", *ROOT.glob("heartbeat/**/*.py"), *ROOT.glob("examples/**/*.py")]
     assert len(files) > 50
     wrong = [
