@@ -174,6 +174,19 @@ def test_no_install_line_sends_a_reader_to_the_package_index() -> None:
     assert not wrong
 
 
+def test_every_file_the_readmes_cite_exists() -> None:
+    """Each `tests/...`, `bench/...` or `examples/...` path the README or examples/README.md names as
+    evidence is there (a glob such as `bench/stress_*.py` matches at least one file)."""
+    cited = {
+        path.rstrip(".")
+        for doc in (README, (ROOT / "examples" / "README.md").read_text(encoding="utf-8"))
+        for path in re.findall(r"(?<![\w/.-])((?:tests|bench|examples)/[\w/.*-]+)", doc)
+    }
+    assert sum(p.startswith("tests/") for p in cited) >= 10
+    missing = sorted(p for p in cited if not any(ROOT.glob(p)))
+    assert not missing
+
+
 def test_every_example_has_a_readme_line() -> None:
     """examples/README.md says how to run each example folder."""
     index = (ROOT / "examples" / "README.md").read_text()
