@@ -187,6 +187,23 @@ def test_every_file_the_readmes_cite_exists() -> None:
     assert not missing
 
 
+def test_kill_example_says_what_the_readme_says_about_a_running_step() -> None:
+    """KILL.example, where the README sends newcomers, gives the README's figures for a step running
+    when KILL appears: looked at every 0.05 s, abandoned 0.15 s later, exit 3 within half a second."""
+    readme = " ".join(re.split(r"\n- |\n\n", README.split("- **KILL**:", 1)[1], maxsplit=1)[0].split())
+    example = " ".join((ROOT / "KILL.example").read_text(encoding="utf-8").split())
+    assert "See `KILL.example`" in readme
+    figures = (
+        "every 0.05 s",
+        "0.15 s later is abandoned",
+        "exit 3 within half a second",
+        "process group is ended",
+    )
+    for figure in figures:
+        assert figure in readme and figure in example, figure
+    assert "finishes" not in example and "about a second" not in example
+
+
 def test_every_example_has_a_readme_line() -> None:
     """examples/README.md says how to run each example folder."""
     index = (ROOT / "examples" / "README.md").read_text()
