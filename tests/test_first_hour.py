@@ -116,6 +116,19 @@ def test_exec_with_a_redirection_is_refused(tmp_path: Path) -> None:
     assert "'>>' would reach echo as an argument" in done.stderr
 
 
+@pytest.mark.parametrize(
+    "tail", [">> out.txt", "| cat", "> out.txt", "&& true", "2>&1", "$HEARTBEAT_ACTIONS"]
+)
+def test_exec_of_a_shell_script_with_shell_syntax_is_refused(tmp_path: Path, tail: str) -> None:
+    """`--exec 'sh b.sh >> out.txt'`: sh runs b.sh with `>>` and `out.txt` as its arguments, so it is
+    refused like any program's (exit 2, one line) and b.sh never runs."""
+    (tmp_path / "b.sh").write_text('echo "$@" > ran.txt\n')
+    done = hb(tmp_path, "tick", "--exec", f"sh b.sh {tail}")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "not run by a shell" in done.stderr
+    assert not (tmp_path / "ran.txt").exists() and not (tmp_path / "out.txt").exists()
+
+
 def test_exec_through_a_shell_reads_the_variable(tmp_path: Path) -> None:
     """A shell as the program expands $HEARTBEAT_ACTIONS itself: the action is recorded."""
     line = '{"tool": "grep", "args": {}, "output": "3 matches"}'
