@@ -144,6 +144,39 @@ def test_code_agent_pass_rate_rises_through_a_loop(tmp_path: Path) -> None:
     assert "len(text) <= width" in fixed
 
 
+@pytest.mark.parametrize(
+    ("pytest_module", "said"),
+    [
+        ("raise ModuleNotFoundError(\"No module named 'pytest'\")", "No module named 'pytest'"),
+        ("raise SystemExit(4)", "exit 4"),  # a usage error: no verdict either
+    ],
+)
+def test_code_agent_without_a_working_pytest_says_so_and_is_not_done(
+    tmp_path: Path, pytest_module: str, said: str
+) -> None:
+    """No pytest (the base install) or pytest failing to run: the agent says the tests did not run
+    and records a failed run_tests, never "all tests pass"; once pytest works, it fixes the code."""
+    folder = copy_example("code_agent", tmp_path)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "pytest.py").write_text(pytest_module + "\n")
+    env = clean_env(PYTHONPATH=os.pathsep.join([str(broken), str(REPO)]))
+
+    done = heartbeat("run", "--every", "0.1s", "--ticks", "2", "--json", cwd=folder, env=env)
+
+    assert "pytest did not run the tests" in done.stdout and "all tests pass" not in done.stdout
+    assert [r["progress"] for r in tick_results(done.stdout)] == [None, None]
+    state = read_state(folder)
+    assert "done" not in state["data"]
+    runs = [a for a in state["history"] if a["tool"] == "run_tests"]
+    assert len(runs) == 2 and all(said in a["error"] for a in runs)
+    # pytest works now: the next heartbeat runs the tests and fixes the first failure.
+    fixed = heartbeat("tick", "--json", cwd=folder)
+    assert fixed.returncode == 0, fixed.stderr
+    assert [r["progress"] for r in tick_results(fixed.stdout)] == [0.5]
+    assert "idle" not in fixed.stdout
+
+
 def test_writing_agent_wanderer_is_caught_by_word_count(tmp_path: Path) -> None:
     """The writing agent's word count rises, stays flat while it only edits, and no_progress catches it."""
     folder = copy_example("writing_agent", tmp_path)

@@ -37,7 +37,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def test_no_install_hint_names_the_unrelated_heartbeat_package() -> None:
-    """README, package docstrings and errors, and examples say `heartbeat-watchdog[extra]`."""
+    """README, package docstrings and errors, and examples never name PyPI's unrelated `heartbeat[extra]`."""
     files = [ROOT / "README.md", *ROOT.glob("heartbeat/**/*.py"), *ROOT.glob("examples/**/*.py")]
     assert len(files) > 50
     wrong = [
@@ -114,6 +114,19 @@ def test_exec_with_a_redirection_is_refused(tmp_path: Path) -> None:
     done = hb(tmp_path, "tick", "--exec", "echo {} >> actions.txt")
     assert done.returncode == 2
     assert "'>>' would reach echo as an argument" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "tail", [">> out.txt", "| cat", "> out.txt", "&& true", "2>&1", "$HEARTBEAT_ACTIONS"]
+)
+def test_exec_of_a_shell_script_with_shell_syntax_is_refused(tmp_path: Path, tail: str) -> None:
+    """`--exec 'sh b.sh >> out.txt'`: sh runs b.sh with `>>` and `out.txt` as its arguments, so it is
+    refused like any program's (exit 2, one line) and b.sh never runs."""
+    (tmp_path / "b.sh").write_text('echo "$@" > ran.txt\n')
+    done = hb(tmp_path, "tick", "--exec", f"sh b.sh {tail}")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "not run by a shell" in done.stderr
+    assert not (tmp_path / "ran.txt").exists() and not (tmp_path / "out.txt").exists()
 
 
 def test_exec_through_a_shell_reads_the_variable(tmp_path: Path) -> None:

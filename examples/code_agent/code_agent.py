@@ -5,7 +5,9 @@ It works on ``workspace/sample_project``, a copy of the shipped
 so the example can be run again after ``rm -rf workspace state``). Each
 heartbeat it runs the tests, picks the first failing one and rewrites the
 function under test with a patch from its small built-in repertoire: a
-stand-in for the edits an LLM would propose.
+stand-in for the edits an LLM would propose. It needs pytest (``python3 -m pip
+install pytest``, or heartbeat's ``test`` extra); without it, it says the tests
+did not run and records that as a failed ``run_tests``, never as done.
 
 Its story, run with ``heartbeat run --ticks 7``:
 
@@ -76,8 +78,15 @@ MAX_ATTEMPTS = 3  # how often the hasty agent retries a patch within one heartbe
 # -- the tools (each call is recorded with ctx.record by the step)
 
 
+class PytestDidNotRun(RuntimeError):
+    """pytest gave no verdict on the tests: not installed, or a usage or internal error."""
+
+
 def run_tests(project: Path) -> tuple[str, list[str]]:
-    """Run pytest on the project; return its summary line and the failing test names."""
+    """Run pytest on the project; return its summary line and the failing test names.
+
+    Raises PytestDidNotRun when pytest did not run the tests: no verdict is no pass.
+    """
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", "."],
         cwd=project,
@@ -90,8 +99,15 @@ def run_tests(project: Path) -> tuple[str, list[str]]:
         check=False,
     )
     lines = done.stdout.strip().splitlines()
+    summary = lines[-1].strip("= ") if lines else ""
+    # 0: all passed, 1: some failed, each with its summary line. Any other code (2 interrupted,
+    # 3 internal error, 4 usage error, 5 no tests) or no summary at all (`python -m pytest`
+    # without pytest exits 1 too, "No module named pytest") is no verdict on the code.
+    if done.returncode not in (0, 1) or not re.search(r"\d+ (passed|failed|errors?)\b", summary):
+        said = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+        raise PytestDidNotRun(f"pytest did not run the tests (exit {done.returncode}): {said}")
     failing = re.findall(r"^FAILED \S*::(test_\w+)", done.stdout, flags=re.MULTILINE)
-    return (lines[-1].strip("= ") if lines else f"pytest exited {done.returncode}"), failing
+    return summary, failing
 
 
 def rewrite_function(source: str, name: str, new_def: str) -> str:
@@ -142,7 +158,17 @@ def satisfies(module_source: str, name: str, examples: list[tuple[tuple[Any, ...
 
 
 def step(ctx: StepContext) -> None:
-    """One heartbeat: fix (at most) one failing test."""
+    """One heartbeat: fix (at most) one failing test, or say that the tests cannot be run."""
+    try:
+        fix_one(ctx)
+    except PytestDidNotRun as exc:
+        # Said and recorded as the failed tool call it is; the work is never marked done for it.
+        print(f"  [code agent] {exc}; nothing can be fixed or called done until the tests run")
+        ctx.record("run_tests", {"path": str(WORKSPACE)}, error=str(exc))
+
+
+def fix_one(ctx: StepContext) -> None:
+    """Fix (at most) one failing test of the working copy."""
     project = ctx.base_dir / WORKSPACE
     if not project.exists():
         # Work on a copy so the shipped sample project stays as it is.

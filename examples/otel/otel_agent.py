@@ -18,7 +18,7 @@ Two span processors share one ``TracerProvider``:
 - the OTLP JSON file exporter writes ``spans.jsonl``, the export that
   ``heartbeat replay`` reads afterwards and that finds the same anomalies.
 
-Needs ``pip install 'heartbeat-watchdog[otel]' opentelemetry-exporter-otlp-json-file``.
+Needs ``pip install -e '.[otel]' opentelemetry-exporter-otlp-json-file`` in the heartbeat checkout.
 """
 
 from __future__ import annotations

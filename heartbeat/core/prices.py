@@ -2,7 +2,7 @@
 
 A :class:`Pricer` prices one call's tokens in dollars, or says it cannot
 (:meth:`Pricer.unknown` gives the reason, said once per model by the
-caller). genai-prices (``pip install 'heartbeat-watchdog[prices]'``) is
+caller). genai-prices (``pip install -e '.[prices]'`` in the heartbeat checkout) is
 imported at the first call that needs it, never by a tick that records no
 model call, and a model it does not know is remembered, so it is looked up
 once per process. Token counts follow genai-prices and the OpenAI API: the
@@ -19,7 +19,7 @@ from ..config.policy import ModelPrice
 
 __all__ = ["PRICES_HINT", "Pricer"]
 
-PRICES_HINT = "pip install 'heartbeat-watchdog[prices]'"
+PRICES_HINT = "pip install -e '.[prices]' in the heartbeat checkout"
 _MILLION = 1_000_000
 
 

@@ -10,11 +10,12 @@ heartbeats for a server or worker; ``stops``: why it must not go on;
 one shared core (:mod:`heartbeat.integrations.guard`) and one module per
 framework, each importing its framework only when that module is imported::
 
-    heartbeat.integrations.langchain      LangChain / LangGraph  'heartbeat-watchdog[langchain]'
-    heartbeat.integrations.openai_agents  OpenAI Agents SDK      'heartbeat-watchdog[openai-agents]'
-    heartbeat.integrations.pydantic_ai    PydanticAI             'heartbeat-watchdog[pydantic-ai]'
+    heartbeat.integrations.langchain      LangChain / LangGraph  '.[langchain]'
+    heartbeat.integrations.openai_agents  OpenAI Agents SDK      '.[openai-agents]'
+    heartbeat.integrations.pydantic_ai    PydanticAI             '.[pydantic-ai]'
 
-(the extra to ``pip install``: the distribution is ``heartbeat-watchdog``).
+(the extra: ``pip install -e '.[langchain]'`` in the heartbeat checkout; heartbeat is not
+on PyPI yet).
 
 Importing this package imports no framework; it is the guard's public facade.
 May import :mod:`heartbeat.tick`, :mod:`heartbeat.formats` and every package

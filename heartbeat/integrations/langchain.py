@@ -17,7 +17,7 @@ graph, not both (each would record every call). Both raise
 :class:`GraphStopped`, which no ``ToolNode(handle_tool_errors=...)`` turns
 into an error message: a stop ends the run.
 
-Needs ``pip install 'heartbeat-watchdog[langchain]'`` (langchain-core, langgraph).
+Needs ``pip install -e '.[langchain]'`` in the heartbeat checkout (langchain-core, langgraph).
 """
 
 from __future__ import annotations

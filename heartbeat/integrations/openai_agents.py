@@ -14,7 +14,7 @@ them instead of the tool's result), and the same call made again is
 answered with them without running the tool; after ``max_redirects`` the
 run is stopped.
 
-Needs ``pip install 'heartbeat-watchdog[openai-agents]'``.
+Needs ``pip install -e '.[openai-agents]'`` in the heartbeat checkout.
 """
 
 from __future__ import annotations

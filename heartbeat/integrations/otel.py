@@ -37,7 +37,7 @@ mid-run, use a framework adapter or ``heartbeat mcp-proxy``; here you get
 :attr:`ToolSpanProcessor.anomalies` and an ``on_anomaly`` callback (each finding once), and with a
 Session, the policy's instructions and escalation.
 
-Install with ``pip install 'heartbeat-watchdog[otel]'``::
+Install with ``pip install -e '.[otel]'`` in the heartbeat checkout::
 
     from opentelemetry.sdk.trace import TracerProvider
     from heartbeat.integrations.otel import ToolSpanProcessor

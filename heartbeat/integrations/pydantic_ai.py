@@ -27,7 +27,7 @@ The answer is a plain tool result, not a ``ModelRetry``: a retry counts
 against the tool's ``retries`` (default 1) and would end the run with
 ``UnexpectedModelBehavior`` on the second redirection.
 
-Needs ``pip install 'heartbeat-watchdog[pydantic-ai]'`` (pydantic-ai-slim).
+Needs ``pip install -e '.[pydantic-ai]'`` in the heartbeat checkout (pydantic-ai-slim).
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -138,9 +140,12 @@ def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding
             answers["refused"] = await via.call_tool("search", {"query": "something new"})
             answers["forwarded_while_waiting"] = len(received(log)) - before
             answers["status"] = heartbeat_cli(tmp_path, "status", "--state-dir", "state", "--json")
-            answers["resume"] = heartbeat_cli(
-                tmp_path, "resume", "--state-dir", "state", "--note", "search for something else"
-            )
+            # The person resumes it as the refusal says, from wherever they read it.
+            (told,) = re.findall(r"`(heartbeat resume [^`]*)`", text(answers["refused"]))
+            argv = shlex.split(told)
+            argv[argv.index("--note") + 1] = "search for something else"
+            (tmp_path / "elsewhere").mkdir()
+            answers["resume"] = heartbeat_cli(tmp_path / "elsewhere", *argv[1:])
             answers["after_resume"] = await via.call_tool("search", {"query": "something else"})
             (tmp_path / "KILL").write_text("the operator pulled the plug\n")
             before = len(received(log))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 import time
@@ -110,6 +112,36 @@ def test_escalation_stops_calls_until_a_human_resumes(tmp_path: Path) -> None:
     assert session.record("read_cache", {"key": "a"}, output="cached page text") is None
     session.close()
     assert state(tmp_path)["status"] == "active"
+
+
+@pytest.mark.parametrize("from_file", [False, True])
+def test_the_resume_command_a_stop_names_works_from_any_folder(tmp_path: Path, from_file: bool) -> None:
+    """A session's escalation names `heartbeat resume` with its state folder (and its config file and
+    agent, when it has one): run as written from another folder, it resumes this agent. The MCP
+    proxy's answers and every adapter's Stopped say it so; the person is not in the agent's folder."""
+    if from_file:  # two agents in the file: --state-dir alone would not say which
+        (tmp_path / "heartbeat.toml").write_text(
+            '[agent]\nkill_file = "KILL"\n[[agents]]\nname = "one"\nstate_dir = "one"\n'
+            '[[agents]]\nname = "two"\nstate_dir = "state"\n'
+        )
+        session = Session.from_files(tmp_path / "heartbeat.toml", agent="two", idle=30.0)
+    else:
+        session = make_session(tmp_path)
+    while session.stopped is None:
+        session.record("get_page", {"url": "a"}, output="same page text")
+    stop = session.check()
+    assert stop is not None and stop.kind == "needs_human"
+    told = re.findall(r"`(heartbeat resume [^`]*)`", stop.message)
+    assert told and f"--state-dir {tmp_path / 'state'}" in told[0]
+    assert told[0] in (tmp_path / "state" / "ESCALATION.md").read_text()
+    argv = shlex.split(told[0])
+    argv[argv.index("--note") + 1] = "use the cached copy"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = run_cli(elsewhere, *argv[1:])
+    assert done.returncode == 0 and "resumed" in done.stdout, done.stderr
+    assert session.check() is None and session.take_note() == "use the cached copy"
+    session.close()
 
 
 def test_kill_file_stops_calls_and_is_journaled_once(tmp_path: Path) -> None:
