@@ -107,6 +107,21 @@ def test_kill_writes_the_kill_file_while_the_config_has_errors(tmp_path: Path) -
         run.communicate()
 
 
+def test_kill_shows_its_reason_as_every_other_part_does(tmp_path: Path) -> None:
+    """`kill --reason` with a line break, an escape code and a key: the confirmation shows it on one
+    line, escaped, the key masked (as `tick` and `status` do); the KILL file keeps the text given."""
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    reason = "a\nb\x1b[2J sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
+    done = cli(tmp_path, "kill", "--reason", reason)
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.endswith("written (a b\\x1b[2J ***); `heartbeat kill --off` or rm it to go on"), first
+    assert "\x1b" not in done.stdout and "sk-ant" not in done.stdout
+    assert (tmp_path / "KILL").read_text() == reason + "\n"
+    tick = cli(tmp_path, "tick")
+    assert tick.returncode == 3 and tick.stdout.endswith("KILL: a b\\x1b[2J ***\n"), tick.stdout
+
+
 def test_kill_falls_back_to_the_default_path_when_the_config_is_not_toml(tmp_path: Path) -> None:
     """Not even TOML: KILL beside the config (the default), with a warning; --off removes it."""
     (tmp_path / "heartbeat.toml").write_text("[agent\nstep = 'agent:step'\n")
