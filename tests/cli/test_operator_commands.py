@@ -80,6 +80,28 @@ def test_a_plain_resume_keeps_the_note_no_step_has_read(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "state" / "state.json").read_text())["instructions"] is None
 
 
+def test_a_resume_note_keeps_its_lines_and_masks_a_key(tmp_path: Path) -> None:
+    """`resume --note` with a key in it: masked in the output, `status`, state.json and the journal
+    (as `pause --reason` is); the note's line breaks stay, and the step reads it masked."""
+    (tmp_path / "agent.py").write_text("def step(ctx):\n    ctx.data['saw'] = ctx.instructions\n")
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    assert cli(tmp_path, "tick").returncode == 0
+    assert cli(tmp_path, "pause").returncode == 0
+    key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
+    done = cli(tmp_path, "resume", "--note", f"use the key {key}\nthen retry")
+    assert done.returncode == 0, done.stderr
+    assert "next instructions: use the key ***\n    then retry" in done.stdout, done.stdout
+    status = cli(tmp_path, "status").stdout
+    assert "use the key ***" in status and key not in status
+    for name in ("state.json", "journal.jsonl"):
+        assert key not in (tmp_path / "state" / name).read_text(), name
+    assert cli(tmp_path, "tick").returncode == 0
+    import json
+
+    saw = json.loads((tmp_path / "state" / "state.json").read_text())["data"]["saw"]
+    assert saw == "use the key ***\nthen retry"
+
+
 def test_kill_writes_the_kill_file_while_the_config_has_errors(tmp_path: Path) -> None:
     """A run ticks on its config; the file gets an error; `kill` still writes KILL and the run stops (3)."""
     from conftest import spawn_heartbeat, wait_until
