@@ -40,6 +40,16 @@ def test_a_tick_that_fails_for_want_of_a_config_creates_nothing(tmp_path: Path) 
     assert status.returncode == 2 and "no state folder" in status.stderr
 
 
+def test_run_in_a_folder_with_no_config_says_so_first(tmp_path: Path) -> None:
+    """`run` with no heartbeat.toml (so no schedule either) says what `tick` says, exit 2, creating
+    nothing: the wrong folder, not a missing --every."""
+    tick = cli(tmp_path, "tick")
+    run = cli(tmp_path, "run")
+    assert run.returncode == tick.returncode == 2, run.stderr
+    assert run.stderr == tick.stderr and "no heartbeat.toml here" in run.stderr
+    assert tree(tmp_path) == []
+
+
 def test_a_tick_whose_step_cannot_load_creates_nothing(tmp_path: Path) -> None:
     """A misspelt step module fails the tick (exit 2) and no folder it made is left, parents included."""
     (tmp_path / "heartbeat.toml").write_text(
