@@ -154,6 +154,30 @@ def test_kill_shows_its_reason_as_every_other_part_does(tmp_path: Path) -> None:
     assert tick.returncode == 3 and tick.stdout.endswith("KILL: a b\\x1b[2J ***\n"), tick.stdout
 
 
+def test_a_step_that_sees_kill_and_returns_is_said_stopped_by_the_kill_file(tmp_path: Path) -> None:
+    """A cooperative step sees ctx.killed and returns: the tick says "stopped by the KILL file <path>
+    during the step: why", the words ctx.stopped_by() and every other part use."""
+    (tmp_path / "agent.py").write_text(
+        textwrap.dedent("""
+            import pathlib
+
+            def step(ctx):
+                (pathlib.Path(ctx.base_dir) / "KILL").write_text("enough")
+                if ctx.killed:
+                    ctx.data["said"] = ctx.stopped_by()
+        """)
+    )
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    done = cli(tmp_path, "tick")
+    assert done.returncode == 3, done.stderr
+    kill = tmp_path / "KILL"
+    assert f"stopped by the KILL file {kill} during the step: enough" in done.stdout, done.stdout
+    import json
+
+    said = json.loads((tmp_path / "state" / "state.json").read_text())["data"]["said"]
+    assert said == f"stopped by the KILL file {kill}: enough"
+
+
 def test_kill_falls_back_to_the_default_path_when_the_config_is_not_toml(tmp_path: Path) -> None:
     """Not even TOML: KILL beside the config (the default), with a warning; --off removes it."""
     (tmp_path / "heartbeat.toml").write_text("[agent\nstep = 'agent:step'\n")
