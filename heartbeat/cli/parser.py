@@ -65,14 +65,14 @@ _EXITS: dict[str, tuple[str, ...]] = {
     "pause": ("ran", "error", "locked"),
     "resume": ("ran", "error", "locked"),
     "log": ("ran", "error"),
-    "outbox": ("ran", "error", "locked"),
+    "outbox": ("ran", "error"),  # a busy delivery lock is said, not an exit code
     "replay": ("ran", "error"),
     "validate": ("ran", "error"),
     "notify": ("ran", "step_error", "error"),
     "metrics": ("ran", "error"),
     "schema": ("ran",),
     "mcp-proxy": ("ran", "step_error", "error"),
-    "report": ("ran", "error"),
+    "report": ("ran", "error", "locked"),  # a page inside the state folder is written under its lock
 }
 _OWN_MEANINGS: dict[str, dict[str, str]] = {
     "run": {"ran": "ok: --ticks done, or stopped by SIGINT/SIGTERM (130/143: a second one)"},
