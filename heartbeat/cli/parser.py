@@ -232,7 +232,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "--json", action="store_true", help="the result as JSON on stdout (the step's prints: stderr)"
     )
     output.add_argument(
-        "--quiet", action="store_true", help="print only errors and undelivered notifications"
+        "--quiet",
+        action="store_true",
+        help="print only what needs a person (errors, undelivered notifications, an escalation "
+        "when no notifier is configured; on stderr)",
     )
 
     p = command(

@@ -224,6 +224,9 @@ def test_an_escalation_nobody_is_told_of_reaches_stderr_under_quiet(tmp_path: Pa
     # Only the tick that escalated says it; the ones that wait after it stay quiet (exit 4).
     later = cli(tmp_path, "tick", "--quiet")
     assert later.returncode == 4 and later.stderr == "" and later.stdout == ""
+    # ... as tick --help says of --quiet (it said "only errors and undelivered notifications").
+    helped = " ".join(cli(tmp_path, "tick", "--help").stdout.split())
+    assert "an escalation when no notifier is configured" in helped, helped
 
 
 def test_init_starts_with_a_file_notifier(tmp_path: Path) -> None:
