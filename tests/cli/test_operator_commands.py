@@ -40,6 +40,17 @@ def test_a_tick_that_fails_for_want_of_a_config_creates_nothing(tmp_path: Path) 
     assert status.returncode == 2 and "no state folder" in status.stderr
 
 
+def test_outbox_with_no_state_folder_says_so_as_status_does(tmp_path: Path) -> None:
+    """`outbox` (list, retry, drop) where no state folder is: exit 2 and status's words, creating
+    nothing (it printed "0 file(s) in .../state/outbox", a folder that is not there, exit 0)."""
+    status = cli(tmp_path, "status")
+    assert status.returncode == 2 and "no state folder" in status.stderr
+    for argv in (["outbox"], ["outbox", "--json"], ["outbox", "retry"], ["outbox", "drop", "x"]):
+        done = cli(tmp_path, *argv)
+        assert (done.returncode, done.stderr, done.stdout) == (2, status.stderr, ""), argv
+    assert tree(tmp_path) == []
+
+
 def test_run_in_a_folder_with_no_config_says_so_first(tmp_path: Path) -> None:
     """`run` with no heartbeat.toml (so no schedule either) says what `tick` says, exit 2, creating
     nothing: the wrong folder, not a missing --every."""
