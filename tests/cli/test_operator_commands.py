@@ -71,6 +71,25 @@ def test_a_tick_whose_step_cannot_load_creates_nothing(tmp_path: Path) -> None:
     assert tree(tmp_path) == ["heartbeat.toml"]
 
 
+def test_a_tick_whose_module_has_no_step_leaves_inits_folder_as_it_was(tmp_path: Path) -> None:
+    """`init`, then agent.py edited so it has no `step`: the tick fails (exit 2, one line) and leaves
+    no state/.lock behind in init's empty state folder; a pause's state then stays."""
+    assert cli(tmp_path, "init").returncode == 0
+    agent = tmp_path / "agent.py"
+    agent.write_text(agent.read_text().replace("def step(", "def not_step("))
+    before = tree(tmp_path)
+    done = cli(tmp_path, "tick")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "has no attribute 'step'" in done.stderr
+    assert tree(tmp_path) == before
+    # Once something is kept there (a pause's state), a failing tick leaves the folder alone.
+    assert cli(tmp_path, "pause").returncode == 0
+    assert cli(tmp_path, "resume").returncode == 0
+    kept = tree(tmp_path)
+    assert cli(tmp_path, "tick").returncode == 2
+    assert tree(tmp_path) == kept
+
+
 def test_a_plain_resume_keeps_the_note_no_step_has_read(tmp_path: Path) -> None:
     """resume --note, then a pause and a plain resume for maintenance: the note still reaches the step."""
     (tmp_path / "agent.py").write_text(
