@@ -182,9 +182,11 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     config = _config(args)
     if args.ticks is not None and args.ticks < 1:
         raise UsageError("--ticks must be at least 1")
+    heartbeats = _heartbeats(config)
+    for hb in heartbeats:  # the wrong folder is said first, as `tick` says it, not a missing schedule
+        hb.plugins.check_configured()
     every, cron = schedule_with_flags(config, every=args.every, cron=args.cron)
     trigger = make_trigger(every=every, cron=cron, timezone=config.schedule.timezone)
-    heartbeats = _heartbeats(config)
     for hb in heartbeats:
         # Loading runs the agent's module code, which may hang: KILL must stop that too.
         on_kill = partial(killed_while_loading, hb)  # ends the process: only ever our own

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -56,7 +57,7 @@ def _item_line(item: OutboxItem) -> str:
 
 
 def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: TextIO) -> int:
-    """Carry out ``heartbeat outbox`` over each agent; returns the exit code (0, or 2 for bad usage)."""
+    """Carry out ``heartbeat outbox`` over each agent that has a state folder (none: exit 2); exit 0."""
     action = args.action
     selectors = list(args.selectors)
     if action == "drop" and not (selectors or args.all):
@@ -65,8 +66,16 @@ def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: T
         raise UsageError("--all goes with `outbox drop`")
     if action == "list" and selectors:
         raise UsageError("outbox list takes no selector")
+    from .status import require_state_dir
+
+    # Nothing at all where the state folder goes: the wrong folder, said as status and log say it
+    # (in a fleet, an agent that never ran is left out). Something there that is no folder (a file,
+    # a symlink loop) is listed and refused with its own reason.
+    present = [hb for hb in heartbeats if os.path.lexists(hb.state_dir)]
+    if not present:
+        require_state_dir(heartbeats[0])
     matched = False
-    for hb in heartbeats:
+    for hb in present:
         outbox = hb.outbox()
         prefix = f"[{hb.name}] " if len(heartbeats) > 1 else ""
         try:

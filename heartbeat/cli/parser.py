@@ -65,14 +65,14 @@ _EXITS: dict[str, tuple[str, ...]] = {
     "pause": ("ran", "error", "locked"),
     "resume": ("ran", "error", "locked"),
     "log": ("ran", "error"),
-    "outbox": ("ran", "error", "locked"),
+    "outbox": ("ran", "error"),  # a busy delivery lock is said, not an exit code
     "replay": ("ran", "error"),
     "validate": ("ran", "error"),
     "notify": ("ran", "step_error", "error"),
     "metrics": ("ran", "error"),
     "schema": ("ran",),
     "mcp-proxy": ("ran", "step_error", "error"),
-    "report": ("ran", "error"),
+    "report": ("ran", "error", "locked"),  # a page inside the state folder is written under its lock
 }
 _OWN_MEANINGS: dict[str, dict[str, str]] = {
     "run": {"ran": "ok: --ticks done, or stopped by SIGINT/SIGTERM (130/143: a second one)"},
@@ -232,7 +232,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "--json", action="store_true", help="the result as JSON on stdout (the step's prints: stderr)"
     )
     output.add_argument(
-        "--quiet", action="store_true", help="print only errors and undelivered notifications"
+        "--quiet",
+        action="store_true",
+        help="print only what needs a person (errors, undelivered notifications, an escalation "
+        "when no notifier is configured; on stderr)",
     )
 
     p = command(

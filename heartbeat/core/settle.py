@@ -65,6 +65,9 @@ class TickFacts:
     step_error: str | None = None
     killed: str | None = None
     """The KILL file's reason when it appeared while the step ran."""
+    stopped: str | None = None
+    """With ``killed``: the tick's message, in the words every part uses for a stop (the tick
+    layer's :func:`~heartbeat.state.killswitch.stopped_by`, which this pure layer cannot import)."""
     failed: int = 0
     """Actions of this tick that reported an error."""
     first_error: str | None = None
@@ -153,7 +156,7 @@ def settle(
         # KILL appeared mid-step: the step finished, its work is saved, nothing more runs.
         out.events.append({"event": "kill", "reason": facts.killed, "during_step": True})
         out.outcome, out.exit_code = "killed", EXIT_CODES["killed"]
-        out.message = f"stopped by {where.kill_file} during the step: {facts.killed}"
+        out.message = facts.stopped or facts.killed
     elif not out.message and explain:
         out.message = describe(facts, decision, out.anomalies)
         if recovering and decision.action == "continue" and decision.recovery is None:

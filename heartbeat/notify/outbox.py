@@ -16,7 +16,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -292,9 +292,11 @@ class Outbox:
         """Delete the files whose name, key or key prefix matches a selector ("*": all); return them."""
         dropped: list[str] = []
         with self.lock(timeout=SETTLE_WAIT):
-            for item in self.items():
+            items = self.items()
+            picks = _picker(selectors, {i.entry.notification.key for i in items if i.entry})
+            for item in items:
                 key = item.entry.notification.key if item.entry else None
-                if any(_matches(selector, item.name, key) for selector in selectors):
+                if picks(item.name, key):
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(self.directory / item.name)
                         dropped.append(item.name)
@@ -373,10 +375,11 @@ class Outbox:
             self._clean_temps(now)
         started = time.monotonic()
         failed: set[str] = set()
+        picks = None if only is None else _picker(only, {e.notification.key for e in entries})
         for entry in entries:
             name = entry.notifier
             path = entry.path or self.path_for(entry.notification.key, name)
-            if only is not None and not any(_matches(s, path.name, entry.notification.key) for s in only):
+            if picks is not None and not picks(path.name, entry.notification.key):
                 continue
             notifier = by_name.get(name)
             if notifier is None:
@@ -415,11 +418,23 @@ class Outbox:
 NEVER = datetime.min.replace(tzinfo=UTC)
 
 
-def _matches(selector: str, name: str, key: str | None) -> bool:
-    """Whether an outbox selector (a file name, a key, a key prefix, or "*") picks this file."""
-    if selector in ("*", name):
-        return True
-    return key is not None and (key == selector or key.startswith(selector + "-"))
+def _picker(selectors: Sequence[str], keys: Collection[str]) -> Callable[[str, str | None], bool]:
+    """Whether ``selectors`` pick an outbox file (by its name and its entry's key; ``keys``: every key
+    in the outbox): "*", a file name, a key, or a key prefix, a plain string prefix (``agent-esc``).
+
+    A selector that is a whole key picks that key alone: ``agent-escalation-1`` is not a prefix of
+    ``agent-escalation-10`` then. An empty selector picks nothing.
+    """
+    whole = {s for s in selectors if s in keys}
+    prefixes = tuple(s for s in selectors if s and s not in whole)
+    every = "*" in selectors
+
+    def picks(name: str, key: str | None) -> bool:
+        if every or name in selectors:
+            return True
+        return key is not None and (key in whole or key.startswith(prefixes))
+
+    return picks
 
 
 def _send(notifier: Notifier, notification: Notification) -> str | None:

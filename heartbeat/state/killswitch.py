@@ -78,14 +78,17 @@ class KillSwitch:
         return reason_text(raw, _DEFAULT_REASON)
 
     def engage(self, reason: str) -> str:
-        """Write the KILL file with ``reason`` as its text (atomically); return the text as read back.
+        """Write the KILL file with ``reason`` as its text (atomically); return the reason as
+        :meth:`reason` will show it (one line, escaped, credentials masked).
 
-        Any bytes go: a reason typed in a Latin-1 terminal reaches Python as
-        lone surrogates, which are written back as the bytes they stood for.
+        The file keeps the person's text as given (it is theirs, as a ``echo ... > KILL``
+        is); only what is shown of it goes through :func:`reason_text`. Any bytes go: a
+        reason typed in a Latin-1 terminal reaches Python as lone surrogates, which are
+        written back as the bytes they stood for.
         """
-        text = reason.strip() or "stopped by hand"
-        atomic_write(self.path, (text + "\n").encode("utf-8", "surrogateescape"), mode=0o644)
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raw = (reason.strip() or "stopped by hand").encode("utf-8", "surrogateescape")
+        atomic_write(self.path, raw + b"\n", mode=0o644)
+        return reason_text(raw, _DEFAULT_REASON)
 
     def release(self) -> bool:
         """Remove the KILL file; True when there was one."""

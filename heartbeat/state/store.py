@@ -241,15 +241,29 @@ class StateStore:
             self._sweep(folder)
             yield self
         except BaseException:
-            if created:  # a tick that failed in a folder it made (no step configured): leave none
-                self._unmake(created)
+            # A command that failed having written nothing (a tick whose step cannot be loaded, in
+            # a folder this call made or `init`'s empty one) leaves the folder as it found it.
+            self._unmake(created)
             raise
         finally:
             self._locked = False
             file_lock.release()
 
     def _unmake(self, created: list[Path]) -> None:
-        """Remove the folders this lock made, when nothing but the lock file is in them (lock held)."""
+        """Remove the lock file and the folders this lock made, when nothing but the lock file is in
+        the state folder (lock held).
+
+        Why after the fact, not by loading the step before the lock: loading runs the agent's
+        module code, which must not run while another tick holds the lock (exit 5 changes
+        nothing) nor at every tick of a paused or waiting agent (it never loads its step), and a
+        step broken meanwhile must not turn their exit 0 or 4 into 2. Why it is safe: a folder
+        holding nothing but the lock file has no state, journal or pause request, so no tick,
+        pause or Session ever used it but one racing this very tick; a concurrent tick never
+        waits (exit 5), a waiting `pause` writes its request first (then the file stays), and
+        filelock polls without blocking, so a waiter can only lock the unlinked file in the
+        microseconds between the unlink and the release that follows (filelock 4 checks for that too).
+        A tick ended outright (SIGKILL, KILL while loading: journaled) leaves it, as before.
+        """
         try:
             if {entry.name for entry in os.scandir(self._state_dir)} - {LOCK_FILE}:
                 return  # something was written: it stays

@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..base.credentials import mask_credential_text
 from ..base.errors import HeartbeatError, StateCorrupt
 from ..core.models import AgentState, Status
 from ..state.killswitch import REASON_LIMIT, reason_text, stopped_by
@@ -153,7 +154,9 @@ def resume(hb: Agent, note: str | None = None) -> AgentState:
         if note is None:
             state.instructions = pending
         else:
-            state.instructions = note.strip() or None
+            # A person's text for the next step: its line breaks stay (shown indented, escaped),
+            # but a key pasted into it is masked before state.json, the journal or status keep it.
+            state.instructions = mask_credential_text(note.strip()) or None
         # A fresh progress window: the flat samples before the human's note must not make the
         # very next tick say "reassess your goal" over the note.
         state.progress = []

@@ -63,14 +63,18 @@ class AgentPlugins:
         self._notifiers = list(notifiers) if notifiers is not None else None
         self._pricer: Pricer | None = None
 
+    def check_configured(self) -> None:
+        """ConfigError when there is nothing to run: no heartbeat.toml and no --step or --exec."""
+        if self._step is None and self._config.file is None and not (self._agent.exec or self._agent.step):
+            raise ConfigError(
+                f"no heartbeat.toml here ({self._config.base_dir}) and no --step or --exec: "
+                "`heartbeat init` writes a starter, or give --config FILE"
+            )
+
     def step(self) -> Step:
         """The agent's step (see :func:`build_step`)."""
         if self._step is None:
-            if self._config.file is None and not (self._agent.exec or self._agent.step):
-                raise ConfigError(
-                    f"no heartbeat.toml here ({self._config.base_dir}) and no --step or --exec: "
-                    "`heartbeat init` writes a starter, or give --config FILE"
-                )
+            self.check_configured()
             self._step = build_step(self._agent, self._config.base_dir)
         return self._step
 

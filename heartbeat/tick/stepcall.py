@@ -142,6 +142,7 @@ def run_step(
     anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
     decision = decide(state, anomalies, now, hb.config.policy)
     killed = hb.kill.reason()
+    stopped = None if killed is None else stopped_by(hb.kill.name, killed, " during the step")
     failed = [action.error for action in ctx.recorded if action.error]
     facts = TickFacts(
         tick,
@@ -150,6 +151,7 @@ def run_step(
         error,
         step_error,
         killed,
+        stopped,
         failed=len(failed),
         first_error=failed[0] if failed else None,
         tokens=ctx.tick_tokens,

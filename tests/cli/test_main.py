@@ -234,6 +234,72 @@ def test_two_ticks_at_once_one_exits_5(project: Path) -> None:
     assert StateStore(project / "state").load().ticks == 1
 
 
+def test_report_while_a_tick_holds_the_lock_exits_5_as_its_help_says(project: Path) -> None:
+    """`report` writes its page inside the state folder under the lock: while a tick holds it,
+    report exits 5, and its --help lists 5 (it listed 0 and 2 only)."""
+    assert cli("tick")[0] == 0
+    gate = project / "gate"
+    first = spawn_heartbeat(project, "tick", HB_GATE=str(gate))
+    try:
+        started = project / "gate.started"
+        deadline = time.monotonic() + 30
+        while not started.exists():  # wait for the tick to be inside its step, holding the lock
+            assert time.monotonic() < deadline and first.poll() is None
+            time.sleep(0.01)
+        report = spawn_heartbeat(project, "report")
+        _, err = report.communicate(timeout=60)
+        assert report.returncode == 5 and "holds the lock" in err, err
+    finally:
+        gate.touch()
+        first.communicate(timeout=30)
+    assert "\n  5  another heartbeat holds the lock" in help_of("report")
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    """Every ``heartbeat COMMAND``'s parser, by name."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def help_of(command: str) -> str:
+    """``heartbeat COMMAND --help``'s text."""
+    return subcommands()[command].format_help()
+
+
+# What each command can return (README: each --help lists them): `report` waits for the state lock
+# (5); `outbox` never does (a busy delivery lock is said, exit 0); only `status` is overdue (6).
+CAN_RETURN = {
+    "init": "02",
+    "run": "0235",
+    "tick": "012345",
+    "status": "02346",
+    "kill": "02",
+    "pause": "025",
+    "resume": "025",
+    "log": "02",
+    "outbox": "02",
+    "replay": "02",
+    "validate": "02",
+    "notify": "012",
+    "metrics": "02",
+    "schema": "0",
+    "mcp-proxy": "012",
+    "report": "025",
+}
+
+
+def test_each_help_lists_the_exit_codes_its_command_can_return() -> None:
+    """Each command's --help lists exactly the codes it can return, and every command is here."""
+    import re
+
+    listed = {
+        name: "".join(re.findall(r"^  (\d)  ", parser.format_help().split("exit codes:")[1], re.M))
+        for name, parser in subcommands().items()
+    }
+    assert listed == CAN_RETURN
+
+
 def test_exec_step_json_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--exec runs a program that reports actions and progress as JSON lines."""
     script = tmp_path / "agent.sh"

@@ -40,6 +40,27 @@ def test_a_tick_that_fails_for_want_of_a_config_creates_nothing(tmp_path: Path) 
     assert status.returncode == 2 and "no state folder" in status.stderr
 
 
+def test_outbox_with_no_state_folder_says_so_as_status_does(tmp_path: Path) -> None:
+    """`outbox` (list, retry, drop) where no state folder is: exit 2 and status's words, creating
+    nothing (it printed "0 file(s) in .../state/outbox", a folder that is not there, exit 0)."""
+    status = cli(tmp_path, "status")
+    assert status.returncode == 2 and "no state folder" in status.stderr
+    for argv in (["outbox"], ["outbox", "--json"], ["outbox", "retry"], ["outbox", "drop", "x"]):
+        done = cli(tmp_path, *argv)
+        assert (done.returncode, done.stderr, done.stdout) == (2, status.stderr, ""), argv
+    assert tree(tmp_path) == []
+
+
+def test_run_in_a_folder_with_no_config_says_so_first(tmp_path: Path) -> None:
+    """`run` with no heartbeat.toml (so no schedule either) says what `tick` says, exit 2, creating
+    nothing: the wrong folder, not a missing --every."""
+    tick = cli(tmp_path, "tick")
+    run = cli(tmp_path, "run")
+    assert run.returncode == tick.returncode == 2, run.stderr
+    assert run.stderr == tick.stderr and "no heartbeat.toml here" in run.stderr
+    assert tree(tmp_path) == []
+
+
 def test_a_tick_whose_step_cannot_load_creates_nothing(tmp_path: Path) -> None:
     """A misspelt step module fails the tick (exit 2) and no folder it made is left, parents included."""
     (tmp_path / "heartbeat.toml").write_text(
@@ -48,6 +69,25 @@ def test_a_tick_whose_step_cannot_load_creates_nothing(tmp_path: Path) -> None:
     done = cli(tmp_path, "tick")
     assert done.returncode == 2, done.stderr
     assert tree(tmp_path) == ["heartbeat.toml"]
+
+
+def test_a_tick_whose_module_has_no_step_leaves_inits_folder_as_it_was(tmp_path: Path) -> None:
+    """`init`, then agent.py edited so it has no `step`: the tick fails (exit 2, one line) and leaves
+    no state/.lock behind in init's empty state folder; a pause's state then stays."""
+    assert cli(tmp_path, "init").returncode == 0
+    agent = tmp_path / "agent.py"
+    agent.write_text(agent.read_text().replace("def step(", "def not_step("))
+    before = tree(tmp_path)
+    done = cli(tmp_path, "tick")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "has no attribute 'step'" in done.stderr
+    assert tree(tmp_path) == before
+    # Once something is kept there (a pause's state), a failing tick leaves the folder alone.
+    assert cli(tmp_path, "pause").returncode == 0
+    assert cli(tmp_path, "resume").returncode == 0
+    kept = tree(tmp_path)
+    assert cli(tmp_path, "tick").returncode == 2
+    assert tree(tmp_path) == kept
 
 
 def test_a_plain_resume_keeps_the_note_no_step_has_read(tmp_path: Path) -> None:
@@ -80,6 +120,28 @@ def test_a_plain_resume_keeps_the_note_no_step_has_read(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "state" / "state.json").read_text())["instructions"] is None
 
 
+def test_a_resume_note_keeps_its_lines_and_masks_a_key(tmp_path: Path) -> None:
+    """`resume --note` with a key in it: masked in the output, `status`, state.json and the journal
+    (as `pause --reason` is); the note's line breaks stay, and the step reads it masked."""
+    (tmp_path / "agent.py").write_text("def step(ctx):\n    ctx.data['saw'] = ctx.instructions\n")
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    assert cli(tmp_path, "tick").returncode == 0
+    assert cli(tmp_path, "pause").returncode == 0
+    key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
+    done = cli(tmp_path, "resume", "--note", f"use the key {key}\nthen retry")
+    assert done.returncode == 0, done.stderr
+    assert "next instructions: use the key ***\n    then retry" in done.stdout, done.stdout
+    status = cli(tmp_path, "status").stdout
+    assert "use the key ***" in status and key not in status
+    for name in ("state.json", "journal.jsonl"):
+        assert key not in (tmp_path / "state" / name).read_text(), name
+    assert cli(tmp_path, "tick").returncode == 0
+    import json
+
+    saw = json.loads((tmp_path / "state" / "state.json").read_text())["data"]["saw"]
+    assert saw == "use the key ***\nthen retry"
+
+
 def test_kill_writes_the_kill_file_while_the_config_has_errors(tmp_path: Path) -> None:
     """A run ticks on its config; the file gets an error; `kill` still writes KILL and the run stops (3)."""
     from conftest import spawn_heartbeat, wait_until
@@ -105,6 +167,45 @@ def test_kill_writes_the_kill_file_while_the_config_has_errors(tmp_path: Path) -
         if run.poll() is None:
             run.kill()
         run.communicate()
+
+
+def test_kill_shows_its_reason_as_every_other_part_does(tmp_path: Path) -> None:
+    """`kill --reason` with a line break, an escape code and a key: the confirmation shows it on one
+    line, escaped, the key masked (as `tick` and `status` do); the KILL file keeps the text given."""
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    reason = "a\nb\x1b[2J sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
+    done = cli(tmp_path, "kill", "--reason", reason)
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.endswith("written (a b\\x1b[2J ***); `heartbeat kill --off` or rm it to go on"), first
+    assert "\x1b" not in done.stdout and "sk-ant" not in done.stdout
+    assert (tmp_path / "KILL").read_text() == reason + "\n"
+    tick = cli(tmp_path, "tick")
+    assert tick.returncode == 3 and tick.stdout.endswith("KILL: a b\\x1b[2J ***\n"), tick.stdout
+
+
+def test_a_step_that_sees_kill_and_returns_is_said_stopped_by_the_kill_file(tmp_path: Path) -> None:
+    """A cooperative step sees ctx.killed and returns: the tick says "stopped by the KILL file <path>
+    during the step: why", the words ctx.stopped_by() and every other part use."""
+    (tmp_path / "agent.py").write_text(
+        textwrap.dedent("""
+            import pathlib
+
+            def step(ctx):
+                (pathlib.Path(ctx.base_dir) / "KILL").write_text("enough")
+                if ctx.killed:
+                    ctx.data["said"] = ctx.stopped_by()
+        """)
+    )
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    done = cli(tmp_path, "tick")
+    assert done.returncode == 3, done.stderr
+    kill = tmp_path / "KILL"
+    assert f"stopped by the KILL file {kill} during the step: enough" in done.stdout, done.stdout
+    import json
+
+    said = json.loads((tmp_path / "state" / "state.json").read_text())["data"]["said"]
+    assert said == f"stopped by the KILL file {kill}: enough"
 
 
 def test_kill_falls_back_to_the_default_path_when_the_config_is_not_toml(tmp_path: Path) -> None:
@@ -153,6 +254,9 @@ def test_an_escalation_nobody_is_told_of_reaches_stderr_under_quiet(tmp_path: Pa
     # Only the tick that escalated says it; the ones that wait after it stay quiet (exit 4).
     later = cli(tmp_path, "tick", "--quiet")
     assert later.returncode == 4 and later.stderr == "" and later.stdout == ""
+    # ... as tick --help says of --quiet (it said "only errors and undelivered notifications").
+    helped = " ".join(cli(tmp_path, "tick", "--help").stdout.split())
+    assert "an escalation when no notifier is configured" in helped, helped
 
 
 def test_init_starts_with_a_file_notifier(tmp_path: Path) -> None:

@@ -288,6 +288,30 @@ def test_outbox_command_lists_retries_and_drops(tmp_path: Path, webhook_server: 
     assert left == ["agent-escalation-1"]
 
 
+def test_outbox_drop_takes_a_key_prefix_as_a_plain_string_prefix(tmp_path: Path) -> None:
+    """`outbox drop agent-esc` drops every key starting so (it matched only whole dash-separated parts);
+    a whole key still drops that key alone (`agent-escalation-1`, not `agent-escalation-10`)."""
+    (tmp_path / "heartbeat.toml").write_text('[[notify]]\ntype = "webhook"\nurl = "${HOOK}"\n')
+    outbox = Outbox(tmp_path / "state" / "outbox")
+    for key in ("agent-escalation-1", "agent-escalation-10", "agent-escalation-6", "agent-budget-2"):
+        outbox.put(note(key), "webhook", "503")
+
+    def left() -> list[str]:
+        return sorted(p.name.split("--")[1] for p in outbox.directory.glob("*--*.json"))
+
+    whole = run_cli(tmp_path, "outbox", "drop", "agent-escalation-1")
+    assert whole.returncode == 0, whole.stderr
+    assert left() == ["agent-budget-2", "agent-escalation-10", "agent-escalation-6"]
+    part = run_cli(tmp_path, "outbox", "drop", "agent-escalation-")
+    assert part.returncode == 0, part.stderr
+    assert left() == ["agent-budget-2"]
+    outbox.put(note("agent-escalation-6"), "webhook", "503")
+    assert run_cli(tmp_path, "outbox", "drop", "agent-esc").returncode == 0
+    assert left() == ["agent-budget-2"]
+    assert run_cli(tmp_path, "outbox", "drop", "").returncode == 2  # an empty selector drops nothing
+    assert left() == ["agent-budget-2"]
+
+
 ECHOED = b"first\n\x1b]0;owned\x07\x1b[2J bad request\tforged: api_key=sk-live-abcdefghijklmnop1234"
 
 
