@@ -57,7 +57,7 @@ def test_mcp_proxy_without_mcp_names_the_distribution(tmp_path: Path) -> None:
     env = {"PYTHONPATH": os.pathsep.join([str(fake), str(ROOT)])}
     done = hb(tmp_path, "mcp-proxy", "--", "true", env=env)
     assert done.returncode == 2, done.stderr
-    assert "pip install 'heartbeat-watchdog[mcp]'" in done.stderr
+    assert "pip install -e '.[mcp]' in the heartbeat checkout" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 
@@ -329,16 +329,16 @@ def test_init_beside_an_agent_py_with_step_says_tick(tmp_path: Path) -> None:
     assert done.stdout.strip().splitlines()[-1].startswith("next: heartbeat tick")
 
 
-def test_init_files_link_the_project_page(tmp_path: Path) -> None:
-    """The generated config and agent point at the index's project page (a pip user has no README.md)."""
-    from heartbeat.cli.scaffold import PROJECT_PAGE
+def test_init_files_name_the_reference(tmp_path: Path) -> None:
+    """The generated config and agent send a reader to the checkout's README (heartbeat is not on
+    the package index: there is no project page to link), and the README is there."""
+    from heartbeat.cli.scaffold import REFERENCE
 
     assert hb(tmp_path, "init").returncode == 0
     for name in ("heartbeat.toml", "agent.py"):
         text = (tmp_path / name).read_text()
-        assert PROJECT_PAGE in text and "README.md" not in text
-    pyproject = (ROOT / "pyproject.toml").read_text()
-    assert PROJECT_PAGE.rstrip("/").rsplit("/", 1)[1] in pyproject  # the distribution's own name
+        assert REFERENCE in text and "pypi.org" not in text
+    assert (ROOT / "README.md").is_file()
     assert hb(tmp_path, "tick").returncode == 0
 
 

@@ -416,7 +416,7 @@ def cmd_mcp_proxy(args: argparse.Namespace, out: TextIO) -> int:
     try:
         from ..integrations.mcp_proxy import run_proxy
     except ImportError as exc:
-        hint = "pip install 'heartbeat-watchdog[mcp]'"
+        hint = "pip install -e '.[mcp]' in the heartbeat checkout"
         raise UsageError(f"mcp-proxy needs the mcp package ({exc}): {hint}") from None
     from ..integrations.session import Session
 

@@ -3,8 +3,8 @@
 ``heartbeat metrics`` writes the text format for node_exporter's textfile
 collector; ``heartbeat run --metrics-port`` serves the same on ``/metrics``.
 Values are read from the state folders at each scrape, so the numbers are the
-ones ``status`` shows. ``prometheus_client`` (the ``heartbeat-watchdog[prometheus]``
-extra) is imported here only, never by a tick.
+ones ``status`` shows. ``prometheus_client`` (the ``prometheus`` extra: ``pip install -e
+'.[prometheus]'`` in the checkout) is imported here only, never by a tick.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _client() -> Any:
         import prometheus_client
     except ImportError:
         raise ConfigError(
-            "metrics need prometheus_client: pip install 'heartbeat-watchdog[prometheus]'"
+            "metrics need prometheus_client: pip install -e '.[prometheus]' in the heartbeat checkout"
         ) from None
     return prometheus_client
 

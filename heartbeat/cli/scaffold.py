@@ -8,13 +8,14 @@ from pathlib import Path
 
 from ..base.fsutil import ensure_private_dir, write_all
 
-__all__ = ["PROJECT_PAGE", "init_project"]
+__all__ = ["REFERENCE", "init_project"]
 
-PROJECT_PAGE = "https://pypi.org/project/heartbeat-watchdog/"
-"""Where a pip user finds the README (the index shows it), named in the files ``init`` writes."""
+REFERENCE = "README.md of the heartbeat checkout it was installed from (`heartbeat --help`: the commands)"
+"""Where the files ``init`` writes send a reader: heartbeat is not on the package index, so there is
+no project page; it is installed from a checkout, whose README is the reference."""
 
 CONFIG = f"""\
-# heartbeat.toml: every key is optional; flags override it. Reference: {PROJECT_PAGE}
+# heartbeat.toml: every key is optional; flags override it. Reference: {REFERENCE}
 [agent]
 name = "agent"
 step = "agent:step"            # the step, as module:attr (or: exec = "python my_agent.py")
@@ -48,7 +49,7 @@ path = "notifications.jsonl"
 AGENT = '''\
 """A starter agent: replace the body of step() with your agent's real work.
 
-How heartbeat calls it, and what ctx holds: {PROJECT_PAGE}
+How heartbeat calls it, and what ctx holds: {REFERENCE}
 """
 
 
@@ -69,7 +70,7 @@ def step(ctx):
 def progress(ctx):
     """The domain metric: only real work moves it."""
     return len(ctx.data.get("notes", []))
-'''.replace("{PROJECT_PAGE}", PROJECT_PAGE)
+'''.replace("{REFERENCE}", REFERENCE)
 
 
 # The config may come to hold a header or a token: 0600. The code is code: 0644.

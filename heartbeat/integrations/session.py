@@ -61,7 +61,6 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,7 +74,7 @@ from ..tick.late import Kept, note_after_stop, note_usage_after_stop
 from ..tick.runner import Heartbeat, TickResult, utc_now
 from .filestops import kill_found, pause_stop, state_mark
 from .notes import Note
-from .stops import Stop, Stopped, resume_anywhere, stop_of
+from .stops import Stop, Stopped, stop_of
 from .waiting import Waiting
 
 if TYPE_CHECKING:
@@ -142,9 +141,6 @@ class Session:
         self._hb = Heartbeat(
             config, agent, step=self._stretch, progress=progress, notifiers=notifiers, clock=clock
         )
-        # Its messages are read wherever the client or a notifier shows them, seldom in the
-        # agent's folder: the resume command must work from anywhere, as the KILL file's path does.
-        self._hb.where = replace(self._hb.where, resume_hint=resume_anywhere(self._hb))
         self._cond = threading.Condition()
         # One opener or collector of the worker at a time (re-entrant: opening collects first);
         # never held while recording, so calls into an open heartbeat never wait for it.

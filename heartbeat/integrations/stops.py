@@ -1,5 +1,4 @@
-"""Why a run must not go on: :class:`Stop` (data), and :class:`Stopped`, the one exception that says so;
-and how a person lets it go on (:func:`resume_anywhere`).
+"""Why a run must not go on: :class:`Stop` (data), and :class:`Stopped`, the one exception that says so.
 
 Every part of heartbeat that stops an agent's run raises the same
 :class:`Stopped`: a framework adapter (killed, stuck, over budget), a
@@ -11,7 +10,6 @@ this class.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -20,9 +18,8 @@ from ..base.errors import HeartbeatError
 if TYPE_CHECKING:
     from ..core.models import Anomaly
     from ..core.result import TickResult
-    from ..tick.runner import Heartbeat
 
-__all__ = ["Cause", "Stop", "StopKind", "Stopped", "pausing", "resume_anywhere", "stop_of"]
+__all__ = ["Cause", "Stop", "StopKind", "Stopped", "pausing", "stop_of"]
 
 Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
 """Why a run was stopped: the KILL file, a detector, a budget, or what a state folder says."""
@@ -98,14 +95,3 @@ def stop_of(result: TickResult) -> Stop | None:
     if outcome == "locked":
         return Stop("locked", result.message, 5)
     return Stop("error", result.message, result.exit_code)
-
-
-def resume_anywhere(hb: Heartbeat) -> str:
-    """``heartbeat resume`` for ``hb``'s agent as it runs from any folder: its config file (and the
-    agent's name in it) when there is one, and its state folder, as absolute paths."""
-    where: list[str] = []
-    if hb.config.file is not None:
-        # --agent too: with --state-dir, a config of several agents needs it to know which one.
-        where += ["--config", str(hb.config.file.resolve()), "--agent", hb.name]
-    where += ["--state-dir", str(hb.state_dir.resolve())]
-    return f'heartbeat resume {shlex.join(where)} --note "what to do differently"'

@@ -1,9 +1,10 @@
-"""What a human does to an agent between ticks: pause, resume, look at its state."""
+"""What a human does to an agent between ticks: pause, resume (and the command for it), look at its state."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import stat
 import time
 from collections.abc import Iterator
@@ -16,7 +17,9 @@ from ..state.killswitch import REASON_LIMIT, reason_text, stopped_by
 
 if TYPE_CHECKING:
     from datetime import datetime
+    from pathlib import Path
 
+    from ..config.file import HeartbeatConfig
     from ..core.result import TickResult
     from .agent import Agent
 
@@ -32,6 +35,7 @@ __all__ = [
     "pending_note",
     "read_state",
     "resume",
+    "resume_command",
 ]
 
 # How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
@@ -183,6 +187,21 @@ def resume(hb: Agent, note: str | None = None) -> AgentState:
     if problem:
         raise HeartbeatError(f"{hb.name}: resumed, but {problem}")
     return state
+
+
+def resume_command(config: HeartbeatConfig, agent: str, state_dir: Path) -> str:
+    """``heartbeat resume`` for ``agent`` as a person runs it from any folder: the config file (and
+    the agent's name in it) when there is one, and the state folder, as absolute paths.
+
+    It is read where ESCALATION.md sits (the state folder), in a notification, or in an MCP
+    client's answer: the config's folder, where a bare ``heartbeat resume`` works, is seldom there.
+    """
+    where: list[str] = []
+    if config.file is not None:
+        # --agent too: with --state-dir, a config of several agents needs it to know which one.
+        where += ["--config", str(config.file.resolve()), "--agent", agent]
+    where += ["--state-dir", str(state_dir.resolve())]
+    return f'heartbeat resume {shlex.join(where)} --note "what to do differently"'
 
 
 def pending_note(state: AgentState) -> str | None:

@@ -87,8 +87,7 @@ class Heartbeat:
         self._journal_file = Journal(
             self.store.journal_path, max_bytes=config.journal.max_bytes, keep=config.journal.keep
         )
-        agent_flag = f" --agent {self.name}" if len(config.all_agents()) > 1 else ""
-        hint = f'heartbeat resume{agent_flag} --note "what to do differently"'
+        hint = control.resume_command(config, self.name, self.state_dir)
         report = str(self.store.report_path)
         self.where = Where(self.name, str(self.store.escalation_path), str(self.kill.path), hint, report)
         # heartbeat.state.warm's cache, made at the second stepping tick: a one-shot cron tick never loads it.

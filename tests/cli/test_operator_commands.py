@@ -304,3 +304,23 @@ def test_status_and_resume_show_hand_written_instructions_escaped(tmp_path: Path
     assert cli(tmp_path, "pause", "--reason", "again").stdout.count("\x1b") == 0  # the earlier reason
     resumed = cli(tmp_path, "resume").stdout
     assert "\x1b" not in resumed and "\nticks" not in resumed and "then the mirror" in resumed
+
+
+def test_the_resume_command_an_escalation_names_works_from_the_state_folder(tmp_path: Path) -> None:
+    """ESCALATION.md sits in the state folder and a notification is read anywhere: the resume command
+    it names carries the config and state folder as absolute paths, and run as written from the
+    state folder (where a bare `heartbeat resume` finds no config) it resumes the agent."""
+    import re
+    import shlex
+
+    (tmp_path / "agent.py").write_text(STUCK)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n[policy]\nescalate_after = 1\n')
+    codes = [cli(tmp_path, "tick").returncode for _ in range(3)]
+    assert codes[-1] == 4, codes
+    state = tmp_path / "state"
+    (told,) = re.findall(r"`(heartbeat resume [^`]*)`", (state / "ESCALATION.md").read_text())
+    assert str(state.resolve()) in told and str((tmp_path / "heartbeat.toml").resolve()) in told
+    assert cli(state, "resume").returncode == 2  # bare, from there: no heartbeat.toml in the state folder
+    done = cli(state, *shlex.split(told)[1:])
+    assert done.returncode == 0, done.stderr
+    assert cli(tmp_path, "status").returncode == 0  # active again
