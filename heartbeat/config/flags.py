@@ -1,4 +1,5 @@
-"""Command-line flags over ``heartbeat.toml``: the config a command works on.
+"""Command-line flags over ``heartbeat.toml``: the config a command works on, and the flags that
+name an agent from any folder (:func:`addressed`).
 
 Flags override the file; a flag path is relative to the current folder (a
 path in the file is relative to the file's folder). Kept out of the CLI so a
@@ -7,6 +8,7 @@ script gets exactly what the command would.
 
 from __future__ import annotations
 
+import shlex
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from .file import (
 )
 
 __all__ = [
+    "addressed",
     "check_kill_target",
     "config_with_flags",
     "config_with_overrides",
@@ -193,3 +196,20 @@ def fallback_kill_files(
     if found:
         return list(dict.fromkeys(found)), f"the kill_file {path} names"
     return [base / "KILL"], "the default path beside it"
+
+
+def addressed(command: str, config: HeartbeatConfig, agent: str, state_dir: Path) -> str:
+    """``heartbeat COMMAND`` for ``agent`` as a person runs it from any folder: the config file (and
+    the agent's name in it) when there is one, and the state folder, as absolute paths.
+
+    Such a command is read where ESCALATION.md and report.html sit (the state folder), in a
+    notification or in an MCP client's answer: the config's folder, where a bare ``heartbeat
+    COMMAND`` finds the config, is seldom there.
+    """
+    verb, _, rest = command.partition(" ")
+    where: list[str] = []
+    if config.file is not None:
+        # --agent too: with --state-dir, a config of several agents needs it to know which one.
+        where += ["--config", str(config.file.resolve()), "--agent", agent]
+    where += ["--state-dir", str(state_dir.resolve())]
+    return " ".join(part for part in ("heartbeat", verb, shlex.join(where), rest) if part)

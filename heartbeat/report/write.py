@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..base.errors import HeartbeatError, StateLocked, StateWriteError, UsageError
 from ..base.fsutil import PRIVATE_FILE_MODE, atomic_write, not_regular
 from ..config.file import HeartbeatConfig
+from ..config.flags import addressed
 from ..config.types import parse_since
 from ..core.models import AgentState, Status
 from ..state.journal import Journal
@@ -86,9 +87,8 @@ def parse_stretch(text: str) -> tuple[int, int]:
 
 
 def _cli(hb: Reported, command: str) -> str:
-    """A command line for this agent (``--agent`` when its config has several)."""
-    agent = f" --agent {hb.name}" if len(hb.config.all_agents()) > 1 else ""
-    return f"heartbeat {command}{agent}"
+    """A command line for this agent that works from any folder (the page sits in its state folder)."""
+    return addressed(command, hb.config, hb.name, hb.state_dir)
 
 
 def _read(hb: Reported) -> tuple[AgentState | None, str | None]:

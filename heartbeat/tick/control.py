@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import stat
 import time
 from collections.abc import Iterator
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.credentials import mask_credential_text
 from ..base.errors import HeartbeatError, StateCorrupt
+from ..config.flags import addressed
 from ..core.models import AgentState, Status
 from ..state.killswitch import REASON_LIMIT, reason_text, stopped_by
 
@@ -190,18 +190,8 @@ def resume(hb: Agent, note: str | None = None) -> AgentState:
 
 
 def resume_command(config: HeartbeatConfig, agent: str, state_dir: Path) -> str:
-    """``heartbeat resume`` for ``agent`` as a person runs it from any folder: the config file (and
-    the agent's name in it) when there is one, and the state folder, as absolute paths.
-
-    It is read where ESCALATION.md sits (the state folder), in a notification, or in an MCP
-    client's answer: the config's folder, where a bare ``heartbeat resume`` works, is seldom there.
-    """
-    where: list[str] = []
-    if config.file is not None:
-        # --agent too: with --state-dir, a config of several agents needs it to know which one.
-        where += ["--config", str(config.file.resolve()), "--agent", agent]
-    where += ["--state-dir", str(state_dir.resolve())]
-    return f'heartbeat resume {shlex.join(where)} --note "what to do differently"'
+    """``heartbeat resume --note ...`` for ``agent``, to be run from any folder (see :func:`addressed`)."""
+    return addressed('resume --note "what to do differently"', config, agent, state_dir)
 
 
 def pending_note(state: AgentState) -> str | None:

@@ -278,7 +278,13 @@ def test_the_page_says_status_how_to_resume_what_happened_and_budgets(night: Nig
     ]  # fmt: skip
     assert "active" in root.one("h1").texts()
     status = root.one("section", **{"aria-labelledby": "h-status"}).texts()
-    assert "heartbeat pause" in status and "touch " in status and "heartbeat log -n 0" in status
+    # The page sits in the state folder: its commands name that folder, to work from anywhere.
+    where = f"--state-dir {night.hb.state_dir.resolve()}"
+    assert (
+        f"heartbeat pause {where}" in status
+        and "touch " in status
+        and f"heartbeat log {where} -n 0" in status
+    )
     events = root.one("table", id="events").texts()
     for text in (
         "try_alternative, streak 1",
