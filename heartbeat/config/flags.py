@@ -208,8 +208,10 @@ def addressed(command: str, config: HeartbeatConfig, agent: str, state_dir: Path
     """
     verb, _, rest = command.partition(" ")
     where: list[str] = []
+    # absolute(), not resolve(): a path is named as it was given, and a symlink loop where the
+    # state folder should be is the command's own error to report, not this text's to raise.
     if config.file is not None:
         # --agent too: with --state-dir, a config of several agents needs it to know which one.
-        where += ["--config", str(config.file.resolve()), "--agent", agent]
-    where += ["--state-dir", str(state_dir.resolve())]
+        where += ["--config", str(config.file.absolute()), "--agent", agent]
+    where += ["--state-dir", str(state_dir.absolute())]
     return " ".join(part for part in ("heartbeat", verb, shlex.join(where), rest) if part)

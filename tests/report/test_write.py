@@ -279,7 +279,7 @@ def test_the_page_says_status_how_to_resume_what_happened_and_budgets(night: Nig
     assert "active" in root.one("h1").texts()
     status = root.one("section", **{"aria-labelledby": "h-status"}).texts()
     # The page sits in the state folder: its commands name that folder, to work from anywhere.
-    where = f"--state-dir {night.hb.state_dir.resolve()}"
+    where = f"--state-dir {night.hb.state_dir.absolute()}"
     assert (
         f"heartbeat pause {where}" in status
         and "touch " in status
