@@ -70,6 +70,7 @@ from mcp.shared.exceptions import MCPError
 from ..base.credentials import mask_credential_text
 from ..base.errors import HeartbeatError
 from ..core.models import printable
+from ..detect.detectors.failures import MCP_TOOL_ERROR
 from .filestops import standing_stop
 from .leaving import EndWatch, InFlight, Leaver, leave
 from .mcp_texts import (
@@ -180,7 +181,7 @@ class ToolProxy:
             return result  # not a finished call: the client answers and calls again
         text = result_text(result)
         if result.get("isError") is True:
-            answer = self._record(key, name, arguments, None, text or "the tool reported an error")
+            answer = self._record(key, name, arguments, None, text or MCP_TOOL_ERROR)
         else:
             answer = self._record(key, name, arguments, text, None)
         if isinstance(answer, Stop):  # it ran, and meanwhile the agent was stopped or paused: say both

@@ -24,6 +24,7 @@ from .words import alike, error_words, reworded, word_print, words
 
 __all__ = [
     "DARK_EXTRA",
+    "MCP_TOOL_ERROR",
     "Failure",
     "answered_failure",
     "as_failure",
@@ -74,6 +75,8 @@ def answered_failure(tool: str, output: str) -> str | None:
 
 # An MCP tool's result that failed: ``{"content": [{"type": "text", "text": "..."}], "isError": true}``.
 _says_is_error = re.compile(r'"isError"\s*:\s*true').search
+MCP_TOOL_ERROR = "the tool reported an error"
+"""The error of an MCP tool result flagged ``isError`` with no text: the MCP proxy's too."""
 
 
 def _mcp_error(output: str) -> str | None:
@@ -91,7 +94,7 @@ def _mcp_error(output: str) -> str | None:
         for block in (content if isinstance(content, list) else ())
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
     ]
-    return "\n".join(texts) or "the tool reported an error"
+    return "\n".join(texts) or MCP_TOOL_ERROR
 
 
 def edit_refused(tool: str, output: str) -> str | None:

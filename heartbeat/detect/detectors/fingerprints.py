@@ -369,9 +369,7 @@ def action_keys(
         if error and stripped[:_OPENS] == error.lstrip()[:_OPENS]:
             # The answer opens with its own failure (an "Error: ..." or an edit refused, said as the
             # answer): that line is what failed, not the echo of the call that follows it.
-            said = _unwrapped(error.strip())
-            result, _ = _error_result(unechoed(said[-_ERROR_READ:], canonical))
-            failure = failure_words(error)
+            result, failure = _error_alone(error, canonical)
         elif error:
             stripped = _unwrapped(stripped)
             # The failure's words quoting the call's own values back are no part of what failed.
@@ -393,13 +391,18 @@ def action_keys(
         else:
             result = _output_result(unranked(stripped) or stripped)
     elif error is not None:
-        stripped = _unwrapped(error.strip())
-        cut = unechoed(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped, canonical)
-        result, _ = _error_result(cut)
-        failure = failure_words(error)
+        result, failure = _error_alone(error, canonical)
     else:
         result = None
     return hasher.hexdigest(), shape, result, _summary(tool, canonical, plain), length, failure
+
+
+def _error_alone(error: str, canonical: str) -> tuple[str, str]:
+    """The result and failure keys of a failure told by its error's text alone (no output, or an
+    answer that opens with that text), the call's own values it quotes back masked."""
+    stripped = _unwrapped(error.strip())
+    cut = unechoed(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped, canonical)
+    return _error_result(cut)[0], failure_words(error)
 
 
 def _output_result(stripped: str) -> str:
