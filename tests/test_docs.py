@@ -185,6 +185,31 @@ def test_every_file_the_readmes_cite_exists() -> None:
     assert not missing
 
 
+def test_the_top_level_is_the_documented_layout_and_no_state_is_committed() -> None:
+    """A checkout holds the layout the README describes; a state folder a run left behind (st/ was
+    committed once) is not part of it, and state/ ships empty but for its placeholder."""
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout")
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    top = {path.split("/", 1)[0] for path in tracked}
+    layout = {
+        "pyproject.toml",
+        "heartbeat",
+        "state",
+        "tests",
+        "examples",
+        "bench",
+        "README.md",
+        "KILL.example",
+    }
+    extras = {".ci", ".gitignore", "docs", "heartbeat.toml"}
+    assert layout <= top and top <= layout | extras, sorted(top - layout - extras)
+    assert [p for p in tracked if p.startswith("state/")] == ["state/.gitkeep"]
+    assert not [p for p in tracked if p.endswith(("state.json", "journal.jsonl", "/.lock"))]
+
+
 def test_kill_example_says_what_the_readme_says_about_a_running_step() -> None:
     """KILL.example, where the README sends newcomers, gives the README's figures for a step running
     when KILL appears: looked at every 0.05 s, abandoned 0.15 s later, exit 3 within half a second."""
