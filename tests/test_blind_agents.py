@@ -20,7 +20,6 @@ MISSED = {
     "stuck__cs-repeat-reservation-request",
     "stuck__k8s-restart-crashloop",
     "stuck__llm-subagent-refusal",
-    "stuck__reverify_report",
     "stuck__pager_calendar_reasks_same_person",
 }
 
@@ -368,11 +367,7 @@ _SIXTEENTH_MISSED: dict[int | None, set[str]] = {
     None: {"stuck__react_fever_savages_loop"},
     1: {"stuck__react_fever_savages_loop"},
     5: {"stuck__react_fever_savages_loop"},
-    10: {
-        "stuck__cc_reread_circle_session_expiry",
-        "stuck__react_fever_savages_loop",
-        "stuck__research_reworded_no_hits",
-    },
+    10: {"stuck__react_fever_savages_loop", "stuck__research_reworded_no_hits"},
 }
 # The seventeenth batch's (bench/blind_agents/README.md), replayed as it arrived, then kept: an inbox
 # whose wake-ups select the mailbox (an act, by its verb) and search it, a loop from the second; a
@@ -437,10 +432,14 @@ _EIGHTEENTH_MISSED: dict[int | None, set[str]] = {
 # The nineteenth batch's (bench/blind_agents/README.md), in the corpus's kinds, replayed as it arrived
 # and kept: no healthy run flagged. Missed: two service agents that only talk, asking again in new
 # words (the one whose customer says "how many times do I have to say it", caught since the twelfth
-# session), and lookups answered "No more results." between revisits (answers of nothing are no revisit).
-_NINETEENTH_MISSED = {
-    "stuck__airline_reconfirm_cancel_loop_b19",
-    "stuck__hotpot_solo_grammys_lookup_loop_b19",
+# session), and lookups answered "No more results." between revisits (answers of nothing are no
+# revisit; caught at 1 and 10 actions a heartbeat since the fourteenth session: six re-checks with
+# nothing written between).
+_NINETEENTH_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__airline_reconfirm_cancel_loop_b19", "stuck__hotpot_solo_grammys_lookup_loop_b19"},
+    1: {"stuck__airline_reconfirm_cancel_loop_b19"},
+    5: {"stuck__airline_reconfirm_cancel_loop_b19", "stuck__hotpot_solo_grammys_lookup_loop_b19"},
+    10: {"stuck__airline_reconfirm_cancel_loop_b19"},
 }
 # The twentieth batch's (bench/blind_agents/README.md): service agents and assistants that talk,
 # written blind after the conversation rule was set; no healthy run flagged (walkthroughs answered
@@ -513,9 +512,10 @@ _TWENTYFOURTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: {_SFTP24}
 # The twenty-fifth batch's (bench/blind_agents/README.md), seventeen kinds, written blind after the
 # promise rule: as it arrived, two service agents whose ``say`` tool answers nothing were flagged
 # (``empty``: since then a tool named for a message to a person is silent by design). Missed: a
-# coding agent drifting into lint and CI work, and one re-verifying a finished task (no pattern of
-# calls to see).
-_TWENTYFIFTH_MISSED = {"stuck__coding_task_drift_b25", "stuck__coding_reverify_done_b25"}
+# coding agent drifting into lint and CI work (no pattern of calls to see). The one re-verifying a
+# finished task is caught since the fourteenth session: its checks since the last edit answer as
+# they did (cycle's re-checks).
+_TWENTYFIFTH_MISSED = {"stuck__coding_task_drift_b25"}
 # The twenty-seventh batch's (bench/blind_agents/README.md), scheduled workers and agents, written blind
 # and replayed as it arrived: every stuck run flagged after its onset at every grouping. A health
 # monitor with no metric, its checks answering the same each wake-up (`df`, `systemctl is-active`),
@@ -808,7 +808,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTEENTH_MISSED[per_heartbeat]
         | _SIXTEENTH_MISSED[per_heartbeat]
         | _EIGHTEENTH_MISSED[per_heartbeat]
-        | _NINETEENTH_MISSED
+        | _NINETEENTH_MISSED[per_heartbeat]
         | _TWENTIETH_MISSED
         | _TWENTYFIRST_MISSED[per_heartbeat]
         | _TWENTYSECOND_MISSED[per_heartbeat]

@@ -338,7 +338,13 @@ def test_failures_told_apart_by_their_output_replay_as_they_were_judged_live(tmp
     lines = (tmp_path / "state" / "journal.jsonl").read_text(encoding="utf-8").splitlines()
     events = [json.loads(line) for line in lines]
     live = live_heartbeats(events)
-    assert [b["anomalies"] for b in live] == [[], [], [("recurring_error", 9)], [("recurring_error", 12)]]
+    # Tick 2 probed as tick 1 did, tick 4 as tick 3: six re-checks with nothing changed (cycle).
+    assert [b["anomalies"] for b in live] == [
+        [],
+        [],
+        [("recurring_error", 9)],
+        [("cycle", 12), ("recurring_error", 12)],
+    ]
     assert replayed_heartbeats(tmp_path) == live
     failed = [e for e in events if e["event"] == "action"]
     assert all(len(word) == 4 for e in failed for word in e["failure"].split())

@@ -16,6 +16,7 @@ from functools import lru_cache
 __all__ = [
     "acts_by_name",
     "changes_something",
+    "is_note",
     "keeps_record",
     "searches",
     "silent_by_design",
@@ -110,13 +111,14 @@ _SILENT_VERBS = frozenset(
         "tell",
         "resolve",
         "upsert",
+        "replace",  # replace_in_file (Cline's edit)
     ]
 )
 _SILENT_COMMAND = re.compile(
     r"(?<![\w-])(?:sed\s+-i|perl\s+-pi|rm|rmdir|mv|cp|mkdir|touch|cd|export|chmod|chown|ln|truncate"
     r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv)|pip\s+install"
     r"|str_replace_editor\s+(?:create|str_replace|insert|undo_edit))(?![\w-])"
-    r"|<<|(?<![-=<>2&])>{1,2}\s*[\w./\\\"'$~-]|\btee\b"
+    r"|<<|(?<![-=<>2&])>{1,2}\s*(?!/dev/null\b)[\w./\\\"'$~-]|\btee\b"
 )
 # Every match of _SILENT_COMMAND (case-sensitive) holds one of these pieces: a summary without
 # any is no such command, told by a few substring searches instead of the regex, which tries
@@ -153,7 +155,10 @@ def _verb(tool: str) -> str | None:
     ``sendMessage``), and a verb that is as often a noun yields to a verb after it
     (``vector_store_search`` searches); None when there is none."""
     found = None
-    for word in re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower()):
+    words = re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower())
+    for i, word in enumerate(words):
+        if word == "replace" and i and words[i - 1] == "str":
+            continue  # one command of an editor that also views files (SWE-agent's str_replace_editor)
         if word in _KNOWN_VERBS:
             if found is not None or word not in _NOUN_VERBS:
                 return word
@@ -198,6 +203,14 @@ def keeps_record(tool: str) -> bool:
 def speaks(tool: str) -> bool:
     """Whether ``tool``'s name says it sends a message to a person (``respond``, ``slack.post``)."""
     return _verb(tool) in _MESSAGE_VERBS
+
+
+def is_note(tool: str) -> bool:
+    """Whether ``tool`` is the agent's own note (``think``): it changes nothing and observes nothing."""
+    return tool.lower() in _NOTES
+
+
+_NOTES = frozenset(["think", "thought", "reflect"])
 
 
 def waits(tool: str, summary: str) -> bool:

@@ -8,7 +8,10 @@ call when the result is at most 10 characters); an action is a
 *revisit* when its key occurred earlier in the last W actions. Fires when
 at least N of the last W actions are revisits spread over at least two
 different calls (one call again and again is ``recurring`` or ``repeat``),
-or sooner when the share of revisits grows: at least 6 of the last 10
+or sooner when the agent re-checks: since it last wrote, acted or waited,
+:data:`~.rechecks.RECHECKS` calls went back to what they answered since then
+(see :mod:`.rechecks`: the suite rerun and the diff shown again and again
+after the work is done), or when the share of revisits grows: at least 6 of the last 10
 actions revisit a key seen earlier among those 10 (an agent idling
 through look / inventory / examine, seeing what it has seen), or 6 of the
 last 10 in the window that are not the agent's notes (``think``): a note
@@ -56,7 +59,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
-from .calls import speaks, waits
+from .calls import is_note, speaks, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -71,6 +74,7 @@ from .contract import (
 )
 from .empty import is_empty_answer
 from .promises import asks, promises
+from .rechecks import RecheckWindow, rechecks
 from .retold import retold
 from .volatile import mask_volatile
 from .window import KeyWindow
@@ -122,12 +126,6 @@ def _share(keys: list[Hashable]) -> tuple[int, int] | None:
     return None
 
 
-def is_note(tool: str) -> bool:
-    """Whether ``tool`` is the agent's own note (``think``): it changes nothing and observes nothing."""
-    return tool.lower() in _NOTES
-
-
-_NOTES = frozenset(["think", "thought", "reflect"])
 _SHORT = 10  # characters: what recurring's min_chars and empty's max_chars default to
 RECENT = 10
 """The newest actions the growing share of revisits is judged on."""
@@ -305,6 +303,9 @@ class Cycle(Windowed):
         share = _share(seq[-size:])
         if share is not None:
             return self._report(last, *share, min(len(seq), size), history.tick, now)
+        again = rechecks(acts, seq)
+        if again is not None:
+            return self._report(last, *again, history.tick, now, rechecked=True)
         if is_note(last.tool):
             return None
         others = [key for a, key in zip(acts, seq, strict=True) if key is not None and not is_note(a.tool)]
@@ -384,8 +385,11 @@ class Cycle(Windowed):
         at: datetime,
         *,
         notes: bool = False,
+        rechecked: bool = False,
     ) -> Anomaly:
         actions = "actions other than notes" if notes else "actions"
+        if rechecked:
+            actions += " since the last write, act or wait"
         return make_anomaly(
             "cycle",
             f"{revisits} of the last {span} {actions} went back to a call and result already seen "
@@ -415,7 +419,7 @@ class CycleTracker(StepTracker):
     every action would cost more than counting a few keys at those.
     """
 
-    __slots__ = ("_beats", "_det", "_exempt", "_keys", "_notes", "_position", "_size")
+    __slots__ = ("_beats", "_det", "_exempt", "_keys", "_notes", "_position", "_since", "_size")
 
     def __init__(self, det: Cycle, history: History) -> None:
         self._det = det
@@ -425,6 +429,7 @@ class CycleTracker(StepTracker):
         self._notes: deque[int] = deque(maxlen=det.window)  # the positions of the notes (rare)
         self._position = 0
         self._beats: deque[_Beat] = deque(maxlen=det.window)  # read only at a message
+        self._since = RecheckWindow(det.window)  # the keys since the agent last changed anything
         for action in tail_of(history.actions, det.window, det.exempt):
             self._push(action)
 
@@ -436,6 +441,7 @@ class CycleTracker(StepTracker):
         if note:
             self._notes.append(self._position)
         self._beats.append(beat(action, None if note else key))
+        self._since.push(action, key)
         return self._keys.push(key)
 
     def _others(self) -> list[Hashable]:
@@ -473,6 +479,9 @@ class CycleTracker(StepTracker):
         share = _share(newest)
         if share is not None:
             return self._det._report(action, *share, len(newest), action.tick, action.at)
+        again = self._since.found(newest[-1])
+        if again is not None:
+            return self._det._report(action, *again, action.tick, action.at, rechecked=True)
         if is_note(tool):
             return None
         others = self._others()

@@ -14,14 +14,20 @@ from .helpers import REJECTED_TURN, Call, actions, first, trips
 
 
 def test_a_long_cycle_is_a_cycle() -> None:
-    """Twelve different steps, done twice: no strict loop fits, the revisits do."""
-    steps: list[Call] = [
-        {"tool": f"t{k % 4}", "args": {"arg": f"value-{chr(97 + k)}"}, "output": f"answer {chr(97 + k)} " * 3}
-        for k in range(12)
-    ]
-    hit = first(Cycle(), actions(steps * 2))
+    """Twelve different steps, a note saved every fourth, done twice: no strict loop fits, the
+    revisits do (the saves keep the re-checks since the last change below their count)."""
+    hit = first(Cycle(), actions(_working_round(12) * 2))
     assert hit is not None and hit[0] == 22
     assert "went back to a call and result already seen" in hit[1].message
+
+
+def test_reading_the_same_things_again_with_nothing_changed_is_a_cycle_sooner() -> None:
+    """The same twelve reads twice, with nothing written between: the sixth re-check trips."""
+    hit = first(Cycle(), actions(_round(12) * 2))
+    assert hit is not None and hit[0] == 18
+    assert hit[1].message.startswith(
+        "6 of the last 18 actions since the last write, act or wait went back to a call and result"
+    )
 
 
 @pytest.mark.parametrize(
@@ -47,9 +53,14 @@ def _round(n: int) -> list[Call]:
     ]
 
 
+def _working_round(n: int) -> list[Call]:
+    """:func:`_round`, with every fourth step a save (a change: the re-checks count again after it)."""
+    return [{**call, "tool": "save"} if k % 4 == 3 else call for k, call in enumerate(_round(n))]
+
+
 def test_the_message_counts_the_revisits_and_the_calls_revisited() -> None:
     """How many actions went back, to how many different calls, within how many actions."""
-    hit = first(Cycle(), actions(_round(12) * 2))
+    hit = first(Cycle(), actions(_working_round(12) * 2))
     assert hit is not None
     anomaly = hit[1]
     assert anomaly.message.startswith(
@@ -138,15 +149,43 @@ def _idle_with_notes(rounds: int) -> list[Call]:
 
 
 def test_notes_worded_anew_do_not_hide_idling() -> None:
-    """A new note between the looks is no revisit, nor an observation: the share is judged without it."""
+    """A new note between the looks is no revisit, no observation and no change: the looks since the
+    last change are re-checks all the same."""
     calls = [*_round(6), *_idle_with_notes(6)]
     hit = first(Cycle(), actions(calls))
     assert hit is not None
     at, anomaly = hit
-    # The ninth idle step: notes aside, six of the last ten steps are revisits.
+    # The ninth idle step: its sixth revisit since the run began (nothing was written or done).
     assert at == 6 + 13
-    assert anomaly.message.startswith("6 of the last 10 actions other than notes went back")
+    assert anomaly.message.startswith("6 of the last 19 actions since the last write, act or wait went back")
     assert anomaly.tool == "inventory"
+
+
+def test_notes_aside_the_share_trips_where_an_act_restarted_the_re_checks() -> None:
+    """A drawer opened between the looks is a change (the re-checks since it are two), yet, notes
+    worded anew aside, the looks around it went back to what they saw: the share trips."""
+    calls: list[Call] = []
+    for n, tool in enumerate(
+        ["look", "inventory", "look", "inventory", "open", "look", "inventory", "look", "inventory"]
+    ):
+        calls.append(
+            {"tool": "think", "args": {"thought": f"maybe it is somewhere else ({n})"}, "output": "OK."}
+        )
+        calls.append(
+            {
+                "tool": "open",
+                "args": {"cmd": "open drawer 1"},
+                "output": "You open the drawer 1. It is empty.",
+            }
+            if tool == "open"
+            else {"tool": tool, "args": {"cmd": tool}, "output": f"what {tool} shows, the same each time"}
+        )
+    found = trips(Cycle(), actions(calls))
+    assert [i + 1 for i, a in enumerate(found) if a is not None] == [18]
+    anomaly = found[17]
+    assert anomaly is not None and anomaly.message.startswith(
+        "6 of the last 9 actions other than notes went back"
+    )
 
 
 def test_notes_between_new_observations_are_work() -> None:

@@ -29,7 +29,7 @@ from heartbeat.detect.detectors.window import Successes
 
 from .helpers import actions, samples
 
-_TOOLS = ["search", "read", "get_status", "log", "think", "respond"]
+_TOOLS = ["search", "read", "get_status", "log", "think", "respond", "sleep"]
 
 
 _call = st.fixed_dictionaries(

@@ -1,0 +1,72 @@
+"""What ``cycle`` reads of the actions since the agent last changed anything: re-checks.
+
+An agent whose work is done, or that has given up on it, checks it again and
+again: the suite rerun, the diff shown, the command tried once more, the
+same two files read, each answered as it was since the last edit. Nothing it
+does in between can change an answer (it writes, acts and waits for nothing),
+so a call and result seen again since then is a re-check, and
+:data:`RECHECKS` of them over two calls or more is going round, long before
+``cycle``'s share of the whole window is reached. An edit, an act or a wait
+starts the count again: a debugging agent reruns the same test after every
+edit, a poller looks again after every ``sleep``. A note (``think``) is no
+change: it is the agent talking to itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+from .calls import changes_something, is_note
+from .contract import ActionView
+from .window import KeyWindow
+
+__all__ = ["RECHECKS", "RecheckWindow", "changes", "rechecks"]
+
+RECHECKS = 6
+"""Re-checks since the last change, over two calls or more, that trip ``cycle``."""
+
+
+def changes(action: ActionView) -> bool:
+    """Whether ``action`` writes, acts or waits (a note aside): a call after it may answer anew."""
+    return changes_something(action.tool, action.summary) and not is_note(action.tool)
+
+
+def rechecks(actions: Sequence[ActionView], keys: Sequence[Hashable]) -> tuple[int, int, int] | None:
+    """For the window ``actions`` and their ``cycle`` keys (None: none), the re-checks since the
+    last change, how many calls they went back to, and how many actions that is, when the newest
+    is a re-check and they reach :data:`RECHECKS` over two calls or more; else None."""
+    start = next((i + 1 for i in range(len(actions) - 1, -1, -1) if changes(actions[i])), 0)
+    since = [key for key in keys[start:] if key is not None]
+    counts: dict[Hashable, int] = {}
+    for key in since:
+        counts[key] = counts.get(key, 0) + 1
+    repeated = sum(1 for n in counts.values() if n > 1)
+    found = len(since) - len(counts)
+    if not since or counts[since[-1]] < 2 or found < RECHECKS or repeated < 2:
+        return None
+    return found, repeated, len(keys) - start
+
+
+class RecheckWindow:
+    """The keys since the last change, at most the window's: :func:`rechecks` kept step by step."""
+
+    __slots__ = ("_keys", "_size")
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._keys = KeyWindow(size)
+
+    def push(self, action: ActionView, key: Hashable) -> None:
+        """Take the newest action and its key: a change empties the window, any other action is
+        a position in it."""
+        if changes(action):
+            self._keys = KeyWindow(self._size)
+        else:
+            self._keys.push(key)
+
+    def found(self, key: Hashable) -> tuple[int, int, int] | None:
+        """:func:`rechecks` for the newest action, whose key is ``key``."""
+        keys = self._keys
+        if keys.count(key) < 2 or keys.revisits < RECHECKS or keys.repeated < 2:
+            return None
+        return keys.revisits, keys.repeated, len(keys)
