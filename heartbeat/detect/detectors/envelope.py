@@ -14,7 +14,12 @@ birthplace]. Similar: ['Ang Lee', ...]", "No results for 'heat pumps'") is
 an answer of nothing as well: :data:`NOT_FOUND`, whatever it echoes. So is a
 SQL write that matched no row (psql's ``UPDATE 0``, ``DELETE 0``, ``INSERT 0 0``
 inside ``BEGIN``/``COMMIT`` or not, MySQL's ``Query OK, 0 rows affected``):
-:data:`NO_ROWS`, an update asked of rows that are not there.
+:data:`NO_ROWS`, an update asked of rows that are not there. And so is a shell
+harness's notice with nothing from the shell around it (:func:`harness_only`:
+OpenHands's ``[The command has no new output after 30 seconds. ...]``,
+``[Your command "..." is NOT executed. The previous command is still
+running ...]``, its exit code and working directory lines): a shell that
+answers only that has said nothing, whatever the command was.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ __all__ = [
     "NO_ROWS",
     "NO_ROWS_LONGEST",
     "empty_envelope",
+    "harness_only",
     "no_rows",
     "not_found",
     "not_modified",
@@ -81,6 +87,28 @@ _NO_ROWS_STARTS = frozenset("UDMIBSQ")  # a cheap test before the regex
 def no_rows(stripped: str) -> bool:
     """Whether ``stripped`` (an output) reports a SQL write that matched no row (``UPDATE 0``)."""
     return stripped[:1] in _NO_ROWS_STARTS and _NO_ROWS.fullmatch(stripped) is not None
+
+
+# The lines a shell harness writes around what the shell said (OpenHands's execute_bash): that it
+# shows the output of a command still running, that nothing came for so long, that the command sent
+# was not run because another still runs, the exit code, the working directory, the interpreter.
+_HARNESS_LINE = re.compile(
+    r"\[(?:Below is the output of the previous command\."
+    r"|The command has no new output after \d+ seconds\..*"
+    r"|Your command .* is NOT executed\. The previous command is still running.*"
+    r"|(?:The command completed|Command finished) with exit code -?\d+\.?(?: CTRL\+C was sent\.)?"
+    r"|Current working directory: .*|Python interpreter: .*)\]"
+)
+
+
+def harness_only(stripped: str) -> bool:
+    """Whether ``stripped`` (an output) holds only a shell harness's notices (see
+    :data:`_HARNESS_LINE`) and blank lines: the shell itself said nothing."""
+    return (
+        stripped[:1] == "["
+        and stripped[-1:] == "]"
+        and all(not line.strip() or _HARNESS_LINE.fullmatch(line.strip()) for line in stripped.splitlines())
+    )
 
 
 def not_modified(stripped: str) -> bool:

@@ -64,6 +64,7 @@ from .envelope import (
     NOT_FOUND_LONGEST,
     NOT_MODIFIED,
     empty_envelope,
+    harness_only,
     no_rows,
     not_found,
     not_modified,
@@ -365,6 +366,8 @@ def action_keys(
     failure: str | None = None
     if output is not None:
         stripped = output.strip()
+        if stripped[:1] == "[" and not error and harness_only(stripped):
+            stripped = ""  # a shell harness's notices alone: the shell said nothing
         length = len(stripped)
         if error and stripped[:_OPENS] == error.lstrip()[:_OPENS]:
             # The answer opens with its own failure (an "Error: ..." or an edit refused, said as the

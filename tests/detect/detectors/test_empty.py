@@ -11,6 +11,7 @@ from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import DetectorsConfig
 from heartbeat.detect.detectors import Empty
 from heartbeat.detect.detectors.calls import acts_by_name
+from heartbeat.detect.detectors.envelope import harness_only
 
 from .helpers import Call, actions, first, trips
 
@@ -423,3 +424,71 @@ def test_a_sql_write_matching_no_row_again_and_again_is_empty_and_a_backfill_end
         for n, out in enumerate(["UPDATE 5000", "UPDATE 5000", "UPDATE 1187", "UPDATE 0"])
     ]
     assert trips(Empty(), actions(batches)) == [None] * 4
+
+
+_STILL_RUNNING = (
+    "[Below is the output of the previous command.]\n"
+    "[The command has no new output after 30 seconds. You may wait longer to see additional output by "
+    "sending empty command '', send other commands to interact with the current process, send keys "
+    '("C-c", "C-z", "C-d") to interrupt/kill the previous command before sending your new command, or use '
+    "the timeout parameter in execute_bash for future commands.]"
+)
+
+
+def _not_run(command: str) -> str:
+    return (
+        f'[Your command "{command}" is NOT executed. The previous command is still running - You CANNOT '
+        "send new commands until the previous command is completed. By setting `is_input` to `true`, you "
+        "can interact with the current process: You may wait longer to see additional output of the "
+        "previous command by sending empty command '', send other commands to interact with the current "
+        'process, or send keys ("C-c", "C-z", "C-d") to interrupt/kill the previous command before sending '
+        "your new command.]"
+    )
+
+
+def test_a_shell_harness_answering_only_its_notices_is_a_shell_gone_dark() -> None:
+    """OpenHands's notices with nothing from the shell (no new output, the command not run because a
+    dev server still runs) are answers of nothing, whatever was sent: three in a row trip; the same
+    harness's lines around what a command printed are an answer."""
+    dark: list[Call] = [
+        {"tool": "execute_bash", "args": {"command": "C-c", "is_input": "true"}, "output": _STILL_RUNNING},
+        {
+            "tool": "execute_bash",
+            "args": {"command": "curl -s localhost:5173"},
+            "output": _not_run("curl -s localhost:5173"),
+        },
+        {"tool": "execute_bash", "args": {"command": "q", "is_input": "true"}, "output": _STILL_RUNNING},
+    ]
+    hit = first(Empty(), actions(dark))
+    assert hit is not None and hit[0] == 3
+    done = "\n[The command completed with exit code 0.]\n[Current working directory: /workspace/webapp]"
+    answered: list[Call] = [
+        {"tool": "execute_bash", "args": {"command": cmd}, "output": f"{out}{done}"}
+        for cmd, out in [("ls", "README.md  src"), ("cat VERSION", "0.3.2"), ("git branch", "* main")]
+    ]
+    assert trips(Empty(), actions(answered)) == [None] * 3
+    assert [a is not None for a in trips(Empty(), actions([answered[0], *dark]))] == [
+        False,
+        False,
+        False,
+        True,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("output", "silent"),
+    [
+        ("[The command completed with exit code 0.]\n[Current working directory: /w]", True),
+        ("[Command finished with exit code 1]", True),
+        ("[Below is the output of the previous command.]\n\n[Python interpreter: /usr/bin/python]", True),
+        ("[1, 2, 3]", False),  # a list: an answer
+        (
+            "[Below is the output of the previous command.]\n⠸ building\n[Command finished with exit code 0]",
+            False,
+        ),
+        ("[INFO] build ok]", False),
+    ],
+)
+def test_what_a_shell_harness_says_alone(output: str, silent: bool) -> None:
+    """Only the harness's own lines (and blank ones) are its notices; anything else is the shell's."""
+    assert harness_only(output) is silent
