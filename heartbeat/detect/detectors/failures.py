@@ -61,13 +61,18 @@ _ERROR_OPENS = re.compile(r"\s*(?:error|ERROR|Error|[45]\d\d(?: [A-Z][a-z]+){1,4
 def answered_failure(tool: str, output: str) -> str | None:
     """The line of ``output`` in which ``tool`` reports that it failed, or None: an answer that
     opens with ``Error:`` (a tool returning its failure as text, as tau-bench's do), an MCP tool's
-    result flagged ``"isError": true`` (its text, as the MCP proxy records it), or an edit refused
-    (:func:`edit_refused`)."""
+    result flagged ``"isError": true`` (its text, as the MCP proxy records it), an API's answer
+    flagged ``"ok": false`` with its error (Slack's ``{"ok": false, "error": "not_in_channel"}``),
+    or an edit refused (:func:`edit_refused`)."""
     opens = _ERROR_OPENS.match(output, 0, 40)
     if opens is not None:
         return _line(output, opens.end() - 1, opens.end()).lstrip()
-    if output[:1] == "{" and _says_is_error(output) is not None:
-        said = _mcp_error(output)
+    if output[:1] == "{":
+        said = None
+        if _says_is_error(output) is not None:
+            said = _mcp_error(output)
+        elif _says_not_ok(output) is not None:
+            said = _api_error(output)
         if said is not None:
             return said
     return edit_refused(tool, output)
@@ -77,6 +82,32 @@ def answered_failure(tool: str, output: str) -> str | None:
 _says_is_error = re.compile(r'"isError"\s*:\s*true').search
 MCP_TOOL_ERROR = "the tool reported an error"
 """The error of an MCP tool result flagged ``isError`` with no text: the MCP proxy's too."""
+
+
+# An API's answer that says it failed: Slack's ``{"ok": false, "error": "not_in_channel"}``,
+# Cloudflare's ``{"success": false, "errors": [{"code": 10000, "message": "Authentication error"}]}``.
+_says_not_ok = re.compile(r'"(?:ok|success)"\s*:\s*false').search
+
+
+def _api_error(output: str) -> str | None:
+    """What an API's answer flagged ``"ok": false`` or ``"success": false`` gives as its error (its
+    ``error``, or the messages of its ``errors``), or None for an output that is no such answer."""
+    try:
+        answer = json.loads(output)
+    except ValueError:
+        return None
+    if not isinstance(answer, dict) or not (answer.get("ok") is False or answer.get("success") is False):
+        return None
+    errors = answer.get("errors")
+    texts = [_said_of(item) for item in [answer.get("error"), *(errors if isinstance(errors, list) else ())]]
+    return "\n".join(text for text in texts if text) or None
+
+
+def _said_of(item: object) -> str | None:
+    """An error's text: a string, or an object's ``message`` (else its ``error``)."""
+    if isinstance(item, dict):
+        item = item.get("message", item.get("error"))
+    return item.strip() if isinstance(item, str) and item.strip() else None
 
 
 def _mcp_error(output: str) -> str | None:

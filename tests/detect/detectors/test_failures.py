@@ -205,3 +205,40 @@ def test_an_mcp_result_flagged_is_error_reports_a_failure() -> None:
     assert answered_failure("read_file", json.dumps({"content": [{"type": "text", "text": said}]})) is None
     assert answered_failure("read_file", json.dumps({"content": [], "isError": False})) is None
     assert answered_failure("read_file", '{"isError": true, "content": [') is None  # cut: not a result
+
+
+def test_an_api_answer_flagged_not_ok_reports_its_error() -> None:
+    """Slack's ``{"ok": false, "error": "not_in_channel"}`` and Cloudflare's ``{"success": false,
+    "errors": [...]}`` failed, their error the failure; ``"ok": true``, a bare ``"ok": false`` with
+    nothing said and a nested item's flag are no failure of the call."""
+    slack = json.dumps({"ok": False, "error": "not_in_channel", "response_metadata": {"warnings": ["x"]}})
+    assert answered_failure("slack.post_message", slack) == "not_in_channel"
+    cloudflare = json.dumps(
+        {"success": False, "errors": [{"code": 10000, "message": "Authentication error"}]}
+    )
+    assert answered_failure("dns.update", cloudflare) == "Authentication error"
+    assert answered_failure("slack.post_message", json.dumps({"ok": True, "channel": "C1"})) is None
+    assert answered_failure("slack.post_message", json.dumps({"ok": False})) is None
+    assert answered_failure("batch", json.dumps({"items": [{"ok": False, "error": "x"}]})) is None
+
+
+def test_a_post_refused_in_other_words_again_and_again_is_a_recurring_error() -> None:
+    """A report posted to a channel the bot is not in, its text changed each time, is refused
+    alike: recorded, each is the same failure, and the third is a recurring error."""
+    refused = json.dumps({"ok": False, "error": "not_in_channel", "response_metadata": {"warnings": ["w"]}})
+    monitor = Monitor()
+    monitor.start_tick(1)
+    found = []
+    for text in [
+        "*Weekly metrics*",
+        "Weekly metrics",
+        "Weekly metrics are ready.",
+        "*Weekly metrics* (again)",
+    ]:
+        args = {"channel_id": "C04QF2ZK7LM", "text": text}
+        found.append(
+            monitor.record("slack.post_message", args, output=refused, now=datetime(2026, 1, 1, tzinfo=UTC))
+        )
+    assert {a.error for a in monitor.history} == {"not_in_channel"}
+    assert found[:2] == [None, None]
+    assert found[2] is not None and found[2].kind == "recurring_error"
