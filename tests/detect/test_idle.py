@@ -86,6 +86,25 @@ def test_a_heartbeat_that_acted_failed_asked_twice_or_went_silent_is_not_idle() 
     assert not idle_wakeup(_kept(dark, _at(2, dark)), 2)
 
 
+def test_a_sql_write_matching_no_row_again_is_work_not_an_idle_look() -> None:
+    """A backfill redoing a batch it already wrote, answered ``UPDATE 0``, wrote (a SQL statement
+    that writes is a write whatever the tool): not a wake-up that looked and found nothing, whose
+    findings a heartbeat drops (found live by the step, dropped by the heartbeat until the
+    fourteenth session)."""
+    sql = "UPDATE orders SET region_id = 7 WHERE id BETWEEN 1 AND 5000 AND region_id IS NULL"
+    batch: Call = (1, "psql", {"db": "orders", "sql": sql}, "UPDATE 5000", None)
+    again: Call = (2, "psql", {"db": "orders", "sql": sql}, "UPDATE 0", None)
+    assert not idle_wakeup(_kept(batch, again), 2)
+    select: Call = (
+        1,
+        "psql",
+        {"db": "orders", "sql": "SELECT id FROM orders WHERE region_id IS NULL"},
+        "[]",
+        None,
+    )
+    assert idle_wakeup(_kept(select, _at(2, select)), 2)  # a query that reads, found nothing again
+
+
 Round = list[tuple[str, dict[str, Any], str | None, str | None]]  # a heartbeat's (tool, args, output, error)
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "silent_by_design",
     "speaks",
     "waits",
+    "writes_sql",
 ]
 
 
@@ -241,7 +242,24 @@ def _silent_command(tool: str, summary: str) -> bool:
 
 def silent_by_design(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing."""
-    return acts_by_name(tool) or _silent_command(tool, summary)
+    return acts_by_name(tool) or _silent_command(tool, summary) or writes_sql(summary)
+
+
+# A SQL statement that changes rows or the schema, as the value of an argument named for one
+# (``run_sql(sql="UPDATE orders SET ...")``, ``db_execute(query="INSERT INTO ...")``): a write,
+# whatever the tool is called. A SELECT reads.
+_SQL_WRITE = re.compile(
+    r'"(?:sql|query|statement|stmt)":"\s*(?:UPDATE\s+\S+(?:\s+(?:AS\s+)?\w+)?\s+SET'
+    r"|(?:INSERT(?:\s+OR\s+\w+)?|MERGE|UPSERT|REPLACE)\s+INTO|DELETE\s+FROM|TRUNCATE|COPY\s+\S+\s+FROM"
+    r"|(?:CREATE|ALTER|DROP)\s+(?:OR\s+REPLACE\s+)?(?:TEMP(?:ORARY)?\s+|UNIQUE\s+|MATERIALIZED\s+)?"
+    r"(?:TABLE|INDEX|VIEW|SCHEMA|DATABASE|SEQUENCE|FUNCTION|TRIGGER|TYPE|EXTENSION))\b",
+    re.IGNORECASE,
+)
+
+
+def writes_sql(summary: str) -> bool:
+    """Whether the call ``summary`` runs a SQL statement that writes (see :data:`_SQL_WRITE`)."""
+    return '":"' in summary and _SQL_WRITE.search(summary) is not None
 
 
 def changes_something(tool: str, summary: str) -> bool:

@@ -94,6 +94,8 @@ _EMPTY_RESULTS: frozenset[str | None] = frozenset(
 )
 # Every "304 Not Modified" answer's result key: a conditional request's "nothing new yet".
 _NOT_MODIFIED_RESULT = prints("t", None, NOT_MODIFIED).result
+# Every "UPDATE 0" answer's result key: a SQL write that matched no row.
+_NO_ROWS_RESULT = prints("t", None, NO_ROWS).result
 # An empty envelope (``{"messages": []}``) has the result key of ``{}`` and may be this long.
 _EMPTY_LONGEST = ENVELOPE_LONGEST
 
@@ -122,7 +124,8 @@ def _asks_in_vain(action: ActionView, length: int | None) -> bool:
     return (
         is_empty_answer(length, action.result)
         and action.error is None
-        and not silent_by_design(action.tool, action.summary)
+        # A write answers nothing by design; one that says it matched no row says it did nothing.
+        and (action.result == _NO_ROWS_RESULT or not silent_by_design(action.tool, action.summary))
     )
 
 

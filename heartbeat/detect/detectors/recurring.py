@@ -47,7 +47,7 @@ from datetime import datetime
 
 from ...config.file import ToolThreshold
 from ...core.models import Anomaly
-from .calls import acts_by_name, silent_by_design, waits
+from .calls import acts_by_name, silent_by_design, waits, writes_sql
 from .contract import (
     ActionTracker,
     ActionView,
@@ -110,7 +110,7 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
     if result is None or action.error is not None or length is None or idle_poll(action, length, waited):
         return None, None  # a poll that found nothing yet waits for work or a reply: nothing to count
     if length > min_chars:
-        if acts_by_name(action.tool):
+        if acts_by_name(action.tool) or writes_sql(action.summary):
             # An act confirms as it always does ("Episode finished, reward = 1"): no page it
             # landed on again. The same act again still counts, the exact call: its numbers
             # name what it acts on (ticket 40017, then 40018: two tickets closed, each

@@ -100,3 +100,25 @@ def test_a_log_line_or_a_touched_time_is_the_agents_own_record() -> None:
     note, a log read, a hand-off or a write of data are not such a record."""
     assert all(keeps_record(t) for t in ["log.info", "log", "log_warn", "worker.log", "state.touch"])
     assert not any(keeps_record(t) for t in ["think", "transfer_to_billing_agent", "state.set", "get_log"])
+
+
+@pytest.mark.parametrize(
+    ("args", "writes"),
+    [
+        ({"sql": "UPDATE orders o SET region_id = c.region_id FROM customers c WHERE o.id < 9"}, True),
+        ({"query": "INSERT INTO raw (id) VALUES (1)"}, True),
+        ({"sql": "  delete from sessions where expired"}, True),
+        ({"statement": "CREATE UNIQUE INDEX i ON t (a)"}, True),
+        ({"sql": "ALTER TABLE t ADD COLUMN c int"}, True),
+        ({"sql": "SELECT count(*) FROM orders WHERE region_id IS NULL"}, False),
+        ({"query": "update python packages on debian"}, False),  # a search, not SQL
+        ({"query": "create a table of contents"}, False),
+        ({"note": "UPDATE t SET a = 1"}, False),  # not an argument named for a statement
+    ],
+)
+def test_a_sql_statement_that_writes_is_a_write_whatever_the_tool(args: dict[str, str], writes: bool) -> None:
+    """``run_sql(sql="UPDATE ... SET ...")`` writes, as ``sed -i`` does; a SELECT and words that only
+    start like SQL do not."""
+    summary = summarize("run_sql", args)
+    assert calls.writes_sql(summary) is writes
+    assert silent_by_design("run_sql", summary) is writes

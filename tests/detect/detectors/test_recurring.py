@@ -404,3 +404,19 @@ def test_a_tool_with_its_own_repeat_threshold_gets_as_much_room_here() -> None:
 def test_exempt_tools_are_invisible_to_recurring() -> None:
     """An exempt tool's results never recur."""
     assert trips(Recurring(exempt={"pytest"}), actions(_edit_and_test(8))) == [None] * 16
+
+
+def test_batches_written_by_id_range_are_writes_and_the_same_batch_again_is_not() -> None:
+    """A backfill's ``UPDATE ... BETWEEN lo AND hi``, each answered ``UPDATE 5000``, writes another
+    range each time: the exact statement keys it, as an act's number does; the very same batch
+    answered alike again and again is the same result."""
+
+    def batch(lo: int, ms: int) -> Call:
+        sql = f"UPDATE orders SET region_id = 7 WHERE id BETWEEN {lo} AND {lo + 4999} AND region_id IS NULL"
+        return {"tool": "run_sql", "args": {"sql": sql}, "output": f"UPDATE 5000\nTime: {ms}.512 ms"}
+
+    ranges = [batch(1 + 5000 * n, 900 + n) for n in range(12)]
+    assert trips(Recurring(), actions(ranges)) == [None] * 12
+    same = [batch(1, 900 + n) for n in range(6)]
+    hit = first(Recurring(), actions(same))
+    assert hit is not None and hit[0] == 5
