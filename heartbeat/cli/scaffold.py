@@ -61,10 +61,9 @@ def step(ctx):
     note = f"note {len(notes)}: what this heartbeat found"
     # Report what the tool really returned: a short output (10 characters or fewer) counts as
     # empty, and three in a row look stuck.
-    hit = ctx.record("write_note", {"n": len(notes)}, output=f"saved {note!r}")
-    if hit:
+    notes.append(note)  # keep what the call did before asking whether to stop
+    if ctx.record("write_note", {"n": len(notes) - 1}, output=f"saved {note!r}"):
         return  # stuck already: stop early and let the next heartbeat's instructions help
-    notes.append(note)
 
 
 def progress(ctx):
