@@ -423,11 +423,9 @@ _EIGHTEENTH_MISSED: dict[int | None, set[str]] = {
     None: _MISSED18,
     1: _MISSED18,
     5: set(),
-    10: _MISSED18
-    | {
-        "stuck__ci_release_polling_offline_runner_t18",
-        "stuck__scraper_page_param_ignored_t18",
-    },
+    # The release run polled at 10 a heartbeat is caught since the fourteenth session: its "about
+    # 7 minutes ago" is a clock reading, and the run's page reads alike once it is masked.
+    10: _MISSED18 | {"stuck__scraper_page_param_ignored_t18"},
 }
 # The nineteenth batch's (bench/blind_agents/README.md), in the corpus's kinds, replayed as it arrived
 # and kept: no healthy run flagged. Missed: two service agents that only talk, asking again in new
@@ -647,6 +645,22 @@ KNOWN[None]["healthy__oncall_triage_watch"] = ["loop", "recurring", "cycle"]
 # called, and its answer is keyed by the exact statement, as an act's is: batches by id range, each
 # ``UPDATE 5000`` or ``{"inserted": 500}``, are that many writes, not one result again (recurring
 # flagged the two backfills at 1 and 10 actions a heartbeat until the fourteenth session).
+# A wait is no busy work (fourteenth session): heartbeats that waited, only looked and saw a look
+# asked before answer anew (a merge train's pipelines, a report job's pages, an OCR batch moving)
+# leave no_progress to busy agents, at their own heartbeats and 5 a heartbeat.
+for _name in (
+    "healthy__monthly_reports_email",
+    "healthy__ocr_scanned_contracts",
+    "healthy__gitlab_mr_stack_merge",
+):
+    del KNOWN[None][_name]
+del KNOWN[5]["healthy__gitlab_mr_stack_merge"]
+# A request's own id is volatile by nature: the expense checker's two looks while it waits for a
+# manager's reply answer alike once their requestIDs are masked (a loop, at its own heartbeats
+# too), and its approvals are no longer one result again regrouped.
+KNOWN[None]["healthy__expense_report_checker"] = ["loop"]
+_TWELFTH[5]["healthy__expense_report_checker"] = ["loop"]
+_TWELFTH[10]["healthy__expense_report_checker"] = ["loop"]
 ESCALATED: dict[int | None, set[str]] = {
     None: {
         "healthy__go-limiter-clock-inject",

@@ -24,7 +24,14 @@ is flat because nothing has happened yet, not because work goes undone:
 ``no_progress`` is about a busy agent. Whether the answers themselves say it
 is stuck (the same status, identical, again and again) is the other
 detectors' call.
-An exploration is the third: heartbeats of one or two actions each (a model
+A wait is the third: every heartbeat of the stretch after its first waited (a
+``sleep``, a call that waits) and did nothing but look, no act, no write, no
+failure, and in each a look asked before answered anew (a CI run's jobs
+finishing one by one, a deploy's pods coming up): the agent waits on work
+outside it that moves, and its metric (deploys done) moves when that work
+ends. A frozen job polled between sleeps answers as before however many new
+looks go with it, and stays judged.
+An exploration is the fourth: heartbeats of one or two actions each (a model
 turn per heartbeat, as a Session of a coding assistant keeps them), every look
 answered by something the run had not seen (a file read, a test failing
 anew after an edit), no act done twice, and not all one call with only its
@@ -43,7 +50,7 @@ from itertools import pairwise
 from typing import NamedTuple
 
 from ..core.models import ProgressSample
-from .detectors.calls import keeps_record, silent_by_design
+from .detectors.calls import keeps_record, silent_by_design, waits
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
 from .detectors.no_progress import NoProgress
@@ -150,7 +157,7 @@ def spared(detector: object, kept: Iterable[ActionView], progress: Sequence[Prog
     exploration (see the module's docstring): no busy work left the metric flat."""
     kept = list(kept)
     found = _flat_stretch(detector, kept, progress)
-    return found is not None and (_rounds(found.heartbeats) or _explored(found, kept))
+    return found is not None and (_rounds(found.heartbeats) or _waited(found, kept) or _explored(found, kept))
 
 
 def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
@@ -170,6 +177,34 @@ def _rounds(heartbeats: list[list[ActionView]]) -> bool:
     rounds = [_asked([action for action in heartbeats[0] if not _noted(action)])]
     rounds += [_asked(_without_bookkeeping(now, then)) for then, now in pairwise(heartbeats)]
     return bool(rounds[0]) and all(asked == rounds[0] for asked in rounds)
+
+
+def _waited(found: _Stretch, kept: list[ActionView]) -> bool:
+    """Whether the flat stretch ``found`` of ``kept`` is a wait (see the module's docstring): each
+    heartbeat after its first waited, otherwise only looked, and a look asked before answered anew."""
+    heartbeats = found.heartbeats
+    if len(heartbeats) < 2:
+        return False
+    answers: dict[str, set[str | None]] = {}
+    for action in kept:
+        if action.tick >= heartbeats[1][0].tick:
+            break
+        answers.setdefault(action.fingerprint, set()).add(action.result)
+    for then, now in pairwise(heartbeats):
+        if not any(waits(a.tool, a.summary) for a in now):
+            return False
+        moved = False
+        for action in _without_bookkeeping(now, then):
+            if waits(action.tool, action.summary):
+                continue
+            if action.error is not None or _noted(action):
+                return False
+            before = answers.setdefault(action.fingerprint, set())
+            moved = moved or (bool(before) and action.result not in before)
+            before.add(action.result)
+        if not moved:
+            return False
+    return True
 
 
 def exploring(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:

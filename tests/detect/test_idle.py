@@ -179,6 +179,33 @@ def test_a_watchers_round_is_the_same_calls_each_heartbeat_after_the_first_flat_
     assert not watching(no_progress, kept, [])
 
 
+def test_a_watcher_waiting_on_a_run_that_moves_is_no_busy_agent_and_a_frozen_one_is() -> None:
+    """A CI watcher whose metric counts deploys done sleeps and polls the run, sometimes twice,
+    sometimes tailing its log too: no watcher's round (its looks differ), but a wait, each
+    heartbeat's poll answering anew as jobs finish. The same watcher of a frozen run (its page
+    as before, whatever new looks come with it) and one that acts while it waits are judged."""
+
+    def rounds(jobs: list[int], *, act: bool = False) -> list[Round]:
+        found: list[Round] = []
+        for n, done in enumerate(jobs):
+            poll = ("bash", {"cmd": "gh run view 91"}, f"in_progress: {done} of 9 jobs done", None)
+            heartbeat: Round = [("bash", {"cmd": f"sleep {60 + 30 * (n % 3)}"}, "", None), poll]
+            if n % 2:
+                heartbeat += [("bash", {"cmd": f"gh run view 91 --log | tail -{n}"}, f"log line {n}", None)]
+            if n % 3 == 2:
+                heartbeat += [poll]
+            if act:
+                heartbeat += [("ci.cancel_run", {"run": 77}, "run 77 cancelled", None)]
+            found.append(heartbeat)
+        return found
+
+    assert _kinds(rounds(list(range(10))), 1.0) == [[]] * 10
+    frozen = _kinds(rounds([4] * 10), 1.0)
+    assert ["no_progress" in kinds for kinds in frozen][:5] == [False, False, False, True, True]
+    acting = _kinds(rounds(list(range(10)), act=True), 1.0)
+    assert ["no_progress" in kinds for kinds in acting][:5] == [False, False, False, True, True]
+
+
 def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
     """A watcher going round four feeds each wake-up with their ETags, every feed answering "304
     Not Modified" (its date header new each time): idle wake-ups, no anomaly in 10 heartbeats. The

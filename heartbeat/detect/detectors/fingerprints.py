@@ -69,7 +69,17 @@ from .envelope import (
     not_found,
     not_modified,
 )
-from .volatile import ERROR_RE, VOLATILE_RE, has_volatile, mask_elapsed, may_hold_volatile, unechoed, unranked
+from .volatile import (
+    ERROR_RE,
+    VOLATILE_RE,
+    has_volatile,
+    mask_ages,
+    mask_elapsed,
+    mask_request_ids,
+    may_hold_volatile,
+    unechoed,
+    unranked,
+)
 from .words import failure_words, unbracketed
 
 __all__ = [
@@ -415,7 +425,7 @@ def _output_result(stripped: str) -> str:
     elif len(stripped) <= ENVELOPE_LONGEST and not_modified(stripped):
         stripped = NOT_MODIFIED
     else:
-        stripped = mask_elapsed(stripped)
+        stripped = mask_request_ids(mask_ages(mask_elapsed(stripped)))
     out = _bytes(stripped)
     if (len(out) <= _ALWAYS_MASKED or has_volatile(out)) and may_hold_volatile(stripped, out):
         out = _bytes(VOLATILE_RE.sub("#", stripped))

@@ -9,7 +9,9 @@ line numbers and ports too (:data:`ERROR_RE`). The numbers that are content
 output would cost more than all the detectors: :func:`has_volatile` and
 :func:`may_hold_volatile` rule most outputs out by substring searches first.
 A JSON object's field counting the time a job has been running
-(``"elapsed_seconds": 955``) is no content either (:func:`mask_elapsed`).
+(``"elapsed_seconds": 955``) is no content either (:func:`mask_elapsed`), nor
+a time given relative to now, "about 7 minutes ago" (:func:`mask_ages`), nor
+a request's own id in a field or header named for one (:func:`mask_request_ids`).
 A ranked list's order is no content either (:func:`unranked`): a search asked
 again in other words ranks the same hits anew.
 """
@@ -24,7 +26,9 @@ __all__ = [
     "ERROR_RE",
     "VOLATILE_RE",
     "has_volatile",
+    "mask_ages",
     "mask_elapsed",
+    "mask_request_ids",
     "mask_volatile",
     "may_hold_volatile",
     "unechoed",
@@ -160,6 +164,39 @@ def mask_elapsed(text: str) -> str:
     if text[:1] != "{" or "lapsed" not in text:  # cheap tests first: only an object has fields
         return text
     return _ELAPSED_FIELD.sub(r"\1#", text)
+
+
+# A request's own id, named as one in a JSON field or a header: "request_id": "req_7FTDaFcy867e",
+# "traceId": "...", "X-Request-Id: 4f1c...". A new one comes with every answer, whatever it says.
+_REQUEST_ID = re.compile(
+    r'("[A-Za-z_-]*(?:[Rr]equest|[Tt]race|[Ss]pan|[Cc]orrelation)[_-]?[Ii][Dd]"\s*:\s*)"[^"\n]*"'
+    r"|((?:^|\n)[Xx]-(?:[Rr]equest|[Tt]race|[Cc]orrelation)-[Ii][Dd]:[ \t]*)\S+"
+)
+_REQUEST_ID_HINTS = ("equest", "race", "pan", "orrelation")
+
+
+def mask_request_ids(text: str) -> str:
+    """``text`` with each request's own id (a JSON field or a header named for one) replaced by
+    ``#``: ``"request_id": "req_7FTDaFcy867e"`` reads ``"request_id": "#"``."""
+    if not any(hint in text for hint in _REQUEST_ID_HINTS):  # cheap tests first: most outputs hold none
+        return text
+    return _REQUEST_ID.sub(lambda m: f'{m.group(1)}"#"' if m.group(1) else f"{m.group(2)}#", text)
+
+
+# A time given relative to now ("about 7 minutes ago", "3h ago", "an hour ago", gh's and kubectl's
+# ages): it grows on its own, as a clock does, so a run's status whose only change is its age has not
+# moved.
+_AGE = re.compile(
+    r"\b(?:(?:about|over|almost|nearly|less than) )?(?:an?|\d+) ?(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?"
+    r"|hours?|d|days?|w|weeks?|mo|months?|y|yrs?|years?) ago\b"
+)
+
+
+def mask_ages(text: str) -> str:
+    """``text`` with each time given relative to now ("about 7 minutes ago") replaced by ``#``."""
+    if " ago" not in text:  # a cheap test first: most outputs hold none
+        return text
+    return _AGE.sub("#", text)
 
 
 # A quoted span in a failure's text: "invalid employee_id 'dana.kwon': expected format E123456".

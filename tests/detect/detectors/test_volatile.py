@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 
 from heartbeat.detect.detectors.volatile import (
     has_volatile,
+    mask_ages,
     mask_elapsed,
+    mask_request_ids,
     mask_volatile,
     may_hold_volatile,
     unechoed,
@@ -109,3 +111,28 @@ def test_a_failure_quoting_the_calls_own_value_back_says_the_same_of_another_try
     assert unechoed("order 'W123' not found", '{"order_id":"W124"}') == "order 'W123' not found"
     assert unechoed("item 'ß' unknown", '{"items":["x","ß"]}') == "item 'ß' unknown"  # one letter
     assert unechoed("items 'café' unknown", '{"items":["x","café"]}') == "items '#' unknown"
+
+
+def test_a_time_given_relative_to_now_is_masked() -> None:
+    """gh's "Triggered via push about 7 minutes ago" and kubectl's "3h ago" grow as a clock does;
+    "agon" and a count of days are no such time."""
+    assert mask_ages("Triggered via push about 7 minutes ago") == "Triggered via push #"
+    assert (
+        mask_ages("web-7d9f  Running  3h ago\napi  Running  an hour ago")
+        == "web-7d9f  Running  #\napi  Running  #"
+    )
+    assert mask_ages("the agon of 12 days") == "the agon of 12 days"
+
+
+def test_a_requests_own_id_is_masked_by_its_name() -> None:
+    """A field or header named for a request's id comes anew with every answer: masked; other
+    fields, and a count of requests, stay."""
+    assert mask_request_ids('{"state": "running", "request_id": "req_7FTDaFcy867e"}') == (
+        '{"state": "running", "request_id": "#"}'
+    )
+    assert mask_request_ids('{"traceId":"4bf92f","spanId":"00f067"}') == '{"traceId":"#","spanId":"#"}'
+    assert (
+        mask_request_ids("HTTP/1.1 200 OK\nX-Request-Id: 4f1c9a\nServer: x")
+        == "HTTP/1.1 200 OK\nX-Request-Id: #\nServer: x"
+    )
+    assert mask_request_ids('{"requests": 5, "span": 3}') == '{"requests": 5, "span": 3}'
