@@ -99,7 +99,7 @@ def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: T
                 matched = matched or bool(report.delivered or report.failed)
                 out.write(prefix + (hb.redact(report.summary()) or "notifications: nothing to retry") + "\n")
         except (BrokenPipeError, TimeoutError, HeartbeatError):
-            raise  # a closed stdout, a busy lock (exit 5): theirs to report
+            raise  # a closed stdout; drop's busy delivery lock (StateLocked, exit 5): theirs to report
         except OSError as exc:  # an outbox folder that cannot be listed, an entry that cannot go
             raise UsageError(f"{prefix}{exc.filename or outbox.directory}: {exc.strerror or exc}") from None
     if action == "drop" and not matched and not args.all:

@@ -312,6 +312,23 @@ def test_outbox_drop_takes_a_key_prefix_as_a_plain_string_prefix(tmp_path: Path)
     assert left() == ["agent-budget-2"]
 
 
+def test_outbox_drop_refuses_while_a_delivery_holds_the_outbox(tmp_path: Path) -> None:
+    """`outbox drop` while a delivery holds the outbox past the 5 s wait: exit 5, one line, nothing
+    dropped (it went ahead and deleted the entries under the delivery, exit 0)."""
+    (tmp_path / "heartbeat.toml").write_text('[[notify]]\ntype = "webhook"\nurl = "${HOOK}"\n')
+    outbox = Outbox(tmp_path / "state" / "outbox")
+    outbox.put(note("agent-escalation-1"), "webhook", "503")
+    with outbox.lock() as held:  # this process is the delivery; the CLI is another process
+        assert held
+        dropped = run_cli(tmp_path, "outbox", "drop", "--all")
+    assert dropped.returncode == 5, dropped.stdout + dropped.stderr
+    assert dropped.stdout == "" and dropped.stderr.count("\n") == 1, dropped.stderr
+    assert "delivering" in dropped.stderr and "nothing was changed" in dropped.stderr
+    assert [p.name.split("--")[1] for p in outbox.directory.glob("*.json")] == ["agent-escalation-1"]
+    assert run_cli(tmp_path, "outbox", "drop", "--all").returncode == 0  # free again: it drops
+    assert list(outbox.directory.glob("*.json")) == []
+
+
 ECHOED = b"first\n\x1b]0;owned\x07\x1b[2J bad request\tforged: api_key=sk-live-abcdefghijklmnop1234"
 
 
