@@ -64,7 +64,7 @@ class TickFacts:
     progress_error: str | None = None
     step_error: str | None = None
     killed: str | None = None
-    """The KILL file's reason when it appeared while the step ran."""
+    """The reason of the KILL file, else of the fleet stop, when it appeared while the step ran."""
     stopped: str | None = None
     """With ``killed``: the tick's message, in the words every part uses for a stop (the tick
     layer's :func:`~heartbeat.state.killswitch.stopped_by`, which this pure layer cannot import)."""
@@ -153,7 +153,8 @@ def settle(
     if facts.step_error:
         out.exit_code = worst_exit_code((out.exit_code, EXIT_CODES["step_error"]))
     if facts.killed is not None:
-        # KILL appeared mid-step: the step finished, its work is saved, nothing more runs.
+        # KILL (or the fleet stop) appeared mid-step: the step finished, its work is saved,
+        # nothing more runs.
         out.events.append({"event": "kill", "reason": facts.killed, "during_step": True})
         out.outcome, out.exit_code = "killed", EXIT_CODES["killed"]
         out.message = facts.stopped or facts.killed

@@ -141,8 +141,12 @@ def run_step(
         events.append({"event": "metric_error", "error": error})
     anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
     decision = decide(state, anomalies, now, hb.config.policy)
-    killed = hb.kill.reason()
-    stopped = None if killed is None else stopped_by(hb.kill.name, killed, " during the step")
+    # What ctx.killed told the step: the KILL file, else the fleet stop's latest reading. A step
+    # that returned on the fleet stop was stopped, not done; it is said so, as KILL is.
+    killed, by = hb.kill.reason(), hb.kill.name
+    if killed is None and fleet is not None and (killed := fleet.latest()) is not None:
+        by = fleet_stop_name(fleet.where)
+    stopped = None if killed is None else stopped_by(by, killed, " during the step")
     failed = [action.error for action in ctx.recorded if action.error]
     facts = TickFacts(
         tick,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_cli
 from conftest import spawn_heartbeat, wait_until
 
 from heartbeat.cli.main import main
@@ -183,6 +184,41 @@ def test_the_step_watchdog_abandons_a_hung_step_on_the_shared_stop_file(
     lines = (tmp_path / "state" / "journal.jsonl").read_text().splitlines()
     kills = [e for e in map(json.loads, lines) if e["event"] == "kill"]
     assert kills and kills[0]["abandoned"] and "incident 7" in kills[0]["reason"]
+
+
+COOPERATIVE = textwrap.dedent("""
+    import pathlib, time
+
+    def step(ctx):
+        ctx.record("search", {"q": ctx.tick}, output="a page of results")
+        share = pathlib.Path(ctx.base_dir) / "share"
+        (share / "STOP").write_text("incident 9: stop the fleet")
+        give_up = time.monotonic() + 10
+        while not ctx.killed and time.monotonic() < give_up:  # the watcher reads it within a second
+            time.sleep(0.05)
+        ctx.data["said"] = ctx.stopped_by()
+""")
+
+
+def test_a_step_that_sees_the_fleet_stop_and_returns_is_said_stopped_by_it(tmp_path: Path) -> None:
+    """A cooperative step sees ctx.killed (the fleet stop) and returns: the tick says "stopped by the
+    fleet stop <where> during the step: why", exit 3, and journals the kill, as it does for the KILL
+    file (it said a plain return: exit 0, the step's actions, no kill in the journal)."""
+    share = tmp_path / "share"
+    share.mkdir()
+    (tmp_path / "coop.py").write_text(COOPERATIVE)
+    (tmp_path / "heartbeat.toml").write_text(
+        f'[agent]\nstep = "coop:step"\n[stop]\npath = "{share / "STOP"}"\n'
+    )
+    done = run_cli(tmp_path, "tick")
+    said = json.loads((tmp_path / "state" / "state.json").read_text())["data"]["said"]
+    assert said == f"stopped by the fleet stop {share / 'STOP'}: incident 9: stop the fleet"
+    assert done.returncode == 3, done.stdout + done.stderr
+    expected = f"stopped by the fleet stop {share / 'STOP'} during the step: incident 9: stop the fleet"
+    assert expected in done.stdout, done.stdout
+    lines = (tmp_path / "state" / "journal.jsonl").read_text().splitlines()
+    kills = [e for e in map(json.loads, lines) if e["event"] == "kill"]
+    assert [(k["reason"], k["during_step"]) for k in kills] == [("incident 9: stop the fleet", True)]
 
 
 def test_the_step_watchdog_reads_a_stop_url_at_most_once_a_second(
