@@ -221,6 +221,33 @@ def test_a_step_that_sees_the_fleet_stop_and_returns_is_said_stopped_by_it(tmp_p
     assert [(k["reason"], k["during_step"]) for k in kills] == [("incident 9: stop the fleet", True)]
 
 
+EXEC_AGENT = """#!/bin/sh
+echo '{"tool": "grep", "args": {"q": "x"}, "output": "3 matches"}' >> "$HEARTBEAT_ACTIONS"
+echo "incident 11: stop the fleet" > share/STOP
+while true; do sleep 0.05; done
+"""
+
+
+def test_an_exec_step_ended_on_the_fleet_stop_is_said_ended_by_it(tmp_path: Path) -> None:
+    """An --exec program ended because the fleet stop was engaged: its step error names the fleet stop
+    (it said "the KILL file appeared", with no KILL file anywhere)."""
+    (tmp_path / "share").mkdir()
+    agent = tmp_path / "agent.sh"
+    agent.write_text(EXEC_AGENT)
+    agent.chmod(0o755)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nexec = "./agent.sh"\n[stop]\npath = "share/STOP"\n')
+    done = run_cli(tmp_path, "tick")
+    assert done.returncode == 3, done.stdout + done.stderr
+    events = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    # The program polls the stop every 0.1 s and ends at once; the watchdog abandons a step 0.15 s
+    # after it: the program's own end is what the journal says.
+    errors = [e["error"] for e in events if e["event"] == "step_error"]
+    stop = tmp_path / "share" / "STOP"
+    assert errors == [f"ExecStepError: ./agent.sh was ended: stopped by the fleet stop {stop}: incident 11: "
+                      "stop the fleet"], errors  # fmt: skip
+    assert "KILL" not in done.stdout + done.stderr
+
+
 def test_the_step_watchdog_reads_a_stop_url_at_most_once_a_second(
     tmp_path: Path, webhook_server: Any
 ) -> None:
