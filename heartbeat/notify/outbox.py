@@ -373,13 +373,25 @@ class Outbox:
         one deadline, not one per message. ``budget`` (seconds) stops sending
         once spent; what was not tried waits. ``only`` limits the call to
         entries whose file name or key matches. Another process delivering
-        right now (the delivery lock is busy) means nothing is sent here.
+        right now (the delivery lock is busy) means nothing is sent here; so
+        does a lock file that cannot be opened, reported as a failure (``outbox``).
         """
         by_name = dict(notifiers) if isinstance(notifiers, Mapping) else {n.name: n for n in notifiers}
-        with self.lock() as held:
-            if not held:
-                return DeliveryReport(waiting=len(self._files()), busy=True)
+        try:
+            held = self._take(0)
+        except StateLocked:
+            return DeliveryReport(waiting=len(self._files()), busy=True)
+        except OSError as exc:
+            # No other delivery: a lock file that cannot be opened (a symlink planted there is
+            # refused, not followed; no permission). Nothing is sent, and it is said as a failure, so
+            # the person told "not delivered" learns why the outbox never empties.
+            reason = f"{self.lock_path}: cannot take the delivery lock: {exc.strerror or exc}"
+            return DeliveryReport(failed=[("outbox", reason)], waiting=len(self._files()))
+        try:
             return self._deliver(by_name, now, force=force, budget=budget, only=only)
+        finally:
+            if held is not None:
+                held.release()
 
     def _deliver(
         self,

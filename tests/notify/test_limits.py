@@ -329,6 +329,29 @@ def test_outbox_drop_refuses_while_a_delivery_holds_the_outbox(tmp_path: Path) -
     assert list(outbox.directory.glob("*.json")) == []
 
 
+def test_a_delivery_lock_that_cannot_be_taken_is_said_not_called_busy(tmp_path: Path) -> None:
+    """A delivery lock file that cannot be opened (a symlink planted there: refused, not followed) is no
+    delivery of another heartbeat: the tick and `outbox retry` say why nothing was sent (both said
+    nothing, or "another heartbeat is delivering right now", and the escalation waited unseen)."""
+    (tmp_path / "agent.py").write_text(
+        "def step(ctx):\n    for _ in range(3):\n        ctx.record('a', {})\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
+        '[[notify]]\ntype = "file"\npath = "notes.jsonl"\n'
+    )
+    (tmp_path / "state").mkdir(mode=0o700)
+    (tmp_path / "state" / ".outbox.lock").symlink_to(tmp_path / "elsewhere")
+    ticked = run_cli(tmp_path, "tick")
+    assert ticked.returncode == 4, ticked.stdout + ticked.stderr
+    assert ".outbox.lock: cannot take the delivery lock" in ticked.stdout + ticked.stderr, ticked.stdout
+    retried = run_cli(tmp_path, "outbox", "retry")
+    said = retried.stdout + retried.stderr
+    assert "another heartbeat is delivering" not in said and ".outbox.lock: cannot take" in said, said
+    assert not (tmp_path / "notes.jsonl").exists() and not (tmp_path / "elsewhere").exists()
+    assert len(list((tmp_path / "state" / "outbox").glob("*.json"))) == 1  # it waits, nothing lost
+
+
 ECHOED = b"first\n\x1b]0;owned\x07\x1b[2J bad request\tforged: api_key=sk-live-abcdefghijklmnop1234"
 
 
