@@ -156,6 +156,7 @@ def run_step(
         step_error,
         killed,
         stopped,
+        switch=by if killed is not None else None,
         failed=len(failed),
         first_error=failed[0] if failed else None,
         tokens=ctx.tick_tokens,
@@ -227,7 +228,8 @@ def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None
         message = stopped_by(by or hb.kill.name, reason, " during the step")
         message += "; the step did not return and was abandoned (this tick's unsaved work is dropped)"
         result = TickResult(hb.name, "killed", 3, message, tick=tick)
-        event = {"event": "kill", "reason": reason, "during_step": True, "abandoned": True}
+        event = {"event": "kill", "reason": reason, "by": by or hb.kill.name, "during_step": True}
+        event["abandoned"] = True
         try:
             hb.journal([event], hb.clock(), tick)
         except (HeartbeatError, OSError) as exc:

@@ -221,6 +221,30 @@ def test_a_step_that_sees_the_fleet_stop_and_returns_is_said_stopped_by_it(tmp_p
     assert [(k["reason"], k["during_step"]) for k in kills] == [("incident 9: stop the fleet", True)]
 
 
+def test_the_journal_report_and_log_name_the_fleet_stop_not_the_kill_file(tmp_path: Path) -> None:
+    """A tick stopped by the fleet stop (before its step, and a cooperative step during it): each kill
+    event names its switch, and the report and `log` say "stopped by the fleet stop" (the report
+    marked both "KILL: why", and the journal could not tell them from a KILL file's)."""
+    share = tmp_path / "share"
+    share.mkdir()
+    (tmp_path / "coop.py").write_text(COOPERATIVE)
+    (tmp_path / "heartbeat.toml").write_text(
+        f'[agent]\nstep = "coop:step"\n[stop]\npath = "{share / "STOP"}"\n'
+    )
+    assert run_cli(tmp_path, "tick").returncode == 3  # the step engages the stop and returns on it
+    assert run_cli(tmp_path, "tick").returncode == 3  # engaged before the step: never called
+    lines = (tmp_path / "state" / "journal.jsonl").read_text().splitlines()
+    kills = [e for e in map(json.loads, lines) if e["event"] == "kill"]
+    assert [k.get("by") for k in kills] == [f"the fleet stop {share / 'STOP'}"] * 2
+    page = run_cli(tmp_path, "report", "--out", "-")
+    assert page.returncode == 0, page.stderr
+    assert "KILL: incident 9" not in page.stdout and "KILL (during the step)" not in page.stdout
+    assert f"stopped by the fleet stop {share / 'STOP'} during the step: incident 9" in page.stdout
+    assert f"stopped by the fleet stop {share / 'STOP'}: incident 9" in page.stdout
+    log = run_cli(tmp_path, "log", "--event", "kill")
+    assert log.stdout.count(f"stopped by the fleet stop {share / 'STOP'}") == 2, log.stdout
+
+
 EXEC_AGENT = """#!/bin/sh
 echo '{"tool": "grep", "args": {"q": "x"}, "output": "3 matches"}' >> "$HEARTBEAT_ACTIONS"
 echo "incident 11: stop the fleet" > share/STOP
