@@ -57,7 +57,8 @@ def _item_line(item: OutboxItem) -> str:
 
 
 def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: TextIO) -> int:
-    """Carry out ``heartbeat outbox`` over each agent that has a state folder (none: exit 2); exit 0."""
+    """Carry out ``heartbeat outbox`` over each agent that has a state folder (none: exit 2); exit 0
+    (``drop`` while a delivery holds the outbox past the wait: StateLocked, exit 5)."""
     action = args.action
     selectors = list(args.selectors)
     if action == "drop" and not (selectors or args.all):
