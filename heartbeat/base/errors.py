@@ -151,7 +151,7 @@ class StateUnsavable(StateWriteError):
 
 
 class StateLocked(HeartbeatError, TimeoutError):
-    """Another heartbeat holds the state folder's lock."""
+    """Another heartbeat holds the state folder's lock (or, for ``outbox drop``, the outbox's)."""
 
     exit_code = 5
 

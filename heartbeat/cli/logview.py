@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..config.types import parse_since
 from ..core.models import printable
 from ..state.journal import Journal
+from ..state.killswitch import kill_text
 from .style import Style
 
 if TYPE_CHECKING:
@@ -193,6 +194,8 @@ def render_event(event: dict[str, Any], style: Style, *, agent_width: int = 0) -
             detail += f" -> error: {rest['error']}"
     elif kind in ("spend", "unpriced"):
         detail = _spend_text(rest)
+    elif kind == "kill" and rest.get("by"):  # which stop: the KILL file or the fleet stop
+        detail = kill_text(rest)
     else:
         text = rest.pop("message", None) or rest.pop("reason", None) or rest.pop("error", None)
         detail = str(text) if text else ", ".join(f"{k}={v}" for k, v in rest.items())

@@ -57,7 +57,8 @@ def _item_line(item: OutboxItem) -> str:
 
 
 def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: TextIO) -> int:
-    """Carry out ``heartbeat outbox`` over each agent that has a state folder (none: exit 2); exit 0."""
+    """Carry out ``heartbeat outbox`` over each agent that has a state folder (none: exit 2); exit 0
+    (``drop`` while a delivery holds the outbox past the wait: StateLocked, exit 5)."""
     action = args.action
     selectors = list(args.selectors)
     if action == "drop" and not (selectors or args.all):
@@ -99,7 +100,7 @@ def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: T
                 matched = matched or bool(report.delivered or report.failed)
                 out.write(prefix + (hb.redact(report.summary()) or "notifications: nothing to retry") + "\n")
         except (BrokenPipeError, TimeoutError, HeartbeatError):
-            raise  # a closed stdout, a busy lock (exit 5): theirs to report
+            raise  # a closed stdout; drop's busy delivery lock (StateLocked, exit 5): theirs to report
         except OSError as exc:  # an outbox folder that cannot be listed, an entry that cannot go
             raise UsageError(f"{prefix}{exc.filename or outbox.directory}: {exc.strerror or exc}") from None
     if action == "drop" and not matched and not args.all:

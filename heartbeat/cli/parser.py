@@ -65,7 +65,7 @@ _EXITS: dict[str, tuple[str, ...]] = {
     "pause": ("ran", "error", "locked"),
     "resume": ("ran", "error", "locked"),
     "log": ("ran", "error"),
-    "outbox": ("ran", "error"),  # a busy delivery lock is said, not an exit code
+    "outbox": ("ran", "error", "locked"),  # retry says a busy delivery lock; drop refuses (5)
     "replay": ("ran", "error"),
     "validate": ("ran", "error"),
     "notify": ("ran", "step_error", "error"),
@@ -78,6 +78,7 @@ _OWN_MEANINGS: dict[str, dict[str, str]] = {
     "run": {"ran": "ok: --ticks done, or stopped by SIGINT/SIGTERM (130/143: a second one)"},
     "notify": {"step_error": "a notifier could not deliver"},
     "mcp-proxy": {"step_error": "the MCP server did not start, or exited mid-session"},
+    "outbox": {"locked": "drop: a delivery held the outbox for 5 s; nothing was dropped"},
 }
 
 

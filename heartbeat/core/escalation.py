@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from .models import ActionRecord, AgentState, Anomaly
+from .models import ActionRecord, AgentState, Anomaly, printable
 
 __all__ = ["escalation_markdown", "notification_text", "payload"]
 
@@ -27,7 +27,9 @@ def _action_line(action: ActionRecord) -> str:
         if action.error
         else ("no output" if action.output_len is None else f"{action.output_len} chars")
     )
-    return f"#{action.index} (tick {action.tick}) {action.summary} -> {outcome}"
+    # Escaped as the evidence's messages are: a summary keeps the agent's characters as they came
+    # (a right-to-left override turns the rest of a line round in an editor or a terminal).
+    return printable(f"#{action.index} (tick {action.tick}) {action.summary} -> {outcome}")
 
 
 def _host() -> str:

@@ -64,10 +64,13 @@ class TickFacts:
     progress_error: str | None = None
     step_error: str | None = None
     killed: str | None = None
-    """The KILL file's reason when it appeared while the step ran."""
+    """The reason of the KILL file, else of the fleet stop, when it appeared while the step ran."""
     stopped: str | None = None
     """With ``killed``: the tick's message, in the words every part uses for a stop (the tick
     layer's :func:`~heartbeat.state.killswitch.stopped_by`, which this pure layer cannot import)."""
+    switch: str | None = None
+    """With ``killed``: which stop said it, as ``stopped_by`` names it (``the KILL file <path>``,
+    ``the fleet stop <where>``); the journal's kill event keeps it."""
     failed: int = 0
     """Actions of this tick that reported an error."""
     first_error: str | None = None
@@ -153,8 +156,10 @@ def settle(
     if facts.step_error:
         out.exit_code = worst_exit_code((out.exit_code, EXIT_CODES["step_error"]))
     if facts.killed is not None:
-        # KILL appeared mid-step: the step finished, its work is saved, nothing more runs.
-        out.events.append({"event": "kill", "reason": facts.killed, "during_step": True})
+        # KILL (or the fleet stop) appeared mid-step: the step finished, its work is saved,
+        # nothing more runs.
+        kill = {"event": "kill", "reason": facts.killed, "by": facts.switch, "during_step": True}
+        out.events.append({k: v for k, v in kill.items() if v is not None})
         out.outcome, out.exit_code = "killed", EXIT_CODES["killed"]
         out.message = facts.stopped or facts.killed
     elif not out.message and explain:

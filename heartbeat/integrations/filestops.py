@@ -2,7 +2,7 @@
 
 A long-running process (a :class:`~heartbeat.integrations.session.Session`, the
 MCP proxy) asks before each call: the KILL file (read from disk every time),
-the fleet stop (its latest reading, never waited for), a ``heartbeat pause``
+the fleet stop (its latest reading, never waited for once there is one), a ``heartbeat pause``
 under way (it waits for the lock the process holds), or the status
 ``state.json`` holds (a pause saved, a human awaited). One reading each, no
 lock taken, nothing written; :func:`state_mark` tells when ``state.json``
@@ -30,14 +30,17 @@ Mark = tuple[int, int, int]
 
 
 def kill_found(hb: Agent) -> Stop | None:
-    """The KILL file's stop, else the fleet stop's (its latest reading), else None; said as every
-    part says it (:func:`~heartbeat.state.killswitch.stopped_by`)."""
+    """The KILL file's stop, else the fleet stop's (its latest reading; read now when there is none
+    yet), else None; said as every part says it (:func:`~heartbeat.state.killswitch.stopped_by`)."""
     reason = hb.kill.reason()
     if reason is not None:
         return Stop("killed", stopped_by(hb.kill.name, reason), 3)
     fleet = hb.shared_stop
     if fleet is not None:
-        reason = fleet.latest()  # never blocks: read at most once a second, as the watchdog does
+        # The latest reading, never waited for (read at most once a second, as the watchdog does);
+        # but before this process has any, "none yet" is no "go on": the first ask reads it (an
+        # adapter's first model call, before any heartbeat opened and read it).
+        reason = fleet.latest() if fleet.read_yet else fleet.current()
         if reason is not None:
             return Stop("killed", stopped_by(fleet_stop_name(fleet.where), reason), 3)
     return None

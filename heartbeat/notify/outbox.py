@@ -20,16 +20,19 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from ..base.errors import NotifyError
+from ..base.errors import NotifyError, StateLocked
 from ..base.fsutil import PRIVATE_FILE_MODE, atomic_write, ensure_private_dir, read_regular
 from ..base.redact import mask, redact
 from ..core.delivery import DeliveryReport
 from ..core.models import Notification
 from .base import Notifier, one_line
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
 
 __all__ = [
     "RETRY_BASE",
@@ -126,24 +129,33 @@ class Outbox:
     @contextlib.contextmanager
     def lock(self, timeout: float = 0) -> Iterator[bool]:
         """Hold the delivery lock for the block; yields False (nothing held) when it stays busy."""
-        from filelock import FileLock, Timeout
-
-        if not self.directory.parent.is_dir():
-            yield True  # no folder, no outbox, nobody to race with
-            return
-        held = FileLock(self.lock_path, timeout=timeout, mode=PRIVATE_FILE_MODE)
         try:
-            held.acquire()
-        except Timeout:
-            yield False
-            return
-        except OSError:
+            held = self._take(timeout)
+        except OSError:  # StateLocked too: busy, or a lock file that cannot be opened
             yield False
             return
         try:
             yield True
         finally:
-            held.release()
+            if held is not None:
+                held.release()
+
+    def _take(self, timeout: float) -> BaseFileLock | None:
+        """The delivery lock, taken (None: no folder, no outbox, nobody to race with).
+
+        Raises :class:`StateLocked` when it stays busy for ``timeout`` seconds,
+        OSError when its file cannot be opened.
+        """
+        from filelock import FileLock, Timeout
+
+        if not self.directory.parent.is_dir():
+            return None
+        held = FileLock(self.lock_path, timeout=timeout, mode=PRIVATE_FILE_MODE)
+        try:
+            held.acquire()
+        except Timeout:
+            raise StateLocked(self.lock_path, "another heartbeat is delivering notifications") from None
+        return held
 
     def path_for(self, key: str, notifier: str) -> Path:
         """The file of the entry for ``key`` and ``notifier``: one per pair, so a re-put replaces."""
@@ -289,9 +301,16 @@ class Outbox:
         return items
 
     def drop(self, selectors: Sequence[str]) -> list[str]:
-        """Delete the files whose name, key or key prefix matches a selector ("*": all); return them."""
+        """Delete the files whose name, key or key prefix matches a selector ("*": all); return them.
+
+        Waits up to :data:`SETTLE_WAIT` seconds for a delivery in progress, then
+        raises :class:`StateLocked` with nothing deleted.
+        """
         dropped: list[str] = []
-        with self.lock(timeout=SETTLE_WAIT):
+        # Fail closed: a delivery still running after the wait could send or write back what is
+        # deleted under it, so a busy lock raises StateLocked (exit 5) and drops nothing.
+        held = self._take(SETTLE_WAIT)
+        try:
             items = self.items()
             picks = _picker(selectors, {i.entry.notification.key for i in items if i.entry})
             for item in items:
@@ -300,6 +319,9 @@ class Outbox:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(self.directory / item.name)
                         dropped.append(item.name)
+        finally:
+            if held is not None:
+                held.release()
         return dropped
 
     def settle(self, agent: str, kinds: frozenset[str] = STATUS_KINDS, *, dry_run: bool = False) -> list[str]:
@@ -351,13 +373,25 @@ class Outbox:
         one deadline, not one per message. ``budget`` (seconds) stops sending
         once spent; what was not tried waits. ``only`` limits the call to
         entries whose file name or key matches. Another process delivering
-        right now (the delivery lock is busy) means nothing is sent here.
+        right now (the delivery lock is busy) means nothing is sent here; so
+        does a lock file that cannot be opened, reported as a failure (``outbox``).
         """
         by_name = dict(notifiers) if isinstance(notifiers, Mapping) else {n.name: n for n in notifiers}
-        with self.lock() as held:
-            if not held:
-                return DeliveryReport(waiting=len(self._files()), busy=True)
+        try:
+            held = self._take(0)
+        except StateLocked:
+            return DeliveryReport(waiting=len(self._files()), busy=True)
+        except OSError as exc:
+            # No other delivery: a lock file that cannot be opened (a symlink planted there is
+            # refused, not followed; no permission). Nothing is sent, and it is said as a failure, so
+            # the person told "not delivered" learns why the outbox never empties.
+            reason = f"{self.lock_path}: cannot take the delivery lock: {exc.strerror or exc}"
+            return DeliveryReport(failed=[("outbox", reason)], waiting=len(self._files()))
+        try:
             return self._deliver(by_name, now, force=force, budget=budget, only=only)
+        finally:
+            if held is not None:
+                held.release()
 
     def _deliver(
         self,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..state.killswitch import kill_text
 from .rows import ActionRow, action_rows, event_tick
 
 __all__ = ["Mark", "Slot", "Timeline", "collect", "parse_at"]
@@ -246,8 +247,7 @@ class _Builder:
             self.escalation_ticks.append(tick)
             self.mark(slot, "escalation", tick, at, str(event.get("reason") or "escalated"))
         elif kind == "kill":
-            during = " (during the step)" if event.get("during_step") else ""
-            self.mark(slot, "kill", tick, at, f"KILL{during}: {event.get('reason') or ''}")
+            self.mark(slot, "kill", tick, at, kill_text(event))
         elif kind == "interrupted":
             self.mark(slot, "kill", tick, at, f"interrupted: {event.get('reason') or 'by a signal'}")
         elif kind == "pause":

@@ -19,12 +19,20 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..core.models import printable
+
 __all__ = ["KINDS", "Shape", "esc", "page", "plural", "shape_for", "sparkline_svg", "symbol_defs", "when"]
 
 
 def esc(value: object) -> str:
-    """Text made safe for HTML content and attribute values."""
-    return html.escape(str(value), quote=True)
+    """Text made safe for HTML content and attribute values, control characters shown escaped."""
+    text = str(value)
+    if not text.isprintable():
+        # Line breaks stay (a tooltip's lines); every other control character is shown as status and
+        # log show it (``\x1b``, ``\u202e``): a right-to-left override would turn the rest of its
+        # cell round, and an escape sequence is garbage to a reader or a terminal that cats the page.
+        text = "\n".join(printable(line) for line in text.split("\n"))
+    return html.escape(text, quote=True)
 
 
 def when(at: str | None) -> str:

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..base.credentials import mask_credential_text
 from ..base.fsutil import atomic_write
 
-__all__ = ["REASON_LIMIT", "KillSwitch", "fleet_stop_name", "reason_text", "stopped_by"]
+__all__ = ["REASON_LIMIT", "KillSwitch", "fleet_stop_name", "kill_text", "reason_text", "stopped_by"]
 
 REASON_LIMIT = 500
 """The most characters of a stop's reason kept (a KILL file's text, a fleet stop's answer, a pause's)."""
@@ -26,6 +28,21 @@ def stopped_by(switch: str, reason: str, when: str = "") -> str:
     agent: ``stopped by <switch><when>: <reason>``; ``switch`` is :attr:`KillSwitch.name` or
     :func:`fleet_stop_name`, ``when`` says when it came if that matters (``" during the step"``)."""
     return f"stopped by {switch}{when}: {reason}"
+
+
+def kill_text(event: Mapping[str, Any]) -> str:
+    """A journal's ``kill`` event as :func:`stopped_by` says it, its switch named (``by``); one
+    journaled before kill events named their switch is said to be the KILL file's."""
+    reason = str(event.get("reason") or "")
+    when = (
+        " during the step"
+        if event.get("during_step")
+        else " during delivery"
+        if event.get("during_delivery")
+        else ""
+    )
+    by = event.get("by")
+    return stopped_by(by if isinstance(by, str) and by else "KILL", reason, when)
 
 
 def fleet_stop_name(where: str) -> str:

@@ -261,7 +261,8 @@ class StateStore:
         pause or Session ever used it but one racing this very tick; a concurrent tick never
         waits (exit 5), a waiting `pause` writes its request first (then the file stays), and
         filelock polls without blocking, so a waiter can only lock the unlinked file in the
-        microseconds between the unlink and the release that follows (filelock 4 checks for that too).
+        microseconds between the unlink and the release that follows (filelock 3.21 and later check
+        for that too).
         A tick ended outright (SIGKILL, KILL while loading: journaled) leaves it, as before.
         """
         try:

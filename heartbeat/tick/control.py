@@ -220,7 +220,7 @@ def killed(hb: Agent, reason: str, *, locked: bool, source: str | None = None) -
     from ..core.result import TickResult
 
     result = TickResult(hb.name, "killed", 3, stopped_by(source or hb.kill.name, reason))
-    event = [{"event": "kill", "reason": reason}]
+    event = [{"event": "kill", "reason": reason, "by": source or hb.kill.name}]
     try:
         with contextlib.nullcontext() if locked else hb.store.lock():
             hb.journal(event, hb.clock(), 0)
@@ -247,7 +247,9 @@ def kill_ends_delivery(hb: Agent) -> Iterator[None]:
     from .watchdog import watching
 
     def stop(reason: str) -> None:
-        _journal_unlocked(hb, {"event": "kill", "reason": reason, "during_delivery": True})
+        _journal_unlocked(
+            hb, {"event": "kill", "reason": reason, "by": hb.kill.name, "during_delivery": True}
+        )
         message = stopped_by(hb.kill.name, reason, " during delivery")
         message += "; what was not delivered waits in outbox/"
         on_abandon(TickResult(hb.name, "killed", 3, message))

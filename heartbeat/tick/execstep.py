@@ -147,7 +147,7 @@ class ExecStep:
             except subprocess.TimeoutExpired:
                 lines.read()
                 if ctx.killed:
-                    why: str | None = f"{self.argv[0]} was ended: the KILL file appeared"
+                    why: str | None = self._stopped(ctx)
                 elif ctx.budget_anomaly is not None:  # spent by the lines just read: no further call
                     why = None
                 elif time.monotonic() >= deadline:
@@ -159,8 +159,14 @@ class ExecStep:
                 proc.wait()
                 return why
             if code < 0 and -code in (signal.SIGKILL, signal.SIGTERM) and ctx.killed:
-                return f"{self.argv[0]} was ended: the KILL file appeared"
+                return self._stopped(ctx)
             return f"{self.argv[0]} exited with code {code}" if code else None
+
+    def _stopped(self, ctx: StepContext) -> str:
+        """Why the program was ended by a stop: the KILL file or the fleet stop, named as every part
+        names it (ctx.killed is true for either)."""
+        said = ctx.stopped_by() or "stopped by the KILL file or the fleet stop"  # lifted meanwhile
+        return f"{self.argv[0]} was ended: {said}"
 
 
 class _Lines:

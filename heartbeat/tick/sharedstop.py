@@ -159,6 +159,11 @@ class SharedStop:
             outcome = switch.outcome
         return self._meaning(outcome)
 
+    @property
+    def read_yet(self) -> bool:
+        """Whether this process has a reading of the switch (else :meth:`latest` knows nothing yet)."""
+        return self._switch.read_at > -float("inf")
+
     def polled(self) -> PolledStop:
         """This stop as a watcher reads it: ``reason()`` is :meth:`latest` (for the step watchdog)."""
         return PolledStop(self)

@@ -141,8 +141,12 @@ def run_step(
         events.append({"event": "metric_error", "error": error})
     anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
     decision = decide(state, anomalies, now, hb.config.policy)
-    killed = hb.kill.reason()
-    stopped = None if killed is None else stopped_by(hb.kill.name, killed, " during the step")
+    # What ctx.killed told the step: the KILL file, else the fleet stop's latest reading. A step
+    # that returned on the fleet stop was stopped, not done; it is said so, as KILL is.
+    killed, by = hb.kill.reason(), hb.kill.name
+    if killed is None and fleet is not None and (killed := fleet.latest()) is not None:
+        by = fleet_stop_name(fleet.where)
+    stopped = None if killed is None else stopped_by(by, killed, " during the step")
     failed = [action.error for action in ctx.recorded if action.error]
     facts = TickFacts(
         tick,
@@ -152,6 +156,7 @@ def run_step(
         step_error,
         killed,
         stopped,
+        switch=by if killed is not None else None,
         failed=len(failed),
         first_error=failed[0] if failed else None,
         tokens=ctx.tick_tokens,
@@ -223,7 +228,8 @@ def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None
         message = stopped_by(by or hb.kill.name, reason, " during the step")
         message += "; the step did not return and was abandoned (this tick's unsaved work is dropped)"
         result = TickResult(hb.name, "killed", 3, message, tick=tick)
-        event = {"event": "kill", "reason": reason, "during_step": True, "abandoned": True}
+        event = {"event": "kill", "reason": reason, "by": by or hb.kill.name, "during_step": True}
+        event["abandoned"] = True
         try:
             hb.journal([event], hb.clock(), tick)
         except (HeartbeatError, OSError) as exc:

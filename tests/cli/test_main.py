@@ -278,7 +278,7 @@ CAN_RETURN = {
     "pause": "025",
     "resume": "025",
     "log": "02",
-    "outbox": "02",
+    "outbox": "025",  # drop refuses while a delivery holds the outbox
     "replay": "02",
     "validate": "02",
     "notify": "012",

@@ -12,7 +12,7 @@ import pytest
 from conftest import WebhookServer, running_webhook_server
 
 from heartbeat.cli.main import main
-from heartbeat.core.escalation import escalation_markdown
+from heartbeat.core.escalation import escalation_markdown, payload
 from heartbeat.core.models import AgentState, Anomaly
 from heartbeat.testing import EPOCH, make_heartbeat
 from heartbeat.tick.context import StepContext
@@ -122,3 +122,24 @@ def test_escalation_markdown_names_evidence_and_resume() -> None:
     )
     assert "# Agent `bot` needs a human" in text and "search -> read x3" in text
     assert 'heartbeat resume --note "x"' in text and "KILL" in text
+
+
+def test_the_last_actions_show_control_and_bidi_characters_escaped() -> None:
+    """An action's summary or error holding a right-to-left override or an escape sequence is shown
+    escaped in ESCALATION.md and the payload's last actions, as the evidence shows it (the summary
+    reached both raw: an override turned the rest of the line round in an editor or a terminal)."""
+    from heartbeat.core.models import ActionRecord
+
+    action = ActionRecord(
+        index=1, tick=1, at=EPOCH, tool="search", fingerprint="f",
+        summary='search({"q":"\u202egnp.exe \x1b[2J"})', error="boom \u202e\x07",
+    )  # fmt: skip
+    state = AgentState(ticks=1, stuck_streak=1, history=[action])
+    text = escalation_markdown("bot", state, [], reason="stuck", now=EPOCH, resume_hint="heartbeat resume")
+    lines = payload(state, [])["last_actions"]
+    assert isinstance(lines, list)
+    for shown in (text, *lines):
+        assert not any(c in shown for c in "\u202e\x1b\x07"), repr(shown)
+    assert (
+        '- #1 (tick 1) search({"q":"\\\\u202egnp.exe \\\\x1b\\[2J"}) -> error: boom \\\\u202e\\\\x07' in text
+    )

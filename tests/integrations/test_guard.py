@@ -207,6 +207,22 @@ def test_a_fleet_stop_seen_before_a_model_call_is_journaled_and_named(tmp_path: 
     assert [e["tool"] for e in events if e["event"] == "action"] == ["search"]
 
 
+def test_the_first_model_call_of_a_run_started_under_the_fleet_stop_is_stopped(tmp_path: Path) -> None:
+    """The fleet stop engaged before the process started: the check before the run's first model call
+    stops it (it said go: no reading of the stop existed yet, and one paid model call went ahead)."""
+    (tmp_path / "fleet").mkdir()
+    (tmp_path / "fleet" / "STOP").write_text("all hands\n")
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstate_dir = "state"\nkill_file = "KILL"\n[stop]\npath = "fleet/STOP"\n'
+    )
+    with Guard(tmp_path / "heartbeat.toml") as guard:
+        verdict = guard.check()  # what an adapter asks before each model call: here the first one
+        assert verdict.action == "stop" and verdict.cause == "killed", verdict
+        assert verdict.reason.startswith("stopped by the fleet stop") and "all hands" in verdict.reason
+    events = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    assert [e["reason"] for e in events if e["event"] == "kill"] == ["all hands"]
+
+
 def test_inside_a_heartbeat_the_fleet_stop_is_named_as_such(tmp_path: Path) -> None:
     """Bound to ``ctx``: a fleet stop is not reported to the model as a KILL file."""
     (tmp_path / "fleet").mkdir()

@@ -312,6 +312,46 @@ def test_outbox_drop_takes_a_key_prefix_as_a_plain_string_prefix(tmp_path: Path)
     assert left() == ["agent-budget-2"]
 
 
+def test_outbox_drop_refuses_while_a_delivery_holds_the_outbox(tmp_path: Path) -> None:
+    """`outbox drop` while a delivery holds the outbox past the 5 s wait: exit 5, one line, nothing
+    dropped (it went ahead and deleted the entries under the delivery, exit 0)."""
+    (tmp_path / "heartbeat.toml").write_text('[[notify]]\ntype = "webhook"\nurl = "${HOOK}"\n')
+    outbox = Outbox(tmp_path / "state" / "outbox")
+    outbox.put(note("agent-escalation-1"), "webhook", "503")
+    with outbox.lock() as held:  # this process is the delivery; the CLI is another process
+        assert held
+        dropped = run_cli(tmp_path, "outbox", "drop", "--all")
+    assert dropped.returncode == 5, dropped.stdout + dropped.stderr
+    assert dropped.stdout == "" and dropped.stderr.count("\n") == 1, dropped.stderr
+    assert "delivering" in dropped.stderr and "nothing was changed" in dropped.stderr
+    assert [p.name.split("--")[1] for p in outbox.directory.glob("*.json")] == ["agent-escalation-1"]
+    assert run_cli(tmp_path, "outbox", "drop", "--all").returncode == 0  # free again: it drops
+    assert list(outbox.directory.glob("*.json")) == []
+
+
+def test_a_delivery_lock_that_cannot_be_taken_is_said_not_called_busy(tmp_path: Path) -> None:
+    """A delivery lock file that cannot be opened (a symlink planted there: refused, not followed) is no
+    delivery of another heartbeat: the tick and `outbox retry` say why nothing was sent (both said
+    nothing, or "another heartbeat is delivering right now", and the escalation waited unseen)."""
+    (tmp_path / "agent.py").write_text(
+        "def step(ctx):\n    for _ in range(3):\n        ctx.record('a', {})\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
+        '[[notify]]\ntype = "file"\npath = "notes.jsonl"\n'
+    )
+    (tmp_path / "state").mkdir(mode=0o700)
+    (tmp_path / "state" / ".outbox.lock").symlink_to(tmp_path / "elsewhere")
+    ticked = run_cli(tmp_path, "tick")
+    assert ticked.returncode == 4, ticked.stdout + ticked.stderr
+    assert ".outbox.lock: cannot take the delivery lock" in ticked.stdout + ticked.stderr, ticked.stdout
+    retried = run_cli(tmp_path, "outbox", "retry")
+    said = retried.stdout + retried.stderr
+    assert "another heartbeat is delivering" not in said and ".outbox.lock: cannot take" in said, said
+    assert not (tmp_path / "notes.jsonl").exists() and not (tmp_path / "elsewhere").exists()
+    assert len(list((tmp_path / "state" / "outbox").glob("*.json"))) == 1  # it waits, nothing lost
+
+
 ECHOED = b"first\n\x1b]0;owned\x07\x1b[2J bad request\tforged: api_key=sk-live-abcdefghijklmnop1234"
 
 

@@ -660,6 +660,32 @@ def test_markup_in_the_journal_is_text_not_markup(tmp_path: Path) -> None:
     assert HOSTILE in root.texts()
 
 
+# An escape sequence, a bell and a right-to-left override (it shows the rest of its line reversed).
+CONTROLS = "search\x1b]0;owned\x07\x1b[2J \u202egnp.exe"
+
+
+def test_control_and_bidi_characters_in_agent_text_are_shown_escaped(tmp_path: Path) -> None:
+    """A tool name, arguments, error, instructions and a metric's error holding an escape sequence or a
+    right-to-left override are shown escaped, as status and log show them (they reached the page raw:
+    an override turned the rest of its table cell round)."""
+    hb = make_heartbeat(night_step, tmp_path)
+    at = EPOCH.isoformat()
+    Journal(hb.store.journal_path).append(
+        [
+            {"at": at, "tick": 1, "event": "action", "index": 1, "tool": CONTROLS,
+             "summary": f"{CONTROLS}({CONTROLS})", "error": CONTROLS, "cost": 0.1},
+            {"at": at, "tick": 1, "event": "decision", "decision": "try_alternative", "stuck_streak": 1,
+             "instructions": CONTROLS},
+            {"at": at, "tick": 1, "event": "metric_error", "error": CONTROLS},
+            {"at": at, "tick": 1, "event": "tick", "outcome": "ran", "progress": 1},
+        ]
+    )  # fmt: skip
+    html = write_report(hb, now=EPOCH).read_text()
+    for raw in ("\x1b", "\x07", "\u202e"):
+        assert raw not in html, repr(raw)
+    assert "search\\x1b]0;owned\\x07\\x1b[2J \\u202egnp.exe" in parse(html).texts()
+
+
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),

@@ -981,3 +981,33 @@ def test_a_masked_save_is_never_taken_for_the_state_in_memory(tmp_path: Path) ->
     assert not saved.exact and b"hunter2-secret" not in saved.data
     loaded, unchanged = store.reload(saved, state)
     assert not unchanged and loaded is not state and loaded.data == {"note": "the key is ***"}
+
+
+@pytest.mark.parametrize(
+    ("lock", "command"),
+    [
+        (".lock", ["tick"]),
+        (".run.lock", ["run", "--every", "1h", "--ticks", "1"]),
+        (".outbox.lock", ["outbox", "drop", "--all"]),
+    ],
+)
+def test_a_symlink_planted_where_a_lock_file_goes_is_refused_and_its_target_kept(
+    tmp_path: Path, lock: str, command: list[str]
+) -> None:
+    """The agent's process can write its state folder: a symlink planted where a lock file goes fails
+    the command closed (exit 2, one line naming the lock) and the file it points at keeps its text.
+    filelock before 3.20.1 followed it and truncated the file (O_TRUNC): pyproject.toml's floor."""
+    from _cli import run_cli
+
+    (tmp_path / "agent.py").write_text("def step(ctx):\n    ctx.record('a', {})\n")
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n')
+    assert run_cli(tmp_path, "tick").returncode == 0  # the state folder, as a first tick leaves it
+    precious = tmp_path / "precious.txt"
+    precious.write_text("the user's own file\n")
+    link = tmp_path / "state" / lock
+    link.unlink(missing_ok=True)
+    link.symlink_to(precious)
+    done = run_cli(tmp_path, *command)
+    assert precious.read_text() == "the user's own file\n"
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and lock in done.stderr, done.stderr

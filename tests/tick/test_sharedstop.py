@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_cli
 from conftest import spawn_heartbeat, wait_until
 
 from heartbeat.cli.main import main
@@ -183,6 +184,92 @@ def test_the_step_watchdog_abandons_a_hung_step_on_the_shared_stop_file(
     lines = (tmp_path / "state" / "journal.jsonl").read_text().splitlines()
     kills = [e for e in map(json.loads, lines) if e["event"] == "kill"]
     assert kills and kills[0]["abandoned"] and "incident 7" in kills[0]["reason"]
+
+
+COOPERATIVE = textwrap.dedent("""
+    import pathlib, time
+
+    def step(ctx):
+        ctx.record("search", {"q": ctx.tick}, output="a page of results")
+        share = pathlib.Path(ctx.base_dir) / "share"
+        (share / "STOP").write_text("incident 9: stop the fleet")
+        give_up = time.monotonic() + 10
+        while not ctx.killed and time.monotonic() < give_up:  # the watcher reads it within a second
+            time.sleep(0.05)
+        ctx.data["said"] = ctx.stopped_by()
+""")
+
+
+def test_a_step_that_sees_the_fleet_stop_and_returns_is_said_stopped_by_it(tmp_path: Path) -> None:
+    """A cooperative step sees ctx.killed (the fleet stop) and returns: the tick says "stopped by the
+    fleet stop <where> during the step: why", exit 3, and journals the kill, as it does for the KILL
+    file (it said a plain return: exit 0, the step's actions, no kill in the journal)."""
+    share = tmp_path / "share"
+    share.mkdir()
+    (tmp_path / "coop.py").write_text(COOPERATIVE)
+    (tmp_path / "heartbeat.toml").write_text(
+        f'[agent]\nstep = "coop:step"\n[stop]\npath = "{share / "STOP"}"\n'
+    )
+    done = run_cli(tmp_path, "tick")
+    said = json.loads((tmp_path / "state" / "state.json").read_text())["data"]["said"]
+    assert said == f"stopped by the fleet stop {share / 'STOP'}: incident 9: stop the fleet"
+    assert done.returncode == 3, done.stdout + done.stderr
+    expected = f"stopped by the fleet stop {share / 'STOP'} during the step: incident 9: stop the fleet"
+    assert expected in done.stdout, done.stdout
+    lines = (tmp_path / "state" / "journal.jsonl").read_text().splitlines()
+    kills = [e for e in map(json.loads, lines) if e["event"] == "kill"]
+    assert [(k["reason"], k["during_step"]) for k in kills] == [("incident 9: stop the fleet", True)]
+
+
+def test_the_journal_report_and_log_name_the_fleet_stop_not_the_kill_file(tmp_path: Path) -> None:
+    """A tick stopped by the fleet stop (before its step, and a cooperative step during it): each kill
+    event names its switch, and the report and `log` say "stopped by the fleet stop" (the report
+    marked both "KILL: why", and the journal could not tell them from a KILL file's)."""
+    share = tmp_path / "share"
+    share.mkdir()
+    (tmp_path / "coop.py").write_text(COOPERATIVE)
+    (tmp_path / "heartbeat.toml").write_text(
+        f'[agent]\nstep = "coop:step"\n[stop]\npath = "{share / "STOP"}"\n'
+    )
+    assert run_cli(tmp_path, "tick").returncode == 3  # the step engages the stop and returns on it
+    assert run_cli(tmp_path, "tick").returncode == 3  # engaged before the step: never called
+    lines = (tmp_path / "state" / "journal.jsonl").read_text().splitlines()
+    kills = [e for e in map(json.loads, lines) if e["event"] == "kill"]
+    assert [k.get("by") for k in kills] == [f"the fleet stop {share / 'STOP'}"] * 2
+    page = run_cli(tmp_path, "report", "--out", "-")
+    assert page.returncode == 0, page.stderr
+    assert "KILL: incident 9" not in page.stdout and "KILL (during the step)" not in page.stdout
+    assert f"stopped by the fleet stop {share / 'STOP'} during the step: incident 9" in page.stdout
+    assert f"stopped by the fleet stop {share / 'STOP'}: incident 9" in page.stdout
+    log = run_cli(tmp_path, "log", "--event", "kill")
+    assert log.stdout.count(f"stopped by the fleet stop {share / 'STOP'}") == 2, log.stdout
+
+
+EXEC_AGENT = """#!/bin/sh
+echo '{"tool": "grep", "args": {"q": "x"}, "output": "3 matches"}' >> "$HEARTBEAT_ACTIONS"
+echo "incident 11: stop the fleet" > share/STOP
+while true; do sleep 0.05; done
+"""
+
+
+def test_an_exec_step_ended_on_the_fleet_stop_is_said_ended_by_it(tmp_path: Path) -> None:
+    """An --exec program ended because the fleet stop was engaged: its step error names the fleet stop
+    (it said "the KILL file appeared", with no KILL file anywhere)."""
+    (tmp_path / "share").mkdir()
+    agent = tmp_path / "agent.sh"
+    agent.write_text(EXEC_AGENT)
+    agent.chmod(0o755)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nexec = "./agent.sh"\n[stop]\npath = "share/STOP"\n')
+    done = run_cli(tmp_path, "tick")
+    assert done.returncode == 3, done.stdout + done.stderr
+    events = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    # The program polls the stop every 0.1 s and ends at once; the watchdog abandons a step 0.15 s
+    # after it: the program's own end is what the journal says.
+    errors = [e["error"] for e in events if e["event"] == "step_error"]
+    stop = tmp_path / "share" / "STOP"
+    assert errors == [f"ExecStepError: ./agent.sh was ended: stopped by the fleet stop {stop}: incident 11: "
+                      "stop the fleet"], errors  # fmt: skip
+    assert "KILL" not in done.stdout + done.stderr
 
 
 def test_the_step_watchdog_reads_a_stop_url_at_most_once_a_second(
