@@ -764,15 +764,38 @@ _THIRTYFIRST_ESCALATED: dict[int | None, set[str]] = {
 }
 _THIRTYFIRST_MISSED = {"stuck__gh_ci_rerun_no_changes_b31", "stuck__miniswe_yak_shave_drift_b31"}
 
+# The thirty-second batch's (bench/blind_agents/README.md), replayed as it arrived and after the rules
+# it led to: a rollout watched between sleeps, its status timing out while the replicas come up one
+# by one, is a re-run failing alike (flagged, never escalated); a CI run polled with no sleep between
+# the looks is a loop at 1 action a heartbeat; a quiet inbox's empty looks regrouped 10 a heartbeat.
+_ROLLOUT32 = {"healthy__langgraph_checkout_rollout_pending_then_ready_b32": ["recurring_error"]}
+_TIGHT32 = {"healthy__mcp_github_ci_run_tight_poll_in_progress_b32": ["loop", "recurring"]}
+_THIRTYSECOND: dict[int | None, dict[str, list[str]]] = {
+    None: _ROLLOUT32,
+    1: {**_ROLLOUT32, **_TIGHT32},
+    5: _ROLLOUT32,
+    10: {**_ROLLOUT32, **_TIGHT32, "healthy__cron_billing_inbox_quiet_then_three_tickets_b32": ["empty"]},
+}
+_THIRTYSECOND_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: set(_TIGHT32), 5: set(), 10: set()}
+_THIRTYSECOND_MISSED: dict[int | None, set[str]] = {
+    None: set(),
+    1: set(),
+    5: set(),
+    10: {
+        "stuck__crawler_catalog_facet_permutation_trap_b32",
+        "stuck__sdk_zendesk_incremental_cursor_pingpong_b32",
+    },
+}
+
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1463
+    assert len(runs) == len(LABELS) == 1509
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 906
+    assert len(healthy) == 933
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -790,6 +813,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_TWENTYNINTH[per_heartbeat],
         **_THIRTIETH[per_heartbeat],
         **_THIRTYFIRST[per_heartbeat],
+        **_THIRTYSECOND[per_heartbeat],
     }
     assert {s.trace: s.kinds for s in healthy if s.anomalies} == known
     escalated = (
@@ -807,6 +831,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYNINTH_ESCALATED[per_heartbeat]
         | _THIRTIETH_ESCALATED[per_heartbeat]
         | _THIRTYFIRST_ESCALATED[per_heartbeat]
+        | _THIRTYSECOND_ESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated
     missed = [
@@ -828,4 +853,5 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYNINTH_MISSED
         | _THIRTIETH_MISSED[per_heartbeat]
         | _THIRTYFIRST_MISSED
+        | _THIRTYSECOND_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
