@@ -259,7 +259,10 @@ _SQL_WRITE = re.compile(
 
 def writes_sql(summary: str) -> bool:
     """Whether the call ``summary`` runs a SQL statement that writes (see :data:`_SQL_WRITE`)."""
-    return '":"' in summary and _SQL_WRITE.search(summary) is not None
+    # Cheap tests first: most calls carry no argument named for a statement.
+    if not ('sql":"' in summary or 'query":"' in summary or 'tatement":"' in summary or 'stmt":"' in summary):
+        return False
+    return _SQL_WRITE.search(summary) is not None
 
 
 def changes_something(tool: str, summary: str) -> bool:

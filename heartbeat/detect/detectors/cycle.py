@@ -479,7 +479,7 @@ class CycleTracker(StepTracker):
         share = _share(newest)
         if share is not None:
             return self._det._report(action, *share, len(newest), action.tick, action.at)
-        again = self._since.found(newest[-1])
+        again = self._since.found(newest[-1], keys.revisits)
         if again is not None:
             return self._det._report(action, *again, action.tick, action.at, rechecked=True)
         if is_note(tool):

@@ -71,7 +71,7 @@ def answered_failure(tool: str, output: str) -> str | None:
         said = None
         if _says_is_error(output) is not None:
             said = _mcp_error(output)
-        elif _says_not_ok(output) is not None:
+        elif "false" in output and _says_not_ok(output) is not None:
             said = _api_error(output)
         if said is not None:
             return said

@@ -14,11 +14,11 @@ change: it is the agent talking to itself.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Hashable, Sequence
 
 from .calls import changes_something, is_note
 from .contract import ActionView
-from .window import KeyWindow
 
 __all__ = ["RECHECKS", "RecheckWindow", "changes", "rechecks"]
 
@@ -48,25 +48,44 @@ def rechecks(actions: Sequence[ActionView], keys: Sequence[Hashable]) -> tuple[i
 
 
 class RecheckWindow:
-    """The keys since the last change, at most the window's: :func:`rechecks` kept step by step."""
+    """:func:`rechecks` kept step by step: the window's actions and keys, and whether each changed
+    something, asked only when a re-check could trip (the window holds :data:`RECHECKS` revisits
+    and the newest is one): most actions are never asked, and a call's text is read for writes,
+    acts and waits only then."""
 
-    __slots__ = ("_keys", "_size")
+    __slots__ = ("_changed", "_entries", "_size")
 
     def __init__(self, size: int) -> None:
         self._size = size
-        self._keys = KeyWindow(size)
+        self._entries: deque[tuple[ActionView, Hashable]] = deque(maxlen=size)
+        self._changed: deque[bool | None] = deque(maxlen=size)  # None: not asked yet
 
     def push(self, action: ActionView, key: Hashable) -> None:
-        """Take the newest action and its key: a change empties the window, any other action is
-        a position in it."""
-        if changes(action):
-            self._keys = KeyWindow(self._size)
-        else:
-            self._keys.push(key)
+        """Take the newest action and its key."""
+        self._entries.append((action, key))
+        self._changed.append(None)
 
-    def found(self, key: Hashable) -> tuple[int, int, int] | None:
-        """:func:`rechecks` for the newest action, whose key is ``key``."""
-        keys = self._keys
-        if keys.count(key) < 2 or keys.revisits < RECHECKS or keys.repeated < 2:
+    def found(self, key: Hashable, revisits: int) -> tuple[int, int, int] | None:
+        """:func:`rechecks` for the newest action, whose key is ``key``, in a window holding
+        ``revisits`` revisits (the re-checks since a change are among them)."""
+        if revisits < RECHECKS or key is None:
             return None
-        return keys.revisits, keys.repeated, len(keys)
+        changed = self._changed
+        counts: dict[Hashable, int] = {}
+        seen = span = 0
+        for i in range(len(changed) - 1, -1, -1):
+            action, at = self._entries[i]
+            flag = changed[i]
+            if flag is None:
+                flag = changed[i] = changes(action)
+            if flag:
+                break
+            span += 1
+            if at is not None:
+                counts[at] = counts.get(at, 0) + 1
+                seen += 1
+        found = seen - len(counts)
+        if counts.get(key, 0) < 2 or found < RECHECKS:
+            return None
+        repeated = sum(1 for n in counts.values() if n > 1)
+        return (found, repeated, span) if repeated >= 2 else None
