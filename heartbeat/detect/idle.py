@@ -27,7 +27,8 @@ detectors' call.
 A wait is the third: every heartbeat of the stretch after its first waited (a
 ``sleep``, a call that waits) and did nothing but look, no act, no write, no
 failure, and in each a look asked before answered anew (a CI run's jobs
-finishing one by one, a deploy's pods coming up): the agent waits on work
+finishing one by one, a deploy's pods coming up), or every look was new (the
+watch of a run just started begins): the agent waits on work
 outside it that moves, and its metric (deploys done) moves when that work
 ends. A frozen job polled between sleeps answers as before however many new
 looks go with it, and stays judged.
@@ -181,7 +182,8 @@ def _rounds(heartbeats: list[list[ActionView]]) -> bool:
 
 def _waited(found: _Stretch, kept: list[ActionView]) -> bool:
     """Whether the flat stretch ``found`` of ``kept`` is a wait (see the module's docstring): each
-    heartbeat after its first waited, otherwise only looked, and a look asked before answered anew."""
+    heartbeat after its first waited, otherwise only looked, and a look asked before answered anew
+    (or all its looks were new: the watch of a run just started begins)."""
     heartbeats = found.heartbeats
     if len(heartbeats) < 2:
         return False
@@ -189,20 +191,23 @@ def _waited(found: _Stretch, kept: list[ActionView]) -> bool:
     for action in kept:
         if action.tick >= heartbeats[1][0].tick:
             break
-        answers.setdefault(action.fingerprint, set()).add(action.result)
+        answers.setdefault(action.shape or action.fingerprint, set()).add(action.result)
     for then, now in pairwise(heartbeats):
         if not any(waits(a.tool, a.summary) for a in now):
             return False
-        moved = False
+        moved = again = False  # a look asked before answered anew; a look asked before at all
         for action in _without_bookkeeping(now, then):
-            if waits(action.tool, action.summary):
-                continue
-            if action.error is not None or _noted(action):
+            wait = waits(action.tool, action.summary)
+            if action.error is not None or (_noted(action) and not wait):
                 return False
-            before = answers.setdefault(action.fingerprint, set())
+            if wait and not action.output_len:
+                continue  # a pause that shows nothing; one that shows something (sleep 60 && look) looks
+            # By its shape: the same look at a run whose id is new, or behind another sleep's length.
+            before = answers.setdefault(action.shape or action.fingerprint, set())
+            again = again or bool(before)
             moved = moved or (bool(before) and action.result not in before)
             before.add(action.result)
-        if not moved:
+        if again and not moved:  # only new looks: the watch of what was just started begins
             return False
     return True
 

@@ -206,6 +206,34 @@ def test_a_watcher_waiting_on_a_run_that_moves_is_no_busy_agent_and_a_frozen_one
     assert ["no_progress" in kinds for kinds in acting][:5] == [False, False, False, True, True]
 
 
+def test_a_wait_and_its_look_in_one_command_and_a_run_just_started_are_a_wait() -> None:
+    """``sleep 60 && gh run view 91`` waits and looks (its sleep's length changing: the same look);
+    the heartbeat after a deploy is started looks at a run never seen (a new id): the watch begins.
+    The same command answering as before, the run's age aside, is a frozen run: judged."""
+
+    def rounds(answers: list[str]) -> list[Round]:
+        found: list[Round] = [[("deploy.start", {"service": "api"}, "started run 91", None)]]
+        for n, answer in enumerate(answers):
+            found.append([("bash", {"cmd": f"sleep {60 + 30 * (n % 2)} && gh run view 91"}, answer, None)])
+        return found
+
+    moving = [
+        f"in_progress, about {n} minutes ago: {done} of 9 jobs done" for n, done in enumerate(range(1, 10))
+    ]
+    assert _kinds(rounds(moving), 1.0) == [[]] * 10
+    frozen = [f"in_progress, about {n} minutes ago: 4 of 9 jobs done" for n in range(9)]
+    assert ["no_progress" in kinds for kinds in _kinds(rounds(frozen), 1.0)][3:6] == [True, True, True]
+    fresh: list[Round] = [[("deploy.start", {"service": "api"}, "started run 91", None)]]
+    for run in range(9):  # another run looked at each heartbeat: the look (by its shape) answers anew
+        fresh.append(
+            [
+                ("bash", {"cmd": "sleep 60"}, "", None),
+                ("ci.get_run", {"run": 100 + run}, f"run {run}: queued", None),
+            ]
+        )
+    assert "no_progress" not in _kinds(fresh, 1.0)[4]
+
+
 def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
     """A watcher going round four feeds each wake-up with their ETags, every feed answering "304
     Not Modified" (its date header new each time): idle wake-ups, no anomaly in 10 heartbeats. The
