@@ -118,7 +118,12 @@ _SILENT_VERBS = frozenset(
 _SILENT_COMMAND = re.compile(
     r"(?<![\w-])(?:sed\s+-i|perl\s+-pi|rm|rmdir|mv|cp|mkdir|touch|cd|export|chmod|chown|ln|truncate"
     r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv)|pip\s+install"
-    r"|str_replace_editor\s+(?:create|str_replace|insert|undo_edit))(?![\w-])"
+    r"|str_replace_editor\s+(?:create|str_replace|insert|undo_edit)"
+    r"|kubectl\s+(?:(?:-n|--namespace)[=\s]\S+\s+)?(?:apply|patch|delete|create|replace|scale|set|annotate"
+    r"|label|edit|cordon|drain|uncordon|taint|rollout\s+(?:restart|undo))"
+    r"|helm\s+(?:install|upgrade|uninstall|rollback)|terraform\s+(?:apply|destroy|import)"
+    r"|systemctl\s+(?:start|stop|restart|reload|enable|disable)"
+    r"|docker\s+(?:run|rm|stop|start|restart|kill|build|push|compose\s+(?:up|down|restart)))(?![\w-])"
     r"|<<|(?<![-=<>2&])>{1,2}\s*(?!/dev/null\b)[\w./\\\"'$~-]|\btee\b"
 )
 # Every match of _SILENT_COMMAND (case-sensitive) holds one of these pieces: a summary without
@@ -127,6 +132,7 @@ _SILENT_COMMAND = re.compile(
 _SILENT_PIECES = (
     *("sed", "perl", "rm", "mv", "cp", "mkdir", "touch", "cd", "export", "chmod", "chown"),
     *("ln", "truncate", "git", "pip", "str_replace_editor", "<<", ">", "tee"),
+    *("kubectl", "helm", "terraform", "systemctl", "docker"),
 )
 
 

@@ -122,3 +122,27 @@ def test_a_sql_statement_that_writes_is_a_write_whatever_the_tool(args: dict[str
     summary = summarize("run_sql", args)
     assert calls.writes_sql(summary) is writes
     assert silent_by_design("run_sql", summary) is writes
+
+
+@pytest.mark.parametrize(
+    ("command", "writes"),
+    [
+        ("kubectl -n billing patch configmap env --type merge -p '{}'", True),
+        ("kubectl rollout restart deploy/api", True),
+        ("kubectl scale deploy/api --replicas=5", True),
+        ("kubectl get pods -l app=api", False),
+        ("kubectl rollout status deploy/api", False),
+        ("helm upgrade api ./chart", True),
+        ("terraform apply -auto-approve", True),
+        ("terraform plan", False),
+        ("systemctl restart nginx", True),
+        ("systemctl status nginx", False),
+        ("docker compose up -d", True),
+        ("docker ps", False),
+    ],
+)
+def test_an_operator_command_that_changes_a_system_is_a_write(command: str, writes: bool) -> None:
+    """What changes a cluster, a host or a deployment (patch, scale, restart, apply) writes, as
+    ``sed -i`` does: a rollout watched after a patch may answer anew; a read (get, status) does not."""
+    assert silent_by_design("bash", summarize("bash", {"cmd": command})) is writes
+    assert silent_by_design("kubectl", summarize("kubectl", {"cmd": command})) is writes
