@@ -652,6 +652,7 @@ for _name in (
     "healthy__monthly_reports_email",
     "healthy__ocr_scanned_contracts",
     "healthy__gitlab_mr_stack_merge",
+    "healthy__db_backup_nightly",  # its wake-ups mostly ask again what they asked, one answering anew
 ):
     del KNOWN[None][_name]
 del KNOWN[5]["healthy__gitlab_mr_stack_merge"]

@@ -31,7 +31,12 @@ finishing one by one, a deploy's pods coming up), or every look was new (the
 watch of a run just started begins): the agent waits on work
 outside it that moves, and its metric (deploys done) moves when that work
 ends. A frozen job polled between sleeps answers as before however many new
-looks go with it, and stays judged.
+looks go with it, and stays judged. A wake-up of the schedule (no model
+turn) is a wait the calls do not show: a heartbeat that only looked, none
+twice, mostly asking again the very calls asked before, one of them
+answering anew (a job's page, its percent moving), waited as well; a crawl
+asks new pages and a drifting agent new commands, and stay judged. And a stretch of heartbeats
+without a call, from an agent that records its calls, did nothing: idle.
 An exploration is the fourth: heartbeats of one or two actions each (a model
 turn per heartbeat, as a Session of a coding assistant keeps them), every look
 answered by something the run had not seen (a file read, a test failing
@@ -153,12 +158,21 @@ def _flat_stretch(
     return _Stretch(measured[0], list(stretch.values()), detector.samples)
 
 
-def spared(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
-    """Whether ``detector`` is ``no_progress`` and its flat stretch is a watcher's rounds or an
-    exploration (see the module's docstring): no busy work left the metric flat."""
+def spared(
+    detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample], scheduled: bool = False
+) -> bool:
+    """Whether ``detector`` is ``no_progress`` and its flat stretch is no busy work (see the module's
+    docstring): no call at all from an agent that records its calls (one that records none has
+    only its metric to be judged by), a watcher's rounds, a wait (``scheduled``: each heartbeat a
+    wake-up of the schedule, no model turn) or an exploration."""
     kept = list(kept)
     found = _flat_stretch(detector, kept, progress)
-    return found is not None and (_rounds(found.heartbeats) or _waited(found, kept) or _explored(found, kept))
+    return found is not None and (
+        (not found.heartbeats and bool(kept))  # an agent that records its calls made none: idle
+        or _rounds(found.heartbeats)
+        or _waited(found, kept, scheduled)
+        or _explored(found, kept)
+    )
 
 
 def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
@@ -180,7 +194,7 @@ def _rounds(heartbeats: list[list[ActionView]]) -> bool:
     return bool(rounds[0]) and all(asked == rounds[0] for asked in rounds)
 
 
-def _waited(found: _Stretch, kept: list[ActionView]) -> bool:
+def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) -> bool:
     """Whether the flat stretch ``found`` of ``kept`` is a wait (see the module's docstring): each
     heartbeat after its first waited, otherwise only looked, and a look asked before answered anew
     (or all its looks were new: the watch of a run just started begins)."""
@@ -192,9 +206,14 @@ def _waited(found: _Stretch, kept: list[ActionView]) -> bool:
         if action.tick >= heartbeats[1][0].tick:
             break
         answers.setdefault(action.shape or action.fingerprint, set()).add(action.result)
+    calls = {a.fingerprint: a.result for a in kept if a.tick < heartbeats[1][0].tick}
     for then, now in pairwise(heartbeats):
         if not any(waits(a.tool, a.summary) for a in now):
-            return False
+            # A scheduled wake-up is a wait the calls do not show: the very call asked at an
+            # earlier one answering anew (a job's page moving) is the thing waited on moving.
+            if not scheduled or not _polled_anew(_without_bookkeeping(now, then), calls):
+                return False
+            continue
         moved = again = False  # a look asked before answered anew; a look asked before at all
         for action in _without_bookkeeping(now, then):
             wait = waits(action.tool, action.summary)
@@ -209,7 +228,29 @@ def _waited(found: _Stretch, kept: list[ActionView]) -> bool:
             before.add(action.result)
         if again and not moved:  # only new looks: the watch of what was just started begins
             return False
+        calls.update((a.fingerprint, a.result) for a in now)
     return True
+
+
+def _polled_anew(heartbeat: list[ActionView], calls: dict[str, str | None]) -> bool:
+    """Whether ``heartbeat`` only looked (no act, no write, no failure, no call twice), asked again
+    at least as many calls asked before (the very calls, ``calls``: each one's last answer) as new
+    ones (a crawl fetches new pages), and one of those answered anew; ``calls`` is brought up to
+    date."""
+    if _asked(heartbeat) is None:  # more than looks: an act, a write, a failure, a call twice
+        return False
+    anew = False
+    again = 0  # the calls asked before; the others are new (a log tail looked at once more)
+    for action in heartbeat:
+        before = calls.get(action.fingerprint, _NEVER)
+        if before is not _NEVER:
+            again += 1
+            anew = anew or before != action.result
+        calls[action.fingerprint] = action.result
+    return anew and 2 * again >= len(heartbeat)
+
+
+_NEVER = object()  # a call not asked before
 
 
 def exploring(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:

@@ -402,11 +402,9 @@ class Monitor:
             ProgressSample, {"tick": self.tick, "at": now, "value": value, "error": clip(error)}
         )
         self._progress.append(sample)
-        idle = (
-            not self.turn
-            and bool(self.tick_anomalies or value is not None)
-            and idle_wakeup(self._history, self.tick)
-        )
+        woke = not self.turn  # a wake-up of the schedule, no model turn: the wake-up is a wait
+        judged = bool(self.tick_anomalies or value is not None)  # something an idle wake-up spares
+        idle = woke and judged and idle_wakeup(self._history, self.tick)
         rose_before = self._rise_index
         if value is not None:
             self._rise_from_samples()
@@ -422,7 +420,7 @@ class Monitor:
         try:
             for det, kind, push in self._progress_push:
                 found = push(sample, not idle and kind not in self._reported)  # idle: no work came
-                if found is not None and not idle and not spared(det, self._history, self._progress):
+                if found is not None and not idle and not spared(det, self._history, self._progress, woke):
                     first = _first(first, self._keep(det, found))
         except BaseException:
             self._missed = True

@@ -234,6 +234,32 @@ def test_a_wait_and_its_look_in_one_command_and_a_run_just_started_are_a_wait() 
     assert "no_progress" not in _kinds(fresh, 1.0)[4]
 
 
+def test_a_scheduled_job_watcher_is_waiting_and_a_silent_agent_is_idle() -> None:
+    """Wake-ups of the schedule are waits the calls do not show: a job watcher polling the run (once,
+    or twice with a sleep between, now and then its log too) while its percent moves is waiting,
+    not busy; the same heartbeats as a live agent's model turns are judged, and so is the watcher
+    of a frozen job. Heartbeats without a call from an agent that records its calls did nothing."""
+
+    def rounds(percents: list[int]) -> list[Round]:
+        found: list[Round] = [[("jobs.run_now", {"job_id": 771}, "run 99817 started", None)]]
+        for n, pct in enumerate(percents):
+            poll = ("jobs.get_run", {"run_id": 99817}, f"RUNNING stage 3/3: {pct}.5%", None)
+            heartbeat: Round = [poll]
+            if n % 3 == 1:
+                heartbeat += [("sleep", {"seconds": 60}, "", None), poll]
+            elif n % 3 == 2:
+                heartbeat += [("jobs.get_run_output", {"run_id": 99817, "tail": 3}, f"task {pct} done", None)]
+            found.append(heartbeat)
+        return found
+
+    assert _kinds(rounds(list(range(10, 100, 10))), 0.0) == [[]] * 10
+    assert ["no_progress" in kinds for kinds in _kinds(rounds([40] * 9), 0.0)][3:6] == [True] * 3
+    turns = _kinds(rounds(list(range(10, 100, 10))), 0.0, turns=True)
+    assert ["no_progress" in kinds for kinds in turns][3:6] == [True] * 3
+    quiet: list[Round] = [[("jobs.run_now", {"job_id": 771}, "run 99817 started", None)]] + [[]] * 9
+    assert _kinds(quiet, 1.0) == [[]] * 10
+
+
 def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
     """A watcher going round four feeds each wake-up with their ETags, every feed answering "304
     Not Modified" (its date header new each time): idle wake-ups, no anomaly in 10 heartbeats. The

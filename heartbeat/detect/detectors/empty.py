@@ -72,6 +72,7 @@ EMPTY_ANSWERS = (
     "no data",
     "empty",
     "no output",
+    "total 0",  # ls -l of an empty folder
     NOT_MODIFIED,  # HTTP's answer to a conditional request: nothing new since the version it named
     NO_ROWS,  # a SQL write that matched no row
 )

@@ -492,3 +492,12 @@ def test_a_shell_harness_answering_only_its_notices_is_a_shell_gone_dark() -> No
 def test_what_a_shell_harness_says_alone(output: str, silent: bool) -> None:
     """Only the harness's own lines (and blank ones) are its notices; anything else is the shell's."""
     assert harness_only(output) is silent
+
+
+def test_an_empty_folder_listed_long_is_an_answer_of_nothing() -> None:
+    """``ls -l`` of an empty folder says ``total 0``: nothing there, as ``[]`` says it."""
+    looks: list[Call] = [
+        {"tool": "shell", "args": {"cmd": f"ls -l ~/Downloads/{d}"}, "output": "total 0"} for d in "abc"
+    ]
+    hit = first(Empty(), actions(looks))
+    assert hit is not None and hit[0] == 3
