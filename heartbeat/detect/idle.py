@@ -36,7 +36,11 @@ turn) is a wait the calls do not show: a heartbeat that only looked, none
 twice, mostly asking again the very calls asked before, one of them
 answering anew (a job's page, its percent moving), waited as well; a crawl
 asks new pages and a drifting agent new commands, and stay judged. And a stretch of heartbeats
-without a call, from an agent that records its calls, did nothing: idle.
+without a call, from an agent that records its calls, did nothing: idle; so
+did a stretch that held an idle wake-up before its newest heartbeat (a
+calendar assistant's quiet looks at its inbox, then a request it handles
+whose meeting is confirmed only when the invitees answer): the metric was
+flat while no work came.
 An exploration is the fourth: heartbeats of one or two actions each (a model
 turn per heartbeat, as a Session of a coding assistant keeps them), every look
 answered by something the run had not seen (a file read, a test failing
@@ -164,7 +168,7 @@ def spared(
     """Whether ``detector`` is ``no_progress`` and its flat stretch is no busy work (see the module's
     docstring): no call at all from an agent that records its calls (one that records none has
     only its metric to be judged by), a watcher's rounds, a wait (``scheduled``: each heartbeat a
-    wake-up of the schedule, no model turn) or an exploration."""
+    wake-up of the schedule, no model turn), an exploration, or, scheduled, an idle wake-up in it."""
     kept = list(kept)
     found = _flat_stretch(detector, kept, progress)
     return found is not None and (
@@ -172,7 +176,15 @@ def spared(
         or _rounds(found.heartbeats)
         or _waited(found, kept, scheduled)
         or _explored(found, kept)
+        or (scheduled and _quiet_within(found, kept))
     )
+
+
+def _quiet_within(found: _Stretch, kept: list[ActionView]) -> bool:
+    """Whether a heartbeat of the flat stretch ``found`` before its newest was an idle wake-up (it
+    looked, and no work came): the metric was flat then because there was nothing to do."""
+    ticks = sorted({heartbeat[0].tick for heartbeat in found.heartbeats})[:-1]
+    return any(idle_wakeup([a for a in kept if a.tick <= tick], tick) for tick in ticks)
 
 
 def watching(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:

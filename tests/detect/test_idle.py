@@ -260,6 +260,29 @@ def test_a_scheduled_job_watcher_is_waiting_and_a_silent_agent_is_idle() -> None
     assert _kinds(quiet, 1.0) == [[]] * 10
 
 
+def test_a_flat_stretch_holding_an_idle_wake_up_had_nothing_to_do() -> None:
+    """A calendar assistant's quiet wake-ups (its inbox answering nothing), then a request handled, the
+    meeting confirmed only when the invitees answer: four flat samples, one of them idle, are no
+    busy agent; requests handled heartbeat after heartbeat, no quiet one between, are judged."""
+    quiet = ("gmail.list_messages", {"q": "label:scheduling is:unread"}, '{"resultSizeEstimate": 0}', None)
+
+    def request(n: int) -> list[Round]:
+        return [
+            [
+                ("gmail.get_message", {"id": f"m{n}"}, f"Can we meet about topic {n}?", None),
+                ("calendar.freebusy", {"day": n}, f"free at {9 + n}:00 and {14 + n}:00", None),
+                ("calendar.insert_event", {"day": n, "topic": n}, f"event e{n} proposed", None),
+            ]
+        ]
+
+    rounds: list[Round] = [[quiet]]
+    for n in range(4):
+        rounds += [[quiet], [quiet], *request(n)]
+    assert all("no_progress" not in kinds for kinds in _kinds(rounds, 1.0))
+    busy: list[Round] = [[quiet]] + [heartbeat for n in range(6) for heartbeat in request(n)]
+    assert any("no_progress" in kinds for kinds in _kinds(busy, 1.0))
+
+
 def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
     """A watcher going round four feeds each wake-up with their ETags, every feed answering "304
     Not Modified" (its date header new each time): idle wake-ups, no anomaly in 10 heartbeats. The
