@@ -183,7 +183,7 @@ def spared(
 def _quiet_within(found: _Stretch, kept: list[ActionView]) -> bool:
     """Whether a heartbeat of the flat stretch ``found`` before its newest was an idle wake-up (it
     looked, and no work came): the metric was flat then because there was nothing to do."""
-    ticks = sorted({heartbeat[0].tick for heartbeat in found.heartbeats})[:-1]
+    ticks = sorted({beat[0].tick for beat in found.heartbeats})[:-1]
     return any(idle_wakeup([a for a in kept if a.tick <= tick], tick) for tick in ticks)
 
 
