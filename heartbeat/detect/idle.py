@@ -213,12 +213,15 @@ def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) ->
     heartbeats = found.heartbeats
     if len(heartbeats) < 2:
         return False
+    # What each look answered before the heartbeats judged: by its shape (a wait's looks) and as
+    # the very call (a wake-up's), each call's last answer.
     answers: dict[str, set[str | None]] = {}
+    calls: dict[str, str | None] = {}
     for action in kept:
         if action.tick >= heartbeats[1][0].tick:
             break
         answers.setdefault(action.shape or action.fingerprint, set()).add(action.result)
-    calls = {a.fingerprint: a.result for a in kept if a.tick < heartbeats[1][0].tick}
+        calls[action.fingerprint] = action.result
     for then, now in pairwise(heartbeats):
         if not any(waits(a.tool, a.summary) for a in now):
             # A scheduled wake-up is a wait the calls do not show: the very call asked at an

@@ -77,7 +77,7 @@ from .promises import asks, promises
 from .rechecks import RecheckWindow, rechecks
 from .retold import retold
 from .volatile import mask_volatile
-from .window import KeyWindow
+from .window import KeyWindow, count_revisits
 from .words import word_print
 
 __all__ = ["Cycle", "CycleTracker"]
@@ -104,23 +104,11 @@ def _key_of(action: ActionView) -> Hashable:
     return _key(action)
 
 
-def _revisits(keys: Iterable[Hashable]) -> tuple[dict[Hashable, int], int, int]:
-    """The count of each key among ``keys`` (None: a position without one), how many are revisits
-    of a key seen before them, and how many keys come more than once."""
-    counts: dict[Hashable, int] = {}
-    seen = 0
-    for key in keys:
-        if key is not None:
-            counts[key] = counts.get(key, 0) + 1
-            seen += 1
-    return counts, seen - len(counts), sum(1 for n in counts.values() if n > 1)
-
-
 def _share(keys: list[Hashable]) -> tuple[int, int] | None:
     """The revisits among ``keys`` (the newest last, and a key) and how many keys come more than
     once, when the newest is a revisit and they reach the growing share (:data:`RECENT_SHARE`,
     two keys or more); else None."""
-    counts, revisits, repeated = _revisits(keys)
+    counts, revisits, repeated = count_revisits(keys)
     if counts[keys[-1]] >= 2 and revisits >= RECENT_SHARE and repeated >= 2:
         return revisits, repeated
     return None
@@ -294,7 +282,7 @@ class Cycle(Windowed):
             return None
         seq = [_key_of(a) for a in acts]
         newest = seq[-1]
-        counts, revisits, repeated = _revisits(seq)
+        counts, revisits, repeated = count_revisits(seq)
         if counts[newest] < 2:
             return None
         if revisits >= self.threshold and repeated >= 2:

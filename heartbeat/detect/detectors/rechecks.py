@@ -19,6 +19,7 @@ from collections.abc import Hashable, Sequence
 
 from .calls import changes_something, is_note
 from .contract import ActionView
+from .window import count_revisits
 
 __all__ = ["RECHECKS", "RecheckWindow", "changes", "rechecks"]
 
@@ -36,15 +37,15 @@ def rechecks(actions: Sequence[ActionView], keys: Sequence[Hashable]) -> tuple[i
     last change, how many calls they went back to, and how many actions that is, when the newest
     is a re-check and they reach :data:`RECHECKS` over two calls or more; else None."""
     start = next((i + 1 for i in range(len(actions) - 1, -1, -1) if changes(actions[i])), 0)
-    since = [key for key in keys[start:] if key is not None]
-    counts: dict[Hashable, int] = {}
-    for key in since:
-        counts[key] = counts.get(key, 0) + 1
-    repeated = sum(1 for n in counts.values() if n > 1)
-    found = len(since) - len(counts)
-    if not since or counts[since[-1]] < 2 or found < RECHECKS or repeated < 2:
+    return _tripped(keys[start:], keys[-1] if keys else None)
+
+
+def _tripped(since: Sequence[Hashable], newest: Hashable) -> tuple[int, int, int] | None:
+    """:func:`rechecks`'s answer for the keys ``since`` the last change, the newest's ``newest``."""
+    counts, found, repeated = count_revisits(since)
+    if counts.get(newest, 0) < 2 or found < RECHECKS or repeated < 2:
         return None
-    return found, repeated, len(keys) - start
+    return found, repeated, len(since)
 
 
 class RecheckWindow:
@@ -71,8 +72,7 @@ class RecheckWindow:
         if revisits < RECHECKS or key is None:
             return None
         changed = self._changed
-        counts: dict[Hashable, int] = {}
-        seen = span = 0
+        since: list[Hashable] = []  # newest first: the order does not count
         for i in range(len(changed) - 1, -1, -1):
             action, at = self._entries[i]
             flag = changed[i]
@@ -80,12 +80,5 @@ class RecheckWindow:
                 flag = changed[i] = changes(action)
             if flag:
                 break
-            span += 1
-            if at is not None:
-                counts[at] = counts.get(at, 0) + 1
-                seen += 1
-        found = seen - len(counts)
-        if counts.get(key, 0) < 2 or found < RECHECKS:
-            return None
-        repeated = sum(1 for n in counts.values() if n > 1)
-        return (found, repeated, span) if repeated >= 2 else None
+            since.append(at)
+        return _tripped(since, key)

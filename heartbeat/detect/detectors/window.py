@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Hashable, Mapping
+from collections.abc import Collection, Hashable, Iterable, Mapping
 from itertools import islice
 from typing import Any, Generic, TypeVar
 
 from .calls import changes_something
 
-__all__ = ["NAMES_KEPT", "ErrorsOnly", "KeyWindow", "SparseWindow", "Successes", "forget_before"]
+__all__ = [
+    "NAMES_KEPT",
+    "ErrorsOnly",
+    "KeyWindow",
+    "SparseWindow",
+    "Successes",
+    "count_revisits",
+    "forget_before",
+]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -26,6 +34,18 @@ def forget_before(last_seen: dict[str, int], horizon: int) -> None:
     """
     for name in [name for name, index in last_seen.items() if index < horizon]:
         del last_seen[name]
+
+
+def count_revisits(keys: Iterable[Hashable]) -> tuple[dict[Hashable, int], int, int]:
+    """The count of each key among ``keys`` (None: a position without one), how many are revisits
+    of a key seen before them, and how many keys come more than once."""
+    counts: dict[Hashable, int] = {}
+    seen = 0
+    for key in keys:
+        if key is not None:
+            counts[key] = counts.get(key, 0) + 1
+            seen += 1
+    return counts, seen - len(counts), sum(1 for n in counts.values() if n > 1)
 
 
 class KeyWindow:
