@@ -237,13 +237,27 @@ _COMMAND_VALUE = re.compile(r'"(?:cmd|command|commands|script|keystrokes|code|sh
 _SHELL_TOOL = re.compile(r"(?:^|[_.\s-])(?:bash|sh|zsh|shell|terminal|console)(?:$|[_.\s-])", re.IGNORECASE)
 
 
+# A tool named for the program it runs (``kubectl``, ``run_kubectl``, ``git``): its arguments are
+# the program's, whatever they are called (``kubectl(args="-n shop set image ...")``).
+_PROGRAM_TOOL = re.compile(
+    r"(?:^|[_.\s-])(kubectl|helm|terraform|systemctl|docker|git)(?:$|[_.\s-])", re.IGNORECASE
+)
+_STRING_VALUE = re.compile(r'":"((?:[^"\\]|\\.)*)')
+
+
 @lru_cache(maxsize=1024)
 def _silent_command(tool: str, summary: str) -> bool:
     if not any(piece in summary for piece in _SILENT_PIECES):
         return False
     if _SHELL_TOOL.search(tool):
         return _SILENT_COMMAND.search(summary) is not None
-    return any(_SILENT_COMMAND.search(value) for value in _COMMAND_VALUE.findall(summary))
+    if any(_SILENT_COMMAND.search(value) for value in _COMMAND_VALUE.findall(summary)):
+        return True
+    program = _PROGRAM_TOOL.search(tool)
+    if program is None:
+        return False
+    name = program.group(1).lower()
+    return any(_SILENT_COMMAND.search(f"{name} {value}") for value in _STRING_VALUE.findall(summary))
 
 
 def silent_by_design(tool: str, summary: str) -> bool:

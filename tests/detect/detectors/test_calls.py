@@ -146,3 +146,24 @@ def test_an_operator_command_that_changes_a_system_is_a_write(command: str, writ
     ``sed -i`` does: a rollout watched after a patch may answer anew; a read (get, status) does not."""
     assert silent_by_design("bash", summarize("bash", {"cmd": command})) is writes
     assert silent_by_design("kubectl", summarize("kubectl", {"cmd": command})) is writes
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "writes"),
+    [
+        ("kubectl", {"args": "-n checkout set image deploy/api api=registry/api:v2"}, True),
+        ("kubectl", {"args": "-n checkout rollout status deploy/api --timeout=20s"}, False),
+        ("run_kubectl", {"command": "scale deploy/api --replicas=3"}, True),
+        ("k8s.kubectl", {"subcommand": "get", "target": "pods"}, False),
+        ("helm", {"argv": "upgrade api ./chart"}, True),
+        ("git", {"args": "commit -m 'fix'"}, True),
+        ("git", {"args": "status --short"}, False),
+        ("github_search", {"q": "commit -m"}, False),  # no program named: github is not git
+    ],
+)
+def test_a_tool_named_for_its_program_takes_the_program_s_arguments(
+    tool: str, args: dict[str, str], writes: bool
+) -> None:
+    """``kubectl(args="-n shop set image ...")`` is ``kubectl -n shop set image ...``: a tool named
+    for the program it runs writes when the command would, whatever its argument is called."""
+    assert silent_by_design(tool, summarize(tool, args)) is writes
