@@ -255,6 +255,10 @@ _FAILING_RUN = re.compile(
 
 # An output this short goes through the regex whatever it holds: it costs little.
 _ALWAYS_MASKED = 120
+_ECHO_SHORTEST = 4  # characters: a shorter query ("VPN") is as likely a word of the answer
+_QUERY_ARG = re.compile(
+    r"(?:^|_)(?:q|query|search|text|terms?|keywords?|question|prompt|cql|jql)$", re.IGNORECASE
+)
 
 
 def error_key(error: str) -> str:
@@ -402,7 +406,7 @@ def action_keys(
         ) and _FAILING_RUN.search(stripped, length - _ERROR_READ):
             result, _ = _error_result(stripped[-_ERROR_READ:])
         else:
-            result = _output_result(unranked(stripped) or stripped)
+            result = _output_result(_unechoed_answer(unranked(stripped) or stripped, plain))
     elif error is not None:
         result, failure = _error_alone(error, canonical)
     else:
@@ -430,6 +434,30 @@ def _output_result(stripped: str) -> str:
     if (len(out) <= _ALWAYS_MASKED or has_volatile(out)) and may_hold_volatile(stripped, out):
         out = _bytes(VOLATILE_RE.sub("#", stripped))
     return _crc32(out).to_bytes(4, "big").hex()
+
+
+def _unechoed_answer(stripped: str, args: object) -> str:
+    """An answer with the words it was asked for taken out where it quotes them back: a search API
+    answering ``{"results": [...], "query": "<what was asked>"}`` (Confluence's ``cqlQuery``,
+    Tavily's ``query``) lands on the same hits whatever words asked for them. Only an argument
+    named for a query (``q``, ``query``, ``search_text``...): a record looked up by its id or by
+    its guest's name, each quoted back, is the same record however it was asked for."""
+    if args.__class__ is not dict:
+        return stripped
+    for name, value in args.items():
+        if (
+            value.__class__ is str
+            and len(value) >= _ECHO_SHORTEST
+            and name.__class__ is str
+            and _QUERY_ARG.search(name)
+        ):
+            # Quoted, as an echo is: in a JSON string of its own, or quoted within one, or in
+            # single quotes (a page's text that holds the words is the page, not an echo).
+            escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+            if escaped in stripped:
+                for before, after in (('"', '"'), ('\\"', '\\"'), ("'", "'")):
+                    stripped = stripped.replace(f"{before}{escaped}{after}", f"{before}#{after}")
+    return stripped
 
 
 def _said(stripped: str, end: str) -> str:

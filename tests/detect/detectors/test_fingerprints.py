@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -408,3 +409,28 @@ def test_a_status_whose_only_change_is_its_elapsed_counter_is_the_same_result() 
         for p, e in [(11, 636), (11, 955), (19, 1274)]
     )
     assert a.result == b.result != c.result
+
+
+def test_a_search_answer_quoting_its_query_back_is_the_same_hits_whatever_words_asked() -> None:
+    """A search API echoing what it was asked (Confluence's ``cqlQuery``, Tavily's ``query``) lands
+    on the same page for two rewordings; other hits are another result; a record looked up by its
+    id or by its guest's name, each quoted back, is not unechoed (not an argument named for a query)."""
+
+    def wiki(query: str, hits: str = '{"id": "231907", "title": "VPN troubleshooting FAQ"}') -> str:
+        return json.dumps({"results": [json.loads(hits)], "cqlQuery": f'space = IT AND text ~ "{query}"'})
+
+    a = prints("wiki_search", {"query": "renew VPN certificate"}, wiki("renew VPN certificate"))
+    b = prints("wiki_search", {"query": "VPN cert renewal"}, wiki("VPN cert renewal"))
+    c = prints(
+        "wiki_search", {"query": "VPN cert renewal"}, wiki("VPN cert renewal", '{"id": "1", "title": "x"}')
+    )
+    assert a.result == b.result != c.result
+    by_id = prints(
+        "lookup", {"confirmation": "QX7-44810"}, '{"confirmation": "QX7-44810", "guest": "Okafor"}'
+    )
+    by_name = prints("lookup", {"last_name": "Okafor"}, '{"confirmation": "QX7-44810", "guest": "Okafor"}')
+    assert by_id.result == by_name.result
+    empty = prints(
+        "kb_search", {"query": "Okta SSO setup"}, '{"query": "Okta SSO setup", "results": [], "total": 0}'
+    )
+    assert empty.result == prints("kb_search", {"query": "x"}, "{}").result  # still an envelope of nothing
