@@ -71,15 +71,14 @@ _ACT = "\x01"  # starts the call key of an act's confirmation (see _keys): anyth
 _CONFIRMATION = 120  # characters: an act's answer at most this long confirms it; a longer one is a page
 
 
-def since_news(keys: Iterable[str | None], call: str, poll: bool = False) -> int:
+def since_news(keys: Iterable[str | None], call: str) -> int:
     """How many of ``keys`` (call+result or output keys, oldest first; None for actions without
     one) are ``call`` since its call's (or tool's) last new answer: a key of the same call first
-    seen among them. For an act confirmed in a line, or a ``poll`` (a call right after a wait),
-    since any call's new answer: an act repeated while new pages come in between is work (a batch
-    inserted after each page fetched), and a job polled while its events bring news is waiting on
-    a job that moves (the status says "queued" while the queue position falls). An act answered
-    with a page (a click in a web shop) counts as the page it lands on."""
-    group = None if poll or call[0] == _ACT else call[:-_RESULT_HEX]
+    seen among them. For an act confirmed in a line, since any call's new answer: an act repeated
+    while new pages come in between is work (a batch inserted after each page fetched). An act
+    answered with a page (a click in a web shop) counts as the page it lands on. A poll counts
+    since any news in either key (see :func:`since_any_news`)."""
+    group = None if call[0] == _ACT else call[:-_RESULT_HEX]
     seen: set[str] = set()
     count = 0
     for key in keys:
@@ -90,6 +89,27 @@ def since_news(keys: Iterable[str | None], call: str, poll: bool = False) -> int
         elif key not in seen:
             count = 0  # something new was answered: the count starts again
             seen.add(key)
+    return count
+
+
+def since_any_news(pairs: Iterable[tuple[str | None, str | None]], key: str, output: bool) -> int:
+    """How many of ``pairs`` (call+result and output keys, oldest first) hold ``key`` (as their
+    output key if ``output``, else as their call key) since any call last answered something new,
+    in either key: a poll's count (a call right after a wait). A job polled while its events bring
+    news is waiting on a job that moves (the status says "queued" while the queue position falls),
+    and so is a job queue's listing, the same each time, polled between sleeps while each job's
+    log tail moves on (a short answer has no output key: its news is in its call key)."""
+    seen: set[str] = set()
+    count = 0
+    for call, out in pairs:
+        if (out if output else call) == key:
+            count += 1
+        elif (call is not None and call not in seen) or (out is not None and out not in seen):
+            count = 0
+        if call is not None:
+            seen.add(call)
+        if out is not None:
+            seen.add(out)
     return count
 
 
@@ -172,8 +192,12 @@ class Recurring(Windowed):
         if call is None:
             return None
         keys = [_keys(a, self.min_chars, p) for a, p in zip(seq, polled, strict=True)]
-        calls = since_news((c for c, _ in keys), call, poll)
-        outputs = since_news((o for _, o in keys), output, poll) if output is not None else 0
+        if poll:
+            calls = since_any_news(keys, call, False)
+            outputs = since_any_news(keys, output, True) if output is not None else 0
+        else:
+            calls = since_news((c for c, _ in keys), call)
+            outputs = since_news((o for _, o in keys), output) if output is not None else 0
         return self._report(last, calls, outputs, history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -256,7 +280,9 @@ class RecurringTracker(StepTracker):
         if not report or (calls < self._min and outputs < self._min):
             return None
         if call is not None and calls >= self._min:
-            calls = since_news((c for c, _ in recent), call, poll)
+            calls = since_any_news(recent, call, False) if poll else since_news((c for c, _ in recent), call)
         if output is not None and outputs >= self._min:
-            outputs = since_news((o for _, o in recent), output, poll)
+            outputs = (
+                since_any_news(recent, output, True) if poll else since_news((o for _, o in recent), output)
+            )
         return self._det._report(action, calls, outputs, action.tick, action.at)

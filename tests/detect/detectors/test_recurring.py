@@ -182,6 +182,33 @@ def test_a_job_polled_after_waits_moves_while_any_call_between_brings_news() -> 
     }
 
 
+def test_a_queue_listed_between_sleeps_while_each_job_s_log_moves_is_waiting_on_jobs_that_move() -> None:
+    """A sweep's ``squeue`` listing, the same long answer after each sleep, while a short tail of a
+    job's log moves on: the news is in the short answer's call key, and the listing's output key
+    counts since it. With the logs frozen too, the same listing five times is the same result."""
+    queue = "JOBID PARTITION NAME USER ST TIME NODES\n" + "\n".join(
+        f"4410{n:03d} gpu sweep-lr1e-4-bs{2**n} mlops R 1-02:00:00 1" for n in range(4, 8)
+    )
+
+    def rounds(steps: list[int]) -> list[Call]:
+        calls: list[Call] = []
+        for step in steps:
+            calls += [
+                {"tool": "shell", "args": {"cmd": "sleep 300"}, "output": ""},
+                {"tool": "shell", "args": {"cmd": "squeue -u mlops"}, "output": queue},
+                {
+                    "tool": "shell",
+                    "args": {"cmd": "tail -n 1 logs/bs64.out"},
+                    "output": f"step {step} loss 0.4",
+                },
+            ]
+        return calls
+
+    assert [hit for hit in trips(Recurring(), actions(rounds([100, 200, 300, 400, 500, 600]))) if hit] == []
+    frozen = [hit for hit in trips(Recurring(), actions(rounds([100] * 6))) if hit is not None]
+    assert frozen and frozen[0].evidence["call"].startswith("shell")
+
+
 def test_a_look_right_after_a_wait_that_finds_nothing_is_not_counted() -> None:
     """An inbox looked at after each wait and answered nothing waits for a reply (as a long poll
     waits for work); looked at between other calls, the same answer six times is the same result."""
