@@ -82,25 +82,3 @@ def test_only_the_newest_sample_can_report() -> None:
     """A failed measurement after a flat stretch reports nothing: it is not a sample of the metric."""
     found = _flat([3, 3, 3, 3, 3, None])
     assert found[4] is not None and found[5] is None
-
-
-def test_a_metric_wobbling_under_its_old_best_is_no_progress() -> None:
-    """A score going up and down, never past the best of the N samples before, is flat (a section
-    rewritten again and again), while the same spread climbing to new bests is progress."""
-    wobble = _flat([0.50, 0.52, 0.49, 0.53, 0.50, 0.52, 0.49, 0.51])
-    assert wobble[:7] == [None] * 7  # the first 4 spread 0.04 and no N came before them
-    anomaly = wobble[7]
-    assert anomaly is not None and anomaly.evidence["best_before"] == 0.53
-    assert anomaly.message == (
-        "progress went up and down between 0.49 and 0.52 over the last 4 heartbeats (now 0.51), "
-        "never 0.01 above its best before them (0.53); it must rise past it"
-    )
-    assert _flat([0.50, 0.52, 0.49, 0.53, 0.52, 0.55, 0.54, 0.57])[-1] is None
-
-
-def test_a_metric_that_dips_and_climbs_back_is_climbing() -> None:
-    """A suite broken by a refactor and mended test by test: the newest sample the highest of the N
-    is a climb, though it has not passed the old best yet; once it falls back it is judged again."""
-    mended = [0.80, 0.80, 0.82, 0.83, 0.70, 0.74, 0.78, 0.81]
-    assert _flat(mended) == [None] * 8
-    assert _flat([*mended, 0.79])[-1] is not None
