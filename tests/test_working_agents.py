@@ -424,3 +424,58 @@ def test_the_fixtures_are_what_they_say(kind: str) -> None:
         assert len(shapes) == (8 if kind == "writer" else 1)  # a writer's sections say different things
         assert len(healthy) == (1 if kind == "writer" else 29)
     assert len(results(False)[1]) == 1
+
+
+RESTOCKER = '''\
+"""A morning restocker written as the README's step is: it stops when ``ctx.record`` answers.
+Each morning it looks at the open purchase orders and the stock; most mornings both answer
+nothing, and on three a SKU runs low and it orders it (healthy). Its twin's supplier refuses
+every order with the same error."""
+
+HEALTHY = {healthy!r}
+
+
+def step(ctx):
+    day = ctx.data.get("day", 0) + 1
+    ctx.data["day"] = day
+    if ctx.record("sql.query", {{"sql": "SELECT * FROM purchase_orders WHERE open"}}, output="[]"):
+        return
+    low = '[{{"sku": "TEA-' + str(day) + '", "on_hand": 2}}]' if day % 6 == 5 else "[]"
+    if ctx.record("sql.query", {{"sql": "SELECT sku FROM stock WHERE on_hand < 5"}}, output=low):
+        return
+    if low != "[]":
+        if HEALTHY:
+            if ctx.record("supplier.place_order", {{"sku": f"TEA-{{day}}"}}, output=f"PO-{{day}} created"):
+                return
+            ctx.data["ordered"] = ctx.data.get("ordered", 0) + 1
+        else:
+            error = "supplier rejected the order: account on credit hold"
+            if ctx.record("supplier.place_order", {{"sku": f"TEA-{{day}}"}}, error=error):
+                return
+    ctx.record("append_file", {{"path": "restock.log", "text": f"day {{day}} checked"}}, output="ok")
+
+
+def progress(ctx):
+    return ctx.data.get("ordered", 0)
+'''
+
+
+def test_a_restocker_that_stops_when_told_is_not_stopped_before_its_quiet_round_finds_work(
+    tmp_path: Path,
+) -> None:
+    """A scheduled wake-up that has only looked, each call once, is not answered a finding made of
+    the wake-ups before it (its round again): a newcomer's restocker that returns at any answer
+    was stopped at its first look every morning from the third on, never reached the stock
+    query and ordered nothing while every SKU sold out, each finding dropped unseen as an idle
+    wake-up's. Now it orders on each of its three low mornings in 20, never escalated."""
+    jobs: list[tuple[str, str | None, int, bool]] = []
+    for healthy in (True,):
+        module = "restocker_ok"
+        folder = tmp_path / module
+        folder.mkdir()
+        (folder / f"{module}.py").write_text(RESTOCKER.format(healthy=healthy), encoding="utf-8")
+        jobs.append((str(folder), module, 20, True))
+    healthy = _ticks(_run(jobs)[jobs[0][0]])
+    assert [t["exit_code"] for t in healthy] == [0] * 20
+    state = json.loads((tmp_path / "restocker_ok" / "state" / "state.json").read_text())
+    assert state["data"].get("ordered", 0) == 3  # days 5, 11 and 17

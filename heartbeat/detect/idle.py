@@ -66,7 +66,7 @@ from .detectors.empty import is_empty_answer
 from .detectors.no_progress import NoProgress
 from .detectors.volatile import mask_volatile
 
-__all__ = ["exploring", "idle_wakeup", "spared", "watching"]
+__all__ = ["exploring", "idle_wakeup", "looked_once", "spared", "watching"]
 
 # Seconds since 1970 as ten digits (2001 to 2033): a poll's "since" cursor, not content.
 _EPOCH = re.compile(r"(?<![\w.])1\d{9}(?![\w.])")
@@ -77,14 +77,20 @@ def _asked(actions: Iterable[ActionView]) -> set[str] | None:
     an act or a write, or a call asked twice (a stuck agent's, not a round's)."""
     asked: set[str] = set()
     for action in actions:
-        if (
-            action.error is not None
-            or action.fingerprint in asked
-            or silent_by_design(action.tool, action.summary)
-        ):
+        if not looked_once(asked, action):
             return None
-        asked.add(action.fingerprint)
     return asked
+
+
+def looked_once(asked: set[str], action: ActionView) -> bool:
+    """Whether ``action`` only looked, at a call not among ``asked`` (a heartbeat's looks so far,
+    to which it is added): no failure, no act or write, no call asked twice."""
+    if action.error is not None or action.fingerprint in asked:
+        return False
+    if silent_by_design(action.tool, action.summary):
+        return False
+    asked.add(action.fingerprint)
+    return True
 
 
 def _noted(action: ActionView) -> bool:
@@ -103,7 +109,9 @@ def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) 
     return [
         a
         for a in heartbeat
-        if not (a.shape in shapes and (a.fingerprint not in done or keeps_record(a.tool)) and _noted(a))
+        if not (
+            a.shape in shapes and (a.fingerprint not in done or keeps_record(a.tool, a.summary)) and _noted(a)
+        )
     ]
 
 

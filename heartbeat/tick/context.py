@@ -13,6 +13,8 @@ from ..config.file import BudgetConfig
 from ..core.budget import overspent
 from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, printable
 from ..detect.detectors import ActionView
+from ..detect.evidence import made_of
+from ..detect.idle import looked_once
 from ..detect.monitor import Monitor
 from ..detect.recorded import journal_keys
 from ..state.killswitch import KillSwitch, fleet_stop_name, stopped_by
@@ -165,6 +167,9 @@ class StepContext:
         self.recorded: list[ActionView] = []
         self._pricer = pricer
         self._pausing = pausing  # a `heartbeat pause` waiting for this tick's lock (one stat)
+        # The calls this heartbeat has looked at, each once and nothing else done; None once it
+        # did more (see record: a wake-up's round is judged whole).
+        self._looks: set[str] | None = set()
 
     @property
     def data(self) -> dict[str, Any]:
@@ -257,11 +262,24 @@ class StepContext:
             cost=float(cost),
             now=now,
         )
-        self.recorded.append(cast(ActionView, self._monitor.newest))  # the action just recorded
+        newest = cast(ActionView, self._monitor.newest)  # the action just recorded
+        self.recorded.append(newest)
         self.actions += 1
         self._counters.actions += 1
         self._counters.cost += float(cost)
         self.tick_cost += float(cost)
+        looks = self._looks
+        if looks is not None and not looked_once(looks, newest):
+            looks = self._looks = None
+        if hit is not None and looks is not None and not self.turn and made_of(hit) > len(self.recorded):
+            # A wake-up of the schedule that has only looked, each call once, tripping on a
+            # pattern its own calls cannot make alone, is going round the sources it looked at
+            # the wake-up before: it is not stopped mid-round. The finding stays this
+            # heartbeat's, and the heartbeat judges the round whole when the step returns (an
+            # idle wake-up's looks finding no work are no finding). A pattern made within the
+            # heartbeat (a model going round in one run), or one tripped once the step acts,
+            # writes, fails or asks a call again, is answered at once.
+            hit = None
         return self._over_budget(now, tool) or hit
 
     def record_usage(

@@ -199,11 +199,15 @@ _KNOWN_VERBS = _SILENT_VERBS | _READ_VERBS | _MESSAGE_VERBS | _WAIT_VERBS
 _RECORD_VERBS = frozenset(["log", "touch"])
 
 
-@lru_cache(maxsize=1024)
-def keeps_record(tool: str) -> bool:
-    """Whether ``tool``'s name says it writes the agent's own record (``log.info``,
-    ``state.touch``): a line logged, a time kept, nothing acted on."""
-    return _verb(tool) in _RECORD_VERBS
+# A write to a log file (``append_file(path="restock.log")``): the agent's own record too.
+_LOG_FILE = re.compile(r'"(?:path|file|filename|file_path|filepath)":"[^"]*\.log"')
+
+
+def keeps_record(tool: str, summary: str = "") -> bool:
+    """Whether the call ``summary`` of ``tool`` writes the agent's own record: a tool named for it
+    (``log.info``, ``state.touch``) or a write to a log file (``append_file(path="restock.log")``):
+    a line logged, a time kept, nothing acted on."""
+    return _verb(tool) in _RECORD_VERBS or (".log" in summary and _LOG_FILE.search(summary) is not None)
 
 
 @lru_cache(maxsize=1024)

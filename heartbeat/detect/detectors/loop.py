@@ -75,7 +75,7 @@ def polls_for_news(cycle: Iterable[ActionView]) -> bool:
     for action in cycle:
         if idle_poll(action, action.output_len):
             polled = True
-        elif action.error is not None or not keeps_record(action.tool):
+        elif action.error is not None or not keeps_record(action.tool, action.summary):
             return False
     return polled
 

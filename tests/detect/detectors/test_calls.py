@@ -100,6 +100,11 @@ def test_a_log_line_or_a_touched_time_is_the_agents_own_record() -> None:
     note, a log read, a hand-off or a write of data are not such a record."""
     assert all(keeps_record(t) for t in ["log.info", "log", "log_warn", "worker.log", "state.touch"])
     assert not any(keeps_record(t) for t in ["think", "transfer_to_billing_agent", "state.set", "get_log"])
+    # A line appended to a log file is one too, whatever the tool is called; other files hold data.
+    logged = summarize("append_file", {"path": "restock.log", "text": "no open POs, nothing low"})
+    assert keeps_record("append_file", logged)
+    assert not keeps_record("append_file", summarize("append_file", {"path": "orders.csv", "text": "a"}))
+    assert not keeps_record("append_file", summarize("append_file", {"path": "catalog.logo.png"}))
 
 
 @pytest.mark.parametrize(
