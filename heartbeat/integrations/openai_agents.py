@@ -180,7 +180,7 @@ class HeartbeatHooks(RunHooks[Any]):
         for key, (name, arguments) in running.items():
             self._settled.add(key)
             why = f"the run was stopped while the call ran (it may have run): {verdict.cause or 'stuck'}"
-            self.guard.after(name, arguments, error=why)
+            self.guard.after(name, arguments, error=why, read_later=True)  # never read: not counted
         return AgentStopped(verdict)
 
     def _ended(self, context: RunContextWrapper[Any]) -> bool:

@@ -25,7 +25,10 @@ whose toolsets already hold a :class:`HeartbeatToolset`.
 
 The answer is a plain tool result, not a ``ModelRetry``: a retry counts
 against the tool's ``retries`` (default 1) and would end the run with
-``UnexpectedModelBehavior`` on the second redirection.
+``UnexpectedModelBehavior`` on the second redirection. A redirection counts
+toward ``max_redirects`` once the next model request carries it: one whose
+run ended first (an output tool in the same turn, another call's exception,
+a stop) was never read, and is not held against the model.
 
 Needs ``pip install -e '.[pydantic-ai]'`` in the heartbeat checkout (pydantic-ai-slim).
 """
@@ -39,9 +42,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai import ModelRetry
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import ToolReturnPart
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset, WrapperToolset
 
-from .guard import Guard, OnStuck, Stopped
+from .guard import Guard, OnStuck, Stopped, Verdict
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelResponse
@@ -67,6 +71,9 @@ class HeartbeatToolset(WrapperToolset[Any]):
     standalone: bool = True
     """Read the run's tokens (``RunContext.usage``) and check before each model request; False
     under a :class:`HeartbeatCapability`, which does both at each model request itself."""
+    redirected: dict[tuple[object, str], str] = field(default_factory=dict, repr=False)
+    """The redirections answered and not read yet, by (run id, tool call id): counted once a
+    model request carries them (:func:`_read`). Shared with the capability and the per-run copies."""
 
     def __post_init__(self) -> None:
         if self.guard is None:
@@ -101,40 +108,53 @@ class HeartbeatToolset(WrapperToolset[Any]):
             verdict = self.guard.check()
             if verdict.action == "stop":
                 raise verdict.error()
+            _read(self.guard, self.redirected, ctx, getattr(ctx, "messages", None))
         return await super().for_run_step(ctx)
+
+    def _redirect(self, ctx: Any, verdict: Verdict) -> str | None:
+        """The instructions to answer with, remembered until a model request carries them."""
+        text = verdict.instructions
+        call = getattr(ctx, "tool_call_id", None)
+        if isinstance(call, str) and text is not None:
+            self.redirected[(getattr(ctx, "run_id", None), call)] = text
+            while len(self.redirected) > 256:  # runs that ended before their model read them
+                del self.redirected[next(iter(self.redirected))]
+        else:  # no call id to find it by: counted as answered, as the other adapters count
+            self.guard.delivered()
+        return text
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
         """Run the tool unless killed, stuck or over budget; record it; redirect once stuck."""
         guard: Guard = self.guard
         if self.standalone:
             self._count(ctx)
-        verdict = guard.before(name, tool_args)
+        verdict = guard.before(name, tool_args, read_later=True)
         if verdict.action == "stop":
             raise verdict.error()
         if verdict.action == "redirect":
-            return verdict.instructions
+            return self._redirect(ctx, verdict)
         try:
             result = await super().call_tool(name, tool_args, ctx, tool)
         except ModelRetry as exc:  # the tool asks the model to retry: a failed call, passed on
-            verdict = guard.after(name, tool_args, error=f"ModelRetry: {exc.message}")
+            verdict = guard.after(name, tool_args, error=f"ModelRetry: {exc.message}", read_later=True)
             if verdict.action == "stop":
                 raise verdict.error() from exc
             if verdict.action == "redirect":
-                return verdict.instructions
+                return self._redirect(ctx, verdict)
             raise
         except Exception as exc:
-            verdict = guard.after(name, tool_args, error=exc)
+            verdict = guard.after(name, tool_args, error=exc, read_later=True)
             if verdict.action == "stop":
                 raise verdict.error() from exc
             raise
         except BaseException as exc:  # cancelled mid-run: another call of the turn ended the run
             guard.cancelled(name, tool_args, exc)
             raise
-        verdict = guard.after(name, tool_args, output=result)
+        verdict = guard.after(name, tool_args, output=result, read_later=True)
         if verdict.action == "stop":
             raise verdict.error()
         if verdict.action == "redirect":
-            return verdict.instructions
+            return self._redirect(ctx, verdict)
         return result
 
 
@@ -160,6 +180,7 @@ class HeartbeatCapability(AbstractCapability[Any]):
         kill_file: str | Path | None = None,
     ) -> None:
         self.guard = Guard.of(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
+        self._redirected: dict[tuple[object, str], str] = {}  # shared with its toolsets
 
     def __repr__(self) -> str:
         return f"HeartbeatCapability({self.guard!r})"
@@ -176,15 +197,17 @@ class HeartbeatCapability(AbstractCapability[Any]):
                 "a toolset given to guarded() is already watched: give the agent its plain tools "
                 "with HeartbeatCapability, or use guarded() without the capability, not both"
             )
-        return HeartbeatToolset(toolset, guard=self.guard, standalone=False)
+        return HeartbeatToolset(toolset, guard=self.guard, standalone=False, redirected=self._redirected)
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
-        """Stop the run before the request when killed, stopped or over budget."""
+        """Stop the run before the request when killed, stopped or over budget; else count the
+        redirections it carries to the model."""
         verdict = self.guard.check()
         if verdict.action == "stop":
             raise verdict.error()
+        _read(self.guard, self._redirected, ctx, request_context.messages)
         return request_context
 
     async def after_model_request(
@@ -211,6 +234,22 @@ def _holds_heartbeat(toolset: object) -> bool:
         return _holds_heartbeat(inner)
     children = getattr(toolset, "toolsets", ())
     return isinstance(children, list | tuple) and any(map(_holds_heartbeat, children))
+
+
+def _read(guard: Guard, redirected: dict[tuple[object, str], str], ctx: Any, messages: object) -> None:
+    """Count the redirections the request about to go out carries (its last message's tool returns)."""
+    if not redirected or not isinstance(messages, list) or not messages:
+        return
+    run = getattr(ctx, "run_id", None)
+    read = 0
+    for part in getattr(messages[-1], "parts", ()):
+        if isinstance(part, ToolReturnPart) and isinstance(part.tool_call_id, str):
+            text = redirected.get((run, part.tool_call_id))
+            if text is not None and part.content == text:
+                del redirected[(run, part.tool_call_id)]
+                read += 1
+    if read:
+        guard.delivered(read)
 
 
 def _model_name(model: object) -> str:
