@@ -59,6 +59,7 @@ __all__ = [
 OnStuck = Literal["stop", "redirect"]
 
 _S = TypeVar("_S", bound=Stopped)
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +154,7 @@ class Guard:
         usage = getattr(self.recorder, "record_usage", None)
         self._record_usage: Callable[..., Anomaly | None] | None = usage if callable(usage) else None
         self._owned = isinstance(target, str | Path)  # a Session we opened: close() ends it
+        self._waits = hasattr(type(self.recorder), "answers_at_once")  # a Session: its calls may wait
         self.observing = getattr(self.recorder, "observing", False) is True
         """``[policy] mode = "observe"`` (a StepContext's or Session's): detectors never redirect or stop."""
 
@@ -213,6 +215,21 @@ class Guard:
                 with self._lock:
                     return self._redirect(earlier, tool, again=True, read_later=read_later)
         return GO
+
+    async def offload(self, call: Callable[[], _R], *, records: bool = False) -> _R:
+        """``call()``, one of this guard's methods, from a coroutine (an adapter's hook on an event loop).
+
+        Bound to a Session, a check may open a heartbeat (the lock, up to ``lock_wait``) or read the
+        fleet stop for the first time (up to its deadline), and a record (``records``) may end the
+        heartbeat (saved, notified): those run on a worker thread, so the loop is never held and
+        the rest of the process goes on. Otherwise (and for a check a Session answers at once) it
+        is called here: a worker thread costs more than the call.
+        """
+        if self._waits and (records or not getattr(self.recorder, "answers_at_once", False)):
+            import anyio.to_thread  # only here: a cold import of the guard stays light
+
+            return await anyio.to_thread.run_sync(call)
+        return call()
 
     def check(self) -> Verdict:
         """Whether the run may go on at all (before a model call): stop when killed, stopped, over budget."""

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,7 +82,7 @@ class HeartbeatToolset(WrapperToolset[Any]):
         if not isinstance(self.guard, Guard):
             self.guard = Guard(self.guard, on_stuck="redirect")
 
-    def _count(self, ctx: Any) -> None:
+    async def _count(self, ctx: Any) -> None:
         """Record the run's tokens since the last look (``ctx.usage``, the run's running total)."""
         usage = getattr(ctx, "usage", None)
         if usage is None:
@@ -99,13 +100,14 @@ class HeartbeatToolset(WrapperToolset[Any]):
         if len(self.counted) > 64:  # runs long finished
             del self.counted[next(iter(self.counted))]
         given, made, cached = (max(0, a - b) for a, b in zip(now, before, strict=True))
-        self.guard.usage(_model_name(getattr(ctx, "model", None)), given, made, cached)
+        model = _model_name(getattr(ctx, "model", None))
+        await self.guard.offload(partial(self.guard.usage, model, given, made, cached), records=True)
 
     async def for_run_step(self, ctx: Any) -> AbstractToolset[Any]:
         """Before each model request (standalone): record the tokens so far; stop when need be."""
         if self.standalone:
-            self._count(ctx)
-            verdict = self.guard.check()
+            await self._count(ctx)
+            verdict = await self.guard.offload(self.guard.check)
             if verdict.action == "stop":
                 raise verdict.error()
             _read(self.guard, self.redirected, ctx, getattr(ctx, "messages", None))
@@ -127,8 +129,10 @@ class HeartbeatToolset(WrapperToolset[Any]):
         """Run the tool unless killed, stuck or over budget; record it; redirect once stuck."""
         guard: Guard = self.guard
         if self.standalone:
-            self._count(ctx)
-        verdict = guard.before(name, tool_args, read_later=True)
+            await self._count(ctx)
+        # Bound to a state folder, a check or a record may wait (a heartbeat to open or end, the
+        # fleet stop's first reading): on a worker thread then, never holding the event loop.
+        verdict = await guard.offload(partial(guard.before, name, tool_args, read_later=True))
         if verdict.action == "stop":
             raise verdict.error()
         if verdict.action == "redirect":
@@ -136,21 +140,28 @@ class HeartbeatToolset(WrapperToolset[Any]):
         try:
             result = await super().call_tool(name, tool_args, ctx, tool)
         except ModelRetry as exc:  # the tool asks the model to retry: a failed call, passed on
-            verdict = guard.after(name, tool_args, error=f"ModelRetry: {exc.message}", read_later=True)
+            failed = f"ModelRetry: {exc.message}"
+            verdict = await guard.offload(
+                partial(guard.after, name, tool_args, error=failed, read_later=True), records=True
+            )
             if verdict.action == "stop":
                 raise verdict.error() from exc
             if verdict.action == "redirect":
                 return self._redirect(ctx, verdict)
             raise
         except Exception as exc:
-            verdict = guard.after(name, tool_args, error=exc, read_later=True)
+            verdict = await guard.offload(
+                partial(guard.after, name, tool_args, error=exc, read_later=True), records=True
+            )
             if verdict.action == "stop":
                 raise verdict.error() from exc
             raise
         except BaseException as exc:  # cancelled mid-run: another call of the turn ended the run
             guard.cancelled(name, tool_args, exc)
             raise
-        verdict = guard.after(name, tool_args, output=result, read_later=True)
+        verdict = await guard.offload(
+            partial(guard.after, name, tool_args, output=result, read_later=True), records=True
+        )
         if verdict.action == "stop":
             raise verdict.error()
         if verdict.action == "redirect":
@@ -204,7 +215,7 @@ class HeartbeatCapability(AbstractCapability[Any]):
     ) -> ModelRequestContext:
         """Stop the run before the request when killed, stopped or over budget; else count the
         redirections it carries to the model."""
-        verdict = self.guard.check()
+        verdict = await self.guard.offload(self.guard.check)
         if verdict.action == "stop":
             raise verdict.error()
         _read(self.guard, self._redirected, ctx, request_context.messages)
@@ -216,12 +227,8 @@ class HeartbeatCapability(AbstractCapability[Any]):
         """Record the request's tokens; past a budget the run's next model or tool call is stopped."""
         usage = response.usage
         model = response.model_name or _model_name(request_context.model)
-        self.guard.usage(
-            model,
-            _tokens(usage, "input_tokens"),
-            _tokens(usage, "output_tokens"),
-            _tokens(usage, "cache_read_tokens"),
-        )
+        counts = (_tokens(usage, n) for n in ("input_tokens", "output_tokens", "cache_read_tokens"))
+        await self.guard.offload(partial(self.guard.usage, model, *counts), records=True)
         return response
 
 
