@@ -30,6 +30,7 @@ __all__ = [
     "killed_while_loading",
     "note_interrupted",
     "note_left_behind",
+    "note_stopped_between_ticks",
     "pause",
     "pause_requested",
     "pending_note",
@@ -289,6 +290,12 @@ def note_left_behind(hb: Agent, reason: str) -> None:
     _journal_unlocked(
         hb, {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
     )
+
+
+def note_stopped_between_ticks(hb: Agent, reason: str, by: str) -> None:
+    """Journal that KILL or the fleet stop (``by``, as :func:`stopped_by` names it) stopped ``run``
+    while ``hb`` waited for its next tick (no lock: the run exits within half a second)."""
+    _journal_unlocked(hb, {"event": "kill", "reason": reason, "by": by, "between_ticks": True})
 
 
 def note_interrupted(hb: Agent, reason: str) -> None:
