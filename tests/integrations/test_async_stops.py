@@ -118,3 +118,73 @@ def test_pydantic_ai_first_fleet_stop_read_never_holds_the_loop(how: str, tmp_pa
         measured = asyncio.run(killed_while_the_stop_is_read(tmp_path, held, agent.run("research")))
     assert_stopped_by_kill_at_once(*measured)
     assert asked == []  # no model call was paid for
+
+
+def test_openai_agents_first_fleet_stop_read_never_holds_the_loop(tmp_path: Path) -> None:
+    """Regression: the hooks read the fleet stop (and opened a heartbeat) on the run's event loop,
+    holding it up to the stop's deadline, deaf to KILL. Now as for PydanticAI."""
+    from agents import Agent, Runner, function_tool, set_tracing_disabled
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
+    from heartbeat.integrations.openai_agents import HeartbeatHooks
+
+    set_tracing_disabled(True)
+    ran: list[str] = []
+
+    @function_tool
+    def search(q: str) -> str:
+        """Search the web."""
+        ran.append(q)
+        return f"3 hits for {q}"
+
+    model = ScriptedModel(
+        [
+            {"output": [function_call("search", {"q": "a"}, call_id="c0")]},
+            {"output": [assistant_message("done")]},
+        ]
+    )
+    agent: Agent[Any] = Agent(name="researcher", model=model, tools=[search])
+    with held_session(tmp_path) as (session, held):
+        hooks = HeartbeatHooks(session, on_stuck="redirect")
+        hooks.guard_tools(agent)
+        run = Runner.run(agent, "research", hooks=hooks)
+        measured = asyncio.run(killed_while_the_stop_is_read(tmp_path, held, run))
+    assert_stopped_by_kill_at_once(*measured)
+    assert ran == []
+
+
+def test_langgraph_tool_wrapper_first_fleet_stop_read_never_holds_the_loop(tmp_path: Path) -> None:
+    """Regression: the ToolNode wrapper's async side (awrap_tool_call) read the fleet stop and opened
+    a heartbeat on the graph's event loop. Now as for PydanticAI: the tool never runs."""
+    from _integrations import model_and_tools
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+    from langgraph.graph import MessagesState
+    from langgraph.prebuilt import ToolNode
+
+    from heartbeat.integrations.langchain import HeartbeatToolWrapper
+
+    ran: list[str] = []
+
+    @tool
+    def search(q: str) -> str:
+        """Search the web."""
+        ran.append(q)
+        return f"3 hits for {q}"
+
+    turns = [AIMessage(content="", tool_calls=[{"name": "search", "args": {"q": "a"}, "id": "c0"}])]
+    model = FakeMessagesListChatModel(responses=[*turns, AIMessage(content="done")])
+
+    def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    with held_session(tmp_path) as (session, held):
+        wrapper = HeartbeatToolWrapper(session)
+        app = model_and_tools(
+            call_model, ToolNode([search], wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall)
+        )
+        run = app.ainvoke({"messages": [("user", "research")]})
+        measured = asyncio.run(killed_while_the_stop_is_read(tmp_path, held, run))
+    assert_stopped_by_kill_at_once(*measured)
+    assert ran == []
