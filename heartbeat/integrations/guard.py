@@ -216,6 +216,11 @@ class Guard:
                     return self._redirect(earlier, tool, again=True, read_later=read_later)
         return GO
 
+    @property
+    def waits(self) -> bool:
+        """Whether a check or a record may wait on files, locks or the fleet stop (bound to a Session)."""
+        return self._waits
+
     async def offload(self, call: Callable[[], _R], *, records: bool = False) -> _R:
         """``call()``, one of this guard's methods, from a coroutine (an adapter's hook on an event loop).
 

@@ -131,7 +131,13 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
     """
 
     raise_error = True  # without it LangChain logs our Stopped and carries on
-    run_inline = True  # the guard's verdict must come before the tool runs, not on a thread later
+
+    @property
+    def run_inline(self) -> bool:  # type: ignore[override]
+        """Whether an async run calls this handler on its event loop: yes, unless bound to a state
+        folder, whose checks may wait (a heartbeat to open, the fleet stop's first reading): LangChain
+        then calls it on a worker thread, and waits for its verdict all the same."""
+        return not self.guard.waits
 
     # Events the handler has no use for: LangChain then skips calling it for each graph node.
     # (Tool events are gated by ignore_agent, so that one stays False.)

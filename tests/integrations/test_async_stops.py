@@ -188,3 +188,35 @@ def test_langgraph_tool_wrapper_first_fleet_stop_read_never_holds_the_loop(tmp_p
         measured = asyncio.run(killed_while_the_stop_is_read(tmp_path, held, run))
     assert_stopped_by_kill_at_once(*measured)
     assert ran == []
+
+
+def test_langchain_callback_handler_first_fleet_stop_read_never_holds_the_loop(tmp_path: Path) -> None:
+    """Regression: in an async graph LangChain calls an inline handler on the event loop, so the
+    handler's check before the first model call read the fleet stop there. Bound to a state folder it
+    is no longer inline: LangChain calls it on a worker thread and waits for its verdict."""
+    from _integrations import model_and_tools
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+    from langgraph.graph import MessagesState
+    from langgraph.prebuilt import ToolNode
+
+    from heartbeat.integrations.langchain import HeartbeatCallbackHandler
+
+    @tool
+    def search(q: str) -> str:
+        """Search the web."""
+        return f"3 hits for {q}"
+
+    model = FakeMessagesListChatModel(responses=[AIMessage(content="done")])
+
+    async def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    with held_session(tmp_path) as (session, held):
+        handler = HeartbeatCallbackHandler(session)
+        app = model_and_tools(call_model, ToolNode([search]))
+        run = app.ainvoke({"messages": [("user", "research")]}, config={"callbacks": [handler]})
+        measured = asyncio.run(killed_while_the_stop_is_read(tmp_path, held, run))
+    assert_stopped_by_kill_at_once(*measured)
+    assert model.i == 0  # no model call was made
