@@ -317,7 +317,7 @@ class Guard:
             if waiting is not None:
                 return waiting
             self._blocked[_key(tool, args)] = anomaly
-            return self._redirect(anomaly, tool, again=False, read_later=read_later)
+            return self._redirect(anomaly, tool, again=False, read_later=read_later, failed=error)
 
     def delivered(self, count: int = 1) -> None:
         """Count ``count`` redirections a model request now carries to the model (see ``read_later``)."""
@@ -332,7 +332,9 @@ class Guard:
         why = f"cancelled while running (it may have run): {type(exc).__name__}"
         self.after(tool, args, error=why, read_later=True)
 
-    def _redirect(self, anomaly: Anomaly, tool: str, *, again: bool, read_later: bool) -> Verdict:
+    def _redirect(
+        self, anomaly: Anomaly, tool: str, *, again: bool, read_later: bool, failed: str | None = None
+    ) -> Verdict:
         """Redirect (or stop, in stop mode or once the model has ignored enough redirections it read)."""
         reason = f"{anomaly.kind}: {anomaly.message}"
         if again:  # the model's tool name reaches a person in the stop's message: masked, escaped
@@ -346,8 +348,10 @@ class Guard:
             return self._stop("stuck", reason, anomaly)
         if not read_later:  # the adapter's answer reaches the model as it returns
             self.redirects += 1
-        # Asked again (``again``: from before), the call was refused before it ran; else it ran.
-        return Verdict("redirect", "stuck", reason, anomaly, redirect_text(anomaly, tool, ran=not again))
+        # Asked again (``again``: from before), the call was refused before it ran; else it ran (and
+        # ``failed``: ended with that error, no result).
+        text = redirect_text(anomaly, tool, ran=not again, failed=failed)
+        return Verdict("redirect", "stuck", reason, anomaly, text)
 
     def _waiting(self, anomaly: Anomaly) -> Verdict | None:
         """After an anomaly: a stop when a Session's policy escalated (or paused) at once, else None."""

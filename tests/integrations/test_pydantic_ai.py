@@ -353,3 +353,18 @@ def test_a_redirect_the_run_ended_before_the_model_read_is_not_counted(how: str,
     assert agent.run_sync("research heartbeats again").output.text == "done"
     assert len(seen) == 1 and NOT_RUN in seen[0]  # the same call asked again: refused, and said so
     assert ran == ["x"] * REPEAT + ["y"]
+
+
+def test_a_tool_asking_to_retry_again_and_again_is_not_said_to_have_a_withheld_result(
+    tmp_path: Path,
+) -> None:
+    """Regression: a tool that kept raising ModelRetry for the same query tripped a detector, and the
+    model read that the call's result was withheld: there was none, the tool asked it to rephrase.
+    Now it reads that the call failed, with the tool's words."""
+    searcher = Searcher(lambda turn, answer: None if answer.startswith("heartbeat:") else "retry")
+    searcher.tools.max_retries = REPEAT + 1  # PydanticAI's own limit is 1: the run would end there
+    bound = run_bound("monitor", tmp_path, lambda target, kill: searcher.run(guarded(searcher.tools, target)))
+    assert bound.value.output == "done"
+    told = [s for s in searcher.seen if s.startswith("heartbeat:")]
+    assert len(told) == 1 and WITHHELD not in told[0], told
+    assert "ran and failed" in told[0] and "ModelRetry: rephrase the query" in told[0]
