@@ -4,7 +4,8 @@ Tools: ``fast`` (a text), ``odd`` (a content type no SDK knows, and ``x-`` exten
 fields on the result), ``slow`` (runs until the file named by ``RAW_MCP_RELEASE``
 appears, or until the client cancels it; with the argument ``fail`` it then answers with
 a JSON-RPC error of that text instead of a result; with ``exit`` the server exits instead of
-answering). ``tools/list`` carries ``x-`` fields on
+answering), ``bare`` (answers with the line given as its argument ``line``, as it is, ``{id}`` in it
+the request's id: a bare array, a string, a result that is no object). ``tools/list`` carries ``x-`` fields on
 a tool and on the result. A resource and a prompt, and a slow one of each (``raw://slow``, the
 prompt ``slow``: held as the ``slow`` tool is, until released or cancelled). Every request and every
 ``notifications/cancelled`` is appended to the file named by ``RAW_MCP_LOG``, one
@@ -35,6 +36,7 @@ TOOLS = [
     },
     {"name": "odd", "inputSchema": {"type": "object"}},
     {"name": "slow", "inputSchema": {"type": "object"}},
+    {"name": "bare", "inputSchema": {"type": "object", "properties": {"line": {"type": "string"}}}},
 ]
 
 
@@ -111,6 +113,12 @@ def main() -> None:
         if "id" not in message:
             continue
         log({"method": method, "name": params.get("name"), "id": message["id"]})
+        if method == "tools/call" and params.get("name") == "bare":
+            line = str((params.get("arguments") or {}).get("line", "[]"))
+            with _out:
+                sys.stdout.write(line.replace("{id}", json.dumps(message["id"])) + "\n")
+                sys.stdout.flush()
+            continue
         if method == "tools/call" and params.get("name") == "slow":
             given = params.get("arguments") or {}
             fail = "exit" if given.get("exit") else given.get("fail")

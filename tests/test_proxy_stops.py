@@ -305,7 +305,7 @@ def test_requests_that_reach_the_server_are_refused_once_the_proxy_is_stopping(t
     assert texts(answers["call"]).startswith("heartbeat: the tool was not called: the proxy in front")
     for said in (read, prompt, texts(answers["call"])):
         assert "is shutting down" in said and "state folder" not in said and "recorded" not in said
-    assert [t["name"] for t in answers["list"]["result"]["tools"]] == ["fast", "odd", "slow"]
+    assert [t["name"] for t in answers["list"]["result"]["tools"]] == ["fast", "odd", "slow", "bare"]
     assert forwarded(tmp_path, "resources/read", "prompts/get") == []
     assert [e.get("name") for e in server_log(tmp_path) if e.get("method") == "tools/call"] == ["fast"]
 
@@ -360,3 +360,57 @@ def test_the_first_request_after_the_fleet_stop_is_engaged_is_refused(tmp_path: 
     assert forwarded(tmp_path, "resources/read", "prompts/get") == []
     kills = [e for e in journal(tmp_path) if e["event"] == "kill"]
     assert len(kills) == 1  # the stop journaled once
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("[1, 2]", "not a JSON-RPC object: [1, 2]"),
+        ('"a bare string"', 'not a JSON-RPC object: "a bare string"'),
+        ("42", "not a JSON-RPC object: 42"),
+        ('{"jsonrpc": "2.0", "id": {id}, "result": 42}', "not a JSON-RPC response"),
+        ('{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}', "-32700"),
+    ],
+    ids=["array", "string", "number", "result-not-an-object", "error-with-no-id"],
+)
+def test_a_server_answer_that_is_no_json_rpc_object_is_an_error_at_once_and_recorded(
+    line: str, said: str, tmp_path: Path
+) -> None:
+    """Regression: the SDK could not read the server's answer and dropped it, so the call waited
+    forever (the client with it, recorded only once the client gave up). Now the call is answered
+    at once with a JSON-RPC error saying what the server sent, and recorded as failed; the proxy
+    goes on."""
+    via = proxy(tmp_path)
+    try:
+        number = via.start("tools/call", {"name": "bare", "arguments": {"line": line}})
+        answer = via.wait(number, timeout=10)
+        after = via.ask("tools/call", {"name": "fast", "arguments": {"q": "a"}})
+    finally:
+        via.close()
+    assert "result" not in answer and answer["error"]["code"] == -32603, answer
+    assert said in answer["error"]["message"]
+    assert "fast answer" in texts(after)
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [a["tool"] for a in actions] == ["bare", "fast"]
+    assert said in actions[0]["error"]
+
+
+def test_an_answer_naming_no_request_ends_each_request_waiting_saying_which_is_not_known(
+    tmp_path: Path,
+) -> None:
+    """A bare array while two calls wait on the server: it answers one of them, which cannot be told;
+    no other answer comes for that one, so each ends at once, told just that, and each is recorded."""
+    via = proxy(tmp_path)
+    try:
+        slow = running(via, {})
+        bare = via.start("tools/call", {"name": "bare", "arguments": {"line": "[1, 2]"}})
+        answers = [via.wait(slow, timeout=10), via.wait(bare, timeout=10)]
+    finally:
+        via.close()
+    for answer in answers:
+        said = answer["error"]["message"]
+        assert "one of the 2 requests waiting on it, which one cannot be told" in said, answer
+        assert "[1, 2]" in said and "may have run" in said
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert sorted(a["tool"] for a in actions) == ["bare", "slow"]
+    assert all("cannot be told" in a["error"] for a in actions)

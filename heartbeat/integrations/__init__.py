@@ -5,7 +5,8 @@ heartbeats for a server or worker; ``stops``: why it must not go on;
 ``filestops``: what the agent's files say about that, read without a heartbeat;
 ``waiting``: the agent's waiting status as it last read ``state.json``;
 ``notes``: instructions it hands its callers once, and who wrote them),
-``mcp_proxy`` (an MCP server's tool calls; ``leaving``: how the proxy ends),
+``mcp_proxy`` (an MCP server's tool calls; ``mcp_upstream``: its answers as read;
+``leaving``: how the proxy ends),
 ``otel`` (OpenTelemetry spans),
 one shared core (:mod:`heartbeat.integrations.guard`) and one module per
 framework, each importing its framework only when that module is imported::

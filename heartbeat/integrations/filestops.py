@@ -18,6 +18,7 @@ from ..base.errors import HeartbeatError
 from ..core.models import Status
 from ..state.killswitch import fleet_stop_name, stopped_by
 from ..tick.control import pause_requested
+from ..tick.sharedstop import KilledWhileReading
 from .stops import Stop, pausing
 
 if TYPE_CHECKING:
@@ -39,8 +40,13 @@ def kill_found(hb: Agent) -> Stop | None:
     if fleet is not None:
         # The latest reading, never waited for (read at most once a second, as the watchdog does);
         # but before this process has any, "none yet" is no "go on": the first ask reads it (an
-        # adapter's first model call, before any heartbeat opened and read it).
-        reason = fleet.latest() if fleet.read_yet else fleet.current()
+        # adapter's first model call, before any heartbeat opened and read it), up to the stop's
+        # deadline, so a caller on an event loop asks from a worker thread (Guard.offload). KILL
+        # is looked at meanwhile: a slow stop service never holds it off.
+        try:
+            reason = fleet.latest() if fleet.read_yet else fleet.current(killed=hb.kill.reason)
+        except KilledWhileReading as exc:
+            return Stop("killed", stopped_by(hb.kill.name, exc.reason), 3)
         if reason is not None:
             return Stop("killed", stopped_by(fleet_stop_name(fleet.where), reason), 3)
     return None

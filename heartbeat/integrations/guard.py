@@ -19,8 +19,11 @@ detector is remembered: the same tool with the same arguments is answered
 with the instructions again, never run. And a later call that continues the
 stuck pattern with other arguments trips the detector again (the Monitor
 reports the finding again, flagged ``again``), so it is redirected too:
-every redirection counts, and ``max_redirects`` ends a run whose model does
-not listen, whatever it varies.
+every redirection the model reads counts, and ``max_redirects`` ends a run
+whose model does not listen, whatever it varies. A redirection the model never
+reads (its run ended first, or a cancelled call's) is not counted: an adapter
+that can tell passes ``read_later=True`` and calls :meth:`Guard.delivered` once
+a model request carries it.
 """
 
 from __future__ import annotations
@@ -29,18 +32,17 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from ..base.errors import HeartbeatError
-from ..state.killswitch import KillSwitch, stopped_by
+from ..state.killswitch import stopped_by
+from .recorders import MonitorRecorder, Recorder, as_recorder
 from .redirects import redirect_text
 from .stops import Cause, Stopped, pausing
 
 if TYPE_CHECKING:
-    from ..core.models import Anomaly, ModelSpend
-    from ..detect.monitor import Monitor
+    from ..core.models import Anomaly
 
 __all__ = [
     "GO",
@@ -57,144 +59,7 @@ __all__ = [
 OnStuck = Literal["stop", "redirect"]
 
 _S = TypeVar("_S", bound=Stopped)
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-@runtime_checkable
-class Recorder(Protocol):
-    """What a guard records into: a :class:`~heartbeat.StepContext` or anything shaped like one."""
-
-    @property
-    def killed(self) -> bool:
-        """True once the KILL file exists (read from disk each time)."""
-
-    def record(
-        self,
-        tool: str,
-        args: Mapping[str, Any] | None = None,
-        *,
-        output: str | None = None,
-        error: str | BaseException | None = None,
-        cost: float = 0.0,
-    ) -> Anomaly | None:
-        """Record one tool call; the anomaly it tripped, else None."""
-
-
-class MonitorRecorder:
-    """A :class:`~heartbeat.Monitor` as a recorder, for a process that keeps one for its life.
-
-    ``kill_file`` is looked at before every tool call (never cached); without
-    one only the detectors act. ``clock`` gives each action its time.
-    """
-
-    def __init__(
-        self,
-        monitor: Monitor,
-        *,
-        kill_file: str | Path | None = None,
-        clock: Callable[[], datetime] = _utc_now,
-    ) -> None:
-        self.monitor = monitor
-        self.kill = KillSwitch(Path(kill_file)) if kill_file is not None else None
-        self._clock = clock
-        self.usage: dict[str, ModelSpend] = {}
-        """The model calls recorded, by model: tokens only (no budget, no prices here)."""
-
-    def __repr__(self) -> str:
-        return f"MonitorRecorder({self.monitor!r}, kill_file={self.kill.path if self.kill else None})"
-
-    @property
-    def killed(self) -> bool:
-        """True once the KILL file exists."""
-        return self.kill is not None and self.kill.reason() is not None
-
-    def kill_reason(self) -> str | None:
-        """The KILL file's text, or None."""
-        return self.kill.reason() if self.kill is not None else None
-
-    def stopped_by(self) -> str | None:
-        """What stops the run now, as every part says it (``stopped by the KILL file <path>: why``)."""
-        reason = self.kill_reason()
-        return None if self.kill is None or reason is None else stopped_by(self.kill.name, reason)
-
-    def record_usage(
-        self,
-        model: str,
-        input_tokens: int = 0,
-        output_tokens: int = 0,
-        cached_tokens: int = 0,
-        *,
-        cost: float | None = None,
-    ) -> Anomaly | None:
-        """Count one model call's tokens in :attr:`usage` (a Monitor has no budget: never an anomaly)."""
-        from ..core.models import ModelSpend, add_spend
-
-        spend = ModelSpend.model_construct(
-            calls=1, input=input_tokens, output=output_tokens, cached=cached_tokens, cost=cost or 0.0,
-            unpriced=0 if cost is not None else 1,
-        )  # fmt: skip
-        add_spend(self.usage, model, spend)
-        return None
-
-    def record(
-        self,
-        tool: str,
-        args: Mapping[str, Any] | None = None,
-        *,
-        output: str | None = None,
-        error: str | BaseException | None = None,
-        cost: float = 0.0,
-    ) -> Anomaly | None:
-        """Record one tool call in the monitor, at the clock's time (the tool's name masked as
-        ``ctx.record`` masks it: the anomalies name it, and a stop's message reaches a log)."""
-        from ..base.credentials import mask_name
-
-        if isinstance(error, BaseException):
-            error = f"{type(error).__name__}: {error}"
-        return self.monitor.record(
-            mask_name(tool),
-            dict(args) if args is not None else None,
-            output=output,
-            error=error or None,
-            cost=cost,
-            now=self._clock(),
-        )
-
-
-def as_recorder(target: object, *, kill_file: str | Path | None = None) -> Recorder:
-    """``target`` as a recorder: a StepContext or Session as is, a Monitor wrapped, a path as a Session.
-
-    A path is a state folder, or a ``heartbeat.toml`` naming one (opened as
-    :meth:`heartbeat.integrations.session.Session.from_files` does). ``kill_file`` applies
-    to a Monitor or a path: a StepContext or Session already knows its KILL file.
-    """
-    # Duck-typed on the class: isinstance() on the runtime Protocol would evaluate ``killed``
-    # (a read of the KILL file) and cost tens of microseconds per adapter built.
-    kind = type(target)
-    if callable(getattr(kind, "record", None)) and hasattr(kind, "killed"):
-        if kill_file is not None:
-            raise TypeError(
-                "kill_file applies to a Monitor or a path; this target already knows its KILL file"
-            )
-        return cast(Recorder, target)
-    from ..detect.monitor import Monitor
-
-    if isinstance(target, Monitor):
-        return MonitorRecorder(target, kill_file=kill_file)
-    if isinstance(target, str | Path):
-        from .session import Session
-
-        path = Path(target)
-        if path.suffix == ".toml":
-            return Session.from_files(path, kill_file=kill_file)
-        return Session.from_files(state_dir=path, kill_file=kill_file)
-    raise TypeError(
-        "bind a guard to a StepContext (ctx), a heartbeat Session or state folder, a heartbeat.Monitor, "
-        f"or an object with record() and killed, not {type(target).__name__}"
-    )
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +154,7 @@ class Guard:
         usage = getattr(self.recorder, "record_usage", None)
         self._record_usage: Callable[..., Anomaly | None] | None = usage if callable(usage) else None
         self._owned = isinstance(target, str | Path)  # a Session we opened: close() ends it
+        self._waits = hasattr(type(self.recorder), "answers_at_once")  # a Session: its calls may wait
         self.observing = getattr(self.recorder, "observing", False) is True
         """``[policy] mode = "observe"`` (a StepContext's or Session's): detectors never redirect or stop."""
 
@@ -324,8 +190,14 @@ class Guard:
             f"stopped={self.stopped is not None})"
         )
 
-    def before(self, tool: str, args: Mapping[str, Any] | None = None) -> Verdict:
-        """Whether a tool call may run: stop (killed, already stopped), redirect (tripped before) or go."""
+    def before(
+        self, tool: str, args: Mapping[str, Any] | None = None, *, read_later: bool = False
+    ) -> Verdict:
+        """Whether a tool call may run: stop (killed, already stopped), redirect (tripped before) or go.
+
+        ``read_later``: a redirect is counted toward ``max_redirects`` only when the adapter says the
+        model read it (:meth:`delivered`), not here.
+        """
         if self.stopped is not None:
             return Verdict("stop", self.stopped.cause, self.stopped.reason, self.stopped.anomaly)
         if self._check is not None:
@@ -341,8 +213,28 @@ class Guard:
             earlier = self._blocked.get(_key(tool, args))
             if earlier is not None:
                 with self._lock:
-                    return self._redirect(earlier, tool, again=True)
+                    return self._redirect(earlier, tool, again=True, read_later=read_later)
         return GO
+
+    @property
+    def waits(self) -> bool:
+        """Whether a check or a record may wait on files, locks or the fleet stop (bound to a Session)."""
+        return self._waits
+
+    async def offload(self, call: Callable[[], _R], *, records: bool = False) -> _R:
+        """``call()``, one of this guard's methods, from a coroutine (an adapter's hook on an event loop).
+
+        Bound to a Session, a check may open a heartbeat (the lock, up to ``lock_wait``) or read the
+        fleet stop for the first time (up to its deadline), and a record (``records``) may end the
+        heartbeat (saved, notified): those run on a worker thread, so the loop is never held and
+        the rest of the process goes on. Otherwise (and for a check a Session answers at once) it
+        is called here: a worker thread costs more than the call.
+        """
+        if self._waits and (records or not getattr(self.recorder, "answers_at_once", False)):
+            import anyio.to_thread  # only here: a cold import of the guard stays light
+
+            return await anyio.to_thread.run_sync(call)
+        return call()
 
     def check(self) -> Verdict:
         """Whether the run may go on at all (before a model call): stop when killed, stopped, over budget."""
@@ -399,8 +291,10 @@ class Guard:
         output: object = None,
         error: str | BaseException | None = None,
         cost: float = 0.0,
+        read_later: bool = False,
     ) -> Verdict:
-        """Record a finished tool call; the verdict for its result (and the run)."""
+        """Record a finished tool call; the verdict for its result (and the run); ``read_later`` as
+        for :meth:`before`."""
         if isinstance(error, BaseException):
             error = f"{type(error).__name__}: {error}"
         with self._lock:  # the recorder checks cost and the rest, as ctx.record does
@@ -423,16 +317,25 @@ class Guard:
             if waiting is not None:
                 return waiting
             self._blocked[_key(tool, args)] = anomaly
-            return self._redirect(anomaly, tool, again=False)
+            return self._redirect(anomaly, tool, again=False, read_later=read_later, failed=error)
+
+    def delivered(self, count: int = 1) -> None:
+        """Count ``count`` redirections a model request now carries to the model (see ``read_later``)."""
+        with self._lock:
+            self.redirects += count
 
     def cancelled(self, tool: str, args: Mapping[str, Any] | None, exc: BaseException) -> None:
         """Record a call cancelled while it ran (``exc``: a sibling call's failure or a stop ended
         the run, or the caller gave up): it may have acted, so it is a failed call all the same. The
-        run is ending: the verdict is kept (a stop stays sticky) and nothing is said to the model."""
-        self.after(tool, args, error=f"cancelled while running (it may have run): {type(exc).__name__}")
+        run is ending: the verdict is kept (a stop stays sticky) and nothing is said to the model, so
+        a redirection is not counted."""
+        why = f"cancelled while running (it may have run): {type(exc).__name__}"
+        self.after(tool, args, error=why, read_later=True)
 
-    def _redirect(self, anomaly: Anomaly, tool: str, *, again: bool) -> Verdict:
-        """Redirect (or stop, in stop mode or once the model has ignored enough redirections)."""
+    def _redirect(
+        self, anomaly: Anomaly, tool: str, *, again: bool, read_later: bool, failed: str | None = None
+    ) -> Verdict:
+        """Redirect (or stop, in stop mode or once the model has ignored enough redirections it read)."""
         reason = f"{anomaly.kind}: {anomaly.message}"
         if again:  # the model's tool name reaches a person in the stop's message: masked, escaped
             from ..base.credentials import mask_name  # only here: a cold import of the guard stays light
@@ -443,9 +346,12 @@ class Guard:
             if self.on_stuck == "redirect":
                 reason = f"{self.redirects} redirection(s) ignored; {reason}"
             return self._stop("stuck", reason, anomaly)
-        self.redirects += 1
-        # Asked again (``again``: from before), the call was refused before it ran; else it ran.
-        return Verdict("redirect", "stuck", reason, anomaly, redirect_text(anomaly, tool, ran=not again))
+        if not read_later:  # the adapter's answer reaches the model as it returns
+            self.redirects += 1
+        # Asked again (``again``: from before), the call was refused before it ran; else it ran (and
+        # ``failed``: ended with that error, no result).
+        text = redirect_text(anomaly, tool, ran=not again, failed=failed)
+        return Verdict("redirect", "stuck", reason, anomaly, text)
 
     def _waiting(self, anomaly: Anomaly) -> Verdict | None:
         """After an anomaly: a stop when a Session's policy escalated (or paused) at once, else None."""

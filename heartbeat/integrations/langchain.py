@@ -23,6 +23,7 @@ Needs ``pip install -e '.[langchain]'`` in the heartbeat checkout (langchain-cor
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -130,7 +131,13 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
     """
 
     raise_error = True  # without it LangChain logs our Stopped and carries on
-    run_inline = True  # the guard's verdict must come before the tool runs, not on a thread later
+
+    @property
+    def run_inline(self) -> bool:  # type: ignore[override]
+        """Whether an async run calls this handler on its event loop: yes, unless bound to a state
+        folder, whose checks may wait (a heartbeat to open, the fleet stop's first reading): LangChain
+        then calls it on a worker thread, and waits for its verdict all the same."""
+        return not self.guard.waits
 
     # Events the handler has no use for: LangChain then skips calling it for each graph node.
     # (Tool events are gated by ignore_agent, so that one stays False.)
@@ -257,38 +264,56 @@ class HeartbeatToolWrapper:
     def __repr__(self) -> str:
         return f"HeartbeatToolWrapper({self.guard!r})"
 
-    def _count(self, request: Any) -> None:
-        """Record the usage of the AI message that asked for this call, once per message."""
+    def _count(self, request: Any) -> Usage | None:
+        """The usage of the AI message that asked for this call, to record once per message, else None."""
         state = getattr(request, "state", None)
         messages = state.get("messages") if isinstance(state, Mapping) else getattr(state, "messages", None)
         if not messages or not isinstance(messages, list):
-            return
+            return None
         message = messages[-1]
         key = getattr(message, "id", None) or id(message)
         if key in self._counted:
-            return
+            return None
         usage = message_usage(message)
         if usage is None:
-            return
+            return None
         self._counted[key] = message  # held, so an id() is not reused while it is remembered
         if len(self._counted) > 64:
             del self._counted[next(iter(self._counted))]
-        self.guard.usage(*usage)
+        return usage
 
     def _before(self, request: Any) -> tuple[str, dict[str, Any], ToolMessage | None]:
         call = request.tool_call
         name, args = call["name"], call.get("args") or {}
-        self._count(request)
-        verdict = self.guard.before(name, args)
+        usage = self._count(request)
+        if usage is not None:
+            self.guard.usage(*usage)
+        return name, args, self._verdict(call, self.guard.before(name, args))
+
+    async def _abefore(self, request: Any) -> tuple[str, dict[str, Any], ToolMessage | None]:
+        """:meth:`_before` on an event loop: what may wait (a state folder's heartbeat to open or end,
+        the fleet stop's first reading) on a worker thread (:meth:`Guard.offload`), never on the loop."""
+        call = request.tool_call
+        name, args = call["name"], call.get("args") or {}
+        usage = self._count(request)
+        if usage is not None:
+            await self.guard.offload(partial(self.guard.usage, *usage), records=True)
+        verdict = await self.guard.offload(partial(self.guard.before, name, args))
+        return name, args, self._verdict(call, verdict)
+
+    def _verdict(self, call: Mapping[str, Any], verdict: Verdict) -> ToolMessage | None:
+        """Raise a stop; the answer for a redirect; None to run the tool."""
         if verdict.action == "stop":
             raise _stopped(verdict)
         if verdict.action == "redirect":
-            return name, args, self._answer(call, verdict.instructions or verdict.reason)
-        return name, args, None
+            return self._answer(call, verdict.instructions or verdict.reason)
+        return None
 
     def _after(self, request: Any, name: str, args: dict[str, Any], result: Any) -> Any:
         output, error = _output(result) if isinstance(result, ToolMessage) else (None, None)
-        verdict = self.guard.after(name, args, output=output, error=error)
+        return self._result(request, result, self.guard.after(name, args, output=output, error=error))
+
+    def _result(self, request: Any, result: Any, verdict: Verdict) -> Any:
         if verdict.action == "stop":
             raise _stopped(verdict)
         if verdict.action == "redirect":
@@ -322,7 +347,7 @@ class HeartbeatToolWrapper:
 
     async def acall(self, request: Any, execute: Callable[[Any], Awaitable[Any]]) -> Any:
         """The async wrapper (``awrap_tool_call``)."""
-        name, args, answer = self._before(request)
+        name, args, answer = await self._abefore(request)
         if answer is not None:
             return answer
         try:
@@ -330,7 +355,7 @@ class HeartbeatToolWrapper:
         except Stopped:
             raise
         except Exception as exc:
-            verdict = self.guard.after(name, args, error=exc)
+            verdict = await self.guard.offload(partial(self.guard.after, name, args, error=exc), records=True)
             if verdict.action == "stop":
                 raise _stopped(verdict) from exc
             if verdict.action == "redirect":
@@ -339,4 +364,6 @@ class HeartbeatToolWrapper:
         except BaseException as exc:  # cancelled mid-run: another call of the turn ended the run
             self.guard.cancelled(name, args, exc)
             raise
-        return self._after(request, name, args, result)
+        output, error = _output(result) if isinstance(result, ToolMessage) else (None, None)
+        after = partial(self.guard.after, name, args, output=output, error=error)
+        return self._result(request, result, await self.guard.offload(after, records=True))

@@ -31,7 +31,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Self
 
 import anyio
 
@@ -198,7 +198,7 @@ class EndWatch:
         """Close the stream."""
         await self._inner.aclose()
 
-    def __aiter__(self) -> EndWatch:
+    def __aiter__(self) -> Self:
         return self
 
     async def __anext__(self) -> Any:
@@ -207,7 +207,7 @@ class EndWatch:
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> EndWatch:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

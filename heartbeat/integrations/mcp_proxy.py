@@ -43,7 +43,9 @@ methods: the typed results would drop what they do not declare).
 
 The server's resources and prompts (when it offers them) pass through
 unchanged and unrecorded: they are not tool calls. A tool call with an empty
-name is refused (invalid params), never forwarded. Not passed through:
+name is refused (invalid params), never forwarded. A server's answer the SDK
+cannot read is a protocol error for the request it answered
+(:mod:`heartbeat.integrations.mcp_upstream`), never a call left waiting. Not passed through:
 completions, subscriptions, and notifications from the server (a changed
 tool list, progress of a long call). stdout is the protocol; every
 diagnostic goes to stderr.
@@ -72,7 +74,7 @@ from ..base.errors import HeartbeatError
 from ..core.models import printable
 from ..detect.detectors.failures import MCP_TOOL_ERROR
 from .filestops import standing_stop
-from .leaving import EndWatch, InFlight, Leaver, leave
+from .leaving import InFlight, Leaver, leave
 from .mcp_texts import (
     after_stop_note,
     cancelled_text,
@@ -82,6 +84,7 @@ from .mcp_texts import (
     refusal_text,
     result_text,
 )
+from .mcp_upstream import Mending
 from .session import Session, Stop, Stopped
 
 __all__ = ["ServerGone", "ToolProxy", "redirect_text", "refusal_text", "result_text", "serve"]
@@ -404,23 +407,30 @@ async def serve(
             on_server_exit()
 
     # A server that exits mid-session would otherwise leave the proxy answering "Connection
-    # closed" forever: its output stream is watched for its end (no extra task or hop).
-    async with (
-        stdio_client(params, errlog=sys.stderr) as (up_read, up_write),
-        ClientSession(EndWatch(up_read, ended), up_write) as upstream,
-    ):
-        try:
-            init = await upstream.initialize()
-        except MCPError as exc:
-            raise ServerGone(command, f"did not start: {exc.message}") from None
-        server = _server(ToolProxy(session, upstream, in_flight), init)
-        serving = True
-        if read_stream is None or write_stream is None:
-            async with stdio_server() as (read_stream, write_stream):
+    # closed" forever: its output stream is watched for its end (no extra task or hop), and an
+    # answer the SDK cannot read is mended into an error for the request it answered.
+    async with stdio_client(params, errlog=sys.stderr) as (up_read, up_write):
+        incoming = Mending(up_read, ended)
+        async with ClientSession(incoming, up_write) as upstream:
+            incoming.waiting = partial(_waiting, upstream)
+            try:
+                init = await upstream.initialize()
+            except MCPError as exc:
+                raise ServerGone(command, f"did not start: {exc.message}") from None
+            server = _server(ToolProxy(session, upstream, in_flight), init)
+            serving = True
+            if read_stream is None or write_stream is None:
+                async with stdio_server() as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream, server.create_initialization_options())
+            else:
                 await server.run(read_stream, write_stream, server.create_initialization_options())
-        else:
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-        serving = False  # the client hung up: the server's end that follows is ours
+            serving = False  # the client hung up: the server's end that follows is ours
+
+
+def _waiting(upstream: ClientSession) -> list[Any]:
+    """The ids of the requests waiting on the server (the SDK's dispatcher keeps them)."""
+    pending = getattr(getattr(upstream, "_dispatcher", None), "_pending", None)
+    return list(pending) if isinstance(pending, dict) else []
 
 
 def _server(proxy: ToolProxy, init: types.InitializeResult) -> Server[Any]:

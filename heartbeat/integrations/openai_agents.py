@@ -20,6 +20,7 @@ Needs ``pip install -e '.[openai-agents]'`` in the heartbeat checkout.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -180,7 +181,7 @@ class HeartbeatHooks(RunHooks[Any]):
         for key, (name, arguments) in running.items():
             self._settled.add(key)
             why = f"the run was stopped while the call ran (it may have run): {verdict.cause or 'stuck'}"
-            self.guard.after(name, arguments, error=why)
+            self.guard.after(name, arguments, error=why, read_later=True)  # never read: not counted
         return AgentStopped(verdict)
 
     def _ended(self, context: RunContextWrapper[Any]) -> bool:
@@ -195,8 +196,13 @@ class HeartbeatHooks(RunHooks[Any]):
     async def on_llm_start(
         self, context: RunContextWrapper[Any], agent: Agent[Any], system_prompt: str | None, input_items: Any
     ) -> None:
-        """Before every model call: stop when killed, stopped or over budget (no tokens after a stop)."""
-        self._raise(self.guard.check())
+        """Before every model call: stop when killed, stopped or over budget (no tokens after a stop).
+
+        Bound to a state folder, a check or a record that may wait (a heartbeat to open or end, the
+        fleet stop's first reading) runs on a worker thread (:meth:`Guard.offload`), here and in every
+        hook and guardrail: the run's event loop is never held.
+        """
+        self._raise(await self.guard.offload(self.guard.check))
 
     async def on_llm_end(self, context: RunContextWrapper[Any], agent: Agent[Any], response: Any) -> None:
         """After a model call: record its ``Usage`` (past a budget, the next call is stopped)."""
@@ -207,13 +213,15 @@ class HeartbeatHooks(RunHooks[Any]):
         details = getattr(usage, "input_tokens_details", None)
         cached = _count(getattr(details, "cached_tokens", 0))
         if given or made:
-            self.guard.usage(_model(agent), given, made, cached)
+            await self.guard.offload(
+                partial(self.guard.usage, _model(agent), given, made, cached), records=True
+            )
 
     async def on_tool_start(self, context: RunContextWrapper[Any], agent: Agent[Any], tool: Tool) -> None:
         """Before a tool runs: stop when killed or already stopped (guarded tools: done by the guardrail)."""
         name, arguments = _name(context, tool), _arguments(context)
         if id(tool) not in self._guarded:
-            self._raise(self.guard.before(name, arguments))
+            self._raise(await self.guard.offload(partial(self.guard.before, name, arguments)))
         self._running[_call_id(context)] = (name, arguments)
 
     async def on_tool_end(
@@ -223,20 +231,21 @@ class HeartbeatHooks(RunHooks[Any]):
         if id(tool) in self._guarded or not self._ended(context):
             return
         output, error = _result(result)
-        self._raise(self.guard.after(_name(context, tool), _arguments(context), output=output, error=error))
+        name, arguments = _name(context, tool), _arguments(context)
+        after = partial(self.guard.after, name, arguments, output=output, error=error)
+        self._raise(await self.guard.offload(after, records=True))
 
-    def _check_input(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
-        verdict = self.guard.before(_name(data.context, None), _arguments(data.context))
-        return self._answer(verdict)
+    async def _check_input(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        before = partial(self.guard.before, _name(data.context, None), _arguments(data.context))
+        return self._answer(await self.guard.offload(before))
 
-    def _check_output(self, data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
+    async def _check_output(self, data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
         if not self._ended(data.context):
             return ToolGuardrailFunctionOutput.allow()
         output, error = _result(data.output)
-        verdict = self.guard.after(
-            _name(data.context, None), _arguments(data.context), output=output, error=error
-        )
-        return self._answer(verdict)
+        name, arguments = _name(data.context, None), _arguments(data.context)
+        after = partial(self.guard.after, name, arguments, output=output, error=error)
+        return self._answer(await self.guard.offload(after, records=True))
 
     def _answer(self, verdict: Verdict) -> ToolGuardrailFunctionOutput:
         if verdict.action == "stop":

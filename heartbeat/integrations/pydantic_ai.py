@@ -25,7 +25,10 @@ whose toolsets already hold a :class:`HeartbeatToolset`.
 
 The answer is a plain tool result, not a ``ModelRetry``: a retry counts
 against the tool's ``retries`` (default 1) and would end the run with
-``UnexpectedModelBehavior`` on the second redirection.
+``UnexpectedModelBehavior`` on the second redirection. A redirection counts
+toward ``max_redirects`` once the next model request carries it: one whose
+run ended first (an output tool in the same turn, another call's exception,
+a stop) was never read, and is not held against the model.
 
 Needs ``pip install -e '.[pydantic-ai]'`` in the heartbeat checkout (pydantic-ai-slim).
 """
@@ -34,14 +37,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai import ModelRetry
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import ToolReturnPart
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset, WrapperToolset
 
-from .guard import Guard, OnStuck, Stopped
+from .guard import Guard, OnStuck, Stopped, Verdict
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelResponse
@@ -67,6 +72,9 @@ class HeartbeatToolset(WrapperToolset[Any]):
     standalone: bool = True
     """Read the run's tokens (``RunContext.usage``) and check before each model request; False
     under a :class:`HeartbeatCapability`, which does both at each model request itself."""
+    redirected: dict[tuple[object, str], str] = field(default_factory=dict, repr=False)
+    """The redirections answered and not read yet, by (run id, tool call id): counted once a
+    model request carries them (:func:`_read`). Shared with the capability and the per-run copies."""
 
     def __post_init__(self) -> None:
         if self.guard is None:
@@ -74,7 +82,7 @@ class HeartbeatToolset(WrapperToolset[Any]):
         if not isinstance(self.guard, Guard):
             self.guard = Guard(self.guard, on_stuck="redirect")
 
-    def _count(self, ctx: Any) -> None:
+    async def _count(self, ctx: Any) -> None:
         """Record the run's tokens since the last look (``ctx.usage``, the run's running total)."""
         usage = getattr(ctx, "usage", None)
         if usage is None:
@@ -92,49 +100,72 @@ class HeartbeatToolset(WrapperToolset[Any]):
         if len(self.counted) > 64:  # runs long finished
             del self.counted[next(iter(self.counted))]
         given, made, cached = (max(0, a - b) for a, b in zip(now, before, strict=True))
-        self.guard.usage(_model_name(getattr(ctx, "model", None)), given, made, cached)
+        model = _model_name(getattr(ctx, "model", None))
+        await self.guard.offload(partial(self.guard.usage, model, given, made, cached), records=True)
 
     async def for_run_step(self, ctx: Any) -> AbstractToolset[Any]:
         """Before each model request (standalone): record the tokens so far; stop when need be."""
         if self.standalone:
-            self._count(ctx)
-            verdict = self.guard.check()
+            await self._count(ctx)
+            verdict = await self.guard.offload(self.guard.check)
             if verdict.action == "stop":
                 raise verdict.error()
+            _read(self.guard, self.redirected, ctx, getattr(ctx, "messages", None))
         return await super().for_run_step(ctx)
+
+    def _redirect(self, ctx: Any, verdict: Verdict) -> str | None:
+        """The instructions to answer with, remembered until a model request carries them."""
+        text = verdict.instructions
+        call = getattr(ctx, "tool_call_id", None)
+        if isinstance(call, str) and text is not None:
+            self.redirected[(getattr(ctx, "run_id", None), call)] = text
+            while len(self.redirected) > 256:  # runs that ended before their model read them
+                del self.redirected[next(iter(self.redirected))]
+        else:  # no call id to find it by: counted as answered, as the other adapters count
+            self.guard.delivered()
+        return text
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
         """Run the tool unless killed, stuck or over budget; record it; redirect once stuck."""
         guard: Guard = self.guard
         if self.standalone:
-            self._count(ctx)
-        verdict = guard.before(name, tool_args)
+            await self._count(ctx)
+        # Bound to a state folder, a check or a record may wait (a heartbeat to open or end, the
+        # fleet stop's first reading): on a worker thread then, never holding the event loop.
+        verdict = await guard.offload(partial(guard.before, name, tool_args, read_later=True))
         if verdict.action == "stop":
             raise verdict.error()
         if verdict.action == "redirect":
-            return verdict.instructions
+            return self._redirect(ctx, verdict)
         try:
             result = await super().call_tool(name, tool_args, ctx, tool)
         except ModelRetry as exc:  # the tool asks the model to retry: a failed call, passed on
-            verdict = guard.after(name, tool_args, error=f"ModelRetry: {exc.message}")
+            failed = f"ModelRetry: {exc.message}"
+            verdict = await guard.offload(
+                partial(guard.after, name, tool_args, error=failed, read_later=True), records=True
+            )
             if verdict.action == "stop":
                 raise verdict.error() from exc
             if verdict.action == "redirect":
-                return verdict.instructions
+                return self._redirect(ctx, verdict)
             raise
         except Exception as exc:
-            verdict = guard.after(name, tool_args, error=exc)
+            verdict = await guard.offload(
+                partial(guard.after, name, tool_args, error=exc, read_later=True), records=True
+            )
             if verdict.action == "stop":
                 raise verdict.error() from exc
             raise
         except BaseException as exc:  # cancelled mid-run: another call of the turn ended the run
             guard.cancelled(name, tool_args, exc)
             raise
-        verdict = guard.after(name, tool_args, output=result)
+        verdict = await guard.offload(
+            partial(guard.after, name, tool_args, output=result, read_later=True), records=True
+        )
         if verdict.action == "stop":
             raise verdict.error()
         if verdict.action == "redirect":
-            return verdict.instructions
+            return self._redirect(ctx, verdict)
         return result
 
 
@@ -160,6 +191,7 @@ class HeartbeatCapability(AbstractCapability[Any]):
         kill_file: str | Path | None = None,
     ) -> None:
         self.guard = Guard.of(target, on_stuck=on_stuck, max_redirects=max_redirects, kill_file=kill_file)
+        self._redirected: dict[tuple[object, str], str] = {}  # shared with its toolsets
 
     def __repr__(self) -> str:
         return f"HeartbeatCapability({self.guard!r})"
@@ -176,15 +208,17 @@ class HeartbeatCapability(AbstractCapability[Any]):
                 "a toolset given to guarded() is already watched: give the agent its plain tools "
                 "with HeartbeatCapability, or use guarded() without the capability, not both"
             )
-        return HeartbeatToolset(toolset, guard=self.guard, standalone=False)
+        return HeartbeatToolset(toolset, guard=self.guard, standalone=False, redirected=self._redirected)
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
-        """Stop the run before the request when killed, stopped or over budget."""
-        verdict = self.guard.check()
+        """Stop the run before the request when killed, stopped or over budget; else count the
+        redirections it carries to the model."""
+        verdict = await self.guard.offload(self.guard.check)
         if verdict.action == "stop":
             raise verdict.error()
+        _read(self.guard, self._redirected, ctx, request_context.messages)
         return request_context
 
     async def after_model_request(
@@ -193,12 +227,8 @@ class HeartbeatCapability(AbstractCapability[Any]):
         """Record the request's tokens; past a budget the run's next model or tool call is stopped."""
         usage = response.usage
         model = response.model_name or _model_name(request_context.model)
-        self.guard.usage(
-            model,
-            _tokens(usage, "input_tokens"),
-            _tokens(usage, "output_tokens"),
-            _tokens(usage, "cache_read_tokens"),
-        )
+        counts = (_tokens(usage, n) for n in ("input_tokens", "output_tokens", "cache_read_tokens"))
+        await self.guard.offload(partial(self.guard.usage, model, *counts), records=True)
         return response
 
 
@@ -211,6 +241,22 @@ def _holds_heartbeat(toolset: object) -> bool:
         return _holds_heartbeat(inner)
     children = getattr(toolset, "toolsets", ())
     return isinstance(children, list | tuple) and any(map(_holds_heartbeat, children))
+
+
+def _read(guard: Guard, redirected: dict[tuple[object, str], str], ctx: Any, messages: object) -> None:
+    """Count the redirections the request about to go out carries (its last message's tool returns)."""
+    if not redirected or not isinstance(messages, list) or not messages:
+        return
+    run = getattr(ctx, "run_id", None)
+    read = 0
+    for part in getattr(messages[-1], "parts", ()):
+        if isinstance(part, ToolReturnPart) and isinstance(part.tool_call_id, str):
+            text = redirected.get((run, part.tool_call_id))
+            if text is not None and part.content == text:
+                del redirected[(run, part.tool_call_id)]
+                read += 1
+    if read:
+        guard.delivered(read)
 
 
 def _model_name(model: object) -> str:

@@ -1,10 +1,11 @@
 """What the model reads in place of a tool's answer once heartbeat redirects it, true to the call.
 
 A redirected call either ran (the tool acted; its result is withheld and the
-instructions stand in its place) or was refused before running (the same
-stuck call asked again: the tool was not called). The model is told which, so
-it never takes a withheld result for a call that did nothing, or a refused
-call for one that acted. Every adapter's text (:class:`~heartbeat.integrations.Guard`)
+instructions stand in its place), ran and failed (there was no result to
+withhold: its error is said), or was refused before running (the same stuck
+call asked again: the tool was not called). The model is told which, so it
+never takes a withheld result for a call that did nothing or failed, or a
+refused call for one that acted. Every adapter's text (:class:`~heartbeat.integrations.Guard`)
 and the MCP proxy's (:mod:`heartbeat.integrations.mcp_texts`) say it in these words.
 """
 
@@ -15,21 +16,35 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..core.models import Anomaly
 
-__all__ = ["NOT_RUN", "WITHHELD", "redirect_text"]
+__all__ = ["FAILED", "NOT_RUN", "WITHHELD", "redirect_text"]
 
 WITHHELD = "The result of this call is withheld"
 """A call that ran: the tool acted, and its result is not shown."""
 NOT_RUN = "This call did not run: it was refused before the tool was called"
 """A call refused before it ran: the tool did nothing."""
+FAILED = "This call ran and failed, so there is no result"
+"""A call that ran and failed: its error, not a result, is what the instructions stand in for."""
+_ERROR_LIMIT = 300
 
 
-def redirect_text(anomaly: Anomaly, tool: str, *, ran: bool) -> str:
+def redirect_text(anomaly: Anomaly, tool: str, *, ran: bool, failed: str | None = None) -> str:
     """What the model reads instead of the tool's answer once it looks stuck; ``ran``: whether the
-    call ran (its result withheld) or was refused before running."""
+    call ran (its result withheld) or was refused before running; ``failed``: the error a call that
+    ran ended with instead of a result."""
     hint = anomaly.evidence.get("avoid") if isinstance(anomaly.evidence, dict) else None
     avoid = hint if isinstance(hint, str) and hint else tool
+    if not ran:
+        outcome = NOT_RUN
+    elif failed:
+        from ..base.credentials import mask_credential_text  # only here: a redirect is rare
+
+        said = " ".join(failed.split())
+        said = said if len(said) <= _ERROR_LIMIT else said[: _ERROR_LIMIT - 3] + "..."
+        outcome = f"{FAILED} (its error: {mask_credential_text(said)})"
+    else:
+        outcome = WITHHELD
     return (
-        f"heartbeat: you look stuck ({anomaly.kind}: {anomaly.message}). {WITHHELD if ran else NOT_RUN}.\n"
+        f"heartbeat: you look stuck ({anomaly.kind}: {anomaly.message}). {outcome}.\n"
         f"Try an alternative: do not call {avoid} again. Use another tool, other arguments "
         "or another source; if a tool keeps failing, stop calling it and work around it."
     )

@@ -247,6 +247,16 @@ class Session:
         return known
 
     @property
+    def answers_at_once(self) -> bool:
+        """Whether :meth:`check` and :attr:`stopped` answer without waiting: a heartbeat is open and
+        the fleet stop was read (else they may open one, wait for the lock, read the fleet stop up
+        to its deadline). ``record`` and ``record_usage`` may always wait: a finding ends the
+        heartbeat, saved (and notified) before they return. Code on an event loop asks then from a
+        worker thread (:meth:`heartbeat.integrations.Guard.offload`)."""
+        fleet = self._hb.shared_stop
+        return self.is_open and (fleet is None or fleet.read_yet)
+
+    @property
     def unsaved(self) -> StepContext | None:
         """The open heartbeat's context (calls not saved yet), read without a lock: for an emergency."""
         return self._ctx

@@ -324,28 +324,44 @@ class Outbox:
                 held.release()
         return dropped
 
-    def settle(self, agent: str, kinds: frozenset[str] = STATUS_KINDS, *, dry_run: bool = False) -> list[str]:
+    def settle(
+        self, agent: str, kinds: frozenset[str] = STATUS_KINDS, *, dry_run: bool = False, held: bool = False
+    ) -> list[str]:
         """Remove ``agent``'s undelivered notifications of ``kinds``: a human has acted on them.
 
-        Waits up to :data:`SETTLE_WAIT` seconds for a delivery in progress,
-        so that a page being sent is not written back after it; returns the
-        keys removed (with ``dry_run``, the keys it would remove, nothing removed).
+        Returns the keys removed; with ``dry_run``, the keys it would remove,
+        read without the lock and nothing removed. ``held``: the caller holds
+        the delivery lock (:meth:`lock`). Otherwise it waits up to
+        :data:`SETTLE_WAIT` seconds for a delivery in progress, then raises
+        :class:`StateLocked` with nothing removed: removed under a running
+        delivery, a page could still be sent or written back after it.
         """
+        if dry_run:
+            return self._settle(agent, kinds, dry_run=True)
+        if held:
+            return self._settle(agent, kinds, dry_run=False)
+        lock = self._take(SETTLE_WAIT)
+        try:
+            return self._settle(agent, kinds, dry_run=False)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _settle(self, agent: str, kinds: frozenset[str], *, dry_run: bool) -> list[str]:
         settled: list[str] = []
-        with self.lock(timeout=0 if dry_run else SETTLE_WAIT):
-            for path in self._files():
-                try:
-                    entry = self._read(path)
-                except (OSError, ValidationError):
+        for path in self._files():
+            try:
+                entry = self._read(path)
+            except (OSError, ValidationError):
+                continue
+            note = entry.notification
+            if note.agent == agent and note.kind in kinds:
+                if dry_run:
+                    settled.append(note.key)
                     continue
-                note = entry.notification
-                if note.agent == agent and note.kind in kinds:
-                    if dry_run:
-                        settled.append(note.key)
-                        continue
-                    with contextlib.suppress(FileNotFoundError):
-                        path.unlink()
-                        settled.append(note.key)
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                    settled.append(note.key)
         return sorted(set(settled))
 
     def _clean_temps(self, now: datetime) -> None:

@@ -39,6 +39,8 @@ def kill_text(event: Mapping[str, Any]) -> str:
         if event.get("during_step")
         else " during delivery"
         if event.get("during_delivery")
+        else " between ticks"
+        if event.get("between_ticks")
         else ""
     )
     by = event.get("by")

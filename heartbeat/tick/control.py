@@ -30,6 +30,7 @@ __all__ = [
     "killed_while_loading",
     "note_interrupted",
     "note_left_behind",
+    "note_stopped_between_ticks",
     "pause",
     "pause_requested",
     "pending_note",
@@ -166,24 +167,39 @@ def resume(hb: Agent, note: str | None = None) -> AgentState:
         state.progress = []
         # A human acted: pages about the status just cleared must not arrive after this.
         # They are journaled as settled first, so a crash half-way repeats, never hides, one.
-        from ..notify.outbox import STATUS_KINDS
+        from ..notify import outbox as outboxes
 
-        settled = {n.key for n in state.notices if n.kind in STATUS_KINDS}
-        state.notices = [n for n in state.notices if n.kind not in STATUS_KINDS]
+        settled = {n.key for n in state.notices if n.kind in outboxes.STATUS_KINDS}
+        state.notices = [n for n in state.notices if n.kind not in outboxes.STATUS_KINDS]
         outbox = hb.outbox() if hb.outbox_waiting() else None
-        if outbox is not None:
-            settled.update(outbox.settle(hb.name, dry_run=True))
-        hb.store.save(state)
-        event = {
-            "event": "resume",
-            "from": previous.value,
-            "note": state.instructions,
-            "settled": sorted(settled),
-        }
-        problem = _journal(hb, [event], now, state.ticks)
-        hb.store.escalation_path.unlink(missing_ok=True)
-        if outbox is not None:
-            outbox.settle(hb.name)
+        # The delivery lock is held from the listing to the removal, so no delivery sends or writes
+        # back a page in between; a delivery that keeps it past the wait leaves its pages where they
+        # are, said as such (the resume itself stands: the human's act is not refused for a webhook).
+        delivery = outbox.lock(outboxes.SETTLE_WAIT) if outbox is not None else contextlib.nullcontext(False)
+        with delivery as held:
+            keys = outbox.settle(hb.name, dry_run=True) if outbox is not None else []
+            unsettled = [] if held else keys
+            settled.update(keys if held else ())
+            hb.store.save(state)
+            event: dict[str, Any] = {
+                "event": "resume",
+                "from": previous.value,
+                "note": state.instructions,
+                "settled": sorted(settled),
+            }
+            if unsettled:
+                event["unsettled"] = unsettled
+            problem = _journal(hb, [event], now, state.ticks)
+            hb.store.escalation_path.unlink(missing_ok=True)
+            if outbox is not None and held:
+                outbox.settle(hb.name, held=True)
+    if unsettled:
+        busy = (
+            f"the outbox's delivery lock could not be had within {outboxes.SETTLE_WAIT:g} s (a delivery"
+            f" is running), so these pages stay in outbox/ and may still be sent: {', '.join(unsettled)}"
+            " (`heartbeat outbox drop KEY` removes one)"
+        )
+        problem = f"{problem}; and {busy}" if problem else busy
     if problem:
         raise HeartbeatError(f"{hb.name}: resumed, but {problem}")
     return state
@@ -274,6 +290,12 @@ def note_left_behind(hb: Agent, reason: str) -> None:
     _journal_unlocked(
         hb, {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
     )
+
+
+def note_stopped_between_ticks(hb: Agent, reason: str, by: str) -> None:
+    """Journal that KILL or the fleet stop (``by``, as :func:`stopped_by` names it) stopped ``run``
+    while ``hb`` waited for its next tick (no lock: the run exits within half a second)."""
+    _journal_unlocked(hb, {"event": "kill", "reason": reason, "by": by, "between_ticks": True})
 
 
 def note_interrupted(hb: Agent, reason: str) -> None:

@@ -42,6 +42,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from ..base.errors import HeartbeatError, worst_exit_code
 from ..state.killswitch import fleet_stop_name, stopped_by
+from .control import note_stopped_between_ticks
 from .execstep import end_all
 from .runner import Heartbeat, TickResult, utc_now
 from .sharedstop import POLL_SECONDS
@@ -127,6 +128,8 @@ class Runner:
         self._signal_name = ""
         self._signum = 0
         self._output_failed = False
+        self._kill: tuple[str, str] | None = None  # (the switch, its reason) once one stopped the run
+        self._kill_noted: set[str] = set()  # agents whose journal says so (their tick's, or ours)
 
     # -- the run
 
@@ -219,6 +222,9 @@ class Runner:
                 return  # abandoned on KILL, or the run stopped meanwhile
             if result.outcome == "killed":
                 self._end(3, result.message)
+                engaged = self._engaged()  # the agents between ticks are stopped by it too
+                if engaged is not None:
+                    self._journal_kill(*engaged, done=name)
                 return
             if result.outcome == "error":
                 with self._lock:
@@ -280,6 +286,12 @@ class Runner:
             self._settled.notify_all()
             self._last[name] = result
             self.summary.ticks[name] += 1
+            # KILL or the fleet stop came while this tick ran and it ended without seeing it: say so.
+            late = self._kill if result.outcome != "killed" and name not in self._kill_noted else None
+            if late is not None:
+                self._kill_noted.add(name)
+        if late is not None:
+            note_stopped_between_ticks(hb, late[1], late[0])
         self._report(result)
         return result
 
@@ -298,6 +310,7 @@ class Runner:
         """A step that did not return was abandoned on KILL (watchdog thread)."""
         with self._settled:
             self._running[name] = False
+            self._kill_noted.add(name)  # the watchdog journaled the stop
             self._settled.notify_all()
             self._last[name] = result
             self.summary.abandoned.append(name)  # its thread still runs the step
@@ -318,19 +331,22 @@ class Runner:
             self.on_note(text)
 
     def _check_kill(self) -> None:
+        """KILL or the fleet stop engaged: end the run, journaled for every agent between ticks."""
+        engaged = self._engaged()
+        if engaged is not None:
+            self._end(3, stopped_by(*engaged))
+            self._journal_kill(*engaged)
+
+    def _engaged(self) -> tuple[str, str] | None:
+        """(the switch, its reason) of a KILL file, else of the fleet-wide stop (``[stop]``), else None.
+
+        The fleet stop's latest answer (read at most once a second): ``latest()`` never blocks (a
+        URL is read on a thread of its own), so a slow stop service never delays the KILL files' watch.
+        """
         for hb in self.heartbeats.values():
             reason = hb.kill.reason()
             if reason is not None:
-                self._end(3, stopped_by(hb.kill.name, reason))
-                return
-        self._check_fleet_stop()
-
-    def _check_fleet_stop(self) -> None:
-        """The fleet-wide stop (``[stop]``): its latest answer, read at most once a second.
-
-        ``latest()`` never blocks (a URL is read on a thread of its own), so a slow stop
-        service never delays the KILL files' watch.
-        """
+                return hb.kill.name, reason
         seen: set[str] = set()
         for hb in self.heartbeats.values():
             if hb.shared_stop is None or hb.shared_stop.where in seen:
@@ -338,8 +354,20 @@ class Runner:
             seen.add(hb.shared_stop.where)
             reason = hb.shared_stop.latest()
             if reason is not None:
-                self._end(3, stopped_by(fleet_stop_name(hb.shared_stop.where), reason))
-                return
+                return fleet_stop_name(hb.shared_stop.where), reason
+        return None
+
+    def _journal_kill(self, switch: str, reason: str, *, done: str | None = None) -> None:
+        """Journal the stop for each agent between ticks, once (``done``: its tick journaled it); an
+        agent mid-tick has its tick's own kill event, or is journaled after it (see :meth:`_tick`)."""
+        with self._lock:
+            self._kill = self._kill or (switch, reason)
+            if done is not None:
+                self._kill_noted.add(done)
+            idle = [n for n in self.heartbeats if n not in self._kill_noted and not self._running.get(n)]
+            self._kill_noted.update(idle)
+        for name in idle:
+            note_stopped_between_ticks(self.heartbeats[name], reason, switch)
 
     def _outbox_loop(self) -> None:
         """Retry undelivered notifications when due, between ticks (a busy lock: the tick does it)."""

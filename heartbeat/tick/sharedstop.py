@@ -135,14 +135,15 @@ class SharedStop:
         """
         return self._meaning(self._read_shared(0.0, killed))
 
-    def current(self) -> str | None:
+    def current(self, *, killed: Callable[[], str | None] | None = None) -> str | None:
         """Why to stop, from a reading at most :data:`POLL_SECONDS` old, shared by every caller.
 
         ``status``, ``metrics`` and each metrics scrape ask for every agent: one read
         of the switch serves them all (a caller that comes while it is under way waits
-        for it), so twelve agents cost a stop URL one request, not twelve.
+        for it), so twelve agents cost a stop URL one request, not twelve. ``killed``
+        as for :meth:`reason`: a KILL meanwhile gives the wait up (:class:`KilledWhileReading`).
         """
-        return self._meaning(self._read_shared(POLL_SECONDS, None))
+        return self._meaning(self._read_shared(POLL_SECONDS, killed))
 
     def latest(self) -> str | None:
         """The last answer, at most about POLL_SECONDS old; never blocks (for watchers).

@@ -51,6 +51,39 @@ def test_redirect_mode_answers_with_instructions_then_stops_an_ignoring_model() 
     assert last.action == "stop" and "2 redirection(s) ignored" in last.reason
 
 
+def test_a_redirection_counts_once_the_model_reads_it() -> None:
+    """Regression: a cancelled call that tripped a detector counted a redirection nothing said to the
+    model. Now a redirect answered ``read_later`` counts only through ``delivered``, a cancelled call's
+    never; the stop says how many the model read."""
+    guard = Guard(Monitor(), on_stuck="redirect", max_redirects=1)
+    for _ in range(2):
+        guard.cancelled("search", {"q": "x"}, TimeoutError())
+    guard.cancelled("search", {"q": "x"}, TimeoutError())  # the third trips repeat; nothing said
+    assert guard.anomalies and guard.redirects == 0
+    unread = guard.before("search", {"q": "x"}, read_later=True)
+    assert unread.action == "redirect" and guard.redirects == 0  # its run may end before a request
+    again = guard.before("search", {"q": "x"}, read_later=True)
+    assert again.action == "redirect"
+    guard.delivered()  # a model request carried this one
+    last = guard.before("search", {"q": "x"}, read_later=True)
+    assert last.action == "stop" and "1 redirection(s) ignored" in last.reason
+
+
+def test_a_failed_call_redirected_is_said_to_have_failed_not_withheld() -> None:
+    """Regression: a call that ran and failed, redirected, was said to have its result withheld, as
+    if it had worked; there was no result. Now the model reads that it failed, and its error."""
+    guard = Guard(Monitor(), on_stuck="redirect")
+    for _ in range(2):
+        assert guard.after("search", {"q": "x"}, error="ValueError: the index is gone") is GO
+    told = guard.after("search", {"q": "x"}, error=ValueError("the index is gone"))
+    assert told.action == "redirect" and told.instructions is not None
+    assert WITHHELD not in told.instructions and NOT_RUN not in told.instructions
+    assert "This call ran and failed, so there is no result" in told.instructions
+    assert "ValueError: the index is gone" in told.instructions
+    again = guard.before("search", {"q": "x"})
+    assert again.instructions is not None and NOT_RUN in again.instructions
+
+
 def test_kill_file_stops_before_the_next_call(tmp_path: Path) -> None:
     """A Monitor-bound guard reads the KILL file before each call (never cached) and quotes it."""
     guard = Guard(Monitor(), kill_file=tmp_path / "KILL")

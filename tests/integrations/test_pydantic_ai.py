@@ -299,3 +299,72 @@ def test_a_call_cancelled_when_another_call_ends_the_run_is_journaled(how: str, 
     finally:
         session.close()
     assert_boom_failed_and_slow_cancelled(tmp_path)
+
+
+@pytest.mark.parametrize("how", ["toolset", "capability"])
+def test_a_redirect_the_run_ended_before_the_model_read_is_not_counted(how: str, tmp_path: Path) -> None:
+    """Regression: a stuck call answered with the instructions in the turn whose output tool ended the
+    run (the model never read them) counted toward max_redirects, so the agent's next run was stopped
+    at its first call as having ignored a redirection it never saw. Now only redirections a model
+    request carries count: the next run's model reads the instructions and changes course."""
+    from pydantic import BaseModel
+
+    from heartbeat.config.file import DetectorsConfig
+    from heartbeat.detect.monitor import Monitor
+    from heartbeat.integrations.pydantic_ai import HeartbeatCapability
+
+    class Report(BaseModel):
+        text: str
+
+    ran: list[str] = []
+    seen: list[str] = []
+
+    def search(q: str) -> str:
+        """Search the web."""
+        ran.append(q)
+        return f"3 hits for {q}"
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        answers = [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
+        told = [str(p.content) for p in answers if str(p.content).startswith("heartbeat:")]
+        seen.extend(told)
+        turn = len([m for m in messages if isinstance(m, ModelResponse)]) + 1
+        if told:
+            query = "y"
+        elif answers and answers[-1].content == "3 hits for y":
+            return ModelResponse(parts=[ToolCallPart("final_result", {"text": "done"}, tool_call_id="end")])
+        else:
+            query = "x"
+        calls = [ToolCallPart("search", {"q": query}, tool_call_id=f"c{turn}")]
+        if turn == REPEAT and not seen:  # the stuck call and the answer in one turn: the run ends there
+            calls.append(ToolCallPart("final_result", {"text": "first draft"}, tool_call_id="end"))
+        return ModelResponse(parts=calls)
+
+    monitor = Monitor(DetectorsConfig.model_validate({"repeat": {"threshold": REPEAT}}))
+    if how == "toolset":
+        agent: Agent[None, Report] = Agent(
+            FunctionModel(model), output_type=Report, toolsets=[guarded([search], monitor, max_redirects=1)]
+        )
+    else:
+        capability = HeartbeatCapability(monitor, max_redirects=1)
+        agent = Agent(FunctionModel(model), output_type=Report, tools=[search], capabilities=[capability])
+    assert agent.run_sync("research heartbeats").output.text == "first draft"
+    assert ran == ["x"] * REPEAT and seen == []
+    assert agent.run_sync("research heartbeats again").output.text == "done"
+    assert len(seen) == 1 and NOT_RUN in seen[0]  # the same call asked again: refused, and said so
+    assert ran == ["x"] * REPEAT + ["y"]
+
+
+def test_a_tool_asking_to_retry_again_and_again_is_not_said_to_have_a_withheld_result(
+    tmp_path: Path,
+) -> None:
+    """Regression: a tool that kept raising ModelRetry for the same query tripped a detector, and the
+    model read that the call's result was withheld: there was none, the tool asked it to rephrase.
+    Now it reads that the call failed, with the tool's words."""
+    searcher = Searcher(lambda turn, answer: None if answer.startswith("heartbeat:") else "retry")
+    searcher.tools.max_retries = REPEAT + 1  # PydanticAI's own limit is 1: the run would end there
+    bound = run_bound("monitor", tmp_path, lambda target, kill: searcher.run(guarded(searcher.tools, target)))
+    assert bound.value.output == "done"
+    told = [s for s in searcher.seen if s.startswith("heartbeat:")]
+    assert len(told) == 1 and WITHHELD not in told[0], told
+    assert "ran and failed" in told[0] and "ModelRetry: rephrase the query" in told[0]

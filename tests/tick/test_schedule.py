@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 import textwrap
 import time
 from datetime import UTC, datetime, timedelta
@@ -127,3 +128,53 @@ def test_run_exits_2_on_bad_config(folder: Path) -> None:
     proc = spawn_heartbeat(folder, "run", "--every", "1s", "--step", "missing_module:step")
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 2 and "missing_module" in err and "Traceback" not in err
+
+
+def kill_events(state: Path) -> list[dict[str, object]]:
+    lines = (state / "journal.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["event"] == "kill"]
+
+
+@pytest.mark.parametrize("switch", ["KILL", "fleet stop"])
+def test_a_stop_between_ticks_is_journaled_naming_its_switch(switch: str, folder: Path) -> None:
+    """Regression: `heartbeat run --ticks N` stopped between two ticks by KILL or the fleet stop exited 3
+    and journaled nothing (a stop within a tick is journaled). Now each agent's journal says it was
+    stopped, by which switch and why, as a tick's kill event does."""
+    share = folder / "share"
+    share.mkdir()
+    (folder / "heartbeat.toml").write_text(
+        textwrap.dedent(f"""
+        [agent]
+        step = "work_agent:step"
+        progress = "work_agent:progress"
+        [stop]
+        path = "{share / "STOP"}"
+        [[agents]]
+        name = "alpha"
+        state_dir = "state/alpha"
+        [[agents]]
+        name = "beta"
+        state_dir = "state/beta"
+    """)
+    )
+    proc = spawn_heartbeat(folder, "run", "--every", "1h", "--ticks", "5", "--json")
+    try:
+        assert proc.stdout is not None
+        ticked = [json.loads(proc.stdout.readline())["agent"] for _ in range(2)]
+        assert sorted(ticked) == ["alpha", "beta"]  # both waiting an hour for their next tick
+        where = folder / "KILL" if switch == "KILL" else share / "STOP"
+        where.write_text("maintenance window\n")
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 3, err
+    by = f"the KILL file {where}" if switch == "KILL" else f"the fleet stop {where}"
+    assert f"stopped by {by}: maintenance window" in err
+    for name in ("alpha", "beta"):
+        events = kill_events(folder / "state" / name)
+        assert [(e["by"], e["reason"]) for e in events] == [(by, "maintenance window")], events
+        assert StateStore(folder / "state" / name).load().ticks == 1
+    log = subprocess.run(
+        [sys.executable, "-m", "heartbeat", "log"], cwd=folder, capture_output=True, text=True, timeout=60
+    )
+    assert log.stdout.count(f"stopped by {by} between ticks: maintenance window") == 2, log.stdout
