@@ -11,7 +11,8 @@ did not run and records that as a failed ``run_tests``, never as done.
 
 Its story, run with ``heartbeat run --ticks 7``:
 
-1. ticks 1-2: one bug fixed per heartbeat; the pass rate goes 0.25 -> 0.5 -> 0.75;
+1. ticks 1-2: one bug fixed per heartbeat; the pass rate, 0.25 before it starts,
+   is 0.5 after tick 1 and 0.75 after tick 2;
 2. ticks 3-5: it is *hasty*: its first idea for ``truncate`` does not make the test
    pass, and it writes the same patch and reruns the tests again and again.
    The pass rate rose at tick 2, and a rise of the metric overrules ``loop``
@@ -21,7 +22,9 @@ Its story, run with ``heartbeat run --ticks 7``:
 3. tick 6: the recovery instructions say "try a different approach", so it
    does not rerun the failing tests first; it reads the *tests* and picks the
    patch that satisfies their examples: the pass rate reaches 1.0;
-4. then it only confirms that everything passes.
+4. tick 7: the second quiet heartbeat after the recovery clears the instructions;
+   later heartbeats find nothing left to fix (its metric at its goal: see the
+   README's Troubleshooting on a metric that stops at 1.0).
 """
 
 from __future__ import annotations
