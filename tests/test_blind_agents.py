@@ -802,6 +802,25 @@ _THIRTYTHIRD: dict[int | None, dict[str, list[str]]] = {
 }
 _THIRTYTHIRD_MISSED = {"stuck__rewrite_intro_score_wobbles_b33"}
 
+# The thirty-fourth batch's (bench/blind_agents/README.md), of the corpus's kinds, replayed as it arrived:
+# an ALFWorld search for two CDs whose score stays 0 through twenty empty drawers (no_progress, never
+# escalated). Missed: a hand-off bounced between three agents, the same wrong answer submitted again
+# between new searches, a drift into lint and tox; regrouped 10 a heartbeat, an option clicked that
+# the page does not have.
+_CDS34 = {"healthy__alfworld_two_cds_in_safe_b34": ["no_progress"]}
+_THIRTYFOURTH: dict[int | None, dict[str, list[str]]] = {None: _CDS34, 1: _CDS34, 5: _CDS34, 10: {}}
+_MISSED34 = {
+    "stuck__airline_handoff_pingpong_cancel_b34",
+    "stuck__hotpot_oberoi_wrong_finish_loop_b34",
+    "stuck__sphinx_manpage_yak_shaving_b34",
+}
+_THIRTYFOURTH_MISSED: dict[int | None, set[str]] = {
+    None: _MISSED34,
+    1: _MISSED34,
+    5: _MISSED34,
+    10: _MISSED34 | {"stuck__webshop_water_bottle_missing_size_b34"},
+}
+
 # A flat stretch holding an idle wake-up had nothing to do in it (fourteenth session): pollers, inboxes
 # and queues whose quiet wake-ups come between their work are no busy agents with a flat metric. Their
 # no_progress findings before it, by grouping (None: the finding gone; else the kinds left).
@@ -859,9 +878,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1557
+    assert len(runs) == len(LABELS) == 1605
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 960
+    assert len(healthy) == 986
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -881,6 +900,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_THIRTYFIRST[per_heartbeat],
         **_THIRTYSECOND[per_heartbeat],
         **_THIRTYTHIRD[per_heartbeat],
+        **_THIRTYFOURTH[per_heartbeat],
     }
     for name, kinds in _QUIET_WITHIN[per_heartbeat].items():
         if kinds is None:
@@ -927,6 +947,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYFIRST_MISSED
         | _THIRTYSECOND_MISSED[per_heartbeat]
         | _THIRTYTHIRD_MISSED
+        | _THIRTYFOURTH_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()) | (
         # At 1 action a heartbeat, a writer rewriting one section: its lint's answer of nothing
         # ({"warnings": [], "broken_links": 0}), a heartbeat of its own, reads as an idle wake-up
