@@ -804,14 +804,13 @@ _THIRTYTHIRD_MISSED = {"stuck__rewrite_intro_score_wobbles_b33"}
 
 # The thirty-fourth batch's (bench/blind_agents/README.md), of the corpus's kinds, replayed as it arrived:
 # an ALFWorld search for two CDs whose score stays 0 through twenty empty drawers (no_progress, never
-# escalated). Missed: a hand-off bounced between three agents, the same wrong answer submitted again
-# between new searches, a drift into lint and tox; regrouped 10 a heartbeat, an option clicked that
-# the page does not have.
+# escalated). Missed: a hand-off bounced between three agents, a drift into lint and tox; regrouped
+# 10 a heartbeat, an option clicked that the page does not have. The same wrong answer submitted
+# again between new searches is escalated since an answer refused is a failure (fifteenth session).
 _CDS34 = {"healthy__alfworld_two_cds_in_safe_b34": ["no_progress"]}
 _THIRTYFOURTH: dict[int | None, dict[str, list[str]]] = {None: _CDS34, 1: _CDS34, 5: _CDS34, 10: {}}
 _MISSED34 = {
     "stuck__airline_handoff_pingpong_cancel_b34",
-    "stuck__hotpot_oberoi_wrong_finish_loop_b34",
     "stuck__sphinx_manpage_yak_shaving_b34",
 }
 _THIRTYFOURTH_MISSED: dict[int | None, set[str]] = {

@@ -54,6 +54,16 @@ _REFUSED = re.compile(
 _REFUSED_READ = 200  # characters: an edit's refusal leads its answer (a file's text may say anything)
 
 
+# An answer checked and refused, as a QA harness says it ("Answer 'New Delhi' is incorrect. You may
+# continue searching or answer again.", Reflexion's "Answer is INCORRECT"): the same answer given
+# again fails the same way, whatever was read between.
+_ANSWER_REJECTED = re.compile(
+    r"\s*(?:(?:your\s+)?answer\s+(?:'[^'\n]{0,200}'\s+|\"[^\"\n]{0,200}\"\s+)?is\s+(?:incorrect|wrong|not\s+correct)"
+    r"|wrong\s+answer|incorrect\s+answer)\b",
+    re.IGNORECASE,
+)
+_REJECTED_READ = 240  # characters: the verdict leads the answer
+
 # "Error: non-pending order cannot be cancelled", "400 Bad Request: invalid employee_id 'dkwon'"
 _ERROR_OPENS = re.compile(r"\s*(?:error|ERROR|Error|[45]\d\d(?: [A-Z][a-z]+){1,4})\s*:")
 
@@ -63,10 +73,14 @@ def answered_failure(tool: str, output: str) -> str | None:
     opens with ``Error:`` (a tool returning its failure as text, as tau-bench's do), an MCP tool's
     result flagged ``"isError": true`` (its text, as the MCP proxy records it), an API's answer
     flagged ``"ok": false`` with its error (Slack's ``{"ok": false, "error": "not_in_channel"}``),
-    or an edit refused (:func:`edit_refused`)."""
+    an answer checked and refused ("Answer 'New Delhi' is incorrect."), or an edit refused
+    (:func:`edit_refused`)."""
     opens = _ERROR_OPENS.match(output, 0, 40)
     if opens is not None:
         return _line(output, opens.end() - 1, opens.end()).lstrip()
+    rejected = _ANSWER_REJECTED.match(output, 0, _REJECTED_READ)
+    if rejected is not None:
+        return _line(output, 0, rejected.end()).lstrip()
     if output[:1] == "{":
         said = None
         if _says_is_error(output) is not None:

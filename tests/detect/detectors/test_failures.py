@@ -222,6 +222,27 @@ def test_an_api_answer_flagged_not_ok_reports_its_error() -> None:
     assert answered_failure("batch", json.dumps({"items": [{"ok": False, "error": "x"}]})) is None
 
 
+def test_an_answer_checked_and_refused_is_a_failure_and_the_same_answer_again_recurs() -> None:
+    """A QA harness's "Answer 'New Delhi' is incorrect." (Reflexion's "Answer is INCORRECT") refuses
+    the answer given: a failure, and the same answer given a third time between new searches is a
+    recurring error. An answer that says something is correct, or a page about wrong answers, is
+    no such verdict."""
+    assert answered_failure("finish", "Answer is INCORRECT") == "Answer is INCORRECT"
+    refused = "Answer 'New Delhi' is incorrect. You may continue searching or answer again."
+    assert answered_failure("finish", refused) == refused
+    assert answered_failure("finish", "Answer is CORRECT") is None
+    assert answered_failure("search", "The wrong answer to a quiz is counted as 0 points.") is None
+    monitor = Monitor()
+    monitor.start_tick(1)
+    found = []
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    for query in ["The Oberoi Group", "EIH Limited", "The Oberoi, New Delhi"]:
+        monitor.record("search", {"query": query}, output=f"{query} is a hotel company.", now=now)
+        found.append(monitor.record("finish", {"answer": "New Delhi"}, output=refused, now=now))
+    assert found[:2] == [None, None]
+    assert found[2] is not None and found[2].kind == "recurring_error"
+
+
 def test_a_post_refused_in_other_words_again_and_again_is_a_recurring_error() -> None:
     """A report posted to a channel the bot is not in, its text changed each time, is refused
     alike: recorded, each is the same failure, and the third is a recurring error."""
