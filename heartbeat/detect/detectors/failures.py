@@ -17,6 +17,7 @@ from collections.abc import Hashable, Sequence
 from functools import lru_cache
 from typing import Any, cast
 
+from .calls import acts_by_name
 from .contract import ActionView
 from .fingerprints import error_key
 from .volatile import unechoed
@@ -78,9 +79,13 @@ def answered_failure(tool: str, output: str) -> str | None:
     opens = _ERROR_OPENS.match(output, 0, 40)
     if opens is not None:
         return _line(output, opens.end() - 1, opens.end()).lstrip()
-    rejected = _ANSWER_REJECTED.match(output, 0, _REJECTED_READ)
-    if rejected is not None:
-        return _line(output, 0, rejected.end()).lstrip()
+    # Only an act's (an answer given is one: ``finish``, ``submit``), and the word first.
+    if acts_by_name(tool) and (
+        output.find("nswer", 0, _REJECTED_READ) >= 0 or output.find("NSWER", 0, _REJECTED_READ) >= 0
+    ):
+        rejected = _ANSWER_REJECTED.match(output, 0, _REJECTED_READ)
+        if rejected is not None:
+            return _line(output, 0, rejected.end()).lstrip()
     if output[:1] == "{":
         said = None
         if _says_is_error(output) is not None:

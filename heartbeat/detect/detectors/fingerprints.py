@@ -261,6 +261,13 @@ _QUERY_ARG = re.compile(
 )
 
 
+@lru_cache(maxsize=1024)
+def _query_names(names: tuple[object, ...]) -> tuple[object, ...]:
+    """Which of a call's argument ``names`` say they hold what a search is asked for (read per
+    action: cached by the call's names, as an agent's calls have few sets of them)."""
+    return tuple(name for name in names if isinstance(name, str) and _QUERY_ARG.search(name))
+
+
 def error_key(error: str) -> str:
     """An error's fingerprint: its text with volatile values, line numbers and ports masked."""
     return _crc(_bytes(ERROR_RE.sub("#", error.strip())))
@@ -444,16 +451,13 @@ def _unechoed_answer(stripped: str, args: object) -> str:
     its guest's name, each quoted back, is the same record however it was asked for."""
     if args.__class__ is not dict:
         return stripped
-    for name, value in args.items():
-        if (
-            value.__class__ is str
-            and len(value) >= _ECHO_SHORTEST
-            and name.__class__ is str
-            and _QUERY_ARG.search(name)
-        ):
+    for name in _query_names(tuple(args)):
+        value = args[name]
+        if value.__class__ is str and len(value) >= _ECHO_SHORTEST:
             # Quoted, as an echo is: in a JSON string of its own, or quoted within one, or in
             # single quotes (a page's text that holds the words is the page, not an echo).
-            escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+            plain = value.isprintable() and '"' not in value and "\\" not in value
+            escaped = value if plain else json.dumps(value, ensure_ascii=False)[1:-1]
             if escaped in stripped:
                 for before, after in (('"', '"'), ('\\"', '\\"'), ("'", "'")):
                     stripped = stripped.replace(f"{before}{escaped}{after}", f"{before}#{after}")
