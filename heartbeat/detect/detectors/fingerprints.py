@@ -395,7 +395,8 @@ def action_keys(
             # answer): that line is what failed, not the echo of the call that follows it.
             result, failure = _error_alone(error, canonical)
         elif error:
-            stripped = _unwrapped(stripped)
+            # A request's own id in a failed JSON answer is no part of what failed either.
+            stripped = mask_request_ids(_unwrapped(stripped))
             # The failure's words quoting the call's own values back are no part of what failed.
             cut = unechoed(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped, canonical)
             result, end = _error_result(cut)

@@ -263,3 +263,19 @@ def test_a_post_refused_in_other_words_again_and_again_is_a_recurring_error() ->
     assert {a.error for a in monitor.history} == {"not_in_channel"}
     assert found[:2] == [None, None]
     assert found[2] is not None and found[2].kind == "recurring_error"
+
+
+def test_a_refusal_carrying_a_new_request_id_each_time_is_the_same_failure() -> None:
+    """Regression (a newcomer's frozen payout): ``{"ok": false, ...}`` with a fresh ``request_id`` in
+    each answer was a new failure each time, so the third identical refusal tripped nothing; the
+    request's own id is masked in a failed answer as in a good one."""
+    monitor = Monitor()
+    monitor.start_tick(1)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    found = []
+    for n in range(3):
+        refused = json.dumps({"ok": False, "error": "account_frozen", "request_id": f"req_{n}Xa9b8C7d6E5f"})
+        found.append(
+            monitor.record("payouts.create", {"account": "acc_1", "amount": 100}, output=refused, now=now)
+        )
+    assert found[:2] == [None, None] and found[2] is not None and found[2].kind == "repeat"
