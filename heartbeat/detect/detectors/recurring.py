@@ -113,6 +113,15 @@ def since_any_news(pairs: Iterable[tuple[str | None, str | None]], key: str, out
     return count
 
 
+def _count(pairs: Sequence[tuple[str | None, str | None]], key: str, output: bool, poll: bool) -> int:
+    """How many of ``pairs`` (call+result and output keys, oldest first) hold ``key`` (their output
+    key if ``output``, else their call key) since the news a ``poll`` (a call right after a wait)
+    or another call counts from (see :func:`since_any_news` and :func:`since_news`)."""
+    if poll:
+        return since_any_news(pairs, key, output)
+    return since_news((pair[1] if output else pair[0] for pair in pairs), key)
+
+
 def _polled(actions: Sequence[ActionView]) -> list[bool]:
     """For each of ``actions``, whether it is a poll (a call right after a wait)."""
     found = [False] * len(actions)
@@ -192,12 +201,8 @@ class Recurring(Windowed):
         if call is None:
             return None
         keys = [_keys(a, self.min_chars, p) for a, p in zip(seq, polled, strict=True)]
-        if poll:
-            calls = since_any_news(keys, call, False)
-            outputs = since_any_news(keys, output, True) if output is not None else 0
-        else:
-            calls = since_news((c for c, _ in keys), call)
-            outputs = since_news((o for _, o in keys), output) if output is not None else 0
+        calls = _count(keys, call, False, poll)
+        outputs = _count(keys, output, True, poll) if output is not None else 0
         return self._report(last, calls, outputs, history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -280,9 +285,7 @@ class RecurringTracker(StepTracker):
         if not report or (calls < self._min and outputs < self._min):
             return None
         if call is not None and calls >= self._min:
-            calls = since_any_news(recent, call, False) if poll else since_news((c for c, _ in recent), call)
+            calls = _count(recent, call, False, poll)
         if output is not None and outputs >= self._min:
-            outputs = (
-                since_any_news(recent, output, True) if poll else since_news((o for _, o in recent), output)
-            )
+            outputs = _count(recent, output, True, poll)
         return self._det._report(action, calls, outputs, action.tick, action.at)
