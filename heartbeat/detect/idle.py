@@ -23,7 +23,11 @@ the one before did), however their answers move. Its metric
 is flat because nothing has happened yet, not because work goes undone:
 ``no_progress`` is about a busy agent. Whether the answers themselves say it
 is stuck (the same status, identical, again and again) is the other
-detectors' call.
+detectors' call; but a wake-up that only looked, each call once, after a
+heartbeat that did the same, asking again mostly what that heartbeat asked,
+one look answering anew (an A/B monitor's hourly round, each experiment's
+counts grown), saw something move, and its findings of no visible effect
+are dropped as an idle wake-up's are (:func:`quiet_wakeup`).
 A wait is the third: every heartbeat of the stretch after its first waited (a
 ``sleep``, a call that waits) and did nothing but look, no act, no write, no
 failure, and in each a look asked before answered anew (a CI run's jobs
@@ -57,7 +61,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from ..core.models import ProgressSample
 from .detectors.calls import keeps_record, silent_by_design, waits
@@ -66,7 +70,7 @@ from .detectors.empty import is_empty_answer
 from .detectors.no_progress import NoProgress
 from .detectors.volatile import mask_volatile
 
-__all__ = ["exploring", "idle_wakeup", "looked_once", "spared", "watching"]
+__all__ = ["exploring", "idle_wakeup", "looked_once", "quiet_wakeup", "spared", "watching"]
 
 # Seconds since 1970 as ten digits (2001 to 2033): a poll's "since" cursor, not content.
 _EPOCH = re.compile(r"(?<![\w.])1\d{9}(?![\w.])")
@@ -115,14 +119,46 @@ def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) 
     ]
 
 
-def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
-    """Whether the actions of heartbeat ``tick`` (the newest of ``kept``) are an idle wake-up."""
+def _split(
+    kept: Iterable[ActionView], tick: int
+) -> tuple[list[ActionView], list[ActionView], list[ActionView]]:
+    """The actions of ``kept`` before heartbeat ``tick`` (the newest), those of the heartbeat
+    before it, and those of ``tick`` but its bookkeeping (see :func:`_without_bookkeeping`)."""
     actions = list(kept)
     first = len(actions)
     while first and actions[first - 1].tick == tick:
         first -= 1
-    before = actions[first - 1].tick if first else None
-    newest = _without_bookkeeping(actions[first:], [a for a in actions[:first] if a.tick == before])
+    earlier = actions[:first]
+    before = earlier[-1].tick if earlier else None
+    last = [a for a in earlier if a.tick == before]
+    return earlier, last, _without_bookkeeping(actions[first:], last)
+
+
+def quiet_wakeup(kept: Iterable[ActionView], tick: int) -> Literal["idle", "polled"] | None:
+    """What heartbeat ``tick`` (the newest of ``kept``) was: ``"idle"``, an idle wake-up (no work
+    came: its metric may stay flat), or ``"polled"``, a watcher's round that saw something move
+    (it only looked, each call once, asking again at least as many calls of the heartbeat before
+    as new ones, and one of those answered anew: an A/B monitor's hourly round, the same list of
+    experiments and each one's counts grown, after a heartbeat that failed nothing and asked each
+    call once); else None. Looking is a watcher's job; a stuck agent
+    does, fails or asks again within its heartbeat, and a frozen watch answers as before."""
+    earlier, last, newest = _split(kept, tick)
+    if _idle(earlier, newest):
+        return "idle"
+    if not newest or _asked([action for action in last if not _noted(action)]) is None:
+        return None  # the heartbeat before failed or asked a call twice: no round to poll again
+    calls = {action.fingerprint: action.result for action in last}
+    return "polled" if _polled_anew(newest, calls) else None
+
+
+def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
+    """Whether the actions of heartbeat ``tick`` (the newest of ``kept``) are an idle wake-up."""
+    earlier, _, newest = _split(kept, tick)
+    return _idle(earlier, newest)
+
+
+def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
+    """:func:`idle_wakeup` for the actions ``earlier`` than its heartbeat and its own ``newest``."""
     if not newest or _asked(newest) is None:
         return False  # nothing looked at, or more than looks: work, a failure, a call twice
     # A source looked at before answered nothing: no work came. Silence (no output, as for the
@@ -130,12 +166,12 @@ def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     empty = [a for a in newest if a.output_len and is_empty_answer(a.output_len, a.result)]
     if not empty:
         return False
-    earlier = {action.fingerprint for action in actions[:first]}
-    if any(action.fingerprint in earlier for action in empty):
+    asked = {action.fingerprint for action in earlier}
+    if any(action.fingerprint in asked for action in empty):
         return True
     # Asked again since the last wake-up (``after:1710141306``, ``since=2024-03-11T07:00:02Z``):
     # the same source, its time moved on.
-    sources = {_source(action) for action in actions[:first]}
+    sources = {_source(action) for action in earlier}
     return any(_source(action) in sources for action in empty)
 
 

@@ -61,7 +61,7 @@ from .detectors.failures import answered_failure
 from .detectors.fingerprints import action_keys, error_text
 from .detectors.window import Successes
 from .evidence import last_rise, overruled, standing
-from .idle import idle_wakeup, spared
+from .idle import quiet_wakeup, spared
 from .recorded import LightAction, as_record, build_records, cost_of, keyed_record, need_aware
 
 # The built-in trackers that look at nothing but their last ``window`` actions.
@@ -404,14 +404,14 @@ class Monitor:
         self._progress.append(sample)
         woke = not self.turn  # a wake-up of the schedule, no model turn: the wake-up is a wait
         judged = bool(self.tick_anomalies or value is not None)  # something an idle wake-up spares
-        idle = woke and judged and idle_wakeup(self._history, self.tick)
-        rose_before = self._rise_index
+        quiet = quiet_wakeup(self._history, self.tick) if woke and judged else None
+        idle, rose_before = quiet == "idle", self._rise_index
         if value is not None:
             self._rise_from_samples()
-        if (idle or self._rise_index != rose_before) and self.tick_anomalies:
-            # The heartbeat's own sample, or its looks finding no work, speak for every action
-            # recorded before: the policy never sees a finding of no visible effect they overrule.
-            kept = standing(self.tick_anomalies, self._stretch, self._rise_index, idle)
+        if (quiet or self._rise_index != rose_before) and self.tick_anomalies:
+            # The heartbeat's own sample, or its looks finding no work or something moving, speak for
+            # every action recorded before: the policy never sees a finding they overrule.
+            kept = standing(self.tick_anomalies, self._stretch, self._rise_index, quiet is not None)
             self._reported -= {a.kind for a in self.tick_anomalies} - {a.kind for a in kept}
             self.tick_anomalies = kept
         if value is None:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from heartbeat.detect.detectors.contract import ActionView
-from heartbeat.detect.idle import exploring, idle_wakeup, watching
+from heartbeat.detect.idle import exploring, idle_wakeup, quiet_wakeup, watching
 from heartbeat.detect.monitor import Monitor
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -412,3 +412,44 @@ def test_a_watchers_rounds_may_keep_its_bookkeeping() -> None:
         for day in range(10)
     ]
     assert any("no_progress" in kinds for kinds in _kinds(busy, 0.0))
+
+
+def _experiments(hour: int, frozen: bool) -> Round:
+    """An A/B monitor's hourly round: the running experiments, then each one's counts (grown each
+    hour, or the same when ``frozen``)."""
+    users = 400 if frozen else 200 + 150 * hour
+    looks: Round = [("experiments.list", {"status": "running"}, '["checkout-cta", "pricing"]', None)]
+    for name in ("checkout-cta", "pricing"):
+        counts = f'{{"A": {{"users": {users}, "conversions": {users // 20}}}}}'
+        looks.append(
+            ("warehouse.query", {"sql": "SELECT variant, SUM(users) ...", "exp": name}, counts, None)
+        )
+    return looks
+
+
+def test_a_watchers_round_that_sees_something_move_is_no_evidence_of_being_stuck() -> None:
+    """A watcher without a metric asks the same list each hour, then each experiment's counts,
+    grown since the hour before: the list answering alike is the round's index, not a stuck poll
+    (``recurring`` escalated it at heartbeat 6 of a newcomer's live run). The same round answering
+    the same counts each hour is still judged."""
+    moving = _kinds([_experiments(hour, frozen=False) for hour in range(12)], None)
+    assert moving == [[]] * 12
+    frozen = _kinds([_experiments(hour, frozen=True) for hour in range(12)], None)
+    assert any(kinds for kinds in frozen)
+    rounds = [*_round_calls(_experiments(0, False), 1), *_round_calls(_experiments(1, False), 2)]
+    assert quiet_wakeup(_kept(*rounds), 2) == "polled"
+
+
+def test_a_round_moving_after_a_heartbeat_that_failed_or_asked_twice_is_judged() -> None:
+    """A heartbeat that asked a call twice or failed is no round to poll again: the next one's news
+    is not a watcher's, and its findings stand."""
+    before = _round_calls(_experiments(0, False), 1)
+    twice = [*before, before[0]]
+    after = _round_calls(_experiments(1, False), 2)
+    assert quiet_wakeup(_kept(*twice, *after), 2) is None
+    failed = [*before[:-1], (1, "warehouse.query", {"sql": "SELECT 1"}, None, "timeout")]
+    assert quiet_wakeup(_kept(*failed, *after), 2) is None
+
+
+def _round_calls(looks: Round, tick: int) -> list[Call]:
+    return [(tick, *look) for look in looks]

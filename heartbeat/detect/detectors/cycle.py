@@ -48,18 +48,21 @@ so does a call that waits (``sleep 60`` between a poller's looks), and an
 answer of nothing (an empty list, an envelope around nothing, silence): a
 poll ``since`` its cursor that finds nothing new again saw nothing, and a
 run of such answers is the ``empty`` detector's to judge.
+A write answered by a short confirmation (``INSERT 0 3``) is keyed with the
+action before it: the same insert after each round's new readings stores
+news each time, and the same insert after the same reading is a revisit.
 """
 
 from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Collection, Hashable, Iterable, Mapping
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
-from .calls import is_note, speaks, waits
+from .calls import is_note, silent_by_design, speaks, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -83,25 +86,41 @@ from .words import word_print
 __all__ = ["Cycle", "CycleTracker"]
 
 
-def _key(action: ActionView) -> Hashable:
-    # A short or empty answer cannot tell two pages or two edits apart: the exact call then.
-    length = action.output_len
-    if length is not None and length > _SHORT:
-        return (action.shape, action.result)
-    return (action.fingerprint, action.result)
-
-
-def _key_of(action: ActionView) -> Hashable:
-    """An action's key; None for a call that attempted nothing, one that waits (a poller's
-    ``sleep`` between its looks, the same pause each time) or one answered nothing: a position,
-    never a revisit."""
+def _key_of(action: ActionView, before: Hashable = None) -> Hashable:
+    """An action's key, ``before`` the key of the action before it; None for a call that attempted
+    nothing, one that waits (a poller's ``sleep`` between its looks, the same pause each time) or
+    one answered nothing: a position, never a revisit. A write answered by a short confirmation
+    (``INSERT 0 3``, ``ok``) is keyed with what was looked at just before it: a monitor storing
+    each round's new readings writes the same call and hears the same ``INSERT 0 3``, and the
+    news it carries is the reading before it; the same write after the same look is a revisit."""
     if (
         attempted_nothing(action)
         or waits(action.tool, action.summary)
         or is_empty_answer(action.output_len, action.result)
     ):
         return None
-    return _key(action)
+    length = action.output_len
+    if length is not None and length <= _SHORT:
+        if before is not None and silent_by_design(action.tool, action.summary) and not is_note(action.tool):
+            return (action.fingerprint, action.result, before)
+        return (action.fingerprint, action.result)
+    return (action.shape, action.result)
+
+
+def _keys(actions: Sequence[ActionView], n: int) -> list[Hashable]:
+    """The keys of the newest ``n`` of ``actions``, each keyed after the one before it."""
+    keys: list[Hashable] = []
+    before: Hashable = None
+    for action in actions[-n - 1 :]:
+        key = _key_of(action, before)
+        before = _base(key)
+        keys.append(key)
+    return keys[-n:]
+
+
+def _base(key: Hashable) -> Hashable:
+    """``key`` without the look it was written after: what the next write is keyed with."""
+    return key[:2] if isinstance(key, tuple) and len(key) == 3 else key
 
 
 def _share(keys: list[Hashable]) -> tuple[int, int] | None:
@@ -263,7 +282,7 @@ class Cycle(Windowed):
     @property
     def history_needed(self) -> int:
         """Past actions this detector needs to see."""
-        return self.window
+        return self.window + 1  # the window and the action before it, whose key a write's holds
 
     def check(self, history: History, now: datetime) -> Anomaly | None:
         """Whether the newest action is a revisit that brings the window's revisits to N, or the
@@ -272,15 +291,16 @@ class Cycle(Windowed):
         last = history.last
         if last is None or last.tool in self.exempt:
             return None
-        acts = [a for a in history.actions if a.tool not in self.exempt][-self.window :]
+        pool = [a for a in history.actions if a.tool not in self.exempt]
+        acts = pool[-self.window :]
+        seq = _keys(pool, len(acts))
         if last.facts is not None:  # a message to a person
-            talk = talked(beat(a, None if is_note(a.tool) else _key_of(a)) for a in acts)
+            talk = talked(beat(a, None if is_note(a.tool) else key) for a, key in zip(acts, seq, strict=True))
             found = self._conversation(last, talk, history.tick, now)
             if found is not None:
                 return found
-        if _key_of(last) is None:
+        if seq[-1] is None:
             return None
-        seq = [_key_of(a) for a in acts]
         newest = seq[-1]
         counts, revisits, repeated = count_revisits(seq)
         if counts[newest] < 2:
@@ -407,7 +427,7 @@ class CycleTracker(StepTracker):
     every action would cost more than counting a few keys at those.
     """
 
-    __slots__ = ("_beats", "_det", "_exempt", "_keys", "_notes", "_position", "_since", "_size")
+    __slots__ = ("_beats", "_before", "_det", "_exempt", "_keys", "_notes", "_position", "_since", "_size")
 
     def __init__(self, det: Cycle, history: History) -> None:
         self._det = det
@@ -418,12 +438,17 @@ class CycleTracker(StepTracker):
         self._position = 0
         self._beats: deque[_Beat] = deque(maxlen=det.window)  # read only at a message
         self._since = RecheckWindow(det.window)  # the keys since the agent last changed anything
-        for action in tail_of(history.actions, det.window, det.exempt):
+        self._before: Hashable = None  # the key of the newest action, which a write's holds
+        seed = tail_of(history.actions, det.window + 1, det.exempt)
+        if len(seed) > det.window:
+            self._before = _base(_key_of(seed.pop(0)))
+        for action in seed:
             self._push(action)
 
     def _push(self, action: ActionView) -> int:
         """Add an action's key to the window: its count in the window."""
-        key = _key_of(action)
+        key = _key_of(action, self._before)
+        self._before = _base(key)
         self._position += 1
         note = is_note(action.tool)
         if note:

@@ -241,6 +241,35 @@ def test_a_poller_s_sleeps_are_no_revisits() -> None:
     assert trips(Cycle(), actions(calls)) == [None] * 28
 
 
+def _sensor_rounds(readings: Any) -> list[Call]:
+    """Six rounds of an IoT monitor: the sensor list, then each sensor's readings ``readings(round,
+    sensor)`` stored with the same ``INSERT 0 3``."""
+    calls: list[Call] = []
+    for n in range(6):
+        calls.append(
+            {"tool": "gateway.list_sensors", "args": {"site": "denver"}, "output": '["t1", "t2", "h1"]'}
+        )
+        for sensor in ("t1", "t2", "h1"):
+            calls.append(
+                {"tool": "gateway.get_readings", "args": {"sensor": sensor}, "output": readings(n, sensor)}
+            )
+            calls.append(
+                {"tool": "tsdb.insert", "args": {"sensor": sensor, "rows": 3}, "output": "INSERT 0 3"}
+            )
+    return calls
+
+
+def test_a_write_confirmed_alike_after_a_new_reading_carries_the_news() -> None:
+    """An IoT monitor stores each round's new readings: the same insert, the same ``INSERT 0 3``,
+    each after a reading never seen before, is no revisit (it was a cycle at heartbeat 4 of a
+    newcomer's live run). The same insert after the same reading again is one."""
+    moving = _sensor_rounds(lambda n, sensor: f'{{"{sensor}": [{3.1 + n / 10}, {3.4 + n / 7}]}}')
+    assert first(Cycle(), actions(moving)) is None
+    frozen = _sensor_rounds(lambda n, sensor: f'{{"{sensor}": [3.1, 3.4]}}')
+    found = first(Cycle(), actions(frozen))
+    assert found is not None and found[1].evidence["distinct"] >= 2
+
+
 def test_an_answer_of_nothing_is_no_revisit() -> None:
     """A poller asking ``since`` its cursor finds nothing new on most polls, and writes its cursor
     after each batch: nothing seen again is nothing revisited, so 30 actions make no cycle. The
