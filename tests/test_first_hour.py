@@ -604,6 +604,11 @@ def test_the_pattern_of_a_call() -> None:
     assert pattern('read({"path":"a.txt","line":120})') == 'read({"path":"a.txt","line":#}) with any line'
     assert pattern('run({"a":"x1","b":"y2"})') == 'run({"a":"#","b":"#"}) with any a, b'
     assert pattern('run({"a":"x1","b":"y2') == 'run({"a":"#","b":"#' + " (# is any number)"
+    # A tool's own name is kept: a newcomer read `#({"db":"app.db",...})` for sqlite3 (live round 36).
+    assert (
+        pattern('sqlite3({"sql":"SELECT 1 LIMIT 5"})') == 'sqlite3({"sql":"SELECT # LIMIT #"}) with any sql'
+    )
+    assert pattern('s3.list({"prefix":"a"})') == 's3.list({"prefix":"a"})'
 
 
 # 9. The recovery attempt in status is the one the instructions named.

@@ -479,3 +479,57 @@ def test_a_restocker_that_stops_when_told_is_not_stopped_before_its_quiet_round_
     assert [t["exit_code"] for t in healthy] == [0] * 20
     state = json.loads((tmp_path / "restocker_ok" / "state" / "state.json").read_text())
     assert state["data"].get("ordered", 0) == 3  # days 5, 11 and 17
+
+
+DBCHECK = '''\
+"""A nightly database check written as the README's step is: it stops when ``ctx.record`` answers.
+Each night it asks the page count and the free pages (they move: the app writes all day), the
+integrity check ("ok") and the hot query's plan (the same each night), then appends a line to
+its log. No progress metric. Its frozen twin's database answers the same every night."""
+
+MOVING = {moving!r}
+
+
+def step(ctx):
+    night = ctx.data.get("night", 0) + 1
+    ctx.data["night"] = night
+    day = night if MOVING else 1
+    looks = [
+        ("sql.query", {{"sql": "PRAGMA page_count"}}, str(1000 + 37 * day)),
+        ("sql.query", {{"sql": "PRAGMA freelist_count"}}, str(day * 13 % 97)),
+        ("sql.query", {{"sql": "PRAGMA integrity_check"}}, "ok"),
+        ("sql.query", {{"sql": "EXPLAIN QUERY PLAN SELECT * FROM events WHERE session_id = ?"}},
+         "SEARCH events USING INDEX events_session_ts (session_id=?)"),
+    ]
+    for tool, args, output in looks:
+        if ctx.record(tool, args, output=output):
+            return
+    if ctx.record("append_file", {{"path": "maintenance.log"}}, output="appended 1 line"):
+        return
+    ctx.data["checked"] = ctx.data.get("checked", 0) + 1
+'''
+
+
+def test_a_nightly_check_that_logs_its_round_is_not_stopped_mid_round_and_a_frozen_one_is_judged(
+    tmp_path: Path,
+) -> None:
+    """A scheduled wake-up that only looked, each call once, and appended its line to its log as the
+    night before did (bookkeeping, no more than a look), is not stopped mid-round, and a round
+    whose page count moved is no evidence of being stuck: a newcomer's nightly DB check (live
+    round 34) was stopped at its log line every night and told of a cycle the heartbeat then
+    dropped. Now it checks all 20 nights, no finding. The same check on a database that answers
+    the same every night is judged, and escalated."""
+    jobs: list[tuple[str, str | None, int, bool]] = []
+    for moving in (True, False):
+        module = f"dbcheck_{'moving' if moving else 'frozen'}"
+        folder = tmp_path / module
+        folder.mkdir()
+        (folder / f"{module}.py").write_text(DBCHECK.format(moving=moving), encoding="utf-8")
+        jobs.append((str(folder), module, 20, False))
+    runs = _run(jobs)
+    moving, frozen = (_ticks(runs[job[0]]) for job in jobs)
+    assert [(t["tick"], a["kind"]) for t in moving for a in t["anomalies"]] == []
+    assert {t["decision"]["action"] for t in moving} == {"continue"}
+    state = json.loads((tmp_path / "dbcheck_moving" / "state" / "state.json").read_text())
+    assert state["data"]["checked"] == 20
+    assert any(t["decision"]["action"] == "escalate" for t in frozen)

@@ -59,7 +59,7 @@ Pure: a live Monitor and a replay agree.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import pairwise
 from typing import Literal, NamedTuple
 
@@ -70,7 +70,7 @@ from .detectors.empty import is_empty_answer
 from .detectors.no_progress import NoProgress
 from .detectors.volatile import mask_volatile
 
-__all__ = ["exploring", "idle_wakeup", "looked_once", "quiet_wakeup", "spared", "watching"]
+__all__ = ["bookkeeping", "exploring", "idle_wakeup", "looked_once", "quiet_wakeup", "spared", "watching"]
 
 # Seconds since 1970 as ten digits (2001 to 2033): a poll's "since" cursor, not content.
 _EPOCH = re.compile(r"(?<![\w.])1\d{9}(?![\w.])")
@@ -102,21 +102,27 @@ def _noted(action: ActionView) -> bool:
     return action.error is None and silent_by_design(action.tool, action.summary)
 
 
-def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) -> list[ActionView]:
-    """The actions of ``heartbeat`` but its bookkeeping: a write of the same shape as one of the
-    heartbeat ``before``, its values moved on (numbers and times masked), no work: a sync that
+def bookkeeping(before: list[ActionView]) -> Callable[[ActionView], bool]:
+    """Whether an action is bookkeeping after the heartbeat ``before``: a write of the same shape as
+    one of that heartbeat's, its values moved on (numbers and times masked), no work: a sync that
     found nothing saves the time it last ran; or the very same record of the agent's own (the
     line ``log.info`` wrote, the poll time ``state.touch`` set). The very same act again (a
     hand-off back and forth) is no bookkeeping."""
     notes = [a for a in before if a.shape and _noted(a)]
     shapes, done = {a.shape for a in notes}, {a.fingerprint for a in notes}
-    return [
-        a
-        for a in heartbeat
-        if not (
+
+    def kept(a: ActionView) -> bool:
+        return (
             a.shape in shapes and (a.fingerprint not in done or keeps_record(a.tool, a.summary)) and _noted(a)
         )
-    ]
+
+    return kept
+
+
+def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) -> list[ActionView]:
+    """The actions of ``heartbeat`` but its bookkeeping after the heartbeat ``before``."""
+    kept = bookkeeping(before)
+    return [a for a in heartbeat if not kept(a)]
 
 
 def _split(

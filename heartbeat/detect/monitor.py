@@ -126,8 +126,8 @@ class Monitor:
         self.tick_anomalies: list[Anomaly] = []
         self._reported: set[str] = set()
         # The metric as evidence (see .evidence): per kind the stretch its detector declares (none:
-        # never overruled); _overruled_to: the last index any kind may be overruled at.
-        self._stretch = {d.kind: _declared(d, "stretch") for d in found if _declared(d, "stretch") > 0}
+        # never overruled; read by ctx.record); _overruled_to: the last index any may be overruled at.
+        self.stretch = {d.kind: _declared(d, "stretch") for d in found if _declared(d, "stretch") > 0}
         self._rise_index = 0
         self._overruled_to = 0
         self._rise_from_samples()
@@ -361,7 +361,7 @@ class Monitor:
                     start = -1  # none tripped
             if start >= 0:
                 rise = self._rise_index
-                stretch = self._stretch
+                stretch = self.stretch
                 for det, kind, step in steps[start:] if start else steps:
                     if first is not None and kind in reported:  # one finding seen again is enough
                         step(record, tool, fp, length, error, False)
@@ -411,7 +411,7 @@ class Monitor:
         if (quiet or self._rise_index != rose_before) and self.tick_anomalies:
             # The heartbeat's own sample, or its looks finding no work or something moving, speak for
             # every action recorded before: the policy never sees a finding they overrule.
-            kept = standing(self.tick_anomalies, self._stretch, self._rise_index, quiet is not None)
+            kept = standing(self.tick_anomalies, self.stretch, self._rise_index, quiet is not None)
             self._reported -= {a.kind for a in self.tick_anomalies} - {a.kind for a in kept}
             self.tick_anomalies = kept
         if value is None:
@@ -438,12 +438,12 @@ class Monitor:
         """Whether a ``kind`` finding at action ``index`` (default: the newest) is overruled
         by the progress metric (see :mod:`heartbeat.detect.evidence`)."""
         at = self.actions_total if index is None else index
-        return overruled(self._stretch.get(kind), at, self._rise_index)
+        return overruled(self.stretch.get(kind), at, self._rise_index)
 
     def _rise_from_samples(self) -> None:
         """The metric's last rise and the last action index any kind may be overruled at."""
         rise = self._rise_index = last_rise(self._progress, self._history)
-        self._overruled_to = rise - 1 + max(self._stretch.values(), default=0) if rise else 0
+        self._overruled_to = rise - 1 + max(self.stretch.values(), default=0) if rise else 0
 
     def _visible(self) -> tuple[ActionRecord, ...]:
         """The kept actions the detectors look at (exempt tools left out).

@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from ..base.credentials import mask_name
 from ..config.file import BudgetConfig
 from ..core.budget import overspent
-from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, printable
+from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, printable, rose_at
 from ..detect.detectors import ActionView
-from ..detect.evidence import made_of
-from ..detect.idle import looked_once
+from ..detect.idle import bookkeeping, looked_once
 from ..detect.monitor import Monitor
 from ..detect.recorded import journal_keys
 from ..state.killswitch import KillSwitch, fleet_stop_name, stopped_by
@@ -170,6 +169,7 @@ class StepContext:
         # The calls this heartbeat has looked at, each once and nothing else done; None once it
         # did more (see record: a wake-up's round is judged whole).
         self._looks: set[str] | None = set()
+        self._kept: Callable[[ActionView], bool] | None = None  # bookkeeping after the last heartbeat
 
     @property
     def data(self) -> dict[str, Any]:
@@ -269,18 +269,37 @@ class StepContext:
         self._counters.cost += float(cost)
         self.tick_cost += float(cost)
         looks = self._looks
-        if looks is not None and not looked_once(looks, newest):
+        if looks is not None and not looked_once(looks, newest) and not self._bookkeeping(newest):
             looks = self._looks = None
-        if hit is not None and looks is not None and not self.turn and made_of(hit) > len(self.recorded):
-            # A wake-up of the schedule that has only looked, each call once, tripping on a
-            # pattern its own calls cannot make alone, is going round the sources it looked at
-            # the wake-up before: it is not stopped mid-round. The finding stays this
-            # heartbeat's, and the heartbeat judges the round whole when the step returns (an
-            # idle wake-up's looks finding no work are no finding). A pattern made within the
-            # heartbeat (a model going round in one run), or one tripped once the step acts,
-            # writes, fails or asks a call again, is answered at once.
+        if hit is not None and not self.turn and (looks is not None or self._rising(hit.kind)):
+            # A wake-up of the schedule that has only looked, each call once (its bookkeeping
+            # aside), is going round the sources it looks at: it is not stopped mid-round. The
+            # finding stays this heartbeat's, and the heartbeat judges the round whole when the
+            # step returns (an idle wake-up's looks finding no work, a watcher's round seeing
+            # something move, are no finding), so the step is never told what the heartbeat then
+            # drops. Nor is a step whose metric rose at its last sample told of a finding its
+            # next sample may overrule (a lead enricher's third reworded search finding nothing,
+            # its fallback's last before it files the lead for research). Once the step acts,
+            # writes, fails or asks a call again (a model going round in one run) after a
+            # heartbeat that moved nothing, a finding is answered at once.
             hit = None
         return self._over_budget(now, tool) or hit
+
+    def _rising(self, kind: str) -> bool:
+        """Whether a ``kind`` finding is one the metric overrules and its last sample rose: the
+        heartbeat's own sample, taken when the step returns, may overrule it as well."""
+        if kind not in self._monitor.stretch:
+            return False
+        measured = [sample for sample in self._monitor.progress if sample.value is not None]
+        return bool(measured) and rose_at(measured) == measured[-1].tick
+
+    def _bookkeeping(self, action: ActionView) -> bool:
+        """Whether ``action`` keeps the agent's own record as the heartbeat before did (a line
+        appended to its log, the time it last ran saved): no more than a look (see record)."""
+        if self._kept is None:
+            kept = [a for a in self._monitor.history if a.tick < self._monitor.tick]
+            self._kept = bookkeeping([a for a in kept if a.tick == kept[-1].tick] if kept else [])
+        return self._kept(action)
 
     def record_usage(
         self,

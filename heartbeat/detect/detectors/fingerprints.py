@@ -269,8 +269,9 @@ def _query_names(names: tuple[object, ...]) -> tuple[object, ...]:
 
 
 def error_key(error: str) -> str:
-    """An error's fingerprint: its text with volatile values, line numbers and ports masked."""
-    return _crc(_bytes(ERROR_RE.sub("#", error.strip())))
+    """An error's fingerprint: its text with volatile values, line numbers, ports and the ids of
+    requests (in fields named for one) masked."""
+    return _crc(_bytes(ERROR_RE.sub("#", mask_request_ids(error.strip(), anywhere=True))))
 
 
 def mask(text: str) -> str:
@@ -285,10 +286,11 @@ def pattern(summary: str) -> str:
     id) is one it will never make again, the pattern is what it keeps doing.
     A summary with no number in it is its own pattern.
     """
-    masked = mask(summary)
+    tool, opened, rest = summary.partition("(")
+    # The tool's own name is no number that varies (``sqlite3``, ``s3.get_object``).
+    masked = f"{tool}({mask(rest)}" if opened else mask(summary)
     if masked == summary:
         return summary
-    rest = summary.partition("(")[2]
     try:
         args = json.loads(rest[:-1]) if rest.endswith(")") else None
     except ValueError:  # cut at 200 characters, or not JSON: the shape alone
@@ -424,8 +426,9 @@ def action_keys(
 
 def _error_alone(error: str, canonical: str) -> tuple[str, str]:
     """The result and failure keys of a failure told by its error's text alone (no output, or an
-    answer that opens with that text), the call's own values it quotes back masked."""
-    stripped = _unwrapped(error.strip())
+    answer that opens with that text), the call's own values it quotes back masked, and the ids
+    of requests in the body it quotes (``402 Payment Required: {..., "request_id": "..."}``)."""
+    stripped = mask_request_ids(_unwrapped(error.strip()), anywhere=True)
     cut = unechoed(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped, canonical)
     return _error_result(cut)[0], failure_words(error)
 

@@ -176,13 +176,14 @@ _REQUEST_ID = re.compile(
 )
 
 
-def mask_request_ids(text: str) -> str:
+def mask_request_ids(text: str, anywhere: bool = False) -> str:
     """``text`` (an answer, stripped) with each request's own id replaced by ``#``, a JSON answer's
     field or an HTTP answer's header named for one: ``"request_id": "req_7FTDaFcy867e"`` reads
-    ``"request_id": "#"``."""
+    ``"request_id": "#"``; ``anywhere`` in it for an error's text, which often quotes the body
+    after its status (``402 Payment Required: {..., "request_id": "..."}``)."""
     # Only a JSON answer or an HTTP answer with its headers holds one (told by their first
     # characters: a substring search over every output cost 2 us an action); then the names.
-    if not (text[:1] in _JSON_OPENS or text[:5] == "HTTP/"):
+    if not (anywhere or text[:1] in _JSON_OPENS or text[:5] == "HTTP/"):
         return text
     if not ("equest" in text or "race" in text or "pan" in text or "orrelation" in text):
         return text

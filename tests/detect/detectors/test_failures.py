@@ -279,3 +279,29 @@ def test_a_refusal_carrying_a_new_request_id_each_time_is_the_same_failure() -> 
             monitor.record("payouts.create", {"account": "acc_1", "amount": 100}, output=refused, now=now)
         )
     assert found[:2] == [None, None] and found[2] is not None and found[2].kind == "repeat"
+
+
+def test_an_error_quoting_a_body_with_a_new_request_id_each_time_is_the_same_failure() -> None:
+    """Regression (a newcomer's travel agent, live round 36): a card declined as ``402 Payment
+    Required: {..., "request_id": <new each attempt>}`` in the error's text was a new failure each
+    time, while the README says a request's own id in a field named for one is no content. The
+    same decline, re-held after other work, recurs."""
+    monitor = Monitor()
+    monitor.start_tick(1)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    found = []
+    for n in range(3):
+        body = json.dumps(
+            {"error": "card_declined", "decline_code": "do_not_honor", "request_id": f"PAY-{95253 + n}"}
+        )
+        found.append(
+            monitor.record(
+                "payments.charge",
+                {"fare": "F-1", "card": "visa"},
+                error=f"402 Payment Required: {body}",
+                now=now,
+            )
+        )
+        monitor.record("flights.search", {"from": "SFO", "to": f"JFK{n}"}, output=f"{n + 3} fares", now=now)
+    assert [a is not None for a in found] == [False, False, True]
+    assert found[2] is not None and found[2].kind == "recurring_error"
