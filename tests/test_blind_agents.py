@@ -820,6 +820,81 @@ _THIRTYFOURTH_MISSED: dict[int | None, set[str]] = {
     10: _MISSED34 | {"stuck__webshop_water_bottle_missing_size_b34"},
 }
 
+# The thirty-fifth batch's (bench/blind_agents/README.md), replayed as it arrived, asked for hard cases:
+# plateaus that rise later and shares that dip (no_progress before the rise, escalated where the
+# plateau outlasts two recoveries: a multi-hop search, a mypy cleanup, a permit form fixed field by
+# field, a rollout waiting on a node group's scale-up, each failing alike meanwhile), and daily
+# watchers whose checks answer the same (a backup verifier, a certificate and a dependency check:
+# recurring and cycle, the watchers of Troubleshooting). Missed: a certificate renewal failing the
+# same way once a day (one failure a wake-up), and, but at 1 and 10, a citation checker going round.
+_PLATEAU35 = {
+    name: ["no_progress"]
+    for name in (
+        "healthy__alfworld_two_pillows_armchair_b35",
+        "healthy__bench_repeat_parser_opt_b35",
+        "healthy__debug_tz_offsets_b35",
+        "healthy__dns_propagation_wait_b35",
+        "healthy__loadtest_repeat_runs_b35",
+        "healthy__multihop_eiffel_alma_mater_b35",
+        "healthy__mypy_strict_plateau_b35",
+        "healthy__permit_form_validation_fixes_b35",
+        "healthy__shopping_checkout_field_fixes_b35",
+        "healthy__support_triage_plateau_then_rise_b35",
+        "healthy__training_job_plateau_then_rise_b35",
+    )
+}
+_WATCH35 = {
+    "healthy__backup_verifier_nightly_b35": ["recurring"],
+    "healthy__cert_expiry_checker_b35": ["cycle"],
+    "healthy__dep_checker_daily_b35": ["cycle"],
+}
+_OWN35 = {
+    **_PLATEAU35,
+    **_WATCH35,
+    "healthy__flaky_ws_reconnect_triage_b35": ["no_progress", "recurring", "cycle"],
+    "healthy__rollout_waiter_scaleup_b35": ["recurring_error", "no_progress"],
+}
+_THIRTYFIFTH: dict[int | None, dict[str, list[str]]] = {
+    None: _OWN35,
+    1: {**_OWN35, "healthy__etl_backfill_partition_plateau_b35": ["no_progress", "cycle"]},
+    5: _OWN35,
+    10: {
+        "healthy__backup_verifier_nightly_b35": ["recurring"],
+        "healthy__cert_expiry_checker_b35": ["cycle", "recurring"],
+        "healthy__dep_checker_daily_b35": ["cycle", "recurring"],
+        "healthy__flaky_ws_reconnect_triage_b35": ["cycle"],
+        "healthy__loadtest_repeat_runs_b35": ["no_progress"],
+        "healthy__multihop_eiffel_alma_mater_b35": ["no_progress"],
+        "healthy__permit_form_validation_fixes_b35": ["no_progress"],
+        "healthy__rollout_waiter_scaleup_b35": ["recurring_error"],
+    },
+}
+_ESCALATED35 = {
+    *_WATCH35,
+    "healthy__multihop_eiffel_alma_mater_b35",
+    "healthy__mypy_strict_plateau_b35",
+    "healthy__permit_form_validation_fixes_b35",
+    "healthy__rollout_waiter_scaleup_b35",
+}
+_THIRTYFIFTH_ESCALATED: dict[int | None, set[str]] = {
+    None: _ESCALATED35,
+    1: {
+        "healthy__cert_expiry_checker_b35",
+        "healthy__dep_checker_daily_b35",
+        "healthy__etl_backfill_partition_plateau_b35",
+        "healthy__flaky_ws_reconnect_triage_b35",
+    },
+    5: _ESCALATED35,
+    10: set(_WATCH35),
+}
+_MISSED35 = {"stuck__cert_renew_fails_daily_b35"}
+_THIRTYFIFTH_MISSED: dict[int | None, set[str]] = {
+    None: _MISSED35 | {"stuck__citation_verify_one_ref_loop_b35"},
+    1: _MISSED35,
+    5: _MISSED35 | {"stuck__citation_verify_one_ref_loop_b35"},
+    10: _MISSED35,
+}
+
 # A flat stretch holding an idle wake-up had nothing to do in it (fourteenth session): pollers, inboxes
 # and queues whose quiet wake-ups come between their work are no busy agents with a flat metric. Their
 # no_progress findings before it, by grouping (None: the finding gone; else the kinds left).
@@ -900,9 +975,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1605
+    assert len(runs) == len(LABELS) == 1655
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 986
+    assert len(healthy) == 1014
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -923,6 +998,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_THIRTYSECOND[per_heartbeat],
         **_THIRTYTHIRD[per_heartbeat],
         **_THIRTYFOURTH[per_heartbeat],
+        **_THIRTYFIFTH[per_heartbeat],
     }
     for name, kinds in {**_QUIET_WITHIN[per_heartbeat], **_MOVED_ROUND[per_heartbeat]}.items():
         if kinds is None:
@@ -946,6 +1022,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTIETH_ESCALATED[per_heartbeat]
         | _THIRTYFIRST_ESCALATED[per_heartbeat]
         | _THIRTYSECOND_ESCALATED[per_heartbeat]
+        | _THIRTYFIFTH_ESCALATED[per_heartbeat]
     )
     unescalated = _QUIET_WITHIN_UNESCALATED[per_heartbeat] | _MOVED_ROUND_UNESCALATED[per_heartbeat]
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
@@ -972,6 +1049,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYTHIRD_MISSED
         | _THIRTYFOURTH_MISSED[per_heartbeat]
         | _MOVED_ROUND_MISSED[per_heartbeat]
+        | _THIRTYFIFTH_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()) | (
         # At 1 action a heartbeat, a writer rewriting one section: its lint's answer of nothing
         # ({"warnings": [], "broken_links": 0}), a heartbeat of its own, reads as an idle wake-up
