@@ -64,7 +64,7 @@ from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from ..core.models import ProgressSample
-from .detectors.calls import keeps_record, silent_by_design, waits
+from .detectors.calls import keeps_record, silence_answers, silent_by_design, waits
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
 from .detectors.no_progress import NoProgress
@@ -168,8 +168,12 @@ def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
     if not newest or _asked(newest) is None:
         return False  # nothing looked at, or more than looks: work, a failure, a call twice
     # A source looked at before answered nothing: no work came. Silence (no output, as for the
-    # empty detector) is no such answer: a shell gone dark answers every command so.
-    empty = [a for a in newest if a.output_len and is_empty_answer(a.output_len, a.result)]
+    # empty detector) is such an answer only from a listing or a search (``ls -1 incoming/`` of
+    # an empty folder, a grep's "no match"); from any other command it is a shell gone dark,
+    # which answers every command so, and the heartbeat is no idle one.
+    if any(a.output_len == 0 and not silence_answers(a.tool, a.summary) for a in newest):
+        return False
+    empty = [a for a in newest if is_empty_answer(a.output_len, a.result)]
     if not empty:
         return False
     asked = {action.fingerprint for action in earlier}

@@ -51,6 +51,16 @@ def test_a_heartbeat_that_only_looked_and_found_nothing_again_is_idle() -> None:
     assert not idle_wakeup(_kept(LOOK, _at(2, LOOK)), 3)  # no action in heartbeat 3
 
 
+def test_an_empty_folder_listed_again_is_idle_and_other_silence_is_not() -> None:
+    """``ls -1 incoming/`` of an empty folder prints nothing: the listing's answer of nothing, as a
+    grep's silence is "no match" (a newcomer's redactor was told ``repeat`` on its quiet wake-ups,
+    live round 36). Another command's silence is a shell gone dark, no answer."""
+    listing: Call = (1, "shell", {"cmd": "ls -1 incoming/"}, "", None)
+    assert idle_wakeup(_kept(listing, _at(2, listing)), 2)
+    dark: Call = (1, "shell", {"cmd": "cat incoming/queue.txt"}, "", None)
+    assert not idle_wakeup(_kept(dark, _at(2, dark)), 2)
+
+
 def test_the_same_bookkeeping_as_the_heartbeat_before_is_no_work() -> None:
     """A sync that found nothing saves the time it last ran, as it did the heartbeat before (the
     same write, its time masked): idle. The first such save, a write of another shape (a reply
@@ -76,14 +86,16 @@ def test_the_same_bookkeeping_as_the_heartbeat_before_is_no_work() -> None:
 
 
 def test_a_heartbeat_that_acted_failed_asked_twice_or_went_silent_is_not_idle() -> None:
-    """Work, a failure, the same call twice in one wake-up, or silence (a shell gone dark)."""
+    """Work, a failure, the same call twice in one wake-up, or silence from a command that is no
+    listing or search (a shell gone dark, its ``ls`` silent too)."""
     sent: Call = (2, "gmail.send_message", {"to": "ana"}, '{"id": "m-1"}', None)
     assert not idle_wakeup(_kept(LOOK, _at(2, LOOK), sent), 2)
     failed: Call = (2, "gmail.list_messages", {"q": "in:inbox is:unread"}, None, "HTTP 401")
     assert not idle_wakeup(_kept(LOOK, failed), 2)
     assert not idle_wakeup(_kept(LOOK, _at(2, LOOK), _at(2, LOOK)), 2)
-    dark: Call = (1, "bash", {"cmd": "ls src"}, "", None)
-    assert not idle_wakeup(_kept(dark, _at(2, dark)), 2)
+    listing: Call = (1, "bash", {"cmd": "ls src"}, "", None)
+    dark: Call = (2, "bash", {"cmd": "cat src/app.py"}, "", None)
+    assert not idle_wakeup(_kept(listing, _at(2, listing), dark), 2)
 
 
 def test_a_sql_write_matching_no_row_again_is_work_not_an_idle_look() -> None:

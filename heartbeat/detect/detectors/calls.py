@@ -19,6 +19,7 @@ __all__ = [
     "is_note",
     "keeps_record",
     "searches",
+    "silence_answers",
     "silent_by_design",
     "speaks",
     "waits",
@@ -300,6 +301,15 @@ _SEARCH_TOOLS = frozenset(["grep", "egrep", "fgrep", "rg", "ag", "ack", "find", 
 _SEARCH_COMMAND = re.compile(
     r'"(?:cmd|command)":"\s*(?:cd [^&;"]*(?:&&|;)\s*)?(?:[ef]?grep|rg|ag|ack|find|fd|locate|git grep)\s'
 )
+
+
+_LIST_COMMAND = re.compile(r'"(?:cmd|command)":"\s*(?:cd [^&;"]*(?:&&|;)\s*)?ls(?:\s+-\w+)*\s+[^|;&>"]+"')
+
+
+def silence_answers(tool: str, summary: str) -> bool:
+    """Whether the call ``summary`` of ``tool`` says "nothing" by its silence: a search finding no
+    match, or an ``ls`` of a folder, alone, that holds nothing (a watcher's ``ls -1 incoming/``)."""
+    return searches(tool, summary) or (tool == "ls" or _LIST_COMMAND.search(summary) is not None)
 
 
 @lru_cache(maxsize=1024)

@@ -58,6 +58,15 @@ def test_a_search_is_told_by_its_program(tool: str, args: dict[str, object], sea
     assert calls.searches(tool, summarize(tool, args)) is search
 
 
+def test_a_listing_s_silence_answers_as_a_search_s_does() -> None:
+    """``silence_answers``: a search, or an ``ls`` alone, says "nothing" by its silence; ``ls`` piped
+    on, or any other command, does not."""
+    assert calls.silence_answers("shell", summarize("shell", {"cmd": "ls -1 incoming/"}))
+    assert calls.silence_answers("grep", summarize("grep", {"cmd": "grep -rn x src"}))
+    assert not calls.silence_answers("bash", summarize("bash", {"command": "ls src | wc -l"}))
+    assert not calls.silence_answers("bash", summarize("bash", {"command": "cat notes.txt"}))
+
+
 @pytest.mark.parametrize(
     ("tool", "args", "silent"),
     [
