@@ -280,7 +280,10 @@ def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) ->
         if not any(waits(a.tool, a.summary) for a in now):
             # A scheduled wake-up is a wait the calls do not show: the very call asked at an
             # earlier one answering anew (a job's page moving) is the thing waited on moving.
-            if not scheduled or not _polled_anew(_without_bookkeeping(now, then), calls):
+            # Right after the heartbeat that started it (an act), the watch of what it started
+            # begins: a look never asked before is news as well.
+            begins = now is heartbeats[1] and any(_noted(action) for action in then)
+            if not scheduled or not _polled_anew(_without_bookkeeping(now, then), calls, begins):
                 return False
             continue
         moved = again = False  # a look asked before answered anew; a look asked before at all
@@ -301,11 +304,12 @@ def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) ->
     return True
 
 
-def _polled_anew(heartbeat: list[ActionView], calls: dict[str, str | None]) -> bool:
+def _polled_anew(heartbeat: list[ActionView], calls: dict[str, str | None], begins: bool = False) -> bool:
     """Whether ``heartbeat`` only looked (no act, no write, no failure, no call twice), asked again
     at least as many calls asked before (the very calls, ``calls``: each one's last answer) as new
-    ones (a crawl fetches new pages), and one of those answered anew; ``calls`` is brought up to
-    date."""
+    ones (a crawl fetches new pages), and one of those answered anew, or, when the watch of what
+    the heartbeat before started ``begins``, one was asked for the first time (a job's status
+    after it was submitted); ``calls`` is brought up to date."""
     if _asked(heartbeat) is None:  # more than looks: an act, a write, a failure, a call twice
         return False
     anew = False
@@ -316,7 +320,7 @@ def _polled_anew(heartbeat: list[ActionView], calls: dict[str, str | None]) -> b
             again += 1
             anew = anew or before != action.result
         calls[action.fingerprint] = action.result
-    return anew and 2 * again >= len(heartbeat)
+    return (anew or (begins and again < len(heartbeat))) and 2 * again >= len(heartbeat)
 
 
 _NEVER = object()  # a call not asked before

@@ -465,3 +465,34 @@ def test_a_round_moving_after_a_heartbeat_that_failed_or_asked_twice_is_judged()
 
 def _round_calls(looks: Round, tick: int) -> list[Call]:
     return [(tick, *look) for look in looks]
+
+
+def _migration(moving: bool) -> list[Round]:
+    """A migration runner's wake-ups: it looks at the schema and the folder, submits a backfill at
+    the second, then looks at the job's status too (its rows moving, or frozen)."""
+    schema = ("sqlite3", {"sql": "SELECT version FROM schema_migrations"}, "4", None)
+    folder = ("shell", {"cmd": "ls -1 migrations/"}, "001.sql\n002.sql\n003.sql\n004.sql\n005.sql", None)
+    rounds: list[Round] = [
+        [schema, folder],
+        [schema, folder, ("backfill.submit", {"migration": "005"}, '{"job_id": "bf_41"}', None)],
+    ]
+    for n in range(4):
+        done = 500_000 * (n + 1) if moving else 500_000
+        status = (
+            "backfill.job_status",
+            {"job_id": "bf_41"},
+            f'{{"state": "running", "rows_done": {done}}}',
+            None,
+        )
+        rounds.append([schema, folder, status])
+    return rounds
+
+
+def test_the_watch_of_a_job_just_started_begins_and_a_frozen_one_is_busy_work() -> None:
+    """Right after a wake-up that submitted a job, the next one looks at the schema and folder as
+    before and at the job's status for the first time: the watch begins, and each wake-up after
+    sees the rows move, so a flat metric is a wait (a newcomer's migration runner was told to
+    reassess, then escalated while its backfill moved, live round 36). A job frozen at the same
+    rows is no wait: ``no_progress`` stands."""
+    assert not any("no_progress" in kinds for kinds in _kinds(_migration(moving=True), 4.0))
+    assert any("no_progress" in kinds for kinds in _kinds(_migration(moving=False), 4.0))
