@@ -950,16 +950,20 @@ _QUIET_WITHIN_UNESCALATED: dict[int | None, set[str]] = {
 # once, after one that did the same, a look asked again answering anew, drops its findings of no
 # visible effect as an idle wake-up does. Their findings before it, by grouping (None: gone), the runs
 # no longer escalated, and a stuck crawler whose last rounds' queue depth moved, no longer flagged.
+# And a status holding an empty list named for what went wrong (``"failed": []``) is a status, no
+# envelope around nothing: a data-quality suite's checks, each "no row failed", are no loop, and a
+# writer's lint answering ``{"warnings": [], "broken_links": 0}`` no idle wake-up.
+_RECHECK = {"healthy__data_quality_recheck": None}
 _MOVED_ROUND: dict[int | None, dict[str, list[str] | None]] = {
     None: {"healthy__batch_training_job_poll_b31": None, "healthy__emr_step_long_shuffle": None},
-    1: {"healthy__log_search_checkout_500s": None},
-    5: {"healthy__emr_step_long_shuffle": None},
-    10: {},
+    1: {"healthy__log_search_checkout_500s": None, **_RECHECK},
+    5: {"healthy__emr_step_long_shuffle": None, **_RECHECK},
+    10: _RECHECK,
 }
 _MOVED_ROUND_UNESCALATED: dict[int | None, set[str]] = {
     None: {"healthy__batch_training_job_poll_b31", "healthy__oncall_triage_watch"},
     1: {"healthy__log_search_checkout_500s"},
-    5: set(),
+    5: set(_RECHECK),
     10: set(),
 }
 _MOVED_ROUND_MISSED: dict[int | None, set[str]] = {
@@ -1050,9 +1054,4 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYFOURTH_MISSED[per_heartbeat]
         | _MOVED_ROUND_MISSED[per_heartbeat]
         | _THIRTYFIFTH_MISSED[per_heartbeat]
-    ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set()) | (
-        # At 1 action a heartbeat, a writer rewriting one section: its lint's answer of nothing
-        # ({"warnings": [], "broken_links": 0}), a heartbeat of its own, reads as an idle wake-up
-        # in each flat stretch (fourteenth session).
-        {"stuck__writer_rewrites_section_b29"} if per_heartbeat == 1 else set()
-    )
+    ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())

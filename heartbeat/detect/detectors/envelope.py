@@ -52,6 +52,7 @@ __all__ = [
 # out and say how many they found: Gmail's ``{"resultSizeEstimate": 0}``, X's
 # ``{"meta": {"result_count": 0}}``, S3's ``{"KeyCount": 0, "MaxKeys": 1000, ...}``: a count of what
 # was found, 0 (and no count above 0), stands for the list.
+# A list named for what went wrong, empty, is no payload: nothing failed is an answer.
 ENVELOPE_LONGEST = 300
 """The longest output read as an empty envelope (characters, stripped)."""
 
@@ -66,6 +67,9 @@ _FOUND = re.compile(
     re.IGNORECASE,
 )
 _NOTHING_HINT = re.compile(r"\[\]|:\s*0\s*[,}]")
+# A list named for what went wrong (``hosts_failed``, ``errors``, ``warnings``, ``skipped``): empty, it
+# reports that nothing did, beside the answer: a rollout's status with no host failed is a status.
+_NONE_WENT_WRONG = re.compile(r"err|warn|fail|skip|retr", re.IGNORECASE)
 _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before the regex
 
 
@@ -225,7 +229,7 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
         if value is True or (isinstance(value, list) and value):
             return None
         if isinstance(value, list):
-            lists += 1
+            lists += not (isinstance(key, str) and _NONE_WENT_WRONG.search(key))
         elif isinstance(value, dict):
             inner = _places(value)
             if inner is None:

@@ -223,8 +223,14 @@ def test_an_envelope_around_nothing_is_the_empty_result() -> None:
         '{"count": 0, "total": 12}',  # twelve found, none on this page's count
         '{"error_count": 0}',  # no errors is an answer: a count of failures, not of things found
         '{"meta": {}}',  # neither list nor count
+        # A status reporting no host failed (a newcomer's rollout, frozen at 4 of 5, read as nothing
+        # at every poll and never flagged, live round 37), and a lint with no warnings.
+        '{"rollout_id": "ro-1", "state": "in_progress", "hosts_patched": 4, "hosts_failed": []}',
+        '{"warnings": [], "broken_links": 0}',
     ):
         assert prints("t", None, text).result != empty, text
+    status = '{{"state": "in_progress", "hosts_patched": {n}, "hosts_failed": []}}'
+    assert prints("t", None, status.format(n=2)).result != prints("t", None, status.format(n=4)).result
 
 
 def test_an_error_is_one_error_live_and_in_replay_whatever_its_volatile_values() -> None:
