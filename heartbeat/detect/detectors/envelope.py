@@ -52,7 +52,8 @@ __all__ = [
 # out and say how many they found: Gmail's ``{"resultSizeEstimate": 0}``, X's
 # ``{"meta": {"result_count": 0}}``, S3's ``{"KeyCount": 0, "MaxKeys": 1000, ...}``: a count of what
 # was found, 0 (and no count above 0), stands for the list.
-# A list named for what went wrong, empty, is no payload: nothing failed is an answer.
+# A list named for what went wrong, empty, is no payload: nothing failed is an answer. JSON-LD's own
+# keys are metadata (the weather service's ``{"@context": [...], "features": []}``).
 ENVELOPE_LONGEST = 300
 """The longest output read as an empty envelope (characters, stripped)."""
 
@@ -226,6 +227,8 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
     lists = zeros = 0
     counted = False
     for key, value in data.items():
+        if isinstance(key, str) and key[:1] == "@":
+            continue  # JSON-LD's own keys (``@context``, ``@id``): metadata, whatever they hold
         if value is True or (isinstance(value, list) and value):
             return None
         if isinstance(value, list):
