@@ -26,11 +26,11 @@ kill_file = "KILL"
 [schedule]
 every = "30m"                  # or: cron = "*/30 * * * *"
 
-[detectors]
-volatile_args = ["request_id", "timestamp"]
-
-[detectors.repeat]
-threshold = 3
+# The detectors' defaults are the README's; uncomment to change one.
+# [detectors]
+# volatile_args = ["request_id", "timestamp"]  # arguments new on every call, left out of a call
+# [detectors.repeat]
+# threshold = 3                  # the default
 # tools = {{ get_status = 10 }}  # a tool that legitimately polls
 
 [policy]
@@ -59,8 +59,9 @@ def step(ctx):
         print(f"the heartbeat says: {ctx.instructions}")
     notes = ctx.data.setdefault("notes", [])
     note = f"note {len(notes)}: what this heartbeat found"
-    # Report what the tool really returned: a short output (10 characters or fewer) counts as
-    # empty, and three in a row look stuck.
+    # Report what the tool really returned: an answer of nothing ("", [], "no results") to a
+    # call that asks for something counts as empty, and three in a row look stuck; a write or
+    # an act answered "ok" never does.
     notes.append(note)  # keep what the call did before asking whether to stop
     if ctx.record("write_note", {"n": len(notes) - 1}, output=f"saved {note!r}"):
         return  # stuck already: stop early and let the next heartbeat's instructions help
