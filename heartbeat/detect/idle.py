@@ -102,26 +102,27 @@ def _noted(action: ActionView) -> bool:
     return action.error is None and silent_by_design(action.tool, action.summary)
 
 
-def bookkeeping(before: list[ActionView]) -> Callable[[ActionView], bool]:
+def bookkeeping(before: list[ActionView], shapes: set[str] | None = None) -> Callable[[ActionView], bool]:
     """Whether an action is bookkeeping after the heartbeat ``before``: a write of the same shape as
     one of that heartbeat's, its values moved on (numbers and times masked), no work: a sync that
     found nothing saves the time it last ran; or the very same record of the agent's own (the
     line ``log.info`` wrote, the poll time ``state.touch`` set). The very same act again (a
-    hand-off back and forth) is no bookkeeping."""
-    notes = [a for a in before if a.shape and _noted(a)]
-    shapes, done = {a.shape for a in notes}, {a.fingerprint for a in notes}
+    hand-off back and forth) is no bookkeeping. Only writes of ``shapes`` are asked about, when
+    given (the shapes of the heartbeat judged: what is read of each call is read only then)."""
+    notes = [a for a in before if a.shape and (shapes is None or a.shape in shapes) and _noted(a)]
+    written, done = {a.shape for a in notes}, {a.fingerprint for a in notes}
 
     def kept(a: ActionView) -> bool:
-        return (
-            a.shape in shapes and (a.fingerprint not in done or keeps_record(a.tool, a.summary)) and _noted(a)
-        )
+        if a.shape not in written:
+            return False
+        return (a.fingerprint not in done or keeps_record(a.tool, a.summary)) and _noted(a)
 
     return kept
 
 
 def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) -> list[ActionView]:
     """The actions of ``heartbeat`` but its bookkeeping after the heartbeat ``before``."""
-    kept = bookkeeping(before)
+    kept = bookkeeping(before, {a.shape for a in heartbeat if a.shape})
     return [a for a in heartbeat if not kept(a)]
 
 
@@ -149,9 +150,11 @@ def quiet_wakeup(kept: Iterable[ActionView], tick: int) -> Literal["idle", "poll
     call once); else None. Looking is a watcher's job; a stuck agent
     does, fails or asks again within its heartbeat, and a frozen watch answers as before."""
     earlier, last, newest = _split(kept, tick)
+    if not newest or _asked(newest) is None:
+        return None  # more than looks (most heartbeats): neither
     if _idle(earlier, newest):
         return "idle"
-    if not newest or _asked([action for action in last if not _noted(action)]) is None:
+    if _asked([action for action in last if not _noted(action)]) is None:
         return None  # the heartbeat before failed or asked a call twice: no round to poll again
     calls = {action.fingerprint: action.result for action in last}
     return "polled" if _polled_anew(newest, calls) else None
