@@ -19,7 +19,7 @@ from typing import Protocol
 
 from ..core.models import Anomaly, ProgressSample, rose_at
 
-__all__ = ["last_rise", "overruled", "standing"]
+__all__ = ["last_rise", "made_of", "overruled", "standing"]
 
 
 class _Indexed(Protocol):
@@ -63,3 +63,18 @@ def standing(
         if not (idle and a.kind in stretch)
         and (a.action is None or not overruled(stretch.get(a.kind), a.action, rise))
     ]
+
+
+# Where a built-in finding's evidence says how many actions its pattern holds.
+_SIZES = ("count", "actions", "messages", "retold", "redone", "promises")
+
+
+def made_of(anomaly: Anomaly) -> int:
+    """How many actions a finding's pattern holds at least: its count of calls or its span (a
+    cycle's revisits and the calls they went back to); 0 when its evidence says none."""
+    evidence = anomaly.evidence
+    sizes: list[int] = [value for key in _SIZES if (value := evidence.get(key)).__class__ is int]
+    revisits, distinct = evidence.get("revisits"), evidence.get("distinct")
+    if revisits.__class__ is int and distinct.__class__ is int:
+        sizes.append(revisits + distinct)
+    return max(sizes, default=0)

@@ -13,6 +13,7 @@ from ..config.file import BudgetConfig
 from ..core.budget import overspent
 from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, printable, rose_at
 from ..detect.detectors import ActionView
+from ..detect.evidence import made_of
 from ..detect.idle import bookkeeping, looked_once
 from ..detect.monitor import Monitor
 from ..detect.recorded import journal_keys
@@ -271,17 +272,19 @@ class StepContext:
         looks = self._looks
         if looks is not None and not looked_once(looks, newest) and not self._bookkeeping(newest):
             looks = self._looks = None
-        if hit is not None and not self.turn and (looks is not None or self._rising(hit.kind)):
+        held = looks is not None and made_of(hit) > len(self.recorded) if hit is not None else False
+        if hit is not None and not self.turn and (held or self._rising(hit.kind)):
             # A wake-up of the schedule that has only looked, each call once (its bookkeeping
-            # aside), is going round the sources it looks at: it is not stopped mid-round. The
-            # finding stays this heartbeat's, and the heartbeat judges the round whole when the
-            # step returns (an idle wake-up's looks finding no work, a watcher's round seeing
-            # something move, are no finding), so the step is never told what the heartbeat then
-            # drops. Nor is a step whose metric rose at its last sample told of a finding its
-            # next sample may overrule (a lead enricher's third reworded search finding nothing,
-            # its fallback's last before it files the lead for research). Once the step acts,
-            # writes, fails or asks a call again (a model going round in one run) after a
-            # heartbeat that moved nothing, a finding is answered at once.
+            # aside), tripping on a pattern its own calls cannot make alone, is going round the
+            # sources it looked at the wake-up before: it is not stopped mid-round. The finding
+            # stays this heartbeat's, and the heartbeat judges the round whole when the step
+            # returns (an idle wake-up's looks finding no work, a watcher's round seeing
+            # something move, are no finding). Nor is a step whose metric rose at its last
+            # sample told of a finding its next sample may overrule (a lead enricher's third
+            # reworded search finding nothing, its fallback's last before it files the lead for
+            # research). A pattern made within the heartbeat (a model going on with other calls
+            # in one run), or one tripped once the step acts, writes, fails or asks a call
+            # again, after a heartbeat that moved nothing, is answered at once.
             hit = None
         return self._over_budget(now, tool) or hit
 

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from heartbeat.config.file import DetectorsConfig
 from heartbeat.core.models import ProgressSample
 from heartbeat.detect.detectors import build_detectors
-from heartbeat.detect.evidence import last_rise, overruled
+from heartbeat.detect.evidence import last_rise, made_of, overruled
+from heartbeat.detect.monitor import Monitor
 from heartbeat.testing import action
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -51,3 +52,25 @@ def test_each_detector_of_no_visible_effect_declares_the_stretch_its_findings_sp
         "error_rate": 10,
         "no_progress": None,
     }
+
+
+def test_a_finding_says_how_many_actions_its_pattern_holds() -> None:
+    """A finding is made of its counted calls, its loop's span, or a cycle's revisits and the calls
+    they went back to: a wake-up with fewer actions of its own tripped on its wake-ups before."""
+    monitor = Monitor()
+    monitor.start_tick(1)
+    now = datetime(2026, 12, 5, tzinfo=UTC)
+    found = [monitor.record("search", {"q": "x"}, output="3 hits", now=now) for _ in range(3)]
+    repeat = found[-1]
+    assert repeat is not None and repeat.kind == "repeat" and made_of(repeat) == 3
+    monitor.start_tick(2)
+    kinds = {}
+    for _ in range(3):
+        for page in (1, 2):
+            hit = monitor.record("read", {"page": page}, output=f"page {page} of the report", now=now)
+            if hit is not None:
+                kinds[hit.kind] = hit
+    loop = kinds["loop"]
+    assert made_of(loop) == loop.evidence["actions"] >= 4
+    assert made_of(repeat.model_copy(update={"evidence": {"revisits": 10, "distinct": 4}})) == 14
+    assert made_of(repeat.model_copy(update={"evidence": {}})) == 0

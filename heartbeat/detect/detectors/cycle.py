@@ -47,10 +47,8 @@ between good turns is no revisit, and N + 3 back to back are a ``repeat``;
 so does a call that waits (``sleep 60`` between a poller's looks), and an
 answer of nothing (an empty list, an envelope around nothing, silence): a
 poll ``since`` its cursor that finds nothing new again saw nothing, and a
-run of such answers is the ``empty`` detector's to judge.
-A write answered by a short confirmation (``INSERT 0 3``) is keyed with the
-action before it: the same insert after each round's new readings stores
-news each time, and the same insert after the same reading is a revisit.
+run of such answers is the ``empty`` detector's to judge. A write confirmed
+alike is keyed with the action before it (see :func:`_key_of`).
 """
 
 from __future__ import annotations
@@ -100,21 +98,19 @@ def _key_of(action: ActionView, before: Hashable = None) -> Hashable:
     ):
         return None
     length = action.output_len
-    if length is not None and length <= _SHORT:
-        if before is not None and silent_by_design(action.tool, action.summary) and not is_note(action.tool):
-            return (action.fingerprint, action.result, before)
-        return (action.fingerprint, action.result)
-    return (action.shape, action.result)
+    if length is not None and length > _SHORT:
+        return (action.shape, action.result)
+    # A short answer or none (a failure) cannot tell two pages or two edits apart: the exact call.
+    if before is not None and silent_by_design(action.tool, action.summary) and not is_note(action.tool):
+        return (action.fingerprint, action.result, before)
+    return (action.fingerprint, action.result)
 
 
 def _keys(actions: Sequence[ActionView], n: int) -> list[Hashable]:
     """The keys of the newest ``n`` of ``actions``, each keyed after the one before it."""
     keys: list[Hashable] = []
-    before: Hashable = None
     for action in actions[-n - 1 :]:
-        key = _key_of(action, before)
-        before = _base(key)
-        keys.append(key)
+        keys.append(_key_of(action, _base(keys[-1]) if keys else None))
     return keys[-n:]
 
 
