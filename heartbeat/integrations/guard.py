@@ -149,6 +149,8 @@ class Guard:
         check = getattr(self.recorder, "check", None)
         self._check: Callable[[], Any] | None = check if callable(check) else None
         self._budgeted = hasattr(self.recorder, "budget_anomaly")  # looked up once, not per call
+        if hasattr(self.recorder, "model_run"):  # a StepContext: a model's run goes through it now
+            self.recorder.model_run = True
         pause = getattr(self.recorder, "pause_requested", None)  # a StepContext's: a person waits
         self._pausing: Callable[[], object] | None = pause if callable(pause) else None
         usage = getattr(self.recorder, "record_usage", None)

@@ -170,6 +170,9 @@ class StepContext:
         # The calls this heartbeat has looked at, each once and nothing else done; None once it
         # did more (see record: a wake-up's round is judged whole).
         self._looks: set[str] | None = set()
+        # A model's run goes through this context (a framework adapter's Guard bound to it): a
+        # pattern its own calls make in the heartbeat is answered at once, not held (see record).
+        self.model_run = False
         self._kept: Callable[[ActionView], bool] | None = None  # bookkeeping after the last heartbeat
 
     @property
@@ -272,19 +275,22 @@ class StepContext:
         looks = self._looks
         if looks is not None and not looked_once(looks, newest) and not self._bookkeeping(newest):
             looks = self._looks = None
-        held = looks is not None and made_of(hit) > len(self.recorded) if hit is not None else False
+        held = looks is not None and hit is not None
+        held = held and (not self.model_run or made_of(cast(Anomaly, hit)) > len(self.recorded))
         if hit is not None and not self.turn and (held or self._rising(hit.kind)):
             # A wake-up of the schedule that has only looked, each call once (its bookkeeping
-            # aside), tripping on a pattern its own calls cannot make alone, is going round the
-            # sources it looked at the wake-up before: it is not stopped mid-round. The finding
-            # stays this heartbeat's, and the heartbeat judges the round whole when the step
-            # returns (an idle wake-up's looks finding no work, a watcher's round seeing
-            # something move, are no finding). Nor is a step whose metric rose at its last
-            # sample told of a finding its next sample may overrule (a lead enricher's third
-            # reworded search finding nothing, its fallback's last before it files the lead for
-            # research). A pattern made within the heartbeat (a model going on with other calls
-            # in one run), or one tripped once the step acts, writes, fails or asks a call
-            # again, after a heartbeat that moved nothing, is answered at once.
+            # aside), is going round the sources it looks at: it is not stopped mid-round. The
+            # finding stays this heartbeat's, and the heartbeat judges the round whole when the
+            # step returns (an idle wake-up's looks finding no work, a watcher's round seeing
+            # something move, are no finding), so the step is never told what its end drops: a
+            # step told mid-round stops before it acts, and its looks alone then read as an idle
+            # wake-up. A model's run (model_run) is told at once of a pattern its own calls make
+            # (going on with other calls), and held only for one made of the wake-ups before.
+            # Nor is a step whose metric rose at its last sample told of a finding its next
+            # sample may overrule (a lead enricher's third reworded search finding nothing, its
+            # fallback's last before it files the lead for research). Once the step acts,
+            # writes, fails or asks a call again, after a heartbeat that moved nothing, a finding
+            # is answered at once.
             hit = None
         return self._over_budget(now, tool) or hit
 
