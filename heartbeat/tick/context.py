@@ -275,23 +275,23 @@ class StepContext:
         looks = self._looks
         if looks is not None and not looked_once(looks, newest) and not self._bookkeeping(newest):
             looks = self._looks = None
-        held = looks is not None and hit is not None
-        held = held and (not self.model_run or made_of(cast(Anomaly, hit)) > len(self.recorded))
-        if hit is not None and not self.turn and (held or self._rising(hit.kind)):
-            # A wake-up of the schedule that has only looked, each call once (its bookkeeping
-            # aside), is going round the sources it looks at: it is not stopped mid-round. The
-            # finding stays this heartbeat's, and the heartbeat judges the round whole when the
-            # step returns (an idle wake-up's looks finding no work, a watcher's round seeing
-            # something move, are no finding), so the step is never told what its end drops: a
-            # step told mid-round stops before it acts, and its looks alone then read as an idle
-            # wake-up. A model's run (model_run) is told at once of a pattern its own calls make
-            # (going on with other calls), and held only for one made of the wake-ups before.
-            # Nor is a step whose metric rose at its last sample told of a finding its next
-            # sample may overrule (a lead enricher's third reworded search finding nothing, its
-            # fallback's last before it files the lead for research). Once the step acts,
-            # writes, fails or asks a call again, after a heartbeat that moved nothing, a finding
-            # is answered at once.
-            hit = None
+        if hit is not None and not self.turn:
+            held = looks is not None and (not self.model_run or made_of(hit) > len(self.recorded))
+            if held or self._rising(hit.kind):
+                # A wake-up of the schedule that has only looked, each call once (its bookkeeping
+                # aside), is going round the sources it looks at: it is not stopped mid-round. The
+                # finding stays this heartbeat's, and the heartbeat judges the round whole when the
+                # step returns (an idle wake-up's looks finding no work, a watcher's round seeing
+                # something move, are no finding), so the step is never told what its end drops: a
+                # step told mid-round stops before it acts, and its looks alone then read as an idle
+                # wake-up. A model's run (model_run) is told at once of a pattern its own calls make
+                # (going on with other calls), and held only for one made of the wake-ups before.
+                # Nor is a step whose metric rose at its last sample told of a finding its next
+                # sample may overrule (a lead enricher's third reworded search finding nothing, its
+                # fallback's last before it files the lead for research). Once the step acts,
+                # writes, fails or asks a call again, after a heartbeat that moved nothing, a finding
+                # is answered at once.
+                hit = None
         return self._over_budget(now, tool) or hit
 
     def _rising(self, kind: str) -> bool:
