@@ -163,13 +163,14 @@ def quiet_wakeup(kept: Iterable[ActionView], tick: int) -> Literal["idle", "poll
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     """Whether the actions of heartbeat ``tick`` (the newest of ``kept``) are an idle wake-up."""
     earlier, _, newest = _split(kept, tick)
+    if not newest or _asked(newest) is None:
+        return False  # nothing looked at, or more than looks: work, a failure, a call twice
     return _idle(earlier, newest)
 
 
 def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
-    """:func:`idle_wakeup` for the actions ``earlier`` than its heartbeat and its own ``newest``."""
-    if not newest or _asked(newest) is None:
-        return False  # nothing looked at, or more than looks: work, a failure, a call twice
+    """:func:`idle_wakeup` for the actions ``earlier`` than its heartbeat and its own ``newest``,
+    which only looked, each call once."""
     # A source looked at before answered nothing: no work came. Silence (no output, as for the
     # empty detector) is such an answer only from a listing or a search (``ls -1 incoming/`` of
     # an empty folder, a grep's "no match"); from any other command it is a shell gone dark,

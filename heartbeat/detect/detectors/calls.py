@@ -298,12 +298,12 @@ def changes_something(tool: str, summary: str) -> bool:
 
 # Programs that search, whose silence is their answer: no match.
 _SEARCH_TOOLS = frozenset(["grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate"])
-_SEARCH_COMMAND = re.compile(
-    r'"(?:cmd|command)":"\s*(?:cd [^&;"]*(?:&&|;)\s*)?(?:[ef]?grep|rg|ag|ack|find|fd|locate|git grep)\s'
-)
+# A command argument's start, past a ``cd ... &&`` before the program.
+_COMMAND_START = r'"(?:cmd|command)":"\s*(?:cd [^&;"]*(?:&&|;)\s*)?'
+_SEARCH_COMMAND = re.compile(_COMMAND_START + r"(?:[ef]?grep|rg|ag|ack|find|fd|locate|git grep)\s")
 
 
-_LIST_COMMAND = re.compile(r'"(?:cmd|command)":"\s*(?:cd [^&;"]*(?:&&|;)\s*)?ls(?:\s+-\w+)*\s+[^|;&>"]+"')
+_LIST_COMMAND = re.compile(_COMMAND_START + r'ls(?:\s+-\w+)*\s+[^|;&>"]+"')
 
 
 def silence_answers(tool: str, summary: str) -> bool:

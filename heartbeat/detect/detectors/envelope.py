@@ -62,14 +62,13 @@ NOT_MODIFIED = "304 Not Modified"
 """The text every "not modified" answer is read as (one result)."""
 _NOT_MODIFIED = re.compile(r"HTTPS?(?:/[\d.]+)?\s+304\b|304\s+Not\s+Modified\b", re.IGNORECASE)
 # A count of things found: ``result_count``, ``resultSizeEstimate``, ``KeyCount``, ``total_count``,
-# ``totalResults``, ``hits``; not a count of failures (``error_count``: 0 errors is an answer).
-_FOUND = re.compile(
-    r"^(?!.*(?:err|warn|fail|skip|retr))(?:.*(?:count|total|estimate)|hits|nbhits|numfound|total_?results)$",
-    re.IGNORECASE,
-)
+# ``totalResults``, ``hits``; not a count of failures (``error_count``: 0 errors is an answer; see
+# _NONE_WENT_WRONG).
+_FOUND = re.compile(r"(?:.*(?:count|total|estimate)|hits|nbhits|numfound|total_?results)$", re.IGNORECASE)
 _NOTHING_HINT = re.compile(r"\[\]|:\s*0\s*[,}]")
-# A list named for what went wrong (``hosts_failed``, ``errors``, ``warnings``, ``skipped``): empty, it
-# reports that nothing did, beside the answer: a rollout's status with no host failed is a status.
+# A list or a count named for what went wrong (``hosts_failed``, ``errors``, ``warnings``,
+# ``skipped``, ``error_count``): empty or 0, it reports that nothing did, beside the answer: a
+# rollout's status with no host failed is a status.
 _NONE_WENT_WRONG = re.compile(r"err|warn|fail|skip|retr", re.IGNORECASE)
 _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before the regex
 
@@ -239,7 +238,12 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
                 return None
             zeros += inner[1]
             counted = counted or inner[2]
-        elif value.__class__ is int and isinstance(key, str) and _FOUND.match(key):
+        elif (
+            value.__class__ is int
+            and isinstance(key, str)
+            and _FOUND.match(key)
+            and not _NONE_WENT_WRONG.search(key)
+        ):
             zeros += not value
             counted = counted or value > 0
     return lists, zeros, counted
