@@ -8,7 +8,9 @@ only looked (no act, no write, no failure, no call twice; but for the
 bookkeeping it did the heartbeat before, a write of the same shape, its
 values moved on: a sync saving the time it last ran), and a source it had
 looked at in an earlier heartbeat answered nothing (an empty list, an
-envelope around nothing, "no results"; silence is a shell gone dark, not an
+envelope around nothing, "no results", "No new messages.") or that nothing
+needs doing (an all-clear report: "0 broken anchors of 214 links", "All
+systems operational"; see :func:`.detectors.envelope.all_clear`; silence is a shell gone dark, not an
 answer; a poll ``since`` the last wake-up asks the same source, its time
 moved on). A stuck agent does, fails, or asks the same thing again within a
 heartbeat; new searches finding nothing ask something new each time and are
@@ -67,6 +69,7 @@ from ..core.models import ProgressSample
 from .detectors.calls import keeps_record, silence_answers, silent_by_design, waits
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
+from .detectors.envelope import all_clear_result
 from .detectors.no_progress import NoProgress
 from .detectors.volatile import mask_volatile
 
@@ -177,7 +180,7 @@ def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
     # which answers every command so, and the heartbeat is no idle one.
     if any(a.output_len == 0 and not silence_answers(a.tool, a.summary) for a in newest):
         return False
-    empty = [a for a in newest if is_empty_answer(a.output_len, a.result)]
+    empty = [a for a in newest if is_empty_answer(a.output_len, a.result) or all_clear_result(a.result)]
     if not empty:
         return False
     asked = {action.fingerprint for action in earlier}

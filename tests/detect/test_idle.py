@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from heartbeat.detect.detectors.contract import ActionView
 from heartbeat.detect.idle import exploring, idle_wakeup, quiet_wakeup, watching
 from heartbeat.detect.monitor import Monitor
@@ -320,6 +322,34 @@ def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
         found[not_modified] = _kinds(rounds, None)
     assert found[True] == [[]] * 10
     assert any(found[False])
+
+
+@pytest.mark.parametrize(
+    ("answer", "quiet"),
+    [
+        ("No new messages.", True),
+        ("0 new items", True),
+        ("0 broken anchors of 214 links", True),
+        ("All 37 packages are up to date.", True),
+        ("spend within budget: $41.20 of $100.00", True),
+        ("running 42%", False),
+        ("pending", False),
+        ('[{"id": 4411, "title": "the same old item"}]', False),
+    ],
+)
+def test_a_watcher_told_nothing_came_or_nothing_needs_doing_is_idle(answer: str, quiet: bool) -> None:
+    """A scheduled check-in asking its one source each wake-up, told in words that nothing came
+    ("No new messages.") or that nothing needs doing ("0 broken anchors of 214 links"): idle
+    wake-ups, no anomaly in 12 heartbeats, with its metric flat or without one (a newcomer's inbox
+    poller was escalated at its fourth). The same check-in told a job is "running 42%" each time,
+    or handed the same items again, is a frozen wait: judged within 6 heartbeats."""
+    rounds: list[Round] = [[("check_inbox", {"box": "support"}, answer, None)]] * 12
+    for value in (None, 5.0):
+        found = _kinds(rounds, value)
+        if quiet:
+            assert found == [[]] * 12, (answer, value)
+        else:
+            assert any(found[:6]), (answer, value)
 
 
 def test_a_count_of_nothing_found_is_an_answer_of_nothing() -> None:

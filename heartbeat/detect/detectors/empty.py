@@ -44,7 +44,7 @@ from datetime import datetime
 from ...core.models import Anomaly
 from .calls import searches, silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
-from .envelope import ENVELOPE_LONGEST, NO_ROWS, NOT_MODIFIED
+from .envelope import ENVELOPE_LONGEST, NO_ROWS, NOT_MODIFIED, NOTHING_NEW
 from .fingerprints import prints
 
 __all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "idle_poll", "is_empty_answer"]
@@ -73,6 +73,7 @@ EMPTY_ANSWERS = (
     "empty",
     "no output",
     "total 0",  # ls -l of an empty folder
+    NOTHING_NEW,  # an inbox, a queue or a feed that says so: "No new messages.", "0 new items"
     NOT_MODIFIED,  # HTTP's answer to a conditional request: nothing new since the version it named
     NO_ROWS,  # a SQL write that matched no row
 )

@@ -20,6 +20,20 @@ OpenHands's ``[The command has no new output after 30 seconds. ...]``,
 ``[Your command "..." is NOT executed. The previous command is still
 running ...]``, its exit code and working directory lines): a shell that
 answers only that has said nothing, whatever the command was.
+
+A short answer that says, in so many words, that nothing new came ("No new
+messages.", "0 new items", "nothing to process", "Inbox empty", "No new
+entries since 2026-11-20T03:00:00Z") is :data:`NOTHING_NEW`, an empty answer
+as well: an inbox or a feed polled and found quiet (:func:`nothing_new`). One
+that says nothing needs doing ("0 broken anchors of 214 links", "All 37
+packages are up to date.", "No issues found.", "All systems operational",
+"status: ok", "backup ok", "spend within budget: $41.20 of $100.00") is an
+all-clear report (:func:`all_clear`), its result key marked
+(:data:`ALL_CLEAR_MARK`): a watcher's answer, not an empty one (a linter
+passing file after file asks in no vain), but a quiet wake-up's all the
+same (see :mod:`..idle`). Neither reading takes a count above 0 of what went
+wrong ("0 failed, 3 errors"), a "not", a state still on its way ("running
+42%", "pending") or a second sentence.
 """
 
 from __future__ import annotations
@@ -32,17 +46,23 @@ from typing import Any
 from .words import unbracketed
 
 __all__ = [
+    "ALL_CLEAR_MARK",
+    "CLEAR_LONGEST",
     "ENVELOPE_LONGEST",
+    "NOTHING_NEW",
     "NOT_FOUND",
     "NOT_FOUND_LONGEST",
     "NOT_MODIFIED",
     "NO_ROWS",
     "NO_ROWS_LONGEST",
+    "all_clear",
+    "all_clear_result",
     "empty_envelope",
     "harness_only",
     "no_rows",
     "not_found",
     "not_modified",
+    "nothing_new",
 ]
 
 # A JSON object around no answer (``{"messages": []}``, ``{"total": 0, "results": [], "took_ms": 37}``,
@@ -247,3 +267,77 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
             zeros += not value
             counted = counted or value > 0
     return lists, zeros, counted
+
+
+NOTHING_NEW = "nothing new"
+"""The text every "nothing new" answer is read as (one result, an empty answer)."""
+CLEAR_LONGEST = 100
+"""The longest output read as "nothing new" or as an all-clear report (characters, stripped)."""
+# The rest of one sentence (no ". " inside): "since <time>", "in the queue", "(checked 3 feeds)".
+_REST = r"(?:(?!\.\s)[^\n]){0,60}"
+_NOTHING_NEW = re.compile(
+    r"(?:there\s+(?:are|is|were)\s+)?(?:no|0|zero)\s+(?:new|unread|pending|unprocessed|queued|incoming"
+    r"|unseen|fresh|further|outstanding)\b"
+    + _REST
+    + r"|nothing\s+(?:new|pending|(?:left\s+)?to\s+(?:do|process|review|triage|handle|sync|import|fetch"
+    r"|send|reply\s+to))\b"
+    + _REST
+    + r"|(?:the\s+)?(?:inbox|queue|feed|mailbox|backlog)\s+(?:is\s+)?empty\b"
+    + _REST,
+    re.IGNORECASE,
+)
+# What a watcher looks for: a count of it at 0, or none of it, says nothing needs doing.
+_WRONG = (
+    r"(?:broken|errors?|errored|issues?|problems?|warnings?|vulnerabilit(?:y|ies)|violations?|alerts?"
+    r"|incidents?|failures?|failed|failing|outages?|anomal(?:y|ies)|regressions?|drift|discrepanc(?:y|ies)"
+    r"|mismatch(?:es)?|conflicts?|outdated|expired|expiring|unhealthy|dead|findings?|changes?|updates?"
+    r"|differences?)"
+)
+_FINE = (
+    r"(?:up[\s-]to[\s-]date|healthy|passing|passed|ok|okay|green|up|operational|valid|current|in\s+sync"
+    r"|clean|fine|nominal|reachable|online|within\s+(?:budget|limits?|thresholds?|range))"
+)
+_ALL_CLEAR = re.compile(
+    # No count above 0 of what went wrong anywhere in it ("0 failed, 3 errors"), no "not ok".
+    r"(?![^\n]*\b[1-9][\d,]*\s+(?:[\w-]+\s+)?" + _WRONG + r"\b)(?![^\n]*\b(?:not|never|no\s+longer)\b)"
+    r"(?:(?:no|0|zero)\s+(?:[\w-]+\s+){0,2}?"
+    + _WRONG
+    + r"\b"
+    + _REST
+    # What was watched, then how it is: "backup ok", "certificate valid for 47 days", "spend within
+    # budget: $41.20 of $100.00"; words, not a count ("28 passed": a test run's result), and neither
+    # "up" ("price up 5%" is news) nor "passed" (a test run rerun is judged as one).
+    + r"|(?:[a-z][\w.-]*[ \t]+){1,3}?(?:(?:is|are|looks?)\s+)?(?!up\b(?![\s-]to)|pass)"
+    + _FINE
+    + r"\b"
+    + _REST
+    + r"|(?:all|everything)\s+(?:\d[\d,]*\s+)?(?:[\w-]+\s+){0,3}?(?:(?:are|is|were|looks?)\s+)?"
+    + _FINE
+    + r"\b"
+    + _REST
+    + r"|(?:already\s+)?up[\s-]to[\s-]date\b"
+    + _REST
+    + r"|(?:all\s+clear|no\s+action\s+(?:needed|required)|nothing\s+to\s+(?:fix|change|update|report)"
+    r"|unchanged|in\s+sync)\b" + _REST + r"|(?:status:?\s*)?(?:ok|okay|healthy|green|operational)[.!]?)",
+    re.IGNORECASE,
+)
+
+
+def nothing_new(stripped: str) -> bool:
+    """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing new came."""
+    return _NOTHING_NEW.fullmatch(stripped) is not None
+
+
+def all_clear(stripped: str) -> bool:
+    """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing needs doing."""
+    return _ALL_CLEAR.fullmatch(stripped) is not None
+
+
+ALL_CLEAR_MARK = "="
+"""The first character of an all-clear report's result key (see :mod:`.fingerprints`): a hex digit
+never is, and the rest of the key keeps the report's content apart from another's."""
+
+
+def all_clear_result(result: str | None) -> bool:
+    """Whether ``result`` is the key of an all-clear report ("0 broken links", "All systems operational")."""
+    return result is not None and result[:1] == ALL_CLEAR_MARK

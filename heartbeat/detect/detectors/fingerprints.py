@@ -19,7 +19,9 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
   (a page number, a price, a count, the dates in a list of flights) are
   kept: two pages, two bodies or two flight lists are two results, but the
   same hits ranked anew are one (:func:`~.volatile.unranked`). A "not
-  found" echoing the request is "not found" (:func:`~.envelope.not_found`).
+  found" echoing the request is "not found" (:func:`~.envelope.not_found`),
+  a "No new messages." is "nothing new", an all-clear report's key starts
+  with ``=`` (:func:`~.envelope.all_clear`).
   For a failed action, and for an output that ends as a failing test run
   does (pytest's ``1 failed in 1.97s``, unittest's ``FAILED (failures=1)``:
   a shell may report no exit status), only its last two lines count (at
@@ -57,17 +59,22 @@ from ...base.credentials import holds_credentials, mask_credential_text, mask_cr
 from ...core.models import TEXT_LIMIT, clip, printable
 from .canonical import canonical_args, encode, join
 from .envelope import (
+    ALL_CLEAR_MARK,
+    CLEAR_LONGEST,
     ENVELOPE_LONGEST,
     NO_ROWS,
     NO_ROWS_LONGEST,
     NOT_FOUND,
     NOT_FOUND_LONGEST,
     NOT_MODIFIED,
+    NOTHING_NEW,
+    all_clear,
     empty_envelope,
     harness_only,
     no_rows,
     not_found,
     not_modified,
+    nothing_new,
 )
 from .volatile import (
     ERROR_RE,
@@ -103,12 +110,8 @@ _BLAKE2B_8 = blake2b(digest_size=8)
 def _digest(tool: str, canonical: str, output: str | None) -> str:
     """The fingerprint of an already canonical call (and its result, for polling tools)."""
     text = f"{tool}\x00{canonical}" if output is None else f"{tool}\x00{canonical}\x00{output}"
-    try:
-        data = text.encode()
-    except UnicodeEncodeError:  # a lone surrogate: hashed as its UTF-8-like bytes
-        data = text.encode("utf-8", "surrogatepass")
     hasher = _BLAKE2B_8.copy()
-    hasher.update(data)
+    hasher.update(_bytes(text))
     return hasher.hexdigest()
 
 
@@ -246,11 +249,8 @@ _ERROR_READ = 320
 _FAILED_END = 160  # a cheap test first: a failing run says "fail" or "error" in its last lines
 _FAILING_RUN = re.compile(
     r"(?m)^(?:=+ )?(?:\d+ (?:passed|skipped|deselected|xfailed|warnings?), )*\d+ (?:failed|errors?)\b.*$"
-    r"|^FAILED \((?:failures|errors)=\d+"
-    r"|^Tests:\s+\d+ failed"
-    r"|^test result: FAILED"
-    r"|^FAIL\s"
-    r"|^\s*\d+ failing$"
+    r"|^FAILED \((?:failures|errors)=\d+|^Tests:\s+\d+ failed"
+    r"|^test result: FAILED|^FAIL\s|^\s*\d+ failing$"
 )
 
 # An output this short goes through the regex whatever it holds: it costs little.
@@ -271,7 +271,7 @@ def _query_names(names: tuple[object, ...]) -> tuple[object, ...]:
 def error_key(error: str) -> str:
     """An error's fingerprint: its text with volatile values, line numbers, ports and the ids of
     requests (in fields named for one) masked."""
-    return _crc(_bytes(ERROR_RE.sub("#", mask_request_ids(error.strip(), anywhere=True))))
+    return f"{zlib.crc32(_bytes(ERROR_RE.sub('#', mask_request_ids(error.strip(), anywhere=True)))):08x}"
 
 
 def mask(text: str) -> str:
@@ -298,10 +298,6 @@ def pattern(summary: str) -> str:
     values = args.items() if isinstance(args, dict) else ()
     varying = [key for key, value in values if mask(json.dumps(value)) != json.dumps(value)]
     return f"{masked} with any {', '.join(varying)}" if varying else f"{masked} (# is any number)"
-
-
-def _crc(data: bytes) -> str:
-    return f"{zlib.crc32(data):08x}"
 
 
 def _bytes(text: str) -> bytes:
@@ -439,12 +435,15 @@ def _output_result(stripped: str) -> str:
         stripped = "{}"
     elif len(stripped) <= ENVELOPE_LONGEST and not_modified(stripped):
         stripped = NOT_MODIFIED
+    elif len(stripped) <= CLEAR_LONGEST and nothing_new(stripped):
+        stripped = NOTHING_NEW
     else:
         stripped = mask_request_ids(mask_ages(mask_elapsed(stripped)))
     out = _bytes(stripped)
     if (len(out) <= _ALWAYS_MASKED or has_volatile(out)) and may_hold_volatile(stripped, out):
         out = _bytes(VOLATILE_RE.sub("#", stripped))
-    return _crc32(out).to_bytes(4, "big").hex()
+    key = _crc32(out).to_bytes(4, "big").hex()
+    return f"{ALL_CLEAR_MARK}{key[1:]}" if len(stripped) <= CLEAR_LONGEST and all_clear(stripped) else key
 
 
 def _unechoed_answer(stripped: str, args: object) -> str:

@@ -15,6 +15,9 @@ over the last W actions:
   marked read after each new batch answers "ok" every time, as a write does;
 * the tool plus its output, whatever the arguments, for outputs longer than
   a line (120 characters): paraphrased searches landing on the same page.
+  An all-clear report ("All checks passed!", "0 broken links": see
+  :func:`~.envelope.all_clear`) counts by the exact call, as a short answer
+  does: a linter passing file after file finds nothing wrong in each.
   Another test's "1 passed", another message's "deleted" is a status each
   call gave, and a tool named for an act (``finish``, ``submit``, ``send``:
   see :func:`~.calls.acts_by_name`) answers its confirmation ("Episode
@@ -61,6 +64,7 @@ from .contract import (
     tool_limits,
 )
 from .empty import idle_poll
+from .envelope import ALL_CLEAR_MARK
 from .fingerprints import pattern
 
 __all__ = ["Recurring", "RecurringTracker"]
@@ -138,7 +142,7 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
     length = action.output_len
     if result is None or action.error is not None or length is None or idle_poll(action, length, waited):
         return None, None  # a poll that found nothing yet waits for work or a reply: nothing to count
-    if length > min_chars:
+    if length > min_chars and result[0] != ALL_CLEAR_MARK:
         if acts_by_name(action.tool) or writes_sql(action.summary):
             # An act confirms as it always does ("Episode finished, reward = 1"): no page it
             # landed on again. The same act again still counts, the exact call: its numbers
@@ -153,8 +157,10 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
     if silent_by_design(action.tool, action.summary):
         # A write or an act answered "ok": the answer it always gives, whatever it did.
         return None, None
-    # A short or empty answer says nothing about which page this was: only the exact
-    # call counts as the same again (a poll unchanged, a lookup answered "no").
+    # A short or empty answer says nothing about which page this was, nor an all-clear report
+    # which file or site it cleared (``ruff check`` of one file after another, "All checks
+    # passed!"): only the exact call counts as the same again (a poll unchanged, a lookup
+    # answered "no").
     return action.fingerprint + result, None
 
 

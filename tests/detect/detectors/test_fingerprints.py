@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from heartbeat.detect.detectors import canonical_args, fingerprint, mask, prints, summarize
 from heartbeat.detect.detectors.empty import is_empty_answer
-from heartbeat.detect.detectors.envelope import NOT_FOUND, NOT_MODIFIED
+from heartbeat.detect.detectors.envelope import NOT_FOUND, NOT_MODIFIED, NOTHING_NEW, all_clear_result
 from heartbeat.detect.detectors.fingerprints import action_keys, error_key
 
 from .helpers import PYTEST_FAIL, T0
@@ -325,6 +325,53 @@ def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modifie
     keys = prints("http.get", {"url": "https://example.com/feed"}, output)
     assert (keys.result == prints("t", None, NOT_MODIFIED).result) is not_modified
     assert is_empty_answer(len(output.strip()), keys.result) is not_modified
+
+
+@pytest.mark.parametrize(
+    ("output", "reading"),
+    [
+        ("No new messages.", "nothing new"),
+        ("0 new items", "nothing new"),
+        ("There are no new tickets.", "nothing new"),
+        ("No new entries since 2026-11-20T03:00:00Z", "nothing new"),
+        ("nothing to process", "nothing new"),
+        ("Inbox empty", "nothing new"),
+        ("no new items (checked 3 feeds)", "nothing new"),
+        ("0 broken anchors of 214 links", "all clear"),
+        ("All 37 packages are up to date.", "all clear"),
+        ("No issues found.", "all clear"),
+        ("0 errors, 0 warnings", "all clear"),
+        ("All systems operational", "all clear"),
+        ("status: ok", "all clear"),
+        ("spend within budget: $41.20 of $100.00", "all clear"),
+        ("certificate valid for 47 days", "all clear"),
+        ("No changes detected", "all clear"),
+        # not what a watcher finds when nothing needs doing
+        ("No new tickets. 3 in progress", None),  # a second sentence says more
+        ("0 failed, 3 errors", None),  # a count above 0 of what went wrong
+        ("No errors found, 2 warnings", None),
+        ("backup not ok", None),
+        ("running 42%", None),  # a state on its way
+        ("Order #W123 status: pending", None),
+        ("28 passed in 0.56s", None),  # a test run's result is judged as one
+        ("price up 5%", None),
+        ("nothing to commit, working tree clean", None),
+        ("You are not carrying anything.", None),
+    ],
+)
+def test_an_answer_saying_nothing_came_or_nothing_needs_doing_is_read_so(
+    output: str, reading: str | None
+) -> None:
+    """A short answer saying nothing new came is "nothing new", an empty answer (an inbox polled
+    and found quiet); one saying nothing needs doing is an all-clear report, its key marked and
+    still its own ("0 broken of 214" is not "0 broken of 215"), and no empty answer: a linter
+    passing file after file asks in no vain."""
+    keys = prints("check", {"source": "support"}, output)
+    assert (keys.result == prints("t", None, NOTHING_NEW).result) is (reading == "nothing new")
+    assert is_empty_answer(len(output), keys.result) is (reading == "nothing new")
+    assert all_clear_result(keys.result) is (reading == "all clear")
+    if reading == "all clear":
+        assert keys.result != prints("check", {"source": "support"}, f"{output} (2)").result
 
 
 _SUGGESTED = (

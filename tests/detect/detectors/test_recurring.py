@@ -299,6 +299,18 @@ def test_short_outputs_match_only_on_the_exact_call() -> None:
     assert trips(Recurring(), actions(again))[-1] is not None  # the exact call, the same answer
 
 
+def test_an_all_clear_report_matches_only_on_the_exact_call() -> None:
+    """A linter passing one file after another ("All checks passed!") finds nothing wrong in each:
+    no recurring; the same file linted again and again, passing each time, is."""
+    sweep: list[Call] = [
+        {"tool": "bash", "args": {"command": f"ruff check src/module_{n}.py"}, "output": "All checks passed!"}
+        for n in range(8)
+    ]
+    assert trips(Recurring(), actions(sweep)) == [None] * 8
+    again: list[Call] = [sweep[0]] * 6
+    assert trips(Recurring(), actions(again))[-1] is not None
+
+
 def test_a_write_answering_ok_as_it_always_does_is_not_recurring() -> None:
     """A feed reader marks the feed read after each new batch: the same call answered "ok" every
     time is what a write says, not a sign nothing moved. Its twin whose feed stops bringing new
