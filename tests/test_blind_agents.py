@@ -974,14 +974,76 @@ _MOVED_ROUND_MISSED: dict[int | None, set[str]] = {
 }
 
 
+# A quiet wake-up told in words that nothing came ("No new items", "0 new invoices") or that nothing
+# needs doing ("0 broken anchors of 214", "All 37 packages are up to date.") is an idle one
+# (seventeenth session): their findings before it, by grouping (None: gone; else the kinds left).
+_NOTHING_SAID: dict[int | None, dict[str, list[str] | None]] = {
+    None: {"healthy__poller_ap_inbox_quiet_b22": None, "healthy__poller_ci_pipeline_deploys_b22": None},
+    1: {
+        "healthy__poller_ap_inbox_quiet_b22": None,
+        "healthy__poller_ci_pipeline_deploys_b22": None,
+        "healthy__poller_inbox": ["loop"],
+    },
+    5: {},
+    10: {},
+}
+
+# The thirty-sixth batch (seventeenth session), written for scheduled watchers: the quiet wake-ups of a
+# link checker, a sitemap watcher, a cost monitor, a dependency updater and others, and their frozen
+# twins. What is left: a price watcher whose answer is the same data each wake-up (a product's JSON,
+# its price unchanged) looks like a job polled while frozen; a link checker's status file written
+# each round reads as a cycle; grouped 5 or 10 a heartbeat, a watcher's wake-ups ask one queue again
+# within a heartbeat. Missed: a build "queued, position 1" looked at once a wake-up, and a writer
+# rewriting its introduction, each time in other words.
+_OWN36 = {
+    "healthy__docs_link_checker_b36": ["cycle", "no_progress"],
+    "healthy__npm_dependency_updater_b36": ["repeat"],
+    "healthy__oncall_quiet_shift_b36": ["near_repeat"],
+    "healthy__sitemap_etag_watcher_b36": ["near_repeat"],
+    "healthy__tent_price_watcher_b36": ["no_progress", "recurring"],
+}
+_GROUPED36 = {
+    "healthy__docs_link_checker_b36": ["cycle"],
+    "healthy__invoice_queue_watcher_b36": ["repeat", "empty", "recurring"],
+    "healthy__npm_dependency_updater_b36": ["repeat", "recurring"],
+    "healthy__oncall_quiet_shift_b36": ["repeat", "empty", "recurring"],
+    "healthy__sitemap_etag_watcher_b36": ["near_repeat"],
+    "healthy__tent_price_watcher_b36": ["recurring"],
+}
+_THIRTYSIXTH: dict[int | None, dict[str, list[str]]] = {
+    None: _OWN36,
+    1: {
+        "healthy__docs_link_checker_b36": ["cycle"],
+        "healthy__tent_price_watcher_b36": ["no_progress", "recurring"],
+    },
+    5: _GROUPED36,
+    10: {
+        **_GROUPED36,
+        "healthy__oncall_quiet_shift_b36": ["repeat", "empty", "recurring", "near_repeat"],
+    },
+}
+_THIRTYSIXTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__tent_price_watcher_b36"},
+    1: {"healthy__tent_price_watcher_b36"},
+    5: {
+        "healthy__invoice_queue_watcher_b36",
+        "healthy__npm_dependency_updater_b36",
+        "healthy__oncall_quiet_shift_b36",
+        "healthy__tent_price_watcher_b36",
+    },
+    10: {"healthy__oncall_quiet_shift_b36", "healthy__tent_price_watcher_b36"},
+}
+_THIRTYSIXTH_MISSED = {"stuck__ci_build_queued_b36", "stuck__whitepaper_intro_rewrites_b36"}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1655
+    assert len(runs) == len(LABELS) == 1715
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1014
+    assert len(healthy) == 1050
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1003,8 +1065,14 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_THIRTYTHIRD[per_heartbeat],
         **_THIRTYFOURTH[per_heartbeat],
         **_THIRTYFIFTH[per_heartbeat],
+        **_THIRTYSIXTH[per_heartbeat],
     }
-    for name, kinds in {**_QUIET_WITHIN[per_heartbeat], **_MOVED_ROUND[per_heartbeat]}.items():
+    overrides = {
+        **_QUIET_WITHIN[per_heartbeat],
+        **_MOVED_ROUND[per_heartbeat],
+        **_NOTHING_SAID[per_heartbeat],
+    }
+    for name, kinds in overrides.items():
         if kinds is None:
             del known[name]
         else:
@@ -1027,6 +1095,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYFIRST_ESCALATED[per_heartbeat]
         | _THIRTYSECOND_ESCALATED[per_heartbeat]
         | _THIRTYFIFTH_ESCALATED[per_heartbeat]
+        | _THIRTYSIXTH_ESCALATED[per_heartbeat]
     )
     unescalated = _QUIET_WITHIN_UNESCALATED[per_heartbeat] | _MOVED_ROUND_UNESCALATED[per_heartbeat]
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
@@ -1054,4 +1123,5 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYFOURTH_MISSED[per_heartbeat]
         | _MOVED_ROUND_MISSED[per_heartbeat]
         | _THIRTYFIFTH_MISSED[per_heartbeat]
+        | _THIRTYSIXTH_MISSED
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())

@@ -279,20 +279,24 @@ WATCHER = '''\
 
 import json
 
-QUIET = {quiet!r}  # its checks answer nothing when all is well; else a status, the same each time
+CHECKS = {checks!r}  # when all is well its checks answer nothing, an all-clear or the same data
 
 
 def step(ctx):
     tick = ctx.data.get("tick", 0) + 1
     ctx.data["tick"] = tick
     incidents = [{{"id": "Q1T7", "title": "disk 91% on db-replica-2"}}] if tick == 7 else []
-    if QUIET:
+    if CHECKS == "nothing":
         found = json.dumps({{"incidents": incidents}})
         ctx.record("pagerduty.list_incidents", {{"statuses": ["triggered"]}}, output=found)
         alerts = {{"query": "ALERTS{{alertstate='firing'}}"}}
         ctx.record("prometheus.query", alerts, output='{{"result": []}}')
-    else:
+    elif CHECKS == "all clear":
         summary = "1 open incident: disk 91% on db-replica-2" if incidents else "All Systems Operational"
+        ctx.record("statuspage.get_summary", {{}}, output=summary)
+        ctx.record("grafana.get_alerts", {{"state": "firing"}}, output="0 firing alerts")
+    else:
+        summary = "1 open incident: disk 91% on db-replica-2" if incidents else "api 99.98%, web 99.95%"
         ctx.record("statuspage.get_summary", {{}}, output=summary)
         ctx.record("grafana.get_panel", {{"panel": "error-rate"}}, output="error rate 0.2% (SLO 1%)")
     if incidents:
@@ -312,30 +316,32 @@ exempt = {exempt}
 def test_a_quiet_watcher_is_idle_and_one_whose_checks_answer_a_status_needs_them_exempt(
     tmp_path: Path,
 ) -> None:
-    """A watcher whose wake-ups are the same checks finding nothing (``{"incidents": []}``) did its
-    job: idle wake-ups, no anomaly in 20 heartbeats. One whose checks answer a status, the same each
-    time, looks like an agent polling a job that froze, and with no metric it is escalated (README,
+    """A watcher whose wake-ups are the same checks finding nothing (``{"incidents": []}``), or
+    reporting that nothing needs doing ("All Systems Operational", "0 firing alerts"), did its job:
+    idle wake-ups, no anomaly in 20 heartbeats. One whose checks answer the same data each time
+    looks like an agent polling a job that froze, and with no metric it is escalated (README,
     Troubleshooting); with its watch calls in ``[detectors] exempt`` it runs 20 heartbeats clean."""
     jobs: list[tuple[str, str | None, int, bool]] = []
     cases = (
-        ("quiet", True, "[]"),
-        ("status", False, "[]"),
-        ("status_exempt", False, '["statuspage.get_summary", "grafana.get_panel"]'),
+        ("quiet", "nothing", "[]"),
+        ("clear", "all clear", "[]"),
+        ("status", "data", "[]"),
+        ("status_exempt", "data", '["statuspage.get_summary", "grafana.get_panel"]'),
     )
-    for name, quiet, exempt in cases:
+    for name, checks, exempt in cases:
         folder = tmp_path / name
         folder.mkdir()
         module = f"watcher_{name}"  # one child process imports them all: one name each
-        (folder / f"{module}.py").write_text(WATCHER.format(quiet=quiet), encoding="utf-8")
+        (folder / f"{module}.py").write_text(WATCHER.format(checks=checks), encoding="utf-8")
         config = WATCHER_CONFIG.format(module=module, exempt=exempt)
         (folder / "heartbeat.toml").write_text(config, encoding="utf-8")
         jobs.append((str(folder), None, 20, True))
     runs = _run(jobs)
-    for clean in (jobs[0][0], jobs[2][0]):
+    for clean in (jobs[0][0], jobs[1][0], jobs[3][0]):
         ticks = _ticks(runs[clean])
-        assert [t["exit_code"] for t in ticks] == [0] * 20
-        assert [(t["tick"], a["kind"]) for t in ticks for a in t["anomalies"]] == []
-    status = [r["code"] for r in runs[jobs[1][0]]]
+        assert [t["exit_code"] for t in ticks] == [0] * 20, clean
+        assert [(t["tick"], a["kind"]) for t in ticks for a in t["anomalies"]] == [], clean
+    status = [r["code"] for r in runs[jobs[2][0]]]
     assert 4 in status[:4]  # escalated by its fourth wake-up
 
 
@@ -497,7 +503,8 @@ def step(ctx):
     looks = [
         ("sql.query", {{"sql": "PRAGMA page_count"}}, str(1000 + 37 * day)),
         ("sql.query", {{"sql": "PRAGMA freelist_count"}}, str(day * 13 % 97)),
-        ("sql.query", {{"sql": "PRAGMA integrity_check"}}, "ok"),
+        # (not ``PRAGMA integrity_check``: its "ok" is an all-clear, and a quiet round is idle)
+        ("sql.query", {{"sql": "SELECT count(*) FROM sessions"}}, str(400 + 3 * day)),
         ("sql.query", {{"sql": "EXPLAIN QUERY PLAN SELECT * FROM events WHERE session_id = ?"}},
          "SEARCH events USING INDEX events_session_ts (session_id=?)"),
     ]

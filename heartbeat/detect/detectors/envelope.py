@@ -84,12 +84,19 @@ _NOT_MODIFIED = re.compile(r"HTTPS?(?:/[\d.]+)?\s+304\b|304\s+Not\s+Modified\b",
 # A count of things found: ``result_count``, ``resultSizeEstimate``, ``KeyCount``, ``total_count``,
 # ``totalResults``, ``hits``; not a count of failures (``error_count``: 0 errors is an answer; see
 # _NONE_WENT_WRONG).
-_FOUND = re.compile(r"(?:.*(?:count|total|estimate)|hits|nbhits|numfound|total_?results)$", re.IGNORECASE)
-_NOTHING_HINT = re.compile(r"\[\]|:\s*0\s*[,}]")
+# SQS's ``ApproximateNumberOfMessages`` (a string: ``"0"``), ``num_results``.
+_FOUND = re.compile(
+    r"(?:.*(?:count|total|estimate)|hits|nbhits|numfound|total_?results|(?:approximate_?)?number_?of_?.*"
+    r"|num_?(?:results|items|found|hits|records|rows|messages))$",
+    re.IGNORECASE,
+)
+_NOTHING_HINT = re.compile(r'\[\]|:\s*"?0"?\s*[,}]')
 # A list or a count named for what went wrong (``hosts_failed``, ``errors``, ``warnings``,
-# ``skipped``, ``error_count``): empty or 0, it reports that nothing did, beside the answer: a
-# rollout's status with no host failed is a status.
-_NONE_WENT_WRONG = re.compile(r"err|warn|fail|skip|retr", re.IGNORECASE)
+# ``skipped``, ``error_count``, ``broken_links``): empty or 0, it reports that nothing did, beside
+# the answer: a rollout's status with no host failed is a status, a link check's is its report.
+_NONE_WENT_WRONG = re.compile(
+    r"err|warn|fail|skip|retr|broken|invalid|missing|violat|vulnerab|conflict", re.IGNORECASE
+)
 _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before the regex
 
 
@@ -259,19 +266,19 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
             zeros += inner[1]
             counted = counted or inner[2]
         elif (
-            value.__class__ is int
+            (value.__class__ is int or (value.__class__ is str and value.isdecimal()))
             and isinstance(key, str)
             and _FOUND.match(key)
             and not _NONE_WENT_WRONG.search(key)
         ):
-            zeros += not value
-            counted = counted or value > 0
+            zeros += not int(value)
+            counted = counted or int(value) > 0
     return lists, zeros, counted
 
 
 NOTHING_NEW = "nothing new"
 """The text every "nothing new" answer is read as (one result, an empty answer)."""
-CLEAR_LONGEST = 100
+CLEAR_LONGEST = 200
 """The longest output read as "nothing new" or as an all-clear report (characters, stripped)."""
 # The rest of one sentence (no ". " inside): "since <time>", "in the queue", "(checked 3 feeds)".
 _REST = r"(?:(?!\.\s)[^\n]){0,60}"
@@ -291,7 +298,7 @@ _WRONG = (
     r"(?:broken|errors?|errored|issues?|problems?|warnings?|vulnerabilit(?:y|ies)|violations?|alerts?"
     r"|incidents?|failures?|failed|failing|outages?|anomal(?:y|ies)|regressions?|drift|discrepanc(?:y|ies)"
     r"|mismatch(?:es)?|conflicts?|outdated|expired|expiring|unhealthy|dead|findings?|changes?|updates?"
-    r"|differences?)"
+    r"|differences?|down|offline|unreachable)"
 )
 _FINE = (
     r"(?:up[\s-]to[\s-]date|healthy|passing|passed|ok|okay|green|up|operational|valid|current|in\s+sync"
@@ -323,6 +330,20 @@ _ALL_CLEAR = re.compile(
 )
 
 
+# A report of several parts ("Crawled 58 pages. 0 broken anchors of 214, 0 redirected. Duration
+# 41s") is all clear when it names what went wrong and each time says none did ("0 broken", "no
+# errors", "errors: 0"). No report is that says "not", names a state on its way or is a test
+# run's ("System check identified no issues ... Ran 629 tests ... OK": a rerun is judged as one).
+_WRONG_WORD = re.compile(r"\b" + _WRONG + r"\b", re.IGNORECASE)
+_NONE_BEFORE = re.compile(r"\b(?:0|no|zero)\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
+_NONE_AFTER = re.compile(r"\s*[:=]\s*0(?!\d|\.\d)")
+_NOT_CLEAR = re.compile(
+    r"\b(?:not|never|no\s+longer|running|pending|queued|in[\s_-]progress|processing|waiting|starting"
+    r"|building|deploying|retrying|stalled|stuck|blocked|timed?[\s_-]?out|degraded|tests?)\b",
+    re.IGNORECASE,
+)
+
+
 def nothing_new(stripped: str) -> bool:
     """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing new came."""
     return _NOTHING_NEW.fullmatch(stripped) is not None
@@ -330,7 +351,17 @@ def nothing_new(stripped: str) -> bool:
 
 def all_clear(stripped: str) -> bool:
     """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing needs doing."""
-    return _ALL_CLEAR.fullmatch(stripped) is not None
+    if _NOT_CLEAR.search(stripped) is not None:
+        return False
+    if _ALL_CLEAR.fullmatch(stripped) is not None:
+        return True
+    named = list(_WRONG_WORD.finditer(stripped))
+    return bool(named) and all(
+        _NONE_BEFORE.search(stripped, max(0, m.start() - 40), m.start())
+        # A count's name, then 0 ("errors: 0"); not "failed: 0 tests ran".
+        or (m.group()[-1] in "sS" and _NONE_AFTER.match(stripped, m.end()))
+        for m in named
+    )
 
 
 ALL_CLEAR_MARK = "="

@@ -229,6 +229,8 @@ def test_an_envelope_around_nothing_is_the_empty_result() -> None:
         # at every poll and never flagged, live round 37), and a lint with no warnings.
         '{"rollout_id": "ro-1", "state": "in_progress", "hosts_patched": 4, "hosts_failed": []}',
         '{"warnings": [], "broken_links": 0}',
+        # A link checker's report, no link broken (a newcomer's, flagged `empty` at once, live round 38).
+        '{"broken": 0, "broken_links": []}',
     ):
         assert prints("t", None, text).result != empty, text
     status = '{{"state": "in_progress", "hosts_patched": {n}, "hosts_failed": []}}'
