@@ -1036,6 +1036,86 @@ _THIRTYSIXTH_ESCALATED: dict[int | None, set[str]] = {
 _THIRTYSIXTH_MISSED = {"stuck__ci_build_queued_b36", "stuck__whitepaper_intro_rewrites_b36"}
 
 
+# A quiet wake-up speaks for its looks and those before it as a rise does (seventeenth session): a
+# watcher's finding at its next, busy heartbeat, made of its quiet rounds, is dropped (not one of
+# answers of nothing). And a JSON report whose every field named for what went wrong is 0 or empty
+# (``{"broken": 0, "broken_links": []}``) is all clear. Findings before, by grouping (None: gone;
+# else the kinds left), and the runs no longer escalated.
+_AFTER_QUIET: dict[int | None, dict[str, list[str] | None]] = {
+    None: {
+        "healthy__alert_dedup": ["loop", "cycle", "recurring"],
+        "healthy__calendar_crm_sync": None,
+        "healthy__ci_wait_long_queue": None,
+        "healthy__docs_link_checker_b36": ["no_progress"],
+        "healthy__expense_report_checker": None,
+        "healthy__feed_reader_release_notes_since": None,
+        "healthy__inbox_assistant_quiet_wakeups_b33": None,
+        "healthy__monitor_ok_nometric_b27": ["cycle", "loop", "recurring"],
+        "healthy__monitoring_cve_mention_search": ["empty"],
+        "healthy__npm_dependency_updater_b36": None,
+        "healthy__oncall_quiet_shift_b36": None,
+        "healthy__oncall_triage_watch": None,
+        "healthy__pager_quiet_nometric_b27": None,
+        "healthy__poller_release_watch_b29": None,
+        "healthy__sitemap_etag_watcher_b36": None,
+        "healthy__social_media_scheduler": ["loop", "recurring", "cycle"],
+    },
+    1: {
+        "healthy__docs_link_checker_b36": None,
+        "healthy__emr_step_long_shuffle": ["recurring", "cycle"],
+        "healthy__expense_report_checker": ["loop"],
+        "healthy__feed_reader_release_notes_since": ["recurring"],
+        "healthy__inbox_support_triage_quiet": None,
+        "healthy__invoice_reconciliation": None,
+        "healthy__meeting_notes_summariser": None,
+        "healthy__monitoring_cve_mention_search": ["empty"],
+        "healthy__oncall_triage_watch": ["loop", "cycle", "recurring"],
+        "healthy__poller_inbox": None,
+        "healthy__poller_release_watch_b29": None,
+        "healthy__rss_feed_reader": ["loop", "recurring"],
+        "healthy__social_media_scheduler": ["recurring", "loop"],
+    },
+    5: {"healthy__inbox_assistant_quiet_wakeups_b33": None},
+    10: {},
+}
+# Stuck runs a quiet wake-up's evidence leaves unflagged after their onset, none escalated before:
+# a fact checker revisiting pages, a billing ping-pong and a relabelling loop, each in heartbeats
+# that only looked; and one flagged now, whose loop was found before its onset (a meeting-notes
+# agent waiting on a transcript, found by its failures after it).
+_AFTER_QUIET_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__factcheck_stranger_things_revisit_b24", "stuck__support_billing_refunds_pingpong"},
+    1: {"stuck__factcheck_stranger_things_revisit_b24", "stuck__support_billing_refunds_pingpong"},
+    5: {"stuck__jira_relabel_reverify_loop"},
+    10: set(),
+}
+_AFTER_QUIET_FOUND: dict[int | None, set[str]] = {
+    None: set(),
+    1: {"stuck__meeting_notes_waits_for_missing_transcript"},
+    5: set(),
+    10: set(),
+}
+_AFTER_QUIET_UNESCALATED: dict[int | None, set[str]] = {
+    None: {
+        "healthy__calendar_crm_sync",
+        "healthy__ci_wait_long_queue",
+        "healthy__cloud_cost_watcher",
+        "healthy__monitor_ok_nometric_b27",
+        "healthy__social_media_scheduler",
+    },
+    1: {
+        "healthy__emr_step_long_shuffle",
+        "healthy__expense_report_checker",
+        "healthy__inbox_support_triage_quiet",
+        "healthy__invoice_reconciliation",
+        "healthy__meeting_notes_summariser",
+        "healthy__poller_inbox",
+        "healthy__rss_feed_reader",
+    },
+    5: set(),
+    10: set(),
+}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
@@ -1071,6 +1151,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_QUIET_WITHIN[per_heartbeat],
         **_MOVED_ROUND[per_heartbeat],
         **_NOTHING_SAID[per_heartbeat],
+        **_AFTER_QUIET[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -1097,12 +1178,16 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYFIFTH_ESCALATED[per_heartbeat]
         | _THIRTYSIXTH_ESCALATED[per_heartbeat]
     )
-    unescalated = _QUIET_WITHIN_UNESCALATED[per_heartbeat] | _MOVED_ROUND_UNESCALATED[per_heartbeat]
+    unescalated = (
+        _QUIET_WITHIN_UNESCALATED[per_heartbeat]
+        | _MOVED_ROUND_UNESCALATED[per_heartbeat]
+        | _AFTER_QUIET_UNESCALATED[per_heartbeat]
+    )
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
     missed = [
         s.trace for s in runs.values() if s.label and s.label.label == "stuck" and not s.flagged_after_onset()
     ]
-    assert set(missed) == MISSED | _TWELFTH_MISSED[per_heartbeat] | (
+    assert set(missed) | _AFTER_QUIET_FOUND[per_heartbeat] == MISSED | _TWELFTH_MISSED[per_heartbeat] | (
         _FOURTEENTH_MISSED
         | _FOURTEENTH_MISSED_AT[per_heartbeat]
         | _FIFTEENTH_MISSED[per_heartbeat]
@@ -1124,4 +1209,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _MOVED_ROUND_MISSED[per_heartbeat]
         | _THIRTYFIFTH_MISSED[per_heartbeat]
         | _THIRTYSIXTH_MISSED
+        | _AFTER_QUIET_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
+    assert not _AFTER_QUIET_FOUND[per_heartbeat] & set(missed)  # found now

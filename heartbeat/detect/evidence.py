@@ -51,17 +51,24 @@ def overruled(stretch: int | None, index: int, rise: int) -> bool:
 
 
 def standing(
-    found: Sequence[Anomaly], stretch: Mapping[str, int], rise: int, idle: bool = False
+    found: Sequence[Anomaly], stretch: Mapping[str, int], rise: int, idle: bool = False, quiet: int = 0
 ) -> list[Anomaly]:
     """The findings of ``found`` a rise speaking for the actions up to ``rise`` leaves standing:
     a kind with a ``stretch`` (its detector's counting window) is overruled at an action whose
     stretch holds one from before the rise; in an ``idle`` or quiet wake-up (see :mod:`.idle`),
-    always."""
+    always. A quiet wake-up just before, whose last action is ``quiet``, speaks for its looks as a
+    rise does, but for answers of nothing (``empty``): more of them after one are a search in vain."""
     return [
         a
         for a in found
         if not (idle and a.kind in stretch)
         and (a.action is None or not overruled(stretch.get(a.kind), a.action, rise))
+        and (
+            not quiet
+            or a.action is None
+            or a.kind == "empty"
+            or not overruled(stretch.get(a.kind), a.action, quiet)
+        )
     ]
 
 

@@ -73,7 +73,16 @@ from .detectors.envelope import all_clear_result
 from .detectors.no_progress import NoProgress
 from .detectors.volatile import mask_volatile
 
-__all__ = ["bookkeeping", "exploring", "idle_wakeup", "looked_once", "quiet_wakeup", "spared", "watching"]
+__all__ = [
+    "bookkeeping",
+    "exploring",
+    "idle_wakeup",
+    "looked_once",
+    "quiet_before",
+    "quiet_wakeup",
+    "spared",
+    "watching",
+]
 
 # Seconds since 1970 as ten digits (2001 to 2033): a poll's "since" cursor, not content.
 _EPOCH = re.compile(r"(?<![\w.])1\d{9}(?![\w.])")
@@ -161,6 +170,17 @@ def quiet_wakeup(kept: Iterable[ActionView], tick: int) -> Literal["idle", "poll
         return None  # the heartbeat before failed or asked a call twice: no round to poll again
     calls = {action.fingerprint: action.result for action in last}
     return "polled" if _polled_anew(newest, calls) else None
+
+
+def quiet_before(kept: Iterable[ActionView], tick: int) -> int:
+    """The newest action of the heartbeat before ``tick`` when that one was a quiet wake-up (see
+    :func:`quiet_wakeup`), else 0. It speaks for its looks and those before it as a rise of the
+    metric does (see :mod:`.evidence`): a link checker's rounds, each idle, are no circles it went
+    round when a broken link makes it file an issue at last."""
+    before = [action for action in kept if action.tick < tick]
+    if not before:
+        return 0
+    return before[-1].index if quiet_wakeup(before, before[-1].tick) else 0
 
 
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:

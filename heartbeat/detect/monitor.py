@@ -61,7 +61,7 @@ from .detectors.failures import answered_failure
 from .detectors.fingerprints import action_keys, error_text
 from .detectors.window import Successes
 from .evidence import last_rise, overruled, standing
-from .idle import quiet_wakeup, spared
+from .idle import quiet_before, quiet_wakeup, spared
 from .recorded import LightAction, as_record, build_records, cost_of, keyed_record, need_aware
 
 # The built-in trackers that look at nothing but their last ``window`` actions.
@@ -408,10 +408,12 @@ class Monitor:
         idle, rose_before = quiet == "idle", self._rise_index
         if value is not None:
             self._rise_from_samples()
-        if (quiet or self._rise_index != rose_before) and self.tick_anomalies:
-            # The heartbeat's own sample, or its looks finding no work or something moving, speak for
-            # every action recorded before: the policy never sees a finding they overrule.
-            kept = standing(self.tick_anomalies, self.stretch, self._rise_index, quiet is not None)
+        after = quiet_before(self._history, self.tick) if woke and self.tick_anomalies and not quiet else 0
+        if (quiet or after or self._rise_index != rose_before) and self.tick_anomalies:
+            # The heartbeat's own sample, its looks finding no work or something moving, or a quiet
+            # wake-up just before (for its looks: more answers of nothing after one are a search in
+            # vain) speak for every action recorded before: the policy never sees what they overrule.
+            kept = standing(self.tick_anomalies, self.stretch, self._rise_index, quiet is not None, after)
             self._reported -= {a.kind for a in self.tick_anomalies} - {a.kind for a in kept}
             self.tick_anomalies = kept
         if value is None:

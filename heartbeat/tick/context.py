@@ -13,8 +13,8 @@ from ..config.file import BudgetConfig
 from ..core.budget import overspent
 from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, printable, rose_at
 from ..detect.detectors import ActionView
-from ..detect.evidence import made_of
-from ..detect.idle import bookkeeping, looked_once
+from ..detect.evidence import made_of, standing
+from ..detect.idle import bookkeeping, looked_once, quiet_before
 from ..detect.monitor import Monitor
 from ..detect.recorded import journal_keys
 from ..state.killswitch import KillSwitch, fleet_stop_name, stopped_by
@@ -174,6 +174,7 @@ class StepContext:
         # pattern its own calls make in the heartbeat is answered at once, not held (see record).
         self.model_run = False
         self._kept: Callable[[ActionView], bool] | None = None  # bookkeeping after the last heartbeat
+        self._quiet: int | None = None  # the last action of a quiet wake-up just before, else 0 (see record)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -277,7 +278,7 @@ class StepContext:
             looks = self._looks = None
         if hit is not None and not self.turn:
             held = looks is not None and (not self.model_run or made_of(hit) > len(self.recorded))
-            if held or self._rising(hit.kind):
+            if held or self._rising(hit.kind) or self._after_quiet(hit):
                 # A wake-up of the schedule that has only looked, each call once (its bookkeeping
                 # aside), is going round the sources it looks at: it is not stopped mid-round. The
                 # finding stays this heartbeat's, and the heartbeat judges the round whole when the
@@ -288,7 +289,9 @@ class StepContext:
                 # (going on with other calls), and held only for one made of the wake-ups before.
                 # Nor is a step whose metric rose at its last sample told of a finding its next
                 # sample may overrule (a lead enricher's third reworded search finding nothing, its
-                # fallback's last before it files the lead for research). Once the step acts,
+                # fallback's last before it files the lead for research), nor of one made of a
+                # quiet wake-up just before, which the heartbeat's end drops as well (a link
+                # checker's quiet rounds, when it files an issue at last). Once the step acts,
                 # writes, fails or asks a call again, after a heartbeat that moved nothing, a finding
                 # is answered at once.
                 hit = None
@@ -301,6 +304,15 @@ class StepContext:
             return False
         measured = [sample for sample in self._monitor.progress if sample.value is not None]
         return bool(measured) and rose_at(measured) == measured[-1].tick
+
+    def _after_quiet(self, hit: Anomaly) -> bool:
+        """Whether ``hit`` holds the looks of a quiet wake-up just before, which speaks for them as a
+        rise does (see :meth:`Monitor.add_progress`); never for answers of nothing."""
+        if hit.kind not in self._monitor.stretch:
+            return False
+        if self._quiet is None:
+            self._quiet = quiet_before(self._monitor.history, self._monitor.tick)
+        return bool(self._quiet) and not standing([hit], self._monitor.stretch, 0, quiet=self._quiet)
 
     def _bookkeeping(self, action: ActionView) -> bool:
         """Whether ``action`` keeps the agent's own record as the heartbeat before did (a line

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -350,6 +351,36 @@ def test_a_watcher_told_nothing_came_or_nothing_needs_doing_is_idle(answer: str,
             assert found == [[]] * 12, (answer, value)
         else:
             assert any(found[:6]), (answer, value)
+
+
+def _link_round(night: int, broken: int = 0, filed: bool = False) -> Round:
+    """A link checker's wake-up: its sitemap, three batches of pages, an issue filed when told to."""
+    round_: Round = [("http_get", {"url": "https://docs.example.com/sitemap.xml"}, '{"urls": 28}', None)]
+    for batch in range(3):
+        found = [{"url": "https://x.example/gone"}] if broken and batch == 1 else []
+        report = {"pages": 10, "links_checked": 120 + batch, "broken": len(found), "broken_links": found}
+        round_.append(("check_links", {"batch": batch}, json.dumps(report), None))
+    if filed:
+        round_.append(
+            ("github.create_issue", {"title": f"Broken link, night {night}"}, '{"number": 412}', None)
+        )
+    return round_
+
+
+def test_a_quiet_wake_up_speaks_for_its_looks_as_a_rise_does() -> None:
+    """A link checker with no metric, its reports each "0 broken" (a JSON report whose fields named
+    for what went wrong are 0 or empty is all clear): idle wake-ups. When a broken link makes it file
+    an issue at last, a busy heartbeat, its quiet rounds before are no circles it went round: no
+    anomaly in 14 nights (a newcomer's checker was escalated there, live round 38). A checker that
+    retries the same failing call within its heartbeat after the same quiet rounds is judged."""
+    nights = [_link_round(n) for n in range(10)] + [_link_round(10, broken=1, filed=True)]
+    nights += [_link_round(n, broken=1) for n in range(11, 14)]
+    assert _kinds(nights, None) == [[]] * 14
+    failing = ("github.create_issue", {"title": "Broken link"}, None, "HTTP 502: bad gateway")
+    stuck = [_link_round(n) for n in range(10)] + [
+        [*_link_round(10, broken=1), failing, failing, failing]
+    ] * 3
+    assert any(stuck_kinds for stuck_kinds in _kinds(stuck, None)[10:])
 
 
 def test_a_count_of_nothing_found_is_an_answer_of_nothing() -> None:

@@ -353,6 +353,8 @@ def all_clear(stripped: str) -> bool:
     """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing needs doing."""
     if _NOT_CLEAR.search(stripped) is not None:
         return False
+    if stripped[:1] == "{":
+        return _clear_report(stripped)
     if _ALL_CLEAR.fullmatch(stripped) is not None:
         return True
     named = list(_WRONG_WORD.finditer(stripped))
@@ -362,6 +364,32 @@ def all_clear(stripped: str) -> bool:
         or (m.group()[-1] in "sS" and _NONE_AFTER.match(stripped, m.end()))
         for m in named
     )
+
+
+def _clear_report(stripped: str) -> bool:
+    """Whether ``stripped`` (a JSON object, by its first character) reports that nothing went wrong:
+    a field named for what could (``broken``, ``errors``, ``failed_checks``) and each such field
+    empty or 0, no ``"ok": false`` (``{"pages": 10, "broken": 0, "broken_links": []}``)."""
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        return False
+    if not isinstance(data, dict):
+        return False
+    named = False
+    for key, value in data.items():
+        if value is False and isinstance(key, str) and key.lower() in _SAID_OK:
+            return False
+        if isinstance(key, str) and _NONE_WENT_WRONG.search(key) and not isinstance(value, dict):
+            if value is False:
+                continue  # a flag (Elasticsearch's bulk ``"errors": false``): a write's confirmation
+            if value not in (0, "0", [], None, ""):
+                return False
+            named = True
+    return named
+
+
+_SAID_OK = frozenset(["ok", "success", "succeeded", "passed", "healthy", "valid"])
 
 
 ALL_CLEAR_MARK = "="

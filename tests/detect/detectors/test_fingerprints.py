@@ -348,6 +348,12 @@ def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modifie
         ("spend within budget: $41.20 of $100.00", "all clear"),
         ("certificate valid for 47 days", "all clear"),
         ("No changes detected", "all clear"),
+        ("Crawled 58 pages. 0 broken anchors of 214, 0 redirected. Duration 41s", "all clear"),
+        ('{"pages": 10, "links_checked": 120, "broken": 0, "broken_links": []}', "all clear"),
+        ('{"took": 220, "errors": false, "items": 500}', None),  # a bulk write's confirmation
+        ('{"ok": false, "errors": []}', None),
+        ('{"state": "running", "errors": 0}', None),
+        ("System check identified no issues (0 silenced).\nRan 629 tests in 0.6s\n\nOK", None),
         # not what a watcher finds when nothing needs doing
         ("No new tickets. 3 in progress", None),  # a second sentence says more
         ("0 failed, 3 errors", None),  # a count above 0 of what went wrong
