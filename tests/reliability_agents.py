@@ -118,7 +118,7 @@ def race_step(ctx: Any) -> None:
     del ctx.data["calls"][:-5]
     if ctx.tick % 9 == 0:
         for _ in range(3):
-            if ctx.record("poll", {"q": "same"}, output="nothing new here"):
+            if ctx.record("poll", {"q": "same"}, output="the same three results as before"):
                 break
     else:
         ctx.record("work", {"tick": ctx.tick}, output=f"did unit of work {ctx.tick}")

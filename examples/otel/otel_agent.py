@@ -49,9 +49,9 @@ RUNS: list[list[tuple[str, dict[str, Any], str | None, str | None]]] = [
         ),
     ],
     [  # the model keeps asking the same thing
-        ("search", {"q": "agent stuck detection"}, "no new results since yesterday's crawl", None),
-        ("search", {"q": "agent stuck detection"}, "no new results since yesterday's crawl", None),
-        ("search", {"q": "agent stuck detection"}, "no new results since yesterday's crawl", None),
+        ("search", {"q": "agent stuck detection"}, "3 results: the same paper, post and talk as before", None),
+        ("search", {"q": "agent stuck detection"}, "3 results: the same paper, post and talk as before", None),
+        ("search", {"q": "agent stuck detection"}, "3 results: the same paper, post and talk as before", None),
     ],
     [  # it recovers, then a dependency goes dark
         ("search", {"q": "loop detection in tool calls"}, "2 results: a blog post, a README", None),

@@ -20,7 +20,7 @@ NOOP = textwrap.dedent("""
 
 STUCK = textwrap.dedent("""
     def step(ctx):
-        ctx.record("search", {"q": "same"}, output="nothing new here, the same as before")
+        ctx.record("search", {"q": "same"}, output="the same three results as before")
 """)
 
 

@@ -26,7 +26,7 @@ HOSTILE = (
 CHATTY_AGENT = textwrap.dedent(f"""
     def step(ctx):
         for _ in range(3):
-            if ctx.record("search", {{"q": {HOSTILE!r}}}, output="nothing new here, the same as before"):
+            if ctx.record("search", {{"q": {HOSTILE!r}}}, output="the same three results as before"):
                 return
 """)
 
@@ -99,7 +99,7 @@ def test_a_model_name_with_a_line_break_forges_no_line_of_output(tmp_path: Path)
 LONG_STUCK = textwrap.dedent("""
     def step(ctx):
         for _ in range(3):
-            if ctx.record("search", {"q": "x" * 600}, output="nothing new here, the same as before"):
+            if ctx.record("search", {"q": "x" * 600}, output="the same three results as before"):
                 return
 
     def fine(ctx):

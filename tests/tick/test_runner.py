@@ -204,7 +204,7 @@ def test_wanderer_reassess_goal(tmp_path: Path) -> None:
     def step(ctx: StepContext) -> None:
         # Each search answers something of its own: the same answer to reworded queries
         # would be a recurring anomaly before the metric's five flat heartbeats.
-        ctx.record("search", {"q": f"angle {ctx.tick}"}, output=f"nothing new on angle {ctx.tick}")
+        ctx.record("search", {"q": f"angle {ctx.tick}"}, output=f"two old pages on angle {ctx.tick}")
 
     hb = make(tmp_path, step, progress=lambda ctx: 4.0)
     results = [hb.tick() for _ in range(4)]

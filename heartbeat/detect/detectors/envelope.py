@@ -156,12 +156,18 @@ _NOT_MODIFIED_KEYS = frozenset(["not_modified", "notmodified"])
 _NOT_MODIFIED_STATUS = frozenset([304, "304", "not_modified", "not modified", "304 not modified"])
 
 
-def _says_not_modified(stripped: str) -> bool:
+def _object(stripped: str) -> dict[Any, Any] | None:
+    """``stripped`` parsed as a JSON object, else None."""
     try:
         value = json.loads(stripped)
     except ValueError:
-        return False
-    if not isinstance(value, dict):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _says_not_modified(stripped: str) -> bool:
+    value = _object(stripped)
+    if value is None:
         return False
     for key, item in value.items():
         name = key.lower()
@@ -232,11 +238,8 @@ def empty_envelope(stripped: str) -> bool:
     """Whether ``stripped`` (a JSON object, by its first character) is an envelope around no answer."""
     if _NOTHING_HINT.search(stripped) is None:  # no empty list, no 0: parsing it would tell no more
         return False
-    try:
-        data = json.loads(stripped)
-    except ValueError:
-        return False
-    if not isinstance(data, dict):
+    data = _object(stripped)
+    if data is None:
         return False
     # No item in any list and no ``true``; at the top one list at least, or a count of things found
     # at 0 and none above (at any depth: ``{"meta": {"result_count": 0}}``).
@@ -370,11 +373,8 @@ def _clear_report(stripped: str) -> bool:
     """Whether ``stripped`` (a JSON object, by its first character) reports that nothing went wrong:
     a field named for what could (``broken``, ``errors``, ``failed_checks``) and each such field
     empty or 0, no ``"ok": false`` (``{"pages": 10, "broken": 0, "broken_links": []}``)."""
-    try:
-        data = json.loads(stripped)
-    except ValueError:
-        return False
-    if not isinstance(data, dict):
+    data = _object(stripped)
+    if data is None:
         return False
     named = False
     for key, value in data.items():
