@@ -281,7 +281,7 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
 
 NOTHING_NEW = "nothing new"
 """The text every "nothing new" answer is read as (one result, an empty answer)."""
-CLEAR_LONGEST = 200
+CLEAR_LONGEST = 120
 """The longest output read as "nothing new" or as an all-clear report (characters, stripped)."""
 # The rest of one sentence (no ". " inside): "since <time>", "in the queue", "(checked 3 feeds)".
 _REST = r"(?:(?!\.\s)[^\n]){0,60}"
@@ -354,8 +354,9 @@ def nothing_new(stripped: str) -> bool:
 
 def all_clear(stripped: str) -> bool:
     """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing needs doing."""
-    if _NOT_CLEAR.search(stripped) is not None:
-        return False
+    low = stripped.lower()
+    if not any(hint in low for hint in _CLEAR_HINTS) or _NOT_CLEAR.search(stripped) is not None:
+        return False  # most outputs name no count at 0 and no fine state: a few substring tests
     if stripped[:1] == "{":
         return _clear_report(stripped)
     if _ALL_CLEAR.fullmatch(stripped) is not None:
@@ -389,6 +390,13 @@ def _clear_report(stripped: str) -> bool:
     return named
 
 
+# What every all-clear holds one of (a cheap test before the regexes): a count at 0, a "no", an "all",
+# a fine state, an empty list.
+_CLEAR_HINTS = (
+    *("0 ", ": 0", "=0", "no ", "zero", "[]", "all", "every", "ok", "date", "health", "green", "operational"),
+    *("valid", "within", "clean", "fine", "nominal", "reachable", "online", "current", "sync", "unchanged"),
+    "clear",
+)
 _SAID_OK = frozenset(["ok", "success", "succeeded", "passed", "healthy", "valid"])
 
 
