@@ -177,10 +177,16 @@ def quiet_before(kept: Iterable[ActionView], tick: int) -> int:
     :func:`quiet_wakeup`), else 0. It speaks for its looks and those before it as a rise of the
     metric does (see :mod:`.evidence`): a link checker's rounds, each idle, are no circles it went
     round when a broken link makes it file an issue at last."""
-    before = [action for action in kept if action.tick < tick]
-    if not before:
-        return 0
-    return before[-1].index if quiet_wakeup(before, before[-1].tick) else 0
+    actions = list(kept)
+    end = len(actions)
+    while end and actions[end - 1].tick >= tick:
+        end -= 1
+    start = end
+    while start and actions[start - 1].tick == actions[end - 1].tick:
+        start -= 1
+    if start == end or any(action.error is not None for action in actions[start:end]):
+        return 0  # none, or one that failed: no quiet wake-up (the cheap test first)
+    return actions[end - 1].index if quiet_wakeup(actions[:end], actions[end - 1].tick) else 0
 
 
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:

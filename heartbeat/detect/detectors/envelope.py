@@ -355,7 +355,7 @@ def nothing_new(stripped: str) -> bool:
 def all_clear(stripped: str) -> bool:
     """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing needs doing."""
     low = stripped.lower()
-    if not any(hint in low for hint in _CLEAR_HINTS) or _NOT_CLEAR.search(stripped) is not None:
+    if _CLEAR_HINT.search(low) is None or _NOT_CLEAR.search(stripped) is not None:
         return False  # most outputs name no count at 0 and no fine state: a few substring tests
     if stripped[:1] == "{":
         return _clear_report(stripped)
@@ -390,12 +390,11 @@ def _clear_report(stripped: str) -> bool:
     return named
 
 
-# What every all-clear holds one of (a cheap test before the regexes): a count at 0, a "no", an "all",
-# a fine state, an empty list.
-_CLEAR_HINTS = (
-    *("0 ", ": 0", "=0", "no ", "zero", "[]", "all", "every", "ok", "date", "health", "green", "operational"),
-    *("valid", "within", "clean", "fine", "nominal", "reachable", "online", "current", "sync", "unchanged"),
-    "clear",
+# What every all-clear holds one of, lowercased (a cheap test before the regexes): a count at 0, a
+# "no", an "all", a fine state, an empty list. Literals only: no flag, no boundary to test.
+_CLEAR_HINT = re.compile(
+    "0 |: 0|=0|no |zero|\\[\\]|all|every|ok|date|health|green|operational|valid|within|clean|fine|nominal"
+    "|reachable|online|current|sync|unchanged|clear"
 )
 _SAID_OK = frozenset(["ok", "success", "succeeded", "passed", "healthy", "valid"])
 
