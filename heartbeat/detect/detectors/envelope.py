@@ -31,9 +31,12 @@ packages are up to date.", "No issues found.", "All systems operational",
 all-clear report (:func:`all_clear`), its result key marked
 (:data:`ALL_CLEAR_MARK`): a watcher's answer, not an empty one (a linter
 passing file after file asks in no vain), but a quiet wake-up's all the
-same (see :mod:`..idle`). Neither reading takes a count above 0 of what went
-wrong ("0 failed, 3 errors"), a "not", a state still on its way ("running
-42%", "pending") or a second sentence.
+same (see :mod:`..idle`); so is a report of several parts naming each thing
+that went wrong at 0 ("Crawled 58 pages. 0 broken anchors of 214."), or a
+JSON report whose fields named for it are 0 or empty. Neither reading takes a
+count above 0 of what went wrong ("0 failed, 3 errors"), a "not", a state
+still on its way ("running 42%", "pending") or a test run's report; "nothing
+new" takes no second sentence.
 """
 
 from __future__ import annotations
@@ -308,8 +311,8 @@ _FINE = (
     r"|clean|fine|nominal|reachable|online|within\s+(?:budget|limits?|thresholds?|range))"
 )
 _ALL_CLEAR = re.compile(
-    # No count above 0 of what went wrong anywhere in it ("0 failed, 3 errors"), no "not ok".
-    r"(?![^\n]*\b[1-9][\d,]*\s+(?:[\w-]+\s+)?" + _WRONG + r"\b)(?![^\n]*\b(?:not|never|no\s+longer)\b)"
+    # No count above 0 of what went wrong anywhere in it ("0 failed, 3 errors"); "not" is _NOT_CLEAR's.
+    r"(?![^\n]*\b[1-9][\d,]*\s+(?:[\w-]+\s+)?" + _WRONG + r"\b)"
     r"(?:(?:no|0|zero)\s+(?:[\w-]+\s+){0,2}?"
     + _WRONG
     + r"\b"
@@ -356,7 +359,7 @@ def all_clear(stripped: str) -> bool:
     """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing needs doing."""
     low = stripped.lower()
     if _CLEAR_HINT.search(low) is None or _NOT_CLEAR.search(stripped) is not None:
-        return False  # most outputs name no count at 0 and no fine state: a few substring tests
+        return False  # most outputs name no count at 0 and no fine state: the cheap test first
     if stripped[:1] == "{":
         return _clear_report(stripped)
     if _ALL_CLEAR.fullmatch(stripped) is not None:
