@@ -66,6 +66,7 @@ __all__ = [
     "not_found",
     "not_modified",
     "nothing_new",
+    "said_of",
 ]
 
 # A JSON object around no answer (``{"messages": []}``, ``{"total": 0, "results": [], "took_ms": 37}``,
@@ -355,11 +356,20 @@ def nothing_new(stripped: str) -> bool:
     return _NOTHING_NEW.fullmatch(stripped) is not None
 
 
+def said_of(stripped: str) -> str | None:
+    """What ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says of itself: :data:`NOTHING_NEW`,
+    :data:`ALL_CLEAR_MARK` (nothing needs doing) or None (most outputs: one cheap test)."""
+    if _CLEAR_HINT.search(stripped.lower()) is None:
+        return None
+    if nothing_new(stripped):
+        return NOTHING_NEW
+    return ALL_CLEAR_MARK if all_clear(stripped) else None
+
+
 def all_clear(stripped: str) -> bool:
     """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing needs doing."""
-    low = stripped.lower()
-    if _CLEAR_HINT.search(low) is None or _NOT_CLEAR.search(stripped) is not None:
-        return False  # most outputs name no count at 0 and no fine state: the cheap test first
+    if _NOT_CLEAR.search(stripped) is not None:
+        return False
     if stripped[:1] == "{":
         return _clear_report(stripped)
     if _ALL_CLEAR.fullmatch(stripped) is not None:
@@ -393,11 +403,12 @@ def _clear_report(stripped: str) -> bool:
     return named
 
 
-# What every all-clear holds one of, lowercased (a cheap test before the regexes): a count at 0, a
-# "no", an "all", a fine state, an empty list. Literals only: no flag, no boundary to test.
+# What every "nothing new" and all-clear holds one of, lowercased (a cheap test before the regexes): a
+# count at 0, a "no", a "nothing", an "all", a fine state, an empty list. Literals only: no flag, no
+# boundary to test.
 _CLEAR_HINT = re.compile(
-    "0 |: 0|=0|no |zero|\\[\\]|all|every|ok|date|health|green|operational|valid|within|clean|fine|nominal"
-    "|reachable|online|current|sync|unchanged|clear"
+    "0 |: 0|=0|no |zero|nothing|empty|\\[\\]|all|every|ok|date|health|green|operational|valid|within"
+    "|clean|fine|nominal|reachable|online|current|sync|unchanged|clear"
 )
 _SAID_OK = frozenset(["ok", "success", "succeeded", "passed", "healthy", "valid"])
 

@@ -68,13 +68,12 @@ from .envelope import (
     NOT_FOUND_LONGEST,
     NOT_MODIFIED,
     NOTHING_NEW,
-    all_clear,
     empty_envelope,
     harness_only,
     no_rows,
     not_found,
     not_modified,
-    nothing_new,
+    said_of,
 )
 from .volatile import (
     ERROR_RE,
@@ -431,11 +430,12 @@ def _error_alone(error: str, canonical: str) -> tuple[str, str]:
 
 def _output_result(stripped: str) -> str:
     """The result key of a stripped output (of an action that did not fail)."""
+    said = said_of(stripped) if len(stripped) <= CLEAR_LONGEST else None
     if stripped[:1] == "{" and len(stripped) <= ENVELOPE_LONGEST and empty_envelope(stripped):
-        stripped = "{}"
+        stripped, said = "{}", None
     elif len(stripped) <= ENVELOPE_LONGEST and not_modified(stripped):
-        stripped = NOT_MODIFIED
-    elif len(stripped) <= CLEAR_LONGEST and nothing_new(stripped):
+        stripped, said = NOT_MODIFIED, None
+    elif said == NOTHING_NEW:
         stripped = NOTHING_NEW
     else:
         stripped = mask_request_ids(mask_ages(mask_elapsed(stripped)))
@@ -443,7 +443,7 @@ def _output_result(stripped: str) -> str:
     if (len(out) <= _ALWAYS_MASKED or has_volatile(out)) and may_hold_volatile(stripped, out):
         out = _bytes(VOLATILE_RE.sub("#", stripped))
     key = _crc32(out).to_bytes(4, "big").hex()
-    return f"{ALL_CLEAR_MARK}{key[1:]}" if len(stripped) <= CLEAR_LONGEST and all_clear(stripped) else key
+    return f"{ALL_CLEAR_MARK}{key[1:]}" if said == ALL_CLEAR_MARK else key
 
 
 def _unechoed_answer(stripped: str, args: object) -> str:
