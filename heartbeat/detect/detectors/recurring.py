@@ -64,7 +64,7 @@ from .contract import (
     tool_limits,
 )
 from .empty import idle_poll
-from .envelope import ALL_CLEAR_MARK
+from .envelope import all_clear_result
 from .fingerprints import pattern
 
 __all__ = ["Recurring", "RecurringTracker"]
@@ -142,7 +142,7 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
     length = action.output_len
     if result is None or action.error is not None or length is None or idle_poll(action, length, waited):
         return None, None  # a poll that found nothing yet waits for work or a reply: nothing to count
-    if length > min_chars and result[0] != ALL_CLEAR_MARK:
+    if length > min_chars and not all_clear_result(result):
         if acts_by_name(action.tool) or writes_sql(action.summary):
             # An act confirms as it always does ("Episode finished, reward = 1"): no page it
             # landed on again. The same act again still counts, the exact call: its numbers
