@@ -56,20 +56,22 @@ def standing(
     """The findings of ``found`` a rise speaking for the actions up to ``rise`` leaves standing:
     a kind with a ``stretch`` (its detector's counting window) is overruled at an action whose
     stretch holds one from before the rise; in an ``idle`` or quiet wake-up (see :mod:`.idle`),
-    always. A quiet wake-up just before, whose last action is ``quiet``, speaks for its looks as a
-    rise does, but for answers of nothing (``empty``): more of them after one are a search in vain."""
+    always. A quiet wake-up just before, whose last action (or last re-poll hearing nothing again,
+    see :func:`.idle.quiet_before`) is ``quiet``, speaks for its looks as a rise does; for answers
+    of nothing (``empty``) only up to ``quiet``: more of them to other asks are a search in vain."""
     return [
         a
         for a in found
         if not (idle and a.kind in stretch)
         and (a.action is None or not overruled(stretch.get(a.kind), a.action, rise))
-        and (
-            not quiet
-            or a.action is None
-            or a.kind == "empty"
-            or not overruled(stretch.get(a.kind), a.action, quiet)
-        )
+        and (not quiet or a.action is None or not _after(a, stretch, quiet))
     ]
+
+
+def _after(anomaly: Anomaly, stretch: Mapping[str, int], quiet: int) -> bool:
+    """Whether a quiet wake-up ending at action ``quiet`` speaks for ``anomaly`` (see :func:`standing`)."""
+    at, kind = anomaly.action or 0, anomaly.kind
+    return at <= quiet if kind == "empty" and kind in stretch else overruled(stretch.get(kind), at, quiet)
 
 
 # Where a built-in finding's evidence says how many actions its pattern holds.

@@ -174,9 +174,11 @@ def quiet_wakeup(kept: Iterable[ActionView], tick: int) -> Literal["idle", "poll
 
 def quiet_before(kept: Iterable[ActionView], tick: int) -> int:
     """The newest action of the heartbeat before ``tick`` when that one was a quiet wake-up (see
-    :func:`quiet_wakeup`), else 0. It speaks for its looks and those before it as a rise of the
-    metric does (see :mod:`.evidence`): a link checker's rounds, each idle, are no circles it went
-    round when a broken link makes it file an issue at last."""
+    :func:`quiet_wakeup`), else 0; or, when heartbeat ``tick`` opens by asking that wake-up's
+    sources again and hearing nothing again, the last of those re-polls. It speaks for its looks
+    and those before it as a rise of the metric does (see :mod:`.evidence`): a link checker's
+    rounds, each idle, are no circles it went round when a broken link makes it file an issue at
+    last, and an inbox that stayed empty at the wake-up a reminder went out is no search in vain."""
     actions = list(kept)
     end = len(actions)
     while end and actions[end - 1].tick >= tick:
@@ -186,7 +188,20 @@ def quiet_before(kept: Iterable[ActionView], tick: int) -> int:
         start -= 1
     if start == end or any(action.error is not None for action in actions[start:end]):
         return 0  # none, or one that failed: no quiet wake-up (the cheap test first)
-    return actions[end - 1].index if quiet_wakeup(actions[:end], actions[end - 1].tick) else 0
+    if not quiet_wakeup(actions[:end], actions[end - 1].tick):
+        return 0
+    sources = {_source(action) for action in actions[start:end]}
+    last = end
+    while last < len(actions) and _nothing(actions[last]) and _source(actions[last]) in sources:
+        last += 1
+    return actions[last - 1].index
+
+
+def _nothing(action: ActionView) -> bool:
+    """Whether ``action`` heard nothing to act on: an answer of nothing or an all-clear."""
+    return action.error is None and (
+        is_empty_answer(action.output_len, action.result) or all_clear_result(action.result)
+    )
 
 
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:

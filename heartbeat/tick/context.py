@@ -175,6 +175,7 @@ class StepContext:
         self.model_run = False
         self._kept: Callable[[ActionView], bool] | None = None  # bookkeeping after the last heartbeat
         self._quiet: int | None = None  # the last action of a quiet wake-up just before, else 0 (see record)
+        self._quiet_at = 0  # the newest action when it was computed
 
     @property
     def data(self) -> dict[str, Any]:
@@ -307,11 +308,14 @@ class StepContext:
 
     def _after_quiet(self, hit: Anomaly) -> bool:
         """Whether ``hit`` holds the looks of a quiet wake-up just before, which speaks for them as a
-        rise does (see :meth:`Monitor.add_progress`); never for answers of nothing."""
+        rise does (see :meth:`Monitor.add_progress`); for answers of nothing, only its re-polls."""
         if hit.kind not in self._monitor.stretch:
             return False
-        if self._quiet is None:
+        newest = self._monitor.newest
+        if self._quiet is None or (newest is not None and self._quiet == self._quiet_at < newest.index):
+            # Computed again while its re-polls may go on (the newest action was one of them).
             self._quiet = quiet_before(self._monitor.history, self._monitor.tick)
+            self._quiet_at = newest.index if newest is not None else 0
         return bool(self._quiet) and not standing([hit], self._monitor.stretch, 0, quiet=self._quiet)
 
     def _bookkeeping(self, action: ActionView) -> bool:

@@ -383,6 +383,32 @@ def test_a_quiet_wake_up_speaks_for_its_looks_as_a_rise_does() -> None:
     assert any(stuck_kinds for stuck_kinds in _kinds(stuck, None)[10:])
 
 
+def _calendar_round(hour: int, reminder: bool = False) -> Round:
+    """A calendar assistant's half-hourly wake-up: its unread mail since the last one and the day's
+    agenda, both empty; at a meeting's hour the agenda names it and a reminder goes out."""
+    since = 1714980600 + 1800 * hour
+    round_: Round = [("gmail.list_messages", {"q": f"is:unread after:{since}"}, "[]", None)]
+    if not reminder:
+        return [*round_, ("calendar.events_list", {"timeMin": f"2024-05-06T{hour:02}:00:00Z"}, "[]", None)]
+    event = '[{"summary": "Design review: billing v2", "start": "11:00"}]'
+    round_.append(("calendar.events_list", {"timeMin": f"2024-05-06T{hour:02}:00:00Z"}, event, None))
+    return [*round_, ("slack.post_dm", {"user": "U02DANA", "text": f"Reminder at {hour}:00"}, "sent", None)]
+
+
+def test_a_wake_up_that_polls_the_quiet_sources_again_before_it_acts_is_no_search_in_vain() -> None:
+    """A calendar assistant whose inbox and agenda stayed empty two wake-ups running, whose next
+    wake-up finds the inbox empty again and then a meeting to remind of: its answers of nothing are
+    the quiet rounds' polls, no ``empty`` (a newcomer's assistant was told so, live round 38). After
+    the same quiet rounds, a wake-up whose three searches for the meeting's notes each find nothing
+    before it writes to the user is a search in vain."""
+    hours = [_calendar_round(h, reminder=h in (2, 9)) for h in range(12)]
+    assert _kinds(hours, None) == [[]] * 12
+    vain: Round = [("search", {"q": f"billing v2 {word}"}, "[]", None) for word in ("doc", "notes", "deck")]
+    told = ("slack.post_dm", {"user": "U02DANA", "text": "No notes found"}, "sent", None)
+    searching = [_calendar_round(0), _calendar_round(1), [*vain, told]]
+    assert _kinds(searching, None)[2] == ["empty"]
+
+
 def test_a_count_of_nothing_found_is_an_answer_of_nothing() -> None:
     """A post scheduler reads its calendar (nothing due yet, the same rows) and its mentions each
     wake-up; the API leaves the empty list out and answers ``{"meta": {"result_count": 0}}``: idle
