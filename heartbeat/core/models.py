@@ -216,9 +216,10 @@ def rose_at(samples: Iterable[ProgressSample]) -> int | None:
         value = sample.value
         if value is None:
             continue
-        if high is not None and value > high:
-            rose = sample.tick
-        high = value if high is None else max(high, value)
+        if high is None:
+            high = value
+        elif value > high:
+            high, rose = value, sample.tick
     return rose
 
 

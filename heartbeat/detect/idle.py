@@ -142,15 +142,20 @@ def _split(
     kept: Iterable[ActionView], tick: int
 ) -> tuple[list[ActionView], list[ActionView], list[ActionView]]:
     """The actions of ``kept`` before heartbeat ``tick`` (the newest), those of the heartbeat
-    before it, and those of ``tick`` but its bookkeeping (see :func:`_without_bookkeeping`)."""
-    actions = list(kept)
+    before it, and those of ``tick`` but its bookkeeping (see :func:`_without_bookkeeping`); none
+    at all when one of ``tick``'s failed: no idle wake-up nor a watcher's round."""
+    actions = kept if isinstance(kept, list) else list(kept)
     first = len(actions)
     while first and actions[first - 1].tick == tick:
         first -= 1
-    earlier = actions[:first]
-    before = earlier[-1].tick if earlier else None
-    last = [a for a in earlier if a.tick == before]
-    return earlier, last, _without_bookkeeping(actions[first:], last)
+    if any(action.error is not None for action in actions[first:]):
+        return [], [], []  # a failure: more than looks (most busy heartbeats; the cheap test first)
+    before = actions[first - 1].tick if first else None
+    start = first
+    while start and actions[start - 1].tick == before:  # kept in order: the heartbeat before, its tail
+        start -= 1
+    last = actions[start:first]
+    return actions[:first], last, _without_bookkeeping(actions[first:], last)
 
 
 def quiet_wakeup(kept: Iterable[ActionView], tick: int) -> Literal["idle", "polled"] | None:

@@ -397,22 +397,20 @@ class Monitor:
             value = float(value)
         if error is not None and error.__class__ is not str:
             error = str(error)
-        # Every field checked above: built like the action records, without validation.
-        sample = construct(
-            ProgressSample, {"tick": self.tick, "at": now, "value": value, "error": clip(error)}
-        )
+        fields = {"tick": self.tick, "at": now, "value": value, "error": clip(error)}
+        sample = construct(ProgressSample, fields)  # every field checked above: built unvalidated
         self._progress.append(sample)
         woke = not self.turn  # a wake-up of the schedule, no model turn: the wake-up is a wait
-        judged = bool(self.tick_anomalies or value is not None)  # something an idle wake-up spares
-        quiet = quiet_wakeup(self._history, self.tick) if woke and judged else None
+        # Whether it was quiet (its looks judged: costly) matters to a finding or a check alone.
+        judged = woke and bool(self.tick_anomalies or (value is not None and self._progress_checks))
+        quiet = quiet_wakeup(self._history, self.tick) if judged else None
         idle, rose_before = quiet == "idle", self._rise_index
         if value is not None:
             self._rise_from_samples()
         after = quiet_before(self._history, self.tick) if woke and self.tick_anomalies and not quiet else 0
         if (quiet or after or self._rise_index != rose_before) and self.tick_anomalies:
             # The heartbeat's own sample, its looks finding no work or something moving, or a quiet
-            # wake-up just before (for its looks: more answers of nothing after one are a search in
-            # vain) speak for every action recorded before: the policy never sees what they overrule.
+            # wake-up just before speak for the actions before: the policy never sees what they overrule.
             kept = standing(self.tick_anomalies, self.stretch, self._rise_index, quiet is not None, after)
             self._reported -= {a.kind for a in self.tick_anomalies} - {a.kind for a in kept}
             self.tick_anomalies = kept
@@ -422,6 +420,8 @@ class Monitor:
         try:
             for det, kind, push in self._progress_push:
                 found = push(sample, not idle and kind not in self._reported)  # idle: no work came
+                if found is not None and woke and not judged:  # a built-in's report only gates its return
+                    judged, idle = True, quiet_wakeup(self._history, self.tick) == "idle"
                 if found is not None and not idle and not spared(det, self._history, self._progress, woke):
                     first = _first(first, self._keep(det, found))
         except BaseException:
