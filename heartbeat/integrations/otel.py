@@ -97,7 +97,7 @@ class ToolSpanProcessor(SpanProcessor):
         self.on_anomaly = on_anomaly
         self.heartbeat_per_trace = heartbeat_per_trace
         self.anomalies: deque[Anomaly] = deque(maxlen=_KEPT)
-        """The anomalies found so far, oldest first (the last 1,000)."""
+        """The anomalies found so far, every kind a call tripped, each once, oldest first (the last 1,000)."""
         self.recorded = 0
         """Tool spans recorded."""
         self.failures = 0
@@ -156,17 +156,16 @@ class ToolSpanProcessor(SpanProcessor):
             return
         with self._lock:
             try:
-                anomaly = self._record_action(action, trace, _time(span.end_time or span.start_time))
+                found = self._record_action(action, trace, _time(span.end_time or span.start_time))
             except Stopped as exc:
                 self.refused += 1
                 logger.info("%s: %s", _refused(exc, _shown(action["tool"])), exc)
                 return
             self.recorded += 1
-            if anomaly is None or anomaly.again:  # a finding seen again: kept and told once
-                return
-            self.anomalies.append(anomaly)
+            self.anomalies.extend(found)
         if self.on_anomaly is not None:
-            self.on_anomaly(anomaly, span)
+            for anomaly in found:
+                self.on_anomaly(anomaly, span)
 
     def _record_usage(self, usage: dict[str, Any], trace: int | None) -> None:
         """A model call: spend for a Session (its budget), a count in :attr:`usage` for a Monitor."""
@@ -194,7 +193,10 @@ class ToolSpanProcessor(SpanProcessor):
                 self.refused += 1
                 logger.info("%s: %s", _refused(exc, f"a {_shown(usage['model'])} call"), exc)
 
-    def _record_action(self, action: dict[str, Any], trace: int | None, now: datetime) -> Anomaly | None:
+    def _record_action(self, action: dict[str, Any], trace: int | None, now: datetime) -> list[Anomaly]:
+        """Record one tool call; the new findings it brought, each once: every kind it tripped (a
+        search asked a third time and answered nothing trips ``repeat`` and ``empty``), as the
+        journal and a replay of the export have them."""
         target = self.target
         new_trace = trace != self._trace
         self._trace = trace
@@ -203,15 +205,20 @@ class ToolSpanProcessor(SpanProcessor):
                 # As the runner and replay do at each heartbeat: the detectors start over from
                 # the kept history, and each anomaly kind may be reported once again.
                 target.start_tick(target.tick + 1, reseed=True)
+            known = len(target.tick_anomalies)
             # The name masked as ctx.record masks it (a Session's): the anomalies name it.
             tool = mask_name(action["tool"])
-            return target.record(
-                tool, action["args"], output=action["output"], error=action["error"], now=now
-            )
+            target.record(tool, action["args"], output=action["output"], error=action["error"], now=now)
+            return target.tick_anomalies[known:]  # a finding seen again is kept and told once
         if self.heartbeat_per_trace and new_trace and target.is_open:
             target.flush()
         # Stopped (KILL, a human awaited) is counted by the caller as refused.
-        return target.record(action["tool"], action["args"], output=action["output"], error=action["error"])
+        hit = target.record(action["tool"], action["args"], output=action["output"], error=action["error"])
+        if hit is None or hit.again:
+            return []
+        # The finding ended the heartbeat: what its end kept, the others this call tripped among them.
+        ended = target.last.anomalies if target.last is not None else []
+        return list(ended) if any((a.kind, a.action) == (hit.kind, hit.action) for a in ended) else [hit]
 
 
 def _shown(name: str) -> str:

@@ -143,6 +143,31 @@ def test_sdk_spans_named_by_the_conventions_give_the_same_anomalies_live_and_rep
     }
 
 
+# A search asked a third time and told each time that nothing came: ``repeat`` and ``empty`` trip
+# on the one call.
+TWO_KINDS: list[tuple[str, dict[str, Any], str | None, str | None]] = [
+    ("search", {"q": "stuck detection"}, "12 results about stuck agents", None),
+    *[("search", {"q": "loop detection"}, "no results", None)] * 3,
+]
+
+
+@pytest.mark.parametrize("target", ["monitor", "session"])
+def test_every_kind_one_span_trips_is_found_live_as_replayed(tmp_path: Path, target: str) -> None:
+    """Each kind the call trips is in ``anomalies`` and told to ``on_anomaly``, not only the first
+    (the live list once held ``repeat`` alone where the replay of its export found ``empty`` too)."""
+    export = tmp_path / "spans.jsonl"
+    files = {"agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")}}
+    config = HeartbeatConfig.model_validate({**files, "base_dir": tmp_path})
+    watched = Monitor(config.detectors) if target == "monitor" else Session(config, idle=30)
+    told: list[str] = []
+    with instrumented(watched, export) as (provider, processor):
+        processor.on_anomaly = lambda anomaly, span: told.append(anomaly.kind)
+        agent_run(provider.get_tracer("test-agent"), TWO_KINDS)
+    replay_hits, _ = replayed(export)
+    assert sorted(kind for _, kind, _ in replay_hits) == ["empty", "repeat"]
+    assert sorted(kind for _, kind, _ in found(processor.anomalies)) == sorted(told) == ["empty", "repeat"]
+
+
 def test_pydantic_ai_instrumentation_gives_the_same_anomalies_live_and_replayed(tmp_path: Path) -> None:
     from pydantic_ai import Agent, capabilities
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
