@@ -58,6 +58,8 @@ __all__ = [
     "NOT_MODIFIED",
     "NO_ROWS",
     "NO_ROWS_LONGEST",
+    "PASSED_MARK",
+    "PASSED_READ",
     "all_clear",
     "all_clear_result",
     "empty_envelope",
@@ -66,6 +68,7 @@ __all__ = [
     "not_found",
     "not_modified",
     "nothing_new",
+    "passing_run",
     "said_of",
 ]
 
@@ -357,8 +360,11 @@ def nothing_new(stripped: str) -> bool:
 
 
 def said_of(stripped: str) -> str | None:
-    """What ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says of itself: :data:`NOTHING_NEW`,
-    :data:`ALL_CLEAR_MARK` (nothing needs doing) or None (most outputs: one cheap test)."""
+    """What ``stripped`` (an output) says of itself: up to :data:`CLEAR_LONGEST`, :data:`NOTHING_NEW`
+    or :data:`ALL_CLEAR_MARK` (nothing needs doing); longer, :data:`PASSED_MARK` (a test run that
+    passed, see :func:`passing_run`); else None (most outputs: one cheap test)."""
+    if len(stripped) > CLEAR_LONGEST:
+        return PASSED_MARK if passing_run(stripped) else None
     if _CLEAR_HINT.search(stripped.lower()) is None:
         return None
     if nothing_new(stripped):
@@ -416,6 +422,31 @@ _SAID_OK = frozenset(["ok", "success", "succeeded", "passed", "healthy", "valid"
 ALL_CLEAR_MARK = "="
 """The first character of an all-clear report's result key (see :mod:`.fingerprints`): a hex digit
 never is, and the rest of the key keeps the report's content apart from another's."""
+
+
+PASSED_MARK = "+"
+"""The first character of a passing test run's result key (see :func:`passing_run`)."""
+PASSED_READ = 300
+"""How much of an output's end is read for a test runner's summary (characters)."""
+# A test runner's last word on a run where every test it ran passed, on a line of its own: pytest's
+# "==== 1 passed, 120 deselected in 0.11s ====" (no "failed", no "error" in it), unittest's "Ran 4
+# tests in 0.012s" then "OK", cargo's "test result: ok.", Jest's "Tests: 12 passed, 12 total".
+_PASSED = re.compile(
+    r"(?m)^=*\s*\d+ passed(?:, \d+ (?:deselected|skipped|xfailed|xpassed|warnings?|subtests passed))*"
+    r"(?: in [\d.]+s(?: \([^)\n]*\))?)?\s*=*\s*\Z"
+    r"|^Ran \d+ tests? in [\d.]+s\s+OK(?: \([^)\n]*\))?\s*\Z"
+    r"|^test result: ok\. \d+ passed; 0 failed\b[^\n]*\s*\Z"
+    r"|^Tests:\s+(?:\d+ skipped, )?\d+ passed, \d+ total$"
+)
+
+
+def passing_run(stripped: str) -> bool:
+    """Whether ``stripped`` (an output) ends with a test runner's summary of a run where every test it
+    ran passed: another selection's "1 passed" is a status the run gave, no page landed on again."""
+    end = stripped[-PASSED_READ:]
+    if "pass" not in end and "OK" not in end:  # the cheap test first: most outputs are no test run
+        return False
+    return "FAIL" not in end and _PASSED.search(end) is not None
 
 
 def all_clear_result(result: str | None) -> bool:

@@ -60,7 +60,6 @@ from ...core.models import TEXT_LIMIT, clip, printable
 from .canonical import canonical_args, encode, join
 from .envelope import (
     ALL_CLEAR_MARK,
-    CLEAR_LONGEST,
     ENVELOPE_LONGEST,
     NO_ROWS,
     NO_ROWS_LONGEST,
@@ -68,6 +67,7 @@ from .envelope import (
     NOT_FOUND_LONGEST,
     NOT_MODIFIED,
     NOTHING_NEW,
+    PASSED_MARK,
     empty_envelope,
     harness_only,
     no_rows,
@@ -430,7 +430,7 @@ def _error_alone(error: str, canonical: str) -> tuple[str, str]:
 
 def _output_result(stripped: str) -> str:
     """The result key of a stripped output (of an action that did not fail)."""
-    said = said_of(stripped) if len(stripped) <= CLEAR_LONGEST else None
+    said = said_of(stripped)
     if stripped[:1] == "{" and len(stripped) <= ENVELOPE_LONGEST and empty_envelope(stripped):
         stripped, said = "{}", None
     elif len(stripped) <= ENVELOPE_LONGEST and not_modified(stripped):
@@ -443,7 +443,7 @@ def _output_result(stripped: str) -> str:
     if (len(out) <= _ALWAYS_MASKED or has_volatile(out)) and may_hold_volatile(stripped, out):
         out = _bytes(VOLATILE_RE.sub("#", stripped))
     key = _crc32(out).to_bytes(4, "big").hex()
-    return f"{ALL_CLEAR_MARK}{key[1:]}" if said == ALL_CLEAR_MARK else key
+    return f"{said}{key[1:]}" if said in (ALL_CLEAR_MARK, PASSED_MARK) else key
 
 
 def _unechoed_answer(stripped: str, args: object) -> str:

@@ -19,7 +19,8 @@ over the last W actions:
   :func:`~.envelope.all_clear`) counts by the exact call, as a short answer
   does: a linter passing file after file finds nothing wrong in each.
   Another test's "1 passed", another message's "deleted" is a status each
-  call gave, and a tool named for an act (``finish``, ``submit``, ``send``:
+  call gave, as is a test runner's whole report of a run where every test
+  passed (see :func:`~.envelope.passing_run`), and a tool named for an act (``finish``, ``submit``, ``send``:
   see :func:`~.calls.acts_by_name`) answers its confirmation ("Episode
   finished, reward = 1", "Message sent") whatever it did: no page landed on
   again.
@@ -64,7 +65,7 @@ from .contract import (
     tool_limits,
 )
 from .empty import idle_poll
-from .envelope import all_clear_result
+from .envelope import PASSED_MARK, all_clear_result
 from .fingerprints import pattern
 
 __all__ = ["Recurring", "RecurringTracker"]
@@ -152,8 +153,10 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
             # for short answers, where it is cheap and needed.)
             return f"{_ACT if length <= _CONFIRMATION else ''}{action.fingerprint}{result}", None
         # Another call landing on the same page is a paraphrase; the same line from other calls
-        # is a status each gave (another test "1 passed", another message "deleted").
-        return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}" if length > _CONFIRMATION else None
+        # is a status each gave (another test "1 passed", another message "deleted"), and so is
+        # a test runner's whole report of a run that passed (another selection's "1 passed").
+        page = length > _CONFIRMATION and result[0] != PASSED_MARK
+        return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}" if page else None
     if silent_by_design(action.tool, action.summary):
         # A write or an act answered "ok": the answer it always gives, whatever it did.
         return None, None

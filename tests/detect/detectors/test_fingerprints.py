@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from heartbeat.detect.detectors import canonical_args, fingerprint, mask, prints, summarize
 from heartbeat.detect.detectors.empty import is_empty_answer
-from heartbeat.detect.detectors.envelope import NOT_FOUND, NOT_MODIFIED, NOTHING_NEW, all_clear_result
+from heartbeat.detect.detectors.envelope import (
+    NOT_FOUND,
+    NOT_MODIFIED,
+    NOTHING_NEW,
+    PASSED_MARK,
+    all_clear_result,
+)
 from heartbeat.detect.detectors.fingerprints import action_keys, error_key
 
 from .helpers import PYTEST_FAIL, T0
@@ -380,6 +386,32 @@ def test_an_answer_saying_nothing_came_or_nothing_needs_doing_is_read_so(
     assert all_clear_result(keys.result) is (reading == "all clear")
     if reading == "all clear":
         assert keys.result != prints("check", {"source": "support"}, f"{output} (2)").result
+
+
+_HEADER = "============================= test session starts ==============================\n" + "x" * 120
+
+
+@pytest.mark.parametrize(
+    ("end", "passed"),
+    [
+        ("==================== 1 passed, 120 deselected in 0.11s ====================", True),
+        ("121 passed in 0.92s", True),
+        ("=== 40 passed, 2 skipped, 3 warnings in 1.20s (0:00:01) ===", True),
+        ("Ran 629 tests in 0.612s\n\nOK (skipped=2)", True),
+        ("test result: ok. 12 passed; 0 failed; 0 ignored; 0 measured; finished in 0.00s", True),
+        ("Tests:       12 passed, 12 total\nSnapshots:   0 total\nTime:        1.2 s", True),
+        ("===== 1 failed, 11 passed in 0.30s =====", False),
+        ("FAILED tests/test_x.py::test_a - assert 1 == 2\n===== 11 passed in 0.30s =====", False),
+        ("Ran 4 tests in 0.012s\n\nFAILED (failures=1)", False),
+        ("Tests:       1 failed, 11 passed, 12 total", False),
+        ("11 passed in 0.30s\nTraceback (most recent call last):\n  ValueError: bad", False),
+    ],
+)
+def test_a_test_runner_s_report_of_a_run_that_passed_has_its_key_marked(end: str, passed: bool) -> None:
+    """A report ending with a test runner's summary of a run where every test passed keeps its own
+    result key, marked (``recurring`` counts it by its call alone); a run with a failure does not."""
+    keys = prints("bash", {"command": "pytest -q"}, f"{_HEADER}\n{end}")
+    assert (keys.result[:1] == PASSED_MARK) is passed
 
 
 _SUGGESTED = (

@@ -311,6 +311,33 @@ def test_an_all_clear_report_matches_only_on_the_exact_call() -> None:
     assert trips(Recurring(), actions(again))[-1] is not None
 
 
+def _pytest_passed(selected: int, seconds: str) -> str:
+    """pytest's whole report of a run of ``selected`` tests out of 121, all passing."""
+    return (
+        "============================= test session starts ==============================\n"
+        "platform linux -- Python 3.11.10, pytest-8.3.3, pluggy-1.5.0\nrootdir: /testbed\n"
+        f"collected 121 items / {121 - selected} deselected / {selected} selected\n\n"
+        f"networkx/algorithms/tests/test_dag.py {'.' * selected}{' ' * 30}[100%]\n\n"
+        f"========== {selected} passed, {121 - selected} deselected in {seconds}s =========="
+    )
+
+
+def test_a_test_runner_s_report_of_a_run_that_passed_is_no_page_landed_on_again() -> None:
+    """A coding agent runs ten tests one ``-k`` at a time, each answered pytest's whole report,
+    "1 passed, 120 deselected" (a page long, the same words each time): each run's own status, no
+    recurring (a held-out-like SWE-agent run was flagged so). The same selection run again and
+    again, passing each time, is; so are other selections failing alike (a report with "failed")."""
+    names = ["longest_path", "topo_order", "ancestors", "descendants", "antichains", "transitive"]
+    runs: list[Call] = [
+        {"tool": "python", "args": {"cmd": f"python -m pytest test_dag.py -q -k test_{name}"}, "output": out}
+        for name, out in zip(names, [_pytest_passed(1, f"0.1{n}") for n in range(6)], strict=True)
+    ]
+    assert trips(Recurring(), actions(runs)) == [None] * 6
+    assert trips(Recurring(), actions([runs[0]] * 6))[-1] is not None
+    failing = [{**run, "output": PYTEST_FAIL.format(t="0.42")} for run in runs]
+    assert trips(Recurring(), actions(failing))[-1] is not None
+
+
 def test_a_write_answering_ok_as_it_always_does_is_not_recurring() -> None:
     """A feed reader marks the feed read after each new batch: the same call answered "ok" every
     time is what a write says, not a sign nothing moved. Its twin whose feed stops bringing new
