@@ -142,11 +142,18 @@ def _nothing_to_avoid(anomalies: Sequence[Anomaly]) -> str:
     return "the actions named above"
 
 
-def _escalation(remaining: int) -> str:
+def _escalation(remaining: int, on_ignored: bool) -> str:
+    """When a human is called, as the rules of :func:`_enforce` will decide it (``on_ignored``:
+    ``escalate_on_ignored``, which calls one at the next stuck heartbeat that is the same again)."""
     if remaining <= 0:
         return "a human has been called"
     if remaining == 1:
         return "a human is called if the next heartbeat is stuck too"
+    if on_ignored:
+        return (
+            "a human is called if the next heartbeat is stuck the same way or repeats what is named"
+            f" below, else after {remaining} more stuck heartbeats"
+        )
     return f"a human is called after {remaining} more stuck heartbeats"
 
 
@@ -184,7 +191,10 @@ def render_instructions(
         streak=stuck_streak,
         escalate_after=cfg.escalate_after,
         remaining=remaining,
-        escalation=_escalation(remaining),
+        # A flat metric alone (reassess_goal) is a slow signal: it never calls one sooner.
+        escalation=_escalation(
+            remaining, cfg.escalate_on_ignored and recovery.mode is RecoveryMode.TRY_ALTERNATIVE
+        ),
         kinds=", ".join(_kinds(anomalies)),
         mode=recovery.mode.value,
         tick=max((a.tick for a in anomalies), default=recovery.since_tick),

@@ -287,7 +287,22 @@ def test_instructions_name_the_repeated_action_and_what_to_avoid() -> None:
     assert text is not None
     assert 'search({"q":"x"}) was called 3 times in a row' in text
     assert 'Do not repeat: search({"q":"x"}).' in text
-    assert "recovery attempt 1" in text and "after 2 more stuck heartbeats" in text
+    assert "recovery attempt 1" in text and "else after 2 more stuck heartbeats" in text
+
+
+def test_the_instructions_say_truly_when_a_human_is_called() -> None:
+    """The first recovery says a human is called at the next heartbeat stuck the same way (as
+    ``escalate_on_ignored`` decides: a newcomer's scraper was told "after 2 more" and escalated at
+    the next, live round 40), else after 2 more; without that rule, or for a flat metric alone
+    (a slow signal), after 2 more."""
+    first = decide(AgentState(), [anomaly("repeat", avoid='search({"q":"x"})')], NOW)
+    assert first.instructions is not None and "the next heartbeat is stuck the same way" in first.instructions
+    state = AgentState(stuck_streak=first.stuck_streak, recovery=first.recovery)
+    assert decide(state, [anomaly("repeat", avoid='search({"q":"x"})')], NOW).action == "escalate"
+    strict = PolicyConfig(escalate_on_ignored=False)
+    for config, kind in ((strict, "repeat"), (None, "no_progress")):
+        text = decide(AgentState(), [anomaly(kind, avoid='search({"q":"x"})')], NOW, config).instructions
+        assert text is not None and "a human is called after 2 more stuck heartbeats" in text, kind
 
 
 def test_instructions_name_the_flat_metric_and_its_value() -> None:
