@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
+    "REFUSED",
     "SCHEMA_VERSION",
     "STEP_ERROR_TOOL",
     "ActionRecord",
@@ -40,6 +41,9 @@ SCHEMA_VERSION = 3
 
 STEP_ERROR_TOOL = "step"
 """The tool name a step that raised is recorded under: an error to escalate on, never an action to avoid."""
+REFUSED = "not run: refused by heartbeat, asked again after the model was told not to call it"
+"""The error a call refused before it ran is recorded with (an adapter's model asking again for a call
+it was told not to make): stuck at once, as ``repeat`` reads it."""
 
 # Bounds of the lists in state.json: no more than is used, since every tick loads,
 # re-seeds the detectors from and saves all of it. The action history must hold the

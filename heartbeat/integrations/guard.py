@@ -215,8 +215,30 @@ class Guard:
             earlier = self._blocked.get(_key(tool, args))
             if earlier is not None:
                 with self._lock:
+                    refused = self._refused(tool, args)
+                    if refused is not None:
+                        return refused
                     return self._redirect(earlier, tool, again=True, read_later=read_later)
         return GO
+
+    def _refused(self, tool: str, args: Mapping[str, Any] | None) -> Verdict | None:
+        """Record a call refused before it ran, asked again after a redirection, as a failure whose
+        error says it never ran: the stretch stays stuck as the journal shows it (a heartbeat of
+        refusals alone was quiet, and two of them cleared the recovery); a stop when the policy
+        called a human at once."""
+        from ..core.models import REFUSED  # only here: a cold import of the guard stays light
+
+        try:
+            anomaly = self.recorder.record(tool, args, error=REFUSED)
+        except HeartbeatError as exc:
+            stop = getattr(exc, "stop", None)  # a Session that could not open a heartbeat
+            if stop is None:
+                raise
+            return self._stop(stop.kind, stop.message, None)  # it never ran: nothing kept
+        if anomaly is None:
+            return None
+        self.anomalies.append(anomaly)
+        return self._waiting(anomaly)
 
     @property
     def waits(self) -> bool:

@@ -13,6 +13,7 @@ import pytest
 from _integrations import NOT_RUN, WITHHELD
 from conftest import wait_until
 
+from heartbeat.core.models import REFUSED
 from heartbeat.detect.monitor import Monitor
 from heartbeat.integrations import GO, Guard, MonitorRecorder, Stopped
 from heartbeat.testing import make_heartbeat
@@ -204,6 +205,41 @@ def test_a_state_folder_binding_escalates_stops_and_shows_in_status(tmp_path: Pa
         timeout=60,
     )
     assert '"needs_human"' in done.stdout, done.stdout + done.stderr
+
+
+def test_a_call_asked_again_after_a_redirection_is_journaled_refused_and_keeps_the_stretch_stuck(
+    tmp_path: Path,
+) -> None:
+    """Bound to a state folder, a model asking again for the call it was redirected from: the call
+    does not run, it is journaled as refused (its error says so) and is a repeat at once, so the
+    heartbeat holding it is stuck: the policy calls a human, the run stops. Before, a slow model's
+    refused calls each opened a heartbeat of no action, quiet, and two of them cleared the recovery
+    (live round 40)."""
+    ran: list[str] = []
+    with Guard(tmp_path / "state", on_stuck="redirect", max_redirects=5) as guard:
+        verdicts = []
+        for _ in range(3):
+            assert guard.before("search", {"q": "x"}) is GO
+            ran.append("search")
+            verdicts.append(guard.after("search", {"q": "x"}, output="3 hits for x"))
+        assert [v.action for v in verdicts] == ["go", "go", "redirect"]  # its heartbeat ended, stuck
+        again = guard.before("search", {"q": "x"})  # the next model turn: a new heartbeat
+        assert again.action == "stop" and again.cause == "needs_human", again
+        assert "did again what the recovery said to avoid" in again.reason
+    lines = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    actions = [line for line in lines if line["event"] == "action"]
+    assert len(actions) == len(ran) + 1 and actions[-1]["error"] == REFUSED
+    assert [line["decision"] for line in lines if line["event"] == "decision"][-1] == "escalate"
+
+
+def test_a_refused_call_is_recorded_into_a_monitor_too() -> None:
+    """Bound to a Monitor, the refused call is in its history, failed with the refusal."""
+    monitor = Monitor()
+    guard = Guard(monitor, on_stuck="redirect", max_redirects=5)
+    for _ in range(3):
+        guard.after("search", {"q": "x"}, output="3 hits")
+    assert guard.before("search", {"q": "x"}).action == "redirect"
+    assert monitor.history[-1].error == REFUSED and len(monitor.history) == 4
 
 
 def test_a_state_folder_binding_refuses_calls_after_kill(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from agents.exceptions import AgentsException
 from agents.items import ToolCallOutputItem
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 
+from heartbeat.core.models import REFUSED
 from heartbeat.detect.monitor import Monitor
 from heartbeat.integrations import Guard, Stopped
 from heartbeat.integrations.openai_agents import AgentStopped, HeartbeatHooks
@@ -164,12 +165,23 @@ def test_guardrails_redirect_the_model_mid_run(mode: str, tmp_path: Path) -> Non
         searcher = Searcher(*["x"] * (REPEAT + 1), "y")
         hooks = HeartbeatHooks(target, on_stuck="redirect")
         hooks.guard_tools(searcher.agent)
+        if mode == "session":
+            with pytest.raises(Stopped) as caught:
+                searcher.run(hooks)
+            assert searcher.ran == ["x"] * REPEAT
+            return caught.value
         result = searcher.run(hooks)
         assert searcher.ran == ["x"] * REPEAT + ["y"]
         assert hooks.guard.redirects == 2 and hooks.guard.stopped is None
         return result
 
     bound = run_bound(mode, tmp_path, body)
+    if mode == "session":
+        # Each finding ends a Session's heartbeat: the refusal is its own, stuck, and the model did
+        # again what the recovery said to avoid, so the policy calls a human and the run stops.
+        assert bound.value.cause == "needs_human" and "did again what the recovery said" in str(bound.value)
+        assert saved_actions(tmp_path)[0] == ['search({"q":"x"})'] * (REPEAT + 1)
+        return
     outputs = [str(i.output) for i in bound.value.new_items if isinstance(i, ToolCallOutputItem)]
     assert outputs[: REPEAT - 1] == ["3 hits for x"] * (REPEAT - 1)
     assert all("Try an alternative: do not call" in o for o in outputs[REPEAT - 1 : REPEAT + 1])
@@ -177,8 +189,10 @@ def test_guardrails_redirect_the_model_mid_run(mode: str, tmp_path: Path) -> Non
     ran, refused = outputs[REPEAT - 1 : REPEAT + 1]
     assert WITHHELD in ran and NOT_RUN not in ran and NOT_RUN in refused and WITHHELD not in refused
     assert outputs[-1] == "3 hits for y" and bound.value.final_output == "done"
-    if mode != "monitor":  # the state folder holds it all
-        assert saved_actions(tmp_path)[0] == ['search({"q":"x"})'] * REPEAT + ['search({"q":"y"})']
+    if mode != "monitor":  # the state folder holds it all, the refused call as the refusal it was
+        assert saved_actions(tmp_path)[0] == ['search({"q":"x"})'] * (REPEAT + 1) + ['search({"q":"y"})']
+        history = json.loads((tmp_path / "state" / "state.json").read_text())["history"]
+        assert [a["error"] for a in history][REPEAT - 1 :] == [None, REFUSED, None]
 
 
 def test_guardrails_stop_a_model_that_ignores_the_instructions(tmp_path: Path) -> None:

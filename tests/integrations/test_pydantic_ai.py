@@ -112,12 +112,19 @@ def test_a_model_that_ignores_the_instructions_is_stopped(mode: str, tmp_path: P
         return caught.value
 
     bound = run_bound(mode, tmp_path, body)
-    assert bound.value.cause == "stuck" and "repeat" in str(bound.value)
+    # A Session's policy hears of the refused call at once (each finding ends its heartbeat): the
+    # model did again what the recovery said to avoid, and a human is called before max_redirects.
+    cause = "needs_human" if mode == "session" else "stuck"
+    assert bound.value.cause == cause and "repeat" in str(bound.value)
     assert searcher.ran == ["x"] * REPEAT
     told = [s for s in searcher.seen if s.startswith("heartbeat:")]
-    # Call REPEAT ran (its result withheld); the same call again was refused before it ran.
-    assert len(told) == 2 and WITHHELD in told[0] and NOT_RUN in told[1]
-    assert NOT_RUN not in told[0] and WITHHELD not in told[1]
+    # Call REPEAT ran (its result withheld); the same call again was refused before it ran (bound
+    # to a Session, the run stopped there instead).
+    assert WITHHELD in told[0] and NOT_RUN not in told[0]
+    if mode == "session":
+        assert len(told) == 1
+    else:
+        assert len(told) == 2 and NOT_RUN in told[1] and WITHHELD not in told[1]
 
 
 @pytest.mark.parametrize("mode", ["ctx", "monitor"])

@@ -16,6 +16,12 @@ A turn the harness rejected (a failed call without arguments: "exactly one
 action, please") needs N + 3 in a row: models slip into a few empty or
 malformed replies now and then and come out of them at the harness's word;
 one that goes on spinning keeps the harness answering it to its limit.
+
+A call heartbeat refused before it ran (its error :data:`REFUSED`: a framework
+adapter's model asked again for a call it was told not to make) is a repeat at
+once, going on with the run of that call whatever it answered before: the model
+is not listening, and the heartbeat that holds only refusals is stuck, not
+quiet (two such once cleared the recovery).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...config.file import ToolThreshold
-from ...core.models import Anomaly
+from ...core.models import REFUSED, Anomaly
 from .calls import speaks
 from .contract import (
     ActionTracker,
@@ -63,6 +69,8 @@ def _goes_on(before: _Link, after: _Link) -> bool:
     same result, or the same call failing again whatever the error says (the harness answering a
     third identical lookup with "invalid action"), unless it failed as before and what it reports
     moved on (a status poll timing out while it reports 1, then 2 of 8 replicas ready)."""
+    if after[1] == REFUSED:  # the same call asked again, whatever it answered when it ran
+        return after[0].partition("\x00")[0] == before[0].partition("\x00")[0]
     return after[0] == before[0] and (after[1] is None or after[1] != before[1] or after[2] == before[2])
 
 
@@ -147,7 +155,7 @@ class Repeat:
         if last is None or (limit := self.limit_for(last)) is None:
             return None
         run = _newest_run(history.actions, self._skip)[1]
-        return self._report(last, run, history.tick, now) if run >= limit else None
+        return self._report(last, run, history.tick, now) if run >= limit or last.error == REFUSED else None
 
     def tracker(self, history: History) -> ActionTracker:
         """An incremental ``check`` seeded from ``history``."""
@@ -155,7 +163,11 @@ class Repeat:
 
     def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
         limit = self.limit_for(action)
-        if action.error is not None:
+        said = f"{action.summary} was called {times(run)} in a row with "
+        if action.error == REFUSED:
+            said = f"{action.summary} was asked for again after the model was told not to call it ("
+            same = f"refused before it ran; {times(run)} in a row"
+        elif action.error is not None:
             same = "the same arguments, failing each time"
         elif action.result is None:
             same = "the same arguments"
@@ -165,7 +177,7 @@ class Repeat:
             same = "the same arguments and the same result"
         return make_anomaly(
             "repeat",
-            f"{action.summary} was called {times(run)} in a row with {same} (limit {limit})",
+            f"{said}{same} (limit {limit})" if action.error != REFUSED else f"{said}{same})",
             tick=tick,
             at=at,
             action=action,
@@ -219,9 +231,11 @@ class RepeatTracker(StepTracker):
             run = self._run = self._run + 1
         else:
             self._run = 1
-            if self._floor > 1:
+            if self._floor > 1 and error != REFUSED:
                 return None
             run = 1
+        if error == REFUSED:  # at once (see the module docstring)
+            return self._det._report(action, run, action.tick, action.at) if report else None
         if not report or run < self._floor or run < self._limits.get(tool, self._threshold):
             return None
         if error is not None and run < (self._det.limit_for(action) or 0):  # a rejected turn: N + 3

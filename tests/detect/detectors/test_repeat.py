@@ -8,6 +8,7 @@ import pytest
 
 from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import DetectorsConfig, RepeatConfig
+from heartbeat.core.models import REFUSED
 from heartbeat.detect.detectors import Repeat, build_detectors
 
 from .helpers import REJECTED_TURN, Call, actions, fired, trips
@@ -29,6 +30,21 @@ def test_repeat_keeps_firing_while_the_run_goes_on() -> None:
     found = trips(Repeat(), actions([("search", {"q": "x"})] * 5))
     counts = [a.evidence["count"] if a else None for a in found]
     assert counts == [None, None, 3, 4, 5]
+
+
+def test_a_call_refused_before_it_ran_is_a_repeat_at_once() -> None:
+    """A model asking again for the call it was told not to make (an adapter refused it, recorded
+    with the refusal as its error): a repeat at once, going on with that call's run whatever it
+    answered when it ran, and alone after other calls too; the message says it never ran."""
+    ran: list[Call] = [{"tool": "search", "args": {"q": "x"}, "output": "3 hits"}] * 2
+    refused: Call = {"tool": "search", "args": {"q": "x"}, "error": REFUSED}
+    found = trips(Repeat(), actions([*ran, refused]))
+    assert found[:2] == [None, None] and found[2] is not None
+    assert found[2].evidence["count"] == 3 and found[2].evidence["avoid"] == 'search({"q":"x"})'
+    assert "asked for again after the model was told not to call it" in found[2].message
+    assert "refused before it ran" in found[2].message
+    alone = trips(Repeat(), actions([{"tool": "read", "args": {"p": 1}, "output": "a page"}, refused]))
+    assert alone[1] is not None and alone[1].evidence["count"] == 1
 
 
 def test_per_tool_threshold_lets_a_polling_tool_poll() -> None:

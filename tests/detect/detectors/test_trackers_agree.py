@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.core.models import ActionRecord
+from heartbeat.core.models import REFUSED, ActionRecord
 from heartbeat.detect.detectors import (
     BUILT_IN,
     LAZY_TRACKERS,
@@ -49,7 +49,7 @@ _call = st.fixed_dictionaries(
         "output": st.sampled_from(
             [None, "", "ok", "a long enough output", "same " * 30 + "1", "same " * 30 + "2", "other " * 30]
         ),
-        "error": st.sampled_from([None, "boom", "timeout"]),
+        "error": st.sampled_from([None, "boom", "timeout", REFUSED]),
         "tick": st.integers(1, 3),
     }
 )
