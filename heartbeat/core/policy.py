@@ -319,9 +319,13 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
         deferred = ""
 
     if why:
-        if previous is not None and previous.mode is mode:
-            # No new instructions go out: the attempt stays the one the agent was last told of.
-            recovery = recovery.model_copy(update={"attempts": previous.attempts})
+        if previous is not None:
+            # No new instructions go out: the recovery stays the one the agent was last told of,
+            # its mode and attempt too when this heartbeat's kinds would have asked for another
+            # (two "reassess your goal" told, then escalated on errors: no try_alternative sent).
+            told = {"attempts": previous.attempts, "mode": previous.mode, "since_tick": previous.since_tick}
+            kinds = list(dict.fromkeys([*previous.kinds, *recovery.kinds]))
+            recovery = recovery.model_copy(update={**told, "kinds": kinds})
         return Decision(
             action="escalate", stuck_streak=streak, reason=f"{why}; last: {problems}", recovery=recovery
         )

@@ -113,6 +113,18 @@ def test_streak_reaching_escalate_after_escalates() -> None:
     assert decisions[2].instructions is None
 
 
+def test_an_escalation_keeps_the_recovery_the_agent_was_last_told_of() -> None:
+    """Told twice to reassess its goal, then escalated on errors: the recovery a person reads is the
+    two reassess_goal attempts since the first, not a try_alternative nobody sent (a newcomer's
+    ESCALATION.md said "1 recovery attempt(s) of mode try_alternative since tick 3", live round 40)."""
+    decisions = run([["no_progress"], ["no_progress"], ["error_rate", "recurring_error"]])
+    assert [d.action for d in decisions] == ["reassess_goal", "reassess_goal", "escalate"]
+    told = decisions[2].recovery
+    assert told is not None and told.mode is RecoveryMode.REASSESS_GOAL and told.attempts == 2
+    assert decisions[0].recovery is not None and told.since_tick == decisions[0].recovery.since_tick
+    assert told.kinds == ["no_progress", "error_rate", "recurring_error"]
+
+
 def test_escalate_after_is_configurable() -> None:
     """escalate_after = 1 escalates at the first stuck heartbeat."""
     assert run([["repeat"]], PolicyConfig(escalate_after=1))[0].action == "escalate"
