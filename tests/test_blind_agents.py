@@ -1036,6 +1036,27 @@ _THIRTYSIXTH_ESCALATED: dict[int | None, set[str]] = {
 _THIRTYSIXTH_MISSED = {"stuck__ci_build_queued_b36", "stuck__whitepaper_intro_rewrites_b36"}
 
 
+# The thirty-seventh batch (eighteenth session, written blind in the corpus's own kinds: SWE-agent
+# and mini-swe-agent, tau-bench and tau2, WebShop, FEVER and HotpotQA, ALFWorld; 36 healthy, 24
+# stuck): every stuck run escalated at every grouping. Flagged: a suite run before and after a fix
+# elsewhere, its pass count flat for four samples (no_progress), and a WebShop agent going back
+# to the results and to each product's page between its tabs (cycle; escalated one a heartbeat).
+_MOTO37 = {"healthy__swea_moto_sse_suite_twice_b37": ["no_progress"]}
+_WEBSHOP37 = {"healthy__webshop_compare_four_earbuds_b37": ["cycle"]}
+_THIRTYSEVENTH: dict[int | None, dict[str, list[str]]] = {
+    None: {**_MOTO37, **_WEBSHOP37},
+    1: {**_MOTO37, **_WEBSHOP37},
+    5: {**_MOTO37, **_WEBSHOP37},
+    10: _WEBSHOP37,
+}
+_THIRTYSEVENTH_ESCALATED: dict[int | None, set[str]] = {
+    None: set(),
+    1: {"healthy__webshop_compare_four_earbuds_b37"},
+    5: set(),
+    10: set(),
+}
+
+
 # A quiet wake-up speaks for its looks and those before it as a rise does (seventeenth session): a
 # watcher's finding at its next, busy heartbeat, made of its quiet rounds, is dropped (answers of
 # nothing only while it opens by polling the quiet sources again, eighteenth). And a JSON report
@@ -1122,9 +1143,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1715
+    assert len(runs) == len(LABELS) == 1775
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1050
+    assert len(healthy) == 1086
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1147,6 +1168,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_THIRTYFOURTH[per_heartbeat],
         **_THIRTYFIFTH[per_heartbeat],
         **_THIRTYSIXTH[per_heartbeat],
+        **_THIRTYSEVENTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -1178,6 +1200,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYSECOND_ESCALATED[per_heartbeat]
         | _THIRTYFIFTH_ESCALATED[per_heartbeat]
         | _THIRTYSIXTH_ESCALATED[per_heartbeat]
+        | _THIRTYSEVENTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
