@@ -43,8 +43,13 @@ def redirect_text(anomaly: Anomaly, tool: str, *, ran: bool, failed: str | None 
         outcome = f"{FAILED} (its error: {mask_credential_text(said)})"
     else:
         outcome = WITHHELD
+    # A detector's hint names a call (``search({"q":"x"})``, a cycle of them) or says what to
+    # stop in words ("kb_search calls that keep failing"): "do not call" fits only the first.
+    named = avoid.partition("(")[0]
+    call = avoid == tool or (bool(named) and named != avoid and " " not in named)
+    what = f"do not call {avoid} again" if call else f"avoid {avoid}"
     return (
         f"heartbeat: you look stuck ({anomaly.kind}: {anomaly.message}). {outcome}.\n"
-        f"Try an alternative: do not call {avoid} again. Use another tool, other arguments "
+        f"Try an alternative: {what}. Use another tool, other arguments "
         "or another source; if a tool keeps failing, stop calling it and work around it."
     )

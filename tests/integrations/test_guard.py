@@ -52,6 +52,19 @@ def test_redirect_mode_answers_with_instructions_then_stops_an_ignoring_model() 
     assert last.action == "stop" and "2 redirection(s) ignored" in last.reason
 
 
+def test_a_redirection_says_what_to_avoid_in_words_that_fit_the_hint() -> None:
+    """A hint naming a call reads "do not call X again"; one saying what to stop in words reads
+    "avoid ..." (a newcomer's model was told "do not call kb_search calls that keep failing again",
+    live round 40)."""
+    guard = Guard(Monitor(), on_stuck="redirect", max_redirects=5)
+    verdicts = [
+        guard.after("kb_search", {"q": f"vpn renewal {n}"}, error="503: index unavailable") for n in range(3)
+    ]
+    said = [v.instructions for v in verdicts if v.instructions]
+    assert said and "avoid kb_search calls that keep failing" in said[0]
+    assert "do not call kb_search calls" not in said[0]
+
+
 def test_a_redirection_counts_once_the_model_reads_it() -> None:
     """Regression: a cancelled call that tripped a detector counted a redirection nothing said to the
     model. Now a redirect answered ``read_later`` counts only through ``delivered``, a cancelled call's
