@@ -149,6 +149,9 @@ class Guard:
         check = getattr(self.recorder, "check", None)
         self._check: Callable[[], Any] | None = check if callable(check) else None
         self._budgeted = hasattr(self.recorder, "budget_anomaly")  # looked up once, not per call
+        # A StepContext's: the calls let run until recorded, journaled if its step is abandoned.
+        began, ended = getattr(self.recorder, "began", None), getattr(self.recorder, "ended", None)
+        self._flying = (began, ended) if callable(began) and callable(ended) else None
         if hasattr(self.recorder, "model_run"):  # a StepContext: a model's run goes through it now
             self.recorder.model_run = True
         pause = getattr(self.recorder, "pause_requested", None)  # a StepContext's: a person waits
@@ -219,6 +222,8 @@ class Guard:
                     if refused is not None:
                         return refused
                     return self._redirect(earlier, tool, again=True, read_later=read_later)
+        if self._flying is not None:
+            self._flying[0](_key(tool, args), tool, args)
         return GO
 
     def _refused(self, tool: str, args: Mapping[str, Any] | None) -> Verdict | None:
@@ -321,6 +326,8 @@ class Guard:
         for :meth:`before`."""
         if isinstance(error, BaseException):
             error = f"{type(error).__name__}: {error}"
+        if self._flying is not None:
+            self._flying[1](_key(tool, args))
         with self._lock:  # the recorder checks cost and the rest, as ctx.record does
             try:
                 anomaly = self.recorder.record(tool, args, output=_text(output), error=error, cost=cost)

@@ -176,6 +176,9 @@ class StepContext:
         self._kept: Callable[[ActionView], bool] | None = None  # bookkeeping after the last heartbeat
         self._quiet: int | None = None  # the last action of a quiet wake-up just before, else 0 (see record)
         self._quiet_at = 0  # the newest action when it was computed
+        # Calls an adapter's Guard let run and has not recorded yet, by call: a step abandoned on
+        # KILL journals them as calls that may have run (see heartbeat.tick.late.account_step).
+        self._flying: dict[object, list[Any]] = {}
 
     @property
     def data(self) -> dict[str, Any]:
@@ -415,6 +418,27 @@ class StepContext:
                 }
             )
         return events
+
+    def began(self, key: object, tool: str, args: Mapping[str, Any] | None) -> None:
+        """An adapter let the call ``key`` (``tool`` with ``args``) run; :meth:`ended` once recorded."""
+        flying = self._flying.get(key)
+        if flying is None:
+            self._flying[key] = [tool, args, 1]
+        else:
+            flying[2] += 1  # the same call twice at once (parallel tool calls)
+
+    def ended(self, key: object) -> None:
+        """The call ``key`` that :meth:`began` is being recorded (finished, failed or cancelled)."""
+        flying = self._flying.get(key)
+        if flying is not None:
+            flying[2] -= 1
+            if not flying[2]:
+                del self._flying[key]
+
+    def take_in_flight(self) -> list[tuple[str, Mapping[str, Any] | None]]:
+        """The calls still running (began, not ended), each once per run of it; forgotten here."""
+        flying, self._flying = self._flying, {}
+        return [(tool, args) for tool, args, count in list(flying.values()) for _ in range(count)]
 
     def report_progress(self, value: float | None) -> None:
         """Report progress from inside the step (used when no metric is configured)."""

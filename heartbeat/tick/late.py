@@ -37,7 +37,11 @@ if TYPE_CHECKING:
     from .agent import Agent
     from .context import StepContext
 
+INTERRUPTED = "interrupted: the step was abandoned while this call ran (it may have run)"
+"""The error a call still running when its step was abandoned is journaled with."""
+
 __all__ = [
+    "INTERRUPTED",
     "Kept",
     "account_step",
     "count_late_spend",
@@ -83,25 +87,8 @@ def note_after_stop(
     is its record: masked, cut and escaped as ``ctx.record`` keeps an action (by the same
     functions), marked ``after_stop: why``.
     """
-    from ..base.credentials import mask_name
-    from ..core.models import printable
-    from ..detect.detectors import summarize
-    from ..detect.detectors.fingerprints import error_text
-
     try:
-        masked = hb.mask(dict(args)) if args is not None else None
-        text = None if output is None else hb.mask(str(output))
-        failed = action_error(error, hb.redact)
-        event = {
-            "event": "action",
-            "tool": printable(mask_name(tool)),
-            "summary": summarize(tool, masked, hb.config.detectors.volatile_args),
-            "at": hb.clock(),
-            "output_len": None if text is None else len(text.strip()),
-            "error": None if failed is None else error_text(failed),
-            "cost": float(cost),
-            "after_stop": why,
-        }
+        event = _late_action(hb, tool, args, output, error, cost, why)
         try:
             with hb.store.lock(timeout=_LATE_LOCK_WAIT):
                 hb.journal([event], hb.clock(), 0)
@@ -110,6 +97,37 @@ def note_after_stop(
     except (HeartbeatError, OSError, TypeError, ValueError):
         return _NOTHING
     return _ACTION_JOURNALED
+
+
+def _late_action(
+    hb: Agent,
+    tool: str,
+    args: Mapping[str, Any] | None,
+    output: str | None,
+    error: str | BaseException | None,
+    cost: float,
+    why: str,
+) -> dict[str, Any]:
+    """The journal event of a call no heartbeat holds: masked, cut and escaped as ``ctx.record``
+    keeps an action (by the same functions), marked ``after_stop: why``."""
+    from ..base.credentials import mask_name
+    from ..core.models import printable
+    from ..detect.detectors import summarize
+    from ..detect.detectors.fingerprints import error_text
+
+    masked = hb.mask(dict(args)) if args is not None else None
+    text = None if output is None else hb.mask(str(output))
+    failed = action_error(error, hb.redact)
+    return {
+        "event": "action",
+        "tool": printable(mask_name(tool)),
+        "summary": summarize(tool, masked, hb.config.detectors.volatile_args),
+        "at": hb.clock(),
+        "output_len": None if text is None else len(text.strip()),
+        "error": None if failed is None else error_text(failed),
+        "cost": float(cost),
+        "after_stop": why,
+    }
 
 
 def note_usage_after_stop(
@@ -218,6 +236,10 @@ def account_step(
     now = Accounted(count, usage, ctx.tick_cost)
     problems = []
     events = ctx.action_events()[since.actions : count]
+    # The calls an adapter let run and that had not come back: they may have acted.
+    events += [
+        _late_action(hb, tool, args, None, INTERRUPTED, 0.0, why) for tool, args in ctx.take_in_flight()
+    ]
     if events:
         try:
             hb.journal([{**event, "after_stop": why} for event in events], hb.clock(), tick)

@@ -25,6 +25,7 @@ from conftest import make_agent, wait_until
 from heartbeat.integrations import Stopped
 from heartbeat.integrations.session import Session
 from heartbeat.state.store import StateStore
+from heartbeat.tick.late import INTERRUPTED
 
 INPUT, OUTPUT, CACHED = 100, 20, 40
 PER_CALL = INPUT + OUTPUT
@@ -478,6 +479,60 @@ def test_a_step_abandoned_on_kill_leaves_its_calls_journaled_and_its_spend_count
     state = saved(tmp_path)
     assert state["budget"]["tokens"] == PER_CALL and state["spend_totals"][MODEL]["calls"] == 1
     assert state["ticks"] == 0 and state["history"] == []  # the tick itself is still dropped
+
+
+HANGS_IN_A_TOOL_CALL = '''
+import pathlib, time
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import FunctionModel
+
+from heartbeat.integrations.pydantic_ai import HeartbeatCapability
+
+
+def step(ctx):
+    here = pathlib.Path(ctx.base_dir)
+
+    def model(messages, info):
+        if len(messages) > 3:
+            return ModelResponse(parts=[TextPart("done")])
+        return ModelResponse(parts=[ToolCallPart("fetch", {"record_id": len(messages) // 2 + 1})])
+
+    def fetch(record_id: int) -> str:
+        """Fetch one record."""
+        if record_id == 2:  # the second call never comes back (a hung connection)
+            (here / "hanging").write_text("")
+            while True:
+                time.sleep(0.05)
+        return f"record {record_id}"
+
+    agent = Agent(FunctionModel(model, model_name="gpt-4o-mini"), tools=[fetch])
+    agent.run_sync("crawl", capabilities=[HeartbeatCapability(ctx)])
+'''
+
+
+def test_a_step_abandoned_on_kill_journals_the_tool_call_it_was_in_as_one_that_may_have_run(
+    tmp_path: Path,
+) -> None:
+    """Regression: KILL abandoned a step whose PydanticAI run bound to ``ctx`` was inside a tool
+    call; the finished call was journaled, the one under way was not there at all, though it may
+    have acted (live round 40). It is journaled now, its error saying it may have run."""
+    agent = make_agent(tmp_path, HANGS_IN_A_TOOL_CALL)
+    proc = agent.spawn("tick")
+    try:
+        wait_until(lambda: (tmp_path / "hanging").exists(), what="the tool call to hang", proc=proc)
+        agent.kill.write_text("stop now\n")
+        assert proc.wait(timeout=30) == 3
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        out, err = proc.communicate()
+    actions = [e for e in journal(tmp_path) if e["event"] == "action"]
+    assert [(e["summary"], e["error"], e["after_stop"]) for e in actions] == [
+        ('fetch({"record_id":1})', None, "killed"),
+        ('fetch({"record_id":2})', INTERRUPTED, "killed"),
+    ], (out, err)
 
 
 WAITS_AFTER_ITS_CALLS = """
