@@ -225,6 +225,7 @@ def _spend_text(rest: dict[str, Any]) -> str:
     models: dict[str, Any] = raw if isinstance(raw, dict) else {}
     parts = [
         f"{name} {used.get('calls', 0)} call(s) {used.get('input', 0) + used.get('output', 0)} tokens"
+        + (f", {used['unpriced']} with no price" if used.get("unpriced") else "")
         for name, used in sorted(models.items())
         if isinstance(used, dict)
     ]

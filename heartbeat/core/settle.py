@@ -81,6 +81,8 @@ class TickFacts:
     """Model tokens the step's model calls used."""
     cost: float = 0.0
     """Dollars the step spent (model calls and actions' ``cost``)."""
+    unpriced: int = 0
+    """Model calls with no known price (their tokens count, their dollars are not in ``cost``)."""
     turn: bool = False
     """The heartbeat was a live agent's next model turn, not a scheduled wake-up (a Session's)."""
 
@@ -291,7 +293,9 @@ def describe(facts: TickFacts, decision: Decision | None, anomalies: Sequence[An
     if facts.failed:  # failures in plain sight: "3 actions, 1 failed: ConnectError ..."
         parts[0] += f", {facts.failed} failed: {printable(facts.first_error or '')}"
     if facts.tokens or facts.cost:
-        parts.append(f"{facts.tokens} tokens, ${facts.cost:.4f}" if facts.tokens else f"${facts.cost:.4f}")
+        spent = f"{facts.tokens} tokens, ${facts.cost:.4f}" if facts.tokens else f"${facts.cost:.4f}"
+        # Never priced as zero in silence: the dollars leave out calls no price was known for.
+        parts.append(f"{spent}, {facts.unpriced} call(s) with no price" if facts.unpriced else spent)
     if facts.progress is not None:
         parts.append(f"progress {facts.progress:g}")
     if facts.progress_error:

@@ -161,6 +161,7 @@ def run_step(
         first_error=failed[0] if failed else None,
         tokens=ctx.tick_tokens,
         cost=ctx.tick_cost,
+        unpriced=sum(spend.unpriced for spend in ctx.usage.values()),
         turn=monitor.turn,
     )
     return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events, monitor)

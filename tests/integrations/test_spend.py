@@ -451,3 +451,11 @@ def test_log_shows_spend_by_model(spender: Path) -> None:
     assert sum("spend" in line for line in lines) == 2 and sum("unpriced" in line for line in lines) == 1
     assert any("2080 tokens, $" in line and "gpt-4o-mini 1 call(s) 1200 tokens" in line for line in lines)
     assert any("lab-model: genai-prices does not know it" in line for line in lines)
+    # Never priced as zero in silence: a model no price is known for says so in each line and tick.
+    assert all("lab-model 1 call(s) 330 tokens, 1 with no price" in line for line in lines if "spend" in line)
+    ticks = io.StringIO()
+    assert main(["log", "--event", "tick"], ticks) == 0
+    assert all(
+        "2080 tokens, $" in line and ", 1 call(s) with no price" in line
+        for line in ticks.getvalue().splitlines()
+    )
