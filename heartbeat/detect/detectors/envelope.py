@@ -426,8 +426,8 @@ never is, and the rest of the key keeps the report's content apart from another'
 
 PASSED_MARK = "+"
 """The first character of a passing test run's result key (see :func:`passing_run`)."""
-PASSED_READ = 300
-"""How much of an output's end is read for a test runner's summary (characters)."""
+PASSED_READ = 160
+"""How much of an output's end is read for a test runner's summary (characters: its last lines)."""
 # A test runner's last word on a run where every test it ran passed, on a line of its own: pytest's
 # "==== 1 passed, 120 deselected in 0.11s ====" (no "failed", no "error" in it), unittest's "Ran 4
 # tests in 0.012s" then "OK", cargo's "test result: ok.", Jest's "Tests: 12 passed, 12 total".
@@ -444,9 +444,8 @@ def passing_run(stripped: str) -> bool:
     """Whether ``stripped`` (an output) ends with a test runner's summary of a run where every test it
     ran passed: another selection's "1 passed" is a status the run gave, no page landed on again."""
     end = stripped[-PASSED_READ:]
-    if "pass" not in end and "OK" not in end:  # the cheap test first: most outputs are no test run
-        return False
-    return "FAIL" not in end and _PASSED.search(end) is not None
+    # The cheap test first: most outputs are no test run.
+    return ("pass" in end or "OK" in end) and "FAIL" not in end and _PASSED.search(end) is not None
 
 
 def all_clear_result(result: str | None) -> bool:
