@@ -457,20 +457,27 @@ def step(ctx):
 '''
 
 
-def test_a_step_abandoned_on_kill_leaves_its_calls_journaled_and_its_spend_counted(tmp_path: Path) -> None:
-    """Regression: `heartbeat tick` exits at once when KILL abandons a step hung in a model call, and
-    the tool call and the model call that step had made (recorded in its ctx) were in neither
-    state.json nor the journal: they ran, and were paid for, unseen."""
-    agent = make_agent(tmp_path, HANGS_IN_A_MODEL_CALL)
+def _killed_while_hanging(tmp_path: Path, source: str, what: str) -> tuple[str, str]:
+    """`heartbeat tick` of the step ``source``, KILL written once ``what`` hangs (it writes
+    ``hanging``): exit 3; the tick's output and errors."""
+    agent = make_agent(tmp_path, source)
     proc = agent.spawn("tick")
     try:
-        wait_until(lambda: (tmp_path / "hanging").exists(), what="the model call to hang", proc=proc)
+        wait_until(lambda: (tmp_path / "hanging").exists(), what=f"{what} to hang", proc=proc)
         agent.kill.write_text("stop now\n")
         assert proc.wait(timeout=30) == 3
     finally:
         if proc.poll() is None:
             proc.kill()
         out, err = proc.communicate()
+    return out, err
+
+
+def test_a_step_abandoned_on_kill_leaves_its_calls_journaled_and_its_spend_counted(tmp_path: Path) -> None:
+    """Regression: `heartbeat tick` exits at once when KILL abandons a step hung in a model call, and
+    the tool call and the model call that step had made (recorded in its ctx) were in neither
+    state.json nor the journal: they ran, and were paid for, unseen."""
+    out, err = _killed_while_hanging(tmp_path, HANGS_IN_A_MODEL_CALL, "the model call")
     assert "abandoned" in out, (out, err)
     actions = [(e["tool"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "action"]
     assert actions == [("search", "killed")]
@@ -518,16 +525,7 @@ def test_a_step_abandoned_on_kill_journals_the_tool_call_it_was_in_as_one_that_m
     """Regression: KILL abandoned a step whose PydanticAI run bound to ``ctx`` was inside a tool
     call; the finished call was journaled, the one under way was not there at all, though it may
     have acted (live round 40). It is journaled now, its error saying it may have run."""
-    agent = make_agent(tmp_path, HANGS_IN_A_TOOL_CALL)
-    proc = agent.spawn("tick")
-    try:
-        wait_until(lambda: (tmp_path / "hanging").exists(), what="the tool call to hang", proc=proc)
-        agent.kill.write_text("stop now\n")
-        assert proc.wait(timeout=30) == 3
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        out, err = proc.communicate()
+    out, err = _killed_while_hanging(tmp_path, HANGS_IN_A_TOOL_CALL, "the tool call")
     actions = [e for e in journal(tmp_path) if e["event"] == "action"]
     assert [(e["summary"], e["error"], e["after_stop"]) for e in actions] == [
         ('fetch({"record_id":1})', None, "killed"),
