@@ -88,7 +88,7 @@ def note_after_stop(
     functions), marked ``after_stop: why``.
     """
     try:
-        event = _late_action(hb, tool, args, output, error, cost, why)
+        event = _late_action(hb, why, tool, args, output=output, error=error, cost=cost)
         try:
             with hb.store.lock(timeout=_LATE_LOCK_WAIT):
                 hb.journal([event], hb.clock(), 0)
@@ -101,12 +101,13 @@ def note_after_stop(
 
 def _late_action(
     hb: Agent,
+    why: str,
     tool: str,
     args: Mapping[str, Any] | None,
-    output: str | None,
-    error: str | BaseException | None,
-    cost: float,
-    why: str,
+    *,
+    output: str | None = None,
+    error: str | BaseException | None = None,
+    cost: float = 0.0,
 ) -> dict[str, Any]:
     """The journal event of a call no heartbeat holds: masked, cut and escaped as ``ctx.record``
     keeps an action (by the same functions), marked ``after_stop: why``."""
@@ -237,9 +238,7 @@ def account_step(
     problems = []
     events = ctx.action_events()[since.actions : count]
     # The calls an adapter let run and that had not come back: they may have acted.
-    events += [
-        _late_action(hb, tool, args, None, INTERRUPTED, 0.0, why) for tool, args in ctx.take_in_flight()
-    ]
+    events += [_late_action(hb, why, tool, args, error=INTERRUPTED) for tool, args in ctx.take_in_flight()]
     if events:
         try:
             hb.journal([{**event, "after_stop": why} for event in events], hb.clock(), tick)
