@@ -223,7 +223,8 @@ class Guard:
                         return refused
                     return self._redirect(earlier, tool, again=True, read_later=read_later)
         if self._flying is not None:
-            self._flying[0](_key(tool, args), tool, args)
+            with self._lock:  # parallel calls: one count each
+                self._flying[0](_key(tool, args), tool, args)
         return GO
 
     def _refused(self, tool: str, args: Mapping[str, Any] | None) -> Verdict | None:
@@ -326,9 +327,9 @@ class Guard:
         for :meth:`before`."""
         if isinstance(error, BaseException):
             error = f"{type(error).__name__}: {error}"
-        if self._flying is not None:
-            self._flying[1](_key(tool, args))
         with self._lock:  # the recorder checks cost and the rest, as ctx.record does
+            if self._flying is not None:
+                self._flying[1](_key(tool, args))
             try:
                 anomaly = self.recorder.record(tool, args, output=_text(output), error=error, cost=cost)
             except HeartbeatError as exc:

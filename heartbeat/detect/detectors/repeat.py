@@ -163,11 +163,7 @@ class Repeat:
 
     def _report(self, action: ActionView, run: int, tick: int, at: datetime) -> Anomaly:
         limit = self.limit_for(action)
-        said = f"{action.summary} was called {times(run)} in a row with "
-        if action.error == REFUSED:
-            said = f"{action.summary} was asked for again after the model was told not to call it ("
-            same = f"refused before it ran; {times(run)} in a row"
-        elif action.error is not None:
+        if action.error is not None:
             same = "the same arguments, failing each time"
         elif action.result is None:
             same = "the same arguments"
@@ -175,9 +171,15 @@ class Repeat:
             same = "the same message, whatever the answers"
         else:
             same = "the same arguments and the same result"
+        message = f"{action.summary} was called {times(run)} in a row with {same} (limit {limit})"
+        if action.error == REFUSED:
+            message = (
+                f"{action.summary} was asked for again after the model was told not to call it "
+                f"(refused before it ran; {times(run)} in a row)"
+            )
         return make_anomaly(
             "repeat",
-            f"{said}{same} (limit {limit})" if action.error != REFUSED else f"{said}{same})",
+            message,
             tick=tick,
             at=at,
             action=action,
