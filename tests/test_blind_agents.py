@@ -545,11 +545,11 @@ _TWENTYSEVENTH_ESCALATED: dict[int | None, set[str]] = {
 # roaming in words the act list lacked is caught since, and its order id asked for again since the
 # twelfth session (the customer: "I just told you"), and its ``str_replace`` whose "did not appear
 # verbatim" comes as an output (an edit that says it changed nothing failed) since the twelfth
-# session too. Missed: drift into rebuilding freetype, one file's region re-read through view,
-# sed, awk and head, and a reproduction script rewritten cosmetically.
+# session too. Missed: drift into rebuilding freetype and a reproduction script rewritten
+# cosmetically. One file's region re-read through view, sed, awk and head behind `cd /testbed &&`
+# is a `cycle` since the eighteenth session, when a `cd` before a command stopped making it a write.
 _TWENTYSIXTH_MISSED = {
     "stuck__matplotlib_3d_visible_wanders_into_freetype_b26",
-    "stuck__xarray_merge_dataarray_reread_region_b26",
     "stuck__xarray_weighted_bool_repro_rewrites_b26",
 }
 _TWENTYTHIRD_MISSED = {"stuck__sphinx_napoleon_env_setup_wander_b23"}

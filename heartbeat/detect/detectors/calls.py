@@ -116,8 +116,10 @@ _SILENT_VERBS = frozenset(
         "replace",  # replace_in_file (Cline's edit)
     ]
 )
+# A `cd` or an `export` is silent, but not before a command (`cd /testbed && ls -la`): that says.
 _SILENT_COMMAND = re.compile(
-    r"(?<![\w-])(?:sed\s+-i|perl\s+-pi|rm|rmdir|mv|cp|mkdir|touch|cd|export|chmod|chown|ln|truncate"
+    r"(?<![\w-])(?:sed\s+-i|perl\s+-pi|rm|rmdir|mv|cp|mkdir|touch|(?:cd|export)(?!\s+[^\s;&|]+\s*(?:&&|;))"
+    r"|chmod|chown|ln|truncate"
     r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv)|pip\s+install"
     r"|str_replace_editor\s+(?:create|str_replace|insert|undo_edit)"
     r"|kubectl\s+(?:(?:-n|--namespace)[=\s]\S+\s+)?(?:apply|patch|delete|create|replace|scale|set|annotate"

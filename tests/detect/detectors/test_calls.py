@@ -80,6 +80,12 @@ def test_a_listing_s_silence_answers_as_a_search_s_does() -> None:
         ("postgres.query", {"sql": "SELECT * FROM orders WHERE id > $1", "params": [0]}, False),
         ("kb.search", {"query": "csv export timezone"}, False),
         ("get_order_details", {"order_id": "<latest_order_id>"}, False),
+        # A `cd` or an `export` before the command is no write: the command after it says.
+        ("bash", {"command": "cd /testbed"}, True),
+        ("bash", {"command": "cd /workspace/fastcsv && ls -la"}, False),
+        ("bash", {"command": "cd /testbed; python -m pytest -q"}, False),
+        ("bash", {"command": "export PYTHONPATH=src && python -c 'print(1)'"}, False),
+        ("bash", {"command": "cd /testbed && sed -i 's/a/b/' x.py"}, True),
     ],
 )
 def test_a_command_is_read_where_a_call_carries_one(tool: str, args: dict[str, object], silent: bool) -> None:

@@ -253,6 +253,10 @@ def test_a_shell_gone_dark_is_empty_and_silent_commands_never_are() -> None:
         for tool, cmd in (("ls", "ls src"), ("cat", "cat setup.py"), ("python", "python -V"))
     ]
     assert trips(Empty(), actions(dark))[-1] is not None
+    # The same behind `cd` (mini-swe-agent's `cd /workspace/x && ls -la`): its commands are the
+    # asks they were (a cd before each made every one a write, and a dark shell was never found).
+    behind_cd = [{**call, "args": {"cmd": f"cd /w/x && {call['args']['cmd']}"}} for call in dark]
+    assert trips(Empty(), actions(behind_cd))[-1] is not None
     silent: list[Call] = [
         {"tool": tool, "args": args, "output": out}
         for tool, args, out in (
