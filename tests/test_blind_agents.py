@@ -1057,6 +1057,64 @@ _THIRTYSEVENTH_ESCALATED: dict[int | None, set[str]] = {
 }
 
 
+# The thirty-eighth batch (eighteenth session, written blind after every change above: scheduled
+# agents whose quiet wake-ups answer nothing or all clear and that act now and then, and coding
+# agents running tests; 24 healthy, 16 stuck). Flagged, and escalated: watchers with no metric
+# whose check answers the same each wake-up (a certificate's days left and its ticket found again,
+# `systemctl is-active` answered "active" each hour, a nightly SQL check carrying the night's date,
+# a dependency check finding its open PR), an invoice reminder whose count stays flat for days
+# (`no_progress`); regrouped, a pager watcher and a support queue whose quiet wake-ups merge.
+# Missed: a poller whose cursor stopped while its metric (items posted) still rises, a nightly
+# check whose date stopped (found before its onset), an hourly restart failing alike (one a
+# wake-up, found before its onset at 1 and own).
+_B38 = "healthy__{}_b38"
+_SAME38 = {
+    _B38.format("cert_expiry"): ["repeat"],
+    _B38.format("dependency_checker"): ["loop"],
+    _B38.format("job_supervisor"): ["repeat"],
+    _B38.format("nightly_orders_check"): ["cycle"],
+}
+_THIRTYEIGHTH: dict[int | None, dict[str, list[str]]] = {
+    None: {**_SAME38, _B38.format("invoice_reminder"): ["no_progress"]},
+    1: {
+        **_SAME38,
+        _B38.format("invoice_reminder"): ["no_progress"],
+        _B38.format("pager_watcher"): ["near_repeat"],
+    },
+    5: {
+        _B38.format("cert_expiry"): ["repeat", "recurring"],
+        _B38.format("dependency_checker"): ["loop"],
+        _B38.format("job_supervisor"): ["repeat", "recurring"],
+        _B38.format("nightly_orders_check"): ["cycle", "recurring"],
+        _B38.format("pager_watcher"): ["repeat", "empty", "recurring"],
+        _B38.format("support_queue"): ["near_repeat"],
+    },
+    10: {
+        _B38.format("cert_expiry"): ["repeat", "recurring", "loop", "cycle"],
+        _B38.format("dependency_checker"): ["loop", "repeat", "empty", "recurring"],
+        _B38.format("inbox_assistant"): ["empty", "recurring", "near_repeat"],
+        _B38.format("job_supervisor"): ["repeat", "recurring"],
+        _B38.format("nightly_orders_check"): ["cycle", "recurring"],
+        _B38.format("pager_watcher"): ["repeat", "empty", "recurring", "near_repeat"],
+        _B38.format("support_queue"): ["near_repeat"],
+    },
+}
+_ESCALATED38 = set(_SAME38)
+_THIRTYEIGHTH_ESCALATED: dict[int | None, set[str]] = {
+    None: _ESCALATED38 | {_B38.format("invoice_reminder")},
+    1: _ESCALATED38 | {_B38.format("invoice_reminder")},
+    5: _ESCALATED38 | {_B38.format("pager_watcher"), _B38.format("support_queue")},
+    10: _ESCALATED38 | {_B38.format("pager_watcher")},
+}
+_MISSED38 = {"stuck__nightly_check_stale_date_b38", "stuck__poller_cursor_stuck_b38"}
+_THIRTYEIGHTH_MISSED: dict[int | None, set[str]] = {
+    None: _MISSED38 | {"stuck__restart_loop_b38"},
+    1: _MISSED38 | {"stuck__restart_loop_b38"},
+    5: _MISSED38,
+    10: _MISSED38,
+}
+
+
 # A quiet wake-up speaks for its looks and those before it as a rise does (seventeenth session): a
 # watcher's finding at its next, busy heartbeat, made of its quiet rounds, is dropped (answers of
 # nothing only while it opens by polling the quiet sources again, eighteenth). And a JSON report
@@ -1143,9 +1201,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1775
+    assert len(runs) == len(LABELS) == 1815
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1086
+    assert len(healthy) == 1110
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1169,6 +1227,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_THIRTYFIFTH[per_heartbeat],
         **_THIRTYSIXTH[per_heartbeat],
         **_THIRTYSEVENTH[per_heartbeat],
+        **_THIRTYEIGHTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -1201,6 +1260,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYFIFTH_ESCALATED[per_heartbeat]
         | _THIRTYSIXTH_ESCALATED[per_heartbeat]
         | _THIRTYSEVENTH_ESCALATED[per_heartbeat]
+        | _THIRTYEIGHTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -1233,6 +1293,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _MOVED_ROUND_MISSED[per_heartbeat]
         | _THIRTYFIFTH_MISSED[per_heartbeat]
         | _THIRTYSIXTH_MISSED
+        | _THIRTYEIGHTH_MISSED[per_heartbeat]
         | _AFTER_QUIET_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not _AFTER_QUIET_FOUND[per_heartbeat] & set(missed)  # found now
