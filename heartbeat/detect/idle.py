@@ -191,10 +191,8 @@ def quiet_before(kept: Iterable[ActionView], tick: int) -> int:
     start = end
     while start and actions[start - 1].tick == actions[end - 1].tick:
         start -= 1
-    if start == end or any(action.error is not None for action in actions[start:end]):
-        return 0  # none, or one that failed: no quiet wake-up (the cheap test first)
-    if not quiet_wakeup(actions[:end], actions[end - 1].tick):
-        return 0
+    if start == end or not quiet_wakeup(actions[:end], actions[end - 1].tick):
+        return 0  # none, or no quiet wake-up (one that failed is told by _split's cheap test)
     sources = {_source(action) for action in actions[start:end]}
     last = end
     while last < len(actions) and _nothing(actions[last]) and _source(actions[last]) in sources:
@@ -226,7 +224,7 @@ def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
     # which answers every command so, and the heartbeat is no idle one.
     if any(a.output_len == 0 and not silence_answers(a.tool, a.summary) for a in newest):
         return False
-    empty = [a for a in newest if is_empty_answer(a.output_len, a.result) or all_clear_result(a.result)]
+    empty = [a for a in newest if _nothing(a)]
     if not empty:
         return False
     asked = {action.fingerprint for action in earlier}
