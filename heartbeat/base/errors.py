@@ -160,6 +160,13 @@ class StateLocked(HeartbeatError, TimeoutError):
         super().__init__(f"{lock_path}: {holder}; nothing was changed")
 
 
+class ChangedMeanwhile(HeartbeatError, RuntimeError):
+    """A human's command waited for a running tick, which left the agent waiting for a human in a way
+    the command was not given for (an escalation, a pause): nothing was changed."""
+
+    exit_code = 4
+
+
 class Killed(HeartbeatError, RuntimeError):
     """The KILL file is present; its text is the reason."""
 

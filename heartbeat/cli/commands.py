@@ -294,7 +294,7 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     """``heartbeat resume [--note TEXT]``."""
     hb = _one(_config(args), "resume")
     before = hb.read_state()
-    state = hb.resume(args.note)
+    state = hb.resume(args.note, seen=before.status)
     told = printable_lines(state.instructions or "", "    ")
     note = f"; next instructions: {told}" if state.instructions else ""
     if args.note is None and state.instructions:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..base.credentials import mask_credential_text
-from ..base.errors import HeartbeatError, StateCorrupt
+from ..base.errors import ChangedMeanwhile, HeartbeatError, StateCorrupt
 from ..config.flags import addressed
 from ..core.models import AgentState, Status
 from ..state.killswitch import REASON_LIMIT, reason_text, stopped_by
@@ -28,6 +28,7 @@ __all__ = [
     "kill_ends_delivery",
     "killed",
     "killed_while_loading",
+    "let_pause_in",
     "note_interrupted",
     "note_left_behind",
     "note_stopped_between_ticks",
@@ -141,17 +142,40 @@ def pause_requested(hb: Agent) -> str | None:
     return reason_text(raw, _PAUSED_BY_HAND)
 
 
-def resume(hb: Agent, note: str | None = None) -> AgentState:
+def let_pause_in(hb: Agent, poll: float = 0.02) -> None:
+    """Before a tick takes the lock: wait while a ``heartbeat pause`` waits for it (its request is
+    there), so that a run whose ticks come back to back (a step longer than its schedule) lets the
+    human in between two of them; never past a KILL, nor longer than a pause waits."""
+    deadline = time.monotonic() + _PAUSE_REQUEST_STALE
+    while pause_requested(hb) is not None and hb.kill.reason() is None and time.monotonic() < deadline:
+        time.sleep(poll)
+
+
+def resume(hb: Agent, note: str | None = None, *, seen: Status | None = None) -> AgentState:
     """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions.
 
     Without a ``note``, a human's note that no step has read yet (left by an
     earlier ``resume --note``) is kept: a pause and resume for maintenance must
     not drop it. An empty ``note`` clears it. Recovery instructions are cleared.
+    ``seen``: the status the human saw; when a tick the resume waited for left
+    the agent waiting for a human otherwise (an escalation they were not shown),
+    nothing is changed (:class:`~heartbeat.base.errors.ChangedMeanwhile`).
     """
     with hb.store.lock(timeout=HUMAN_LOCK_WAIT):
         now = hb.clock()
         state = hb.store.load()
         previous = state.status
+        if seen is not None and previous not in (seen, Status.ACTIVE):
+            read = (
+                f"read {hb.store.escalation_path}"
+                if previous is Status.NEEDS_HUMAN
+                else "see `heartbeat status`"
+            )
+            raise ChangedMeanwhile(
+                f"{hb.name}: not resumed: while resume waited for the running tick, the agent came to wait"
+                f" for a human ({previous.value}, tick {state.ticks}); {read}, then run resume again;"
+                " nothing was changed"
+            )
         pending = pending_note(state)
         state.status, state.status_reason = Status.ACTIVE, None
         state.stuck_streak, state.recovery, state.escalation = 0, None, None

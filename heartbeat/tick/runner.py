@@ -185,6 +185,7 @@ class Heartbeat:
             if shared is not None:
                 return control.killed(self, shared, locked=False, source=fleet_stop_name(fleet.where))
         self.config.require_env()  # a tick may have to notify: its secrets must be there
+        control.let_pause_in(self)  # a human's pause waiting for the lock goes first
         with self.store.lock():
             now = self.clock()
             state, monitor = (
@@ -299,9 +300,10 @@ class Heartbeat:
         """Pause the agent: ticks do nothing until resumed."""
         return control.pause(self, reason)
 
-    def resume(self, note: str | None = None) -> AgentState:
-        """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions."""
-        return control.resume(self, note)
+    def resume(self, note: str | None = None, *, seen: Status | None = None) -> AgentState:
+        """Clear ``needs_human``/``paused``, reset the streak; ``note`` becomes the next instructions
+        (``seen``: the status the human saw, see :func:`.control.resume`)."""
+        return control.resume(self, note, seen=seen)
 
     def read_state(self) -> AgentState:
         """The current state, read without the lock (``status``, ``validate``), checked to save again."""

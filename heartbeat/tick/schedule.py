@@ -128,7 +128,10 @@ class Runner:
         self._signal_name = ""
         self._signum = 0
         self._output_failed = False
-        self._kill: tuple[str, str] | None = None  # (the switch, its reason) once one stopped the run
+        # Each agent's stop (set for every agent when the run ends): a KILL file or fleet stop that
+        # only some agents read stops those, and the run goes on with the others.
+        self._halted = {name: threading.Event() for name in self.heartbeats}
+        self._kills: dict[str, tuple[str, str]] = {}  # agent -> (the switch, its reason) that stopped it
         self._kill_noted: set[str] = set()  # agents whose journal says so (their tick's, or ours)
 
     # -- the run
@@ -150,6 +153,14 @@ class Runner:
                     if not any(t.is_alive() for t in threads):
                         self._end(self.summary.exit_code, self.summary.reason or "every agent is done")
                 self._wind_down(threads)
+        stopped = sorted(self._kills)
+        if stopped and self.summary.exit_code in (0, 1, 4):
+            # Some agents ran to the end, but a KILL stopped the others: exit 3 says so, as for all.
+            with self._lock:
+                self.summary.exit_code = 3
+                switches = sorted({stopped_by(*self._kills[name]) for name in stopped})
+                said = f"{', '.join(stopped)} {'; '.join(switches)}"
+                self.summary.reason = f"{self.summary.reason}; {said}" if self.summary.reason else said
         # The run itself succeeded (exit 0); who still waits for a human is said, not an error.
         waiting = [n for n, r in self._last.items() if r.outcome == "needs_human"]
         if waiting:
@@ -208,8 +219,8 @@ class Runner:
         previous: datetime | None = None
         if not self.initial_tick:  # cron-like: the first tick on the schedule, not at start
             due, previous = self._next_due(None)
-        while not self._stop.is_set():
-            if not self._wait_until(due):
+        while not self._halted[name].is_set():
+            if not self._wait_until(name, due):
                 return
             late = self.monotonic() - due
             if late > self.grace:
@@ -221,10 +232,8 @@ class Runner:
             if result is None:
                 return  # abandoned on KILL, or the run stopped meanwhile
             if result.outcome == "killed":
-                self._end(3, result.message)
-                engaged = self._engaged()  # the agents between ticks are stopped by it too
-                if engaged is not None:
-                    self._journal_kill(*engaged, done=name)
+                self._halt([name], result.message, self._switch_of(name), done=name)
+                self._check_kill()  # the agents between ticks that read the same switch stop too
                 return
             if result.outcome == "error":
                 with self._lock:
@@ -258,18 +267,19 @@ class Runner:
             return float("inf"), None
         return now + max(0.0, (fire - wall).total_seconds()), fire
 
-    def _wait_until(self, due: float) -> bool:
-        """Sleep until ``due`` (monotonic); False when the run stops first."""
+    def _wait_until(self, name: str, due: float) -> bool:
+        """Sleep until ``due`` (monotonic); False when the run or the agent ``name`` stops first."""
+        halted = self._halted[name]
         while True:
             left = due - self.monotonic()
             if left <= 0:
-                return not self._stop.is_set()
-            if self._stop.wait(min(left, _CRON_RECHECK_SECONDS)):
+                return not halted.is_set()
+            if halted.wait(min(left, _CRON_RECHECK_SECONDS)):
                 return False
 
     def _tick(self, name: str, hb: Heartbeat) -> TickResult | None:
         with self._lock:
-            if self._stop.is_set():
+            if self._halted[name].is_set():
                 return None
             self._running[name] = True
             self._started_at[name] = self.clock()
@@ -287,7 +297,7 @@ class Runner:
             self._last[name] = result
             self.summary.ticks[name] += 1
             # KILL or the fleet stop came while this tick ran and it ended without seeing it: say so.
-            late = self._kill if result.outcome != "killed" and name not in self._kill_noted else None
+            late = self._kills.get(name) if result.outcome != "killed" and name not in self._kill_noted else None
             if late is not None:
                 self._kill_noted.add(name)
         if late is not None:
@@ -315,7 +325,8 @@ class Runner:
             self._last[name] = result
             self.summary.abandoned.append(name)  # its thread still runs the step
         self._report(result)
-        self._end(3, result.message)
+        self._halt([name], result.message, self._switch_of(name), done=name)
+        self._check_kill()
 
     def _report(self, result: TickResult) -> None:
         """Hand a result to ``on_tick``; output that cannot be written never stops the run."""
@@ -331,43 +342,64 @@ class Runner:
             self.on_note(text)
 
     def _check_kill(self) -> None:
-        """KILL or the fleet stop engaged: end the run, journaled for every agent between ticks."""
-        engaged = self._engaged()
-        if engaged is not None:
-            self._end(3, stopped_by(*engaged))
-            self._journal_kill(*engaged)
+        """A KILL file or the fleet stop engaged: the agents that read it stop (journaled for each
+        between ticks); the run ends once every agent has stopped."""
+        for switch, reason, names in self._engaged():
+            self._halt(names, stopped_by(switch, reason), (switch, reason))
 
-    def _engaged(self) -> tuple[str, str] | None:
-        """(the switch, its reason) of a KILL file, else of the fleet-wide stop (``[stop]``), else None.
+    def _engaged(self) -> list[tuple[str, str, list[str]]]:
+        """Each engaged switch that agents still going read: (the switch, its reason, those agents).
 
-        The fleet stop's latest answer (read at most once a second): ``latest()`` never blocks (a
-        URL is read on a thread of its own), so a slow stop service never delays the KILL files' watch.
+        KILL files first, then the fleet-wide stops (``[stop]``), each read once per pass, the fleet
+        stop's latest answer (read at most once a second): ``latest()`` never blocks (a URL is read on
+        a thread of its own), so a slow stop service never delays the KILL files' watch.
         """
-        for hb in self.heartbeats.values():
-            reason = hb.kill.reason()
+        kills: dict[str, list[str]] = {}
+        stops: dict[str, list[str]] = {}
+        for name, hb in self.heartbeats.items():
+            if not self._halted[name].is_set():
+                kills.setdefault(hb.kill.name, []).append(name)
+                if hb.shared_stop is not None:
+                    stops.setdefault(hb.shared_stop.where, []).append(name)
+        engaged = []
+        for names in kills.values():
+            kill = self.heartbeats[names[0]].kill
+            reason = kill.reason()
             if reason is not None:
-                return hb.kill.name, reason
-        seen: set[str] = set()
-        for hb in self.heartbeats.values():
-            if hb.shared_stop is None or hb.shared_stop.where in seen:
-                continue  # agents sharing one fleet stop: ask it once per pass
-            seen.add(hb.shared_stop.where)
-            reason = hb.shared_stop.latest()
+                engaged.append((kill.name, reason, names))
+        for where, names in stops.items():
+            shared = self.heartbeats[names[0]].shared_stop
+            reason = shared.latest() if shared is not None else None
             if reason is not None:
-                return fleet_stop_name(hb.shared_stop.where), reason
-        return None
+                engaged.append((fleet_stop_name(where), reason, names))
+        return engaged
 
-    def _journal_kill(self, switch: str, reason: str, *, done: str | None = None) -> None:
-        """Journal the stop for each agent between ticks, once (``done``: its tick journaled it); an
-        agent mid-tick has its tick's own kill event, or is journaled after it (see :meth:`_tick`)."""
+    def _switch_of(self, name: str) -> tuple[str, str] | None:
+        """(the switch, its reason) that stops the agent ``name`` now, if one still does."""
+        return next(((switch, why) for switch, why, names in self._engaged() if name in names), None)
+
+    def _halt(
+        self, names: list[str], message: str, switch: tuple[str, str] | None = None, *, done: str | None = None
+    ) -> None:
+        """Stop the agents ``names`` (``message``: why, as a tick says it); journal the ``switch`` for
+        each between ticks, once (``done``: its tick journaled it; an agent mid-tick has its tick's
+        own kill event, or is journaled after it, see :meth:`_tick`). The last agent ends the run."""
         with self._lock:
-            self._kill = self._kill or (switch, reason)
+            for name in names:
+                if switch is not None:
+                    self._kills.setdefault(name, switch)
+                self._halted[name].set()
             if done is not None:
                 self._kill_noted.add(done)
-            idle = [n for n in self.heartbeats if n not in self._kill_noted and not self._running.get(n)]
-            self._kill_noted.update(idle)
-        for name in idle:
-            note_stopped_between_ticks(self.heartbeats[name], reason, switch)
+            idle = [n for n in names if n not in self._kill_noted and not self._running.get(n)]
+            if switch is not None:
+                self._kill_noted.update(idle)
+            every = all(event.is_set() for event in self._halted.values())
+        if every:
+            self._end(3, message)
+        if switch is not None:
+            for name in idle:
+                note_stopped_between_ticks(self.heartbeats[name], switch[1], switch[0])
 
     def _outbox_loop(self) -> None:
         """Retry undelivered notifications when due, between ticks (a busy lock: the tick does it)."""
@@ -418,6 +450,8 @@ class Runner:
         """Start no new tick. Safe from any thread and from signal handlers."""
         first = not self._stop.is_set()
         self._stop.set()
+        for halted in self._halted.values():
+            halted.set()
         if code == 3:
             end_all()
         if first or (code == 3 and self.summary.exit_code != 3):

@@ -9,8 +9,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import heartbeat_over
 
+from heartbeat.base.errors import ChangedMeanwhile
 from heartbeat.core.models import Status
 from heartbeat.state.journal import Journal
 from heartbeat.state.store import StateStore
@@ -115,6 +117,22 @@ def test_resume_note_becomes_next_instructions(tmp_path: Path) -> None:
     hb.tick()
     seen = StateStore(tmp_path / "state").load().data["seen"]
     assert seen[-1] == "try the archive"
+
+
+def test_resume_leaves_an_escalation_it_waited_for_to_the_human(tmp_path: Path) -> None:
+    """Regression (live round 41): a `resume` typed while a tick ran waited for the lock, the tick
+    escalated and paged, and the resume cleared that escalation unseen, saying the agent "was not
+    paused or waiting for a human". A resume given the status its human saw (active) now changes
+    nothing when it finds the agent waiting for a human: exit 4, the page and ESCALATION.md stand."""
+    hb = make(tmp_path, repeater, policy={"escalate_after": 1})
+    assert hb.tick().exit_code == 4  # the tick the resume waited for escalated
+    with pytest.raises(ChangedMeanwhile, match=r"not resumed: .*needs_human.*ESCALATION\.md") as caught:
+        hb.resume("carry on", seen=Status.ACTIVE)
+    assert caught.value.exit_code == 4
+    state = StateStore(tmp_path / "state").load()
+    assert state.status is Status.NEEDS_HUMAN and state.instructions != "carry on"
+    assert (tmp_path / "state" / "ESCALATION.md").exists()
+    assert hb.resume("carry on", seen=Status.NEEDS_HUMAN).status is Status.ACTIVE  # seen: it goes on
 
 
 def test_step_that_raises_is_an_errored_action(tmp_path: Path) -> None:

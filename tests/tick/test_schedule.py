@@ -178,3 +178,70 @@ def test_a_stop_between_ticks_is_journaled_naming_its_switch(switch: str, folder
         [sys.executable, "-m", "heartbeat", "log"], cwd=folder, capture_output=True, text=True, timeout=60
     )
     assert log.stdout.count(f"stopped by {by} between ticks: maintenance window") == 2, log.stdout
+
+
+def test_an_agents_own_kill_file_stops_that_agent_and_the_run_goes_on(folder: Path) -> None:
+    """Regression (live round 41): `heartbeat kill --agent beta` wrote beta's own KILL file and the
+    whole run exited 3, alpha journaling a kill "by KILL-beta". Now only beta stops; alpha ticks on
+    to its --ticks, and the run exits 3 naming beta's switch."""
+    (folder / "heartbeat.toml").write_text(
+        textwrap.dedent("""
+        [agent]
+        step = "work_agent:step"
+        progress = "work_agent:progress"
+        [[agents]]
+        name = "alpha"
+        state_dir = "state/alpha"
+        kill_file = "KILL-alpha"
+        [[agents]]
+        name = "beta"
+        state_dir = "state/beta"
+        kill_file = "KILL-beta"
+    """)
+    )
+    (folder / "KILL-beta").write_text("beta only\n")
+    proc = spawn_heartbeat(folder, "run", "--every", "0.1s", "--ticks", "4", "--json")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    assert "beta stopped by the KILL file" in err and "beta only" in err
+    ticks = [json.loads(line) for line in out.splitlines()]
+    assert [t["agent"] for t in ticks if t["outcome"] == "ran"] == ["alpha"] * 4
+    assert StateStore(folder / "state" / "alpha").load().ticks == 4
+    assert kill_events(folder / "state" / "alpha") == []
+    assert [e["reason"] for e in kill_events(folder / "state" / "beta")] == ["beta only"]
+
+
+SLOW_AGENT = textwrap.dedent("""
+    import pathlib, time
+
+    def step(ctx):
+        gate = pathlib.Path("gate")  # each tick holds the lock until the test opens the gate once
+        pathlib.Path(f"started-{ctx.tick}").write_text("x")
+        while not gate.exists():
+            time.sleep(0.01)
+        gate.unlink()
+        ctx.record("work", {"tick": ctx.tick}, output=f"page {ctx.tick}")
+""")
+
+
+def test_a_pause_gets_in_between_ticks_that_come_back_to_back(folder: Path) -> None:
+    """Regression (live round 41): under `heartbeat run` whose step outlasts its schedule, the next
+    tick took the lock the moment the last let go, and `heartbeat pause` waited its 15 s and exited
+    5, nothing changed. Now a tick lets a waiting pause in first: the pause lands as soon as the
+    running tick ends, and the tick after it does nothing."""
+    (folder / "slow_agent.py").write_text(SLOW_AGENT)
+    proc = spawn_heartbeat(folder, "run", "--every", "0.1s", "--step", "slow_agent:step", "--json")
+    try:
+        wait_for_file(folder / "started-1", proc)
+        pause = spawn_heartbeat(folder, "pause", "--reason", "human looks")
+        wait_for_file(folder / "state" / ".pause-request", proc)  # the pause waits for the lock
+        (folder / "gate").write_text("x")  # tick 1 ends; tick 2 would hold the lock until a gate
+        _, err = pause.communicate(timeout=60)
+        assert pause.returncode == 0, err
+        (folder / "KILL").write_text("done\n")
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    state = StateStore(folder / "state").load()
+    assert state.status.value == "paused" and state.status_reason == "human looks"
+    assert not (folder / "started-2").exists()  # no step ran after the pause

@@ -81,6 +81,9 @@ __all__ = [
 # was found, 0 (and no count above 0), stands for the list.
 # A list named for what went wrong, empty, is no payload: nothing failed is an answer. JSON-LD's own
 # keys are metadata (the weather service's ``{"@context": [...], "features": []}``).
+# An object whose every value is nothing (``null``, an empty string, list or object, a count at 0)
+# is one too: a queue's ``{"job": null, "queue_depth": 0}``, ``{"data": {}}``; but not one that
+# holds only a field named for what went wrong (``{"error": null}``: nothing failed is an answer).
 ENVELOPE_LONGEST = 300
 """The longest output read as an empty envelope (characters, stripped)."""
 
@@ -94,10 +97,10 @@ _NOT_MODIFIED = re.compile(r"HTTPS?(?:/[\d.]+)?\s+304\b|304\s+Not\s+Modified\b",
 # SQS's ``ApproximateNumberOfMessages`` (a string: ``"0"``), ``num_results``.
 _FOUND = re.compile(
     r"(?:.*(?:count|total|estimate)|hits|nbhits|numfound|total_?results|(?:approximate_?)?number_?of_?.*"
-    r"|num_?(?:results|items|found|hits|records|rows|messages))$",
+    r"|num_?(?:results|items|found|hits|records|rows|messages)|(?:queue_?)?depth|backlog|unread)$",
     re.IGNORECASE,
 )
-_NOTHING_HINT = re.compile(r'\[\]|:\s*"?0"?\s*[,}]')
+_NOTHING_HINT = re.compile(r'\[\]|\{\}|:\s*null\s*[,}]|:\s*"?0"?\s*[,}]')
 # A list or a count named for what went wrong (``hosts_failed``, ``errors``, ``warnings``,
 # ``skipped``, ``error_count``, ``broken_links``): empty or 0, it reports that nothing did, beside
 # the answer: a rollout's status with no host failed is a status, a link check's is its report.
@@ -254,7 +257,28 @@ def empty_envelope(stripped: str) -> bool:
     if places is None:
         return False
     lists, zeros, counted = places
-    return lists > 0 or (zeros > 0 and not counted)
+    return lists > 0 or (zeros > 0 and not counted) or _holds_nothing(data)
+
+
+def _holds_nothing(data: dict[Any, Any]) -> bool:
+    """Whether every value of ``data`` is nothing (``null``, an empty string, list or object, a count
+    of things found at 0, an object holding nothing) and one not named for what went wrong is."""
+    named = False
+    for key, value in data.items():
+        if isinstance(value, dict):
+            if value and not _holds_nothing(value):
+                return False
+        elif value is None or value == "" or value == []:
+            pass
+        elif not (
+            (value.__class__ is int or (value.__class__ is str and value.isdecimal()))
+            and isinstance(key, str)
+            and _FOUND.match(key)
+            and not int(value)
+        ):
+            return False
+        named = named or not (isinstance(key, str) and _NONE_WENT_WRONG.search(key))
+    return named
 
 
 def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
@@ -286,6 +310,13 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
     return lists, zeros, counted
 
 
+# What a watcher looks for: a count of it at 0, or none of it, says nothing needs doing.
+_WRONG = (
+    r"(?:broken|errors?|errored|issues?|problems?|warnings?|vulnerabilit(?:y|ies)|violations?|alerts?"
+    r"|incidents?|failures?|failed|failing|outages?|anomal(?:y|ies)|regressions?|drift|discrepanc(?:y|ies)"
+    r"|mismatch(?:es)?|conflicts?|outdated|expired|expiring|unhealthy|dead|findings?|changes?|updates?"
+    r"|differences?|down|offline|unreachable)"
+)
 NOTHING_NEW = "nothing new"
 """The text every "nothing new" answer is read as (one result, an empty answer)."""
 CLEAR_LONGEST = 120
@@ -300,15 +331,17 @@ _NOTHING_NEW = re.compile(
     r"|send|reply\s+to))\b"
     + _REST
     + r"|(?:the\s+)?(?:inbox|queue|feed|mailbox|backlog)\s+(?:is\s+)?empty\b"
-    + _REST,
+    + _REST
+    # None of what is asked for, in a few words: "No jobs.", "0 tasks in the queue", "no messages
+    # right now". A plural named, not what went wrong ("no errors" is an all-clear) nor a lone
+    # word ending in s ("no access", "0 status").
+    + r"|(?:there\s+(?:are|is|were)\s+)?(?:no|0|zero)\s+(?!"
+    + _WRONG
+    + r"\b)[a-z][\w-]*[^\Wsu]s"
+    r"(?:\s+(?:found|available|pending|queued|waiting|left|remaining|yet|(?:right\s+)?now|today"
+    r"|at\s+(?:the|this)\s+(?:moment|time)|to\s+(?:do|process|handle|run|send|sync|review|fetch)"
+    r"|in\s+(?:the\s+)?(?:queue|inbox|backlog|feed|folder|bucket|mailbox)))*[.!]?",
     re.IGNORECASE,
-)
-# What a watcher looks for: a count of it at 0, or none of it, says nothing needs doing.
-_WRONG = (
-    r"(?:broken|errors?|errored|issues?|problems?|warnings?|vulnerabilit(?:y|ies)|violations?|alerts?"
-    r"|incidents?|failures?|failed|failing|outages?|anomal(?:y|ies)|regressions?|drift|discrepanc(?:y|ies)"
-    r"|mismatch(?:es)?|conflicts?|outdated|expired|expiring|unhealthy|dead|findings?|changes?|updates?"
-    r"|differences?|down|offline|unreachable)"
 )
 _FINE = (
     r"(?:up[\s-]to[\s-]date|healthy|passing|passed|ok|okay|green|up|operational|valid|current|in\s+sync"
