@@ -297,7 +297,8 @@ class Runner:
             self._last[name] = result
             self.summary.ticks[name] += 1
             # KILL or the fleet stop came while this tick ran and it ended without seeing it: say so.
-            late = self._kills.get(name) if result.outcome != "killed" and name not in self._kill_noted else None
+            noted = result.outcome == "killed" or name in self._kill_noted
+            late = None if noted else self._kills.get(name)
             if late is not None:
                 self._kill_noted.add(name)
         if late is not None:
@@ -379,7 +380,7 @@ class Runner:
         return next(((switch, why) for switch, why, names in self._engaged() if name in names), None)
 
     def _halt(
-        self, names: list[str], message: str, switch: tuple[str, str] | None = None, *, done: str | None = None
+        self, names: list[str], message: str, switch: tuple[str, str] | None, *, done: str | None = None
     ) -> None:
         """Stop the agents ``names`` (``message``: why, as a tick says it); journal the ``switch`` for
         each between ticks, once (``done``: its tick journaled it; an agent mid-tick has its tick's
