@@ -304,6 +304,17 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
         )
     done = "resumed" if before.status.value != "active" else "was not paused or waiting for a human"
     out.write(f"{hb.name}: {done}{note}\n")
+    from ..core.budget import exhausted, roll_over, until_reset
+
+    now = _now()
+    budget = hb.config.budget
+    spent = exhausted(state.model_copy(update={"budget": roll_over(state.budget, now, budget)}), budget)
+    if spent is not None:  # resumed all the same: the human may raise the limit before the next tick
+        then = (
+            until_reset(spent, now, budget)
+            or "the next tick pauses again unless the limit in [budget] is raised"
+        )
+        out.write(f"{hb.name}: but the budget is still spent ({spent.removeprefix('budget: ')}): {then}\n")
     return 0
 
 

@@ -11,6 +11,7 @@ SIGINT ignored.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import os
 import signal
@@ -22,9 +23,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ..base.errors import UsageError
 from ..config.types import parse_since
 from ..core.models import printable
-from ..state.journal import Journal
+from ..state.journal import EVENT_KINDS, Journal
 from ..state.killswitch import kill_text
 from .style import Style
 
@@ -243,7 +245,7 @@ def run_log(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: Text
     if not present:  # the wrong folder; in a fleet, an agent that never ran has no journal yet
         require_state_dir(heartbeats[0])
     since = parse_since(args.since, now) if args.since else None
-    keep = EventFilter(frozenset(args.event or ()), since)
+    keep = EventFilter(_kinds(args.event or ()), since)
     journals = [(hb.name, hb.store.journal_path) for hb in present]
     style = Style.for_stream(out)
 
@@ -269,6 +271,19 @@ def run_log(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: Text
     except KeyboardInterrupt:  # the way to end --follow: not an error
         return 0
     return 0
+
+
+def _kinds(asked: Sequence[str]) -> frozenset[str]:
+    """The event kinds ``--event`` asked for; a kind no journal holds is a usage error (a typo would
+    show nothing, as if no such event had happened)."""
+    for kind in asked:
+        if kind not in EVENT_KINDS:
+            near = difflib.get_close_matches(kind, sorted(EVENT_KINDS), n=1)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            raise UsageError(
+                f"--event {kind!r} is no kind of event; {hint}kinds: {', '.join(sorted(EVENT_KINDS))}"
+            )
+    return frozenset(asked)
 
 
 @contextlib.contextmanager

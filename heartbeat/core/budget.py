@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from ..config.file import BudgetConfig
 from .models import AgentState, BudgetCounters
 
-__all__ = ["budget_day", "exhausted", "overspent", "roll_over"]
+__all__ = ["budget_day", "exhausted", "overspent", "roll_over", "until_reset"]
+
+_TODAY = "today"  # in every reason a limit per day gives, and in no other (see until_reset)
 
 
 def budget_day(now: datetime, reset_hour: int) -> date:
@@ -28,11 +30,11 @@ def exhausted(state: AgentState, config: BudgetConfig) -> str | None:
     if config.max_ticks is not None and state.ticks >= config.max_ticks:
         return f"budget: {state.ticks} of {config.max_ticks} ticks used"
     if config.actions_per_day is not None and state.budget.actions >= config.actions_per_day:
-        return f"budget: {state.budget.actions} of {config.actions_per_day} actions today used"
+        return f"budget: {state.budget.actions} of {config.actions_per_day} actions {_TODAY} used"
     if config.cost_per_day is not None and state.budget.cost >= config.cost_per_day:
-        return f"budget: cost {state.budget.cost:g} of {config.cost_per_day:g} today spent"
+        return f"budget: cost {state.budget.cost:g} of {config.cost_per_day:g} {_TODAY} spent"
     if config.tokens_per_day is not None and state.budget.tokens >= config.tokens_per_day:
-        return f"budget: {state.budget.tokens} of {config.tokens_per_day} tokens today used"
+        return f"budget: {state.budget.tokens} of {config.tokens_per_day} tokens {_TODAY} used"
     return None
 
 
@@ -48,13 +50,27 @@ def overspent(
     if config.actions_per_tick is not None and tick_actions > config.actions_per_tick:
         return f"budget: {tick_actions} actions in one tick, limit {config.actions_per_tick}"
     if config.actions_per_day is not None and counters.actions > config.actions_per_day:
-        return f"budget: {counters.actions} actions today, limit {config.actions_per_day}"
+        return f"budget: {counters.actions} actions {_TODAY}, limit {config.actions_per_day}"
     if config.cost_per_tick is not None and tick_cost > config.cost_per_tick:
         return f"budget: cost {tick_cost:g} in one tick, limit {config.cost_per_tick:g}"
     if config.cost_per_day is not None and counters.cost > config.cost_per_day:
-        return f"budget: cost {counters.cost:g} today, limit {config.cost_per_day:g}"
+        return f"budget: cost {counters.cost:g} {_TODAY}, limit {config.cost_per_day:g}"
     if config.tokens_per_tick is not None and tick_tokens > config.tokens_per_tick:
         return f"budget: {tick_tokens} tokens in one tick, limit {config.tokens_per_tick}"
     if config.tokens_per_day is not None and counters.tokens > config.tokens_per_day:
-        return f"budget: {counters.tokens} tokens today, limit {config.tokens_per_day}"
+        return f"budget: {counters.tokens} tokens {_TODAY}, limit {config.tokens_per_day}"
     return None
+
+
+def until_reset(reason: str, now: datetime, config: BudgetConfig) -> str | None:
+    """For a pause by a limit per day (``reason``, as :func:`exhausted` or :func:`overspent` gave it):
+    when the budget day ends, and that a resume before then pauses again at the next tick unless
+    the limit is raised; None for any other reason (a limit per tick, or on ticks)."""
+    if _TODAY not in reason:
+        return None
+    day = budget_day(now, config.reset_hour) + timedelta(days=1)
+    resets = datetime.combine(day, time(config.reset_hour), UTC)
+    return (
+        f"today's budget resets at {resets:%Y-%m-%d %H:%M} UTC (budget.reset_hour); a resume before then"
+        " pauses again at the next tick unless the limit in [budget] is raised in heartbeat.toml"
+    )

@@ -28,7 +28,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..base.errors import EXIT_CODES, worst_exit_code
-from ..config.file import HeartbeatConfig
+from ..config.file import BudgetConfig, HeartbeatConfig
+from .budget import until_reset
 from .models import (
     ANOMALY_LIMIT,
     AgentState,
@@ -139,7 +140,7 @@ def settle(
             out.outcome, out.exit_code, out.save = "paused", EXIT_CODES["paused"], False
             out.message = f"paused: {new.status_reason or 'by hand'}; `heartbeat resume` goes on"
         elif breach is not None:
-            _pause_for_budget(out, _reason(breach), now, where)
+            _pause_for_budget(out, _reason(breach), now, where, config.budget)
         return out
     new.anomalies = [*state.anomalies, *anomalies][-ANOMALY_LIMIT:]
     if anomalies:  # a new dict: the copy shares the old state's
@@ -154,7 +155,7 @@ def settle(
     if breach is not None and new.status is Status.ACTIVE:
         if isinstance(breach, Anomaly):
             out.anomalies.append(breach)
-        _pause_for_budget(out, _reason(breach), now, where)
+        _pause_for_budget(out, _reason(breach), now, where, config.budget)
     if facts.step_error:
         out.exit_code = worst_exit_code((out.exit_code, EXIT_CODES["step_error"]))
     if facts.killed is not None:
@@ -228,7 +229,9 @@ def _apply(
     )
 
 
-def _pause_for_budget(out: Settlement, reason: str, now: datetime, where: Where) -> None:
+def _pause_for_budget(
+    out: Settlement, reason: str, now: datetime, where: Where, config: BudgetConfig
+) -> None:
     from .escalation import notification_text, payload
 
     state = out.state
@@ -240,7 +243,9 @@ def _pause_for_budget(out: Settlement, reason: str, now: datetime, where: Where)
         kind="budget",
         reason=reason,
         now=now,
-        text=notification_text(where.agent, f"paused: {reason}", [], f"Resume: {where.resume_hint}"),
+        text=notification_text(
+            where.agent, f"paused: {reason}", [], _resume_after(reason, now, where, config)
+        ),
         payload=payload(state, []),
         agent=where.agent,
     )
@@ -309,6 +314,13 @@ def describe(facts: TickFacts, decision: Decision | None, anomalies: Sequence[An
         kinds = ", ".join(a.kind for a in anomalies) or "no anomaly"
         parts.append(f"observe mode: {kinds}, would {decision.observed}, streak {decision.stuck_streak}")
     return "; ".join(parts)
+
+
+def _resume_after(reason: str, now: datetime, where: Where, config: BudgetConfig) -> str:
+    """How a human goes on after a budget pause: when a limit per day lets the agent go on, then how."""
+    resets = until_reset(reason, now, config)
+    resume = f"Resume: {where.resume_hint}"
+    return f"{resets[0].upper()}{resets[1:]}.\n{resume}" if resets else resume
 
 
 def _reason(breach: Anomaly | str) -> str:

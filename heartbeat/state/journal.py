@@ -53,7 +53,31 @@ from ..base.fsutil import (
     write_all,
 )
 
-__all__ = ["Journal", "encode_event", "stamp_events"]
+__all__ = ["EVENT_KINDS", "Journal", "encode_event", "stamp_events"]
+
+EVENT_KINDS = frozenset(
+    [
+        "action",
+        "anomaly",
+        "budget",
+        "decision",
+        "delivery",
+        "escalation",
+        "interrupted",
+        "kill",
+        "metric_error",
+        "notify",
+        "pause",
+        "report_error",
+        "resume",
+        "sanitised",
+        "spend",
+        "step_error",
+        "tick",
+        "unpriced",
+    ]
+)
+"""Every kind of event a journal holds (its ``event`` field): what ``heartbeat log --event`` picks."""
 
 # tail() reads the file backwards in blocks of this size, so `log -n 5` on a
 # 100 MB journal reads a few KB.

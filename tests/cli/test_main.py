@@ -636,6 +636,47 @@ def test_log_filters_and_agent_column(tmp_path: Path, monkeypatch: pytest.Monkey
     assert later == ""
 
 
+def test_resume_says_when_the_budget_is_still_spent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (live round 41): a daily budget spent, `resume` said "resumed" and status "active",
+    and the next tick paused again. Resume still resumes (the limit may be raised before the next
+    tick) but says the budget is spent, when its day ends, and what a tick before then does."""
+    (tmp_path / "spender.py").write_text(
+        "def step(ctx):\n    ctx.record_usage('gpt-4o-mini', 5000, 1000)\n"
+        "    ctx.record('fetch', {'n': ctx.tick}, output='page')\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "spender:step"\n[budget]\ntokens_per_day = 10000\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    assert [cli("tick")[0] for _ in range(2)] == [0, 0]
+    assert StateStore(tmp_path / "state").load().status.value == "paused"
+    code, out = cli("resume")
+    assert code == 0 and out.startswith("agent: resumed\n"), out
+    assert "but the budget is still spent (12000 of 10000 tokens today used): today's budget resets at" in out
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "spender:step"\n[budget]\ntokens_per_day = 50000\n'
+    )
+    assert cli("resume")[1] == "agent: was not paused or waiting for a human\n"  # raised: nothing to say
+
+
+def test_log_refuses_an_event_kind_no_journal_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (live round 41): `log --event anomalies`, a typo for `anomaly`, printed nothing and
+    exited 0, as if no anomaly had happened. Now it is exit 2, naming the kind it may have meant."""
+    (tmp_path / "talker.py").write_text(PRINTING)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "talker:step"\n')
+    monkeypatch.chdir(tmp_path)
+    assert cli("tick")[0] == 0
+    proc = subprocess.run(
+        [sys.executable, "-m", "heartbeat", "log", "--event", "tick", "--event", "ticks"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "--event 'ticks' is no kind of event; did you mean 'tick'?" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_log_follow_prints_new_events(talker: Path) -> None:
     """`log --follow --json` prints events appended after it started; Ctrl-C ends it with 0."""
     cli("tick")

@@ -99,6 +99,9 @@ def test_paused_and_budget_spent_before_the_step() -> None:
     assert (paused.outcome, paused.exit_code, paused.save) == ("paused", 0, False)
     spent = settle(AgentState(), None, (), "budget: 5 of 5 ticks used", EPOCH, CONFIG, where=WHERE)
     assert spent.state.status is Status.PAUSED and [n.kind for n in spent.notices] == ["budget"]
+    assert "resets at" not in spent.notices[0].text  # ticks never come back: no day to wait for
+    daily = settle(AgentState(), None, (), "budget: 9 of 5 actions today used", EPOCH, CONFIG, where=WHERE)
+    assert "Today's budget resets at" in daily.notices[0].text and "Resume: " in daily.notices[0].text
 
 
 def test_replay_and_live_settle_agree() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import stat
 from datetime import UTC, date, datetime, timedelta
 from enum import Enum
@@ -14,8 +15,9 @@ from typing import Any
 import _crashers
 import pytest
 
+import heartbeat
 from heartbeat.core.models import Anomaly, Status
-from heartbeat.state.journal import Journal, encode_event
+from heartbeat.state.journal import EVENT_KINDS, Journal, encode_event
 
 NOW = datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
 
@@ -331,3 +333,11 @@ def test_a_new_journal_file_waits_on_no_folder_fsync_unless_synced(
     assert synced == []
     Journal(tmp_path / "durable" / "journal.jsonl", sync=True).append([{"event": "kill"}])
     assert synced == [tmp_path / "durable"]
+
+
+def test_every_event_the_package_journals_is_a_kind_log_can_pick() -> None:
+    """`heartbeat log --event` refuses kinds outside EVENT_KINDS: each one the package writes is in it."""
+    written: set[str] = set()
+    for path in Path(heartbeat.__file__).parent.rglob("*.py"):
+        written.update(re.findall(r'"event": "([a-z_]+)"', path.read_text(encoding="utf-8")))
+    assert written and written <= EVENT_KINDS, written - EVENT_KINDS
