@@ -1115,6 +1115,49 @@ _THIRTYEIGHTH_MISSED: dict[int | None, set[str]] = {
 }
 
 
+# The thirty-ninth batch (nineteenth session, written blind after this session's first changes, in
+# the corpus's kinds, hard cases both ways; 36 healthy, 24 stuck). Flagged: a household agent
+# opening cabinet after cabinet under a flat count of subgoals (`no_progress`, escalated but at 1
+# and 10 actions a heartbeat), a WebShop comparison going back through the results page between
+# each product's tabs (`cycle`, escalated), a test whose fix drops the pass count before it rises
+# and a retail exchange whose metric waits on the customer (`no_progress`), a grep sweep failing
+# alike in one file after another (`recurring_error`). Missed: a coding agent drifting into
+# pre-commit set-up, and one editing a file the tests do not import.
+_B39 = "healthy__{}_b39"
+_FLAT39 = {
+    _B39.format("alfworld_clean_mug_many_cabinets"): ["no_progress"],
+    _B39.format("httpx_keylog_grep_sweep"): ["recurring_error"],
+}
+_WAITING39 = {
+    _B39.format("dateutil_isoparse_fraction_progress"): ["no_progress"],
+    _B39.format("retail_exchange_return_orders_progress"): ["no_progress"],
+}
+_SHOP39 = _B39.format("webshop_laptop_backpack_back_and_forth")
+_THIRTYNINTH: dict[int | None, dict[str, list[str]]] = {
+    None: {**_FLAT39, **_WAITING39, _SHOP39: ["cycle", "recurring"]},
+    1: {**_FLAT39, **_WAITING39, _SHOP39: ["cycle"]},
+    5: {**_FLAT39, **_WAITING39, _SHOP39: ["cycle", "recurring"]},
+    10: {**_FLAT39, _SHOP39: ["cycle", "recurring"]},
+}
+_THIRTYNINTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {_SHOP39, _B39.format("alfworld_clean_mug_many_cabinets")},
+    1: {_SHOP39},
+    5: {_SHOP39, _B39.format("alfworld_clean_mug_many_cabinets")},
+    10: {_SHOP39},
+}
+_THIRTYNINTH_MISSED = {
+    "stuck__moto_s3_startafter_missing_commit_b39",
+    "stuck__more_itertools_precommit_env_drift_b39",
+}
+# An answer of nothing in a few words (nineteenth session: "No jobs.", "0 matches", ``{"value":
+# null}``) is one: a cost watcher reading its cache key, empty each wake-up, is idle.
+_FEW_WORDS: dict[int | None, dict[str, list[str] | None]] = {
+    None: {"healthy__cloud_cost_watcher": None},
+    1: {},
+    5: {},
+    10: {},
+}
+
 # A quiet wake-up speaks for its looks and those before it as a rise does (seventeenth session): a
 # watcher's finding at its next, busy heartbeat, made of its quiet rounds, is dropped (answers of
 # nothing only while it opens by polling the quiet sources again, eighteenth). And a JSON report
@@ -1201,9 +1244,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1815
+    assert len(runs) == len(LABELS) == 1875
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1110
+    assert len(healthy) == 1146
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1228,12 +1271,14 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_THIRTYSIXTH[per_heartbeat],
         **_THIRTYSEVENTH[per_heartbeat],
         **_THIRTYEIGHTH[per_heartbeat],
+        **_THIRTYNINTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
         **_MOVED_ROUND[per_heartbeat],
         **_NOTHING_SAID[per_heartbeat],
         **_AFTER_QUIET[per_heartbeat],
+        **_FEW_WORDS[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -1261,6 +1306,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYSIXTH_ESCALATED[per_heartbeat]
         | _THIRTYSEVENTH_ESCALATED[per_heartbeat]
         | _THIRTYEIGHTH_ESCALATED[per_heartbeat]
+        | _THIRTYNINTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -1294,6 +1340,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYFIFTH_MISSED[per_heartbeat]
         | _THIRTYSIXTH_MISSED
         | _THIRTYEIGHTH_MISSED[per_heartbeat]
+        | _THIRTYNINTH_MISSED
         | _AFTER_QUIET_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not _AFTER_QUIET_FOUND[per_heartbeat] & set(missed)  # found now
