@@ -82,6 +82,12 @@ class HeartbeatCollector:
             "dollars spent on priced model calls since the state began, by model",
             labels=["agent", "model"],
         )
+        unpriced = CounterMetricFamily(
+            "heartbeat_unpriced_calls",
+            "model calls with no price since the state began, by model: their dollars are not in"
+            " heartbeat_cost_dollars_total, and a cost budget cannot count them",
+            labels=["agent", "model"],
+        )
         now = self.clock()
         for hb in self.heartbeats:
             name = hb.name
@@ -114,11 +120,13 @@ class HeartbeatCollector:
                 for kind, count in used:
                     tokens.add_metric([name, model, kind], count)
                 dollars.add_metric([name, model], spend.cost)
+                if spend.unpriced:
+                    unpriced.add_metric([name, model], spend.unpriced)
             outbox.add_metric([name], report.outbox)
             if report.progress:
                 progress.add_metric([name], report.progress[-1])
         yield from (up, ticks, status, killed, overdue, streak, escalate, totals, anomalies)
-        yield from (last_tick, last_seen, outbox, progress, tokens, dollars)
+        yield from (last_tick, last_seen, outbox, progress, tokens, dollars, unpriced)
 
 
 def registry(heartbeats: Sequence[Heartbeat], clock: Callable[[], datetime]) -> Any:

@@ -321,6 +321,14 @@ def _spend_lines(spend: dict[str, Any]) -> list[str]:
     cost = f"${spend['cost']:.4f}"
     if "cost_per_day" in limits:
         cost += f" of ${limits['cost_per_day']:g}"
+    unpriced = sum(used["unpriced"] for used in spend.get("models", {}).values())
+    if unpriced:  # dollars that are not there: a cost limit cannot see these calls
+        blind = (
+            ", which the cost limit cannot count (give them [budget.prices])"
+            if "cost_per_day" in limits
+            else ""
+        )
+        cost += f" and {unpriced} call(s) with no price{blind}"
     lines = [f"spend today  {tokens}, {cost}"]
     for model, used in sorted(spend.get("models", {}).items()):
         cached = f" ({used['cached']:,} cached)" if used["cached"] else ""

@@ -40,6 +40,8 @@ class ModelUsage(TypedDict):
     cached_tokens: int
     cost: NotRequired[float | None]
     """Dollars, when the history says (else priced as a live tick prices it)."""
+    calls: NotRequired[int]
+    """How many calls the tokens add up (one when absent)."""
 
 
 class Action(TypedDict):

@@ -116,5 +116,8 @@ def spend_usage(row: dict[str, Any]) -> list[ModelUsage]:
         if spent is not None:
             if not used.get("unpriced"):
                 spent["cost"] = used.get("cost")
+            calls = used.get("calls")
+            if isinstance(calls, int) and not isinstance(calls, bool) and calls > 1:
+                spent["calls"] = calls
             found.append(spent)
     return found

@@ -48,6 +48,8 @@ class TraceUsage(BaseModel):
     output_tokens: int = Field(default=0, ge=0)
     cached_tokens: int = Field(default=0, ge=0)
     cost: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    calls: int = Field(default=1, ge=1)
+    """How many calls the tokens add up (a journal's ``spend`` event sums a heartbeat's calls of a model)."""
 
 
 class TraceLine(BaseModel):

@@ -88,6 +88,8 @@ class ReplayTick:
     """Model tokens of the heartbeat's model calls (the trace's ``usage``)."""
     cost: float = 0.0
     """Dollars of those calls and of the actions' ``cost``; unpriced models count 0 here."""
+    unpriced: int = 0
+    """How many of those calls had no price (their dollars are not in ``cost``)."""
     budget: str | None = None
     """Set on the heartbeat at which the configured ``[budget]`` would have stopped the run (the first)."""
 
@@ -191,7 +193,7 @@ def _replay(
         decision = decide(state, anomalies, now, config.policy)
         # The live tick's own consequences (streak, recovery, escalation): replay cannot drift.
         state = settle(state, decision, anomalies, None, now, config, where=_REPLAY, explain=False).state
-        tokens, cost, budget = spend.tick(line, now)
+        tokens, cost, unpriced, budget = spend.tick(line, now)
         yield ReplayTick(
             tick=tick,
             at=now,
@@ -203,6 +205,7 @@ def _replay(
             decision=decision,
             tokens=tokens,
             cost=cost,
+            unpriced=unpriced,
             budget=budget,
         )
         escalated = decision.action == "escalate"
@@ -229,10 +232,11 @@ class _Spend:
         self.stopped = False
         self._pricer: Pricer | None = None
 
-    def tick(self, line: TraceLine, now: datetime) -> tuple[int, float, str | None]:
-        """This heartbeat's tokens and dollars, and the budget's reason if it would stop the run here."""
+    def tick(self, line: TraceLine, now: datetime) -> tuple[int, float, int, str | None]:
+        """This heartbeat's tokens, dollars and calls with no price, and the budget's reason if it
+        would stop the run here."""
         self.counters = roll_over(self.counters, now, self.config)
-        tokens = 0
+        tokens = unpriced = 0
         cost = sum(action.cost for action in line.actions)
         for call in line.usage:
             tokens += call.input_tokens + call.output_tokens
@@ -246,14 +250,21 @@ class _Spend:
                     call.model, call.input_tokens, call.output_tokens, call.cached_tokens, at=now
                 )
             cost += price or 0.0
+            unpriced += call.calls if price is None else 0
         self.counters.actions += len(line.actions)
         self.counters.tokens += tokens
         self.counters.cost += cost
         if self.stopped:
-            return tokens, cost, None
+            return tokens, cost, unpriced, None
         reason = overspent(self.counters, len(line.actions), self.config, tick_tokens=tokens, tick_cost=cost)
         self.stopped = reason is not None
-        return tokens, cost, reason
+        return tokens, cost, unpriced, reason
+
+
+def _spent(tokens: int, cost: float, unpriced: int) -> str:
+    """Tokens and dollars as the tick line says them: never a bare $0.0000 for calls with no price."""
+    said = f"{tokens} tokens, ${cost:.4f}" if tokens else f"${cost:.4f}"
+    return f"{said}, {unpriced} call(s) with no price" if unpriced else said
 
 
 def _masked(action: TraceAction, secrets: list[str]) -> TraceAction:
@@ -285,6 +296,8 @@ def render_json(tick: ReplayTick) -> str:
     }
     if tick.tokens or tick.cost:
         line["spend"] = {"tokens": tick.tokens, "cost": round(tick.cost, 6)}
+        if tick.unpriced:
+            line["spend"]["unpriced"] = tick.unpriced
     if tick.budget is not None:
         line["budget"] = tick.budget
     return json.dumps(line)  # ASCII-only, so a cron job's C locale or any pipe can carry it
@@ -297,12 +310,12 @@ _INDENT = " " * (len(_HEADER) - len("anomalies"))
 def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
     """A readable table: one row per heartbeat, one line per anomaly, a summary line last."""
     yield _HEADER
-    count = actions = tokens = 0
+    count = actions = tokens = unpriced = 0
     cost = 0.0
     last: ReplayTick | None = None
     for t in ticks:
         count, actions, last = count + 1, actions + t.actions, t
-        tokens, cost = tokens + t.tokens, cost + t.cost
+        tokens, cost, unpriced = tokens + t.tokens, cost + t.cost, unpriced + t.unpriced
         span = (
             "-"
             if not t.actions
@@ -318,7 +331,7 @@ def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
             for a in t.anomalies
         ]
         if t.tokens or t.cost:
-            notes.append(f"$ {t.tokens} tokens, ${t.cost:.4f}" if t.tokens else f"$ ${t.cost:.4f}")
+            notes.append(f"$ {_spent(t.tokens, t.cost, t.unpriced)}")
         if t.budget is not None:
             notes.append(f"$ the budget would have stopped the run here: {t.budget}")
         yield (row + (notes[0] if notes else "-")).rstrip()
@@ -332,6 +345,6 @@ def render_table(ticks: Iterable[ReplayTick]) -> Iterator[str]:
         if last.decision.action == "escalate"
         else f"last decision: {last.decision.action}"
     )
-    spent = f", {tokens} tokens, ${cost:.4f}" if tokens else f", ${cost:.4f}" if cost else ""
+    spent = f", {_spent(tokens, cost, unpriced)}" if tokens or cost else ""
     done = f"replayed {count} heartbeat{'s' * (count != 1)}, {actions} action{'s' * (actions != 1)}"
     yield f"{done}{spent}; {end}"

@@ -228,6 +228,18 @@ def test_an_unpriced_model_is_counted_in_tokens_and_said_once(spender: Path) -> 
     lines = text.getvalue().splitlines()
     assert any(line.startswith("spend today  4,160 tokens of 100,000, $") for line in lines)
     assert any("lab-model" in line and "no price: counted in tokens only" in line for line in lines)
+    # Regression (live round 41): the headline said "$0.0000 of $0.01" for calls it could not price,
+    # metrics exported 0 dollars alone, and a replay of the journal a bare "$...". Each says them now.
+    assert any(
+        line.startswith("spend today") and line.endswith("and 2 call(s) with no price") for line in lines
+    )
+    metrics = io.StringIO()
+    assert main(["metrics"], metrics) == 0
+    assert 'heartbeat_unpriced_calls_total{agent="spender",model="lab-model"} 2.0' in metrics.getvalue()
+    replayed = io.StringIO()
+    assert main(["replay", str(spender / "state" / "journal.jsonl")], replayed) == 0
+    assert replayed.getvalue().count("1 call(s) with no price") == 2, replayed.getvalue()
+    assert "2 call(s) with no price; last decision" in replayed.getvalue()
 
 
 def test_tokens_per_tick_pauses_within_the_heartbeat(tmp_path: Path) -> None:
