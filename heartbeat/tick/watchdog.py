@@ -226,7 +226,9 @@ def threads_blocking_exit() -> int:
     """How many threads Python would wait for before this process could exit.
 
     Non-daemon threads, and the workers of a thread pool (``concurrent.futures``, asyncio's
-    default executor), which the interpreter joins at exit whether they are daemons or not.
+    default executor), which the interpreter joins at exit whether they are daemons or not; but
+    not a pool's idle worker (waiting for work in the pool's own loop), which that exit hook
+    wakes and ends at once: the Agents SDK leaves asyncio's so after every run.
     """
     main = threading.main_thread()
     threads = {t for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive()}
@@ -234,6 +236,10 @@ def threads_blocking_exit() -> int:
     workers = getattr(pools, "_threads_queues", None)  # what its exit hook joins
     if workers is not None:
         threads.update(t for t in list(workers) if t.is_alive())
+        idle = getattr(getattr(pools, "_worker", None), "__code__", None)
+        if idle is not None:
+            frames = sys._current_frames()  # each thread's innermost Python frame
+            threads -= {t for t in list(workers) if (f := frames.get(t.ident or -1)) and f.f_code is idle}
     return len(threads)
 
 
