@@ -219,6 +219,13 @@ def test_an_envelope_around_nothing_is_the_empty_result() -> None:
         '{"KeyCount": 0, "IsTruncated": false, "Name": "landing", "MaxKeys": 1000}',  # and S3
         # JSON-LD's own keys are metadata: the weather service's quiet alerts (live round 37).
         '{"@context": ["https://geojson.org/geojson-ld/geojson-context.jsonld"], "features": []}',
+        # Every value nothing (a newcomer's queue worker, escalated at its fourth quiet wake-up,
+        # live round 41): no list and no count, but no answer either.
+        '{"job": null}',
+        '{"job": null, "queue_depth": 0}',
+        '{"job": {}}',
+        '{"meta": {}}',
+        '{"data": null, "errors": null}',
     ):
         assert prints("t", None, text).result == empty, text
     for text in (
@@ -230,7 +237,8 @@ def test_an_envelope_around_nothing_is_the_empty_result() -> None:
         '{"resultSizeEstimate": 3}',  # three found
         '{"count": 0, "total": 12}',  # twelve found, none on this page's count
         '{"error_count": 0}',  # no errors is an answer: a count of failures, not of things found
-        '{"meta": {}}',  # neither list nor count
+        '{"error": null}',  # nothing failed: an answer, as an empty list of errors is
+        '{"user": "bob", "manager": null}',  # a record with a field not set
         # A status reporting no host failed (a newcomer's rollout, frozen at 4 of 5, read as nothing
         # at every poll and never flagged, live round 37), and a lint with no warnings.
         '{"rollout_id": "ro-1", "state": "in_progress", "hosts_patched": 4, "hosts_failed": []}',
@@ -345,6 +353,12 @@ def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modifie
         ("nothing to process", "nothing new"),
         ("Inbox empty", "nothing new"),
         ("no new items (checked 3 feeds)", "nothing new"),
+        # None of what was asked for, in a few words (live round 41's queue worker).
+        ("No jobs.", "nothing new"),
+        ("0 jobs", "nothing new"),
+        ("There are no tickets to process.", "nothing new"),
+        ("no messages right now", "nothing new"),
+        ("0 tasks in the queue", "nothing new"),
         ("0 broken anchors of 214 links", "all clear"),
         ("All 37 packages are up to date.", "all clear"),
         ("No issues found.", "all clear"),
@@ -371,6 +385,9 @@ def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modifie
         ("price up 5%", None),
         ("nothing to commit, working tree clean", None),
         ("You are not carrying anything.", None),
+        ("No access.", None),  # a lone word ending in s is no plural
+        ("No such file or directory", None),
+        ("no jobs processed", None),  # says what was done
     ],
 )
 def test_an_answer_saying_nothing_came_or_nothing_needs_doing_is_read_so(
