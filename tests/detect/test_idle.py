@@ -333,6 +333,12 @@ def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
         ("0 broken anchors of 214 links", True),
         ("All 37 packages are up to date.", True),
         ("spend within budget: $41.20 of $100.00", True),
+        # A queue's answers of nothing (live round 41: escalated at the fourth wake-up).
+        ("No jobs.", True),
+        ("0 jobs", True),
+        ('{"job": null}', True),
+        ('{"job": null, "queue_depth": 0}', True),
+        ('{"job": {}}', True),
         ("running 42%", False),
         ("pending", False),
         ('[{"id": 4411, "title": "the same old item"}]', False),
