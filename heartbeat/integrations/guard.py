@@ -152,6 +152,11 @@ class Guard:
         # A StepContext's: the calls let run until recorded, journaled if its step is abandoned.
         began, ended = getattr(self.recorder, "began", None), getattr(self.recorder, "ended", None)
         self._flying = (began, ended) if callable(began) and callable(ended) else None
+        sent, answered = (
+            getattr(self.recorder, "model_began", None),
+            getattr(self.recorder, "model_ended", None),
+        )
+        self._sent = (sent, answered) if callable(sent) and callable(answered) else None
         if hasattr(self.recorder, "model_run"):  # a StepContext: a model's run goes through it now
             self.recorder.model_run = True
         pause = getattr(self.recorder, "pause_requested", None)  # a StepContext's: a person waits
@@ -281,6 +286,17 @@ class Guard:
         if spent is not None:  # a StepContext past a limit (by this guard's calls or the step's own)
             return self._stop("budget", spent.message, spent)
         return GO
+
+    def model_began(self, key: object, model: str | None) -> None:
+        """A model call ``key`` (to ``model``) is let go: a StepContext journals it if its step is
+        abandoned before :meth:`model_ended` (paid for, its tokens unknown)."""
+        if self._sent is not None:
+            self._sent[0](key, model or "an unnamed model")
+
+    def model_ended(self, key: object) -> None:
+        """The model call ``key`` answered or failed (its tokens, if any, go to :meth:`usage`)."""
+        if self._sent is not None:
+            self._sent[1](key)
 
     def usage(
         self,

@@ -217,6 +217,7 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
             model = _model_name(kwargs)
             if model is not None:
                 self._models[run_id] = model
+            self.guard.model_began(run_id, model)
 
     def on_llm_start(self, serialized: dict[str, Any], prompts: list[str], **kwargs: Any) -> None:
         """Before a completion-style model call: as :meth:`on_chat_model_start`."""
@@ -229,12 +230,14 @@ class HeartbeatCallbackHandler(BaseCallbackHandler):
         paid for): the next model or tool call is.
         """
         model = self._models.pop(run_id, None)
+        self.guard.model_ended(run_id)
         for usage in result_usage(response, model):
             self.guard.usage(*usage)
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """A failed model call: forget the model its start named."""
         self._models.pop(run_id, None)
+        self.guard.model_ended(run_id)
 
 
 class HeartbeatToolWrapper:

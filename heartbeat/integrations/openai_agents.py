@@ -203,9 +203,12 @@ class HeartbeatHooks(RunHooks[Any]):
         hook and guardrail: the run's event loop is never held.
         """
         self._raise(await self.guard.offload(self.guard.check))
+        # One model call at a time per agent: a failed one (no hook says so) is replaced by the next.
+        self.guard.model_began(id(agent), _model(agent))
 
     async def on_llm_end(self, context: RunContextWrapper[Any], agent: Agent[Any], response: Any) -> None:
         """After a model call: record its ``Usage`` (past a budget, the next call is stopped)."""
+        self.guard.model_ended(id(agent))
         usage = getattr(response, "usage", None)
         if usage is None:
             return

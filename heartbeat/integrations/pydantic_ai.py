@@ -219,12 +219,15 @@ class HeartbeatCapability(AbstractCapability[Any]):
         if verdict.action == "stop":
             raise verdict.error()
         _read(self.guard, self._redirected, ctx, request_context.messages)
+        # One request at a time per run: a failed one (no hook says so) is replaced by the next.
+        self.guard.model_began(getattr(ctx, "run_id", None) or id(ctx), _model_name(request_context.model))
         return request_context
 
     async def after_model_request(
         self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
     ) -> ModelResponse:
         """Record the request's tokens; past a budget the run's next model or tool call is stopped."""
+        self.guard.model_ended(getattr(ctx, "run_id", None) or id(ctx))
         usage = response.usage
         model = response.model_name or _model_name(request_context.model)
         counts = (_tokens(usage, n) for n in ("input_tokens", "output_tokens", "cache_read_tokens"))

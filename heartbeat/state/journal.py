@@ -66,6 +66,7 @@ EVENT_KINDS = frozenset(
         "interrupted",
         "kill",
         "metric_error",
+        "model_in_flight",
         "notify",
         "pause",
         "report_error",

@@ -179,6 +179,7 @@ class StepContext:
         # Calls an adapter's Guard let run and has not recorded yet, by call: a step abandoned on
         # KILL journals them as calls that may have run (see heartbeat.tick.late.account_step).
         self._flying: dict[object, list[Any]] = {}
+        self._models_flying: dict[object, str] = {}  # model calls an adapter let go, not answered yet
 
     @property
     def data(self) -> dict[str, Any]:
@@ -439,6 +440,19 @@ class StepContext:
         """The calls still running (began, not ended), each once per run of it; forgotten here."""
         flying, self._flying = self._flying, {}
         return [(tool, args) for tool, args, count in list(flying.values()) for _ in range(count)]
+
+    def model_began(self, key: object, model: str) -> None:
+        """An adapter let the model call ``key`` (to ``model``) go; :meth:`model_ended` once it answered."""
+        self._models_flying[key] = model
+
+    def model_ended(self, key: object) -> None:
+        """The model call ``key`` that :meth:`model_began` answered or failed."""
+        self._models_flying.pop(key, None)
+
+    def take_models_in_flight(self) -> list[str]:
+        """The models of the calls sent and not answered (began, not ended); forgotten here."""
+        flying, self._models_flying = self._models_flying, {}
+        return list(flying.values())
 
     def report_progress(self, value: float | None) -> None:
         """Report progress from inside the step (used when no metric is configured)."""

@@ -239,6 +239,8 @@ def account_step(
     events = ctx.action_events()[since.actions : count]
     # The calls an adapter let run and that had not come back: they may have acted.
     events += [_late_action(hb, why, tool, args, error=INTERRUPTED) for tool, args in ctx.take_in_flight()]
+    # And the model calls sent and not answered: paid for, their tokens never known.
+    events += [{"event": "model_in_flight", "model": model} for model in ctx.take_models_in_flight()]
     if events:
         try:
             hb.journal([{**event, "after_stop": why} for event in events], hb.clock(), tick)

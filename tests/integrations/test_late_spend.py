@@ -486,6 +486,39 @@ def test_a_step_abandoned_on_kill_leaves_its_calls_journaled_and_its_spend_count
     state = saved(tmp_path)
     assert state["budget"]["tokens"] == PER_CALL and state["spend_totals"][MODEL]["calls"] == 1
     assert state["ticks"] == 0 and state["history"] == []  # the tick itself is still dropped
+    # The request it hung in was sent and paid for: journaled, its tokens never known (live round 41).
+    sent = [(e["model"], e["after_stop"]) for e in journal(tmp_path) if e["event"] == "model_in_flight"]
+    assert sent == [(MODEL, "killed")]
+
+
+HANGS_IN_A_LANGCHAIN_MODEL_CALL = """
+import pathlib, time
+
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+
+from heartbeat.integrations.langchain import HeartbeatCallbackHandler
+
+
+class Slow(FakeMessagesListChatModel):
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        (pathlib.Path(self.responses[0].content) / "hanging").write_text("")
+        while True:  # the call is sent and never answers (a hung connection)
+            time.sleep(0.05)
+
+
+def step(ctx):
+    model = Slow(responses=[AIMessage(content=str(ctx.base_dir))])
+    model.invoke("hello", config={"callbacks": [HeartbeatCallbackHandler(ctx)]})
+"""
+
+
+def test_a_step_abandoned_on_kill_journals_the_langchain_model_call_it_was_in(tmp_path: Path) -> None:
+    """Regression (live round 41): KILL abandoned a LangGraph step while its model call was under
+    way, and nothing in the journal or the spend said a call had been sent. It is journaled now."""
+    out, err = _killed_while_hanging(tmp_path, HANGS_IN_A_LANGCHAIN_MODEL_CALL, "the model call")
+    sent = [e for e in journal(tmp_path) if e["event"] == "model_in_flight"]
+    assert [e["after_stop"] for e in sent] == ["killed"], (out, err)
 
 
 HANGS_IN_A_TOOL_CALL = '''
