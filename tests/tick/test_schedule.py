@@ -99,21 +99,19 @@ def test_sigterm_lets_the_current_tick_finish(folder: Path) -> None:
     assert state.ticks == 1 and state.data == {"n": 1}
 
 
+def two_agents(folder: Path, head: str = "", **lines: str) -> None:
+    """heartbeat.toml for the agents alpha and beta, each in state/<name>: ``head`` after [agent],
+    and each agent's own ``lines`` (a TOML line, by agent name)."""
+    agents = "".join(
+        f'[[agents]]\nname = "{n}"\nstate_dir = "state/{n}"\n{lines.get(n, "")}\n' for n in ("alpha", "beta")
+    )
+    agent = '[agent]\nstep = "work_agent:step"\nprogress = "work_agent:progress"\n'
+    (folder / "heartbeat.toml").write_text(f"{agent}{head}\n{agents}")
+
+
 def test_one_run_drives_several_agents(folder: Path) -> None:
     """[[agents]]: one run ticks each agent in its own state folder, each --ticks times."""
-    (folder / "heartbeat.toml").write_text(
-        textwrap.dedent("""
-        [agent]
-        step = "work_agent:step"
-        progress = "work_agent:progress"
-        [[agents]]
-        name = "alpha"
-        state_dir = "state/alpha"
-        [[agents]]
-        name = "beta"
-        state_dir = "state/beta"
-    """)
-    )
+    two_agents(folder)
     proc = spawn_heartbeat(folder, "run", "--every", "0.2s", "--ticks", "3", "--json")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
@@ -142,21 +140,7 @@ def test_a_stop_between_ticks_is_journaled_naming_its_switch(switch: str, folder
     stopped, by which switch and why, as a tick's kill event does."""
     share = folder / "share"
     share.mkdir()
-    (folder / "heartbeat.toml").write_text(
-        textwrap.dedent(f"""
-        [agent]
-        step = "work_agent:step"
-        progress = "work_agent:progress"
-        [stop]
-        path = "{share / "STOP"}"
-        [[agents]]
-        name = "alpha"
-        state_dir = "state/alpha"
-        [[agents]]
-        name = "beta"
-        state_dir = "state/beta"
-    """)
-    )
+    two_agents(folder, f'[stop]\npath = "{share / "STOP"}"\n')
     proc = spawn_heartbeat(folder, "run", "--every", "1h", "--ticks", "5", "--json")
     try:
         assert proc.stdout is not None
@@ -184,21 +168,7 @@ def test_an_agents_own_kill_file_stops_that_agent_and_the_run_goes_on(folder: Pa
     """Regression (live round 41): `heartbeat kill --agent beta` wrote beta's own KILL file and the
     whole run exited 3, alpha journaling a kill "by KILL-beta". Now only beta stops; alpha ticks on
     to its --ticks, and the run exits 3 naming beta's switch."""
-    (folder / "heartbeat.toml").write_text(
-        textwrap.dedent("""
-        [agent]
-        step = "work_agent:step"
-        progress = "work_agent:progress"
-        [[agents]]
-        name = "alpha"
-        state_dir = "state/alpha"
-        kill_file = "KILL-alpha"
-        [[agents]]
-        name = "beta"
-        state_dir = "state/beta"
-        kill_file = "KILL-beta"
-    """)
-    )
+    two_agents(folder, alpha='kill_file = "KILL-alpha"', beta='kill_file = "KILL-beta"')
     (folder / "KILL-beta").write_text("beta only\n")
     proc = spawn_heartbeat(folder, "run", "--every", "0.1s", "--ticks", "4", "--json")
     out, err = proc.communicate(timeout=60)
