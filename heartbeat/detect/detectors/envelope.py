@@ -268,14 +268,7 @@ def _holds_nothing(data: dict[Any, Any]) -> bool:
         if isinstance(value, dict):
             if value and not _holds_nothing(value):
                 return False
-        elif value is None or value == "" or value == []:
-            pass
-        elif not (
-            (value.__class__ is int or (value.__class__ is str and value.isdecimal()))
-            and isinstance(key, str)
-            and _FOUND.match(key)
-            and not int(value)
-        ):
+        elif not (value is None or value == "" or value == [] or _found(key, value) == 0):
             return False
         named = named or not (isinstance(key, str) and _NONE_WENT_WRONG.search(key))
     return named
@@ -299,15 +292,20 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
                 return None
             zeros += inner[1]
             counted = counted or inner[2]
-        elif (
-            (value.__class__ is int or (value.__class__ is str and value.isdecimal()))
-            and isinstance(key, str)
-            and _FOUND.match(key)
-            and not _NONE_WENT_WRONG.search(key)
-        ):
-            zeros += not int(value)
-            counted = counted or int(value) > 0
+        elif (found := _found(key, value)) is not None and not _NONE_WENT_WRONG.search(key):
+            zeros += not found
+            counted = counted or found > 0
     return lists, zeros, counted
+
+
+def _found(key: object, value: object) -> int | None:
+    """The count of things found that ``value`` is, under a ``key`` named for one (``resultSizeEstimate``,
+    ``queue_depth``; a whole number or its digits), else None."""
+    if not isinstance(key, str) or not (
+        value.__class__ is int or (isinstance(value, str) and value.isdecimal())
+    ):
+        return None
+    return int(value) if _FOUND.match(key) else None
 
 
 # What a watcher looks for: a count of it at 0, or none of it, says nothing needs doing.
