@@ -220,19 +220,24 @@ class HeartbeatCapability(AbstractCapability[Any]):
             raise verdict.error()
         _read(self.guard, self._redirected, ctx, request_context.messages)
         # One request at a time per run: a failed one (no hook says so) is replaced by the next.
-        self.guard.model_began(getattr(ctx, "run_id", None) or id(ctx), _model_name(request_context.model))
+        self.guard.model_began(_run_of(ctx), _model_name(request_context.model))
         return request_context
 
     async def after_model_request(
         self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
     ) -> ModelResponse:
         """Record the request's tokens; past a budget the run's next model or tool call is stopped."""
-        self.guard.model_ended(getattr(ctx, "run_id", None) or id(ctx))
+        self.guard.model_ended(_run_of(ctx))
         usage = response.usage
         model = response.model_name or _model_name(request_context.model)
         counts = (_tokens(usage, n) for n in ("input_tokens", "output_tokens", "cache_read_tokens"))
         await self.guard.offload(partial(self.guard.usage, model, *counts), records=True)
         return response
+
+
+def _run_of(ctx: object) -> object:
+    """The run a request belongs to: its ``run_id`` (the same object around each of its requests)."""
+    return getattr(ctx, "run_id", None) or id(ctx)
 
 
 def _holds_heartbeat(toolset: object) -> bool:
