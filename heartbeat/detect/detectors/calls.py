@@ -119,7 +119,7 @@ _SILENT_VERBS = frozenset(
 # A `cd` or an `export` is silent, but not before a command (`cd /testbed && ls -la`): that says.
 _SILENT_COMMAND = re.compile(
     r"(?<![\w-])(?:sed\s+-i|perl\s+-pi|rm|rmdir|mv|cp|mkdir|touch|(?:cd|export)(?!\s+[^\s;&|]+\s*(?:&&|;))"
-    r"|chmod|chown|ln|truncate"
+    r"|chmod|chown|ln|truncate|rsync|rclone\s+(?:sync|copy|move|delete|purge)|s3\s+sync|gsutil\s+(?:-m\s+)?rsync"
     r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv)|pip\s+install"
     r"|str_replace_editor\s+(?:create|str_replace|insert|undo_edit)"
     r"|kubectl\s+(?:(?:-n|--namespace)[=\s]\S+\s+)?(?:apply|patch|delete|create|replace|scale|set|annotate"
@@ -134,7 +134,7 @@ _SILENT_COMMAND = re.compile(
 # each alternative at each position (tens of microseconds over a long summary).
 _SILENT_PIECES = (
     *("sed", "perl", "rm", "mv", "cp", "mkdir", "touch", "cd", "export", "chmod", "chown"),
-    *("ln", "truncate", "git", "pip", "str_replace_editor", "<<", ">", "tee"),
+    *("ln", "truncate", "git", "pip", "str_replace_editor", "<<", ">", "tee", "sync", "rclone"),
     *("kubectl", "helm", "terraform", "systemctl", "docker"),
 )
 

@@ -108,6 +108,7 @@ _NONE_WENT_WRONG = re.compile(
     r"err|warn|fail|skip|retr|broken|invalid|missing|violat|vulnerab|conflict", re.IGNORECASE
 )
 _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before the regex
+_STATUS_OK = frozenset(["ok", "success"])  # an envelope's status (Slack's ``{"ok": true, "messages": []}``)
 
 
 NO_ROWS = "0 rows"
@@ -282,8 +283,10 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
     for key, value in data.items():
         if isinstance(key, str) and key[:1] == "@":
             continue  # JSON-LD's own keys (``@context``, ``@id``): metadata, whatever they hold
-        if value is True or (isinstance(value, list) and value):
-            return None
+        if (value is True and not (isinstance(key, str) and key.lower() in _STATUS_OK)) or (
+            isinstance(value, list) and value
+        ):
+            return None  # an answer; but an envelope's own "ok": true says only that the call went through
         if isinstance(value, list):
             lists += not (isinstance(key, str) and _NONE_WENT_WRONG.search(key))
         elif isinstance(value, dict):
@@ -338,7 +341,8 @@ _NOTHING_NEW = re.compile(
     + r"\b)[a-z][\w-]*[^\Wsu]s"
     r"(?:\s+(?:found|available|pending|queued|waiting|left|remaining|yet|(?:right\s+)?now|today"
     r"|at\s+(?:the|this)\s+(?:moment|time)|to\s+(?:do|process|handle|run|send|sync|review|fetch)"
-    r"|in\s+(?:the\s+)?(?:queue|inbox|backlog|feed|folder|bucket|mailbox)))*[.!]?",
+    r"|in\s+(?:the\s+)?(?:queue|inbox|backlog|feed|folder|bucket|mailbox)))*"
+    r"(?:\s*\([^()\n]{0,60}\))?[.!]?",  # and an aside: "0 messages available (queue=mail, consumers=1)"
     re.IGNORECASE,
 )
 _FINE = (

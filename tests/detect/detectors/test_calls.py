@@ -11,6 +11,7 @@ from heartbeat.detect.detectors.calls import keeps_record, silent_by_design, spe
 
 _COMMAND_BITS = ("sed -i", "perl -pi", "rm", "rmdir", "mv", "cp", "mkdir", "touch", "cd", "export")
 _COMMAND_BITS += ("chmod", "chown", "ln", "truncate", "git add", "git rm", "pip install", "tee", "RM")
+_COMMAND_BITS += ("rsync", "rclone sync", "aws s3 sync", "gsutil -m rsync", "sync")
 _COMMAND_BITS += ("str_replace_editor create", "<<", ">", ">>", "2>", "-", "=", " ", "x", '"', "_", "/", "\n")
 
 
@@ -86,6 +87,11 @@ def test_a_listing_s_silence_answers_as_a_search_s_does() -> None:
         ("bash", {"command": "cd /testbed; python -m pytest -q"}, False),
         ("bash", {"command": "export PYTHONPATH=src && python -c 'print(1)'"}, False),
         ("bash", {"command": "cd /testbed && sed -i 's/a/b/' x.py"}, True),
+        # A mirror copies: with nothing to copy it says nothing (live round 41's blind batch 40).
+        ("shell", {"cmd": "aws s3 sync s3://assets s3://assets-dr --only-show-errors"}, True),
+        ("bash", {"command": "rsync -a --delete src/ backup/"}, True),
+        ("bash", {"command": "rclone sync gdrive:reports s3:reports"}, True),
+        ("bash", {"command": "git log --oneline | grep sync"}, False),
     ],
 )
 def test_a_command_is_read_where_a_call_carries_one(tool: str, args: dict[str, object], silent: bool) -> None:

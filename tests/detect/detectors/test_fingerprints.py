@@ -226,6 +226,8 @@ def test_an_envelope_around_nothing_is_the_empty_result() -> None:
         '{"job": {}}',
         '{"meta": {}}',
         '{"data": null, "errors": null}',
+        # An envelope's own status is no answer: Slack's quiet channel (blind batch 40).
+        '{"ok": true, "messages": [], "has_more": false, "pin_count": 3}',
     ):
         assert prints("t", None, text).result == empty, text
     for text in (
@@ -359,6 +361,7 @@ def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modifie
         ("There are no tickets to process.", "nothing new"),
         ("no messages right now", "nothing new"),
         ("0 tasks in the queue", "nothing new"),
+        ("0 messages available (queue=notifications.email, consumers=1)", "nothing new"),
         ("0 broken anchors of 214 links", "all clear"),
         ("All 37 packages are up to date.", "all clear"),
         ("No issues found.", "all clear"),
