@@ -378,3 +378,23 @@ def test_credentials_in_a_tool_or_model_name_are_masked_everywhere(
     saved = json.loads((tmp_path / "state" / "state.json").read_text())
     assert saved["history"][-1]["tool"] == "search ***"  # what is not a credential is still shown
     assert "https://app:***@llm.example/v1" in saved["spend_totals"]
+
+
+def test_a_model_call_in_flight_is_named_as_its_spend_would_be(tmp_path: Path) -> None:
+    """A model call an adapter let go and that never answered is journaled by its model's name
+    (``model_in_flight``): masked and escaped as ``record_usage`` keeps a model's name, since it is
+    the framework's and may carry a key or a URL's password."""
+    from conftest import heartbeat_over
+
+    from heartbeat.tick.context import StepContext
+
+    taken: list[list[str]] = []
+
+    def step(ctx: StepContext) -> None:
+        ctx.model_began("call-1", "https://app:MODELURLPASSWORD@llm.example/v1\x1b[2J")
+        ctx.model_began("call-2", "gpt-4o-mini")
+        ctx.model_ended("call-2")
+        taken.append(ctx.take_models_in_flight())
+
+    heartbeat_over(tmp_path, step).tick()
+    assert taken == [["https://app:***@llm.example/v1\\x1b[2J"]]

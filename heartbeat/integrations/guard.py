@@ -150,13 +150,8 @@ class Guard:
         self._check: Callable[[], Any] | None = check if callable(check) else None
         self._budgeted = hasattr(self.recorder, "budget_anomaly")  # looked up once, not per call
         # A StepContext's: the calls let run until recorded, journaled if its step is abandoned.
-        began, ended = getattr(self.recorder, "began", None), getattr(self.recorder, "ended", None)
-        self._flying = (began, ended) if callable(began) and callable(ended) else None
-        sent, answered = (
-            getattr(self.recorder, "model_began", None),
-            getattr(self.recorder, "model_ended", None),
-        )
-        self._sent = (sent, answered) if callable(sent) and callable(answered) else None
+        self._flying = _hooks(self.recorder, "began", "ended")
+        self._sent = _hooks(self.recorder, "model_began", "model_ended")  # model calls, likewise
         if hasattr(self.recorder, "model_run"):  # a StepContext: a model's run goes through it now
             self.recorder.model_run = True
         pause = getattr(self.recorder, "pause_requested", None)  # a StepContext's: a person waits
@@ -441,3 +436,9 @@ class Guard:
             return text
         # A recorder of the caller's own says only that it is killed (Recorder.killed: a KILL file).
         return stopped_by("the KILL file", "its recorder says the agent is killed")
+
+
+def _hooks(recorder: object, start: str, end: str) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """A recorder's pair of methods ``start`` and ``end`` (a StepContext's), or None when it lacks one."""
+    first, second = getattr(recorder, start, None), getattr(recorder, end, None)
+    return (first, second) if callable(first) and callable(second) else None

@@ -37,6 +37,13 @@ def action_error(error: str | BaseException | None, redact: Callable[[str], str]
     return clip(redact(error)) if error else None
 
 
+def _shown_model(model: str) -> str:
+    """A model's name as it is kept and shown: masked (a key or a URL's password in it is not), one
+    line of text (named by a framework or an API's answer: shown to people)."""
+    model = mask_name(model)
+    return model if model.isprintable() else printable(model)
+
+
 def priced_call(
     model: str,
     input_tokens: int,
@@ -56,9 +63,7 @@ def priced_call(
     """
     if not isinstance(model, str) or not model:
         raise TypeError(f"ctx.record_usage: model must be a non-empty str, not {model!r}")
-    model = mask_name(model)  # a model's name is kept and shown: a key or a URL's password in it is not
-    if not model.isprintable():  # named by a framework or an API's answer: shown to people as text
-        model = printable(model)
+    model = _shown_model(model)
     for value in (input_tokens, output_tokens, cached_tokens):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"ctx.record_usage: token counts must be ints >= 0, not {value!r}")
@@ -443,7 +448,7 @@ class StepContext:
 
     def model_began(self, key: object, model: str) -> None:
         """An adapter let the model call ``key`` (to ``model``) go; :meth:`model_ended` once it answered."""
-        self._models_flying[key] = model
+        self._models_flying[key] = _shown_model(model)
 
     def model_ended(self, key: object) -> None:
         """The model call ``key`` that :meth:`model_began` answered or failed."""
