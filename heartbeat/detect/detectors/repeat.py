@@ -171,12 +171,13 @@ class Repeat:
             same = "the same message, whatever the answers"
         else:
             same = "the same arguments and the same result"
-        message = f"{action.summary} was called {times(run)} in a row with {same} (limit {limit})"
         if action.error == REFUSED:
             message = (
                 f"{action.summary} was asked for again after the model was told not to call it "
                 f"(refused before it ran; {times(run)} in a row)"
             )
+        else:
+            message = f"{action.summary} was called {times(run)} in a row with {same} (limit {limit})"
         return make_anomaly(
             "repeat",
             message,
