@@ -1322,6 +1322,87 @@ _FEW_WORDS: dict[int | None, dict[str, list[str] | None]] = {
     5: {},
     10: {},
 }
+# A wake-up that saw nothing move (twentieth session): one that only looked, each call once, at the
+# very calls of the wake-up before, hearing the very answers again, none naming a state on its way
+# or work taken from a queue, in a trace that gives its times. Findings before, by grouping (None:
+# gone; else the kinds left), the runs no longer escalated, and the stuck runs flagged or not since:
+# a hung training job polled by `squeue` (its "R" names no state in words) is missed at its own
+# grouping; an alerter retrying its revoked webhook and a restart loop are now flagged after onset.
+_SAW_NOTHING_MOVE: dict[int | None, dict[str, list[str] | None]] = {
+    None: {
+        "healthy__alert_dedup": ["cycle"],
+        "healthy__cert_expiry_b38": ["recurring", "cycle", "loop"],
+        "healthy__cert_expiry_checker_b35": ["recurring", "cycle"],
+        "healthy__cms-blog-series-writer_b40": ["recurring", "cycle"],
+        "healthy__daily-sales-report_b40": None,
+        "healthy__dep_checker_daily_b35": ["cycle", "recurring"],
+        "healthy__dependency_checker_b38": None,
+        "healthy__handbook-section-writer_b40": None,
+        "healthy__job_supervisor_b38": ["recurring"],
+        "healthy__kpi-digest-report_b40": None,
+        "healthy__monitoring_price_drop_watch": None,
+        "healthy__nightly-backup-verifier_b40": None,
+        "healthy__ops_rabbitmq_depth_autoscale": ["no_progress"],
+        "healthy__pg-replica-lag_b40": None,
+        "healthy__price_drop_watcher": ["recurring", "cycle"],
+        "healthy__social_media_scheduler": None,
+        "healthy__tls-cert-expiry_b40": None,
+        "healthy__weekly-dependency-pr_b40": None,
+    },
+    1: {
+        "healthy__cert_expiry_b38": ["recurring"],
+        "healthy__job_supervisor_b38": ["recurring"],
+        "healthy__kpi-digest-report_b40": None,
+        "healthy__monitoring_price_drop_watch": None,
+        "healthy__ops_rabbitmq_depth_autoscale": ["no_progress"],
+        "healthy__pg-replica-lag_b40": ["recurring"],
+        "healthy__tls-cert-expiry_b40": ["near_repeat", "cycle"],
+    },
+    5: {
+        "healthy__cert_expiry_checker_b35": ["recurring", "cycle"],
+        "healthy__dep_checker_daily_b35": ["cycle", "recurring"],
+    },
+    10: {},
+}
+_SAW_NOTHING_MOVE_UNESCALATED: dict[int | None, set[str]] = {
+    None: {
+        "healthy__alert_dedup",
+        "healthy__cert_expiry_checker_b35",
+        "healthy__daily-sales-report_b40",
+        "healthy__dependency_checker_b38",
+        "healthy__handbook-section-writer_b40",
+        "healthy__kpi-digest-report_b40",
+        "healthy__monitoring_price_drop_watch",
+        "healthy__nightly-backup-verifier_b40",
+        "healthy__ops_rabbitmq_depth_autoscale",
+        "healthy__pg-replica-lag_b40",
+        "healthy__price_drop_watcher",
+        "healthy__tls-cert-expiry_b40",
+        "healthy__weekly-dependency-pr_b40",
+    },
+    1: {
+        "healthy__disk-usage-fleet_b40",
+        "healthy__kpi-digest-report_b40",
+        "healthy__monitoring_price_drop_watch",
+        "healthy__ops_rabbitmq_depth_autoscale",
+        "healthy__pg-replica-lag_b40",
+    },
+    5: {"healthy__cert_expiry_checker_b35"},
+    10: set(),
+}
+_SAW_NOTHING_MOVE_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__slurm_job_hung_poll_b31"},
+    1: set(),
+    5: set(),
+    10: set(),
+}
+_SAW_NOTHING_MOVE_FOUND: dict[int | None, set[str]] = {
+    None: {"stuck__checkout-health-alerter_b40", "stuck__restart_loop_b38"},
+    1: {"stuck__checkout-health-alerter_b40", "stuck__restart_loop_b38"},
+    5: set(),
+    10: set(),
+}
+
 # An envelope's own "ok": true is no answer (nineteenth session, from batch 40): a Slack watcher's
 # quiet channel, `{"ok": true, "messages": []}`, one action a heartbeat, is no longer escalated.
 _FEW_WORDS_UNESCALATED: dict[int | None, set[str]] = {
@@ -1453,6 +1534,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_NOTHING_SAID[per_heartbeat],
         **_AFTER_QUIET[per_heartbeat],
         **_FEW_WORDS[per_heartbeat],
+        **_SAW_NOTHING_MOVE[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -1488,12 +1570,14 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _MOVED_ROUND_UNESCALATED[per_heartbeat]
         | _AFTER_QUIET_UNESCALATED[per_heartbeat]
         | _FEW_WORDS_UNESCALATED[per_heartbeat]
+        | _SAW_NOTHING_MOVE_UNESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
     missed = [
         s.trace for s in runs.values() if s.label and s.label.label == "stuck" and not s.flagged_after_onset()
     ]
-    assert set(missed) | _AFTER_QUIET_FOUND[per_heartbeat] == MISSED | _TWELFTH_MISSED[per_heartbeat] | (
+    found = _AFTER_QUIET_FOUND[per_heartbeat] | _SAW_NOTHING_MOVE_FOUND[per_heartbeat]
+    assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | (
         _FOURTEENTH_MISSED
         | _FOURTEENTH_MISSED_AT[per_heartbeat]
         | _FIFTEENTH_MISSED[per_heartbeat]
@@ -1519,5 +1603,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYNINTH_MISSED
         | _FORTIETH_MISSED[per_heartbeat]
         | _AFTER_QUIET_MISSED[per_heartbeat]
+        | _SAW_NOTHING_MOVE_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
-    assert not _AFTER_QUIET_FOUND[per_heartbeat] & set(missed)  # found now
+    assert not found & set(missed)  # found now

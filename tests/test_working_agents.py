@@ -33,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,14 +94,22 @@ def progress(ctx):
     return ctx.data.get("done", 0)
 '''
 
-# Runs in the child: each job is (folder, module, ticks, measured); every tick is
-# `heartbeat tick --json`, with the module's progress metric when measured.
+# Runs in the child: each job is (folder, module, ticks, measured[, every]); every tick is
+# `heartbeat tick --json`, with the module's progress metric when measured, back to back or, given
+# ``every`` (seconds), each that long after the one before on a frozen clock: a scheduled wake-up.
 DRIVER = r"""
-import io, json, os, sys
+import contextlib, datetime, io, json, os, sys
 from heartbeat.cli.main import main
 
 jobs = json.loads(sys.argv[1])
-for folder, module, ticks, measured in jobs:
+for folder, module, ticks, measured, *every in jobs:
+    if every:
+        from freezegun import freeze_time
+        from heartbeat.core import models  # built before the clock is frozen (see conftest.py)
+        for model in (models.ActionRecord, models.ProgressSample, models.Anomaly, models.Recovery,
+                      models.BudgetCounters, models.Escalation, models.Notification):
+            model.model_rebuild(force=True)
+    start = datetime.datetime(2026, 3, 10, 8, tzinfo=datetime.timezone.utc)
     os.chdir(folder)
     sys.path.insert(0, folder)
     flags = [] if module is None else [
@@ -110,9 +119,11 @@ for folder, module, ticks, measured in jobs:
     if module is not None and measured:
         flags += ["--progress", f"{module}:progress"]
     results = []
-    for _ in range(ticks):
+    for n in range(ticks):
         out = io.StringIO()
-        code = main(["tick", "--json", *flags], out)
+        at = start + datetime.timedelta(seconds=n * every[0]) if every else None
+        with freeze_time(at, tick=True) if every else contextlib.nullcontext():
+            code = main(["tick", "--json", *flags], out)
         lines = [json.loads(line) for line in out.getvalue().splitlines() if line.strip()]
         results.append({"code": code, "json": lines})
     print(json.dumps({"folder": folder, "results": results}), flush=True)
@@ -128,7 +139,7 @@ def _write_agent(root: Path, kind: str, healthy: bool, per: int, measured: bool 
     return str(folder), module
 
 
-def _run(jobs: list[tuple[str, str | None, int, bool]]) -> dict[str, list[dict[str, Any]]]:
+def _run(jobs: Sequence[tuple[Any, ...]]) -> dict[str, list[dict[str, Any]]]:
     """Run the jobs' ticks in one child process; each folder's tick results, in order."""
     env = {**os.environ, "NO_COLOR": "1"}
     done = subprocess.run(
@@ -295,10 +306,13 @@ def step(ctx):
         summary = "1 open incident: disk 91% on db-replica-2" if incidents else "All Systems Operational"
         ctx.record("statuspage.get_summary", {{}}, output=summary)
         ctx.record("grafana.get_alerts", {{"state": "firing"}}, output="0 firing alerts")
-    else:
+    elif CHECKS == "data":
         summary = "1 open incident: disk 91% on db-replica-2" if incidents else "api 99.98%, web 99.95%"
         ctx.record("statuspage.get_summary", {{}}, output=summary)
         ctx.record("grafana.get_panel", {{"panel": "error-rate"}}, output="error rate 0.2% (SLO 1%)")
+    else:  # a failover it started long ago, polled: the same state on its way each wake-up
+        status = "failover in progress (step 2 of 4)"
+        ctx.record("rds.describe_failover", {{"cluster": "orders"}}, output=status)
     if incidents:
         ctx.record("pagerduty.acknowledge", {{"incident_id": "Q1T7"}}, output='{{"status": "acknowledged"}}')
 '''
@@ -313,20 +327,23 @@ exempt = {exempt}
 """
 
 
-def test_a_quiet_watcher_is_idle_and_one_whose_checks_answer_a_status_needs_them_exempt(
+def test_a_quiet_watcher_is_idle_and_one_whose_checks_answer_the_same_data_saw_nothing_move(
     tmp_path: Path,
 ) -> None:
     """A watcher whose wake-ups are the same checks finding nothing (``{"incidents": []}``), or
     reporting that nothing needs doing ("All Systems Operational", "0 firing alerts"), did its job:
-    idle wake-ups, no anomaly in 20 heartbeats. One whose checks answer the same data each time
-    looks like an agent polling a job that froze, and with no metric it is escalated (README,
-    Troubleshooting); with its watch calls in ``[detectors] exempt`` it runs 20 heartbeats clean."""
-    jobs: list[tuple[str, str | None, int, bool]] = []
+    idle wake-ups, no anomaly in 20 heartbeats. So did one whose checks answer the same data each
+    time ("api 99.98%, web 99.95%"): it saw nothing move (until 2026-12-06 it was escalated, and
+    the README told its user to exempt its checks; exempted, it runs clean all the same). One
+    polling a failover "in progress (step 2 of 4)" each wake-up waits on something that froze: with
+    no metric it is escalated by its fourth wake-up."""
+    jobs: list[tuple[str, str | None, int, bool, int]] = []
     cases = (
         ("quiet", "nothing", "[]"),
         ("clear", "all clear", "[]"),
         ("status", "data", "[]"),
         ("status_exempt", "data", '["statuspage.get_summary", "grafana.get_panel"]'),
+        ("frozen", "frozen", "[]"),
     )
     for name, checks, exempt in cases:
         folder = tmp_path / name
@@ -335,13 +352,13 @@ def test_a_quiet_watcher_is_idle_and_one_whose_checks_answer_a_status_needs_them
         (folder / f"{module}.py").write_text(WATCHER.format(checks=checks), encoding="utf-8")
         config = WATCHER_CONFIG.format(module=module, exempt=exempt)
         (folder / "heartbeat.toml").write_text(config, encoding="utf-8")
-        jobs.append((str(folder), None, 20, True))
+        jobs.append((str(folder), None, 20, True, 3600))  # hourly wake-ups
     runs = _run(jobs)
-    for clean in (jobs[0][0], jobs[1][0], jobs[3][0]):
+    for clean in (job[0] for job in jobs[:4]):
         ticks = _ticks(runs[clean])
         assert [t["exit_code"] for t in ticks] == [0] * 20, clean
         assert [(t["tick"], a["kind"]) for t in ticks for a in t["anomalies"]] == [], clean
-    status = [r["code"] for r in runs[jobs[2][0]]]
+    status = [r["code"] for r in runs[jobs[4][0]]]
     assert 4 in status[:4]  # escalated by its fourth wake-up
 
 
@@ -491,7 +508,7 @@ DBCHECK = '''\
 """A nightly database check written as the README's step is: it stops when ``ctx.record`` answers.
 Each night it asks the page count and the free pages (they move: the app writes all day), the
 integrity check ("ok") and the hot query's plan (the same each night), then appends a line to
-its log. No progress metric. Its frozen twin's database answers the same every night."""
+its log. No progress metric. Its twin's database answers the same every night (nobody wrote)."""
 
 MOVING = {moving!r}
 
@@ -525,18 +542,18 @@ def test_a_nightly_check_that_logs_its_round_is_not_stopped_mid_round_and_a_froz
     whose page count moved is no evidence of being stuck: a newcomer's nightly DB check (live
     round 34) was stopped at its log line every night and told of a cycle the heartbeat then
     dropped. Now it checks all 20 nights, no finding. The same check on a database that answers
-    the same every night is judged, and escalated."""
-    jobs: list[tuple[str, str | None, int, bool]] = []
+    the same every night saw nothing move: all 20 nights too (until 2026-12-06 it was escalated)."""
+    jobs: list[tuple[str, str | None, int, bool, int]] = []
     for moving in (True, False):
         module = f"dbcheck_{'moving' if moving else 'frozen'}"
         folder = tmp_path / module
         folder.mkdir()
         (folder / f"{module}.py").write_text(DBCHECK.format(moving=moving), encoding="utf-8")
-        jobs.append((str(folder), module, 20, False))
+        jobs.append((str(folder), module, 20, False, 86400))  # nightly wake-ups
     runs = _run(jobs)
-    moving, frozen = (_ticks(runs[job[0]]) for job in jobs)
-    assert [(t["tick"], a["kind"]) for t in moving for a in t["anomalies"]] == []
-    assert {t["decision"]["action"] for t in moving} == {"continue"}
-    state = json.loads((tmp_path / "dbcheck_moving" / "state" / "state.json").read_text())
-    assert state["data"]["checked"] == 20
-    assert any(t["decision"]["action"] == "escalate" for t in frozen)
+    for job in jobs:
+        ticks = _ticks(runs[job[0]])
+        assert [(t["tick"], a["kind"]) for t in ticks for a in t["anomalies"]] == [], job[1]
+        assert {t["decision"]["action"] for t in ticks} == {"continue"}
+        state = json.loads((Path(job[0]) / "state" / "state.json").read_text())
+        assert state["data"]["checked"] == 20

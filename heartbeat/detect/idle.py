@@ -10,7 +10,7 @@ values moved on: a sync saving the time it last ran), and a source it had
 looked at in an earlier heartbeat answered nothing (an empty list, an
 envelope around nothing, "no results", "No new messages.") or that nothing
 needs doing (an all-clear report: "0 broken anchors of 214 links", "All
-systems operational"; see :func:`.detectors.envelope.all_clear`; silence is a shell gone dark, not an
+systems operational"; see :func:`.detectors.said.all_clear`; silence is a shell gone dark, not an
 answer; a poll ``since`` the last wake-up asks the same source, its time
 moved on). A stuck agent does, fails, or asks the same thing again within a
 heartbeat; new searches finding nothing ask something new each time and are
@@ -29,7 +29,12 @@ detectors' call; but a wake-up that only looked, each call once, after a
 heartbeat that did the same, asking again mostly what that heartbeat asked,
 one look answering anew (an A/B monitor's hourly round, each experiment's
 counts grown), saw something move, and its findings of no visible effect
-are dropped as an idle wake-up's are (:func:`quiet_wakeup`).
+are dropped as an idle wake-up's are (:func:`quiet_wakeup`); so are those of
+one that came later (time passed: no model turn, no trace line without its
+time) and heard the very answers again to the very calls (a certificate's
+days left, a replica's lag: nothing moved, nothing to do), unless one names a
+state on its way (a job "RUNNING" hour after hour: a wait that froze) or is
+work taken from a queue (the same message received again: work undone).
 A wait is the third: every heartbeat of the stretch after its first waited (a
 ``sleep``, a call that waits) and did nothing but look, no act, no write, no
 failure, and in each a look asked before answered anew (a CI run's jobs
@@ -62,18 +67,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from datetime import timedelta
 from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from ..core.models import ProgressSample
-from .detectors.calls import keeps_record, silence_answers, silent_by_design, waits
+from .detectors.calls import keeps_record, silence_answers, silent_by_design, takes_work, waits
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
-from .detectors.envelope import all_clear_result
 from .detectors.no_progress import NoProgress
+from .detectors.said import all_clear_result, underway_result
 from .detectors.volatile import mask_volatile
 
 __all__ = [
+    "WOKE_AFTER",
     "bookkeeping",
     "exploring",
     "idle_wakeup",
@@ -83,6 +90,10 @@ __all__ = [
     "spared",
     "watching",
 ]
+
+WOKE_AFTER = timedelta(seconds=30)
+"""How long after the heartbeat before a wake-up may have seen the world move (ticks back to back,
+a loop calling ``tick`` or a test, are no wake-ups where anything had time to change)."""
 
 # Seconds since 1970 as ten digits (2001 to 2033): a poll's "since" cursor, not content.
 _EPOCH = re.compile(r"(?<![\w.])1\d{9}(?![\w.])")
@@ -158,26 +169,53 @@ def _split(
     return actions[:first], last, _without_bookkeeping(actions[first:], last)
 
 
-def quiet_wakeup(kept: Iterable[ActionView], tick: int) -> Literal["idle", "polled"] | None:
+def quiet_wakeup(
+    kept: Iterable[ActionView], tick: int, timed: bool = True
+) -> Literal["idle", "polled", "unchanged"] | None:
     """What heartbeat ``tick`` (the newest of ``kept``) was: ``"idle"``, an idle wake-up (no work
-    came: its metric may stay flat), or ``"polled"``, a watcher's round that saw something move
+    came: its metric may stay flat), ``"polled"``, a watcher's round that saw something move
     (it only looked, each call once, asking again at least as many calls of the heartbeat before
     as new ones, and one of those answered anew: an A/B monitor's hourly round, the same list of
     experiments and each one's counts grown, after a heartbeat that failed nothing and asked each
-    call once); else None. Looking is a watcher's job; a stuck agent
-    does, fails or asks again within its heartbeat, and a frozen watch answers as before."""
+    call once), or, ``timed`` (when it came is known: not a trace line without its time) and
+    :data:`WOKE_AFTER` or more after the heartbeat before, ``"unchanged"``, a watcher's round
+    that saw nothing move (see :func:`_unchanged`);
+    else None. Looking is a watcher's job; a stuck agent does, fails or asks again within its
+    heartbeat, and a frozen wait says so."""
     earlier, last, newest = _split(kept, tick)
     if not newest or _asked(newest) is None:
         return None  # more than looks (most heartbeats): neither
     if _idle(earlier, newest):
         return "idle"
-    if _asked([action for action in last if not _noted(action)]) is None:
+    looks = [action for action in last if not _noted(action)]
+    if _asked(looks) is None:
         return None  # the heartbeat before failed or asked a call twice: no round to poll again
+    if timed and looks and newest[0].at - last[-1].at >= WOKE_AFTER and _unchanged(newest, looks):
+        return "unchanged"
     calls = {action.fingerprint: action.result for action in last}
     return "polled" if _polled_anew(newest, calls) else None
 
 
-def quiet_before(kept: Iterable[ActionView], tick: int) -> int:
+def _unchanged(newest: list[ActionView], looks: list[ActionView]) -> bool:
+    """Whether the wake-up ``newest`` (it only looked, each call once) asked the very calls of the
+    heartbeat before (``looks``, each asked once) and heard the very answers again: a certificate's
+    days left, a replica's lag, the same feed items, all as they were an hour ago. None of them may
+    be silence but a listing's or a search's (a shell gone dark answers so), name a state on its
+    way (a job's "RUNNING" or "pending": a wait that froze), or be work taken from a queue (a
+    message received again: work left undone)."""
+    if len(newest) != len(looks):
+        return False
+    calls = {action.fingerprint: action.result for action in looks}
+    return all(
+        calls.get(action.fingerprint, _NEVER) == action.result
+        and not underway_result(action.result)
+        and not takes_work(action.tool)
+        and (action.output_len != 0 or silence_answers(action.tool, action.summary))
+        for action in newest
+    )
+
+
+def quiet_before(kept: Iterable[ActionView], tick: int, timed: bool = True) -> int:
     """The newest action of the heartbeat before ``tick`` when that one was a quiet wake-up (see
     :func:`quiet_wakeup`), else 0; or, when heartbeat ``tick`` opens by asking that wake-up's
     sources again and hearing nothing again, the last of those re-polls. It speaks for its looks
@@ -191,7 +229,7 @@ def quiet_before(kept: Iterable[ActionView], tick: int) -> int:
     start = end
     while start and actions[start - 1].tick == actions[end - 1].tick:
         start -= 1
-    if start == end or not quiet_wakeup(actions[:end], actions[end - 1].tick):
+    if start == end or not quiet_wakeup(actions[:end], actions[end - 1].tick, timed):
         return 0  # none, or no quiet wake-up (one that failed is told by _split's cheap test)
     sources = {_source(action) for action in actions[start:end]}
     last = end

@@ -121,8 +121,8 @@ class Monitor:
         last_index = self._history[-1].index if self._history else 0
         self.actions_total = max(actions_total, last_index)
         self.tick = tick
-        self.turn = False
-        """This heartbeat is a live agent's next turn (a Session sets it), never an idle wake-up."""
+        self.turn: bool | None = False
+        """This heartbeat is a live agent's next turn (a Session sets it); see :meth:`start_tick`."""
         self.tick_anomalies: list[Anomaly] = []
         self._reported: set[str] = set()
         # The metric as evidence (see .evidence): per kind the stretch its detector declares (none:
@@ -131,7 +131,6 @@ class Monitor:
         self._rise_index = 0
         self._overruled_to = 0
         self._rise_from_samples()
-
         # (detector, kind, step(action, tool, fp, output_len, error, report), errors only): see
         # BuiltinStep. A tracker that looks at failed actions alone (error_rate, recurring_error)
         # is stepped for those only when it can count the others from their indices.
@@ -225,7 +224,7 @@ class Monitor:
         """The kept progress samples, oldest first (a copy, at most ``progress_limit``)."""
         return list(self._progress)
 
-    def start_tick(self, tick: int, *, reseed: bool = False, turn: bool = False) -> None:
+    def start_tick(self, tick: int, *, reseed: bool = False, turn: bool | None = False) -> None:
         """Begin heartbeat ``tick``: each anomaly kind may be reported anew.
 
         With ``reseed`` the detectors also start over from the kept history, as
@@ -233,7 +232,8 @@ class Monitor:
         (what the runner does at every tick; replay uses it to answer exactly
         as a live run). Without it they carry on: a run of repeats may then be
         counted past the kept history. A ``turn`` (a live agent's next model
-        turn, as a Session tells it) is never an idle wake-up (see :mod:`.idle`).
+        turn, as a Session tells it) is never an idle wake-up (see :mod:`.idle`);
+        None (a trace line without its time) is one, never a round that saw nothing move.
         """
         self.tick, self.turn = tick, turn
         self._reported = set()
@@ -313,10 +313,8 @@ class Monitor:
         cost: float = 0.0,
         now: datetime,
     ) -> Anomaly | None:
-        """Record an action from the keys computed when it happened (a journal's), as :meth:`record` did.
-
-        ``keys``: as :func:`~heartbeat.detect.recorded.keyed_record` takes them, used as they are.
-        """
+        """Record an action from the keys computed when it happened (a journal's), as :meth:`record` did
+        (``keys`` as :func:`~heartbeat.detect.recorded.keyed_record` takes them, used as they are)."""
         need_aware(now)
         index = self.actions_total + 1
         record = keyed_record(
@@ -403,11 +401,13 @@ class Monitor:
         woke = not self.turn  # a wake-up of the schedule, no model turn: the wake-up is a wait
         # Whether it was quiet (its looks judged: costly) matters to a finding or a check alone.
         judged = woke and bool(self.tick_anomalies or (value is not None and self._progress_checks))
-        quiet = quiet_wakeup(self._history, self.tick) if judged else None
+        timed = self.turn is not None  # when it came is known: it may be a round that saw nothing move
+        quiet = quiet_wakeup(self._history, self.tick, timed) if judged else None
         idle, rose_before = quiet == "idle", self._rise_index
         if value is not None:
             self._rise_from_samples()
-        after = quiet_before(self._history, self.tick) if woke and self.tick_anomalies and not quiet else 0
+        busy = woke and bool(self.tick_anomalies) and not quiet  # its findings may be a quiet wake-up's
+        after = quiet_before(self._history, self.tick, timed) if busy else 0
         if (quiet or after or self._rise_index != rose_before) and self.tick_anomalies:
             # The heartbeat's own sample, its looks finding no work or something moving, or a quiet
             # wake-up just before speak for the actions before: the policy never sees what they overrule.
@@ -421,7 +421,7 @@ class Monitor:
             for det, kind, push in self._progress_push:
                 found = push(sample, not idle and kind not in self._reported)  # idle: no work came
                 if found is not None and woke and not judged:  # a built-in's report only gates its return
-                    judged, idle = True, quiet_wakeup(self._history, self.tick) == "idle"
+                    judged, idle = True, quiet_wakeup(self._history, self.tick, timed) == "idle"
                 if found is not None and not idle and not spared(det, self._history, self._progress, woke):
                     first = _first(first, self._keep(det, found))
         except BaseException:

@@ -167,7 +167,8 @@ def _replay(
             monitor.reset_progress()
         elif escalated:
             return
-        monitor.start_tick(tick, reseed=True, turn=line.turn)
+        # A line without its time may have been a turn as well as a wake-up (see Monitor.start_tick).
+        monitor.start_tick(tick, reseed=True, turn=line.turn or (None if line.at is None else False))
         first = monitor.actions_total + 1
         record = monitor.record
         for action in line.actions:

@@ -205,7 +205,7 @@ class StepContext:
         that only looks again is then judged as the agent asking again, never
         as an idle wake-up (the journal's ``tick`` event keeps it for replay).
         """
-        return self._monitor.turn
+        return self._monitor.turn is True
 
     @turn.setter
     def turn(self, value: bool) -> None:

@@ -162,7 +162,7 @@ def run_step(
         tokens=ctx.tick_tokens,
         cost=ctx.tick_cost,
         unpriced=sum(spend.unpriced for spend in ctx.usage.values()),
-        turn=monitor.turn,
+        turn=monitor.turn is True,
     )
     return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events, monitor)
 

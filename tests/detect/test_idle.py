@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -20,13 +20,14 @@ Call = tuple[int, str, dict[str, str], str | None, str | None]  # tick, tool, ar
 LOOK: Call = (1, "gmail.list_messages", {"q": "in:inbox is:unread"}, NOTHING, None)
 
 
-def _kept(*calls: Call) -> list[ActionView]:
-    """The actions as a Monitor keeps them (with their result keys), heartbeat by heartbeat."""
+def _kept(*calls: Call, hours: int = 0) -> list[ActionView]:
+    """The actions as a Monitor keeps them (with their result keys), heartbeat by heartbeat, each
+    heartbeat ``hours`` after the one before."""
     monitor = Monitor()
     for tick, tool, args, output, error in calls:
         if tick != monitor.tick:
             monitor.start_tick(tick)
-        monitor.record(tool, args, output=output, error=error, now=T0)
+        monitor.record(tool, args, output=output, error=error, now=T0 + timedelta(hours=hours * tick))
     return list(monitor.history)
 
 
@@ -125,14 +126,15 @@ Round = list[tuple[str, dict[str, Any], str | None, str | None]]  # a heartbeat'
 
 def _kinds(rounds: list[Round], value: float | None, *, turns: bool = False) -> list[list[str]]:
     """The kinds found at each heartbeat of ``rounds``, the metric measured as ``value`` each time
-    (each heartbeat a live agent's next ``turns`` or a scheduled wake-up)."""
+    (each heartbeat a live agent's next ``turns``, or a scheduled wake-up, an hour after the last)."""
     monitor = Monitor()
     kinds: list[list[str]] = []
     for tick, calls in enumerate(rounds, start=1):
         monitor.start_tick(tick, reseed=True, turn=turns and tick > 1)
+        now = T0 + timedelta(hours=tick)
         for tool, args, output, error in calls:
-            monitor.record(tool, args, output=output, error=error, now=T0)
-        monitor.add_progress(value, now=T0)
+            monitor.record(tool, args, output=output, error=error, now=now)
+        monitor.add_progress(value, now=now)
         kinds.append(sorted(a.kind for a in monitor.tick_anomalies))
     return kinds
 
@@ -301,7 +303,8 @@ def test_a_flat_stretch_holding_an_idle_wake_up_had_nothing_to_do() -> None:
 def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
     """A watcher going round four feeds each wake-up with their ETags, every feed answering "304
     Not Modified" (its date header new each time): idle wake-ups, no anomaly in 10 heartbeats. The
-    same rounds answering the same full page each time look like a job polled while frozen."""
+    same rounds answering the same full page each time (nothing new published) saw nothing move:
+    no anomaly either. Going round them twice a wake-up is an agent asking again, judged."""
     found: dict[bool, list[list[str]]] = {}
     for not_modified in (True, False):
         head = "HTTP/1.1 304 Not Modified" if not_modified else "HTTP/1.1 200 OK"
@@ -321,8 +324,8 @@ def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
                 ]
             )
         found[not_modified] = _kinds(rounds, None)
-    assert found[True] == [[]] * 10
-    assert any(found[False])
+        assert any(_kinds([round_ * 2 for round_ in rounds], None)[:6]), not_modified
+    assert found[True] == found[False] == [[]] * 10
 
 
 @pytest.mark.parametrize(
@@ -339,17 +342,18 @@ def test_a_watcher_whose_feeds_answer_not_modified_is_idle() -> None:
         ('{"job": null}', True),
         ('{"job": null, "queue_depth": 0}', True),
         ('{"job": {}}', True),
+        ('[{"id": 4411, "title": "the same old item"}]', True),
         ("running 42%", False),
         ("pending", False),
-        ('[{"id": 4411, "title": "the same old item"}]', False),
+        ('{"export": "exp_41", "state": "RUNNING", "progress": 40}', False),
     ],
 )
 def test_a_watcher_told_nothing_came_or_nothing_needs_doing_is_idle(answer: str, quiet: bool) -> None:
     """A scheduled check-in asking its one source each wake-up, told in words that nothing came
     ("No new messages.") or that nothing needs doing ("0 broken anchors of 214 links"): idle
     wake-ups, no anomaly in 12 heartbeats, with its metric flat or without one (a newcomer's inbox
-    poller was escalated at its fourth). The same check-in told a job is "running 42%" each time,
-    or handed the same items again, is a frozen wait: judged within 6 heartbeats."""
+    poller was escalated at its fourth); handed the same items it has seen, it saw nothing move.
+    The same check-in told a job is "running 42%" each time is a frozen wait: judged within 6."""
     rounds: list[Round] = [[("check_inbox", {"box": "support"}, answer, None)]] * 12
     for value in (None, 5.0):
         found = _kinds(rounds, value)
@@ -418,7 +422,8 @@ def test_a_wake_up_that_polls_the_quiet_sources_again_before_it_acts_is_no_searc
 def test_a_count_of_nothing_found_is_an_answer_of_nothing() -> None:
     """A post scheduler reads its calendar (nothing due yet, the same rows) and its mentions each
     wake-up; the API leaves the empty list out and answers ``{"meta": {"result_count": 0}}``: idle
-    wake-ups, no anomaly in 8 heartbeats. Mentions answering one each time are news, not idle."""
+    wake-ups, no anomaly in 8 heartbeats. Mentions answering one each time are an answer, not
+    nothing: the same one each time is a round that saw nothing move, not an idle wake-up."""
     calendar = (
         "sheets.get",
         {"range": "Calendar!A2:E50"},
@@ -432,8 +437,10 @@ def test_a_count_of_nothing_found_is_an_answer_of_nothing() -> None:
     ):
         rounds: list[Round] = [[calendar, ("x.mentions", {"since_id": "1792"}, mentions, None)]] * 8
         found[name] = _kinds(rounds, None)
-    assert found["none"] == [[]] * 8
-    assert any(found["one"])
+        kept = _kept(*(call for tick in (1, 2) for call in _round_calls(rounds[0], tick)))
+        found[name + " wake-up"] = [[str(quiet_wakeup(kept, 2, timed=False))]]
+    assert found["none"] == found["one"] == [[]] * 8
+    assert found["none wake-up"] == [["idle"]] and found["one wake-up"] == [["None"]]
 
 
 def _turns(failure: str, turns: int = 12) -> list[Round]:
@@ -536,11 +543,13 @@ def test_a_watchers_round_that_sees_something_move_is_no_evidence_of_being_stuck
     """A watcher without a metric asks the same list each hour, then each experiment's counts,
     grown since the hour before: the list answering alike is the round's index, not a stuck poll
     (``recurring`` escalated it at heartbeat 6 of a newcomer's live run). The same round answering
-    the same counts each hour is still judged."""
+    the same counts each hour saw nothing move: no anomaly either; as a live agent's turns, it is
+    an agent asking again, judged."""
     moving = _kinds([_experiments(hour, frozen=False) for hour in range(12)], None)
     assert moving == [[]] * 12
-    frozen = _kinds([_experiments(hour, frozen=True) for hour in range(12)], None)
-    assert any(kinds for kinds in frozen)
+    frozen = [_experiments(hour, frozen=True) for hour in range(12)]
+    assert _kinds(frozen, None) == [[]] * 12
+    assert any(kinds for kinds in _kinds(frozen, None, turns=True))
     rounds = [*_round_calls(_experiments(0, False), 1), *_round_calls(_experiments(1, False), 2)]
     assert quiet_wakeup(_kept(*rounds), 2) == "polled"
 
@@ -589,3 +598,39 @@ def test_the_watch_of_a_job_just_started_begins_and_a_frozen_one_is_busy_work() 
     rows is no wait: ``no_progress`` stands."""
     assert not any("no_progress" in kinds for kinds in _kinds(_migration(moving=True), 4.0))
     assert any("no_progress" in kinds for kinds in _kinds(_migration(moving=False), 4.0))
+
+
+def _watch(hour: int, *, lag: str = "0.4 s") -> Round:
+    """An hourly watcher's round: four certificates' days left (they move at midnight only) and a
+    replica's lag; nothing due, so nothing done."""
+    days = "api 61 days, www 61 days, status 14 days, legacy 212 days"
+    return [
+        ("shell", {"cmd": "certcheck --hosts api,www,status,legacy"}, days, None),
+        ("pg.query", {"sql": "SELECT now() - pg_last_xact_replay_timestamp()"}, f"lag {lag}", None),
+    ]
+
+
+def test_a_watcher_seeing_the_same_data_each_wake_up_is_no_stuck_agent() -> None:
+    """A wake-up that only looked, each call once, asking the very calls of the one before and hearing
+    the very answers again (certificates' days left, a replica's lag) saw nothing move: no anomaly in
+    12 hourly wake-ups, with a flat metric or none (batch 40's watchers were escalated at their
+    fourth). Judged within 6 as before: the same rounds as a live agent's turns, or with no time
+    between them; a round asking twice; a status naming a state on its way (a job "RUNNING" at 40%
+    hour after hour: a wait that froze); the same message received from a queue each time (work
+    left undone)."""
+    rounds = [_watch(hour) for hour in range(12)]
+    assert _kinds(rounds, None) == _kinds(rounds, 2.0) == [[]] * 12
+    export = ("exports.get", {"id": "exp_41"}, '{"state": "RUNNING", "progress": 40, "stage": "4/10"}', None)
+    message = ('{"Messages": [{"MessageId": "m-17", "Body": "{\\"order\\": 88}"}]}', None)
+    judged = {
+        "turns": _kinds(rounds, None, turns=True),
+        "twice": _kinds([round_ * 2 for round_ in rounds], None),
+        "running": _kinds([[export]] * 12, None),
+        "received": _kinds([[("sqs.receive_message", {"queue": "orders"}, *message)]] * 12, None),
+    }
+    for name, found in judged.items():
+        assert any(found[:6]), name
+    calls = [call for tick in (1, 2) for call in _round_calls(rounds[0], tick)]
+    assert quiet_wakeup(_kept(*calls, hours=1), 2) == "unchanged"
+    assert quiet_wakeup(_kept(*calls, hours=1), 2, timed=False) is None  # when it came is not known
+    assert quiet_wakeup(_kept(*calls), 2) is None  # no time passed: the same calls asked again

@@ -281,7 +281,7 @@ def _reference(lines: list[str], config: HeartbeatConfig) -> list[tuple[int, lis
             actions_total=state.actions_total,
             tick=tick,
         )
-        monitor.start_tick(tick)
+        monitor.start_tick(tick, turn=line.turn or (None if line.at is None else False))  # as replay
         for a in line.actions:
             monitor.record(a.tool, a.args, output=a.output, error=a.error, cost=a.cost, now=now)
         monitor.add_progress(line.progress, now=now)
@@ -380,3 +380,17 @@ def test_load_trace_reads_bytes_and_text_alike(tmp_path: Path) -> None:
         == load_trace(lines)
         == [(1, load_trace(lines[:1])[0][1]), (3, load_trace(lines[2:3])[0][1])]
     )
+
+
+def test_a_watcher_that_saw_nothing_move_is_judged_by_its_times() -> None:
+    """An hourly certificate check answering the same days left: a trace that gives each line its
+    time replays as a watcher that saw nothing move (no anomaly in 10 wake-ups); the same lines
+    without times say nothing of time passing, and the same call answered alike is a repeat."""
+    look = {"tool": "certcheck", "args": {"hosts": "api,www"}, "output": "api 61 days, www 61 days"}
+    start = datetime(2026, 3, 10, 10, tzinfo=UTC)
+    timed = [
+        json.dumps({"at": (start + timedelta(hours=n)).isoformat(), "actions": [look]}) for n in range(10)
+    ]
+    untimed = [json.dumps({"actions": [look]}) for _ in range(10)]
+    assert [t.anomalies for t in replay(timed, HeartbeatConfig())] == [()] * 10
+    assert any(t.anomalies for t in replay(untimed, HeartbeatConfig()))

@@ -22,6 +22,7 @@ __all__ = [
     "silence_answers",
     "silent_by_design",
     "speaks",
+    "takes_work",
     "waits",
     "writes_sql",
 ]
@@ -211,6 +212,16 @@ def keeps_record(tool: str, summary: str = "") -> bool:
     (``log.info``, ``state.touch``) or a write to a log file (``append_file(path="restock.log")``):
     a line logged, a time kept, nothing acted on."""
     return _verb(tool) in _RECORD_VERBS or (".log" in summary and _LOG_FILE.search(summary) is not None)
+
+
+# Words that take work from a queue: what such a call answers is work come, not a state looked at.
+_TAKE_WORDS = frozenset(["receive", "dequeue", "claim", "pop", "consume", "lease"])
+
+
+@lru_cache(maxsize=1024)
+def takes_work(tool: str) -> bool:
+    """Whether ``tool``'s name says it takes work from a queue (``sqs_receive``, ``jobs.claim``)."""
+    return not _TAKE_WORDS.isdisjoint(re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower()))
 
 
 @lru_cache(maxsize=1024)

@@ -44,8 +44,9 @@ from datetime import datetime
 from ...core.models import Anomaly
 from .calls import searches, silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
-from .envelope import ENVELOPE_LONGEST, NO_ROWS, NOT_MODIFIED, NOTHING_NEW
+from .envelope import ENVELOPE_LONGEST, NO_ROWS, NOT_MODIFIED
 from .fingerprints import prints
+from .said import NOTHING_NEW
 
 __all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "idle_poll", "is_empty_answer"]
 

@@ -20,23 +20,6 @@ OpenHands's ``[The command has no new output after 30 seconds. ...]``,
 ``[Your command "..." is NOT executed. The previous command is still
 running ...]``, its exit code and working directory lines): a shell that
 answers only that has said nothing, whatever the command was.
-
-A short answer that says, in so many words, that nothing new came ("No new
-messages.", "0 new items", "nothing to process", "Inbox empty", "No new
-entries since 2026-11-20T03:00:00Z") is :data:`NOTHING_NEW`, an empty answer
-as well: an inbox or a feed polled and found quiet (:func:`nothing_new`). One
-that says nothing needs doing ("0 broken anchors of 214 links", "All 37
-packages are up to date.", "No issues found.", "All systems operational",
-"status: ok", "backup ok", "spend within budget: $41.20 of $100.00") is an
-all-clear report (:func:`all_clear`), its result key marked
-(:data:`ALL_CLEAR_MARK`): a watcher's answer, not an empty one (a linter
-passing file after file asks in no vain), but a quiet wake-up's all the
-same (see :mod:`..idle`); so is a report of several parts naming each thing
-that went wrong at 0 ("Crawled 58 pages. 0 broken anchors of 214."), or a
-JSON report whose fields named for it are 0 or empty. Neither reading takes a
-count above 0 of what went wrong ("0 failed, 3 errors"), a "not", a state
-still on its way ("running 42%", "pending") or a test run's report; "nothing
-new" takes no second sentence.
 """
 
 from __future__ import annotations
@@ -49,27 +32,19 @@ from typing import Any
 from .words import unbracketed
 
 __all__ = [
-    "ALL_CLEAR_MARK",
-    "CLEAR_LONGEST",
     "ENVELOPE_LONGEST",
-    "NOTHING_NEW",
+    "NONE_WENT_WRONG",
     "NOT_FOUND",
     "NOT_FOUND_LONGEST",
     "NOT_MODIFIED",
     "NO_ROWS",
     "NO_ROWS_LONGEST",
-    "PASSED_MARK",
-    "PASSED_READ",
-    "all_clear",
-    "all_clear_result",
     "empty_envelope",
     "harness_only",
+    "json_object",
     "no_rows",
     "not_found",
     "not_modified",
-    "nothing_new",
-    "passing_run",
-    "said_of",
 ]
 
 # A JSON object around no answer (``{"messages": []}``, ``{"total": 0, "results": [], "took_ms": 37}``,
@@ -93,7 +68,7 @@ NOT_MODIFIED = "304 Not Modified"
 _NOT_MODIFIED = re.compile(r"HTTPS?(?:/[\d.]+)?\s+304\b|304\s+Not\s+Modified\b", re.IGNORECASE)
 # A count of things found: ``result_count``, ``resultSizeEstimate``, ``KeyCount``, ``total_count``,
 # ``totalResults``, ``hits``; not a count of failures (``error_count``: 0 errors is an answer; see
-# _NONE_WENT_WRONG).
+# NONE_WENT_WRONG).
 # SQS's ``ApproximateNumberOfMessages`` (a string: ``"0"``), ``num_results``.
 _FOUND = re.compile(
     r"(?:.*(?:count|total|estimate)|hits|nbhits|numfound|total_?results|(?:approximate_?)?number_?of_?.*"
@@ -104,7 +79,7 @@ _NOTHING_HINT = re.compile(r'\[\]|\{\}|:\s*null\s*[,}]|:\s*"?0"?\s*[,}]')
 # A list or a count named for what went wrong (``hosts_failed``, ``errors``, ``warnings``,
 # ``skipped``, ``error_count``, ``broken_links``): empty or 0, it reports that nothing did, beside
 # the answer: a rollout's status with no host failed is a status, a link check's is its report.
-_NONE_WENT_WRONG = re.compile(
+NONE_WENT_WRONG = re.compile(
     r"err|warn|fail|skip|retr|broken|invalid|missing|violat|vulnerab|conflict", re.IGNORECASE
 )
 _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before the regex
@@ -167,7 +142,7 @@ _NOT_MODIFIED_KEYS = frozenset(["not_modified", "notmodified"])
 _NOT_MODIFIED_STATUS = frozenset([304, "304", "not_modified", "not modified", "304 not modified"])
 
 
-def _object(stripped: str) -> dict[Any, Any] | None:
+def json_object(stripped: str) -> dict[Any, Any] | None:
     """``stripped`` parsed as a JSON object, else None."""
     try:
         value = json.loads(stripped)
@@ -177,7 +152,7 @@ def _object(stripped: str) -> dict[Any, Any] | None:
 
 
 def _says_not_modified(stripped: str) -> bool:
-    value = _object(stripped)
+    value = json_object(stripped)
     if value is None:
         return False
     for key, item in value.items():
@@ -249,7 +224,7 @@ def empty_envelope(stripped: str) -> bool:
     """Whether ``stripped`` (a JSON object, by its first character) is an envelope around no answer."""
     if _NOTHING_HINT.search(stripped) is None:  # no empty list, no 0: parsing it would tell no more
         return False
-    data = _object(stripped)
+    data = json_object(stripped)
     if data is None:
         return False
     # No item in any list and no ``true``; at the top one list at least, or a count of things found
@@ -271,7 +246,7 @@ def _holds_nothing(data: dict[Any, Any]) -> bool:
                 return False
         elif not (value is None or value == "" or value == [] or _found(key, value) == 0):
             return False
-        named = named or not (isinstance(key, str) and _NONE_WENT_WRONG.search(key))
+        named = named or not (isinstance(key, str) and NONE_WENT_WRONG.search(key))
     return named
 
 
@@ -288,14 +263,14 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
         ):
             return None  # an answer; but an envelope's own "ok": true says only that the call went through
         if isinstance(value, list):
-            lists += not (isinstance(key, str) and _NONE_WENT_WRONG.search(key))
+            lists += not (isinstance(key, str) and NONE_WENT_WRONG.search(key))
         elif isinstance(value, dict):
             inner = _places(value)
             if inner is None:
                 return None
             zeros += inner[1]
             counted = counted or inner[2]
-        elif (found := _found(key, value)) is not None and not _NONE_WENT_WRONG.search(key):
+        elif (found := _found(key, value)) is not None and not NONE_WENT_WRONG.search(key):
             zeros += not found
             counted = counted or found > 0
     return lists, zeros, counted
@@ -309,180 +284,3 @@ def _found(key: object, value: object) -> int | None:
     ):
         return None
     return int(value) if _FOUND.match(key) else None
-
-
-# What a watcher looks for: a count of it at 0, or none of it, says nothing needs doing.
-_WRONG = (
-    r"(?:broken|errors?|errored|issues?|problems?|warnings?|vulnerabilit(?:y|ies)|violations?|alerts?"
-    r"|incidents?|failures?|failed|failing|outages?|anomal(?:y|ies)|regressions?|drift|discrepanc(?:y|ies)"
-    r"|mismatch(?:es)?|conflicts?|outdated|expired|expiring|unhealthy|dead|findings?|changes?|updates?"
-    r"|differences?|down|offline|unreachable)"
-)
-NOTHING_NEW = "nothing new"
-"""The text every "nothing new" answer is read as (one result, an empty answer)."""
-CLEAR_LONGEST = 120
-"""The longest output read as "nothing new" or as an all-clear report (characters, stripped)."""
-# The rest of one sentence (no ". " inside): "since <time>", "in the queue", "(checked 3 feeds)".
-_REST = r"(?:(?!\.\s)[^\n]){0,60}"
-_NOTHING_NEW = re.compile(
-    r"(?:there\s+(?:are|is|were)\s+)?(?:no|0|zero)\s+(?:new|unread|pending|unprocessed|queued|incoming"
-    r"|unseen|fresh|further|outstanding)\b"
-    + _REST
-    + r"|nothing\s+(?:new|pending|(?:left\s+)?to\s+(?:do|process|review|triage|handle|sync|import|fetch"
-    r"|send|reply\s+to))\b"
-    + _REST
-    + r"|(?:the\s+)?(?:inbox|queue|feed|mailbox|backlog)\s+(?:is\s+)?empty\b"
-    + _REST
-    # None of what is asked for, in a few words: "No jobs.", "0 tasks in the queue", "no messages
-    # right now". A plural named, not what went wrong ("no errors" is an all-clear) nor a lone
-    # word ending in s ("no access", "0 status").
-    + r"|(?:there\s+(?:are|is|were)\s+)?(?:no|0|zero)\s+(?!"
-    + _WRONG
-    + r"\b)[a-z][\w-]*[^\Wsu]s"
-    r"(?:\s+(?:found|available|pending|queued|waiting|left|remaining|yet|(?:right\s+)?now|today"
-    r"|at\s+(?:the|this)\s+(?:moment|time)|to\s+(?:do|process|handle|run|send|sync|review|fetch)"
-    r"|in\s+(?:the\s+)?(?:queue|inbox|backlog|feed|folder|bucket|mailbox)))*"
-    r"(?:\s*\([^()\n]{0,60}\))?[.!]?",  # and an aside: "0 messages available (queue=mail, consumers=1)"
-    re.IGNORECASE,
-)
-_FINE = (
-    r"(?:up[\s-]to[\s-]date|healthy|passing|passed|ok|okay|green|up|operational|valid|current|in\s+sync"
-    r"|clean|fine|nominal|reachable|online|within\s+(?:budget|limits?|thresholds?|range))"
-)
-_ALL_CLEAR = re.compile(
-    # No count above 0 of what went wrong anywhere in it ("0 failed, 3 errors"); "not" is _NOT_CLEAR's.
-    r"(?![^\n]*\b[1-9][\d,]*\s+(?:[\w-]+\s+)?" + _WRONG + r"\b)"
-    r"(?:(?:no|0|zero)\s+(?:[\w-]+\s+){0,2}?"
-    + _WRONG
-    + r"\b"
-    + _REST
-    # What was watched, then how it is: "backup ok", "certificate valid for 47 days", "spend within
-    # budget: $41.20 of $100.00"; words, not a count ("28 passed": a test run's result), and neither
-    # "up" ("price up 5%" is news) nor "passed" (a test run rerun is judged as one).
-    + r"|(?:[a-z][\w.-]*[ \t]+){1,3}?(?:(?:is|are|looks?)\s+)?(?!up\b(?![\s-]to)|pass)"
-    + _FINE
-    + r"\b"
-    + _REST
-    + r"|(?:all|everything)\s+(?:\d[\d,]*\s+)?(?:[\w-]+\s+){0,3}?(?:(?:are|is|were|looks?)\s+)?"
-    + _FINE
-    + r"\b"
-    + _REST
-    + r"|(?:already\s+)?up[\s-]to[\s-]date\b"
-    + _REST
-    + r"|(?:all\s+clear|no\s+action\s+(?:needed|required)|nothing\s+to\s+(?:fix|change|update|report)"
-    r"|unchanged|in\s+sync)\b" + _REST + r"|(?:status:?\s*)?(?:ok|okay|healthy|green|operational)[.!]?)",
-    re.IGNORECASE,
-)
-
-
-# A report of several parts ("Crawled 58 pages. 0 broken anchors of 214, 0 redirected. Duration
-# 41s") is all clear when it names what went wrong and each time says none did ("0 broken", "no
-# errors", "errors: 0"). No report is that says "not", names a state on its way or is a test
-# run's ("System check identified no issues ... Ran 629 tests ... OK": a rerun is judged as one).
-_WRONG_WORD = re.compile(r"\b" + _WRONG + r"\b", re.IGNORECASE)
-_NONE_BEFORE = re.compile(r"\b(?:0|no|zero)\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
-_NONE_AFTER = re.compile(r"\s*[:=]\s*0(?!\d|\.\d)")
-_NOT_CLEAR = re.compile(
-    r"\b(?:not|never|no\s+longer|running|pending|queued|in[\s_-]progress|processing|waiting|starting"
-    r"|building|deploying|retrying|stalled|stuck|blocked|timed?[\s_-]?out|degraded|tests?)\b",
-    re.IGNORECASE,
-)
-
-
-def nothing_new(stripped: str) -> bool:
-    """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing new came."""
-    return _NOTHING_NEW.fullmatch(stripped) is not None
-
-
-def said_of(stripped: str) -> str | None:
-    """What ``stripped`` (an output) says of itself: up to :data:`CLEAR_LONGEST`, :data:`NOTHING_NEW`
-    or :data:`ALL_CLEAR_MARK` (nothing needs doing); longer, :data:`PASSED_MARK` (a test run that
-    passed, see :func:`passing_run`); else None (most outputs: one cheap test)."""
-    if len(stripped) > CLEAR_LONGEST:
-        return PASSED_MARK if passing_run(stripped) else None
-    if _CLEAR_HINT.search(stripped.lower()) is None:
-        return None
-    if nothing_new(stripped):
-        return NOTHING_NEW
-    return ALL_CLEAR_MARK if all_clear(stripped) else None
-
-
-def all_clear(stripped: str) -> bool:
-    """Whether ``stripped`` (an output, at most :data:`CLEAR_LONGEST`) says only that nothing needs doing."""
-    if _NOT_CLEAR.search(stripped) is not None:
-        return False
-    if stripped[:1] == "{":
-        return _clear_report(stripped)
-    if _ALL_CLEAR.fullmatch(stripped) is not None:
-        return True
-    named = list(_WRONG_WORD.finditer(stripped))
-    return bool(named) and all(
-        _NONE_BEFORE.search(stripped, max(0, m.start() - 40), m.start())
-        # A count's name, then 0 ("errors: 0"); not "failed: 0 tests ran".
-        or (m.group()[-1] in "sS" and _NONE_AFTER.match(stripped, m.end()))
-        for m in named
-    )
-
-
-def _clear_report(stripped: str) -> bool:
-    """Whether ``stripped`` (a JSON object, by its first character) reports that nothing went wrong:
-    a field named for what could (``broken``, ``errors``, ``failed_checks``) and each such field
-    empty or 0, no ``"ok": false`` (``{"pages": 10, "broken": 0, "broken_links": []}``)."""
-    data = _object(stripped)
-    if data is None:
-        return False
-    named = False
-    for key, value in data.items():
-        if value is False and isinstance(key, str) and key.lower() in _SAID_OK:
-            return False
-        if isinstance(key, str) and _NONE_WENT_WRONG.search(key) and not isinstance(value, dict):
-            if value is False:
-                continue  # a flag (Elasticsearch's bulk ``"errors": false``): a write's confirmation
-            if value not in (0, "0", [], None, ""):
-                return False
-            named = True
-    return named
-
-
-# What every "nothing new" and all-clear holds one of, lowercased (a cheap test before the regexes): a
-# count at 0, a "no", a "nothing", an "all", a fine state, an empty list. Literals only: no flag, no
-# boundary to test.
-_CLEAR_HINT = re.compile(
-    "0 |: 0|=0|no |zero|nothing|empty|\\[\\]|all|every|ok|date|health|green|operational|valid|within"
-    "|clean|fine|nominal|reachable|online|current|sync|unchanged|clear"
-)
-_SAID_OK = frozenset(["ok", "success", "succeeded", "passed", "healthy", "valid"])
-
-
-ALL_CLEAR_MARK = "="
-"""The first character of an all-clear report's result key (see :mod:`.fingerprints`): a hex digit
-never is, and the rest of the key keeps the report's content apart from another's."""
-
-
-PASSED_MARK = "+"
-"""The first character of a passing test run's result key (see :func:`passing_run`)."""
-PASSED_READ = 160
-"""How much of an output's end is read for a test runner's summary (characters: its last lines)."""
-# A test runner's last word on a run where every test it ran passed, on a line of its own: pytest's
-# "==== 1 passed, 120 deselected in 0.11s ====" (no "failed", no "error" in it), unittest's "Ran 4
-# tests in 0.012s" then "OK", cargo's "test result: ok.", Jest's "Tests: 12 passed, 12 total".
-_PASSED = re.compile(
-    r"(?m)^=*\s*\d+ passed(?:, \d+ (?:deselected|skipped|xfailed|xpassed|warnings?|subtests passed))*"
-    r"(?: in [\d.]+s(?: \([^)\n]*\))?)?\s*=*\s*\Z"
-    r"|^Ran \d+ tests? in [\d.]+s\s+OK(?: \([^)\n]*\))?\s*\Z"
-    r"|^test result: ok\. \d+ passed; 0 failed\b[^\n]*\s*\Z"
-    r"|^Tests:\s+(?:\d+ skipped, )?\d+ passed, \d+ total$"
-)
-
-
-def passing_run(stripped: str) -> bool:
-    """Whether ``stripped`` (an output) ends with a test runner's summary of a run where every test it
-    ran passed: another selection's "1 passed" is a status the run gave, no page landed on again."""
-    end = stripped[-PASSED_READ:]
-    # The cheap test first: most outputs are no test run.
-    return ("pass" in end or "OK" in end) and "FAIL" not in end and _PASSED.search(end) is not None
-
-
-def all_clear_result(result: str | None) -> bool:
-    """Whether ``result`` is the key of an all-clear report ("0 broken links", "All systems operational")."""
-    return result is not None and result[:1] == ALL_CLEAR_MARK

@@ -21,7 +21,7 @@ function the :class:`~heartbeat.detect.monitor.Monitor` calls per action):
   same hits ranked anew are one (:func:`~.volatile.unranked`). A "not
   found" echoing the request is "not found" (:func:`~.envelope.not_found`),
   a "No new messages." is "nothing new", an all-clear report's key starts
-  with ``=`` (:func:`~.envelope.all_clear`).
+  with ``=`` (:func:`~.said.all_clear`).
   For a failed action, and for an output that ends as a failing test run
   does (pytest's ``1 failed in 1.97s``, unittest's ``FAILED (failures=1)``:
   a shell may report no exit status), only its last two lines count (at
@@ -59,22 +59,19 @@ from ...base.credentials import holds_credentials, mask_credential_text, mask_cr
 from ...core.models import TEXT_LIMIT, clip, printable
 from .canonical import canonical_args, encode, join
 from .envelope import (
-    ALL_CLEAR_MARK,
     ENVELOPE_LONGEST,
     NO_ROWS,
     NO_ROWS_LONGEST,
     NOT_FOUND,
     NOT_FOUND_LONGEST,
     NOT_MODIFIED,
-    NOTHING_NEW,
-    PASSED_MARK,
     empty_envelope,
     harness_only,
     no_rows,
     not_found,
     not_modified,
-    said_of,
 )
+from .said import MARKS, NOTHING_NEW, said_of
 from .volatile import (
     ERROR_RE,
     VOLATILE_RE,
@@ -443,7 +440,7 @@ def _output_result(stripped: str) -> str:
     if (len(out) <= _ALWAYS_MASKED or has_volatile(out)) and may_hold_volatile(stripped, out):
         out = _bytes(VOLATILE_RE.sub("#", stripped))
     key = _crc32(out).to_bytes(4, "big").hex()
-    return f"{said}{key[1:]}" if said in (ALL_CLEAR_MARK, PASSED_MARK) else key
+    return f"{said}{key[1:]}" if said in MARKS else key
 
 
 def _unechoed_answer(stripped: str, args: object) -> str:

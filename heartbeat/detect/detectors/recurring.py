@@ -16,11 +16,11 @@ over the last W actions:
 * the tool plus its output, whatever the arguments, for outputs longer than
   a line (120 characters): paraphrased searches landing on the same page.
   An all-clear report ("All checks passed!", "0 broken links": see
-  :func:`~.envelope.all_clear`) counts by the exact call, as a short answer
+  :func:`~.said.all_clear`) counts by the exact call, as a short answer
   does: a linter passing file after file finds nothing wrong in each.
   Another test's "1 passed", another message's "deleted" is a status each
   call gave, as is a test runner's whole report of a run where every test
-  passed (see :func:`~.envelope.passing_run`), and a tool named for an act (``finish``, ``submit``, ``send``:
+  passed (see :func:`~.said.passing_run`), and a tool named for an act (``finish``, ``submit``, ``send``:
   see :func:`~.calls.acts_by_name`) answers its confirmation ("Episode
   finished, reward = 1", "Message sent") whatever it did: no page landed on
   again.
@@ -65,8 +65,8 @@ from .contract import (
     tool_limits,
 )
 from .empty import idle_poll
-from .envelope import PASSED_MARK, all_clear_result
 from .fingerprints import pattern
+from .said import PASSED_MARK, all_clear_result
 
 __all__ = ["Recurring", "RecurringTracker"]
 

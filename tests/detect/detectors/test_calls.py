@@ -193,3 +193,21 @@ def test_a_tool_named_for_its_program_takes_the_program_s_arguments(
     """``kubectl(args="-n shop set image ...")`` is ``kubectl -n shop set image ...``: a tool named
     for the program it runs writes when the command would, whatever its argument is called."""
     assert silent_by_design(tool, summarize(tool, args)) is writes
+
+
+@pytest.mark.parametrize(
+    ("tool", "taking"),
+    [
+        ("sqs.receive_message", True),
+        ("jobs.claim", True),
+        ("queue_pop", True),
+        ("kafka_consume", True),
+        ("leaseTask", True),
+        ("get_receipt", False),
+        ("list_messages", False),
+        ("claims_search", False),
+    ],
+)
+def test_a_call_named_for_taking_work_from_a_queue(tool: str, taking: bool) -> None:
+    """What such a call answers is work come (a message received again is work left undone)."""
+    assert calls.takes_work(tool) is taking

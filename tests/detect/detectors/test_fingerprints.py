@@ -11,14 +11,9 @@ from hypothesis import strategies as st
 
 from heartbeat.detect.detectors import canonical_args, fingerprint, mask, prints, summarize
 from heartbeat.detect.detectors.empty import is_empty_answer
-from heartbeat.detect.detectors.envelope import (
-    NOT_FOUND,
-    NOT_MODIFIED,
-    NOTHING_NEW,
-    PASSED_MARK,
-    all_clear_result,
-)
+from heartbeat.detect.detectors.envelope import NOT_FOUND, NOT_MODIFIED
 from heartbeat.detect.detectors.fingerprints import action_keys, error_key
+from heartbeat.detect.detectors.said import NOTHING_NEW, PASSED_MARK, all_clear_result
 
 from .helpers import PYTEST_FAIL, T0
 

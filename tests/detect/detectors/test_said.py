@@ -1,0 +1,53 @@
+"""What an answer says of itself: nothing new, all clear, a passing run, a state on its way."""
+
+from __future__ import annotations
+
+import pytest
+
+from heartbeat.detect.detectors.fingerprints import action_keys
+from heartbeat.detect.detectors.said import (
+    ALL_CLEAR_MARK,
+    NOTHING_NEW,
+    UNDERWAY_LONGEST,
+    UNDERWAY_MARK,
+    said_of,
+    underway_result,
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        '{"id": "exp_41", "state": "RUNNING", "progress": 40, "stage": "write shards 4/10"}',
+        "failover in progress (step 2 of 4)",
+        "Deployment api-7f9c: pending",
+        '{"status": "in_progress", "conclusion": null}',
+        "build #4411 is still building",
+    ],
+)
+def test_an_answer_naming_a_state_on_its_way_is_marked(answer: str) -> None:
+    """A job's status that says it is on its way has its result key marked: the same status heard
+    at wake-up after wake-up is a wait that froze, no watcher's quiet round."""
+    assert said_of(answer) == UNDERWAY_MARK
+    result = action_keys("jobs.get", {"id": 41}, answer, None, (), False)[2]
+    assert result is not None and result[0] == UNDERWAY_MARK and underway_result(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("api 61 days, www 61 days, status 14 days", None),
+        ("lag 0.4 s", None),
+        ("All systems operational", ALL_CLEAR_MARK),
+        ("No new messages.", NOTHING_NEW),
+        ("nothing running", None),  # none on its way
+        ("export exp_41 is no longer running", None),
+        ("running " + "x" * UNDERWAY_LONGEST, None),  # longer than a status: a log or a page
+    ],
+)
+def test_data_an_all_clear_or_a_long_page_is_no_state_on_its_way(answer: str, said: str | None) -> None:
+    """Data (days left, a lag), what says nothing needs doing and a page longer than a status are
+    not marked as on their way."""
+    assert said_of(answer) == said
+    result = action_keys("check", {}, answer, None, (), False)[2]
+    assert not underway_result(result)
