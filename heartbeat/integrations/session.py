@@ -387,6 +387,9 @@ class Session:
         last = self._last_at
         # Soon after the last call: the agent's next model turn, which is never an idle wake-up.
         ctx.turn = last is not None and (self._hb.clock() - last).total_seconds() < self.wake_gap
+        # Its calls are a live model's, whatever the gap: a pattern they make within the heartbeat
+        # is told at once (the first heartbeat too), one reaching into the wake-ups before is held.
+        ctx.model_run = True
         with self._cond:
             self._ctx, self._ending, self._count = ctx, False, 0
             self._began = self._last_call = time.monotonic()
