@@ -20,7 +20,9 @@ a Monitor.
 
 One trace (one agent run) is one heartbeat: when a span of a new trace
 ends, the Monitor starts its next tick and the Session ends its open
-heartbeat. The span-to-action mapping is
+heartbeat. A finding ends none: the Session is an ``observer`` (nothing here
+reaches the agent, so its run goes on, and the policy never says it ignored a
+recovery it was not told). The span-to-action mapping is
 :func:`heartbeat.formats.otlp.tool_action`, the same one that reads an
 OTLP/JSON export for ``heartbeat replay``, so a live recording and a replay
 of its export find the same anomalies.
@@ -93,6 +95,8 @@ class ToolSpanProcessor(SpanProcessor):
             raise TypeError(
                 f"target must be a heartbeat Monitor, Session or state folder, not {type(target).__name__}"
             )
+        if isinstance(target, Session):
+            target.observer = True  # fed by spans that ended: no instructions reach the agent
         self.target: Monitor | Session = target
         self.on_anomaly = on_anomaly
         self.heartbeat_per_trace = heartbeat_per_trace
@@ -216,7 +220,11 @@ class ToolSpanProcessor(SpanProcessor):
         hit = target.record(action["tool"], action["args"], output=action["output"], error=action["error"])
         if hit is None or hit.again:
             return []
-        # The finding ended the heartbeat: what its end kept, the others this call tripped among them.
+        ctx = target.unsaved  # the run's heartbeat goes on (an observer's): what this call tripped
+        if ctx is not None and target.is_open:
+            return [a for a in ctx.findings if a.action == hit.action] or [hit]
+        # The finding ended the heartbeat (the budget, or ``actions``): what its end kept, the others
+        # this call tripped among them.
         ended = target.last.anomalies if target.last is not None else []
         return list(ended) if any((a.kind, a.action) == (hit.kind, hit.action) for a in ended) else [hit]
 

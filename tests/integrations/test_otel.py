@@ -16,6 +16,7 @@ import pytest
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode, Tracer
 
 from heartbeat.config.file import HeartbeatConfig
@@ -382,3 +383,39 @@ def test_a_span_journaled_after_a_kill_is_logged_as_kept_not_as_unrecorded(
     assert logged[1].endswith("(the call ran: its spend counted in state.json and journaled)")
     assert not [line for line in logged if "did not record" in line]
     assert processor.refused == 2  # no heartbeat held them
+
+
+def test_one_trace_is_one_heartbeat_and_no_recovery_is_said_ignored(tmp_path: Path) -> None:
+    """Regression: a finding ended the Session's heartbeat mid-trace, so one run of five identical
+    searches made two heartbeats, and the second escalated as "did again what the recovery said to
+    avoid", though the processor only observes and nothing told the agent anything. Now a run is
+    one heartbeat, and the stuck runs reach a human at ``escalate_after`` (3), never as ignored."""
+    config = HeartbeatConfig.model_validate(
+        {"agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")}}
+    )
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    processor = ToolSpanProcessor(Session(config, idle=30))
+    provider.add_span_processor(processor)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    same = [("search", {"q": "x"}, "3 hits: a, b, c", None)] * 5
+    streaks = []
+    for _ in range(3):
+        agent_run(provider.get_tracer("test-agent"), same)
+        processor.force_flush()
+        streaks.append(json.loads((tmp_path / "state" / "state.json").read_text())["stuck_streak"])
+    provider.shutdown()
+    assert streaks == [1, 2, 3]
+    journal = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    ticks = [e for e in journal if e["event"] == "tick"]
+    assert [t["tick"] for t in ticks] == [1, 2, 3] and all(t["actions"] == 5 for t in ticks)
+    assert [e["decision"] for e in journal if e["event"] == "decision"] == [
+        "try_alternative",
+        "try_alternative",
+        "escalate",
+    ]
+    (escalated,) = [e for e in journal if e["event"] == "tick" and "escalated" in e["message"]]
+    assert "stuck for 3 heartbeats (escalate_after = 3)" in escalated["message"]
+    assert "said to avoid" not in escalated["message"] and "did not help" not in escalated["message"]
+    assert [(a.tick, a.kind) for a in processor.anomalies][:1] == [(1, "repeat")]
+    assert len(exporter.get_finished_spans()) == 3 * 7  # every span passed on unchanged
