@@ -63,6 +63,7 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import StatusCode
 
 from ..base.credentials import mask_name
+from ..base.errors import ConfigError
 from ..core.models import Anomaly, printable
 from ..detect.monitor import Monitor
 from ..formats.otlp import chat_usage, tool_action
@@ -88,6 +89,9 @@ class ToolSpanProcessor(SpanProcessor):
     ) -> None:
         if isinstance(target, str | Path):  # a state folder, or a heartbeat.toml naming one
             path = Path(target)
+            if path.suffix != ".toml" and path.exists() and not path.is_dir():
+                # Else every span would fail to open a heartbeat there, refused without a word.
+                raise ConfigError("is a file, not a state folder or a heartbeat.toml", path=path)
             target = (
                 Session.from_files(path) if path.suffix == ".toml" else Session.from_files(state_dir=path)
             )

@@ -19,6 +19,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode, Tracer
 
+from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import HeartbeatConfig
 from heartbeat.detect.monitor import Monitor
 from heartbeat.formats import otlp
@@ -419,3 +420,14 @@ def test_one_trace_is_one_heartbeat_and_no_recovery_is_said_ignored(tmp_path: Pa
     assert "said to avoid" not in escalated["message"] and "did not help" not in escalated["message"]
     assert [(a.tick, a.kind) for a in processor.anomalies][:1] == [(1, "repeat")]
     assert len(exporter.get_finished_spans()) == 3 * 7  # every span passed on unchanged
+
+
+def test_a_plain_file_as_the_target_is_refused_at_once(tmp_path: Path) -> None:
+    """Regression: a path to a plain file (neither a state folder nor a heartbeat.toml) was taken,
+    and every span was then dropped without a word: recorded 0, failures 0, nothing logged."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(ConfigError, match="is a file, not a state folder") as refused:
+        ToolSpanProcessor(afile)
+    assert "\n" not in str(refused.value) and str(afile) in str(refused.value)
+    assert afile.read_text() == "x" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
