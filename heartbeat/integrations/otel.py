@@ -64,7 +64,7 @@ from opentelemetry.trace import StatusCode
 
 from ..base.credentials import mask_name
 from ..base.errors import ConfigError
-from ..core.models import Anomaly, printable
+from ..core.models import Anomaly, clip, printable
 from ..detect.monitor import Monitor
 from ..formats.otlp import chat_usage, tool_action
 from .session import Session, Stopped
@@ -127,10 +127,12 @@ class ToolSpanProcessor(SpanProcessor):
         """Record the span if it is a tool call; swallow (count and log) any failure."""
         try:
             self._record(span)
-        except Exception:  # the SDK does not guard processors: never let this reach the agent
+        except Exception as exc:  # the SDK does not guard processors: never let this reach the agent
             self.failures += 1
             name = _shown(str(getattr(span, "name", "?")))
-            logger.warning("heartbeat could not record span %r", name, exc_info=True)
+            # One line, as bad input is everywhere else (a span's own text in it shown safely).
+            why = clip(_shown(f"{type(exc).__name__}: {exc}"), 200)
+            logger.warning("heartbeat could not record span %r: %s", name, why)
 
     def shutdown(self) -> None:
         """End a Session's open heartbeat (saved and journaled)."""

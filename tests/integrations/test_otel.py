@@ -431,3 +431,28 @@ def test_a_plain_file_as_the_target_is_refused_at_once(tmp_path: Path) -> None:
         ToolSpanProcessor(afile)
     assert "\n" not in str(refused.value) and str(afile) in str(refused.value)
     assert afile.read_text() == "x" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_a_span_that_cannot_be_recorded_is_logged_in_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression: arguments nested 5,000 deep logged a 20-line RecursionError traceback on stderr;
+    the span is counted in ``failures`` and logged in one line saying why, no traceback."""
+    caplog.set_level("WARNING", logger="heartbeat.integrations.otel")
+    provider = TracerProvider()
+    processor = ToolSpanProcessor(Monitor(CONFIG.detectors))
+    provider.add_span_processor(processor)
+    attributes = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "t",
+        "gen_ai.tool.call.arguments": "[" * 5000,
+    }
+    with provider.get_tracer("test-agent").start_as_current_span("execute_tool t", attributes=attributes):
+        pass
+    provider.shutdown()
+    assert (processor.failures, processor.recorded) == (1, 0)
+    [logged] = caplog.records
+    assert logged.exc_info is None and "Traceback" not in capsys.readouterr().err
+    said = logged.getMessage()
+    assert "\n" not in said and said.startswith("heartbeat could not record span 'execute_tool t': ")
+    assert "RecursionError" in said and len(said) < 400
