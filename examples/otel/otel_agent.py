@@ -93,6 +93,7 @@ def main() -> None:
         ):
             for tool, args, result, error in run:
                 execute_tool(tracer, tool, args, result, error)
+        recorder.force_flush()  # the run is over: its heartbeat ends now (saved, decided)
         new = list(recorder.anomalies)[seen:]
         print(f"run {number}: {len(run)} tool call(s); " + (", ".join(a.kind for a in new) or "no anomaly"))
         if new and session.instructions:

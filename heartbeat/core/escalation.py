@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from .models import ActionRecord, AgentState, Anomaly, printable
@@ -70,8 +70,18 @@ def escalation_markdown(
     reason: str,
     now: datetime,
     resume_hint: str,
+    redact: Callable[[str], str] = str,
 ) -> str:
-    """The text of ``ESCALATION.md``: what happened, the evidence, the last actions, what to do."""
+    """The text of ``ESCALATION.md``: what happened, the evidence, the last actions, what to do.
+
+    ``redact`` masks each text before it is escaped, never the page after: a URL cut to its host
+    would take the backslash escaping the ``<`` after it, and an escaped secret is no longer found.
+    """
+
+    def md(text: str) -> str:
+        return _md(redact(text))
+
+    agent, resume_hint = redact(agent), redact(resume_hint)
     recovery = state.recovery
     tried = (
         f"{recovery.attempts} recovery attempt(s) of mode `{recovery.mode.value}` since tick "
@@ -82,26 +92,26 @@ def escalation_markdown(
     out = [
         f"# Agent `{agent}` needs a human",
         "",
-        f"Escalated at {now.isoformat(timespec='seconds')} on tick {state.ticks}: {_md(reason)}.",
+        f"Escalated at {now.isoformat(timespec='seconds')} on tick {state.ticks}: {md(reason)}.",
         f"Stuck for {state.stuck_streak} heartbeat(s) in a row; {tried}.",
         "The heartbeat will not call the agent's step until someone resumes it.",
         "",
         "## Evidence",
         "",
     ]
-    out += [f"- **{a.kind}** (tick {a.tick}): {_md(a.message)}" for a in anomalies] or ["- (none)"]
+    out += [f"- **{a.kind}** (tick {a.tick}): {md(a.message)}" for a in anomalies] or ["- (none)"]
     if state.instructions:
         out += [
             "",
             "## Last instructions given to the agent",
             "",
-            "> " + _md(state.instructions).replace("\n", "\n> "),
+            "> " + md(state.instructions).replace("\n", "\n> "),
         ]
     samples = [s for s in state.progress if s.value is not None][-10:]
     if samples:
         out += ["", "## Recent progress", "", ", ".join(f"tick {s.tick}: {s.value:g}" for s in samples)]
     out += ["", "## Last actions", ""]
-    out += [f"- {_md(_action_line(a))}" for a in state.history[-_LAST_ACTIONS:]] or ["- (none)"]
+    out += [f"- {md(_action_line(a))}" for a in state.history[-_LAST_ACTIONS:]] or ["- (none)"]
     out += [
         "",
         "## What to do",

@@ -28,7 +28,7 @@ from ..base.errors import TraceError, UsageError
 from ..base.fsutil import read_regular
 from .common import Action
 
-__all__ = ["FORMATS", "Action", "detect_format", "load_actions", "read_json"]
+__all__ = ["FORMATS", "Action", "detect_format", "load_actions", "misfit", "read_json"]
 
 
 class _Registry(Mapping[str, ModuleType]):
@@ -112,6 +112,14 @@ def detect_format(data: Any) -> str | None:
     return None
 
 
+def misfit(fmt: str, exc: Exception) -> str:
+    """Why a file is not of format ``fmt``: a format's own ValueError says it in its words, any
+    other error of reading it is named with its type."""
+    if type(exc) is ValueError:
+        return f"not a {fmt} file: {exc}"
+    return f"not a {fmt} file: {type(exc).__name__}: {exc}"
+
+
 def load_actions(path: Path, data: Any, fmt: str) -> list[Action]:
     """The actions of ``data`` read as format ``fmt``; TraceError when it does not fit."""
     module = FORMATS.get(fmt)
@@ -120,7 +128,7 @@ def load_actions(path: Path, data: Any, fmt: str) -> list[Action]:
     try:
         found: list[Action] = module.actions(data)
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
-        raise TraceError(str(path), 1, f"not a {fmt} file: {type(exc).__name__}: {exc}") from None
+        raise TraceError(str(path), 1, misfit(fmt, exc)) from None
     except RecursionError:  # an arguments text nested deeper than Python reads
         raise TraceError(str(path), 1, f"not a {fmt} file: nested too deeply") from None
     return found

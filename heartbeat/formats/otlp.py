@@ -225,9 +225,9 @@ def _spans(data: Any) -> list[ToolSpan]:
     """Every tool-execution span, and every inference span with usage (its action is the usage)."""
     found: list[ToolSpan] = []
     for doc in _documents(data):
-        for resource_spans in doc.get("resourceSpans") or []:
-            for scope_spans in resource_spans.get("scopeSpans") or []:
-                for span in scope_spans.get("spans") or []:
+        for resource_spans in _objects(doc, "resourceSpans"):
+            for scope_spans in _objects(resource_spans, "scopeSpans"):
+                for span in _objects(scope_spans, "spans"):
                     status = span.get("status") or {}
                     attributes = _attributes(span.get("attributes"))
                     action = tool_action(
@@ -244,6 +244,20 @@ def _spans(data: Any) -> list[ToolSpan]:
                         found.append(ToolSpan(str(span.get("traceId", "")), end, action))
     found.sort(key=lambda s: s.end_ns)  # stable: spans that ended together keep the export's order
     return found
+
+
+_JSON_KINDS = {str: "a string", bool: "true or false", int: "a number", float: "a number", dict: "an object"}
+
+
+def _objects(parent: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    """The objects ``parent[key]`` lists (none when it is absent or empty); ValueError saying what
+    it holds instead, so a wrong-shaped export is told which part is wrong."""
+    value = parent.get(key) or []
+    if isinstance(value, list) and all(isinstance(item, Mapping) for item in value):
+        return value
+    held = "a list of other things than objects" if isinstance(value, list) else None
+    held = held or f"{_JSON_KINDS.get(type(value), type(value).__name__)}, not a list of objects"
+    raise ValueError(f'"{key}" holds {held}')
 
 
 def actions(data: Any) -> list[dict[str, Any]]:

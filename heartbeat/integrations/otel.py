@@ -20,7 +20,9 @@ a Monitor.
 
 One trace (one agent run) is one heartbeat: when a span of a new trace
 ends, the Monitor starts its next tick and the Session ends its open
-heartbeat. The span-to-action mapping is
+heartbeat. A finding ends none: the Session is an ``observer`` (nothing here
+reaches the agent, so its run goes on, and the policy never says it ignored a
+recovery it was not told). The span-to-action mapping is
 :func:`heartbeat.formats.otlp.tool_action`, the same one that reads an
 OTLP/JSON export for ``heartbeat replay``, so a live recording and a replay
 of its export find the same anomalies.
@@ -61,7 +63,8 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import StatusCode
 
 from ..base.credentials import mask_name
-from ..core.models import Anomaly, printable
+from ..base.errors import ConfigError
+from ..core.models import Anomaly, clip, printable
 from ..detect.monitor import Monitor
 from ..formats.otlp import chat_usage, tool_action
 from .session import Session, Stopped
@@ -86,6 +89,9 @@ class ToolSpanProcessor(SpanProcessor):
     ) -> None:
         if isinstance(target, str | Path):  # a state folder, or a heartbeat.toml naming one
             path = Path(target)
+            if path.suffix != ".toml" and path.exists() and not path.is_dir():
+                # Else every span would fail to open a heartbeat there, refused without a word.
+                raise ConfigError("is a file, not a state folder or a heartbeat.toml", path=path)
             target = (
                 Session.from_files(path) if path.suffix == ".toml" else Session.from_files(state_dir=path)
             )
@@ -93,6 +99,8 @@ class ToolSpanProcessor(SpanProcessor):
             raise TypeError(
                 f"target must be a heartbeat Monitor, Session or state folder, not {type(target).__name__}"
             )
+        if isinstance(target, Session):
+            target.observer = True  # fed by spans that ended: no instructions reach the agent
         self.target: Monitor | Session = target
         self.on_anomaly = on_anomaly
         self.heartbeat_per_trace = heartbeat_per_trace
@@ -119,10 +127,12 @@ class ToolSpanProcessor(SpanProcessor):
         """Record the span if it is a tool call; swallow (count and log) any failure."""
         try:
             self._record(span)
-        except Exception:  # the SDK does not guard processors: never let this reach the agent
+        except Exception as exc:  # the SDK does not guard processors: never let this reach the agent
             self.failures += 1
             name = _shown(str(getattr(span, "name", "?")))
-            logger.warning("heartbeat could not record span %r", name, exc_info=True)
+            # One line, as bad input is everywhere else (a span's own text in it shown safely).
+            why = clip(_shown(f"{type(exc).__name__}: {exc}"), 200)
+            logger.warning("heartbeat could not record span %r: %s", name, why)
 
     def shutdown(self) -> None:
         """End a Session's open heartbeat (saved and journaled)."""
@@ -216,7 +226,11 @@ class ToolSpanProcessor(SpanProcessor):
         hit = target.record(action["tool"], action["args"], output=action["output"], error=action["error"])
         if hit is None or hit.again:
             return []
-        # The finding ended the heartbeat: what its end kept, the others this call tripped among them.
+        ctx = target.unsaved  # the run's heartbeat goes on (an observer's): what this call tripped
+        if ctx is not None and target.is_open:
+            return [a for a in ctx.findings if a.action == hit.action] or [hit]
+        # The finding ended the heartbeat (the budget, or ``actions``): what its end kept, the others
+        # this call tripped among them.
         ended = target.last.anomalies if target.last is not None else []
         return list(ended) if any((a.kind, a.action) == (hit.kind, hit.action) for a in ended) else [hit]
 

@@ -10,16 +10,16 @@ A heartbeat is a *stretch* of live calls: an ordinary
 :class:`~heartbeat.tick.context.StepContext` (the detectors run at once, on the
 caller's thread), then the tick goes on as every tick does. A stretch ends when
 
-- a recorded action or model call trips a detector or the budget: the policy
-  decides at once (:attr:`Session.instructions`, or :meth:`Session.check` says a human is needed);
+- a recorded action or model call trips a detector or the budget: the policy decides at once
+  (:attr:`Session.instructions`, or :meth:`Session.check` says a human is needed); for an
+  ``observer`` (the OpenTelemetry processor: nothing reaches the agent), the budget alone;
 - ``actions`` actions were recorded (50), or ``seconds`` passed (60);
-- no call came for ``idle`` seconds (2): the lock is then free and ``state.json``
-  current while the agent thinks (a heartbeat is roughly one model turn; one
-  begun within ``wake_gap`` seconds (60) of the last call is the agent's next
-  turn, :attr:`~heartbeat.tick.context.StepContext.turn`, never an idle wake-up);
-- the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`)
-  or the fleet stop (``[stop]``) is engaged (its reading is at most a second
-  old, as the step watchdog's), or on :meth:`Session.flush`/:meth:`Session.close`.
+- no call came for ``idle`` seconds (2): the lock is then free and ``state.json`` current while
+  the agent thinks (a heartbeat is roughly one model turn; one begun within ``wake_gap`` seconds
+  (60) of the last call is the agent's next turn, :attr:`~heartbeat.tick.context.StepContext.turn`);
+- the KILL file appears (looked at every 50 ms, and by :meth:`Session.check`) or the fleet stop
+  (``[stop]``) is engaged (read at most a second before, as the step watchdog reads it), or on
+  :meth:`Session.flush`/:meth:`Session.close`.
 
 While a stretch is open the session holds the state folder's lock, as a
 running tick does: a ``heartbeat resume`` waits for it (up to 15 s), a
@@ -121,6 +121,7 @@ class Session:
         idle: float = 2.0,
         wake_gap: float = 60.0,
         lock_wait: float = 2.0,
+        observer: bool = False,
         progress: ProgressMetric | None = None,
         notifiers: Sequence[Notifier] | None = None,
         clock: Callable[[], datetime] = utc_now,
@@ -136,7 +137,7 @@ class Session:
         for name, value, low in bounds:
             if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < 1e9:
                 raise ValueError(f"{name} must be a number of seconds >= {low}, not {value!r}")
-        self.actions, self.lock_wait = actions, lock_wait
+        self.actions, self.lock_wait, self.observer = actions, lock_wait, observer
         self.seconds, self.idle, self.wake_gap = float(seconds), float(idle), float(wake_gap)
         self._hb = Heartbeat(
             config, agent, step=self._stretch, progress=progress, notifiers=notifiers, clock=clock
@@ -332,8 +333,9 @@ class Session:
                     hit = call(ctx)
                     self._count += actions
                     self._last_call, self._last_at = time.monotonic(), self._hb.clock()
-                    if hit is None and self._count < self.actions:
-                        return None
+                    goes_on = hit is None or (self.observer and hit.kind != "budget")  # a run goes on
+                    if goes_on and self._count < self.actions:
+                        return hit
                     self._ending = True
                     self._cond.notify_all()
                     break
@@ -387,6 +389,9 @@ class Session:
         last = self._last_at
         # Soon after the last call: the agent's next model turn, which is never an idle wake-up.
         ctx.turn = last is not None and (self._hb.clock() - last).total_seconds() < self.wake_gap
+        # Its calls are a live model's, whatever the gap: a pattern they make within the heartbeat
+        # is told at once (the first heartbeat too), one reaching into the wake-ups before is held.
+        ctx.model_run, ctx.heard = True, not self.observer
         with self._cond:
             self._ctx, self._ending, self._count = ctx, False, 0
             self._began = self._last_call = time.monotonic()

@@ -415,7 +415,7 @@ def _named_format_fits(where: Path, fmt: str | None) -> None:
 
 def _own_heartbeats(where: Path, data: Any, fmt: str) -> list[tuple[int, TraceLine]] | None:
     """The heartbeats of a format that knows them (its ``ticks``), else None."""
-    from ..formats import FORMATS
+    from ..formats import FORMATS, misfit
 
     ticks = getattr(FORMATS.get(fmt), "ticks", None)
     if ticks is None:
@@ -428,7 +428,7 @@ def _own_heartbeats(where: Path, data: Any, fmt: str) -> list[tuple[int, TraceLi
     except ValidationError as exc:
         raise TraceError(str(where), 1, _problem(exc)) from None
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
-        raise TraceError(str(where), 1, f"not a {fmt} file: {type(exc).__name__}: {exc}") from None
+        raise TraceError(str(where), 1, misfit(fmt, exc)) from None
 
 
 def load_trace(source: Path | str | Iterable[str]) -> list[tuple[int, TraceLine]]:

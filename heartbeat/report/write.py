@@ -235,6 +235,15 @@ def _existing(hb: Reported) -> None:
         raise UsageError(f"{hb.name}: no state folder at {hb.state_dir}: nothing to report yet")
 
 
+def _readable(hb: Reported) -> None:
+    """Refuse a state file that cannot be read (its error, exit 2): the command's page would show it
+    and exit 0, so a script would see success (an escalation's page still shows it: see
+    :func:`agent_page`)."""
+    _existing(hb)
+    if hb.store.state_path.exists():
+        hb.read_state()
+
+
 def render_agent_page(
     hb: Reported,
     *,
@@ -419,6 +428,7 @@ def make_reports(
         written = write_overview(heartbeats, target, now=now, since=start)
     else:
         hb = heartbeats[0]
+        _readable(hb)
         if out == "-":
             return render_agent_page(hb, now=now, since=start, stretch=ticks)
         written = [write_report(hb, Path(out) if out else None, now=now, since=start, stretch=ticks)]

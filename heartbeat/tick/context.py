@@ -178,6 +178,9 @@ class StepContext:
         # A model's run goes through this context (a framework adapter's Guard bound to it): a
         # pattern its own calls make in the heartbeat is answered at once, not held (see record).
         self.model_run = False
+        self.heard = True
+        """Whether the agent can hear instructions mid-run; False for one only observed (the
+        OpenTelemetry processor): the policy then never says it ignored a recovery it was not told."""
         self._kept: Callable[[ActionView], bool] | None = None  # bookkeeping after the last heartbeat
         self._quiet: int | None = None  # the last action of a quiet wake-up just before, else 0 (see record)
         self._quiet_at = 0  # the newest action when it was computed
@@ -210,6 +213,11 @@ class StepContext:
     @turn.setter
     def turn(self, value: bool) -> None:
         self._monitor.turn = bool(value)
+
+    @property
+    def findings(self) -> list[Anomaly]:
+        """This heartbeat's findings so far, oldest first, each kind once."""
+        return list(self._monitor.tick_anomalies)
 
     @property
     def killed(self) -> bool:

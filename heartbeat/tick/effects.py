@@ -123,9 +123,15 @@ def write_escalation_file(
     tick = state.escalation.tick if state.escalation else state.ticks
     evidence = [a for a in state.anomalies if a.tick == tick]
     text = escalation_markdown(
-        agent, state, evidence, reason=note.reason, now=note.created_at, resume_hint=resume_hint
+        agent,
+        state,
+        evidence,
+        reason=note.reason,
+        now=note.created_at,
+        resume_hint=resume_hint,
+        redact=redact,
     )
-    atomic_write(store.escalation_path, redact(text).encode("utf-8"))
+    atomic_write(store.escalation_path, text.encode("utf-8"))
 
 
 def save(store: StateStore, state: AgentState, events: list[dict[str, Any]]) -> str:

@@ -140,7 +140,10 @@ def run_step(
     if error:
         events.append({"event": "metric_error", "error": error})
     anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
-    decision = decide(state, anomalies, now, hb.config.policy)
+    policy = hb.config.policy
+    if not ctx.heard:  # no recovery reached the agent: none can have been ignored
+        policy = policy.model_copy(update={"escalate_on_ignored": False})
+    decision = decide(state, anomalies, now, policy)
     # What ctx.killed told the step: the KILL file, else the fleet stop's latest reading. A step
     # that returned on the fleet stop was stopped, not done; it is said so, as KILL is.
     killed, by = hb.kill.reason(), hb.kill.name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import socket
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -143,3 +144,33 @@ def test_the_last_actions_show_control_and_bidi_characters_escaped() -> None:
     assert (
         '- #1 (tick 1) search({"q":"\\\\u202egnp.exe \\\\x1b\\[2J"}) -> error: boom \\\\u202e\\\\x07' in text
     )
+
+
+def test_escalation_md_keeps_its_escapes_and_masks_when_a_notifier_secret_is_known(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: with a notifier secret configured, the secrets were masked after the Markdown
+    escaping: a URL cut to its host took the backslash escaping the ``<`` after it (raw
+    ``<script>`` in ESCALATION.md), and a secret holding a ``[`` was escaped apart and never masked.
+    Now each text is masked, then escaped."""
+    header = "Bearer ab[cd]-9f8e7d6c5b4a3210"
+    (tmp_path / "hostile_deploy.py").write_text(
+        "def step(ctx):\n"
+        "    for _ in range(3):\n"
+        "        error = 'HTTP 401 for https://u:pw123456@h/x<script>alert(1)</script> as ' + "
+        f"{header.split()[1]!r}\n"
+        "        if ctx.record('deploy', {'to': 'prod'}, error=error):\n"
+        "            return\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "hostile_deploy:step"\n[policy]\nescalate_after = 1\n'
+        '[[notify]]\ntype = "webhook"\nurl = "${HB_TEST_HOOK}"\nretries = 0\ntimeout = "1s"\n'
+        'headers = {Authorization = "${HB_TEST_AUTH}"}\n'
+    )
+    monkeypatch.setenv("HB_TEST_HOOK", f"http://127.0.0.1:{free_port()}/hooks/{SECRET}?token={TOKEN}")
+    monkeypatch.setenv("HB_TEST_AUTH", header)
+    assert main(["tick", "--quiet", "--config", str(tmp_path / "heartbeat.toml")], io.StringIO()) == 4
+    text = (tmp_path / "state" / "ESCALATION.md").read_text()
+    assert "script>" in text  # the error is shown ...
+    assert not re.search(r"(?<!\\)<", text), text  # ... every "<" escaped
+    assert "ab[cd]" not in text and "ab\\[cd\\]" not in text and "pw123456" not in text

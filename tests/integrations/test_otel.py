@@ -16,8 +16,10 @@ import pytest
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode, Tracer
 
+from heartbeat.base.errors import ConfigError
 from heartbeat.config.file import HeartbeatConfig
 from heartbeat.detect.monitor import Monitor
 from heartbeat.formats import otlp
@@ -382,3 +384,75 @@ def test_a_span_journaled_after_a_kill_is_logged_as_kept_not_as_unrecorded(
     assert logged[1].endswith("(the call ran: its spend counted in state.json and journaled)")
     assert not [line for line in logged if "did not record" in line]
     assert processor.refused == 2  # no heartbeat held them
+
+
+def test_one_trace_is_one_heartbeat_and_no_recovery_is_said_ignored(tmp_path: Path) -> None:
+    """Regression: a finding ended the Session's heartbeat mid-trace, so one run of five identical
+    searches made two heartbeats, and the second escalated as "did again what the recovery said to
+    avoid", though the processor only observes and nothing told the agent anything. Now a run is
+    one heartbeat, and the stuck runs reach a human at ``escalate_after`` (3), never as ignored."""
+    config = HeartbeatConfig.model_validate(
+        {"agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")}}
+    )
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    processor = ToolSpanProcessor(Session(config, idle=30))
+    provider.add_span_processor(processor)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    same = [("search", {"q": "x"}, "3 hits: a, b, c", None)] * 5
+    streaks = []
+    for _ in range(3):
+        agent_run(provider.get_tracer("test-agent"), same)
+        processor.force_flush()
+        streaks.append(json.loads((tmp_path / "state" / "state.json").read_text())["stuck_streak"])
+    provider.shutdown()
+    assert streaks == [1, 2, 3]
+    journal = [json.loads(line) for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()]
+    ticks = [e for e in journal if e["event"] == "tick"]
+    assert [t["tick"] for t in ticks] == [1, 2, 3] and all(t["actions"] == 5 for t in ticks)
+    assert [e["decision"] for e in journal if e["event"] == "decision"] == [
+        "try_alternative",
+        "try_alternative",
+        "escalate",
+    ]
+    (escalated,) = [e for e in journal if e["event"] == "tick" and "escalated" in e["message"]]
+    assert "stuck for 3 heartbeats (escalate_after = 3)" in escalated["message"]
+    assert "said to avoid" not in escalated["message"] and "did not help" not in escalated["message"]
+    assert [(a.tick, a.kind) for a in processor.anomalies][:1] == [(1, "repeat")]
+    assert len(exporter.get_finished_spans()) == 3 * 7  # every span passed on unchanged
+
+
+def test_a_plain_file_as_the_target_is_refused_at_once(tmp_path: Path) -> None:
+    """Regression: a path to a plain file (neither a state folder nor a heartbeat.toml) was taken,
+    and every span was then dropped without a word: recorded 0, failures 0, nothing logged."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(ConfigError, match="is a file, not a state folder") as refused:
+        ToolSpanProcessor(afile)
+    assert "\n" not in str(refused.value) and str(afile) in str(refused.value)
+    assert afile.read_text() == "x" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_a_span_that_cannot_be_recorded_is_logged_in_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression: arguments nested 5,000 deep logged a 20-line RecursionError traceback on stderr;
+    the span is counted in ``failures`` and logged in one line saying why, no traceback."""
+    caplog.set_level("WARNING", logger="heartbeat.integrations.otel")
+    provider = TracerProvider()
+    processor = ToolSpanProcessor(Monitor(CONFIG.detectors))
+    provider.add_span_processor(processor)
+    attributes = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "t",
+        "gen_ai.tool.call.arguments": "[" * 5000,
+    }
+    with provider.get_tracer("test-agent").start_as_current_span("execute_tool t", attributes=attributes):
+        pass
+    provider.shutdown()
+    assert (processor.failures, processor.recorded) == (1, 0)
+    [logged] = caplog.records
+    assert logged.exc_info is None and "Traceback" not in capsys.readouterr().err
+    said = logged.getMessage()
+    assert "\n" not in said and said.startswith("heartbeat could not record span 'execute_tool t': ")
+    assert "RecursionError" in said and len(said) < 400

@@ -366,3 +366,22 @@ def test_a_resume_note_outlives_a_heartbeat_that_ended_before_a_caller_took_it(t
     assert session.take_note() == "use the cache"
     assert session.take_note() is None  # handed over once
     session.close()
+
+
+def test_a_pattern_in_the_first_heartbeat_is_told_at_once(tmp_path: Path) -> None:
+    """Regression: a fresh session's first heartbeat had no last call, so it was judged a scheduled
+    wake-up going round its sources: nine lookups of other orders, each answered the same
+    maintenance page, tripped `recurring` at the fifth and no caller was ever told. A live model's
+    calls are told of a pattern they make at once, whatever came before."""
+    page = "<html><h1>Down for maintenance</h1><p>Order lookups are back at 06:00 UTC.</p></html>" * 3
+    session = make_session(tmp_path)
+    found = []
+    for i in range(9):
+        found.append(session.record("lookup_order", {"order_id": f"W{4817420 + i}"}, output=page))
+        if found[-1] is not None:
+            break
+    assert len(found) == 5 and found[-1] is not None and found[-1].kind == "recurring", found
+    assert session.instructions is not None and "lookup_order" in session.instructions
+    session.close()
+    first = next(e for e in events(tmp_path) if e["event"] == "anomaly")
+    assert (first["kind"], first["tick"], first["action"]) == ("recurring", 1, 5)

@@ -357,6 +357,22 @@ def test_a_corrupt_state_still_gives_a_page_from_the_journal(night: Night) -> No
     assert len(list(root.all("circle", class_="pt"))) == 7
 
 
+@pytest.mark.parametrize("saved", ["[1,2", '{"ticks": "many"}'])
+def test_the_report_command_refuses_a_corrupt_state_with_exit_2(tmp_path: Path, saved: str) -> None:
+    """Regression: ``heartbeat report`` on a corrupt or wrongly typed state.json exited 0 and wrote the
+    page, where ``--help`` and the README say exit 2; now one line, exit 2, no page (the file is only
+    copied aside, as every reader of a corrupt state does)."""
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "state.json").write_text(saved)
+    for out in ([], ["--out", "-"]):
+        done = run_cli(tmp_path, "report", "--state-dir", "state", *out)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert done.stdout == "" and done.stderr.count("\n") == 1 and "state.json" in done.stderr
+        assert "Traceback" not in done.stderr
+    assert not (tmp_path / "state" / "report.html").exists()
+    assert (tmp_path / "state" / "state.json").read_text() == saved
+
+
 def test_an_empty_state_folder_gives_a_page_that_says_so(tmp_path: Path) -> None:
     """An empty state folder: a page with no points, no rows and a sentence instead."""
     hb = make_heartbeat(night_step, tmp_path)
