@@ -1314,6 +1314,37 @@ _FORTIETH_MISSED: dict[int | None, set[str]] = {
 }
 
 
+# The forty-first batch (twentieth session, written blind at c7f644f: the corpus's kinds, hard
+# cases both ways): healthy runs with an anomaly by grouping (none escalated at the run's own
+# heartbeats, at 5 or at 10; two grep sweeps at 1), and the stuck runs not flagged after their onset:
+# an airline agent asking the customer to confirm again and again, a telecom agent offering a
+# transfer the customer keeps refusing (each message reworded, the customer's answer the same),
+# and a drift into set-up.
+_B41 = "healthy__{}_b41"
+_FORTYFIRST_SEEN = {
+    _B41.format("mini-matplotlib-grep-misses"): ["recurring_error"],
+    _B41.format("mini-moto-sqs-long"): ["no_progress"],
+    _B41.format("swea-dask-grep-sweep"): ["empty"],
+}
+_FORTYFIRST: dict[int | None, dict[str, list[str]]] = {
+    None: _FORTYFIRST_SEEN,
+    1: _FORTYFIRST_SEEN,
+    5: _FORTYFIRST_SEEN,
+    10: {k: v for k, v in _FORTYFIRST_SEEN.items() if "moto" not in k},
+}
+_FORTYFIRST_ESCALATED: dict[int | None, set[str]] = {
+    None: set(),
+    1: {_B41.format("mini-matplotlib-grep-misses"), _B41.format("swea-dask-grep-sweep")},
+    5: set(),
+    10: set(),
+}
+_FORTYFIRST_MISSED = {
+    "stuck__taub-airline-confirm-loop_b41",
+    "stuck__tau2-telecom-transfer-offer-loop_b41",
+    "stuck__mini-xarray-drift-into-setup_b41",
+}
+
+
 # An answer of nothing in a few words (nineteenth session: "No jobs.", "0 matches", ``{"value":
 # null}``) is one: a cost watcher reading its cache key, empty each wake-up, is idle.
 _FEW_WORDS: dict[int | None, dict[str, list[str] | None]] = {
@@ -1498,9 +1529,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 1915
+    assert len(runs) == len(LABELS) == 1975
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1172
+    assert len(healthy) == 1208
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1527,6 +1558,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_THIRTYEIGHTH[per_heartbeat],
         **_THIRTYNINTH[per_heartbeat],
         **_FORTIETH[per_heartbeat],
+        **_FORTYFIRST[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -1564,6 +1596,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _THIRTYEIGHTH_ESCALATED[per_heartbeat]
         | _THIRTYNINTH_ESCALATED[per_heartbeat]
         | _FORTIETH_ESCALATED[per_heartbeat]
+        | _FORTYFIRST_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -1604,5 +1637,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTIETH_MISSED[per_heartbeat]
         | _AFTER_QUIET_MISSED[per_heartbeat]
         | _SAW_NOTHING_MOVE_MISSED[per_heartbeat]
+        | _FORTYFIRST_MISSED
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now
