@@ -40,6 +40,8 @@ class TickResult:
     """This tick escalated and no notifier is configured: nobody was told but ``ESCALATION.md``."""
     turn: bool = False
     """The heartbeat was a live agent's next model turn (see :attr:`.settle.TickFacts.turn`)."""
+    heard: bool = True
+    """A recovery could reach the agent (see :attr:`.settle.TickFacts.heard`)."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict, stable for scripts (``heartbeat tick --json``)."""
@@ -76,7 +78,7 @@ class TickResult:
         """Copy what the step phase found (its tick, actions, progress, errors) and the decision."""
         self.tick, self.actions, self.step_error = facts.tick, facts.actions, facts.step_error
         self.progress, self.progress_error = facts.progress, facts.progress_error
-        self.decision, self.turn = decision, facts.turn
+        self.decision, self.turn, self.heard = decision, facts.turn, facts.heard
         self.failed, self.first_error = facts.failed, facts.first_error
 
     def take_settlement(self, settled: Settlement) -> None:
@@ -93,5 +95,7 @@ class TickResult:
         tick: dict[str, Any] = {"outcome": self.outcome, "exit_code": self.exit_code, "actions": self.actions}
         if self.turn:  # replay reads it back (a turn is never an idle wake-up); absent: a wake-up
             tick["turn"] = True
+        if not self.heard:  # and this (no recovery was ignored by an agent that heard none)
+            tick["heard"] = False
         events.append({"event": "tick", **tick, "progress": self.progress, "message": self.message})
         return events

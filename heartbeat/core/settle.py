@@ -86,6 +86,8 @@ class TickFacts:
     """Model calls with no known price (their tokens count, their dollars are not in ``cost``)."""
     turn: bool = False
     """The heartbeat was a live agent's next model turn, not a scheduled wake-up (a Session's)."""
+    heard: bool = True
+    """A recovery could reach the agent (False: an observer's, as the OTel processor's Session)."""
 
 
 @dataclass

@@ -46,8 +46,9 @@ def summary_args(tool: str, summary: str) -> dict[str, Any]:
 
 
 def ticks(data: Any) -> list[dict[str, Any]]:
-    """One heartbeat per tick whose step ran: ``at``, ``progress``, ``resumed``, ``turn``, its action
-    events and ``usage`` (its ``spend`` event's models, as :class:`~heartbeat.formats.common.ModelUsage`)."""
+    """One heartbeat per tick whose step ran: ``at``, ``progress``, ``resumed``, ``turn``, ``heard``, its
+    action events and ``usage`` (its ``spend`` event's models, as
+    :class:`~heartbeat.formats.common.ModelUsage`)."""
     beats: list[dict[str, Any]] = []
     pending: dict[Any, list[dict[str, Any]]] = {}  # action events by tick, until their decision
     spent: dict[Any, list[ModelUsage]] = {}  # a tick's spend event comes before its decision
@@ -65,7 +66,7 @@ def ticks(data: Any) -> list[dict[str, Any]]:
             actions = pending.pop(tick, [])
             at = actions[0].get("at") if actions else None
             beat = {"at": at or row.get("at"), "progress": None, "resumed": resumed, "actions": actions}
-            beat["turn"] = False
+            beat["turn"], beat["heard"] = False, True
             beat["usage"] = spent.pop(tick, [])
             beats.append(beat)
             resumed, waiting = False, (tick, beat)
@@ -74,6 +75,7 @@ def ticks(data: Any) -> list[dict[str, Any]]:
             if isinstance(progress, int | float) and not isinstance(progress, bool):
                 waiting[1]["progress"] = float(progress)
             waiting[1]["turn"] = row.get("turn") is True
+            waiting[1]["heard"] = row.get("heard") is not False
             waiting = None
         elif kind == "resume":
             resumed = True

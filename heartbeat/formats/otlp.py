@@ -288,6 +288,7 @@ def ticks(data: Any) -> list[dict[str, Any]]:
         line: dict[str, Any] = {
             "at": spans[0].at.isoformat(),
             "actions": [s.action for s in spans if "tool" in s.action],
+            "heard": False,  # an export of spans observed: nothing told the agent of a finding
         }
         usage = [s.action for s in spans if "tool" not in s.action]
         if usage:

@@ -63,6 +63,9 @@ class TraceLine(BaseModel):
     at: datetime | None = None
     turn: bool = False
     """A live agent's next model turn (a Session's, as its journal says), not a scheduled wake-up."""
+    heard: bool = True
+    """A recovery could reach the agent; False for an observed run (an OTel export, an observer's
+    journal): its policy never says a recovery was ignored."""
 
     @field_validator("at", mode="before")
     @classmethod

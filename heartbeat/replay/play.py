@@ -161,6 +161,7 @@ def _replay(
     state = AgentState()  # all that decide() reads of it: the streak, the recovery, the samples
     escalated = False
     spend = _Spend(config)
+    unheard = config.policy.model_copy(update={"escalate_on_ignored": False})
     for tick, ((number, line), now) in enumerate(zip(lines, times, strict=True), 1):
         if isinstance(line, ResumedLine):  # a human resumed the agent here (a journal says so)
             state = AgentState()
@@ -191,7 +192,8 @@ def _replay(
         monitor.add_progress(line.progress, now=now)
         anomalies = tuple(monitor.tick_anomalies)
         state.progress = monitor.progress  # as the runner's state holds them when it decides
-        decision = decide(state, anomalies, now, config.policy)
+        # An observed run heard no recovery (the live tick decided so too): none was ignored.
+        decision = decide(state, anomalies, now, config.policy if line.heard else unheard)
         # The live tick's own consequences (streak, recovery, escalation): replay cannot drift.
         state = settle(state, decision, anomalies, None, now, config, where=_REPLAY, explain=False).state
         tokens, cost, unpriced, budget = spend.tick(line, now)

@@ -137,7 +137,7 @@ def _load(source: Path | str | Iterable[str]) -> tuple[str, list[tuple[int, Trac
 
 # The keys of a trace line (anything else on it starts with "_"): a first line with one
 # of them, or with nothing else, is a trace, whose other lines are not parsed to sniff.
-_TRACE_KEYS = frozenset(["progress", "actions", "at", "turn"])
+_TRACE_KEYS = frozenset(["progress", "actions", "at", "turn", "heard"])
 
 _UNREAD: Any = object()  # the file's JSON was not read whole while sniffing
 
@@ -236,7 +236,7 @@ def _regroup(lines: list[tuple[int, TraceLine]], size: int) -> list[tuple[int, T
                 groups.append(_Group())
             group = groups[-1]
             if not group.actions:
-                group.at, group.turn = line.at, line.turn
+                group.at, group.turn, group.heard = line.at, line.turn, line.heard
             group.actions.append(action)
             group.usage.extend(calls)
             calls = []
@@ -257,12 +257,18 @@ class _Group:
     progress: float | None = None
     at: datetime | None = None
     turn: bool = False
+    heard: bool = True
 
     def line(self) -> TraceLine:
         """The heartbeat as a trace line (a resumed one when a human resumed before it)."""
         kind = ResumedLine if self.resumed else TraceLine
         return kind(
-            actions=self.actions, usage=self.usage, progress=self.progress, at=self.at, turn=self.turn
+            actions=self.actions,
+            usage=self.usage,
+            progress=self.progress,
+            at=self.at,
+            turn=self.turn,
+            heard=self.heard,
         )
 
 
@@ -339,8 +345,9 @@ def _journal_heartbeats(where: Path) -> list[tuple[int, TraceLine]]:
                 number += 1
                 actions.append(_keyed(row, number))
             usage = [TraceUsage.model_validate(u) for u in beat["usage"]]
-            at, progress, turn = beat["at"], beat["progress"], beat["turn"]
-            lines.append((n, kind(actions=actions, at=at, progress=progress, usage=usage, turn=turn)))
+            at, progress, turn, heard = beat["at"], beat["progress"], beat["turn"], beat["heard"]
+            line = kind(actions=actions, at=at, progress=progress, usage=usage, turn=turn, heard=heard)
+            lines.append((n, line))
         except ValidationError as exc:
             raise TraceError(str(where), 1, f"heartbeat {n}: {_problem(exc)}") from None
         except ValueError as exc:  # keys heartbeat never writes (check_keys)

@@ -166,6 +166,7 @@ def run_step(
         cost=ctx.tick_cost,
         unpriced=sum(spend.unpriced for spend in ctx.usage.values()),
         turn=monitor.turn is True,
+        heard=ctx.heard,
     )
     return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events, monitor)
 

@@ -282,7 +282,7 @@ def test_otlp_parser_reads_documents_lines_and_odd_values() -> None:
     )
     action = {"tool": "calc", "args": {"value": [1, 2]}, "output": "3", "error": "overflow"}
     assert otlp.actions(doc) == [action]
-    assert otlp.ticks([doc]) == [{"at": "2023-11-14T22:13:20+00:00", "actions": [action]}]
+    assert otlp.ticks([doc]) == [{"at": "2023-11-14T22:13:20+00:00", "actions": [action], "heard": False}]
     with pytest.raises(ValueError, match="resourceSpans"):
         otlp.actions({"spans": []})
     assert otlp.tool_action("chat model", {}) is None
@@ -390,7 +390,8 @@ def test_one_trace_is_one_heartbeat_and_no_recovery_is_said_ignored(tmp_path: Pa
     """Regression: a finding ended the Session's heartbeat mid-trace, so one run of five identical
     searches made two heartbeats, and the second escalated as "did again what the recovery said to
     avoid", though the processor only observes and nothing told the agent anything. Now a run is
-    one heartbeat, and the stuck runs reach a human at ``escalate_after`` (3), never as ignored."""
+    one heartbeat, and the stuck runs reach a human at ``escalate_after`` (3), never as ignored; its
+    journal says so (``"heard": false``), and a replay of it decides as the live run did."""
     config = HeartbeatConfig.model_validate(
         {"agent": {"state_dir": str(tmp_path / "state"), "kill_file": str(tmp_path / "KILL")}}
     )
@@ -415,6 +416,9 @@ def test_one_trace_is_one_heartbeat_and_no_recovery_is_said_ignored(tmp_path: Pa
         "try_alternative",
         "escalate",
     ]
+    assert all(t["heard"] is False for t in ticks)
+    replayed = [t.decision.action for t in replay(tmp_path / "state" / "journal.jsonl", config)]
+    assert replayed == ["try_alternative", "try_alternative", "escalate"]
     (escalated,) = [e for e in journal if e["event"] == "tick" and "escalated" in e["message"]]
     assert "stuck for 3 heartbeats (escalate_after = 3)" in escalated["message"]
     assert "said to avoid" not in escalated["message"] and "did not help" not in escalated["message"]
