@@ -1358,7 +1358,7 @@ _FEW_WORDS: dict[int | None, dict[str, list[str] | None]] = {
 # or work taken from a queue, in a trace that gives its times. Findings before, by grouping (None:
 # gone; else the kinds left), the runs no longer escalated, and the stuck runs flagged or not since:
 # a hung training job polled by `squeue` (its "R" names no state in words) is missed at its own
-# grouping; an alerter retrying its revoked webhook and a restart loop are now flagged after onset.
+# grouping (and a CI run's status longer than a status is read for "in_progress" is judged as data); an alerter retrying its revoked webhook and a restart loop are now flagged after onset.
 _SAW_NOTHING_MOVE: dict[int | None, dict[str, list[str] | None]] = {
     None: {
         "healthy__alert_dedup": ["cycle"],
@@ -1375,6 +1375,7 @@ _SAW_NOTHING_MOVE: dict[int | None, dict[str, list[str] | None]] = {
         "healthy__nightly-backup-verifier_b40": None,
         "healthy__ops_rabbitmq_depth_autoscale": ["no_progress"],
         "healthy__pg-replica-lag_b40": None,
+        "healthy__poller_ci_build_then_release": None,
         "healthy__price_drop_watcher": ["recurring", "cycle"],
         "healthy__social_media_scheduler": None,
         "healthy__tls-cert-expiry_b40": None,
@@ -1387,6 +1388,7 @@ _SAW_NOTHING_MOVE: dict[int | None, dict[str, list[str] | None]] = {
         "healthy__monitoring_price_drop_watch": None,
         "healthy__ops_rabbitmq_depth_autoscale": ["no_progress"],
         "healthy__pg-replica-lag_b40": ["recurring"],
+        "healthy__poller_ci_build_then_release": None,
         "healthy__tls-cert-expiry_b40": ["near_repeat", "cycle"],
     },
     5: {

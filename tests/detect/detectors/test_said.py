@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from heartbeat.detect.detectors import said
 from heartbeat.detect.detectors.fingerprints import action_keys
 from heartbeat.detect.detectors.said import (
     ALL_CLEAR_MARK,
@@ -51,3 +54,16 @@ def test_data_an_all_clear_or_a_long_page_is_no_state_on_its_way(answer: str, sa
     assert said_of(answer) == said
     result = action_keys("check", {}, answer, None, (), False)[2]
     assert not underway_result(result)
+
+
+_BITS = ("running", "RUNNING", "Pending", "in progress", "IN_PROGRESS", "queued", "timed out", "time-out")
+_BITS += ("TimeOut", "stuck", "nothing ", "no ", "0 ", "state", ":", '"', " ", "x", "-", "_", "\n", "ing")
+
+
+@settings(max_examples=500, deadline=None, print_blob=True)
+@given(bits=st.lists(st.sampled_from(_BITS), max_size=8))
+def test_the_quick_test_before_the_underway_regex_changes_no_answer(bits: list[str]) -> None:
+    """The substring test only saves time: whatever the regex finds holds one of its pieces."""
+    text = "".join(bits)
+    found = said._UNDERWAY.search(text) is not None
+    assert not found or any(piece in text.lower() for piece in said._UNDERWAY_PIECES)
