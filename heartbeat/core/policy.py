@@ -56,6 +56,7 @@ __all__ = [
     "DEFAULT_TEMPLATES",
     "decide",
     "render_instructions",
+    "unheard",
 ]
 
 DEFAULT_TEMPLATES: Mapping[str, str] = {
@@ -199,6 +200,11 @@ def render_instructions(
         mode=recovery.mode.value,
         tick=max((a.tick for a in anomalies), default=recovery.since_tick),
     )
+
+
+def unheard(config: PolicyConfig) -> PolicyConfig:
+    """``config`` for an agent that could hear no recovery (a run only observed): it ignored none."""
+    return config.model_copy(update={"escalate_on_ignored": False})
 
 
 def decide(

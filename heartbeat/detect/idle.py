@@ -179,9 +179,8 @@ def quiet_wakeup(
     experiments and each one's counts grown, after a heartbeat that failed nothing and asked each
     call once), or, ``timed`` (when it came is known: not a trace line without its time) and
     :data:`WOKE_AFTER` or more after the heartbeat before, ``"unchanged"``, a watcher's round
-    that saw nothing move (see :func:`_unchanged`);
-    else None. Looking is a watcher's job; a stuck agent does, fails or asks again within its
-    heartbeat, and a frozen wait says so."""
+    that saw nothing move (see :func:`_unchanged`); else None. Looking is a watcher's job; a stuck
+    agent does, fails or asks again within its heartbeat, and a frozen wait says so."""
     earlier, last, newest = _split(kept, tick)
     if not newest or _asked(newest) is None:
         return None  # more than looks (most heartbeats): neither
@@ -210,9 +209,16 @@ def _unchanged(newest: list[ActionView], looks: list[ActionView]) -> bool:
         calls.get(action.fingerprint, _NEVER) == action.result
         and not underway_result(action.result)
         and not takes_work(action.tool)
-        and (action.output_len != 0 or silence_answers(action.tool, action.summary))
+        and not _dark(action)
         for action in newest
     )
+
+
+def _dark(action: ActionView) -> bool:
+    """Whether ``action`` answered silence though it is no listing or search: a shell gone dark
+    answers every command so (``ls -1 incoming/`` of an empty folder, a grep's "no match" say
+    nothing came)."""
+    return action.output_len == 0 and not silence_answers(action.tool, action.summary)
 
 
 def quiet_before(kept: Iterable[ActionView], tick: int, timed: bool = True) -> int:
@@ -256,11 +262,9 @@ def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
 def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
     """:func:`idle_wakeup` for the actions ``earlier`` than its heartbeat and its own ``newest``,
     which only looked, each call once."""
-    # A source looked at before answered nothing: no work came. Silence (no output, as for the
-    # empty detector) is such an answer only from a listing or a search (``ls -1 incoming/`` of
-    # an empty folder, a grep's "no match"); from any other command it is a shell gone dark,
-    # which answers every command so, and the heartbeat is no idle one.
-    if any(a.output_len == 0 and not silence_answers(a.tool, a.summary) for a in newest):
+    # A source looked at before answered nothing: no work came; silence but a listing's or a
+    # search's is a shell gone dark, and the heartbeat is no idle one.
+    if any(map(_dark, newest)):
         return False
     empty = [a for a in newest if _nothing(a)]
     if not empty:

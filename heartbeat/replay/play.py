@@ -43,7 +43,7 @@ from ..base.errors import TraceError
 from ..config.file import HeartbeatConfig
 from ..core.budget import overspent, roll_over
 from ..core.models import AgentState, Anomaly, BudgetCounters, Decision
-from ..core.policy import decide
+from ..core.policy import decide, unheard
 from ..core.settle import Where, settle
 from ..detect.detectors import build_detectors
 from ..detect.monitor import Monitor
@@ -161,7 +161,7 @@ def _replay(
     state = AgentState()  # all that decide() reads of it: the streak, the recovery, the samples
     escalated = False
     spend = _Spend(config)
-    unheard = config.policy.model_copy(update={"escalate_on_ignored": False})
+    observed = unheard(config.policy)
     for tick, ((number, line), now) in enumerate(zip(lines, times, strict=True), 1):
         if isinstance(line, ResumedLine):  # a human resumed the agent here (a journal says so)
             state = AgentState()
@@ -193,7 +193,7 @@ def _replay(
         anomalies = tuple(monitor.tick_anomalies)
         state.progress = monitor.progress  # as the runner's state holds them when it decides
         # An observed run heard no recovery (the live tick decided so too): none was ignored.
-        decision = decide(state, anomalies, now, config.policy if line.heard else unheard)
+        decision = decide(state, anomalies, now, config.policy if line.heard else observed)
         # The live tick's own consequences (streak, recovery, escalation): replay cannot drift.
         state = settle(state, decision, anomalies, None, now, config, where=_REPLAY, explain=False).state
         tokens, cost, unpriced, budget = spend.tick(line, now)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.errors import HeartbeatError
 from ..core.models import STEP_ERROR_TOOL, AgentState, Anomaly, Decision, clip, merged_spend
-from ..core.policy import decide
+from ..core.policy import decide, unheard
 from ..core.result import TickResult
 from ..core.settle import TickFacts
 from ..detect.monitor import Monitor
@@ -140,10 +140,7 @@ def run_step(
     if error:
         events.append({"event": "metric_error", "error": error})
     anomalies = [a for a in monitor.tick_anomalies if a.kind != "budget"]
-    policy = hb.config.policy
-    if not ctx.heard:  # no recovery reached the agent: none can have been ignored
-        policy = policy.model_copy(update={"escalate_on_ignored": False})
-    decision = decide(state, anomalies, now, policy)
+    decision = decide(state, anomalies, now, hb.config.policy if ctx.heard else unheard(hb.config.policy))
     # What ctx.killed told the step: the KILL file, else the fleet stop's latest reading. A step
     # that returned on the fleet stop was stopped, not done; it is said so, as KILL is.
     killed, by = hb.kill.reason(), hb.kill.name

@@ -58,9 +58,13 @@ def test_a_heartbeat_that_only_looked_and_found_nothing_again_is_idle() -> None:
 def test_an_empty_folder_listed_again_is_idle_and_other_silence_is_not() -> None:
     """``ls -1 incoming/`` of an empty folder prints nothing: the listing's answer of nothing, as a
     grep's silence is "no match" (a newcomer's redactor was told ``repeat`` on its quiet wake-ups,
-    live round 36). Another command's silence is a shell gone dark, no answer."""
+    live round 36), and as ``aws sqs receive-message`` says its queue is empty (blind batch 42's
+    order poller was escalated at its fourth wake-up). Another command's silence is a shell gone
+    dark, no answer."""
     listing: Call = (1, "shell", {"cmd": "ls -1 incoming/"}, "", None)
     assert idle_wakeup(_kept(listing, _at(2, listing)), 2)
+    receive: Call = (1, "aws", {"cmd": "aws sqs receive-message --queue-url https://sqs/orders"}, "", None)
+    assert idle_wakeup(_kept(receive, _at(2, receive)), 2)
     dark: Call = (1, "shell", {"cmd": "cat incoming/queue.txt"}, "", None)
     assert not idle_wakeup(_kept(dark, _at(2, dark)), 2)
 

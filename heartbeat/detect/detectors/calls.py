@@ -128,7 +128,7 @@ _SILENT_COMMAND = re.compile(
     r"|helm\s+(?:install|upgrade|uninstall|rollback)|terraform\s+(?:apply|destroy|import)"
     r"|systemctl\s+(?:start|stop|restart|reload|enable|disable)"
     r"|docker\s+(?:run|rm|stop|start|restart|kill|build|push|compose\s+(?:up|down|restart)))(?![\w-])"
-    r"|<<|(?<![-=<>2&])>{1,2}\s*(?!/dev/null\b)[\w./\\\"'$~-]|\btee\b"
+    r"|<<|(?<![-=<>2&:])>{1,2}\s*(?!/dev/null\b)[\w./\\\"'$~-]|\btee\b"
 )
 # Every match of _SILENT_COMMAND (case-sensitive) holds one of these pieces: a summary without
 # any is no such command, told by a few substring searches instead of the regex, which tries
@@ -319,10 +319,18 @@ _SEARCH_COMMAND = re.compile(_COMMAND_START + r"(?:[ef]?grep|rg|ag|ack|find|fd|l
 _LIST_COMMAND = re.compile(_COMMAND_START + r'ls(?:\s+-\w+)*\s+[^|;&>"]+"')
 
 
+# A command taking work from a queue, which prints nothing when it is empty (the AWS CLI's
+# ``aws sqs receive-message``, redis-cli's ``LPOP``).
+_TAKE_COMMAND = re.compile(r"\b(?:receive-messages?|dequeue|[bB]?[lLrR][pP][oO][pP])\b")
+
+
 def silence_answers(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` says "nothing" by its silence: a search finding no
-    match, or an ``ls`` of a folder, alone, that holds nothing (a watcher's ``ls -1 incoming/``)."""
-    return searches(tool, summary) or (tool == "ls" or _LIST_COMMAND.search(summary) is not None)
+    match, an ``ls`` of a folder, alone, that holds nothing (a watcher's ``ls -1 incoming/``), or a
+    queue taken from while it is empty (``aws sqs receive-message``, a tool named for it)."""
+    if searches(tool, summary) or tool == "ls" or _LIST_COMMAND.search(summary) is not None:
+        return True
+    return takes_work(tool) or _TAKE_COMMAND.search(summary) is not None
 
 
 @lru_cache(maxsize=1024)

@@ -129,6 +129,10 @@ _UNDERWAY = re.compile(
     re.IGNORECASE,
 )
 UNDERWAY_LONGEST = 300  # characters, stripped: a job's status is short
+# A longer answer is a job's status when a JSON field named for one says so (Livy's ``"state":
+# "running"`` before its app's URLs and logs): looked for in its first characters only.
+_STATUS_FIELD = re.compile(r'"(?:state|status)"\s*:\s*"(?:' + _ON_ITS_WAY + r')"', re.IGNORECASE)
+_STATUS_READ = 2000
 # Every match of _UNDERWAY holds one of these, lowercased: a few substring tests rule most outputs
 # out, where the regex would cost tens of microseconds over a few hundred characters.
 _UNDERWAY_PIECES = (
@@ -149,7 +153,12 @@ def said_of(stripped: str) -> str | None:
     passed, see :func:`passing_run`); up to :data:`UNDERWAY_LONGEST`, :data:`UNDERWAY_MARK` (a
     state on its way: a job's "RUNNING"); else None."""
     if len(stripped) > UNDERWAY_LONGEST:
-        return PASSED_MARK if passing_run(stripped) else None  # most outputs: one cheap test
+        if passing_run(stripped):
+            return PASSED_MARK
+        # Most outputs: one substring test ('"stat' begins both field names), nothing copied.
+        if stripped.find('"stat', 0, _STATUS_READ) >= 0 and _STATUS_FIELD.search(stripped, 0, _STATUS_READ):
+            return UNDERWAY_MARK
+        return None
     if len(stripped) > CLEAR_LONGEST and passing_run(stripped):
         return PASSED_MARK
     low = stripped.lower()

@@ -211,3 +211,15 @@ def test_a_tool_named_for_its_program_takes_the_program_s_arguments(
 def test_a_call_named_for_taking_work_from_a_queue(tool: str, taking: bool) -> None:
     """What such a call answers is work come (a message received again is work left undone)."""
     assert calls.takes_work(tool) is taking
+
+
+def test_a_search_qualifier_is_no_redirect_and_a_queue_says_empty_by_silence() -> None:
+    """``merged:>2024-02-05`` in a search asks (blind batch 42's changelog writer was read as
+    writing each hour); ``echo x > out.txt`` writes. ``aws sqs receive-message`` and redis-cli's
+    ``LPOP`` print nothing for an empty queue, as a grep for no match does; ``cat`` does not."""
+    search = summarize("gh", {"cmd": "gh pr list --state merged --search 'merged:>2024-02-05T08:12:40Z'"})
+    assert not silent_by_design("gh", search)
+    assert silent_by_design("bash", summarize("bash", {"cmd": "echo done > out.txt"}))
+    for tool, cmd in (("aws", "aws sqs receive-message --queue-url q"), ("redis-cli", "redis-cli LPOP jobs")):
+        assert calls.silence_answers(tool, summarize(tool, {"cmd": cmd}))
+    assert not calls.silence_answers("bash", summarize("bash", {"cmd": "cat queue.txt"}))

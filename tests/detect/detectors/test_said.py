@@ -26,6 +26,8 @@ from heartbeat.detect.detectors.said import (
         "Deployment api-7f9c: pending",
         '{"status": "in_progress", "conclusion": null}',
         "build #4411 is still building",
+        # longer than a status, its JSON field says it (Livy's batch, its URLs after)
+        '{"id": 4127, "state": "running", "appInfo": {"sparkUiUrl": "' + "x" * UNDERWAY_LONGEST + '"}}',
     ],
 )
 def test_an_answer_naming_a_state_on_its_way_is_marked(answer: str) -> None:
@@ -46,6 +48,7 @@ def test_an_answer_naming_a_state_on_its_way_is_marked(answer: str) -> None:
         ("nothing running", None),  # none on its way
         ("export exp_41 is no longer running", None),
         ("running " + "x" * UNDERWAY_LONGEST, None),  # longer than a status: a log or a page
+        ('{"status": "success", "log": "' + "running " * 60 + '"}', None),
     ],
 )
 def test_data_an_all_clear_or_a_long_page_is_no_state_on_its_way(answer: str, said: str | None) -> None:
