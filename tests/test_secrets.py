@@ -398,3 +398,35 @@ def test_a_model_call_in_flight_is_named_as_its_spend_would_be(tmp_path: Path) -
 
     heartbeat_over(tmp_path, step).tick()
     assert taken == [["https://app:***@llm.example/v1\\x1b[2J"]]
+
+
+DATA_CREDENTIALS = (
+    "sk-proj-agentdataABCDEFGHIJKLMN",
+    "ghp_agentdataABCDEFGHIJKLMNOPQRSTUVWXYZ01",
+    "hunter2-kept",
+)
+
+DATA_AGENT = textwrap.dedent("""
+    def step(ctx):
+        ctx.data["openai"] = "sk-proj-agentdataABCDEFGHIJKLMN"  # a key kept where no config names it
+        token = "ghp_agentdataABCDEFGHIJKLMNOPQRSTUVWXYZ01"
+        ctx.data["github"] = {"api_key": "hunter2-kept", "seen": ["ok", token]}
+        ctx.data["pages"] = ctx.data.get("pages", 0) + 1
+        for _ in range(3):
+            if ctx.record("search", {"q": "x"}, output="the same page"):
+                return
+""")
+
+
+def test_credentials_an_agent_keeps_in_its_data_reach_no_file(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """An agent that keeps a key in ``ctx.data`` (a token told by its form under any name, or the
+    value of a key named for a secret, at any depth) finds it masked in ``state.json``, a plain
+    file a person reads, and it reaches no other file or output (live round 42 found an ``sk-``
+    key kept verbatim); the rest of its data is kept."""
+    texts = _escalate_and_read_everything(tmp_path, DATA_AGENT, webhook_server)
+    assert not [(c, text[:200]) for c in DATA_CREDENTIALS for text in texts if c in text]
+    data = json.loads((tmp_path / "state" / "state.json").read_text())["data"]
+    assert data["openai"] == "***" and data["github"] == {"api_key": "***", "seen": ["ok", "***"]}
+    assert data["pages"] >= 1

@@ -46,6 +46,7 @@ __all__ = [
     "is_credential_key",
     "mask_credential_text",
     "mask_credentials",
+    "mask_data",
     "mask_name",
 ]
 
@@ -344,3 +345,84 @@ def mask_name(name: str) -> str:
         if len(_NAMES) < _KNOWN_LIMIT and len(name) <= _KNOWN_NAME:
             _NAMES[name] = found
     return found
+
+
+def mask_data(value: Any) -> Any:
+    """JSON-like data an agent keeps (its ``ctx.data``) with the credentials in it as ``***``: a
+    text's token told by its form (``sk-...``, ``ghp_...``, a JWT), a ``Bearer`` value or a URL's
+    password, under any key, and the value of a key named for a secret (``password``,
+    ``api_key``, ``access_token``; not a page's ``next_token`` or ``sync_token``, which the agent
+    needs back: :func:`is_kept_secret`); ``value`` itself, not copied, when it holds none."""
+    if not _holds_kept_secret(value):
+        return value
+    root: list[Any] = [None]
+    copies: dict[int, Any] = {}  # a container met twice is the same copy (a cycle ends)
+    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    while stack:
+        item, parent, key = stack.pop()
+        if isinstance(item, str):
+            parent[key] = _mask_forms(item)
+        elif id(item) in copies:
+            parent[key] = copies[id(item)]
+        elif isinstance(item, Mapping):
+            new: dict[Any, Any] = {}
+            for name, inner in item.items():
+                new[name] = MASK  # the keys keep their order; a value not masked is filled in below
+                if not is_kept_secret(name):
+                    stack.append((inner, new, name))
+            copies[id(item)] = parent[key] = new
+        elif isinstance(item, list | tuple):
+            copies[id(item)] = parent[key] = [None] * len(item)
+            stack.extend((inner, parent[key], i) for i, inner in enumerate(item))
+        else:
+            parent[key] = item
+    return root[0]
+
+
+# The words before "token" that make it a credential's (an OAuth access or refresh token), where a
+# page's or a sync's token (next_token, sync_token, continuation_token) is a cursor the agent needs.
+_SECRET_TOKENS = frozenset(
+    ["access", "refresh", "id", "auth", "bearer", "api", "session", "oauth", "personal"]
+)
+
+
+def is_kept_secret(name: object) -> bool:
+    """Whether a key of the agent's own data named ``name`` holds a secret: a credential's name
+    (:func:`is_credential_key`), but a ``token`` only after a word that makes it one."""
+    if not is_credential_key(name):
+        return False
+    words = _WORDS.findall(_CAMEL.sub(r"\1 \2", str(name)).lower())
+    return words[-1] != "token" or (len(words) > 1 and words[-2] in _SECRET_TOKENS)
+
+
+def _mask_forms(text: str) -> str:
+    """``text`` with what gives a credential away by its form alone masked: a token's form, the
+    value after ``Bearer``/``Basic``, a URL's password (no ``name=value``: the agent's own URLs keep
+    their cursors)."""
+    if "earer" in text or "asic " in text:
+        text = _SCHEME().sub(lambda m: m.group(1) + MASK, text)
+    if "@" in text:
+        text = _USERINFO().sub(lambda m: m.group(1) + MASK, text)
+    if _token_marked(text):
+        text = _TOKEN().sub(MASK, text)
+    return text
+
+
+def _holds_kept_secret(value: Any) -> bool:
+    """Whether :func:`mask_data` would mask anything in ``value``."""
+    stack: list[Any] = [value]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _mask_forms(item) != item:
+                return True
+        elif isinstance(item, Mapping | list | tuple) and id(item) not in seen:
+            seen.add(id(item))
+            if isinstance(item, Mapping):
+                if any(is_kept_secret(name) for name in item):
+                    return True
+                stack.extend(item.values())
+            else:
+                stack.extend(item)
+    return False

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from filelock import FileLock, Timeout
 from pydantic_core import PydanticSerializationError, from_json
 
+from ..base.credentials import mask_data
 from ..base.errors import StateLocked, StateUnsavable, StateWriteError
 from ..base.fsutil import (
     PRIVATE_FILE_MODE,
@@ -366,6 +367,10 @@ class StateStore:
         """
         path = self.state_path
         self.last_save = None
+        kept = mask_data(state.data)  # a plain file a person reads: no credential the agent kept
+        exact = kept is state.data
+        if not exact:
+            state = state.model_copy(update={"data": kept})
         try:
             if self._text is None and self._saved_before:
                 from .text import StateText
@@ -375,12 +380,11 @@ class StateStore:
         except (PydanticSerializationError, ValueError, RecursionError) as exc:
             reason = f"the state is not JSON-serialisable: {one_line(str(exc))}"
             raise StateUnsavable(path, reason) from exc
-        exact = True
         if self.secrets:
             from ..base.redact import mask
 
             masked = mask(text, self.secrets)  # what the agent recorded, a secret included
-            exact, text = masked == text, masked
+            exact, text = exact and masked == text, masked
         data = text.encode("utf-8") + b"\n"
         if long_digit_run(data):
             # Written fine, but a number past Python's digit limit cannot be read back: a tick

@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.base.credentials import MASK, holds_credentials, mask_credential_text, mask_credentials
+from heartbeat.base.credentials import (
+    MASK,
+    holds_credentials,
+    mask_credential_text,
+    mask_credentials,
+    mask_data,
+)
 from heartbeat.detect.detectors import summarize
 
 _NAMES = st.sampled_from(
@@ -146,3 +152,27 @@ def test_masking_any_text_never_raises_and_is_stable(text: str) -> None:
     """Whatever an agent writes: masking returns a text that masking leaves as it is."""
     once = mask_credential_text(text)
     assert mask_credential_text(once) == once
+
+
+def test_mask_data_masks_what_an_agent_keeps_and_copies_nothing_else() -> None:
+    """An agent's data: a token told by its form, a Bearer value, a URL's password and the value
+    of a key named for a secret, at any depth, are ``***`` in a copy; a page's ``next_token`` and
+    a URL's ``page_token=`` are cursors the agent needs back, kept; data holding none is returned
+    as it is (nothing copied on each save)."""
+    token = "sk-proj-" + "a1B2" * 8
+    data = {
+        "openai": token,
+        "n": 3,
+        "deep": [{"api_key": "hunter2", "refresh_token": "r-1"}, ("ok", f"Bearer {token}")],
+        "dsn": "postgres://app:pw@db/orders",
+    }
+    masked = mask_data(data)
+    assert masked == {
+        "openai": "***",
+        "n": 3,
+        "deep": [{"api_key": "***", "refresh_token": "***"}, ["ok", "Bearer ***"]],
+        "dsn": "postgres://app:***@db/orders",
+    }
+    assert data["openai"] == token  # the agent's own object is left as it was
+    plain = {"pages": 4, "next_token": "c2", "url": "https://api.example/items?page_token=p3"}
+    assert mask_data(plain) is plain

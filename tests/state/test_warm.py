@@ -206,7 +206,7 @@ def test_a_masked_secret_keeps_nothing(tmp_path: Path) -> None:
     """state.json holds *** where memory holds the secret: neither the state nor the Monitor is kept."""
 
     def step(ctx: StepContext) -> None:
-        ctx.data["auth"] = TOKEN if ctx.tick == 3 else "nothing secret"
+        ctx.data["note"] = TOKEN if ctx.tick == 3 else "nothing secret"
         ctx.record("call", {"auth": TOKEN}, output="ok")  # masked before it is recorded
 
     hb = heartbeat_over(tmp_path, step, clock=FakeClock(), notify=[WEBHOOK])
@@ -217,7 +217,7 @@ def test_a_masked_secret_keeps_nothing(tmp_path: Path) -> None:
     assert hb.warm.kept is None
     assert TOKEN not in (tmp_path / "state" / "state.json").read_text()
     hb.tick()
-    assert StateStore(tmp_path / "state").load().data == {"auth": "nothing secret"}
+    assert StateStore(tmp_path / "state").load().data == {"note": "nothing secret"}
 
 
 @pytest.mark.parametrize(
