@@ -638,3 +638,23 @@ def test_a_watcher_seeing_the_same_data_each_wake_up_is_no_stuck_agent() -> None
     assert quiet_wakeup(_kept(*calls, hours=1), 2) == "unchanged"
     assert quiet_wakeup(_kept(*calls, hours=1), 2, timed=False) is None  # when it came is not known
     assert quiet_wakeup(_kept(*calls), 2) is None  # no time passed: the same calls asked again
+
+
+def test_a_watcher_that_acts_on_a_spike_is_not_told_it_saw_nothing_new() -> None:
+    """A replica-lag watcher (one check and a log line each wake-up) pages on-call when the lag spikes
+    and checks on: "lag=14.2s" is not "lag=0.4s" (a live newcomer's watcher was told to stop
+    repeating the check the wake-up after it paged, and escalated when it paged again)."""
+    paged = ("pagerduty.trigger", {"summary": "replica-1 lag high"}, '{"status": "success"}', None)
+
+    def wake(hour: int) -> Round:
+        lag = "14.2s" if hour in (6, 8) else "0.4s"
+        check = (
+            "query_replica_status",
+            {"replica": "replica-1"},
+            f"replica-1 lag={lag} state=streaming",
+            None,
+        )
+        logged = ("log.info", {"msg": f"lag {lag}"}, "logged", None)
+        return [check, logged, paged] if hour in (6, 8) else [check, logged]
+
+    assert _kinds([wake(hour) for hour in range(13)], None) == [[]] * 13

@@ -74,11 +74,11 @@ from .envelope import (
 from .said import MARKS, NOTHING_NEW, said_of
 from .volatile import (
     ERROR_RE,
-    VOLATILE_RE,
     has_volatile,
     mask_ages,
     mask_elapsed,
     mask_request_ids,
+    mask_values,
     may_hold_volatile,
     unechoed,
     unranked,
@@ -438,7 +438,7 @@ def _output_result(stripped: str) -> str:
         stripped = mask_request_ids(mask_ages(mask_elapsed(stripped)))
     out = _bytes(stripped)
     if (len(out) <= _ALWAYS_MASKED or has_volatile(out)) and may_hold_volatile(stripped, out):
-        out = _bytes(VOLATILE_RE.sub("#", stripped))
+        out = _bytes(mask_values(stripped))
     key = _crc32(out).to_bytes(4, "big").hex()
     return f"{said}{key[1:]}" if said in MARKS else key
 

@@ -29,6 +29,7 @@ __all__ = [
     "mask_ages",
     "mask_elapsed",
     "mask_request_ids",
+    "mask_values",
     "mask_volatile",
     "may_hold_volatile",
     "unechoed",
@@ -51,9 +52,14 @@ _VOLATILE_VALUES = (
     # or a number as long as an object id or a nanosecond clock
     r"|(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b|\b\d{12,}\b"
     # a duration
-    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds)\b"
+    r"|(?P<duration>\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds)\b)"
 )
 VOLATILE_RE = re.compile(_VOLATILE_VALUES)
+# A duration named for what a watcher measures ("lag=14.2s", "replication delay: 3 s", "p99 latency
+# 820ms", "12s behind") is its content, not the time a call took: a replica's lag that spiked and the
+# lag before it are two answers.
+_MEASURED = re.compile(r"(?:lag|latency|delay|rtt|ping|p\d\d)\W{0,3}\Z", re.IGNORECASE)
+_MEASURED_AFTER = re.compile(r"\s?behind\b", re.IGNORECASE)
 # In an error's text, also where it happened: "line 42", "file.py:42:", a port.
 ERROR_RE = re.compile(_VOLATILE_VALUES + r"|\bline \d+|(?<=[\w\]]):\d+\b")
 # A cheap test first (a regex over every output would cost more than all the detectors):
@@ -126,7 +132,23 @@ def mask_volatile(text: str) -> str:
     durations, memory addresses) replaced by ``#``; the numbers that are content stay."""
     if not may_hold_volatile(text, text.encode("utf-8", "surrogatepass")):
         return text  # the regex tries each alternative at each position: skipped when it cannot match
-    return VOLATILE_RE.sub("#", text)
+    return mask_values(text)
+
+
+def mask_values(text: str) -> str:
+    """``text`` with every match of :data:`VOLATILE_RE` replaced by ``#`` but a duration named for
+    what it measures (a replica's "lag=14.2s"), whatever the cheap tests said."""
+    return VOLATILE_RE.sub(_masked, text)
+
+
+def _masked(match: re.Match[str]) -> str:
+    """``#`` for a volatile value; a measured duration (see :data:`_MEASURED`) as it is."""
+    if match.group("duration") is None:
+        return "#"
+    text, start, end = match.string, match.start(), match.end()
+    if _MEASURED.search(text, max(0, start - 16), start) or _MEASURED_AFTER.match(text, end):
+        return match.group()
+    return "#"
 
 
 # A hit's rank at a line's start: "[2] Historia | AD Tarrazu", "2. Hounds of Love", "2) ...".
