@@ -84,7 +84,7 @@ def _kill_one(kill: KillSwitch, args: argparse.Namespace, out: TextIO, readers: 
             out.write(f"  every agent that reads it goes on: {', '.join(readers)}\n")
         return
     try:
-        text = kill.engage(args.reason)
+        text = kill.engage(args.reason, make_folder=not args.kill_file)  # a config's: its agent reads it
     except OSError as exc:  # a folder of that name (it stops the agent already), no such folder
         raise UsageError(f"{kill.path}: cannot write the KILL file ({exc.strerror or exc})") from None
     out.write(f"{kill.path}: written ({text}); `heartbeat kill --off` or rm it to go on\n")

@@ -96,17 +96,27 @@ class KillSwitch:
             return f"KILL file present (unreadable: {exc.strerror})"
         return reason_text(raw, _DEFAULT_REASON)
 
-    def engage(self, reason: str) -> str:
+    def engage(self, reason: str, *, make_folder: bool = False) -> str:
         """Write the KILL file with ``reason`` as its text (atomically); return the reason as
         :meth:`reason` will show it (one line, escaped, credentials masked).
 
         The file keeps the person's text as given (it is theirs, as a ``echo ... > KILL``
         is); only what is shown of it goes through :func:`reason_text`. Any bytes go: a
         reason typed in a Latin-1 terminal reaches Python as lone surrogates, which are
-        written back as the bytes they stood for.
+        written back as the bytes they stood for. With ``make_folder``, a missing folder is
+        made first (the KILL file a config names, which its agent reads there).
         """
         raw = (reason.strip() or "stopped by hand").encode("utf-8", "surrogateescape")
-        atomic_write(self.path, raw + b"\n", mode=0o644)
+        try:
+            atomic_write(self.path, raw + b"\n", mode=0o644)
+        except FileNotFoundError:
+            # Its folder is not made yet (a kill_file of its own in a folder no tick wrote to):
+            # an operator's stop lands there, where the agent reads it; a path typed by hand
+            # into nowhere is refused instead (no agent would read it).
+            if not make_folder:
+                raise
+            os.makedirs(self.path.parent, exist_ok=True)
+            atomic_write(self.path, raw + b"\n", mode=0o644)
         return reason_text(raw, _DEFAULT_REASON)
 
     def release(self) -> bool:

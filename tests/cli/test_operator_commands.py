@@ -240,6 +240,23 @@ def test_kill_of_one_agent_says_which_agents_a_shared_kill_file_stops(tmp_path: 
     assert "shared" not in alone.stdout and (tmp_path / "KILL.gamma").is_file()
 
 
+def test_kill_of_an_agent_whose_own_kill_file_folder_is_not_made_yet_lands(tmp_path: Path) -> None:
+    """An agent's own kill_file in a folder no tick made (``kill/a.KILL``): `kill --agent a` makes it
+    and writes the file the agent reads (live round 43: exit 2, and the agent ran on); a path typed
+    by hand into a folder that is not there is still refused, no agent reading it."""
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "agent:step"\n'
+        '[[agents]]\nname = "a"\nstate_dir = "state/a"\nkill_file = "kill/a.KILL"\n'
+        '[[agents]]\nname = "b"\nstate_dir = "state/b"\nkill_file = "kill/b.KILL"\n'
+    )
+    done = cli(tmp_path, "kill", "--agent", "a", "--reason", "runaway")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "kill" / "a.KILL").read_text() == "runaway\n"
+    assert not (tmp_path / "kill" / "b.KILL").exists()
+    typed = cli(tmp_path, "kill", "--kill-file", "nowhere/KILL")
+    assert typed.returncode == 2 and not (tmp_path / "nowhere").exists()
+
+
 def test_an_escalation_nobody_is_told_of_reaches_stderr_under_quiet(tmp_path: Path) -> None:
     """No notifier: `tick --quiet` says the escalation on stderr (cron mails it); validate warns first."""
     (tmp_path / "agent.py").write_text(STUCK)

@@ -101,3 +101,13 @@ def test_a_reason_giving_a_credential_away_is_shown_masked(tmp_path: Path) -> No
     """A KILL file's text is shown to people and in notifications: a token pasted into it is masked."""
     (tmp_path / "KILL").write_text("leaked: export OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234 rotate it\n")
     assert KillSwitch(tmp_path / "KILL").reason() == "leaked: export OPENAI_API_KEY=*** rotate it"
+
+
+def test_engage_makes_the_folder_its_kill_file_is_in(tmp_path: Path) -> None:
+    """An agent's own KILL file in a folder no tick made yet (``kill/a.KILL``): the operator's stop
+    lands all the same (live round 43: ``heartbeat kill --agent a`` exited 2 and the agent ran on)."""
+    kill = KillSwitch(tmp_path / "kill" / "a.KILL")
+    with pytest.raises(FileNotFoundError):
+        kill.engage("runaway")  # a path typed by hand: no folder is made where no agent reads
+    assert kill.engage("runaway", make_folder=True) == "runaway"
+    assert kill.reason() == "runaway"
