@@ -209,7 +209,8 @@ def render_event(event: dict[str, Any], style: Style, *, agent_width: int = 0) -
     failed = kind in _ERROR_EVENTS or (kind == "action" and bool(event.get("error")))
     failed = failed or (kind == "tick" and event.get("exit_code") not in (0, None))
     agent = f"{event.get('agent', '')!s:<{agent_width}}  " if agent_width else ""
-    line = f"{at}  {agent}tick {event.get('tick', '-')!s:>4}  {kind:<11} {detail}"
+    tick = event.get("tick") or "-"  # 0: outside any tick (a KILL found before one, a stop between)
+    line = f"{at}  {agent}tick {tick!s:>4}  {kind:<11} {detail}"
     return (
         style.paint(line, "red")
         if failed and kind != "action"

@@ -96,3 +96,10 @@ def test_render_event_shows_failures() -> None:
     assert (
         line == "2026-05-01 03:00:00  alpha   tick    4  action      fetch() -> error: ConnectError: refused"
     )
+
+
+def test_an_event_outside_any_tick_shows_no_tick_number() -> None:
+    """A KILL found before a tick is journaled with tick 0, no tick's: `log` shows "-" (it showed
+    "tick 0 kill" for an agent at tick 8, live round 43)."""
+    event = {"at": "2026-05-01T03:00:00+00:00", "tick": 0, "event": "kill", "reason": "runaway", "by": "KILL"}
+    assert "tick    -  kill" in render_event(event, Style())
