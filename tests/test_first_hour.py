@@ -624,3 +624,11 @@ def test_the_attempt_in_status_is_the_attempt_the_agent_was_told(tmp_path: Path)
     status = hb(tmp_path, "status").stdout
     assert re.search(rf"recovery +try_alternative \(attempt {told[-1]}\)", status), status
     assert f"{told[-1]} recovery attempt(s)" in (tmp_path / "state" / "ESCALATION.md").read_text()
+
+
+def test_status_before_the_first_tick_says_no_heartbeat_yet(tmp_path: Path) -> None:
+    """Right after `init` (its `every = "30m"` in heartbeat.toml), `status` says no heartbeat came
+    yet, not "no schedule" (live round 43)."""
+    assert hb(tmp_path, "init", ".").returncode == 0
+    shown = hb(tmp_path, "status")
+    assert "not checked (no heartbeat yet)" in shown.stdout and "no schedule" not in shown.stdout

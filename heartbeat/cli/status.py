@@ -271,6 +271,8 @@ def render_detail(report: StatusReport, style: Style) -> str:
         seen = f"OVERDUE: no heartbeat since {_short(report.last_seen_at)} (due by {_short(report.due_by)})"
     elif report.due_by:
         seen = f"ok (next due by {_short(report.due_by)})"
+    elif report.last_seen_at is None:  # not its schedule's fault: nothing ran to be late
+        seen = "not checked (no heartbeat yet)"
     else:
         seen = "not checked (no schedule; give --max-age)"
     recovery = report.recovery
