@@ -632,3 +632,22 @@ def test_status_before_the_first_tick_says_no_heartbeat_yet(tmp_path: Path) -> N
     assert hb(tmp_path, "init", ".").returncode == 0
     shown = hb(tmp_path, "status")
     assert "not checked (no heartbeat yet)" in shown.stdout and "no schedule" not in shown.stdout
+
+
+def test_a_state_folder_that_cannot_be_made_is_said_by_validate_and_run_makes_none(tmp_path: Path) -> None:
+    """Agent b's state folder lies under a file: `validate` says so (exit 2; it said "config ok"),
+    and `run` stops before it makes or locks any agent's folder, without claiming a previous state
+    was kept (live round 43: it left state/a/.run.lock behind)."""
+    (tmp_path / "agent.py").write_text('def step(ctx):\n    ctx.record("ping", {}, output="pong")\n')
+    (tmp_path / "blocker").write_text("not a folder")
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nstep = "agent:step"\n[schedule]\nevery = "45s"\n'
+        '[[agents]]\nname = "a"\nstate_dir = "state/a"\n'
+        '[[agents]]\nname = "b"\nstate_dir = "blocker/state"\n'
+    )
+    checked = hb(tmp_path, "validate")
+    assert checked.returncode == 2 and "b: " in checked.stderr and "is not a folder" in checked.stderr
+    ran = hb(tmp_path, "run", "--ticks", "1")
+    assert ran.returncode == 2 and ran.stderr.count("\n") == 1, ran.stderr
+    assert "blocker is not a folder" in ran.stderr and "previous state kept" not in ran.stderr
+    assert not (tmp_path / "state").exists()

@@ -140,10 +140,11 @@ class StateWriteError(HeartbeatError, OSError):
 
     exit_code = 2
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path, reason: str, *, kept: bool = True) -> None:
         self.path = path
         self.reason = reason
-        super().__init__(f"{path}: could not save state: {reason} (previous state kept)")
+        # kept=False: the state folder itself could not be made, so there was no state to keep.
+        super().__init__(f"{path}: could not save state: {reason}{' (previous state kept)' if kept else ''}")
 
 
 class StateUnsavable(StateWriteError):

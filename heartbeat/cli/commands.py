@@ -362,6 +362,9 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
         hb.validate()
         if os.path.lexists(hb.state_dir) and not hb.state_dir.is_dir():  # a file, a broken link
             raise UsageError(f"{hb.name}: the state folder {hb.state_dir} is not a folder")
+        unmade = hb.store.cannot_make()  # what a tick would meet before its step: said now
+        if unmade is not None:
+            raise HeartbeatError(f"{hb.name}: {hb.state_dir}: {unmade}; a tick would stop before its step")
         # lexists: a symlink loop or a dangling link in place of state.json is read (and refused), not skipped
         state = hb.read_state() if os.path.lexists(hb.store.state_path) else None
         if hb.state_dir.is_dir():  # what a tick checks before its step: said now, not at the next tick

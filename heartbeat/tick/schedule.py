@@ -40,7 +40,7 @@ from types import FrameType
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from ..base.errors import HeartbeatError, worst_exit_code
+from ..base.errors import HeartbeatError, StateWriteError, worst_exit_code
 from ..state.killswitch import fleet_stop_name, stopped_by
 from .control import note_stopped_between_ticks
 from .execstep import end_all
@@ -169,6 +169,10 @@ class Runner:
 
     @contextlib.contextmanager
     def _run_locks(self) -> Iterator[None]:
+        for hb in self.heartbeats.values():  # every folder first: a failed run makes none of them
+            reason = hb.store.cannot_make()
+            if reason is not None:
+                raise StateWriteError(hb.state_dir, reason, kept=False)
         with contextlib.ExitStack() as stack:
             for hb in self.heartbeats.values():
                 stack.enter_context(hb.store.run_lock())
