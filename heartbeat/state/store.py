@@ -95,19 +95,6 @@ def state_schema() -> dict[str, Any]:
     return AgentState.model_json_schema()
 
 
-def _unmakeable(path: Path) -> str | None:
-    """Why the state folder ``path`` could not be made, or None (see :meth:`StateStore.cannot_make`)."""
-    missing = _missing_folders(path)
-    if not missing:
-        return None
-    above = missing[-1].parent
-    if not above.is_dir():
-        return f"cannot create the state folder: {above} is not a folder"
-    if not os.access(above, os.W_OK | os.X_OK):
-        return f"cannot create the state folder: {above} cannot be written"
-    return None
-
-
 def _missing_folders(path: Path) -> list[Path]:
     """``path`` and those of its parents that do not exist, deepest first."""
     missing = []
@@ -231,11 +218,7 @@ class StateStore:
         if folder is None or not stat.S_ISDIR(folder.st_mode):
             folder = None
             created = _missing_folders(self._state_dir)
-            try:
-                ensure_private_dir(self._state_dir)
-            except OSError as exc:
-                reason = f"cannot create the state folder: {exc.strerror}"
-                raise StateWriteError(self._state_dir, reason, kept=False) from exc
+            self._make_folder()
         if self._locked:  # held by this store already (another thread, or a nested with)
             raise StateLocked(self.lock_path)
         # One FileLock object per timeout, reused: building one costs about as much as taking
@@ -291,7 +274,23 @@ class StateStore:
     def cannot_make(self) -> str | None:
         """Why the state folder could not be made (the nearest existing folder above it is a file,
         or cannot be written), or None: said before any folder of a fleet is made or locked."""
-        return _unmakeable(self._state_dir)
+        missing = _missing_folders(self._state_dir)
+        if not missing:
+            return None
+        above = missing[-1].parent
+        if not above.is_dir():
+            return f"cannot create the state folder: {above} is not a folder"
+        if not os.access(above, os.W_OK | os.X_OK):
+            return f"cannot create the state folder: {above} cannot be written"
+        return None
+
+    def _make_folder(self) -> None:
+        """Create the state folder (0700); :class:`StateWriteError` when it cannot be (no state to keep)."""
+        try:
+            ensure_private_dir(self._state_dir)
+        except OSError as exc:
+            reason = f"cannot create the state folder: {exc.strerror}"
+            raise StateWriteError(self._state_dir, reason, kept=False) from exc
 
     @contextmanager
     def run_lock(self) -> Iterator[StateStore]:
@@ -301,11 +300,7 @@ class StateStore:
         the commands still work beside a run (they take the tick lock).
         """
         if not os.path.isdir(self._state_dir):
-            try:
-                ensure_private_dir(self._state_dir)
-            except OSError as exc:
-                reason = f"cannot create the state folder: {exc.strerror}"
-                raise StateWriteError(self._state_dir, reason, kept=False) from exc
+            self._make_folder()
         path = self._state_dir / RUN_LOCK_FILE
         run_lock = FileLock(path, timeout=0, mode=PRIVATE_FILE_MODE)
         try:

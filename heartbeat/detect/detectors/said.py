@@ -20,7 +20,9 @@ new" takes no second sentence.
 An answer naming a state still on its way ("state": "RUNNING", "pending",
 "in progress") has its result key marked too (:data:`UNDERWAY_MARK`): a watch
 that hears it again and again waits on something that froze, no watcher's
-quiet round (see :mod:`..idle`).
+quiet round (see :mod:`..idle`). It is read in an answer of up to
+:data:`UNDERWAY_LONGEST` characters (a status), and in a longer JSON answer's
+``"state"`` or ``"status"`` field (Livy's batch, its URLs and logs after).
 """
 
 from __future__ import annotations
