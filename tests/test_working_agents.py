@@ -104,11 +104,21 @@ from heartbeat.cli.main import main
 jobs = json.loads(sys.argv[1])
 for folder, module, ticks, measured, *every in jobs:
     if every:
+        # Every module imported and every model built before the clock is frozen: a pydantic model
+        # first built under freezegun sees its FakeDatetime (see conftest.py).
+        import importlib, pkgutil, heartbeat
         from freezegun import freeze_time
-        from heartbeat.core import models  # built before the clock is frozen (see conftest.py)
-        for model in (models.ActionRecord, models.ProgressSample, models.Anomaly, models.Recovery,
-                      models.BudgetCounters, models.Escalation, models.Notification):
-            model.model_rebuild(force=True)
+        from pydantic import BaseModel
+        for found in pkgutil.walk_packages(heartbeat.__path__, "heartbeat."):
+            if not found.name.endswith("__main__"):  # the CLI's entry point runs on import
+                with contextlib.suppress(ImportError):  # an integration whose framework is absent
+                    importlib.import_module(found.name)
+        stack = list(BaseModel.__subclasses__())
+        while stack:
+            model = stack.pop()
+            stack.extend(model.__subclasses__())
+            if model.__module__.startswith("heartbeat."):
+                model.model_rebuild(force=True)
     start = datetime.datetime(2026, 3, 10, 8, tzinfo=datetime.timezone.utc)
     os.chdir(folder)
     sys.path.insert(0, folder)
