@@ -113,7 +113,7 @@ def is_credential_key(name: object) -> bool:
     """Whether an argument named ``name`` holds a credential (see the module docstring)."""
     if not isinstance(name, str) or not name:
         return False
-    words = _WORDS.findall(_CAMEL.sub(r"\1 \2", name).lower())
+    words = _name_words(name)
     if not words:
         return False
     if _ANY_WORD.intersection(words) or "".join(words) in _ANY_WORD:
@@ -122,6 +122,11 @@ def is_credential_key(name: object) -> bool:
     if last == "token":
         return True
     return last == "key" and len(words) > 1 and words[-2] in _KEY_AFTER
+
+
+def _name_words(name: str) -> list[str]:
+    """The words of a key's name, lowercased: ``apiKey`` and ``api-key`` are ``api key``."""
+    return _WORDS.findall(_CAMEL.sub(r"\1 \2", name).lower())
 
 
 def _credential_name(name: object) -> bool:
@@ -314,17 +319,26 @@ def mask_credential_text(text: str) -> str:
     """
     if "=" in text or ": " in text:
         text = _mask_pairs(text)
-    if "earer" in text or "asic " in text:
-        text = _SCHEME().sub(lambda m: m.group(1) + MASK, text)
-    if "@" in text:
-        text = _USERINFO().sub(lambda m: m.group(1) + MASK, text)
+    text = _mask_schemes(text)
     if "-u" in text:
         text = _USER_FLAG().sub(lambda m: m.group(1) + MASK, text)
     if "--" in text:
         text = _mask_flags(text)
-    if _token_marked(text):
-        text = _TOKEN().sub(MASK, text)
+    return _mask_tokens(text)
+
+
+def _mask_schemes(text: str) -> str:
+    """``text`` with the value after ``Bearer``/``Basic`` and a URL's password masked."""
+    if "earer" in text or "asic " in text:
+        text = _SCHEME().sub(lambda m: m.group(1) + MASK, text)
+    if "@" in text:
+        text = _USERINFO().sub(lambda m: m.group(1) + MASK, text)
     return text
+
+
+def _mask_tokens(text: str) -> str:
+    """``text`` with every token whose form gives it away masked (see :data:`_TOKEN`)."""
+    return _TOKEN().sub(MASK, text) if _token_marked(text) else text
 
 
 # mask_name of the names seen (bounded): an agent calls the same few tools, a framework the same
@@ -391,7 +405,7 @@ def is_kept_secret(name: object) -> bool:
     (:func:`is_credential_key`), but a ``token`` only after a word that makes it one."""
     if not is_credential_key(name):
         return False
-    words = _WORDS.findall(_CAMEL.sub(r"\1 \2", str(name)).lower())
+    words = _name_words(str(name))
     return words[-1] != "token" or (len(words) > 1 and words[-2] in _SECRET_TOKENS)
 
 
@@ -399,13 +413,7 @@ def _mask_forms(text: str) -> str:
     """``text`` with what gives a credential away by its form alone masked: a token's form, the
     value after ``Bearer``/``Basic``, a URL's password (no ``name=value``: the agent's own URLs keep
     their cursors)."""
-    if "earer" in text or "asic " in text:
-        text = _SCHEME().sub(lambda m: m.group(1) + MASK, text)
-    if "@" in text:
-        text = _USERINFO().sub(lambda m: m.group(1) + MASK, text)
-    if _token_marked(text):
-        text = _TOKEN().sub(MASK, text)
-    return text
+    return _mask_tokens(_mask_schemes(text))
 
 
 def _holds_kept_secret(value: Any) -> bool:

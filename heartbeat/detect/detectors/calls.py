@@ -160,13 +160,18 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @lru_cache(maxsize=1024)
+def _words(tool: str) -> list[str]:
+    """The words of ``tool``'s name, lowercased (``sendMessage``: send, message)."""
+    return re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower())
+
+
 def _verb(tool: str) -> str | None:
     """The first word of ``tool``'s name that is a verb known here: an MCP server's namespace or a
     noun may come before it (``slack_post_message``, ``gmail.modify_message``, ``queue_delete``,
     ``sendMessage``), and a verb that is as often a noun yields to a verb after it
     (``vector_store_search`` searches); None when there is none."""
     found = None
-    words = re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower())
+    words = _words(tool)
     for i, word in enumerate(words):
         if word == "replace" and i and words[i - 1] == "str":
             continue  # one command of an editor that also views files (SWE-agent's str_replace_editor)
@@ -221,7 +226,7 @@ _TAKE_WORDS = frozenset(["receive", "dequeue", "claim", "pop", "consume", "lease
 @lru_cache(maxsize=1024)
 def takes_work(tool: str) -> bool:
     """Whether ``tool``'s name says it takes work from a queue (``sqs_receive``, ``jobs.claim``)."""
-    return not _TAKE_WORDS.isdisjoint(re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower()))
+    return not _TAKE_WORDS.isdisjoint(_words(tool))
 
 
 @lru_cache(maxsize=1024)
