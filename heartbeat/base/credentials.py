@@ -382,7 +382,7 @@ def mask_data(value: Any) -> Any:
             new: dict[Any, Any] = {}
             for name, inner in item.items():
                 new[name] = MASK  # the keys keep their order; a value not masked is filled in below
-                if not is_kept_secret(name):
+                if not _secret_at(name, inner):
                     stack.append((inner, new, name))
             copies[id(item)] = parent[key] = new
         elif isinstance(item, list | tuple):
@@ -409,6 +409,13 @@ def is_kept_secret(name: object) -> bool:
     return words[-1] != "token" or (len(words) > 1 and words[-2] in _SECRET_TOKENS)
 
 
+def _secret_at(name: object, value: Any) -> bool:
+    """Whether ``value``, kept under the key ``name``, is a secret to mask: a key named for one
+    (:func:`is_kept_secret`) holding something; ``None``, ``True`` or ``False`` there (a key not
+    set yet) hides nothing, and the agent reads it back as it was."""
+    return value is not None and value.__class__ is not bool and is_kept_secret(name)
+
+
 def _mask_forms(text: str) -> str:
     """``text`` with what gives a credential away by its form alone masked: a token's form, the
     value after ``Bearer``/``Basic``, a URL's password (no ``name=value``: the agent's own URLs keep
@@ -428,7 +435,7 @@ def _holds_kept_secret(value: Any) -> bool:
         elif isinstance(item, Mapping | list | tuple) and id(item) not in seen:
             seen.add(id(item))
             if isinstance(item, Mapping):
-                if any(is_kept_secret(name) for name in item):
+                if any(_secret_at(name, inner) for name, inner in item.items()):
                     return True
                 stack.extend(item.values())
             else:

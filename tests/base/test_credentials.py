@@ -176,3 +176,5 @@ def test_mask_data_masks_what_an_agent_keeps_and_copies_nothing_else() -> None:
     assert data["openai"] == token  # the agent's own object is left as it was
     plain = {"pages": 4, "next_token": "c2", "url": "https://api.example/items?page_token=p3"}
     assert mask_data(plain) is plain
+    unset = {"api_key": None, "password": False}  # a key not set yet hides nothing: read back as it was
+    assert mask_data(unset) is unset
