@@ -243,7 +243,7 @@ def run_log(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: Text
 
     width = max(len(hb.name) for hb in heartbeats) if len(heartbeats) > 1 else 0  # the agent column
     present = [hb for hb in heartbeats if hb.state_dir.is_dir()]
-    if not present:  # the wrong folder; in a fleet, an agent that never ran has no journal yet
+    if not present and len(heartbeats) == 1:  # the wrong folder (a fleet's agents make theirs as they tick)
         require_state_dir(heartbeats[0])
     since = parse_since(args.since, now) if args.since else None
     keep = EventFilter(_kinds(args.event or ()), since)
@@ -254,8 +254,13 @@ def run_log(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: Text
         out.write((json.dumps(event) if args.json else render_event(event, style, agent_width=width)) + "\n")
 
     if not args.follow:
+        shown = 0
         for event in read_events(journals, keep, last=args.lines):
             show(event)
+            shown += 1
+        if not shown and not args.json:  # a blank screen reads as a broken command
+            asked = args.event or args.since
+            out.write("no events match\n" if asked else "no events yet (no heartbeat has run)\n")
         out.flush()
         return 0
     try:

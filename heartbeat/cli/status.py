@@ -3,15 +3,15 @@
 An agent is *overdue* when no heartbeat was seen for ``periods`` schedule
 periods (or for ``max_age``): cron stopped calling ``tick``, the host is
 down or ``run`` died. The last heartbeat seen is the later of the last tick
-that called the step and the journal's last write (a tick that waits for a
-human or is paused still writes its line), so a waiting agent whose cron
+that called the step and the journal's last event a heartbeat wrote (a tick
+that waits for a human or is paused still writes its line; a person's
+``pause`` or ``resume`` is no heartbeat), so a waiting agent whose cron
 still fires is not overdue. A paused or killed agent is never overdue: it is
 meant to be quiet.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -21,6 +21,7 @@ from ..base.errors import EXIT_CODES, ConfigError, HeartbeatError, UsageError
 from ..config.file import ScheduleConfig
 from ..core.budget import roll_over
 from ..core.models import printable, printable_lines
+from ..state.journal import Journal
 from .style import Style
 
 if TYPE_CHECKING:
@@ -139,23 +140,50 @@ def _stamp(at: datetime | None) -> str | None:
     return at.isoformat() if at else None
 
 
+_BY_A_PERSON = frozenset({"pause", "resume"})
+"""Journal events a person's command writes: no heartbeat of the agent's."""
+
+
+def _last_written(hb: Heartbeat) -> datetime | None:
+    """When a heartbeat last wrote the journal (a tick that waits for a human or is paused still
+    writes its line); a person's ``pause`` or ``resume`` is not a heartbeat seen."""
+    try:
+        events = Journal(hb.store.journal_path).tail(50)
+    except OSError:
+        return None
+    for event in reversed(events):
+        if event.get("event") not in _BY_A_PERSON and isinstance(event.get("at"), str):
+            try:
+                at = datetime.fromisoformat(event["at"])
+            except ValueError:
+                continue
+            return at if at.tzinfo else at.replace(tzinfo=UTC)
+    return None
+
+
 def agent_report(
-    hb: Heartbeat, now: datetime, *, periods: int = 2, max_age: timedelta | None = None
+    hb: Heartbeat,
+    now: datetime,
+    *,
+    periods: int = 2,
+    max_age: timedelta | None = None,
+    unran: bool = False,
 ) -> StatusReport:
-    """The report of one agent (its state folder must exist)."""
-    require_state_dir(hb)
+    """The report of one agent; its state folder must exist unless ``unran`` (a fleet's agent
+    that has not ticked yet: its folder is made by its first tick)."""
+    if not unran:
+        require_state_dir(hb)
     state = hb.read_state()
     kill = hb.kill.reason()
     fleet = hb.shared_stop_reason()
-    try:
-        journal_at: datetime | None = datetime.fromtimestamp(os.stat(hb.store.journal_path).st_mtime, UTC)
-    except OSError:
-        journal_at = None
-    seen = [at for at in (state.last_tick_at, journal_at) if at is not None]
+    seen = [at for at in (state.last_tick_at, _last_written(hb)) if at is not None]
     last_seen = max(seen) if seen else None
-    deadline = due_by(hb.config.schedule, last_seen, periods=periods, max_age=max_age) if last_seen else None
     quiet = kill is not None or fleet is not None or state.status.value == "paused"
-    overdue = None if deadline is None or quiet else now > deadline
+    # A stopped or paused agent is meant to be quiet: no deadline, rather than one long past.
+    deadline = None
+    if last_seen and not quiet:
+        deadline = due_by(hb.config.schedule, last_seen, periods=periods, max_age=max_age)
+    overdue = None if deadline is None else now > deadline
     values = [s.value for s in state.progress if s.value is not None]
     outbox = 0
     if hb.outbox_waiting():
@@ -210,8 +238,6 @@ def spend_today(hb: Heartbeat, state: AgentState, now: datetime) -> dict[str, An
 
 def _observed(hb: Heartbeat) -> dict[str, Any]:
     """What enforce mode would be doing: the last decision's ``observed``, and since which tick."""
-    from ..state.journal import Journal
-
     decisions = [e for e in Journal(hb.store.journal_path).tail(200) if e.get("event") == "decision"]
     if not decisions or not decisions[-1].get("observed"):
         return {}
@@ -232,7 +258,7 @@ def fleet_reports(
     codes = []
     for hb in heartbeats:  # one broken agent is a line of its own, not the end of the fleet's view
         try:
-            report = agent_report(hb, now, max_age=max_age)
+            report = agent_report(hb, now, max_age=max_age, unran=True)
         except HeartbeatError as exc:
             rows.append((hb.name, str(exc).removeprefix(f"{hb.name}: ")))
             codes.append(exc.exit_code)
@@ -271,12 +297,18 @@ def render_detail(report: StatusReport, style: Style) -> str:
         seen = f"OVERDUE: no heartbeat since {_short(report.last_seen_at)} (due by {_short(report.due_by)})"
     elif report.due_by:
         seen = f"ok (next due by {_short(report.due_by)})"
+    elif report.killed or report.fleet_stop:
+        seen = "not checked (stopped)"
+    elif report.status == "paused":
+        seen = "not checked (paused)"
     elif report.last_seen_at is None:  # not its schedule's fault: nothing ran to be late
         seen = "not checked (no heartbeat yet)"
     else:
         seen = "not checked (no schedule; give --max-age)"
     recovery = report.recovery
     streak = f"stuck streak {report.stuck_streak} of {report.escalate_after}"
+    if report.status == "needs_human":  # escalated: maybe before the streak's limit (a recovery ignored)
+        streak = f"stuck streak {report.stuck_streak} (escalated; the limit is {report.escalate_after})"
     doing = f"{recovery['mode']} (attempt {recovery['attempts']})" if recovery else "none"
     if report.mode == "observe":  # nothing was injected nor escalated: say what enforce mode would do
         reason += ": detects and journals, never instructs nor escalates"
@@ -363,7 +395,9 @@ def render_fleet(reports: Sequence[StatusReport | tuple[str, str]], style: Style
             word,
             _short(item.last_tick_at),
             str(item.ticks),
-            f"{item.stuck_streak}/{item.escalate_after}",
+            f"{item.stuck_streak}/{item.escalate_after}"
+            if item.status != "needs_human"
+            else f"{item.stuck_streak} (escalated)",
             str(item.outbox),
             f"{style.sparkline(item.progress[-10:])} {last:g}" if last is not None else "-",
         ]

@@ -233,6 +233,9 @@ class HeartbeatConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _unique_names(self) -> Self:
+        for i, entry in enumerate(self.agents):
+            if "name" not in entry.model_fields_set:  # it would run under [agent]'s name, or as "agent"
+                raise ValueError(f"agents[{i}] has no name: each [[agents]] entry needs its own name")
         for what, names in (
             ("agent", [a.name for a in self.all_agents()]),
             ("notifier", [n.name for n in self.notify]),

@@ -390,6 +390,7 @@ class Runner:
         each between ticks, once (``done``: its tick journaled it; an agent mid-tick has its tick's
         own kill event, or is journaled after it, see :meth:`_tick`). The last agent ends the run."""
         with self._lock:
+            fresh = [name for name in names if not self._halted[name].is_set()]
             for name in names:
                 if switch is not None:
                     self._kills.setdefault(name, switch)
@@ -402,6 +403,8 @@ class Runner:
             every = all(event.is_set() for event in self._halted.values())
         if every:
             self._end(3, message)
+        elif switch is not None and fresh:  # the run goes on: say now who stopped, not only at its end
+            self._note(f"heartbeat: {', '.join(fresh)} {message}; the others go on")
         if switch is not None:
             for name in idle:
                 note_stopped_between_ticks(self.heartbeats[name], switch[1], switch[0])

@@ -8,6 +8,8 @@ said on stderr, and ``kill --agent`` says which agents a shared KILL stops.
 
 from __future__ import annotations
 
+import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -341,3 +343,76 @@ def test_the_resume_command_an_escalation_names_works_from_the_state_folder(tmp_
     done = cli(state, *shlex.split(told)[1:])
     assert done.returncode == 0, done.stderr
     assert cli(tmp_path, "status").returncode == 0  # active again
+
+
+FLEET = (
+    '[agent]\nstep = "agent:step"\n'
+    '[[agents]]\nname = "a"\nstate_dir = "state/a"\nkill_file = "kill/a.KILL"\n'
+    '[[agents]]\nname = "b"\nstate_dir = "state/b"\nkill_file = "kill/b.KILL"\n'
+)
+
+
+def test_a_fleet_that_never_ran_has_status_and_log_and_creates_nothing(tmp_path: Path) -> None:
+    """Right after `validate` said "no state yet", a fleet's `status` shows each agent with no
+    heartbeat yet (exit 0), and `log` says there are no events: neither makes a folder (live round
+    43: every agent an "error", exit 2, "wrong folder?")."""
+    (tmp_path / "heartbeat.toml").write_text(FLEET)
+    (tmp_path / "agent.py").write_text(NOOP)
+    before = tree(tmp_path)
+    shown = cli(tmp_path, "status")
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "error" not in shown.stdout and shown.stdout.count("never") == 2
+    logged = cli(tmp_path, "log")
+    assert logged.returncode == 0 and "no events yet" in logged.stdout
+    assert tree(tmp_path) == before
+
+
+def test_log_of_an_agent_with_no_events_says_so(tmp_path: Path) -> None:
+    """`log` of an agent `init` made prints a line, not a blank screen; a filter that matches nothing
+    says that; `--json` stays empty for scripts."""
+    assert cli(tmp_path, "init", ".").returncode == 0
+    assert "no events yet" in cli(tmp_path, "log").stdout
+    assert "no events match" in cli(tmp_path, "log", "--event", "kill").stdout
+    assert cli(tmp_path, "log", "--json").stdout == ""
+
+
+def test_a_stopped_or_paused_agent_has_no_deadline_and_a_resume_is_no_heartbeat(tmp_path: Path) -> None:
+    """`status` of a killed or paused agent says it is not checked, not "ok (next due by <a time
+    past>)", and `--json` gives no `due_by`; a person's pause and resume move no heartbeat seen
+    (live round 43: `status --max-age` said ok right after a resume, nothing having ticked)."""
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\n[schedule]\nevery = "30m"\n')
+    (tmp_path / "agent.py").write_text(NOOP)
+    assert cli(tmp_path, "tick").returncode == 0
+    ticked = json.loads(cli(tmp_path, "status", "--json").stdout)
+    assert ticked["due_by"] is not None
+    assert cli(tmp_path, "pause", "--reason", "lunch").returncode == 0
+    paused = cli(tmp_path, "status")
+    assert "not checked (paused)" in paused.stdout and "next due by" not in paused.stdout
+    assert json.loads(cli(tmp_path, "status", "--json").stdout)["due_by"] is None
+    assert cli(tmp_path, "resume").returncode == 0
+    resumed = json.loads(cli(tmp_path, "status", "--json").stdout)
+    assert resumed["last_seen_at"] == ticked["last_seen_at"]
+    assert cli(tmp_path, "kill", "--reason", "runaway").returncode == 0
+    killed = cli(tmp_path, "status")
+    assert killed.returncode == 3 and "not checked (stopped)" in killed.stdout
+
+
+def test_an_agent_escalated_before_its_streaks_limit_shows_it_escalated(tmp_path: Path) -> None:
+    """A stuck agent escalated (its streak may stop short of `escalate_after` when a recovery is
+    ignored): the fleet's STREAK column and the detail say escalated, not "2/3" as if on its way."""
+    (tmp_path / "heartbeat.toml").write_text(FLEET)
+    (tmp_path / "agent.py").write_text(STUCK)
+    for _ in range(6):
+        cli(tmp_path, "tick", "--agent", "a")
+    detail = cli(tmp_path, "status", "--agent", "a")
+    assert detail.returncode == 4, detail.stdout + detail.stderr
+    assert "(escalated; the limit is 3)" in detail.stdout
+    fleet = cli(tmp_path, "status")
+    assert re.search(r"^a .*needs_human.* \d+ \(escalated\)", fleet.stdout, re.M), fleet.stdout
+
+
+def test_a_fleet_agent_without_a_name_is_refused(tmp_path: Path) -> None:
+    """One unnamed `[[agents]]` entry ran as "agent", a name the file never wrote; now it is said."""
+    (tmp_path / "heartbeat.toml").write_text('[[agents]]\nstate_dir = "s/a"\nstep = "agent:step"\n')
+    done = cli(tmp_path, "validate")
+    assert done.returncode == 2 and "agents[0] has no name" in done.stderr

@@ -174,6 +174,8 @@ def test_an_agents_own_kill_file_stops_that_agent_and_the_run_goes_on(folder: Pa
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
     assert "beta stopped by the KILL file" in err and "beta only" in err
+    # said when it stops, not only in the run's last line (live round 43: silence until the end)
+    assert "beta stopped by the KILL file" in err.split("run ended")[0] and "the others go on" in err
     ticks = [json.loads(line) for line in out.splitlines()]
     assert [t["agent"] for t in ticks if t["outcome"] == "ran"] == ["alpha"] * 4
     assert StateStore(folder / "state" / "alpha").load().ticks == 4
