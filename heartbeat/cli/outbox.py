@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..base.errors import HeartbeatError, UsageError
 from ..core.models import printable
+from ..tick.control import note_delivery_between_ticks
 
 if TYPE_CHECKING:
     from ..notify.outbox import OutboxItem
@@ -97,6 +98,7 @@ def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: T
                 if report.busy:
                     out.write(f"{prefix}another heartbeat is delivering right now; nothing tried\n")
                     continue
+                note_delivery_between_ticks(hb, report)
                 matched = matched or bool(report.delivered or report.failed)
                 out.write(prefix + (hb.redact(report.summary()) or "notifications: nothing to retry") + "\n")
         except (BrokenPipeError, TimeoutError, HeartbeatError):

@@ -22,6 +22,11 @@ class DeliveryReport:
     busy: bool = False
     """Nothing was tried: another process was delivering from this outbox right then."""
 
+    def undelivered(self) -> list[str]:
+        """One line per failed send or unreadable entry, as the journal's ``delivery`` event keeps them."""
+        lines = [f"{name}: {error}" for name, error in self.failed]
+        return lines + [f"outbox entry {name} was unreadable; set aside, not sent" for name in self.corrupt]
+
     @property
     def ok(self) -> bool:
         """True when nothing failed and nothing was corrupt."""

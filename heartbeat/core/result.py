@@ -68,10 +68,7 @@ class TickResult:
     def absorb(self, report: DeliveryReport) -> None:
         """Take what a delivery pass did into this result."""
         self.delivered += report.delivered
-        self.undelivered += [f"{name}: {error}" for name, error in report.failed]
-        self.undelivered += [
-            f"outbox entry {name} was unreadable; set aside, not sent" for name in report.corrupt
-        ]
+        self.undelivered += report.undelivered()
         self.waiting = report.waiting
 
     def take_facts(self, facts: TickFacts, decision: Decision | None) -> None:

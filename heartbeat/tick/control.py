@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..config.file import HeartbeatConfig
+    from ..core.delivery import DeliveryReport
     from ..core.result import TickResult
     from .agent import Agent
 
@@ -320,6 +321,15 @@ def note_stopped_between_ticks(hb: Agent, reason: str, by: str) -> None:
     """Journal that KILL or the fleet stop (``by``, as :func:`stopped_by` names it) stopped ``run``
     while ``hb`` waited for its next tick (no lock: the run exits within half a second)."""
     _journal_unlocked(hb, {"event": "kill", "reason": reason, "by": by, "between_ticks": True})
+
+
+def note_delivery_between_ticks(hb: Agent, report: DeliveryReport) -> None:
+    """Journal what a delivery outside any tick did (``run``'s outbox watch, ``outbox retry``), as a
+    tick journals its own: a notification sent later is in the log too (no lock: one append)."""
+    undelivered = report.undelivered()
+    if report.delivered or undelivered:
+        event = {"event": "delivery", "delivered": report.delivered, "undelivered": undelivered}
+        _journal_unlocked(hb, {**event, "waiting": report.waiting, "between_ticks": True})
 
 
 def note_interrupted(hb: Agent, reason: str) -> None:

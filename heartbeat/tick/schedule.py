@@ -42,7 +42,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from ..base.errors import HeartbeatError, StateWriteError, worst_exit_code
 from ..state.killswitch import fleet_stop_name, stopped_by
-from .control import note_stopped_between_ticks
+from .control import note_delivery_between_ticks, note_stopped_between_ticks
 from .execstep import end_all
 from .runner import Heartbeat, TickResult, utc_now
 from .sharedstop import POLL_SECONDS
@@ -422,6 +422,7 @@ class Runner:
                 except (HeartbeatError, OSError) as exc:
                     self._note(f"{hb.name}: outbox not retried: {hb.redact(str(exc))}")
                     continue
+                note_delivery_between_ticks(hb, report)
                 for key in report.delivered:
                     self._note(f"{hb.name}: delivered {key}")
 

@@ -619,6 +619,28 @@ def test_undelivered_escalation_goes_to_stderr(project: Path) -> None:
     assert results[2][1] == "" and "notification not delivered (kept in outbox/)" in results[2][2]
 
 
+def test_a_notification_delivered_after_its_tick_is_journaled(project: Path, webhook_server: Any) -> None:
+    """An escalation the tick could not deliver, sent later by `outbox retry` (or `run`'s outbox
+    watch), is a `delivery` event in the journal as a tick's own is (live round 43: `log` never
+    showed that the human was told)."""
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/hook"
+    config = (project / "heartbeat.toml").read_text()
+    hook = '[[notify]]\ntype = "webhook"\nname = "pager"\nurl = "{}"\nretries = 0\n'
+    (project / "heartbeat.toml").write_text(config + hook.format(dead))
+    codes = [spawn_heartbeat(project, "tick", "--quiet").wait(timeout=60) for _ in range(3)]
+    assert codes == [0, 0, 4]
+    (project / "heartbeat.toml").write_text(config + hook.format(webhook_server.url("/hook")))
+    retried = spawn_heartbeat(project, "outbox", "retry")
+    out, err = retried.communicate(timeout=60)
+    assert retried.returncode == 0 and "1 delivered" in out, out + err
+    journal = [json.loads(line) for line in (project / "state" / "journal.jsonl").read_text().splitlines()]
+    late = [e for e in journal if e["event"] == "delivery" and e.get("between_ticks")]
+    assert len(late) == 1 and late[0]["waiting"] == 0 and late[0]["undelivered"] == []
+    assert len(late[0]["delivered"]) == 1 and late[0]["delivered"][0].endswith(" to pager")
+
+
 def test_log_filters_and_agent_column(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--event picks kinds, --since cuts old ones, several agents get a name column."""
     (tmp_path / "talker.py").write_text(PRINTING)
