@@ -149,7 +149,7 @@ def _last_written(hb: Heartbeat) -> datetime | None:
     writes its line); a person's ``pause`` or ``resume`` is not a heartbeat seen."""
     try:
         events = Journal(hb.store.journal_path).tail(50)
-    except OSError:
+    except (OSError, HeartbeatError):  # a journal that cannot be read (a FIFO): the last tick says it
         return None
     for event in reversed(events):
         if event.get("event") not in _BY_A_PERSON and isinstance(event.get("at"), str):
