@@ -1353,8 +1353,9 @@ _FORTYFIRST_MISSED = {
 # only logs it: the README's Troubleshooting).
 _B42 = "healthy__{}_b42"
 _FORTYSECOND: dict[int | None, dict[str, list[str]]] = {
+    # (Its daily audit, whose `npm outdated` and `npm audit` exit 1 to report what they found, is
+    # clean at its own heartbeats since the twenty-first session: no failure, a watcher's round.)
     None: {
-        _B42.format("dependency-audit"): ["loop", "recurring_error", "cycle"],
         _B42.format("hourly-usage-rollup"): ["empty", "no_progress"],
         _B42.format("nas-offsite-sync"): ["repeat", "no_progress"],
         _B42.format("release-watch"): ["cycle", "recurring"],
@@ -1365,7 +1366,7 @@ _FORTYSECOND: dict[int | None, dict[str, list[str]]] = {
         _B42.format("backup-verify"): ["loop"],
         _B42.format("changelog-writer"): ["loop", "cycle", "recurring"],
         _B42.format("cost-forecast-watch"): ["recurring", "cycle"],
-        _B42.format("dependency-audit"): ["loop", "cycle", "recurring", "error_rate", "recurring_error"],
+        _B42.format("dependency-audit"): ["loop", "cycle", "recurring"],
         _B42.format("fx-rate-cache"): ["loop"],
         _B42.format("handbook-writer"): ["no_progress"],
         _B42.format("hourly-usage-rollup"): ["empty", "no_progress"],
@@ -1384,7 +1385,7 @@ _FORTYSECOND: dict[int | None, dict[str, list[str]]] = {
         _B42.format("backup-verify"): ["loop", "cycle", "recurring"],
         _B42.format("changelog-writer"): ["loop", "cycle", "recurring"],
         _B42.format("cost-forecast-watch"): ["recurring", "cycle"],
-        _B42.format("dependency-audit"): ["loop", "recurring_error", "cycle", "recurring"],
+        _B42.format("dependency-audit"): ["loop", "cycle", "recurring"],
         _B42.format("fx-rate-cache"): ["loop", "cycle", "recurring"],
         _B42.format("hourly-usage-rollup"): ["empty"],
         _B42.format("kafka-lag-check"): ["repeat", "recurring"],
@@ -1407,7 +1408,7 @@ _FORTYSECOND: dict[int | None, dict[str, list[str]]] = {
         _B42.format("backup-verify"): ["loop", "cycle", "recurring"],
         _B42.format("changelog-writer"): ["loop", "cycle", "recurring"],
         _B42.format("cost-forecast-watch"): ["recurring", "cycle"],
-        _B42.format("dependency-audit"): ["loop", "recurring_error", "cycle", "recurring"],
+        _B42.format("dependency-audit"): ["loop", "cycle", "recurring"],
         _B42.format("disk-usage-watch"): ["recurring"],
         _B42.format("fx-rate-cache"): ["loop", "cycle", "recurring"],
         _B42.format("hourly-usage-rollup"): ["empty"],
@@ -1452,7 +1453,6 @@ _B42_MERGED = {
 }
 _FORTYSECOND_ESCALATED: dict[int | None, set[str]] = {
     None: {
-        _B42.format("dependency-audit"),
         _B42.format("hourly-usage-rollup"),
         _B42.format("nas-offsite-sync"),
     },
@@ -1492,6 +1492,33 @@ _FORTYSECOND_MISSED: dict[int | None, set[str]] = {
     10: _B42_MISSED,
 }
 
+
+# Batch 43 (60 runs of the corpus's kinds, written blind at the twenty-first session's start): grep
+# sweeps of seven or nine misses before a hit, a pip install timing out three times, a reproduction
+# rerun three times on one failure between edits that land elsewhere; household drawers opened empty.
+_B43 = "healthy__{}_b43"
+_FORTYTHIRD_SEEN = {
+    _B43.format("alfworld_many_receptacles"): ["no_progress"],
+    _B43.format("mini_itsdangerous_retry_install"): ["recurring_error"],
+    _B43.format("mini_jinja_truncate_greps"): ["recurring_error"],
+    _B43.format("swe_configparser_interp_debug"): ["recurring_error"],
+    _B43.format("swe_itsdangerous_find_compare"): ["empty"],
+}
+_FORTYTHIRD: dict[int | None, dict[str, list[str]]] = {
+    None: _FORTYTHIRD_SEEN,
+    1: _FORTYTHIRD_SEEN,
+    5: _FORTYTHIRD_SEEN,
+    10: {k: v for k, v in _FORTYTHIRD_SEEN.items() if "alfworld" not in k},
+}
+_FORTYTHIRD_ESCALATED: dict[int | None, set[str]] = {
+    None: set(),
+    1: {_B43.format("mini_jinja_truncate_greps"), _B43.format("swe_itsdangerous_find_compare")},
+    5: set(),
+    10: set(),
+}
+# A telecom agent offering a refuel the customer keeps refusing, each offer worded anew; a web shop
+# search reworded eight times over the same listings, re-ranked.
+_FORTYTHIRD_MISSED = {"stuck__telecom_refuel_refused_b43", "stuck__webshop_search_reworded_b43"}
 
 # An answer of nothing in a few words (nineteenth session: "No jobs.", "0 matches", ``{"value":
 # null}``) is one: a cost watcher reading its cache key, empty each wake-up, is idle.
@@ -1677,9 +1704,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2025
+    assert len(runs) == len(LABELS) == 2085
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1238
+    assert len(healthy) == 1274
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1708,6 +1735,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FORTIETH[per_heartbeat],
         **_FORTYFIRST[per_heartbeat],
         **_FORTYSECOND[per_heartbeat],
+        **_FORTYTHIRD[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -1747,6 +1775,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTIETH_ESCALATED[per_heartbeat]
         | _FORTYFIRST_ESCALATED[per_heartbeat]
         | _FORTYSECOND_ESCALATED[per_heartbeat]
+        | _FORTYTHIRD_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -1789,5 +1818,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SAW_NOTHING_MOVE_MISSED[per_heartbeat]
         | _FORTYFIRST_MISSED
         | _FORTYSECOND_MISSED[per_heartbeat]
+        | _FORTYTHIRD_MISSED
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now

@@ -658,3 +658,23 @@ def test_a_watcher_that_acts_on_a_spike_is_not_told_it_saw_nothing_new() -> None
         return [check, logged, paged] if hour in (6, 8) else [check, logged]
 
     assert _kinds([wake(hour) for hour in range(13)], None) == [[]] * 13
+
+
+def test_a_daily_audit_whose_tools_exit_1_to_report_what_they_found_is_a_watcher() -> None:
+    """`npm outdated` exits 1 whenever anything is outdated, `npm audit` when an advisory applies: a
+    daily audit hearing the same report each morning saw nothing move (batch 42's audit was
+    escalated for "the same failure" every day). The same commands failing for real (npm ERR!)
+    each morning are judged."""
+    outdated = '{"@aws-sdk/client-s3": {"current": "3.637.0", "latest": "3.645.0"}}'
+    advisory = '{"vulnerabilities": {"semver": {"severity": "moderate", "via": ["GHSA-c2qf-rxjj-qqgw"]}}}'
+
+    def morning(failing: bool) -> Round:
+        said = ("npm ERR! code ENOTFOUND", "npm ERR! code ENOTFOUND") if failing else (outdated, advisory)
+        return [
+            ("shell", {"cmd": "cd /srv/billing && npm outdated --json"}, said[0], "returncode 1"),
+            ("shell", {"cmd": "cd /srv/billing && npm audit --json --omit=dev"}, said[1], "returncode 1"),
+            ("shell", {"cmd": "gh issue list --label security --state open"}, "#41 semver advisory", None),
+        ]
+
+    assert _kinds([morning(False)] * 12, None) == [[]] * 12
+    assert any(_kinds([morning(True)] * 12, None)[:6])

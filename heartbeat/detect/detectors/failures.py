@@ -33,6 +33,7 @@ __all__ = [
     "dark_run",
     "edit_refused",
     "failure_key",
+    "reports_by_exit",
     "rerun_key",
 ]
 
@@ -296,3 +297,45 @@ def _alike_run(failures: Sequence[Failure] | deque[Any]) -> tuple[int, int]:
 def _silent_error(failure: Failure) -> str | None:
     """The error text key of a failure with nothing to show (its key: tool, error, call), else None."""
     return cast(tuple[str, str, str], failure[6])[1] if failure[7] else None
+
+
+# A failure said by an exit status alone ("returncode 1", "exit code 1"): a program's status,
+# which some programs give to say what they found, not that they failed.
+_BARE_EXIT = re.compile(
+    r"(?:returncode|return code|exit code|exit status|exited with code)[ :=]*([12])", re.IGNORECASE
+)
+# The programs that exit 1 (terraform: 2) to report a finding: `npm outdated` when anything is
+# outdated, `npm audit`, `pip-audit` and `cargo audit` when an advisory applies, `diff` and `cmp`
+# when the files differ, `git diff --exit-code` (or `--quiet`) when there are changes, `terraform
+# plan -detailed-exitcode` when the plan changes something. The command's last one, whose status
+# the shell returns (`cd app && npm outdated`).
+_FINDS_BY_EXIT = re.compile(
+    r"(?:[A-Za-z_]\w*=\S*\s+)*(?:"
+    r"(?P<one>(?:npm|yarn|pnpm|bundle|composer)\s+(?:outdated|audit)\b|pip-audit\b|cargo\s+audit\b"
+    r"|diff\s|cmp\s"
+    r"|git\s+(?:-\S+\s+)*diff\b.*\s--(?:exit-code|quiet)\b)"
+    r"|(?P<two>terraform\s+(?:-\S+\s+)*plan\b.*\s-detailed-exitcode\b))"
+)
+_FAILED_OPENINGS = ("npm ERR!", "npm error", "error", "Error", "ERROR", "fatal:", "Traceback")
+_FINDS_WORDS = ("outdated", "audit", "diff", "cmp", "plan")  # a cheap test first: most commands hold none
+_LAST_COMMAND = re.compile(r".*(?:&&|\|\||;|\|)\s*", re.S)  # a pipeline's status is its last program's
+
+
+def reports_by_exit(args: object, output: str, error: str) -> bool:
+    """Whether ``error``, an exit status alone, is a program's way to say what it found: the
+    command (``args``'s ``cmd`` or ``command``) ends in one that exits so when it finds something
+    (``npm outdated``: 1 when anything is outdated), and ``output`` holds its report. A daily
+    audit hearing the same outdated packages each morning is a watcher seeing nothing new, not a
+    command failing again and again."""
+    exit_code = _BARE_EXIT.fullmatch(error.strip())
+    if exit_code is None or not output.strip() or not isinstance(args, dict):
+        return False
+    if output.lstrip().startswith(_FAILED_OPENINGS):  # the program failed and says so: no report
+        return False
+    command = args.get("cmd", args.get("command"))
+    if not isinstance(command, str) or not any(word in command for word in _FINDS_WORDS):
+        return False
+    finds = _FINDS_BY_EXIT.match(_LAST_COMMAND.sub("", command, count=1).strip() + " ")
+    if finds is None:
+        return False
+    return exit_code.group(1) == ("2" if finds.group("two") else "1")

@@ -15,6 +15,7 @@ from heartbeat.detect.detectors.failures import (
     dark_run,
     edit_refused,
     failure_key,
+    reports_by_exit,
     rerun_key,
 )
 from heartbeat.detect.monitor import Monitor
@@ -305,3 +306,36 @@ def test_an_error_quoting_a_body_with_a_new_request_id_each_time_is_the_same_fai
         monitor.record("flights.search", {"from": "SFO", "to": f"JFK{n}"}, output=f"{n + 3} fares", now=now)
     assert [a is not None for a in found] == [False, False, True]
     assert found[2] is not None and found[2].kind == "recurring_error"
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "error", "finding"),
+    [
+        ("npm outdated --json", '{"left-pad": {}}', "returncode 1", True),
+        ("cd /srv/app && npm outdated", "Package  Current  Wanted", "exit code 1", True),
+        ("npm audit --omit=dev", "found 1 moderate severity vulnerability", "returncode 1", True),
+        ("diff -u a.py b.py", "--- a.py\n+++ b.py", "returncode 1", True),
+        ("git diff --exit-code", "diff --git a/x b/x", "returncode 1", True),
+        ("terraform plan -detailed-exitcode -no-color", "Plan: 1 to add", "exit status 2", True),
+        ("cmp a.bin b.bin", "a.bin b.bin differ: byte 3", "returncode 1", True),
+        ("npm outdated", "", "returncode 1", False),  # nothing reported: a failure
+        ("npm outdated", "npm ERR! code ENOTFOUND", "returncode 1", False),  # it says it failed
+        ("diff -u a.py b.py", "diff: b.py: No such file or directory", "returncode 2", False),
+        ("git diff", "diff --git a/x b/x", "returncode 1", False),  # exits 0 with changes
+        ("terraform plan -detailed-exitcode", "Plan: 1 to add", "exit status 1", False),
+        ("npm outdated | tee out.txt", "Package", "returncode 1", False),  # tee's status
+        ("npm install && npm test", "1 failing", "returncode 1", False),
+        ("python diff.py", "x", "returncode 1", False),
+        ("npm outdated", "Package", "ECONNRESET", False),  # no bare exit status
+    ],
+)
+def test_a_program_that_exits_1_to_report_what_it_found_has_not_failed(
+    command: str, output: str, error: str, finding: bool
+) -> None:
+    """`npm outdated` (1 when anything is outdated), `diff`, `git diff --exit-code`, `terraform plan
+    -detailed-exitcode` (2 when it changes something): their exit status says what they found;
+    recorded, such an action is a look with its report, not a failure."""
+    assert reports_by_exit({"cmd": command}, output, error) is finding
+    monitor = Monitor()
+    monitor.record("shell", {"cmd": command}, output=output, error=error, now=datetime.now(UTC))
+    assert (monitor.history[-1].error is None) is finding
