@@ -57,7 +57,7 @@ from .detectors import (
 )
 from .detectors.contract import construct
 from .detectors.cycle import message_facts
-from .detectors.failures import answered_failure, reports_by_exit
+from .detectors.failures import recorded_failure
 from .detectors.fingerprints import action_keys, error_text
 from .detectors.window import Successes
 from .evidence import last_rise, overruled, standing
@@ -285,10 +285,7 @@ class Monitor:
             output = str(output)
         if error is not None and error.__class__ is not str:
             error = str(error)
-        if not error:  # an edit that says it changed nothing failed, whatever channel it says so on
-            error = answered_failure(tool, output) if output else None
-        elif output and reports_by_exit(args, output, error):  # `npm outdated` exits 1 to say what it found
-            error = None
+        error = recorded_failure(tool, args, output, error)
         fp, shape, result, summary, length, words = action_keys(  # words: the failure key
             tool, args, output, error, self._volatile, tool in self._polling
         )

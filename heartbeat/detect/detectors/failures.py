@@ -33,6 +33,7 @@ __all__ = [
     "dark_run",
     "edit_refused",
     "failure_key",
+    "recorded_failure",
     "reports_by_exit",
     "rerun_key",
 ]
@@ -68,6 +69,15 @@ _REJECTED_READ = 240  # characters: the verdict leads the answer
 
 # "Error: non-pending order cannot be cancelled", "400 Bad Request: invalid employee_id 'dkwon'"
 _ERROR_OPENS = re.compile(r"\s*(?:error|ERROR|Error|[45]\d\d(?: [A-Z][a-z]+){1,4})\s*:")
+
+
+def recorded_failure(tool: str, args: object, output: str | None, error: str | None) -> str | None:
+    """The failure an action is recorded with: its ``error``, unless an exit status alone reports
+    what the program found (:func:`reports_by_exit`); without one, what its ``output`` says failed
+    (:func:`answered_failure`: an edit that changed nothing failed, whatever channel says so)."""
+    if not error:
+        return answered_failure(tool, output) if output else None
+    return None if output and reports_by_exit(args, output, error) else error
 
 
 def answered_failure(tool: str, output: str) -> str | None:
