@@ -324,7 +324,32 @@ def spared(
         or _waited(found, kept, scheduled)
         or _explored(found, kept)
         or (scheduled and _quiet_within(found, kept))
+        or _thin(detector, kept, progress)
     )
+
+
+def _thin(detector: object, kept: list[ActionView], progress: Sequence[ProgressSample]) -> bool:
+    """Whether the metric rose into its flat run, and that run, however far back it goes, holds
+    fewer than two actions a sample of ``no_progress``'s N: too little done since the last rise to
+    call the agent stuck. A Session whose model takes longer than ``idle`` to think makes a
+    heartbeat of each call, and four calls without a rise are the next fix underway (live round
+    44); a flat metric over twice N calls is judged, however they were grouped, and so is one
+    that never rose (nothing says the agent moves it at all)."""
+    assert isinstance(detector, NoProgress)
+    values = [(sample.tick, sample.value) for sample in progress if sample.value is not None]
+    if not values:
+        return False
+    first = values[-1][0]
+    low = high = values[-1][1]
+    for tick, value in reversed(values):
+        if max(high, value) - min(low, value) >= detector.min_delta:
+            if value > low:  # it fell into the run: no pace of rises to go by
+                return False
+            break
+        low, high, first = min(low, value), max(high, value), tick
+    else:
+        return False  # flat as far back as it was kept
+    return sum(1 for action in kept if action.tick > first) < 2 * detector.samples
 
 
 def _quiet_within(found: _Stretch, kept: list[ActionView]) -> bool:

@@ -678,3 +678,37 @@ def test_a_daily_audit_whose_tools_exit_1_to_report_what_they_found_is_a_watcher
 
     assert _kinds([morning(False)] * 12, None) == [[]] * 12
     assert any(_kinds([morning(True)] * 12, None)[:6])
+
+
+def _one_call_turns(values: list[float]) -> list[list[str]]:
+    """A Session's heartbeats of one call each (its model slower than ``idle``): a coding agent going
+    round read, edit, test, note on its four modules (the same four answers each round while it is
+    stuck), the metric measured as ``values`` after each call."""
+    monitor = Monitor()
+    kinds: list[list[str]] = []
+    steps = ("read_file", "edit_file", "run_tests", "save_note")
+    for tick, value in enumerate(values, start=1):
+        monitor.start_tick(tick, reseed=True, turn=tick > 1)
+        now = T0 + timedelta(seconds=3 * tick)
+        tool, part = steps[tick % 4], tick % 4
+        monitor.record(
+            tool, {"path": f"src/mod{part}.py"}, output=f"{tool} of part {part}: 2 failing", now=now
+        )
+        monitor.add_progress(value, now=now)
+        kinds.append(sorted(a.kind for a in monitor.tick_anomalies))
+    return kinds
+
+
+def test_a_flat_metric_over_fewer_calls_than_a_busy_stretch_since_it_rose_is_the_next_fix() -> None:
+    """One call a heartbeat, the metric rising every four to seven calls: four flat samples are the
+    next fix underway, not a busy agent stuck (live round 44's Session, its model slower than
+    `idle`, was escalated while its fixes kept coming). Judged as before: flat for twice N calls
+    since the last rise, and a metric that never rose (nothing says the agent moves it)."""
+    rising = [1.0] * 3 + [2.0] * 7 + [3.0] * 5 + [4.0] * 6
+    assert not any("no_progress" in kinds for kinds in _one_call_turns(rising))
+    stalled = [1.0] * 3 + [2.0] * 12
+    found = _one_call_turns(stalled)
+    first = next(i for i, kinds in enumerate(found) if "no_progress" in kinds)
+    assert first == 3 + 8  # the eighth call after the rise
+    never = _one_call_turns([0.0] * 8)
+    assert "no_progress" in never[4] and "no_progress" not in never[3]  # as ever
