@@ -1699,6 +1699,23 @@ _AFTER_QUIET_UNESCALATED: dict[int | None, set[str]] = {
 }
 
 
+# Batch 44 (60 runs of the corpus's non-coding kinds, written blind at the twenty-first session):
+# no healthy run with an anomaly at any grouping. Missed: a certificate offered again to a customer
+# who refuses it and her ids asked for again, each message worded anew; three runs whose metric
+# rose just before they went round (the rise speaks for the stretch it falls in), by 10 actions a
+# heartbeat flagged after all.
+_FORTYFOURTH_MISSED: dict[int | None, set[str]] = {
+    None: {
+        "stuck__air_certificate_refused_b44",
+        "stuck__air_reask_ids_b44",
+        "stuck__air_update_seats_retry_b44",
+        "stuck__ret_order_lookup_cycle_b44",
+        "stuck__ws_chair_bounce_b44",
+    },
+    10: {"stuck__air_certificate_refused_b44", "stuck__air_reask_ids_b44"},
+}
+_FORTYFOURTH_MISSED[1] = _FORTYFOURTH_MISSED[5] = _FORTYFOURTH_MISSED[None]
+
 # A flat run since the metric last rose that holds fewer than two actions a sample (twenty-first
 # session, live round 44's Session whose slow model made a heartbeat of each call): the next fix
 # underway, not a busy agent stuck.
@@ -1734,9 +1751,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2085
+    assert len(runs) == len(LABELS) == 2145
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1274
+    assert len(healthy) == 1310
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1851,5 +1868,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYFIRST_MISSED
         | _FORTYSECOND_MISSED[per_heartbeat]
         | _FORTYTHIRD_MISSED
+        | _FORTYFOURTH_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now
