@@ -1716,35 +1716,6 @@ _FORTYFOURTH_MISSED: dict[int | None, set[str]] = {
 }
 _FORTYFOURTH_MISSED[1] = _FORTYFOURTH_MISSED[5] = _FORTYFOURTH_MISSED[None]
 
-# A flat run since the metric last rose that holds fewer than two actions a sample (twenty-first
-# session, live round 44's Session whose slow model made a heartbeat of each call): the next fix
-# underway, not a busy agent stuck.
-_AT_ITS_PACE: dict[int | None, dict[str, list[str] | None]] = {
-    None: {
-        "healthy__alfworld_two_clean_spoons_drawer_b30": None,
-        "healthy__document_ingestion": None,
-        "healthy__invoice_reminder_b38": None,
-        "healthy__scraper_issues_api_rate_limited_t18": None,
-        "healthy__typescript_strict_mode_errors_t18": None,
-        "healthy__webhook-redelivery_b40": ["loop", "repeat"],
-    },
-    1: {
-        "healthy__alfworld_two_clean_spoons_drawer_b30": None,
-        "healthy__invoice_reminder_b38": None,
-        "healthy__pager_zendesk_ticket_export": None,
-        "healthy__scraper_issues_api_rate_limited_t18": None,
-        "healthy__typescript_strict_mode_errors_t18": None,
-    },
-    5: {},
-    10: {},
-}
-_AT_ITS_PACE_UNESCALATED: dict[int | None, set[str]] = {
-    None: {"healthy__browser_insurance_claim_form_t18", "healthy__invoice_reminder_b38"},
-    1: {"healthy__browser_insurance_claim_form_t18", "healthy__invoice_reminder_b38"},
-    5: set(),
-    10: set(),
-}
-
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
@@ -1791,7 +1762,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_AFTER_QUIET[per_heartbeat],
         **_FEW_WORDS[per_heartbeat],
         **_SAW_NOTHING_MOVE[per_heartbeat],
-        **_AT_ITS_PACE[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -1831,7 +1801,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _AFTER_QUIET_UNESCALATED[per_heartbeat]
         | _FEW_WORDS_UNESCALATED[per_heartbeat]
         | _SAW_NOTHING_MOVE_UNESCALATED[per_heartbeat]
-        | _AT_ITS_PACE_UNESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
     missed = [

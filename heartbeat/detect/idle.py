@@ -315,7 +315,8 @@ def spared(
     """Whether ``detector`` is ``no_progress`` and its flat stretch is no busy work (see the module's
     docstring): no call at all from an agent that records its calls (one that records none has
     only its metric to be judged by), a watcher's rounds, a wait (``scheduled``: each heartbeat a
-    wake-up of the schedule, no model turn), an exploration, or, scheduled, an idle wake-up in it."""
+    wake-up of the schedule, no model turn), an exploration, or, scheduled, an idle wake-up in it,
+    or, a live agent's turns, a flat run of fewer than two actions a sample (see :func:`_thin`)."""
     kept = list(kept)
     found = _flat_stretch(detector, kept, progress)
     return found is not None and (
@@ -324,17 +325,16 @@ def spared(
         or _waited(found, kept, scheduled)
         or _explored(found, kept)
         or (scheduled and _quiet_within(found, kept))
-        or _thin(detector, kept, progress)
+        or (not scheduled and _thin(detector, kept, progress))
     )
 
 
 def _thin(detector: object, kept: list[ActionView], progress: Sequence[ProgressSample]) -> bool:
-    """Whether the metric rose into its flat run, and that run, however far back it goes, holds
-    fewer than two actions a sample of ``no_progress``'s N: too little done since the last rise to
-    call the agent stuck. A Session whose model takes longer than ``idle`` to think makes a
-    heartbeat of each call, and four calls without a rise are the next fix underway (live round
-    44); a flat metric over twice N calls is judged, however they were grouped, and so is one
-    that never rose (nothing says the agent moves it at all)."""
+    """Whether the metric's flat run, however far back it goes, holds fewer than two actions a
+    sample of ``no_progress``'s N. Said of a live agent's turns only: a Session's heartbeat is a
+    burst of calls, and one whose model thinks longer than ``idle`` makes a heartbeat of each call,
+    so four flat samples may be four calls of a fix underway (live round 44); a scheduled agent's
+    heartbeat is a wake-up of the schedule its user chose, and N of them flat are judged."""
     assert isinstance(detector, NoProgress)
     values = [(sample.tick, sample.value) for sample in progress if sample.value is not None]
     if not values:
@@ -342,13 +342,10 @@ def _thin(detector: object, kept: list[ActionView], progress: Sequence[ProgressS
     first = values[-1][0]
     low = high = values[-1][1]
     for tick, value in reversed(values):
-        if max(high, value) - min(low, value) >= detector.min_delta:
-            if value > low:  # it fell into the run: no pace of rises to go by
-                return False
+        low, high = min(low, value), max(high, value)
+        if high - low >= detector.min_delta:
             break
-        low, high, first = min(low, value), max(high, value), tick
-    else:
-        return False  # flat as far back as it was kept
+        first = tick
     return sum(1 for action in kept if action.tick > first) < 2 * detector.samples
 
 

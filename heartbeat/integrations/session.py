@@ -41,7 +41,7 @@ adapter can take either)::
         session.record_usage("gpt-4o", 1200, 300)  # a model call: spend, never an action
         if anomaly:                 # the heartbeat ended and the policy decided
             tell_the_model(session.instructions or anomaly.message)
-        note = session.take_note()  # a human's `heartbeat resume --note`, handed over once
+        note = session.take_note()  # a person's `resume --note`, or a heartbeat's end's instructions: once
     session.killed                  # the KILL file (read from disk) or the fleet stop
     session.stopped                 # a Stop known without opening a heartbeat (KILL, a pause), else None
     session.last                    # the TickResult of the last finished heartbeat
@@ -56,10 +56,8 @@ for: its spend is added to ``state.json`` and journaled all the same
 
 from __future__ import annotations
 
-import atexit
 import threading
 import time
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -72,6 +70,7 @@ from ..tick.context import StepContext
 from ..tick.control import pause_requested
 from ..tick.late import Kept, note_after_stop, note_usage_after_stop
 from ..tick.runner import Heartbeat, TickResult, utc_now
+from .closing import close_at_exit
 from .filestops import kill_found, pause_stop, state_mark
 from .notes import Note
 from .stops import Stop, Stopped, stop_of
@@ -88,19 +87,6 @@ _LOCK_POLL = 0.05
 # How often an open heartbeat looks at the KILL file while no call comes: it ends (saved)
 # within this, as a cooperative step does, well inside any watchdog's grace before abandoning.
 _KILL_POLL = 0.05
-
-# Sessions with a worker thread: at interpreter exit their open heartbeat is ended and saved
-# (the workers are daemon threads, so a forgotten close() never keeps a process alive).
-_LIVE: weakref.WeakSet[Session] = weakref.WeakSet()
-
-
-@atexit.register
-def _close_all() -> None:
-    for session in list(_LIVE):
-        try:
-            session.close()
-        except Exception:  # exiting anyway: one agent's broken folder must not block the others
-            continue
 
 
 def _stood(hit: Anomaly, found: Sequence[Anomaly]) -> bool:
@@ -161,6 +147,7 @@ class Session:
         self._instructions: str | None = None
         self._decided: str | None = None  # the instructions of the last decision this session saw
         self._unseen: Note | None = None  # instructions no caller has been handed yet
+        self._handing = False  # a finding ends the heartbeat: its caller hands on the decision
         self.last: TickResult | None = None
         """The TickResult of the last finished heartbeat (None before the first)."""
 
@@ -220,9 +207,10 @@ class Session:
     def take_note(self) -> Note | None:
         """Instructions the callers have not been handed yet, once: a human's ``resume --note``.
 
-        Recovery instructions of a decision this session saw are not notes
-        (the caller got them with the anomaly); after a restart, the pending
-        instructions of an earlier process are (``Note.by_person`` is False).
+        Recovery instructions a caller got with the anomaly ``record`` returned
+        are not notes; those of a decision at a heartbeat's end that no call
+        tripped (``no_progress``), and after a restart the pending instructions
+        of an earlier process, are (``Note.by_person`` is False).
         """
         with self._cond:
             note, self._unseen = self._unseen, None
@@ -276,10 +264,15 @@ class Session:
         if kill is not None:
             return self._on_kill(kill)
         self._kill_seen = False
+        # A pause asked for ends the open heartbeat now: `stopped` said it (live round 44).
+        paused = pause_requested(self._hb) is not None
         with self._cond:
             if self._ctx is not None and not self._ending:
-                self._last_call = time.monotonic()
-                return None
+                if not paused:
+                    self._last_call = time.monotonic()
+                    return None
+                self._ending = True
+                self._cond.notify_all()
         return self._open()
 
     def record(
@@ -336,7 +329,7 @@ class Session:
                     goes_on = hit is None or (self.observer and hit.kind != "budget")  # a run goes on
                     if goes_on and self._count < self.actions:
                         return hit
-                    self._ending = True
+                    self._ending, self._handing = True, hit is not None
                     self._cond.notify_all()
                     break
             stop = self.check()
@@ -442,7 +435,14 @@ class Session:
         if result.decision is not None:
             # A note still unseen stays due: its heartbeat may have ended (idle, a slow call) before
             # any caller came back to take it, and this decision cleared it from state.json.
-            self._instructions = self._decided = result.decision.instructions
+            # Decided at the heartbeat's end (its metric flat), no call told it: the next caller is
+            # handed it, or the model never hears what a human is later told it tried.
+            told = result.decision.instructions
+            person = self._unseen is not None and self._unseen.by_person
+            if told is not None and told != self._decided and not self._handing and not person:
+                self._unseen = Note(told, by_person=False)
+            self._instructions = self._decided = told
+        self._handing = False
 
     def _open(self) -> Stop | None:
         """Open a heartbeat: None once its step runs, else why the tick did not call it."""
@@ -460,7 +460,7 @@ class Session:
             deadline = time.monotonic() + self.lock_wait
             while True:
                 thread = threading.Thread(target=self._work, name=f"heartbeat-{self.name}", daemon=True)
-                _LIVE.add(self)
+                close_at_exit(self)
                 with self._cond:
                     self._result = None
                     self._thread = thread

@@ -385,3 +385,43 @@ def test_a_pattern_in_the_first_heartbeat_is_told_at_once(tmp_path: Path) -> Non
     session.close()
     first = next(e for e in events(tmp_path) if e["event"] == "anomaly")
     assert (first["kind"], first["tick"], first["action"]) == ("recurring", 1, 5)
+
+
+def test_a_pause_asked_for_stops_the_next_call_of_an_open_heartbeat(tmp_path: Path) -> None:
+    """Regression (live round 44): a call answered "a person is pausing this agent ... no further
+    tool will be called" and the client's next call, made at once, still went ahead: the open
+    heartbeat had not ended on the pause request yet (it looks every 50 ms). What ``stopped``
+    says, ``check`` says: the open heartbeat ends (saved) and the call is refused."""
+    session = make_session(tmp_path)
+    assert session.check() is None
+    assert session.record("search", {"q": "heartbeats"}, output="pages about heartbeats") is None
+    assert session.is_open
+    (tmp_path / "state" / ".pause-request").write_text("lunch")  # `heartbeat pause` waits for the lock
+    said = session.stopped
+    assert said is not None and said.kind == "paused"
+    stop = session.check()
+    assert stop is not None and stop.kind == "paused" and "lunch" in stop.message
+    assert not session.is_open and state(tmp_path)["actions_total"] == 1  # ended, its call saved
+    session.close()
+
+
+def test_instructions_decided_at_a_heartbeats_end_are_handed_to_the_next_caller(tmp_path: Path) -> None:
+    """Regression (live round 44): a flat metric is found when a heartbeat ends (idle), not at a
+    call, so ``record`` never returned it, the model following the recipe never heard "reassess
+    your goal", and the human was paged about recovery attempts the model never got. Now the
+    next ``take_note`` hands them over, once, as the heartbeat's (not a person's)."""
+    session = make_session(
+        tmp_path, idle=0.05, progress=lambda ctx: 0.0, config={"policy": {"escalate_after": 9}}
+    )
+    hits = []
+    for word in WORDS[:5]:  # each heartbeat a test of another part, failing alike, and an edit
+        hits.append(session.record("run_tests", {"k": word}, output="2 failed, 5 passed"))
+        hits.append(session.record("edit_file", {"path": f"src/{word}.py"}, output="ok"))
+        session.flush()
+    assert hits == [None] * 10  # no call was told of anything
+    assert session.last is not None and [a.kind for a in session.last.anomalies] == ["no_progress"]
+    assert session.instructions is not None and "progress metric" in session.instructions
+    note = session.take_note()
+    assert note == session.instructions and not note.by_person
+    assert session.take_note() is None  # once
+    session.close()
