@@ -1717,14 +1717,43 @@ _FORTYFOURTH_MISSED: dict[int | None, set[str]] = {
 _FORTYFOURTH_MISSED[1] = _FORTYFOURTH_MISSED[5] = _FORTYFOURTH_MISSED[None]
 
 
+# Batch 45 (40 long coding runs, written blind at the twenty-first session): four healthy runs
+# whose tests-passing count stays flat through a hard middle of 30 actions, `no_progress`, escalated
+# at their own heartbeats and at 5 (by design: a metric flat for six heartbeats of a busy agent);
+# missed, two drifts into environment set-up and two runs writing one new reproduction script after
+# another, each printing the same few short lines.
+_B45_FLAT = {
+    f"healthy__{name}_b45": ["no_progress"]
+    for name in (
+        "at-tobool-rounds-mini",
+        "dj-duration-editfail-swea",
+        "mm-timedelta-mini",
+        "rq-stripauth-wronghyp-swea",
+    )
+}
+_FORTYFIFTH: dict[int | None, dict[str, list[str]]] = {None: _B45_FLAT, 1: _B45_FLAT, 5: _B45_FLAT, 10: {}}
+_FORTYFIFTH_ESCALATED: dict[int | None, set[str]] = {
+    None: set(_B45_FLAT),
+    1: set(),
+    5: set(_B45_FLAT),
+    10: set(),
+}
+_FORTYFIFTH_MISSED = {
+    "stuck__at-envdrift-swea_b45",
+    "stuck__ck-reproscripts-mini_b45",
+    "stuck__dj-envdrift-mini_b45",
+    "stuck__mm-reproscripts-swea_b45",
+}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2145
+    assert len(runs) == len(LABELS) == 2185
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1310
+    assert len(healthy) == 1330
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1754,6 +1783,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FORTYFIRST[per_heartbeat],
         **_FORTYSECOND[per_heartbeat],
         **_FORTYTHIRD[per_heartbeat],
+        **_FORTYFIFTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -1794,6 +1824,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYFIRST_ESCALATED[per_heartbeat]
         | _FORTYSECOND_ESCALATED[per_heartbeat]
         | _FORTYTHIRD_ESCALATED[per_heartbeat]
+        | _FORTYFIFTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -1838,5 +1869,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYSECOND_MISSED[per_heartbeat]
         | _FORTYTHIRD_MISSED
         | _FORTYFOURTH_MISSED[per_heartbeat]
+        | _FORTYFIFTH_MISSED
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now
