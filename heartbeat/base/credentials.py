@@ -113,7 +113,11 @@ def is_credential_key(name: object) -> bool:
     """Whether an argument named ``name`` holds a credential (see the module docstring)."""
     if not isinstance(name, str) or not name:
         return False
-    words = _name_words(name)
+    return _credential_words(_name_words(name))
+
+
+def _credential_words(words: list[str]) -> bool:
+    """:func:`is_credential_key` of a name already split into its words."""
     if not words:
         return False
     if _ANY_WORD.intersection(words) or "".join(words) in _ANY_WORD:
@@ -403,9 +407,11 @@ _SECRET_TOKENS = frozenset(
 def is_kept_secret(name: object) -> bool:
     """Whether a key of the agent's own data named ``name`` holds a secret: a credential's name
     (:func:`is_credential_key`), but a ``token`` only after a word that makes it one."""
-    if not is_credential_key(name):
+    if not isinstance(name, str) or not name:
         return False
-    words = _name_words(str(name))
+    words = _name_words(name)
+    if not _credential_words(words):
+        return False
     return words[-1] != "token" or (len(words) > 1 and words[-2] in _SECRET_TOKENS)
 
 

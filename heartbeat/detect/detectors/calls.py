@@ -160,11 +160,12 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @lru_cache(maxsize=1024)
-def _words(tool: str) -> list[str]:
+def _words(tool: str) -> tuple[str, ...]:
     """The words of ``tool``'s name, lowercased (``sendMessage``: send, message)."""
-    return re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower())
+    return tuple(re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower()))
 
 
+@lru_cache(maxsize=1024)
 def _verb(tool: str) -> str | None:
     """The first word of ``tool``'s name that is a verb known here: an MCP server's namespace or a
     noun may come before it (``slack_post_message``, ``gmail.modify_message``, ``queue_delete``,
