@@ -1596,6 +1596,29 @@ _SAW_NOTHING_MOVE_UNESCALATED: dict[int | None, set[str]] = {
     5: {"healthy__cert_expiry_checker_b35"},
     10: set(),
 }
+# A stretch found on a flat metric alone whose looks kept answering anew gets flat_grace (one more
+# stuck heartbeat) before a human is called: these busy runs' metric rose within it, or the run ended.
+_FLAT_GRACE_UNESCALATED: dict[int | None, set[str]] = {
+    None: {
+        "healthy__at-tobool-rounds-mini_b45",
+        "healthy__bisect_flaky_scheduler_t18",
+        "healthy__browser_expense_report_t18",
+        "healthy__mm-timedelta-mini_b45",
+        "healthy__mypy_strict_plateau_b35",
+        "healthy__permit_form_validation_fixes_b35",
+        "healthy__rq-stripauth-wronghyp-swea_b45",
+        "healthy__search_index_refresher",
+    },
+    1: {"healthy__bisect_flaky_scheduler_t18", "healthy__browser_expense_report_t18"},
+    5: {
+        "healthy__at-tobool-rounds-mini_b45",
+        "healthy__mm-timedelta-mini_b45",
+        "healthy__mypy_strict_plateau_b35",
+        "healthy__permit_form_validation_fixes_b35",
+        "healthy__rq-stripauth-wronghyp-swea_b45",
+    },
+    10: set(),
+}
 _SAW_NOTHING_MOVE_MISSED: dict[int | None, set[str]] = {
     None: {"stuck__slurm_job_hung_poll_b31"},
     1: set(),
@@ -1832,6 +1855,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _AFTER_QUIET_UNESCALATED[per_heartbeat]
         | _FEW_WORDS_UNESCALATED[per_heartbeat]
         | _SAW_NOTHING_MOVE_UNESCALATED[per_heartbeat]
+        | _FLAT_GRACE_UNESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
     missed = [

@@ -410,6 +410,66 @@ def test_a_daily_check_waiting_for_its_day_is_no_busy_agent_and_one_acting_in_va
     assert {a["kind"] for r in stuck_run for a in r["json"][0]["anomalies"]} == {"no_progress"}
 
 
+FIXER = '''\
+"""A coding agent whose metric counts passing tests: two fixes land, then a hard middle of five
+wake-ups (each reads a file it had not read, edits it, reruns the tests, which fail differently
+each time, and greps for what it learned) before the fixes land again, one a wake-up. Stuck: an
+edit and the same failure every wake-up."""
+
+HEALTHY = {healthy!r}
+NAMES = ("parse", "serialize", "round_half", "convert", "validate", "normalize", "coerce", "format")
+FAILURES = (
+    "NameError: name 'precision' is not defined",
+    "AttributeError: 'int' object has no attribute 'total_seconds'",
+    "TypeError: list indices must be integers or slices, not str",
+    "AssertionError: assert 344 == 345",
+    "ValueError: invalid literal for int() with base 10: 'ms'",
+)
+
+
+def step(ctx):
+    tick = ctx.data.get("tick", 0) + 1
+    ctx.data["tick"] = tick
+    if not HEALTHY:
+        ctx.record("edit_file", {{"path": "src/fields.py", "line": 40 + tick}}, output="ok")
+        ctx.record("run_tests", {{"path": "tests/test_fields.py"}}, error=f"FAILED test_x - {{FAILURES[3]}}")
+        return
+    name = NAMES[tick % len(NAMES)]
+    ctx.record("read_file", {{"path": f"src/{{name}}.py"}}, output=f"def {{name}}(value, unit):")
+    ctx.record("edit_file", {{"path": f"src/{{name}}.py", "line": 2}}, output="ok")
+    if 3 <= tick <= 7:
+        failure = FAILURES[tick - 3]
+        ctx.record("run_tests", {{"path": "tests/test_fields.py"}}, error=f"FAILED test_x - {{failure}}")
+        ctx.record("grep", {{"pattern": name}}, output=f"src/fields.py: from .{{name}} import {{name}}")
+    else:
+        ctx.data["passing"] = ctx.data.get("passing", 0) + 1
+        ctx.record("run_tests", {{"path": "tests/test_fields.py"}}, output=f"{{ctx.data['passing']}} passed")
+
+
+def progress(ctx):
+    return ctx.data.get("passing", 0)
+'''
+
+
+def test_a_coding_agent_through_a_hard_middle_is_not_escalated_and_one_failing_alike_is(
+    tmp_path: Path,
+) -> None:
+    """Its count of passing tests flat for six heartbeats while every look answers anew (a new file,
+    a new failure, a new match): told to reassess from the fourth flat sample, but no human is called
+    (``flat_grace``), and the count rises at the seventh. Until 2026-12-06 it was escalated there.
+    The same agent editing and failing the same way each time is escalated within 6."""
+    healthy_run, stuck_run = _twins(tmp_path, FIXER, "fixer")
+    healthy = _ticks(healthy_run)
+    assert [t["progress"] for t in healthy][:9] == [1.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 3.0, 4.0]
+    assert [(t["tick"], a["kind"]) for t in healthy for a in t["anomalies"]] == [
+        (5, "no_progress"),
+        (6, "no_progress"),
+        (7, "no_progress"),
+    ]
+    assert [r["code"] for r in healthy_run] == [0] * 20
+    assert 4 in [r["code"] for r in stuck_run], [r["json"][0]["message"] for r in stuck_run]
+
+
 def test_the_init_starter_agent_is_not_escalated_while_its_metric_rises(tmp_path: Path) -> None:
     """`heartbeat init`'s own agent, as created, ticked 20 times: no anomaly, the metric 1..20."""
     init = subprocess.run(

@@ -21,6 +21,7 @@ from ..base.errors import EXIT_CODES, ConfigError, HeartbeatError, UsageError
 from ..config.file import ScheduleConfig
 from ..core.budget import roll_over
 from ..core.models import printable, printable_lines
+from ..core.policy import anew_limit
 from ..state.journal import Journal
 from .style import Style
 
@@ -107,6 +108,9 @@ class StatusReport:
     due_by: str | None
     stuck_streak: int
     escalate_after: int
+    escalate_after_anew: int | None
+    """The streak that calls a human while the calls bring new results, for a stretch found on a flat
+    metric alone (``escalate_after + flat_grace``); else None."""
     recovery: dict[str, Any] | None
     instructions: str | None
     progress: list[float] = field(default_factory=list)
@@ -204,6 +208,7 @@ def agent_report(
         due_by=_stamp(deadline),
         stuck_streak=state.stuck_streak,
         escalate_after=hb.config.policy.escalate_after,
+        escalate_after_anew=anew_limit(hb.config.policy, state.recovery),
         recovery=state.recovery.model_dump(mode="json") if state.recovery else None,
         instructions=state.instructions,
         progress=values[-20:],
@@ -307,6 +312,8 @@ def render_detail(report: StatusReport, style: Style) -> str:
         seen = "not checked (no schedule; give --max-age)"
     recovery = report.recovery
     streak = f"stuck streak {report.stuck_streak} of {report.escalate_after}"
+    if report.escalate_after_anew is not None:
+        streak += f" ({report.escalate_after_anew} while its calls bring new results)"
     if report.status == "needs_human":  # escalated: maybe before the streak's limit (a recovery ignored)
         streak = f"stuck streak {report.stuck_streak} (escalated; the limit is {report.escalate_after})"
     doing = f"{recovery['mode']} (attempt {recovery['attempts']})" if recovery else "none"
@@ -396,6 +403,7 @@ def render_fleet(reports: Sequence[StatusReport | tuple[str, str]], style: Style
             _short(item.last_tick_at),
             str(item.ticks),
             f"{item.stuck_streak}/{item.escalate_after}"
+            + (f" ({item.escalate_after_anew})" if item.escalate_after_anew is not None else "")
             if item.status != "needs_human"
             else f"{item.stuck_streak} (escalated)",
             str(item.outbox),

@@ -27,7 +27,7 @@ PLACEHOLDERS: Mapping[str, str] = {
     "attempt": "which attempt at this recovery this is (1, 2, ...)",
     "streak": "stuck heartbeats in a row, this one included",
     "escalate_after": "the streak at which a human is called",
-    "remaining": "stuck heartbeats left before a human is called",
+    "remaining": "stuck heartbeats left before a human is called (flat_grace not counted)",
     "escalation": "a sentence saying when a human is called",
     "kinds": "the anomaly kinds of this heartbeat, e.g. 'repeat, loop'",
     "mode": "try_alternative or reassess_goal",
@@ -69,6 +69,15 @@ class PolicyConfig(ConfigModel):
     """When a stuck streak becomes an escalation, and the recovery texts."""
 
     escalate_after: int = Field(default=3, ge=1, le=1_000)
+    flat_grace: int = Field(
+        default=1,
+        ge=0,
+        le=1_000,
+        description=(
+            "More stuck heartbeats a stretch found on a flat metric alone (no_progress) gets before a "
+            "human is called, while the calls of its flat stretch keep bringing new results."
+        ),
+    )
     mode: Literal["enforce", "observe"] = Field(
         default="enforce", description="observe: detect and journal, but inject nothing and never escalate."
     )

@@ -7,6 +7,8 @@ returns a :class:`~heartbeat.core.models.Decision`; the runner carries it out. T
     a stuck heartbeat (any anomaly)  -> stuck_streak + 1, quiet 0, and
         only advisory kinds fired (error_rate)    -> try_alternative, never escalate
         streak reaches escalate_after             -> escalate
+        (+ flat_grace when the stretch found only
+        a flat metric: escalates_at)
         streak >= 2 and the agent did again what
         the last recovery said to avoid, or the
         same kind of stuck came back after it      -> escalate (escalate_on_ignored)
@@ -54,7 +56,9 @@ __all__ = [
     "ADVICE",
     "ADVISORY",
     "DEFAULT_TEMPLATES",
+    "anew_limit",
     "decide",
+    "escalates_at",
     "render_instructions",
     "unheard",
 ]
@@ -143,9 +147,20 @@ def _nothing_to_avoid(anomalies: Sequence[Anomaly]) -> str:
     return "the actions named above"
 
 
-def _escalation(remaining: int, on_ignored: bool) -> str:
+def _escalation(remaining: int, on_ignored: bool, grace: int = 0) -> str:
     """When a human is called, as the rules of :func:`_enforce` will decide it (``on_ignored``:
-    ``escalate_on_ignored``, which calls one at the next stuck heartbeat that is the same again)."""
+    ``escalate_on_ignored``, which calls one at the next stuck heartbeat that is the same again;
+    ``grace``: ``flat_grace``, the later call of a flat stretch whose calls bring new results)."""
+    if grace:
+        # In the grace already (the streak past escalate_after), the next stuck heartbeat calls one.
+        soon, later = max(remaining, 1), remaining + grace
+        if later > soon:
+            heartbeats = "heartbeat" if soon == 1 else "heartbeats"
+            return (
+                f"a human is called after {soon} more stuck {heartbeats}"
+                f" ({later} while your calls keep bringing new results)"
+            )
+        remaining = soon
     if remaining <= 0:
         return "a human has been called"
     if remaining == 1:
@@ -156,6 +171,25 @@ def _escalation(remaining: int, on_ignored: bool) -> str:
             f" below, else after {remaining} more stuck heartbeats"
         )
     return f"a human is called after {remaining} more stuck heartbeats"
+
+
+def _flat(config: PolicyConfig, recovery: Recovery | None) -> bool:
+    """Whether ``recovery``'s stretch found only a flat metric, so ``flat_grace`` may apply."""
+    return bool(config.flat_grace) and recovery is not None and all(k in _SLOW_KINDS for k in recovery.kinds)
+
+
+def escalates_at(config: PolicyConfig, recovery: Recovery | None, anomalies: Sequence[Anomaly] = ()) -> int:
+    """The stuck streak at which ``recovery``'s stretch calls a human: ``escalate_after``, later by
+    ``flat_grace`` when it found only a flat metric and this heartbeat's findings (``anomalies``)
+    say the calls of the flat stretch kept bringing new results (``evidence["anew"]``)."""
+    anew = bool(anomalies) and all(a.evidence.get("anew") is True for a in anomalies)
+    return config.escalate_after + (config.flat_grace if anew and _flat(config, recovery) else 0)
+
+
+def anew_limit(config: PolicyConfig, recovery: Recovery | None) -> int | None:
+    """The streak that calls a human while the calls keep bringing new results, when ``recovery``'s
+    stretch found only a flat metric (``escalate_after + flat_grace``); None when no grace applies."""
+    return config.escalate_after + config.flat_grace if _flat(config, recovery) else None
 
 
 def render_instructions(
@@ -194,7 +228,9 @@ def render_instructions(
         remaining=remaining,
         # A flat metric alone (reassess_goal) is a slow signal: it never calls one sooner.
         escalation=_escalation(
-            remaining, cfg.escalate_on_ignored and recovery.mode is RecoveryMode.TRY_ALTERNATIVE
+            remaining,
+            cfg.escalate_on_ignored and recovery.mode is RecoveryMode.TRY_ALTERNATIVE,
+            cfg.flat_grace if _flat(cfg, recovery) else 0,
         ),
         kinds=", ".join(_kinds(anomalies)),
         mode=recovery.mode.value,
@@ -301,13 +337,17 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
             avoid=avoid,
         )
     else:
-        recovery = Recovery(mode=mode, attempts=1, since_tick=tick, kinds=kinds, avoid=avoid)
+        # A new mode is a new attempt, but the stretch keeps the kinds it found: told to try
+        # another way and then to reassess, it found more than a flat metric (escalates_at).
+        found = kinds if previous is None else list(dict.fromkeys([*previous.kinds, *kinds]))
+        recovery = Recovery(mode=mode, attempts=1, since_tick=tick, kinds=found, avoid=avoid)
     problems = "; ".join(f"{a.kind}: {a.message}" for a in anomalies)
     why = ""
     if advisory:
         pass  # never escalates on its own
-    elif streak >= cfg.escalate_after:
-        why = f"stuck for {streak} heartbeats (escalate_after = {cfg.escalate_after})"
+    elif streak >= (limit := escalates_at(cfg, recovery, anomalies)):
+        grace = f" + flat_grace = {cfg.flat_grace}" if limit > cfg.escalate_after else ""
+        why = f"stuck for {streak} heartbeats (escalate_after = {cfg.escalate_after}{grace})"
     elif cfg.escalate_on_ignored and streak >= 2 and ignored:
         why = (
             f"stuck for {streak} heartbeats and did again what the recovery said to avoid: "

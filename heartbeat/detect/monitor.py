@@ -59,6 +59,7 @@ from .detectors.contract import construct
 from .detectors.cycle import message_facts
 from .detectors.failures import recorded_failure
 from .detectors.fingerprints import action_keys, error_text
+from .detectors.no_progress import novelty
 from .detectors.window import Successes
 from .evidence import last_rise, overruled, standing
 from .idle import quiet_before, quiet_wakeup, spared
@@ -422,7 +423,7 @@ class Monitor:
                 if found is not None and woke and not judged:  # a built-in's report only gates its return
                     judged, idle = True, quiet_wakeup(self._history, self.tick, timed) == "idle"
                 if found is not None and not idle and not spared(det, self._history, self._progress, woke):
-                    first = _first(first, self._keep(det, found))
+                    first = _first(first, self._keep(det, novelty(det, found, self._history, self._progress)))
         except BaseException:
             self._missed = True
             raise

@@ -37,6 +37,7 @@ class AgentPage:
     last_tick_at: str | None = None
     stuck_streak: int = 0
     escalate_after: int = 3
+    escalate_after_anew: int | None = None  # a flat stretch's later limit (flat_grace)
     recovery: str | None = None
     instructions: str | None = None
     escalation: str | None = None
@@ -68,6 +69,7 @@ class OverviewRow:
     stuck_streak: int
     escalate_after: int
     progress: list[float]
+    escalate_after_anew: int | None = None
     anomalies: int = 0
     error: str | None = None
 
@@ -94,7 +96,9 @@ def _status_section(p: AgentPage) -> str:
         )
     )
     facts.append(("ticks", f"{p.ticks:,}; last step called {esc(when(p.last_tick_at))}"))
-    facts.append(("stuck streak", f"{p.stuck_streak} of {p.escalate_after}"))
+    anew = p.escalate_after_anew
+    later = "" if anew is None else f" ({anew} while its calls bring new results)"
+    facts.append(("stuck streak", f"{p.stuck_streak} of {p.escalate_after}{later}"))
     facts.append(("recovery", esc(p.recovery or "none")))
     if p.escalation:
         facts.append(("escalation", esc(p.escalation)))
@@ -363,12 +367,14 @@ def render_overview(rows: Sequence[OverviewRow], *, generated_at: str, config: s
         reason = f'<br><span class="muted">{esc(r.status_reason)}</span>' if r.status_reason else ""
         error = f'<br><span class="err">{esc(r.error)}</span>' if r.error else ""
         ago = f'<br><span class="muted">{esc(r.ago)}</span>' if r.ago else ""
+        later = "" if r.escalate_after_anew is None else f" ({r.escalate_after_anew})"
         body.append(
             f'<tr><th scope="row">{name}</th>'
             f'<td class="text">{_status_badge(r.status, r.kill)}{reason}{error}</td>'
             f'<td class="mono">{esc(when(r.last_heartbeat_at or r.last_tick_at))}{ago}</td>'
             f"<td>{overdue}</td>"
-            f'<td class="num">{r.stuck_streak} of {r.escalate_after}</td><td class="num">{r.ticks:,}</td>'
+            f'<td class="num">{r.stuck_streak} of {r.escalate_after}{later}</td>'
+            f'<td class="num">{r.ticks:,}</td>'
             f'<td class="num">{r.anomalies:,}</td>'
             f"<td>{sparkline_svg(r.progress, f'progress of {r.agent}')}</td></tr>"
         )

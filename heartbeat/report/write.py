@@ -27,6 +27,7 @@ from ..config.file import HeartbeatConfig
 from ..config.flags import addressed
 from ..config.types import parse_since
 from ..core.models import AgentState, Status
+from ..core.policy import anew_limit
 from ..state.journal import Journal
 from ..state.store import REPORT_FILE, StateStore
 from .data import Slot, collect, parse_at
@@ -158,6 +159,7 @@ def _fill_state(page: AgentPage, hb: Reported, state: AgentState, most_actions: 
     page.ticks = state.ticks
     page.last_tick_at = state.last_tick_at.isoformat() if state.last_tick_at else None
     page.stuck_streak = state.stuck_streak
+    page.escalate_after_anew = anew_limit(hb.config.policy, state.recovery)
     if state.recovery:
         r = state.recovery
         avoid = f"; avoid: {', '.join(r.avoid)}" if r.avoid else ""
@@ -332,6 +334,7 @@ def _overview_row(hb: Reported, page: AgentPage, now: datetime, href: str) -> Ov
         overdue_text=text,
         stuck_streak=page.stuck_streak,
         escalate_after=page.escalate_after,
+        escalate_after_anew=page.escalate_after_anew,
         progress=progress,
         anomalies=sum(t.anomaly_counts.values()),
         error=page.state_error,

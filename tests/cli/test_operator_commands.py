@@ -416,3 +416,36 @@ def test_a_fleet_agent_without_a_name_is_refused(tmp_path: Path) -> None:
     (tmp_path / "heartbeat.toml").write_text('[[agents]]\nstate_dir = "s/a"\nstep = "agent:step"\n')
     done = cli(tmp_path, "validate")
     assert done.returncode == 2 and "agents[0] has no name" in done.stderr
+
+
+BUSY_FLAT = """\
+NAMES = ("parse", "round", "coerce", "format", "validate", "convert", "normalize")
+
+
+def step(ctx):
+    tick = ctx.data.get("tick", 0) + 1
+    ctx.data["tick"] = tick
+    name = NAMES[tick % len(NAMES)]
+    ctx.record("read_file", {"path": f"src/{name}.py"}, output=f"def {name}(value, unit):")
+    ctx.record("run_tests", {"path": "tests"}, error=f"FAILED test_x - NameError: '{name}'")
+    ctx.record("grep", {"pattern": name}, output=f"src/fields.py: from .{name} import {name}")
+
+
+def progress(ctx):
+    return 0
+"""
+
+
+def test_status_says_when_a_flat_stretch_answered_anew_calls_a_human(tmp_path: Path) -> None:
+    """A flat metric alone while every look answers anew: `status` names both limits, the policy's
+    and flat_grace's (a bare "2 of 3" would promise a human at the next stuck heartbeat)."""
+    (tmp_path / "agent.py").write_text(BUSY_FLAT)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nstep = "agent:step"\nprogress = "agent:progress"\n')
+    for _ in range(5):
+        assert cli(tmp_path, "tick").returncode == 0
+    detail = cli(tmp_path, "status")
+    assert "stuck streak 2 of 3 (4 while its calls bring new results)" in detail.stdout, detail.stdout
+    report = json.loads(cli(tmp_path, "status", "--json").stdout)
+    assert (report["escalate_after"], report["escalate_after_anew"]) == (3, 4)
+    assert "2 of 3 (4 while its calls bring new results)" in cli(tmp_path, "report", "--out", "-").stdout
+    assert [cli(tmp_path, "tick").returncode for _ in range(2)] == [0, 4]  # the grace, then a human

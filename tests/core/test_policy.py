@@ -417,3 +417,59 @@ def test_observe_mode_on_a_real_heartbeat_journals_and_never_escalates(tmp_path:
     assert [e.get("observed") for e in decisions][:3] == ["try_alternative", "escalate", "escalate"]
     assert any(e["event"] == "anomaly" for e in events)
     assert not (tmp_path / "state" / "ESCALATION.md").exists()
+
+
+def _flat_run(
+    anew: list[bool], config: PolicyConfig | None = None, first: str = "no_progress"
+) -> list[Decision]:
+    """Stuck heartbeats of ``no_progress`` (the first may be another kind), each saying ``anew``."""
+    state, decisions = AgentState(), []
+    for tick, new in enumerate(anew, 1):
+        kind = first if tick == 1 else "no_progress"
+        found = [anomaly(kind, tick, anew=new) if kind == "no_progress" else anomaly(kind, tick)]
+        decision = decide(state, found, NOW, config)
+        decisions.append(decision)
+        state = state.model_copy(
+            update={"stuck_streak": decision.stuck_streak, "recovery": decision.recovery}
+        )
+    return decisions
+
+
+def test_a_flat_stretch_whose_looks_answer_anew_gets_flat_grace() -> None:
+    """A flat metric alone, its looks answering anew, calls a human one heartbeat later (flat_grace);
+    the heartbeat that would have called one says so truthfully, and the next stuck one escalates."""
+    decisions = _flat_run([True, True, True, True])
+    assert [d.action for d in decisions] == ["reassess_goal"] * 3 + ["escalate"]
+    assert "escalate_after = 3 + flat_grace = 1" in decisions[3].reason
+    told = [d.instructions or "" for d in decisions[:3]]
+    later = "while your calls keep bringing new results"
+    assert f"a human is called after 2 more stuck heartbeats (3 {later})" in told[0]
+    assert f"a human is called after 1 more stuck heartbeat (2 {later})" in told[1]
+    assert "a human is called if the next heartbeat is stuck too" in told[2]
+
+
+@pytest.mark.parametrize(
+    ("anew", "config", "first", "escalated_at"),
+    [
+        ([True, True, False], None, "no_progress", 3),  # the heartbeat that would call one saw nothing new
+        ([True, True, True], PolicyConfig(flat_grace=0), "no_progress", 3),
+        ([True, True, True], None, "repeat", 3),  # the stretch found more than a flat metric
+        ([True, True, True, True, True], PolicyConfig(flat_grace=2), "no_progress", 5),
+    ],
+)
+def test_flat_grace_needs_a_flat_stretch_answered_anew(
+    anew: list[bool], config: PolicyConfig | None, first: str, escalated_at: int
+) -> None:
+    """No grace when the escalating heartbeat's looks brought nothing new, when it is 0, or when the
+    stretch also found a kind of behaviour (told to try another way, then to reassess)."""
+    actions = [d.action for d in _flat_run(anew, config, first)]
+    assert actions.index("escalate") + 1 == escalated_at, actions
+
+
+def test_a_stretch_keeps_the_kinds_it_found_when_its_mode_changes() -> None:
+    """Told to try another way (repeat), then to reassess (no_progress): the recovery's kinds are the
+    stretch's, so its flat_grace is not given, while its attempts start again."""
+    decisions = _flat_run([True, True], first="repeat")
+    recovery = decisions[1].recovery
+    assert recovery is not None and recovery.kinds == ["repeat", "no_progress"] and recovery.attempts == 1
+    assert "while your calls keep bringing new results" not in (decisions[1].instructions or "")

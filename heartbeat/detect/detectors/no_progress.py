@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...base.errors import ConfigError
 from ...core.models import Anomaly, ProgressSample
+from .calls import changes_something
 from .contract import (
+    ActionView,
     History,
     ProgressTracker,
     Scope,
@@ -18,7 +20,11 @@ from .contract import (
     need_int,
 )
 
-__all__ = ["NoProgress", "NoProgressTracker"]
+__all__ = ["ANEW_SHARE", "NoProgress", "NoProgressTracker", "novelty"]
+
+ANEW_SHARE = 0.5
+"""The share of a flat stretch's looks answered by something the run had not seen, above which its
+calls "keep bringing new results" (``evidence["anew"]``, read by the policy's ``flat_grace``)."""
 
 
 @dataclass(frozen=True)
@@ -127,3 +133,31 @@ class NoProgressTracker:
             while len(values) > measured:
                 values.popleft()
         return True
+
+
+def novelty(
+    detector: object, found: Anomaly, kept: Iterable[ActionView], progress: Sequence[ProgressSample]
+) -> Anomaly:
+    """``found`` with ``evidence["anew"]``, when ``detector`` is ``no_progress``: whether the looks
+    after the first of its flat samples (calls that neither write, act nor wait) answered, more than
+    :data:`ANEW_SHARE` of them, something the run had not seen: a test failing differently after each
+    edit, a file not read before, from more than one call (numbers masked: a countdown read again
+    each wake-up answers anew from one). Acts are left out, their answers report the act: a wanderer
+    swapping a word for a synonym each heartbeat is told "replaced 'fast' with 'quick'" anew."""
+    if not isinstance(detector, NoProgress):
+        return found
+    measured = [sample.tick for sample in progress if sample.value is not None][-detector.samples :]
+    if not measured:
+        return found
+    seen: set[str | None] = {None}  # a look that reported nothing brought nothing new
+    looks = new = 0
+    asked: set[str] = set()  # the calls (numbers masked) that answered anew
+    for action in kept:
+        if action.tick > measured[0] and not changes_something(action.tool, action.summary):
+            looks += 1
+            if action.result not in seen:
+                new += 1
+                asked.add(action.shape or action.fingerprint)
+        seen.add(action.result)
+    anew = len(asked) > 1 and new > ANEW_SHARE * looks
+    return found.model_copy(update={"evidence": {**found.evidence, "anew": anew}})

@@ -10,8 +10,9 @@ import pytest
 from heartbeat.base.errors import ConfigError
 from heartbeat.core.models import Anomaly
 from heartbeat.detect.detectors import History, NoProgress
+from heartbeat.detect.detectors.no_progress import novelty
 
-from .helpers import T0, samples
+from .helpers import T0, Call, actions, samples
 
 
 def _flat(values: Iterable[float | None], detector: NoProgress | None = None) -> list[Anomaly | None]:
@@ -82,3 +83,60 @@ def test_only_the_newest_sample_can_report() -> None:
     """A failed measurement after a flat stretch reports nothing: it is not a sample of the metric."""
     found = _flat([3, 3, 3, 3, 3, None])
     assert found[4] is not None and found[5] is None
+
+
+def _anew(calls: list[Call]) -> bool:
+    """``novelty``'s verdict on a metric flat at 3 over heartbeats 1-4, ``calls`` dicts with ticks
+    (a tick after 1 is in the flat stretch; tick 1's calls are what the run had seen)."""
+    progress = samples([3, 3, 3, 3])
+    found = NoProgress().check(History(progress=progress), T0)
+    assert found is not None
+    verdict = novelty(NoProgress(), found, actions(calls), progress).evidence["anew"]
+    assert isinstance(verdict, bool)
+    return verdict
+
+
+def _call(tool: str, tick: int, output: str | None = None, error: str | None = None, **args: Any) -> Call:
+    return {"tool": tool, "args": args, "output": output, "error": error, "tick": tick}
+
+
+def test_a_hard_middle_answers_anew_and_a_wanderer_or_a_countdown_does_not() -> None:
+    """Looks answering anew from several calls (a new file, a new failure, a new match) are new
+    results; acts are left out (a wanderer's edits each answered anew), and so is a countdown read
+    from one call; looks answered as before bring nothing new."""
+    names = ("round", "coerce", "format")
+    failures = ["NameError: name 'unit' is not defined", "TypeError: unsupported operand", "KeyError: 'ms'"]
+    seen = [_call("read_file", 1, "def parse(value):", path="src/parse.py")]
+    hard = [
+        *seen,
+        *(
+            call
+            for tick, (name, failure) in enumerate(zip(names, failures, strict=True), 2)
+            for call in (
+                _call("read_file", tick, f"def {name}(value, unit):", path=f"src/{name}.py"),
+                _call("edit_file", tick, "ok", path=f"src/{name}.py"),
+                _call("run_tests", tick, error=f"FAILED test_timedelta - {failure}", path="tests"),
+            )
+        ),
+    ]
+    assert _anew(hard)
+    words = [("fast", "quick"), ("big", "large"), ("end", "finish")]
+    wanderer = [
+        _call("edit", t, f"replaced '{a}' with '{b}' for style", old=a, new=b)
+        for t, (a, b) in enumerate(words, 2)
+    ]
+    assert not _anew(seen + wanderer)
+    countdown = [
+        _call("tls.check_expiry", t, f"{45 - t} days left; nothing due", host="api") for t in (1, 2, 3, 4)
+    ]
+    assert not _anew(countdown)
+    again = [_call("read_file", t, "def parse(value):", path="src/parse.py") for t in (2, 3, 4)]
+    assert not _anew(seen + again + [_call("grep", 4, "src/x.py: parse", pattern="parse")])
+
+
+def test_novelty_leaves_other_findings_alone() -> None:
+    """Only ``no_progress``'s finding gets ``anew``; another detector's is returned as it came."""
+    progress = samples([3, 3, 3, 3])
+    found = NoProgress().check(History(progress=progress), T0)
+    assert found is not None
+    assert novelty(object(), found, [], progress) is found
