@@ -1769,14 +1769,27 @@ _FORTYFIFTH_MISSED = {
 }
 
 
+# Batch 46 (60 runs of the corpus's kinds, written blind at the twenty-second session): a test file
+# narrowed with one -k selection after another, each run failing, is read as one run reworded
+# (flagged, never escalated); missed, an option offered again to a customer who refuses it (each
+# message worded anew), a submission rephrased after the harness ignored it, and identity lookups
+# repeated four times in a 20-action conversation (recurring needs five).
+_FORTYSIXTH = {"healthy__pytest_k_narrow_timespan_b46": ["recurring_error"]}
+_FORTYSIXTH_MISSED = {
+    "stuck__airline_refused_option_b46",
+    "stuck__submit_not_recognized_b46",
+    "stuck__telecom_reverify_loop_b46",
+}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2185
+    assert len(runs) == len(LABELS) == 2245
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1330
+    assert len(healthy) == 1366
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1807,6 +1820,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FORTYSECOND[per_heartbeat],
         **_FORTYTHIRD[per_heartbeat],
         **_FORTYFIFTH[per_heartbeat],
+        **_FORTYSIXTH,
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -1894,5 +1908,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYTHIRD_MISSED
         | _FORTYFOURTH_MISSED[per_heartbeat]
         | _FORTYFIFTH_MISSED
+        | _FORTYSIXTH_MISSED
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now

@@ -14,7 +14,10 @@ different invalid option clicked each time, a rerun of the same failing
 test), is not. Counted since the newest's tool last answered: a fetch
 refused by one site and then another, pages read between, meets sites that
 refuse, not one failure coming back (the same call failing again is a
-re-run, below).
+re-run, below); and another tool's failure counts until that tool answers:
+a household agent told "Nothing happens." by a take, a clean and a put,
+each done right at the next try, overcame each (until 2026-12-06 it was
+escalated at the put).
 
 A failing call without arguments attempted nothing: a harness's complaint
 about a malformed turn ("exactly one action, please"), answered by a good
@@ -145,7 +148,9 @@ class RecurringError(Windowed):
             if i >= start:
                 failures.append(as_failure(i, a, a.tool, a.fingerprint, a.error, answered, found))
         answered_at = ok.get(last.tool, -1)
-        count = 0 if rerun is None else sum(1 for f in failures if f[0] > answered_at and f[6] == key)
+        count = 0
+        if rerun is not None:  # another tool's failure counts until that tool answers again
+            count = sum(1 for f in failures if f[6] == key and f[0] > max(answered_at, ok.get(f[1], -1)))
         dark = (0, 1) if rerun is None else dark_run(failures, last.tool, answered_at)
         return self._report(last, count, reruns, chain_length(failures), dark, history.tick, now, len(idle))
 
@@ -356,8 +361,10 @@ class RecurringErrorTracker(StepTracker):
         if rerun is not None:
             if again >= threshold and passed_at:  # only the runs since it last passed count
                 again = reruns.count_since(rerun, passed_at)
-            # The same error whatever the call, since the tool last answered (see the docstring).
-            count = sum(1 for f in failures if f[0] > answered_at and f[6] == key)
+            # The same error whatever the call, since the tool last answered, and another tool's
+            # failure until that tool answers (see the docstring).
+            since = self._answered_at
+            count = sum(1 for f in failures if f[6] == key and f[0] > max(answered_at, since(f[1])))
         chain, dark = 0, (0, 1)
         if count < threshold and again < threshold and idle < threshold:
             chain = chain_length(failures)
@@ -368,6 +375,14 @@ class RecurringErrorTracker(StepTracker):
                 if dark[0] < threshold + DARK_EXTRA:
                     return None
         return self._det._report(action, count, again, chain, dark, action.tick, action.at, idle)
+
+    def _answered_at(self, tool: str) -> int:
+        """The position of ``tool``'s last success (0: none kept)."""
+        successes = self._successes
+        if successes is None:
+            return self._ok.get(tool, 0)
+        index = successes.get(tool, 0)
+        return index - self._offset if index > self._since else self._ok.get(tool, 0)
 
     def _changed_at(self) -> int:
         """The position of the newest success that wrote, acted or waited (0: none kept)."""

@@ -305,6 +305,47 @@ def test_one_error_from_different_calls_counts_since_the_tool_last_answered() ->
     assert trips(RecurringError(), actions(clicks))[-1] is not None
 
 
+def test_another_tools_failure_counts_until_that_tool_answers() -> None:
+    """A household agent told "Nothing happens." by a take, a clean and a put, each done right at
+    the next try: every refusal overcome, no recurring error (until 2026-12-06 the put was the third
+    of one error). Its twin never gets the take, the clean or the put done: the same error from
+    three tools, none answering since, trips at the third."""
+
+    def act(cmd: str, output: str | None = None) -> Call:
+        failed = output is None
+        said = "Nothing happens." if failed else output
+        return {
+            "tool": cmd.split()[0],
+            "args": {"cmd": cmd},
+            "output": said,
+            "error": "invalid_action" if failed else None,
+        }
+
+    overcome = [
+        act("take spatula 1 from countertop 2"),
+        act("take spatula 2 from countertop 2", "You pick up the spatula 2 from the countertop 2."),
+        act("clean spatula 2 with sinkbasin 1"),
+        act("go to sinkbasin 1", "On the sinkbasin 1, you see nothing."),
+        act("clean spatula 2 with sinkbasin 1", "You clean the spatula 2 using the sinkbasin 1."),
+        act("go to drawer 2", "The drawer 2 is closed."),
+        act("put spatula 2 in/on drawer 2"),
+        act("open drawer 2", "You open the drawer 2. The drawer 2 is open. In it, you see nothing."),
+        act("put spatula 2 in/on drawer 2", "You put the spatula 2 in/on the drawer 2."),
+    ]
+    assert trips(RecurringError(), actions(overcome)) == [None] * 9
+    assert fired(actions(overcome)) == {}  # nor any default detector
+    never = [
+        act("take spatula 1 from countertop 2"),
+        act("go to sinkbasin 1", "On the sinkbasin 1, you see nothing."),
+        act("clean spatula 2 with sinkbasin 1"),
+        act("go to drawer 2", "The drawer 2 is closed."),
+        act("put spatula 2 in/on drawer 2"),
+    ]
+    hit = trips(RecurringError(), actions(never))[-1]
+    assert hit is not None and hit.evidence["same"] == "error" and hit.evidence["count"] == 3
+    assert fired(actions(never))["recurring_error"] == 5
+
+
 def _not_found(query: str, similar: str) -> Call:
     """A ReAct search for ``query`` not found, with the ``similar`` titles it suggests."""
     output = f"Could not find [{query}]. Similar: [{similar}]."
