@@ -1769,12 +1769,10 @@ _FORTYFIFTH_MISSED = {
 }
 
 
-# Batch 46 (60 runs of the corpus's kinds, written blind at the twenty-second session): a test file
-# narrowed with one -k selection after another, each run failing, is read as one run reworded
-# (flagged, never escalated); missed, an option offered again to a customer who refuses it (each
-# message worded anew), a submission rephrased after the harness ignored it, and identity lookups
-# repeated four times in a 20-action conversation (recurring needs five).
-_FORTYSIXTH = {"healthy__pytest_k_narrow_timespan_b46": ["recurring_error"]}
+# Batch 46 (60 runs of the corpus's kinds, written blind at the twenty-second session): missed, an
+# option offered again to a customer who refuses it (each message worded anew), a submission
+# rephrased after the harness ignored it, and identity lookups repeated four times in a 20-action
+# conversation (recurring needs five).
 _FORTYSIXTH_MISSED = {
     "stuck__airline_refused_option_b46",
     "stuck__submit_not_recognized_b46",
@@ -1820,7 +1818,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FORTYSECOND[per_heartbeat],
         **_FORTYTHIRD[per_heartbeat],
         **_FORTYFIFTH[per_heartbeat],
-        **_FORTYSIXTH,
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],

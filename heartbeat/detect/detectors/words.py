@@ -31,6 +31,10 @@ WORD = re.compile(r'(?<![^\W_])(?<!-)[^\W\d_]{2,}(?![\w"]*":)')
 # cut at "::" (pytest's file::test) and at quotes, brackets and spaces.
 _THING = re.compile(r"[\w.~-]*(?:/[\w.~-]*)+|[\w-]+\.[^\W\d_]\w*|[^\W\d]\w*_\w+")
 _KEY = re.compile(r'"[^"\\]*":')
+# A test runner's selection of tests by name (pytest's and unittest's ``-k EXPR``, quoted or not):
+# the tests it asks about, kept whole as one place (see reworded()), not words of a question.
+_SELECTION = re.compile(r"""(?<!\S)-k[\s=]+(?:(\\?["'])(.+?)\1|([^\s"'\\]+))""")
+_RUNNER = re.compile(r"pytest|unittest")
 
 
 @lru_cache(maxsize=4096)  # a conversation says its words again and again
@@ -100,10 +104,16 @@ def words(tool: str, summary: str) -> frozenset[str]:
     A path, a file name or a snake_case name is one word, kept whole: it names one
     thing, and two different ones are two things, not one in other words. A test
     runner failing on ``tests/test_models.py`` and then on ``tests/test_views.py``
-    is going through the tests, not rewording one call.
+    is going through the tests, not rewording one call; so is one selecting other tests by
+    name (``-k compound``, then ``-k "compound or whitespace"``: one word each, with a ``/``,
+    another place to :func:`reworded`).
     """
     text = _KEY.sub(" ", summary[len(tool) :].lower())
-    found = set(_THING.findall(text))
+    found: set[str] = set()
+    if "-k" in text and _RUNNER.search(text):
+        found.update(f"-k/{m.group(2) or m.group(3)}" for m in _SELECTION.finditer(text))
+        text = _SELECTION.sub(" ", text)
+    found.update(_THING.findall(text))
     found.update(WORD.findall(_THING.sub(" ", text)))
     found.discard(tool.lower())
     return frozenset(found)

@@ -583,6 +583,34 @@ def test_failing_tests_of_one_file_run_one_by_one_are_no_reworded_retry() -> Non
     assert found[2] is not None and found[2].evidence["same"] == "error"
 
 
+def test_a_test_file_narrowed_by_one_selection_after_another_is_no_reworded_retry() -> None:
+    """A test file run whole, then with ``-k compound``, then ``-k "compound or whitespace"``, each
+    failing: another selection of tests each time, as a path is another place (until 2026-12-06 the
+    third run was a reworded retry). Its stuck twin runs one selection with one flag after another
+    (``-v``, ``-x``, ``--tb=short``), failing the same way: the same run reworded."""
+
+    def run(selection: str, flags: str = "-q", failing: str = "compound") -> Call:
+        failed = "\n".join(
+            f"FAILED tests/test_parse.py::test_{name} - DurationError" for name in failing.split()
+        )
+        return {
+            "tool": "python",
+            "args": {"cmd": f"python -m pytest tests/test_parse.py {flags} {selection}".strip()},
+            "output": f"FFF.F\n{failed}\n{len(failing.split())} failed, 2 passed in 0.07s",
+            "error": "returncode 1",
+        }
+
+    narrowed = [
+        run("", failing="compound whitespace uppercase negative iso"),
+        run("-k compound"),
+        run('-k "compound or whitespace or uppercase"', "--tb=short", "compound whitespace uppercase"),
+    ]
+    assert trips(RecurringError(), actions(narrowed)) == [None] * 3
+    flags = [run("-k compound", flag) for flag in ("-v", "-x", "--tb=short")]
+    hit = trips(RecurringError(), actions(flags))[-1]
+    assert hit is not None and hit.evidence["same"] in {"reworded", "error"}
+
+
 def test_a_malformed_turn_answered_by_good_turns_is_no_recurring_error() -> None:
     """The harness's "exactly one action" complaint three times in ten actions, the agent back
     at work after each: nothing recurs. Six complaints back to back (N + 3) are a repeat."""

@@ -96,3 +96,15 @@ def test_a_list_longer_than_the_end_kept_still_leaves_what_failed() -> None:
     assert unbracketed("a [b [c] d] e") == "a   e"
     # One pass over the brackets, not one per level of nesting.
     assert unbracketed("[" * 20_000 + "deep" + "]" * 20_000 + " after") == "  after"
+
+
+def test_a_test_runners_selection_by_name_is_one_place() -> None:
+    """``-k EXPR`` of pytest or unittest, quoted or not, names the tests asked about: one word with
+    a ``/`` (a place, see ``reworded``); another command's ``-k`` is a flag like any other."""
+    assert words("python", 'python({"cmd":"python -m pytest t.py -k \\"a or b_c\\" -q"})') == {
+        "pytest",
+        "t.py",
+        "-k/a or b_c",
+    }
+    assert "-k/iso_year" in words("pytest", 'pytest({"cmd":"pytest -q -k=iso_year"})')
+    assert not any(w.startswith("-k/") for w in words("sort", 'sort({"cmd":"sort -k 2 data.txt"})'))
