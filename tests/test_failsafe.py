@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,6 +112,42 @@ def test_a_full_disk_stops_the_step(tmp_path: Path) -> None:
         assert calls(agent) == 1 and (agent.state / "state.json").read_bytes() == before
         filler.unlink()
         assert agent.cli("tick").returncode == 0 and calls(agent) == 2
+
+
+def test_a_file_size_limit_stops_the_step_as_a_full_disk_does(tmp_path: Path) -> None:
+    """A file size limit under the state's size (``ulimit -f``: EFBIG): the tick whose save fails
+    notes it, and the next ticks refuse before the step (exit 2, one line) instead of calling it
+    again to fail the same save, its e-mails sent each time (until 2026-12-06); lifted, it goes on."""
+    agent = make_agent(
+        tmp_path,
+        COUNTING
+        + f"\nWORDS = {[f'250 OK: {w} queued' for w in sorted(dir(str))]!r}\n"
+        + "\ndef step(ctx):\n    bump(ctx)\n    for i in range(3):\n"
+        + "        ctx.record('send', {'to': f'u{ctx.tick}-{i}@x.org'}, output=WORDS[ctx.tick * 3 + i])\n",
+    )
+    for _ in range(4):
+        assert agent.cli("tick").returncode == 0
+    limit = (agent.state / "state.json").stat().st_size  # the next save is bigger
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+
+    done = []
+    for _ in range(3):
+        proc = subprocess.run(
+            [sys.executable, "-m", "heartbeat", "tick", *agent.flags()],
+            cwd=agent.root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            preexec_fn=limited,
+            check=False,
+        )
+        done.append((proc.returncode, proc.stderr.count("\n")))
+    assert done == [(2, 1)] * 3, done
+    assert calls(agent) == 5  # the first limited tick called it; the next two refused before it
+    assert agent.cli("tick").returncode == 0 and calls(agent) == 6
+    assert agent.load().ticks == 5
 
 
 # ---------------------------------------------------------------- 2. SystemExit and friends

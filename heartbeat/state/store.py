@@ -423,7 +423,8 @@ class StateStore:
                 ensure_private_dir(self._state_dir)
                 atomic_write(path, data, mode=PRIVATE_FILE_MODE)
         except OSError as exc:
-            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            # EFBIG: a file size limit (ulimit -f, RLIMIT_FSIZE) is no room either, for this size.
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
                 self._note_no_room(len(data))
             raise StateWriteError(path, exc.strerror or str(exc)) from exc
         if self._no_room_noted:
