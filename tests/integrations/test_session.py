@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -276,6 +277,35 @@ def test_a_process_that_exits_without_close_saves_its_open_heartbeat(tmp_path: P
     assert done.returncode == 0, done.stderr
     assert time.monotonic() - began < 30  # not held open until the idle boundary
     assert state(tmp_path)["actions_total"] == 1
+
+
+@pytest.mark.parametrize("own_handler", [False, True])
+def test_sigterm_saves_the_open_heartbeat_unless_handled_elsewhere(tmp_path: Path, own_handler: bool) -> None:
+    """SIGTERM (systemctl stop, docker stop) while a call runs: the five calls that ran are saved and
+    journaled, exit 143, as Ctrl-C does (until 2026-12-06 the process died with none of them saved).
+    A process with a SIGTERM handler of its own keeps it: the Session does not take it over."""
+    own = "signal.signal(signal.SIGTERM, lambda *_: sys.exit(7))\n" if own_handler else ""
+    script = (
+        "import pathlib, signal, sys, time\n" + own + "from heartbeat.integrations.session import Session\n"
+        "s = Session.from_files(state_dir='state', idle=600)\n"
+        "for i in range(5):\n"
+        "    s.record('send_invoice', {'order': 9000 + i}, output=f'Invoice INV-{9000 + i} sent')\n"
+        "pathlib.Path('IN_CALL').touch()\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: (tmp_path / "IN_CALL").exists(), timeout=30)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    if own_handler:
+        assert proc.returncode == 7, err  # its own handler ran; what it saves is its business
+        return
+    assert proc.returncode == 143, err
+    assert state(tmp_path)["actions_total"] == 5
+    assert sum(1 for e in events(tmp_path) if e["event"] == "action") == 5
 
 
 def test_a_call_journaled_after_a_stop_keeps_its_error_as_ctx_record_does(tmp_path: Path) -> None:
