@@ -26,7 +26,7 @@ MISSED = {
 
 # Healthy runs with an anomaly, by grouping (bench/blind_agents/README.md, "Left as they are"):
 # reworded retries flagged once (a pylint run whose three flags each fail alike, a search reworded
-# three times before it lands, one search tool answering nothing three times among others); metrics
+# three times before it lands); metrics
 # flat for four measured heartbeats (no_progress by design: setting up, a quiet inbox); a stalled
 # rollout's status failing alike at 10 actions a heartbeat (recurring_error); batches answered
 # alike ({"inserted": 500}) before the metric's first rise is measured (recurring), escalated only
@@ -37,7 +37,6 @@ _ALWAYS = {
     "healthy__pylint_recursive_ignore_greps_miss_then_hit": ["recurring_error"],
     "healthy__qa_search_rewording_lands": ["recurring_error"],
     "healthy__go-limiter-clock-inject": ["no_progress"],
-    "healthy__search_empty_then_hit": ["empty"],
 }
 # The tenth batch's pollers, searchers and waiters (bench/blind_agents/README.md): polls between
 # sleeps answering alike for six rounds or more (CI pending: recurring; a status page's 304s no

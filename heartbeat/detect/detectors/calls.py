@@ -339,6 +339,16 @@ def silence_answers(tool: str, summary: str) -> bool:
     return takes_work(tool) or _TAKE_COMMAND.search(summary) is not None
 
 
+_ASKING_VERBS = frozenset(["search", "find", "query"])
+
+
+def searches_by_name(tool: str) -> bool:
+    """Whether ``tool``'s name says it searches (``search``, ``wiki_search``, ``find_flights``):
+    each call asks a question of its own, which may find nothing. Not ``lookup``: ReAct's looks
+    for a keyword in the page at hand, and keyword after keyword not there is one page read in vain."""
+    return _verb(tool) in _ASKING_VERBS
+
+
 @lru_cache(maxsize=1024)
 def searches(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` runs a search (``grep``, ``rg``, ``find``, ``git grep``):

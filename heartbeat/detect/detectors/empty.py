@@ -18,7 +18,10 @@ after the last, a poll ``since=<timestamp>``) needs two more: "none that
 day", "no page 7" and "nothing new" answer what was asked, and a working
 agent tries a few; so does a run of searches finding nothing (``grep``,
 ``rg``, ``find``: their silence says "no match", and a working agent tries
-a few names). Asking again (one call twice) or asking differently (other
+a few names), and so does a tool named for searching (``search``,
+``wiki_search``) asked about something else each time, no call rewording
+what the run asked before (see :func:`~.words.reworded`): a research agent's
+specific questions before a broader one that hits. Asking again (one call twice) or asking differently (other
 words: another filter, another prompt, another command) keeps the run at
 N. Answers of nothing from several tools (a wiki, the code, the chat
 searched in turn) are a search going on until one tool has given N, unless
@@ -42,11 +45,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
-from .calls import searches, silent_by_design, waits
+from .calls import searches, searches_by_name, silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
 from .envelope import ENVELOPE_LONGEST, NO_ROWS, NOT_MODIFIED
 from .fingerprints import prints
 from .said import NOTHING_NEW
+from .words import reworded, words
 
 __all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "idle_poll", "is_empty_answer"]
 
@@ -211,7 +215,7 @@ class _Run:
 
     __slots__ = (
         *("answering", "calls", "exempt", "max_chars", "numbered", "run", "seen", "since", "start"),
-        *("by_tool", "most", "searching", "silence", "waited"),
+        *("asked", "by_tool", "most", "searching", "silence", "waited"),
     )
 
     def __init__(self, det: Empty) -> None:
@@ -233,6 +237,7 @@ class _Run:
         self.most = 0
         self.searching = False
         self.silence = False
+        self.asked: frozenset[str] = frozenset()  # the words the run's searches by name asked
         self.waited = False  # whether the newest action waits: the next call is a poll
 
     def take(self, action: ActionView, length: int | None) -> bool:
@@ -308,6 +313,13 @@ class _Run:
             self.most = 0
             self.searching = True
             self.silence = False
+            self.asked = frozenset()
+        if not search and searches_by_name(tool):
+            # A search tool asked about something else each time is a search going on, as greps
+            # for other names are; asked again in other words, it is not (see words.reworded).
+            said = words(tool, summary)
+            search = bool(said) and not (self.asked and reworded(self.asked, said, self.asked))
+            self.asked |= said
         self.searching = self.searching and search
         if not length and not search:
             self.silence = True

@@ -97,8 +97,9 @@ def test_silent_by_design_tools_are_never_empty() -> None:
     ],
 )
 def test_a_tools_first_verb_says_whether_it_acts(tool: str, acts: bool) -> None:
-    """Three empty answers from a tool that acts are what it always says; from one that asks, empty."""
-    calls: list[Call] = [{"tool": tool, "args": {"id": name}, "output": ""} for name in ("ann", "bo", "cy")]
+    """Three empty answers from a tool that acts are what it always says; from one that asks, empty
+    (asked again: a search asking about something else each time is a search going on, below)."""
+    calls: list[Call] = [{"tool": tool, "args": {"id": name}, "output": ""} for name in ("ann", "ann", "ann")]
     found = trips(Empty(), actions(calls))
     assert (found[2] is None) is acts
     assert acts_by_name(tool) is acts
@@ -375,6 +376,34 @@ def test_searches_finding_nothing_are_answers_and_a_working_agent_tries_a_few() 
     assert trips(Empty(), actions(in_bash))[2] is None
     mixed: list[Call] = [greps[0], {"tool": "ls", "args": {"cmd": "ls src"}, "output": ""}, greps[1]]
     assert trips(Empty(), actions(mixed))[2] is not None
+
+
+def test_a_search_tool_asked_about_other_things_tries_a_few_and_in_other_words_does_not() -> None:
+    """A research agent's search tool asked three specific questions that find nothing ("No results
+    for '...'."), then a broader one that finds sources, heartbeat after heartbeat: each asks about
+    something else, a search going on, as greps for other names are: empty at five, not three
+    (until 2026-12-06 empty at three, escalated at the second heartbeat). Asked again in other
+    words ("tidal energy UK", "UK tidal energy cost"), it is empty at three as before."""
+
+    def search(q: str, hit: bool = False) -> Call:
+        return {
+            "tool": "search",
+            "args": {"q": q},
+            "output": "[1] a\n[2] b" * 9 if hit else f"No results for '{q}'.",
+        }
+
+    topics = ("Swansea lagoon cost overrun", "Severn barrage study", "Orkney stream output")
+    session = [*(search(q) for q in topics), search("tidal energy UK", hit=True)] * 2
+    assert trips(Empty(), actions(session)) == [None] * 8
+    more = ("Minesto kite yield", "Faroe grid link")
+    found = trips(Empty(), actions([search(q) for q in (*topics, *more)]))
+    assert [f is not None for f in found] == [False] * 4 + [True]
+    reworded = ("tidal energy UK", "UK tidal energy cost", "tidal energy cost Britain")
+    assert [f is not None for f in trips(Empty(), actions([search(q) for q in reworded]))] == [
+        False,
+        False,
+        True,
+    ]
 
 
 def test_a_conditional_request_answered_not_modified_waits_for_news() -> None:
