@@ -4,10 +4,12 @@ Paging through one file with a sliding line range, a poll whose arguments
 carry a timestamp, a counter or a request id: no two calls are equal, but
 their masked shape (see :mod:`.fingerprints`) is. Fires when the newest
 action's shape occurs N times in the last W actions and those calls went
-over old ground: among the shape's calls of the last 2W actions, one
-answered what another already had (paging back and forth over pages already
-seen, a poll whose answer stopped moving). One-way reading that sees new
-content each time is reading, not a repeat: a pager, a crawler, a queue
+over old ground: among the shape's calls of the last 2W actions, a call
+answered as it was before (paging back and forth over pages already seen),
+an answer the same as the one before it (a poll whose answer stopped
+moving), or answers already seen making up more than a quarter of them.
+One-way reading that sees new content each time is reading, not a repeat,
+and so is one whose every ninth page is blank: a pager, a crawler, a queue
 worker closing ticket after ticket, a feed bringing new items. All one call
 with one result is a ``repeat``.
 
@@ -83,9 +85,10 @@ class NearRepeat(Windowed):
         exact = sum(1 for a in same if (a.fingerprint, a.result) == (last.fingerprint, last.result))
         if not self.trips(last.tool, len(same)) or exact == len(same):
             return None
-        answers = [a.result for a in longer if a.shape == last.shape and a.error is None]
-        if len(set(answers)) == len(answers):
-            return None  # every answer new: reading, not going over old ground
+        if not _old_ground(
+            [(a.fingerprint, a.result) for a in longer if a.shape == last.shape and a.error is None]
+        ):
+            return None  # reading, not going over old ground
         return self._report(last, len(same), history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -162,7 +165,30 @@ class NearRepeatTracker(StepTracker):
         window = list(recent)[-self._window :]
         if all(a.fingerprint == fp and a.result == result for s, a in window if s == shape):
             return None
-        answers = [a.result for s, a in recent if s == shape and a.error is None]
-        if len(set(answers)) == len(answers):
-            return None  # every answer new: reading, not going over old ground
+        if not _old_ground([(a.fingerprint, a.result) for s, a in recent if s == shape and a.error is None]):
+            return None  # reading, not going over old ground
         return self._det._report(action, count, action.tick, action.at)
+
+
+def _old_ground(answered: list[tuple[str, str | None]]) -> bool:
+    """Whether a shape's calls (fingerprint and result, oldest first) went over old ground: a call
+    answered as it was before (paging back), an answer the same as the one before it (a poll that
+    stopped moving), or answers already seen making up more than a quarter of them. A pager's blank
+    page every ninth ("This page intentionally left blank.") is reading on (until 2026-12-06 any
+    answer seen before was old ground)."""
+    seen: set[tuple[str, str | None]] = set()
+    results: set[str | None] = set()
+    again = 0
+    before: object = None
+    for call in answered:
+        result = call[1]
+        if call in seen or result == before:
+            return True
+        again += result in results
+        seen.add(call)
+        results.add(result)
+        before = result
+    return again * _SHARE_DENOMINATOR > len(answered)
+
+
+_SHARE_DENOMINATOR = 4  # answers seen before, more than a quarter of them, are ground gone over

@@ -35,6 +35,27 @@ def test_reading_one_way_with_new_content_each_time_is_not_a_near_repeat() -> No
     assert hit is not None and hit[0] == 12
 
 
+def test_a_pager_whose_every_ninth_page_is_blank_is_reading_and_one_going_back_is_not() -> None:
+    """A report read forward, every ninth page "This page intentionally left blank.": the same answer
+    now and then from another page is no ground gone over (until 2026-12-06 it was, and a live pager
+    was escalated after 25 pages). Pages visited back and forth under a cursor that carries a
+    timestamp (every call new, its answers not) are, as is a cursor the server stopped following."""
+    blank = "This page intentionally left blank."
+    report = [_page(i, blank if i % 9 == 8 else f"section {i}: revenue, margin and churn") for i in range(40)]
+    assert fired(actions(report)) == {}
+    back: list[Call] = [
+        {
+            "tool": "read_page",
+            "args": {"page": p % 3, "at": 1_700_000_000 + i},
+            "output": f"page {p % 3} body",
+        }
+        for i, p in enumerate(range(16))
+    ]
+    assert first(NearRepeat(), actions(back)) is not None
+    ignored = report[:5] + [_page(i, "section 4: revenue, margin and churn") for i in range(5, 20)]
+    assert first(NearRepeat(), actions(ignored)) is not None
+
+
 def test_a_crawler_retrying_the_odd_failed_fetch_is_reading_not_going_over_old_ground() -> None:
     """Page after page with now and then a 503, the page fetched again and read: two equal
     failures are no page read twice. Its twin that fetches a page it already read is a near repeat."""
