@@ -187,7 +187,9 @@ class Empty:
         # a search going on; one tool's N, or silence from any (a shell gone dark), is empty.
         if run < threshold or (state.most < threshold and not numbered and not state.silence):
             return None
-        what = "empty" if self.max_chars == 0 else f"empty or at most {self.max_chars} characters"
+        # What counted: empty, short, or an answer of nothing at any length ("No results for '...'").
+        short = "" if self.max_chars == 0 else f", at most {self.max_chars} characters"
+        what = f"answers of nothing (empty{short}, or saying nothing was found)"
         if numbered:
             calls = "calls with only their numbers changed"
         elif searching:

@@ -40,9 +40,8 @@ def test_a_call_with_only_its_numbers_changed_answered_empty_needs_two_more() ->
     assert [a is not None for a in found] == [False] * 4 + [True]
     last = found[-1]
     assert last is not None and last.evidence["threshold"] == 5
-    assert "5 outputs in a row were empty or at most 10 characters, from calls with only their " in (
-        last.message
-    )
+    said = "answers of nothing (empty, at most 10 characters, or saying nothing was found)"
+    assert f"5 outputs in a row were {said}, from calls with only their " in last.message
     # Direct or with a stop asks the same: the tool aside, only the date changes.
     both = [{**call, "tool": f"search_{kind}_flight"} for call in dates for kind in ("onestop", "direct")]
     assert [a is not None for a in trips(Empty(), actions(both[1:]))] == [False] * 4 + [True] * 5
@@ -182,13 +181,14 @@ def test_the_message_names_the_run_the_limit_and_the_last_call() -> None:
     calls: list[Call] = [{"tool": "search", "args": {"q": q}, "output": ""} for q in ("a", "b", "c")]
     anomaly = trips(Empty(), actions(calls))[-1]
     assert anomaly is not None and anomaly.message == (
-        "3 outputs in a row were empty or at most 10 characters, from calls that ask for something "
-        'or answered at length before; last: search({"q":"c"})'
+        "3 outputs in a row were answers of nothing (empty, at most 10 characters, or saying nothing was "
+        'found), from calls that ask for something or answered at length before; last: search({"q":"c"})'
     )
     assert anomaly.evidence["last"] == 'search({"q":"c"})' and anomaly.evidence["max_chars"] == 10
     assert anomaly.evidence["threshold"] == 3
     strict = trips(Empty(max_chars=0), actions(calls))[-1]
-    assert strict is not None and strict.message.startswith("3 outputs in a row were empty, from calls")
+    nothing = "3 outputs in a row were answers of nothing (empty, or saying nothing was found), from calls"
+    assert strict is not None and strict.message.startswith(nothing)
 
 
 def test_empty_exempt_tools_are_never_empty() -> None:
