@@ -136,9 +136,11 @@ def _polled(actions: Sequence[ActionView]) -> list[bool]:
     return found
 
 
-def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str | None, str | None]:
-    """(call+result key, output key) of an action (``waited``: it came right after a wait); None
-    where it has none."""
+def _keys(
+    action: ActionView, min_chars: int, waited: bool = False, changes: int = 0
+) -> tuple[str | None, str | None]:
+    """(call+result key, output key) of an action (``waited``: it came right after a wait;
+    ``changes``: how many actions that write or act came before it); None where it has none."""
     result = action.result
     length = action.output_len
     if result is None or action.error is not None or length is None or idle_poll(action, length, waited):
@@ -163,8 +165,21 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
     # A short or empty answer says nothing about which page this was, nor an all-clear report
     # which file or site it cleared (``ruff check`` of one file after another, "All checks
     # passed!"): only the exact call counts as the same again (a poll unchanged, a lookup
-    # answered "no").
+    # answered "no"). An all-clear again after a change (an edit, then the linter passing) is a
+    # check of that change: it counts with those since the last change only.
+    if all_clear_result(result):
+        return f"{changes:x}\x02{action.fingerprint}{result}", None
     return action.fingerprint + result, None
+
+
+def _changes(actions: Sequence[ActionView]) -> list[int]:
+    """For each of ``actions``, how many before it wrote or acted (see :func:`~.calls.silent_by_design`)."""
+    found, count = [], 0
+    for action in actions:
+        found.append(count)
+        if silent_by_design(action.tool, action.summary):
+            count += 1
+    return found
 
 
 @dataclass(frozen=True)
@@ -206,10 +221,11 @@ class Recurring(Windowed):
         polled = _polled(seq)[-self.window :]
         seq = seq[-self.window :]
         poll = polled[-1]
-        call, output = _keys(last, self.min_chars, poll)
+        call, output = _keys(last, self.min_chars, poll, _changes(seq)[-1])
         if call is None:
             return None
-        keys = [_keys(a, self.min_chars, p) for a, p in zip(seq, polled, strict=True)]
+        changes = _changes(seq)
+        keys = [_keys(a, self.min_chars, p, c) for a, p, c in zip(seq, polled, changes, strict=True)]
         calls = _count(keys, call, False, poll)
         outputs = _count(keys, output, True, poll) if output is not None else 0
         return self._report(last, calls, outputs, history.tick, now)
@@ -248,7 +264,17 @@ class Recurring(Windowed):
 class RecurringTracker(StepTracker):
     """Counts of call+result and output keys over the window, one deque of both per position."""
 
-    __slots__ = ("_counts", "_det", "_exempt", "_min", "_min_chars", "_recent", "_waited", "_window")
+    __slots__ = (
+        "_changes",
+        "_counts",
+        "_det",
+        "_exempt",
+        "_min",
+        "_min_chars",
+        "_recent",
+        "_waited",
+        "_window",
+    )
 
     def __init__(self, det: Recurring, history: History) -> None:
         self._det = det
@@ -264,6 +290,7 @@ class RecurringTracker(StepTracker):
         # Whether the last action taken waits: the next call is a poll.
         tail = tail_of(history.actions, det.window + 1, det.exempt)
         self._waited = len(tail) > det.window and waits(tail[0].tool, tail[0].summary)
+        self._changes = 0  # actions taken that wrote or acted (see _keys)
         self.seed(tail[-det.window :])
 
     def step(
@@ -274,7 +301,9 @@ class RecurringTracker(StepTracker):
             return None
         poll = self._waited
         self._waited = waits(tool, action.summary)
-        call, output = _keys(action, self._min_chars, poll)
+        call, output = _keys(action, self._min_chars, poll, self._changes)
+        if silent_by_design(tool, action.summary):
+            self._changes += 1
         recent = self._recent
         counts = self._counts
         if len(recent) == self._window:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from heartbeat.base.errors import ConfigError
-from heartbeat.detect.detectors import Recurring
+from heartbeat.detect.detectors import History, Recurring
 
 from .helpers import PYTEST_FAIL, Call, actions, fired, first, trips
 
@@ -309,6 +309,23 @@ def test_an_all_clear_report_matches_only_on_the_exact_call() -> None:
     assert trips(Recurring(), actions(sweep)) == [None] * 8
     again: list[Call] = [sweep[0]] * 6
     assert trips(Recurring(), actions(again))[-1] is not None
+
+
+def test_an_all_clear_after_each_change_is_a_check_of_that_change() -> None:
+    """A coding agent lints the same folder after each edit, passing every time: each run checks
+    the edit before it, no recurring (until 2026-12-06 the sixth was, and the agent was escalated
+    while its tests moved). Linted again with no edit between, it is, as before."""
+    lint: Call = {"tool": "bash", "args": {"command": "ruff check src/"}, "output": "All checks passed!"}
+    work: list[Call] = []
+    for n in range(8):
+        work.append({"tool": "edit_file", "args": {"path": f"src/p{n}.py", "new": f"v{n}"}, "output": "ok"})
+        work.append(lint)
+    assert fired(actions(work)) == {}
+    again = work[:2] + [lint] * 5
+    assert trips(Recurring(), actions(again))[-1] is not None
+    for calls, found in ((work, False), (again, True)):  # the Monitor's tracker, pushed one by one
+        tracker = Recurring().tracker(History([]))
+        assert [tracker.push(a) is not None for a in actions(calls)][-1] is found
 
 
 def _pytest_passed(selected: int, seconds: str) -> str:

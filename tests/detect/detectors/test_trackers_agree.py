@@ -29,7 +29,7 @@ from heartbeat.detect.detectors.window import Successes
 
 from .helpers import actions, samples
 
-_TOOLS = ["search", "read", "get_status", "log", "think", "respond", "sleep"]
+_TOOLS = ["search", "read", "get_status", "log", "think", "respond", "sleep", "edit"]
 
 
 _call = st.fixed_dictionaries(
@@ -47,7 +47,16 @@ _call = st.fixed_dictionaries(
             ]
         ),
         "output": st.sampled_from(
-            [None, "", "ok", "a long enough output", "same " * 30 + "1", "same " * 30 + "2", "other " * 30]
+            [
+                *(
+                    None,
+                    "",
+                    "ok",
+                    "a long enough output",
+                    "All checks passed!",
+                ),  # an all-clear: see recurring
+                *("same " * 30 + "1", "same " * 30 + "2", "other " * 30),
+            ]
         ),
         "error": st.sampled_from([None, "boom", "timeout", REFUSED]),
         "tick": st.integers(1, 3),
