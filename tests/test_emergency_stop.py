@@ -479,6 +479,47 @@ def test_an_exec_agent_does_not_outlive_a_sigkilled_heartbeat(tmp_path: Path, co
                 os.kill(pid, signal.SIGKILL)
 
 
+def test_a_python_steps_process_does_not_outlive_a_sigkilled_heartbeat(tmp_path: Path) -> None:
+    """SIGKILL of a tick (the OOM killer) while its Python step runs a child process: the next tick
+    ends the child, as it ends an ``--exec`` program's (until 2026-12-06 it ran on, unwatched), and
+    leaves no scratch folder; a child started by a tick that ended normally is not touched."""
+    source = (
+        "import pathlib, subprocess, sys, time\n"
+        "def step(ctx):\n"
+        "    if pathlib.Path('go').exists():\n"
+        "        quiet = {'stdout': subprocess.DEVNULL, 'stderr': subprocess.DEVNULL}\n"
+        "        child = subprocess.Popen(['sleep', '300'], **quiet)\n"
+        "        pathlib.Path('pids').write_text(pathlib.Path('pids').read_text() + f'{child.pid} '"
+        " if pathlib.Path('pids').exists() else f'{child.pid} ')\n"
+        "        if ctx.tick > 1:\n"
+        "            time.sleep(300)\n"
+    )
+    agent = make_agent(tmp_path, source)
+    (agent.root / "go").touch()
+    kept = agent.cli("tick")  # ends normally: its child is the agent's own business
+    assert kept.returncode == 0, kept.stderr
+    argv = [sys.executable, "-m", "heartbeat", "tick", *agent.flags()]
+    proc = subprocess.Popen(
+        argv, cwd=agent.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=os.setpgrp
+    )
+    pids: list[int] = []
+    try:
+        wait_until(lambda: len(exec_pids(agent.root)) == 2, what="the step's second child", proc=proc)
+        pids = exec_pids(agent.root)
+        proc.kill()  # SIGKILL: no finally block of ours runs
+        proc.wait()
+        assert alive(pids[1]), "the child outlives the SIGKILLed tick until the next one"
+        (agent.root / "go").unlink()
+        assert agent.cli("tick").returncode == 0
+        wait_until(lambda: not alive(pids[1]), timeout=5, what="the next tick to end the orphaned child")
+        assert alive(pids[0])  # started by a tick that ended normally
+        assert not [p for p in agent.state.iterdir() if p.name.startswith(".exec-")]
+    finally:
+        for pid in pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 def test_no_two_copies_of_an_exec_agent_after_sigterm(tmp_path: Path) -> None:
     """SIGTERM to a tick, then the next tick: the first agent is gone before the second starts."""
     agent, flags = exec_agent(tmp_path, "hang")

@@ -16,6 +16,13 @@ Two guards, both Linux-only (elsewhere they do nothing):
   left: every process whose ``HEARTBEAT_ACTIONS`` names that folder (the
   program's own children too), and their process groups, are SIGKILLed
   before the folder is removed.
+
+A Python step's processes get the same sweep: while it runs (:func:`marking_children`),
+a scratch folder of its own is named in the tick's environment
+(``HEARTBEAT_STEP_SCRATCH``), which every process it starts inherits, so those
+a SIGKILLed tick left running are found by the next heartbeat as an ``--exec``
+program's are (a step that gives a child an environment of its own, or a
+double fork that drops it, is out of reach).
 """
 
 from __future__ import annotations
@@ -24,12 +31,43 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
-__all__ = ["die_with_parent", "end_descendants", "end_processes_of"]
+__all__ = ["STEP_SCRATCH", "die_with_parent", "end_descendants", "end_processes_of", "marking_children"]
 
 _PR_SET_PDEATHSIG = 1
 _ACTIONS = b"HEARTBEAT_ACTIONS="
+STEP_SCRATCH = "HEARTBEAT_STEP_SCRATCH"
+"""The variable naming a Python step's scratch folder in the environment its processes inherit."""
+_STEP = os.fsencode(STEP_SCRATCH) + b"="
+
+
+@contextlib.contextmanager
+def marking_children(state_dir: Path, prefix: str) -> Iterator[None]:
+    """While a Python step runs: a scratch folder ``<prefix><hex>`` in ``state_dir``, named in this
+    process's environment for the processes the step starts (Linux; elsewhere nothing is swept).
+    Removed when the step is done; a SIGKILLed tick leaves it for the next one's sweep."""
+    if not sys.platform.startswith("linux"):
+        yield
+        return
+    folder = os.path.join(state_dir, f"{prefix}{os.urandom(6).hex()}")
+    try:
+        os.mkdir(folder, 0o700)
+    except OSError:  # the save will say what is wrong with the folder: the step is not held up
+        yield
+        return
+    before = os.environ.get(STEP_SCRATCH)
+    os.environ[STEP_SCRATCH] = folder
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(STEP_SCRATCH, None)
+        else:
+            os.environ[STEP_SCRATCH] = before
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
 
 
 def die_with_parent() -> Callable[[], None] | None:
@@ -78,7 +116,8 @@ def end_processes_of(scratch: str) -> int:
 
 
 def _runs_in(pid: int, folder: str) -> bool:
-    """Whether process ``pid`` was started by an ``--exec`` step whose scratch folder is ``folder``."""
+    """Whether process ``pid`` was started by a step (an ``--exec`` program or a Python step's
+    process) whose scratch folder is ``folder``."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as handle:
             environ = handle.read()
@@ -87,7 +126,10 @@ def _runs_in(pid: int, folder: str) -> bool:
     for entry in environ.split(b"\0"):
         if entry.startswith(_ACTIONS):
             path = os.fsdecode(entry[len(_ACTIONS) :])
-            return os.path.realpath(os.path.dirname(path)) == folder
+            if os.path.realpath(os.path.dirname(path)) == folder:
+                return True
+        elif entry.startswith(_STEP) and os.path.realpath(os.fsdecode(entry[len(_STEP) :])) == folder:
+            return True
     return False
 
 

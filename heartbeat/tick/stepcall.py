@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import traceback
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -29,9 +29,11 @@ from ..core.result import TickResult
 from ..core.settle import TickFacts
 from ..detect.monitor import Monitor
 from ..state.killswitch import fleet_stop_name, stopped_by
+from ..state.store import EXEC_SCRATCH_PREFIX
 from .context import StepContext
 from .control import pause_requested, pending_note
 from .late import account_step
+from .orphans import marking_children
 from .stepguard import StepGuard
 from .watchdog import TickInterrupted, unwatch, watch
 
@@ -103,7 +105,9 @@ def run_step(
         state.ticks, state.last_tick_at = tick, now
         guard.ctx = ctx
         try:
-            step(ctx)
+            # A Python step's processes are marked for the sweep a SIGKILLed tick needs (orphans).
+            with marking_children(hb.state_dir, EXEC_SCRATCH_PREFIX) if not hb.agent.exec else nullcontext():
+                step(ctx)
         except TickInterrupted:  # SIGTERM/SIGINT of the tick itself, not the agent's error:
             raise  # its calls are accounted for as it unwinds (interrupted_calls)
         except BaseException as exc:  # SystemExit and KeyboardInterrupt of its own too
