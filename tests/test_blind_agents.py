@@ -1779,14 +1779,19 @@ _FORTYSIXTH_MISSED = {
 }
 
 
+# Batch 47 (60 runs, most of them customer service, written blind at the twenty-second session): no
+# healthy run with an anomaly; missed, a payment method asked for again and again in new words.
+_FORTYSEVENTH_MISSED = {"stuck__airline_reask_payment_b47"}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2245
+    assert len(runs) == len(LABELS) == 2305
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1366
+    assert len(healthy) == 1402
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1905,5 +1910,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYFOURTH_MISSED[per_heartbeat]
         | _FORTYFIFTH_MISSED
         | _FORTYSIXTH_MISSED
+        | _FORTYSEVENTH_MISSED
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now
