@@ -8,7 +8,8 @@ returns a :class:`~heartbeat.core.models.Decision`; the runner carries it out. T
         only advisory kinds fired (error_rate)    -> try_alternative, never escalate
         streak reaches escalate_after             -> escalate
         (+ flat_grace when the stretch found only
-        a flat metric: escalates_at)
+        a flat metric and its looks answer anew:
+        escalates_at)
         streak >= 2 and the agent did again what
         the last recovery said to avoid, or the
         same kind of stuck came back after it      -> escalate (escalate_on_ignored)
