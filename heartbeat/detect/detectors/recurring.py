@@ -136,11 +136,9 @@ def _polled(actions: Sequence[ActionView]) -> list[bool]:
     return found
 
 
-def _keys(
-    action: ActionView, min_chars: int, waited: bool = False, changes: int = 0
-) -> tuple[str | None, str | None]:
-    """(call+result key, output key) of an action (``waited``: it came right after a wait;
-    ``changes``: how many actions that write or act came before it); None where it has none."""
+def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str | None, str | None]:
+    """(call+result key, output key) of an action (``waited``: it came right after a wait); None
+    where it has none."""
     result = action.result
     length = action.output_len
     if result is None or action.error is not None or length is None or idle_poll(action, length, waited):
@@ -166,20 +164,23 @@ def _keys(
     # which file or site it cleared (``ruff check`` of one file after another, "All checks
     # passed!"): only the exact call counts as the same again (a poll unchanged, a lookup
     # answered "no"). An all-clear again after a change (an edit, then the linter passing) is a
-    # check of that change: it counts with those since the last change only.
+    # check of that change: it counts with those since the last change only (_since_change).
     if all_clear_result(result):
-        return f"{changes:x}\x02{action.fingerprint}{result}", None
+        return _ALL_CLEAR + action.fingerprint + result, None
     return action.fingerprint + result, None
 
 
-def _changes(actions: Sequence[ActionView]) -> list[int]:
-    """For each of ``actions``, how many before it wrote or acted (see :func:`~.calls.silent_by_design`)."""
-    found, count = [], 0
-    for action in actions:
-        found.append(count)
+_ALL_CLEAR = "\x02"  # starts the call key of an all-clear answer: counted since the last change
+
+
+def _since_change(actions: Sequence[ActionView]) -> int:
+    """Where the actions after the last one that wrote or acted begin in ``actions`` (the newest's
+    own not counted): an all-clear report counts among those only. Read only when a key reaches N."""
+    for i in range(len(actions) - 2, -1, -1):
+        action = actions[i]
         if silent_by_design(action.tool, action.summary):
-            count += 1
-    return found
+            return i + 1
+    return 0
 
 
 @dataclass(frozen=True)
@@ -221,11 +222,12 @@ class Recurring(Windowed):
         polled = _polled(seq)[-self.window :]
         seq = seq[-self.window :]
         poll = polled[-1]
-        call, output = _keys(last, self.min_chars, poll, _changes(seq)[-1])
+        call, output = _keys(last, self.min_chars, poll)
         if call is None:
             return None
-        changes = _changes(seq)
-        keys = [_keys(a, self.min_chars, p, c) for a, p, c in zip(seq, polled, changes, strict=True)]
+        keys = [_keys(a, self.min_chars, p) for a, p in zip(seq, polled, strict=True)]
+        if call[0] == _ALL_CLEAR:
+            keys = keys[_since_change(seq) :]
         calls = _count(keys, call, False, poll)
         outputs = _count(keys, output, True, poll) if output is not None else 0
         return self._report(last, calls, outputs, history.tick, now)
@@ -265,7 +267,7 @@ class RecurringTracker(StepTracker):
     """Counts of call+result and output keys over the window, one deque of both per position."""
 
     __slots__ = (
-        "_changes",
+        "_acts",
         "_counts",
         "_det",
         "_exempt",
@@ -290,7 +292,7 @@ class RecurringTracker(StepTracker):
         # Whether the last action taken waits: the next call is a poll.
         tail = tail_of(history.actions, det.window + 1, det.exempt)
         self._waited = len(tail) > det.window and waits(tail[0].tool, tail[0].summary)
-        self._changes = 0  # actions taken that wrote or acted (see _keys)
+        self._acts: deque[ActionView] = deque()  # the window's actions: see _since_change
         self.seed(tail[-det.window :])
 
     def step(
@@ -301,12 +303,13 @@ class RecurringTracker(StepTracker):
             return None
         poll = self._waited
         self._waited = waits(tool, action.summary)
-        call, output = _keys(action, self._min_chars, poll, self._changes)
-        if silent_by_design(tool, action.summary):
-            self._changes += 1
+        call, output = _keys(action, self._min_chars, poll)
         recent = self._recent
         counts = self._counts
+        acts = self._acts
+        acts.append(action)
         if len(recent) == self._window:
+            acts.popleft()
             for old in recent.popleft():
                 if old is not None:
                     left = counts[old] - 1
@@ -323,7 +326,10 @@ class RecurringTracker(StepTracker):
         if not report or (calls < self._min and outputs < self._min):
             return None
         if call is not None and calls >= self._min:
-            calls = _count(recent, call, False, poll)
+            pairs: Sequence[tuple[str | None, str | None]] = recent
+            if call[0] == _ALL_CLEAR:  # rare: an all-clear counts since the last change only
+                pairs = list(recent)[_since_change(list(acts)) :]
+            calls = _count(pairs, call, False, poll)
         if output is not None and outputs >= self._min:
             outputs = _count(recent, output, True, poll)
         return self._det._report(action, calls, outputs, action.tick, action.at)
