@@ -6,10 +6,10 @@ their masked shape (see :mod:`.fingerprints`) is. Fires when the newest
 action's shape occurs N times in the last W actions and those calls went
 over old ground: among the shape's calls of the last 2W actions, a call
 answered as it was before (paging back and forth over pages already seen),
-an answer the same as the one before it (a poll whose answer stopped
-moving), or answers already seen making up more than a quarter of them.
-One-way reading that sees new content each time is reading, not a repeat,
-and so is one whose every ninth page is blank: a pager, a crawler, a queue
+three answers in a row the same (a poll whose answer stopped moving), or
+answers already seen making up more than a quarter of them. One-way reading
+that sees new content each time is reading, not a repeat, and so is one
+whose every ninth page is blank, two at a chapter's end: a pager, a crawler, a queue
 worker closing ticket after ticket, a feed bringing new items. All one call
 with one result is a ``repeat``.
 
@@ -172,17 +172,18 @@ class NearRepeatTracker(StepTracker):
 
 def _old_ground(answered: list[tuple[str, str | None]]) -> bool:
     """Whether a shape's calls (fingerprint and result, oldest first) went over old ground: a call
-    answered as it was before (paging back), an answer the same as the one before it (a poll that
-    stopped moving), or answers already seen making up more than a quarter of them. A pager's blank
-    page every ninth ("This page intentionally left blank.") is reading on (until 2026-12-06 any
-    answer seen before was old ground)."""
+    answered as it was before (paging back), three answers in a row the same (a poll that stopped
+    moving), or answers already seen making up more than a quarter of them. A pager's blank page
+    every ninth, two at a chapter's end ("This page intentionally left blank."), is reading on
+    (until 2026-12-06 any answer seen before was old ground)."""
     seen: set[tuple[str, str | None]] = set()
     results: set[str | None] = set()
-    again = 0
+    again = alike = 0
     before: object = None
     for call in answered:
         result = call[1]
-        if call in seen or result == before:
+        alike = alike + 1 if result == before else 1
+        if call in seen or alike >= _STALLED:
             return True
         again += result in results
         seen.add(call)
@@ -191,4 +192,5 @@ def _old_ground(answered: list[tuple[str, str | None]]) -> bool:
     return again * _SHARE_DENOMINATOR > len(answered)
 
 
+_STALLED = 3  # the same answer this many times in a row: a poll that stopped moving
 _SHARE_DENOMINATOR = 4  # answers seen before, more than a quarter of them, are ground gone over
