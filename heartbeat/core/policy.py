@@ -180,11 +180,12 @@ def _flat(config: PolicyConfig, recovery: Recovery | None) -> bool:
 
 
 def escalates_at(config: PolicyConfig, recovery: Recovery | None, anomalies: Sequence[Anomaly] = ()) -> int:
-    """The stuck streak at which ``recovery``'s stretch calls a human: ``escalate_after``, later by
-    ``flat_grace`` when it found only a flat metric and this heartbeat's findings (``anomalies``)
-    say the calls of the flat stretch kept bringing new results (``evidence["anew"]``)."""
+    """The stuck streak at which ``recovery``'s stretch calls a human: ``escalate_after``, or
+    :func:`anew_limit` when this heartbeat's findings (``anomalies``) say the calls of its flat
+    stretch kept bringing new results (``evidence["anew"]``)."""
+    later = anew_limit(config, recovery)
     anew = bool(anomalies) and all(a.evidence.get("anew") is True for a in anomalies)
-    return config.escalate_after + (config.flat_grace if anew and _flat(config, recovery) else 0)
+    return later if later is not None and anew else config.escalate_after
 
 
 def anew_limit(config: PolicyConfig, recovery: Recovery | None) -> int | None:
@@ -329,18 +330,18 @@ def _enforce(state: AgentState, anomalies: Sequence[Anomaly], cfg: PolicyConfig)
     if previous is not None:
         # Still stuck: what failed before is still worth avoiding, newest first.
         avoid = list(dict.fromkeys([*avoid, *previous.avoid]))[:_AVOID_KEPT]
+    # The stretch keeps the kinds it found, a new mode too (a new attempt): told to try another
+    # way and then to reassess, it found more than a flat metric (escalates_at).
+    found = kinds if previous is None else list(dict.fromkeys([*previous.kinds, *kinds]))
     if previous is not None and previous.mode is mode:
         recovery = Recovery(
             mode=mode,
             attempts=previous.attempts + 1,
             since_tick=previous.since_tick,
-            kinds=list(dict.fromkeys([*previous.kinds, *kinds])),
+            kinds=found,
             avoid=avoid,
         )
     else:
-        # A new mode is a new attempt, but the stretch keeps the kinds it found: told to try
-        # another way and then to reassess, it found more than a flat metric (escalates_at).
-        found = kinds if previous is None else list(dict.fromkeys([*previous.kinds, *kinds]))
         recovery = Recovery(mode=mode, attempts=1, since_tick=tick, kinds=found, avoid=avoid)
     problems = "; ".join(f"{a.kind}: {a.message}" for a in anomalies)
     why = ""

@@ -319,23 +319,17 @@ class RecurringErrorTracker(StepTracker):
         """:meth:`push` with the action's fields already read (see ``BuiltinStep``)."""
         if tool in self._exempt:
             return None
-        successes = self._successes
-        ok = self._ok
-        if successes is None:
+        if self._successes is None:
             position = self._position = self._position + 1
             if error is None:
-                ok.note(tool, fp, action.summary, position)
+                self._ok.note(tool, fp, action.summary, position)
                 return None
-            answered_at = ok.get(tool, 0)
-            passed_at = ok.get(fp, 0)
         else:
             if error is None:  # the caller keeps the successes
                 return None
             position = self._position = action.index - self._offset
-            index = successes.get(tool, 0)
-            answered_at = index - self._offset if index > self._since else ok.get(tool, 0)
-            index = successes.get(fp, 0)
-            passed_at = index - self._offset if index > self._since else ok.get(fp, 0)
+        last_success = self._last_success
+        answered_at, passed_at = last_success(tool), last_success(fp)
         failed = self._failed
         answered = answered_at > failed.get(tool, 0)  # it succeeded since its last failure
         failed[tool] = position
@@ -363,8 +357,7 @@ class RecurringErrorTracker(StepTracker):
                 again = reruns.count_since(rerun, passed_at)
             # The same error whatever the call, since the tool last answered, and another tool's
             # failure until that tool answers (see the docstring).
-            since = self._answered_at
-            count = sum(1 for f in failures if f[6] == key and f[0] > max(answered_at, since(f[1])))
+            count = sum(1 for f in failures if f[6] == key and f[0] > max(answered_at, last_success(f[1])))
         chain, dark = 0, (0, 1)
         if count < threshold and again < threshold and idle < threshold:
             chain = chain_length(failures)
@@ -376,13 +369,14 @@ class RecurringErrorTracker(StepTracker):
                     return None
         return self._det._report(action, count, again, chain, dark, action.tick, action.at, idle)
 
-    def _answered_at(self, tool: str) -> int:
-        """The position of ``tool``'s last success (0: none kept)."""
+    def _last_success(self, key: str) -> int:
+        """The position of the last success of a tool or a call (``key``: its name or fingerprint;
+        0: none kept), from the caller's successes once stepped on failures only."""
         successes = self._successes
         if successes is None:
-            return self._ok.get(tool, 0)
-        index = successes.get(tool, 0)
-        return index - self._offset if index > self._since else self._ok.get(tool, 0)
+            return self._ok.get(key, 0)
+        index = successes.get(key, 0)
+        return index - self._offset if index > self._since else self._ok.get(key, 0)
 
     def _changed_at(self) -> int:
         """The position of the newest success that wrote, acted or waited (0: none kept)."""
