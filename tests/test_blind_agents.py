@@ -1015,7 +1015,9 @@ _THIRTYSIXTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__docs_link_checker_b36": ["cycle"],
         "healthy__tent_price_watcher_b36": ["no_progress", "recurring"],
     },
-    5: _GROUPED36,
+    # Grouped 5, its product read at a wake-up after its price feed's news starts the count again
+    # once (twenty-third session): by the time it is flagged its flat metric is seen too.
+    5: {**_GROUPED36, "healthy__tent_price_watcher_b36": ["recurring", "no_progress"]},
     10: {
         **_GROUPED36,
         "healthy__oncall_quiet_shift_b36": ["repeat", "empty", "recurring", "near_repeat"],
@@ -1033,6 +1035,17 @@ _THIRTYSIXTH_ESCALATED: dict[int | None, set[str]] = {
     10: {"healthy__oncall_quiet_shift_b36", "healthy__tent_price_watcher_b36"},
 }
 _THIRTYSIXTH_MISSED = {"stuck__ci_build_queued_b36", "stuck__whitepaper_intro_rewrites_b36"}
+
+# A page read again at a wake-up after new work starts recurring's count again (twenty-third
+# session): regrouped 5 a heartbeat, a one-call-a-heartbeat agent toggling one compiler option back
+# and forth opens its heartbeats with the compiler's run after edits still new to the window, and
+# loses the one flag it had (it was never escalated).
+_WAKE_READ_MISSED: dict[int | None, set[str]] = {
+    None: set(),
+    1: set(),
+    5: {"stuck__mcp_config_oscillation_b25"},
+    10: set(),
+}
 
 
 # The thirty-seventh batch (eighteenth session, written blind in the corpus's own kinds: SWE-agent
@@ -1358,7 +1371,7 @@ _FORTYSECOND: dict[int | None, dict[str, list[str]]] = {
         _B42.format("hourly-usage-rollup"): ["empty", "no_progress"],
         _B42.format("nas-offsite-sync"): ["repeat", "no_progress"],
         _B42.format("release-watch"): ["cycle", "recurring"],
-        _B42.format("sitemap-reindex-poller"): ["recurring"],
+        # (Its sitemap read at each wake-up before new work: clean since the twenty-third session.)
         _B42.format("tls-expiry-watch"): ["cycle"],
     },
     1: {
@@ -1911,5 +1924,6 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYFIFTH_MISSED
         | _FORTYSIXTH_MISSED
         | _FORTYSEVENTH_MISSED
+        | _WAKE_READ_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now

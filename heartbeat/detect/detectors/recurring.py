@@ -38,6 +38,10 @@ batch insert confirmed after each new page fetched is work, the same answer
 submitted again and again with nothing new between is not (an act answered
 with a page, a click in a web shop, counts as the page).
 
+A page read again as a heartbeat's first call, when most of the looks and
+writes since its last reading were new, is what the work goes by (a
+sitemap, an outline, a plan read at each wake-up): see :func:`since_news`.
+
 Failed actions are left to ``recurring_error``; actions without an output
 are not counted.
 """
@@ -51,7 +55,7 @@ from datetime import datetime
 
 from ...config.file import ToolThreshold
 from ...core.models import Anomaly
-from .calls import acts_by_name, silent_by_design, waits, writes_sql
+from .calls import acts_by_name, is_note, silent_by_design, speaks, waits, writes_sql
 from .contract import (
     ActionTracker,
     ActionView,
@@ -76,25 +80,74 @@ _ACT = "\x01"  # starts the call key of an act's confirmation (see _keys): anyth
 _CONFIRMATION = 120  # characters: an act's answer at most this long confirms it; a longer one is a page
 
 
-def since_news(keys: Iterable[str | None], call: str) -> int:
+def since_news(keys: Iterable[str | None], call: str, looked: Sequence[int] = ()) -> int:
     """How many of ``keys`` (call+result or output keys, oldest first; None for actions without
     one) are ``call`` since its call's (or tool's) last new answer: a key of the same call first
     seen among them. For an act confirmed in a line, since any call's new answer: an act repeated
     while new pages come in between is work (a batch inserted after each page fetched). An act
     answered with a page (a click in a web shop) counts as the page it lands on. A poll counts
-    since any news in either key (see :func:`since_any_news`)."""
+    since any news in either key (see :func:`since_any_news`).
+
+    ``looked`` (one per key, see :func:`looks`) also starts the count again at a wake-up when most
+    of the looks and writes since the call's last time were new to the window, two at least: a
+    sitemap, an outline or a plan read again at each heartbeat before new pages are fetched or new
+    sections written is what the work goes by, not a page the agent keeps landing on. Not before
+    its third time in the window: between its first two, a cycle's first round in the window
+    looks new (what it had seen before the window began is cut off)."""
     group = None if call[0] == _ACT else call[:-_RESULT_HEX]
     seen: set[str] = set()
-    count = 0
-    for key in keys:
+    count = gap = new = times = 0
+    for i, key in enumerate(keys):
+        mark = looked[i] if looked else 0
+        if key == call:
+            if mark & _WAKE and times > 1 and new > 1 and 2 * new > gap:
+                count = 0  # read again at a wake-up after new work: the count starts again
+            count += 1
+            times += 1
+            gap = new = 0
+            continue
+        if mark & _ANSWERED:
+            gap += 1
+            new += mark & _NEW == _NEW
         if key is None or (group is not None and key[:-_RESULT_HEX] != group):
             continue
-        if key == call:
-            count += 1
-        elif key not in seen:
+        if key not in seen:
             count = 0  # something new was answered: the count starts again
             seen.add(key)
     return count
+
+
+# See looks: a look or a write as before, anew (either: answered); a heartbeat's first action.
+_OLD, _NEW, _WAKE = 1, 2, 4
+_ANSWERED = _OLD | _NEW
+
+
+def looks(actions: Sequence[ActionView]) -> list[int]:
+    """For each of ``actions``: whether it opens a heartbeat after one that did more than one
+    thing (_WAKE), and for a look that answered or a write that went through (neither a failure,
+    a wait, a message nor a note), whether that was new to those before it (_NEW: a result not
+    seen, a write not made) or not (_OLD). See :func:`since_news`."""
+    seen: set[str] = set()
+    found = [0] * len(actions)
+    for i, action in enumerate(actions):
+        if i > 1 and action.tick != actions[i - 1].tick == actions[i - 2].tick:
+            found[i] = _WAKE
+        tool = action.tool
+        if action.error is not None or speaks(tool) or is_note(tool) or waits(tool, action.summary):
+            continue
+        key = action.fingerprint if silent_by_design(tool, action.summary) else action.result
+        if key is None:
+            continue
+        found[i] |= _OLD if key in seen else _NEW
+        seen.add(key)
+    return found
+
+
+def _looked(action: ActionView, actions: Sequence[ActionView]) -> list[int]:
+    """:func:`looks` of ``actions`` when ``action`` answered a page (a sitemap, an outline: what
+    work goes by), else none: a short answer again (a label, a status) between new pages is no
+    document read again (an auto-reply classified "billing" once more)."""
+    return looks(actions) if (action.output_len or 0) > _CONFIRMATION else []
 
 
 def since_any_news(pairs: Iterable[tuple[str | None, str | None]], key: str, output: bool) -> int:
@@ -118,13 +171,19 @@ def since_any_news(pairs: Iterable[tuple[str | None, str | None]], key: str, out
     return count
 
 
-def _count(pairs: Sequence[tuple[str | None, str | None]], key: str, output: bool, poll: bool) -> int:
+def _count(
+    pairs: Sequence[tuple[str | None, str | None]],
+    key: str,
+    output: bool,
+    poll: bool,
+    looked: Sequence[int] = (),
+) -> int:
     """How many of ``pairs`` (call+result and output keys, oldest first) hold ``key`` (their output
     key if ``output``, else their call key) since the news a ``poll`` (a call right after a wait)
     or another call counts from (see :func:`since_any_news` and :func:`since_news`)."""
     if poll:
         return since_any_news(pairs, key, output)
-    return since_news((pair[1] if output else pair[0] for pair in pairs), key)
+    return since_news((pair[1] if output else pair[0] for pair in pairs), key, looked)
 
 
 def _polled(actions: Sequence[ActionView]) -> list[bool]:
@@ -228,8 +287,9 @@ class Recurring(Windowed):
         keys = [_keys(a, self.min_chars, p) for a, p in zip(seq, polled, strict=True)]
         if call[0] == _ALL_CLEAR:
             keys = keys[_since_change(seq) :]
-        calls = _count(keys, call, False, poll)
-        outputs = _count(keys, output, True, poll) if output is not None else 0
+        looked = _looked(last, seq)
+        calls = _count(keys, call, False, poll, looked[len(looked) - len(keys) :])
+        outputs = _count(keys, output, True, poll, looked) if output is not None else 0
         return self._report(last, calls, outputs, history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -290,10 +350,9 @@ class RecurringTracker(StepTracker):
         # (hex), an output key with "\x00", so they never meet.
         self._counts: dict[str, int] = {}
         # Whether the last action taken waits: the next call is a poll.
-        tail = tail_of(history.actions, det.window + 1, det.exempt)
-        self._waited = len(tail) > det.window and waits(tail[0].tool, tail[0].summary)
-        self._acts: deque[ActionView] = deque()  # the window's actions: see _since_change
-        self.seed(tail[-det.window :])
+        self._waited = False  # seeded from two windows back: the counted window's first knows
+        self._acts: deque[ActionView] = deque()  # two windows' actions: see _since_change, looks
+        self.seed(tail_of(history.actions, det.window + 1, det.exempt))
 
     def step(
         self, action: ActionView, tool: str, fp: str, length: int | None, error: str | None, report: bool
@@ -308,8 +367,9 @@ class RecurringTracker(StepTracker):
         counts = self._counts
         acts = self._acts
         acts.append(action)
-        if len(recent) == self._window:
+        if len(acts) > self._window:
             acts.popleft()
+        if len(recent) == self._window:
             for old in recent.popleft():
                 if old is not None:
                     left = counts[old] - 1
@@ -325,11 +385,12 @@ class RecurringTracker(StepTracker):
             outputs = counts[output] = counts.get(output, 0) + 1
         if not report or (calls < self._min and outputs < self._min):
             return None
+        looked = _looked(action, acts)
         if call is not None and calls >= self._min:
             pairs: Sequence[tuple[str | None, str | None]] = recent
             if call[0] == _ALL_CLEAR:  # rare: an all-clear counts since the last change only
-                pairs = list(recent)[_since_change(list(acts)) :]
-            calls = _count(pairs, call, False, poll)
+                pairs = list(recent)[_since_change(acts) :]
+            calls = _count(pairs, call, False, poll, looked[len(looked) - len(pairs) :])
         if output is not None and outputs >= self._min:
-            outputs = _count(recent, output, True, poll)
+            outputs = _count(recent, output, True, poll, looked)
         return self._det._report(action, calls, outputs, action.tick, action.at)

@@ -503,3 +503,69 @@ def test_batches_written_by_id_range_are_writes_and_the_same_batch_again_is_not(
     same = [batch(1, 900 + n) for n in range(6)]
     hit = first(Recurring(), actions(same))
     assert hit is not None and hit[0] == 5
+
+
+_SITEMAP = "\n".join(f"https://shop.example.com/products/{i}" for i in range(1, 60))
+
+
+_READ_SITEMAP = {"tool": "fetch", "args": {"url": "https://shop.example.com/sitemap.txt"}, "output": _SITEMAP}
+
+
+def _wake_ups(heartbeats: int, work: Any, read_first: bool = True) -> list[Call]:
+    """Each heartbeat reads the unchanged sitemap first (if ``read_first``), then does
+    ``work(heartbeat)``'s calls."""
+    calls: list[Call] = []
+    for tick in range(1, heartbeats + 1):
+        first = [_READ_SITEMAP] if read_first else []
+        calls += [{**call, "tick": tick} for call in [*first, *work(tick)]]
+    return calls
+
+
+def _new_products(tick: int) -> list[dict[str, Any]]:
+    return [
+        {"tool": "fetch", "args": {"url": f"https://shop.example.com/products/{n}"}, "output": _product(n)}
+        for n in range(5 * tick, 5 * tick + 5)
+    ]
+
+
+def _product(n: int) -> str:
+    return f"<h1>{['Kettle', 'Toaster', 'Lamp', 'Fan', 'Clock'][n % 5]} {n}</h1>" + f"<p>spec {n} </p>" * 9
+
+
+def test_a_document_read_again_at_each_wake_up_before_new_work_is_no_recurrence() -> None:
+    """A crawler re-reads its sitemap at each heartbeat, then fetches five pages it has not seen; a
+    writer re-reads its outline, then writes two new sections: the sitemap and the outline are what
+    the work goes by (live round 45, H5: escalated at the sixth heartbeat)."""
+    assert first(Recurring(), actions(_wake_ups(12, _new_products))) is None
+
+    def sections(tick: int) -> list[dict[str, Any]]:
+        return [
+            {"tool": "write_file", "args": {"path": f"s{2 * tick + k}.md", "text": "x"}, "output": "ok"}
+            for k in range(2)
+        ]
+
+    outline = [
+        {**call, "tool": "read_file", "args": {"path": "outline.md"}} if call["tool"] == "fetch" else call
+        for call in _wake_ups(12, sections)
+    ]
+    assert first(Recurring(), actions(outline)) is None
+
+
+def test_a_document_read_again_before_the_same_pages_or_mid_heartbeat_still_recurs() -> None:
+    """The same wake-up routine landing on pages already seen is old ground; so is the sitemap read
+    again in the middle of a heartbeat's new pages (no wake-up), or a short answer read again
+    between new pages (a label, a status: no document the work goes by)."""
+    same = first(Recurring(), actions(_wake_ups(8, lambda tick: _new_products(1))))
+    assert same is not None and "sitemap" in same[1].message
+
+    def sitemap_between(tick: int) -> list[dict[str, Any]]:
+        products = _new_products(tick)
+        return [*products[:2], _READ_SITEMAP, *products[2:]]
+
+    assert first(Recurring(), actions(_wake_ups(8, sitemap_between, read_first=False))) is not None
+
+    label = [
+        {**call, "output": '{"label": "billing", "ok": true}'} if "sitemap" in str(call["args"]) else call
+        for call in _wake_ups(8, _new_products)
+    ]
+    assert first(Recurring(), actions(label)) is not None
