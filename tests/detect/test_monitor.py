@@ -224,6 +224,17 @@ def test_exempt_tools_are_recorded_but_never_checked() -> None:
     assert [r.tool for r in monitor.history].count("log") == 3
 
 
+def test_an_answer_of_nothing_is_recorded_with_its_own_length() -> None:
+    """A search's "No results for '...'" is an answer of nothing to the detectors, and the record
+    keeps its real length: the journal, ESCALATION.md and the report said "9 chars" (the length of
+    "not found") of 38 to 45 characters until 2026-12-06 (live round 45, M1)."""
+    monitor = Monitor()
+    answers = [f"No results for '{q}'." for q in ("Severn barrage study", "Orkney stream output", "x")]
+    for i, answer in enumerate(answers):
+        monitor.record("search", {"q": answer[16:-2]}, output=answer, now=at(i))
+    assert [r.output_len for r in monitor.history] == [len(a) for a in answers]
+
+
 def test_history_and_progress_are_bounded() -> None:
     """The kept lists never grow past their limits; actions_total keeps counting."""
     monitor = Monitor()

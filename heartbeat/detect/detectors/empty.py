@@ -47,12 +47,20 @@ from datetime import datetime
 from ...core.models import Anomaly
 from .calls import searches, searches_by_name, silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
-from .envelope import ENVELOPE_LONGEST, NO_ROWS, NOT_MODIFIED
+from .envelope import ENVELOPE_LONGEST, NO_ROWS, NOT_FOUND, NOT_MODIFIED
 from .fingerprints import prints
 from .said import NOTHING_NEW
 from .words import reworded, words
 
-__all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "idle_poll", "is_empty_answer"]
+__all__ = [
+    "EMPTY_ANSWERS",
+    "NOT_FOUND_RESULT",
+    "NUMBERED_EXTRA",
+    "Empty",
+    "EmptyTracker",
+    "idle_poll",
+    "is_empty_answer",
+]
 
 EMPTY_ANSWERS = (
     "",
@@ -103,13 +111,19 @@ _EMPTY_RESULTS: frozenset[str | None] = frozenset(
 _NOT_MODIFIED_RESULT = prints("t", None, NOT_MODIFIED).result
 # Every "UPDATE 0" answer's result key: a SQL write that matched no row.
 _NO_ROWS_RESULT = prints("t", None, NO_ROWS).result
+# Every "not found" answer's result key, whatever it echoes (see .envelope.not_found).
+NOT_FOUND_RESULT = prints("t", None, NOT_FOUND).result
 # An empty envelope (``{"messages": []}``) has the result key of ``{}`` and may be this long.
 _EMPTY_LONGEST = ENVELOPE_LONGEST
 
 
 def is_empty_answer(length: int | None, result: str | None) -> bool:
     """Whether an output of ``length`` stripped characters and result key ``result`` is empty."""
-    return length is not None and length <= _EMPTY_LONGEST and result in _EMPTY_RESULTS
+    return (
+        length is not None
+        and result in _EMPTY_RESULTS
+        and (length <= _EMPTY_LONGEST or result == NOT_FOUND_RESULT)  # suggestions may follow it
+    )
 
 
 def idle_poll(action: ActionView, length: int | None, waited: bool = False) -> bool:

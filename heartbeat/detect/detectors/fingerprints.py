@@ -396,11 +396,12 @@ def action_keys(
             result, end = _error_result(cut)
             failure = failure_words(f"{error}\n{_named(stripped) or _said(stripped, end)}")
         elif length <= NOT_FOUND_LONGEST and not_found(stripped, plain):
-            # Nothing found, whatever it echoes: the answer of nothing it is, as short as one.
-            result, length = _NOT_FOUND_RESULT, len(NOT_FOUND)
+            # Nothing found, whatever it echoes: the answer of nothing it is (its length its own:
+            # is_empty_answer reads the result).
+            result = _NOT_FOUND_RESULT
         elif length <= NO_ROWS_LONGEST and no_rows(stripped):
             # A write that matched no row, whatever its client adds: the answer of nothing it is.
-            result, length = _NO_ROWS_RESULT, len(NO_ROWS)
+            result = _NO_ROWS_RESULT
         elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
             result = _short_output_result(unranked(stripped) or stripped)
         elif (

@@ -68,7 +68,7 @@ from .contract import (
     tail_of,
     tool_limits,
 )
-from .empty import idle_poll
+from .empty import NOT_FOUND_RESULT, idle_poll
 from .fingerprints import pattern
 from .said import PASSED_MARK, all_clear_result
 
@@ -202,7 +202,8 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
     length = action.output_len
     if result is None or action.error is not None or length is None or idle_poll(action, length, waited):
         return None, None  # a poll that found nothing yet waits for work or a reply: nothing to count
-    if length > min_chars and not all_clear_result(result):
+    # An answer of nothing, however long ("Could not find [X]. Similar: [...]"), is a short answer.
+    if length > min_chars and result != NOT_FOUND_RESULT and not all_clear_result(result):
         if acts_by_name(action.tool) or writes_sql(action.summary):
             # An act confirms as it always does ("Episode finished, reward = 1"): no page it
             # landed on again. The same act again still counts, the exact call: its numbers
@@ -303,7 +304,9 @@ class Recurring(Windowed):
         if limit is None:
             return None
         # Matched on the shape (numbers masked) when the output is long enough: name that pattern.
-        shaped = pattern(action.summary) if action.output_len and action.output_len > self.min_chars else None
+        length = action.output_len
+        paged = length and length > self.min_chars and action.result != NOT_FOUND_RESULT
+        shaped = pattern(action.summary) if paged else None
         if calls >= limit:
             message = (
                 f"{shaped or action.summary} gave the same result {calls} times in the last "

@@ -54,7 +54,7 @@ def actions(
             volatile=volatile,
             polling=spec["tool"] in polling,
         )
-        # The output's length as the Monitor keeps it (a "not found" echoing its request: as one).
+        # The output's length as the Monitor keeps it (a shell harness's notices alone: nothing).
         length = action_keys(spec["tool"], spec.get("args"), output, spec.get("error"), volatile, False)[4]
         found.append(
             ActionRecord(

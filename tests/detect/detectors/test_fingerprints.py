@@ -456,12 +456,14 @@ def test_a_not_found_echoing_its_request_is_one_answer_of_nothing(
     args: dict[str, object], output: str, nothing: bool
 ) -> None:
     """A search's "not found" that echoes what it was asked, and its suggestions, is one result
-    whatever it echoes, an answer of nothing as short as "not found"; one that says anything
-    more is an answer."""
+    whatever it echoes, an answer of nothing; one that says anything more is an answer. Its length
+    is its own (until 2026-12-06 it was kept as 9, "not found"'s, and the journal, ESCALATION.md
+    and the report said "9 chars" of a 40-character "No results for ..."), and it is empty all
+    the same."""
     keys = prints("search", args, output)
     assert (keys.result == prints("t", None, NOT_FOUND).result) is nothing
     length = action_keys("search", args, output, None, (), False)[4]
-    assert (length == len(NOT_FOUND)) is nothing
+    assert length == len(output.strip())
     assert is_empty_answer(length, keys.result) is nothing
 
 
