@@ -1797,14 +1797,33 @@ _FORTYSIXTH_MISSED = {
 _FORTYSEVENTH_MISSED = {"stuck__airline_reask_payment_b47"}
 
 
+# Batch 48 (60 runs of the corpus's kinds, written blind at the twenty-third session): no healthy
+# run with an anomaly at any grouping. Missed: code read again and again with shifting ranges and
+# other flags, never edited; an editor's replacement missing time after time with views between
+# (each view an answer of the editor); a customer asked again for what they gave, a permission
+# granted again, a sum worked out again in other words; places revisited in a house; a fact looked
+# up under other words, each answer one seen before; a loop begun eight actions before the end.
+_FORTYEIGHTH_MISSED = {
+    "stuck__alf_revisit_cabinets_b48",
+    "stuck__fever_sharapova_reworded_b48",
+    "stuck__mini_semver_grep_loop_b48",
+    "stuck__retail_refund_calc_spin_b48",
+    "stuck__retail_reverify_loop_b48",
+    "stuck__swe_invoicer_nomatch_loop_b48",
+    "stuck__swe_lru_view_grep_loop_b48",
+    "stuck__swe_mdtable_late_loop_b48",
+    "stuck__telecom_permission_regrant_b48",
+}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2305
+    assert len(runs) == len(LABELS) == 2365
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1402
+    assert len(healthy) == 1438
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1924,6 +1943,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYFIFTH_MISSED
         | _FORTYSIXTH_MISSED
         | _FORTYSEVENTH_MISSED
+        | _FORTYEIGHTH_MISSED
         | _WAKE_READ_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now
