@@ -202,8 +202,10 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
     length = action.output_len
     if result is None or action.error is not None or length is None or idle_poll(action, length, waited):
         return None, None  # a poll that found nothing yet waits for work or a reply: nothing to count
-    # An answer of nothing, however long ("Could not find [X]. Similar: [...]"), is a short answer.
-    if length > min_chars and result != NOT_FOUND_RESULT and not all_clear_result(result):
+    # An answer of nothing, however long ("Could not find [X]. Similar: [...]"), is a short answer;
+    # a test run where every test passed is an all-clear (see below).
+    passed = result[0] == PASSED_MARK
+    if length > min_chars and result != NOT_FOUND_RESULT and not passed and not all_clear_result(result):
         if acts_by_name(action.tool) or writes_sql(action.summary):
             # An act confirms as it always does ("Episode finished, reward = 1"): no page it
             # landed on again. The same act again still counts, the exact call: its numbers
@@ -213,19 +215,19 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
             # for short answers, where it is cheap and needed.)
             return f"{_ACT if length <= _CONFIRMATION else ''}{action.fingerprint}{result}", None
         # Another call landing on the same page is a paraphrase; the same line from other calls
-        # is a status each gave (another test "1 passed", another message "deleted"), and so is
-        # a test runner's whole report of a run that passed (another selection's "1 passed").
-        page = length > _CONFIRMATION and result[0] != PASSED_MARK
+        # is a status each gave (another test "1 passed", another message "deleted").
+        page = length > _CONFIRMATION
         return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}" if page else None
     if silent_by_design(action.tool, action.summary):
         # A write or an act answered "ok": the answer it always gives, whatever it did.
         return None, None
     # A short or empty answer says nothing about which page this was, nor an all-clear report
     # which file or site it cleared (``ruff check`` of one file after another, "All checks
-    # passed!"): only the exact call counts as the same again (a poll unchanged, a lookup
-    # answered "no"). An all-clear again after a change (an edit, then the linter passing) is a
-    # check of that change: it counts with those since the last change only (_since_change).
-    if all_clear_result(result):
+    # passed!", a test runner's whole report of a run that passed: another selection's "1
+    # passed"): only the exact call counts as the same again (a poll unchanged, a lookup answered
+    # "no"). An all-clear again after a change (an edit, then the linter or the suite passing) is
+    # a check of that change: it counts with those since the last change only (_since_change).
+    if passed or all_clear_result(result):
         return _ALL_CLEAR + action.fingerprint + result, None
     return action.fingerprint + result, None
 

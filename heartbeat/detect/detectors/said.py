@@ -161,7 +161,7 @@ def said_of(stripped: str) -> str | None:
         if stripped.find('"stat', 0, _STATUS_READ) >= 0 and _STATUS_FIELD.search(stripped, 0, _STATUS_READ):
             return UNDERWAY_MARK
         return None
-    if len(stripped) > CLEAR_LONGEST and passing_run(stripped):
+    if passing_run(stripped):
         return PASSED_MARK
     low = stripped.lower()
     if len(stripped) <= CLEAR_LONGEST and _CLEAR_HINT.search(low) is not None:

@@ -569,3 +569,20 @@ def test_a_document_read_again_before_the_same_pages_or_mid_heartbeat_still_recu
         for call in _wake_ups(8, _new_products)
     ]
     assert first(Recurring(), actions(label)) is not None
+
+
+def test_a_suite_passing_after_each_change_is_no_recurrence_and_rerun_with_none_is() -> None:
+    """A dependency updater bumps one pin, runs the whole suite ("212 passed"), commits: the same
+    passing run after each change checks that change (live round 46: escalated at the sixth
+    wake-up). The same suite rerun with nothing changed between is the same result again."""
+    bumps: list[Call] = []
+    for n in range(8):
+        bumps += [
+            {"tool": "edit_file", "args": {"path": "requirements.txt", "new": f"p{n}==2"}, "output": "ok"},
+            {"tool": "shell", "args": {"cmd": "pytest -q"}, "output": f"212 passed in 4.{n}s"},
+            {"tool": "git", "args": {"args": f"commit -am 'bump pkg{n}'"}, "output": f"[main a1b{n}] bump"},
+        ]
+    assert first(Recurring(), actions(bumps)) is None
+    reruns = [call for call in bumps if call["tool"] == "shell" or call is bumps[0]]
+    hit = first(Recurring(), actions(reruns))
+    assert hit is not None and "pytest -q" in hit[1].message

@@ -11,6 +11,7 @@ from heartbeat.detect.detectors.fingerprints import action_keys
 from heartbeat.detect.detectors.said import (
     ALL_CLEAR_MARK,
     NOTHING_NEW,
+    PASSED_MARK,
     UNDERWAY_LONGEST,
     UNDERWAY_MARK,
     said_of,
@@ -57,6 +58,23 @@ def test_data_an_all_clear_or_a_long_page_is_no_state_on_its_way(answer: str, sa
     assert said_of(answer) == said
     result = action_keys("check", {}, answer, None, (), False)[2]
     assert not underway_result(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "passed"),
+    [
+        ("212 passed in 4.1s", True),  # a short summary, as `pytest -q` ends
+        ("==== 3 passed, 1 deselected in 0.12s ====", True),
+        ("1 failed, 211 passed in 4.1s", False),
+        ("212 passed in 4.1s\nFAILED tests/test_x.py::test_y", False),
+        ("all 212 checks passed", None),
+    ],
+)
+def test_a_test_run_where_every_test_passed_is_marked_however_short(answer: str, passed: bool | None) -> None:
+    """A passing run's summary alone ("212 passed in 4.1s") is a passing run as a whole report
+    is: until 2026-12-06 only answers longer than 120 characters were read for it, and a suite
+    passing after each dependency bumped was escalated as the same result again (live round 46)."""
+    assert (said_of(answer) == PASSED_MARK) is bool(passed)
 
 
 _BITS = ("running", "RUNNING", "Pending", "in progress", "IN_PROGRESS", "queued", "timed out", "time-out")
