@@ -984,7 +984,7 @@ _NOTHING_SAID: dict[int | None, dict[str, list[str] | None]] = {
         "healthy__poller_inbox": ["loop"],
     },
     5: {},
-    10: {},
+    10: {"healthy__inbox_assistant_b38": ["empty", "recurring"]},
 }
 
 # The thirty-sixth batch (seventeenth session), written for scheduled watchers: the quiet wake-ups of a
@@ -1608,6 +1608,21 @@ _SAW_NOTHING_MOVE_UNESCALATED: dict[int | None, set[str]] = {
     5: {"healthy__cert_expiry_checker_b35"},
     10: set(),
 }
+# An answer of nothing is no ground covered for near_repeat but as the same call answered so again
+# within its heartbeat (twenty-third session): a worker's and a watcher's quiet wake-ups asking a
+# queue or an inbox from a moving cursor (regrouped 5 or 10 a heartbeat, several wake-ups ask the
+# same call again within one: judged as before).
+_NOTHING_READ: dict[int | None, dict[str, list[str] | None]] = {
+    None: {"healthy__slack-oncall-mentions_b40": None},
+    1: {
+        "healthy__jira-to-warehouse-sync_b40": None,
+        "healthy__pager_watcher_b38": None,
+        "healthy__redis-geocode-worker_b40": None,
+        "healthy__slack-oncall-mentions_b40": None,
+    },
+    5: {},
+    10: {},
+}
 # A stretch found on a flat metric alone whose looks kept answering anew gets flat_grace (one more
 # stuck heartbeat) before a human is called: these busy runs' metric rose within it, or the run ended.
 _FLAT_GRACE_UNESCALATED: dict[int | None, set[str]] = {
@@ -1862,6 +1877,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_AFTER_QUIET[per_heartbeat],
         **_FEW_WORDS[per_heartbeat],
         **_SAW_NOTHING_MOVE[per_heartbeat],
+        **_NOTHING_READ[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:

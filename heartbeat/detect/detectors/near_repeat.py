@@ -7,15 +7,19 @@ action's shape occurs N times in the last W actions and those calls went
 over old ground: among the shape's calls of the last 2W actions, a call
 answered as it was before (paging back and forth over pages already seen),
 three answers in a row the same (a poll whose answer stopped moving), or
-answers already seen making up more than a quarter of them. One-way reading
+answers already seen making up more than half of them. One-way reading
 that sees new content each time is reading, not a repeat, and so is one
-whose every ninth page is blank, two at a chapter's end: a pager, a crawler, a queue
+whose every ninth page is blank, two at a chapter's end, or a queue whose
+tickets are two in five the same complaint: a pager, a crawler, a queue
 worker closing ticket after ticket, a feed bringing new items. All one call
 with one result is a ``repeat``.
 
-Only answers count as ground covered, not failures: a crawler whose fetches
-now and then meet the same ``503`` and are retried has read no page twice.
-Failures are the error detectors' to judge.
+Only answers count as ground covered, not failures nor answers of nothing
+(but the same call answered nothing again within one heartbeat): a crawler
+whose fetches now and then meet the same ``503`` and are retried has read no
+page twice, nor has a log tailed from its offset at each wake-up that
+answers "no new lines". Failures are the error detectors' to judge, answers
+of nothing ``empty``'s.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from .contract import (
     tail_of,
     tool_limits,
 )
+from .empty import is_empty_answer
 from .fingerprints import mask
 
 __all__ = ["NearRepeat", "NearRepeatTracker"]
@@ -85,9 +90,7 @@ class NearRepeat(Windowed):
         exact = sum(1 for a in same if (a.fingerprint, a.result) == (last.fingerprint, last.result))
         if not self.trips(last.tool, len(same)) or exact == len(same):
             return None
-        if not _old_ground(
-            [(a.fingerprint, a.result) for a in longer if a.shape == last.shape and a.error is None]
-        ):
+        if not _old_ground([a for a in longer if a.shape == last.shape and a.error is None]):
             return None  # reading, not going over old ground
         return self._report(last, len(same), history.tick, now)
 
@@ -165,23 +168,33 @@ class NearRepeatTracker(StepTracker):
         window = list(recent)[-self._window :]
         if all(a.fingerprint == fp and a.result == result for s, a in window if s == shape):
             return None
-        if not _old_ground([(a.fingerprint, a.result) for s, a in recent if s == shape and a.error is None]):
+        if not _old_ground([a for s, a in recent if s == shape and a.error is None]):
             return None  # reading, not going over old ground
         return self._det._report(action, count, action.tick, action.at)
 
 
-def _old_ground(answered: list[tuple[str, str | None]]) -> bool:
-    """Whether a shape's calls (fingerprint and result, oldest first) went over old ground: a call
+def _old_ground(answered: list[ActionView]) -> bool:
+    """Whether a shape's calls that did not fail (oldest first) went over old ground: a call
     answered as it was before (paging back), three answers in a row the same (a poll that stopped
-    moving), or answers already seen making up more than a quarter of them. A pager's blank page
-    every ninth, two at a chapter's end ("This page intentionally left blank."), is reading on
-    (until 2026-12-06 any answer seen before was old ground)."""
+    moving), or answers already seen making up more than half of them. A pager's blank page every
+    ninth, two at a chapter's end ("This page intentionally left blank."), is reading on (until
+    2026-12-06 any answer seen before was old ground), and so is a helpdesk queue whose tickets
+    are two in five the same complaint (until 2026-12-06 a quarter was old ground). An answer of
+    nothing read no page: it is old ground only as the same call answered so again within its
+    heartbeat (a log tailed from its offset, "no new lines" at each wake-up, is a tailer's quiet)."""
     seen: set[tuple[str, str | None]] = set()
+    asked: set[tuple[str, int]] = set()  # the calls answered nothing, and in which heartbeat
     results: set[str | None] = set()
-    again = alike = 0
+    again = alike = read = 0
     before: object = None
-    for call in answered:
-        result = call[1]
+    for action in answered:
+        call = (action.fingerprint, result := action.result)
+        if is_empty_answer(action.output_len, result):
+            if (call[0], action.tick) in asked:
+                return True
+            asked.add((call[0], action.tick))
+            continue
+        read += 1
         alike = alike + 1 if result == before else 1
         if call in seen or alike >= _STALLED:
             return True
@@ -189,8 +202,8 @@ def _old_ground(answered: list[tuple[str, str | None]]) -> bool:
         seen.add(call)
         results.add(result)
         before = result
-    return again * _SHARE_DENOMINATOR > len(answered)
+    return again * _SHARE_DENOMINATOR > read
 
 
 _STALLED = 3  # the same answer this many times in a row: a poll that stopped moving
-_SHARE_DENOMINATOR = 4  # answers seen before, more than a quarter of them, are ground gone over
+_SHARE_DENOMINATOR = 2  # answers seen before, more than a half of them, are ground gone over

@@ -169,3 +169,40 @@ def test_exempt_tools_are_invisible_to_near_repeat() -> None:
     assert trips(NearRepeat(), actions(interleaved)) == [None] * 32  # 8 pages at most in 15 actions
     hit = first(NearRepeat(exempt={"log"}), actions(interleaved))
     assert hit is not None and hit[0] == 23 and hit[1].tool == "sed"
+
+
+def _tickets(answers: list[str]) -> list[Call]:
+    return [
+        {"tool": "get_ticket", "args": {"ticket": f"T{n}"}, "output": a} for n, a in enumerate(answers, 1)
+    ]
+
+
+def test_a_queue_whose_tickets_are_often_the_same_complaint_is_read_not_gone_over() -> None:
+    """Tickets read one by one, two in five the same complaint word for word: no ticket read twice,
+    most answers new (live round 46: through the MCP proxy the fourteenth ticket was withheld, with
+    a quarter of the answers seen before counted as old ground). Pages cycling two answers under
+    ever new numbers, most of them seen before, are old ground."""
+    jam = "Subject: printer jam\nThe printer on floor 3 jams on every job. Please send someone."
+    queue = [
+        jam if n % 5 in (0, 4) else f"Subject: issue {n}\nUser u{n} reports {'abcdefghij'[n % 10]}"
+        for n in range(30)
+    ]
+    assert first(NearRepeat(), actions(_tickets(queue))) is None
+    cycling = ["page A: " + "alpha " * 20, "page B: " + "beta " * 20] * 15
+    assert first(NearRepeat(), actions(_tickets(cycling))) is not None
+
+
+def test_a_log_tailed_from_its_offset_answering_nothing_new_has_read_nothing_twice() -> None:
+    """A tailer reads from its saved offset at each wake-up, "no new lines" most times; after a
+    burst its offset moves on and the next quiet wake-up asks a new number (live round 46: flagged
+    there). An answer of nothing is no ground covered, but as the same call answered so again in
+    one heartbeat."""
+    calls: list[Call] = []
+    for tick in range(1, 15):
+        offset = 48210 if tick < 11 else 48330
+        output = "2026-12-07T11:10:00Z ERROR payment-svc timeout" if tick == 11 else "no new lines"
+        args = {"path": "/var/log/app.log", "offset": offset}
+        calls.append({"tool": "tail", "args": args, "output": output, "tick": tick})
+    assert first(NearRepeat(), actions(calls)) is None
+    # The same call answered nothing again within one heartbeat is asked again: old ground.
+    assert first(NearRepeat(), actions([{**call, "tick": 1} for call in calls])) is not None
