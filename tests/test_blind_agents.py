@@ -1831,14 +1831,133 @@ _FORTYEIGHTH_MISSED = {
 }
 
 
+# Batch 49 (60 scheduled agents of the brief's kinds, half with a metric, their own wake-ups with
+# times; written blind at the twenty-third session), replayed as it arrived. At their wake-ups:
+# escalated, a sync through a 45-minute outage (three wake-ups of nothing but timeouts, the dark
+# tool's surface) and a release poller reading its cursor back at each wake-up (a timestamp, masked:
+# the same short answer while the cursor moves); flagged, a crawler through 429s (error_rate), a
+# copier's index build between batches, a grant writer revising sections on a flat metric.
+# Regrouped, wake-ups split or merged: pagers, crawlers and writers reading their plan again within
+# a heartbeat. Missed: a poller whose cursor the feed ignores, ingesting nothing new each wake-up
+# (the feed says so in its answer), and, regrouped, a writer cycling two style checks.
+_B49 = "healthy__{}_b49"
+_FORTYNINTH: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        _B49.format("bucket_sync_outage"): ["recurring_error", "error_rate", "no_progress"],
+        _B49.format("docs_crawler_429"): ["error_rate"],
+        _B49.format("events_copier"): ["recurring", "loop"],
+        _B49.format("grant_writer_revision"): ["no_progress"],
+        _B49.format("release_feed_poller"): ["recurring"],
+    },
+    1: {
+        _B49.format("api_docs_writer"): ["recurring"],
+        _B49.format("backup_monitor_compaction"): ["no_progress"],
+        _B49.format("bucket_sync_outage"): ["recurring_error"],
+        _B49.format("contract_pager"): ["recurring"],
+        _B49.format("docs_crawler_429"): ["error_rate"],
+        _B49.format("events_copier"): ["recurring", "loop"],
+        _B49.format("forum_crawler"): ["recurring"],
+        _B49.format("grant_writer_revision"): ["no_progress", "recurring"],
+        _B49.format("orders_copier_index"): ["no_progress"],
+        _B49.format("release_feed_poller"): ["recurring"],
+        _B49.format("release_notes_writer"): ["recurring"],
+        _B49.format("repo_mirror_sync"): ["cycle"],
+        _B49.format("transcript_pager"): ["recurring"],
+    },
+    5: {
+        _B49.format("api_docs_writer"): ["recurring"],
+        _B49.format("bucket_sync_outage"): ["loop", "recurring_error"],
+        _B49.format("contract_pager"): ["recurring"],
+        _B49.format("docs_crawler_429"): ["error_rate"],
+        _B49.format("drive_sync"): ["repeat", "recurring", "cycle", "near_repeat"],
+        _B49.format("events_copier"): ["recurring", "loop"],
+        _B49.format("forum_crawler"): ["recurring"],
+        _B49.format("grant_writer_revision"): ["no_progress"],
+        _B49.format("inbox_triage"): ["repeat"],
+        _B49.format("invoice_inbox"): ["repeat", "recurring"],
+        _B49.format("news_feed_poller"): ["loop", "no_progress"],
+        _B49.format("newsletter_flood_triage"): ["repeat", "recurring"],
+        _B49.format("orders_copier_index"): ["no_progress"],
+        _B49.format("refund_queue"): ["repeat", "empty"],
+        _B49.format("release_feed_poller"): ["loop"],
+        _B49.format("release_notes_writer"): ["recurring"],
+        _B49.format("repo_mirror_sync"): ["repeat", "recurring", "cycle", "near_repeat"],
+        _B49.format("rss_multi_poller"): ["empty", "loop", "recurring"],
+        _B49.format("status_feed_poller"): ["loop"],
+        _B49.format("support_queue"): ["repeat"],
+        _B49.format("transcript_pager"): ["recurring"],
+    },
+    10: {
+        _B49.format("api_docs_writer"): ["recurring"],
+        _B49.format("bucket_sync_outage"): ["loop"],
+        _B49.format("contract_pager"): ["recurring"],
+        _B49.format("docs_crawler_429"): ["error_rate"],
+        _B49.format("drive_sync"): ["repeat", "recurring", "cycle"],
+        _B49.format("events_copier"): ["recurring"],
+        _B49.format("forum_crawler"): ["recurring"],
+        _B49.format("grant_writer_revision"): ["recurring"],
+        _B49.format("invoice_inbox"): ["repeat", "recurring"],
+        _B49.format("news_feed_poller"): ["loop"],
+        _B49.format("newsletter_flood_triage"): ["repeat", "recurring"],
+        _B49.format("refund_queue"): ["repeat", "empty"],
+        _B49.format("release_feed_poller"): ["loop", "recurring"],
+        _B49.format("release_notes_writer"): ["recurring"],
+        _B49.format("repo_mirror_sync"): ["repeat", "recurring", "cycle", "near_repeat"],
+        _B49.format("rss_multi_poller"): ["empty", "loop", "recurring"],
+        _B49.format("status_feed_poller"): ["loop"],
+        _B49.format("transcript_pager"): ["recurring"],
+    },
+}
+_FORTYNINTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {_B49.format("bucket_sync_outage"), _B49.format("release_feed_poller")},
+    1: {
+        _B49.format("bucket_sync_outage"),
+        _B49.format("contract_pager"),
+        _B49.format("forum_crawler"),
+        _B49.format("transcript_pager"),
+    },
+    5: {
+        _B49.format("api_docs_writer"),
+        _B49.format("contract_pager"),
+        _B49.format("drive_sync"),
+        _B49.format("events_copier"),
+        _B49.format("forum_crawler"),
+        _B49.format("invoice_inbox"),
+        _B49.format("release_feed_poller"),
+        _B49.format("release_notes_writer"),
+        _B49.format("repo_mirror_sync"),
+        _B49.format("rss_multi_poller"),
+        _B49.format("transcript_pager"),
+    },
+    10: {
+        _B49.format("api_docs_writer"),
+        _B49.format("contract_pager"),
+        _B49.format("events_copier"),
+        _B49.format("forum_crawler"),
+        _B49.format("invoice_inbox"),
+        _B49.format("release_feed_poller"),
+        _B49.format("release_notes_writer"),
+        _B49.format("repo_mirror_sync"),
+        _B49.format("rss_multi_poller"),
+        _B49.format("transcript_pager"),
+    },
+}
+_FORTYNINTH_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__poller_cursor_format_b49"},
+    1: set(),
+    5: {"stuck__poller_cursor_format_b49", "stuck__writer_stylecheck_cycle_b49"},
+    10: {"stuck__poller_cursor_format_b49", "stuck__writer_stylecheck_cycle_b49"},
+}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2365
+    assert len(runs) == len(LABELS) == 2425
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1438
+    assert len(healthy) == 1478
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1869,6 +1988,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FORTYSECOND[per_heartbeat],
         **_FORTYTHIRD[per_heartbeat],
         **_FORTYFIFTH[per_heartbeat],
+        **_FORTYNINTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -1911,6 +2031,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYSECOND_ESCALATED[per_heartbeat]
         | _FORTYTHIRD_ESCALATED[per_heartbeat]
         | _FORTYFIFTH_ESCALATED[per_heartbeat]
+        | _FORTYNINTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -1960,6 +2081,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYSIXTH_MISSED
         | _FORTYSEVENTH_MISSED
         | _FORTYEIGHTH_MISSED
+        | _FORTYNINTH_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now
