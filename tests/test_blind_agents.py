@@ -1623,6 +1623,15 @@ _NOTHING_READ: dict[int | None, dict[str, list[str] | None]] = {
     5: {},
     10: {},
 }
+# A call retried right after a wait is backing off, its first N + 1 retries (twenty-third session):
+# a rollout polled through "pending" with sleeps between is no error recurring.
+_ROLLOUT = "healthy__langgraph_checkout_rollout_pending_then_ready_b32"
+_BACKING_OFF: dict[int | None, dict[str, list[str] | None]] = {
+    None: {_ROLLOUT: None},
+    1: {"healthy__bucket_sync_outage_b49": ["recurring_error", "error_rate"]},
+    5: {_ROLLOUT: None},
+    10: {_ROLLOUT: None},
+}
 # A stretch found on a flat metric alone whose looks kept answering anew gets flat_grace (one more
 # stuck heartbeat) before a human is called: these busy runs' metric rose within it, or the run ended.
 _FLAT_GRACE_UNESCALATED: dict[int | None, set[str]] = {
@@ -1998,6 +2007,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FEW_WORDS[per_heartbeat],
         **_SAW_NOTHING_MOVE[per_heartbeat],
         **_NOTHING_READ[per_heartbeat],
+        **_BACKING_OFF[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:

@@ -19,6 +19,12 @@ a household agent told "Nothing happens." by a take, a clean and a put,
 each done right at the next try, overcame each (until 2026-12-06 it was
 escalated at the put).
 
+The same call retried right after a wait is backing off (a rate limit's
+"retry after 2s", each sleep longer): its first N + 1 retries in a row count
+neither as the same error nor as a re-run (until 2026-12-06 a worker storing
+every record through a rate limit, three tries a record, was escalated);
+retried more, it will not pass, and the retries count.
+
 A failing call without arguments attempted nothing: a harness's complaint
 about a malformed turn ("exactly one action, please"), answered by a good
 turn and work, is not the same error recurring. Such complaints back to back
@@ -72,7 +78,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly, clip
-from .calls import changes_something
+from .calls import changes_something, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -88,6 +94,11 @@ from .failures import DARK_EXTRA, Failure, as_failure, chain_length, dark_run, f
 from .window import NAMES_KEPT, SparseWindow, Successes, forget_before
 
 __all__ = ["DARK_EXTRA", "RecurringError", "RecurringErrorTracker", "failure_key"]
+
+
+# A call retried right after a wait, each wait longer or not, is backing off (a rate limit's "retry
+# after 2s"): its first N + 1 retries in a row do not count; more is a call that will not pass.
+BACKOFF_EXTRA = 1
 
 
 @dataclass(frozen=True)
@@ -126,6 +137,9 @@ class RecurringError(Windowed):
         ok: dict[str, int] = {}
         failed: dict[str, int] = {}
         changed = -1
+        backed: set[int] = set()  # the positions of calls retried right after a wait, backing off
+        before: tuple[str, int] | None = None  # the newest failure's call and position
+        tries = 0  # the failures of that call in a row, each right after a wait
         for i, a in enumerate(longest):
             if a.error is None:
                 ok[a.tool] = ok[a.fingerprint] = i
@@ -136,10 +150,18 @@ class RecurringError(Windowed):
                 continue
             answered = ok.get(a.tool, -1) > failed.get(a.tool, -1)
             failed[a.tool] = i
+            waited = longest[i - 1] if i else a
+            retried = (
+                before == (a.fingerprint, i - 2) and not waited.error and waits(waited.tool, waited.summary)
+            )
+            tries = tries + 1 if retried else 1
+            if retried and tries <= self.threshold + BACKOFF_EXTRA:
+                backed.add(i)
+            before = (a.fingerprint, i)
             found = failure_key(a)
             if rerun is not None and a.fingerprint == last.fingerprint:
                 again = rerun_key(a, found)
-                if again == rerun and i >= len(longest) - 2 * self.window:
+                if again == rerun and i >= len(longest) - 2 * self.window and i not in backed:
                     reruns += 1
                 if again == idle_key and idle and idle[-1] > max(changed, ok.get(a.fingerprint, -1)):
                     idle.append(i)
@@ -149,8 +171,14 @@ class RecurringError(Windowed):
                 failures.append(as_failure(i, a, a.tool, a.fingerprint, a.error, answered, found))
         answered_at = ok.get(last.tool, -1)
         count = 0
+        if len(longest) - 1 in backed:
+            reruns = 0
         if rerun is not None:  # another tool's failure counts until that tool answers again
-            count = sum(1 for f in failures if f[6] == key and f[0] > max(answered_at, ok.get(f[1], -1)))
+            count = sum(
+                1
+                for f in failures
+                if f[6] == key and f[0] not in backed and f[0] > max(answered_at, ok.get(f[1], -1))
+            )
         dark = (0, 1) if rerun is None else dark_run(failures, last.tool, answered_at)
         return self._report(last, count, reruns, chain_length(failures), dark, history.tick, now, len(idle))
 
@@ -251,6 +279,8 @@ class RecurringErrorTracker(StepTracker):
     """
 
     __slots__ = (
+        "_backed",
+        "_before",
         "_det",
         "_exempt",
         "_failed",
@@ -263,6 +293,7 @@ class RecurringErrorTracker(StepTracker):
         "_seed_end",
         "_since",
         "_successes",
+        "_tries",
     )
 
     def __init__(self, det: RecurringError, history: History) -> None:
@@ -280,6 +311,11 @@ class RecurringErrorTracker(StepTracker):
         # The failures in the window (see chain_length), and the position of each tool's last success
         # and last failure.
         self._failures: deque[Failure] = deque()
+        # The positions in the window of calls retried right after a wait, and the newest failure's
+        # call and position (see backed_off).
+        self._backed: deque[int] = deque()
+        self._before: tuple[str, int] | None = None
+        self._tries = 0
         self._ok = Successes(3 * det.window)
         self._failed: dict[str, int] = {}
         # Once stepped on failures only (errors_only): the index of each tool's last success
@@ -342,13 +378,22 @@ class RecurringErrorTracker(StepTracker):
         floor = position - self._det.window
         while failures and failures[0][0] <= floor:
             failures.popleft()
+        backed = self._backed
+        while backed and backed[0] <= floor:
+            backed.popleft()
+        retried = self._before == (fp, position - 2) and self._waited_at(action.index - 1, position - 1)
+        self._before = (fp, position)
+        self._tries = self._tries + 1 if retried else 1
+        retried = retried and self._tries <= self._det.threshold + BACKOFF_EXTRA
+        if retried:
+            backed.append(position)
         if position > self._seed_end - self._det.window:  # see seed()
             failures.append(as_failure(position, action, tool, fp, error, answered, key))
         rerun = rerun_key(action, key)  # None: nothing was attempted, see the module's docstring
         idle = again = count = 0
         if rerun is not None:
             idle = self._idle_run(fp, rerun, position, passed_at)
-            again = reruns.add(rerun)
+            again = 0 if retried else reruns.add(rerun)
         if not report:
             return None
         threshold = self._det.threshold
@@ -357,7 +402,11 @@ class RecurringErrorTracker(StepTracker):
                 again = reruns.count_since(rerun, passed_at)
             # The same error whatever the call, since the tool last answered, and another tool's
             # failure until that tool answers (see the docstring).
-            count = sum(1 for f in failures if f[6] == key and f[0] > max(answered_at, last_success(f[1])))
+            count = sum(
+                1
+                for f in failures
+                if f[6] == key and f[0] not in backed and f[0] > max(answered_at, last_success(f[1]))
+            )
         chain, dark = 0, (0, 1)
         if count < threshold and again < threshold and idle < threshold:
             chain = chain_length(failures)
@@ -377,6 +426,13 @@ class RecurringErrorTracker(StepTracker):
             return self._ok.get(key, 0)
         index = successes.get(key, 0)
         return index - self._offset if index > self._since else self._ok.get(key, 0)
+
+    def _waited_at(self, index: int, position: int) -> bool:
+        """Whether the action at ``index`` (``position``) succeeded and waited."""
+        successes = self._successes
+        if successes is None or index <= self._since:
+            return self._ok.waited_at(position)
+        return successes.waited_at(index)
 
     def _changed_at(self) -> int:
         """The position of the newest success that wrote, acted or waited (0: none kept)."""

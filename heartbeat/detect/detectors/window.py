@@ -7,7 +7,7 @@ from collections.abc import Collection, Hashable, Iterable, Mapping
 from itertools import islice
 from typing import Any, Generic, TypeVar
 
-from .calls import changes_something
+from .calls import changes_something, waits
 
 __all__ = [
     "NAMES_KEPT",
@@ -223,6 +223,14 @@ class Successes(dict[str, int]):
         self._recent.append((tool, summary, index))
         if len(self) > self._keep + NAMES_KEPT:  # an agent naming a new call at every action
             forget_before(self, index - self._keep)
+
+    def waited_at(self, index: int) -> bool:
+        """Whether action ``index`` was the newest success kept and waited (``sleep``)."""
+        recent = self._recent
+        if not recent or recent[-1][2] != index:
+            return False
+        tool, summary, _ = recent[-1]
+        return waits(tool, summary)
 
     def changed(self) -> int:
         """The index of the newest kept success that wrote, acted or waited (0: none)."""

@@ -844,3 +844,29 @@ def test_a_failing_test_rerun_with_only_reads_between_counts_over_three_windows(
             for c in runs(change)
         ]
         assert (kinds[-1] is not None and kinds[-1].kind == "recurring_error") is expected
+
+
+def _rate_limited(tries: int, waits: bool) -> list[Call]:
+    """A record fetched through a rate limit: ``tries`` refusals (each followed by a sleep twice as
+    long as the one before, if ``waits``), then the record, and the next ones fetched at once."""
+    refused = "429 Too Many Requests: rate limit exceeded, retry after 2s"
+    calls: list[Call] = []
+    for n in range(3):
+        rid = {"resource": f"cust_{n:04d}"}
+        for k in range(tries if n == 1 else 0):
+            calls.append({"tool": "crm.get", "args": rid, "error": refused})
+            if waits:
+                calls.append({"tool": "sleep", "args": {"seconds": 2**k}, "output": ""})
+        calls.append({"tool": "crm.get", "args": rid, "output": '{"tier": "gold"}'})
+        calls.append({"tool": "warehouse.upsert", "args": {"id": rid["resource"]}, "output": "ok"})
+    return calls
+
+
+def test_a_call_retried_after_waits_through_a_rate_limit_is_backing_off() -> None:
+    """Refused three times, each retry after a longer sleep, then answered: backing off, as a rate
+    limit asks (live round 46: a worker storing every record was escalated). Retried at once, the
+    same refusals are the same error again; backing off for ever is a tool gone dark."""
+    assert fired(actions(_rate_limited(3, waits=True))) == {}
+    assert "recurring_error" in fired(actions(_rate_limited(3, waits=False)))
+    forever = [call for call in _rate_limited(8, waits=True) if call["tool"] != "warehouse.upsert"][:16]
+    assert "recurring_error" in fired(actions(forever))
