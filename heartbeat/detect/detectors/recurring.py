@@ -355,8 +355,8 @@ class RecurringTracker(StepTracker):
         # (hex), an output key with "\x00", so they never meet.
         self._counts: dict[str, int] = {}
         # Whether the last action taken waits: the next call is a poll.
-        self._waited = False  # seeded from two windows back: the counted window's first knows
-        self._acts: deque[ActionView] = deque()  # two windows' actions: see _since_change, looks
+        self._waited = False  # seeded from the action before the window: it tells the first's
+        self._acts: deque[ActionView] = deque()  # the window's actions: see _since_change, looks
         self.seed(tail_of(history.actions, det.window + 1, det.exempt))
 
     def step(

@@ -311,8 +311,8 @@ class RecurringErrorTracker(StepTracker):
         # The failures in the window (see chain_length), and the position of each tool's last success
         # and last failure.
         self._failures: deque[Failure] = deque()
-        # The positions in the window of calls retried right after a wait, and the newest failure's
-        # call and position (see backed_off).
+        # The positions in the window of calls retried right after a wait, the newest failure's call
+        # and position, and its tries in a row after a wait (see BACKOFF_EXTRA).
         self._backed: deque[int] = deque()
         self._before: tuple[str, int] | None = None
         self._tries = 0
