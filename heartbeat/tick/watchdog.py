@@ -140,7 +140,7 @@ class _Watchdog:
                     while not self._entries:
                         self._cond.wait()
                     self._idle = False
-            time.sleep(POLL_SECONDS)
+            _pause()
             with self._cond:
                 entries = list(self._entries.items())
             now = time.monotonic()
@@ -159,6 +159,18 @@ class _Watchdog:
                 # One tick's failing hook must not stop the watch over the others.
                 with contextlib.suppress(Exception):
                     entry.on_kill(reason)
+
+
+def _pause() -> None:
+    """Wait :data:`POLL_SECONDS`. A clock that refuses to sleep must not end the watch and leave
+    the step unwatched (libfaketime without a faked monotonic clock makes ``time.sleep`` raise
+    EINVAL): the wait goes on by looking at the clock, yielding the processor between looks."""
+    try:
+        time.sleep(POLL_SECONDS)
+    except OSError:
+        until = time.monotonic() + POLL_SECONDS
+        while time.monotonic() < until:
+            os.sched_yield()
 
 
 _WATCHDOG = _Watchdog()
