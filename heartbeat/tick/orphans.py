@@ -31,6 +31,7 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -45,15 +46,14 @@ _STEP = os.fsencode(STEP_SCRATCH) + b"="
 
 @contextlib.contextmanager
 def marking_children(state_dir: Path, prefix: str) -> Iterator[None]:
-    """While a Python step runs: a scratch folder ``<prefix><hex>`` in ``state_dir``, named in this
+    """While a Python step runs: a scratch folder ``<prefix>...`` in ``state_dir``, named in this
     process's environment for the processes the step starts (Linux; elsewhere nothing is swept).
     Removed when the step is done; a SIGKILLed tick leaves it for the next one's sweep."""
     if not sys.platform.startswith("linux"):
         yield
         return
-    folder = os.path.join(state_dir, f"{prefix}{os.urandom(6).hex()}")
     try:
-        os.mkdir(folder, 0o700)
+        folder = tempfile.mkdtemp(prefix=prefix, dir=state_dir)  # as an --exec program's (execstep)
     except OSError:  # the save will say what is wrong with the folder: the step is not held up
         yield
         return

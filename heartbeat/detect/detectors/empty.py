@@ -47,20 +47,12 @@ from datetime import datetime
 from ...core.models import Anomaly
 from .calls import searches, searches_by_name, silent_by_design, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
-from .envelope import ENVELOPE_LONGEST, NO_ROWS, NOT_FOUND, NOT_MODIFIED
-from .fingerprints import prints
+from .envelope import ENVELOPE_LONGEST, NO_ROWS, NOT_MODIFIED
+from .fingerprints import NO_ROWS_RESULT, NOT_FOUND_RESULT, prints
 from .said import NOTHING_NEW
 from .words import reworded, words
 
-__all__ = [
-    "EMPTY_ANSWERS",
-    "NOT_FOUND_RESULT",
-    "NUMBERED_EXTRA",
-    "Empty",
-    "EmptyTracker",
-    "idle_poll",
-    "is_empty_answer",
-]
+__all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "idle_poll", "is_empty_answer"]
 
 EMPTY_ANSWERS = (
     "",
@@ -109,10 +101,6 @@ _EMPTY_RESULTS: frozenset[str | None] = frozenset(
 )
 # Every "304 Not Modified" answer's result key: a conditional request's "nothing new yet".
 _NOT_MODIFIED_RESULT = prints("t", None, NOT_MODIFIED).result
-# Every "UPDATE 0" answer's result key: a SQL write that matched no row.
-_NO_ROWS_RESULT = prints("t", None, NO_ROWS).result
-# Every "not found" answer's result key, whatever it echoes (see .envelope.not_found).
-NOT_FOUND_RESULT = prints("t", None, NOT_FOUND).result
 # An empty envelope (``{"messages": []}``) has the result key of ``{}`` and may be this long.
 _EMPTY_LONGEST = ENVELOPE_LONGEST
 
@@ -146,7 +134,7 @@ def _asks_in_vain(action: ActionView, length: int | None) -> bool:
         is_empty_answer(length, action.result)
         and action.error is None
         # A write answers nothing by design; one that says it matched no row says it did nothing.
-        and (action.result == _NO_ROWS_RESULT or not silent_by_design(action.tool, action.summary))
+        and (action.result == NO_ROWS_RESULT or not silent_by_design(action.tool, action.summary))
     )
 
 

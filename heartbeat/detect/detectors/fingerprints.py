@@ -86,6 +86,8 @@ from .volatile import (
 from .words import failure_words, unbracketed
 
 __all__ = [
+    "NOT_FOUND_RESULT",
+    "NO_ROWS_RESULT",
     "Prints",
     "action_keys",
     "error_key",
@@ -398,10 +400,10 @@ def action_keys(
         elif length <= NOT_FOUND_LONGEST and not_found(stripped, plain):
             # Nothing found, whatever it echoes: the answer of nothing it is (its length its own:
             # is_empty_answer reads the result).
-            result = _NOT_FOUND_RESULT
+            result = NOT_FOUND_RESULT
         elif length <= NO_ROWS_LONGEST and no_rows(stripped):
             # A write that matched no row, whatever its client adds: the answer of nothing it is.
-            result = _NO_ROWS_RESULT
+            result = NO_ROWS_RESULT
         elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
             result = _short_output_result(unranked(stripped) or stripped)
         elif (
@@ -490,5 +492,7 @@ _error_result = lru_cache(maxsize=1024)(_failure_result)
 _new_prints = tuple.__new__
 _crc32 = zlib.crc32
 _OPENS = 24  # characters: an answer opening with its error's own first ones said its failure as its answer
-_NOT_FOUND_RESULT = _output_result(NOT_FOUND)
-_NO_ROWS_RESULT = _output_result(NO_ROWS)
+NOT_FOUND_RESULT = _output_result(NOT_FOUND)
+"""The result key of every answer saying only that nothing was found, whatever it echoes."""
+NO_ROWS_RESULT = _output_result(NO_ROWS)
+"""The result key of every SQL write that matched no row ("UPDATE 0")."""

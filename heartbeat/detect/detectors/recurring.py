@@ -68,8 +68,8 @@ from .contract import (
     tail_of,
     tool_limits,
 )
-from .empty import NOT_FOUND_RESULT, idle_poll
-from .fingerprints import pattern
+from .empty import idle_poll
+from .fingerprints import NOT_FOUND_RESULT, pattern
 from .said import PASSED_MARK, all_clear_result
 
 __all__ = ["Recurring", "RecurringTracker"]
