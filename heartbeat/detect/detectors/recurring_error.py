@@ -20,10 +20,10 @@ each done right at the next try, overcame each (until 2026-12-06 it was
 escalated at the put).
 
 The same call retried right after a wait is backing off (a rate limit's
-"retry after 2s", each sleep longer): its first N + 1 retries in a row count
-neither as the same error nor as a re-run (until 2026-12-06 a worker storing
-every record through a rate limit, three tries a record, was escalated);
-retried more, it will not pass, and the retries count.
+"retry after 2s", each sleep longer): N + 1 tries in a row within W actions
+(its first N retries) count neither as the same error nor as a re-run (until
+2026-12-06 a worker storing every record through a rate limit, three tries a
+record, was escalated); retried more, it will not pass, and the retries count.
 
 A failing call without arguments attempted nothing: a harness's complaint
 about a malformed turn ("exactly one action, please"), answered by a good
@@ -97,7 +97,8 @@ __all__ = ["DARK_EXTRA", "RecurringError", "RecurringErrorTracker", "failure_key
 
 
 # A call retried right after a wait, each wait longer or not, is backing off (a rate limit's "retry
-# after 2s"): its first N + 1 retries in a row do not count; more is a call that will not pass.
+# after 2s"): N + 1 tries in a row within W actions (its first N retries) do not count; more is a
+# call that will not pass. Within W, so the reference check, which keeps 3W actions, sees them all.
 BACKOFF_EXTRA = 1
 
 
@@ -139,7 +140,7 @@ class RecurringError(Windowed):
         changed = -1
         backed: set[int] = set()  # the positions of calls retried right after a wait, backing off
         before: tuple[str, int] | None = None  # the newest failure's call and position
-        tries = 0  # the failures of that call in a row, each right after a wait
+        series: list[int] = []  # that call's failures in a row, each after a wait, within W before
         for i, a in enumerate(longest):
             if a.error is None:
                 ok[a.tool] = ok[a.fingerprint] = i
@@ -154,8 +155,8 @@ class RecurringError(Windowed):
             retried = (
                 before == (a.fingerprint, i - 2) and not waited.error and waits(waited.tool, waited.summary)
             )
-            tries = tries + 1 if retried else 1
-            if retried and tries <= self.threshold + BACKOFF_EXTRA:
+            series = [*(j for j in series if j > i - self.window), i] if retried else [i]
+            if retried and len(series) <= self.threshold + BACKOFF_EXTRA:
                 backed.add(i)
             before = (a.fingerprint, i)
             found = failure_key(a)
@@ -291,9 +292,9 @@ class RecurringErrorTracker(StepTracker):
         "_position",
         "_reruns",
         "_seed_end",
+        "_series",
         "_since",
         "_successes",
-        "_tries",
     )
 
     def __init__(self, det: RecurringError, history: History) -> None:
@@ -312,10 +313,11 @@ class RecurringErrorTracker(StepTracker):
         # and last failure.
         self._failures: deque[Failure] = deque()
         # The positions in the window of calls retried right after a wait, the newest failure's call
-        # and position, and its tries in a row after a wait (see BACKOFF_EXTRA).
+        # and position, and the positions of that call's failures in a row, each right after a wait,
+        # within the window before it (see BACKOFF_EXTRA).
         self._backed: deque[int] = deque()
         self._before: tuple[str, int] | None = None
-        self._tries = 0
+        self._series: deque[int] = deque()
         self._ok = Successes(3 * det.window)
         self._failed: dict[str, int] = {}
         # Once stepped on failures only (errors_only): the index of each tool's last success
@@ -383,8 +385,13 @@ class RecurringErrorTracker(StepTracker):
             backed.popleft()
         retried = self._before == (fp, position - 2) and self._waited_at(action.index - 1, position - 1)
         self._before = (fp, position)
-        self._tries = self._tries + 1 if retried else 1
-        retried = retried and self._tries <= self._det.threshold + BACKOFF_EXTRA
+        series = self._series
+        if not retried:
+            series.clear()
+        series.append(position)
+        while series[0] <= floor:
+            series.popleft()
+        retried = retried and len(series) <= self._det.threshold + BACKOFF_EXTRA
         if retried:
             backed.append(position)
         if position > self._seed_end - self._det.window:  # see seed()

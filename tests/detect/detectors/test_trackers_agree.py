@@ -340,3 +340,16 @@ def test_recurring_error_fed_only_failures_needs_the_successes() -> None:
     assert tracker.errors_only(0) is False  # type: ignore[attr-defined]
     assert tracker.errors_only(0, {}) is False  # type: ignore[attr-defined]
     assert tracker.errors_only(0, Successes(30)) is True  # type: ignore[attr-defined]
+
+
+def test_recurring_error_agrees_on_retries_backing_off_past_the_reference_history() -> None:
+    """A call retried after each of four sleeps, then at once three times: the reference ``check``
+    keeps 3W actions, so a run of retries longer than that was counted from a later first try there
+    than in the tracker (hypothesis found it at W = 4). Retries count within W of each other."""
+    boom = {"tool": "read", "args": {"q": 1}, "output": "", "error": "boom"}
+    log = {"tool": "log", "args": None, "output": None}
+    sleep = {"tool": "sleep", "args": None, "output": None}
+    search = {"tool": "search", "args": None, "output": None}
+    calls = [boom, log, sleep] * 4 + [boom, search] * 3
+    detector = RecurringError(threshold=3, window=4, exempt=frozenset({"log"}))
+    _assert_agrees(detector, actions([{"error": None, **c} for c in calls]), 0)
