@@ -145,7 +145,7 @@ class _Watchdog:
                 entries = list(self._entries.items())
             now = time.monotonic()
             for token, entry in entries:
-                reason = entry.kill.reason()
+                reason = _read(entry.kill)
                 if reason is None:
                     entry.seen_at = None
                     continue
@@ -159,6 +159,15 @@ class _Watchdog:
                 # One tick's failing hook must not stop the watch over the others.
                 with contextlib.suppress(Exception):
                     entry.on_kill(reason)
+
+
+def _read(kill: _Kill) -> str | None:
+    """``kill``'s reason; a switch that cannot be read stops the step (fail closed): a raising
+    ``reason()`` would end the watch, and the step and every other one would run unwatched."""
+    try:
+        return kill.reason()
+    except Exception as exc:  # a failing switch of any kind: its own error says nothing safe to show
+        return f"the stop switch cannot be read ({type(exc).__name__}); failing closed"
 
 
 def _pause() -> None:

@@ -32,3 +32,28 @@ def test_a_clock_that_refuses_to_sleep_does_not_end_the_watch(monkeypatch: pytes
         assert killed.wait(5), "the KILL was not acted on"
     finally:
         watchdog.unwatch(token)
+
+
+class _Broken:
+    """A switch whose reading raises (a plugin's stop, a share gone away mid-read)."""
+
+    def reason(self) -> str | None:
+        raise RuntimeError("share unmounted")
+
+
+def test_a_switch_that_cannot_be_read_stops_the_step_and_the_watch_goes_on() -> None:
+    """A ``reason()`` that raised ended the watchdog's thread: the step, and every other step
+    watched with it, ran on unwatched. It fails closed instead, and the other switches are still
+    looked at."""
+    reasons: list[str] = []
+    broken = threading.Event()
+    token = watchdog.watch(_Broken(), lambda reason: (reasons.append(reason), broken.set()))
+    killed = threading.Event()
+    other = watchdog.watch(_Killed(), lambda reason: killed.set())
+    try:
+        assert broken.wait(5), "the unreadable switch did not stop its step"
+        assert killed.wait(5), "the watch over the other step ended"
+    finally:
+        watchdog.unwatch(token)
+        watchdog.unwatch(other)
+    assert reasons == ["the stop switch cannot be read (RuntimeError); failing closed"]
