@@ -704,8 +704,9 @@ _TWENTYEIGHTH: dict[int | None, dict[str, list[str]]] = {
 # escalated at the runs' own heartbeats nor at 1. An on-call pager whose resolved count plateaus is
 # `no_progress` by design; a release watcher with no metric, re-reading its own state before three
 # conditional requests answered 304, is flagged at its own heartbeats and escalated regrouped at 5
-# and 10 (its idle wake-ups merged into heartbeats that also post a release). Missed: a WebShop
-# option clicked in eight spellings, each answered "Invalid action!" as its output, no error.
+# and 10 (its idle wake-ups merged into heartbeats that also post a release). A WebShop option
+# clicked in eight spellings, each answered "Invalid action!" as its output with no error marked,
+# was missed until the twenty-fourth session (an answer that the act did nothing is a failure).
 _WATCH29 = "healthy__poller_release_watch_b29"
 _PAGER29 = {"healthy__pager_oncall_triage_b29": ["no_progress"], _WATCH29: ["loop", "recurring"]}
 _TWENTYNINTH: dict[int | None, dict[str, list[str]]] = {
@@ -715,7 +716,6 @@ _TWENTYNINTH: dict[int | None, dict[str, list[str]]] = {
     10: {_WATCH29: ["loop"]},
 }
 _TWENTYNINTH_ESCALATED: dict[int | None, set[str]] = {None: set(), 1: set(), 5: {_WATCH29}, 10: {_WATCH29}}
-_TWENTYNINTH_MISSED = {"stuck__webshop_option_rejected_b29"}
 # The thirtieth batch's (bench/blind_agents/README.md), the corpus's kinds and scheduled workers,
 # written blind after the thirteenth session's poll rule and replayed as it arrived: no healthy run
 # escalated at the runs' own heartbeats nor at 1. A household agent going back to the sink for the
@@ -803,20 +803,15 @@ _THIRTYTHIRD_MISSED = {"stuck__rewrite_intro_score_wobbles_b33"}
 
 # The thirty-fourth batch's (bench/blind_agents/README.md), of the corpus's kinds, replayed as it arrived:
 # an ALFWorld search for two CDs whose score stays 0 through twenty empty drawers (no_progress, never
-# escalated). Missed: a hand-off bounced between three agents, a drift into lint and tox; regrouped
-# 10 a heartbeat, an option clicked that the page does not have. The same wrong answer submitted
+# escalated). Missed: a hand-off bounced between three agents, a drift into lint and tox (regrouped
+# 10 a heartbeat, an option clicked that the page does not have, answered "Invalid action!", was
+# missed too until the twenty-fourth session). The same wrong answer submitted
 # again between new searches is escalated since an answer refused is a failure (fifteenth session).
 _CDS34 = {"healthy__alfworld_two_cds_in_safe_b34": ["no_progress"]}
 _THIRTYFOURTH: dict[int | None, dict[str, list[str]]] = {None: _CDS34, 1: _CDS34, 5: _CDS34, 10: {}}
 _MISSED34 = {
     "stuck__airline_handoff_pingpong_cancel_b34",
     "stuck__sphinx_manpage_yak_shaving_b34",
-}
-_THIRTYFOURTH_MISSED: dict[int | None, set[str]] = {
-    None: _MISSED34,
-    1: _MISSED34,
-    5: _MISSED34,
-    10: _MISSED34 | {"stuck__webshop_water_bottle_missing_size_b34"},
 }
 
 # The thirty-fifth batch's (bench/blind_agents/README.md), replayed as it arrived, asked for hard cases:
@@ -1964,9 +1959,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2425
+    assert len(runs) == len(LABELS) == 2485
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1478
+    assert len(healthy) == 1518
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -2069,12 +2064,11 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _TWENTYTHIRD_MISSED
         | _TWENTYFIFTH_MISSED
         | _TWENTYSIXTH_MISSED
-        | _TWENTYNINTH_MISSED
         | _THIRTIETH_MISSED[per_heartbeat]
         | _THIRTYFIRST_MISSED
         | _THIRTYSECOND_MISSED[per_heartbeat]
         | _THIRTYTHIRD_MISSED
-        | _THIRTYFOURTH_MISSED[per_heartbeat]
+        | _MISSED34
         | _MOVED_ROUND_MISSED[per_heartbeat]
         | _THIRTYFIFTH_MISSED[per_heartbeat]
         | _THIRTYSIXTH_MISSED

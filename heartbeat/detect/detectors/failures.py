@@ -70,6 +70,11 @@ _REJECTED_READ = 240  # characters: the verdict leads the answer
 # "Error: non-pending order cannot be cancelled", "400 Bad Request: invalid employee_id 'dkwon'"
 _ERROR_OPENS = re.compile(r"\s*(?:error|ERROR|Error|[45]\d\d(?: [A-Z][a-z]+){1,4})\s*:")
 
+# A text world's whole answer to an act that did nothing: ALFWorld's "Nothing happens.", WebShop's
+# "Invalid action!" (their harnesses' way to refuse an act, whether or not a trace marks it failed).
+_NO_EFFECT = re.compile(r"\s*(?:nothing\s+happen(?:s|ed)|invalid\s+action)\s*[.!]?\s*", re.IGNORECASE)
+_NO_EFFECT_LONGEST = 40  # characters: the refusal is all the answer says
+
 
 def recorded_failure(tool: str, args: object, output: str | None, error: str | None) -> str | None:
     """The failure an action is recorded with: its ``error``, unless an exit status alone reports
@@ -86,7 +91,10 @@ def answered_failure(tool: str, output: str) -> str | None:
     result flagged ``"isError": true`` (its text, as the MCP proxy records it), an API's answer
     flagged ``"ok": false`` with its error (Slack's ``{"ok": false, "error": "not_in_channel"}``),
     an answer checked and refused ("Answer 'New Delhi' is incorrect."), or an edit refused
-    (:func:`edit_refused`)."""
+    (:func:`edit_refused`), or a text world's whole answer that the act did nothing ("Nothing
+    happens.", "Invalid action!")."""
+    if len(output) <= _NO_EFFECT_LONGEST and _NO_EFFECT.fullmatch(output) is not None:
+        return output.strip()
     opens = _ERROR_OPENS.match(output, 0, 40)
     if opens is not None:
         return _line(output, opens.end() - 1, opens.end()).lstrip()

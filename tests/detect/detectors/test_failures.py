@@ -182,6 +182,39 @@ def test_an_answer_opening_with_error_reports_a_failure() -> None:
     assert answered_failure("str_replace_editor", refused) == refused
 
 
+def test_a_text_worlds_answer_that_the_act_did_nothing_reports_a_failure() -> None:
+    """ALFWorld's "Nothing happens." and WebShop's "Invalid action!" are how those worlds refuse an
+    act, marked failed or not by whoever recorded them; a longer answer that says so in passing is
+    content."""
+    assert answered_failure("cool", "Nothing happens.") == "Nothing happens."
+    assert answered_failure("click", " Invalid action! ") == "Invalid action!"
+    assert answered_failure("go", "nothing happened") == "nothing happened"
+    assert answered_failure("look", "You are in the kitchen. Nothing happens here.") is None
+    assert answered_failure("read", "Nothing happens until the timer fires, then the job starts.") is None
+
+
+def test_acts_that_do_nothing_again_and_again_are_a_recurring_error_though_none_is_marked_failed() -> None:
+    """A household agent rewording an act its world keeps refusing ("cool mug 1 with fridge",
+    "use fridge 1 to cool mug 1", each answered "Nothing happens." with no error marked: blind
+    batch 50) was never flagged; one refused once that then does it right is not."""
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    stuck = Monitor(tick=1)
+    tries = ["cool mug 1 with fridge 1", "cool mug 1 with fridge", "cool mug with fridge 1", "use fridge 1"]
+    found = [
+        stuck.record(cmd.split()[0], {"cmd": cmd}, output="Nothing happens.", now=now) for cmd in tries * 2
+    ]
+    assert "recurring_error" in {a.kind for a in found if a is not None}
+    healthy = Monitor(tick=1)
+    steps = [
+        ("go", "go to fridge 1", "You arrive at fridge 1. The fridge 1 is closed."),
+        ("cool", "cool mug 1 with fridge", "Nothing happens."),
+        ("cool", "cool mug 1 with fridge 1", "You cool the mug 1 using the fridge 1."),
+        ("go", "go to cabinet 1", "You arrive at cabinet 1. The cabinet 1 is open. In it, you see nothing."),
+        ("put", "put mug 1 in/on cabinet 1", "You put the mug 1 in/on the cabinet 1."),
+    ]
+    assert [healthy.record(tool, {"cmd": cmd}, output=out, now=now) for tool, cmd, out in steps] == [None] * 5
+
+
 def test_an_answer_opening_with_an_http_error_and_its_reason_reports_a_failure() -> None:
     """``400 Bad Request: invalid employee_id`` is a failure said in the answer; a page that is a
     404 (``404 Not Found`` and no complaint after a colon), or a count of 404s, is content."""
