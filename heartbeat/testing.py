@@ -98,6 +98,7 @@ def make_heartbeat(
     **config: Any,
 ) -> Heartbeat:
     """A Heartbeat over ``folder/state`` with any config keys given as keyword arguments."""
+    folder = Path(folder).absolute()  # the config resolves its paths against it: a relative one twice
     raw: dict[str, Any] = {
         "agent": {"state_dir": str(folder / "state"), "kill_file": str(folder / "KILL")},
         **config,

@@ -26,6 +26,15 @@ def test_run_ticks_returns_each_result(tmp_path: Path) -> None:
     assert (tmp_path / "state" / "state.json").exists()
 
 
+def test_a_relative_folder_holds_the_state_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``folder/state`` for a relative folder too: its state was written to ``folder/folder/state``
+    (the config resolved the already-joined path against the folder again; live round 47)."""
+    monkeypatch.chdir(tmp_path)
+    run_ticks(lambda ctx: None, Path("sub/x"), ticks=1)
+    assert (tmp_path / "sub/x/state/state.json").is_file()
+    assert not (tmp_path / "sub/x/sub").exists()
+
+
 def test_config_keywords_reach_the_heartbeat(tmp_path: Path) -> None:
     """Config keys given as keyword arguments change the heartbeat's behaviour."""
     results = run_ticks(repeater, tmp_path, ticks=1, policy={"escalate_after": 1})
