@@ -108,7 +108,16 @@ _ALL_CLEAR = re.compile(
     + r"|(?:already\s+)?up[\s-]to[\s-]date\b"
     + _REST
     + r"|(?:all\s+clear|no\s+action\s+(?:needed|required)|nothing\s+to\s+(?:fix|change|update|report)"
-    r"|unchanged|in\s+sync)\b" + _REST + r"|(?:status:?\s*)?(?:ok|okay|healthy|green|operational)[.!]?)",
+    r"|unchanged|in\s+sync)\b"
+    + _REST
+    + r"|(?:status:?\s*)?(?:ok|okay|healthy|green|operational)[.!]?"
+    # A verdict, then what was found fine: "OK: checksum matches", "OK - 200 in 12ms" (what went
+    # wrong named in it, "OK: 2 mismatches", is no all-clear).
+    + r"|(?:ok|okay)\s*[:,\u2013-]\s+(?![^\n]*\b"
+    + _WRONG
+    + r"\b)"
+    + _REST
+    + r")",
     re.IGNORECASE,
 )
 

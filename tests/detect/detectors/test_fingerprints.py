@@ -363,6 +363,11 @@ def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modifie
         ("0 errors, 0 warnings", "all clear"),
         ("All systems operational", "all clear"),
         ("status: ok", "all clear"),
+        # A verdict, then what was found fine (live round 47's backup verifier, file after file).
+        ("OK: checksum matches", "all clear"),
+        ("OK - 200 in 12ms", "all clear"),
+        ("OK: 2 mismatches", None),  # what went wrong named
+        ("OK: not found", None),
         ("spend within budget: $41.20 of $100.00", "all clear"),
         ("certificate valid for 47 days", "all clear"),
         ("No changes detected", "all clear"),

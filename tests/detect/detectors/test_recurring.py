@@ -299,6 +299,22 @@ def test_short_outputs_match_only_on_the_exact_call() -> None:
     assert trips(Recurring(), actions(again))[-1] is not None  # the exact call, the same answer
 
 
+def test_files_verified_one_by_one_each_ok_is_no_recurring() -> None:
+    """A backup verifier checking file after file, each answered "OK: checksum matches" (a
+    verdict, an all-clear), was told at its sixth file that it recurred: the shape masks the
+    numbers that name each file (live round 47). The same file verified again and again is."""
+    files: list[Call] = [
+        {
+            "tool": "verify",
+            "args": {"path": f"/backups/2026-12-07/db-{i:02d}.tar.gz"},
+            "output": "OK: checksum matches",
+        }
+        for i in range(8)
+    ]
+    assert trips(Recurring(), actions(files)) == [None] * 8
+    assert trips(Recurring(), actions([files[0]] * 6))[-1] is not None
+
+
 def test_an_all_clear_report_matches_only_on_the_exact_call() -> None:
     """A linter passing one file after another ("All checks passed!") finds nothing wrong in each:
     no recurring; the same file linted again and again, passing each time, is."""
