@@ -1954,14 +1954,285 @@ _FORTYNINTH_MISSED: dict[int | None, set[str]] = {
 }
 
 
+# Batch 50 (60 runs of the corpus's kinds, healthy ones busy or repetitive on the surface; written
+# blind at the twenty-fourth session's start) has no healthy run with any anomaly at any grouping,
+# and every stuck run flagged since an answer that an act did nothing is a failure: no pins.
+#
+# The twenty-fourth session's acts and memory: an act confirmed in a line is keyed by its call, its
+# times masked (a support bot closing each new ticket acts on new tickets: live round 47); a look
+# answered in a line that reads back what a write stored is the agent's memory (a poller's cursor);
+# a verb as often a noun after a word picking one is the noun (``backup.latest_set`` reads). What
+# that changed in the batches before: a few healthy runs lost findings or their escalation (a
+# release poller reading back its cursor, a cost watcher its own alert marks, a GDPR processor
+# deleting each new request's records); at the runs' own heartbeats no stuck run lost its
+# escalation, regrouped 1, 5 and 10 a heartbeat four, two and one did (crawlers in a calendar trap
+# storing new pages, a disk check appending its log line, an incident filed again: each still
+# flagged) and two, one and one gained it; and three once missed are flagged.
+
+_ACTS_AND_MEMORY: dict[int | None, dict[str, list[str] | None]] = {
+    None: {
+        "healthy__events_copier_b49": ["loop"],
+        "healthy__flaky_ws_reconnect_triage_b35": ["no_progress", "recurring"],
+        "healthy__gdpr_deletion_processor": ["no_progress"],
+        "healthy__nightly_orders_check_b38": ["recurring", "cycle"],
+        "healthy__release_feed_poller_b49": None,
+    },
+    1: {
+        "healthy__cloud_cost_watcher": None,
+        "healthy__events_copier_b49": ["loop"],
+        "healthy__flaky_ws_reconnect_triage_b35": ["no_progress", "recurring"],
+        "healthy__gdpr_deletion_processor": ["recurring", "no_progress"],
+        "healthy__inbox_triage_quiet": None,
+        "healthy__kafka-lag-check_b42": ["near_repeat"],
+        "healthy__nightly_orders_check_b38": ["recurring"],
+        "healthy__release_feed_poller_b49": None,
+        "healthy__tls-expiry-watch_b42": ["recurring", "cycle"],
+    },
+    5: {
+        "healthy__drive_sync_b49": ["repeat", "cycle", "near_repeat"],
+        "healthy__events_copier_b49": ["loop"],
+        "healthy__flaky_ws_reconnect_triage_b35": ["no_progress", "recurring"],
+        "healthy__gdpr_deletion_processor": ["no_progress"],
+        "healthy__nightly_orders_check_b38": ["recurring", "cycle"],
+        "healthy__tls-expiry-watch_b42": ["recurring", "cycle"],
+    },
+    10: {
+        "healthy__drive_sync_b49": ["repeat", "cycle"],
+        "healthy__events_copier_b49": ["loop"],
+        "healthy__flaky_ws_reconnect_triage_b35": None,
+        "healthy__kafka-lag-check_b42": ["repeat", "recurring", "near_repeat"],
+        "healthy__nightly_orders_check_b38": ["recurring", "cycle"],
+        "healthy__release_feed_poller_b49": ["loop"],
+        "healthy__tls-expiry-watch_b42": ["recurring", "cycle"],
+    },
+}
+_ACTS_AND_MEMORY_UNESCALATED: dict[int | None, set[str]] = {
+    None: {
+        "healthy__release_feed_poller_b49",
+    },
+    1: {
+        "healthy__cloud_cost_watcher",
+        "healthy__flaky_ws_reconnect_triage_b35",
+        "healthy__gdpr_deletion_processor",
+    },
+    5: {
+        "healthy__events_copier_b49",
+    },
+    10: {
+        "healthy__events_copier_b49",
+    },
+}
+_ACTS_AND_MEMORY_FOUND: dict[int | None, set[str]] = {
+    None: {
+        "stuck__cert_renew_fails_daily_b35",
+        "stuck__poller_cursor_format_b49",
+    },
+    1: {
+        "stuck__cert_renew_fails_daily_b35",
+    },
+    5: {
+        "stuck__cert_renew_fails_daily_b35",
+    },
+    10: {
+        "stuck__cert_renew_fails_daily_b35",
+        "stuck__nightly_check_stale_date_b38",
+    },
+}
+
+# Batch 51 (60 scheduled agents of new kinds: invoice reconcilers, backup verifiers, price watchers,
+# issue triagers, CI babysitters, digests, ETL loaders, calendar assistants, link checkers,
+# translation pipelines; each line a wake-up with its time, half with a metric; written blind at the
+# twenty-fourth session), replayed as it arrived at 24e978b: at its own wake-ups healthy escalated
+# 6 of 40 (two backup verifiers' idle rounds after their work was done, read as writes; two
+# verifiers' rounds taken as loops; an issue triager reading back its cursor; an ETL loader whose
+# status line says the same between sparse batches), stuck escalated 20 of 20. After this session's
+# changes: healthy escalated 1 (the ETL loader), with any anomaly 4 (digests and a loader whose
+# quiet polls answer nothing three times in a row: `empty`). Regrouped 5 or 10 a heartbeat, its
+# wake-ups merged, 18 healthy runs are escalated. Missed at its own wake-ups: a digest resent in
+# other words and an ETL warehouse gone dark (flagged before their onset only).
+_FIFTYFIRST: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__etl_loader_sparse_b51": ["recurring"],
+        "healthy__etl_loader_timeouts_b51": ["recurring", "empty"],
+        "healthy__newsletter_digest_daily_b51": ["empty"],
+        "healthy__newsletter_digest_quiet_b51": ["empty"],
+    },
+    1: {
+        "healthy__backup_verifier_hourly_b51": ["no_progress"],
+        "healthy__backup_verifier_nas01_b51": ["loop", "recurring"],
+        "healthy__backup_verifier_nightly_b51": ["no_progress"],
+        "healthy__backup_verifier_slow_b51": ["recurring"],
+        "healthy__calendar_assistant_team_b51": ["recurring"],
+        "healthy__docs_crawler_dev_b51": ["recurring"],
+        "healthy__etl_loader_timeouts_b51": ["empty"],
+        "healthy__invoice_reconciler_eu_b51": ["near_repeat"],
+        "healthy__invoice_reconciler_ops_b51": ["loop"],
+        "healthy__invoice_reconciler_usd_b51": ["cycle"],
+        "healthy__newsletter_digest_daily_b51": ["empty"],
+        "healthy__newsletter_digest_quiet_b51": ["empty"],
+        "healthy__price_watch_batch_b51": ["loop"],
+        "healthy__price_watch_tools_b51": ["loop", "cycle"],
+    },
+    5: {
+        "healthy__backup_verifier_hourly_b51": ["no_progress"],
+        "healthy__backup_verifier_nas01_b51": ["loop", "recurring", "cycle"],
+        "healthy__backup_verifier_nightly_b51": ["no_progress", "loop"],
+        "healthy__backup_verifier_slow_b51": ["recurring", "loop", "cycle"],
+        "healthy__calendar_assistant_exec_b51": ["loop", "recurring", "no_progress"],
+        "healthy__calendar_assistant_quiet_b51": ["repeat", "empty"],
+        "healthy__calendar_assistant_sales_b51": ["loop"],
+        "healthy__calendar_assistant_team_b51": ["loop", "recurring"],
+        "healthy__docs_crawler_dev_b51": ["recurring"],
+        "healthy__etl_loader_sparse_b51": ["empty", "loop", "recurring"],
+        "healthy__etl_loader_timeouts_b51": ["recurring", "empty", "loop"],
+        "healthy__etl_orders_loader_b51": ["empty"],
+        "healthy__invoice_reconciler_eu_b51": ["near_repeat", "cycle"],
+        "healthy__invoice_reconciler_ops_b51": ["loop", "near_repeat", "no_progress"],
+        "healthy__invoice_reconciler_usd_b51": ["cycle", "loop", "near_repeat"],
+        "healthy__issue_triage_cursor_b51": ["loop", "cycle"],
+        "healthy__issue_triage_quiet_b51": ["repeat", "empty", "recurring"],
+        "healthy__issue_triage_sdk_b51": ["repeat"],
+        "healthy__issue_triage_web_b51": ["repeat"],
+        "healthy__link_checker_frontier_b51": ["loop"],
+        "healthy__newsletter_digest_daily_b51": ["empty"],
+        "healthy__newsletter_digest_eng_b51": ["empty", "recurring"],
+        "healthy__newsletter_digest_quiet_b51": ["empty"],
+        "healthy__price_watch_batch_b51": ["loop", "recurring", "cycle"],
+        "healthy__price_watch_tools_b51": ["recurring", "cycle"],
+        "healthy__summarise_translate_b51": ["repeat", "empty"],
+        "healthy__translation_pipeline_de_b51": ["repeat"],
+        "healthy__translation_pipeline_es_b51": ["repeat", "empty", "recurring"],
+        "healthy__translation_pipeline_multi_b51": ["repeat", "empty", "recurring"],
+    },
+    10: {
+        "healthy__backup_verifier_nas01_b51": ["loop", "recurring", "cycle"],
+        "healthy__backup_verifier_nightly_b51": ["loop", "recurring", "cycle", "no_progress"],
+        "healthy__backup_verifier_slow_b51": ["recurring", "loop", "cycle"],
+        "healthy__calendar_assistant_exec_b51": ["loop", "recurring", "empty"],
+        "healthy__calendar_assistant_quiet_b51": ["repeat", "empty", "near_repeat"],
+        "healthy__calendar_assistant_sales_b51": ["loop"],
+        "healthy__calendar_assistant_team_b51": ["loop", "recurring"],
+        "healthy__docs_crawler_dev_b51": ["recurring"],
+        "healthy__etl_loader_sparse_b51": ["empty", "loop", "recurring"],
+        "healthy__etl_loader_timeouts_b51": ["recurring", "empty", "loop"],
+        "healthy__etl_orders_loader_b51": ["empty", "loop"],
+        "healthy__invoice_reconciler_eu_b51": ["near_repeat", "cycle"],
+        "healthy__invoice_reconciler_ops_b51": ["loop", "near_repeat"],
+        "healthy__invoice_reconciler_usd_b51": ["cycle", "near_repeat"],
+        "healthy__issue_triage_cursor_b51": ["loop", "cycle"],
+        "healthy__issue_triage_quiet_b51": ["repeat", "empty", "recurring"],
+        "healthy__issue_triage_web_b51": ["repeat", "empty"],
+        "healthy__link_checker_frontier_b51": ["loop"],
+        "healthy__newsletter_digest_daily_b51": ["empty"],
+        "healthy__newsletter_digest_eng_b51": ["empty", "recurring"],
+        "healthy__newsletter_digest_quiet_b51": ["empty", "recurring"],
+        "healthy__price_watch_batch_b51": ["loop", "recurring", "cycle"],
+        "healthy__price_watch_tools_b51": ["loop", "cycle"],
+        "healthy__stock_watch_hourly_b51": ["repeat"],
+        "healthy__summarise_translate_b51": ["repeat"],
+        "healthy__translation_pipeline_es_b51": ["repeat", "empty", "recurring"],
+        "healthy__translation_pipeline_multi_b51": ["repeat", "empty", "recurring"],
+    },
+}
+_FIFTYFIRST_ESCALATED: dict[int | None, set[str]] = {
+    None: {
+        "healthy__etl_loader_sparse_b51",
+    },
+    1: {
+        "healthy__backup_verifier_hourly_b51",
+        "healthy__backup_verifier_nas01_b51",
+        "healthy__backup_verifier_nightly_b51",
+        "healthy__backup_verifier_slow_b51",
+        "healthy__invoice_reconciler_eu_b51",
+        "healthy__invoice_reconciler_ops_b51",
+        "healthy__invoice_reconciler_usd_b51",
+        "healthy__newsletter_digest_daily_b51",
+        "healthy__price_watch_batch_b51",
+        "healthy__price_watch_tools_b51",
+    },
+    5: {
+        "healthy__backup_verifier_nas01_b51",
+        "healthy__backup_verifier_nightly_b51",
+        "healthy__backup_verifier_slow_b51",
+        "healthy__calendar_assistant_exec_b51",
+        "healthy__calendar_assistant_quiet_b51",
+        "healthy__calendar_assistant_team_b51",
+        "healthy__etl_loader_sparse_b51",
+        "healthy__etl_loader_timeouts_b51",
+        "healthy__etl_orders_loader_b51",
+        "healthy__invoice_reconciler_eu_b51",
+        "healthy__invoice_reconciler_ops_b51",
+        "healthy__invoice_reconciler_usd_b51",
+        "healthy__issue_triage_cursor_b51",
+        "healthy__issue_triage_quiet_b51",
+        "healthy__price_watch_batch_b51",
+        "healthy__summarise_translate_b51",
+        "healthy__translation_pipeline_es_b51",
+        "healthy__translation_pipeline_multi_b51",
+    },
+    10: {
+        "healthy__backup_verifier_nas01_b51",
+        "healthy__backup_verifier_nightly_b51",
+        "healthy__backup_verifier_slow_b51",
+        "healthy__calendar_assistant_quiet_b51",
+        "healthy__calendar_assistant_team_b51",
+        "healthy__docs_crawler_dev_b51",
+        "healthy__etl_loader_sparse_b51",
+        "healthy__etl_loader_timeouts_b51",
+        "healthy__etl_orders_loader_b51",
+        "healthy__invoice_reconciler_eu_b51",
+        "healthy__invoice_reconciler_usd_b51",
+        "healthy__issue_triage_cursor_b51",
+        "healthy__issue_triage_quiet_b51",
+        "healthy__newsletter_digest_eng_b51",
+        "healthy__price_watch_batch_b51",
+        "healthy__price_watch_tools_b51",
+        "healthy__translation_pipeline_es_b51",
+        "healthy__translation_pipeline_multi_b51",
+    },
+}
+_FIFTYFIRST_MISSED: dict[int | None, set[str]] = {
+    None: {
+        "stuck__digest_send_reworded_b51",
+        "stuck__etl_warehouse_dark_b51",
+    },
+    1: {
+        "stuck__backup_nas_dark_b51",
+        "stuck__backup_reaudit_loop_b51",
+        "stuck__digest_send_reworded_b51",
+        "stuck__invoice_shortpay_retry_b51",
+    },
+    5: {
+        "stuck__backup_nas_dark_b51",
+        "stuck__calendar_canned_followup_b51",
+        "stuck__calendar_conflict_cycle_b51",
+        "stuck__etl_warehouse_dark_b51",
+        "stuck__linkcheck_cms_paging_b51",
+        "stuck__price_token_refresh_cycle_b51",
+        "stuck__translation_store_reworded_b51",
+        "stuck__triage_since_cursor_b51",
+    },
+    10: {
+        "stuck__backup_nas_dark_b51",
+        "stuck__calendar_canned_followup_b51",
+        "stuck__calendar_conflict_cycle_b51",
+        "stuck__etl_warehouse_dark_b51",
+        "stuck__invoice_shortpay_retry_b51",
+        "stuck__price_token_refresh_cycle_b51",
+        "stuck__translation_store_reworded_b51",
+        "stuck__triage_since_cursor_b51",
+    },
+}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2485
+    assert len(runs) == len(LABELS) == 2545
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1518
+    assert len(healthy) == 1558
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -1993,6 +2264,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FORTYTHIRD[per_heartbeat],
         **_FORTYFIFTH[per_heartbeat],
         **_FORTYNINTH[per_heartbeat],
+        **_FIFTYFIRST[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -2003,6 +2275,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SAW_NOTHING_MOVE[per_heartbeat],
         **_NOTHING_READ[per_heartbeat],
         **_BACKING_OFF[per_heartbeat],
+        **_ACTS_AND_MEMORY[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -2037,6 +2310,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYTHIRD_ESCALATED[per_heartbeat]
         | _FORTYFIFTH_ESCALATED[per_heartbeat]
         | _FORTYNINTH_ESCALATED[per_heartbeat]
+        | _FIFTYFIRST_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -2045,12 +2319,17 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FEW_WORDS_UNESCALATED[per_heartbeat]
         | _SAW_NOTHING_MOVE_UNESCALATED[per_heartbeat]
         | _FLAT_GRACE_UNESCALATED[per_heartbeat]
+        | _ACTS_AND_MEMORY_UNESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
     missed = [
         s.trace for s in runs.values() if s.label and s.label.label == "stuck" and not s.flagged_after_onset()
     ]
-    found = _AFTER_QUIET_FOUND[per_heartbeat] | _SAW_NOTHING_MOVE_FOUND[per_heartbeat]
+    found = (
+        _AFTER_QUIET_FOUND[per_heartbeat]
+        | _SAW_NOTHING_MOVE_FOUND[per_heartbeat]
+        | _ACTS_AND_MEMORY_FOUND[per_heartbeat]
+    )
     assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | (
         _FOURTEENTH_MISSED
         | _FOURTEENTH_MISSED_AT[per_heartbeat]
@@ -2086,6 +2365,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYSEVENTH_MISSED
         | _FORTYEIGHTH_MISSED
         | _FORTYNINTH_MISSED[per_heartbeat]
+        | _FIFTYFIRST_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now

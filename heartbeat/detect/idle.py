@@ -65,7 +65,6 @@ Pure: a live Monitor and a replay agree.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from itertools import pairwise
@@ -77,7 +76,7 @@ from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
 from .detectors.no_progress import NoProgress
 from .detectors.said import all_clear_result, underway_result
-from .detectors.volatile import mask_volatile
+from .detectors.volatile import mask_times
 
 __all__ = [
     "WOKE_AFTER",
@@ -94,9 +93,6 @@ __all__ = [
 WOKE_AFTER = timedelta(seconds=30)
 """How long after the heartbeat before a wake-up may have seen the world move (ticks back to back,
 a loop calling ``tick`` or a test, are no wake-ups where anything had time to change)."""
-
-# Seconds since 1970 as ten digits (2001 to 2033): a poll's "since" cursor, not content.
-_EPOCH = re.compile(r"(?<![\w.])1\d{9}(?![\w.])")
 
 
 def _asked(actions: Iterable[ActionView]) -> set[str] | None:
@@ -280,7 +276,7 @@ def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
 
 def _source(action: ActionView) -> str:
     """The call with the times in its arguments masked (timestamps, seconds since 1970)."""
-    return _EPOCH.sub("#", mask_volatile(action.summary))
+    return mask_times(action.summary)
 
 
 class _Stretch(NamedTuple):

@@ -10,14 +10,17 @@ that says something.
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
 __all__ = [
+    "CONFIRMATION_LONGEST",
     "acts_by_name",
     "changes_something",
     "is_note",
     "keeps_record",
+    "reads_back",
     "searches",
     "silence_answers",
     "silent_by_design",
@@ -27,6 +30,9 @@ __all__ = [
     "writes_sql",
 ]
 
+
+CONFIRMATION_LONGEST = 120
+"""Characters: an act's answer at most this long confirms it ("Ticket closed."); a longer one is a page."""
 
 # Calls that write or act, whose answer is silent by design: by the tool's first word
 # (write_section, save, delete_item, think) or, for a command, by what it runs.
@@ -156,6 +162,9 @@ _NOUN_VERBS = frozenset(
         *("commit", "archive", "reply", "patch", "copy", "update", "transfer", "set"),
     ]
 )
+# Words that pick one of a kind: a verb as often a noun right after one is the noun
+# (``backup.latest_set``, ``last_update``, ``current_post``): a read of that thing.
+_PICKS = frozenset(["latest", "last", "current", "previous", "prev", "next", "recent", "active", "default"])
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -170,12 +179,15 @@ def _verb(tool: str) -> str | None:
     """The first word of ``tool``'s name that is a verb known here: an MCP server's namespace or a
     noun may come before it (``slack_post_message``, ``gmail.modify_message``, ``queue_delete``,
     ``sendMessage``), and a verb that is as often a noun yields to a verb after it
-    (``vector_store_search`` searches); None when there is none."""
+    (``vector_store_search`` searches), and is the noun after a word picking one of a kind
+    (``backup.latest_set`` reads the latest backup set); None when there is none."""
     found = None
     words = _words(tool)
     for i, word in enumerate(words):
         if word == "replace" and i and words[i - 1] == "str":
             continue  # one command of an editor that also views files (SWE-agent's str_replace_editor)
+        if word in _NOUN_VERBS and i and words[i - 1] in _PICKS:
+            continue
         if word in _KNOWN_VERBS:
             if found is not None or word not in _NOUN_VERBS:
                 return word
@@ -354,3 +366,33 @@ def searches(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` runs a search (``grep``, ``rg``, ``find``, ``git grep``):
     its empty answer says "no match", not that the shell went dark."""
     return tool in _SEARCH_TOOLS or _SEARCH_COMMAND.search(summary) is not None
+
+
+def reads_back(read: tuple[str, str], write: tuple[str, str]) -> bool:
+    """Whether the call ``read`` (tool, summary) reads back what the call ``write`` (a write) wrote:
+    the two name the same thing (a word of their tools' names that is no verb: ``state.get`` and
+    ``state.set``, ``get_cursor`` and ``save_cursor``) and each argument of the read is the
+    write's (``{"key": "issues_since"}`` of ``{"key": "issues_since", "value": "..."}``). A
+    poller's cursor read at each wake-up is its own memory, the value it stored last, not the
+    world answering the same again."""
+    asked = _arguments(read)
+    if not asked:
+        return False
+    named = set(_words(read[0])) - _KNOWN_VERBS
+    if named.isdisjoint(set(_words(write[0])) - _KNOWN_VERBS):
+        return False
+    given = _arguments(write)
+    return given is not None and all(key in given and given[key] == value for key, value in asked.items())
+
+
+def _arguments(call: tuple[str, str]) -> dict[str, object] | None:
+    """The arguments of ``call`` (tool, summary ``tool({...})``) as an object, or None when its
+    summary holds none or was cut (it is read back from the summary: rare, at a finding)."""
+    tool, summary = call
+    if not summary.startswith(tool + "({") or not summary.endswith("})"):
+        return None
+    try:
+        found = json.loads(summary[len(tool) + 1 : -1])
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None

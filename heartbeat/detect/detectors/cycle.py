@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
-from .calls import is_note, silent_by_design, speaks, waits
+from .calls import CONFIRMATION_LONGEST, is_note, silent_by_design, speaks, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -77,7 +77,7 @@ from .empty import is_empty_answer
 from .promises import asks, promises
 from .rechecks import RecheckWindow, rechecks
 from .retold import retold
-from .volatile import mask_volatile
+from .volatile import mask_times, mask_volatile
 from .window import KeyWindow, count_revisits
 from .words import word_print
 
@@ -86,22 +86,23 @@ __all__ = ["Cycle", "CycleTracker"]
 
 def _key_of(action: ActionView, before: Hashable = None) -> Hashable:
     """An action's key, ``before`` the key of the action before it; None for a call that attempted
-    nothing, one that waits (a poller's ``sleep`` between its looks, the same pause each time) or
-    one answered nothing: a position, never a revisit. A write answered by a short confirmation
-    (``INSERT 0 3``, ``ok``) is keyed with what was looked at just before it: a monitor storing
-    each round's new readings writes the same call and hears the same ``INSERT 0 3``, and the
-    news it carries is the reading before it; the same write after the same look is a revisit."""
-    if (
-        attempted_nothing(action)
-        or waits(action.tool, action.summary)
-        or is_empty_answer(action.output_len, action.result)
-    ):
+    nothing, waits (a poller's ``sleep``) or was answered nothing: a position, never a revisit. A
+    write answered ``INSERT 0 3`` or ``ok`` is keyed with the look before it: a monitor storing each
+    round's new readings carries their news; the same write after the same look is a revisit. An
+    act confirmed in a line ("Ticket closed.") is keyed by its call, times masked: its numbers name
+    what it acted on (ticket 9004, then 9005), a log line's timestamp does not."""
+    if attempted_nothing(action) or waits(action.tool, action.summary):
         return None
     length = action.output_len
+    if is_empty_answer(length, action.result):
+        return None
+    act = silent_by_design(action.tool, action.summary) and not is_note(action.tool)
     if length is not None and length > _SHORT:
+        if act and length <= CONFIRMATION_LONGEST:
+            return (mask_times(action.summary), action.result)
         return (action.shape, action.result)
     # A short answer or none (a failure) cannot tell two pages or two edits apart: the exact call.
-    if before is not None and silent_by_design(action.tool, action.summary) and not is_note(action.tool):
+    if before is not None and act:
         return (action.fingerprint, action.result, before)
     return (action.fingerprint, action.result)
 
@@ -140,7 +141,6 @@ TOLD = 0.5
 """The share of a message's words it may say for the first time and still tell nothing new."""
 PROMISES = 3
 """Messages saying an act is under way, with nothing moving between them, that trip ``cycle``."""
-
 RETOLD = 2
 """A person's answers saying they had already said it, nothing moving between, that trip ``cycle``."""
 REDONE = 5

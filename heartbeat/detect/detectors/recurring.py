@@ -55,7 +55,16 @@ from datetime import datetime
 
 from ...config.file import ToolThreshold
 from ...core.models import Anomaly
-from .calls import acts_by_name, is_note, silent_by_design, speaks, waits, writes_sql
+from .calls import (
+    CONFIRMATION_LONGEST,
+    acts_by_name,
+    is_note,
+    reads_back,
+    silent_by_design,
+    speaks,
+    waits,
+    writes_sql,
+)
 from .contract import (
     ActionTracker,
     ActionView,
@@ -77,7 +86,6 @@ __all__ = ["Recurring", "RecurringTracker"]
 
 _RESULT_HEX = 8  # a key ends with its result key (8 hex digits); what comes before names the call or tool
 _ACT = "\x01"  # starts the call key of an act's confirmation (see _keys): anything new seen is news
-_CONFIRMATION = 120  # characters: an act's answer at most this long confirms it; a longer one is a page
 
 
 def since_news(keys: Iterable[str | None], call: str, looked: Sequence[int] = ()) -> int:
@@ -147,7 +155,7 @@ def _looked(action: ActionView, actions: Sequence[ActionView]) -> list[int]:
     """:func:`looks` of ``actions`` when ``action`` answered a page (a sitemap, an outline: what
     work goes by), else none: a short answer again (a label, a status) between new pages is no
     document read again (an auto-reply classified "billing" once more)."""
-    return looks(actions) if (action.output_len or 0) > _CONFIRMATION else []
+    return looks(actions) if (action.output_len or 0) > CONFIRMATION_LONGEST else []
 
 
 def since_any_news(pairs: Iterable[tuple[str | None, str | None]], key: str, output: bool) -> int:
@@ -186,6 +194,23 @@ def _count(
     return since_news((pair[1] if output else pair[0] for pair in pairs), key, looked)
 
 
+def _reads_memory(action: ActionView, actions: Iterable[ActionView]) -> bool:
+    """Whether ``action``, a look answered in a line, reads back what one of ``actions`` (a write
+    that went through) wrote (see :func:`~.calls.reads_back`): a poller's cursor read at each
+    wake-up (``state.get(key="issues_since")``, a timestamp, masked: the same line while the
+    cursor moves) is its own memory, not the world answering the same again."""
+    if (action.output_len or 0) > CONFIRMATION_LONGEST or silent_by_design(action.tool, action.summary):
+        return False
+    read = (action.tool, action.summary)
+    return any(
+        other.error is None
+        and other is not action
+        and silent_by_design(other.tool, other.summary)
+        and reads_back(read, (other.tool, other.summary))
+        for other in actions
+    )
+
+
 def _polled(actions: Sequence[ActionView]) -> list[bool]:
     """For each of ``actions``, whether it is a poll (a call right after a wait)."""
     found = [False] * len(actions)
@@ -213,10 +238,10 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
             # "Ticket closed."); a confirmation (a line, not a page) since anything new was
             # seen (see since_news). (Told by the tool's name: a command's text is read only
             # for short answers, where it is cheap and needed.)
-            return f"{_ACT if length <= _CONFIRMATION else ''}{action.fingerprint}{result}", None
+            return f"{_ACT if length <= CONFIRMATION_LONGEST else ''}{action.fingerprint}{result}", None
         # Another call landing on the same page is a paraphrase; the same line from other calls
         # is a status each gave (another test "1 passed", another message "deleted").
-        page = length > _CONFIRMATION
+        page = length > CONFIRMATION_LONGEST
         return f"{action.shape}{result}", f"\x00{action.tool}\x00{result}" if page else None
     if silent_by_design(action.tool, action.summary):
         # A write or an act answered "ok": the answer it always gives, whatever it did.
@@ -292,6 +317,8 @@ class Recurring(Windowed):
             keys = keys[_since_change(seq) :]
         looked = _looked(last, seq)
         calls = _count(keys, call, False, poll, looked[len(looked) - len(keys) :])
+        if calls >= self.threshold and _reads_memory(last, seq):
+            calls = 0
         outputs = _count(keys, output, True, poll, looked) if output is not None else 0
         return self._report(last, calls, outputs, history.tick, now)
 
@@ -396,6 +423,8 @@ class RecurringTracker(StepTracker):
             if call[0] == _ALL_CLEAR:  # rare: an all-clear counts since the last change only
                 pairs = list(recent)[_since_change(acts) :]
             calls = _count(pairs, call, False, poll, looked[len(looked) - len(pairs) :])
+            if calls >= self._min and _reads_memory(action, acts):
+                calls = 0
         if output is not None and outputs >= self._min:
             outputs = _count(recent, output, True, poll, looked)
         return self._det._report(action, calls, outputs, action.tick, action.at)

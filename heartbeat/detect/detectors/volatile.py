@@ -29,6 +29,7 @@ __all__ = [
     "mask_ages",
     "mask_elapsed",
     "mask_request_ids",
+    "mask_times",
     "mask_values",
     "mask_volatile",
     "may_hold_volatile",
@@ -133,6 +134,17 @@ def mask_volatile(text: str) -> str:
     if not may_hold_volatile(text, text.encode("utf-8", "surrogatepass")):
         return text  # the regex tries each alternative at each position: skipped when it cannot match
     return mask_values(text)
+
+
+# Seconds since 1970 as ten digits (2001 to 2033): a poll's "since" cursor, not content.
+_EPOCH = re.compile(r"(?<![\w.])1\d{9}(?![\w.])")
+
+
+def mask_times(text: str) -> str:
+    """``text`` (a call as :func:`~.fingerprints.summarize` gives it) with the times in it masked:
+    the volatile values of :func:`mask_volatile` and seconds since 1970 (``after:1710141306``), a
+    cursor moved on, not another thing asked."""
+    return _EPOCH.sub("#", mask_volatile(text))
 
 
 def mask_values(text: str) -> str:

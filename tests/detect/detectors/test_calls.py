@@ -7,7 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heartbeat.detect.detectors import calls, summarize
-from heartbeat.detect.detectors.calls import keeps_record, silent_by_design, speaks, waits
+from heartbeat.detect.detectors.calls import (
+    acts_by_name,
+    keeps_record,
+    reads_back,
+    silent_by_design,
+    speaks,
+    waits,
+)
 
 _COMMAND_BITS = ("sed -i", "perl -pi", "rm", "rmdir", "mv", "cp", "mkdir", "touch", "cd", "export")
 _COMMAND_BITS += ("chmod", "chown", "ln", "truncate", "git add", "git rm", "pip install", "tee", "RM")
@@ -223,3 +230,35 @@ def test_a_search_qualifier_is_no_redirect_and_a_queue_says_empty_by_silence() -
     for tool, cmd in (("aws", "aws sqs receive-message --queue-url q"), ("redis-cli", "redis-cli LPOP jobs")):
         assert calls.silence_answers(tool, summarize(tool, {"cmd": cmd}))
     assert not calls.silence_answers("bash", summarize("bash", {"cmd": "cat queue.txt"}))
+
+
+@pytest.mark.parametrize(
+    ("tool", "acts"),
+    [
+        ("backup.latest_set", False),  # the latest backup set, read (blind batch 51's verifier)
+        ("last_update", False),
+        ("current_post", False),
+        ("cache_set", True),
+        ("set_latest", True),
+        ("new_post", True),
+        ("queue_delete", True),
+    ],
+)
+def test_a_verb_as_often_a_noun_after_a_word_picking_one_is_the_noun(tool: str, acts: bool) -> None:
+    """``latest_set`` names the latest set: a read, not a write of it (blind batch 51's backup
+    verifier, its idle rounds taken for writes, was escalated when its work was done)."""
+    assert acts_by_name(tool) is acts
+
+
+def test_a_read_of_what_a_write_stored_reads_it_back() -> None:
+    """A cursor read back: the tools name the same thing and the read's arguments are the write's."""
+    read = ("state.get", summarize("state.get", {"key": "issues_since"}))
+    wrote = ("state.set", summarize("state.set", {"key": "issues_since", "value": "2025-06-01T08:11:04Z"}))
+    assert reads_back(read, wrote)
+    other_key = ("state.set", summarize("state.set", {"key": "labels_since", "value": "x"}))
+    assert not reads_back(read, other_key)
+    other_store = ("queue.put", summarize("queue.put", {"key": "issues_since", "value": "x"}))
+    assert not reads_back(read, other_store)
+    assert not reads_back(("state.get", "state.get()"), wrote)  # a read of nothing named
+    cut = ("state.set", summarize("state.set", {"key": "issues_since", "value": "x" * 300}))
+    assert not reads_back(read, cut)  # a summary cut short holds no arguments to compare

@@ -583,3 +583,53 @@ def test_a_walkthrough_whose_steps_change_something_is_no_cycle() -> None:
         ("check_status_bar({})", "5G | Data Enabled"),
     ]
     assert trips(Cycle(), actions(_steps(walk))) == [None] * len(walk)
+
+
+def _support_turns(tickets: Any) -> list[Call]:
+    """A support bot's turns: list the open tickets, reply a canned answer to each and close it."""
+    canned = ["To reset your password, open Settings > Security > Reset password.", "Refunds take 5 days."]
+    calls: list[Call] = []
+    for turn in range(8):
+        ids = tickets(turn)
+        calls.append(
+            {"tool": "get_open_tickets", "args": {}, "output": f'{{"tickets": {ids}}}', "tick": turn}
+        )
+        for t in ids:
+            reply = {"ticket": t, "text": canned[t % 2]}
+            calls.append({"tool": "reply", "args": reply, "output": '{"ok": true}', "tick": turn})
+            calls.append(
+                {"tool": "close_ticket", "args": {"ticket": t}, "output": "Ticket closed.", "tick": turn}
+            )
+    return calls
+
+
+def test_acts_confirmed_in_a_line_on_new_objects_are_no_revisits() -> None:
+    """A support bot replying a canned answer to each new ticket and closing it ("Ticket closed.")
+    was a cycle at its second live turn, through a Session, the MCP proxy and OpenTelemetry alike
+    (live round 47): an act's confirmation in a line says nothing of what it acted on, its numbers
+    do. The same two tickets answered and closed again and again are a cycle."""
+    working = _support_turns(lambda turn: [9000 + turn * 4 + i for i in range(4)])
+    assert first(Cycle(), actions(working)) is None
+    stuck = _support_turns(lambda turn: [9001, 9002])
+    found = first(Cycle(), actions(stuck))
+    assert found is not None and found[1].evidence["distinct"] >= 2
+
+
+def test_the_same_line_appended_at_another_time_is_a_revisit() -> None:
+    """An act keyed by its call keeps its times masked: the same log line appended each round with
+    only its timestamp moved (a disk check that never prunes) still revisits."""
+    calls: list[Call] = []
+    for n in range(8):
+        calls.append(
+            {"tool": "df", "args": {"cmd": "df -h /var/lib/docker"}, "output": "/dev/sdb 200G 173G 27G 87% /"}
+        )
+        line = f"2024-12-02T1{n}:00:00Z /var/lib/docker 87% ok\n"
+        calls.append(
+            {
+                "tool": "append_file",
+                "args": {"path": "/var/log/h.log", "content": line},
+                "output": "appended 1 line",
+            }
+        )
+    found = first(Cycle(), actions(calls))
+    assert found is not None

@@ -602,3 +602,32 @@ def test_a_suite_passing_after_each_change_is_no_recurrence_and_rerun_with_none_
     reruns = [call for call in bumps if call["tool"] == "shell" or call is bumps[0]]
     hit = first(Recurring(), actions(reruns))
     assert hit is not None and "pytest -q" in hit[1].message
+
+
+def test_a_cursor_read_back_at_each_wake_up_is_the_agents_memory() -> None:
+    """A poller reading its cursor at each wake-up (``state.get(key="issues_since")``, a timestamp,
+    masked: the same line while the cursor moves) and storing it after each new batch was
+    escalated (blind batches 49 and 51): it reads back what it wrote. The same status read again
+    with nothing of it written is still the same result."""
+    calls: list[Call] = []
+    since = "2025-06-01T02:10:19Z"
+    for n in range(12):
+        calls.append(
+            {
+                "tool": "state.get",
+                "args": {"key": "issues_since"},
+                "output": f'{{"key": "issues_since", "value": "{since}"}}',
+            }
+        )
+        calls.append(
+            {
+                "tool": "gh.list_issues",
+                "args": {"since": since},
+                "output": f'{{"total_count": 1, "items": [{{"number": {500 + n}}}]}}',
+            }
+        )
+        since = f"2025-06-01T0{3 + n % 7}:1{n % 10}:04Z"
+        calls.append({"tool": "state.set", "args": {"key": "issues_since", "value": since}, "output": "ok"})
+    assert trips(Recurring(), actions(calls)) == [None] * len(calls)
+    unwritten = [call for call in calls if call["tool"] != "state.set"]
+    assert first(Recurring(), actions(unwritten)) is not None
