@@ -85,15 +85,18 @@ def test_the_command_prints_the_seed_and_the_table(
     assert len(list(tmp_path.glob("*.jsonl"))) == 2 * (1 + synthetic.STUCK_TWINS)
 
 
-def test_at_the_default_seed_no_healthy_run_is_flagged_and_every_stuck_twin_is(
+def test_at_the_default_seed_one_healthy_run_is_flagged_and_every_stuck_twin_is(
     synthetic: ModuleType, tmp_path: Path
 ) -> None:
-    """The README's synthetic figures: none of the 450 healthy runs has an anomaly, and each of the
-    180 stuck twins is flagged after its onset, none before (a telecom walkthrough fixing one
-    problem after another once tripped the redone-steps rule)."""
+    """The README's synthetic figures: one of the 450 healthy runs has an anomaly, none is
+    escalated, and each of the 180 stuck twins is flagged after its onset, none before (a telecom
+    walkthrough fixing one problem after another once tripped the redone-steps rule). The one is
+    an ALFWorld agent taking a kettle from three places it is not, each answered "Nothing
+    happens." with no error marked: a failure since the twenty-fourth session, three alike."""
     outcomes = synthetic.run_all(synthetic.DEFAULT_SEED, 30, 5, tmp_path)
     healthy = [o for o in outcomes if o.run.healthy]
     stuck = [o for o in outcomes if not o.run.healthy]
     assert (len(healthy), len(stuck)) == (450, 180)
-    assert [o.file.name for o in healthy if o.summary.anomalies] == []
+    assert [o.file.name for o in healthy if o.summary.anomalies] == ["alfworld__healthy_29.jsonl"]
+    assert [o.file.name for o in healthy if o.summary.escalated] == []
     assert [o.file.name for o in stuck if not o.flagged or o.flagged_early] == []
