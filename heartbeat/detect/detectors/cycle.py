@@ -41,14 +41,11 @@ a walkthrough that brings nothing new, the customer's "still no service" after e
 step that shows something new (mobile data now on) or a call that answers something new (data
 added to the line) moves it: a walkthrough fixing one problem after another re-runs the same
 status check and speed test after each fix, and each fix is news.
-A failed call without arguments (a harness's complaint about a malformed
-turn) holds its place in the window but has no key: the same complaint
-between good turns is no revisit, and N + 3 back to back are a ``repeat``;
-so does a call that waits (``sleep 60`` between a poller's looks), and an
-answer of nothing (an empty list, an envelope around nothing, silence): a
-poll ``since`` its cursor that finds nothing new again saw nothing, and a
-run of such answers is the ``empty`` detector's to judge. A write confirmed
-alike is keyed with the action before it (see :func:`_key_of`).
+A failed call without arguments (a harness's complaint about a malformed turn) holds its place
+in the window but has no key (N + 3 back to back are a ``repeat``); so does a call that waits
+(a poller's ``sleep 60``), and an answer of nothing (an empty list, silence: a poll ``since`` its
+cursor finding nothing new again saw nothing; runs of them are ``empty``'s). How writes, acts and
+all-clear reports are keyed: :func:`_key_of`.
 """
 
 from __future__ import annotations
@@ -77,6 +74,7 @@ from .empty import is_empty_answer
 from .promises import asks, promises
 from .rechecks import RecheckWindow, rechecks
 from .retold import retold
+from .said import all_clear_result
 from .volatile import mask_times, mask_volatile
 from .window import KeyWindow, count_revisits
 from .words import word_print
@@ -90,18 +88,20 @@ def _key_of(action: ActionView, before: Hashable = None) -> Hashable:
     write answered ``INSERT 0 3`` or ``ok`` is keyed with the look before it: a monitor storing each
     round's new readings carries their news; the same write after the same look is a revisit. An
     act confirmed in a line ("Ticket closed.") is keyed by its call, times masked: its numbers name
-    what it acted on (ticket 9004, then 9005), a log line's timestamp does not."""
+    what it acted on (ticket 9004, then 9005), a log line's timestamp does not. An all-clear is
+    each call's own verdict ("OK: checksum matches", file after file): the exact call, as a short
+    answer (until 2026-12-06 a backup verifier was a cycle at its fifth live turn)."""
+    length = action.output_len
     if attempted_nothing(action) or waits(action.tool, action.summary):
         return None
-    length = action.output_len
     if is_empty_answer(length, action.result):
         return None
     act = silent_by_design(action.tool, action.summary) and not is_note(action.tool)
-    if length is not None and length > _SHORT:
+    if length is not None and length > _SHORT and not all_clear_result(action.result):
         if act and length <= CONFIRMATION_LONGEST:
             return (mask_times(action.summary), action.result)
         return (action.shape, action.result)
-    # A short answer or none (a failure) cannot tell two pages or two edits apart: the exact call.
+    # A short answer, an all-clear or none (a failure) cannot tell two pages apart: the exact call.
     if before is not None and act:
         return (action.fingerprint, action.result, before)
     return (action.fingerprint, action.result)

@@ -45,6 +45,7 @@ from .contract import (
 )
 from .empty import is_empty_answer
 from .fingerprints import mask
+from .said import all_clear_result
 
 __all__ = ["NearRepeat", "NearRepeatTracker"]
 
@@ -181,7 +182,9 @@ def _old_ground(answered: list[ActionView]) -> bool:
     2026-12-06 any answer seen before was old ground), and so is a helpdesk queue whose tickets
     are two in five the same complaint (until 2026-12-06 a quarter was old ground). An answer of
     nothing read no page: it is old ground only as the same call answered so again within its
-    heartbeat (a log tailed from its offset, "no new lines" at each wake-up, is a tailer's quiet)."""
+    heartbeat (a log tailed from its offset, "no new lines" at each wake-up, is a tailer's quiet).
+    An all-clear report is each call's own verdict ("OK: checksum matches", file after file): old
+    ground only as the same call answered so again (until 2026-12-06 a backup verifier was)."""
     seen: set[tuple[str, str | None]] = set()
     asked: set[tuple[str, int]] = set()  # the calls answered nothing, and in which heartbeat
     results: set[str | None] = set()
@@ -195,6 +198,12 @@ def _old_ground(answered: list[ActionView]) -> bool:
             asked.add((call[0], action.tick))
             continue
         read += 1
+        if all_clear_result(result):  # ground of its own, unless this very call was asked before
+            if call in seen:
+                return True
+            seen.add(call)
+            before = None
+            continue
         alike = alike + 1 if result == before else 1
         if call in seen or alike >= _STALLED:
             return True

@@ -633,3 +633,21 @@ def test_the_same_line_appended_at_another_time_is_a_revisit() -> None:
         )
     found = first(Cycle(), actions(calls))
     assert found is not None
+
+
+def test_an_all_clear_from_each_of_many_calls_is_no_revisit() -> None:
+    """Files verified one by one each "OK: checksum matches" went back to a "call and result seen"
+    by shape (live round 47's backup verifier, a cycle at its fifth turn); the same two files
+    verified over and over do."""
+    calls: list[Call] = [
+        {
+            "tool": "verify",
+            "args": {"path": f"/backups/day{d}/db-{i:02d}.tar.gz"},
+            "output": "OK: checksum matches",
+        }
+        for d in range(4)
+        for i in range(8)
+    ]
+    assert first(Cycle(), actions(calls)) is None
+    again = [calls[0], calls[1]] * 8
+    assert first(Cycle(), actions(again)) is not None

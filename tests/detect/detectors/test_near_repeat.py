@@ -206,3 +206,28 @@ def test_a_log_tailed_from_its_offset_answering_nothing_new_has_read_nothing_twi
     assert first(NearRepeat(), actions(calls)) is None
     # The same call answered nothing again within one heartbeat is asked again: old ground.
     assert first(NearRepeat(), actions([{**call, "tick": 1} for call in calls])) is not None
+
+
+def test_files_verified_one_by_one_each_ok_are_ground_of_their_own() -> None:
+    """A backup verifier checking file after file, each "OK: checksum matches" (an all-clear, each
+    call's own verdict), and now and then a mismatch re-copied, was near_repeat through the MCP
+    proxy (live round 47): all-clears were answers already seen. The same file verified again is
+    old ground."""
+    calls: list[Call] = []
+    for day in range(1, 4):
+        for i in range(8):
+            out = (
+                "OK: checksum matches"
+                if (day + i) % 11
+                else "MISMATCH: re-copied from primary, checksum now matches"
+            )
+            calls.append(
+                {
+                    "tool": "verify",
+                    "args": {"path": f"/backups/2026-12-0{day}/db-{i:02d}.tar.gz"},
+                    "output": out,
+                }
+            )
+    assert first(NearRepeat(), actions(calls)) is None
+    again: list[Call] = [calls[0], calls[1]] * 8
+    assert first(NearRepeat(), actions(again)) is not None
