@@ -96,13 +96,13 @@ def _key_of(action: ActionView, before: Hashable = None) -> Hashable:
         return None
     if is_empty_answer(length, action.result):
         return None
-    act = silent_by_design(action.tool, action.summary) and not is_note(action.tool)
     if length is not None and length > _SHORT and not all_clear_result(action.result):
-        if act and length <= CONFIRMATION_LONGEST:
-            return (mask_times(action.summary), action.result)
-        return (action.shape, action.result)
+        if length > CONFIRMATION_LONGEST or is_note(action.tool):  # a page: the cheap test first
+            return (action.shape, action.result)
+        act = silent_by_design(action.tool, action.summary)
+        return (mask_times(action.summary), action.result) if act else (action.shape, action.result)
     # A short answer, an all-clear or none (a failure) cannot tell two pages apart: the exact call.
-    if before is not None and act:
+    if before is not None and silent_by_design(action.tool, action.summary) and not is_note(action.tool):
         return (action.fingerprint, action.result, before)
     return (action.fingerprint, action.result)
 

@@ -74,6 +74,7 @@ _ERROR_OPENS = re.compile(r"\s*(?:error|ERROR|Error|[45]\d\d(?: [A-Z][a-z]+){1,4
 # "Invalid action!" (their harnesses' way to refuse an act, whether or not a trace marks it failed).
 _NO_EFFECT = re.compile(r"\s*(?:nothing\s+happen(?:s|ed)|invalid\s+action)\s*[.!]?\s*", re.IGNORECASE)
 _NO_EFFECT_LONGEST = 40  # characters: the refusal is all the answer says
+_NO_EFFECT_FIRST = frozenset("nNiI")  # what such an answer opens with: a cheap test before the regex
 
 
 def recorded_failure(tool: str, args: object, output: str | None, error: str | None) -> str | None:
@@ -93,7 +94,11 @@ def answered_failure(tool: str, output: str) -> str | None:
     an answer checked and refused ("Answer 'New Delhi' is incorrect."), or an edit refused
     (:func:`edit_refused`), or a text world's whole answer that the act did nothing ("Nothing
     happens.", "Invalid action!")."""
-    if len(output) <= _NO_EFFECT_LONGEST and _NO_EFFECT.fullmatch(output) is not None:
+    if (
+        len(output) <= _NO_EFFECT_LONGEST
+        and output.lstrip()[:1] in _NO_EFFECT_FIRST
+        and _NO_EFFECT.fullmatch(output)
+    ):
         return output.strip()
     opens = _ERROR_OPENS.match(output, 0, 40)
     if opens is not None:
