@@ -86,11 +86,11 @@ def _key_of(action: ActionView, before: Hashable = None) -> Hashable:
     """An action's key, ``before`` the key of the action before it; None for a call that attempted
     nothing, waits (a poller's ``sleep``) or was answered nothing: a position, never a revisit. A
     write answered ``INSERT 0 3`` or ``ok`` is keyed with the look before it: a monitor storing each
-    round's new readings carries their news; the same write after the same look is a revisit. An
-    act named so, confirmed in a line ("Ticket closed."), is keyed by its call, times masked: its numbers name
-    what it acted on (ticket 9004, then 9005), a log line's timestamp does not. An all-clear is
-    each call's own verdict ("OK: checksum matches", file after file): the exact call, as a short
-    answer (until 2026-12-06 a backup verifier was a cycle at its fifth live turn)."""
+    round's new readings carries their news; the same write after the same look is a revisit. A
+    tool named for an act, confirmed in a line ("Ticket closed."), is keyed by its call, times
+    masked: its numbers name what it acted on (ticket 9004, then 9005), a timestamp does not. An
+    all-clear is each call's own verdict ("OK: checksum matches", file after file): the exact
+    call, as a short answer (until 2026-12-06 a backup verifier was a cycle at its fifth turn)."""
     length = action.output_len
     if attempted_nothing(action) or waits(action.tool, action.summary):
         return None
@@ -99,7 +99,7 @@ def _key_of(action: ActionView, before: Hashable = None) -> Hashable:
     if length is not None and length > _SHORT and not all_clear_result(action.result):
         if length > CONFIRMATION_LONGEST or is_note(action.tool):  # a page: the cheap test first
             return (action.shape, action.result)
-        act = acts_by_name(action.tool)  # a tool named for it: the cheap test (a command's text is not read)
+        act = acts_by_name(action.tool)  # by its name alone (cached): a command's text is not read
         return (mask_times(action.summary), action.result) if act else (action.shape, action.result)
     # A short answer, an all-clear or none (a failure) cannot tell two pages apart: the exact call.
     if before is not None and silent_by_design(action.tool, action.summary) and not is_note(action.tool):
