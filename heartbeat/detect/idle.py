@@ -233,9 +233,9 @@ def quiet_before(kept: Iterable[ActionView], tick: int, timed: bool = True) -> i
         start -= 1
     if start == end or not quiet_wakeup(actions[:end], actions[end - 1].tick, timed):
         return 0  # none, or no quiet wake-up (one that failed is told by _split's cheap test)
-    sources = {_source(action) for action in actions[start:end]}
+    sources = {mask_times(action.summary) for action in actions[start:end]}
     last = end
-    while last < len(actions) and _nothing(actions[last]) and _source(actions[last]) in sources:
+    while last < len(actions) and _nothing(actions[last]) and mask_times(actions[last].summary) in sources:
         last += 1
     return actions[last - 1].index
 
@@ -270,13 +270,8 @@ def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
         return True
     # Asked again since the last wake-up (``after:1710141306``, ``since=2024-03-11T07:00:02Z``):
     # the same source, its time moved on.
-    sources = {_source(action) for action in earlier}
-    return any(_source(action) in sources for action in empty)
-
-
-def _source(action: ActionView) -> str:
-    """The call with the times in its arguments masked (timestamps, seconds since 1970)."""
-    return mask_times(action.summary)
+    sources = {mask_times(action.summary) for action in earlier}
+    return any(mask_times(action.summary) in sources for action in empty)
 
 
 class _Stretch(NamedTuple):

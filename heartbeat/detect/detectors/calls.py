@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 __all__ = [
@@ -368,21 +369,25 @@ def searches(tool: str, summary: str) -> bool:
     return tool in _SEARCH_TOOLS or _SEARCH_COMMAND.search(summary) is not None
 
 
-def reads_back(read: tuple[str, str], write: tuple[str, str]) -> bool:
-    """Whether the call ``read`` (tool, summary) reads back what the call ``write`` (a write) wrote:
-    the two name the same thing (a word of their tools' names that is no verb: ``state.get`` and
-    ``state.set``, ``get_cursor`` and ``save_cursor``) and each argument of the read is the
-    write's (``{"key": "issues_since"}`` of ``{"key": "issues_since", "value": "..."}``). A
-    poller's cursor read at each wake-up is its own memory, the value it stored last, not the
-    world answering the same again."""
+def reads_back(read: tuple[str, str], writes: Iterable[tuple[str, str]]) -> bool:
+    """Whether the call ``read`` (tool, summary) reads back what one of ``writes`` (the same, each a
+    write) wrote: the two name the same thing (a word of their tools' names that is no verb:
+    ``state.get`` and ``state.set``, ``get_cursor`` and ``save_cursor``) and each argument of the
+    read is the write's (``{"key": "issues_since"}`` of ``{"key": "issues_since", "value": "..."}``).
+    A poller's cursor read at each wake-up is its own memory, the value it stored last, not the
+    world answering the same again. The read is parsed once, each write only when it names the
+    same thing."""
     asked = _arguments(read)
     if not asked:
         return False
     named = set(_words(read[0])) - _KNOWN_VERBS
-    if named.isdisjoint(set(_words(write[0])) - _KNOWN_VERBS):
-        return False
-    given = _arguments(write)
-    return given is not None and all(key in given and given[key] == value for key, value in asked.items())
+    for write in writes:
+        if named.isdisjoint(set(_words(write[0])) - _KNOWN_VERBS):
+            continue
+        given = _arguments(write)
+        if given is not None and all(key in given and given[key] == value for key, value in asked.items()):
+            return True
+    return False
 
 
 def _arguments(call: tuple[str, str]) -> dict[str, object] | None:

@@ -201,14 +201,12 @@ def _reads_memory(action: ActionView, actions: Iterable[ActionView]) -> bool:
     cursor moves) is its own memory, not the world answering the same again."""
     if (action.output_len or 0) > CONFIRMATION_LONGEST or silent_by_design(action.tool, action.summary):
         return False
-    read = (action.tool, action.summary)
-    return any(
-        other.error is None
-        and other is not action
-        and silent_by_design(other.tool, other.summary)
-        and reads_back(read, (other.tool, other.summary))
+    writes = (
+        (other.tool, other.summary)
         for other in actions
+        if other.error is None and other is not action and silent_by_design(other.tool, other.summary)
     )
+    return reads_back((action.tool, action.summary), writes)
 
 
 def _polled(actions: Sequence[ActionView]) -> list[bool]:
