@@ -215,6 +215,8 @@ def step(ctx):
     ctx.data["kept"] = True
 
 def progress(ctx):
+    if not ctx.data.get("kept") and not ctx.data.get("slow_baseline"):  # the baseline: quick
+        return 0.0
     (pathlib.Path(ctx.base_dir) / "measuring").write_text("x")
     time.sleep(30)
     return 1.0
@@ -233,6 +235,20 @@ def test_kill_ends_a_tick_within_half_a_second_while_its_metric_is_slow(tmp_path
     assert state.ticks == 1 and state.data == {"kept": True}  # the step returned: its work is kept
     errors = [e["error"] for e in agent.journal() if e["event"] == "metric_error"]
     assert errors and "not waited for" in errors[0]
+
+
+def test_kill_while_the_metric_measures_its_baseline_ends_the_tick_before_its_step(tmp_path: Path) -> None:
+    """The first heartbeat measures the metric before its step too: KILL then is exit 3 within 0.5 s,
+    and the step is never begun (no call made, nothing it would keep)."""
+    agent = make_agent(tmp_path, SLOW_METRIC.replace('ctx.data.get("slow_baseline")', "True"))
+    proc = agent.spawn("tick", "--progress", f"{agent.module}:progress")
+    wait_until(lambda: (agent.root / "measuring").exists(), what="the baseline to start", proc=proc)
+    took = stop_time(proc, agent.kill)
+    assert proc.returncode == 3, proc.stderr.read() if proc.stderr else ""
+    assert took <= STOP_WITHIN, f"tick took {took:.2f} s to stop behind a slow baseline"
+    assert [e for e in agent.journal() if e["event"] == "action"] == []
+    state = agent.load() if (agent.state / "state.json").exists() else None
+    assert state is None or ("kept" not in state.data and state.history == [])
 
 
 # ---------------------------------------------------------------- a step's threads end with it

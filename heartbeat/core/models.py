@@ -8,6 +8,7 @@ file does not grow with the length of the run.
 
 # No `from __future__ import annotations` here: pydantic would have to compile every
 # annotation string back into a type at import, which a cron tick pays for each time.
+import math
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from enum import StrEnum
@@ -33,6 +34,7 @@ __all__ = [
     "RecoveryMode",
     "Status",
     "append_bounded",
+    "progress_value",
     "rose_at",
 ]
 
@@ -206,6 +208,18 @@ class ProgressSample(_Record):
     at: AwareDatetime
     value: float | None = Field(default=None, allow_inf_nan=False)
     error: str | None = None
+    baseline: float | None = Field(default=None, allow_inf_nan=False)
+    """The metric measured before this heartbeat's step, taken when no measured sample was kept
+    (an agent's first heartbeat, the first after ``heartbeat resume``): what its value rose from."""
+
+
+def progress_value(value: float | None) -> float | None:
+    """A progress value as a float (None stays None); ValueError for one that is not a finite number."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"progress must be a finite number or None, not {value!r}")
+    return float(value)
 
 
 def rose_at(samples: Iterable[ProgressSample]) -> int | None:
@@ -213,6 +227,8 @@ def rose_at(samples: Iterable[ProgressSample]) -> int | None:
 
     What "the metric rose" means everywhere, the detectors' evidence and the policy's: a new
     high, so a metric that dips and comes back (a noisy one, flat on the whole) has not moved on.
+    The first measured sample rose when it is above its ``baseline``: the work of the agent's
+    first heartbeat is seen as the work it is, not only from the second.
     """
     high: float | None = None
     rose: int | None = None
@@ -222,6 +238,8 @@ def rose_at(samples: Iterable[ProgressSample]) -> int | None:
             continue
         if high is None:
             high = value
+            if sample.baseline is not None and value > sample.baseline:
+                rose = sample.tick
         elif value > high:
             high, rose = value, sample.tick
     return rose

@@ -42,6 +42,8 @@ class TickResult:
     """The heartbeat was a live agent's next model turn (see :attr:`.settle.TickFacts.turn`)."""
     heard: bool = True
     """A recovery could reach the agent (see :attr:`.settle.TickFacts.heard`)."""
+    baseline: float | None = None
+    """The metric before the step (see :attr:`.settle.TickFacts.baseline`); the journal keeps it."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict, stable for scripts (``heartbeat tick --json``)."""
@@ -76,6 +78,7 @@ class TickResult:
         self.tick, self.actions, self.step_error = facts.tick, facts.actions, facts.step_error
         self.progress, self.progress_error = facts.progress, facts.progress_error
         self.decision, self.turn, self.heard = decision, facts.turn, facts.heard
+        self.baseline = facts.baseline
         self.failed, self.first_error = facts.failed, facts.first_error
 
     def take_settlement(self, settled: Settlement) -> None:
@@ -94,5 +97,7 @@ class TickResult:
             tick["turn"] = True
         if not self.heard:  # and this (no recovery was ignored by an agent that heard none)
             tick["heard"] = False
+        if self.baseline is not None:  # and what the first rise rose from (journal replay's parity)
+            tick["baseline"] = self.baseline
         events.append({"event": "tick", **tick, "progress": self.progress, "message": self.message})
         return events

@@ -88,6 +88,8 @@ class TickFacts:
     """The heartbeat was a live agent's next model turn, not a scheduled wake-up (a Session's)."""
     heard: bool = True
     """A recovery could reach the agent (False: an observer's, as the OTel processor's Session)."""
+    baseline: float | None = None
+    """With ``progress``: the metric before the step, when it was measured (``ProgressSample.baseline``)."""
 
 
 @dataclass

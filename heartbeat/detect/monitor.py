@@ -34,6 +34,7 @@ from ..core.models import (
     ProgressSample,
     clip,
     printable,
+    progress_value,
 )
 from .custom import always_report, as_step
 from .detectors import (
@@ -174,10 +175,8 @@ class Monitor:
                 self._reseed.append((on_progress, len(entries) - 1, det, tracker))
         self._split()
         # Light records (LightAction) only while every detector is a built-in tracker.
-        self._light = (
-            not self._action_checks
-            and not self._progress_checks
-            and all(type(det) in BUILT_IN for det in found)
+        self._light = not (self._action_checks or self._progress_checks) and all(
+            type(det) in BUILT_IN for det in found
         )
 
     def _track(self, det: Detector, seed: History, on_progress: bool) -> tuple[tuple[Any, ...], Any]:
@@ -386,16 +385,17 @@ class Monitor:
         self._missed = True
         self._rise_from_samples()  # no sample left to speak for a rise
 
-    def add_progress(self, value: float | None, *, now: datetime, error: str | None = None) -> Anomaly | None:
-        """Record a progress sample (None: not measured) and run ``no_progress`` on a measured one."""
+    def add_progress(
+        self, value: float | None, *, now: datetime, error: str | None = None, baseline: float | None = None
+    ) -> Anomaly | None:
+        """Record a progress sample (None: not measured; its ``baseline``: see :class:`ProgressSample`)
+        and run ``no_progress`` on a measured one."""
         need_aware(now)
-        if value is not None:
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                raise ValueError(f"progress must be a finite number or None, not {value!r}")
-            value = float(value)
+        value = progress_value(value)
+        baseline = progress_value(baseline) if value is not None else None  # what a sample rose from
         if error is not None and error.__class__ is not str:
             error = str(error)
-        fields = {"tick": self.tick, "at": now, "value": value, "error": clip(error)}
+        fields = {"tick": self.tick, "at": now, "value": value, "error": clip(error), "baseline": baseline}
         sample = construct(ProgressSample, fields)  # every field checked above: built unvalidated
         self._progress.append(sample)
         woke = not self.turn  # a wake-up of the schedule, no model turn: the wake-up is a wait

@@ -46,8 +46,8 @@ def summary_args(tool: str, summary: str) -> dict[str, Any]:
 
 
 def ticks(data: Any) -> list[dict[str, Any]]:
-    """One heartbeat per tick whose step ran: ``at``, ``progress``, ``resumed``, ``turn``, ``heard``, its
-    action events and ``usage`` (its ``spend`` event's models, as
+    """One heartbeat per tick whose step ran: ``at``, ``progress`` and its ``baseline``, ``resumed``,
+    ``turn``, ``heard``, its action events and ``usage`` (its ``spend`` event's models, as
     :class:`~heartbeat.formats.common.ModelUsage`)."""
     beats: list[dict[str, Any]] = []
     pending: dict[Any, list[dict[str, Any]]] = {}  # action events by tick, until their decision
@@ -65,15 +65,19 @@ def ticks(data: Any) -> list[dict[str, Any]]:
         elif kind == "decision":
             actions = pending.pop(tick, [])
             at = actions[0].get("at") if actions else None
-            beat = {"at": at or row.get("at"), "progress": None, "resumed": resumed, "actions": actions}
+            beat = {"at": at or row.get("at"), "progress": None, "baseline": None, "resumed": resumed}
+            beat["actions"] = actions
             beat["turn"], beat["heard"] = False, True
             beat["usage"] = spent.pop(tick, [])
             beats.append(beat)
             resumed, waiting = False, (tick, beat)
         elif kind == "tick" and waiting is not None and waiting[0] == tick:
             progress = row.get("progress")
+            baseline = row.get("baseline")
             if isinstance(progress, int | float) and not isinstance(progress, bool):
                 waiting[1]["progress"] = float(progress)
+                if isinstance(baseline, int | float) and not isinstance(baseline, bool):
+                    waiting[1]["baseline"] = float(baseline)
             waiting[1]["turn"] = row.get("turn") is True
             waiting[1]["heard"] = row.get("heard") is not False
             waiting = None

@@ -58,6 +58,9 @@ class TraceLine(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
     progress: float | None = Field(default=None, allow_inf_nan=False)
+    baseline: float | None = Field(default=None, allow_inf_nan=False)
+    """The metric before the heartbeat's first action, when it was measured (an agent's first
+    heartbeat, the first after a resume: see ``ProgressSample.baseline``)."""
     actions: list[TraceAction] = Field(default_factory=list)
     usage: list[TraceUsage] = Field(default_factory=list)
     at: datetime | None = None

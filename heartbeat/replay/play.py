@@ -189,7 +189,7 @@ def _replay(
                 cost=action.cost,
                 now=now,
             )
-        monitor.add_progress(line.progress, now=now)
+        monitor.add_progress(line.progress, now=now, baseline=line.baseline)
         anomalies = tuple(monitor.tick_anomalies)
         state.progress = monitor.progress  # as the runner's state holds them when it decides
         # An observed run heard no recovery (the live tick decided so too): none was ignored.

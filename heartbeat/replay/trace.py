@@ -220,11 +220,11 @@ def _regroup(lines: list[tuple[int, TraceLine]], size: int) -> list[tuple[int, T
 
     A line's progress sample was measured after its last action, so it goes to the new
     heartbeat holding that action (the latest sample of a heartbeat wins: one heartbeat
-    measures once, at its end); its model calls go to the one holding its first action,
-    and each new heartbeat takes the time and ``turn`` of the line its first action came
-    from. A line without actions gives its sample and calls to the heartbeat before. No heartbeat spans
-    a human's resume: a resumed line starts a new one. Dropping the samples instead would
-    replay a working agent whose metric rises as if it had none.
+    measures once, at its end); its model calls, and its baseline (measured before them), go to
+    the one holding its first action, and each new heartbeat takes the time and ``turn`` of the
+    line its first action came from. A line without actions gives its sample and calls to the
+    heartbeat before. No heartbeat spans a human's resume: a resumed line starts a new one.
+    Dropping the samples instead would replay a working agent whose metric rises as if it had none.
     """
     groups: list[_Group] = []
     for _, line in lines:
@@ -237,6 +237,8 @@ def _regroup(lines: list[tuple[int, TraceLine]], size: int) -> list[tuple[int, T
             group = groups[-1]
             if not group.actions:
                 group.at, group.turn, group.heard = line.at, line.turn, line.heard
+            if action is line.actions[0] and group.progress is None:  # measured before its first action
+                group.baseline = line.baseline
             group.actions.append(action)
             group.usage.extend(calls)
             calls = []
@@ -255,6 +257,7 @@ class _Group:
     actions: list[TraceAction] = field(default_factory=list)
     usage: list[TraceUsage] = field(default_factory=list)
     progress: float | None = None
+    baseline: float | None = None
     at: datetime | None = None
     turn: bool = False
     heard: bool = True
@@ -266,6 +269,7 @@ class _Group:
             actions=self.actions,
             usage=self.usage,
             progress=self.progress,
+            baseline=self.baseline,
             at=self.at,
             turn=self.turn,
             heard=self.heard,
@@ -347,6 +351,7 @@ def _journal_heartbeats(where: Path) -> list[tuple[int, TraceLine]]:
             usage = [TraceUsage.model_validate(u) for u in beat["usage"]]
             at, progress, turn, heard = beat["at"], beat["progress"], beat["turn"], beat["heard"]
             line = kind(actions=actions, at=at, progress=progress, usage=usage, turn=turn, heard=heard)
+            line.baseline = beat["baseline"]
             lines.append((n, line))
         except ValidationError as exc:
             raise TraceError(str(where), 1, f"heartbeat {n}: {_problem(exc)}") from None

@@ -38,6 +38,7 @@ from .stepguard import StepGuard
 from .watchdog import TickInterrupted, unwatch, watch
 
 if TYPE_CHECKING:
+    from ..detect.progress import ProgressMetric
     from .agent import Agent
 
 __all__ = ["Stepped", "account_interrupted", "interrupted_calls", "run_step"]
@@ -102,12 +103,14 @@ def run_step(
             observing=hb.config.policy.mode == "observe", pricer=hb.plugins.pricer,
             pausing=lambda: pause_requested(hb), by_person=pending_note(state) is not None,
         )  # fmt: skip
+        measured, baseline = _baseline(hb, ctx, monitor)
         state.ticks, state.last_tick_at = tick, now
         guard.ctx = ctx
         try:
             # A Python step's processes are marked for the sweep a SIGKILLed tick needs (orphans).
             with marking_children(hb.state_dir, EXEC_SCRATCH_PREFIX) if not hb.agent.exec else nullcontext():
-                step(ctx)
+                if not (measured and _stopping(hb, guard)):  # a stop while it was measured: never begun
+                    step(ctx)
         except TickInterrupted:  # SIGTERM/SIGINT of the tick itself, not the agent's error:
             raise  # its calls are accounted for as it unwinds (interrupted_calls)
         except BaseException as exc:  # SystemExit and KeyboardInterrupt of its own too
@@ -134,7 +137,7 @@ def run_step(
         return abandoned
     state.data = ctx.data  # the step may have bound ctx.data to a new dict
     value, error = _progress(hb, ctx)
-    monitor.add_progress(value, now=hb.clock(), error=error)
+    monitor.add_progress(value, now=hb.clock(), error=error, baseline=baseline)
     state.history, state.progress = monitor.history, monitor.progress  # copies already
     state.actions_total = monitor.actions_total
     events += ctx.action_events()
@@ -168,6 +171,7 @@ def run_step(
         unpriced=sum(spend.unpriced for spend in ctx.usage.values()),
         turn=monitor.turn is True,
         heard=ctx.heard,
+        baseline=state.progress[-1].baseline,
     )
     return Stepped(decision, anomalies, ctx.budget_anomaly, facts, events, monitor)
 
@@ -214,15 +218,41 @@ def _progress(hb: Agent, ctx: StepContext) -> tuple[float | None, str | None]:
     """This tick's progress sample: the metric's, else what the step reported; never raises."""
     metric = hb.metric()
     if metric is not None:
-        from ..detect.progress import measure
-
-        timeout = hb.config.progress.timeout.total_seconds() if hb.config.progress else 60.0
-        value, error = measure(metric, ctx, timeout=timeout, stop=hb.kill.reason)
+        value, error = _measure(hb, metric, ctx)
         return value, hb.redact(error) if error else None
     value = ctx.reported_progress
     if value is not None and not math.isfinite(value):
         return None, f"the step reported progress {value!r}, not a finite number"
     return value, None
+
+
+def _baseline(hb: Agent, ctx: StepContext, monitor: Monitor) -> tuple[bool, float | None]:
+    """Whether the metric was measured before the step, and its value: when no measured sample is
+    kept for its first rise to rise from (see :attr:`ProgressSample.baseline`). None when it
+    fails then (no baseline; the sample after the step says why)."""
+    metric = hb.metric()
+    if metric is None or any(sample.value is not None for sample in monitor.progress):
+        return False, None
+    return True, _measure(hb, metric, ctx)[0]
+
+
+def _stopping(hb: Agent, guard: StepGuard) -> bool:
+    """Whether KILL or the fleet stop came before the step was begun (the watchdog abandoned the
+    tick, or it is about to): the step is not called, and the tick ends as a stop during it."""
+    fleet = hb.shared_stop
+    return (
+        guard.result is not None
+        or hb.kill.reason() is not None
+        or (fleet is not None and fleet.latest() is not None)
+    )
+
+
+def _measure(hb: Agent, metric: ProgressMetric, ctx: StepContext) -> tuple[float | None, str | None]:
+    """The metric measured now, within the ``[progress]`` timeout and stopped by KILL."""
+    from ..detect.progress import measure
+
+    timeout = hb.config.progress.timeout.total_seconds() if hb.config.progress else 60.0
+    return measure(metric, ctx, timeout=timeout, stop=hb.kill.reason)
 
 
 def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None = None) -> None:
