@@ -2039,6 +2039,29 @@ _ACTS_AND_MEMORY_FOUND: dict[int | None, set[str]] = {
     },
 }
 
+# A flat metric over a stretch that only reads, each look answered anew and no one call most of it,
+# is a search at any pace (until the twenty-fifth session only under two actions a sample): a coding
+# agent reading file after file before its first fix. What that changed in the batches before: a few
+# healthy runs lost their no_progress (an ALFWorld agent going round receptacles, a sitemap crawler,
+# regrouped 1 a backup monitor and a nightly backup); no escalation of either label changed, and one
+# stuck run, rewording a search whose every answer echoes its query, is not flagged regrouped 5.
+_READING: dict[int | None, dict[str, list[str] | None]] = {
+    None: {"healthy__alfworld_two_pillows_armchair_b35": None, "healthy__sitemap_crawler_docs": None},
+    1: {
+        "healthy__backup_monitor_compaction_b49": None,
+        "healthy__db_backup_nightly": None,
+        "healthy__sitemap_crawler_docs": None,
+    },
+    5: {"healthy__alfworld_two_pillows_armchair_b35": None},
+    10: {},
+}
+_READING_MISSED: dict[int | None, set[str]] = {
+    None: set(),
+    1: set(),
+    5: {"stuck__search_reworded_no_hit_t18"},
+    10: set(),
+}
+
 # Batch 51 (60 scheduled agents of new kinds: invoice reconcilers, backup verifiers, price watchers,
 # issue triagers, CI babysitters, digests, ETL loaders, calendar assistants, link checkers,
 # translation pipelines; each line a wake-up with its time, half with a metric; written blind at the
@@ -2276,6 +2299,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_NOTHING_READ[per_heartbeat],
         **_BACKING_OFF[per_heartbeat],
         **_ACTS_AND_MEMORY[per_heartbeat],
+        **_READING[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -2330,7 +2354,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SAW_NOTHING_MOVE_FOUND[per_heartbeat]
         | _ACTS_AND_MEMORY_FOUND[per_heartbeat]
     )
-    assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | (
+    assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | _READING_MISSED[per_heartbeat] | (
         _FOURTEENTH_MISSED
         | _FOURTEENTH_MISSED_AT[per_heartbeat]
         | _FIFTEENTH_MISSED[per_heartbeat]

@@ -65,6 +65,7 @@ Pure: a live Monitor and a replay agree.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from itertools import pairwise
@@ -433,10 +434,10 @@ _NEVER = object()  # a call not asked before
 
 
 def exploring(detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample]) -> bool:
-    """Whether ``detector`` is ``no_progress`` and its flat stretch holds fewer than two actions a
-    sample, not all one call with its numbers moving, each look answered by what the run had not
-    seen before (an error's words count as its answer; silence is no news) and no act or write
-    done before again: steps of a search."""
+    """Whether ``detector`` is ``no_progress`` and its flat stretch is steps of a search: each look
+    answered by what the run had not seen before (an error's words count as its answer; silence
+    is no news), no act or write done before again, and either fewer than two actions a sample,
+    not all one call with its numbers moving, or more, only looks, no one call most of them."""
     kept = list(kept)
     found = _flat_stretch(detector, kept, progress)
     return found is not None and _explored(found, kept)
@@ -445,11 +446,9 @@ def exploring(detector: object, kept: Iterable[ActionView], progress: Sequence[P
 def _explored(found: _Stretch, kept: list[ActionView]) -> bool:
     """Whether the flat stretch ``found`` of ``kept`` is an exploration (see :func:`exploring`)."""
     first, heartbeats, samples = found
-    if sum(map(len, heartbeats)) >= 2 * samples:
-        return False
     seen: set[str | None] = set()
     done: set[str] = set()
-    looked = False
+    looked = acted = False
     for action in kept:
         answer = action.result or action.failure
         if action.tick <= first:
@@ -462,11 +461,18 @@ def _explored(found: _Stretch, kept: list[ActionView]) -> bool:
             if action.fingerprint in done:
                 return False
             done.add(action.fingerprint)
+            acted = True
         elif answer is None or answer in seen:
             return False
         else:
             seen.add(answer)
             looked = True
     # One call asked anew each time, only its numbers moving (a crawl fetching page after page,
-    # storing nothing), is the busy work the metric judges; a search reads, runs and edits.
-    return looked and len({action.shape for heartbeat in heartbeats for action in heartbeat}) > 1
+    # storing nothing), is the busy work the metric judges; a search reads, runs and edits. Two
+    # actions a sample or more, it only reads, and no one call is most of it: a coding agent reading
+    # file after file before its first fix. Acts at that pace with the metric flat are busy work (a
+    # calendar proposing meetings none confirms), and so is paging one file back and forth.
+    shapes = Counter(action.shape for heartbeat in heartbeats for action in heartbeat)
+    if sum(shapes.values()) >= 2 * samples:
+        return looked and not acted and 2 * max(shapes.values()) <= sum(shapes.values())
+    return looked and len(shapes) > 1

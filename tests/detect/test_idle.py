@@ -483,6 +483,35 @@ def test_turns_that_each_bring_something_new_are_an_exploration() -> None:
     assert any("no_progress" in kinds for kinds in _kinds(grouped, 0.5))
 
 
+def _reading(heartbeats: int, *, files: int, edit: bool = False) -> list[Round]:
+    """A coding agent before its first fix, five calls a heartbeat: a grep, then views of ``files``
+    files in turn (each range read once), and with ``edit`` a write each heartbeat."""
+    rounds: list[Round] = []
+    for beat in range(heartbeats):
+        calls: Round = [
+            ("bash", {"command": f"grep -rn symbol_{beat} src"}, f"src/a.py:{beat}: symbol_{beat}", None)
+        ]
+        for n in range(4):
+            at = beat * 4 + n
+            path, start = f"src/{'abcdefgh'[at % files]}.py", 40 * (at // files)
+            lines = f"{start}: def step_{at}(): return {at * 7}"
+            calls.append(("bash", {"command": f"sed -n '{start},{start + 40}p' {path}"}, lines, None))
+        if edit:
+            calls[-1] = ("bash", {"command": f"sed -i 's/old_{beat}/new_{beat}/' src/a.py"}, "", None)
+        rounds.append(calls)
+    return rounds
+
+
+def test_reading_file_after_file_before_a_first_fix_is_a_search_and_paging_one_file_is_not() -> None:
+    """Five calls a heartbeat, each answered anew, the metric flat: reading eight files in turn is
+    a search (blind batch 52's coding agents, escalated at heartbeat 7 before their first fix).
+    Paging one file (one call most of the stretch) and editing as it goes are busy work the flat
+    metric judges."""
+    assert _kinds(_reading(12, files=8), 0.0) == [[]] * 12
+    assert any("no_progress" in kinds for kinds in _kinds(_reading(12, files=1), 0.0))
+    assert any("no_progress" in kinds for kinds in _kinds(_reading(12, files=8, edit=True), 0.0))
+
+
 def test_exploring_is_only_no_progress_over_fewer_than_two_actions_a_sample() -> None:
     """``exploring`` judges ``no_progress`` alone, and not without a measured sample."""
     monitor = Monitor()
