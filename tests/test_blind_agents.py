@@ -2247,15 +2247,148 @@ _FIFTYFIRST_MISSED: dict[int | None, set[str]] = {
     },
 }
 
+# Batch 52 (60 coding agents in SWE-agent's and mini-swe-agent's ways: bug fixes, debugging,
+# features, repository migrations, half with a metric (tests fixed, tests passing, files migrated);
+# healthy runs explore for up to a dozen heartbeats before their first fix; written blind at the
+# twenty-fifth session), replayed as it arrived at d229e7a: at its own heartbeats healthy escalated
+# 13 of 40 (each by no_progress alone, a flat metric while it read its way in), with any anomaly 17;
+# stuck escalated 17 of 20, flagged 15. A stretch that only reads is now an exploration at any pace.
+_FIFTYSECOND: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__csv_suite_silent_b52": ["no_progress"],
+        "healthy__duration_hours_chunked_b52": ["no_progress"],
+        "healthy__envcfg_default_chain_b52": ["no_progress"],
+        "healthy__headers_merge_long_explore_b52": ["no_progress"],
+        "healthy__headers_same_cmd_b52": ["no_progress"],
+        "healthy__humanize_pip_setup_b52": ["no_progress"],
+        "healthy__logstat_json_subtasks_b52": ["no_progress"],
+        "healthy__paginate_lastpage_chunked_b52": ["no_progress"],
+        "healthy__retry_same_cmd_pip_b52": ["no_progress"],
+        "healthy__semver_prerelease_chain_b52": ["no_progress"],
+        "healthy__semver_suite_long_explore_b52": ["no_progress"],
+        "healthy__slug_long_explore_silent_b52": ["no_progress"],
+        "healthy__slug_truncate_suite_b52": ["no_progress"],
+        "healthy__sql_comments_chain_b52": ["no_progress"],
+        "healthy__texttable_subtasks_pip_b52": ["no_progress"],
+        "healthy__ttl_boundary_long_explore_b52": ["no_progress"],
+        "healthy__ttl_boundary_suite_b52": ["no_progress"],
+    },
+    1: {
+        "healthy__csv_suite_silent_b52": ["no_progress"],
+        "healthy__duration_hours_chunked_b52": ["no_progress"],
+        "healthy__envcfg_default_chain_b52": ["no_progress"],
+        "healthy__headers_merge_long_explore_b52": ["no_progress"],
+        "healthy__headers_same_cmd_b52": ["no_progress"],
+        "healthy__humanize_pip_setup_b52": ["no_progress"],
+        "healthy__logstat_json_subtasks_b52": ["no_progress"],
+        "healthy__paginate_lastpage_chunked_b52": ["no_progress"],
+        "healthy__retry_same_cmd_pip_b52": ["no_progress"],
+        "healthy__semver_prerelease_chain_b52": ["no_progress"],
+        "healthy__semver_suite_long_explore_b52": ["no_progress", "cycle"],
+        "healthy__slug_long_explore_silent_b52": ["no_progress"],
+        "healthy__slug_truncate_suite_b52": ["no_progress"],
+        "healthy__sql_comments_chain_b52": ["no_progress"],
+        "healthy__texttable_subtasks_pip_b52": ["no_progress"],
+        "healthy__ttl_boundary_long_explore_b52": ["no_progress"],
+        "healthy__ttl_boundary_suite_b52": ["no_progress"],
+    },
+    5: {
+        "healthy__csv_suite_silent_b52": ["no_progress"],
+        "healthy__duration_hours_chunked_b52": ["no_progress"],
+        "healthy__envcfg_default_chain_b52": ["no_progress"],
+        "healthy__headers_merge_long_explore_b52": ["no_progress"],
+        "healthy__headers_same_cmd_b52": ["no_progress"],
+        "healthy__humanize_pip_setup_b52": ["no_progress"],
+        "healthy__logstat_json_subtasks_b52": ["no_progress"],
+        "healthy__paginate_lastpage_chunked_b52": ["no_progress"],
+        "healthy__retry_same_cmd_pip_b52": ["no_progress"],
+        "healthy__semver_prerelease_chain_b52": ["no_progress"],
+        "healthy__semver_suite_long_explore_b52": ["no_progress"],
+        "healthy__slug_long_explore_silent_b52": ["no_progress"],
+        "healthy__slug_truncate_suite_b52": ["no_progress"],
+        "healthy__sql_comments_chain_b52": ["no_progress"],
+        "healthy__texttable_subtasks_pip_b52": ["no_progress"],
+        "healthy__ttl_boundary_long_explore_b52": ["no_progress"],
+        "healthy__ttl_boundary_suite_b52": ["no_progress"],
+    },
+    10: {
+        "healthy__duration_hours_chunked_b52": ["no_progress"],
+        "healthy__envcfg_default_chain_b52": ["no_progress"],
+        "healthy__headers_merge_long_explore_b52": ["no_progress"],
+        "healthy__logstat_json_subtasks_b52": ["no_progress"],
+        "healthy__paginate_lastpage_chunked_b52": ["no_progress"],
+        "healthy__retry_same_cmd_pip_b52": ["no_progress"],
+        "healthy__semver_prerelease_chain_b52": ["no_progress"],
+        "healthy__semver_suite_long_explore_b52": ["no_progress", "cycle"],
+        "healthy__slug_long_explore_silent_b52": ["no_progress"],
+        "healthy__sql_comments_chain_b52": ["no_progress"],
+        "healthy__texttable_subtasks_pip_b52": ["no_progress"],
+        "healthy__ttl_boundary_long_explore_b52": ["no_progress"],
+        "healthy__ttl_boundary_suite_b52": ["no_progress"],
+    },
+}
+_FIFTYSECOND_ESCALATED: dict[int | None, set[str]] = {
+    None: {
+        "healthy__duration_hours_chunked_b52",
+        "healthy__envcfg_default_chain_b52",
+        "healthy__headers_merge_long_explore_b52",
+        "healthy__paginate_lastpage_chunked_b52",
+        "healthy__retry_same_cmd_pip_b52",
+        "healthy__semver_prerelease_chain_b52",
+        "healthy__semver_suite_long_explore_b52",
+        "healthy__slug_long_explore_silent_b52",
+        "healthy__texttable_subtasks_pip_b52",
+        "healthy__ttl_boundary_long_explore_b52",
+        "healthy__ttl_boundary_suite_b52",
+    },
+    1: set(),
+    5: {
+        "healthy__duration_hours_chunked_b52",
+        "healthy__envcfg_default_chain_b52",
+        "healthy__headers_merge_long_explore_b52",
+        "healthy__paginate_lastpage_chunked_b52",
+        "healthy__retry_same_cmd_pip_b52",
+        "healthy__semver_prerelease_chain_b52",
+        "healthy__semver_suite_long_explore_b52",
+        "healthy__slug_long_explore_silent_b52",
+        "healthy__texttable_subtasks_pip_b52",
+        "healthy__ttl_boundary_long_explore_b52",
+        "healthy__ttl_boundary_suite_b52",
+    },
+    10: {
+        "healthy__duration_hours_chunked_b52",
+        "healthy__headers_merge_long_explore_b52",
+        "healthy__semver_suite_long_explore_b52",
+    },
+}
+_FIFTYSECOND_MISSED: dict[int | None, set[str]] = {
+    None: {
+        "stuck__paging_csv_b52",
+        "stuck__reread_files_retry_b52",
+    },
+    1: {
+        "stuck__paging_csv_b52",
+        "stuck__reread_files_retry_b52",
+    },
+    5: {
+        "stuck__paging_csv_b52",
+        "stuck__reread_files_retry_b52",
+    },
+    10: {
+        "stuck__paging_csv_b52",
+        "stuck__reread_files_retry_b52",
+    },
+}
+
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2545
+    assert len(runs) == len(LABELS) == 2605
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1558
+    assert len(healthy) == 1598
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -2288,6 +2421,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FORTYFIFTH[per_heartbeat],
         **_FORTYNINTH[per_heartbeat],
         **_FIFTYFIRST[per_heartbeat],
+        **_FIFTYSECOND[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -2335,6 +2469,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYFIFTH_ESCALATED[per_heartbeat]
         | _FORTYNINTH_ESCALATED[per_heartbeat]
         | _FIFTYFIRST_ESCALATED[per_heartbeat]
+        | _FIFTYSECOND_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -2390,6 +2525,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYEIGHTH_MISSED
         | _FORTYNINTH_MISSED[per_heartbeat]
         | _FIFTYFIRST_MISSED[per_heartbeat]
+        | _FIFTYSECOND_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now
