@@ -2062,6 +2062,20 @@ _READING_MISSED: dict[int | None, set[str]] = {
     10: set(),
 }
 
+# A thing's own id (a Gmail message's 16 hex digits, a job's UUID, in a field named for an id) is
+# content, no digest (live round 48's inbox bot and render worker were escalated as if each listing
+# were the last). What that changed in the batches before: a triage bot forwarding an auto-reply
+# that answers each forward, a new message each time, is no longer flagged (its inbox listing,
+# one new id each wake-up, was "the same result" only with the ids masked); regrouped 1 a social
+# scheduler's posts, each with its own id, also go round (`cycle`).
+_IDS: dict[int | None, dict[str, list[str] | None]] = {
+    None: {},
+    1: {"healthy__social_media_scheduler": ["recurring", "cycle"]},
+    5: {},
+    10: {},
+}
+_IDS_MISSED = {"stuck__triage_autoreply_loop_b27"}
+
 # Batch 51 (60 scheduled agents of new kinds: invoice reconcilers, backup verifiers, price watchers,
 # issue triagers, CI babysitters, digests, ETL loaders, calendar assistants, link checkers,
 # translation pipelines; each line a wake-up with its time, half with a metric; written blind at the
@@ -2434,6 +2448,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_BACKING_OFF[per_heartbeat],
         **_ACTS_AND_MEMORY[per_heartbeat],
         **_READING[per_heartbeat],
+        **_IDS[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -2489,7 +2504,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SAW_NOTHING_MOVE_FOUND[per_heartbeat]
         | _ACTS_AND_MEMORY_FOUND[per_heartbeat]
     )
-    assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | _READING_MISSED[per_heartbeat] | (
+    assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | _READING_MISSED[
+        per_heartbeat
+    ] | _IDS_MISSED | (
         _FOURTEENTH_MISSED
         | _FOURTEENTH_MISSED_AT[per_heartbeat]
         | _FIFTEENTH_MISSED[per_heartbeat]

@@ -627,3 +627,72 @@ def test_a_nightly_check_that_logs_its_round_is_not_stopped_mid_round_and_a_froz
         assert {t["decision"]["action"] for t in ticks} == {"continue"}
         state = json.loads((Path(job[0]) / "state" / "state.json").read_text())
         assert state["data"]["checked"] == 20
+
+
+def _wake_ups(step: Any, folder: Path, n: int) -> list[list[str]]:
+    """``n`` wake-ups of ``step`` 30 minutes apart, no metric: the anomaly kinds of each."""
+    from datetime import UTC, datetime, timedelta
+
+    from heartbeat.testing import FakeClock, make_heartbeat
+
+    clock = FakeClock(datetime(2026, 12, 4, 6, 0, tzinfo=UTC))
+    hb = make_heartbeat(step, folder, clock=clock)
+    kinds = []
+    for _ in range(n):
+        kinds.append([a.kind for a in hb.tick().anomalies])
+        clock.advance(timedelta(minutes=30))
+    return kinds
+
+
+def _hex(*parts: object, length: int = 16) -> str:
+    import hashlib
+
+    return hashlib.sha1("/".join(map(str, parts)).encode()).hexdigest()[:length]
+
+
+def test_workers_whose_things_have_hex_or_uuid_ids_are_not_stuck_for_their_listings(tmp_path: Path) -> None:
+    """Live round 48, without a metric (as behind the MCP proxy): an inbox bot archiving three new
+    Gmail messages a wake-up (ids of 16 hex digits) and a render worker claiming two new jobs by
+    UUID were escalated (``cycle``, ``recurring``): each listing of new ids read as the last one,
+    the ids masked like digests. A thing's own id is content."""
+
+    def inbox(ctx: Any) -> None:
+        ids = [_hex("gm", ctx.tick, i) for i in range(3)]
+        listing = {"messages": [{"id": x, "threadId": x} for x in ids], "resultSizeEstimate": 3}
+        ctx.record("gmail.users.messages.list", {"userId": "me", "q": "in:inbox"}, output=json.dumps(listing))
+        for x in ids:
+            ctx.record("gmail.users.messages.get", {"userId": "me", "id": x}, output=json.dumps({"id": x}))
+            modified = json.dumps({"id": x, "labelIds": ["CATEGORY_UPDATES"]})
+            ctx.record("gmail.users.messages.modify", {"id": x, "removeLabelIds": ["INBOX"]}, output=modified)
+
+    def renders(ctx: Any) -> None:
+        jobs = [_hex("job", ctx.tick, i, length=32) for i in range(2)]
+        jobs = [f"{j[:8]}-{j[8:12]}-4{j[13:16]}-a{j[17:20]}-{j[20:32]}" for j in jobs]
+        ctx.record("list_jobs", {"status": "queued"}, output=json.dumps({"jobs": [{"id": j} for j in jobs]}))
+        for k, job in enumerate(jobs):
+            ctx.record("claim_job", {"job_id": job}, output='{"ok": true}')
+            ctx.record(
+                "render_job", {"job_id": job}, output=f"rendered {120 + 24 * ((ctx.tick + k) % 5)} frames"
+            )
+            ctx.record("complete_job", {"job_id": job}, output='{"ok": true}')
+
+    assert _wake_ups(inbox, tmp_path / "inbox", 12) == [[]] * 12
+    assert _wake_ups(renders, tmp_path / "renders", 12) == [[]] * 12
+
+
+def test_a_rollout_watcher_whose_status_fails_while_its_replicas_come_up_is_no_repeat(tmp_path: Path) -> None:
+    """Live round 48: ``kubectl rollout status --timeout`` fails each wake-up while it reports 1, 2,
+    3... of 8 replicas ready, all of it in its error: a repeat at the fourth wake-up. Frozen at 3 of
+    8, it is stuck, escalated within five wake-ups."""
+    status = 'Waiting for deployment "web" rollout to finish: {} of 8 updated replicas are available...\n'
+
+    def watcher(frozen: bool) -> Any:
+        def step(ctx: Any) -> None:
+            ready = min(ctx.tick, 3) if frozen else ctx.tick
+            error = status.format(ready) + "error: timed out waiting for the condition"
+            ctx.record("kubectl", {"args": "rollout status deployment/web --timeout=20s"}, error=error)
+
+        return step
+
+    assert _wake_ups(watcher(False), tmp_path / "moving", 7) == [[]] * 7
+    assert any("repeat" in kinds for kinds in _wake_ups(watcher(True), tmp_path / "frozen", 7))

@@ -245,9 +245,10 @@ _TOKEN = _lazy(
 # after an optional auth scheme; masked when the name is a credential's (is_credential_key).
 # The value is looked ahead at, not taken, so a value that is itself a name ("note": "password:
 # x") is tried as one; it stops where a URL's query or a list goes on (& ; , ? #). A name starts
-# a word and is taken whole (possessive): linear time on a 64 KiB exception message.
+# a word, not a path's last part (".../github-token: could not save state" names a file), and is
+# taken whole (possessive): linear time on a 64 KiB exception message.
 _PAIR = _lazy(
-    r"""(?<![\w.-])([A-Za-z][\w.-]*+)\\?["']?[ \t]*[:=][ \t]*\\?["']?"""
+    r"""(?<![\w.\-/\\])([A-Za-z][\w.-]*+)\\?["']?[ \t]*[:=][ \t]*\\?["']?"""
     r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token)[ \t]+)?([^\s"'&;,?#:=\\]+))"""
 )
 _SCHEME = _lazy(r"\b((?:Bearer|Basic|bearer|basic)[ \t]+)[\w.~+/=-]{8,}")

@@ -28,7 +28,6 @@ a model request carries it.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from ..base.errors import HeartbeatError
 from ..state.killswitch import stopped_by
 from .recorders import MonitorRecorder, Recorder, as_recorder
-from .redirects import redirect_text
+from .redirects import call_key, redirect_text
 from .stops import Cause, Stopped, pausing
 
 if TYPE_CHECKING:
@@ -91,16 +90,6 @@ class Verdict:
 
 GO = Verdict("go")
 """The verdict of a healthy call (one shared object: the common case allocates nothing)."""
-
-
-def _key(tool: str, args: Mapping[str, Any] | None) -> tuple[str, str]:
-    """The call as a hashable key (tool, canonical JSON of the arguments)."""
-    if not args:
-        return tool, "{}"
-    try:
-        return tool, json.dumps(args, sort_keys=True, separators=(",", ":"), default=str)
-    except (TypeError, ValueError, RecursionError):  # keys of mixed types, cycles: still a stable key
-        return tool, repr(sorted(map(repr, args.items())))
 
 
 def _text(value: object) -> str | None:
@@ -215,7 +204,7 @@ class Guard:
         if spent is not None:  # a StepContext past a limit (by this guard's calls or the step's own)
             return self._stop("budget", spent.message, spent)
         if self._blocked:
-            earlier = self._blocked.get(_key(tool, args))
+            earlier = self._blocked.get(call_key(tool, args))
             if earlier is not None:
                 with self._lock:
                     refused = self._refused(tool, args)
@@ -224,7 +213,7 @@ class Guard:
                     return self._redirect(earlier, tool, again=True, read_later=read_later)
         if self._flying is not None:
             with self._lock:  # parallel calls: one count each
-                self._flying[0](_key(tool, args), tool, args)
+                self._flying[0](call_key(tool, args), tool, args)
         return GO
 
     def _refused(self, tool: str, args: Mapping[str, Any] | None) -> Verdict | None:
@@ -340,7 +329,7 @@ class Guard:
             error = f"{type(error).__name__}: {error}"
         with self._lock:  # the recorder checks cost and the rest, as ctx.record does
             if self._flying is not None:
-                self._flying[1](_key(tool, args))
+                self._flying[1](call_key(tool, args))
             try:
                 anomaly = self.recorder.record(tool, args, output=_text(output), error=error, cost=cost)
             except HeartbeatError as exc:
@@ -359,7 +348,7 @@ class Guard:
             waiting = self._waiting(anomaly)  # a Session's policy may have escalated at once
             if waiting is not None:
                 return waiting
-            self._blocked[_key(tool, args)] = anomaly
+            self._blocked[call_key(tool, args)] = anomaly
             return self._redirect(anomaly, tool, again=False, read_later=read_later, failed=error)
 
     def delivered(self, count: int = 1) -> None:

@@ -71,7 +71,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..base.credentials import mask_credential_text
 from ..base.errors import HeartbeatError
-from ..core.models import printable
+from ..core.models import Anomaly, printable
 from ..detect.detectors.failures import MCP_TOOL_ERROR
 from .filestops import standing_stop
 from .leaving import InFlight, Leaver, leave
@@ -82,9 +82,11 @@ from .mcp_texts import (
     error_result,
     redirect_text,
     refusal_text,
+    refused_again,
     result_text,
 )
 from .mcp_upstream import Mending
+from .redirects import call_key
 from .session import Session, Stop, Stopped
 
 __all__ = ["ServerGone", "ToolProxy", "redirect_text", "refusal_text", "result_text", "serve"]
@@ -107,6 +109,7 @@ class ToolProxy:
         self.session = session
         self.upstream = upstream
         self.in_flight = in_flight if in_flight is not None else InFlight()
+        self.told: dict[tuple[str, str], Anomaly] = {}  # the calls the model was redirected from
 
     async def middleware(self, ctx: ServerRequestContext[Any], call_next: Any) -> Any:
         """Answer ``tools/list`` and ``tools/call`` with the upstream's raw results; the rest as usual."""
@@ -147,6 +150,8 @@ class ToolProxy:
             return error_result(closing_text())
         if stop is not None:
             return error_result(refusal_text(stop))
+        if self.told and (refused := refused_again(session, self.told, name, arguments)) is not None:
+            return refused
         key = id(params)
         self.in_flight.start(key, name, arguments)
         try:
@@ -352,6 +357,8 @@ class ToolProxy:
             # Recorded in a heartbeat that a stop is ending now (KILL or a pause that came as the
             # answer did, before the heartbeat saw it): the model hears it with this answer.
             return session.stopped  # else None: observe mode's finding is journaled, the result goes on
+        if anomaly.kind != "budget":
+            self.told[call_key(name, arguments)] = anomaly
         return error_result(redirect_text(anomaly, session, failed))
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import mcp_types as types
 
-from ..core.models import Anomaly
-from .redirects import WITHHELD
-from .session import Session, Stop
+from ..core.models import REFUSED, Anomaly
+from .redirects import NOT_RUN, WITHHELD, call_key
+from .session import Session, Stop, Stopped
 
 __all__ = [
     "after_stop_note",
@@ -24,6 +24,7 @@ __all__ = [
     "error_result",
     "redirect_text",
     "refusal_text",
+    "refused_again",
     "result_text",
 ]
 
@@ -103,14 +104,15 @@ def after_stop_note(stop: Stop, failed: str | None = None) -> str:
     )
 
 
-def redirect_text(anomaly: Anomaly, session: Session, failed: str | None = None) -> str:
+def redirect_text(anomaly: Anomaly, session: Session, failed: str | None = None, *, ran: bool = True) -> str:
     """The error text that replaces the result of a call that tripped a detector.
 
     ``failed``: the protocol error the server answered the call with (there was
-    no result to withhold), said as it is before the instructions.
+    no result to withhold), said as it is before the instructions; ``ran``: False
+    for a call refused before it reached the server.
     """
     stop = session.stopped
-    outcome = _outcome(failed)
+    outcome = _outcome(failed, ran)
     if anomaly.kind == "budget":  # not stuck: the agent spent what it may (and is paused for it)
         now = f", and {_now(stop, aside=False)}" if stop else ""
         return (
@@ -142,8 +144,31 @@ def _now(stop: Stop, *, aside: bool) -> str:
     return f"{now} ({stop.message})" if aside else f"{now}: {stop.message}"
 
 
-def _outcome(failed: str | None) -> str:
-    """What became of the call's answer: its result withheld, or the protocol error it was instead."""
+def refused_again(
+    session: Session, told: dict[tuple[str, str], Anomaly], name: str, arguments: dict[str, Any] | None
+) -> types.CallToolResult | None:
+    """The answer to a call the model was told not to make again (``told``: the calls it was
+    redirected from), asked again while that recovery stands: refused before it reaches the server,
+    journaled as refused (a repeat at once) and said so, as the adapters do; None to forward it
+    (the recovery is over: the calls it named may go again, and ``told`` is emptied)."""
+    if session.instructions is None:
+        told.clear()
+        return None
+    earlier = told.get(call_key(name, arguments))
+    if earlier is None:
+        return None
+    try:
+        anomaly = session.record(name, arguments, error=REFUSED)
+    except Stopped as exc:  # the heartbeat could not open (KILL, a pause, a human awaited): nothing ran
+        return error_result(refusal_text(exc.stop))
+    return error_result(redirect_text(anomaly or earlier, session, ran=False))
+
+
+def _outcome(failed: str | None, ran: bool = True) -> str:
+    """What became of the call's answer: its result withheld, the protocol error it was instead, or
+    nothing (refused before it ran)."""
+    if not ran:
+        return NOT_RUN
     if failed is None:
         return WITHHELD
     return f"The server answered this call with an error, not a result ({failed})"

@@ -11,12 +11,14 @@ and the MCP proxy's (:mod:`heartbeat.integrations.mcp_texts`) say it in these wo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..core.models import Anomaly
 
-__all__ = ["FAILED", "NOT_RUN", "WITHHELD", "redirect_text"]
+__all__ = ["FAILED", "NOT_RUN", "WITHHELD", "call_key", "redirect_text"]
 
 WITHHELD = "The result of this call is withheld"
 """A call that ran: the tool acted, and its result is not shown."""
@@ -25,6 +27,17 @@ NOT_RUN = "This call did not run: it was refused before the tool was called"
 FAILED = "This call ran and failed, so there is no result"
 """A call that ran and failed: its error, not a result, is what the instructions stand in for."""
 _ERROR_LIMIT = 300
+
+
+def call_key(tool: str, args: Mapping[str, Any] | None) -> tuple[str, str]:
+    """A call as a hashable key (tool, canonical JSON of the arguments): the one a model was told
+    not to make again is refused when it asks for it again."""
+    if not args:
+        return tool, "{}"
+    try:
+        return tool, json.dumps(args, sort_keys=True, separators=(",", ":"), default=str)
+    except (TypeError, ValueError, RecursionError):  # keys of mixed types, cycles: still a stable key
+        return tool, repr(sorted(map(repr, args.items())))
 
 
 def redirect_text(anomaly: Anomaly, tool: str, *, ran: bool, failed: str | None = None) -> str:

@@ -429,6 +429,8 @@ def step(ctx):
     ctx.record("read_file", {"path": f"src/{name}.py"}, output=f"def {name}(value, unit):")
     ctx.record("run_tests", {"path": "tests"}, error=f"FAILED test_x - NameError: '{name}'")
     ctx.record("grep", {"pattern": name}, output=f"src/fields.py: from .{name} import {name}")
+    # An edit each heartbeat: reading alone, every look new, would be an exploration (no finding).
+    ctx.record("edit_file", {"path": f"src/{name}.py", "tick": tick}, output="edited")
 
 
 def progress(ctx):

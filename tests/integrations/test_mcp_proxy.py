@@ -163,6 +163,9 @@ def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding
     more = answers["more"]
     assert all(r.is_error for r in more) and "waits for a human" in text(more[-1])
     assert "repeat" in text(more[-1])
+    # Told not to make that call again, the model asks for it anyway: refused before it reaches
+    # the server, and said so (live round 48: the proxy forwarded it, a message sent again).
+    assert all("This call did not run" in text(r) and "withheld" not in text(r) for r in more)
     refused = answers["refused"]
     assert refused.is_error and "waiting for a human" in text(refused) and "heartbeat resume" in text(refused)
     assert answers["forwarded_while_waiting"] == 0
@@ -178,15 +181,20 @@ def test_repeats_get_instructions_then_escalation_then_kill_stops_all_forwarding
     assert all(r.is_error and "KILL file" in text(r) for r in answers["killed"])
     assert "the operator pulled the plug" in text(answers["killed"][0])
     assert answers["forwarded_after_kill"] == 0
-    # Every call that reached the server is in the state, in order; the refused ones are not.
-    forwarded = 3 + len(more) + 1  # the repeats up to the escalation, one after the resume
+    # Every call that reached the server is in the state, in order, and so is each one refused
+    # after the redirection (its error says it never ran); those refused while stopped are not.
     calls = received(log)
-    assert len(calls) == forwarded
+    assert len(calls) == 3 + 1  # the repeats up to the redirection, one after the resume
     state = json.loads((tmp_path / "state" / "state.json").read_text())
-    assert state["actions_total"] == forwarded
+    assert state["actions_total"] == 3 + len(more) + 1
     assert [a["summary"] for a in state["history"]] == [
-        *['search({"query":"the same thing"})'] * (forwarded - 1),
+        *['search({"query":"the same thing"})'] * (3 + len(more)),
         'search({"query":"something else"})',
+    ]
+    assert [a["error"] is not None and "not run" in a["error"] for a in state["history"]] == [
+        *[False] * 3,
+        *[True] * len(more),
+        False,
     ]
     events = [
         json.loads(line)["event"] for line in (tmp_path / "state" / "journal.jsonl").read_text().splitlines()

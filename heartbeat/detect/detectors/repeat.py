@@ -26,6 +26,7 @@ quiet (two such once cleared the recovery).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,6 +46,7 @@ from .contract import (
     times,
 )
 from .empty import idle_poll, is_empty_answer
+from .volatile import mask_volatile
 
 __all__ = ["MALFORMED_EXTRA", "Repeat", "RepeatTracker"]
 
@@ -64,6 +66,9 @@ def _link(tool: str, fingerprint: str, result: str | None, error: str | None) ->
     return (fingerprint if result is None or speaks(tool) else f"{fingerprint}\x00{result}", None, None)
 
 
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")  # a number standing alone: a count, a percentage
+
+
 def _goes_on(before: _Link, after: _Link) -> bool:
     """Whether ``after`` goes on with a run of repeats ending at ``before``: the same call with the
     same result, or the same call failing again whatever the error says (the harness answering a
@@ -71,7 +76,15 @@ def _goes_on(before: _Link, after: _Link) -> bool:
     moved on (a status poll timing out while it reports 1, then 2 of 8 replicas ready)."""
     if after[1] == REFUSED:  # the same call asked again, whatever it answered when it ran
         return after[0].partition("\x00")[0] == before[0].partition("\x00")[0]
-    return after[0] == before[0] and (after[1] is None or after[1] != before[1] or after[2] == before[2])
+    if after[0] != before[0] or after[1] is None:
+        return after[0] == before[0]
+    if after[1] == before[1]:
+        return after[2] == before[2]
+    # Another error: other words go on (the harness's "invalid action"), and so do the same words
+    # with only their times and ids moved (a request's "req_c9eb..." is a word); the same words whose
+    # numbers moved report something that moves (a rollout's status: 1, then 2 of 8 replicas ready).
+    now, then = mask_volatile(after[1]), mask_volatile(before[1] or "")
+    return now == then or _NUMBER.sub("#", now) != _NUMBER.sub("#", then)
 
 
 def _newest_run(actions: Sequence[ActionView], skip: Collection[str]) -> tuple[_Link | None, int]:

@@ -157,11 +157,24 @@ def mask_values(text: str) -> str:
     return VOLATILE_RE.sub(_masked, text)
 
 
+# A field or parameter named for the identity of a thing (``"id": "18c2f..."``, ``job_id=...``,
+# ``"messageId"``): a hex or UUID value there names what was listed or acted on (a Gmail message, a
+# queued job), content, not a digest; a request's, a trace's or a key's own id is no thing's.
+_IDENTITY = re.compile(
+    r"""(?<![\w-])(?!(?i:(?:x-)?(?:request|req|trace|span|correlation|idempotency|nonce|client_request)[_-]?id))"""
+    r"""[A-Za-z]*(?:(?<=[a-z])Id|(?<![A-Za-z])[iI]d|[_-]id|uuid|UUID|ID)['"]?\s*[:=]\s*['"]?\Z"""
+)
+_NAMING = 48  # characters before a value that may hold the name of its field
+
+
 def _masked(match: re.Match[str]) -> str:
-    """``#`` for a volatile value; a measured duration (see :data:`_MEASURED`) as it is."""
+    """``#`` for a volatile value; a measured duration (see :data:`_MEASURED`) and a thing's own id
+    (see :data:`_IDENTITY`) as they are."""
+    text, start = match.string, match.start()
     if match.group("duration") is None:
-        return "#"
-    text, start, end = match.string, match.start(), match.end()
+        keep = text[start - 1 : start] in "\"' =:" and _IDENTITY.search(text, max(0, start - _NAMING), start)
+        return match.group() if keep else "#"
+    end = match.end()
     if _MEASURED.search(text, max(0, start - 16), start) or _MEASURED_AFTER.match(text, end):
         return match.group()
     return "#"

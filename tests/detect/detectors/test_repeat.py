@@ -105,6 +105,30 @@ def test_the_same_call_with_a_new_answer_each_time_is_no_repeat() -> None:
     assert "repeat" not in found and found.get("near_repeat") == 12
 
 
+def test_a_status_failing_each_time_while_the_numbers_in_its_error_move_on_is_no_repeat() -> None:
+    """A rollout's status timing out at 1, then 2, then 3 of 8 replicas, all of it in its error
+    (live round 48: a repeat at the fourth wake-up, escalated at the fifth). The same error again,
+    or the same words with only a timestamp moved, or other words, go on with the run."""
+    cmd = {"args": "-n shop rollout status deployment/web --timeout=20s"}
+    status = 'Waiting for deployment "web" rollout to finish: {} of 8 updated replicas are available...\n'
+    timed_out = "error: timed out waiting for the condition"
+    moving: list[Call] = [
+        {"tool": "kubectl", "args": cmd, "error": status.format(n) + timed_out} for n in (1, 2, 3, 4)
+    ]
+    assert trips(Repeat(), actions(moving)) == [None] * 4
+    frozen: list[Call] = [{"tool": "kubectl", "args": cmd, "error": status.format(3) + timed_out}] * 3
+    assert trips(Repeat(), actions(frozen))[-1] is not None
+    stamped: list[Call] = [
+        {"tool": "kubectl", "args": cmd, "error": f"2026-12-04T06:0{n}:00Z {timed_out}"} for n in (1, 2, 3)
+    ]
+    assert trips(Repeat(), actions(stamped))[-1] is not None
+    reworded: list[Call] = [
+        {"tool": "lookup", "args": {"id": 7}, "error": error}
+        for error in ("not found: 7", "not found: 7", "Invalid action! Repeated lookup.")
+    ]
+    assert trips(Repeat(), actions(reworded))[-1] is not None
+
+
 @pytest.mark.parametrize(
     ("make", "words"),
     [

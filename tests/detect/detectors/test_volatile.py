@@ -154,3 +154,24 @@ def test_a_duration_named_for_what_is_measured_is_content(text: str, masked: str
     """A replica's lag is what its watcher reads (a live newcomer's watcher paged on "lag=14.2s"
     and was told the next wake-up it saw the same as at "lag=0.4s"); the time a call took is not."""
     assert mask_volatile(text) == masked
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ('{"id": "18c2f0a1b2c3d4e5", "threadId": "18c2f0a1b2c3d4e5"}', None),
+        ('{"jobs": [{"id": "3b1f9a2c-1d2e-4f3a-a1b2-0123456789ab"}]}', None),
+        ("job_id=18c2f0a1b2c3d4e5 claimed", None),
+        ('{"message_id": "18c2f0a1b2c3d4e5"}', None),
+        ('{"request_id": "18c2f0a1b2c3d4e5"}', '{"request_id": "#"}'),
+        ('{"traceId": "18c2f0a1b2c3d4e5"}', '{"traceId": "#"}'),
+        ("etag: 18c2f0a1b2c3d4e5", "etag: #"),
+        ('{"paid": "18c2f0a1b2c3d4e5"}', '{"paid": "#"}'),
+    ],
+)
+def test_a_things_own_id_is_content_and_a_requests_or_a_digest_is_not(text: str, masked: str | None) -> None:
+    """A hex or UUID value in a field named for a thing's identity names what was listed or acted
+    on (a Gmail message's 16 hex digits, a queued job's UUID: live round 48's inbox bot and render
+    worker, escalated as if each listing were the last); a request's or a trace's id, an ETag, any
+    other digest is masked."""
+    assert mask_volatile(text) == (text if masked is None else masked)
