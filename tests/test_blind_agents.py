@@ -2076,6 +2076,54 @@ _IDS: dict[int | None, dict[str, list[str] | None]] = {
 }
 _IDS_MISSED = {"stuck__triage_autoreply_loop_b27"}
 
+# A lookup answered as before by its tool (a style guide, a glossary, a schema), with something new
+# written or acted on between each two askings, is a reference consulted before each new item, no
+# page landed on again (blind batch 53's writers and labellers). What that changed in the batches
+# before: three docs writers and a docs crawler lost their recurring (two and three of them
+# escalated no more, regrouped 5 and 10); regrouped, a few other runs' findings changed order or kind
+# (a flat price watcher's `no_progress` comes first); two stuck runs are flagged after their onset
+# now (a style check cycled, a CMS paged back and forth), one regrouped 1 lost its escalation.
+_CONSULTED: dict[int | None, dict[str, list[str] | None]] = {
+    None: {"healthy__tent_price_watcher_b36": ["no_progress"]},
+    1: {
+        "healthy__api_docs_writer_b49": None,
+        "healthy__docs_crawler_dev_b51": None,
+        "healthy__emr_step_long_shuffle": ["cycle"],
+        "healthy__grant_writer_revision_b49": ["no_progress"],
+        "healthy__release_notes_writer_b49": None,
+        "healthy__tent_price_watcher_b36": ["no_progress"],
+    },
+    5: {
+        "healthy__api_docs_writer_b49": None,
+        "healthy__docs_crawler_dev_b51": None,
+        "healthy__release_notes_writer_b49": None,
+        "healthy__tent_price_watcher_b36": ["no_progress", "cycle"],
+    },
+    10: {
+        "healthy__api_docs_writer_b49": None,
+        "healthy__docs_crawler_dev_b51": None,
+        "healthy__grant_writer_revision_b49": None,
+        "healthy__release_notes_writer_b49": None,
+        "healthy__tent_price_watcher_b36": ["cycle", "no_progress"],
+    },
+}
+_CONSULTED_UNESCALATED: dict[int | None, set[str]] = {
+    None: set(),
+    1: set(),
+    5: {"healthy__api_docs_writer_b49", "healthy__release_notes_writer_b49"},
+    10: {
+        "healthy__api_docs_writer_b49",
+        "healthy__docs_crawler_dev_b51",
+        "healthy__release_notes_writer_b49",
+    },
+}
+_CONSULTED_FOUND: dict[int | None, set[str]] = {
+    None: set(),
+    1: set(),
+    5: {"stuck__linkcheck_cms_paging_b51", "stuck__writer_stylecheck_cycle_b49"},
+    10: {"stuck__writer_stylecheck_cycle_b49"},
+}
+
 # Batch 51 (60 scheduled agents of new kinds: invoice reconcilers, backup verifiers, price watchers,
 # issue triagers, CI babysitters, digests, ETL loaders, calendar assistants, link checkers,
 # translation pipelines; each line a wake-up with its time, half with a metric; written blind at the
@@ -2449,6 +2497,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_ACTS_AND_MEMORY[per_heartbeat],
         **_READING[per_heartbeat],
         **_IDS[per_heartbeat],
+        **_CONSULTED[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -2494,6 +2543,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SAW_NOTHING_MOVE_UNESCALATED[per_heartbeat]
         | _FLAT_GRACE_UNESCALATED[per_heartbeat]
         | _ACTS_AND_MEMORY_UNESCALATED[per_heartbeat]
+        | _CONSULTED_UNESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
     missed = [
@@ -2503,6 +2553,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         _AFTER_QUIET_FOUND[per_heartbeat]
         | _SAW_NOTHING_MOVE_FOUND[per_heartbeat]
         | _ACTS_AND_MEMORY_FOUND[per_heartbeat]
+        | _CONSULTED_FOUND[per_heartbeat]
     )
     assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | _READING_MISSED[
         per_heartbeat

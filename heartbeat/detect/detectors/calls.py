@@ -21,6 +21,7 @@ __all__ = [
     "changes_something",
     "is_note",
     "keeps_record",
+    "looks_up",
     "reads_back",
     "searches",
     "silence_answers",
@@ -201,6 +202,18 @@ def acts_by_name(tool: str) -> bool:
     """Whether ``tool``'s name says it writes or acts (``write_file``, ``finish``, ``send``,
     ``slack.post``, ``queue_delete``...): its first verb (see :func:`_verb`)."""
     return _verb(tool) in _SILENT_VERBS
+
+
+# Verbs that fetch a thing as it is (a style guide, a glossary, a vendor's record): not a check, a
+# count, a listing or a search, whose same answer between changes says the changes missed.
+_LOOKUP_VERBS = frozenset(["get", "read", "lookup", "look", "fetch", "show", "view", "describe", "retrieve"])
+
+
+@lru_cache(maxsize=1024)
+def looks_up(tool: str) -> bool:
+    """Whether ``tool``'s name says it fetches a thing as it is (``style_guide.get``,
+    ``glossary.lookup``, ``get_guidelines``): its first verb (see :func:`_verb`)."""
+    return _verb(tool) in _LOOKUP_VERBS
 
 
 # A message to a person: the answer is theirs, in their own words each time.

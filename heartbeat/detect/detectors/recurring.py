@@ -59,6 +59,7 @@ from .calls import (
     CONFIRMATION_LONGEST,
     acts_by_name,
     is_note,
+    looks_up,
     reads_back,
     silent_by_design,
     speaks,
@@ -209,6 +210,30 @@ def _reads_memory(action: ActionView, actions: Iterable[ActionView]) -> bool:
     return reads_back((action.tool, action.summary), writes)
 
 
+def _consulted(action: ActionView, actions: Sequence[ActionView]) -> bool:
+    """Whether ``action``, a lookup (see :func:`~.calls.looks_up`) answered as before by its tool,
+    is a reference consulted before each new item: between each two of those answers in
+    ``actions`` (the window, ``action`` last) the agent wrote or acted on something it had not
+    before (a section written, an item labelled, an invoice reconciled). The style guide read
+    before each section, the vendor looked up before each invoice answer the same by nature; the
+    same lookup with nothing new done between is a page the agent keeps landing on."""
+    if not looks_up(action.tool) or silent_by_design(action.tool, action.summary):
+        return False
+    done: set[str] = set()
+    fresh = False  # a new write or act since the lookup's last asking
+    asked = 0
+    for other in actions:
+        if other.result == action.result and other.tool == action.tool:
+            if asked and not fresh:
+                return False
+            asked, fresh = asked + 1, False
+        elif other.error is None and not speaks(other.tool) and silent_by_design(other.tool, other.summary):
+            # A message to a person is no work done: a customer asked again in other words is not.
+            fresh = fresh or other.fingerprint not in done
+            done.add(other.fingerprint)
+    return asked > 2
+
+
 def _polled(actions: Sequence[ActionView]) -> list[bool]:
     """For each of ``actions``, whether it is a poll (a call right after a wait)."""
     found = [False] * len(actions)
@@ -315,9 +340,11 @@ class Recurring(Windowed):
             keys = keys[_since_change(seq) :]
         looked = _looked(last, seq)
         calls = _count(keys, call, False, poll, looked[len(looked) - len(keys) :])
-        if calls >= self.threshold and _reads_memory(last, seq):
+        if calls >= self.threshold and (_reads_memory(last, seq) or _consulted(last, seq)):
             calls = 0
         outputs = _count(keys, output, True, poll, looked) if output is not None else 0
+        if outputs >= self.threshold and _consulted(last, seq):
+            outputs = 0
         return self._report(last, calls, outputs, history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -421,8 +448,10 @@ class RecurringTracker(StepTracker):
             if call[0] == _ALL_CLEAR:  # rare: an all-clear counts since the last change only
                 pairs = list(recent)[_since_change(acts) :]
             calls = _count(pairs, call, False, poll, looked[len(looked) - len(pairs) :])
-            if calls >= self._min and _reads_memory(action, acts):
+            if calls >= self._min and (_reads_memory(action, acts) or _consulted(action, acts)):
                 calls = 0
         if output is not None and outputs >= self._min:
             outputs = _count(recent, output, True, poll, looked)
+            if outputs >= self._min and _consulted(action, acts):
+                outputs = 0
         return self._det._report(action, calls, outputs, action.tick, action.at)

@@ -631,3 +631,35 @@ def test_a_cursor_read_back_at_each_wake_up_is_the_agents_memory() -> None:
     assert trips(Recurring(), actions(calls)) == [None] * len(calls)
     unwritten = [call for call in calls if call["tool"] != "state.set"]
     assert first(Recurring(), actions(unwritten)) is not None
+
+
+def test_a_reference_looked_up_before_each_new_item_is_consulted_not_landed_on() -> None:
+    """A writer gets its style guide before each section it writes, a labeller its guidelines before
+    each item it labels (blind batch 53: escalated at the fifth section): the same answer by nature,
+    something new written between each two askings. The same lookup between rewrites of one section,
+    or between messages asking a customer again, did nothing new."""
+    guide = (
+        '{"name": "house-style", "rules": ["second person", "sentences under 25 words"], "version": 3}' * 2
+    )
+
+    def writer(section: Any, message: bool = False) -> list[Call]:
+        calls: list[Call] = []
+        for n in range(10):
+            calls.append({"tool": "style_guide.get", "args": {"name": "house-style"}, "output": guide})
+            if message:
+                calls.append(
+                    {
+                        "tool": "send_message",
+                        "args": {"text": f"Could you confirm, take {n}?"},
+                        "output": "sent",
+                    }
+                )
+            else:
+                calls.append(
+                    {"tool": "docs.write_section", "args": {"n": section(n), "text": "x"}, "output": "saved"}
+                )
+        return calls
+
+    assert first(Recurring(), actions(writer(lambda n: n))) is None
+    assert first(Recurring(), actions(writer(lambda n: 7))) is not None
+    assert first(Recurring(), actions(writer(lambda n: n, message=True))) is not None
