@@ -662,3 +662,37 @@ def test_run_ticks_n_stops_after_n_ticks_with_stdout_closed(tmp_path: Path, how:
             proc.kill()
     assert code == 0, proc.stderr.read() if proc.stderr else b""
     assert agent.load().ticks == 4
+
+
+def test_the_fleet_stop_ends_a_tick_while_its_metric_is_slow(tmp_path: Path) -> None:
+    """Live round 49: the fleet stop (``[stop] path``) engaged while the metric measured at the
+    tick's end was ignored until the metric returned (exit 0 after seconds); KILL was not. Exit 3."""
+    agent = make_agent(tmp_path, SLOW_METRIC)
+    stop = tmp_path / "STOP-ALL"
+    (tmp_path / "heartbeat.toml").write_text(f'[stop]\npath = "{stop}"\n')
+    proc = agent.spawn(
+        "tick", "--config", str(tmp_path / "heartbeat.toml"), "--progress", f"{agent.module}:progress"
+    )
+    wait_until(lambda: (agent.root / "measuring").exists(), what="the metric to start", proc=proc)
+    took = stop_time(proc, stop)
+    assert proc.returncode == 3, proc.stderr.read() if proc.stderr else ""
+    assert took <= 2.0, (
+        f"tick took {took:.2f} s to stop behind a slow metric"
+    )  # the fleet stop: about a second
+
+
+def test_a_pause_asked_for_while_the_baseline_is_measured_comes_before_the_step(tmp_path: Path) -> None:
+    """Live round 49: a person's ``heartbeat pause`` while the first heartbeat measured its baseline
+    waited for the slow metric, then the step ran a whole heartbeat. The step is never begun now."""
+    agent = make_agent(tmp_path, SLOW_METRIC.replace('ctx.data.get("slow_baseline")', "True"))
+    proc = agent.spawn("tick", "--progress", f"{agent.module}:progress")
+    wait_until(lambda: (agent.root / "measuring").exists(), what="the baseline to start", proc=proc)
+    began = time.monotonic()
+    paused = agent.cli("pause", "--reason", "lunch")
+    took = time.monotonic() - began
+    out, err = proc.communicate(timeout=60)
+    assert paused.returncode == 0, paused.stderr
+    assert took < 6.0  # a fresh CLI process and its wait; it waited out the 30 s metric before
+    assert proc.returncode == 0 and "paused before the step began" in out + err, (out, err)
+    assert [e for e in agent.journal() if e["event"] == "action"] == []
+    assert agent.load().status.value == "paused"

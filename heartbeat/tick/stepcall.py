@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..base.errors import HeartbeatError
+from ..base.errors import EXIT_CODES, HeartbeatError
 from ..core.models import STEP_ERROR_TOOL, AgentState, Anomaly, Decision, clip, merged_spend
 from ..core.policy import decide, unheard
 from ..core.result import TickResult
@@ -104,6 +104,9 @@ def run_step(
             pausing=lambda: pause_requested(hb), by_person=pending_note(state) is not None,
         )  # fmt: skip
         measured, baseline = _baseline(hb, ctx, monitor)
+        if measured and (asked := pause_requested(hb)) is not None:  # a person's pause came first
+            message = f"paused before the step began: {asked}; the step was not called"
+            return TickResult(hb.name, "paused", EXIT_CODES["paused"], hb.redact(message), tick=tick)
         state.ticks, state.last_tick_at = tick, now
         guard.ctx = ctx
         try:
@@ -248,11 +251,17 @@ def _stopping(hb: Agent, guard: StepGuard) -> bool:
 
 
 def _measure(hb: Agent, metric: ProgressMetric, ctx: StepContext) -> tuple[float | None, str | None]:
-    """The metric measured now, within the ``[progress]`` timeout and stopped by KILL."""
+    """The metric measured now, within the ``[progress]`` timeout; KILL, the fleet stop and a
+    person's pause stop waiting for it (a slow metric held a pause and the fleet stop off)."""
     from ..detect.progress import measure
 
     timeout = hb.config.progress.timeout.total_seconds() if hb.config.progress else 60.0
-    return measure(metric, ctx, timeout=timeout, stop=hb.kill.reason)
+    fleet = hb.shared_stop
+
+    def stop() -> str | None:
+        return hb.kill.reason() or (fleet and fleet.latest()) or pause_requested(hb)
+
+    return measure(metric, ctx, timeout=timeout, stop=stop)
 
 
 def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None = None) -> None:

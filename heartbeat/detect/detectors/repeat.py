@@ -67,6 +67,7 @@ def _link(tool: str, fingerprint: str, result: str | None, error: str | None) ->
 
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")  # a number standing alone: a count, a percentage
+_DIGITS = re.compile(r"\d+")
 
 
 def _goes_on(before: _Link, after: _Link) -> bool:
@@ -82,9 +83,12 @@ def _goes_on(before: _Link, after: _Link) -> bool:
         return after[2] == before[2]
     # Another error: other words go on (the harness's "invalid action"), and so do the same words
     # with only their times and ids moved (a request's "req_c9eb..." is a word); the same words whose
-    # numbers moved report something that moves (a rollout's status: 1, then 2 of 8 replicas ready).
+    # numbers moved, a number standing alone among them, report something that moves (a rollout's
+    # status: 1, then 2 of 8 replicas ready; a vacuum's "2 of 12 tables (current: invoices_2)").
     now, then = mask_volatile(after[1]), mask_volatile(before[1] or "")
-    return now == then or _NUMBER.sub("#", now) != _NUMBER.sub("#", then)
+    if now == then or _DIGITS.sub("#", now) != _DIGITS.sub("#", then):
+        return True
+    return _NUMBER.findall(now) == _NUMBER.findall(then)  # only a name's digits moved ("invoices_2")
 
 
 def _newest_run(actions: Sequence[ActionView], skip: Collection[str]) -> tuple[_Link | None, int]:

@@ -116,6 +116,11 @@ def test_a_status_failing_each_time_while_the_numbers_in_its_error_move_on_is_no
         {"tool": "kubectl", "args": cmd, "error": status.format(n) + timed_out} for n in (1, 2, 3, 4)
     ]
     assert trips(Repeat(), actions(moving)) == [None] * 4
+    vacuum = "timed out after 20s waiting for vacuum: {} of 12 tables done (current: billing.invoices_{})"
+    tables: list[Call] = [
+        {"tool": "pg", "args": {"sql": "vacuum"}, "error": vacuum.format(n, n)} for n in (2, 5, 7, 10)
+    ]
+    assert trips(Repeat(), actions(tables)) == [None] * 4  # live round 49: a name's digits moved too
     frozen: list[Call] = [{"tool": "kubectl", "args": cmd, "error": status.format(3) + timed_out}] * 3
     assert trips(Repeat(), actions(frozen))[-1] is not None
     stamped: list[Call] = [
