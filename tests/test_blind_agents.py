@@ -2442,15 +2442,131 @@ _FIFTYSECOND_MISSED: dict[int | None, set[str]] = {
     },
 }
 
+# Batch 53 (60 agents of the five families a watchdog must never page about, twelve each: pagers,
+# crawlers, queue workers, writers, pollers; half scheduled wake-ups, half live turns; written blind
+# at the twenty-fifth session), replayed as it arrived at 5e82afc: at its own heartbeats healthy
+# escalated 10 of 40 (four a reference looked up before each new item), with any anomaly 11; stuck
+# escalated 16 of 20, flagged 16. After the reference rule: healthy escalated 7, with any anomaly 8.
+_FIFTYTHIRD: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__apartment_listing_scraper_b53": ["recurring", "cycle"],
+        "healthy__docs_sitemap_reindex_b53": ["no_progress"],
+        "healthy__firmware_ci_watch_b53": ["loop", "recurring"],
+        "healthy__gmail_newsletter_labeler_b53": ["loop"],
+        "healthy__kundenservice_inbox_b53": ["loop", "empty"],
+        "healthy__nginx_log_reader_b53": ["near_repeat"],
+        "healthy__salesforce_query_more_b53": ["cycle"],
+        "healthy__stripe_ledger_sync_b53": ["loop", "empty", "no_progress"],
+    },
+    1: {
+        "healthy__apartment_listing_scraper_b53": ["recurring", "cycle"],
+        "healthy__docs_sitemap_reindex_b53": ["cycle"],
+        "healthy__firmware_ci_watch_b53": ["loop", "recurring"],
+        "healthy__gmail_newsletter_labeler_b53": ["loop"],
+        "healthy__helpscout_stale_closer_b53": ["no_progress", "recurring"],
+        "healthy__kundenservice_inbox_b53": ["loop", "cycle", "empty"],
+        "healthy__nginx_log_reader_b53": ["near_repeat"],
+        "healthy__salesforce_query_more_b53": ["cycle"],
+        "healthy__stripe_ledger_sync_b53": ["loop", "cycle"],
+    },
+    5: {
+        "healthy__apartment_listing_scraper_b53": ["recurring", "cycle"],
+        "healthy__crowdin_de_translator_b53": ["empty"],
+        "healthy__docs_sitemap_reindex_b53": ["no_progress"],
+        "healthy__firmware_ci_watch_b53": ["loop", "recurring"],
+        "healthy__gitlab_nightly_watch_b53": ["recurring"],
+        "healthy__gmail_newsletter_labeler_b53": ["loop"],
+        "healthy__helpscout_stale_closer_b53": ["no_progress"],
+        "healthy__kundenservice_inbox_b53": ["loop", "empty", "cycle"],
+        "healthy__nginx_log_reader_b53": ["near_repeat"],
+        "healthy__salesforce_query_more_b53": ["cycle"],
+        "healthy__stripe_ledger_sync_b53": ["loop", "empty", "cycle"],
+        "healthy__vendor_status_feed_b53": ["empty"],
+    },
+    10: {
+        "healthy__apartment_listing_scraper_b53": ["recurring", "cycle"],
+        "healthy__crowdin_de_translator_b53": ["empty"],
+        "healthy__firmware_ci_watch_b53": ["loop", "recurring"],
+        "healthy__gitlab_nightly_watch_b53": ["recurring"],
+        "healthy__gmail_newsletter_labeler_b53": ["loop"],
+        "healthy__kundenservice_inbox_b53": ["loop", "empty", "cycle"],
+        "healthy__nginx_log_reader_b53": ["near_repeat"],
+        "healthy__salesforce_query_more_b53": ["cycle"],
+        "healthy__stripe_ledger_sync_b53": ["loop", "empty", "cycle"],
+    },
+}
+_FIFTYTHIRD_ESCALATED: dict[int | None, set[str]] = {
+    None: {
+        "healthy__apartment_listing_scraper_b53",
+        "healthy__firmware_ci_watch_b53",
+        "healthy__gmail_newsletter_labeler_b53",
+        "healthy__kundenservice_inbox_b53",
+        "healthy__nginx_log_reader_b53",
+        "healthy__salesforce_query_more_b53",
+        "healthy__stripe_ledger_sync_b53",
+    },
+    1: {
+        "healthy__apartment_listing_scraper_b53",
+        "healthy__firmware_ci_watch_b53",
+        "healthy__helpscout_stale_closer_b53",
+        "healthy__nginx_log_reader_b53",
+        "healthy__salesforce_query_more_b53",
+    },
+    5: {
+        "healthy__apartment_listing_scraper_b53",
+        "healthy__firmware_ci_watch_b53",
+        "healthy__gitlab_nightly_watch_b53",
+        "healthy__helpscout_stale_closer_b53",
+        "healthy__kundenservice_inbox_b53",
+        "healthy__nginx_log_reader_b53",
+        "healthy__salesforce_query_more_b53",
+        "healthy__stripe_ledger_sync_b53",
+    },
+    10: {
+        "healthy__apartment_listing_scraper_b53",
+        "healthy__firmware_ci_watch_b53",
+        "healthy__gitlab_nightly_watch_b53",
+        "healthy__kundenservice_inbox_b53",
+        "healthy__nginx_log_reader_b53",
+        "healthy__salesforce_query_more_b53",
+    },
+}
+_FIFTYTHIRD_MISSED: dict[int | None, set[str]] = {
+    None: {
+        "stuck__ironleaf_blog_archive_b53",
+        "stuck__msa_contract_review_b53",
+        "stuck__release_summary_editor_b53",
+        "stuck__support_inbox_autoreply_b53",
+    },
+    1: {
+        "stuck__ironleaf_blog_archive_b53",
+        "stuck__msa_contract_review_b53",
+        "stuck__release_summary_editor_b53",
+        "stuck__support_inbox_autoreply_b53",
+    },
+    5: {
+        "stuck__ironleaf_blog_archive_b53",
+        "stuck__msa_contract_review_b53",
+        "stuck__release_summary_editor_b53",
+        "stuck__support_inbox_autoreply_b53",
+    },
+    10: {
+        "stuck__ironleaf_blog_archive_b53",
+        "stuck__msa_contract_review_b53",
+        "stuck__release_summary_editor_b53",
+        "stuck__support_inbox_autoreply_b53",
+    },
+}
+
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2605
+    assert len(runs) == len(LABELS) == 2665
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1598
+    assert len(healthy) == 1638
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -2484,6 +2600,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FORTYNINTH[per_heartbeat],
         **_FIFTYFIRST[per_heartbeat],
         **_FIFTYSECOND[per_heartbeat],
+        **_FIFTYTHIRD[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -2534,6 +2651,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYNINTH_ESCALATED[per_heartbeat]
         | _FIFTYFIRST_ESCALATED[per_heartbeat]
         | _FIFTYSECOND_ESCALATED[per_heartbeat]
+        | _FIFTYTHIRD_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -2594,6 +2712,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FORTYNINTH_MISSED[per_heartbeat]
         | _FIFTYFIRST_MISSED[per_heartbeat]
         | _FIFTYSECOND_MISSED[per_heartbeat]
+        | _FIFTYTHIRD_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now
