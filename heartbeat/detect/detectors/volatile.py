@@ -46,12 +46,12 @@ _VOLATILE_VALUES = (
     # a clock time with seconds (a log line's), with fractions
     r"|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?"
     # a UUID
-    r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+    r"|(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)"
     # a memory address
     r"|\b0x[0-9a-fA-F]+\b"
     # a hex digest or request id (12 or more hex characters, letters and digits both),
     # or a number as long as an object id or a nanosecond clock
-    r"|(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b|\b\d{12,}\b"
+    r"|(?P<hex>(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b)|\b\d{12,}\b"
     # a duration
     r"|(?P<duration>\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds)\b)"
 )
@@ -170,8 +170,11 @@ _NAMING = 48  # characters before a value that may hold the name of its field
 def _masked(match: re.Match[str]) -> str:
     """``#`` for a volatile value; a measured duration (see :data:`_MEASURED`) and a thing's own id
     (see :data:`_IDENTITY`) as they are."""
+    kind = match.lastgroup
+    if kind is None:  # a timestamp, a clock time, an address, a long number
+        return "#"
     text, start = match.string, match.start()
-    if match.group("duration") is None:
+    if kind != "duration":  # a UUID or a hex run: a thing's own id, named so, is content
         keep = text[start - 1 : start] in "\"' =:" and _IDENTITY.search(text, max(0, start - _NAMING), start)
         return match.group() if keep else "#"
     end = match.end()
