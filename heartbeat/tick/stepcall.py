@@ -104,7 +104,8 @@ def run_step(
             pausing=lambda: pause_requested(hb), by_person=pending_note(state) is not None,
         )  # fmt: skip
         measured, baseline = _baseline(hb, ctx, monitor)
-        if measured and (asked := pause_requested(hb)) is not None:  # a person's pause came first
+        early = measured and _stopping(hb, guard)  # KILL or the fleet stop while it was measured
+        if measured and not early and (asked := pause_requested(hb)) is not None:  # a person's pause
             message = f"paused before the step began: {asked}; the step was not called"
             return TickResult(hb.name, "paused", EXIT_CODES["paused"], hb.redact(message), tick=tick)
         state.ticks, state.last_tick_at = tick, now
@@ -112,7 +113,7 @@ def run_step(
         try:
             # A Python step's processes are marked for the sweep a SIGKILLed tick needs (orphans).
             with marking_children(hb.state_dir, EXEC_SCRATCH_PREFIX) if not hb.agent.exec else nullcontext():
-                if not (measured and _stopping(hb, guard)):  # a stop while it was measured: never begun
+                if not early:  # a stop while the baseline was measured: the step is never begun
                     step(ctx)
         except TickInterrupted:  # SIGTERM/SIGINT of the tick itself, not the agent's error:
             raise  # its calls are accounted for as it unwinds (interrupted_calls)
