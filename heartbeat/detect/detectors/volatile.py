@@ -51,7 +51,7 @@ _VOLATILE_VALUES = (
     r"|\b0x[0-9a-fA-F]+\b"
     # a hex digest or request id (12 or more hex characters, letters and digits both),
     # or a number as long as an object id or a nanosecond clock
-    r"|(?P<hex>(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b)|\b\d{12,}\b"
+    r"|(?P<hex>(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b)|(?P<long>\b\d{12,}\b)"
     # a duration
     r"|(?P<duration>\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds)\b)"
 )
@@ -158,8 +158,9 @@ def mask_values(text: str) -> str:
 
 
 # A field or parameter named for the identity of a thing (``"id": "18c2f..."``, ``job_id=...``,
-# ``"messageId"``): a hex or UUID value there names what was listed or acted on (a Gmail message, a
-# queued job), content, not a digest; a request's, a trace's or a key's own id is no thing's.
+# ``"messageId"``): a hex, UUID or long numeric value there names what was listed or acted on (a
+# Gmail message, a queued job, a post), content, not a digest; a request's, a trace's or a key's
+# own id is no thing's.
 _IDENTITY = re.compile(
     r"""(?<![\w-])(?!(?i:(?:x-)?(?:request|req|trace|span|correlation|idempotency|nonce|client_request)[_-]?id))"""
     r"""[A-Za-z]*(?:(?<=[a-z])Id|(?<![A-Za-z])[iI]d|[_-]id|uuid|UUID|ID)['"]?\s*[:=]\s*['"]?\Z"""
@@ -171,10 +172,10 @@ def _masked(match: re.Match[str]) -> str:
     """``#`` for a volatile value; a measured duration (see :data:`_MEASURED`) and a thing's own id
     (see :data:`_IDENTITY`) as they are."""
     kind = match.lastgroup
-    if kind is None:  # a timestamp, a clock time, an address, a long number
+    if kind is None:  # a timestamp, a clock time, an address
         return "#"
     text, start = match.string, match.start()
-    if kind != "duration":  # a UUID or a hex run: a thing's own id, named so, is content
+    if kind != "duration":  # a UUID, a hex run, a long number: a thing's own id, named so, is content
         keep = text[start - 1 : start] in "\"' =:" and _IDENTITY.search(text, max(0, start - _NAMING), start)
         return match.group() if keep else "#"
     end = match.end()
