@@ -243,12 +243,13 @@ def _baseline(hb: Agent, ctx: StepContext, monitor: Monitor) -> tuple[bool, floa
 def _stopping(hb: Agent, guard: StepGuard) -> bool:
     """Whether KILL or the fleet stop came before the step was begun (the watchdog abandoned the
     tick, or it is about to): the step is not called, and the tick ends as a stop during it."""
+    return guard.result is not None or _stop_reason(hb) is not None
+
+
+def _stop_reason(hb: Agent) -> str | None:
+    """The reason of KILL, else of the fleet stop's latest reading; None while neither stands."""
     fleet = hb.shared_stop
-    return (
-        guard.result is not None
-        or hb.kill.reason() is not None
-        or (fleet is not None and fleet.latest() is not None)
-    )
+    return hb.kill.reason() or (fleet.latest() if fleet is not None else None)
 
 
 def _measure(hb: Agent, metric: ProgressMetric, ctx: StepContext) -> tuple[float | None, str | None]:
@@ -257,12 +258,7 @@ def _measure(hb: Agent, metric: ProgressMetric, ctx: StepContext) -> tuple[float
     from ..detect.progress import measure
 
     timeout = hb.config.progress.timeout.total_seconds() if hb.config.progress else 60.0
-    fleet = hb.shared_stop
-
-    def stop() -> str | None:
-        return hb.kill.reason() or (fleet and fleet.latest()) or pause_requested(hb)
-
-    return measure(metric, ctx, timeout=timeout, stop=stop)
+    return measure(metric, ctx, timeout=timeout, stop=lambda: _stop_reason(hb) or pause_requested(hb))
 
 
 def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None = None) -> None:

@@ -234,6 +234,20 @@ def _consulted(action: ActionView, actions: Sequence[ActionView]) -> bool:
     return asked > 2
 
 
+def _spared(
+    calls: int, outputs: int, limit: int, action: ActionView, actions: Sequence[ActionView]
+) -> tuple[int, int]:
+    """The two counts with what is no recurrence taken out, once a count reaches ``limit``: a
+    call reading back the agent's memory (:func:`_reads_memory`), a reference consulted before
+    each new item (:func:`_consulted`, asked at most once)."""
+    consulted: bool | None = None
+    if calls >= limit and (_reads_memory(action, actions) or (consulted := _consulted(action, actions))):
+        calls = 0
+    if outputs >= limit and (consulted if consulted is not None else _consulted(action, actions)):
+        outputs = 0
+    return calls, outputs
+
+
 def _polled(actions: Sequence[ActionView]) -> list[bool]:
     """For each of ``actions``, whether it is a poll (a call right after a wait)."""
     found = [False] * len(actions)
@@ -340,11 +354,8 @@ class Recurring(Windowed):
             keys = keys[_since_change(seq) :]
         looked = _looked(last, seq)
         calls = _count(keys, call, False, poll, looked[len(looked) - len(keys) :])
-        if calls >= self.threshold and (_reads_memory(last, seq) or _consulted(last, seq)):
-            calls = 0
         outputs = _count(keys, output, True, poll, looked) if output is not None else 0
-        if outputs >= self.threshold and _consulted(last, seq):
-            outputs = 0
+        calls, outputs = _spared(calls, outputs, self.threshold, last, seq)
         return self._report(last, calls, outputs, history.tick, now)
 
     def tracker(self, history: History) -> ActionTracker:
@@ -448,10 +459,7 @@ class RecurringTracker(StepTracker):
             if call[0] == _ALL_CLEAR:  # rare: an all-clear counts since the last change only
                 pairs = list(recent)[_since_change(acts) :]
             calls = _count(pairs, call, False, poll, looked[len(looked) - len(pairs) :])
-            if calls >= self._min and (_reads_memory(action, acts) or _consulted(action, acts)):
-                calls = 0
         if output is not None and outputs >= self._min:
             outputs = _count(recent, output, True, poll, looked)
-            if outputs >= self._min and _consulted(action, acts):
-                outputs = 0
+        calls, outputs = _spared(calls, outputs, self._min, action, acts)
         return self._det._report(action, calls, outputs, action.tick, action.at)
