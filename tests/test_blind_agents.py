@@ -2124,6 +2124,59 @@ _CONSULTED_FOUND: dict[int | None, set[str]] = {
     10: {"stuck__writer_stylecheck_cycle_b49"},
 }
 
+# The twenty-sixth session: a heartbeat's round over its sources, each read once, finds most of them
+# quiet (a digest's channels, a vendor's status page: empty answers neither counted nor ending a
+# run, and counted by recurring as a poll's, since any news); a store's select reads (an IMAP
+# poller's imap.select); a ticket's transition acts. Only healthy runs lose findings; a stuck
+# digest's early `empty`, before its onset, goes too.
+_SOURCES: dict[int | None, dict[str, list[str] | None]] = {
+    None: {
+        "healthy__inbox_support_triage_quiet": None,
+        "healthy__kundenservice_inbox_b53": ["loop"],
+        "healthy__newsletter_digest_daily_b51": None,
+        "healthy__newsletter_digest_quiet_b51": None,
+    },
+    1: {
+        "healthy__kundenservice_inbox_b53": ["loop", "cycle"],
+        "healthy__newsletter_digest_daily_b51": None,
+        "healthy__newsletter_digest_quiet_b51": None,
+    },
+    5: {
+        "healthy__crowdin_de_translator_b53": None,
+        "healthy__inbox_support_triage_quiet": None,
+        "healthy__issue_triage_quiet_b51": ["repeat"],
+        "healthy__kundenservice_inbox_b53": ["loop", "cycle"],
+        "healthy__newsletter_digest_daily_b51": None,
+        "healthy__newsletter_digest_eng_b51": None,
+        "healthy__newsletter_digest_quiet_b51": None,
+        "healthy__queue_worker_refund_tickets_idle_then_burst_b30": ["repeat"],
+    },
+    10: {
+        "healthy__inbox_assistant_quiet_wakeups_b33": None,
+        "healthy__inbox_support_triage_quiet": None,
+        "healthy__issue_triage_quiet_b51": ["repeat", "empty"],
+        "healthy__issue_triage_web_b51": ["repeat"],
+        "healthy__kundenservice_inbox_b53": ["loop", "cycle", "empty"],
+        "healthy__newsletter_digest_daily_b51": None,
+        "healthy__newsletter_digest_eng_b51": None,
+        "healthy__newsletter_digest_quiet_b51": ["empty"],
+        "healthy__queue_worker_refund_tickets_idle_then_burst_b30": ["repeat"],
+    },
+}
+_SOURCES_UNESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__inbox_support_triage_quiet"},
+    1: {"healthy__newsletter_digest_daily_b51"},
+    5: {"healthy__inbox_support_triage_quiet", "healthy__issue_triage_quiet_b51"},
+    10: {"healthy__inbox_support_triage_quiet", "healthy__newsletter_digest_eng_b51"},
+}
+# Its early `empty` gone, a digest resending a reworded digest is flagged where it sticks.
+_SOURCES_FOUND: dict[int | None, set[str]] = {
+    None: {"stuck__digest_send_reworded_b51"},
+    1: {"stuck__digest_send_reworded_b51"},
+    5: set(),
+    10: set(),
+}
+
 # Batch 51 (60 scheduled agents of new kinds: invoice reconcilers, backup verifiers, price watchers,
 # issue triagers, CI babysitters, digests, ETL loaders, calendar assistants, link checkers,
 # translation pipelines; each line a wake-up with its time, half with a metric; written blind at the
@@ -2615,6 +2668,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_READING[per_heartbeat],
         **_IDS[per_heartbeat],
         **_CONSULTED[per_heartbeat],
+        **_SOURCES[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -2662,6 +2716,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FLAT_GRACE_UNESCALATED[per_heartbeat]
         | _ACTS_AND_MEMORY_UNESCALATED[per_heartbeat]
         | _CONSULTED_UNESCALATED[per_heartbeat]
+        | _SOURCES_UNESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
     missed = [
@@ -2672,6 +2727,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SAW_NOTHING_MOVE_FOUND[per_heartbeat]
         | _ACTS_AND_MEMORY_FOUND[per_heartbeat]
         | _CONSULTED_FOUND[per_heartbeat]
+        | _SOURCES_FOUND[per_heartbeat]
     )
     assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | _READING_MISSED[
         per_heartbeat

@@ -123,6 +123,9 @@ _SILENT_VERBS = frozenset(
         "resolve",
         "upsert",
         "replace",  # replace_in_file (Cline's edit)
+        # a workflow's and a queue's verbs for moving a thing on (``jira.transition_issue``,
+        # ``pagerduty.acknowledge``, ``webhooks.redeliver``, ``payments.refund``)
+        *("transition", "acknowledge", "nack", "redeliver", "refund", "capture", "fulfill", "promote"),
     ]
 )
 # A `cd` or an `export` is silent, but not before a command (`cd /testbed && ls -la`): that says.
@@ -167,6 +170,8 @@ _NOUN_VERBS = frozenset(
 # Words that pick one of a kind: a verb as often a noun right after one is the noun
 # (``backup.latest_set``, ``last_update``, ``current_post``): a read of that thing.
 _PICKS = frozenset(["latest", "last", "current", "previous", "prev", "next", "recent", "active", "default"])
+# What a page is worked by: a select there picks an option (``browser_select``).
+_PAGES = frozenset(["browser", "page", "form", "ui", "web", "dom"])
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -182,12 +187,15 @@ def _verb(tool: str) -> str | None:
     noun may come before it (``slack_post_message``, ``gmail.modify_message``, ``queue_delete``,
     ``sendMessage``), and a verb that is as often a noun yields to a verb after it
     (``vector_store_search`` searches), and is the noun after a word picking one of a kind
-    (``backup.latest_set`` reads the latest backup set); None when there is none."""
+    (``backup.latest_set`` reads the latest backup set); a store's ``select`` (``imap.select``)
+    is no verb here; None when there is none."""
     found = None
     words = _words(tool)
     for i, word in enumerate(words):
         if word == "replace" and i and words[i - 1] == "str":
             continue  # one command of an editor that also views files (SWE-agent's str_replace_editor)
+        if word == "select" and 0 < i == len(words) - 1 and words[i - 1] not in _PAGES:
+            continue  # a store's (``imap.select``, ``mysql.select``) reads; an option's or a page's acts
         if word in _NOUN_VERBS and i and words[i - 1] in _PICKS:
             continue
         if word in _KNOWN_VERBS:
@@ -401,6 +409,41 @@ def reads_back(read: tuple[str, str], writes: Iterable[tuple[str, str]]) -> bool
         if given is not None and all(key in given and given[key] == value for key, value in asked.items()):
             return True
     return False
+
+
+# Arguments naming where a call looks (a channel, a feed, an inbox, a repository, a vendor's status
+# page...), not what it looks for: each word of the name, its ``_id``, ``Id``, ``_name`` or ``_url`` left out.
+_SOURCE_WORDS = frozenset(
+    [
+        *("channel", "feed", "inbox", "mailbox", "folder", "repo", "repository", "queue", "topic"),
+        *("subreddit", "calendar", "bucket", "stream", "source", "account", "project", "board", "room"),
+        *("conversation", "team", "workspace", "namespace", "cluster", "region", "site", "shard"),
+        *("vendor", "provider", "service", "host", "server", "endpoint", "label", "list"),
+    ]
+)
+_SOURCE_KEY = re.compile(r"(?:(?<=[a-z])(?=[A-Z])|[_-])(?:id|Id|ID|name|Name|url|Url|URL)\Z")
+
+
+def source_named(tool: str, summary: str) -> tuple[str, str] | None:
+    """The source the call ``summary`` of ``tool`` reads from, as (argument, value), when one
+    argument names where it looks (``{"channel": "C04ENG"}``, ``{"feed_url": "..."}``,
+    ``{"repoId": 7}``) rather than what it looks for (a filter, a query, a status); else None.
+    A digest's sweep over its channels reads each once, and most are quiet (parsed at an empty
+    answer only: rare)."""
+    found = _arguments((tool, summary))
+    if not found:
+        return None
+    named = [
+        (key, value)
+        for key, value in found.items()
+        if isinstance(value, str | int)
+        and not isinstance(value, bool)
+        and _SOURCE_KEY.sub("", key).lower() in _SOURCE_WORDS
+    ]
+    if len(named) != 1:
+        return None  # none, or several: no one place it reads from
+    key, value = named[0]
+    return key, str(value)
 
 
 def _arguments(call: tuple[str, str]) -> dict[str, object] | None:

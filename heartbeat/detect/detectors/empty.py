@@ -45,14 +45,22 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
-from .calls import searches, searches_by_name, silent_by_design, waits
+from .calls import searches, searches_by_name, silent_by_design, source_named, waits
 from .contract import ActionTracker, ActionView, History, StepTracker, frozen_names, make_anomaly, need_int
 from .envelope import ENVELOPE_LONGEST, NO_ROWS, NOT_MODIFIED
 from .fingerprints import NO_ROWS_RESULT, NOT_FOUND_RESULT, prints
 from .said import NOTHING_NEW
 from .words import reworded, words
 
-__all__ = ["EMPTY_ANSWERS", "NUMBERED_EXTRA", "Empty", "EmptyTracker", "idle_poll", "is_empty_answer"]
+__all__ = [
+    "EMPTY_ANSWERS",
+    "NUMBERED_EXTRA",
+    "Empty",
+    "EmptyTracker",
+    "idle_poll",
+    "is_empty_answer",
+    "quiet_source",
+]
 
 EMPTY_ANSWERS = (
     "",
@@ -124,6 +132,17 @@ def idle_poll(action: ActionView, length: int | None, waited: bool = False) -> b
         is_empty_answer(length, action.result)
         and action.error is None
         and (waited or action.result == _NOT_MODIFIED_RESULT or waits(action.tool, action.summary))
+    )
+
+
+def quiet_source(action: ActionView) -> bool:
+    """Whether ``action`` read a source that had nothing: an empty answer from a call naming where
+    it reads (a digest's channel, a vendor's status page with no incident; see
+    :func:`.calls.source_named`). Counted as a poll is: since any call answered something new."""
+    return (
+        action.error is None
+        and is_empty_answer(action.output_len, action.result)
+        and source_named(action.tool, action.summary) is not None
     )
 
 
@@ -219,7 +238,7 @@ class _Run:
 
     __slots__ = (
         *("answering", "calls", "exempt", "max_chars", "numbered", "run", "seen", "since", "start"),
-        *("asked", "by_tool", "most", "searching", "silence", "waited"),
+        *("asked", "by_tool", "most", "searching", "silence", "waited", "swept", "sweep"),
     )
 
     def __init__(self, det: Empty) -> None:
@@ -243,6 +262,10 @@ class _Run:
         self.silence = False
         self.asked: frozenset[str] = frozenset()  # the words the run's searches by name asked
         self.waited = False  # whether the newest action waits: the next call is a poll
+        # The round over sources the run is in (see :meth:`_swept`): its tick, the position of its
+        # first quiet source and that source; and each quiet source it read (tool, argument, value).
+        self.sweep: tuple[int, int, tuple[str, str, str] | None] = (0, 0, None)
+        self.swept: set[tuple[str, str, str]] = set()
 
     def take(self, action: ActionView, length: int | None) -> bool:
         """:meth:`step` for a recorded action; True when it extended the run."""
@@ -254,6 +277,10 @@ class _Run:
             self.seen += 1  # waiting: the run ends
             self.run = 0
             return False
+        empty = empty and _asks_in_vain(action, length)
+        if empty and action.tool not in self.exempt and self._swept(action):
+            self.seen += 1  # a quiet source in a round over several: an answer, neither counted nor a break
+            return False
         return self.step(
             action.tool,
             action.shape,
@@ -261,8 +288,28 @@ class _Run:
             action.summary,
             length,
             action.error,
-            empty and _asks_in_vain(action, length),
+            empty,
         )
+
+    def _swept(self, action: ActionView) -> bool:
+        """Whether ``action``, an empty answer, read a source its round had not read yet (see
+        :func:`.calls.source_named`): a digest's round over its channels, most of them quiet. A round
+        is a heartbeat's, or ends where the round's first quiet source comes again after two
+        others (the same channels read again); a source read again sooner counts, as any call
+        asked again does."""
+        source = source_named(action.tool, action.summary)
+        if source is None:
+            return False
+        read = (action.tool, *source)
+        tick, _, first = self.sweep
+        if tick != action.tick or (read == first and len(self.swept) > 2):
+            self.sweep = (action.tick, self.seen + 1, read)
+            self.swept = {read}
+            return True
+        if read in self.swept:
+            return False
+        self.swept.add(read)
+        return True
 
     def poll(self, action: ActionView) -> bool:
         """Whether ``action``, the next one taken, comes right after a wait (and note if it waits)."""
@@ -354,6 +401,8 @@ class _Run:
         oldest = self.seen - kept + 1
         if self.run and (self.since < oldest or self.start < oldest):
             return False
+        if self.swept and self.sweep[1] < oldest:
+            return False  # the round's first sources are no longer kept
         answering = self.answering
         while answering:
             key = next(iter(answering))  # the oldest long answer

@@ -29,7 +29,8 @@ Either counts only since its call (or its tool) last answered something
 new: a feed polled with ``since=<timestamp>`` answers "nothing new" again
 and again between the batches it brings, and that is a poll that moves, not
 one that stopped (the same answer five times with nothing new between is).
-A call right after a wait (a ``sleep`` between rounds) is a poll, and an act
+A call right after a wait (a ``sleep`` between rounds) or a source read and found quiet (see
+:func:`~.empty.quiet_source`: a digest's channel with nothing new) is a poll, and an act
 confirmed in a line is an act: each counts since any call answered
 something new. A poller going round its feeds, one of which never has news,
 works while the others bring some; a job's status polled as "queued" while
@@ -78,7 +79,7 @@ from .contract import (
     tail_of,
     tool_limits,
 )
-from .empty import idle_poll
+from .empty import idle_poll, quiet_source
 from .fingerprints import NOT_FOUND_RESULT, pattern
 from .said import PASSED_MARK, all_clear_result
 
@@ -353,6 +354,7 @@ class Recurring(Windowed):
         if call[0] == _ALL_CLEAR:
             keys = keys[_since_change(seq) :]
         looked = _looked(last, seq)
+        poll = poll or quiet_source(last)
         calls = _count(keys, call, False, poll, looked[len(looked) - len(keys) :])
         outputs = _count(keys, output, True, poll, looked) if output is not None else 0
         calls, outputs = _spared(calls, outputs, self.threshold, last, seq)
@@ -454,6 +456,7 @@ class RecurringTracker(StepTracker):
         if not report or (calls < self._min and outputs < self._min):
             return None
         looked = _looked(action, acts)
+        poll = poll or quiet_source(action)
         if call is not None and calls >= self._min:
             pairs: Sequence[tuple[str | None, str | None]] = recent
             if call[0] == _ALL_CLEAR:  # rare: an all-clear counts since the last change only

@@ -6,12 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.detect.detectors import calls, summarize
+from heartbeat.detect.detectors import calls, prints, summarize
 from heartbeat.detect.detectors.calls import (
     acts_by_name,
     keeps_record,
     reads_back,
     silent_by_design,
+    source_named,
     speaks,
     waits,
 )
@@ -250,6 +251,32 @@ def test_a_verb_as_often_a_noun_after_a_word_picking_one_is_the_noun(tool: str, 
     assert acts_by_name(tool) is acts
 
 
+@pytest.mark.parametrize(
+    ("tool", "acts"),
+    [
+        ("imap.select", False),  # IMAP's SELECT opens a mailbox to read (blind batch 54's poller)
+        ("imap_select", False),
+        ("mysql.select", False),
+        ("browser_select", True),  # an option picked on a page
+        ("browser.select", True),
+        ("select_option", True),
+        ("select_seats", True),
+        ("select", True),
+        # a workflow's and a queue's verbs move a thing on (blind batch 54's Jira groomer)
+        ("jira.transition_issue", True),
+        ("pagerduty.acknowledge", True),
+        ("queue.nack", True),
+        ("webhooks.redeliver", True),
+    ],
+)
+def test_a_store_s_select_reads_and_a_workflow_s_verbs_act(tool: str, acts: bool) -> None:
+    """A select on a store reads; on a page, or of an option, it acts (until 2026-12-06 an IMAP
+    poller's ``imap.select``, its UIDNEXT moving, was an act whose answer was no news: a loop).
+    A ticket moved on (``jira.transition_issue``, each ``204 No Content``) is an act on that ticket
+    (until 2026-12-06 a look whose same answer recurred: escalated at the eleventh wake-up)."""
+    assert acts_by_name(tool) is acts
+
+
 def test_a_read_of_what_a_write_stored_reads_it_back() -> None:
     """A cursor read back: the tools name the same thing and the read's arguments are the write's."""
     read = ("state.get", summarize("state.get", {"key": "issues_since"}))
@@ -263,3 +290,26 @@ def test_a_read_of_what_a_write_stored_reads_it_back() -> None:
     cut = ("state.set", summarize("state.set", {"key": "issues_since", "value": "x" * 300}))
     assert not reads_back(read, [cut])  # a summary cut short holds no arguments to compare
     assert reads_back(read, [other_store, other_key, wrote])  # any of them
+
+
+@pytest.mark.parametrize(
+    ("args", "source"),
+    [
+        ({"channel": "C04ENG", "oldest": "1764000000"}, ("channel", "C04ENG")),
+        ({"feed_url": "https://example.com/rss"}, ("feed_url", "https://example.com/rss")),
+        ({"repoId": 7, "state": "open"}, ("repoId", "7")),
+        ({"channel_name": "#eng"}, ("channel_name", "#eng")),
+        ({"vendor": "twilio"}, ("vendor", "twilio")),  # its status page
+        ({"filter": {"state": "open"}}, None),  # what it looks for, not where
+        ({"status": "open"}, None),
+        ({"channels": "#eng,#ops"}, None),  # several places at once
+        ({"channel": "C1", "repo": "api"}, None),  # two: no one place it reads from
+        ({"inbox": True}, None),
+    ],
+)
+def test_a_source_is_an_argument_named_for_where_a_call_reads(
+    args: dict[str, object], source: tuple[str, str] | None
+) -> None:
+    """One argument naming where the call looks (a channel, a feed, a repository) is its source."""
+    summary = prints("history", args, "", None).summary
+    assert source_named("history", summary) == source

@@ -246,6 +246,38 @@ def test_a_listing_tool_answering_nothing_to_different_filters_is_empty() -> Non
     assert [a is not None for a in found] == [False, False] + [True] * 8
 
 
+def test_a_heartbeat_s_round_over_its_sources_finds_most_of_them_quiet() -> None:
+    """A digest bot reading its 8 channels, 6 of them ``{"ok": true, "messages": []}``, reads each
+    once: a quiet channel is an answer (until 2026-12-06 it was told `empty` at its first
+    wake-up). A channel read again in the heartbeat counts, and a filter is no source."""
+    quiet = '{"ok": true, "messages": []}'
+    busy = '{"ok": true, "messages": [{"ts": "1764000.1", "text": "deploy 41 done by alice"}]}'
+    channels = [f"C04{name}" for name in ("ENG", "OPS", "SUP", "RND", "SAL", "MKT", "HRS", "FIN")]
+    round_: list[Call] = [
+        {"tool": "slack.conversations_history", "args": {"channel": c, "limit": 50}, "output": quiet}
+        for c in channels[:6]
+    ]
+    round_ += [
+        {"tool": "slack.conversations_history", "args": {"channel": c, "limit": 50}, "output": busy}
+        for c in channels[6:]
+    ]
+    assert trips(Empty(), actions(round_)) == [None] * 8
+    # the next wake-up reads them again: a new round
+    assert trips(Empty(), [*actions(round_), *actions(round_, tick=2)]) == [None] * 16
+    # a second round in the same heartbeat (a poller going round its quiet channels again) reads
+    # the same channels again; one channel read again and again, or two in turn, is asked in vain
+    assert trips(Empty(), actions(round_[:6] * 2)) == [None] * 12
+    again = actions([round_[0]] * 4)
+    assert [a is not None for a in trips(Empty(), again)] == [False, False, False, True]
+    in_turn = actions(round_[:2] * 3)
+    assert [a is not None for a in trips(Empty(), in_turn)] == [False] * 4 + [True] * 2
+    # the same calls keyed by what they look for (a filter, a status) are a listing in vain
+    filtered: list[Call] = [
+        {**call, "args": {"status": c, "limit": 50}} for call, c in zip(round_, channels, strict=True)
+    ]
+    assert [a is not None for a in trips(Empty(), actions(filtered[:6]))] == [False, False] + [True] * 4
+
+
 def test_a_shell_gone_dark_is_empty_and_silent_commands_never_are() -> None:
     """Commands that ask (ls, cat, grep, python) answering nothing in a row are empty; writes,
     sed -i, rm, a heredoc, a redirect or a write_* tool answering nothing are silent by design."""

@@ -663,3 +663,33 @@ def test_a_reference_looked_up_before_each_new_item_is_consulted_not_landed_on()
     assert first(Recurring(), actions(writer(lambda n: n))) is None
     assert first(Recurring(), actions(writer(lambda n: 7))) is not None
     assert first(Recurring(), actions(writer(lambda n: n, message=True))) is not None
+
+
+def test_a_quiet_source_in_a_round_counts_since_any_news() -> None:
+    """A vendor-status digest reads six status pages each wake-up, most of them quiet: a quiet
+    source counts as a poll does, since any call answered something new. While one vendor's
+    incident moves on, the quiet ones recur in vain (until 2026-12-06 escalated at the sixth
+    wake-up); with nothing new anywhere, the same quiet page five times is the same result."""
+    vendors = ("aws", "stripe", "twilio", "github", "datadog")
+    quiet = '{"incidents": []}'
+
+    def round_(tick: int, news: str | None) -> list[Call]:
+        return [
+            {
+                "tool": "statuspage.get_unresolved_incidents",
+                "args": {"vendor": v},
+                "output": news if v == "twilio" and news else quiet,
+                "tick": tick,
+            }
+            for v in vendors
+        ]
+
+    moving = ("investigating", "identified", "monitoring", "resolved", "postmortem", "closed")
+    calls = [
+        call
+        for tick, status in enumerate(moving, 1)
+        for call in round_(tick, f'{{"incidents": [{{"id": "tw-4kq9", "status": "{status}"}}]}}')
+    ]
+    assert trips(Recurring(), actions(calls)) == [None] * len(calls)
+    still = [call for tick in range(1, 7) for call in round_(tick, None)]
+    assert any(trips(Recurring(), actions(still)))

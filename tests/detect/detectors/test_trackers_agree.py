@@ -35,7 +35,7 @@ _TOOLS = ["search", "read", "get_status", "log", "think", "respond", "sleep", "e
 _call = st.fixed_dictionaries(
     {
         "tool": st.sampled_from(_TOOLS),
-        # The last two share most of their words: one rewords the other (recurring_error).
+        # Two of them share most of their words: one rewords the other (recurring_error).
         "args": st.sampled_from(
             [
                 None,
@@ -44,6 +44,7 @@ _call = st.fixed_dictionaries(
                 {"q": 12},
                 {"page": "p3"},
                 *({"q": "red shoes"}, {"q": "cheap red shoes"}),
+                *({"channel": "eng"}, {"channel": "ops"}),  # a round over sources (empty)
             ]
         ),
         "output": st.sampled_from(
