@@ -93,6 +93,40 @@ def test_the_same_bookkeeping_as_the_heartbeat_before_is_no_work() -> None:
     assert not idle_wakeup(_kept(LOOK, thought, _at(2, LOOK), _at(2, thought)), 2)
 
 
+def test_a_cursor_written_back_unchanged_is_no_work() -> None:
+    """A poller reads its cursor, polls since it, finds nothing and writes the cursor back as it
+    was: the write stores what the read answered and changes nothing, so the wake-up is idle
+    (until 2026-12-06 blind batch 54's order poller was a loop at its third quiet wake-up). A
+    cursor written on, or the same key given another value, is work."""
+    cursor = "evt_01JE0009BECGQ7KD"
+    quiet = '{"data": [], "count": 0}'
+
+    def wake(tick: int, stored: str, written: str) -> list[Call]:
+        return [
+            (tick, "redis.get", {"key": "poller:orders:cursor"}, stored, None),
+            (tick, "http.get", {"url": "https://api.shop.test/v1/events", "since": stored}, quiet, None),
+            (tick, "redis.set", {"key": "poller:orders:cursor", "value": written}, "OK", None),
+        ]
+
+    assert idle_wakeup(_kept(*wake(1, cursor, cursor), *wake(2, cursor, cursor)), 2)
+    moved = "evt_01JE0009BEDPQ7KD"
+    assert not idle_wakeup(_kept(*wake(1, cursor, cursor), *wake(2, cursor, moved)), 2)
+    other: Call = (2, "redis.set", {"key": "poller:refunds:cursor", "value": cursor}, "OK", None)
+    assert not idle_wakeup(_kept(*wake(1, cursor, cursor), *wake(2, cursor, cursor)[:2], other), 2)
+    # the same events polled again and the cursor written back unchanged: work found, left undone
+    again = [
+        (
+            tick,
+            tool,
+            args,
+            '{"data": [{"id": "evt_01JE0009BECRQ7KD"}], "count": 1}' if tool == "http.get" else out,
+            err,
+        )
+        for tick, tool, args, out, err in wake(1, cursor, cursor) + wake(2, cursor, cursor)
+    ]
+    assert not idle_wakeup(_kept(*again), 2)
+
+
 def test_a_heartbeat_that_acted_failed_asked_twice_or_went_silent_is_not_idle() -> None:
     """Work, a failure, the same call twice in one wake-up, or silence from a command that is no
     listing or search (a shell gone dark, its ``ls`` silent too)."""

@@ -26,10 +26,12 @@ __all__ = [
     "searches",
     "silence_answers",
     "silent_by_design",
+    "source_named",
     "speaks",
     "takes_work",
     "waits",
     "writes_sql",
+    "written_back",
 ]
 
 
@@ -124,8 +126,9 @@ _SILENT_VERBS = frozenset(
         "upsert",
         "replace",  # replace_in_file (Cline's edit)
         # a workflow's and a queue's verbs for moving a thing on (``jira.transition_issue``,
-        # ``pagerduty.acknowledge``, ``webhooks.redeliver``, ``payments.refund``)
+        # ``pagerduty.acknowledge``, ``webhooks.redeliver``, ``payments.refund``), or working it
         *("transition", "acknowledge", "nack", "redeliver", "refund", "capture", "fulfill", "promote"),
+        *("process", "handle"),  # work done on what was taken (``events.process_batch``)
     ]
 )
 # A `cd` or an `export` is silent, but not before a command (`cd /testbed && ls -la`): that says.
@@ -444,6 +447,17 @@ def source_named(tool: str, summary: str) -> tuple[str, str] | None:
         return None  # none, or several: no one place it reads from
     key, value = named[0]
     return key, str(value)
+
+
+def written_back(read: tuple[str, str], write: tuple[str, str]) -> str | None:
+    """What ``write`` (tool, summary) stores of the thing ``read`` (the same) reads (see
+    :func:`reads_back`): its one argument beyond the read's, when it is a text (``"value"`` of
+    ``redis.set(key="cursor", value="evt_9")`` after ``redis.get(key="cursor")``); else None."""
+    if not reads_back(read, [write]):
+        return None
+    asked, given = _arguments(read) or {}, _arguments(write) or {}
+    left = [value for key, value in given.items() if key not in asked]
+    return left[0] if len(left) == 1 and isinstance(left[0], str) else None
 
 
 def _arguments(call: tuple[str, str]) -> dict[str, object] | None:

@@ -20,7 +20,7 @@ from typing import Any, cast
 from .calls import acts_by_name
 from .contract import ActionView
 from .fingerprints import error_key
-from .volatile import unechoed
+from .volatile import mask_clock, unechoed
 from .words import alike, error_words, reworded, word_print, words
 
 __all__ = [
@@ -213,7 +213,7 @@ def failure_key(action: ActionView) -> Hashable:
         return None
     if _silent(action):
         # "grep" without a match, exit 1 and no output: only the same call counts as the same.
-        return (action.tool, _error_key(error), action.fingerprint)
+        return (action.tool, _error_key(error), _same_call(action))
     # An error quoting the call's own values back says the same of another try (see unechoed).
     return (_error_key(unechoed(error, action.summary)), action.result)
 
@@ -230,7 +230,17 @@ def rerun_key(action: ActionView, key: Hashable) -> Hashable:
     ``repeat`` judges): nothing was re-run."""
     if action.summary == f"{action.tool}()":
         return None
-    return (action.fingerprint, key)
+    return (_same_call(action), key)
+
+
+def _same_call(action: ActionView) -> str:
+    """A failed call's key: its fingerprint, or its call with the times in it masked (see
+    :func:`~.volatile.mask_clock`) when it holds one. A channel read since the last wake-up and
+    rate-limited at each is one call failing again, not a new one each hour (asked of failures
+    only)."""
+    summary = action.summary
+    timeless = mask_clock(summary)
+    return action.fingerprint if timeless == summary else timeless
 
 
 Failure = tuple[int, str, str, frozenset[str], frozenset[str], bool, Hashable, bool, frozenset[str]]

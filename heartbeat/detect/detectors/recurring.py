@@ -160,19 +160,25 @@ def _looked(action: ActionView, actions: Sequence[ActionView]) -> list[int]:
     return looks(actions) if (action.output_len or 0) > CONFIRMATION_LONGEST else []
 
 
-def since_any_news(pairs: Iterable[tuple[str | None, str | None]], key: str, output: bool) -> int:
+def since_any_news(
+    pairs: Iterable[tuple[str | None, str | None]], key: str, output: bool, acts: bool = True
+) -> int:
     """How many of ``pairs`` (call+result and output keys, oldest first) hold ``key`` (as their
     output key if ``output``, else as their call key) since any call last answered something new,
     in either key: a poll's count (a call right after a wait). A job polled while its events bring
     news is waiting on a job that moves (the status says "queued" while the queue position falls),
     and so is a job queue's listing, the same each time, polled between sleeps while each job's
-    log tail moves on (a short answer has no output key: its news is in its call key)."""
+    log tail moves on (a short answer has no output key: its news is in its call key). Without
+    ``acts``, an act's confirmation is no news: a digest posted is the agent's own doing, not a
+    source that moved."""
     seen: set[str] = set()
     count = 0
     for call, out in pairs:
         if (out if output else call) == key:
             count += 1
-        elif (call is not None and call not in seen) or (out is not None and out not in seen):
+        elif (call is not None and call not in seen and (acts or call[0] != _ACT)) or (
+            out is not None and out not in seen
+        ):
             count = 0
         if call is not None:
             seen.add(call)
@@ -187,12 +193,14 @@ def _count(
     output: bool,
     poll: bool,
     looked: Sequence[int] = (),
+    quiet: bool = False,
 ) -> int:
     """How many of ``pairs`` (call+result and output keys, oldest first) hold ``key`` (their output
     key if ``output``, else their call key) since the news a ``poll`` (a call right after a wait)
-    or another call counts from (see :func:`since_any_news` and :func:`since_news`)."""
-    if poll:
-        return since_any_news(pairs, key, output)
+    or a ``quiet`` source (see :func:`~.empty.quiet_source`: news from a look, not an act), or
+    another call counts from (see :func:`since_any_news` and :func:`since_news`)."""
+    if poll or quiet:
+        return since_any_news(pairs, key, output, acts=not quiet)
     return since_news((pair[1] if output else pair[0] for pair in pairs), key, looked)
 
 
@@ -354,9 +362,9 @@ class Recurring(Windowed):
         if call[0] == _ALL_CLEAR:
             keys = keys[_since_change(seq) :]
         looked = _looked(last, seq)
-        poll = poll or quiet_source(last)
-        calls = _count(keys, call, False, poll, looked[len(looked) - len(keys) :])
-        outputs = _count(keys, output, True, poll, looked) if output is not None else 0
+        quiet = not poll and quiet_source(last)
+        calls = _count(keys, call, False, poll, looked[len(looked) - len(keys) :], quiet)
+        outputs = _count(keys, output, True, poll, looked, quiet) if output is not None else 0
         calls, outputs = _spared(calls, outputs, self.threshold, last, seq)
         return self._report(last, calls, outputs, history.tick, now)
 
@@ -456,13 +464,13 @@ class RecurringTracker(StepTracker):
         if not report or (calls < self._min and outputs < self._min):
             return None
         looked = _looked(action, acts)
-        poll = poll or quiet_source(action)
+        quiet = not poll and quiet_source(action)
         if call is not None and calls >= self._min:
             pairs: Sequence[tuple[str | None, str | None]] = recent
             if call[0] == _ALL_CLEAR:  # rare: an all-clear counts since the last change only
                 pairs = list(recent)[_since_change(acts) :]
-            calls = _count(pairs, call, False, poll, looked[len(looked) - len(pairs) :])
+            calls = _count(pairs, call, False, poll, looked[len(looked) - len(pairs) :], quiet)
         if output is not None and outputs >= self._min:
-            outputs = _count(recent, output, True, poll, looked)
+            outputs = _count(recent, output, True, poll, looked, quiet)
         calls, outputs = _spared(calls, outputs, self._min, action, acts)
         return self._det._report(action, calls, outputs, action.tick, action.at)

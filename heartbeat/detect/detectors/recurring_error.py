@@ -160,11 +160,13 @@ class RecurringError(Windowed):
                 backed.add(i)
             before = (a.fingerprint, i)
             found = failure_key(a)
-            if rerun is not None and a.fingerprint == last.fingerprint:
-                again = rerun_key(a, found)
+            if rerun is not None and a.tool == last.tool:
+                again = rerun_key(a, found)  # the same call, its times moved on, counts as a re-run
                 if again == rerun and i >= len(longest) - 2 * self.window and i not in backed:
                     reruns += 1
-                if again == idle_key and idle and idle[-1] > max(changed, ok.get(a.fingerprint, -1)):
+                if a.fingerprint != last.fingerprint:
+                    pass  # an idle run is the very call's
+                elif again == idle_key and idle and idle[-1] > max(changed, ok.get(a.fingerprint, -1)):
                     idle.append(i)
                 else:
                     idle, idle_key = [i], again

@@ -27,6 +27,7 @@ __all__ = [
     "VOLATILE_RE",
     "has_volatile",
     "mask_ages",
+    "mask_clock",
     "mask_elapsed",
     "mask_request_ids",
     "mask_times",
@@ -137,18 +138,33 @@ def mask_volatile(text: str) -> str:
 
 
 # Seconds since 1970 as ten digits (2001 to 2033): a poll's "since" cursor, not content.
-_EPOCH = re.compile(r"(?<![\w.])1\d{9}(?![\w.])")
+_EPOCH = re.compile(r"(?<![\w.])1\d{9}(?:\.\d{1,9})?(?![\w.])")  # Slack's "1796328000.000000" too
 _TEN_DIGITS = re.compile(r"1\d{9}").search
 
 
 def mask_times(text: str) -> str:
     """``text`` (a call as :func:`~.fingerprints.summarize` gives it) with the times in it masked:
-    the volatile values of :func:`mask_volatile` and seconds since 1970 (``after:1710141306``), a
-    cursor moved on, not another thing asked."""
+    the volatile values of :func:`mask_volatile` and seconds since 1970 (``after:1710141306``,
+    Slack's ``oldest: "1796328000.000000"``), a cursor moved on, not another thing asked."""
     masked = mask_volatile(text)
     if _TEN_DIGITS(masked) is None:  # a literal-led search, far cheaper than the lookarounds'
         return masked
     return _EPOCH.sub("#", masked)
+
+
+# The times alone (a timestamp, a clock time, seconds since 1970): what moves in a call re-run later.
+_TIMES = re.compile(
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?|" + _EPOCH.pattern
+)
+
+
+def mask_clock(text: str) -> str:
+    """``text`` with its times alone masked (timestamps, clock times, seconds since 1970), its ids
+    and digests kept: a call re-run later, the same call whatever it names."""
+    if ":" not in text and _TEN_DIGITS(text) is None:
+        return text  # every time masked here has a colon or ten digits
+    return _TIMES.sub("#", text)
 
 
 def mask_values(text: str) -> str:

@@ -15,6 +15,7 @@ from heartbeat.detect.detectors.calls import (
     source_named,
     speaks,
     waits,
+    written_back,
 )
 
 _COMMAND_BITS = ("sed -i", "perl -pi", "rm", "rmdir", "mv", "cp", "mkdir", "touch", "cd", "export")
@@ -313,3 +314,18 @@ def test_a_source_is_an_argument_named_for_where_a_call_reads(
     """One argument naming where the call looks (a channel, a feed, a repository) is its source."""
     summary = prints("history", args, "", None).summary
     assert source_named("history", summary) == source
+
+
+def test_a_write_of_the_thing_a_read_reads_stores_its_one_argument_beyond() -> None:
+    """``redis.set(key=k, value=v)`` after ``redis.get(key=k)`` stores ``v``; another key, another
+    thing, or more than one value beyond the read's arguments stores nothing known."""
+    read = ("redis.get", summarize("redis.get", {"key": "cursor"}))
+
+    def write(tool: str, args: dict[str, object]) -> tuple[str, str]:
+        return tool, summarize(tool, args)
+
+    assert written_back(read, write("redis.set", {"key": "cursor", "value": "evt_9"})) == "evt_9"
+    assert written_back(read, write("redis.set", {"key": "other", "value": "evt_9"})) is None
+    assert written_back(read, write("state.set", {"key": "cursor", "value": "evt_9"})) is None
+    assert written_back(read, write("redis.set", {"key": "cursor", "value": "evt_9", "ttl": "1h"})) is None
+    assert written_back(read, write("redis.set", {"key": "cursor", "value": 9})) is None

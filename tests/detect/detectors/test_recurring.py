@@ -693,3 +693,13 @@ def test_a_quiet_source_in_a_round_counts_since_any_news() -> None:
     assert trips(Recurring(), actions(calls)) == [None] * len(calls)
     still = [call for tick in range(1, 7) for call in round_(tick, None)]
     assert any(trips(Recurring(), actions(still)))
+    # the agent's own post after each round ("nothing new" said again) is no news from a source
+    posted = [
+        call
+        for tick in range(1, 7)
+        for call in [
+            *round_(tick, None),
+            {"tool": "slack.post", "args": {"text": f"round {tick}: all quiet"}, "output": '{"ok": true}'},
+        ]
+    ]
+    assert any(trips(Recurring(), actions(posted)))

@@ -870,3 +870,28 @@ def test_a_call_retried_after_waits_through_a_rate_limit_is_backing_off() -> Non
     assert "recurring_error" in fired(actions(_rate_limited(3, waits=False)))
     forever = [call for call in _rate_limited(8, waits=True) if call["tool"] != "warehouse.upsert"][:16]
     assert "recurring_error" in fired(actions(forever))
+
+
+def test_the_same_call_its_time_moved_on_failing_the_same_way_is_a_rerun() -> None:
+    """A digest reads its busy channel since its last wake-up each hour and is rate-limited each
+    time, other channels answering between: the same call failing again, its cursor moved on
+    (until 2026-12-06 a new call each hour, never flagged). Calls naming other things fail anew."""
+
+    def hour(h: int, channel: str = "C00INC") -> list[Call]:
+        since = f"{1796464800 + 3600 * h}.000000"
+        return [
+            {"tool": "slack.history", "args": {"channel": "C01", "oldest": since}, "output": "[]"},
+            {
+                "tool": "slack.history",
+                "args": {"channel": channel, "oldest": since},
+                "output": "",
+                "error": f"SlackApiError: ratelimited (HTTP 429, x-slack-req-id: {h:032x})",
+            },
+            {"tool": "slack.post", "args": {"text": f"digest {h}"}, "output": '{"ok": true}'},
+        ]
+
+    same = [call for h in range(4) for call in hour(h)]
+    found = trips(RecurringError(), actions(same))
+    assert [i for i, a in enumerate(found, 1) if a is not None][:1] == [8]
+    others = [call for h in range(4) for call in hour(h, f"C0{h}X")]
+    assert trips(RecurringError(), actions(others)) == [None] * len(others)

@@ -45,6 +45,8 @@ _call = st.fixed_dictionaries(
                 {"page": "p3"},
                 *({"q": "red shoes"}, {"q": "cheap red shoes"}),
                 *({"channel": "eng"}, {"channel": "ops"}),  # a round over sources (empty)
+                # one call, its time moved on (a re-run: recurring_error)
+                *({"since": "2026-12-03T21:00:00Z"}, {"since": "2026-12-03T22:00:00Z"}),
             ]
         ),
         "output": st.sampled_from(

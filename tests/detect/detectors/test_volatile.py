@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 from heartbeat.detect.detectors.volatile import (
     has_volatile,
     mask_ages,
+    mask_clock,
     mask_elapsed,
     mask_request_ids,
+    mask_times,
     mask_volatile,
     may_hold_volatile,
     unechoed,
@@ -175,3 +177,14 @@ def test_a_things_own_id_is_content_and_a_requests_or_a_digest_is_not(text: str,
     worker, escalated as if each listing were the last); a request's or a trace's id, an ETag, any
     other digest is masked."""
     assert mask_volatile(text) == (text if masked is None else masked)
+
+
+def test_seconds_since_1970_with_a_fraction_are_a_time_and_ids_stay_for_a_clock() -> None:
+    """Slack's ``oldest: "1796328000.000000"`` is a cursor moved on (until 2026-12-06 a digest's
+    quiet wake-ups asked "another" channel each hour); :func:`mask_clock` masks times alone."""
+    call = 'slack.conversations_history({"channel":"C01","oldest":"1796328000.000000"})'
+    assert mask_times(call) == 'slack.conversations_history({"channel":"C01","oldest":"#"})'
+    assert mask_times("version 1796328000.1.2") == "version 1796328000.1.2"  # no time: a dotted name
+    job = 'fetch({"id":"0f8fad5b-d9cb-469f-a165-70867728950e","since":"2026-12-03T21:00:00Z"})'
+    assert mask_clock(job) == 'fetch({"id":"0f8fad5b-d9cb-469f-a165-70867728950e","since":"#"})'
+    assert mask_clock('read({"page":3})') == 'read({"page":3})'
