@@ -2132,7 +2132,7 @@ _CONSULTED_FOUND: dict[int | None, set[str]] = {
 _FIFTYFOURTH: dict[int | None, dict[str, list[str]]] = {
     None: {
         "healthy__canary_promotion_watch_b54": ["no_progress"],
-        "healthy__endpoint_health_sweeper_b54": ["recurring", "cycle"],
+        "healthy__endpoint_health_sweeper_b54": ["cycle"],
         "healthy__file_cursor_log_shipper_b54": ["loop", "cycle"],
         "healthy__gmail_label_digest_b54": ["empty"],
     },
@@ -2140,7 +2140,6 @@ _FIFTYFOURTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__canary_promotion_watch_b54": ["no_progress"],
         "healthy__couch_changes_indexer_b54": ["no_progress"],
         "healthy__disk_space_guard_b54": ["cycle"],
-        "healthy__endpoint_health_sweeper_b54": ["loop", "cycle"],
         "healthy__file_cursor_log_shipper_b54": ["loop"],
         "healthy__gmail_label_digest_b54": ["empty"],
         "healthy__imap_uid_poller_helpdesk_b54": ["loop"],
@@ -2148,7 +2147,7 @@ _FIFTYFOURTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__sitemap_crawler_cursor_b54": ["no_progress"],
     },
     5: {
-        "healthy__endpoint_health_sweeper_b54": ["loop", "cycle"],
+        "healthy__endpoint_health_sweeper_b54": ["cycle"],
         "healthy__file_cursor_log_shipper_b54": ["loop"],
         "healthy__github_issue_triage_bot_b54": ["repeat", "empty"],
         "healthy__gmail_label_digest_b54": ["empty", "recurring"],
@@ -2175,7 +2174,6 @@ _FIFTYFOURTH_ESCALATED: dict[int | None, set[str]] = {
     None: set(),
     1: {
         "healthy__disk_space_guard_b54",
-        "healthy__endpoint_health_sweeper_b54",
         "healthy__file_cursor_log_shipper_b54",
         "healthy__imap_uid_poller_helpdesk_b54",
     },
@@ -2195,12 +2193,8 @@ _FIFTYFOURTH_ESCALATED: dict[int | None, set[str]] = {
 }
 _FIFTYFOURTH_MISSED: dict[int | None, set[str]] = {
     None: {"stuck__writer_release_notes_rewrite_loop_b54"},
-    1: {
-        "stuck__health_check_restart_loop_b54",
-        "stuck__slack_digest_incidents_ratelimited_b54",
-        "stuck__writer_release_notes_rewrite_loop_b54",
-    },
-    5: {"stuck__health_check_restart_loop_b54", "stuck__writer_release_notes_rewrite_loop_b54"},
+    1: {"stuck__slack_digest_incidents_ratelimited_b54", "stuck__writer_release_notes_rewrite_loop_b54"},
+    5: {"stuck__writer_release_notes_rewrite_loop_b54"},
     10: {
         "stuck__coding_edits_same_test_failure_b54",
         "stuck__dbt_test_same_failure_loop_b54",

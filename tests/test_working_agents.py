@@ -696,3 +696,37 @@ def test_a_rollout_watcher_whose_status_fails_while_its_replicas_come_up_is_no_r
 
     assert _wake_ups(watcher(False), tmp_path / "moving", 7) == [[]] * 7
     assert any("repeat" in kinds for kinds in _wake_ups(watcher(True), tmp_path / "frozen", 7))
+
+
+def test_a_digest_over_quiet_channels_and_a_restocker_listing_open_orders_are_left_alone(
+    tmp_path: Path,
+) -> None:
+    """Live round 50: a digest bot reading its 8 channels once a wake-up, every one quiet, was told
+    `empty` at its first wake-up ("a tool that used to answer now returns nothing"); a restocker
+    whose `open_orders` answered "No open orders." each hour was a repeat, its tool taken for the
+    act "open". Both stay quiet through real ticks; a digest reading one channel over and over in a
+    wake-up is still asked in vain."""
+    from datetime import timedelta
+
+    from heartbeat.testing import FakeClock, run_ticks
+
+    channels = ["#general", "#random", "#eng", "#ops", "#sales", "#design", "#support", "#hiring"]
+
+    def digest(ctx: Any) -> None:
+        for name in channels:
+            ctx.record("read_channel", {"channel": name}, output='{"messages": []}')
+
+    def restock(ctx: Any) -> None:
+        ctx.record("get_stock", {"sku": "A1"}, output='{"sku": "A1", "on_hand": 40, "reorder_at": 10}')
+        ctx.record("open_orders", {"vendor": "acme"}, output="No open orders.")
+
+    def stuck(ctx: Any) -> None:
+        for _ in range(4):
+            ctx.record("read_channel", {"channel": "#eng"}, output='{"messages": []}')
+
+    hourly = timedelta(hours=1)
+    for step, folder in ((digest, "digest"), (restock, "restock")):
+        results = run_ticks(step, tmp_path / folder, ticks=6, clock=FakeClock(step=hourly))
+        assert [(r.anomalies, r.exit_code) for r in results] == [([], 0)] * 6, folder
+    (first,) = run_ticks(stuck, tmp_path / "stuck", ticks=1, clock=FakeClock(step=hourly))
+    assert "empty" in [a.kind for a in first.anomalies]

@@ -143,33 +143,26 @@ def bookkeeping(before: list[ActionView], shapes: set[str] | None = None) -> Cal
 
 def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) -> list[ActionView]:
     """The actions of ``heartbeat`` but its bookkeeping after the heartbeat ``before``, and, when its
-    other looks found nothing, the writes that store back unchanged what it read (see
-    :func:`_stored_back`): its memory kept, no work."""
+    other looks found nothing, the writes storing back unchanged what it read (a poller's cursor
+    read and written back as it was: its memory kept, no work; see :func:`_stored_back`)."""
     kept = bookkeeping(before, {a.shape for a in heartbeat if a.shape})
     actions = [a for a in heartbeat if not kept(a)]
-    if not any(map(_noted, actions)):
-        return actions  # no write: the common case
-    memory: set[int] = set()  # the reads a write stored back, and those writes
+    memory: set[int] = set()  # the writes storing back what a read answered, and those reads
     for i, action in enumerate(actions):
-        read = _stored_back(action, actions[:i])
-        if read is not None:
+        if _noted(action) and (read := _stored_back(action, actions[:i])) is not None:
             memory |= {i, read}
     looks = [a for i, a in enumerate(actions) if i not in memory and not _noted(a)]
     if not memory or not looks or not all(map(_nothing, looks)):
-        return actions  # work found: a cursor written back then keeps stuck work going
+        return actions  # no write-back, or work found: a cursor written back keeps stuck work going
     return [a for i, a in enumerate(actions) if i not in memory or not _noted(a)]
 
 
-def _stored_back(action: ActionView, earlier: list[ActionView]) -> int | None:
-    """The position among ``earlier`` of the read whose answer ``action``, a write, stores back
-    unchanged (see :func:`~.detectors.calls.written_back`), else None: a poller's cursor read and
-    written back as it was at a wake-up with nothing new. It changes nothing; the same cursor
-    written again after new work moved it is no such write."""
-    if not _noted(action):
-        return None
+def _stored_back(write: ActionView, earlier: list[ActionView]) -> int | None:
+    """The position among ``earlier`` of the read whose answer ``write`` stores back unchanged (see
+    :func:`~.detectors.calls.written_back`), else None."""
     for i, read in enumerate(earlier):
         if read.error is None and read.result is not None and not silent_by_design(read.tool, read.summary):
-            value = written_back((read.tool, read.summary), (action.tool, action.summary))
+            value = written_back((read.tool, read.summary), (write.tool, write.summary))
             if value is not None and prints(read.tool, None, value).result == read.result:
                 return i
     return None

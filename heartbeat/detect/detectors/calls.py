@@ -173,6 +173,8 @@ _NOUN_VERBS = frozenset(
 # Words that pick one of a kind: a verb as often a noun right after one is the noun
 # (``backup.latest_set``, ``last_update``, ``current_post``): a read of that thing.
 _PICKS = frozenset(["latest", "last", "current", "previous", "prev", "next", "recent", "active", "default"])
+# A plural noun (``orders``, ``incidents``; not ``status``, ``access``, ``class``).
+_PLURAL = re.compile(r"[^su]s\Z")
 # What a page is worked by: a select there picks an option (``browser_select``).
 _PAGES = frozenset(["browser", "page", "form", "ui", "web", "dom"])
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -191,7 +193,8 @@ def _verb(tool: str) -> str | None:
     ``sendMessage``), and a verb that is as often a noun yields to a verb after it
     (``vector_store_search`` searches), and is the noun after a word picking one of a kind
     (``backup.latest_set`` reads the latest backup set); a store's ``select`` (``imap.select``)
-    is no verb here; None when there is none."""
+    and ``open`` before a plural (``open_orders``: the open ones) are no verbs here; None when
+    there is none."""
     found = None
     words = _words(tool)
     for i, word in enumerate(words):
@@ -199,6 +202,8 @@ def _verb(tool: str) -> str | None:
             continue  # one command of an editor that also views files (SWE-agent's str_replace_editor)
         if word == "select" and 0 < i == len(words) - 1 and words[i - 1] not in _PAGES:
             continue  # a store's (``imap.select``, ``mysql.select``) reads; an option's or a page's acts
+        if word == "open" and i < len(words) - 1 and _PLURAL.search(words[-1]):
+            continue  # the open ones (``open_orders``, ``open_pull_requests``) listed; ``open_file`` acts
         if word in _NOUN_VERBS and i and words[i - 1] in _PICKS:
             continue
         if word in _KNOWN_VERBS:

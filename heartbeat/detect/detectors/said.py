@@ -11,7 +11,8 @@ all-clear report (:func:`all_clear`), its result key marked
 (:data:`ALL_CLEAR_MARK`): a watcher's answer, not an empty one (a linter
 passing file after file asks in no vain), but a quiet wake-up's all the
 same (see :mod:`..idle`); so is a report of several parts naming each thing
-that went wrong at 0 ("Crawled 58 pages. 0 broken anchors of 214."), or a
+that went wrong at 0 ("Crawled 58 pages. 0 broken anchors of 214."), a health check's
+"200 OK 126ms", or a
 JSON report whose fields named for it are 0 or empty. Neither reading takes a
 count above 0 of what went wrong ("0 failed, 3 errors"), a "not", a state
 still on its way ("running 42%", "pending") or a test run's report; "nothing
@@ -111,6 +112,9 @@ _ALL_CLEAR = re.compile(
     r"|unchanged|in\s+sync)\b"
     + _REST
     + r"|(?:status:?\s*)?(?:ok|okay|healthy|green|operational)[.!]?"
+    # A health check's HTTP verdict, its timing after: "200 OK 126ms", "HTTP/1.1 200 OK (43 ms)".
+    + r"|(?:https?(?:/[\d.]+)?\s+)?200\s+ok\b"
+    + _REST
     # A verdict, then what was found fine: "OK: checksum matches", "OK - 200 in 12ms" (what went
     # wrong named in it, "OK: 2 mismatches", is no all-clear).
     + r"|(?:ok|okay)\s*[:,\u2013-]\s+(?![^\n]*\b"

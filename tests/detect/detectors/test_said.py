@@ -45,6 +45,10 @@ def test_an_answer_naming_a_state_on_its_way_is_marked(answer: str) -> None:
         ("api 61 days, www 61 days, status 14 days", None),
         ("lag 0.4 s", None),
         ("All systems operational", ALL_CLEAR_MARK),
+        # a health check's HTTP verdict, its timing after (blind batch 54's endpoint sweeper)
+        ("200 OK 126ms", ALL_CLEAR_MARK),
+        ("HTTP/1.1 200 OK (43 ms)", ALL_CLEAR_MARK),
+        ("200 OK: 2 failed checks", None),
         ("No new messages.", NOTHING_NEW),
         ("nothing running", None),  # none on its way
         ("export exp_41 is no longer running", None),
