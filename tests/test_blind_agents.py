@@ -2204,6 +2204,112 @@ _FIFTYFOURTH_MISSED: dict[int | None, set[str]] = {
 }
 
 
+# Batch 55 (60 agents whose healthy work legitimately repeats a call with the same answer: suites
+# rerun after fixes elsewhere, slow jobs polled, a reference consulted before each item, retries
+# that recover, acts confirmed alike; half live turns; written blind at the twenty-sixth session at
+# c430c8b), pinned as it arrived at b2dc476.
+_FIFTYFIFTH: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__celery_idle_then_burst_b55": ["recurring", "cycle"],
+        "healthy__cert_watch_then_renew_b55": ["cycle", "recurring"],
+        "healthy__ci_wait_then_merge_b55": ["loop", "recurring"],
+        "healthy__deploy_api_503_recovers_b55": ["no_progress"],
+        "healthy__digest_429_recovers_b55": ["loop"],
+        "healthy__expense_forms_each_receipt_b55": ["recurring"],
+        "healthy__export_poll_download_b55": ["recurring"],
+        "healthy__migration_poll_until_done_b55": ["no_progress"],
+        "healthy__quiet_then_incident_b55": ["cycle", "no_progress"],
+        "healthy__runbook_per_host_patch_b55": ["cycle", "recurring"],
+    },
+    1: {
+        "healthy__celery_idle_then_burst_b55": ["loop"],
+        "healthy__cert_watch_then_renew_b55": ["loop"],
+        "healthy__ci_wait_then_merge_b55": ["loop"],
+        "healthy__deploy_api_503_recovers_b55": ["no_progress"],
+        "healthy__digest_429_recovers_b55": ["loop"],
+        "healthy__expense_forms_each_receipt_b55": ["recurring"],
+        "healthy__export_poll_download_b55": ["recurring"],
+        "healthy__migration_poll_until_done_b55": ["no_progress"],
+        "healthy__quiet_then_incident_b55": ["cycle", "no_progress"],
+        "healthy__release_notes_per_pr_b55": ["recurring"],
+        "healthy__runbook_per_host_patch_b55": ["cycle", "recurring"],
+        "healthy__sqs_bursty_thumbs_b55": ["no_progress"],
+    },
+    5: {
+        "healthy__celery_idle_then_burst_b55": ["loop", "cycle", "recurring"],
+        "healthy__cert_watch_then_renew_b55": ["loop", "cycle", "recurring"],
+        "healthy__ci_wait_then_merge_b55": ["loop", "recurring"],
+        "healthy__deploy_api_503_recovers_b55": ["loop"],
+        "healthy__digest_429_recovers_b55": ["loop"],
+        "healthy__expense_forms_each_receipt_b55": ["recurring"],
+        "healthy__export_poll_download_b55": ["recurring"],
+        "healthy__issue_triage_poller_b55": ["loop", "recurring"],
+        "healthy__quiet_then_incident_b55": ["loop", "cycle", "recurring"],
+        "healthy__release_notes_per_pr_b55": ["recurring"],
+        "healthy__rss_quiet_then_items_b55": ["loop", "cycle", "recurring"],
+        "healthy__runbook_per_host_patch_b55": ["cycle", "recurring"],
+        "healthy__status_poll_relay_incident_b55": ["loop", "recurring"],
+    },
+    10: {
+        "healthy__celery_idle_then_burst_b55": ["loop", "cycle", "recurring", "empty"],
+        "healthy__cert_watch_then_renew_b55": ["loop", "cycle", "recurring"],
+        "healthy__ci_wait_then_merge_b55": ["loop", "recurring"],
+        "healthy__deploy_api_503_recovers_b55": ["loop"],
+        "healthy__digest_429_recovers_b55": ["loop"],
+        "healthy__expense_forms_each_receipt_b55": ["recurring"],
+        "healthy__export_poll_download_b55": ["recurring"],
+        "healthy__issue_triage_poller_b55": ["loop", "recurring"],
+        "healthy__quiet_then_incident_b55": ["loop", "cycle", "recurring"],
+        "healthy__release_notes_per_pr_b55": ["recurring"],
+        "healthy__rss_quiet_then_items_b55": ["loop", "cycle", "recurring"],
+        "healthy__runbook_per_host_patch_b55": ["cycle", "recurring"],
+        "healthy__status_poll_relay_incident_b55": ["loop", "recurring"],
+    },
+}
+_FIFTYFIFTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {
+        "healthy__ci_wait_then_merge_b55",
+        "healthy__export_poll_download_b55",
+        "healthy__runbook_per_host_patch_b55",
+    },
+    1: {
+        "healthy__celery_idle_then_burst_b55",
+        "healthy__cert_watch_then_renew_b55",
+        "healthy__ci_wait_then_merge_b55",
+        "healthy__export_poll_download_b55",
+        "healthy__quiet_then_incident_b55",
+        "healthy__runbook_per_host_patch_b55",
+        "healthy__sqs_bursty_thumbs_b55",
+    },
+    5: {
+        "healthy__celery_idle_then_burst_b55",
+        "healthy__cert_watch_then_renew_b55",
+        "healthy__ci_wait_then_merge_b55",
+        "healthy__digest_429_recovers_b55",
+        "healthy__export_poll_download_b55",
+        "healthy__issue_triage_poller_b55",
+        "healthy__quiet_then_incident_b55",
+        "healthy__rss_quiet_then_items_b55",
+        "healthy__runbook_per_host_patch_b55",
+        "healthy__status_poll_relay_incident_b55",
+    },
+    10: {
+        "healthy__celery_idle_then_burst_b55",
+        "healthy__cert_watch_then_renew_b55",
+        "healthy__export_poll_download_b55",
+        "healthy__issue_triage_poller_b55",
+        "healthy__quiet_then_incident_b55",
+        "healthy__runbook_per_host_patch_b55",
+    },
+}
+_FIFTYFIFTH_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__login_botcheck_loop_b55", "stuck__reack_same_alert_b55"},
+    1: {"stuck__login_botcheck_loop_b55", "stuck__reack_same_alert_b55"},
+    5: {"stuck__login_botcheck_loop_b55", "stuck__order_lookup_no_action_b55", "stuck__reack_same_alert_b55"},
+    10: {"stuck__login_botcheck_loop_b55", "stuck__reack_same_alert_b55"},
+}
+
+
 # The twenty-sixth session: a heartbeat's round over its sources, each read once, finds most of them
 # quiet (a digest's channels, a vendor's status page: empty answers neither counted nor ending a
 # run, and counted by recurring as a poll's, since any news); a store's select reads (an IMAP
@@ -2705,9 +2811,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2725
+    assert len(runs) == len(LABELS) == 2785
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1678
+    assert len(healthy) == 1718
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -2743,6 +2849,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FIFTYSECOND[per_heartbeat],
         **_FIFTYTHIRD[per_heartbeat],
         **_FIFTYFOURTH[per_heartbeat],
+        **_FIFTYFIFTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -2796,6 +2903,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYSECOND_ESCALATED[per_heartbeat]
         | _FIFTYTHIRD_ESCALATED[per_heartbeat]
         | _FIFTYFOURTH_ESCALATED[per_heartbeat]
+        | _FIFTYFIFTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -2860,6 +2968,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYSECOND_MISSED[per_heartbeat]
         | _FIFTYTHIRD_MISSED[per_heartbeat]
         | _FIFTYFOURTH_MISSED[per_heartbeat]
+        | _FIFTYFIFTH_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
     assert not found & set(missed)  # found now
