@@ -716,6 +716,10 @@ def test_a_digest_over_quiet_channels_and_a_restocker_listing_open_orders_are_le
         for name in channels:
             ctx.record("read_channel", {"channel": name}, output='{"messages": []}')
 
+    def numbered(ctx: Any) -> None:  # channels #c0 to #c7: an answer of nothing is keyed by its call
+        for n in range(8):
+            ctx.record("read_channel", {"channel": f"#c{n}"}, output='{"messages": []}')
+
     def restock(ctx: Any) -> None:
         ctx.record("get_stock", {"sku": "A1"}, output='{"sku": "A1", "on_hand": 40, "reorder_at": 10}')
         ctx.record("open_orders", {"vendor": "acme"}, output="No open orders.")
@@ -725,7 +729,7 @@ def test_a_digest_over_quiet_channels_and_a_restocker_listing_open_orders_are_le
             ctx.record("read_channel", {"channel": "#eng"}, output='{"messages": []}')
 
     hourly = timedelta(hours=1)
-    for step, folder in ((digest, "digest"), (restock, "restock")):
+    for step, folder in ((digest, "digest"), (numbered, "numbered"), (restock, "restock")):
         results = run_ticks(step, tmp_path / folder, ticks=6, clock=FakeClock(step=hourly))
         assert [(r.anomalies, r.exit_code) for r in results] == [([], 0)] * 6, folder
     (first,) = run_ticks(stuck, tmp_path / "stuck", ticks=1, clock=FakeClock(step=hourly))

@@ -273,10 +273,17 @@ def _keys(action: ActionView, min_chars: int, waited: bool = False) -> tuple[str
     length = action.output_len
     if result is None or action.error is not None or length is None or idle_poll(action, length, waited):
         return None, None  # a poll that found nothing yet waits for work or a reply: nothing to count
-    # An answer of nothing, however long ("Could not find [X]. Similar: [...]"), is a short answer;
-    # a test run where every test passed is an all-clear (see below).
+    # An answer of nothing, however long ("Could not find [X]. Similar: [...]"; a quiet source's
+    # ``{"messages": []}``, channel #c3 then #c4: see quiet_source), is a short answer; a test run
+    # where every test passed is an all-clear (see below).
     passed = result[0] == PASSED_MARK
-    if length > min_chars and result != NOT_FOUND_RESULT and not passed and not all_clear_result(result):
+    if (
+        length > min_chars
+        and result != NOT_FOUND_RESULT
+        and not passed
+        and not all_clear_result(result)
+        and not quiet_source(action)
+    ):
         if acts_by_name(action.tool) or writes_sql(action.summary):
             # An act confirms as it always does ("Episode finished, reward = 1"): no page it
             # landed on again. The same act again still counts, the exact call: its numbers
