@@ -432,6 +432,7 @@ _SOURCE_WORDS = frozenset(
 _SOURCE_KEY = re.compile(r"(?:(?<=[a-z])(?=[A-Z])|[_-])(?:id|Id|ID|name|Name|url|Url|URL)\Z")
 
 
+@lru_cache(maxsize=1024)
 def source_named(tool: str, summary: str) -> tuple[str, str] | None:
     """The source the call ``summary`` of ``tool`` reads from, as (argument, value), when one
     argument names where it looks (``{"channel": "C04ENG"}``, ``{"feed_url": "..."}``,

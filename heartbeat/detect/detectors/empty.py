@@ -140,7 +140,8 @@ def quiet_source(action: ActionView) -> bool:
     it reads (a digest's channel, a vendor's status page with no incident; see
     :func:`.calls.source_named`). Counted as a poll is: since any call answered something new."""
     return (
-        action.error is None
+        action.result in _EMPTY_RESULTS  # the cheap test first: asked of every answer by recurring
+        and action.error is None
         and is_empty_answer(action.output_len, action.result)
         and source_named(action.tool, action.summary) is not None
     )

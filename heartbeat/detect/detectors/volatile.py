@@ -159,6 +159,7 @@ _TIMES = re.compile(
 )
 
 
+@lru_cache(maxsize=1024)
 def mask_clock(text: str) -> str:
     """``text`` with its times alone masked (timestamps, clock times, seconds since 1970), its ids
     and digests kept: a call re-run later, the same call whatever it names."""
