@@ -164,12 +164,11 @@ class RecurringError(Windowed):
                 again = rerun_key(a, found)  # the same call, its times moved on, counts as a re-run
                 if again == rerun and i >= len(longest) - 2 * self.window and i not in backed:
                     reruns += 1
-                if a.fingerprint != last.fingerprint:
-                    pass  # an idle run is the very call's
-                elif again == idle_key and idle and idle[-1] > max(changed, ok.get(a.fingerprint, -1)):
-                    idle.append(i)
-                else:
-                    idle, idle_key = [i], again
+                if a.fingerprint == last.fingerprint:  # an idle run is the very call's
+                    if again == idle_key and idle and idle[-1] > max(changed, ok.get(a.fingerprint, -1)):
+                        idle.append(i)
+                    else:
+                        idle, idle_key = [i], again
             if i >= start:
                 failures.append(as_failure(i, a, a.tool, a.fingerprint, a.error, answered, found))
         answered_at = ok.get(last.tool, -1)

@@ -11,9 +11,9 @@ all-clear report (:func:`all_clear`), its result key marked
 (:data:`ALL_CLEAR_MARK`): a watcher's answer, not an empty one (a linter
 passing file after file asks in no vain), but a quiet wake-up's all the
 same (see :mod:`..idle`); so is a report of several parts naming each thing
-that went wrong at 0 ("Crawled 58 pages. 0 broken anchors of 214."), a health check's
-"200 OK 126ms", or a
-JSON report whose fields named for it are 0 or empty. Neither reading takes a
+that went wrong at 0 ("Crawled 58 pages. 0 broken anchors of 214."), a health
+check's "200 OK 126ms", or a JSON report whose fields named for it are 0 or
+empty. Neither reading takes a
 count above 0 of what went wrong ("0 failed, 3 errors"), a "not", a state
 still on its way ("running 42%", "pending") or a test run's report; "nothing
 new" takes no second sentence.
