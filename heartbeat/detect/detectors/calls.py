@@ -410,13 +410,19 @@ def reads_back(read: tuple[str, str], writes: Iterable[tuple[str, str]]) -> bool
     if not asked:
         return False
     named = set(_words(read[0])) - _KNOWN_VERBS
-    for write in writes:
-        if named.isdisjoint(set(_words(write[0])) - _KNOWN_VERBS):
-            continue
-        given = _arguments(write)
-        if given is not None and all(key in given and given[key] == value for key, value in asked.items()):
-            return True
-    return False
+    return any(_stores(named, asked, write) is not None for write in writes)
+
+
+def _stores(named: set[str], asked: dict[str, object], write: tuple[str, str]) -> dict[str, object] | None:
+    """The arguments of ``write`` (tool, summary) when it writes the thing a read of the words
+    ``named`` and the arguments ``asked`` reads (see :func:`reads_back`), else None; the write is
+    parsed only when its tool names the same thing."""
+    if named.isdisjoint(set(_words(write[0])) - _KNOWN_VERBS):
+        return None
+    given = _arguments(write)
+    if given is not None and all(key in given and given[key] == value for key, value in asked.items()):
+        return given
+    return None
 
 
 # Arguments naming where a call looks (a channel, a feed, an inbox, a repository, a vendor's status
@@ -459,9 +465,12 @@ def written_back(read: tuple[str, str], write: tuple[str, str]) -> str | None:
     """What ``write`` (tool, summary) stores of the thing ``read`` (the same) reads (see
     :func:`reads_back`): its one argument beyond the read's, when it is a text (``"value"`` of
     ``redis.set(key="cursor", value="evt_9")`` after ``redis.get(key="cursor")``); else None."""
-    if not reads_back(read, [write]):
+    asked = _arguments(read)
+    if not asked:
         return None
-    asked, given = _arguments(read) or {}, _arguments(write) or {}
+    given = _stores(set(_words(read[0])) - _KNOWN_VERBS, asked, write)
+    if given is None:
+        return None
     left = [value for key, value in given.items() if key not in asked]
     return left[0] if len(left) == 1 and isinstance(left[0], str) else None
 

@@ -41,11 +41,13 @@ __all__ = [
 # Values volatile by nature: they change between two runs of the same thing while
 # the content stays. Numbers that are content (a page, a price, a count, a date) are
 # not among them.
-_VOLATILE_VALUES = (
+_TIME_VALUES = (
     # a date and time, with seconds, fractions and a zone when present: a timestamp
     r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     # a clock time with seconds (a log line's), with fractions
     r"|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?"
+)
+_VOLATILE_VALUES = _TIME_VALUES + (
     # a UUID
     r"|(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)"
     # a memory address
@@ -153,10 +155,7 @@ def mask_times(text: str) -> str:
 
 
 # The times alone (a timestamp, a clock time, seconds since 1970): what moves in a call re-run later.
-_TIMES = re.compile(
-    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
-    r"|\b\d\d?:\d\d:\d\d(?:[.,]\d+)?|" + _EPOCH.pattern
-)
+_TIMES = re.compile(_TIME_VALUES + "|" + _EPOCH.pattern)
 
 
 @lru_cache(maxsize=1024)
