@@ -2133,14 +2133,13 @@ _FIFTYFOURTH: dict[int | None, dict[str, list[str]]] = {
     None: {
         "healthy__canary_promotion_watch_b54": ["no_progress"],
         "healthy__endpoint_health_sweeper_b54": ["cycle"],
-        "healthy__file_cursor_log_shipper_b54": ["loop", "cycle"],
         "healthy__gmail_label_digest_b54": ["empty"],
     },
     1: {
         "healthy__canary_promotion_watch_b54": ["no_progress"],
         "healthy__couch_changes_indexer_b54": ["no_progress"],
         "healthy__disk_space_guard_b54": ["cycle"],
-        "healthy__file_cursor_log_shipper_b54": ["loop"],
+        "healthy__file_cursor_log_shipper_b54": ["loop", "cycle"],
         "healthy__gmail_label_digest_b54": ["empty"],
         "healthy__imap_uid_poller_helpdesk_b54": ["loop"],
         "healthy__kv_cursor_orders_poller_b54": ["loop"],
@@ -2174,7 +2173,6 @@ _FIFTYFOURTH_ESCALATED: dict[int | None, set[str]] = {
     None: set(),
     1: {
         "healthy__disk_space_guard_b54",
-        "healthy__file_cursor_log_shipper_b54",
         "healthy__imap_uid_poller_helpdesk_b54",
     },
     5: {

@@ -72,6 +72,11 @@ _NOTHING_NEW = re.compile(
     + _REST
     + r"|(?:the\s+)?(?:inbox|queue|feed|mailbox|backlog)\s+(?:is\s+)?empty\b"
     + _REST
+    # A read that took in none of what it reads: "read 0 lines (0 bytes) from access.log, EOF",
+    # "fetched 0 rows". Not a verb of doing ("processed 0 records", "deleted 0 rows": an act's).
+    + r"|(?:read|fetched|received|pulled|got|downloaded|found|returned|retrieved|collected|polled)\s+"
+    r"(?:0|no|zero)\s+(?:new\s+)?[a-z][\w-]*[^\Wsu]s\b(?:\s*\([^()\n]{0,40}\))?"
+    + _REST
     # None of what is asked for, in a few words: "No jobs.", "0 tasks in the queue", "no messages
     # right now". A plural named, not what went wrong ("no errors" is an all-clear) nor a lone
     # word ending in s ("no access", "0 status").

@@ -357,6 +357,12 @@ def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modifie
         ("no messages right now", "nothing new"),
         ("0 tasks in the queue", "nothing new"),
         ("0 messages available (queue=notifications.email, consumers=1)", "nothing new"),
+        # A read that took in none of what it reads (blind batch 54's log shipper at EOF).
+        ("read 0 lines (0 bytes) from /var/log/nginx/access.log offset 89060274, EOF", "nothing new"),
+        ("fetched 0 rows", "nothing new"),
+        ("read 12 lines (5120 bytes) from /var/log/nginx/access.log, EOF", None),
+        ("processed 0 records", None),  # a verb of doing: what was done
+        ("read 0 lines. 2 errors", None),
         ("0 broken anchors of 214 links", "all clear"),
         ("All 37 packages are up to date.", "all clear"),
         ("No issues found.", "all clear"),
