@@ -2208,7 +2208,6 @@ _FIFTYFOURTH_MISSED: dict[int | None, set[str]] = {
 # c430c8b), pinned as it arrived at b2dc476.
 _FIFTYFIFTH: dict[int | None, dict[str, list[str]]] = {
     None: {
-        "healthy__celery_idle_then_burst_b55": ["recurring", "cycle"],
         "healthy__cert_watch_then_renew_b55": ["cycle", "recurring"],
         "healthy__ci_wait_then_merge_b55": ["loop", "recurring"],
         "healthy__deploy_api_503_recovers_b55": ["no_progress"],
@@ -2220,7 +2219,7 @@ _FIFTYFIFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__runbook_per_host_patch_b55": ["cycle", "recurring"],
     },
     1: {
-        "healthy__celery_idle_then_burst_b55": ["loop"],
+        "healthy__celery_idle_then_burst_b55": ["recurring"],
         "healthy__cert_watch_then_renew_b55": ["loop"],
         "healthy__ci_wait_then_merge_b55": ["loop"],
         "healthy__deploy_api_503_recovers_b55": ["no_progress"],
@@ -2234,7 +2233,7 @@ _FIFTYFIFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__sqs_bursty_thumbs_b55": ["no_progress"],
     },
     5: {
-        "healthy__celery_idle_then_burst_b55": ["loop", "cycle", "recurring"],
+        "healthy__celery_idle_then_burst_b55": ["loop", "empty", "recurring"],
         "healthy__cert_watch_then_renew_b55": ["loop", "cycle", "recurring"],
         "healthy__ci_wait_then_merge_b55": ["loop", "recurring"],
         "healthy__deploy_api_503_recovers_b55": ["loop"],
@@ -2249,7 +2248,7 @@ _FIFTYFIFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__status_poll_relay_incident_b55": ["loop", "recurring"],
     },
     10: {
-        "healthy__celery_idle_then_burst_b55": ["loop", "cycle", "recurring", "empty"],
+        "healthy__celery_idle_then_burst_b55": ["loop", "empty", "recurring"],
         "healthy__cert_watch_then_renew_b55": ["loop", "cycle", "recurring"],
         "healthy__ci_wait_then_merge_b55": ["loop", "recurring"],
         "healthy__deploy_api_503_recovers_b55": ["loop"],
@@ -2271,7 +2270,6 @@ _FIFTYFIFTH_ESCALATED: dict[int | None, set[str]] = {
         "healthy__runbook_per_host_patch_b55",
     },
     1: {
-        "healthy__celery_idle_then_burst_b55",
         "healthy__cert_watch_then_renew_b55",
         "healthy__ci_wait_then_merge_b55",
         "healthy__export_poll_download_b55",

@@ -70,6 +70,9 @@ EMPTY_ANSWERS = (
     "null",
     "none",
     "nil",
+    "(nil)",  # redis-cli's reply of nothing, and its empty list
+    "(empty array)",
+    "(empty list or set)",
     "n/a",
     "na",
     "-",

@@ -566,3 +566,15 @@ def test_an_empty_folder_listed_long_is_an_answer_of_nothing() -> None:
     ]
     hit = first(Empty(), actions(looks))
     assert hit is not None and hit[0] == 3
+
+
+@pytest.mark.parametrize("reply", ["(nil)", "(empty array)", "(empty list or set)"])
+def test_redis_cli_replies_of_nothing_are_answers_of_nothing(reply: str) -> None:
+    """redis-cli prints a missing key or an empty list as ``(nil)`` or ``(empty array)``: a worker
+    popping an idle queue hears nothing, not a result it keeps getting (blind batch 55's worker,
+    ``brpop`` answering ``(nil)`` between bursts, was a recurring result)."""
+    looks: list[Call] = [
+        {"tool": "redis.get", "args": {"key": f"session:{k}"}, "output": reply} for k in ("a1", "b2", "c3")
+    ]
+    hit = first(Empty(), actions(looks))
+    assert hit is not None and hit[0] == 3
