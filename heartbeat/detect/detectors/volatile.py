@@ -270,11 +270,20 @@ _AGE = re.compile(
 )
 
 
+# An age in a table of things that has a column for it (kubectl's ``AGE``, ``LAST SEEN``: ``7m``,
+# ``5h32m``, ``2d``): a cell of its own, between runs of spaces or at the end of a row. The table
+# is otherwise the same on the next poll, a pod stuck ``Pending`` as before (blind batch 56).
+_AGE_CELL = re.compile(r"(?m)(?<=\s)\d+[smhd](?:\d+[smh])?(?=[ \t]*$|[ \t]{2})")
+
+
 def mask_ages(text: str) -> str:
-    """``text`` with each time given relative to now ("about 7 minutes ago") replaced by ``#``."""
-    if " ago" not in text:  # a cheap test first: most outputs hold none
-        return text
-    return _AGE.sub("#", text)
+    """``text`` with each time given relative to now ("about 7 minutes ago", a table's ``AGE``
+    cell) replaced by ``#``."""
+    if " ago" in text:  # cheap tests first: most outputs hold none
+        text = _AGE.sub("#", text)
+    if "AGE" in text or "LAST SEEN" in text:
+        text = _AGE_CELL.sub("#", text)
+    return text
 
 
 # A quoted span in a failure's text: "invalid employee_id 'dana.kwon': expected format E123456".

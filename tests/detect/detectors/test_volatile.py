@@ -127,6 +127,20 @@ def test_a_time_given_relative_to_now_is_masked() -> None:
     assert mask_ages("the agon of 12 days") == "the agon of 12 days"
 
 
+def test_a_tables_age_cells_are_masked() -> None:
+    """kubectl's ``AGE`` column grows on its own between two polls of the same pods: masked, and the
+    pod still ``Pending`` reads as before (blind batch 56's frozen rollout); counts stay."""
+    pods = (
+        "NAME          READY   STATUS    RESTARTS   AGE\n"
+        "api-7d9f-x2k  1/1     Running   0          {a}\n"
+        "api-7d9f-h4d  0/1     Pending   0          {b}"
+    )
+    assert mask_ages(pods.format(a="7m", b="5m")) == mask_ages(pods.format(a="23m", b="2d3h"))
+    assert "0/1     Pending   0          #" in mask_ages(pods.format(a="7m", b="5m"))
+    assert mask_ages("NAME  AGE  PODS\nweb   7m   3") != mask_ages("NAME  AGE  PODS\nweb   7m   4")
+    assert mask_ages("sizes: 5m 7m") == "sizes: 5m 7m"  # no table with an age column
+
+
 def test_a_requests_own_id_is_masked_by_its_name() -> None:
     """A field or header named for a request's id comes anew with every answer: masked; other
     fields, and a count of requests, stay."""
