@@ -355,6 +355,30 @@ def test_credentials_only_the_text_gives_away_are_masked_everywhere(
     assert "page=2" in summary and "postgres://app:***@db" in summary and "OPENAI_API_KEY=***" in summary
 
 
+KEY_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+
+KEY_AGENT = textwrap.dedent(f"""
+    KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\\n{KEY_BODY}\\n-----END OPENSSH PRIVATE KEY-----\\n"
+
+    def step(ctx):
+        for _ in range(3):
+            if ctx.record("write_file", {{"path": "/root/.ssh/id_ed25519", "content": KEY}}, output="ok"):
+                return
+""")
+
+
+def test_a_private_key_an_agent_writes_reaches_no_file_or_output(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """A PEM private key, the clearest form a secret has, passed as a file's content (a coding agent
+    writing ``~/.ssh/id_ed25519``) reaches no file, output or message (live round 51: it reached
+    every one)."""
+    texts = _escalate_and_read_everything(tmp_path, KEY_AGENT, webhook_server)
+    assert not [text for text in texts if KEY_BODY[:24] in text]
+    summary = json.loads((tmp_path / "state" / "state.json").read_text())["history"][-1]["summary"]
+    assert summary == 'write_file({"content":"***\\n","path":"/root/.ssh/id_ed25519"})'
+
+
 NAME_CREDENTIALS = ("sk-proj-toolnameABCDEFGHIJKLMN", "MODELURLPASSWORD", "sk-modelnameABCDEFGHIJKLMN")
 
 NAME_AGENT = textwrap.dedent("""

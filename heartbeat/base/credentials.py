@@ -25,7 +25,7 @@ credential-named key (``name=``, ``name:``, ``"name": "``, as above), after
 ``Bearer``/``Basic``, a URL's password, ``-u user:password``, a credential-named
 flag's value (``--api-key X``, ``--token=X``), and tokens whose form gives them away
 (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``,
-``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, a JWT). Summaries and error
+``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, a JWT, a PEM private key). Summaries and error
 texts pass through it before anything keeps or shows them; so do names an agent or a
 model chose (a tool's, a model's: :func:`mask_name`), which are kept and shown on their own.
 
@@ -239,6 +239,10 @@ _TOKEN = _lazy(
     r"|AIza[\w-]{35}"  # Google API keys
     r"|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}"  # Hugging Face, npm
     r"|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"  # a JSON Web Token
+    # A PEM private key (OpenSSH's, PKCS#8's, an RSA or EC one), its lines as they are or escaped in
+    # a JSON text ("\\n"), through its END line; cut short (a clipped summary), to where it stops.
+    r"|-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:[\w+/=\s\\:.,-]*?-----END[A-Z0-9 ]*PRIVATE KEY-----"
+    r"|[\w+/=\s\\]*)"
     r")"
 )
 # name=value, name: value, "name": "value" (also JSON-escaped, \"name\": \"value\"), the value
@@ -285,7 +289,8 @@ def _token_marked(text: str) -> bool:
                 or "npm_" in text
             )
         )
-        or ("-" in text and ("k-" in text or "glpat-" in text or "xox" in text))  # sk-, rk-; xox?-
+        or ("-" in text and ("k-" in text or "glpat-" in text or "xox" in text or "KEY-" in text))
+        # sk-, rk-; xox?-; a PEM key's "PRIVATE KEY-----"
         or ("A" in text and ("AKIA" in text or "ASIA" in text or "AIza" in text))
         or "eyJ" in text
     )

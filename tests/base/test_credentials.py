@@ -97,6 +97,16 @@ def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> No
         ("key AKIAABCDEFGHIJKLMNOP, xoxb-1234567890-abcdef", "key ***, ***"),
         ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w", "jwt ***"),
         ("Basic dXNlcjpwYXNzd29yZA==", "Basic ***"),
+        # A PEM private key, as it is or escaped in JSON, whole or cut short (live round 51).
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNz+/aC1=\n-----END OPENSSH PRIVATE KEY-----\nok",
+            "***\nok",
+        ),
+        (
+            '{"content": "-----BEGIN RSA PRIVATE KEY-----\\nMIIEpA+/\\n-----END RSA PRIVATE KEY-----"}',
+            '{"content": "***"}',
+        ),
+        ('{"content": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADAN', '{"content": "***'),
         (
             "curl -u admin:pw123 https://x && wget --user=ann:s3cr3t y",
             "curl -u admin:*** https://x && wget --user=ann:*** y",
@@ -122,6 +132,7 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         "sed -n '1,20p' tests/test_tokens.py && echo a=b",
         "mail ann@example.com about https://example.com/a?page=2",
         "a Bearer of bad news",
+        "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkq\n-----END PUBLIC KEY-----",  # a public key: no secret
         "docker run -u 1000:1000 img && git add -u",
         "llm --max-tokens 512 --token --verbose; use --token to log in; a--token abcd",
         # a path whose last part is named for a credential names a file (live round 48: "could" masked)
