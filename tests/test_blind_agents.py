@@ -2306,6 +2306,15 @@ _FIFTYFIFTH_MISSED: dict[int | None, set[str]] = {
 }
 
 
+# A look after a pause answering nothing ("No new messages." after ``sleep 60``, whatever the pause
+# says of itself) is a poller waiting for news, no loop (twenty-seventh session): the findings left.
+_PAUSES: dict[int | None, dict[str, list[str] | None]] = {
+    None: {"healthy__firmware_ci_watch_b53": ["recurring"], "healthy__poller_inbox": ["no_progress"]},
+    1: {"healthy__firmware_ci_watch_b53": ["recurring"]},
+    5: {"healthy__firmware_ci_watch_b53": ["recurring"], "healthy__poller_inbox": ["no_progress"]},
+    10: {"healthy__firmware_ci_watch_b53": ["recurring"], "healthy__poller_inbox": None},
+}
+
 # The twenty-sixth session: a heartbeat's round over its sources, each read once, finds most of them
 # quiet (a digest's channels, a vendor's status page: empty answers neither counted nor ending a
 # run, and counted by recurring as a poll's, since any news); a store's select reads (an IMAP
@@ -2861,6 +2870,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_IDS[per_heartbeat],
         **_CONSULTED[per_heartbeat],
         **_SOURCES[per_heartbeat],
+        **_PAUSES[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:

@@ -22,6 +22,7 @@ __all__ = [
     "is_note",
     "keeps_record",
     "looks_up",
+    "pauses",
     "reads_back",
     "searches",
     "silence_answers",
@@ -42,22 +43,8 @@ CONFIRMATION_LONGEST = 120
 # (write_section, save, delete_item, think) or, for a command, by what it runs.
 _SILENT_VERBS = frozenset(
     [
-        "write",
-        "save",
-        "store",
-        "put",
-        "set",
-        "update",
-        "edit",
-        "create",
-        "delete",
-        "remove",
-        "rm",
-        "del",
-        "drop",
-        "insert",
-        "append",
-        "add",
+        *("write", "save", "store", "put", "set", "update", "edit", "create", "delete", "remove", "rm"),
+        *("del", "drop", "insert", "append", "add"),
         "apply",
         "patch",
         "move",
@@ -284,6 +271,20 @@ def is_note(tool: str) -> bool:
 
 
 _NOTES = frozenset(["think", "thought", "reflect"])
+
+
+_PAUSE_COMMAND = re.compile(r'"sleep\s+\d+(?:\.\d+)?[smhd]?"')  # an argument's whole value: "sleep 180"
+
+
+def pauses(tool: str, summary: str) -> bool:
+    """Whether the call only pauses: a tool named ``sleep`` (``time.sleep``) or ``wait`` alone, or a
+    command that only sleeps; not a long poll (``wait_for_job``). Its answer tells of the pause."""
+    words = _words(tool)
+    return (
+        words[-1] == "sleep"
+        or words == ("wait",)
+        or ("sleep" in summary and _PAUSE_COMMAND.search(summary) is not None)
+    )
 
 
 def waits(tool: str, summary: str) -> bool:

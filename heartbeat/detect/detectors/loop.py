@@ -25,7 +25,7 @@ from datetime import datetime
 from itertools import islice
 
 from ...core.models import Anomaly, clip
-from .calls import acts_by_name, keeps_record, waits
+from .calls import acts_by_name, keeps_record, pauses, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -68,12 +68,18 @@ def moved_on(actions: Sequence[ActionView], period: int, passes: int = 2) -> boo
 
 def polls_for_news(cycle: Iterable[ActionView]) -> bool:
     """Whether every step of ``cycle`` is a poll that found nothing yet (a feed asked what changed
-    since its ETag, answered "304 Not Modified"; a long poll's empty answer), or the agent's own
-    record of it (a log line, the poll's time touched), one poll at least: no loop, however often
-    it goes round, but a reader waiting for news (see :func:`.empty.idle_poll`)."""
+    since its ETag, answered "304 Not Modified"; a long poll's empty answer; a look after the
+    cycle's pause, an inbox answering "No new messages." after ``sleep 60``), the pause itself
+    (whatever it says of itself: "slept 60s"), or the agent's own record of it (a log line, the
+    poll's time touched), one poll at least: no loop, however often it goes round, but a reader
+    waiting for news (see :func:`.empty.idle_poll`)."""
+    steps = tuple(cycle)
+    paused = any(action.error is None and pauses(action.tool, action.summary) for action in steps)
     polled = False
-    for action in cycle:
-        if idle_poll(action, action.output_len):
+    for action in steps:
+        if paused and action.error is None and pauses(action.tool, action.summary):
+            continue
+        if idle_poll(action, action.output_len, paused):
             polled = True
         elif action.error is not None or not keeps_record(action.tool, action.summary):
             return False

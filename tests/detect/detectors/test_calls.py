@@ -10,6 +10,7 @@ from heartbeat.detect.detectors import calls, prints, summarize
 from heartbeat.detect.detectors.calls import (
     acts_by_name,
     keeps_record,
+    pauses,
     reads_back,
     silent_by_design,
     source_named,
@@ -50,6 +51,24 @@ def test_a_call_whose_argument_says_how_long_it_waits_is_a_long_poll(
 ) -> None:
     """``waits``: a tool named for it, ``sleep N``, or an argument saying how long the call waits."""
     assert waits("receive", summarize("receive", args)) is waiting
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "pause"),
+    [
+        ("sleep", {"seconds": 60}, True),
+        ("time.sleep", {"s": 5}, True),
+        ("wait", {"seconds": 30}, True),
+        ("bash", {"cmd": "sleep 180"}, True),
+        ("bash", {"cmd": "sleep 1.5m"}, True),
+        ("bash", {"cmd": "sleep 20 && gh run list --limit 1"}, False),  # it looks, too
+        ("wait_for_job", {"job_id": "j1", "timeout_s": 30}, False),  # a long poll: its answer is news
+        ("browser_wait_for", {"text": "Saved"}, False),
+    ],
+)
+def test_a_call_that_only_pauses(tool: str, args: dict[str, object], pause: bool) -> None:
+    """``pauses``: a sleep and nothing else, whose answer ("slept 60s") tells of the pause alone."""
+    assert pauses(tool, summarize(tool, args)) is pause
 
 
 @pytest.mark.parametrize(

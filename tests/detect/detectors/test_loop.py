@@ -147,6 +147,31 @@ def test_a_poll_for_news_that_logs_its_rounds_waits_for_news() -> None:
     assert found[True][7] is not None
 
 
+@pytest.mark.parametrize(
+    "pause",
+    [
+        {"tool": "sleep", "args": {"seconds": 60}, "output": "slept 60s"},
+        {"tool": "bash", "args": {"cmd": "sleep 60"}, "output": "ok"},
+        {"tool": "wait", "args": {"seconds": 60}, "output": "waited 60 seconds"},
+    ],
+    ids=["sleep tool", "sleep command", "wait tool"],
+)
+def test_an_inbox_looked_at_after_each_pause_waits_for_news(pause: Call) -> None:
+    """An inbox answering "No new messages." after each pause, whatever the pause says of itself
+    ("slept 60s"), is a poller waiting for news: no loop in ten rounds (live round 51's poller in one
+    model run was told it looked stuck at its fourth look). The same message answered after each
+    pause is a loop at the fourth pass, as a wait's cycle is; a look that does not wait for news
+    (a job's status) is one too."""
+    found: dict[str, list[object]] = {}
+    for answer in ("No new messages.", "1 new message from bob: 'send the Q3 numbers'"):
+        calls: list[Call] = []
+        for _ in range(10):
+            calls += [{"tool": "check_inbox", "args": {}, "output": answer}, pause]
+        found[answer] = trips(Loop(), actions(calls))
+    assert found["No new messages."] == [None] * 20
+    assert found["1 new message from bob: 'send the Q3 numbers'"][7] is not None
+
+
 def test_a_two_step_retry_with_a_failure_needs_a_third_pass() -> None:
     """A malformed turn, then submit, twice (a harness's confirmation) is not yet a loop."""
     steps: list[Call] = [
