@@ -67,6 +67,12 @@ def test_an_empty_folder_listed_again_is_idle_and_other_silence_is_not() -> None
     assert idle_wakeup(_kept(receive, _at(2, receive)), 2)
     dark: Call = (1, "shell", {"cmd": "cat incoming/queue.txt"}, "", None)
     assert not idle_wakeup(_kept(dark, _at(2, dark)), 2)
+    # A tool named for searching answers "no match" so too: a mail server's search for unread
+    # support mail, hourly (blind batch 56's support inbox was told ``repeat`` at its quiet hours).
+    search: Call = (1, "search_emails", {"query": "label:support is:unread", "maxResults": "10"}, "", None)
+    assert idle_wakeup(_kept(search, _at(2, search)), 2)
+    fetched: Call = (1, "read_email", {"messageId": "18c3021a5b9c0d44"}, "", None)
+    assert not idle_wakeup(_kept(fetched, _at(2, fetched)), 2)
 
 
 def test_the_same_bookkeeping_as_the_heartbeat_before_is_no_work() -> None:

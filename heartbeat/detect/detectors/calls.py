@@ -375,9 +375,10 @@ _TAKE_COMMAND = re.compile(r"\b(?:receive-messages?|dequeue|[bB]?[lLrR][pP][oO][
 
 def silence_answers(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` says "nothing" by its silence: a search finding no
-    match, an ``ls`` of a folder, alone, that holds nothing (a watcher's ``ls -1 incoming/``), or a
-    queue taken from while it is empty (``aws sqs receive-message``, a tool named for it)."""
-    if searches(tool, summary) or tool == "ls" or _LIST_COMMAND.search(summary) is not None:
+    match (a program, or a tool named for searching: a mail server's ``search_emails``), an ``ls``
+    of a folder, alone, that holds nothing (a watcher's ``ls -1 incoming/``), or a queue taken from
+    while it is empty (``aws sqs receive-message``, a tool named for it)."""
+    if searches(tool, summary) or searches_by_name(tool) or tool == "ls" or _LIST_COMMAND.search(summary):
         return True
     return takes_work(tool) or _TAKE_COMMAND.search(summary) is not None
 
