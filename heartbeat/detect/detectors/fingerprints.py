@@ -78,6 +78,7 @@ from .volatile import (
     mask_ages,
     mask_elapsed,
     mask_request_ids,
+    mask_scores,
     mask_values,
     may_hold_volatile,
     unechoed,
@@ -454,7 +455,10 @@ def _unechoed_answer(stripped: str, args: object) -> str:
     its guest's name, each quoted back, is the same record however it was asked for."""
     if args.__class__ is not dict:
         return stripped
-    for name in _query_names(tuple(args)):
+    names = _query_names(tuple(args))
+    if names:  # the hits' scores and the search's time are the asking's (see volatile.mask_scores)
+        stripped = mask_scores(stripped)
+    for name in names:
         value = args[name]
         if value.__class__ is str and len(value) >= _ECHO_SHORTEST:
             # Quoted, as an echo is: in a JSON string of its own, or quoted within one, or in

@@ -30,6 +30,7 @@ __all__ = [
     "mask_clock",
     "mask_elapsed",
     "mask_request_ids",
+    "mask_scores",
     "mask_times",
     "mask_values",
     "mask_volatile",
@@ -259,6 +260,25 @@ def mask_request_ids(text: str, anywhere: bool = False) -> str:
     if not ("equest" in text or "race" in text or "pan" in text or "orrelation" in text):
         return text
     return _REQUEST_ID.sub(lambda m: f'{m.group(1)}"#"' if m.group(1) else f"{m.group(2)}#", text)
+
+
+# A search's hits scored for the words asked (Tavily's "score", Elasticsearch's "_score" and
+# "max_score", a vector store's "similarity"): asked in other words, the same hits score anew, and
+# the time the search took ("response_time", "took") is the asking's too (blind batch 56's
+# researcher rewording one question eight times landed on the same three hits, each time new).
+_SCORED = re.compile(r'"(?:_?score|max_score|relevance(?:_score)?|similarity)"\s*:\s*-?\d')
+_SCORE_FIELD = re.compile(
+    r'("(?:_?score|max_score|relevance(?:_score)?|similarity|distance|response_time|took(?:_ms)?)"\s*:\s*)'
+    r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+)
+
+
+def mask_scores(text: str) -> str:
+    """A JSON answer's ``text`` holding hits scored for a search, with each score and the time the
+    search took replaced by ``#``; any other text as it is."""
+    if text[:1] not in _JSON_OPENS or ("score" not in text and "similarity" not in text):
+        return text
+    return _SCORE_FIELD.sub(r"\1#", text) if _SCORED.search(text) is not None else text
 
 
 # A time given relative to now ("about 7 minutes ago", "3h ago", "an hour ago", gh's and kubectl's

@@ -534,6 +534,33 @@ def test_a_status_whose_only_change_is_its_elapsed_counter_is_the_same_result() 
     assert a.result == b.result != c.result
 
 
+def test_hits_scored_for_the_words_asked_are_the_same_hits_whatever_their_scores() -> None:
+    """Tavily's hits come scored for the words asked, with the time the search took: asked in other
+    words, the same three hits are the same result (blind batch 56's researcher rewording one question
+    eight times); another hit is another; an evaluation's score, no search asked, is its content."""
+
+    def tavily(
+        query: str, scores: tuple[float, float], took: float, url: str = "https://novap.no/2024"
+    ) -> str:
+        hits = [
+            {"title": "Varmepumpesalget 2024", "url": url, "content": "81,000 sold", "score": scores[0]},
+            {"title": "Heat pump", "url": "https://en.wikipedia.org/wiki/Heat_pump", "score": scores[1]},
+        ]
+        return json.dumps({"query": query, "answer": None, "results": hits, "response_time": took})
+
+    def search(query: str, output: str) -> str | None:
+        return prints("tavily_search", {"query": query, "max_results": 5}, output).result
+
+    a = search("Norway heat pump sales 2025", tavily("Norway heat pump sales 2025", (0.589, 0.757), 1.0))
+    b = search("NOVAP salg 2025", tavily("NOVAP salg 2025", (0.718, 0.62), 1.19))
+    c = search("NOVAP salg 2025", tavily("NOVAP salg 2025", (0.718, 0.62), 1.19, url="https://ssb.no/varme"))
+    assert a == b != c
+    evals = [
+        prints("run_eval", {"suite": "qa"}, f'{{"score": {s}, "cases": 40}}').result for s in (0.81, 0.84)
+    ]
+    assert evals[0] != evals[1]
+
+
 def test_a_search_answer_quoting_its_query_back_is_the_same_hits_whatever_words_asked() -> None:
     """A search API echoing what it was asked (Confluence's ``cqlQuery``, Tavily's ``query``) lands
     on the same page for two rewordings; other hits are another result; a record looked up by its

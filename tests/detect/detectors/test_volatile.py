@@ -12,6 +12,7 @@ from heartbeat.detect.detectors.volatile import (
     mask_clock,
     mask_elapsed,
     mask_request_ids,
+    mask_scores,
     mask_times,
     mask_volatile,
     may_hold_volatile,
@@ -202,3 +203,15 @@ def test_seconds_since_1970_with_a_fraction_are_a_time_and_ids_stay_for_a_clock(
     job = 'fetch({"id":"0f8fad5b-d9cb-469f-a165-70867728950e","since":"2026-12-03T21:00:00Z"})'
     assert mask_clock(job) == 'fetch({"id":"0f8fad5b-d9cb-469f-a165-70867728950e","since":"#"})'
     assert mask_clock('read({"page":3})') == 'read({"page":3})'
+
+
+def test_the_scores_of_a_searchs_hits_are_masked_and_nothing_else() -> None:
+    """Each hit's score and the time the search took, in an answer of scored hits (Tavily's
+    ``score``, Elasticsearch's ``_score``); an answer without scored hits stays as it is."""
+    hits = '{"took": 5, "hits": {"max_score": 1.2, "hits": [{"_id": "a1", "_score": 1.2e-1, "price": 3}]}}'
+    assert (
+        mask_scores(hits)
+        == '{"took": #, "hits": {"max_score": #, "hits": [{"_id": "a1", "_score": #, "price": 3}]}}'
+    )
+    assert mask_scores('{"took": 5, "count": 2}') == '{"took": 5, "count": 2}'
+    assert mask_scores("score: 0.8, took: 5") == "score: 0.8, took: 5"  # no JSON answer
