@@ -20,6 +20,10 @@ OpenHands's ``[The command has no new output after 30 seconds. ...]``,
 ``[Your command "..." is NOT executed. The previous command is still
 running ...]``, its exit code and working directory lines): a shell that
 answers only that has said nothing, whatever the command was.
+
+What wraps an answer says nothing of it either: a page fetched through the MCP
+fetch server is its body (:func:`fetched_body`), and a failed build's output
+ends in its runner's lines that only say it failed (:func:`unwrapped`).
 """
 
 from __future__ import annotations
@@ -40,11 +44,13 @@ __all__ = [
     "NO_ROWS",
     "NO_ROWS_LONGEST",
     "empty_envelope",
+    "fetched_body",
     "harness_only",
     "json_object",
     "no_rows",
     "not_found",
     "not_modified",
+    "unwrapped",
 ]
 
 # A JSON object around no answer (``{"messages": []}``, ``{"total": 0, "results": [], "took_ms": 37}``,
@@ -284,3 +290,47 @@ def _found(key: object, value: object) -> int | None:
     ):
         return None
     return int(value) if _FOUND.match(key) else None
+
+
+# Lines a build or test runner prints after any failure of a step: that it failed and its exit
+# code, never what failed. ``make: *** [Makefile:31: build/loader.o] Error 1`` ends a compile
+# error, a link error and a failing test alike; what failed is in the lines before.
+_WRAPPER = re.compile(
+    r"make(?:\[\d+\])?: \*\*\* \[.*\] Error \d+|ninja: build stopped: .*"
+    r"|cc1(?:plus)?: all warnings being treated as errors|collect2: error: ld returned \d+ exit status"
+    r"|error: could not compile .*|error: test failed, to rerun pass .*"
+    r"|error Command failed with exit code \d+\.?"
+    r"|info Visit https?://\S+ for documentation about this command\.?"
+    r"|(?:Error: )?Process completed with exit code \d+\.?|exit status \d+|FAIL(?:\s+\S+\s+[\d.]+s)?"
+    r"|npm (?:ERR!|error\b).*|ERROR: Command errored out with exit status \d+.*"
+)
+_WRAPPER_LINES = 16  # an npm failure ends in a dozen such lines
+
+
+# What the MCP fetch server writes before a page's body: "Contents of <url>:", after "Content type
+# application/json cannot be simplified to markdown, but here is the raw content:" for JSON. The body
+# is the answer (a job's JSON status, its request id masked as any JSON answer's).
+_FETCHED = re.compile(
+    r"(?:Content type [^\n]{1,200} cannot be simplified to markdown, but here is the raw content:\n)?"
+    r"Contents of \S{1,2000}:(?:\n|\Z)"
+)
+
+
+def fetched_body(stripped: str) -> str:
+    """A fetched page's body without the fetch server's lines before it; any other text as it is."""
+    found = _FETCHED.match(stripped)
+    return stripped if found is None else stripped[found.end() :].lstrip()
+
+
+def unwrapped(stripped: str) -> str:
+    """A failed output without the runner's closing lines that only say it failed (see
+    _WRAPPER); as it is when nothing else is left."""
+    end = len(stripped)
+    for _ in range(_WRAPPER_LINES):
+        start = stripped.rfind("\n", 0, end) + 1
+        if _WRAPPER.fullmatch(stripped, start, end) is None:
+            break
+        if start == 0:
+            return stripped
+        end = start - 1
+    return stripped if end == len(stripped) else stripped[:end].rstrip()

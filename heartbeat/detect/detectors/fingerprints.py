@@ -66,10 +66,12 @@ from .envelope import (
     NOT_FOUND_LONGEST,
     NOT_MODIFIED,
     empty_envelope,
+    fetched_body,
     harness_only,
     no_rows,
     not_found,
     not_modified,
+    unwrapped,
 )
 from .said import MARKS, NOTHING_NEW, said_of
 from .volatile import (
@@ -199,34 +201,6 @@ def _named(stripped: str) -> str | None:
 
 _EXCEPTION_ENDINGS = ("Error", "Exception", "Exit", "Interrupt")
 _NAMED_READ = 4000  # characters from an output's end searched for the line naming its error
-
-# Lines a build or test runner prints after any failure of a step: that it failed and its exit
-# code, never what failed. ``make: *** [Makefile:31: build/loader.o] Error 1`` ends a compile
-# error, a link error and a failing test alike; what failed is in the lines before.
-_WRAPPER = re.compile(
-    r"make(?:\[\d+\])?: \*\*\* \[.*\] Error \d+|ninja: build stopped: .*"
-    r"|cc1(?:plus)?: all warnings being treated as errors|collect2: error: ld returned \d+ exit status"
-    r"|error: could not compile .*|error: test failed, to rerun pass .*"
-    r"|error Command failed with exit code \d+\.?"
-    r"|info Visit https?://\S+ for documentation about this command\.?"
-    r"|(?:Error: )?Process completed with exit code \d+\.?|exit status \d+|FAIL(?:\s+\S+\s+[\d.]+s)?"
-    r"|npm (?:ERR!|error\b).*|ERROR: Command errored out with exit status \d+.*"
-)
-_WRAPPER_LINES = 16  # an npm failure ends in a dozen such lines
-
-
-def _unwrapped(stripped: str) -> str:
-    """A failed output without the runner's closing lines that only say it failed (see
-    _WRAPPER); as it is when nothing else is left."""
-    end = len(stripped)
-    for _ in range(_WRAPPER_LINES):
-        start = stripped.rfind("\n", 0, end) + 1
-        if _WRAPPER.fullmatch(stripped, start, end) is None:
-            break
-        if start == 0:
-            return stripped
-        end = start - 1
-    return stripped if end == len(stripped) else stripped[:end].rstrip()
 
 
 def _failure(masked: str) -> str:
@@ -384,6 +358,8 @@ def action_keys(
     failure: str | None = None
     if output is not None:
         stripped = output.strip()
+        if stripped[:7] == "Content":  # a cheap test first: few outputs open so
+            stripped = fetched_body(stripped)
         if stripped[:1] == "[" and not error and harness_only(stripped):
             stripped = ""  # a shell harness's notices alone: the shell said nothing
         length = len(stripped)
@@ -393,7 +369,7 @@ def action_keys(
             result, failure = _error_alone(error, canonical)
         elif error:
             # A request's own id in a failed JSON answer is no part of what failed either.
-            stripped = mask_request_ids(_unwrapped(stripped))
+            stripped = mask_request_ids(unwrapped(stripped))
             # The failure's words quoting the call's own values back are no part of what failed.
             cut = unechoed(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped, canonical)
             result, end = _error_result(cut)
@@ -424,7 +400,7 @@ def _error_alone(error: str, canonical: str) -> tuple[str, str]:
     """The result and failure keys of a failure told by its error's text alone (no output, or an
     answer that opens with that text), the call's own values it quotes back masked, and the ids
     of requests in the body it quotes (``402 Payment Required: {..., "request_id": "..."}``)."""
-    stripped = mask_request_ids(_unwrapped(error.strip()), anywhere=True)
+    stripped = mask_request_ids(unwrapped(error.strip()), anywhere=True)
     cut = unechoed(stripped[-_ERROR_READ:] if len(stripped) > _ERROR_TAIL else stripped, canonical)
     return _error_result(cut)[0], failure_words(error)
 

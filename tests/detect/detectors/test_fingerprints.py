@@ -584,3 +584,28 @@ def test_a_search_answer_quoting_its_query_back_is_the_same_hits_whatever_words_
         "kb_search", {"query": "Okta SSO setup"}, '{"query": "Okta SSO setup", "results": [], "total": 0}'
     )
     assert empty.result == prints("kb_search", {"query": "x"}, "{}").result  # still an envelope of nothing
+
+
+def test_a_page_fetched_through_the_mcp_fetch_server_is_its_body() -> None:
+    """The MCP fetch server writes "Contents of <url>:" (for JSON, after a line saying it kept the
+    raw content) before the body: the body is the answer, a job's JSON status with its request id
+    masked as any JSON answer's (blind batch 56's export frozen at 62% was new at every poll); an
+    empty page is an answer of nothing."""
+    url = "https://exports.example.com/v1/jobs/exp_01JDX7M2"
+    head = (
+        "Content type application/json cannot be simplified to markdown, but here is the raw content:\n"
+        f"Contents of {url}:\n"
+    )
+
+    def job(request_id: str, progress: float = 0.62) -> str:
+        return json.dumps(
+            {"id": "exp_01JDX7M2", "status": "running", "progress": progress, "request_id": request_id}
+        )
+
+    def fetched(output: str) -> tuple[str | None, int | None]:
+        _, _, result, _, length, _ = action_keys("fetch", {"url": url, "raw": True}, output, None, (), False)
+        return result, length
+
+    a, b = fetched(head + job("req_8de33cb1e4e3"))[0], fetched(head + job("req_851d439e4f48"))[0]
+    assert a == b == fetched(job("req_0"))[0] != fetched(head + job("req_1", 0.7))[0]
+    assert fetched(f"Contents of {url}:\n")[1] == 0
