@@ -78,6 +78,7 @@ from .volatile import (
     ERROR_RE,
     has_volatile,
     mask_ages,
+    mask_deliveries,
     mask_elapsed,
     mask_request_ids,
     mask_scores,
@@ -415,7 +416,7 @@ def _output_result(stripped: str) -> str:
     elif said == NOTHING_NEW:
         stripped = NOTHING_NEW
     else:
-        stripped = mask_request_ids(mask_ages(mask_elapsed(stripped)))
+        stripped = mask_request_ids(mask_deliveries(mask_ages(mask_elapsed(stripped))))
     out = _bytes(stripped)
     if (len(out) <= _ALWAYS_MASKED or has_volatile(out)) and may_hold_volatile(stripped, out):
         out = _bytes(mask_values(stripped))

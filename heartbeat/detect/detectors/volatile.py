@@ -28,6 +28,7 @@ __all__ = [
     "has_volatile",
     "mask_ages",
     "mask_clock",
+    "mask_deliveries",
     "mask_elapsed",
     "mask_request_ids",
     "mask_scores",
@@ -260,6 +261,26 @@ def mask_request_ids(text: str, anywhere: bool = False) -> str:
     if not ("equest" in text or "race" in text or "pan" in text or "orrelation" in text):
         return text
     return _REQUEST_ID.sub(lambda m: f'{m.group(1)}"#"' if m.group(1) else f"{m.group(2)}#", text)
+
+
+# What a queue gives each delivery of a message (SQS's "ReceiptHandle" and "ApproximateReceiveCount",
+# Pub/Sub's "ackId" and "deliveryAttempt", RabbitMQ's "delivery_tag", Service Bus's "lockToken"): the
+# same message received again comes with a new one, and is the same work left undone (blind batch
+# 56's worker received the same three poison messages at every wake-up, each time new).
+_DELIVERY = re.compile(
+    r'("(?:[Rr]eceipt[_-]?[Hh]andle|[Aa]ck[_-]?[Ii]d|[Dd]elivery[_-]?(?:[Tt]ag|[Aa]ttempt|[Cc]ount)'
+    r'|[Ll]ock[_-]?[Tt]oken|(?:Approximate)?[Rr]eceive[_-]?[Cc]ount)"\s*:\s*)(?:"[^"\n]*"|\d+)'
+)
+
+
+def mask_deliveries(text: str) -> str:
+    """A JSON answer's ``text`` with what a queue gives each delivery of a message (its receipt
+    handle, its delivery count) replaced by ``#``; any other text as it is."""
+    if text[:1] not in _JSON_OPENS or not (
+        "eceive" in text or "elivery" in text or "ck" in text or "ock" in text
+    ):
+        return text
+    return _DELIVERY.sub(r'\1"#"', text)
 
 
 # A search's hits scored for the words asked (Tavily's "score", Elasticsearch's "_score" and

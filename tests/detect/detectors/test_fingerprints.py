@@ -609,3 +609,24 @@ def test_a_page_fetched_through_the_mcp_fetch_server_is_its_body() -> None:
     a, b = fetched(head + job("req_8de33cb1e4e3"))[0], fetched(head + job("req_851d439e4f48"))[0]
     assert a == b == fetched(job("req_0"))[0] != fetched(head + job("req_1", 0.7))[0]
     assert fetched(f"Contents of {url}:\n")[1] == 0
+
+
+def test_the_same_message_received_again_from_a_queue_is_the_same_result() -> None:
+    """A poison message redelivered comes with a new receipt handle and a higher receive count:
+    the same work left undone (blind batch 56's worker, the same three messages at every wake-up)."""
+
+    def receive(handle: str, count: int, message: str = "5f0c2a1e") -> str | None:
+        body = {
+            "Messages": [
+                {
+                    "MessageId": message,
+                    "ReceiptHandle": handle,
+                    "Attributes": {"ApproximateReceiveCount": str(count)},
+                }
+            ]
+        }
+        return prints("sqs.receive_message", {"queue": "webhooks-dlq"}, json.dumps(body, indent=1)).result
+
+    assert (
+        receive("AQEBde4eb074d3a7", 2) == receive("AQEB7b3b386113a5", 3) != receive("AQEB7b3b", 3, "a93e7b20")
+    )

@@ -10,6 +10,7 @@ from heartbeat.detect.detectors.volatile import (
     has_volatile,
     mask_ages,
     mask_clock,
+    mask_deliveries,
     mask_elapsed,
     mask_request_ids,
     mask_scores,
@@ -215,3 +216,21 @@ def test_the_scores_of_a_searchs_hits_are_masked_and_nothing_else() -> None:
     )
     assert mask_scores('{"took": 5, "count": 2}') == '{"took": 5, "count": 2}'
     assert mask_scores("score: 0.8, took: 5") == "score: 0.8, took: 5"  # no JSON answer
+
+
+def test_what_a_queue_gives_each_delivery_is_masked() -> None:
+    """SQS's receipt handle and receive count, Pub/Sub's ack id and delivery attempt: new with each
+    delivery of the same message, masked; the message's id and body stay."""
+    sqs = (
+        '{"Messages": [{"MessageId": "5f0c", "ReceiptHandle": "AQEBde4e",'
+        ' "Attributes": {"ApproximateReceiveCount": "%d"}, "Body": "x"}]}'
+    )
+    assert mask_deliveries(sqs % 2) == mask_deliveries(sqs % 3)
+    assert '"MessageId": "5f0c"' in mask_deliveries(sqs % 2) and '"Body": "x"' in mask_deliveries(sqs % 2)
+    pubsub = '[{"ackId": "Uk9PRw", "deliveryAttempt": %d, "message": {"messageId": "77", "data": "e30="}}]'
+    assert (
+        mask_deliveries(pubsub % 1)
+        == mask_deliveries(pubsub % 5)
+        != mask_deliveries(pubsub.replace("77", "78") % 5)
+    )
+    assert mask_deliveries("ReceiptHandle: AQEB") == "ReceiptHandle: AQEB"  # no JSON answer
