@@ -1494,8 +1494,7 @@ _B42_MISSED = {
     "stuck__weekly-report-resend_b42",
 }
 _FORTYSECOND_MISSED: dict[int | None, set[str]] = {
-    None: _B42_MISSED
-    | {"stuck__dlq-redrive-loop_b42", "stuck__docker-disk-no-prune_b42", "stuck__reindex-stale-lock_b42"},
+    None: _B42_MISSED | {"stuck__docker-disk-no-prune_b42", "stuck__reindex-stale-lock_b42"},
     1: _B42_MISSED,
     5: _B42_MISSED | {"stuck__reindex-stale-lock_b42"},
     10: _B42_MISSED,
@@ -2232,7 +2231,6 @@ _FIFTYFIFTH: dict[int | None, dict[str, list[str]]] = {
         "healthy__quiet_then_incident_b55": ["cycle", "no_progress"],
         "healthy__release_notes_per_pr_b55": ["recurring"],
         "healthy__runbook_per_host_patch_b55": ["cycle", "recurring"],
-        "healthy__sqs_bursty_thumbs_b55": ["no_progress"],
     },
     5: {
         "healthy__celery_idle_then_burst_b55": ["loop", "empty", "recurring"],
@@ -2277,7 +2275,6 @@ _FIFTYFIFTH_ESCALATED: dict[int | None, set[str]] = {
         "healthy__export_poll_download_b55",
         "healthy__quiet_then_incident_b55",
         "healthy__runbook_per_host_patch_b55",
-        "healthy__sqs_bursty_thumbs_b55",
     },
     5: {
         "healthy__celery_idle_then_burst_b55",
@@ -2978,5 +2975,5 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYFOURTH_MISSED[per_heartbeat]
         | _FIFTYFIFTH_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
-    ) | ({"stuck__ops_snapshot_cleanup_expired_token"} if per_heartbeat != 10 else set())
+    )
     assert not found & set(missed)  # found now

@@ -1,65 +1,50 @@
 """An idle wake-up: a heartbeat that looked for work, found none and did nothing.
 
-A scheduled agent wakes, checks its inbox, queue or feed, finds nothing and
-sleeps: the same round every quiet heartbeat, the metric flat because no work
-came. Its calls look like a loop and its flat metric like no progress, yet it
-did its job. What tells it from a stuck agent is the heartbeat as a whole: it
-only looked (no act, no write, no failure, no call twice; but for the
-bookkeeping it did the heartbeat before, a write of the same shape, its
-values moved on: a sync saving the time it last ran), and a source it had
-looked at in an earlier heartbeat answered nothing (an empty list, an
-envelope around nothing, "no results", "No new messages.") or that nothing
-needs doing (an all-clear report: "0 broken anchors of 214 links", "All
-systems operational"; see :func:`.detectors.said.all_clear`; silence is a shell gone dark, not an
-answer; a poll ``since`` the last wake-up asks the same source, its time
-moved on). A stuck agent does, fails, or asks the same thing again within a
-heartbeat; new searches finding nothing ask something new each time and are
-no re-check. Nor is a live agent's next model turn a wake-up (a Session's
-heartbeat begun soon after its last, :attr:`.monitor.Monitor.turn`): a
-lookup answered "No more results." turn after turn is asked again, not polled.
-A watcher's round is the other quiet shape: every heartbeat over a flat
-stretch of the metric asked the same looks as the others (a certificate's
-expiry checked each day, a build's status every two minutes; the first may
-also start what the others watch, the others keep the agent's bookkeeping as
-the one before did), however their answers move. Its metric
-is flat because nothing has happened yet, not because work goes undone:
-``no_progress`` is about a busy agent. Whether the answers themselves say it
-is stuck (the same status, identical, again and again) is the other
-detectors' call; but a wake-up that only looked, each call once, after a
-heartbeat that did the same, asking again mostly what that heartbeat asked,
-one look answering anew (an A/B monitor's hourly round, each experiment's
-counts grown), saw something move, and its findings of no visible effect
-are dropped as an idle wake-up's are (:func:`quiet_wakeup`); so are those of
-one that came later (time passed: no model turn, no trace line without its
-time) and heard the very answers again to the very calls (a certificate's
-days left, a replica's lag: nothing moved, nothing to do), unless one names a
-state on its way (a job "RUNNING" hour after hour: a wait that froze) or is
-work taken from a queue (the same message received again: work undone).
-A wait is the third: every heartbeat of the stretch after its first waited (a
-``sleep``, a call that waits) and did nothing but look, no act, no write, no
-failure, and in each a look asked before answered anew (a CI run's jobs
-finishing one by one, a deploy's pods coming up), or every look was new (the
-watch of a run just started begins): the agent waits on work
-outside it that moves, and its metric (deploys done) moves when that work
-ends. A frozen job polled between sleeps answers as before however many new
-looks go with it, and stays judged. A wake-up of the schedule (no model
-turn) is a wait the calls do not show: a heartbeat that only looked, none
-twice, mostly asking again the very calls asked before, one of them
-answering anew (a job's page, its percent moving), waited as well; a crawl
-asks new pages and a drifting agent new commands, and stay judged. And a stretch of heartbeats
-without a call, from an agent that records its calls, did nothing: idle; so
-did a stretch that held an idle wake-up before its newest heartbeat (a
-calendar assistant's quiet looks at its inbox, then a request it handles
-whose meeting is confirmed only when the invitees answer): the metric was
-flat while no work came.
-An exploration is the fourth: heartbeats of one or two actions each (a model
-turn per heartbeat, as a Session of a coding assistant keeps them), every look
-answered by something the run had not seen (a file read, a test failing
-anew after an edit), no act done twice, and not all one call with only its
-numbers moving (a crawl storing nothing is the busy work the metric judges).
-Four such samples are four steps of a search, not four heartbeats of busy
-work; once the flat stretch holds two actions a sample, or an answer comes
-again, it is judged.
+A scheduled agent wakes, checks its inbox, queue or feed, finds nothing and sleeps: the same round
+every quiet heartbeat, the metric flat because no work came. Its calls look like a loop and its flat
+metric like no progress, yet it did its job. What tells it from a stuck agent is the heartbeat as a
+whole: it only looked (no act, no write, no failure, no call twice; but for the bookkeeping it did
+the heartbeat before, a write of the same shape, its values moved on: a sync saving the time it last
+ran), and a source it had looked at in an earlier heartbeat answered nothing (an empty list, an
+envelope around nothing, "no results", "No new messages.") or that nothing needs doing (an all-clear
+report: "0 broken anchors of 214 links", "All systems operational"; see
+:func:`.detectors.said.all_clear`; silence is a shell gone dark, not an answer; a poll ``since`` the
+last wake-up asks the same source, its time moved on). A stuck agent does, fails, or asks the same
+thing again within a heartbeat; new searches finding nothing ask something new each time and are no
+re-check. Nor is a live agent's next model turn a wake-up (a Session's heartbeat begun soon after
+its last, :attr:`.monitor.Monitor.turn`): a lookup answered "No more results." turn after turn is
+asked again, not polled.
+A watcher's round is the other quiet shape: every heartbeat over a flat stretch of the metric asked
+the same looks as the others (a certificate's expiry checked each day, a build's status every two
+minutes; the first may also start what the others watch, the others keep the agent's bookkeeping as
+the one before did), however their answers move. Its metric is flat because nothing has happened
+yet, not because work goes undone: ``no_progress`` is about a busy agent. Whether the answers
+themselves say it is stuck (the same status, identical, again and again) is the other detectors'
+call; but a wake-up that only looked, each call once, after a heartbeat that did the same, asking
+again mostly what that heartbeat asked, one look answering anew (an A/B monitor's hourly round, each
+experiment's counts grown), saw something move, and its findings of no visible effect are dropped as
+an idle wake-up's are (:func:`quiet_wakeup`); so are those of one that came later (time passed: no
+model turn, no trace line without its time) and heard the very answers again to the very calls (a
+certificate's days left, a replica's lag: nothing moved, nothing to do), unless one names a state on
+its way (a job "RUNNING" hour after hour: a wait that froze) or is work taken from a queue (the same
+message received again: work undone); and a round that took from a queue what it took the round
+before is no watcher's, whatever else moved (a backlog growing behind poison messages).
+A wait is the third: every heartbeat of the stretch after its first waited (a ``sleep``, a call that
+waits) and did nothing but look, no act, no write, no failure, and in each a look asked before
+answered anew (a CI run's jobs finishing one by one, a deploy's pods coming up), or every look was
+new (the watch of a run just started begins): the agent waits on work outside it that moves, and its
+metric (deploys done) moves when that work ends. A frozen job polled between sleeps answers as
+before however many new looks go with it, and stays judged. A wake-up of the schedule (no model
+turn) is a wait the calls do not show: a heartbeat that only looked, none twice, mostly asking again
+the very calls asked before, one of them answering anew (a job's page, its percent moving), waited
+as well; a crawl asks new pages and a drifting agent new commands, and stay judged. And a stretch of
+heartbeats without a call, from an agent that records its calls, did nothing: idle; so did a stretch
+that held an idle wake-up before its newest heartbeat (a calendar assistant's quiet looks at its
+inbox, then a request it handles whose meeting is confirmed only when the invitees answer): the
+metric was flat while no work came.
+An exploration is the fourth: every look answered by something the run had not seen (a file read, a
+test failing anew after an edit), no act done twice: steps of a search, not busy work (see
+:func:`exploring`).
 Pure: a live Monitor and a replay agree.
 """
 
@@ -72,7 +57,7 @@ from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from ..core.models import ProgressSample
-from .detectors.calls import keeps_record, silence_answers, silent_by_design, takes_work, waits, written_back
+from .detectors.calls import keeps_record, silence_answers, silent_by_design, takes, waits, written_back
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
 from .detectors.fingerprints import prints
@@ -211,7 +196,7 @@ def quiet_wakeup(
     if timed and looks and newest[0].at - last[-1].at >= WOKE_AFTER and _unchanged(newest, looks):
         return "unchanged"
     calls = {action.fingerprint: action.result for action in last}
-    return "polled" if _polled_anew(newest, calls) else None
+    return "polled" if _polled_anew(newest, calls) and not _taken_again(last, newest) else None
 
 
 def _unchanged(newest: list[ActionView], looks: list[ActionView]) -> bool:
@@ -227,7 +212,7 @@ def _unchanged(newest: list[ActionView], looks: list[ActionView]) -> bool:
     return all(
         calls.get(action.fingerprint, _NEVER) == action.result
         and not underway_result(action.result)
-        and not takes_work(action.tool)
+        and not takes(action.tool, action.summary)
         and not _dark(action)
         for action in newest
     )
@@ -386,7 +371,20 @@ def _rounds(heartbeats: list[list[ActionView]]) -> bool:
     # may keep the agent's bookkeeping as the one before did (the poll's count, its time).
     rounds = [_asked([action for action in heartbeats[0] if not _noted(action)])]
     rounds += [_asked(_without_bookkeeping(now, then)) for then, now in pairwise(heartbeats)]
-    return bool(rounds[0]) and all(asked == rounds[0] for asked in rounds)
+    if not rounds[0] or any(asked != rounds[0] for asked in rounds):
+        return False
+    # The same messages taken from a queue again are work left undone, no watcher's quiet look.
+    return not any(_taken_again(then, now) for then, now in pairwise(heartbeats))
+
+
+def _taken_again(before: list[ActionView], heartbeat: list[ActionView]) -> bool:
+    """Whether a call of ``heartbeat`` took from a queue what the same call took in ``before``."""
+    took = {
+        a.fingerprint: a.result
+        for a in before
+        if takes(a.tool, a.summary) and a.output_len and not _nothing(a)
+    }
+    return any(took.get(action.fingerprint, _NEVER) == action.result for action in heartbeat)
 
 
 def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) -> bool:

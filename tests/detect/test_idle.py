@@ -628,6 +628,32 @@ def test_a_watchers_round_that_sees_something_move_is_no_evidence_of_being_stuck
     assert quiet_wakeup(_kept(*rounds), 2) == "polled"
 
 
+def test_a_round_that_takes_the_same_messages_again_is_judged_whatever_else_moved() -> None:
+    """A worker's round: the backlog's size, then what the dead-letter queue gives. The backlog grows
+    and the same poison messages come back each hour: work left undone, no watcher's round (blind
+    batch 56's worker went on so for eight hours, its metric flat). An idle queue answering nothing
+    again, or new messages each hour, is a round as before."""
+
+    def hour(tick: int, backlog: int, taken: str) -> list[Call]:
+        queue = "https://sqs.us-east-1.amazonaws.com/5501/webhooks"
+        return [
+            (
+                tick,
+                "bash",
+                {"cmd": f"aws sqs get-queue-attributes --queue-url {queue}"},
+                f"Messages={backlog}",
+                None,
+            ),
+            (tick, "bash", {"cmd": f"aws sqs receive-message --queue-url {queue}-dlq"}, taken, None),
+        ]
+
+    poison = '{"Messages": [{"MessageId": "5f0c", "Body": "{\\"schema_version\\": 3}"}]}'
+    assert quiet_wakeup(_kept(*hour(1, 41, poison), *hour(2, 96, poison)), 2) is None
+    assert quiet_wakeup(_kept(*hour(1, 41, "Messages: []"), *hour(2, 96, "Messages: []")), 2) is not None
+    fresh = poison.replace("5f0c", "77aa")
+    assert quiet_wakeup(_kept(*hour(1, 41, poison), *hour(2, 96, fresh)), 2) == "polled"
+
+
 def test_a_round_moving_after_a_heartbeat_that_failed_or_asked_twice_is_judged() -> None:
     """A heartbeat that asked a call twice or failed is no round to poll again: the next one's news
     is not a watcher's, and its findings stand."""

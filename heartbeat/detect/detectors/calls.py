@@ -29,6 +29,7 @@ __all__ = [
     "silent_by_design",
     "source_named",
     "speaks",
+    "takes",
     "takes_work",
     "waits",
     "writes_sql",
@@ -79,14 +80,7 @@ _SILENT_VERBS = frozenset(
         "launch",
         "dispatch",
         "kill",
-        "sleep",
-        "wait",
-        "reset",
-        "clear",
-        "commit",
-        "push",
-        "install",
-        "configure",
+        *("sleep", "wait", "reset", "clear", "commit", "push", "install", "configure"),
         "enable",
         "disable",
         "close",
@@ -128,7 +122,11 @@ _SILENT_COMMAND = re.compile(
     r"|label|edit|cordon|drain|uncordon|taint|rollout\s+(?:restart|undo))"
     r"|helm\s+(?:install|upgrade|uninstall|rollback)|terraform\s+(?:apply|destroy|import)"
     r"|systemctl\s+(?:start|stop|restart|reload|enable|disable)"
-    r"|docker\s+(?:run|rm|stop|start|restart|kill|build|push|compose\s+(?:up|down|restart)))(?![\w-])"
+    r"|docker\s+(?:run|rm|stop|start|restart|kill|build|push|compose\s+(?:up|down|restart))"
+    # the AWS CLI's verbs that change things: aws sqs change-message-visibility, aws ecs update-service
+    r"|aws\s+(?:--\S+\s+\S+\s+)*[a-z0-9-]+\s+(?:put|create|delete|update|send|change|set|start|stop|tag|untag"
+    r"|modify|attach|detach|invoke|terminate|reboot|restore|enable|disable|register|deregister|purge|publish"
+    r"|remove|add|associate|disassociate|run|cancel|reset|import)(?:-[a-z0-9-]+)?)(?![\w-])"
     r"|<<|(?<![-=<>2&:])>{1,2}\s*(?!/dev/null\b)[\w./\\\"'$~-]|\btee\b"
 )
 # Every match of _SILENT_COMMAND (case-sensitive) holds one of these pieces: a summary without
@@ -137,7 +135,7 @@ _SILENT_COMMAND = re.compile(
 _SILENT_PIECES = (
     *("sed", "perl", "rm", "mv", "cp", "mkdir", "touch", "cd", "export", "chmod", "chown"),
     *("ln", "truncate", "git", "pip", "str_replace_editor", "<<", ">", "tee", "sync", "rclone"),
-    *("kubectl", "helm", "terraform", "systemctl", "docker"),
+    *("kubectl", "helm", "terraform", "systemctl", "docker", "aws"),
 )
 
 
@@ -380,6 +378,12 @@ def silence_answers(tool: str, summary: str) -> bool:
     while it is empty (``aws sqs receive-message``, a tool named for it)."""
     if searches(tool, summary) or searches_by_name(tool) or tool == "ls" or _LIST_COMMAND.search(summary):
         return True
+    return takes(tool, summary)
+
+
+def takes(tool: str, summary: str) -> bool:
+    """Whether the call ``summary`` of ``tool`` takes work from a queue: a tool named for it (see
+    :func:`takes_work`) or a command (``aws sqs receive-message``, redis-cli's ``LPOP``)."""
     return takes_work(tool) or _TAKE_COMMAND.search(summary) is not None
 
 

@@ -229,6 +229,8 @@ _FAILING_RUN = re.compile(
 
 # An output this short goes through the regex whatever it holds: it costs little.
 _ALWAYS_MASKED = 120
+_NOTHING_LISTED = frozenset(["[]", "{}"])
+_LABELLED_NOTHING = re.compile(r"[A-Za-z][\w .-]{0,40}:\s*(?:\[\]|\{\})")
 _ECHO_SHORTEST = 4  # characters: a shorter query ("VPN") is as likely a word of the answer
 _QUERY_ARG = re.compile(
     r"(?:^|_)(?:q|query|search|text|terms?|keywords?|question|prompt|cql|jql)$", re.IGNORECASE
@@ -411,6 +413,8 @@ def _output_result(stripped: str) -> str:
     said = said_of(stripped)
     if stripped[:1] == "{" and len(stripped) <= ENVELOPE_LONGEST and empty_envelope(stripped):
         stripped, said = "{}", None
+    elif stripped[-2:] in _NOTHING_LISTED and _LABELLED_NOTHING.fullmatch(stripped) is not None:
+        stripped, said = "{}", None  # an envelope around nothing printed as text: "Messages: []"
     elif len(stripped) <= ENVELOPE_LONGEST and not_modified(stripped):
         stripped, said = NOT_MODIFIED, None
     elif said == NOTHING_NEW:

@@ -22,6 +22,7 @@ from heartbeat.detect.detectors.calls import (
 _COMMAND_BITS = ("sed -i", "perl -pi", "rm", "rmdir", "mv", "cp", "mkdir", "touch", "cd", "export")
 _COMMAND_BITS += ("chmod", "chown", "ln", "truncate", "git add", "git rm", "pip install", "tee", "RM")
 _COMMAND_BITS += ("rsync", "rclone sync", "aws s3 sync", "gsutil -m rsync", "sync")
+_COMMAND_BITS += ("aws ", "sqs ", "--region us-east-1 ", "send-message", "get-queue-attributes", "update")
 _COMMAND_BITS += ("str_replace_editor create", "<<", ">", ">>", "2>", "-", "=", " ", "x", '"', "_", "/", "\n")
 
 
@@ -193,6 +194,13 @@ def test_a_sql_statement_that_writes_is_a_write_whatever_the_tool(args: dict[str
         ("systemctl status nginx", False),
         ("docker compose up -d", True),
         ("docker ps", False),
+        # the AWS CLI's verbs that change things (blind batch 56's worker hiding poison messages)
+        ("aws sqs change-message-visibility-batch --queue-url https://sqs/q --entries file://e.json", True),
+        ("aws --region eu-west-1 ecs update-service --cluster c --service api", True),
+        ("aws ec2 delete-snapshot --snapshot-id snap-0df0641ba04ecfc4b", True),
+        ("aws sqs receive-message --queue-url https://sqs/q", False),
+        ("aws ec2 describe-snapshots --owner-ids self", False),
+        ("aws sts get-caller-identity", False),
     ],
 )
 def test_an_operator_command_that_changes_a_system_is_a_write(command: str, writes: bool) -> None:

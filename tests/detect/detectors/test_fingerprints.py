@@ -630,3 +630,13 @@ def test_the_same_message_received_again_from_a_queue_is_the_same_result() -> No
     assert (
         receive("AQEBde4eb074d3a7", 2) == receive("AQEB7b3b386113a5", 3) != receive("AQEB7b3b", 3, "a93e7b20")
     )
+
+
+@pytest.mark.parametrize(
+    ("output", "empty"), [("Messages: []", True), ("results: {}", True), ("Messages: 3", False)]
+)
+def test_an_envelope_around_nothing_printed_as_text_is_an_answer_of_nothing(output: str, empty: bool) -> None:
+    """A tool printing its envelope as text, ``Messages: []``, answers nothing as ``{"Messages": []}``
+    does (blind batch 55's thumbnail worker, idle between bursts)."""
+    _, _, result, _, length, _ = action_keys("sqs.receive_message", {"max": 10}, output, None, (), False)
+    assert is_empty_answer(length, result) is empty
