@@ -2305,6 +2305,65 @@ _FIFTYFIFTH_MISSED: dict[int | None, set[str]] = {
 }
 
 
+# Batch 56 (60 agents working through MCP servers and framework tools, with the tools' real names
+# and answers: browser snapshots, SQL and memory servers, GitHub, Slack, Sentry and Linear watchers,
+# fetch probes, Tavily and the Agents SDK's hosted tools; 12 stuck twins of healthy ones; written
+# blind at the twenty-seventh session at 2e819f5), pinned as replayed at that session's end. As it
+# arrived, at its own wake-ups: healthy escalated 1 of 40, with any anomaly 3; stuck escalated 15 of
+# 20, flagged after onset 15.
+_FIFTYSIXTH: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__fetch_uptime_probe_status_page_b56": ["recurring", "cycle", "recurring_error"],
+        "healthy__sftp_vendor_feed_wait_then_load_b56": ["no_progress"],
+    },
+    1: {
+        "healthy__fetch_uptime_probe_status_page_b56": ["cycle", "recurring"],
+        "healthy__sftp_vendor_feed_wait_then_load_b56": ["no_progress", "recurring"],
+        "healthy__slack_runbook_responder_b56": ["cycle"],
+    },
+    5: {
+        "healthy__fetch_uptime_probe_status_page_b56": ["cycle", "recurring"],
+        "healthy__pagerduty_mcp_oncall_assist_b56": ["repeat", "empty", "recurring"],
+        "healthy__sentry_mcp_new_issue_watch_b56": ["repeat", "recurring"],
+        "healthy__sftp_vendor_feed_wait_then_load_b56": ["recurring"],
+        "healthy__slack_runbook_responder_b56": ["loop"],
+    },
+    10: {
+        "healthy__fetch_uptime_probe_status_page_b56": ["cycle", "recurring", "recurring_error"],
+        "healthy__pagerduty_mcp_oncall_assist_b56": ["repeat", "empty", "recurring"],
+        "healthy__sentry_mcp_new_issue_watch_b56": ["repeat", "recurring"],
+        "healthy__sftp_vendor_feed_wait_then_load_b56": ["recurring"],
+        "healthy__slack_runbook_responder_b56": ["loop"],
+        "healthy__sqs_thumbnail_worker_idle_nights_b56": ["repeat", "empty"],
+    },
+}
+_FIFTYSIXTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__fetch_uptime_probe_status_page_b56"},
+    1: {"healthy__fetch_uptime_probe_status_page_b56", "healthy__sftp_vendor_feed_wait_then_load_b56"},
+    5: {
+        "healthy__fetch_uptime_probe_status_page_b56",
+        "healthy__pagerduty_mcp_oncall_assist_b56",
+        "healthy__slack_runbook_responder_b56",
+    },
+    10: {
+        "healthy__fetch_uptime_probe_status_page_b56",
+        "healthy__pagerduty_mcp_oncall_assist_b56",
+        "healthy__slack_runbook_responder_b56",
+    },
+}
+_FIFTYSIXTH_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__fs_mcp_investor_update_summary_churn_b56"},
+    1: set(),
+    5: {
+        "stuck__fs_mcp_investor_update_summary_churn_b56",
+        "stuck__slack_runbook_responder_state_unwritable_b56",
+        "stuck__tavily_nordic_heat_pump_brief_reworded_search_b56",
+        "stuck__warehouse_export_job_poller_frozen_62_b56",
+    },
+    10: {"stuck__fs_mcp_investor_update_summary_churn_b56"},
+}
+
+
 # A look after a pause answering nothing ("No new messages." after ``sleep 60``, whatever the pause
 # says of itself) is a poller waiting for news, no loop (twenty-seventh session): the findings left.
 _PAUSES: dict[int | None, dict[str, list[str] | None]] = {
@@ -2815,9 +2874,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2785
+    assert len(runs) == len(LABELS) == 2845
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1718
+    assert len(healthy) == 1758
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -2854,6 +2913,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FIFTYTHIRD[per_heartbeat],
         **_FIFTYFOURTH[per_heartbeat],
         **_FIFTYFIFTH[per_heartbeat],
+        **_FIFTYSIXTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -2909,6 +2969,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYTHIRD_ESCALATED[per_heartbeat]
         | _FIFTYFOURTH_ESCALATED[per_heartbeat]
         | _FIFTYFIFTH_ESCALATED[per_heartbeat]
+        | _FIFTYSIXTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -2974,6 +3035,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYTHIRD_MISSED[per_heartbeat]
         | _FIFTYFOURTH_MISSED[per_heartbeat]
         | _FIFTYFIFTH_MISSED[per_heartbeat]
+        | _FIFTYSIXTH_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )
     assert not found & set(missed)  # found now
