@@ -268,8 +268,8 @@ def mask_request_ids(text: str, anywhere: bool = False) -> str:
 # same message received again comes with a new one, and is the same work left undone (blind batch
 # 56's worker received the same three poison messages at every wake-up, each time new).
 _DELIVERY = re.compile(
-    r'("(?:[Rr]eceipt[_-]?[Hh]andle|[Aa]ck[_-]?[Ii]d|[Dd]elivery[_-]?(?:[Tt]ag|[Aa]ttempt|[Cc]ount)'
-    r'|[Ll]ock[_-]?[Tt]oken|(?:Approximate)?[Rr]eceive[_-]?[Cc]ount)"\s*:\s*)(?:"[^"\n]*"|\d+)'
+    r'("(?:[Rr]eceipt[_-]?[Hh]andle|[Aa]ck(?:_id|Id)|[Dd]elivery[_-]?(?:[Tt]ag|[Aa]ttempt|[Cc]ount)'
+    r'|[Ll]ock(?:_token|Token)|(?:Approximate)?[Rr]eceive[_-]?[Cc]ount)"\s*:\s*)(?:"[^"\n]*"|\d+)'
 )
 
 
@@ -277,7 +277,13 @@ def mask_deliveries(text: str) -> str:
     """A JSON answer's ``text`` with what a queue gives each delivery of a message (its receipt
     handle, its delivery count) replaced by ``#``; any other text as it is."""
     if text[:1] not in _JSON_OPENS or not (
-        "eceive" in text or "elivery" in text or "ck" in text or "ock" in text
+        "eceipt" in text
+        or "eceive" in text
+        or "elivery" in text
+        or "ckId" in text
+        or "ck_id" in text
+        or "ckToken" in text
+        or "ck_token" in text
     ):
         return text
     return _DELIVERY.sub(r'\1"#"', text)
