@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from heartbeat.core.models import ProgressSample
 from heartbeat.detect.detectors.contract import ActionView
 from heartbeat.detect.idle import exploring, idle_wakeup, quiet_wakeup, watching
 from heartbeat.detect.monitor import Monitor
@@ -238,6 +239,30 @@ def test_a_watchers_round_is_the_same_calls_each_heartbeat_after_the_first_flat_
     assert watching(no_progress, kept, samples[:4])  # heartbeats 2-4: the first triggers what they watch
     assert not watching(repeat, kept, samples)
     assert not watching(no_progress, kept, [])
+
+
+def test_rounds_that_take_the_same_messages_again_are_no_watchers() -> None:
+    """``watching``: a worker's rounds, the backlog's size then what the dead-letter queue gives,
+    each the same calls: taking new messages each round, or none, is a watcher's round; taking the
+    same poison messages again is work left undone, judged (blind batch 56)."""
+
+    def kept(taken: list[str]) -> tuple[list[ActionView], list[ProgressSample], object]:
+        monitor = Monitor()
+        for tick, answer in enumerate(taken, 1):
+            monitor.start_tick(tick)
+            monitor.record(
+                "sqs.get_queue_attributes", {"queue": "webhooks"}, output=f"Messages={41 * tick}", now=T0
+            )
+            monitor.record("sqs.receive_message", {"queue": "webhooks-dlq"}, output=answer, now=T0)
+            monitor.add_progress(9329.0, now=T0)
+        no_progress = next(d for d in monitor.detectors if d.kind == "no_progress")
+        return list(monitor.history), list(monitor.progress), no_progress
+
+    poison = '{"Messages": [{"MessageId": "5f0c", "Body": "v3"}]}'
+    fresh = [poison.replace("5f0c", f"m{tick}") for tick in range(6)]
+    for taken, watched in ((fresh, True), (["Messages: []"] * 6, True), ([poison] * 6, False)):
+        history, samples, no_progress = kept(taken)
+        assert watching(no_progress, history, samples) is watched
 
 
 def test_a_watcher_waiting_on_a_run_that_moves_is_no_busy_agent_and_a_frozen_one_is() -> None:
