@@ -289,8 +289,8 @@ def _token_marked(text: str) -> bool:
                 or "npm_" in text
             )
         )
+        # sk-, rk-; glpat-; xox?-; a PEM key's "PRIVATE KEY-----"
         or ("-" in text and ("k-" in text or "glpat-" in text or "xox" in text or "KEY-" in text))
-        # sk-, rk-; xox?-; a PEM key's "PRIVATE KEY-----"
         or ("A" in text and ("AKIA" in text or "ASIA" in text or "AIza" in text))
         or "eyJ" in text
     )
