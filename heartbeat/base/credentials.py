@@ -241,7 +241,8 @@ _TOKEN = _lazy(
     r"|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"  # a JSON Web Token
     # A PEM private key (OpenSSH's, PKCS#8's, an RSA or EC one), its lines as they are or escaped in
     # a JSON text ("\\n"), through its END line; cut short (a clipped summary), to where it stops.
-    r"|-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:[\w+/=\s\\:.,-]*?-----END[A-Z0-9 ]*PRIVATE KEY-----"
+    # Its body holds no "-----" (the next marker ends it): linear time on a text of many markers.
+    r"|-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:(?:[\w+/=\s\\:.,]|-(?!----))*-----END[A-Z0-9 ]*PRIVATE KEY-----"
     r"|[\w+/=\s\\]*)"
     r")"
 )

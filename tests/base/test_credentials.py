@@ -233,3 +233,11 @@ def test_mask_data_reads_a_large_agents_data_and_finds_one_token_in_it() -> None
     masked = mask_data({"items": records})
     assert masked["items"][2500]["title"] == "*** was pasted here"
     assert masked["items"][2499] == records[2499] and records[2500]["title"].startswith("ghp_")
+
+
+def test_a_text_of_many_private_key_markers_is_masked_marker_by_marker() -> None:
+    """A key's body ends at the next ``-----``: a text of many BEGIN lines without an END (2,400
+    markers) is masked one marker at a time, no body running on over the others (that took 2.4 s
+    on 67 KB, each marker scanning to the text's end; milliseconds now)."""
+    text = "-----BEGIN PRIVATE KEY----- MIIEv\n" * 2400
+    assert mask_credential_text(text) == "***" * 2400
