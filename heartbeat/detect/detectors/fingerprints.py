@@ -433,7 +433,9 @@ def _unechoed_answer(stripped: str, args: object) -> str:
     answering ``{"results": [...], "query": "<what was asked>"}`` (Confluence's ``cqlQuery``,
     Tavily's ``query``) lands on the same hits whatever words asked for them. Only an argument
     named for a query (``q``, ``query``, ``search_text``...): a record looked up by its id or by
-    its guest's name, each quoted back, is the same record however it was asked for."""
+    its guest's name, each quoted back, is the same record however it was asked for. The scores
+    such a search gives its hits, and the time it took, are the asking's too (see
+    :func:`~.volatile.mask_scores`)."""
     if args.__class__ is not dict:
         return stripped
     names = _query_names(tuple(args))

@@ -74,10 +74,11 @@ def polls_for_news(cycle: Iterable[ActionView]) -> bool:
     poll's time touched), one poll at least: no loop, however often it goes round, but a reader
     waiting for news (see :func:`.empty.idle_poll`)."""
     steps = tuple(cycle)
-    paused = any(action.error is None and pauses(action.tool, action.summary) for action in steps)
+    pause = [action.error is None and pauses(action.tool, action.summary) for action in steps]
+    paused = any(pause)
     polled = False
-    for action in steps:
-        if paused and action.error is None and pauses(action.tool, action.summary):
+    for action, paused_here in zip(steps, pause, strict=True):
+        if paused_here:
             continue
         if idle_poll(action, action.output_len, paused):
             polled = True
