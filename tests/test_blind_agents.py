@@ -2312,10 +2312,7 @@ _FIFTYFIFTH_MISSED: dict[int | None, set[str]] = {
 # arrived, at its own wake-ups: healthy escalated 1 of 40, with any anomaly 3; stuck escalated 15 of
 # 20, flagged after onset 15.
 _FIFTYSIXTH: dict[int | None, dict[str, list[str]]] = {
-    None: {
-        "healthy__fetch_uptime_probe_status_page_b56": ["recurring", "cycle", "recurring_error"],
-        "healthy__sftp_vendor_feed_wait_then_load_b56": ["no_progress"],
-    },
+    None: {},
     1: {
         "healthy__fetch_uptime_probe_status_page_b56": ["cycle", "recurring"],
         "healthy__sftp_vendor_feed_wait_then_load_b56": ["no_progress", "recurring"],
@@ -2338,7 +2335,7 @@ _FIFTYSIXTH: dict[int | None, dict[str, list[str]]] = {
     },
 }
 _FIFTYSIXTH_ESCALATED: dict[int | None, set[str]] = {
-    None: {"healthy__fetch_uptime_probe_status_page_b56"},
+    None: set(),
     1: {"healthy__fetch_uptime_probe_status_page_b56", "healthy__sftp_vendor_feed_wait_then_load_b56"},
     5: {
         "healthy__fetch_uptime_probe_status_page_b56",

@@ -28,7 +28,10 @@ model turn, no trace line without its time) and heard the very answers again to 
 certificate's days left, a replica's lag: nothing moved, nothing to do), unless one names a state on
 its way (a job "RUNNING" hour after hour: a wait that froze) or is work taken from a queue (the same
 message received again: work undone); and a round that took from a queue what it took the round
-before is no watcher's, whatever else moved (a backlog growing behind poison messages).
+before is no watcher's, whatever else moved (a backlog growing behind poison messages). Nor is
+telling a person how the wait goes ("still uploading, 3/6 parts") work: a round or a wait may hold
+a message it had not sent the heartbeat before. A monitor's round that fails where what it watches
+broke, or tells a person so, is quiet as well (see :mod:`.probes`).
 A wait is the third: every heartbeat of the stretch after its first waited (a ``sleep``, a call that
 waits) and did nothing but look, no act, no write, no failure, and in each a look asked before
 answered anew (a CI run's jobs finishing one by one, a deploy's pods coming up), or every look was
@@ -44,13 +47,12 @@ inbox, then a request it handles whose meeting is confirmed only when the invite
 metric was flat while no work came.
 An exploration is the fourth: every look answered by something the run had not seen (a file read, a
 test failing anew after an edit), no act done twice: steps of a search, not busy work (see
-:func:`exploring`).
+:func:`exploring` and :mod:`.exploration`).
 Pure: a live Monitor and a replay agree.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from itertools import pairwise
@@ -64,6 +66,8 @@ from .detectors.fingerprints import prints
 from .detectors.no_progress import NoProgress
 from .detectors.said import all_clear_result, underway_result
 from .detectors.volatile import mask_times
+from .exploration import explored, noted
+from .probes import alerts, probe_round
 
 __all__ = [
     "WOKE_AFTER",
@@ -103,11 +107,6 @@ def looked_once(asked: set[str], action: ActionView) -> bool:
     return True
 
 
-def _noted(action: ActionView) -> bool:
-    """Whether ``action`` wrote or acted and did not fail."""
-    return action.error is None and silent_by_design(action.tool, action.summary)
-
-
 def bookkeeping(before: list[ActionView], shapes: set[str] | None = None) -> Callable[[ActionView], bool]:
     """Whether an action is bookkeeping after the heartbeat ``before``: a write of the same shape as
     one of that heartbeat's, its values moved on (numbers and times masked), no work: a sync that
@@ -115,13 +114,13 @@ def bookkeeping(before: list[ActionView], shapes: set[str] | None = None) -> Cal
     line ``log.info`` wrote, the poll time ``state.touch`` set). The very same act again (a
     hand-off back and forth) is no bookkeeping. Only writes of ``shapes`` are asked about, when
     given (the shapes of the heartbeat judged: what is read of each call is read only then)."""
-    notes = [a for a in before if a.shape and (shapes is None or a.shape in shapes) and _noted(a)]
+    notes = [a for a in before if a.shape and (shapes is None or a.shape in shapes) and noted(a)]
     written, done = {a.shape for a in notes}, {a.fingerprint for a in notes}
 
     def kept(a: ActionView) -> bool:
         if a.shape not in written:
             return False
-        return (a.fingerprint not in done or keeps_record(a.tool, a.summary)) and _noted(a)
+        return (a.fingerprint not in done or keeps_record(a.tool, a.summary)) and noted(a)
 
     return kept
 
@@ -134,12 +133,23 @@ def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) 
     actions = [a for a in heartbeat if not kept(a)]
     memory: set[int] = set()  # the writes storing back what a read answered, and those reads
     for i, action in enumerate(actions):
-        if _noted(action) and (read := _stored_back(action, actions[:i])) is not None:
+        if noted(action) and (read := _stored_back(action, actions[:i])) is not None:
             memory |= {i, read}
-    looks = [a for i, a in enumerate(actions) if i not in memory and not _noted(a)]
+    looks = [a for i, a in enumerate(actions) if i not in memory and not noted(a)]
     if not memory or not looks or not all(map(_nothing, looks)):
         return actions  # no write-back, or work found: a cursor written back keeps stuck work going
-    return [a for i, a in enumerate(actions) if i not in memory or not _noted(a)]
+    return [a for i, a in enumerate(actions) if i not in memory or not noted(a)]
+
+
+def _untold(heartbeat: list[ActionView], before: list[ActionView]) -> list[ActionView]:
+    """The actions of ``heartbeat`` but its bookkeeping after ``before`` and, when it is the one
+    message to a person of both, what it told them ("still uploading, 3/6 parts"): how a wait goes
+    now and then, no work; a message or two each round is."""
+    actions = _without_bookkeeping(heartbeat, before)
+    told = [i for i, a in enumerate(actions) if noted(a) and alerts(a.tool)]
+    if len(told) != 1 or any(noted(a) and alerts(a.tool) for a in before):
+        return actions
+    return actions[: told[0]] + actions[told[0] + 1 :]
 
 
 def _stored_back(write: ActionView, earlier: list[ActionView]) -> int | None:
@@ -175,7 +185,7 @@ def _split(
 
 def quiet_wakeup(
     kept: Iterable[ActionView], tick: int, timed: bool = True
-) -> Literal["idle", "polled", "unchanged"] | None:
+) -> Literal["idle", "polled", "unchanged", "probed"] | None:
     """What heartbeat ``tick`` (the newest of ``kept``) was: ``"idle"``, an idle wake-up (no work
     came: its metric may stay flat), ``"polled"``, a watcher's round that saw something move
     (it only looked, each call once, asking again at least as many calls of the heartbeat before
@@ -183,14 +193,15 @@ def quiet_wakeup(
     experiments and each one's counts grown, after a heartbeat that failed nothing and asked each
     call once), or, ``timed`` (when it came is known: not a trace line without its time) and
     :data:`WOKE_AFTER` or more after the heartbeat before, ``"unchanged"``, a watcher's round
-    that saw nothing move (see :func:`_unchanged`); else None. Looking is a watcher's job; a stuck
-    agent does, fails or asks again within its heartbeat, and a frozen wait says so."""
+    that saw nothing move (see :func:`_unchanged`), or ``"probed"``, a monitor's round that
+    failed where what it watches broke or told a person (:func:`.probes.probed`); else None.
+    Looking is a watcher's job; a stuck agent does, fails or asks again within its heartbeat."""
     earlier, last, newest = _split(kept, tick)
-    if not newest or _asked(newest) is None:
-        return None  # more than looks (most heartbeats): neither
+    if not newest or _asked(newest) is None:  # more than looks (most heartbeats): perhaps an alert
+        return "probed" if timed and probe_round(kept, tick, WOKE_AFTER) else None
     if _idle(earlier, newest):
         return "idle"
-    looks = [action for action in last if not _noted(action)]
+    looks = [action for action in last if not noted(action)]
     if _asked(looks) is None:
         return None  # the heartbeat before failed or asked a call twice: no round to poll again
     if timed and looks and newest[0].at - last[-1].at >= WOKE_AFTER and _unchanged(newest, looks):
@@ -322,7 +333,7 @@ def spared(
         (not found.heartbeats and bool(kept))  # an agent that records its calls made none: idle
         or _rounds(found.heartbeats)
         or _waited(found, kept, scheduled)
-        or _explored(found, kept)
+        or explored(*found, kept)
         or (scheduled and _quiet_within(found, kept))
         or (not scheduled and _thin(detector, kept, progress))
     )
@@ -369,8 +380,8 @@ def _rounds(heartbeats: list[list[ActionView]]) -> bool:
         return False
     # The first may also start what the others watch (a job, a migration, a CI run); the others
     # may keep the agent's bookkeeping as the one before did (the poll's count, its time).
-    rounds = [_asked([action for action in heartbeats[0] if not _noted(action)])]
-    rounds += [_asked(_without_bookkeeping(now, then)) for then, now in pairwise(heartbeats)]
+    rounds = [_asked([action for action in heartbeats[0] if not noted(action)])]
+    rounds += [_asked(_untold(now, then)) for then, now in pairwise(heartbeats)]
     if not rounds[0] or any(asked != rounds[0] for asked in rounds):
         return False
     # The same messages taken from a queue again are work left undone, no watcher's quiet look.
@@ -409,14 +420,14 @@ def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) ->
             # earlier one answering anew (a job's page moving) is the thing waited on moving.
             # Right after the heartbeat that started it (an act), the watch of what it started
             # begins: a look never asked before is news as well.
-            begins = now is heartbeats[1] and any(_noted(action) for action in then)
-            if not scheduled or not _polled_anew(_without_bookkeeping(now, then), calls, begins):
+            begins = now is heartbeats[1] and any(noted(action) for action in then)
+            if not scheduled or not _polled_anew(_untold(now, then), calls, begins):
                 return False
             continue
         moved = again = False  # a look asked before answered anew; a look asked before at all
         for action in _without_bookkeeping(now, then):
             wait = waits(action.tool, action.summary)
-            if action.error is not None or (_noted(action) and not wait):
+            if action.error is not None or (noted(action) and not wait):
                 return False
             if wait and not action.output_len:
                 continue  # a pause that shows nothing; one that shows something (sleep 60 && look) looks
@@ -460,39 +471,4 @@ def exploring(detector: object, kept: Iterable[ActionView], progress: Sequence[P
     not all one call with its numbers moving, or more, only looks, no one call most of them."""
     kept = list(kept)
     found = _flat_stretch(detector, kept, progress)
-    return found is not None and _explored(found, kept)
-
-
-def _explored(found: _Stretch, kept: list[ActionView]) -> bool:
-    """Whether the flat stretch ``found`` of ``kept`` is an exploration (see :func:`exploring`)."""
-    first, heartbeats, samples = found
-    seen: set[str | None] = set()
-    done: set[str] = set()
-    looked = acted = False
-    for action in kept:
-        answer = action.result or action.failure
-        if action.tick <= first:
-            seen.add(answer)
-            if _noted(action):
-                done.add(action.fingerprint)
-        elif _noted(action):
-            # An act's answer is its acknowledgement, the same each time: no news and no repeat.
-            # Doing the very same act again is a repeat; one that failed may be tried again.
-            if action.fingerprint in done:
-                return False
-            done.add(action.fingerprint)
-            acted = True
-        elif answer is None or answer in seen:
-            return False
-        else:
-            seen.add(answer)
-            looked = True
-    # One call asked anew each time, only its numbers moving (a crawl fetching page after page,
-    # storing nothing), is the busy work the metric judges; a search reads, runs and edits. Two
-    # actions a sample or more, it only reads, and no one call is most of it: a coding agent reading
-    # file after file before its first fix. Acts at that pace with the metric flat are busy work (a
-    # calendar proposing meetings none confirms), and so is paging one file back and forth.
-    shapes = Counter(action.shape for heartbeat in heartbeats for action in heartbeat)
-    if sum(shapes.values()) >= 2 * samples:
-        return looked and not acted and 2 * max(shapes.values()) <= sum(shapes.values())
-    return looked and len(shapes) > 1
+    return found is not None and explored(*found, kept)

@@ -347,6 +347,38 @@ def test_a_scheduled_job_watcher_is_waiting_and_a_silent_agent_is_idle() -> None
     assert _kinds(quiet, 1.0) == [[]] * 10
 
 
+def test_telling_a_person_how_the_wait_goes_is_no_work() -> None:
+    """A vendor feed's loader waits on the upload, its manifest's parts moving, and at the fourth
+    wake-up tells the team the feed is still uploading (blind batch 56: ``no_progress`` at that
+    wake-up and the next, before). Telling them the very same thing each round is a loop: judged."""
+    folder = {"path": "/mnt/sftp/hexa/inbound/2026-11-30"}
+    status = (
+        "slack_post_message",
+        {"channel_id": "C01DATA", "text": "Hexa feed still uploading, usually by 05:00"},
+    )
+
+    def rounds(parts: list[int], told: set[int]) -> list[Round]:
+        found: list[Round] = []
+        for n, done in enumerate(parts):
+            heartbeat: Round = [
+                ("list_directory", folder, "[FILE] _manifest.partial\n[FILE] part_001.csv.gz.tmp", None),
+                (
+                    "read_text_file",
+                    {"path": "_manifest.partial"},
+                    f"parts_expected: 6\nparts_complete: {done}",
+                    None,
+                ),
+            ]
+            if n in told:
+                heartbeat.append((*status, '{"ok": true}', None))
+            found.append(heartbeat)
+        return found
+
+    assert _kinds(rounds([0, 1, 2, 3, 4, 5], {3}), 0.0) == [[]] * 6
+    told_each_round = _kinds(rounds([0, 1, 2, 3, 4, 5, 5], {2, 3, 4, 5, 6}), 0.0)
+    assert any("no_progress" in kinds for kinds in told_each_round)
+
+
 def test_a_flat_stretch_holding_an_idle_wake_up_had_nothing_to_do() -> None:
     """A calendar assistant's quiet wake-ups (its inbox answering nothing), then a request handled, the
     meeting confirmed only when the invitees answer: four flat samples, one of them idle, are no
