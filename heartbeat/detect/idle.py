@@ -59,11 +59,20 @@ from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from ..core.models import ProgressSample
-from .detectors.calls import keeps_record, silence_answers, silent_by_design, takes, waits, written_back
+from .detectors.calls import (
+    keeps_record,
+    pauses,
+    silence_answers,
+    silent_by_design,
+    takes,
+    waits,
+    written_back,
+)
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
 from .detectors.fingerprints import prints
 from .detectors.no_progress import NoProgress
+from .detectors.recurring_error import BACKOFF_EXTRA, RecurringError
 from .detectors.said import all_clear_result, underway_result
 from .detectors.volatile import mask_times
 from .exploration import explored, noted
@@ -333,6 +342,7 @@ def spared(
         (not found.heartbeats and bool(kept))  # an agent that records its calls made none: idle
         or _rounds(found.heartbeats)
         or _waited(found, kept, scheduled)
+        or _backed_off(found, kept)
         or explored(*found, kept)
         or (scheduled and _quiet_within(found, kept))
         or (not scheduled and _thin(detector, kept, progress))
@@ -440,6 +450,22 @@ def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) ->
             return False
         calls.update((a.fingerprint, a.result) for a in now)
     return True
+
+
+def _backed_off(found: _Stretch, kept: list[ActionView]) -> bool:
+    """Whether the flat stretch ``found`` of ``kept`` waited out one call's failure: it paused, did
+    nothing but look, and every failure in it was that call failing as before, tried in the run no
+    more than a back-off's tries (a rate limit's 429 waited out; see :mod:`.detectors.recurring_error`).
+    Tried more, the call will not pass, and the flat metric is judged."""
+    actions = [action for heartbeat in found.heartbeats for action in heartbeat]
+    failures = {(a.fingerprint, a.failure) for a in actions if a.error is not None}
+    if len(failures) != 1 or not any(pauses(a.tool, a.summary) for a in actions):
+        return False
+    if any(noted(a) and not waits(a.tool, a.summary) for a in actions):
+        return False  # work done while it waited: busy
+    call, failure = next(iter(failures))
+    tries = sum(1 for a in kept if a.fingerprint == call and a.error is not None and a.failure == failure)
+    return tries <= RecurringError.threshold + BACKOFF_EXTRA
 
 
 def _polled_anew(heartbeat: list[ActionView], calls: dict[str, str | None], begins: bool = False) -> bool:

@@ -379,6 +379,43 @@ def test_telling_a_person_how_the_wait_goes_is_no_work() -> None:
     assert any("no_progress" in kinds for kinds in told_each_round)
 
 
+def test_a_rate_limit_waited_out_is_no_busy_agent() -> None:
+    """A pager of GitHub's releases is refused with a 429 at page 3, checks its rate limit, sleeps
+    five minutes, is refused again, sleeps a minute and gets the page (blind batch 57: escalated
+    for ``no_progress`` the heartbeat the page came, before). Refused on and on, the call will not
+    pass; doing other work while it waits is busy."""
+    page3 = ("fetch", {"url": "https://api.github.com/repos/pallets/flask/releases?page=3"})
+    refused = (*page3, None, "Failed to fetch - status code 429")
+    limit = ("fetch", {"url": "https://api.github.com/rate_limit"}, '{"core": {"remaining": 0}}', None)
+
+    def rounds(tries: int, work: bool = False) -> list[Round]:
+        found: list[Round] = [[("fetch", {"url": "page=1"}, "[30 releases]", None)], [refused], [limit]]
+        for n in range(tries - 1):
+            found += [[("bash", {"command": f"sleep {300 // (n + 1)}"}, "", None)], [refused]]
+            if work:
+                found[-1].append(("write_file", {"path": f"notes{n}.md", "content": "waiting"}, "ok", None))
+        return [*found, [("bash", {"command": "sleep 60"}, "", None)], [(*page3, "[30 releases]", None)]]
+
+    values = [0.0, 1.0] + [1.0] * 20
+    assert _kinds_of(rounds(3), values) == [[]] * len(rounds(3))
+    assert any("no_progress" in kinds for kinds in _kinds_of(rounds(6), values))
+    assert any("no_progress" in kinds for kinds in _kinds_of(rounds(3, work=True), values))
+
+
+def _kinds_of(rounds: list[Round], values: list[float]) -> list[list[str]]:
+    """:func:`_kinds` with the metric measured as ``values``, one a heartbeat, as a replay's trace."""
+    monitor = Monitor()
+    kinds: list[list[str]] = []
+    for tick, calls in enumerate(rounds, start=1):
+        monitor.start_tick(tick, reseed=True)
+        now = T0 + timedelta(hours=tick)
+        for tool, args, output, error in calls:
+            monitor.record(tool, args, output=output, error=error, now=now)
+        monitor.add_progress(values[tick - 1], now=now)
+        kinds.append(sorted(a.kind for a in monitor.tick_anomalies))
+    return kinds
+
+
 def test_a_flat_stretch_holding_an_idle_wake_up_had_nothing_to_do() -> None:
     """A calendar assistant's quiet wake-ups (its inbox answering nothing), then a request handled, the
     meeting confirmed only when the invitees answer: four flat samples, one of them idle, are no
