@@ -231,9 +231,20 @@ def unranked(text: str) -> str | None:
 _ELAPSED_FIELD = re.compile(r'("[A-Za-z_]*[Ee]lapsed[A-Za-z_]*"\s*:\s*)-?\d+(?:\.\d+)?')
 
 
+# What a running job has used so far, counted in a resource's seconds or hours (YARN's "Aggregate
+# Resource Allocation : 1061000000 MB-seconds, 256100 vcore-seconds", "412.5 GPU-hours"): it grows
+# with the time the job runs, whether the job moves or not.
+_USAGE = re.compile(
+    r"\b\d+(?:\.\d+)?(?=\s*(?:[KMGT]B|vcore|core|cpu|CPU|gpu|GPU|slot|node)-(?:seconds|hours)\b)"
+)
+
+
 def mask_elapsed(text: str) -> str:
-    """A JSON object's ``text`` with the numbers of its fields counting the time a job has been
-    running (``"elapsed_seconds": 955``) replaced by ``#``; any other text as it is."""
+    """``text`` with what counts the time a job has been running replaced by ``#``: a JSON object's
+    fields (``"elapsed_seconds": 955``) and the resource time used so far (``256100 vcore-seconds``);
+    any other text as it is."""
+    if ("-seconds" in text or "-hours" in text) and _USAGE.search(text) is not None:
+        text = _USAGE.sub("#", text)
     if text[:1] != "{" or "lapsed" not in text:  # cheap tests first: only an object has fields
         return text
     return _ELAPSED_FIELD.sub(r"\1#", text)

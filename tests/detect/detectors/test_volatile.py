@@ -100,6 +100,19 @@ def test_a_job_s_elapsed_counter_is_masked_and_a_call_s_own_timing_kept() -> Non
     assert mask_elapsed('{"took": 37, "timeout": 30}') == '{"took": 37, "timeout": 30}'
 
 
+def test_what_a_running_job_has_used_so_far_is_masked() -> None:
+    """YARN's report of a Tez job frozen at 67% grows its resource seconds every poll (blind batch
+    57's poller was a wait that moved, never judged); a count of seconds or hours of anything else
+    is content."""
+    report = "Progress : 67%\n\tAggregate Resource Allocation : 1061000000 MB-seconds, 256100 vcore-seconds"
+    assert (
+        mask_elapsed(report)
+        == "Progress : 67%\n\tAggregate Resource Allocation : # MB-seconds, # vcore-seconds"
+    )
+    assert mask_elapsed("trained 412.5 GPU-hours") == "trained # GPU-hours"
+    assert mask_elapsed("3 man-hours left, 20 re-seconds") == "3 man-hours left, 20 re-seconds"
+
+
 def test_a_failure_quoting_the_calls_own_value_back_says_the_same_of_another_try() -> None:
     """A quoted span that is one of the call's argument values (case aside) is masked; a quoted
     argument name, a file a traceback quotes out of a command, or a value of no argument stays."""
