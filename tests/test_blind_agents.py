@@ -243,11 +243,7 @@ _FOURTEENTH: dict[int | None, dict[str, list[str]]] = {
         **_REGROUPED_SYNCS,
         **{
             name: ["no_progress"]
-            for name in (
-                "healthy__db_migration_watcher",
-                "healthy__llm_eval_runner",
-                "healthy__xarray_weighted_bool_weights_long",
-            )
+            for name in ("healthy__db_migration_watcher", "healthy__xarray_weighted_bool_weights_long")
         },
         "healthy__alert_dedup": ["loop", "recurring", "cycle"],
         "healthy__crm_to_helpdesk_sync": ["empty"],
@@ -2866,14 +2862,45 @@ _FIFTYTHIRD_MISSED: dict[int | None, set[str]] = {
 }
 
 
+# Batch 57 (60 agents through MCP servers, framework tools and shells: outage monitors, rate-limited
+# pagers, a Tez job's poller, writers revising, customer service; 13 stuck twins of healthy ones;
+# written blind at the twenty-eighth session at 948ae5d), pinned as replayed at that session's end.
+# As it arrived, at its own wake-ups: healthy escalated 1 of 40, with any anomaly 1; stuck escalated
+# 16 of 20, flagged after onset 17.
+_FIFTYSEVENTH: dict[int | None, dict[str, list[str]]] = {
+    None: {},
+    1: {},
+    5: {
+        "healthy__linear_triage_poller_b57": ["repeat", "empty", "recurring"],
+        "healthy__pagerduty_oncall_b57": ["repeat", "empty"],
+    },
+    10: {
+        "healthy__linear_triage_poller_b57": ["repeat", "empty", "recurring"],
+        "healthy__pagerduty_oncall_b57": ["repeat", "empty"],
+    },
+}
+_FIFTYSEVENTH_ESCALATED: dict[int | None, set[str]] = {
+    None: set(),
+    1: set(),
+    5: set(),
+    10: {"healthy__pagerduty_oncall_b57"},
+}
+_FIFTYSEVENTH_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__draft_blog_writer_b57", "stuck__github_ci_watcher_b57"},
+    1: {"stuck__draft_blog_writer_b57", "stuck__github_ci_watcher_b57"},
+    5: {"stuck__github_ci_watcher_b57"},
+    10: {"stuck__github_ci_watcher_b57"},
+}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2845
+    assert len(runs) == len(LABELS) == 2905
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1758
+    assert len(healthy) == 1798
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -2911,6 +2938,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FIFTYFOURTH[per_heartbeat],
         **_FIFTYFIFTH[per_heartbeat],
         **_FIFTYSIXTH[per_heartbeat],
+        **_FIFTYSEVENTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -2967,6 +2995,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYFOURTH_ESCALATED[per_heartbeat]
         | _FIFTYFIFTH_ESCALATED[per_heartbeat]
         | _FIFTYSIXTH_ESCALATED[per_heartbeat]
+        | _FIFTYSEVENTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -3033,6 +3062,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYFOURTH_MISSED[per_heartbeat]
         | _FIFTYFIFTH_MISSED[per_heartbeat]
         | _FIFTYSIXTH_MISSED[per_heartbeat]
+        | _FIFTYSEVENTH_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )
     assert not found & set(missed)  # found now
