@@ -249,13 +249,17 @@ _TOKEN = _lazy(
 # name=value, name: value, "name": "value" (also JSON-escaped, \"name\": \"value\"), the value
 # after an optional auth scheme; masked when the name is a credential's (is_credential_key).
 # The value is looked ahead at, not taken, so a value that is itself a name ("note": "password:
-# x") is tried as one; it stops where a URL's query or a list goes on (& ; , ? #). A name starts
-# a word, not a path's last part (".../github-token: could not save state" names a file), and is
-# taken whole (possessive): linear time on a 64 KiB exception message.
+# x") is tried as one; it stops where a URL's query or a list goes on (& ; , ? #), and holds the
+# "=" of a base64 key or a generated password after its first character (api_key=Zm9v=YmFy). A
+# name starts a word, not a path's last part (".../github-token: could not save state" names a
+# file), and is taken whole (possessive): linear time on a 64 KiB exception message.
 _PAIR = _lazy(
     r"""(?<![\w.\-/\\])([A-Za-z][\w.-]*+)\\?["']?[ \t]*[:=][ \t]*\\?["']?"""
-    r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token)[ \t]+)?([^\s"'&;,?#:=\\]+))"""
+    r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token)[ \t]+)?([^\s"'&;,?#:=\\][^\s"'&;,?#:\\]*))"""
 )
+# A cookie header's further name=value pairs after the first ("Cookie: a=1; session=8f7e..."): a
+# cookie's every value may be a session's key.
+_COOKIES = _lazy(r"""(?:;[ \t]*[^\s"'&;,?#:\\]+)*""")
 _SCHEME = _lazy(r"\b((?:Bearer|Basic|bearer|basic)[ \t]+)[\w.~+/=-]{8,}")
 _USERINFO = _lazy(r"""(://[^/\s:@"'\\]+:)[^/\s@"'\\]+(?=@)""")
 # A command line's credential-named flag and its value: --api-key X, --token=X, --password 'a b',
@@ -305,6 +309,8 @@ def _mask_pairs(text: str) -> str:
         start, end = match.span(2)
         if start < done or match.group(2) == MASK or not _credential_name(match.group(1)):
             continue
+        if "ookie" in match.group(1):  # Cookie, Set-Cookie, cookies: each pair of the header
+            end = more.end() if (more := _COOKIES().match(text, end)) else end
         parts += (text[done:start], MASK)
         done = end
     return "".join(parts) + text[done:] if parts else text

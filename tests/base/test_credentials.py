@@ -116,6 +116,12 @@ def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> No
             "npx server --api-key *** --port 8 --token=*** --password *** --auth-token ***",
         ),
         ('["server", "--api-key", "abc123", "-v"]', '["server", "--api-key", "***", "-v"]'),
+        # A base64 key and a generated password hold "=" (live round 52: the rest was kept).
+        ("rejected: api_key=Zm9vYmFy=YmF6cXV4 password=x7=Qp9LmZ2vRw8", "rejected: api_key=*** password=***"),
+        ("GET /v1?token=abc123==&page=2", "GET /v1?token=***&page=2"),
+        # A cookie header's every pair (live round 52: `Cookie: ***=<session id>` was kept).
+        ('curl -H "Cookie: session=8f7e6d5c4b3a; theme=dark" x', 'curl -H "Cookie: ***" x'),
+        ("Set-Cookie: sid=abc123; Path=/; HttpOnly", "Set-Cookie: ***"),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -128,6 +134,8 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
     "text",
     [
         "max_tokens=512 author=Bob key=cache-1 token_count=3",
+        "password=",  # no value
+        "if token==expected: ok",
         "search sk-learn tutorials, disk usage, the task-runner",
         "sed -n '1,20p' tests/test_tokens.py && echo a=b",
         "mail ann@example.com about https://example.com/a?page=2",
