@@ -160,9 +160,11 @@ class ScheduleConfig(ConfigModel):
 
 
 class ProgressConfig(ConfigModel):
-    """A built-in progress metric, chosen by ``type``."""
+    """A built-in progress metric, chosen by ``type``; without one, the timeout of the agent's own."""
 
-    type: Literal["list_length", "words", "glob", "json_path", "pytest"]
+    type: Literal["list_length", "words", "glob", "json_path", "pytest"] | None = Field(
+        default=None, description="The built-in metric; none: [progress] sets agent.progress's timeout."
+    )
     key: str | None = Field(default=None, description="list_length: the key in ctx.data.")
     path: ConfigPath | None = Field(
         default=None, description="words/json_path: the file; pytest: the folder."
@@ -173,6 +175,11 @@ class ProgressConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _needs(self) -> Self:
+        if self.type is None:
+            given = [key for key in ("key", "path", "pattern", "pointer") if getattr(self, key) is not None]
+            if given:
+                raise ValueError(f"'{given[0]}' belongs to a built-in metric: give its type")
+            return self
         need = {"list_length": "key", "words": "path", "glob": "pattern", "pytest": "path"}
         field = need.get(self.type)
         if field and getattr(self, field) is None:

@@ -332,9 +332,9 @@ def build_metric(config: HeartbeatConfig, agent: AgentConfig) -> ProgressMetric 
         if not callable(func):
             raise ConfigError(f"progress metric {agent.progress!r} is {type(func).__name__}, not a callable")
         return LoadedMetric(agent.progress, func)
-    if config.progress is not None:
+    if config.progress is not None and config.progress.type is not None:
         return metric_from_config(config.progress)
-    return None
+    return None  # none, or a [progress] table that only sets the timeout of an agent.progress
 
 
 def _check_value(name: str, value: object) -> tuple[float | None, str | None]:

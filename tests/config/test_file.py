@@ -165,3 +165,13 @@ def test_only_the_tables_a_file_has_build_their_validators(tmp_path: Path) -> No
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["HeartbeatConfig", "AgentConfig", "WebhookNotifierConfig"]
+
+
+def test_a_progress_table_may_only_time_the_agents_own_metric(tmp_path: Path) -> None:
+    """``[progress] timeout`` alone sets the timeout of ``agent.progress`` (live round 52: refused,
+    "progress.type: required"); a built-in's key without its type is a one-line error."""
+    config = load_config(write(tmp_path, '[agent]\nprogress = "m:p"\n\n[progress]\ntimeout = "120s"\n'))
+    assert config.progress is not None and config.progress.type is None
+    assert config.progress.timeout == timedelta(seconds=120)
+    with pytest.raises(ConfigError, match="'path' belongs to a built-in metric: give its type"):
+        load_config(write(tmp_path, '[progress]\npath = "report.md"\n'))

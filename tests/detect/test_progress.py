@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -321,8 +322,10 @@ def test_build_metric_uses_the_progress_table_without_module_attr(tmp_path: Path
 
 
 def test_build_metric_without_any_metric_is_none(tmp_path: Path) -> None:
-    """Neither agent.progress nor [progress]: no metric."""
+    """Neither agent.progress nor [progress]'s type: no metric."""
     assert build_metric(HeartbeatConfig(base_dir=tmp_path), AgentConfig()) is None
+    timed = HeartbeatConfig(base_dir=tmp_path, progress=ProgressConfig(timeout=timedelta(seconds=5)))
+    assert build_metric(timed, AgentConfig()) is None
 
 
 @pytest.mark.parametrize(
