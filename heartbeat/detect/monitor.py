@@ -57,10 +57,10 @@ from .detectors import (
     build_detectors,
 )
 from .detectors.contract import construct
-from .detectors.cycle import message_facts
 from .detectors.failures import recorded_failure
 from .detectors.fingerprints import action_keys, error_text
 from .detectors.no_progress import novelty
+from .detectors.talk import message_facts
 from .detectors.window import Successes
 from .evidence import last_rise, overruled, standing
 from .idle import quiet_before, quiet_wakeup, spared

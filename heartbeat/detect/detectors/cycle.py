@@ -50,14 +50,13 @@ all-clear reports are keyed: :func:`_key_of`.
 
 from __future__ import annotations
 
-import re
 from collections import deque
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
-from .calls import CONFIRMATION_LONGEST, acts_by_name, is_note, silent_by_design, speaks, waits
+from .calls import CONFIRMATION_LONGEST, acts_by_name, is_note, silent_by_design, waits
 from .contract import (
     ActionTracker,
     ActionView,
@@ -71,13 +70,23 @@ from .contract import (
     tail_of,
 )
 from .empty import is_empty_answer
-from .promises import asks, promises
 from .rechecks import RecheckWindow, rechecks
-from .retold import retold
 from .said import all_clear_result
-from .volatile import mask_times, mask_volatile
+from .talk import (
+    MARK_ASKED,
+    MARK_PROMISED,
+    MARK_RETOLD,
+    PROMISES,
+    REDONE,
+    REDONE_OF,
+    RETOLD,
+    TALK,
+    Beat,
+    beat,
+    talked,
+)
+from .volatile import mask_times
 from .window import KeyWindow, count_revisits
-from .words import word_print
 
 __all__ = ["Cycle", "CycleTracker"]
 
@@ -135,129 +144,8 @@ RECENT = 10
 """The newest actions the growing share of revisits is judged on."""
 RECENT_SHARE = 6
 """Revisits among the :data:`RECENT` newest actions that trip ``cycle`` before N."""
-TALK = 5
-"""Messages to a person in a row that told and heard nothing new, and trip ``cycle``."""
-TOLD = 0.5
-"""The share of a message's words it may say for the first time and still tell nothing new."""
-PROMISES = 3
-"""Messages saying an act is under way, with nothing moving between them, that trip ``cycle``."""
-RETOLD = 2
-"""A person's answers saying they had already said it, nothing moving between, that trip ``cycle``."""
-REDONE = 5
-"""Of the last :data:`REDONE_OF` acts a person reported doing, those that redid one with the same
-result, and trip ``cycle``."""
-REDONE_OF = 10
-
-_PROMISED = "!"  # the token a message's facts hold when it promises an act (no word print is one character)
-_ASKED = "?"  # the token a message's facts hold when it asks the person anything
-_RETOLD = "="  # the token a message's facts hold when its answer says the person had said it before
-_MARKS = frozenset([_PROMISED, _ASKED, _RETOLD])
-_DONE = "@"  # the prefix of a person's reported act and what it showed, in a message's facts
-# What a person reports doing at the agent's word, in tau2's answers: "[user] reboot_device({}) ->
-# Device restarted." (a line each); the numbers in what it showed are masked (a battery's level).
-_REPORTED = re.compile(r"^\[user\] (\w+\([^\n]*?\)) -> ([^\n]*)", re.MULTILINE)
-_DIGITS = re.compile(r"\d+")
 _NOTHING_MOVED = " and no call since answered anything new"
 _ASKING_AGAIN = "asking the person again: act on what they have said, or hand the conversation over"
-
-
-# A datum: a token holding a digit, an @ or a _, or a # before a name (an id, an amount, an
-# address, a user name like noah_ito_3850, an order #W2378156): what a person gives when they
-# give what was asked for. A lone # is what masking left of a volatile value.
-# Tried at a token's start only (the lookbehind), so each token is read once.
-_DATUM = re.compile(r"(?<![\w.@#$-])(?=[\w.@#$-]*?(?:[\d@_]|#\w))[\w.@#$-]+")
-_WORD = re.compile(r"[a-z]{4,}")  # a message's words, its short ones aside
-
-
-def message_facts(tool: str, args: object, output: str | None) -> str | None:
-    """The facts of a message to a person (``tool``'s call with ``args``) and its answer
-    (``output``), as word prints, sorted, spaced: the data of both (ids, numbers, addresses;
-    values volatile by nature masked), each print after a ``#``, the words of the message, and a
-    ``!`` when it promises an act (:func:`promises`), a ``?`` when it asks anything (:func:`asks`),
-    a ``=`` when its answer says the person had already said it (:func:`retold`), and each act the
-    answer reports the person did, with what it showed, after a ``@`` (tau2's ``[user]
-    reboot_device({}) -> Device restarted.``, numbers masked); None for a call that sends no
-    message."""
-    if not speaks(tool):
-        return None
-    said = " ".join(map(str, args.values())) if isinstance(args, Mapping) else str(args or "")
-    data = {f"#{word_print(datum)}" for datum in _DATUM.findall(mask_volatile(f"{said}\n{output or ''}"))}
-    if promises(said):
-        data.add(_PROMISED)
-    if output and retold(output):
-        data.add(_RETOLD)
-    if asks(said):
-        data.add(_ASKED)
-    if output and "[user] " in output:
-        done = (_DIGITS.sub("#", f"{act} -> {shown}") for act, shown in _REPORTED.findall(output))
-        data |= {f"{_DONE}{word_print(one)}" for one in done}
-    return " ".join(sorted(data | {word_print(word) for word in _WORD.findall(said.lower())}))
-
-
-# What talked() reads of an action, made once per action: whether it is a message to a person
-# (its record holds the facts of one; one kept before facts were is judged as any other call);
-# its key (None: it has none, or it is a note, which never moves a conversation); a message's
-# data and words; whether it promises an act; whether its answer says the person said it before;
-# the acts its answer reports the person did.
-_Beat = tuple[bool, Hashable, frozenset[str], frozenset[str], bool, bool, tuple[str, ...]]
-_NO_FACTS: frozenset[str] = frozenset()
-
-
-def beat(action: ActionView, key: Hashable) -> _Beat:
-    """What :func:`talked` reads of ``action``, whose key is ``key`` (None for a note)."""
-    if action.facts is None:
-        return False, key, _NO_FACTS, _NO_FACTS, False, False, ()
-    facts = frozenset(action.facts.split())
-    given = frozenset(fact for fact in facts if fact[0] == "#")
-    done = tuple(sorted(fact for fact in facts if fact[0] == _DONE))
-    words = facts - given - _MARKS - frozenset(done)
-    return True, None, given, words, _PROMISED in facts, _RETOLD in facts, done
-
-
-def talked(beats: Iterable[_Beat]) -> tuple[int, int, int, int]:
-    """How many messages to a person end ``beats`` (:func:`beat` of each action, oldest first)
-    that told and heard nothing the actions before them had not: no datum new in a message or its
-    answer, at most :data:`TOLD` of the message's words new (the same request in other words: a
-    walkthrough's next step says something new), and between them only notes, calls answered as
-    before, and calls that answered nothing; and how many messages promised an act since a call
-    last answered something new (however much each told), and how many answers since then said
-    the person had already said it; and, when the newest message's answer reports an act the
-    person redid with the same result, how many of the last :data:`REDONE_OF` acts reported did
-    so since the conversation last moved (else 0)."""
-    data: set[str] = set()
-    said: set[str] = set()
-    keys: set[Hashable] = set()
-    run = promised = again = 0
-    acts: deque[tuple[str, bool]] = deque(maxlen=REDONE_OF)  # each reported act, and whether it redid one
-    redid = False
-    for spoke, key, given, words, promise, told_again, done in beats:
-        if spoke:
-            redid = False
-            for act in done:
-                again_done = any(act == seen for seen, _ in acts)
-                if not again_done:
-                    _moved(acts)  # a step that showed something new (a setting now on) moved it
-                acts.append((act, again_done))
-                redid = redid or again_done
-            quiet = given <= data and len(words - said) <= TOLD * len(words)
-            run = run + 1 if quiet else 0
-            promised += promise
-            again += told_again
-            data |= given
-            said |= words
-        elif key is not None and key not in keys:
-            run = promised = again = 0  # something done or seen for the first time: the conversation moved
-            keys.add(key)
-            _moved(acts)
-    return run, promised, again, sum(1 for _, again_done in acts if again_done) if redid else 0
-
-
-def _moved(acts: deque[tuple[str, bool]]) -> None:
-    """Count none of ``acts`` as redone any more (each is kept to be redone later): the
-    conversation moved since them."""
-    for i, (act, again_done) in enumerate(acts):
-        if again_done:
-            acts[i] = (act, False)
 
 
 @dataclass(frozen=True)
@@ -327,19 +215,19 @@ class Cycle(Windowed):
         self, action: ActionView, counts: tuple[int, int, int, int], tick: int, at: datetime
     ) -> Anomaly | None:
         """The finding of a conversation going round, ended by the message ``action``, whose
-        :func:`talked` counts are ``counts``; None when it moves."""
+        :func:`.talk.talked` counts are ``counts``; None when it moves."""
         talk, promised, again, redone = counts
         if talk >= TALK:
             return self._talk(action, talk, tick, at)
         marks = (action.facts or "").split()
-        if again >= RETOLD and (_RETOLD in marks or _ASKED in marks):
+        if again >= RETOLD and (MARK_RETOLD in marks or MARK_ASKED in marks):
             said = f"answers from the person said they had already said it{_NOTHING_MOVED}"
             found = ("retold", again, RETOLD, said, "asking again what was answered", _ASKING_AGAIN)
         elif redone >= REDONE:
             said = f"of the last {REDONE_OF} acts the person reported doing redid one, showing the same"
             avoid = "asking the person to redo what they did: try another fix, or hand the conversation over"
             found = ("redone", redone, REDONE, said, "the same steps asked again", avoid)
-        elif promised >= PROMISES and _PROMISED in marks:
+        elif promised >= PROMISES and MARK_PROMISED in marks:
             said = f"messages to a person said an act was under way{_NOTHING_MOVED}"
             avoid = "saying it is being done: call the tool that does it, or say you cannot"
             found = ("promises", promised, PROMISES, said, "a promise never kept", avoid)
@@ -432,7 +320,7 @@ class CycleTracker(StepTracker):
         self._size = min(RECENT, det.window)  # the newest keys: the growing share
         self._notes: deque[int] = deque(maxlen=det.window)  # the positions of the notes (rare)
         self._position = 0
-        self._beats: deque[_Beat] = deque(maxlen=det.window)  # read only at a message
+        self._beats: deque[Beat] = deque(maxlen=det.window)  # read only at a message
         self._since = RecheckWindow(det.window)  # the keys since the agent last changed anything
         self._before: Hashable = None  # the key of the newest action, which a write's holds
         seed = tail_of(history.actions, det.window + 1, det.exempt)

@@ -9,8 +9,8 @@ from typing import Any
 from heartbeat.config.file import DetectorsConfig
 from heartbeat.core.models import ActionRecord, Anomaly, ProgressSample
 from heartbeat.detect.detectors import Detector, History, build_detectors, prints
-from heartbeat.detect.detectors.cycle import message_facts
 from heartbeat.detect.detectors.fingerprints import action_keys
+from heartbeat.detect.detectors.talk import message_facts
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
