@@ -57,6 +57,7 @@ from datetime import datetime
 
 from ...core.models import Anomaly
 from .calls import CONFIRMATION_LONGEST, acts_by_name, is_note, silent_by_design, waits
+from .consulted import unconsulted
 from .contract import (
     ActionTracker,
     ActionView,
@@ -190,7 +191,9 @@ class Cycle(Windowed):
         if counts[newest] < 2:
             return None
         if revisits >= self.threshold and repeated >= 2:
-            return self._report(last, revisits, repeated, len(seq), history.tick, now)
+            found = self._revisited(last, seq, acts, history.tick, now)
+            if found is not None:
+                return found
         size = min(RECENT, self.window)
         share = _share(seq[-size:])
         if share is not None:
@@ -267,6 +270,24 @@ class Cycle(Windowed):
             },
         )
 
+    def _revisited(
+        self,
+        action: ActionView,
+        keys: Sequence[Hashable],
+        acts: Sequence[ActionView],
+        tick: int,
+        at: datetime,
+    ) -> Anomaly | None:
+        """The finding of N revisits among the window's ``keys`` (one for each of ``acts``, the
+        newest ``action`` last), a reference consulted before each new item not counted (see
+        :func:`~.consulted.unconsulted`: a writer's style guide read before each new section);
+        None when the revisits left fall short of it."""
+        seq = unconsulted(keys, acts)
+        counts, revisits, repeated = count_revisits(seq)
+        if seq[-1] is None or counts[seq[-1]] < 2 or revisits < self.threshold or repeated < 2:
+            return None
+        return self._report(action, revisits, repeated, len(seq), tick, at)
+
     def _report(
         self,
         action: ActionView,
@@ -311,7 +332,18 @@ class CycleTracker(StepTracker):
     every action would cost more than counting a few keys at those.
     """
 
-    __slots__ = ("_beats", "_before", "_det", "_exempt", "_keys", "_notes", "_position", "_since", "_size")
+    __slots__ = (
+        "_acts",
+        "_beats",
+        "_before",
+        "_det",
+        "_exempt",
+        "_keys",
+        "_notes",
+        "_position",
+        "_since",
+        "_size",
+    )
 
     def __init__(self, det: Cycle, history: History) -> None:
         self._det = det
@@ -319,6 +351,7 @@ class CycleTracker(StepTracker):
         self._keys = KeyWindow(det.window)
         self._size = min(RECENT, det.window)  # the newest keys: the growing share
         self._notes: deque[int] = deque(maxlen=det.window)  # the positions of the notes (rare)
+        self._acts: deque[ActionView] = deque(maxlen=det.window)  # read only at N revisits
         self._position = 0
         self._beats: deque[Beat] = deque(maxlen=det.window)  # read only at a message
         self._since = RecheckWindow(det.window)  # the keys since the agent last changed anything
@@ -338,6 +371,7 @@ class CycleTracker(StepTracker):
         if note:
             self._notes.append(self._position)
         self._beats.append(beat(action, None if note else key))
+        self._acts.append(action)
         self._since.push(action, key)
         return self._keys.push(key)
 
@@ -371,7 +405,9 @@ class CycleTracker(StepTracker):
             return None
         keys = self._keys
         if keys.revisits >= self._det.threshold and keys.repeated >= 2:
-            return self._det._report(action, keys.revisits, keys.repeated, len(keys), action.tick, action.at)
+            found = self._det._revisited(action, keys.newest(), self._acts, action.tick, action.at)
+            if found is not None:
+                return found
         newest = keys.newest(self._size)
         share = _share(newest)
         if share is not None:

@@ -60,13 +60,13 @@ from .calls import (
     CONFIRMATION_LONGEST,
     acts_by_name,
     is_note,
-    looks_up,
     reads_back,
     silent_by_design,
     speaks,
     waits,
     writes_sql,
 )
+from .consulted import consulted
 from .contract import (
     ActionTracker,
     ActionView,
@@ -219,40 +219,16 @@ def _reads_memory(action: ActionView, actions: Iterable[ActionView]) -> bool:
     return reads_back((action.tool, action.summary), writes)
 
 
-def _consulted(action: ActionView, actions: Sequence[ActionView]) -> bool:
-    """Whether ``action``, a lookup (see :func:`~.calls.looks_up`) answered as before by its tool,
-    is a reference consulted before each new item: between each two of those answers in
-    ``actions`` (the window, ``action`` last) the agent wrote or acted on something it had not
-    before (a section written, an item labelled, an invoice reconciled). The style guide read
-    before each section, the vendor looked up before each invoice answer the same by nature; the
-    same lookup with nothing new done between is a page the agent keeps landing on."""
-    if not looks_up(action.tool) or silent_by_design(action.tool, action.summary):
-        return False
-    done: set[str] = set()
-    fresh = False  # a new write or act since the lookup's last asking
-    asked = 0
-    for other in actions:
-        if other.result == action.result and other.tool == action.tool:
-            if asked and not fresh:
-                return False
-            asked, fresh = asked + 1, False
-        elif other.error is None and not speaks(other.tool) and silent_by_design(other.tool, other.summary):
-            # A message to a person is no work done: a customer asked again in other words is not.
-            fresh = fresh or other.fingerprint not in done
-            done.add(other.fingerprint)
-    return asked > 2
-
-
 def _spared(
     calls: int, outputs: int, limit: int, action: ActionView, actions: Sequence[ActionView]
 ) -> tuple[int, int]:
     """The two counts with what is no recurrence taken out, once a count reaches ``limit``: a
     call reading back the agent's memory (:func:`_reads_memory`), a reference consulted before
-    each new item (:func:`_consulted`, asked at most once)."""
-    consulted: bool | None = None
-    if calls >= limit and (_reads_memory(action, actions) or (consulted := _consulted(action, actions))):
+    each new item (:func:`~.consulted.consulted`, asked at most once)."""
+    found: bool | None = None
+    if calls >= limit and (_reads_memory(action, actions) or (found := consulted(action, actions))):
         calls = 0
-    if outputs >= limit and (consulted if consulted is not None else _consulted(action, actions)):
+    if outputs >= limit and (found if found is not None else consulted(action, actions)):
         outputs = 0
     return calls, outputs
 
