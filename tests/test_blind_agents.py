@@ -2862,6 +2862,59 @@ _FIFTYTHIRD_MISSED: dict[int | None, set[str]] = {
 }
 
 
+# The twenty-eighth session: a lookup asked again after new work since its last asking is a
+# reference consulted before each new item, no revisit for cycle (as for recurring before): a
+# writer's outline and style guide (live round 52), five healthy runs of the blind batches. Stuck
+# runs keep their flags but a refunds ping-pong regrouped at 5 and 10 (flagged no more after its
+# onset); some are escalated a heartbeat or a few later, and a certificate renewer's escalation
+# at 1 action a heartbeat, before its onset, went.
+_CONSULTED_LOOKUPS: dict[int | None, dict[str, list[str] | None]] = {
+    None: {
+        "healthy__apartment_listing_scraper_b53": ["recurring"],
+        "healthy__runbook_per_host_patch_b55": ["recurring", "cycle"],
+        "healthy__salesforce_query_more_b53": None,
+    },
+    1: {
+        "healthy__apartment_listing_scraper_b53": ["recurring"],
+        "healthy__docs_sitemap_reindex_b53": None,
+        "healthy__emr_step_long_shuffle": None,
+        "healthy__runbook_per_host_patch_b55": ["recurring"],
+        "healthy__salesforce_query_more_b53": None,
+    },
+    5: {
+        "healthy__apartment_listing_scraper_b53": ["recurring"],
+        "healthy__issue_triage_cursor_b51": ["loop"],
+        "healthy__runbook_per_host_patch_b55": ["recurring"],
+        "healthy__salesforce_query_more_b53": None,
+        "healthy__tent_price_watcher_b36": ["no_progress"],
+    },
+    10: {
+        "healthy__apartment_listing_scraper_b53": ["recurring"],
+        "healthy__issue_triage_cursor_b51": ["loop"],
+        "healthy__runbook_per_host_patch_b55": ["recurring", "cycle"],
+        "healthy__salesforce_query_more_b53": None,
+        "healthy__tent_price_watcher_b36": ["no_progress"],
+    },
+}
+_CONSULTED_LOOKUPS_UNESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__salesforce_query_more_b53"},
+    1: {"healthy__apartment_listing_scraper_b53", "healthy__salesforce_query_more_b53"},
+    5: {"healthy__salesforce_query_more_b53"},
+    10: {"healthy__salesforce_query_more_b53", "healthy__tent_price_watcher_b36"},
+}
+_CONSULTED_LOOKUPS_FOUND: dict[int | None, set[str]] = {
+    None: set(),
+    1: {"stuck__cert-renew-never_b42"},
+    5: set(),
+    10: set(),
+}
+_CONSULTED_LOOKUPS_MISSED: dict[int | None, set[str]] = {
+    None: set(),
+    1: set(),
+    5: {"stuck__support_billing_refunds_pingpong"},
+    10: {"stuck__support_billing_refunds_pingpong"},
+}
+
 # Batch 57 (60 agents through MCP servers, framework tools and shells: outage monitors, rate-limited
 # pagers, a Tez job's poller, writers revising, customer service; 13 stuck twins of healthy ones;
 # written blind at the twenty-eighth session at 948ae5d), pinned as replayed at that session's end.
@@ -2955,6 +3008,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_CONSULTED[per_heartbeat],
         **_SOURCES[per_heartbeat],
         **_PAUSES[per_heartbeat],
+        **_CONSULTED_LOOKUPS[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -3007,6 +3061,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _ACTS_AND_MEMORY_UNESCALATED[per_heartbeat]
         | _CONSULTED_UNESCALATED[per_heartbeat]
         | _SOURCES_UNESCALATED[per_heartbeat]
+        | _CONSULTED_LOOKUPS_UNESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
     missed = [
@@ -3018,6 +3073,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _ACTS_AND_MEMORY_FOUND[per_heartbeat]
         | _CONSULTED_FOUND[per_heartbeat]
         | _SOURCES_FOUND[per_heartbeat]
+        | _CONSULTED_LOOKUPS_FOUND[per_heartbeat]
     )
     assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | _READING_MISSED[
         per_heartbeat
@@ -3063,6 +3119,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYFIFTH_MISSED[per_heartbeat]
         | _FIFTYSIXTH_MISSED[per_heartbeat]
         | _FIFTYSEVENTH_MISSED[per_heartbeat]
+        | _CONSULTED_LOOKUPS_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )
     assert not found & set(missed)  # found now
