@@ -2946,14 +2946,26 @@ _FIFTYSEVENTH_MISSED: dict[int | None, set[str]] = {
 }
 
 
+
+# Batch 58 (60 runs in the corpus's own shape, 5 actions a heartbeat, no metric: SWE-agent and
+# mini-swe-agent on real libraries' code, tau-bench and tau2, WebShop, FEVER, HotpotQA, ALFWorld;
+# 10 stuck twins; written blind at the twenty-eighth session), pinned as it arrived at 948ae5d and
+# as replayed at 83cf476, the same: no healthy run with an anomaly at any grouping; stuck escalated
+# 26/25/26/20 of 30, flagged after onset 27 at every grouping.
+_FIFTYEIGHTH_MISSED = {
+    "stuck__hotpot_compare_birth_b58",
+    "stuck__retail_return_reask_b58",
+    "stuck__telecom_no_service_reboot_loop_b58",
+}
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2905
+    assert len(runs) == len(LABELS) == 2965
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1798
+    assert len(healthy) == 1828
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -3119,6 +3131,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYFIFTH_MISSED[per_heartbeat]
         | _FIFTYSIXTH_MISSED[per_heartbeat]
         | _FIFTYSEVENTH_MISSED[per_heartbeat]
+        | _FIFTYEIGHTH_MISSED
         | _CONSULTED_LOOKUPS_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )
