@@ -2946,7 +2946,6 @@ _FIFTYSEVENTH_MISSED: dict[int | None, set[str]] = {
 }
 
 
-
 # Batch 58 (60 runs in the corpus's own shape, 5 actions a heartbeat, no metric: SWE-agent and
 # mini-swe-agent on real libraries' code, tau-bench and tau2, WebShop, FEVER, HotpotQA, ALFWorld;
 # 10 stuck twins; written blind at the twenty-eighth session), pinned as it arrived at 948ae5d and
@@ -2957,6 +2956,7 @@ _FIFTYEIGHTH_MISSED = {
     "stuck__retail_return_reask_b58",
     "stuck__telecom_no_service_reboot_loop_b58",
 }
+
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:

@@ -10,7 +10,8 @@ repeated with the same password is still seen as a repeat.
 
 A key is a credential when one of its words (``apiKey`` and ``api-key`` are
 ``api key``) says so: ``password``, ``passwd``, ``passphrase``, ``secret``,
-``credential(s)``, ``authorization``, ``auth``, ``cookie``, ``bearer``; or
+``credential(s)``, ``authorization``, ``auth``, ``cookie``, ``bearer``, or ends in
+``password`` run together with another (``PGPASSWORD``); or
 when it ends in ``token`` (``access_token``, ``token``, not ``max_tokens``)
 or in ``key`` after a word such as ``api``, ``access``, ``secret``,
 ``private`` or ``signing`` (``api_key``, ``AWS_SECRET_ACCESS_KEY``; a bare
@@ -22,7 +23,7 @@ Free text holds credentials too: an argument's value (a URL's
 text (a client error quoting the URL it failed on). :func:`mask_credential_text`
 masks what can be told from the text alone: the value after a
 credential-named key (``name=``, ``name:``, ``"name": "``, as above), after
-``Bearer``/``Basic``, a URL's password, ``-u user:password``, a credential-named
+``Bearer``/``Basic``, a URL's password, ``-u user:password``, ``mysql -p<password>``, a credential-named
 flag's value (``--api-key X``, ``--token=X``), and tokens whose form gives them away
 (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``,
 ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, a JWT, a PEM private key). Summaries and error
@@ -96,6 +97,7 @@ _KEY_AFTER = frozenset(
         "subscription",
     ]
 )
+_ENDINGS = ("password", "passwd", "passphrase")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _WORDS = re.compile(r"[a-z0-9]+")
 # is_credential_key of the key names seen (bounded): an agent uses the same few names again
@@ -123,6 +125,8 @@ def _credential_words(words: list[str]) -> bool:
     if _ANY_WORD.intersection(words) or "".join(words) in _ANY_WORD:
         return True
     last = words[-1]
+    if last.endswith(_ENDINGS):  # one word run together: PGPASSWORD, dbpasswd, MYSQL_ROOTPASSWORD
+        return True
     if last == "token":
         return True
     return last == "key" and len(words) > 1 and words[-2] in _KEY_AFTER
@@ -272,6 +276,8 @@ _FLAG = _lazy(
 )
 # curl's, wget's and many tools' user:password after -u / --user (not docker's uid:gid).
 _USER_FLAG = _lazy(r"""((?<!\S)(?:-u|--user)[ =]\\?["']?[^\s:"'\\\d][^\s:"'\\]*:)[^\s"'\\]+""")
+# The MySQL clients' password written against its flag: mysql -uroot -pS3cret app.
+_MYSQL_PASSWORD = _lazy(r"""(\bmysql(?:dump|admin|import|show|check)?\b[^\n|;&]*?(?<!\S)-p)[^\s"'\\]+""")
 
 
 def _token_marked(text: str) -> bool:
@@ -339,6 +345,8 @@ def mask_credential_text(text: str) -> str:
     text = _mask_schemes(text)
     if "-u" in text:
         text = _USER_FLAG().sub(lambda m: m.group(1) + MASK, text)
+    if "mysql" in text and " -p" in text:
+        text = _MYSQL_PASSWORD().sub(lambda m: m.group(1) + MASK, text)
     if "--" in text:
         text = _mask_flags(text)
     return _mask_tokens(text)

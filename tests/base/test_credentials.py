@@ -122,6 +122,9 @@ def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> No
         # A cookie header's every pair (live round 52: `Cookie: ***=<session id>` was kept).
         ('curl -H "Cookie: session=8f7e6d5c4b3a; theme=dark" x', 'curl -H "Cookie: ***" x'),
         ("Set-Cookie: sid=abc123; Path=/; HttpOnly", "Set-Cookie: ***"),
+        # A password run together with its program's name, and MySQL's -p (live round 52).
+        ("PGPASSWORD=hunter2 psql -h db", "PGPASSWORD=*** psql -h db"),
+        ("mysqldump -uroot -pS3cr3t app | gzip", "mysqldump -uroot -p*** app | gzip"),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -135,6 +138,7 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
     [
         "max_tokens=512 author=Bob key=cache-1 token_count=3",
         "password=",  # no value
+        "mysql -u root -p app && grep -p x",  # -p alone: the client asks for it
         "if token==expected: ok",
         "search sk-learn tutorials, disk usage, the task-runner",
         "sed -n '1,20p' tests/test_tokens.py && echo a=b",
