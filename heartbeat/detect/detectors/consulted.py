@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from .calls import looks_up, silent_by_design, speaks
+from .calls import is_note, looks_up, silent_by_design, speaks
 from .contract import ActionView
 
 __all__ = ["consulted", "unconsulted"]
@@ -21,8 +21,16 @@ __all__ = ["consulted", "unconsulted"]
 
 def _done(action: ActionView) -> bool:
     """Whether ``action`` wrote or acted and went through; a message to a person is no work done
-    (a customer asked again in other words is not)."""
-    return action.error is None and not speaks(action.tool) and silent_by_design(action.tool, action.summary)
+    (a customer asked again in other words is not), nor is the agent's own note (``think``,
+    ``note(text=...)``: a thought worded anew between two readings of one page); a note kept on
+    a thing the agent works on (``orders.add_note``) is work."""
+    tool = action.tool
+    if action.error is not None or speaks(tool) or is_note(tool) or tool.lower() in _OWN_NOTES:
+        return False
+    return silent_by_design(tool, action.summary)
+
+
+_OWN_NOTES = frozenset(["note", "notes", "take_note", "save_note", "add_note", "write_note"])
 
 
 def _lookup(action: ActionView) -> bool:

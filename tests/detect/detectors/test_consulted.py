@@ -58,3 +58,16 @@ def test_consulted_needs_new_work_between_every_two_askings() -> None:
     assert consulted(records[-2], records[:-1])  # the style guide before the sixth section
     again = actions([STYLE, _section(1), STYLE, STYLE, _section(2), STYLE])
     assert not consulted(again[-1], again)
+
+
+def test_the_agents_own_note_between_readings_is_no_new_work() -> None:
+    """search -> read -> note(thought N), again and again: the notes differ, yet the agent only
+    talks to itself between two readings of one page (a cycle, as test_scenarios pins)."""
+    calls: list[Call] = []
+    for i in range(8):
+        calls.append({"tool": "search", "args": {"q": "pricing"}, "output": "3 hits: a, b, c and more text"})
+        calls.append({"tool": "read", "args": {"url": "https://x.org/a"}, "output": "the page about pricing"})
+        calls.append({"tool": "note", "args": {"text": f"thought {i}: still unclear"}, "output": "saved"})
+    records = actions(calls)
+    assert unconsulted([r.fingerprint for r in records], records) == [r.fingerprint for r in records]
+    assert any(trips(Cycle(), records))
