@@ -68,7 +68,7 @@ from .detectors.calls import (
     waits,
     written_back,
 )
-from .detectors.contract import ActionView
+from .detectors.contract import ActionView, heartbeat_bounds
 from .detectors.empty import is_empty_answer
 from .detectors.fingerprints import prints
 from .detectors.no_progress import NoProgress
@@ -179,15 +179,9 @@ def _split(
     before it, and those of ``tick`` but its bookkeeping (see :func:`_without_bookkeeping`); none
     at all when one of ``tick``'s failed: no idle wake-up nor a watcher's round."""
     actions = kept if isinstance(kept, list) else list(kept)
-    first = len(actions)
-    while first and actions[first - 1].tick == tick:
-        first -= 1
+    start, first = heartbeat_bounds(actions, tick)
     if any(action.error is not None for action in actions[first:]):
-        return [], [], []  # a failure: more than looks (most busy heartbeats; the cheap test first)
-    before = actions[first - 1].tick if first else None
-    start = first
-    while start and actions[start - 1].tick == before:  # kept in order: the heartbeat before, its tail
-        start -= 1
+        return [], [], []  # a failure: more than looks (most busy heartbeats)
     last = actions[start:first]
     return actions[:first], last, _without_bookkeeping(actions[first:], last)
 

@@ -23,7 +23,7 @@ from datetime import timedelta
 from functools import lru_cache
 
 from .detectors.calls import silent_by_design
-from .detectors.contract import ActionView
+from .detectors.contract import ActionView, heartbeat_bounds
 
 __all__ = ["alerts", "probe_round", "probed"]
 
@@ -44,12 +44,7 @@ def probe_round(kept: Iterable[ActionView], tick: int, woke_after: timedelta) ->
     """Whether heartbeat ``tick``, the newest of ``kept``, is a wake-up of the schedule come
     ``woke_after`` or more after the heartbeat before and a monitor's round (see :func:`probed`)."""
     actions = kept if isinstance(kept, list) else list(kept)
-    first = len(actions)
-    while first and actions[first - 1].tick == tick:
-        first -= 1
-    start = first
-    while start and actions[start - 1].tick == actions[first - 1].tick:
-        start -= 1
+    start, first = heartbeat_bounds(actions, tick)
     if start == first or first == len(actions) or actions[first].at - actions[first - 1].at < woke_after:
         return False  # no heartbeat before, or one just before it: no wake-up where the world moved
     return probed(actions[:first], actions[start:first], actions[first:])

@@ -46,6 +46,7 @@ __all__ = [
     "attempted_nothing",
     "construct",
     "frozen_names",
+    "heartbeat_bounds",
     "make_anomaly",
     "need_int",
     "need_number",
@@ -315,6 +316,19 @@ def tail_of(actions: Sequence[ActionView], n: int, exempt: Collection[str]) -> l
                 break
     found.reverse()
     return found
+
+
+def heartbeat_bounds(actions: Sequence[ActionView], tick: int) -> tuple[int, int]:
+    """Where, among ``actions`` (kept in order, heartbeat ``tick`` the newest), the heartbeat
+    before ``tick`` begins and where ``tick`` itself begins; the same two positions when there
+    is no heartbeat before it."""
+    first = len(actions)
+    while first and actions[first - 1].tick == tick:
+        first -= 1
+    start = first
+    while start and actions[start - 1].tick == actions[first - 1].tick:
+        start -= 1
+    return start, first
 
 
 def times(n: int) -> str:
