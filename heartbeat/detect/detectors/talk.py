@@ -57,10 +57,27 @@ MARK_ASKED = "?"
 MARK_RETOLD = "="
 _MARKS = frozenset([MARK_PROMISED, MARK_ASKED, MARK_RETOLD])
 _DONE = "@"  # the prefix of a person's reported act and what it showed, in a message's facts
+_SHOWED = ":"  # after a reported act's print: the print of what it showed alone
+_SEEN = "%"  # the prefix of a line a person's answer showed
 # What a person reports doing at the agent's word, in tau2's answers: "[user] reboot_device({}) ->
 # Device restarted." (a line each); the numbers in what it showed are masked (a battery's level).
 _REPORTED = re.compile(r"^\[user\] (\w+\([^\n]*?\)) -> ([^\n]*)", re.MULTILINE)
 _DIGITS = re.compile(r"\d+")
+
+
+def _reported(output: str) -> set[str]:
+    """The facts of the acts ``output`` reports a person did: each act with what it showed, after
+    a ``@``, and what it showed after a ``:``; and each line the answer showed, after a ``%``
+    (numbers masked: a battery's level)."""
+    facts: set[str] = set()
+    for act, shown in _REPORTED.findall(output):
+        seen = word_print(_DIGITS.sub("#", shown.strip()))
+        facts.add(f"{_DONE}{word_print(_DIGITS.sub('#', f'{act} -> {shown}'))}{_SHOWED}{seen}")
+        facts.add(f"{_SEEN}{seen}")
+    for line in output.splitlines():
+        if line and not line.startswith("[user] ") and (line := _DIGITS.sub("#", line.strip())):
+            facts.add(f"{_SEEN}{word_print(line)}")
+    return facts
 
 
 # A datum: a token holding a digit, an @ or a _, or a # before a name (an id, an amount, an
@@ -78,8 +95,8 @@ def message_facts(tool: str, args: object, output: str | None) -> str | None:
     ``!`` when it promises an act (:func:`promises`), a ``?`` when it asks anything (:func:`asks`),
     a ``=`` when its answer says the person had already said it (:func:`retold`), and each act the
     answer reports the person did, with what it showed, after a ``@`` (tau2's ``[user]
-    reboot_device({}) -> Device restarted.``, numbers masked); None for a call that sends no
-    message."""
+    reboot_device({}) -> Device restarted.``, numbers masked), and each line the answer showed,
+    after a ``%`` (see :func:`_reported`); None for a call that sends no message."""
     if not speaks(tool):
         return None
     said = " ".join(map(str, args.values())) if isinstance(args, Mapping) else str(args or "")
@@ -91,8 +108,7 @@ def message_facts(tool: str, args: object, output: str | None) -> str | None:
     if asks(said):
         data.add(MARK_ASKED)
     if output and "[user] " in output:
-        done = (_DIGITS.sub("#", f"{act} -> {shown}") for act, shown in _REPORTED.findall(output))
-        data |= {f"{_DONE}{word_print(one)}" for one in done}
+        data |= _reported(output)
     return " ".join(sorted(data | {word_print(word) for word in _WORD.findall(said.lower())}))
 
 
@@ -100,20 +116,25 @@ def message_facts(tool: str, args: object, output: str | None) -> str | None:
 # (its record holds the facts of one; one kept before facts were is judged as any other call);
 # its key (None: it has none, or it is a note, which never moves a conversation); a message's
 # data and words; whether it promises an act; whether its answer says the person said it before;
-# the acts its answer reports the person did.
-Beat = tuple[bool, Hashable, frozenset[str], frozenset[str], bool, bool, tuple[str, ...]]
+# the acts its answer reports the person did (each the print of the act and what it showed, and
+# of what it showed alone, or None in facts kept before they held it); the lines the answer showed.
+Beat = tuple[
+    bool, Hashable, frozenset[str], frozenset[str], bool, bool, tuple[tuple[str, str | None], ...], frozenset[str]
+]
 _NO_FACTS: frozenset[str] = frozenset()
 
 
 def beat(action: ActionView, key: Hashable) -> Beat:
     """What :func:`talked` reads of ``action``, whose key is ``key`` (None for a note)."""
     if action.facts is None:
-        return False, key, _NO_FACTS, _NO_FACTS, False, False, ()
+        return False, key, _NO_FACTS, _NO_FACTS, False, False, (), _NO_FACTS
     facts = frozenset(action.facts.split())
     given = frozenset(fact for fact in facts if fact[0] == "#")
-    done = tuple(sorted(fact for fact in facts if fact[0] == _DONE))
-    words = facts - given - _MARKS - frozenset(done)
-    return True, None, given, words, MARK_PROMISED in facts, MARK_RETOLD in facts, done
+    reported = sorted(fact for fact in facts if fact[0] == _DONE)
+    seen = frozenset(fact[1:] for fact in facts if fact[0] == _SEEN)
+    done = tuple((act, shown or None) for act, _, shown in (fact.partition(_SHOWED) for fact in reported))
+    words = facts - given - _MARKS - frozenset(reported) - frozenset(_SEEN + line for line in seen)
+    return True, None, given, words, MARK_PROMISED in facts, MARK_RETOLD in facts, done, seen
 
 
 def talked(beats: Iterable[Beat]) -> tuple[int, int, int, int]:
@@ -131,16 +152,20 @@ def talked(beats: Iterable[Beat]) -> tuple[int, int, int, int]:
     keys: set[Hashable] = set()
     run = promised = again = 0
     acts: deque[tuple[str, bool]] = deque(maxlen=REDONE_OF)  # each reported act, and whether it redid one
+    shown: set[str] = set()  # every line the person's answers showed
     redid = False
-    for spoke, key, given, words, promise, told_again, done in beats:
+    for spoke, key, given, words, promise, told_again, done, seen in beats:
         if spoke:
             redid = False
-            for act in done:
-                again_done = any(act == seen for seen, _ in acts)
-                if not again_done:
-                    _moved(acts)  # a step that showed something new (a setting now on) moved it
+            for act, showed in done:
+                again_done = any(act == before for before, _ in acts)
+                if not again_done and showed not in shown:
+                    # A step that showed something new (a setting now on) moved it; a check new to
+                    # the conversation showing what an answer showed before (the same status bar) did not.
+                    _moved(acts)
                 acts.append((act, again_done))
                 redid = redid or again_done
+            shown |= seen
             quiet = given <= data and len(words - said) <= TOLD * len(words)
             run = run + 1 if quiet else 0
             promised += promise

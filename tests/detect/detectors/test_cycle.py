@@ -551,6 +551,26 @@ def test_a_person_sent_through_the_same_steps_again_is_a_cycle() -> None:
     assert all(f is not None for f in found[3 + REDONE :])
 
 
+def test_a_new_check_showing_what_the_person_saw_before_moves_nothing() -> None:
+    """Between rounds of the same steps the agent asks for checks new to the conversation: one
+    shows the status bar every step already showed (its battery level aside) and moves nothing, so
+    the redone steps around it trip; one that shows something not seen (the SIM's own state) moves
+    the conversation, and the steps after it start the count again. Facts kept before the answers'
+    lines were (no ``%``, no ``:``) count every new check as a move, as they did."""
+    bar = ("check_status_bar({})", "Status Bar: No Service | {n}%")
+    sim = ("check_sim_status({})", "Your SIM card is missing.")
+    seen_before = _steps([*_STEPS[:2], *_STEPS[:2], bar, *_STEPS[:2], _STEPS[0]])
+    found = trips(Cycle(), actions(seen_before))
+    assert found[-1] is not None and found[-1].evidence["redone"] == REDONE
+    news = _steps([*_STEPS[:2], *_STEPS[:2], sim, *_STEPS[:2], _STEPS[0]])
+    assert trips(Cycle(), actions(news)) == [None] * len(news)
+    old = [
+        r.model_copy(update={"facts": " ".join(f.partition(":")[0] for f in (r.facts or "").split() if f[0] != "%")})
+        for r in actions(seen_before)
+    ]
+    assert trips(Cycle(), old)[-1] is None
+
+
 def test_a_walkthrough_fixing_one_problem_after_another_rechecking_alike_is_no_cycle() -> None:
     """The same status check and speed test after each fix, each showing the good state as after
     the fix before: each fix (mobile data turned on, data added to the line) moved the conversation,
