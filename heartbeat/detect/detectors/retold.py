@@ -39,8 +39,11 @@ _RETOLD = re.compile(
     r"|\bhow\s+many\s+times\s+(?:do|must|should|have)\s+i\b"
     r"|\bi\s+said\s+(?:that|so|yes|no|it)\s+(?:already|too|before|twice|again)\b"
     r"|\b(?:twice|(?:two|three|four|five|several|many|\d+)\s+times)\s+(?:now|already)\b"
-    # "#W4817420. Again.": the word alone, a sentence of its own
-    r"|(?:^|[.!?]\s+)again\s*[.!]",
+    # "#W4817420. Again.": the word alone, a sentence of its own; "it's noah@example.com, again.":
+    # after a datum given (a digit or an @ in it), not after a thing that happened ("it dropped, again")
+    r"|(?:^|[.!?]\s+)again\s*[.!]|[\d@][\w.@#-]*,\s+again\b"
+    # "I'm not going to repeat it again", "do I have to repeat myself?"
+    rf"|\b(?:not\s+(?:going\s+to|gonna)|won{_A}?t|will\s+not|have\s+to)\s+repeat\s+(?:it|that|this|myself)\b",
     re.IGNORECASE,
 )
 

@@ -30,6 +30,9 @@ from heartbeat.detect.detectors.retold import retold
         "That's the second time you ask.",
         "You already asked me that.",
         "OK, for the last time: W123.",
+        "The original payment method is fine. And it's omar.haddad5521@example.com, again.",
+        "I'm not going to repeat it again. It's in your system.",
+        "Do I have to repeat myself? W9021374.",
     ],
 )
 def test_an_answer_saying_it_was_said_before_is_retold(answer: str) -> None:
@@ -51,6 +54,9 @@ def test_an_answer_saying_it_was_said_before_is_retold(answer: str) -> None:
         "noah.ito@example.com, same as before",  # may confirm what is asked, not complain
         "I keep asking for a refund and nobody helps",  # the person asks, no one asked them
         "Is this the first time you ordered from us?",
+        "The connection dropped, again.",  # a thing that happened again, nothing said before
+        "Could you repeat that, please?",
+        "I'll repeat the test and tell you.",
     ],
 )
 def test_an_answer_giving_or_asking_is_not_retold(answer: str) -> None:
