@@ -2950,12 +2950,10 @@ _FIFTYSEVENTH_MISSED: dict[int | None, set[str]] = {
 # mini-swe-agent on real libraries' code, tau-bench and tau2, WebShop, FEVER, HotpotQA, ALFWorld;
 # 10 stuck twins; written blind at the twenty-eighth session), pinned as it arrived at 948ae5d and
 # as replayed at 83cf476, the same: no healthy run with an anomaly at any grouping; stuck escalated
-# 26/25/26/20 of 30, flagged after onset 27 at every grouping.
-_FIFTYEIGHTH_MISSED = {
-    "stuck__hotpot_compare_birth_b58",
-    "stuck__retail_return_reask_b58",
-    "stuck__telecom_no_service_reboot_loop_b58",
-}
+# 26/25/26/20 of 30, flagged after onset 27 at every grouping. At the twenty-ninth session the
+# telecom reboot loop (a new check showing the status bar already seen moves nothing) and the retail
+# re-ask ("..., again.", "not going to repeat it") are found: flagged after onset 29.
+_FIFTYEIGHTH_MISSED = {"stuck__hotpot_compare_birth_b58"}
 
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
