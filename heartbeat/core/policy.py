@@ -2,7 +2,8 @@
 
 :func:`decide` is pure: it takes the state as it was before the tick (its
 progress samples with the tick's own), the tick's anomalies and ``now``, and
-returns a :class:`~heartbeat.core.models.Decision`; the runner carries it out. The rules (README "Policy")::
+returns a :class:`~heartbeat.core.models.Decision`; the runner carries it out. The rules
+(docs/detectors.md, "Policy")::
 
     a stuck heartbeat (any anomaly)  -> stuck_streak + 1, quiet 0, and
         only advisory kinds fired (error_rate)    -> try_alternative, never escalate

@@ -7,8 +7,8 @@ what a call or a failure says, :mod:`.failures` when two failures are
 one, :mod:`.promises` when a message to a person promises an act or asks,
 :mod:`.retold` when a person's answer says they had already said it,
 :mod:`.contract` what every detector is handed and returns.
-The README's "Detectors" section is the reference for what each one
-catches and its defaults.
+docs/detectors.md is the reference for what each one catches and its
+defaults (the README's "Detectors" section, the short one).
 """
 
 from __future__ import annotations

@@ -118,9 +118,8 @@ def message_facts(tool: str, args: object, output: str | None) -> str | None:
 # data and words; whether it promises an act; whether its answer says the person said it before;
 # the acts its answer reports the person did (each the print of the act and what it showed, and
 # of what it showed alone, or None in facts kept before they held it); the lines the answer showed.
-Beat = tuple[
-    bool, Hashable, frozenset[str], frozenset[str], bool, bool, tuple[tuple[str, str | None], ...], frozenset[str]
-]
+_Reported = tuple[tuple[str, str | None], ...]
+Beat = tuple[bool, Hashable, frozenset[str], frozenset[str], bool, bool, _Reported, frozenset[str]]
 _NO_FACTS: frozenset[str] = frozenset()
 
 
