@@ -264,8 +264,9 @@ _PAIR = _lazy(
 # A cookie header's further name=value pairs after the first ("Cookie: a=1; session=8f7e..."): a
 # cookie's every value may be a session's key.
 _COOKIES = _lazy(r"""(?:;[ \t]*[^\s"'&;,?#:\\]+)*""")
+_LEFT_TO_TOKENS = frozenset([MASK, "-----BEGIN"])  # a pair's value masked, or a PEM key's start
 _SCHEME = _lazy(r"\b((?:Bearer|Basic|bearer|basic)[ \t]+)[\w.~+/=-]{8,}")
-_USERINFO = _lazy(r"""(://[^/\s:@"'\\]+:)[^/\s@"'\\]+(?=@)""")
+_USERINFO = _lazy(r"""(://[^/\s:@"'\\]*:)[^/\s@"'\\]+(?=@)""")  # redis://:pw@ has no user
 # A command line's credential-named flag and its value: --api-key X, --token=X, --password 'a b',
 # and as an argv list shows it in JSON ("--token", "X"). The value is a word of three characters or
 # more, or a quoted text; a word that is another flag is no value. The flag's name is tested as a
@@ -274,8 +275,11 @@ _FLAG = _lazy(
     r"""(?<![^\s"'\[])(--?([A-Za-z][\w-]*+))(=|[ \t]+|\\?["'],[ \t]*\\?["'])"""
     r"""('[^'\n]*'|"[^"\n]*"|(?!-)[^\s"'\\,\]]{3,})"""
 )
-# curl's, wget's and many tools' user:password after -u / --user (not docker's uid:gid).
-_USER_FLAG = _lazy(r"""((?<!\S)(?:-u|--user)[ =]\\?["']?[^\s:"'\\\d][^\s:"'\\]*:)[^\s"'\\]+""")
+# curl's, wget's and many tools' user:password after -u / --user (not docker's uid:gid), also as
+# an argv list shows it in JSON ("-u", "admin:pw").
+_USER_FLAG = _lazy(
+    r"""((?<![^\s"'\[])(?:-u|--user)(?:[ =]|\\?["'],[ \t]*)\\?["']?[^\s:"'\\\d][^\s:"'\\]*:)[^\s"'\\]+"""
+)
 # The MySQL clients' password written against its flag: mysql -uroot -pS3cret app.
 _MYSQL_PASSWORD = _lazy(r"""(\bmysql(?:dump|admin|import|show|check)?\b[^\n|;&]*?(?<!\S)-p)[^\s"'\\]+""")
 
@@ -313,8 +317,8 @@ def _mask_pairs(text: str) -> str:
     done = 0
     for match in _PAIR().finditer(text):
         start, end = match.span(2)
-        if start < done or match.group(2) == MASK or not _credential_name(match.group(1)):
-            continue
+        if start < done or match.group(2) in _LEFT_TO_TOKENS or not _credential_name(match.group(1)):
+            continue  # masked, or a PEM key: _TOKEN masks it whole, its BEGIN line to its END line
         if "ookie" in match.group(1):  # Cookie, Set-Cookie, cookies: each pair of the header
             end = more.end() if (more := _COOKIES().match(text, end)) else end
         parts += (text[done:start], MASK)

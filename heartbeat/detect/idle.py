@@ -66,11 +66,11 @@ from .detectors.calls import (
     silent_by_design,
     takes,
     waits,
-    written_back,
 )
 from .detectors.contract import ActionView, heartbeat_bounds
 from .detectors.empty import is_empty_answer
 from .detectors.fingerprints import prints
+from .detectors.memory import keeps_place, written_back
 from .detectors.no_progress import NoProgress
 from .detectors.recurring_error import BACKOFF_EXTRA, RecurringError
 from .detectors.said import all_clear_result, underway_result
@@ -136,13 +136,16 @@ def bookkeeping(before: list[ActionView], shapes: set[str] | None = None) -> Cal
 
 def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) -> list[ActionView]:
     """The actions of ``heartbeat`` but its bookkeeping after the heartbeat ``before``, and, when its
-    other looks found nothing, the writes storing back unchanged what it read (a poller's cursor
-    read and written back as it was: its memory kept, no work; see :func:`_stored_back`)."""
+    other looks found nothing, the writes keeping its memory: storing back what it read (a cursor,
+    see :func:`_stored_back`) or where it is as ``before`` stored it (the same ``state.set``)."""
     kept = bookkeeping(before, {a.shape for a in heartbeat if a.shape})
     actions = [a for a in heartbeat if not kept(a)]
     memory: set[int] = set()  # the writes storing back what a read answered, and those reads
+    places = {a.fingerprint for a in before if noted(a) and keeps_place(a.tool)}
     for i, action in enumerate(actions):
-        if noted(action) and (read := _stored_back(action, actions[:i])) is not None:
+        if noted(action) and action.fingerprint in places:
+            memory.add(i)  # its place kept as the heartbeat before kept it: a cursor that did not move
+        elif noted(action) and (read := _stored_back(action, actions[:i])) is not None:
             memory |= {i, read}
     looks = [a for i, a in enumerate(actions) if i not in memory and not noted(a)]
     if not memory or not looks or not all(map(_nothing, looks)):
@@ -163,7 +166,7 @@ def _untold(heartbeat: list[ActionView], before: list[ActionView]) -> list[Actio
 
 def _stored_back(write: ActionView, earlier: list[ActionView]) -> int | None:
     """The position among ``earlier`` of the read whose answer ``write`` stores back unchanged (see
-    :func:`~.detectors.calls.written_back`), else None."""
+    :func:`~.detectors.memory.written_back`), else None."""
     for i, read in enumerate(earlier):
         if read.error is None and read.result is not None and not silent_by_design(read.tool, read.summary):
             value = written_back((read.tool, read.summary), (write.tool, write.summary))
@@ -323,20 +326,21 @@ def _flat_stretch(
 
 
 def spared(
-    detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample], scheduled: bool = False
+    detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample], turn: bool | None = True
 ) -> bool:
     """Whether ``detector`` is ``no_progress`` and its flat stretch is no busy work (see the module's
     docstring): no call at all from an agent that records its calls (one that records none has
-    only its metric to be judged by), a watcher's rounds, a wait (``scheduled``: each heartbeat a
-    wake-up of the schedule, no model turn), an exploration, or, scheduled, an idle wake-up in it,
+    only its metric to be judged by), a watcher's rounds, a wait (scheduled, ``turn`` not true:
+    each heartbeat a wake-up of the schedule, no model turn), a back-off (``turn`` false: a known
+    wake-up, the schedule paused before it), an exploration, or, scheduled, an idle wake-up in it,
     or, a live agent's turns, a flat run of fewer than two actions a sample (see :func:`_thin`)."""
-    kept = list(kept)
+    kept, scheduled = list(kept), not turn
     found = _flat_stretch(detector, kept, progress)
     return found is not None and (
         (not found.heartbeats and bool(kept))  # an agent that records its calls made none: idle
         or _rounds(found.heartbeats)
         or _waited(found, kept, scheduled)
-        or _backed_off(found, kept)
+        or _backed_off(found, kept, turn is False)
         or explored(*found, kept)
         or (scheduled and _quiet_within(found, kept))
         or (not scheduled and _thin(detector, kept, progress))
@@ -446,16 +450,18 @@ def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) ->
     return True
 
 
-def _backed_off(found: _Stretch, kept: list[ActionView]) -> bool:
-    """Whether the flat stretch ``found`` of ``kept`` waited out one call's failure: it paused, did
-    nothing but look, and every failure in it was that call failing as before, tried in the run no
-    more than a back-off's tries (a rate limit's 429 waited out; see :mod:`.detectors.recurring_error`).
-    Tried more, the call will not pass, and the flat metric is judged."""
+def _backed_off(found: _Stretch, kept: list[ActionView], scheduled: bool = False) -> bool:
+    """Whether the flat stretch ``found`` of ``kept`` waited out one call's failure: it paused (a
+    ``sleep``; ``scheduled``, a wake-up of the schedule that did not try the call again), did
+    nothing but look and keep its own record (``log.info``), and every failure in it was that call
+    failing as before, tried in the run no more than a back-off's tries (a 429 waited out; see
+    :mod:`.detectors.recurring_error`). Tried more, the call will not pass: the flat metric is judged."""
     actions = [action for heartbeat in found.heartbeats for action in heartbeat]
     failures = {(a.fingerprint, a.failure) for a in actions if a.error is not None}
-    if len(failures) != 1 or not any(pauses(a.tool, a.summary) for a in actions):
+    waited = scheduled and any(all(a.error is None for a in beat) for beat in found.heartbeats)
+    if len(failures) != 1 or not (waited or any(pauses(a.tool, a.summary) for a in actions)):
         return False
-    if any(noted(a) and not waits(a.tool, a.summary) for a in actions):
+    if any(noted(a) and not (waits(a.tool, a.summary) or keeps_record(a.tool, a.summary)) for a in actions):
         return False  # work done while it waited: busy
     call, failure = next(iter(failures))
     tries = sum(1 for a in kept if a.fingerprint == call and a.error is not None and a.failure == failure)

@@ -398,10 +398,10 @@ class Monitor:
         fields = {"tick": self.tick, "at": now, "value": value, "error": clip(error), "baseline": baseline}
         sample = construct(ProgressSample, fields)  # every field checked above: built unvalidated
         self._progress.append(sample)
-        woke = not self.turn  # a wake-up of the schedule, no model turn: the wake-up is a wait
+        woke = not (turn := self.turn)  # a wake-up of the schedule, no model turn: the wake-up is a wait
         # Whether it was quiet (its looks judged: costly) matters to a finding or a check alone.
         judged = woke and bool(self.tick_anomalies or (value is not None and self._progress_checks))
-        timed = self.turn is not None  # when it came is known: it may be a round that saw nothing move
+        timed = turn is not None  # when it came is known: it may be a round that saw nothing move
         quiet = quiet_wakeup(self._history, self.tick, timed) if judged else None
         idle, rose_before = quiet == "idle", self._rise_index
         if value is not None:
@@ -422,7 +422,7 @@ class Monitor:
                 found = push(sample, not idle and kind not in self._reported)  # idle: no work came
                 if found is not None and woke and not judged:  # a built-in's report only gates its return
                     judged, idle = True, quiet_wakeup(self._history, self.tick, timed) == "idle"
-                if found is not None and not idle and not spared(det, self._history, self._progress, woke):
+                if found is not None and not idle and not spared(det, self._history, self._progress, turn):
                     first = _first(first, self._keep(det, novelty(det, found, self._history, self._progress)))
         except BaseException:
             self._missed = True

@@ -125,6 +125,14 @@ def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> No
         # A password run together with its program's name, and MySQL's -p (live round 52).
         ("PGPASSWORD=hunter2 psql -h db", "PGPASSWORD=*** psql -h db"),
         ("mysqldump -uroot -pS3cr3t app | gzip", "mysqldump -uroot -p*** app | gzip"),
+        # Live round 53: a URL's password with no user, -u's user:password in an argv list, and a
+        # PEM key in JSON text behind a credential-named field (only its BEGIN line was masked).
+        ("redis://:R3disPw0rd@cache:6379/0", "redis://:***@cache:6379/0"),
+        ('["curl", "-u", "admin:Pw3d4f5g", "https://x"]', '["curl", "-u", "admin:***", "https://x"]'),
+        (
+            '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvgIBADA\\n-----END PRIVATE KEY-----\\n"}',
+            '{"private_key": "***\\n"}',
+        ),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -137,6 +145,8 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
     "text",
     [
         "max_tokens=512 author=Bob key=cache-1 token_count=3",
+        "docker run -u 1000:1000 img",  # a uid:gid
+        '["docker", "run", "-u", "1000:1000"]',
         "password=",  # no value
         "mysql -u root -p app && grep -p x",  # -p alone: the client asks for it
         "if token==expected: ok",

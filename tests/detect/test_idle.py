@@ -134,6 +134,33 @@ def test_a_cursor_written_back_unchanged_is_no_work() -> None:
     assert not idle_wakeup(_kept(*again), 2)
 
 
+def test_the_same_cursor_kept_again_after_a_quiet_poll_is_no_work() -> None:
+    """A feed poller stores the cursor the feed gave back with each poll (``state.set``), the same
+    one at each quiet wake-up (blind batch 59: ``no_progress`` for its quiet night, before). The
+    same write after a poll that brought events, or a write to anything but where the agent is
+    (its ``memory``, a ticket), is work."""
+    since = "2024-09-14T21:14:54Z"
+    poll = (
+        "http.get",
+        {"url": "https://feed.test/events", "since": since},
+        '{"data": [], "has_more": false}',
+        None,
+    )
+
+    def wake(tick: int, write: tuple[str, dict[str, object]]) -> list[Call]:
+        return [(tick, *poll), (tick, *write, "ok", None)]
+
+    keep = ("state.set", {"key": "partner_feed.since", "value": since})
+    assert idle_wakeup(_kept(*wake(1, keep), *wake(2, keep)), 2)
+    noted = ("memory.save", {"text": "nothing new yet"})
+    assert not idle_wakeup(_kept(*wake(1, noted), *wake(2, noted)), 2)
+    brought = [
+        (t, tool, args, '{"data": [{"id": "evt_1"}]}' if tool == "http.get" else out, err)
+        for t, tool, args, out, err in wake(1, keep) + wake(2, keep)
+    ]
+    assert not idle_wakeup(_kept(*brought), 2)
+
+
 def test_a_heartbeat_that_acted_failed_asked_twice_or_went_silent_is_not_idle() -> None:
     """Work, a failure, the same call twice in one wake-up, or silence from a command that is no
     listing or search (a shell gone dark, its ``ls`` silent too)."""
@@ -400,6 +427,25 @@ def test_a_rate_limit_waited_out_is_no_busy_agent() -> None:
     assert _kinds_of(rounds(3), values) == [[]] * len(rounds(3))
     assert any("no_progress" in kinds for kinds in _kinds_of(rounds(6), values))
     assert any("no_progress" in kinds for kinds in _kinds_of(rounds(3, work=True), values))
+
+
+def test_a_rate_limit_waited_out_across_wake_ups_is_no_busy_agent() -> None:
+    """A scheduled sync refused with a 403 once its hourly budget is spent checks its rate limit at
+    each wake-up and logs that it waits, the schedule its pause (blind batch 59: ``no_progress``
+    at the fourth such wake-up, before). Refused at each wake-up on and on, it is judged."""
+    repo = ("http.get", {"url": "https://api.github.com/repos/acme/ios-app-2"})
+    refused = (*repo, '{"message": "API rate limit exceeded"}', "http_403")
+    limit = ("http.get", {"url": "https://api.github.com/rate_limit"}, '{"core": {"remaining": 0}}', None)
+    logged = ("log.info", {"msg": "rate limited until 14:20:00Z, sleeping"}, "ok", None)
+    synced = [
+        [(*repo[:1], {"url": f"https://api.github.com/repos/acme/r{n}"}, f'{{"id": {n}}}', None)]
+        for n in range(3)
+    ]
+    waited = [*synced, [refused], *[[limit, logged]] * 4]
+    values = [1.0, 2.0, 3.0] + [3.0] * 5
+    assert _kinds_of(waited, values) == [[]] * len(waited)
+    refused_on = [*synced, *[[refused, limit]] * 5]
+    assert any("no_progress" in kinds for kinds in _kinds_of(refused_on, values))
 
 
 def _kinds_of(rounds: list[Round], values: list[float]) -> list[list[str]]:

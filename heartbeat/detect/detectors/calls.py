@@ -12,28 +12,29 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from functools import lru_cache
 
 __all__ = [
     "CONFIRMATION_LONGEST",
     "acts_by_name",
+    "call_arguments",
     "changes_something",
     "is_note",
     "keeps_record",
     "looks_up",
+    "named_things",
+    "passes_silently",
     "pauses",
-    "reads_back",
     "searches",
     "silence_answers",
     "silent_by_design",
     "source_named",
     "speaks",
+    "stores_by_name",
     "takes",
     "takes_work",
     "waits",
     "writes_sql",
-    "written_back",
 ]
 
 
@@ -116,7 +117,8 @@ _SILENT_VERBS = frozenset(
 _SILENT_COMMAND = re.compile(
     r"(?<![\w-])(?:sed\s+-i|perl\s+-pi|rm|rmdir|mv|cp|mkdir|touch|(?:cd|export)(?!\s+[^\s;&|]+\s*(?:&&|;))"
     r"|chmod|chown|ln|truncate|rsync|rclone\s+(?:sync|copy|move|delete|purge)|s3\s+sync|gsutil\s+(?:-m\s+)?rsync"
-    r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv)|pip\s+install"
+    r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv|bisect\s+(?:good|bad|skip|old|new))"
+    r"|pip\s+install"
     r"|str_replace_editor\s+(?:create|str_replace|insert|undo_edit)"
     r"|kubectl\s+(?:(?:-n|--namespace)[=\s]\S+\s+)?(?:apply|patch|delete|create|replace|scale|set|annotate"
     r"|label|edit|cordon|drain|uncordon|taint|rollout\s+(?:restart|undo))"
@@ -218,6 +220,22 @@ def looks_up(tool: str) -> bool:
 
 
 # A message to a person: the answer is theirs, in their own words each time.
+@lru_cache(maxsize=1024)
+def named_things(tool: str) -> frozenset[str]:
+    """The words of ``tool``'s name that are no verb known here: what it acts on or reads
+    (``state`` of ``state.get``, ``cursor`` of ``save_cursor``)."""
+    return frozenset(_words(tool)) - _KNOWN_VERBS
+
+
+_STORE_VERBS = frozenset(["set", "put", "save", "store", "write", "update", "commit"])
+
+
+@lru_cache(maxsize=1024)
+def stores_by_name(tool: str) -> bool:
+    """Whether ``tool``'s first known verb stores something (``state.set``, ``save_cursor``)."""
+    return _verb(tool) in _STORE_VERBS
+
+
 _MESSAGE_VERBS = frozenset(["respond", "reply", "send", "post", "notify", "forward", "say", "tell"])
 # A call that waits: a poller's pause between its rounds.
 _WAIT_VERBS = frozenset(["sleep", "wait"])
@@ -308,6 +326,7 @@ _PROGRAM_TOOL = re.compile(
     r"(?:^|[_.\s-])(kubectl|helm|terraform|systemctl|docker|git)(?:$|[_.\s-])", re.IGNORECASE
 )
 _STRING_VALUE = re.compile(r'":"((?:[^"\\]|\\.)*)')
+_SEPARATORS = re.compile(r"[_.\s-]+")
 
 
 @lru_cache(maxsize=1024)
@@ -321,7 +340,8 @@ def _silent_command(tool: str, summary: str) -> bool:
     program = _PROGRAM_TOOL.search(tool)
     if program is None:
         return False
-    name = program.group(1).lower()
+    # The program and what the tool's name says after it: git_bisect's "good" is git bisect good.
+    name = _SEPARATORS.sub(" ", tool[program.start(1) :]).strip().lower()
     return any(_SILENT_COMMAND.search(f"{name} {value}") for value in _STRING_VALUE.findall(summary))
 
 
@@ -366,6 +386,21 @@ _SEARCH_COMMAND = re.compile(_COMMAND_START + r"(?:[ef]?grep|rg|ag|ack|find|fd|l
 _LIST_COMMAND = re.compile(_COMMAND_START + r'ls(?:\s+-\w+)*\s+[^|;&>"]+"')
 
 
+# A checker that prints nothing when what it checks is clean (flake8, eslint, ``go vet``, ``gofmt
+# -l``, ``git diff --check``, ``git status --short``...): its silence is a verdict, not a shell
+# gone dark nor an answer of nothing.
+_CHECK_COMMAND = re.compile(
+    _COMMAND_START + r"(?:python3? -m )?(?:flake8|pyflakes|pycodestyle|pydocstyle|eslint|tsc|go vet|gofmt -l"
+    r'|shellcheck|hadolint|yamllint|stylelint|git diff --check|git status (?:--short|-s|--porcelain))(?:\s|")'
+)
+
+
+def passes_silently(arguments: str) -> bool:
+    """Whether a call of the canonical ``arguments`` runs a checker whose silence says what it
+    checked is clean (read only for a silent answer)."""
+    return _CHECK_COMMAND.search(arguments) is not None
+
+
 # A command taking work from a queue, which prints nothing when it is empty (the AWS CLI's
 # ``aws sqs receive-message``, redis-cli's ``LPOP``).
 _TAKE_COMMAND = re.compile(r"\b(?:receive-messages?|dequeue|[bB]?[lLrR][pP][oO][pP])\b")
@@ -404,33 +439,6 @@ def searches(tool: str, summary: str) -> bool:
     return tool in _SEARCH_TOOLS or _SEARCH_COMMAND.search(summary) is not None
 
 
-def reads_back(read: tuple[str, str], writes: Iterable[tuple[str, str]]) -> bool:
-    """Whether the call ``read`` (tool, summary) reads back what one of ``writes`` (the same, each a
-    write) wrote: the two name the same thing (a word of their tools' names that is no verb:
-    ``state.get`` and ``state.set``, ``get_cursor`` and ``save_cursor``) and each argument of the
-    read is the write's (``{"key": "issues_since"}`` of ``{"key": "issues_since", "value": "..."}``).
-    A poller's cursor read at each wake-up is its own memory, the value it stored last, not the
-    world answering the same again. The read is parsed once, each write only when it names the
-    same thing."""
-    asked = _arguments(read)
-    if not asked:
-        return False
-    named = set(_words(read[0])) - _KNOWN_VERBS
-    return any(_stores(named, asked, write) is not None for write in writes)
-
-
-def _stores(named: set[str], asked: dict[str, object], write: tuple[str, str]) -> dict[str, object] | None:
-    """The arguments of ``write`` (tool, summary) when it writes the thing a read of the words
-    ``named`` and the arguments ``asked`` reads (see :func:`reads_back`), else None; the write is
-    parsed only when its tool names the same thing."""
-    if named.isdisjoint(set(_words(write[0])) - _KNOWN_VERBS):
-        return None
-    given = _arguments(write)
-    if given is not None and all(key in given and given[key] == value for key, value in asked.items()):
-        return given
-    return None
-
-
 # Arguments naming where a call looks (a channel, a feed, an inbox, a repository, a vendor's status
 # page...), not what it looks for: each word of the name, its ``_id``, ``Id``, ``_name`` or ``_url`` left out.
 _SOURCE_WORDS = frozenset(
@@ -451,7 +459,7 @@ def source_named(tool: str, summary: str) -> tuple[str, str] | None:
     ``{"repoId": 7}``) rather than what it looks for (a filter, a query, a status); else None.
     A digest's sweep over its channels reads each once, and most are quiet (parsed at an empty
     answer only: rare)."""
-    found = _arguments((tool, summary))
+    found = call_arguments((tool, summary))
     if not found:
         return None
     named = [
@@ -467,21 +475,7 @@ def source_named(tool: str, summary: str) -> tuple[str, str] | None:
     return key, str(value)
 
 
-def written_back(read: tuple[str, str], write: tuple[str, str]) -> str | None:
-    """What ``write`` (tool, summary) stores of the thing ``read`` (the same) reads (see
-    :func:`reads_back`): its one argument beyond the read's, when it is a text (``"value"`` of
-    ``redis.set(key="cursor", value="evt_9")`` after ``redis.get(key="cursor")``); else None."""
-    asked = _arguments(read)
-    if not asked:
-        return None
-    given = _stores(set(_words(read[0])) - _KNOWN_VERBS, asked, write)
-    if given is None:
-        return None
-    left = [value for key, value in given.items() if key not in asked]
-    return left[0] if len(left) == 1 and isinstance(left[0], str) else None
-
-
-def _arguments(call: tuple[str, str]) -> dict[str, object] | None:
+def call_arguments(call: tuple[str, str]) -> dict[str, object] | None:
     """The arguments of ``call`` (tool, summary ``tool({...})``) as an object, or None when its
     summary holds none or was cut (it is read back from the summary: rare, at a finding)."""
     tool, summary = call

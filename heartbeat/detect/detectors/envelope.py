@@ -22,7 +22,9 @@ running ...]``, its exit code and working directory lines): a shell that
 answers only that has said nothing, whatever the command was.
 
 What wraps an answer says nothing of it either: a page fetched through the MCP
-fetch server is its body (:func:`fetched_body`), and a failed build's output
+fetch server is its body (:func:`fetched_body`), a successful raw HTTP
+response around an empty JSON envelope is that envelope, its status line and
+headers aside (:func:`http_body`), and a failed build's output
 ends in its runner's lines that only say it failed (:func:`unwrapped`).
 """
 
@@ -46,6 +48,7 @@ __all__ = [
     "empty_envelope",
     "fetched_body",
     "harness_only",
+    "http_body",
     "json_object",
     "no_rows",
     "not_found",
@@ -90,6 +93,15 @@ NONE_WENT_WRONG = re.compile(
 )
 _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before the regex
 _STATUS_OK = frozenset(["ok", "success"])  # an envelope's status (Slack's ``{"ok": true, "messages": []}``)
+# A page's key to the next (DynamoDB's ``LastEvaluatedKey``, ``NextToken``, ``nextPageToken``): a
+# filtered scan's empty page moved the scan on (its ``ScannedCount``). A poll's next ``since`` is
+# no page's key: the feed had nothing new.
+_MORE = frozenset(
+    [
+        *("lastevaluatedkey", "nexttoken", "nextpagetoken", "nextcursor"),
+        *("continuationtoken", "nextcontinuationtoken"),
+    ]
+)
 
 
 NO_ROWS = "0 rows"
@@ -268,6 +280,8 @@ def _places(data: dict[Any, Any]) -> tuple[int, int, bool] | None:
             isinstance(value, list) and value
         ):
             return None  # an answer; but an envelope's own "ok": true says only that the call went through
+        if value and isinstance(key, str) and key.lower().replace("_", "") in _MORE:
+            return None  # a page of a scan that moved on, and where it goes on: no answer of nothing
         if isinstance(value, list):
             lists += not (isinstance(key, str) and NONE_WENT_WRONG.search(key))
         elif isinstance(value, dict):
@@ -320,6 +334,24 @@ def fetched_body(stripped: str) -> str:
     """A fetched page's body without the fetch server's lines before it; any other text as it is."""
     found = _FETCHED.match(stripped)
     return stripped if found is None else stripped[found.end() :].lstrip()
+
+
+# A raw HTTP response (``curl -i``, an HTTP tool answering with its status line and headers)
+# whose body is a JSON envelope around nothing: the answer of nothing it is. Its headers (a
+# request's id, the rate limit left, the date) are the transport's, new at every call. Any other
+# response is kept whole: a page's headers are part of the document read, a failure's and a
+# redirect's (its Location) say what happened.
+_HTTP_OK = re.compile(r"HTTP/\d(?:\.\d)? 2\d\d\b[^\n]*\n(?:[!-9;-~]+:[^\n]*\n)*\s*\n")
+
+
+def http_body(stripped: str) -> str:
+    """A successful raw HTTP response's body when it is a JSON envelope around nothing (see
+    :func:`empty_envelope`), without its status line and headers; any other text as it is."""
+    found = _HTTP_OK.match(stripped)
+    if found is None:
+        return stripped
+    body = stripped[found.end() :].lstrip()
+    return body if body[:1] == "{" and len(body) <= ENVELOPE_LONGEST and empty_envelope(body) else stripped
 
 
 def unwrapped(stripped: str) -> str:

@@ -57,6 +57,7 @@ from typing import Any, NamedTuple
 
 from ...base.credentials import holds_credentials, mask_credential_text, mask_credentials
 from ...core.models import TEXT_LIMIT, clip, printable
+from .calls import passes_silently
 from .canonical import canonical_args, encode, join
 from .envelope import (
     ENVELOPE_LONGEST,
@@ -68,6 +69,7 @@ from .envelope import (
     empty_envelope,
     fetched_body,
     harness_only,
+    http_body,
     no_rows,
     not_found,
     not_modified,
@@ -361,8 +363,13 @@ def action_keys(
     failure: str | None = None
     if output is not None:
         stripped = output.strip()
-        if stripped[:7] == "Content":  # a cheap test first: few outputs open so
+        if not stripped:
+            if not error and passes_silently(canonical):
+                stripped = CHECKED_CLEAN  # a linter's silence: its verdict, an all-clear
+        elif stripped[:7] == "Content":  # a cheap test first: few outputs open so
             stripped = fetched_body(stripped)
+        elif stripped[:5] == "HTTP/" and not error:
+            stripped = http_body(stripped)
         if stripped[:1] == "[" and not error and harness_only(stripped):
             stripped = ""  # a shell harness's notices alone: the shell said nothing
         length = len(stripped)
@@ -478,6 +485,7 @@ _short_output_result = lru_cache(maxsize=1024)(_output_result)
 _error_result = lru_cache(maxsize=1024)(_failure_result)
 _new_prints = tuple.__new__
 _crc32 = zlib.crc32
+CHECKED_CLEAN = "No issues found."  # what a checker's silence says (see calls.passes_silently)
 _OPENS = 24  # characters: an answer opening with its error's own first ones said its failure as its answer
 NOT_FOUND_RESULT = _output_result(NOT_FOUND)
 """The result key of every answer saying only that nothing was found, whatever it echoes."""

@@ -11,7 +11,8 @@ answers already seen making up more than half of them. One-way reading
 that sees new content each time is reading, not a repeat, and so is one
 whose every ninth page is blank, two at a chapter's end, or a queue whose
 tickets are two in five the same complaint: a pager, a crawler, a queue
-worker closing ticket after ticket, a feed bringing new items. All one call
+worker closing ticket after ticket (each act confirmed alike is its own
+ground), a feed bringing new items. All one call
 with one result is a ``repeat``.
 
 Only answers count as ground covered, not failures nor answers of nothing
@@ -31,6 +32,7 @@ from datetime import datetime
 
 from ...config.file import ToolThreshold
 from ...core.models import Anomaly
+from .calls import CONFIRMATION_LONGEST, acts_by_name
 from .contract import (
     ActionTracker,
     ActionView,
@@ -183,8 +185,9 @@ def _old_ground(answered: list[ActionView]) -> bool:
     are two in five the same complaint (until 2026-12-06 a quarter was old ground). An answer of
     nothing read no page: it is old ground only as the same call answered so again within its
     heartbeat (a log tailed from its offset, "no new lines" at each wake-up, is a tailer's quiet).
-    An all-clear report is each call's own verdict ("OK: checksum matches", file after file): old
-    ground only as the same call answered so again (until 2026-12-06 a backup verifier was)."""
+    An all-clear report is each call's own verdict ("OK: checksum matches", file after file), and
+    an act's confirmation in a line its own act (``close_ticket`` on ticket after ticket, each
+    "Ticket closed."): old ground only as the same call answered so again."""
     seen: set[tuple[str, str | None]] = set()
     asked: set[tuple[str, int]] = set()  # the calls answered nothing, and in which heartbeat
     results: set[str | None] = set()
@@ -198,7 +201,7 @@ def _old_ground(answered: list[ActionView]) -> bool:
             asked.add((call[0], action.tick))
             continue
         read += 1
-        if all_clear_result(result):  # ground of its own, unless this very call was asked before
+        if all_clear_result(result) or _confirmed(action):  # ground of its own, unless this very call
             if call in seen:
                 return True
             seen.add(call)
@@ -212,6 +215,11 @@ def _old_ground(answered: list[ActionView]) -> bool:
         results.add(result)
         before = result
     return again * _SHARE_DENOMINATOR > read
+
+
+def _confirmed(action: ActionView) -> bool:
+    """Whether ``action`` is an act (a tool named for one) confirmed in a line, as acts confirm."""
+    return (action.output_len or 0) <= CONFIRMATION_LONGEST and acts_by_name(action.tool)
 
 
 _STALLED = 3  # the same answer this many times in a row: a poll that stopped moving

@@ -60,7 +60,6 @@ from .calls import (
     CONFIRMATION_LONGEST,
     acts_by_name,
     is_note,
-    reads_back,
     silent_by_design,
     speaks,
     waits,
@@ -81,6 +80,7 @@ from .contract import (
 )
 from .empty import idle_poll, quiet_source
 from .fingerprints import NOT_FOUND_RESULT, pattern
+from .memory import reads_back
 from .said import PASSED_MARK, all_clear_result
 
 __all__ = ["Recurring", "RecurringTracker"]
@@ -206,7 +206,7 @@ def _count(
 
 def _reads_memory(action: ActionView, actions: Iterable[ActionView]) -> bool:
     """Whether ``action``, a look answered in a line, reads back what one of ``actions`` (a write
-    that went through) wrote (see :func:`~.calls.reads_back`): a poller's cursor read at each
+    that went through) wrote (see :func:`~.memory.reads_back`): a poller's cursor read at each
     wake-up (``state.get(key="issues_since")``, a timestamp, masked: the same line while the
     cursor moves) is its own memory, not the world answering the same again."""
     if (action.output_len or 0) > CONFIRMATION_LONGEST or silent_by_design(action.tool, action.summary):

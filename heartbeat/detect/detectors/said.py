@@ -253,13 +253,15 @@ PASSED_READ = 160
 """How much of an output's end is read for a test runner's summary (characters: its last lines)."""
 # A test runner's last word on a run where every test it ran passed, on a line of its own: pytest's
 # "==== 1 passed, 120 deselected in 0.11s ====" (no "failed", no "error" in it), unittest's "Ran 4
-# tests in 0.012s" then "OK", cargo's "test result: ok.", Jest's "Tests: 12 passed, 12 total".
+# tests in 0.012s" then "OK", cargo's "test result: ok.", Jest's "Tests: 12 passed, 12 total", the
+# kernel selftests' "# Totals: pass:12 fail:0 xfail:0 xpass:0 skip:1 error:0".
 _PASSED = re.compile(
     r"(?m)^=*\s*\d+ passed(?:, \d+ (?:deselected|skipped|xfailed|xpassed|warnings?|subtests passed))*"
     r"(?: in [\d.]+s(?: \([^)\n]*\))?)?\s*=*\s*\Z"
     r"|^Ran \d+ tests? in [\d.]+s\s+OK(?: \([^)\n]*\))?\s*\Z"
     r"|^test result: ok\. \d+ passed; 0 failed\b[^\n]*\s*\Z"
     r"|^Tests:\s+(?:\d+ skipped, )?\d+ passed, \d+ total$"
+    r"|^# Totals: pass:\d+ fail:0(?: xfail:\d+)?(?: xpass:\d+)?(?: skip:\d+)?(?: error:0)?\s*\Z"
 )
 
 

@@ -11,12 +11,10 @@ from heartbeat.detect.detectors.calls import (
     acts_by_name,
     keeps_record,
     pauses,
-    reads_back,
     silent_by_design,
     source_named,
     speaks,
     waits,
-    written_back,
 )
 
 _COMMAND_BITS = ("sed -i", "perl -pi", "rm", "rmdir", "mv", "cp", "mkdir", "touch", "cd", "export")
@@ -310,21 +308,6 @@ def test_a_store_s_select_reads_and_a_workflow_s_verbs_act(tool: str, acts: bool
     assert acts_by_name(tool) is acts
 
 
-def test_a_read_of_what_a_write_stored_reads_it_back() -> None:
-    """A cursor read back: the tools name the same thing and the read's arguments are the write's."""
-    read = ("state.get", summarize("state.get", {"key": "issues_since"}))
-    wrote = ("state.set", summarize("state.set", {"key": "issues_since", "value": "2025-06-01T08:11:04Z"}))
-    assert reads_back(read, [wrote])
-    other_key = ("state.set", summarize("state.set", {"key": "labels_since", "value": "x"}))
-    assert not reads_back(read, [other_key])
-    other_store = ("queue.put", summarize("queue.put", {"key": "issues_since", "value": "x"}))
-    assert not reads_back(read, [other_store])
-    assert not reads_back(("state.get", "state.get()"), [wrote])  # a read of nothing named
-    cut = ("state.set", summarize("state.set", {"key": "issues_since", "value": "x" * 300}))
-    assert not reads_back(read, [cut])  # a summary cut short holds no arguments to compare
-    assert reads_back(read, [other_store, other_key, wrote])  # any of them
-
-
 @pytest.mark.parametrize(
     ("args", "source"),
     [
@@ -346,18 +329,3 @@ def test_a_source_is_an_argument_named_for_where_a_call_reads(
     """One argument naming where the call looks (a channel, a feed, a repository) is its source."""
     summary = prints("history", args, "", None).summary
     assert source_named("history", summary) == source
-
-
-def test_a_write_of_the_thing_a_read_reads_stores_its_one_argument_beyond() -> None:
-    """``redis.set(key=k, value=v)`` after ``redis.get(key=k)`` stores ``v``; another key, another
-    thing, or more than one value beyond the read's arguments stores nothing known."""
-    read = ("redis.get", summarize("redis.get", {"key": "cursor"}))
-
-    def write(tool: str, args: dict[str, object]) -> tuple[str, str]:
-        return tool, summarize(tool, args)
-
-    assert written_back(read, write("redis.set", {"key": "cursor", "value": "evt_9"})) == "evt_9"
-    assert written_back(read, write("redis.set", {"key": "other", "value": "evt_9"})) is None
-    assert written_back(read, write("state.set", {"key": "cursor", "value": "evt_9"})) is None
-    assert written_back(read, write("redis.set", {"key": "cursor", "value": "evt_9", "ttl": "1h"})) is None
-    assert written_back(read, write("redis.set", {"key": "cursor", "value": 9})) is None

@@ -611,6 +611,37 @@ def test_a_page_fetched_through_the_mcp_fetch_server_is_its_body() -> None:
     assert fetched(f"Contents of {url}:\n")[1] == 0
 
 
+def test_a_raw_http_response_around_nothing_is_an_answer_of_nothing() -> None:
+    """``curl -i`` and HTTP tools answer with a status line and headers before the body: a
+    success whose body is an empty JSON envelope is the answer of nothing, whatever request id and
+    rate limit left its headers carry (blind batch 59's feed poller, "nothing new" at each quiet
+    wake-up, was new at each for its ``x-ratelimit-remaining``). A page is kept whole, its headers
+    part of the document read (a crawler's robots.txt, a short body, is still a page), and so are a
+    failure and a redirect: a 301's Location is what it says."""
+
+    def got(output: str) -> tuple[str | None, int | None]:
+        args = {"url": "https://x.test/events"}
+        _, _, result, _, length, _ = action_keys("http.get", args, output, None, (), False)
+        return result, length
+
+    def response(status: str, body: str, request_id: str, left: int, **headers: str) -> str:
+        lines = [f"HTTP/1.1 {status}", "content-type: application/json", f"x-request-id: {request_id}"]
+        lines += [f"x-ratelimit-remaining: {left}", *(f"{k}: {v}" for k, v in headers.items())]
+        return "\n".join(lines) + "\n\n" + body
+
+    quiet = '{"data": [], "has_more": false}'
+    a, b = (
+        got(response("200 OK", quiet, "db6e562f-5d16", 962)),
+        got(response("200 OK", quiet, "9b2f57b2", 880)),
+    )
+    assert a == b == got(quiet)
+    assert is_empty_answer(a[1], a[0])
+    page = response("200 OK", "User-agent: *\nDisallow: /search", "r1", 9)
+    assert got(page)[1] == len(page)
+    moved = [got(response("301 Moved Permanently", "", "r1", 9, location=f"/page/{n}"))[0] for n in (1, 2)]
+    assert moved[0] != moved[1]
+
+
 def test_the_same_message_received_again_from_a_queue_is_the_same_result() -> None:
     """A poison message redelivered comes with a new receipt handle and a higher receive count:
     the same work left undone (blind batch 56's worker, the same three messages at every wake-up)."""
