@@ -451,14 +451,14 @@ def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) ->
 
 
 def _backed_off(found: _Stretch, kept: list[ActionView], scheduled: bool = False) -> bool:
-    """Whether the flat stretch ``found`` of ``kept`` waited out one call's failure: it paused (a
-    ``sleep``; ``scheduled``, a wake-up of the schedule that did not try the call again), did
-    nothing but look and keep its own record (``log.info``), and every failure in it was that call
-    failing as before, tried in the run no more than a back-off's tries (a 429 waited out; see
-    :mod:`.detectors.recurring_error`). Tried more, the call will not pass: the flat metric is judged."""
+    """Whether the flat stretch ``found`` of ``kept`` waited out one call's failure (a 429): it paused
+    (a ``sleep``; ``scheduled``, wake-ups not trying the call asking the same looks), only looked and
+    kept its record (``log.info``), and its one failure was tried in the run no more than a back-off's
+    tries (see :mod:`.detectors.recurring_error`); tried more, it will not pass: the metric is judged."""
     actions = [action for heartbeat in found.heartbeats for action in heartbeat]
     failures = {(a.fingerprint, a.failure) for a in actions if a.error is not None}
-    waited = scheduled and any(all(a.error is None for a in beat) for beat in found.heartbeats)
+    rounds = {frozenset(a.fingerprint for a in b) for b in found.heartbeats if all(not a.error for a in b)}
+    waited = scheduled and len(rounds) == 1  # the same looks at each wake-up that did not retry
     if len(failures) != 1 or not (waited or any(pauses(a.tool, a.summary) for a in actions)):
         return False
     if any(noted(a) and not (waits(a.tool, a.summary) or keeps_record(a.tool, a.summary)) for a in actions):

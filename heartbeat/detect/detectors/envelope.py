@@ -93,15 +93,10 @@ NONE_WENT_WRONG = re.compile(
 )
 _STATUS_STARTS = frozenset(["HTT", "htt", "Htt", "304"])  # a cheap test before the regex
 _STATUS_OK = frozenset(["ok", "success"])  # an envelope's status (Slack's ``{"ok": true, "messages": []}``)
-# A page's key to the next (DynamoDB's ``LastEvaluatedKey``, ``NextToken``, ``nextPageToken``): a
-# filtered scan's empty page moved the scan on (its ``ScannedCount``). A poll's next ``since`` is
-# no page's key: the feed had nothing new.
-_MORE = frozenset(
-    [
-        *("lastevaluatedkey", "nexttoken", "nextpagetoken", "nextcursor"),
-        *("continuationtoken", "nextcontinuationtoken"),
-    ]
-)
+# A page's key to the next, given only while there is more (DynamoDB's ``LastEvaluatedKey``, AWS's
+# ``NextToken``, Google's ``nextPageToken``): a filtered scan's empty page moved the scan on (its
+# ``ScannedCount``). A poll's ``next_cursor`` or next ``since``, given each time, is no such key.
+_MORE = frozenset(["lastevaluatedkey", "nexttoken", "nextpagetoken", "nextcontinuationtoken"])
 
 
 NO_ROWS = "0 rows"

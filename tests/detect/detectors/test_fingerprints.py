@@ -426,6 +426,8 @@ _HEADER = "============================= test session starts ===================
         ("Ran 629 tests in 0.612s\n\nOK (skipped=2)", True),
         ("test result: ok. 12 passed; 0 failed; 0 ignored; 0 measured; finished in 0.00s", True),
         ("Tests:       12 passed, 12 total\nSnapshots:   0 total\nTime:        1.2 s", True),
+        ("ok 1 selftests: mm: hugepage-mmap\n# Totals: pass:12 fail:0 xfail:0 xpass:0 skip:1 error:0", True),
+        ("not ok 1 selftests: mm: hugepage-mmap\n# Totals: pass:11 fail:1 skip:1", False),
         ("===== 1 failed, 11 passed in 0.30s =====", False),
         ("FAILED tests/test_x.py::test_a - assert 1 == 2\n===== 11 passed in 0.30s =====", False),
         ("Ran 4 tests in 0.012s\n\nFAILED (failures=1)", False),
@@ -640,6 +642,39 @@ def test_a_raw_http_response_around_nothing_is_an_answer_of_nothing() -> None:
     assert got(page)[1] == len(page)
     moved = [got(response("301 Moved Permanently", "", "r1", 9, location=f"/page/{n}"))[0] for n in (1, 2)]
     assert moved[0] != moved[1]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "flake8 src/app/mod01.py",
+        "cd app && flake8 x.py",
+        "gofmt -l .",
+        "git diff --check",
+        "git status --short",
+    ],
+)
+def test_a_checker_s_silence_is_its_verdict(command: str) -> None:
+    """flake8 prints nothing for a clean file: an all-clear, not an answer of nothing nor a shell gone
+    dark (live round 53: ``empty`` escalated an agent linting after each edit at its sixth turn).
+    Silence from any other command stays silence."""
+    _, _, result, _, length, _ = action_keys("bash", {"command": command}, "", None, (), False)
+    assert all_clear_result(result) and not is_empty_answer(length, result)
+    _, _, result, _, length, _ = action_keys("bash", {"command": "python run.py"}, "", None, (), False)
+    assert not all_clear_result(result) and length == 0
+
+
+def test_an_empty_page_of_a_scan_that_goes_on_is_no_answer_of_nothing() -> None:
+    """A filtered DynamoDB scan's page that matched nothing still names where the scan goes on
+    (live round 53: three such pages were ``empty``, escalated at the second turn); the last page,
+    with nothing further, is nothing."""
+    args = {"TableName": "orders", "FilterExpression": "#s = :failed"}
+    page = '{"Items": [], "Count": 0, "ScannedCount": 1000, "LastEvaluatedKey": {"pk": {"S": "order#9"}}}'
+    _, _, result, _, length, _ = action_keys("dynamodb.scan", args, page, None, (), False)
+    assert not is_empty_answer(length, result)
+    last = '{"Items": [], "Count": 0, "ScannedCount": 412}'
+    _, _, result, _, length, _ = action_keys("dynamodb.scan", args, last, None, (), False)
+    assert is_empty_answer(length, result)
 
 
 def test_the_same_message_received_again_from_a_queue_is_the_same_result() -> None:

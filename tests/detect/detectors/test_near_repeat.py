@@ -231,3 +231,17 @@ def test_files_verified_one_by_one_each_ok_are_ground_of_their_own() -> None:
     assert first(NearRepeat(), actions(calls)) is None
     again: list[Call] = [calls[0], calls[1]] * 8
     assert first(NearRepeat(), actions(again)) is not None
+
+
+def test_acts_on_new_ids_each_confirmed_alike_are_ground_of_their_own() -> None:
+    """A janitor closing stale tickets, each ``close_ticket`` answered "Ticket closed.", was
+    escalated by near_repeat at its second turn (live round 53): the same confirmation read as an
+    answer already seen. An act's confirmation is its own act; the same ticket closed again is
+    old ground."""
+    calls: list[Call] = [
+        {"tool": "close_ticket", "args": {"ticket_id": 40017 + 3 * i}, "output": "Ticket closed."}
+        for i in range(30)
+    ]
+    assert first(NearRepeat(), actions(calls)) is None
+    again: list[Call] = [calls[0], calls[1], calls[2]] * 6
+    assert first(NearRepeat(), actions(again)) is not None
