@@ -2955,15 +2955,64 @@ _FIFTYSEVENTH_MISSED: dict[int | None, set[str]] = {
 # re-ask ("..., again.", "not going to repeat it") are found: flagged after onset 29.
 _FIFTYEIGHTH_MISSED = {"stuck__hotpot_compare_birth_b58"}
 
+# Batch 59 (60 runs written blind at the twenty-ninth session: 30 in the corpus's shape, coding
+# runs captured on real libraries' code, customer service, ReAct, ALFWorld; 30 scheduled and
+# framework agents with a metric; 20 twins), pinned as replayed at that session's end. As it
+# arrived, at its own wake-ups: healthy escalated 0 of 30, with any anomaly 4; stuck escalated 27 of
+# 30, flagged after onset 29. A deploy watcher and an export poller whose job stood still for four
+# polls get no_progress (no escalation), as a frozen job would; a rate-limited sync regrouped one
+# action a heartbeat is escalated (its wake-ups merged).
+_FIFTYNINTH: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__checkout_deploy_watcher_b59": ["no_progress"],
+        "healthy__export_job_poller_b59": ["no_progress"],
+    },
+    1: {
+        "healthy__checkout_deploy_watcher_b59": ["no_progress"],
+        "healthy__export_job_poller_b59": ["no_progress"],
+        "healthy__repo_metadata_sync_b59": ["no_progress"],
+    },
+    5: {},
+    10: {},
+}
+_FIFTYNINTH_ESCALATED: dict[int | None, set[str]] = {
+    None: set(),
+    1: {"healthy__repo_metadata_sync_b59"},
+    5: set(),
+    10: set(),
+}
+# A fix flipped on and off around the same test (no detector sees the same edit applied again),
+# and, regrouped at 10, writers and pagers whose flat metric merged with their work.
+_FIFTYNINTH_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__httpx_empty_params_query_b59"},
+    1: {"stuck__httpx_empty_params_query_b59"},
+    5: {"stuck__httpx_empty_params_query_b59"},
+    10: {
+        "stuck__httpx_empty_params_query_b59",
+        "stuck__risk_report_pager_b59",
+        "stuck__runbook_writer_b59",
+        "stuck__userguide_translator_de_b59",
+    },
+}
+# Two healthy coding runs of batch 52 (a retry helper explored file by file, a pager's last page)
+# escalated for a flat metric before the twenty-ninth session are flagged and no longer escalated
+# at their own grouping and at 5 after it.
+_TWENTYNINTH_UNESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__paginate_lastpage_chunked_b52", "healthy__retry_same_cmd_pip_b52"},
+    1: set(),
+    5: {"healthy__paginate_lastpage_chunked_b52", "healthy__retry_same_cmd_pip_b52"},
+    10: set(),
+}
+
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 2965
+    assert len(runs) == len(LABELS) == 3025
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1828
+    assert len(healthy) == 1858
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -3002,6 +3051,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FIFTYFIFTH[per_heartbeat],
         **_FIFTYSIXTH[per_heartbeat],
         **_FIFTYSEVENTH[per_heartbeat],
+        **_FIFTYNINTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -3060,6 +3110,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYFIFTH_ESCALATED[per_heartbeat]
         | _FIFTYSIXTH_ESCALATED[per_heartbeat]
         | _FIFTYSEVENTH_ESCALATED[per_heartbeat]
+        | _FIFTYNINTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -3072,6 +3123,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _CONSULTED_UNESCALATED[per_heartbeat]
         | _SOURCES_UNESCALATED[per_heartbeat]
         | _CONSULTED_LOOKUPS_UNESCALATED[per_heartbeat]
+        | _TWENTYNINTH_UNESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
     missed = [
@@ -3130,6 +3182,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYSIXTH_MISSED[per_heartbeat]
         | _FIFTYSEVENTH_MISSED[per_heartbeat]
         | _FIFTYEIGHTH_MISSED
+        | _FIFTYNINTH_MISSED[per_heartbeat]
         | _CONSULTED_LOOKUPS_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )

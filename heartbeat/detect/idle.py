@@ -457,8 +457,8 @@ def _backed_off(found: _Stretch, kept: list[ActionView], scheduled: bool = False
     tries (see :mod:`.detectors.recurring_error`); tried more, it will not pass: the metric is judged."""
     actions = [action for heartbeat in found.heartbeats for action in heartbeat]
     failures = {(a.fingerprint, a.failure) for a in actions if a.error is not None}
-    rounds = {frozenset(a.fingerprint for a in b) for b in found.heartbeats if all(not a.error for a in b)}
-    waited = scheduled and len(rounds) == 1  # the same looks at each wake-up that did not retry
+    rounds = [frozenset(a.fingerprint for a in b) for b in found.heartbeats if all(not a.error for a in b)]
+    waited = scheduled and len(rounds) > 1 and len(set(rounds)) == 1  # the same looks, wake-up after wake-up
     if len(failures) != 1 or not (waited or any(pauses(a.tool, a.summary) for a in actions)):
         return False
     if any(noted(a) and not (waits(a.tool, a.summary) or keeps_record(a.tool, a.summary)) for a in actions):
