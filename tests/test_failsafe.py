@@ -253,6 +253,17 @@ def test_a_journal_append_failure_is_reported_as_such(tmp_path: Path) -> None:
     assert os.path.isdir(agent.state / "journal.jsonl")
 
 
+def test_an_error_after_the_save_is_one_line_under_quiet(tmp_path: Path) -> None:
+    """Regression: `tick --quiet` (what cron runs) exited 2 and printed nothing when the journal
+    could not be written after the save, so cron mailed nobody. Quiet silences normal output only."""
+    agent = make_agent(tmp_path, BREAKS_THE_JOURNAL)
+    done = agent.cli("tick", "--quiet")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("heartbeat: error: the journal could not be written ("), done.stderr
+    assert agent.load().ticks == 1  # the state was saved, as the line says
+
+
 @pytest.mark.parametrize("kind", ["fifo", "folder"])
 def test_a_journal_that_cannot_be_written_stops_the_step(tmp_path: Path, kind: str) -> None:
     """Regression: with journal.jsonl a FIFO or a folder, `validate` said ok and every tick called

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..base.credentials import mask_credential_text
-from ..base.errors import HeartbeatError, StateLocked, StateWriteError, worst_exit_code
+from ..base.errors import HeartbeatError, StateLocked, StateWriteError
 from ..config.file import AgentConfig, HeartbeatConfig
 from ..core.budget import exhausted, roll_over
 from ..core.models import AgentState, Status
@@ -260,9 +260,8 @@ class Heartbeat:
             self._journal_file.write(lines or self._journal_lines(events + result.closing_events(), tick))
         except OSError as exc:
             # The state is saved; only the readable history is missing. Say exactly that.
-            result.exit_code = worst_exit_code((result.exit_code, 2))
             reason = self.redact(exc.strerror or str(exc))
-            result.message += f"; the journal could not be written ({reason}); the state was saved"
+            result.add_error(f"the journal could not be written ({reason}); the state was saved")
         return result
 
     def _journal_lines(self, events: Sequence[Mapping[str, Any]], tick: int) -> bytes:
