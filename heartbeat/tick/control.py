@@ -13,7 +13,7 @@ from ..base.credentials import mask_credential_text
 from ..base.errors import ChangedMeanwhile, HeartbeatError, StateCorrupt
 from ..config.flags import addressed
 from ..core.models import AgentState, Status
-from ..state.killswitch import REASON_LIMIT, reason_text, stopped_by
+from ..state.killswitch import REASON_LIMIT, fleet_stop_name, reason_text, stopped_by
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -39,6 +39,7 @@ __all__ = [
     "read_state",
     "resume",
     "resume_command",
+    "stopped_before_lock",
 ]
 
 # How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
@@ -269,6 +270,24 @@ def killed(hb: Agent, reason: str, *, locked: bool, source: str | None = None) -
         # Busy or a broken state folder: the kill still holds; only its journal line is missing.
         result.message += f" (not journaled: {hb.redact(str(exc))})"
     return result
+
+
+def stopped_before_lock(hb: Agent) -> TickResult | None:
+    """A tick's first look: KILL, then the fleet stop (``[stop]``), read fresh inside the KILL watch
+    (a slow stop URL never holds up a KILL). The tick's result if either says stop, else None."""
+    reason = hb.kill.reason()
+    if reason is not None:
+        return killed(hb, reason, locked=False)
+    fleet = hb.shared_stop
+    if fleet is None:
+        return None
+    from .sharedstop import KilledWhileReading
+
+    try:
+        shared = fleet.reason(killed=hb.kill.reason)
+    except KilledWhileReading as exc:
+        return killed(hb, exc.reason, locked=False)
+    return None if shared is None else killed(hb, shared, locked=False, source=fleet_stop_name(fleet.where))
 
 
 @contextlib.contextmanager

@@ -61,6 +61,8 @@ class AgentPlugins:
         self._metric = progress
         self._metric_loaded = progress is not None
         self._notifiers = list(notifiers) if notifiers is not None else None
+        self.unbuilt: list[str] = []
+        """Why each notifier that could not be built was not (see :meth:`notifiers`)."""
         self._pricer: Pricer | None = None
 
     def check_configured(self) -> None:
@@ -89,12 +91,20 @@ class AgentPlugins:
         return self._metric
 
     def notifiers(self) -> list[Notifier]:
-        """The configured notifiers."""
+        """The configured notifiers; one that cannot be built is an ``Unbuilt`` whose sends fail,
+        so the others still get every message, and :attr:`unbuilt` says why."""
         if self._notifiers is None:
             from ..notify.notifiers import build_notifiers
 
-            self._notifiers = build_notifiers(self._config.notify, base_dir=self._config.base_dir)
+            config = self._config
+            self._notifiers = build_notifiers(config.notify, base_dir=config.base_dir, unbuilt=self.unbuilt)
         return self._notifiers
+
+    def check_notifiers(self) -> None:
+        """ConfigError when a notifier cannot be built (``validate``, and ``run`` before it starts)."""
+        self.notifiers()
+        if self.unbuilt:
+            raise ConfigError(self.unbuilt[0])
 
     def pricer(self) -> Pricer:
         """Prices model calls (``[budget.prices]``, then genai-prices), made at the first model call."""

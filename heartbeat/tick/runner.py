@@ -25,7 +25,7 @@ from ..core.result import TickResult
 from ..core.settle import Settlement, TickFacts, Where, settle
 from ..detect.detectors import build_detectors
 from ..state.journal import Journal
-from ..state.killswitch import KillSwitch, fleet_stop_name
+from ..state.killswitch import KillSwitch
 from ..state.store import StateStore
 from . import control, effects
 from .context import Step
@@ -114,7 +114,8 @@ class Heartbeat:
         return self.plugins.metric()
 
     def notifiers(self) -> list[Notifier]:
-        """The configured notifiers (built on first use, so httpx loads only when needed)."""
+        """The configured notifiers (built on first use, so httpx loads only when needed); one that
+        cannot be built stands in as one whose sends fail (``plugins.unbuilt`` says why)."""
         return self.plugins.notifiers()
 
     @property
@@ -130,7 +131,7 @@ class Heartbeat:
         """Load every plug-in now, so a bad config fails before the first tick."""
         self.step()
         self.metric()
-        self.notifiers()
+        self.plugins.check_notifiers()
 
     # -- the tick
 
@@ -171,19 +172,9 @@ class Heartbeat:
     def _tick(self) -> TickResult:
         # Taken out first: a tick that stops half way leaves none behind.
         warm = self._warm.take() if self._warm is not None else None
-        reason = self.kill.reason()
-        if reason is not None:
-            return control.killed(self, reason, locked=False)
-        fleet = self.shared_stop
-        if fleet is not None:
-            from .sharedstop import KilledWhileReading
-
-            try:  # read fresh, inside the KILL watch: a slow stop URL never holds up a KILL
-                shared = fleet.reason(killed=self.kill.reason)
-            except KilledWhileReading as exc:
-                return control.killed(self, exc.reason, locked=False)
-            if shared is not None:
-                return control.killed(self, shared, locked=False, source=fleet_stop_name(fleet.where))
+        stopped = control.stopped_before_lock(self)  # KILL, then the fleet stop
+        if stopped is not None:
+            return stopped
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         control.let_pause_in(self)  # a human's pause waiting for the lock goes first
         with self.store.lock():
@@ -253,6 +244,8 @@ class Heartbeat:
                 secrets=self._secrets,
             )  # fmt: skip
             self.store.save(state)
+            for line in self.plugins.unbuilt:  # the others were called: exit 2, and said
+                result.add_error(self.redact(f"{line}; its notifications wait in outbox/"))
             result.absorb(self.retry_outbox(now, force=False))
         if self._warm is not None:
             self._warm.keep(ready, self.store.last_save, changed=bool(changed))
