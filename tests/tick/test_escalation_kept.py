@@ -9,11 +9,13 @@ tick is stopped by SIGTERM, SIGINT or KILL.
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _cli import run_cli
+from conftest import WebhookServer, spawn_heartbeat, wait_until
 
 # Four identical calls: with escalate_after = 1 the first tick escalates.
 STUCK = """
@@ -94,3 +96,103 @@ def test_a_notifier_that_cannot_be_built_is_still_refused_before_a_run(
     assert tested.returncode == 1, (tested.stdout, tested.stderr)
     assert "nb: file: delivered" in tested.stdout
     assert "nb: vaultpager: FAILED: notifier vaultpager: could not be built" in tested.stdout
+
+
+@pytest.mark.parametrize(
+    ("command", "stop", "code"),
+    [("tick", "SIGTERM", 143), ("tick", "SIGINT", 130), ("tick", "KILL", 3), ("run", "KILL", 3)],
+)
+def test_a_tick_stopped_while_it_delivers_keeps_its_journal_and_says_so(
+    tmp_path: Path, webhook_server: WebhookServer, command: str, stop: str, code: int
+) -> None:
+    """Regression: a tick stopped (SIGTERM, SIGINT, KILL) while its escalation went to a webhook
+    that never answers lost its whole journal (the step's 4 calls, the anomaly, the decision, the
+    escalation) although state.json said needs_human, and after a signal it said "the tick's work
+    was not saved". The tick's events are journaled before its delivery now, and the stop closes
+    them with the tick event; the message says what was kept; the escalation waits in outbox/."""
+    webhook_server.delay = 60.0
+    (tmp_path / "agent.py").write_text(STUCK)
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nname = "nb"\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
+        f'[[notify]]\ntype = "webhook"\nurl = "{webhook_server.url()}"\ntimeout = "60s"\nretries = 0\n'
+    )
+    proc = spawn_heartbeat(tmp_path, command, *(["--every", "1h"] if command == "run" else []))
+    try:
+        assert webhook_server.wait_for(1, timeout=30), "the escalation never reached the webhook"
+        if stop == "KILL":
+            (tmp_path / "KILL").write_text("stop now")
+        else:
+            proc.send_signal(getattr(signal, stop))
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == code, err
+    assert "not saved" not in err, err
+    if stop != "KILL":
+        assert "during delivery; the tick was saved and journaled" in err, err
+    assert json.loads((tmp_path / "state" / "state.json").read_text())["status"] == "needs_human"
+    assert (tmp_path / "state" / "ESCALATION.md").is_file()
+    (kept,) = (json.loads(p.read_text()) for p in (tmp_path / "state" / "outbox").glob("*.json"))
+    assert kept["notification"]["kind"] == "escalation"
+    events = journal(tmp_path)
+    kinds = [e["event"] for e in events]
+    assert kinds.count("action") == 4 and kinds.count("escalation") == 1, kinds
+    (ticked,) = (e for e in events if e["event"] == "tick")
+    assert (ticked["outcome"], ticked["exit_code"], ticked["actions"]) == ("needs_human", 4, 4)
+    stopped = events[-1]
+    assert (stopped["event"], stopped["during_delivery"]) == (
+        "kill" if stop == "KILL" else "interrupted",
+        True,
+    )
+    assert kinds.index("tick") < len(kinds) - 1  # the tick's lines first, then the stop
+    logged = run_cli(tmp_path, "log", "--event", "escalation", "--json")
+    assert logged.returncode == 0 and "nb-escalation-1" in logged.stdout, logged.stderr
+
+
+# A notifier plug-in whose send never ends and swallows what stops it (a signal's exception too).
+SWALLOWS = """
+import pathlib, time
+
+
+class Stubborn:
+    def __init__(self, name, **options):
+        self.name = name
+
+    def send(self, notification):
+        pathlib.Path("sending").write_text("")
+        while True:
+            try:
+                time.sleep(0.05)
+            except BaseException:
+                pathlib.Path("swallowed").write_text("")
+"""
+
+
+def test_a_delivery_that_does_not_unwind_on_sigterm_still_keeps_the_journal(tmp_path: Path) -> None:
+    """SIGTERM while a notifier's send swallows it: the process ends half a second later (143) and
+    says the tick was saved (it was), its journal closed with the tick event, the escalation kept."""
+    (tmp_path / "agent.py").write_text(STUCK)
+    (tmp_path / "stubborn.py").write_text(SWALLOWS)
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nname = "nb"\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
+        '[[notify]]\ntype = "stubborn:Stubborn"\nname = "stubborn"\n'
+    )
+    proc = spawn_heartbeat(tmp_path, "tick")
+    try:
+        wait_until(lambda: (tmp_path / "sending").exists(), what="the delivery", proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 143 and (tmp_path / "swallowed").exists(), err
+    assert "during delivery; the tick was saved and journaled" in err and "did not unwind" in err, err
+    assert "not saved" not in err, err
+    events = journal(tmp_path)
+    assert [e["event"] for e in events].count("action") == 4
+    assert [e["event"] for e in events][-2:] == ["tick", "interrupted"]
+    assert events[-1]["during_delivery"] and events[-1]["note"] == "the delivery did not unwind"
+    assert len(list((tmp_path / "state" / "outbox").glob("*.json"))) == 1
