@@ -98,6 +98,22 @@ def test_a_notifier_that_cannot_be_built_is_still_refused_before_a_run(
     assert "nb: vaultpager: FAILED: notifier vaultpager: could not be built" in tested.stdout
 
 
+def test_a_notifier_plug_in_that_is_not_there_stops_the_tick_before_its_step(tmp_path: Path) -> None:
+    """Regression: a `[[notify]]` type naming a module that does not exist went unseen until an
+    escalation needed it: every tick called the step and exited 0. It is looked up (not built)
+    before the step now, as a misspelt metric is: one line, exit 2, the step not called."""
+    (tmp_path / "agent.py").write_text(
+        "import pathlib\n\ndef step(ctx):\n    pathlib.Path('stepped').write_text('')\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nname = "nb"\nstep = "agent:step"\n[[notify]]\ntype = "nosuchmod53:Notifier"\n'
+    )
+    done = run_cli(tmp_path, "tick")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, (done.stdout, done.stderr)
+    assert "no module named 'nosuchmod53'" in done.stderr
+    assert not (tmp_path / "stepped").exists() and not (tmp_path / "state" / "state.json").exists()
+
+
 @pytest.mark.parametrize(
     ("command", "stop", "code"),
     [("tick", "SIGTERM", 143), ("tick", "SIGINT", 130), ("tick", "KILL", 3), ("run", "KILL", 3)],
