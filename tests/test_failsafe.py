@@ -227,11 +227,23 @@ def test_the_journal_holds_every_action_of_a_long_tick(tmp_path: Path) -> None:
     assert actions[0]["summary"] == 'fetch({"page":0})' and actions[0]["output_len"] == 6
 
 
+# A step that puts a folder where the journal goes: the check before the step found a file (or none).
+BREAKS_THE_JOURNAL = """
+import os, pathlib
+
+def step(ctx):
+    ctx.data['n'] = 1
+    journal = pathlib.Path(ctx.state_dir) / "journal.jsonl"
+    if journal.exists():
+        journal.unlink()
+    journal.mkdir()
+"""
+
+
 def test_a_journal_append_failure_is_reported_as_such(tmp_path: Path) -> None:
-    """The journal cannot be written (a folder in its place): exit 2, the state saved, said so."""
-    agent = make_agent(tmp_path, "def step(ctx):\n    ctx.data['n'] = 1\n")
-    agent.state.mkdir()
-    (agent.state / "journal.jsonl").mkdir()
+    """The journal cannot be written after the step (a folder put in its place meanwhile): exit 2,
+    the state saved, said so."""
+    agent = make_agent(tmp_path, BREAKS_THE_JOURNAL)
     done = agent.cli("tick")
     assert done.returncode == 2
     assert "journal could not be written" in done.stdout + done.stderr
@@ -239,6 +251,41 @@ def test_a_journal_append_failure_is_reported_as_such(tmp_path: Path) -> None:
     assert agent.load().data == {"n": 1} and agent.load().status is Status.ACTIVE
     assert json.loads((agent.state / "state.json").read_text())["ticks"] == 1
     assert os.path.isdir(agent.state / "journal.jsonl")
+
+
+def test_an_error_after_the_save_is_one_line_under_quiet(tmp_path: Path) -> None:
+    """Regression: `tick --quiet` (what cron runs) exited 2 and printed nothing when the journal
+    could not be written after the save, so cron mailed nobody. Quiet silences normal output only."""
+    agent = make_agent(tmp_path, BREAKS_THE_JOURNAL)
+    done = agent.cli("tick", "--quiet")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("heartbeat: error: the journal could not be written ("), done.stderr
+    assert agent.load().ticks == 1  # the state was saved, as the line says
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_journal_that_cannot_be_written_stops_the_step(tmp_path: Path, kind: str) -> None:
+    """Regression: with journal.jsonl a FIFO or a folder, `validate` said ok and every tick called
+    the step and saved the state, then exited 2: the agent acted on every cron run while none of its
+    calls reached the journal. Now `validate` and every tick say so in one line (exit 2), before the
+    step, and nothing is changed; a journal that is a file again lets it go on."""
+    agent = make_agent(tmp_path, COUNTING + "\ndef step(ctx):\n    bump(ctx)\n")
+    assert agent.cli("tick").returncode == 0 and calls(agent) == 1
+    journal = agent.state / "journal.jsonl"
+    journal.unlink()
+    os.mkfifo(journal) if kind == "fifo" else journal.mkdir()
+    checked = agent.cli("validate", timeout=20)
+    assert checked.returncode == 2 and checked.stderr.count("\n") == 1, (checked.stdout, checked.stderr)
+    assert "journal.jsonl cannot be written" in checked.stderr, checked.stderr
+    before = (agent.state / "state.json").read_bytes()
+    for flags in ([], ["--quiet"]):
+        refused = agent.cli("tick", *flags, timeout=20)
+        assert refused.returncode == 2 and refused.stdout == "", (refused.stdout, refused.stderr)
+        assert refused.stderr.count("\n") == 1 and "the step was not called" in refused.stderr, refused.stderr
+    assert calls(agent) == 1 and (agent.state / "state.json").read_bytes() == before
+    journal.unlink() if kind == "fifo" else journal.rmdir()
+    assert agent.cli("tick").returncode == 0 and calls(agent) == 2
 
 
 def test_a_symlinked_state_file_on_a_read_only_disk_stops_the_step(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ carries its data as attributes, and builds its one-line message itself::
     │   └── StateVersionError                   2  state.json written by a newer release
     ├── TraceError(ValueError)                  2  a bad line in a replay trace
     ├── StateWriteError(OSError)                2  a save failed; the previous state is intact
-    │   └── StateUnsavable                      2  the state holds what cannot be written and read back
+    │   ├── StateUnsavable                      2  the state holds what cannot be written and read back
+    │   └── JournalUnwritable                   2  journal.jsonl cannot be appended to (found before the step)
     ├── StateLocked(TimeoutError)               5  another heartbeat holds the lock
     ├── Killed(RuntimeError)                    3  the KILL file is present
     ├── MetricError(RuntimeError)                  a progress metric failed (recorded, not fatal)
@@ -32,6 +33,7 @@ __all__ = [
     "EXIT_PRIORITY",
     "ConfigError",
     "HeartbeatError",
+    "JournalUnwritable",
     "Killed",
     "MetricError",
     "NotifyError",
@@ -149,6 +151,18 @@ class StateWriteError(HeartbeatError, OSError):
 
 class StateUnsavable(StateWriteError):
     """The state holds a value that cannot be written as JSON and read back; nothing was written."""
+
+
+class JournalUnwritable(StateWriteError):
+    """``journal.jsonl`` cannot be appended to (a folder or a FIFO in its place, no permission).
+
+    Found before the step, so the agent never acts with calls no journal can keep.
+    """
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(path, f"the journal {path.name} cannot be written ({why})")
+        self.message = f"{path}: the journal cannot be written ({why}); the step was not called"
+        self.args = (self.message,)
 
 
 class StateLocked(HeartbeatError, TimeoutError):

@@ -27,6 +27,7 @@ __all__ = [
     "PRIVATE_DIR_MODE",
     "PRIVATE_FILE_MODE",
     "QuietFolder",
+    "append_problem",
     "atomic_write",
     "ensure_private_dir",
     "fsync_dir",
@@ -243,6 +244,25 @@ def not_regular(path: Path | str) -> str | None:
     if stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode):
         return None
     return f"is {_kind(info.st_mode)}, not a regular file"
+
+
+def append_problem(path: Path | str) -> str | None:
+    """Why appending to ``path`` would fail or block now, else None (a missing file is made).
+
+    A folder, FIFO, device or socket in its place, a symlink to nothing, or no
+    permission to write it. One ``stat`` and one ``access``, never an ``open``:
+    a FIFO opened to write waits for a reader.
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return "is a symlink to a missing file" if os.path.islink(path) else None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not stat.S_ISREG(info.st_mode):
+        kind = _kind(info.st_mode)
+        return kind if kind.startswith("not") else f"is {kind}, not a regular file"
+    return None if os.access(path, os.W_OK) else "permission denied"
 
 
 def open_regular(path: Path | str, flags: int = os.O_RDONLY) -> int:

@@ -136,7 +136,7 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
     def stuck(signum: int) -> None:
         # SIGTERM/SIGINT, and the step's own clean-up holds the exception back (a thread pool
         # joining its workers): end its --exec group and the process, as the signal would.
-        from ..tick.control import note_interrupted
+        from ..tick.control import interrupted_message, note_interrupted
         from ..tick.execstep import end_all
         from ..tick.stepcall import account_interrupted
         from ..tick.watchdog import TickInterrupted
@@ -144,6 +144,9 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
         end_all()
         reason = str(TickInterrupted(signum))
         notes = [""]
+        said = f"{reason}; the step did not unwind; its work was not saved"
+        if ticking and ticking[-1].delivering is not None:  # a tick saved, then stopped as it delivered
+            said = f"{interrupted_message(ticking[-1], reason)}; the delivery did not unwind"
         if ticking:
             # The calls the step made ran: journaled and their spend counted before the process
             # ends without it. Bounded: a state folder that hangs must not keep the process alive.
@@ -151,8 +154,7 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
             note_interrupted(ticking[-1], reason)
         with contextlib.suppress(OSError, ValueError):
             streams[-1].flush()  # results of agents ticked before this one
-        said = f"heartbeat: {reason}; the step did not unwind; its work was not saved{notes[-1]}"
-        exit_now(128 + signum, said)
+        exit_now(128 + signum, f"heartbeat: {said}{notes[-1]}")
 
     codes = []
     heartbeats = _heartbeats(_config(args))
@@ -166,7 +168,11 @@ def cmd_tick(args: argparse.Namespace, out: TextIO) -> int:
                 print_result(result, stream, as_json=args.json, quiet=args.quiet)
                 codes.append(result.exit_code)
     except TickInterrupted as exc:
-        print(f"heartbeat: {exc}; the tick's work was not saved", file=sys.stderr)
+        from ..tick.control import interrupted_message
+
+        print(
+            f"heartbeat: {interrupted_message(ticking[-1] if ticking else None, str(exc))}", file=sys.stderr
+        )
         return end_left_running(128 + exc.signum, own_process=OWN_PROCESS)
     return end_left_running(worst_exit_code(codes), own_process=OWN_PROCESS)
 

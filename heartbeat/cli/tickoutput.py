@@ -37,6 +37,8 @@ def print_result(result: TickResult, out: TextIO, *, as_json: bool = False, quie
     elif quiet and (result.exit_code == 1 or result.untold):
         # A step that raised, or an escalation no notifier carries: cron's mail is the only word.
         print(f"heartbeat: {prefix}{result.message}", file=sys.stderr)
+    elif quiet and result.exit_code == 2 and not result.errors:  # an error kept no line of its own
+        print(f"heartbeat: {prefix}error: {result.message}", file=sys.stderr)
     elif not quiet:
         colour = "red" if result.exit_code else "yellow" if result.anomalies else None
         first, _, rest = (prefix + result.message.replace("\n", "\n" + prefix)).partition("\n")
@@ -51,6 +53,11 @@ def print_result(result: TickResult, out: TextIO, *, as_json: bool = False, quie
             text = printable_lines(result.decision.instructions, f"{prefix}    ")
             out.write(f"{prefix}  instructions for the next step:\n{prefix}    {text}\n")
     out.flush()
+    if result.outcome not in ("error", "locked"):
+        # An error beside the tick's outcome (the journal could not be written, a notifier could not
+        # be built): its one line, quiet or not (quiet silences normal output only).
+        for line in result.errors:
+            print(f"heartbeat: {prefix}error: {line}", file=sys.stderr)
     for line in result.undelivered:
         warn(prefix, f"notification not delivered (kept in outbox/): {line}")
     if result.waiting and not result.undelivered:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..base.errors import EXIT_CODES, worst_exit_code
 from .models import Anomaly, Decision
 
 if TYPE_CHECKING:
@@ -44,6 +45,8 @@ class TickResult:
     """A recovery could reach the agent (see :attr:`.settle.TickFacts.heard`)."""
     baseline: float | None = None
     """The metric before the step (see :attr:`.settle.TickFacts.baseline`); the journal keeps it."""
+    errors: list[str] = field(default_factory=list)
+    """What went wrong beside the tick's outcome, one line each (see :meth:`add_error`)."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict, stable for scripts (``heartbeat tick --json``)."""
@@ -72,6 +75,13 @@ class TickResult:
         self.delivered += report.delivered
         self.undelivered += report.undelivered()
         self.waiting = report.waiting
+
+    def add_error(self, line: str) -> None:
+        """Something went wrong that the outcome does not say (the journal could not be written):
+        exit 2, the line added to the message, and kept in :attr:`errors` for ``--quiet`` to print."""
+        self.exit_code = worst_exit_code((self.exit_code, EXIT_CODES["error"]))
+        self.message += f"; {line}"
+        self.errors.append(line)
 
     def take_facts(self, facts: TickFacts, decision: Decision | None) -> None:
         """Copy what the step phase found (its tick, actions, progress, errors) and the decision."""

@@ -9,6 +9,11 @@ as ``Class(name, **options)`` with the table's other keys, and must have a
 
 Each kind's module is imported only when a table uses it, so a tick that
 notifies through a file never loads the webhook's machinery.
+
+A notifier that cannot be built (a plug-in whose constructor raises: its
+vault is down, say) must not cost the others their message: built with
+``unbuilt``, it is replaced by an :class:`Unbuilt` whose every send fails with why,
+so its notifications wait in ``outbox/`` like any failed send's.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..base.errors import ConfigError
+from ..base.errors import ConfigError, NotifyError
 from ..base.redact import webhook_secrets
 from ..config.notify import WebhookNotifierConfig
 from .base import Notifier
@@ -26,8 +31,9 @@ if TYPE_CHECKING:
     import httpx
 
     from ..config.file import NotifierConfig
+    from ..core.models import Notification
 
-__all__ = ["BUILTIN_NOTIFIERS", "Notifier", "build_notifiers"]
+__all__ = ["BUILTIN_NOTIFIERS", "Notifier", "Unbuilt", "build_notifiers"]
 
 Builder = Callable[[Any, Path, "httpx.Client | None"], Notifier]
 
@@ -87,7 +93,7 @@ def _plugin(config: Any, base_dir: Path) -> Notifier:
         built = factory(config.name, **config.options())
     except ConfigError:
         raise
-    except Exception as exc:  # the plug-in refused its options: one line, no traceback
+    except (Exception, SystemExit) as exc:  # the plug-in refused its options (or exited): one line
         raise ConfigError(f"notifier {config.name}: {config.type} failed to start: {exc!r}") from None
     if not callable(getattr(built, "send", None)) or not isinstance(getattr(built, "name", None), str):
         raise ConfigError(f"notifier {config.name}: {config.type} has no name and send(notification)")
@@ -95,17 +101,32 @@ def _plugin(config: Any, base_dir: Path) -> Notifier:
     return notifier
 
 
+class Unbuilt:
+    """Stands in for a notifier that could not be built: every send fails with ``error`` (why)."""
+
+    def __init__(self, name: str, error: str) -> None:
+        self.name = name
+        self.error = error
+
+    def send(self, message: Notification) -> None:
+        """Fail: the notification waits in ``outbox/`` until the notifier can be built."""
+        raise NotifyError(self.name, f"could not be built: {self.error}")
+
+
 def build_notifiers(
     configs: Sequence[NotifierConfig],
     *,
     base_dir: Path,
     client: httpx.Client | None = None,
+    unbuilt: list[str] | None = None,
 ) -> list[Notifier]:
     """The notifiers the ``[[notify]]`` tables describe; relative paths start at ``base_dir``.
 
     A notifier whose ``${ENV}`` secret is not set raises ConfigError here:
     building notifiers is what needs the value. Each notifier masks every
     secret of the whole list (URLs, headers, ``${ENV}`` values) out of what it sends.
+    One that cannot be built raises ConfigError too; given ``unbuilt``, it is an
+    :class:`Unbuilt` in the list instead, and its error is appended to ``unbuilt``.
     """
     secrets: list[str] = []
     for config in configs:
@@ -116,7 +137,13 @@ def build_notifiers(
     notifiers: list[Notifier] = []
     for config in configs:
         builder = BUILTIN_NOTIFIERS.get(config.type)
-        built = builder(config, base_dir, client) if builder is not None else _plugin(config, base_dir)
+        try:
+            built = builder(config, base_dir, client) if builder is not None else _plugin(config, base_dir)
+        except ConfigError as exc:
+            if unbuilt is None:
+                raise
+            unbuilt.append(str(exc))
+            built = Unbuilt(config.name, exc.reason.removeprefix(f"notifier {config.name}: "))
         if hasattr(built, "mask_with"):  # the built-ins but ping, and any plug-in that wants them
             built.mask_with = secrets
         notifiers.append(built)

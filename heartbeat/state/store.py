@@ -34,10 +34,11 @@ from filelock import FileLock, Timeout
 from pydantic_core import PydanticSerializationError, from_json
 
 from ..base.credentials import mask_data
-from ..base.errors import StateLocked, StateUnsavable, StateWriteError
+from ..base.errors import JournalUnwritable, StateLocked, StateUnsavable, StateWriteError
 from ..base.fsutil import (
     PRIVATE_FILE_MODE,
     QuietFolder,
+    append_problem,
     atomic_write,
     ensure_private_dir,
     read_regular,
@@ -457,11 +458,13 @@ class StateStore:
         return Path(os.path.realpath(path)) if os.path.islink(path) else path
 
     def check_writable(self) -> None:
-        """Raise :class:`StateWriteError` unless the folder can take a ``state.json`` as big as the last.
+        """Raise :class:`StateWriteError` unless the folder can take a ``state.json`` as big as the last,
+        and :class:`JournalUnwritable` unless the journal can take the tick's events.
 
-        Called before the step, so a full disk, a read-only remount or a lost
-        permission stops the agent instead of letting it run with nothing saved.
-        One ``statvfs`` and one ``access``, no write: room for twice the last
+        Called before the step, so a full disk, a read-only remount, a lost
+        permission or a FIFO or folder in place of ``journal.jsonl`` stops the
+        agent instead of letting it run with nothing saved or journaled.
+        A ``statvfs``, a ``stat`` and an ``access`` or two, no write: room for twice the last
         size (and a free inode for the temp file) must be there.
         """
         needed = max(8192, 2 * self._reader.size)
@@ -471,6 +474,9 @@ class StateStore:
             problem = room_problem(written.parent, needed)
         if problem is not None:
             raise StateWriteError(self.state_path, problem)
+        problem = append_problem(self._journal_path)
+        if problem is not None:
+            raise JournalUnwritable(self._journal_path, problem)
 
     def _room_for_the_failed_save(self) -> str | None:
         """When a save found no room (:meth:`_note_no_room`): whether one that size fits now.

@@ -1,4 +1,4 @@
-"""One heartbeat (lock, load, step, decide, settle, save, deliver, journal), and ``heartbeat run``.
+"""One heartbeat (lock, load, step, decide, settle, save, journal, deliver), and ``heartbeat run``.
 
 Owns ``runner`` (:class:`~heartbeat.tick.runner.Heartbeat`, the pipeline),
 ``stepcall`` (the step phase), ``context`` (what the step sees), ``late``

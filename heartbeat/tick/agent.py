@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .context import Step
     from .plugins import AgentPlugins
     from .sharedstop import SharedStop
-    from .stepguard import StepGuard
+    from .stepguard import Closing, StepGuard
 
 __all__ = ["Agent"]
 
@@ -45,6 +45,7 @@ class Agent(Protocol):
     on_abandon: Callable[[TickResult], None] | None
     plugins: AgentPlugins
     stepping: StepGuard | None
+    delivering: Closing | None
 
     def step(self) -> Step: ...
 

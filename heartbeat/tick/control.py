@@ -13,7 +13,7 @@ from ..base.credentials import mask_credential_text
 from ..base.errors import ChangedMeanwhile, HeartbeatError, StateCorrupt
 from ..config.flags import addressed
 from ..core.models import AgentState, Status
-from ..state.killswitch import REASON_LIMIT, reason_text, stopped_by
+from ..state.killswitch import REASON_LIMIT, fleet_stop_name, reason_text, stopped_by
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HUMAN_LOCK_WAIT",
+    "interrupted_message",
+    "journal_interrupted",
     "kill_ends_delivery",
     "killed",
     "killed_while_loading",
@@ -39,6 +41,7 @@ __all__ = [
     "read_state",
     "resume",
     "resume_command",
+    "stopped_before_lock",
 ]
 
 # How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
@@ -271,14 +274,32 @@ def killed(hb: Agent, reason: str, *, locked: bool, source: str | None = None) -
     return result
 
 
+def stopped_before_lock(hb: Agent) -> TickResult | None:
+    """A tick's first look: KILL, then the fleet stop (``[stop]``), read fresh inside the KILL watch
+    (a slow stop URL never holds up a KILL). The tick's result if either says stop, else None."""
+    reason = hb.kill.reason()
+    if reason is not None:
+        return killed(hb, reason, locked=False)
+    fleet = hb.shared_stop
+    if fleet is None:
+        return None
+    from .sharedstop import KilledWhileReading
+
+    try:
+        shared = fleet.reason(killed=hb.kill.reason)
+    except KilledWhileReading as exc:
+        return killed(hb, exc.reason, locked=False)
+    return None if shared is None else killed(hb, shared, locked=False, source=fleet_stop_name(fleet.where))
+
+
 @contextlib.contextmanager
 def kill_ends_delivery(hb: Agent) -> Iterator[None]:
     """While a tick delivers: KILL ends it through ``hb.on_abandon``, exit 3 (set by ``tick`` and ``run``).
 
     A webhook that never answers must not hold KILL off for its timeout; the
     notices were queued before delivery began, so what was not delivered waits
-    in outbox/ for the next tick. Without ``on_abandon`` (a library caller's
-    tick, a human's command) delivery runs to its own timeouts.
+    in outbox/ for the next tick, and a saved tick's journal is made whole. Without
+    ``on_abandon`` (a library caller's tick, a human's command) delivery runs to its own timeouts.
     """
     on_abandon = hb.on_abandon
     if on_abandon is None:
@@ -288,6 +309,7 @@ def kill_ends_delivery(hb: Agent) -> Iterator[None]:
     from .watchdog import watching
 
     def stop(reason: str) -> None:
+        _close_delivery(hb)
         _journal_unlocked(
             hb, {"event": "kill", "reason": reason, "by": hb.kill.name, "during_delivery": True}
         )
@@ -311,7 +333,9 @@ def killed_while_loading(hb: Agent, reason: str) -> None:
 
 
 def note_left_behind(hb: Agent, reason: str) -> None:
-    """Journal that ``run`` ended while ``hb``'s tick was still running (no lock: an emergency)."""
+    """Journal that ``run`` ended while ``hb``'s tick was still running (no lock: an emergency);
+    one that was delivering its notices was saved: its last journal lines first."""
+    _close_delivery(hb)
     _journal_unlocked(
         hb, {"event": "kill", "reason": reason, "abandoned": True, "note": "the tick was left running"}
     )
@@ -332,11 +356,44 @@ def note_delivery_between_ticks(hb: Agent, report: DeliveryReport) -> None:
         _journal_unlocked(hb, {**event, "waiting": report.waiting, "between_ticks": True})
 
 
+def journal_interrupted(hb: Agent, reason: str) -> None:
+    """SIGTERM/SIGINT ended ``hb``'s tick: journal it when the lock can be had. Its step is gone (an
+    ``--exec`` group ended), its work unsaved; or it was stopped while it delivered, saved: its
+    last journal lines (``hb.delivering``) are written first."""
+    event: dict[str, Any] = {"event": "interrupted", "reason": reason}
+    with contextlib.suppress(HeartbeatError, OSError), hb.store.lock():
+        if _close_delivery(hb):
+            event["during_delivery"] = True
+        hb.journal([event], hb.clock(), 0)
+
+
+def interrupted_message(hb: Agent | None, reason: str) -> str:
+    """What a tick ended by SIGTERM or SIGINT (``reason``) kept, in words: none of its work, or
+    (stopped while it delivered its notices) all of it, what was not delivered waiting in outbox/."""
+    if hb is not None and hb.delivering is not None:
+        kept = "the tick was saved and journaled; what was not delivered waits in outbox/"
+        return f"{reason} during delivery; {kept}"
+    return f"{reason}; the tick's work was not saved"
+
+
 def note_interrupted(hb: Agent, reason: str) -> None:
-    """Journal that a signal ended ``hb``'s tick whose step did not unwind (no lock: an emergency)."""
-    _journal_unlocked(
-        hb, {"event": "interrupted", "reason": reason, "abandoned": True, "note": "the step did not unwind"}
-    )
+    """Journal that a signal ended ``hb``'s tick whose step (or delivery) did not unwind (no lock:
+    an emergency); one that was delivering its notices was saved: its last journal lines first."""
+    delivering = _close_delivery(hb)
+    what = "the delivery" if delivering else "the step"
+    event = {"event": "interrupted", "reason": reason, "abandoned": True, "note": f"{what} did not unwind"}
+    _journal_unlocked(hb, event | ({"during_delivery": True} if delivering else {}))
+
+
+def _close_delivery(hb: Agent) -> bool:
+    """Whether ``hb``'s tick was delivering its notices when it was stopped: saved, so its last
+    journal lines (``hb.delivering``) are written now (once, whoever asks first)."""
+    closing = hb.delivering
+    if closing is None:
+        return False
+    with contextlib.suppress(HeartbeatError, OSError):
+        closing()
+    return True
 
 
 def _journal_unlocked(hb: Agent, event: dict[str, Any]) -> None:

@@ -2,10 +2,14 @@
 
 The I/O half of :mod:`heartbeat.core.settle`. Only a decision that is saved is
 announced: the runner saves the state (its notices ride in it), then calls
-:func:`queue_notices`, which writes ``ESCALATION.md`` for an escalation and
-puts one outbox entry per notice and notifier; the state is saved again
-without them and :func:`deliver` sends what waits. A crash between the two
-saves leaves the notices in ``state.json``; the next tick queues them.
+:func:`announce`, which writes ``ESCALATION.md`` for an escalation and puts
+one outbox entry per notice and notifier (:func:`queue_notices`); the state
+is saved again without them, the tick's events are journaled, and
+:func:`deliver` sends what waits. A crash between the two saves leaves the
+notices in ``state.json``; the next tick queues them. A delivery may hang (a
+webhook that never answers) and be stopped (KILL, a signal): the tick's last
+journal lines (:class:`~heartbeat.tick.stepguard.Closing`) are then written
+by the stop, so its journal is whole.
 """
 
 from __future__ import annotations
@@ -21,11 +25,13 @@ from ..state.store import StateStore
 
 if TYPE_CHECKING:  # imported where used: a healthy tick never needs them
     from ..core.delivery import DeliveryReport
+    from ..core.result import TickResult
     from ..notify.notifiers import Notifier
     from ..notify.outbox import Outbox
     from .agent import Agent
 
 __all__ = [
+    "announce",
     "deliver",
     "outbox",
     "outbox_waiting",
@@ -73,6 +79,33 @@ def deliver(
 
         return DeliveryReport()
     return outbox(store, secrets).deliver(notifiers(), now, force=force)
+
+
+def announce(
+    hb: Agent,
+    state: AgentState,
+    events: list[dict[str, Any]],
+    result: TickResult,
+    *,
+    resume_hint: str,
+    secrets: Sequence[str] = (),
+) -> None:
+    """Queue the saved state's notices (:func:`queue_notices`), then save the state without them.
+
+    Every notifier gets each notice: one that cannot be built stands in as one whose sends fail
+    (its message waits in outbox/), and the tick says so in one line (exit 2).
+    """
+    notifiers = hb.plugins.notifiers()
+    # An escalation with no notifier reaches nobody but ESCALATION.md: the CLI says so.
+    result.untold = any(n.kind == "escalation" for n in state.notices) and not notifiers
+    # Only a decision that is on disk is announced: a failed save before this raised already.
+    queue_notices(
+        state, hb.store, notifiers, agent=hb.name, resume_hint=resume_hint, redact=hb.redact,
+        report=lambda note: write_report(hb, state, note, events), secrets=secrets,
+    )  # fmt: skip
+    hb.store.save(state)
+    for line in hb.plugins.unbuilt:  # the others were called: exit 2, and said
+        result.add_error(hb.redact(f"{line}; its notifications wait in outbox/"))
 
 
 def queue_notices(

@@ -17,6 +17,7 @@ from ..base.errors import NotifyError
 from ..config.notify import PingNotifierConfig
 from ..core.result import TickResult
 from ..notify.ping import PingNotifier
+from .control import interrupted_message
 from .watchdog import TickInterrupted
 
 if TYPE_CHECKING:
@@ -58,9 +59,10 @@ class PingRound:
         try:
             result = tick()
         except TickInterrupted as exc:
-            # SIGTERM/SIGINT ended the tick, its work unsaved: a failure (128 + the signal),
-            # pinged before the caller exits, or the check would wait for an end that never comes.
-            self.abandoned(128 + exc.signum, f"{exc}; the tick's work was not saved")
+            # SIGTERM/SIGINT ended the tick (its work unsaved, or saved as it delivered): a failure
+            # (128 + the signal), pinged before the caller exits, or the check would wait for an end
+            # that never comes.
+            self.abandoned(128 + exc.signum, interrupted_message(hb, str(exc)))
             raise
         finally:
             hb.on_abandon = caller

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..base.errors import ConfigError
+from ..config.notify import PluginNotifierConfig
 from ..config.plugins import load_plugin
 
 if TYPE_CHECKING:
@@ -61,6 +62,9 @@ class AgentPlugins:
         self._metric = progress
         self._metric_loaded = progress is not None
         self._notifiers = list(notifiers) if notifiers is not None else None
+        self.unbuilt: list[str] = []
+        """Why each notifier that could not be built was not (see :meth:`notifiers`)."""
+        self._found = False  # the notifier plug-ins' classes were found (find_notifiers)
         self._pricer: Pricer | None = None
 
     def check_configured(self) -> None:
@@ -89,12 +93,33 @@ class AgentPlugins:
         return self._metric
 
     def notifiers(self) -> list[Notifier]:
-        """The configured notifiers."""
+        """The configured notifiers; one that cannot be built is an ``Unbuilt`` whose sends fail,
+        so the others still get every message, and :attr:`unbuilt` says why."""
         if self._notifiers is None:
             from ..notify.notifiers import build_notifiers
 
-            self._notifiers = build_notifiers(self._config.notify, base_dir=self._config.base_dir)
+            config = self._config
+            self._notifiers = build_notifiers(config.notify, base_dir=config.base_dir, unbuilt=self.unbuilt)
         return self._notifiers
+
+    def find_notifiers(self) -> None:
+        """ConfigError when a notifier plug-in's class cannot be found (its module missing, say): looked
+        up, never built (building may reach a vault), so a tick fails before its step as it does for a
+        misspelt metric. Once per process; notifiers given to the constructor are used as they are."""
+        if self._found or self._notifiers is not None:
+            return
+        for table in self._config.notify:
+            if isinstance(table, PluginNotifierConfig):
+                found = load_plugin("notifier", table.type, search_path=self._config.base_dir)
+                if not callable(found):
+                    raise ConfigError(f"notifier {table.name}: {table.type!r} is not callable")
+        self._found = True
+
+    def check_notifiers(self) -> None:
+        """ConfigError when a notifier cannot be built (``validate``, and ``run`` before it starts)."""
+        self.notifiers()
+        if self.unbuilt:
+            raise ConfigError(self.unbuilt[0])
 
     def pricer(self) -> Pricer:
         """Prices model calls (``[budget.prices]``, then genai-prices), made at the first model call."""

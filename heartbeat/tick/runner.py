@@ -1,4 +1,4 @@
-"""One heartbeat of one agent: lock -> load -> step -> decide -> settle -> save -> deliver -> journal.
+"""One heartbeat of one agent: lock -> load -> step -> decide -> settle -> save -> journal -> deliver.
 
 The runner is the imperative shell around the pure parts: it reads the
 clock (an injected ``clock``), touches files, calls the agent's step and
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..base.credentials import mask_credential_text
-from ..base.errors import HeartbeatError, StateLocked, StateWriteError, worst_exit_code
+from ..base.errors import HeartbeatError, StateLocked, StateWriteError
 from ..config.file import AgentConfig, HeartbeatConfig
 from ..core.budget import exhausted, roll_over
 from ..core.models import AgentState, Status
@@ -25,12 +25,13 @@ from ..core.result import TickResult
 from ..core.settle import Settlement, TickFacts, Where, settle
 from ..detect.detectors import build_detectors
 from ..state.journal import Journal
-from ..state.killswitch import KillSwitch, fleet_stop_name
+from ..state.killswitch import KillSwitch
 from ..state.store import StateStore
 from . import control, effects
 from .context import Step
 from .plugins import AgentPlugins
 from .stepcall import interrupted_calls, run_step
+from .stepguard import Closing, StepGuard
 from .watchdog import TickInterrupted
 
 # Names for types only: the modules are imported where used (plugins, effects, warm), as most
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from ..notify.outbox import Outbox
     from ..state.warm import WarmStart
     from .sharedstop import SharedStop
-    from .stepguard import StepGuard
 
 __all__ = ["Heartbeat", "TickResult", "utc_now"]
 
@@ -97,6 +97,8 @@ class Heartbeat:
         """Called (from the watchdog thread) when a step that did not return is abandoned on KILL."""
         self.stepping: StepGuard | None = None
         """The step of the tick under way, until the tick's save keeps its calls (for a stop that won't)."""
+        self.delivering: Closing | None = None
+        """A saved tick's last journal lines while it delivers: a stop then writes them."""
         self.shared_stop: SharedStop | None = None
         if config.stop is not None:
             from .sharedstop import SharedStop
@@ -114,7 +116,8 @@ class Heartbeat:
         return self.plugins.metric()
 
     def notifiers(self) -> list[Notifier]:
-        """The configured notifiers (built on first use, so httpx loads only when needed)."""
+        """The configured notifiers (built on first use, so httpx loads only when needed); one that
+        cannot be built stands in as one whose sends fail (``plugins.unbuilt`` says why)."""
         return self.plugins.notifiers()
 
     @property
@@ -130,7 +133,7 @@ class Heartbeat:
         """Load every plug-in now, so a bad config fails before the first tick."""
         self.step()
         self.metric()
-        self.notifiers()
+        self.plugins.check_notifiers()
 
     # -- the tick
 
@@ -152,13 +155,11 @@ class Heartbeat:
         return self.shared_stop.current() if self.shared_stop is not None else None
 
     def _guarded_tick(self) -> TickResult:
+        self.delivering = None
         try:
             return self._tick()
-        except TickInterrupted as exc:
-            # SIGTERM/SIGINT of `heartbeat tick`: the step is gone (an --exec group ended), its
-            # work unsaved. Journal it when the lock can be had, then let the caller exit.
-            with contextlib.suppress(HeartbeatError, OSError), self.store.lock():
-                self.journal([{"event": "interrupted", "reason": str(exc)}], self.clock(), 0)
+        except TickInterrupted as exc:  # SIGTERM/SIGINT of `heartbeat tick`: journaled, then the caller exits
+            control.journal_interrupted(self, str(exc))
             raise
         except StateLocked as exc:
             return TickResult(self.name, "locked", 5, self.redact(str(exc)))
@@ -171,19 +172,9 @@ class Heartbeat:
     def _tick(self) -> TickResult:
         # Taken out first: a tick that stops half way leaves none behind.
         warm = self._warm.take() if self._warm is not None else None
-        reason = self.kill.reason()
-        if reason is not None:
-            return control.killed(self, reason, locked=False)
-        fleet = self.shared_stop
-        if fleet is not None:
-            from .sharedstop import KilledWhileReading
-
-            try:  # read fresh, inside the KILL watch: a slow stop URL never holds up a KILL
-                shared = fleet.reason(killed=self.kill.reason)
-            except KilledWhileReading as exc:
-                return control.killed(self, exc.reason, locked=False)
-            if shared is not None:
-                return control.killed(self, shared, locked=False, source=fleet_stop_name(fleet.where))
+        stopped = control.stopped_before_lock(self)  # KILL, then the fleet stop
+        if stopped is not None:
+            return stopped
         self.config.require_env()  # a tick may have to notify: its secrets must be there
         control.let_pause_in(self)  # a human's pause waiting for the lock goes first
         with self.store.lock():
@@ -225,7 +216,7 @@ class Heartbeat:
         self, settled: Settlement, events: list[dict[str, Any]], result: TickResult, now: datetime,
         monitor: Monitor | None = None,
     ) -> TickResult:  # fmt: skip
-        """Save the settled state; then queue and deliver what it decided; then journal."""
+        """Save the settled state; queue what it decided; journal; deliver (a stop closes the journal)."""
         state = settled.state
         result.take_settlement(settled)
         events += settled.events
@@ -243,27 +234,35 @@ class Heartbeat:
         self.stepping = None  # its calls are in state.json: a signal from here on drops nothing of them
         if changed:  # the message and the events changed: the lines are encoded again below
             result.message, lines = result.message + changed, None
-        if state.notices:
-            # An escalation with no notifier reaches nobody but ESCALATION.md: the CLI says so.
-            result.untold = any(n.kind == "escalation" for n in state.notices) and not self.notifiers()
-            # Only a decision that is on disk is announced: a failed save above raised already.
-            effects.queue_notices(
-                state, self.store, self.notifiers(), agent=self.name, resume_hint=self.where.resume_hint,
-                redact=self.redact, report=lambda note: effects.write_report(self, state, note, events),
-                secrets=self._secrets,
-            )  # fmt: skip
-            self.store.save(state)
-            result.absorb(self.retry_outbox(now, force=False))
+        announcing = bool(state.notices)
+        if announcing:
+            effects.announce(
+                self, state, events, result, resume_hint=self.where.resume_hint, secrets=self._secrets
+            )
         if self._warm is not None:
             self._warm.keep(ready, self.store.last_save, changed=bool(changed))
-        try:
-            self._journal_file.write(lines or self._journal_lines(events + result.closing_events(), tick))
-        except OSError as exc:
-            # The state is saved; only the readable history is missing. Say exactly that.
-            result.exit_code = worst_exit_code((result.exit_code, 2))
-            reason = self.redact(exc.strerror or str(exc))
-            result.message += f"; the journal could not be written ({reason}); the state was saved"
+        if not announcing:
+            self._append(result, lines or self._journal_lines(events + result.closing_events(), tick))
+            return result
+        # Journaled before the delivery, which may hang and be stopped: the stop writes the rest.
+        self._append(result, self._journal_lines(events, tick))
+        self.delivering = Closing(
+            lambda: self._append(result, self._journal_lines(result.closing_events(), tick))
+        )
+        result.absorb(self.retry_outbox(now, force=False))
+        self.delivering()
+        self.delivering = None
         return result
+
+    def _append(self, result: TickResult, lines: bytes) -> None:
+        """Journal the tick's ``lines``; the state is saved, so a failure is only said (exit 2), once."""
+        try:
+            self._journal_file.write(lines)
+        except OSError as exc:
+            reason = self.redact(exc.strerror or str(exc))
+            line = f"the journal could not be written ({reason}); the state was saved"
+            if line not in result.errors:
+                result.add_error(line)
 
     def _journal_lines(self, events: Sequence[Mapping[str, Any]], tick: int) -> bytes:
         """``events`` as journal lines, stamped with the clock, the agent and ``tick`` (redacted)."""

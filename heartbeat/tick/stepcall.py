@@ -83,6 +83,7 @@ def run_step(
     try:
         step = hb.step()
         hb.metric()  # a misspelt metric fails the tick here, before the step's side effects
+        hb.plugins.find_notifiers()  # and so does a notifier plug-in that is not there
         if monitor is None:
             monitor = Monitor(
                 hb.config.detectors,

@@ -200,6 +200,9 @@ def test_plug_ins_given_by_the_caller_are_used_as_they_are(tmp_path: Path) -> No
     assert plugins.step() is step
     assert plugins.notifiers() == []
     configured = AgentPlugins(config, config.all_agents()[0])
-    for load in (configured.step, configured.notifiers):
+    for load in (configured.step, configured.check_notifiers):
         with pytest.raises(ConfigError, match="no module named 'nowhere'"):
             load()
+    # A tick's notifiers: the one that cannot be built stands in as one whose sends fail.
+    (unbuilt,) = configured.notifiers()
+    assert unbuilt.name == "x" and "no module named 'nowhere'" in configured.unbuilt[0]
