@@ -218,7 +218,6 @@ def looks_up(tool: str) -> bool:
     return _verb(tool) in _LOOKUP_VERBS
 
 
-# A message to a person: the answer is theirs, in their own words each time.
 @lru_cache(maxsize=1024)
 def named_things(tool: str) -> frozenset[str]:
     """The words of ``tool``'s name that are no verb known here: what it acts on or reads
@@ -235,6 +234,7 @@ def stores_by_name(tool: str) -> bool:
     return _verb(tool) in _STORE_VERBS
 
 
+# A message to a person: the answer is theirs, in their own words each time.
 _MESSAGE_VERBS = frozenset(["respond", "reply", "send", "post", "notify", "forward", "say", "tell"])
 # A call that waits: a poller's pause between its rounds.
 _WAIT_VERBS = frozenset(["sleep", "wait"])

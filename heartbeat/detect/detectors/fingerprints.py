@@ -365,7 +365,7 @@ def action_keys(
         stripped = output.strip()
         if not stripped:
             if not error and passes_silently(canonical):
-                stripped = CHECKED_CLEAN  # a linter's silence: its verdict, an all-clear
+                stripped = _CHECKED_CLEAN  # a linter's silence: its verdict, an all-clear
         elif stripped[:7] == "Content":  # a cheap test first: few outputs open so
             stripped = fetched_body(stripped)
         elif stripped[:5] == "HTTP/" and not error:
@@ -485,7 +485,7 @@ _short_output_result = lru_cache(maxsize=1024)(_output_result)
 _error_result = lru_cache(maxsize=1024)(_failure_result)
 _new_prints = tuple.__new__
 _crc32 = zlib.crc32
-CHECKED_CLEAN = "No issues found."  # what a checker's silence says (see calls.passes_silently)
+_CHECKED_CLEAN = "No issues found."  # what a checker's silence says (see calls.passes_silently)
 _OPENS = 24  # characters: an answer opening with its error's own first ones said its failure as its answer
 NOT_FOUND_RESULT = _output_result(NOT_FOUND)
 """The result key of every answer saying only that nothing was found, whatever it echoes."""

@@ -329,3 +329,19 @@ def test_a_source_is_an_argument_named_for_where_a_call_reads(
     """One argument naming where the call looks (a channel, a feed, a repository) is its source."""
     summary = prints("history", args, "", None).summary
     assert source_named("history", summary) == source
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "writes"),
+    [
+        ("docker_compose", {"cmd": "up -d"}, True),  # docker compose up -d
+        ("git_commit", {"message": "fix the parser"}, True),  # git commit
+        ("git_show", {"cmd": "HEAD --stat"}, False),
+        ("docker", {"cmd": "ps"}, False),
+    ],
+)
+def test_a_tool_named_for_a_program_and_its_command_reads_as_both(
+    tool: str, args: dict[str, str], writes: bool
+) -> None:
+    """The program and what the tool's name says after it make the command its values run."""
+    assert silent_by_design(tool, summarize(tool, args)) is writes
