@@ -595,10 +595,13 @@ def step(ctx):
     here = pathlib.Path(ctx.base_dir)
     ctx.record("search", {"q": "heartbeat"}, output="3 hits")
     ctx.record_usage("gpt-4o-mini", 100, 20, 40)
-    (here / "waiting").write_text("")
     while True:  # a step that does not unwind: its `except BaseException` swallows the signal
         try:
-            time.sleep(0.05)
+            # The marker is written inside the `try`: the test signals once it exists, and a
+            # signal handled before the `try` would unwind the step after all.
+            (here / "waiting").write_text("")
+            while True:
+                time.sleep(0.05)
         except BaseException:
             (here / "swallowed").write_text("")
 """

@@ -177,10 +177,12 @@ class Stubborn:
         self.name = name
 
     def send(self, notification):
-        pathlib.Path("sending").write_text("")
         while True:
             try:
-                time.sleep(0.05)
+                # Inside the `try`: the test signals once this exists (see test_late_spend's twin).
+                pathlib.Path("sending").write_text("")
+                while True:
+                    time.sleep(0.05)
             except BaseException:
                 pathlib.Path("swallowed").write_text("")
 """
