@@ -344,6 +344,28 @@ def _silent_command(tool: str, summary: str) -> bool:
     return any(_SILENT_COMMAND.search(f"{name} {value}") for value in _STRING_VALUE.findall(summary))
 
 
+# A bisect's step: git checks out the next commit to test, so what a check answers next is that
+# commit's answer, not the last one's again.
+_BISECT_STEP = re.compile(r"(?<![\w-])git\s+bisect\s+(?:good|bad|skip|old|new)(?![\w-])")
+
+
+@lru_cache(maxsize=1024)
+def steps_bisect(tool: str, summary: str) -> bool:
+    """Whether the call ``summary`` of ``tool`` marks a commit in a ``git bisect`` (``git bisect
+    good``, a ``git_bisect`` tool's ``"bad"``), which checks out the next one."""
+    if "bisect" not in summary and "bisect" not in tool.lower():
+        return False
+    if _SHELL_TOOL.search(tool):
+        return _BISECT_STEP.search(summary) is not None
+    if any(_BISECT_STEP.search(value) for value in _COMMAND_VALUE.findall(summary)):
+        return True
+    program = _PROGRAM_TOOL.search(tool)
+    if program is None:
+        return False
+    name = _SEPARATORS.sub(" ", tool[program.start(1) :]).strip().lower()
+    return any(_BISECT_STEP.search(f"{name} {value}") for value in _STRING_VALUE.findall(summary))
+
+
 def silent_by_design(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing."""
     return acts_by_name(tool) or _silent_command(tool, summary) or writes_sql(summary)

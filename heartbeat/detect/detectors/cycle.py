@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
-from .calls import CONFIRMATION_LONGEST, acts_by_name, is_note, silent_by_design, waits
+from .calls import CONFIRMATION_LONGEST, acts_by_name, is_note, silent_by_design, steps_bisect, waits
 from .consulted import unconsulted
 from .contract import (
     ActionTracker,
@@ -92,7 +92,7 @@ from .window import KeyWindow, count_revisits
 __all__ = ["Cycle", "CycleTracker"]
 
 
-def _key_of(action: ActionView, before: Hashable = None) -> Hashable:
+def _key_of(action: ActionView, before: Hashable = None, stepped: bool = False) -> Hashable:
     """An action's key, ``before`` the key of the action before it; None for a call that attempted
     nothing, waits (a poller's ``sleep``) or was answered nothing: a position, never a revisit. A
     write answered ``INSERT 0 3`` or ``ok`` is keyed with the look before it: a monitor storing each
@@ -100,7 +100,18 @@ def _key_of(action: ActionView, before: Hashable = None) -> Hashable:
     tool named for an act, confirmed in a line ("Ticket closed."), is keyed by its call, times
     masked: its numbers name what it acted on (ticket 9004, then 9005), a timestamp does not. An
     all-clear is each call's own verdict ("OK: checksum matches", file after file): the exact
-    call, as a short answer (until 2026-12-06 a backup verifier was a cycle at its fifth turn)."""
+    call, as a short answer (until 2026-12-06 a backup verifier was a cycle at its fifth turn).
+    A call right after a bisect's step (``stepped``: see :func:`~.calls.steps_bisect`) is keyed
+    with that step, which names the commit checked out: the test passing at one commit and failing
+    at the next is each commit's answer, and the same answer at the same commit is a revisit."""
+    key = _plain_key(action, before)
+    if stepped and key is not None and before is not None:
+        return (*key[:2], before)
+    return key
+
+
+def _plain_key(action: ActionView, before: Hashable) -> tuple[Hashable, ...] | None:
+    """:func:`_key_of` but for a call after a bisect's step."""
     length = action.output_len
     if attempted_nothing(action) or waits(action.tool, action.summary):
         return None
@@ -120,9 +131,16 @@ def _key_of(action: ActionView, before: Hashable = None) -> Hashable:
 def _keys(actions: Sequence[ActionView], n: int) -> list[Hashable]:
     """The keys of the newest ``n`` of ``actions``, each keyed after the one before it."""
     keys: list[Hashable] = []
+    stepped = False
     for action in actions[-n - 1 :]:
-        keys.append(_key_of(action, _base(keys[-1]) if keys else None))
+        keys.append(_key_of(action, _base(keys[-1]) if keys else None, stepped))
+        stepped = _steps(action)
     return keys[-n:]
+
+
+def _steps(action: ActionView) -> bool:
+    """Whether ``action`` is a bisect's step (the substring test first: almost no call is)."""
+    return "bisect" in action.summary and steps_bisect(action.tool, action.summary)
 
 
 def _base(key: Hashable) -> Hashable:
@@ -343,6 +361,7 @@ class CycleTracker(StepTracker):
         "_position",
         "_since",
         "_size",
+        "_stepped",
     )
 
     def __init__(self, det: Cycle, history: History) -> None:
@@ -357,15 +376,19 @@ class CycleTracker(StepTracker):
         self._since = RecheckWindow(det.window)  # the keys since the agent last changed anything
         self._before: Hashable = None  # the key of the newest action, which a write's holds
         seed = tail_of(history.actions, det.window + 1, det.exempt)
+        self._stepped = False  # whether the newest action stepped a bisect: see _key_of
         if len(seed) > det.window:
-            self._before = _base(_key_of(seed.pop(0)))
+            first = seed.pop(0)
+            self._before = _base(_key_of(first))
+            self._stepped = _steps(first)
         for action in seed:
             self._push(action)
 
     def _push(self, action: ActionView) -> int:
         """Add an action's key to the window: its count in the window."""
-        key = _key_of(action, self._before)
+        key = _key_of(action, self._before, self._stepped)
         self._before = _base(key)
+        self._stepped = _steps(action)
         self._position += 1
         note = is_note(action.tool)
         if note:

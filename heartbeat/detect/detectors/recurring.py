@@ -62,6 +62,7 @@ from .calls import (
     is_note,
     silent_by_design,
     speaks,
+    steps_bisect,
     waits,
     writes_sql,
 )
@@ -233,12 +234,18 @@ def _spared(
     return calls, outputs
 
 
+def _moves_on(action: ActionView) -> bool:
+    """Whether the call after ``action`` looks at something that moved: ``action`` waited, or
+    stepped a ``git bisect`` to the next commit (a test run there is that commit's answer)."""
+    return waits(action.tool, action.summary) or steps_bisect(action.tool, action.summary)
+
+
 def _polled(actions: Sequence[ActionView]) -> list[bool]:
     """For each of ``actions``, whether it is a poll (a call right after a wait)."""
     found = [False] * len(actions)
     for i in range(1, len(actions)):
         before = actions[i - 1]
-        found[i] = waits(before.tool, before.summary)
+        found[i] = _moves_on(before)
     return found
 
 
@@ -422,7 +429,7 @@ class RecurringTracker(StepTracker):
         if tool in self._exempt:
             return None
         poll = self._waited
-        self._waited = waits(tool, action.summary)
+        self._waited = _moves_on(action)
         call, output = _keys(action, self._min_chars, poll)
         recent = self._recent
         counts = self._counts

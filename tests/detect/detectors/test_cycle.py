@@ -672,3 +672,53 @@ def test_an_all_clear_from_each_of_many_calls_is_no_revisit() -> None:
     assert first(Cycle(), actions(calls)) is None
     again = [calls[0], calls[1]] * 8
     assert first(Cycle(), actions(again)) is not None
+
+
+def _bisect(verdicts: list[str], skipped: bool = False) -> list[Call]:
+    """A kernel selftest run at each commit of a bisect, then the commit marked; ``skipped``: each
+    step is a ``skip`` that git answers the same way (no commit left to test but skipped ones)."""
+    test = {"cmd": "make -C tools/testing/selftests TARGETS=mm run_tests"}
+    calls: list[Call] = []
+    for step, verdict in enumerate(verdicts, 1):
+        if verdict == "good":
+            calls.append(
+                {"tool": "run_selftest", "args": test, "output": "ok 1 mm: hugepage-mmap\n# pass:12 fail:0"}
+            )
+        else:
+            calls.append(
+                {"tool": "run_selftest", "args": test, "error": "not ok 1 mm: hugepage-mmap # exit=1"}
+            )
+        answer = (
+            "There are only 'skip'ped commits left to test.\nThe first bad commit could be any of: 9c1f0e2"
+            if skipped
+            else f"Bisecting: {2 ** (13 - step)} revisions left\n[c0ffee{step:02d}] mm: change {step}"
+        )
+        calls.append(
+            {"tool": "git_bisect", "args": {"cmd": "skip" if skipped else verdict}, "output": answer}
+        )
+    return calls
+
+
+def test_a_bisects_test_at_each_commit_is_no_revisit() -> None:
+    """A 13-step bisect through a Session (live round 53) was a cycle at its eighth test: the same
+    test, passing at one commit and failing at the next, went back to its two results. A call right
+    after a bisect's step is that commit's answer. A bisect whose every step is answered the same
+    (git has only skipped commits left) tests the same commit again: that goes round."""
+    verdicts = [
+        "good",
+        "bad",
+        "bad",
+        "good",
+        "good",
+        "bad",
+        "good",
+        "bad",
+        "good",
+        "bad",
+        "good",
+        "good",
+        "bad",
+    ]
+    assert first(Cycle(), actions(_bisect(verdicts))) is None
+    found = first(Cycle(), actions(_bisect(verdicts, skipped=True)))
+    assert found is not None and found[0] <= 14

@@ -703,3 +703,28 @@ def test_a_quiet_source_in_a_round_counts_since_any_news() -> None:
         ]
     ]
     assert any(trips(Recurring(), actions(posted)))
+
+
+def test_a_test_run_after_each_bisect_step_is_that_commits_answer() -> None:
+    """A bisect's test passes at some commits and fails at others: each pass after a step that
+    checked out a new commit is news, not the same result again (live round 53's kernel bisect was
+    escalated by it). After a step git answers as before (only skipped commits left), it is."""
+    test = {"cmd": "pytest tests/test_render.py -q"}
+    passed = {"tool": "run_tests", "args": test, "output": "12 passed in 0.41s"}
+
+    def steps(answers: list[str]) -> list[Call]:
+        return [
+            call
+            for answer in answers
+            for call in (passed, {"tool": "git_bisect", "args": {"cmd": "good"}, "output": answer})
+        ]
+
+    moving = [
+        f"Bisecting: {64 >> i} revisions left to test after this\n[{i:07x}] render: step {i}"
+        for i in range(7)
+    ]
+    assert first(Recurring(), actions(steps(moving))) is None
+    stuck = [
+        "There are only 'skip'ped commits left to test.\nThe first bad commit could be any of: 9c1f0e2"
+    ] * 7
+    assert first(Recurring(), actions(steps(stuck))) is not None
