@@ -31,7 +31,7 @@ texts pass through it before anything keeps or shows them; so do names an agent 
 model chose (a tool's, a model's: :func:`mask_name`), which are kept and shown on their own.
 
 Pure and standard library only: the detectors' fingerprints use it for every
-recorded action.
+recorded action. What the agent keeps in its own data is masked by :mod:`.kept_data`.
 """
 
 from __future__ import annotations
@@ -42,13 +42,18 @@ from functools import cache
 from typing import Any
 
 __all__ = [
+    "KNOWN_LIMIT",
+    "KNOWN_NAME",
+    "LEAVES",
     "MASK",
+    "credential_words",
     "holds_credentials",
     "is_credential_key",
     "mask_credential_text",
     "mask_credentials",
-    "mask_data",
+    "mask_forms",
     "mask_name",
+    "name_words",
 ]
 
 MASK = "***"
@@ -103,22 +108,24 @@ _WORDS = re.compile(r"[a-z0-9]+")
 # is_credential_key of the key names seen (bounded): an agent uses the same few names again
 # and again, and the test of a name costs two regexes.
 _KNOWN: dict[object, bool] = {}  # keyed by plain str names only
-_KNOWN_LIMIT = 4096
-_KNOWN_NAME = 64  # longer names are tested each time, not kept
+KNOWN_LIMIT = 4096
+"""How many names a cache of names' answers keeps."""
+KNOWN_NAME = 64
+"""The longest name such a cache keeps: longer names are tested each time."""
 _SAFE: set[str] = set()  # the names among them that are no credential's
 _PLAIN_STR = frozenset([str])
-# Values that hold no keys: skipped without an isinstance test.
-_LEAVES = frozenset([str, int, float, bool, type(None)])
+LEAVES = frozenset([str, int, float, bool, type(None)])
+"""The classes of values that hold no keys: skipped without an isinstance test."""
 
 
 def is_credential_key(name: object) -> bool:
     """Whether an argument named ``name`` holds a credential (see the module docstring)."""
     if not isinstance(name, str) or not name:
         return False
-    return _credential_words(_name_words(name))
+    return credential_words(name_words(name))
 
 
-def _credential_words(words: list[str]) -> bool:
+def credential_words(words: list[str]) -> bool:
     """:func:`is_credential_key` of a name already split into its words."""
     if not words:
         return False
@@ -132,7 +139,7 @@ def _credential_words(words: list[str]) -> bool:
     return last == "key" and len(words) > 1 and words[-2] in _KEY_AFTER
 
 
-def _name_words(name: str) -> list[str]:
+def name_words(name: str) -> list[str]:
     """The words of a key's name, lowercased: ``apiKey`` and ``api-key`` are ``api key``."""
     return _WORDS.findall(_CAMEL.sub(r"\1 \2", name).lower())
 
@@ -144,7 +151,7 @@ def _credential_name(name: object) -> bool:
     found = _KNOWN.get(name)
     if found is None:
         found = is_credential_key(name)
-        if len(_KNOWN) < _KNOWN_LIMIT and len(name) <= _KNOWN_NAME:
+        if len(_KNOWN) < KNOWN_LIMIT and len(name) <= KNOWN_NAME:
             _KNOWN[name] = found
             if not found:
                 _SAFE.add(name)
@@ -156,7 +163,7 @@ def holds_credentials(value: Any) -> bool:
     # Per recorded action: the keys are looked at, not the text of the values. Most arguments
     # are one plain dict of plain values with names seen before: one pass, no walk.
     known = _KNOWN
-    leaves = _LEAVES
+    leaves = LEAVES
     if value.__class__ is dict:
         # The common case in C: plain str names, all known to be safe, and plain values.
         if (
@@ -385,116 +392,13 @@ def mask_name(name: str) -> str:
     found = _NAMES.get(name)
     if found is None:
         found = mask_credential_text(name)
-        if len(_NAMES) < _KNOWN_LIMIT and len(name) <= _KNOWN_NAME:
+        if len(_NAMES) < KNOWN_LIMIT and len(name) <= KNOWN_NAME:
             _NAMES[name] = found
     return found
 
 
-def mask_data(value: Any) -> Any:
-    """JSON-like data an agent keeps (its ``ctx.data``) with the credentials in it as ``***``: a
-    text's token told by its form (``sk-...``, ``ghp_...``, a JWT), a ``Bearer`` value or a URL's
-    password, under any key, and the value of a key named for a secret (``password``,
-    ``api_key``, ``access_token``; not a page's ``next_token`` or ``sync_token``, which the agent
-    needs back: :func:`is_kept_secret`); ``value`` itself, not copied, when it holds none."""
-    if not _holds_kept_secret(value):
-        return value
-    root: list[Any] = [None]
-    copies: dict[int, Any] = {}  # a container met twice is the same copy (a cycle ends)
-    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
-    while stack:
-        item, parent, key = stack.pop()
-        if isinstance(item, str):
-            parent[key] = _mask_forms(item)
-        elif id(item) in copies:
-            parent[key] = copies[id(item)]
-        elif isinstance(item, Mapping):
-            new: dict[Any, Any] = {}
-            for name, inner in item.items():
-                new[name] = MASK  # the keys keep their order; a value not masked is filled in below
-                if not _secret_at(name, inner):
-                    stack.append((inner, new, name))
-            copies[id(item)] = parent[key] = new
-        elif isinstance(item, list | tuple):
-            copies[id(item)] = parent[key] = [None] * len(item)
-            stack.extend((inner, parent[key], i) for i, inner in enumerate(item))
-        else:
-            parent[key] = item
-    return root[0]
-
-
-# The words before "token" that make it a credential's (an OAuth access or refresh token), where a
-# page's or a sync's token (next_token, sync_token, continuation_token) is a cursor the agent needs.
-_SECRET_TOKENS = frozenset(
-    ["access", "refresh", "id", "auth", "bearer", "api", "session", "oauth", "personal"]
-)
-
-
-def is_kept_secret(name: object) -> bool:
-    """Whether a key of the agent's own data named ``name`` holds a secret: a credential's name
-    (:func:`is_credential_key`), but a ``token`` only after a word that makes it one."""
-    if not isinstance(name, str) or not name:
-        return False
-    words = _name_words(name)
-    if not _credential_words(words):
-        return False
-    return words[-1] != "token" or (len(words) > 1 and words[-2] in _SECRET_TOKENS)
-
-
-def _secret_at(name: object, value: Any) -> bool:
-    """Whether ``value``, kept under the key ``name``, is a secret to mask: a key named for one
-    (:func:`is_kept_secret`) holding something; ``None``, ``True`` or ``False`` there (a key not
-    set yet) hides nothing, and the agent reads it back as it was."""
-    return value is not None and value.__class__ is not bool and _kept_secret_name(name)
-
-
-# is_kept_secret of the key names seen (bounded, as _KNOWN): an agent's data holds the same few
-# keys in record after record (a list of 5,000 items, each its "id", "title" and "url").
-_KEPT: dict[str, bool] = {}
-
-
-def _kept_secret_name(name: object) -> bool:
-    """is_kept_secret, remembered for short plain-str names."""
-    if not isinstance(name, str) or name.__class__ is not str:  # a subclass may hash as it likes
-        return is_kept_secret(name)
-    found = _KEPT.get(name)
-    if found is None:
-        found = is_kept_secret(name)
-        if len(_KEPT) < _KNOWN_LIMIT and len(name) <= _KNOWN_NAME:
-            _KEPT[name] = found
-    return found
-
-
-def _mask_forms(text: str) -> str:
+def mask_forms(text: str) -> str:
     """``text`` with what gives a credential away by its form alone masked: a token's form, the
     value after ``Bearer``/``Basic``, a URL's password (no ``name=value``: the agent's own URLs keep
     their cursors)."""
     return _mask_tokens(_mask_schemes(text))
-
-
-def _holds_kept_secret(value: Any) -> bool:
-    """Whether :func:`mask_data` would mask anything in ``value``."""
-    stack: list[Any] = [value]
-    seen: set[int] = set()
-    texts: list[str] = []
-    while stack:
-        item = stack.pop()
-        kind = item.__class__
-        if kind is str or isinstance(item, str):
-            texts.append(item)
-        elif kind in _LEAVES or id(item) in seen:  # a number, None; a container met before
-            continue
-        elif kind is dict or isinstance(item, Mapping):
-            seen.add(id(item))
-            for name, inner in item.items():
-                if _secret_at(name, inner):
-                    return True
-                stack.append(inner)
-        elif isinstance(item, list | tuple):
-            seen.add(id(item))
-            stack.extend(item)
-    # The texts read as one: none of the forms spans a line break, nor needs a text's start or end
-    # (a token's start is a character that is no letter or digit; a newline is one), so a form is
-    # found in the whole exactly when one text holds it; one scan, not one a text (10x faster on a
-    # large agent's data).
-    joined = "\n".join(texts)
-    return _mask_forms(joined) != joined

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from filelock import FileLock, Timeout
 from pydantic_core import PydanticSerializationError, from_json
 
-from ..base.credentials import mask_data
 from ..base.errors import JournalUnwritable, StateLocked, StateUnsavable, StateWriteError
 from ..base.fsutil import (
     PRIVATE_FILE_MODE,
@@ -47,6 +46,7 @@ from ..base.fsutil import (
     room_problem,
     sweep_temps,
 )
+from ..base.kept_data import mask_data
 from ..core.models import SCHEMA_VERSION, AgentState
 from .copies import copy_aside, long_digit_run, one_line
 from .migrations import MIGRATIONS, Migration, MigrationError, check_migrations, migrate

@@ -13,7 +13,6 @@ from heartbeat.base.credentials import (
     holds_credentials,
     mask_credential_text,
     mask_credentials,
-    mask_data,
 )
 from heartbeat.detect.detectors import summarize
 
@@ -188,73 +187,6 @@ def test_masking_any_text_never_raises_and_is_stable(text: str) -> None:
     """Whatever an agent writes: masking returns a text that masking leaves as it is."""
     once = mask_credential_text(text)
     assert mask_credential_text(once) == once
-
-
-def test_mask_data_masks_what_an_agent_keeps_and_copies_nothing_else() -> None:
-    """An agent's data: a token told by its form, a Bearer value, a URL's password and the value
-    of a key named for a secret, at any depth, are ``***`` in a copy; a page's ``next_token`` and
-    a URL's ``page_token=`` are cursors the agent needs back, kept; data holding none is returned
-    as it is (nothing copied on each save)."""
-    token = "sk-proj-" + "a1B2" * 8
-    data = {
-        "openai": token,
-        "n": 3,
-        "deep": [{"api_key": "hunter2", "refresh_token": "r-1"}, ("ok", f"Bearer {token}")],
-        "dsn": "postgres://app:pw@db/orders",
-    }
-    masked = mask_data(data)
-    assert masked == {
-        "openai": "***",
-        "n": 3,
-        "deep": [{"api_key": "***", "refresh_token": "***"}, ["ok", "Bearer ***"]],
-        "dsn": "postgres://app:***@db/orders",
-    }
-    assert data["openai"] == token  # the agent's own object is left as it was
-    plain = {"pages": 4, "next_token": "c2", "url": "https://api.example/items?page_token=p3"}
-    assert mask_data(plain) is plain
-    unset = {"api_key": None, "password": False}  # a key not set yet hides nothing: read back as it was
-    assert mask_data(unset) is unset
-
-
-_PIECES = st.sampled_from(
-    [
-        "sk-",
-        "proj",
-        "a1B2c3D4e5F6g7H8",
-        "Bearer",
-        " ",
-        "\n",
-        "\t",
-        "://",
-        "app",
-        ":",
-        "pw",
-        "@",
-        "db",
-        "eyJ",
-        ".",
-    ]
-)
-
-
-@settings(max_examples=400, deadline=None, print_blob=True)
-@given(texts=st.lists(st.lists(_PIECES, max_size=8).map("".join), max_size=6))
-def test_mask_data_finds_a_form_in_texts_read_together_as_in_each_alone(texts: list[str]) -> None:
-    """Whether the agent's data holds a credential's form is asked of all its texts read together
-    (one scan): that is asked of each text alone, never more (a form across two texts, "Bearer" at
-    one's end and a value at the next's start) nor less (a token at a text's very start)."""
-    data = {"notes": texts}
-    any_alone = any(mask_data(text) != text for text in texts)
-    assert (mask_data(data) is not data) == any_alone
-
-
-def test_mask_data_reads_a_large_agents_data_and_finds_one_token_in_it() -> None:
-    """5,000 records, one of them holding a token at a text's start: masked, the rest kept."""
-    records = [{"id": i, "title": f"item {i}", "url": f"https://example.com/items/{i}"} for i in range(5000)]
-    records[2500]["title"] = "ghp_" + "a" * 36 + " was pasted here"
-    masked = mask_data({"items": records})
-    assert masked["items"][2500]["title"] == "*** was pasted here"
-    assert masked["items"][2499] == records[2499] and records[2500]["title"].startswith("ghp_")
 
 
 def test_a_text_of_many_private_key_markers_is_masked_marker_by_marker() -> None:

@@ -19,7 +19,6 @@ from conftest import mode
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from heartbeat.base.credentials import mask_data
 from heartbeat.base.errors import (
     StateCorrupt,
     StateLocked,
@@ -28,6 +27,7 @@ from heartbeat.base.errors import (
     StateWriteError,
 )
 from heartbeat.base.fsutil import temp_pattern
+from heartbeat.base.kept_data import mask_data
 from heartbeat.core.models import (
     ANOMALY_LIMIT,
     HISTORY_LIMIT,
