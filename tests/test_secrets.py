@@ -379,6 +379,52 @@ def test_a_private_key_an_agent_writes_reaches_no_file_or_output(
     assert summary == 'write_file({"content":"***\\n","path":"/root/.ssh/id_ed25519"})'
 
 
+UNNAMED_CREDENTIALS = (
+    "0a1b2c3d4e5f60718293a4b5c6d7e8f9",  # a Slack app token's end
+    "Xq9sLkW3vTz8RmN2pQ4yHd7c",  # an incoming webhook's secret path
+    "lQOYBF0KxYkBCADNm3hQ8Xz1",  # a PGP private key's body
+    "rt-Qw3Er4Ty5Ui6Op7As8",  # a refresh token in a JSON body inside a command
+    "RawSplitValue-77aa88bb",  # a header's value beside its name
+)
+
+UNNAMED_AGENT = textwrap.dedent("""
+    PGP = (
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----\\nlQOYBF0KxYkBCADNm3hQ8Xz1cA9vYbJ2kLpQ7sRt\\n"
+        "-----END PGP PRIVATE KEY BLOCK-----"
+    )
+
+    def step(ctx):
+        for _ in range(3):
+            hit = ctx.record(
+                "http",
+                {
+                    "token": None,
+                    "app": "xapp-1-A0123BCDE-1234567890123-0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+                    "hook": "https://hooks.slack.com/services/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",
+                    "cmd": 'curl -d "{\\"refresh_token\\": \\"rt-Qw3Er4Ty5Ui6Op7As8\\"}" https://auth.example/t',
+                    "headers": [{"header_name": "X-Api-Key", "header_value": "RawSplitValue-77aa88bb"}],
+                    "key": PGP,
+                },
+                output="denied",
+                error="401 posting to https://hooks.slack.com/services/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",
+            )
+            if hit:
+                return
+""")
+
+
+def test_credentials_of_shapes_live_round_53_found_kept_are_masked_everywhere(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """A Slack app token, an incoming webhook's URL, a PGP private key block, a refresh token in a
+    JSON body inside a command, and a header's value beside its credential name: each was kept in
+    clear in state.json, the journal, ``log`` and the report (live round 53); now in none."""
+    texts = _escalate_and_read_everything(tmp_path, UNNAMED_AGENT, webhook_server)
+    assert not [c for c in UNNAMED_CREDENTIALS for text in texts if c in text]
+    summary = json.loads((tmp_path / "state" / "state.json").read_text())["history"][-1]["summary"]
+    assert "https://hooks.slack.com/services/***" in summary and "https://auth.example/t" in summary
+
+
 NAME_CREDENTIALS = ("sk-proj-toolnameABCDEFGHIJKLMN", "MODELURLPASSWORD", "sk-modelnameABCDEFGHIJKLMN")
 
 NAME_AGENT = textwrap.dedent("""

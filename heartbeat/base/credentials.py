@@ -25,8 +25,9 @@ masks what can be told from the text alone: the value after a
 credential-named key (``name=``, ``name:``, ``"name": "``, as above), after
 ``Bearer``/``Basic``, a URL's password, ``-u user:password``, ``mysql -p<password>``, a credential-named
 flag's value (``--api-key X``, ``--token=X``), and tokens whose form gives them away
-(``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``,
-``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, a JWT, a PEM private key). Summaries and error
+(``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``, ``xapp-``,
+``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, a JWT, an incoming webhook's path, a PEM
+private key, a PGP private key block). Summaries and error
 texts pass through it before anything keeps or shows them; so do names an agent or a
 model chose (a tool's, a model's: :func:`mask_name`), which are kept and shown on their own.
 
@@ -158,6 +159,22 @@ def _credential_name(name: object) -> bool:
     return found
 
 
+# A credential given as a name and a value side by side: a HAR header ``{"name": "X-Api-Key",
+# "value": "..."}``, a Kubernetes env entry, ``{"header_name": ..., "header_value": ...}``.
+_NAME_KEYS = ("name", "key", "header", "header_name", "headerName", "field", "Name", "Key")
+_VALUE_KEYS = frozenset(["value", "header_value", "headerValue", "Value"])
+
+
+def _named_value(item: Mapping[Any, Any]) -> Any:
+    """The key of ``item``'s value that a key beside it names as a credential's; else None."""
+    if _VALUE_KEYS.isdisjoint(item):
+        return None
+    named = next((item[key] for key in _NAME_KEYS if key in item), None)
+    if named.__class__ is not str or not _credential_name(named):
+        return None
+    return next(key for key in item if key in _VALUE_KEYS)
+
+
 def holds_credentials(value: Any) -> bool:
     """Whether :func:`mask_credentials` would mask anything: a credential-named key at any depth."""
     # Per recorded action: the keys are looked at, not the text of the values. Most arguments
@@ -170,8 +187,11 @@ def holds_credentials(value: Any) -> bool:
             _SAFE.issuperset(value)
             and _PLAIN_STR.issuperset(map(type, value))
             and leaves.issuperset(map(type, value.values()))
+            and _VALUE_KEYS.isdisjoint(value)
         ):
             return False
+        if _named_value(value) is not None:
+            return True
         nested = False
         for name, inner in value.items():
             found = known.get(name) if name.__class__ is str else None
@@ -191,6 +211,8 @@ def holds_credentials(value: Any) -> bool:
             continue
         if isinstance(item, Mapping):
             seen.add(id(item))
+            if _named_value(item) is not None:
+                return True
             for name, inner in item.items():
                 if _credential_name(name):
                     return True
@@ -203,7 +225,8 @@ def holds_credentials(value: Any) -> bool:
 
 
 def mask_credentials(value: Any) -> Any:
-    """A copy of JSON-like arguments with the value of every credential-named key as ``***``.
+    """A copy of JSON-like arguments with the value of every credential-named key as ``***``, and
+    of a ``value`` whose ``name`` beside it is a credential's (``{"name": "X-Api-Key", "value": ...}``).
 
     At any depth and without recursion; other values are kept as they are (not copied).
     A container met twice (passed twice, or a cycle) is the same masked copy both times:
@@ -219,8 +242,9 @@ def mask_credentials(value: Any) -> Any:
         elif isinstance(item, Mapping | list | tuple):
             if isinstance(item, Mapping):
                 new: Any = {}
+                named = _named_value(item)
                 for name, inner in item.items():
-                    if _credential_name(name):
+                    if _credential_name(name) or (named is not None and name == named):
                         new[name] = MASK
                     else:
                         new[name] = None  # the keys keep their order; the value is filled in below
@@ -245,7 +269,9 @@ _TOKEN = _lazy(
     r"(?<![A-Za-z0-9])(?:"
     r"(?:sk|rk)[-_][A-Za-z0-9_-]{16,}"  # OpenAI, Anthropic (sk-ant-), Stripe (sk_live_, rk_live_)
     r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}"  # GitHub, GitLab
-    r"|xox[abposr]-[A-Za-z0-9-]{10,}"  # Slack
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}"  # Slack's bot, user and app tokens
+    # An incoming webhook's URL is its credential: its path after the host (Slack's, Discord's)
+    r"|(?<=hooks\.slack\.com/services/)[\w/]{20,}|(?<=/api/webhooks/)\d+/[\w-]{20,}"
     r"|(?:AKIA|ASIA)[0-9A-Z]{16}"  # AWS access key ids
     r"|AIza[\w-]{35}"  # Google API keys
     r"|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}"  # Hugging Face, npm
@@ -253,11 +279,13 @@ _TOKEN = _lazy(
     # A PEM private key (OpenSSH's, PKCS#8's, an RSA or EC one), its lines as they are or escaped in
     # a JSON text ("\\n"), through its END line; cut short (a clipped summary), to where it stops.
     # Its body holds no "-----" (the next marker ends it): linear time on a text of many markers.
-    r"|-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:(?:[\w+/=\s\\:.,]|-(?!----))*-----END[A-Z0-9 ]*PRIVATE KEY-----"
+    r"|-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:[\w+/=\s\\:.,]|-(?!----))*"
+    r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
     r"|[\w+/=\s\\]*)"
     r")"
 )
-# name=value, name: value, "name": "value" (also JSON-escaped, \"name\": \"value\"), the value
+# name=value, name: value, "name": "value" (also JSON-escaped, \"name\": \"value\", and escaped
+# twice: a JSON text inside a JSON text's string, as a call's summary shows a request body), the value
 # after an optional auth scheme; masked when the name is a credential's (is_credential_key).
 # The value is looked ahead at, not taken, so a value that is itself a name ("note": "password:
 # x") is tried as one; it stops where a URL's query or a list goes on (& ; , ? #), and holds the
@@ -265,7 +293,7 @@ _TOKEN = _lazy(
 # name starts a word, not a path's last part (".../github-token: could not save state" names a
 # file), and is taken whole (possessive): linear time on a 64 KiB exception message.
 _PAIR = _lazy(
-    r"""(?<![\w.\-/\\])([A-Za-z][\w.-]*+)\\?["']?[ \t]*[:=][ \t]*\\?["']?"""
+    r"""(?<![\w.\-/\\])([A-Za-z][\w.-]*+)\\{0,3}["']?[ \t]*[:=][ \t]*\\{0,3}["']?"""
     r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token)[ \t]+)?([^\s"'&;,?#:=\\][^\s"'&;,?#:\\]*))"""
 )
 # A cookie header's further name=value pairs after the first ("Cookie: a=1; session=8f7e..."): a
@@ -311,8 +339,12 @@ def _token_marked(text: str) -> bool:
                 or "npm_" in text
             )
         )
-        # sk-, rk-; glpat-; xox?-; a PEM key's "PRIVATE KEY-----"
-        or ("-" in text and ("k-" in text or "glpat-" in text or "xox" in text or "KEY-" in text))
+        # sk-, rk-; glpat-; xox?-, xapp-; a PEM key's "PRIVATE KEY-----", a PGP key's "KEY BLOCK-----"
+        or (
+            "-" in text
+            and ("k-" in text or "glpat-" in text or "xox" in text or "xapp-" in text or "KEY" in text)
+        )
+        or ("/" in text and ("hooks.slack.com/" in text or "/webhooks/" in text))
         or ("A" in text and ("AKIA" in text or "ASIA" in text or "AIza" in text))
         or "eyJ" in text
     )

@@ -17,10 +17,14 @@ from heartbeat.base.credentials import (
 from heartbeat.detect.detectors import summarize
 
 _NAMES = st.sampled_from(
-    ["q", "password", "session_id", "sessionid", "apiKey", "max_tokens", "co_okie", 1, "é"]
+    ["q", "password", "session_id", "sessionid", "apiKey", "max_tokens", "co_okie", 1, "é", "name", "value"]
 )
 _VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=6),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(max_size=6)
+    | st.sampled_from(["X-Api-Key", "Accept"]),
     lambda inner: (
         st.lists(inner, max_size=3)
         | st.tuples(inner, inner)
@@ -59,6 +63,21 @@ def test_every_credential_named_key_is_masked_in_the_summary() -> None:
         assert "S3CRET" not in summarize("call", args)
         assert MASK in summarize("call", args)
     assert summarize("login", {"user": "ann", "max_tokens": 5}) == 'login({"max_tokens":5,"user":"ann"})'
+
+
+def test_a_value_whose_name_beside_it_is_a_credentials_is_masked() -> None:
+    """A header as HAR and many HTTP tools give it (``{"name": ..., "value": ...}``), a Kubernetes
+    env entry, ``header_name``/``header_value``: the value is masked when the name is a
+    credential's (live round 53 found it kept in every file); an ``Accept`` header's is kept."""
+    for args in (
+        {"headers": [{"name": "X-Api-Key", "value": "S3CRET"}, {"name": "Accept", "value": "json"}]},
+        {"env": [{"name": "DB_PASSWORD", "value": "S3CRET"}]},
+        {"header_name": "Authorization", "header_value": "S3CRET"},
+    ):
+        assert holds_credentials(args)
+        assert "S3CRET" not in summarize("call", args) and MASK in summarize("call", args)
+    kept = {"headers": [{"name": "Accept", "value": "json"}], "key": "page", "value": 3}
+    assert not holds_credentials(kept) and "json" in summarize("call", kept)
 
 
 def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> None:
@@ -132,6 +151,25 @@ def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> No
             '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvgIBADA\\n-----END PRIVATE KEY-----\\n"}',
             '{"private_key": "***\\n"}',
         ),
+        # Live round 53's shapes the README did not name: a Slack app token, an incoming webhook's
+        # path, a PGP private key block, a credential in a JSON text inside a JSON text's string.
+        ("SLACK_APP=xapp-1-A0123BCDE-1234567890123-0a1b2c3d4e5f", "SLACK_APP=***"),
+        (
+            "POST https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/Xq9sLkW3vTz8",
+            "POST https://hooks.slack.com/services/***",
+        ),
+        (
+            "https://discord.com/api/webhooks/1234567890/AbCdEfGhIjKlMnOpQrStUv-w",
+            "https://discord.com/api/webhooks/***",
+        ),
+        (
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0KxYkB\n=x1Yz\n-----END PGP PRIVATE KEY BLOCK-----",
+            "***",
+        ),
+        (
+            '{"cmd":"body=\\"{\\\\\\"refresh_token\\\\\\": \\\\\\"rt-Qw3Er4Ty5\\\\\\"}\\""}',
+            '{"cmd":"body=\\"{\\\\\\"refresh_token\\\\\\": \\\\\\"***\\\\\\"}\\""}',
+        ),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -154,6 +192,8 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         "mail ann@example.com about https://example.com/a?page=2",
         "a Bearer of bad news",
         "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkq\n-----END PUBLIC KEY-----",  # a public key: no secret
+        "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBF\n-----END PGP PUBLIC KEY BLOCK-----",
+        "GET https://api.example.com/api/webhooks/42/deliveries and https://hooks.slack.com/services/",
         "docker run -u 1000:1000 img && git add -u",
         "llm --max-tokens 512 --token --verbose; use --token to log in; a--token abcd",
         # a path whose last part is named for a credential names a file (live round 48: "could" masked)

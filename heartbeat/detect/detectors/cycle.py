@@ -56,7 +56,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...core.models import Anomaly
-from .calls import CONFIRMATION_LONGEST, acts_by_name, is_note, silent_by_design, steps_bisect, waits
+from .calls import CONFIRMATION_LONGEST, acts_by_name, is_note, silent_by_design, waits
+from .commands import steps_bisect
 from .consulted import unconsulted
 from .contract import (
     ActionTracker,
@@ -101,7 +102,7 @@ def _key_of(action: ActionView, before: Hashable = None, stepped: bool = False) 
     masked: its numbers name what it acted on (ticket 9004, then 9005), a timestamp does not. An
     all-clear is each call's own verdict ("OK: checksum matches", file after file): the exact
     call, as a short answer (until 2026-12-06 a backup verifier was a cycle at its fifth turn).
-    A call right after a bisect's step (``stepped``: see :func:`~.calls.steps_bisect`) is keyed
+    A call right after a bisect's step (``stepped``: see :func:`~.commands.steps_bisect`) is keyed
     with that step, which names the commit checked out: the test passing at one commit and failing
     at the next is each commit's answer, and the same answer at the same commit is a revisit."""
     key = _plain_key(action, before)

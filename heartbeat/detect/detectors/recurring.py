@@ -62,10 +62,9 @@ from .calls import (
     is_note,
     silent_by_design,
     speaks,
-    steps_bisect,
     waits,
-    writes_sql,
 )
+from .commands import steps_bisect, writes_sql
 from .consulted import consulted
 from .contract import (
     ActionTracker,

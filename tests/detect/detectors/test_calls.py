@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartbeat.detect.detectors import calls, prints, summarize
+from heartbeat.detect.detectors import calls, commands, prints, summarize
 from heartbeat.detect.detectors.calls import (
     acts_by_name,
     keeps_record,
@@ -14,7 +14,6 @@ from heartbeat.detect.detectors.calls import (
     silent_by_design,
     source_named,
     speaks,
-    steps_bisect,
     waits,
 )
 
@@ -30,7 +29,7 @@ _COMMAND_BITS += ("str_replace_editor create", "<<", ">", ">>", "2>", "-", "=", 
 def test_the_quick_test_before_the_silent_command_regex_changes_no_answer(bits: list[str]) -> None:
     """A call is silent by design exactly when the regex says so; the substring test only saves time."""
     summary = "bash(" + "".join(bits) + ")"
-    regex = calls._SILENT_COMMAND.search(summary) is not None
+    regex = commands._SILENT_COMMAND.search(summary) is not None
     assert silent_by_design("bash", summary) is regex
 
 
@@ -174,7 +173,7 @@ def test_a_sql_statement_that_writes_is_a_write_whatever_the_tool(args: dict[str
     """``run_sql(sql="UPDATE ... SET ...")`` writes, as ``sed -i`` does; a SELECT and words that only
     start like SQL do not."""
     summary = summarize("run_sql", args)
-    assert calls.writes_sql(summary) is writes
+    assert commands.writes_sql(summary) is writes
     assert silent_by_design("run_sql", summary) is writes
 
 
@@ -346,28 +345,3 @@ def test_a_tool_named_for_a_program_and_its_command_reads_as_both(
 ) -> None:
     """The program and what the tool's name says after it make the command its values run."""
     assert silent_by_design(tool, summarize(tool, args)) is writes
-
-
-@pytest.mark.parametrize(
-    ("tool", "args", "steps"),
-    [
-        ("bash", {"command": "git bisect good"}, True),
-        ("bash", {"command": "cd /src/linux && git bisect bad 4f2a9c1"}, True),
-        ("execute_bash", {"command": "git bisect skip"}, True),
-        ("git", {"cmd": "git bisect new"}, True),
-        ("git_bisect", {"cmd": "good"}, True),  # the program and the tool's name: git bisect good
-        ("run_git", {"args": "bisect bad"}, True),
-        # What only reads the bisect, or no bisect at all.
-        ("bash", {"command": "git bisect log"}, False),
-        ("bash", {"command": "git bisect visualize --oneline"}, False),
-        ("git_bisect", {"cmd": "log"}, False),
-        ("python", {"cmd": "python -c 'import bisect; print(bisect.bisect_left([1, 2], 2))'"}, False),
-        ("search", {"q": "git bisect good bad"}, False),
-    ],
-)
-def test_a_bisect_step_is_read_where_a_call_carries_it(
-    tool: str, args: dict[str, object], steps: bool
-) -> None:
-    """``steps_bisect`` reads ``git bisect good|bad|skip`` in a command, a shell's call or a tool
-    named for git: each checks out the next commit. Its log, or a search's words, check out none."""
-    assert steps_bisect(tool, summarize(tool, args)) is steps
