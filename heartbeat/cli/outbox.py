@@ -59,7 +59,8 @@ def _item_line(item: OutboxItem) -> str:
 
 def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: TextIO) -> int:
     """Carry out ``heartbeat outbox`` over each agent that has a state folder (none: exit 2); exit 0
-    (``drop`` while a delivery holds the outbox past the wait: StateLocked, exit 5)."""
+    (``drop`` while a delivery holds the outbox past the wait: StateLocked, exit 5; a selector of
+    ``drop`` or ``retry`` that matches nothing: exit 2)."""
     action = args.action
     selectors = list(args.selectors)
     if action == "drop" and not (selectors or args.all):
@@ -88,6 +89,8 @@ def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: T
                     continue
                 out.write(f"{prefix}{len(items)} file(s) in {outbox.directory}\n")
                 out.writelines(_item_line(i) + "\n" for i in items)
+            elif selectors and not args.all and not outbox.picks_any(selectors):
+                continue  # nothing of this agent's is named: the error below, if no agent's is
             elif action == "drop":
                 dropped = outbox.drop(["*"] if args.all else selectors)
                 matched = matched or bool(dropped)
@@ -97,14 +100,17 @@ def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: T
                 report = outbox.deliver(hb.notifiers(), hb.clock(), force=True, only=selectors or None)
                 if report.busy:
                     out.write(f"{prefix}another heartbeat is delivering right now; nothing tried\n")
+                    matched = True  # not known: the selectors are not said to match nothing
                     continue
                 note_delivery_between_ticks(hb, report)
                 matched = matched or bool(report.delivered or report.failed)
-                out.write(prefix + (hb.redact(report.summary()) or "notifications: nothing to retry") + "\n")
+                said = hb.redact(report.summary())
+                if said or not selectors:  # named ones that match nothing: the error below says so
+                    out.write(prefix + (said or "notifications: nothing to retry") + "\n")
         except (BrokenPipeError, TimeoutError, HeartbeatError):
             raise  # a closed stdout; drop's busy delivery lock (StateLocked, exit 5): theirs to report
         except OSError as exc:  # an outbox folder that cannot be listed, an entry that cannot go
             raise UsageError(f"{prefix}{exc.filename or outbox.directory}: {exc.strerror or exc}") from None
-    if action == "drop" and not matched and not args.all:
-        raise UsageError(f"outbox drop: nothing matches {' '.join(selectors)}")
+    if action != "list" and selectors and not matched:
+        raise UsageError(f"outbox {action}: nothing matches {' '.join(selectors)}")
     return 0

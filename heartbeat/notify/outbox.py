@@ -300,6 +300,13 @@ class Outbox:
         items += [OutboxItem(name, None, "set aside as corrupt (never sent)") for name in aside]
         return items
 
+    def picks_any(self, selectors: Sequence[str]) -> bool:
+        """Whether ``selectors`` pick any file in the folder (see :meth:`drop`), read only: a
+        mistyped key is told before anything (the delivery lock's file too) is created."""
+        items = self.items()
+        picks = _picker(selectors, {i.entry.notification.key for i in items if i.entry})
+        return any(picks(i.name, i.entry.notification.key if i.entry else None) for i in items)
+
     def drop(self, selectors: Sequence[str]) -> list[str]:
         """Delete the files whose name, key or key prefix matches a selector ("*": all); return them.
 

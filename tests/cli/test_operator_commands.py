@@ -53,6 +53,23 @@ def test_outbox_with_no_state_folder_says_so_as_status_does(tmp_path: Path) -> N
     assert tree(tmp_path) == []
 
 
+def test_outbox_retry_of_a_key_that_matches_nothing_is_an_error_as_drop_is(tmp_path: Path) -> None:
+    """`outbox retry nosuchkey` said "nothing to retry" and exited 0 (live round 53), while `outbox
+    drop nosuchkey` is exit 2: a mistyped key is now the same one-line error for both, and nothing
+    is printed on stdout. A plain `outbox retry` with nothing waiting is still exit 0."""
+    (tmp_path / "agent.py").write_text(NOOP)
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nname = "a"\nstep = "agent:step"\n')
+    assert cli(tmp_path, "tick").returncode == 0
+    before = tree(tmp_path)
+    for action in ("retry", "drop"):
+        done = cli(tmp_path, "outbox", action, "nosuchkey")
+        assert (done.returncode, done.stdout) == (2, ""), (action, done.stdout, done.stderr)
+        assert done.stderr.strip() == f"heartbeat: error: outbox {action}: nothing matches nosuchkey"
+    assert tree(tmp_path) == before  # not even the delivery lock's file
+    plain = cli(tmp_path, "outbox", "retry")
+    assert (plain.returncode, plain.stdout) == (0, "notifications: nothing to retry\n")
+
+
 def test_run_in_a_folder_with_no_config_says_so_first(tmp_path: Path) -> None:
     """`run` with no heartbeat.toml (so no schedule either) says what `tick` says, exit 2, creating
     nothing: the wrong folder, not a missing --every."""
