@@ -53,34 +53,24 @@ Pure: a live Monitor and a replay agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from ..core.models import ProgressSample
-from .detectors.calls import (
-    keeps_record,
-    pauses,
-    silence_answers,
-    silent_by_design,
-    takes,
-    waits,
-)
+from .bookkeeping import heard_nothing, untold, without_bookkeeping, written
+from .detectors.calls import keeps_record, pauses, silence_answers, silent_by_design, takes, waits
 from .detectors.contract import ActionView, heartbeat_bounds
-from .detectors.empty import is_empty_answer
-from .detectors.fingerprints import prints
-from .detectors.memory import keeps_place, written_back
 from .detectors.no_progress import NoProgress
 from .detectors.recurring_error import BACKOFF_EXTRA, RecurringError
-from .detectors.said import all_clear_result, underway_result
+from .detectors.said import underway_result
 from .detectors.volatile import mask_times
 from .exploration import explored, noted
-from .probes import alerts, probe_round
+from .probes import probe_round
 
 __all__ = [
     "WOKE_AFTER",
-    "bookkeeping",
     "exploring",
     "idle_wakeup",
     "looked_once",
@@ -116,65 +106,6 @@ def looked_once(asked: set[str], action: ActionView) -> bool:
     return True
 
 
-def bookkeeping(before: list[ActionView], shapes: set[str] | None = None) -> Callable[[ActionView], bool]:
-    """Whether an action is bookkeeping after the heartbeat ``before``: a write of the same shape as
-    one of that heartbeat's, its values moved on (numbers and times masked), no work: a sync that
-    found nothing saves the time it last ran; or the very same record of the agent's own (the
-    line ``log.info`` wrote, the poll time ``state.touch`` set). The very same act again (a
-    hand-off back and forth) is no bookkeeping. Only writes of ``shapes`` are asked about, when
-    given (the shapes of the heartbeat judged: what is read of each call is read only then)."""
-    notes = [a for a in before if a.shape and (shapes is None or a.shape in shapes) and noted(a)]
-    written, done = {a.shape for a in notes}, {a.fingerprint for a in notes}
-
-    def kept(a: ActionView) -> bool:
-        if a.shape not in written:
-            return False
-        return (a.fingerprint not in done or keeps_record(a.tool, a.summary)) and noted(a)
-
-    return kept
-
-
-def _without_bookkeeping(heartbeat: list[ActionView], before: list[ActionView]) -> list[ActionView]:
-    """The actions of ``heartbeat`` but its bookkeeping after the heartbeat ``before``, and, when its
-    other looks found nothing, the writes keeping its memory: storing back what it read (a cursor,
-    see :func:`_stored_back`) or where it is as ``before`` stored it (the same ``state.set``)."""
-    kept = bookkeeping(before, {a.shape for a in heartbeat if a.shape})
-    actions = [a for a in heartbeat if not kept(a)]
-    memory: set[int] = set()  # the writes storing back what a read answered, and those reads
-    places = {a.fingerprint for a in before if noted(a) and keeps_place(a.tool)}
-    for i, action in enumerate(actions):
-        if noted(action) and action.fingerprint in places:
-            memory.add(i)  # its place kept as the heartbeat before kept it: a cursor that did not move
-        elif noted(action) and (read := _stored_back(action, actions[:i])) is not None:
-            memory |= {i, read}
-    looks = [a for i, a in enumerate(actions) if i not in memory and not noted(a)]
-    if not memory or not looks or not all(map(_nothing, looks)):
-        return actions  # no write-back, or work found: a cursor written back keeps stuck work going
-    return [a for i, a in enumerate(actions) if i not in memory or not noted(a)]
-
-
-def _untold(heartbeat: list[ActionView], before: list[ActionView]) -> list[ActionView]:
-    """The actions of ``heartbeat`` but its bookkeeping after ``before`` and, when it is the one
-    message to a person of both, what it told them ("still uploading, 3/6 parts"): how a wait goes
-    now and then, no work; a message or two each round is."""
-    actions = _without_bookkeeping(heartbeat, before)
-    told = [i for i, a in enumerate(actions) if noted(a) and alerts(a.tool)]
-    if len(told) != 1 or any(noted(a) and alerts(a.tool) for a in before):
-        return actions
-    return actions[: told[0]] + actions[told[0] + 1 :]
-
-
-def _stored_back(write: ActionView, earlier: list[ActionView]) -> int | None:
-    """The position among ``earlier`` of the read whose answer ``write`` stores back unchanged (see
-    :func:`~.detectors.memory.written_back`), else None."""
-    for i, read in enumerate(earlier):
-        if read.error is None and read.result is not None and not silent_by_design(read.tool, read.summary):
-            value = written_back((read.tool, read.summary), (write.tool, write.summary))
-            if value is not None and prints(read.tool, None, value).result == read.result:
-                return i
-    return None
-
-
 def _split(
     kept: Iterable[ActionView], tick: int
 ) -> tuple[list[ActionView], list[ActionView], list[ActionView]]:
@@ -186,7 +117,8 @@ def _split(
     if any(action.error is not None for action in actions[first:]):
         return [], [], []  # a failure: more than looks (most busy heartbeats)
     last = actions[start:first]
-    return actions[:first], last, _without_bookkeeping(actions[first:], last)
+    older = written(actions[heartbeat_bounds(actions, actions[start - 1].tick)[0] : start]) if start else ()
+    return actions[:first], last, without_bookkeeping(actions[first:], last, older)
 
 
 def quiet_wakeup(
@@ -203,10 +135,10 @@ def quiet_wakeup(
     failed where what it watches broke or told a person (:func:`.probes.probed`); else None.
     Looking is a watcher's job; a stuck agent does, fails or asks again within its heartbeat."""
     earlier, last, newest = _split(kept, tick)
+    if _idle(earlier, _looks(newest)):
+        return "idle"
     if not newest or _asked(newest) is None:  # more than looks (most heartbeats): perhaps an alert
         return "probed" if timed and probe_round(kept, tick, WOKE_AFTER) else None
-    if _idle(earlier, newest):
-        return "idle"
     looks = [action for action in last if not noted(action)]
     if _asked(looks) is None:
         return None  # the heartbeat before failed or asked a call twice: no round to poll again
@@ -260,34 +192,35 @@ def quiet_before(kept: Iterable[ActionView], tick: int, timed: bool = True) -> i
         return 0  # none, or no quiet wake-up (one that failed is told by _split's cheap test)
     sources = {mask_times(action.summary) for action in actions[start:end]}
     last = end
-    while last < len(actions) and _nothing(actions[last]) and mask_times(actions[last].summary) in sources:
+    while (
+        last < len(actions) and heard_nothing(actions[last]) and mask_times(actions[last].summary) in sources
+    ):
         last += 1
     return actions[last - 1].index
-
-
-def _nothing(action: ActionView) -> bool:
-    """Whether ``action`` heard nothing to act on: an answer of nothing or an all-clear."""
-    return action.error is None and (
-        is_empty_answer(action.output_len, action.result) or all_clear_result(action.result)
-    )
 
 
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     """Whether the actions of heartbeat ``tick`` (the newest of ``kept``) are an idle wake-up."""
     earlier, _, newest = _split(kept, tick)
-    if not newest or _asked(newest) is None:
-        return False  # nothing looked at, or more than looks: work, a failure, a call twice
-    return _idle(earlier, newest)
+    return _idle(earlier, _looks(newest))
+
+
+def _looks(actions: list[ActionView]) -> list[ActionView]:
+    """``actions`` but their pauses (see :func:`~.detectors.calls.pauses`; a long poll looks): a
+    consumer's ``sleep`` after an empty poll does nothing."""
+    return [action for action in actions if not pauses(action.tool, action.summary)]
 
 
 def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
-    """:func:`idle_wakeup` for the actions ``earlier`` than its heartbeat and its own ``newest``,
-    which only looked, each call once."""
+    """:func:`idle_wakeup` for the actions ``earlier`` than its heartbeat and its own ``newest``
+    (its waits aside): whether they only looked, each call once, and heard nothing came."""
+    if not newest or _asked(newest) is None:
+        return False  # nothing looked at, or more than looks: work, a failure, a call twice
     # A source looked at before answered nothing: no work came; silence but a listing's or a
     # search's is a shell gone dark, and the heartbeat is no idle one.
     if any(map(_dark, newest)):
         return False
-    empty = [a for a in newest if _nothing(a)]
+    empty = [a for a in newest if heard_nothing(a)]
     if not empty:
         return False
     asked = {action.fingerprint for action in earlier}
@@ -386,14 +319,37 @@ def _rounds(heartbeats: list[list[ActionView]]) -> bool:
     """Whether ``heartbeats`` (a flat stretch's) are a watcher's rounds (see :func:`watching`)."""
     if not heartbeats:
         return False
+    # Rounds that wait (a sleep after each poll) are rounds when what they watch moved in them (a
+    # build queued, running, passed); a frozen job polled between sleeps stays judged.
+    looks = [_looks(beat) for beat in heartbeats]
+    if looks != heartbeats and not _moved(looks):
+        return False
+    heartbeats = looks
     # The first may also start what the others watch (a job, a migration, a CI run); the others
     # may keep the agent's bookkeeping as the one before did (the poll's count, its time).
     rounds = [_asked([action for action in heartbeats[0] if not noted(action)])]
-    rounds += [_asked(_untold(now, then)) for then, now in pairwise(heartbeats)]
+    rounds += [
+        _asked(untold(now, then, _older(heartbeats, i))) for i, (then, now) in enumerate(pairwise(heartbeats))
+    ]
     if not rounds[0] or any(asked != rounds[0] for asked in rounds):
         return False
     # The same messages taken from a queue again are work left undone, no watcher's quiet look.
     return not any(_taken_again(then, now) for then, now in pairwise(heartbeats))
+
+
+def _moved(heartbeats: list[list[ActionView]]) -> bool:
+    """Whether a call asked in ``heartbeats`` answered differently at one of them than before."""
+    answers: dict[str, str | None] = {}
+    for action in (action for beat in heartbeats for action in beat):
+        if answers.setdefault(action.fingerprint, action.result) != action.result:
+            return True
+    return False
+
+
+def _older(heartbeats: list[list[ActionView]], i: int) -> frozenset[str]:
+    """The writes of the heartbeat before the ``i``-th pair of ``heartbeats`` (see
+    :func:`.bookkeeping.written`)."""
+    return written(heartbeats[i - 1]) if i else frozenset()
 
 
 def _taken_again(before: list[ActionView], heartbeat: list[ActionView]) -> bool:
@@ -401,7 +357,7 @@ def _taken_again(before: list[ActionView], heartbeat: list[ActionView]) -> bool:
     took = {
         a.fingerprint: a.result
         for a in before
-        if takes(a.tool, a.summary) and a.output_len and not _nothing(a)
+        if takes(a.tool, a.summary) and a.output_len and not heard_nothing(a)
     }
     return any(took.get(action.fingerprint, _NEVER) == action.result for action in heartbeat)
 
@@ -422,18 +378,19 @@ def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) ->
             break
         answers.setdefault(action.shape or action.fingerprint, set()).add(action.result)
         calls[action.fingerprint] = action.result
-    for then, now in pairwise(heartbeats):
+    for i, (then, now) in enumerate(pairwise(heartbeats)):
+        older = _older(heartbeats, i)
         if not any(waits(a.tool, a.summary) for a in now):
             # A scheduled wake-up is a wait the calls do not show: the very call asked at an
             # earlier one answering anew (a job's page moving) is the thing waited on moving.
             # Right after the heartbeat that started it (an act), the watch of what it started
             # begins: a look never asked before is news as well.
             begins = now is heartbeats[1] and any(noted(action) for action in then)
-            if not scheduled or not _polled_anew(_untold(now, then), calls, begins):
+            if not scheduled or not _polled_anew(untold(now, then, older), calls, begins):
                 return False
             continue
         moved = again = False  # a look asked before answered anew; a look asked before at all
-        for action in _without_bookkeeping(now, then):
+        for action in without_bookkeeping(now, then, older):
             wait = waits(action.tool, action.summary)
             if action.error is not None or (noted(action) and not wait):
                 return False
@@ -453,18 +410,19 @@ def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) ->
 def _backed_off(found: _Stretch, kept: list[ActionView], scheduled: bool = False) -> bool:
     """Whether the flat stretch ``found`` of ``kept`` waited out one call's failure (a 429): it paused
     (a ``sleep``; ``scheduled``, wake-ups not trying the call asking the same looks), only looked and
-    kept its record (``log.info``), and its one failure was tried in the run no more than a back-off's
-    tries (see :mod:`.detectors.recurring_error`); tried more, it will not pass: the metric is judged."""
+    kept its record (``log.info``), and its one failing call (a 503 with its ``retry-after`` or
+    without) was tried in the run no more than a back-off's tries (see
+    :mod:`.detectors.recurring_error`); tried more, it will not pass: the metric is judged."""
     actions = [action for heartbeat in found.heartbeats for action in heartbeat]
-    failures = {(a.fingerprint, a.failure) for a in actions if a.error is not None}
+    failures = {a.fingerprint for a in actions if a.error is not None}  # one call's, however worded
     rounds = [frozenset(a.fingerprint for a in b) for b in found.heartbeats if all(not a.error for a in b)]
     waited = scheduled and len(rounds) > 1 and len(set(rounds)) == 1  # the same looks, wake-up after wake-up
     if len(failures) != 1 or not (waited or any(pauses(a.tool, a.summary) for a in actions)):
         return False
     if any(noted(a) and not (waits(a.tool, a.summary) or keeps_record(a.tool, a.summary)) for a in actions):
         return False  # work done while it waited: busy
-    call, failure = next(iter(failures))
-    tries = sum(1 for a in kept if a.fingerprint == call and a.error is not None and a.failure == failure)
+    call = next(iter(failures))
+    tries = sum(1 for a in kept if a.fingerprint == call and a.error is not None)
     return tries <= RecurringError.threshold + BACKOFF_EXTRA
 
 

@@ -12,9 +12,10 @@ from ..base.credentials import mask_name
 from ..config.file import BudgetConfig
 from ..core.budget import overspent
 from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, printable, rose_at
+from ..detect.bookkeeping import bookkeeping
 from ..detect.detectors import ActionView
 from ..detect.evidence import made_of, standing
-from ..detect.idle import bookkeeping, looked_once, quiet_before
+from ..detect.idle import looked_once, quiet_before
 from ..detect.monitor import Monitor
 from ..detect.recorded import journal_keys
 from ..state.killswitch import KillSwitch, fleet_stop_name, stopped_by

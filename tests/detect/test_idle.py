@@ -425,6 +425,7 @@ def test_a_rate_limit_waited_out_is_no_busy_agent() -> None:
 
     values = [0.0, 1.0] + [1.0] * 20
     assert _kinds_of(rounds(3), values) == [[]] * len(rounds(3))
+
     assert any("no_progress" in kinds for kinds in _kinds_of(rounds(6), values))
     assert any("no_progress" in kinds for kinds in _kinds_of(rounds(3, work=True), values))
 
@@ -949,3 +950,93 @@ def test_a_live_agents_flat_metric_over_fewer_calls_than_a_busy_stretch_is_not_j
     assert next(i for i, kinds in enumerate(never) if "no_progress" in kinds) == 8
     woken = _one_call_heartbeats([1.0] * 3 + [2.0] * 12, turns=False)
     assert next(i for i, kinds in enumerate(woken) if "no_progress" in kinds) == 6
+
+
+def test_a_consumer_sleeping_after_an_empty_poll_is_idle_and_one_tailing_a_frozen_job_is_not() -> None:
+    """A Kafka consumer polls its topic, and when the answer is ``{"records": []}`` sleeps 30 s
+    (live round 54: escalated for ``no_progress`` at its seventh wake-up; without the sleep, no
+    anomaly). The pause does nothing: the wake-up is idle. A wake-up whose sleep's own silence is
+    the only answer of nothing (a frozen restore's log tail between sleeps) heard no source."""
+    poll = ("kafka_poll", {"topic": "signups", "group": "crm"})
+    busy: list[Round] = [
+        [
+            (*poll, f'{{"records": [{{"offset": {n}}}]}}', None),
+            ("kafka_commit", {"offset": n + 1}, "ok", None),
+        ]
+        for n in (5001, 5004)
+    ]
+    quiet: Round = [(*poll, '{"records": []}', None), ("sleep", {"seconds": 30}, "slept 30s", None)]
+    assert _kinds(busy + [quiet] * 8, 6.0) == [[]] * 10
+    tail = (
+        "bash",
+        {"cmd": "tail -n 1 /var/log/pgbackrest/main-restore.log"},
+        "restore file 2619 (11%)",
+        None,
+    )
+    frozen: list[Round] = [[tail]] + [[("bash", {"cmd": "sleep 120"}, "", None), tail]] * 9
+    assert any("no_progress" in kinds for kinds in _kinds(frozen, 11.0))
+
+
+def test_a_watcher_sleeping_between_polls_of_builds_that_move_is_watching() -> None:
+    """A CI watcher polls a build every wake-up and sleeps a minute after each poll, builds going
+    queued, running, running, passed one after another (live round 54: ``no_progress`` once per
+    build). Its rounds, pauses aside, are a watcher's while what it watches moves; the same rounds
+    over a build that never leaves "running" are judged."""
+
+    def rounds(statuses: list[str]) -> list[Round]:
+        return [
+            [
+                ("get_build", {"build_id": 88120 + n // 4}, f'{{"status": "{s}"}}', None),
+                ("sleep", {"seconds": 60}, "", None),
+            ]
+            for n, s in enumerate(statuses)
+        ]
+
+    moving = ["queued", "running", "running", "passed"] * 3
+    passed = [float((n + 1) // 4) for n in range(12)]  # the metric: builds passed
+    assert _kinds_of(rounds(moving), passed) == [[]] * 12
+    assert any("no_progress" in kinds for kinds in _kinds(rounds(["running"] * 6), 1.0))
+
+
+def test_a_setting_toggled_back_and_forth_is_no_bookkeeping() -> None:
+    """A tuner sets a pool size to 20, then 10, then 20 again, a load test after each, its metric
+    flat (blind batch 60: no anomaly in 15 heartbeats, each write taken for bookkeeping moved on,
+    a sync's saved time). A write back to what it was before the heartbeat before is tried again:
+    ``no_progress``. Values that keep moving (a last-run time) stay bookkeeping."""
+
+    def rounds(sizes: list[int]) -> list[Round]:
+        test = ("run_load_test", {"rps": 400})
+        return [
+            [("set_config", {"db_pool_size": size}, "applied", None), (*test, f"p99 {800 + size}ms", None)]
+            for size in sizes
+        ]
+
+    assert any("no_progress" in kinds for kinds in _kinds_of(rounds([20, 10] * 6), [0.0] * 12))
+    saved = [
+        [("state.set", {"key": "last_run", "value": f"2024-01-01T{h:02d}:00"}, "ok", None), LOOK[1:]]
+        for h in range(10)
+    ]
+    assert _kinds(saved, 0.0) == [[]] * 10
+
+
+def test_an_upload_retried_after_growing_sleeps_is_a_back_off_however_its_503_is_worded() -> None:
+    """A release uploader's sdist is refused with "503 Service Unavailable (retry-after: 2)", then
+    twice with a bare "503 Service Unavailable", sleeping 2, 4, 8 s, and goes through (blind batch
+    60: ``no_progress`` before, the two wordings taken for two failures). Refused on and on, judged."""
+    sdist = ("upload_artifact", {"file": "sdist.tar.gz"})
+
+    def rounds(tries: int) -> list[Round]:
+        found: list[Round] = [[("upload_artifact", {"file": "wheel.whl"}, "201 Created", None)]]
+        found.append([(*sdist, "503 Service Unavailable (retry-after: 2)", "http_503")])
+        for n in range(tries - 1):
+            found.append(
+                [
+                    ("sleep", {"seconds": 2 ** (n + 1)}, "slept", None),
+                    (*sdist, "503 Service Unavailable", "http_503"),
+                ]
+            )
+        return [*found, [("sleep", {"seconds": 8}, "slept", None), (*sdist, "201 Created", None)]]
+
+    values = [1.0] * 4 + [2.0] * 8
+    assert _kinds_of(rounds(3), values) == [[]] * len(rounds(3))
+    assert any("no_progress" in kinds for kinds in _kinds_of(rounds(7), [1.0] * 8 + [2.0]))

@@ -83,6 +83,9 @@ _SILENT_VERBS = frozenset(
         "dispatch",
         "kill",
         *("sleep", "wait", "reset", "clear", "commit", "push", "install", "configure"),
+        # an operator's verbs for a service or a cache (``restart_resolver``, ``flush_cache``)
+        *("restart", "reboot", "reload", "flush", "purge", "invalidate", "rotate", "requeue"),
+        *("deploy", "redeploy", "rollback", "scale"),
         "enable",
         "disable",
         "close",
@@ -231,11 +234,19 @@ _RECORD_VERBS = frozenset(["log", "touch"])
 _LOG_FILE = re.compile(r'"(?:path|file|filename|file_path|filepath)":"[^"]*\.log"')
 
 
+# A write named for the log it adds to (``append_log``, ``write_log_entry``, ``add_journal_line``).
+_LOG_WRITES = frozenset(["append", "write", "add"])
+_LOGS = frozenset(["log", "logs", "journal"])
+
+
 def keeps_record(tool: str, summary: str = "") -> bool:
     """Whether the call ``summary`` of ``tool`` writes the agent's own record: a tool named for it
-    (``log.info``, ``state.touch``) or a write to a log file (``append_file(path="restock.log")``):
-    a line logged, a time kept, nothing acted on."""
-    return _verb(tool) in _RECORD_VERBS or (".log" in summary and _LOG_FILE.search(summary) is not None)
+    (``log.info``, ``state.touch``, ``append_log``) or a write to a log file
+    (``append_file(path="restock.log")``): a line logged, a time kept, nothing acted on."""
+    verb = _verb(tool)
+    if verb in _RECORD_VERBS or (verb in _LOG_WRITES and not _LOGS.isdisjoint(_words(tool))):
+        return True
+    return ".log" in summary and _LOG_FILE.search(summary) is not None
 
 
 # Words that take work from a queue: what such a call answers is work come, not a state looked at.

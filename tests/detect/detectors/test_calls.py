@@ -153,6 +153,9 @@ def test_a_log_line_or_a_touched_time_is_the_agents_own_record() -> None:
     assert keeps_record("append_file", logged)
     assert not keeps_record("append_file", summarize("append_file", {"path": "orders.csv", "text": "a"}))
     assert not keeps_record("append_file", summarize("append_file", {"path": "catalog.logo.png"}))
+    # A write named for the log it adds to (live round 54's drift watcher: escalated by ``loop``).
+    assert all(keeps_record(t) for t in ["append_log", "write_log_entry", "add_journal_line"])
+    assert not any(keeps_record(t) for t in ["append_row", "write_catalog", "delete_log", "read_logs"])
 
 
 @pytest.mark.parametrize(
@@ -298,6 +301,13 @@ def test_a_verb_as_often_a_noun_after_a_word_picking_one_is_the_noun(tool: str, 
         ("pagerduty.acknowledge", True),
         ("queue.nack", True),
         ("webhooks.redeliver", True),
+        # an operator's verbs for a service or a cache (live round 54: a resolver restarted every
+        # wake-up, the same answers after, was no act: never flagged)
+        ("restart_resolver", True),
+        ("flush_cache", True),
+        ("cdn.purge_cache", True),
+        ("rollback_deployment", True),
+        ("get_restart_count", False),
     ],
 )
 def test_a_store_s_select_reads_and_a_workflow_s_verbs_act(tool: str, acts: bool) -> None:
