@@ -531,3 +531,17 @@ def test_pause_and_resume_with_a_fifo_journal_act_and_say_the_journal_failed(
         assert one_line_error(done) and "the journal could not be written" in done.stderr, done.stderr
         assert json.loads(run_cli(root, "status", "--json").stdout)["status"] == status
     assert (root / "state" / "journal.jsonl").is_fifo()
+
+
+@pytest.mark.parametrize(
+    "flag",
+    ["--config", "--state-dir", "--agent", "--kill-file", "--step", "--exec", "--progress", "--webhook"],
+)
+def test_an_empty_flag_value_is_refused_not_ignored(tmp_path: Path, flag: str) -> None:
+    """``tick --state-dir ""`` (an unset variable in a cron line) ran the step against the config's
+    defaults, and ``--progress ""`` dropped the metric, exit 0 (live round 54): every common flag's
+    empty value is now one line, exit 2, and nothing is created."""
+    project(tmp_path)
+    done = run_cli(tmp_path, "tick", flag, "")
+    assert one_line_error(done) and f"{flag}: an empty value" in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.py", "heartbeat.toml"]

@@ -89,7 +89,7 @@ def run_outbox(heartbeats: Sequence[Heartbeat], args: argparse.Namespace, out: T
                     continue
                 out.write(f"{prefix}{len(items)} file(s) in {outbox.directory}\n")
                 out.writelines(_item_line(i) + "\n" for i in items)
-            elif selectors and not args.all and not outbox.picks_any(selectors):
+            elif selectors and not args.all and not outbox.picked(selectors):
                 continue  # nothing of this agent's is named: the error below, if no agent's is
             elif action == "drop":
                 dropped = outbox.drop(["*"] if args.all else selectors)

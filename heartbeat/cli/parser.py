@@ -139,18 +139,32 @@ def _counting(text: str) -> int:
     return value if value <= sys.maxsize else 0  # more events than any journal holds: all of them
 
 
+def _given(text: str) -> str:
+    """A path, a name or a command: not empty (``--state-dir ""``, an unset variable in a cron
+    line, would otherwise run the step against the config's defaults)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty value; give one or leave the flag out")
+    return text
+
+
 _OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-    "config": (("--config",), {"metavar": "FILE", "help": "heartbeat.toml (default: ./heartbeat.toml)"}),
-    "state-dir": (("--state-dir",), {"metavar": "DIR", "help": "the agent's state folder"}),
-    "agent": (("--agent",), {"metavar": "NAME", "help": "one agent of a multi-agent config"}),
+    "config": (
+        ("--config",),
+        {"type": _given, "metavar": "FILE", "help": "heartbeat.toml (default: ./heartbeat.toml)"},
+    ),
+    "state-dir": (("--state-dir",), {"type": _given, "metavar": "DIR", "help": "the agent's state folder"}),
+    "agent": (("--agent",), {"type": _given, "metavar": "NAME", "help": "one agent of a multi-agent config"}),
     "kill-file": (
         ("--kill-file",),
-        {"metavar": "PATH", "help": "the KILL file (default: KILL beside the config)"},
+        {"type": _given, "metavar": "PATH", "help": "the KILL file (default: KILL beside the config)"},
     ),
-    "step": (("--step",), {"metavar": "MODULE:ATTR", "help": "the agent's step function"}),
-    "exec": (("--exec",), {"metavar": "CMD", "help": "run a program as the step (JSON-lines protocol)"}),
-    "progress": (("--progress",), {"metavar": "MODULE:ATTR", "help": "the progress metric"}),
-    "webhook": (("--webhook",), {"metavar": "URL", "help": _WEBHOOK_HELP}),
+    "step": (("--step",), {"type": _given, "metavar": "MODULE:ATTR", "help": "the agent's step function"}),
+    "exec": (
+        ("--exec",),
+        {"type": _given, "metavar": "CMD", "help": "run a program as the step (JSON-lines protocol)"},
+    ),
+    "progress": (("--progress",), {"type": _given, "metavar": "MODULE:ATTR", "help": "the progress metric"}),
+    "webhook": (("--webhook",), {"type": _given, "metavar": "URL", "help": _WEBHOOK_HELP}),
 }
 
 

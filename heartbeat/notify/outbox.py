@@ -300,32 +300,25 @@ class Outbox:
         items += [OutboxItem(name, None, "set aside as corrupt (never sent)") for name in aside]
         return items
 
-    def picks_any(self, selectors: Sequence[str]) -> bool:
-        """Whether ``selectors`` pick any file in the folder (see :meth:`drop`), read only: a
-        mistyped key is told before anything (the delivery lock's file too) is created."""
+    def picked(self, selectors: Sequence[str]) -> list[str]:
+        """The files ``selectors`` pick (see :meth:`drop`), read only: a mistyped key is told first."""
         items = self.items()
         picks = _picker(selectors, {i.entry.notification.key for i in items if i.entry})
-        return any(picks(i.name, i.entry.notification.key if i.entry else None) for i in items)
+        return [i.name for i in items if picks(i.name, i.entry.notification.key if i.entry else None)]
 
     def drop(self, selectors: Sequence[str]) -> list[str]:
         """Delete the files whose name, key or key prefix matches a selector ("*": all); return them.
-
-        Waits up to :data:`SETTLE_WAIT` seconds for a delivery in progress, then
-        raises :class:`StateLocked` with nothing deleted.
-        """
+        Waits up to :data:`SETTLE_WAIT` seconds for a delivery in progress, then raises
+        :class:`StateLocked` with nothing deleted."""
         dropped: list[str] = []
         # Fail closed: a delivery still running after the wait could send or write back what is
         # deleted under it, so a busy lock raises StateLocked (exit 5) and drops nothing.
         held = self._take(SETTLE_WAIT)
         try:
-            items = self.items()
-            picks = _picker(selectors, {i.entry.notification.key for i in items if i.entry})
-            for item in items:
-                key = item.entry.notification.key if item.entry else None
-                if picks(item.name, key):
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(self.directory / item.name)
-                        dropped.append(item.name)
+            for name in self.picked(selectors):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.directory / name)
+                    dropped.append(name)
         finally:
             if held is not None:
                 held.release()
