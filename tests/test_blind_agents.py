@@ -3005,14 +3005,68 @@ _TWENTYNINTH_UNESCALATED: dict[int | None, set[str]] = {
 }
 
 
+# Batch 60 (60 runs written blind at the thirtieth session: 30 in the corpus's shape, coding runs
+# captured on nine libraries not used before, customer service, ReAct, ALFWorld; 30 scheduled and
+# framework agents with a metric; 22 twins), pinned as replayed at that session's end. As it
+# arrived, at its own grouping: healthy escalated 0 of 30, with any anomaly 2; stuck escalated 24
+# of 30, flagged after onset 28. A pool-size tuner toggling 20 and 10 and a writer toggling a
+# section's versions (a write back to what it was is no bookkeeping) are found since; a release
+# uploader's 503s, worded two ways, are one back-off. Left: a training monitor's checkpoint note
+# breaks its watcher's round once (no_progress, not escalated); regrouped, its same GPU all-clear
+# and a feed poller's quiet polls merge; short fact-checkers end before a heartbeat of instructions
+# was ignored.
+_SIXTIETH: dict[int | None, dict[str, list[str]]] = {
+    None: {"healthy__training_monitor_b60": ["no_progress"]},
+    1: {"healthy__training_monitor_b60": ["no_progress", "recurring"]},
+    5: {
+        "healthy__feed_poller_b60": ["repeat", "empty"],
+        "healthy__news_poller_b60": ["repeat", "empty", "recurring"],
+        "healthy__training_monitor_b60": ["recurring"],
+    },
+    10: {
+        "healthy__ci_watcher_b60": ["repeat"],
+        "healthy__feed_poller_b60": ["repeat", "empty"],
+        "healthy__news_poller_b60": ["repeat", "empty", "recurring"],
+        "healthy__training_monitor_b60": ["recurring"],
+    },
+}
+_SIXTIETH_ESCALATED: dict[int | None, set[str]] = {
+    None: set(),
+    1: {"healthy__training_monitor_b60"},
+    5: {"healthy__training_monitor_b60"},
+    10: {"healthy__training_monitor_b60"},
+}
+_SIXTIETH_MISSED: dict[int | None, set[str]] = {
+    None: set(),
+    1: {"stuck__fever_baikal_depth_b60", "stuck__fever_nyiregyhaza_river_b60", "stuck__training_monitor_b60"},
+    5: {"stuck__training_monitor_b60"},
+    10: {"stuck__contract_summarizer_b60", "stuck__report_writer_b60", "stuck__research_agent_b60"},
+}
+# The thirtieth session (not batch 30): an indexer's pauses no longer make its quiet rounds busy
+# (no_progress gone at its own grouping); regrouped at 10, a health checker restarting a service
+# (now an act) is escalated as before but flagged only before its onset.
+_SESSION_THIRTY: dict[int | None, dict[str, list[str]]] = {
+    None: {"healthy__embeddings_indexer_kb": ["loop"]},
+    1: {},
+    5: {},
+    10: {},
+}
+_SESSION_THIRTY_MISSED: dict[int | None, set[str]] = {
+    None: set(),
+    1: set(),
+    5: set(),
+    10: {"stuck__health_check_restart_loop_b54"},
+}
+
+
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 3025
+    assert len(runs) == len(LABELS) == 3085
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1858
+    assert len(healthy) == 1888
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -3052,6 +3106,8 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FIFTYSIXTH[per_heartbeat],
         **_FIFTYSEVENTH[per_heartbeat],
         **_FIFTYNINTH[per_heartbeat],
+        **_SIXTIETH[per_heartbeat],
+        **_SESSION_THIRTY[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -3111,6 +3167,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYSIXTH_ESCALATED[per_heartbeat]
         | _FIFTYSEVENTH_ESCALATED[per_heartbeat]
         | _FIFTYNINTH_ESCALATED[per_heartbeat]
+        | _SIXTIETH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -3183,6 +3240,8 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYSEVENTH_MISSED[per_heartbeat]
         | _FIFTYEIGHTH_MISSED
         | _FIFTYNINTH_MISSED[per_heartbeat]
+        | _SIXTIETH_MISSED[per_heartbeat]
+        | _SESSION_THIRTY_MISSED[per_heartbeat]
         | _CONSULTED_LOOKUPS_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )

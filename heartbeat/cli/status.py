@@ -12,17 +12,20 @@ meant to be quiet.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import EXIT_CODES, ConfigError, HeartbeatError, UsageError
+from ..base.fsutil import append_problem, room_problem
 from ..config.file import ScheduleConfig
 from ..core.budget import roll_over
 from ..core.models import printable, printable_lines
 from ..core.policy import anew_limit
 from ..state.journal import Journal
+from ..state.store import NO_ROOM_FILE
 from .style import Style
 
 if TYPE_CHECKING:
@@ -125,15 +128,18 @@ class StatusReport:
     """Observe mode: what enforce mode would be doing now (its last decision), else None."""
     observed_since: int | None = None
     """Observe mode: the tick from which enforce mode would have done that, in this stretch."""
+    blocked: str | None = None
+    """Why the next tick would stop before its step (the state folder or the journal cannot take
+    its writes: a full disk, a read-only remount), else None."""
 
     @property
     def exit_code(self) -> int:
-        """3 killed, 4 waiting for a human, 6 overdue, else 0."""
+        """3 killed, 4 waiting for a human, 6 overdue or blocked, else 0."""
         if self.killed or self.fleet_stop:
             return 3
         if self.status == "needs_human":
             return 4
-        return OVERDUE_EXIT if self.overdue else 0
+        return OVERDUE_EXIT if self.overdue or self.blocked else 0
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict, stable for scripts."""
@@ -163,6 +169,23 @@ def _last_written(hb: Heartbeat) -> datetime | None:
                 continue
             return at if at.tzinfo else at.replace(tzinfo=UTC)
     return None
+
+
+def _blocked(hb: Heartbeat) -> str | None:
+    """Why the next tick of ``hb`` would stop before its step, read only (see ``check_writable``):
+    no room or no permission for a state as big as twice the last, a save that found no room
+    (noted in the folder), or a journal that cannot take the tick's events; else None."""
+    folder = hb.state_dir
+    try:
+        size = os.stat(hb.store.state_path).st_size
+    except OSError:
+        size = 0
+    problem = room_problem(folder, max(8192, 2 * size))
+    if problem is None and os.path.lexists(folder / NO_ROOM_FILE):
+        problem = "the last save found no room for the state"
+    if problem is None and (problem := append_problem(hb.store.journal_path)) is not None:
+        problem = f"{hb.store.journal_path.name} {problem}"
+    return None if problem is None else printable(problem)
 
 
 def agent_report(
@@ -215,6 +238,7 @@ def agent_report(
         anomalies=[{**a.model_dump(mode="json"), "at": _stamp(a.at)} for a in state.anomalies[-5:]],
         outbox=outbox,
         mode=hb.config.policy.mode,
+        blocked=None if unran else _blocked(hb),
         **(_observed(hb) if hb.config.policy.mode == "observe" else {}),
     )
 
@@ -285,6 +309,8 @@ def _status_parts(report: StatusReport, style: Style) -> tuple[str, str]:
         return f"{style.symbol('warn')} needs_human", "red"
     if report.overdue:
         return f"{style.symbol('warn')} OVERDUE", "red"
+    if report.blocked:
+        return f"{style.symbol('bad')} BLOCKED", "red"
     if report.status == "paused":
         return f"{style.symbol('warn')} paused", "yellow"
     observe = " (observe)" if report.mode == "observe" else ""
@@ -298,6 +324,8 @@ def _status_word(report: StatusReport, style: Style) -> str:
 def render_detail(report: StatusReport, style: Style) -> str:
     """The multi-line view of one agent."""
     reason = f" ({report.status_reason})" if report.status_reason else ""
+    if report.blocked:
+        reason += f"; the next tick stops before its step: {report.blocked}"
     if report.overdue:
         seen = f"OVERDUE: no heartbeat since {_short(report.last_seen_at)} (due by {_short(report.due_by)})"
     elif report.due_by:

@@ -9,6 +9,7 @@ said on stderr, and ``kill --agent`` says which agents a shared KILL stops.
 from __future__ import annotations
 
 import json
+import os
 import re
 import textwrap
 from pathlib import Path
@@ -468,3 +469,28 @@ def test_status_says_when_a_flat_stretch_answered_anew_calls_a_human(tmp_path: P
     assert (report["escalate_after"], report["escalate_after_anew"]) == (3, 4)
     assert "2 of 3 (4 while its calls bring new results)" in cli(tmp_path, "report", "--out", "-").stdout
     assert [cli(tmp_path, "tick").returncode for _ in range(2)] == [0, 4]  # the grace, then a human
+
+
+def test_status_says_an_agent_whose_next_tick_cannot_save_is_blocked(tmp_path: Path) -> None:
+    """After a save found no room (``.no-room`` noted) every tick stops before its step with exit 2,
+    while ``status`` said "ok active", exit 0 (live round 54). It now says BLOCKED and why, and exits
+    6 as for an agent overdue; so for a journal that cannot take the tick's events. Read only."""
+    (tmp_path / "agent.py").write_text(
+        "def step(ctx):\n    ctx.record('read', {'n': ctx.tick}, output='new')\n"
+    )
+    (tmp_path / "heartbeat.toml").write_text('[agent]\nname = "a"\nstep = "agent:step"\n')
+    assert cli(tmp_path, "tick").returncode == 0
+    fine = cli(tmp_path, "status", "--json")
+    assert fine.returncode == 0 and json.loads(fine.stdout)["blocked"] is None
+    state = tmp_path / "state"
+    (state / ".no-room").write_text("999999999999\n")
+    before = sorted(os.listdir(state))
+    done = cli(tmp_path, "status")
+    assert done.returncode == 6 and "BLOCKED" in done.stdout and "no room for the state" in done.stdout
+    assert sorted(os.listdir(state)) == before  # nothing reserved nor written to find it out
+    assert cli(tmp_path, "tick").returncode == 2  # what status foretold
+    (state / ".no-room").unlink()
+    (state / "journal.jsonl").unlink()
+    os.mkfifo(state / "journal.jsonl")
+    done = cli(tmp_path, "status", "--json")
+    assert done.returncode == 6 and json.loads(done.stdout)["blocked"].startswith("journal.jsonl is a FIFO")
