@@ -26,8 +26,9 @@ credential-named key (``name=``, ``name:``, ``"name": "``, as above), after
 ``Bearer``/``Basic``, a URL's password, ``-u user:password``, ``mysql -p<password>``, a credential-named
 flag's value (``--api-key X``, ``--token=X``), and tokens whose form gives them away
 (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``, ``xapp-``,
-``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, a JWT, an incoming webhook's path, a PEM
-private key, a PGP private key block). Summaries and error
+``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, ``pypi-``, ``dckr_pat_``, SendGrid's, Shopify's,
+DigitalOcean's, a JWT, an incoming webhook's path, a signed URL's signature, a PEM private key, a
+PGP private key block). Summaries and error
 texts pass through it before anything keeps or shows them; so do names an agent or a
 model chose (a tool's, a model's: :func:`mask_name`), which are kept and shown on their own.
 
@@ -275,6 +276,11 @@ _TOKEN = _lazy(
     r"|(?:AKIA|ASIA)[0-9A-Z]{16}"  # AWS access key ids
     r"|AIza[\w-]{35}"  # Google API keys
     r"|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}"  # Hugging Face, npm
+    r"|pypi-AgE[\w-]{40,}|dckr_pat_[\w-]{20,}"  # PyPI, Docker Hub
+    r"|SG\.[\w-]{16,}\.[\w-]{16,}"  # SendGrid
+    r"|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|do[opr]_v1_[a-f0-9]{64}"  # Shopify, DigitalOcean
+    # a signed URL's signature (Azure's SAS, S3's and GCS's presigned URLs): its access, in the clear
+    r"|(?<=[?&]sig=)[^&\s\"'#\\]+|(?<=[?&]X-Amz-Signature=)[^&\s\"'#\\]+|(?<=[?&]X-Goog-Signature=)[^&\s\"'#\\]+"
     r"|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"  # a JSON Web Token
     # A PEM private key (OpenSSH's, PKCS#8's, an RSA or EC one), its lines as they are or escaped in
     # a JSON text ("\\n"), through its END line; cut short (a clipped summary), to where it stops.
@@ -337,8 +343,12 @@ def _token_marked(text: str) -> bool:
                 or "_pat_" in text
                 or "hf_" in text
                 or "npm_" in text
+                or "shp" in text  # shpat_ shpss_ shpca_ shppa_
+                or "_v1_" in text  # dop_v1_ doo_v1_ dor_v1_
+                or "dckr_" in text
             )
         )
+        or ("pypi-" in text or "SG." in text or "sig=" in text or "Signature=" in text)
         # sk-, rk-; glpat-; xox?-, xapp-; a PEM key's "PRIVATE KEY-----", a PGP key's "KEY BLOCK-----"
         or (
             "-" in text

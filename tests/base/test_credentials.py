@@ -154,6 +154,21 @@ def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> No
         # Live round 53's shapes the README did not name: a Slack app token, an incoming webhook's
         # path, a PGP private key block, a credential in a JSON text inside a JSON text's string.
         ("SLACK_APP=xapp-1-A0123BCDE-1234567890123-0a1b2c3d4e5f", "SLACK_APP=***"),
+        # Live round 54's: SendGrid, Shopify, DigitalOcean, PyPI and Docker Hub tokens by their form,
+        # and a signed URL's signature (Azure's SAS, S3's presigned URL), its other parameters kept.
+        ("mail via SG.ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kqeF8tAmb", "mail via ***"),
+        ("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", "***"),
+        ("doctl -t dop_v1_" + "1a2b3c4d" * 8, "doctl -t ***"),
+        ("twine -p pypi-AgEIcHlwaS5vcmcCJGFiY2RlZjAxLTIzNDUtNjc4OS1hYmNkLWVm", "twine -p ***"),
+        ("docker login -p dckr_pat_Xy7Zq9Wv2Ut4Sr6Qp8On0Ml", "docker login -p ***"),
+        (
+            "GET https://a.blob.core.windows.net/c/f?sv=2022-11-02&sig=AzSig%2Bq1w2%3D&se=1",
+            "GET https://a.blob.core.windows.net/c/f?sv=2022-11-02&sig=***&se=1",
+        ),
+        (
+            "https://b.s3.amazonaws.com/k?X-Amz-Signature=abcdef0123456789&x=1",
+            "https://b.s3.amazonaws.com/k?X-Amz-Signature=***&x=1",
+        ),
         (
             "POST https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/Xq9sLkW3vTz8",
             "POST https://hooks.slack.com/services/***",
@@ -194,6 +209,7 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkq\n-----END PUBLIC KEY-----",  # a public key: no secret
         "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBF\n-----END PGP PUBLIC KEY BLOCK-----",
         "GET https://api.example.com/api/webhooks/42/deliveries and https://hooks.slack.com/services/",
+        "pip install pypi-simple && open SG.py; a design=1&sig= left empty",
         "docker run -u 1000:1000 img && git add -u",
         "llm --max-tokens 512 --token --verbose; use --token to log in; a--token abcd",
         # a path whose last part is named for a credential names a file (live round 48: "could" masked)
