@@ -22,7 +22,7 @@ from .detectors.said import all_clear_result
 from .exploration import noted
 from .probes import alerts
 
-__all__ = ["bookkeeping", "heard_nothing", "untold", "without_bookkeeping", "written"]
+__all__ = ["bookkeeping", "heard_nothing", "records", "untold", "without_bookkeeping", "written"]
 
 
 def heard_nothing(action: ActionView) -> bool:
@@ -37,22 +37,33 @@ def written(actions: list[ActionView]) -> frozenset[str]:
     return frozenset(a.fingerprint for a in actions if noted(a))
 
 
+def records(actions: list[ActionView]) -> frozenset[str]:
+    """The records of the agent's own among ``actions`` (the ``recorded`` of :func:`bookkeeping`)."""
+    return frozenset(a.fingerprint for a in actions if noted(a) and keeps_record(a.tool, a.summary))
+
+
 def bookkeeping(
-    before: list[ActionView], shapes: set[str] | None = None, older: Collection[str] = ()
+    before: list[ActionView],
+    shapes: set[str] | None = None,
+    older: Collection[str] = (),
+    recorded: Collection[str] = (),
 ) -> Callable[[ActionView], bool]:
     """Whether an action is bookkeeping after the heartbeat ``before``: a write of the same shape as
     one of that heartbeat's, its values moved on (numbers and times masked), no work: a sync that
-    found nothing saves the time it last ran; or the very same record of the agent's own (the
-    line ``log.info`` wrote, the poll time ``state.touch`` set). The very same act again (a
-    hand-off back and forth) is no bookkeeping, nor a write of ``older`` (the writes of the
-    heartbeat before ``before``: a setting put back as it was, 20, 10, 20, is tried again). Only
-    writes of ``shapes`` are asked about, when given (the shapes of the heartbeat judged: what is
-    read of each call is read only then)."""
+    found nothing saves the time it last ran; or the very same record of the agent's own (the line
+    ``log.info`` or ``append_log`` wrote, the poll time ``state.touch`` set) as the heartbeat
+    before wrote, or as one of ``recorded`` (earlier in the run: a drift watcher's "no drift" after
+    a heartbeat that applied a fix). The very same act again (a hand-off back and forth) is no
+    bookkeeping, nor a write of ``older`` (the writes of the heartbeat before ``before``: a setting
+    put back as it was, 20, 10, 20, is tried again). Only writes of ``shapes`` are asked about,
+    when given (the shapes of the heartbeat judged: what is read of each call is read only then)."""
     notes = [a for a in before if a.shape and (shapes is None or a.shape in shapes) and noted(a)]
     shaped, done = {a.shape for a in notes}, {a.fingerprint for a in notes}
 
     def kept(a: ActionView) -> bool:
-        if a.shape not in shaped or (a.fingerprint in older and a.fingerprint not in done):
+        if a.shape not in shaped:  # the same record of its own as earlier in the run
+            return a.fingerprint in recorded and keeps_record(a.tool, a.summary) and noted(a)
+        if a.fingerprint in older and a.fingerprint not in done:
             return False
         return (a.fingerprint not in done or keeps_record(a.tool, a.summary)) and noted(a)
 
@@ -60,13 +71,16 @@ def bookkeeping(
 
 
 def without_bookkeeping(
-    heartbeat: list[ActionView], before: list[ActionView], older: Collection[str] = ()
+    heartbeat: list[ActionView],
+    before: list[ActionView],
+    older: Collection[str] = (),
+    recorded: Collection[str] = (),
 ) -> list[ActionView]:
     """The actions of ``heartbeat`` but its bookkeeping after the heartbeat ``before``, and, when its
     other looks found nothing, the writes keeping its memory: storing back what it read (a cursor,
     see :func:`_stored_back`) or where it is as ``before`` stored it (the same ``state.set``);
-    ``older`` as for :func:`bookkeeping`."""
-    kept = bookkeeping(before, {a.shape for a in heartbeat if a.shape}, older)
+    ``older`` and ``recorded`` as for :func:`bookkeeping`."""
+    kept = bookkeeping(before, {a.shape for a in heartbeat if a.shape}, older, recorded)
     actions = [a for a in heartbeat if not kept(a)]
     memory: set[int] = set()  # the writes storing back what a read answered, and those reads
     places = {a.fingerprint for a in before if noted(a) and keeps_place(a.tool)}

@@ -59,7 +59,7 @@ from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from ..core.models import ProgressSample
-from .bookkeeping import heard_nothing, untold, without_bookkeeping, written
+from .bookkeeping import heard_nothing, records, untold, without_bookkeeping, written
 from .detectors.calls import keeps_record, pauses, silence_answers, silent_by_design, takes, waits
 from .detectors.contract import ActionView, heartbeat_bounds
 from .detectors.no_progress import NoProgress
@@ -118,7 +118,7 @@ def _split(
         return [], [], []  # a failure: more than looks (most busy heartbeats)
     last = actions[start:first]
     older = written(actions[heartbeat_bounds(actions, actions[start - 1].tick)[0] : start]) if start else ()
-    return actions[:first], last, without_bookkeeping(actions[first:], last, older)
+    return actions[:first], last, without_bookkeeping(actions[first:], last, older, records(actions[:start]))
 
 
 def quiet_wakeup(

@@ -1040,3 +1040,29 @@ def test_an_upload_retried_after_growing_sleeps_is_a_back_off_however_its_503_is
     values = [1.0] * 4 + [2.0] * 8
     assert _kinds_of(rounds(3), values) == [[]] * len(rounds(3))
     assert any("no_progress" in kinds for kinds in _kinds_of(rounds(7), [1.0] * 8 + [2.0]))
+
+
+def test_a_drift_watchers_log_line_after_a_fix_is_still_its_record() -> None:
+    """A drift watcher runs ``terraform plan`` each half hour and appends "no drift" to its log;
+    twice a drift is applied instead (live round 54: escalated by ``loop``, then, with the log line
+    read as a record, a ``cycle`` at the first quiet wake-up after each fix, whose heartbeat before
+    logged nothing). The same line as earlier in the run is its record: no anomaly."""
+    plan = ("bash", {"command": "terraform plan -detailed-exitcode -no-color"})
+    quiet: Round = [(*plan, "No changes. Your infrastructure matches the configuration.", None)]
+    quiet.append(("append_log", {"line": "no drift"}, "appended 1 line", None))
+    rounds: list[Round] = []
+    for h in range(16):
+        if h in (5, 11):
+            drift = (
+                f"aws_security_group.web will be updated in-place\n  ~ ingress rule {h}\nPlan: 1 to change."
+            )
+            apply = (
+                "bash",
+                {"command": "terraform apply -auto-approve"},
+                f"Apply complete! (drift {h})",
+                None,
+            )
+            rounds.append([(*plan, drift, None), apply])
+        else:
+            rounds.append(quiet)
+    assert _kinds(rounds, None) == [[]] * 16

@@ -77,13 +77,14 @@ def writes_by_command(tool: str, summary: str) -> bool:
 
 # A bisect's step: git checks out the next commit to test, so what a check answers next is that
 # commit's answer, not the last one's again.
-_BISECT_STEP = re.compile(r"(?<![\w-])git\s+bisect\s+(?:good|bad|skip|old|new)(?![\w-])")
+_BISECT_STEP = re.compile(r"(?<![\w-])git\s+bisect\s+(?:(?:good|bad|skip|old|new)(?![\w-])|start\s+[^\s-])")
 
 
 @lru_cache(maxsize=1024)
 def steps_bisect(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` marks a commit in a ``git bisect`` (``git bisect
-    good``, a ``git_bisect`` tool's ``"bad"``), which checks out the next one."""
+    good``, a ``git_bisect`` tool's ``"bad"``) or starts one between two (``start v2.1 v2.0``),
+    which checks out the next one."""
     if "bisect" not in summary and "bisect" not in tool.lower():
         return False
     if _SHELL_TOOL.search(tool):

@@ -17,6 +17,8 @@ from heartbeat.detect.detectors.commands import steps_bisect
         ("git", {"cmd": "git bisect new"}, True),
         ("git_bisect", {"cmd": "good"}, True),  # the program and the tool's name: git bisect good
         ("run_git", {"args": "bisect bad"}, True),
+        ("git_bisect", {"cmd": "start v2.1.0 v2.0.0"}, True),  # between two: the middle checked out
+        ("bash", {"command": "git bisect start"}, False),  # nothing checked out yet
         # What only reads the bisect, or no bisect at all.
         ("bash", {"command": "git bisect log"}, False),
         ("bash", {"command": "git bisect visualize --oneline"}, False),
