@@ -59,20 +59,10 @@ _SEPARATORS = re.compile(r"[_.\s-]+")
 @lru_cache(maxsize=1024)
 def writes_by_command(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` runs a command that writes or acts (see
-    :data:`_SILENT_COMMAND`): in an argument named for a command, any argument of a shell, or the
-    arguments of a tool named for its program."""
+    :data:`_SILENT_COMMAND`)."""
     if not any(piece in summary for piece in _SILENT_PIECES):
         return False
-    if _SHELL_TOOL.search(tool):
-        return _SILENT_COMMAND.search(summary) is not None
-    if any(_SILENT_COMMAND.search(value) for value in _COMMAND_VALUE.findall(summary)):
-        return True
-    program = _PROGRAM_TOOL.search(tool)
-    if program is None:
-        return False
-    # The program and what the tool's name says after it: git_bisect's "good" is git bisect good.
-    name = _SEPARATORS.sub(" ", tool[program.start(1) :]).strip().lower()
-    return any(_SILENT_COMMAND.search(f"{name} {value}") for value in _STRING_VALUE.findall(summary))
+    return _runs(_SILENT_COMMAND, tool, summary)
 
 
 # A bisect's step: git checks out the next commit to test, so what a check answers next is that
@@ -87,15 +77,22 @@ def steps_bisect(tool: str, summary: str) -> bool:
     which checks out the next one."""
     if "bisect" not in summary and "bisect" not in tool.lower():
         return False
+    return _runs(_BISECT_STEP, tool, summary)
+
+
+def _runs(command: re.Pattern[str], tool: str, summary: str) -> bool:
+    """Whether a command the call ``summary`` of ``tool`` carries matches ``command``: in an argument
+    named for a command, any argument of a shell, or the arguments of a tool named for its program."""
     if _SHELL_TOOL.search(tool):
-        return _BISECT_STEP.search(summary) is not None
-    if any(_BISECT_STEP.search(value) for value in _COMMAND_VALUE.findall(summary)):
+        return command.search(summary) is not None
+    if any(command.search(value) for value in _COMMAND_VALUE.findall(summary)):
         return True
     program = _PROGRAM_TOOL.search(tool)
     if program is None:
         return False
+    # The program and what the tool's name says after it: git_bisect's "good" is git bisect good.
     name = _SEPARATORS.sub(" ", tool[program.start(1) :]).strip().lower()
-    return any(_BISECT_STEP.search(f"{name} {value}") for value in _STRING_VALUE.findall(summary))
+    return any(command.search(f"{name} {value}") for value in _STRING_VALUE.findall(summary))
 
 
 # A SQL statement that changes rows or the schema, as the value of an argument named for one
