@@ -104,7 +104,8 @@ def test_a_fifo_as_the_journal_fails_log_and_tick_at_once(tmp_path: Path) -> Non
     assert one_line_error(done) and "FIFO" in done.stderr and "the step was not called" in done.stderr
     assert not (root / "state" / "state.json").exists()
     status = run_cli(root, "status")  # said, not waited on: the next tick stops before its step
-    assert status.returncode == 6 and "BLOCKED" in status.stdout and "journal.jsonl is a FIFO" in status.stdout
+    assert status.returncode == 6 and "BLOCKED" in status.stdout
+    assert "journal.jsonl is a FIFO" in status.stdout
 
 
 def test_a_fifo_in_the_outbox_is_set_aside_not_waited_on(tmp_path: Path) -> None:
