@@ -37,9 +37,11 @@ def written(actions: list[ActionView]) -> frozenset[str]:
     return frozenset(a.fingerprint for a in actions if noted(a))
 
 
-def records(actions: list[ActionView]) -> frozenset[str]:
-    """The records of the agent's own among ``actions`` (the ``recorded`` of :func:`bookkeeping`)."""
-    return frozenset(a.fingerprint for a in actions if noted(a) and keeps_record(a.tool, a.summary))
+def records(actions: list[ActionView], earlier: list[ActionView]) -> frozenset[str]:
+    """The records of the agent's own among ``actions`` also written among ``earlier`` (the
+    ``recorded`` of :func:`bookkeeping`); ``earlier`` is read only when ``actions`` hold one."""
+    mine = {a.fingerprint for a in actions if noted(a) and keeps_record(a.tool, a.summary)}
+    return frozenset(a.fingerprint for a in earlier if a.fingerprint in mine) if mine else frozenset()
 
 
 def bookkeeping(

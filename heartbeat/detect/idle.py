@@ -118,7 +118,8 @@ def _split(
         return [], [], []  # a failure: more than looks (most busy heartbeats)
     last = actions[start:first]
     older = written(actions[heartbeat_bounds(actions, actions[start - 1].tick)[0] : start]) if start else ()
-    return actions[:first], last, without_bookkeeping(actions[first:], last, older, records(actions[:start]))
+    newest = actions[first:]
+    return actions[:first], last, without_bookkeeping(newest, last, older, records(newest, actions[:start]))
 
 
 def quiet_wakeup(

@@ -38,9 +38,9 @@ def test_the_same_record_of_its_own_as_earlier_is_bookkeeping_whatever_the_heart
             ("write_row", {"row": 7}, "ok"),
         ],
     )
-    kept = bookkeeping(applied, recorded=records(first))
+    kept = bookkeeping(applied, recorded=records(quiet, first))
     assert kept(quiet[1]) and not kept(quiet[0])
-    assert without_bookkeeping(quiet, applied, recorded=records(first)) == [quiet[0]]
+    assert without_bookkeeping(quiet, applied, recorded=records(quiet, first)) == [quiet[0]]
     assert not bookkeeping(applied)(quiet[1])  # nothing recorded earlier: as the heartbeat before says
     assert not any(map(kept, other[1:]))
 
