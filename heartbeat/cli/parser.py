@@ -148,23 +148,17 @@ def _given(text: str) -> str:
 
 
 _OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-    "config": (
-        ("--config",),
-        {"type": _given, "metavar": "FILE", "help": "heartbeat.toml (default: ./heartbeat.toml)"},
-    ),
-    "state-dir": (("--state-dir",), {"type": _given, "metavar": "DIR", "help": "the agent's state folder"}),
-    "agent": (("--agent",), {"type": _given, "metavar": "NAME", "help": "one agent of a multi-agent config"}),
+    "config": (("--config",), {"metavar": "FILE", "help": "heartbeat.toml (default: ./heartbeat.toml)"}),
+    "state-dir": (("--state-dir",), {"metavar": "DIR", "help": "the agent's state folder"}),
+    "agent": (("--agent",), {"metavar": "NAME", "help": "one agent of a multi-agent config"}),
     "kill-file": (
         ("--kill-file",),
-        {"type": _given, "metavar": "PATH", "help": "the KILL file (default: KILL beside the config)"},
+        {"metavar": "PATH", "help": "the KILL file (default: KILL beside the config)"},
     ),
-    "step": (("--step",), {"type": _given, "metavar": "MODULE:ATTR", "help": "the agent's step function"}),
-    "exec": (
-        ("--exec",),
-        {"type": _given, "metavar": "CMD", "help": "run a program as the step (JSON-lines protocol)"},
-    ),
-    "progress": (("--progress",), {"type": _given, "metavar": "MODULE:ATTR", "help": "the progress metric"}),
-    "webhook": (("--webhook",), {"type": _given, "metavar": "URL", "help": _WEBHOOK_HELP}),
+    "step": (("--step",), {"metavar": "MODULE:ATTR", "help": "the agent's step function"}),
+    "exec": (("--exec",), {"metavar": "CMD", "help": "run a program as the step (JSON-lines protocol)"}),
+    "progress": (("--progress",), {"metavar": "MODULE:ATTR", "help": "the progress metric"}),
+    "webhook": (("--webhook",), {"metavar": "URL", "help": _WEBHOOK_HELP}),
 }
 
 
@@ -209,7 +203,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         common = p.add_argument_group("common flags (every command that reads an agent takes them)")
         for option in options:
             flags, kw = _OPTIONS[option]
-            common.add_argument(*flags, **kw)
+            common.add_argument(*flags, type=_given, **kw)  # each a path, a name or a command
         return p
 
     p = command(
