@@ -12,20 +12,17 @@ meant to be quiet.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import EXIT_CODES, ConfigError, HeartbeatError, UsageError
-from ..base.fsutil import append_problem, room_problem
 from ..config.file import ScheduleConfig
 from ..core.budget import roll_over
 from ..core.models import printable, printable_lines
 from ..core.policy import anew_limit
 from ..state.journal import Journal
-from ..state.store import NO_ROOM_FILE
 from .style import Style
 
 if TYPE_CHECKING:
@@ -171,23 +168,6 @@ def _last_written(hb: Heartbeat) -> datetime | None:
     return None
 
 
-def _blocked(hb: Heartbeat) -> str | None:
-    """Why the next tick of ``hb`` would stop before its step, read only (see ``check_writable``):
-    no room or no permission for a state as big as twice the last, a save that found no room
-    (noted in the folder), or a journal that cannot take the tick's events; else None."""
-    folder = hb.state_dir
-    try:
-        size = os.stat(hb.store.state_path).st_size
-    except OSError:
-        size = 0
-    problem = room_problem(folder, max(8192, 2 * size))
-    if problem is None and os.path.lexists(folder / NO_ROOM_FILE):
-        problem = "the last save found no room for the state"
-    if problem is None and (problem := append_problem(hb.store.journal_path)) is not None:
-        problem = f"{hb.store.journal_path.name} {problem}"
-    return None if problem is None else printable(problem)
-
-
 def agent_report(
     hb: Heartbeat,
     now: datetime,
@@ -212,6 +192,7 @@ def agent_report(
         deadline = due_by(hb.config.schedule, last_seen, periods=periods, max_age=max_age)
     overdue = None if deadline is None else now > deadline
     values = [s.value for s in state.progress if s.value is not None]
+    blocked = None if unran else hb.store.blocked()  # what the next tick would stop on
     outbox = 0
     if hb.outbox_waiting():
         outbox = len(hb.outbox().pending())
@@ -238,7 +219,7 @@ def agent_report(
         anomalies=[{**a.model_dump(mode="json"), "at": _stamp(a.at)} for a in state.anomalies[-5:]],
         outbox=outbox,
         mode=hb.config.policy.mode,
-        blocked=None if unran else _blocked(hb),
+        blocked=None if blocked is None else printable(blocked),
         **(_observed(hb) if hb.config.policy.mode == "observe" else {}),
     )
 

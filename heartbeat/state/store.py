@@ -449,45 +449,50 @@ class StateStore:
             self._no_room_noted = True
 
     def _written_path(self) -> Path:
-        """The file a save replaces: ``state.json``, or the target of a symlinked one.
-
-        A symlinked state.json is followed: its target is replaced atomically (a
-        temp file beside the target), and the link stays a link.
-        """
+        """The file a save replaces: ``state.json``, or the target of a symlinked one (replaced
+        atomically by a temp file beside the target; the link stays a link)."""
         path = self._state_path
         return Path(os.path.realpath(path)) if os.path.islink(path) else path
 
     def check_writable(self) -> None:
         """Raise :class:`StateWriteError` unless the folder can take a ``state.json`` as big as the last,
-        and :class:`JournalUnwritable` unless the journal can take the tick's events.
-
-        Called before the step, so a full disk, a read-only remount, a lost
-        permission or a FIFO or folder in place of ``journal.jsonl`` stops the
-        agent instead of letting it run with nothing saved or journaled.
-        A ``statvfs``, a ``stat`` and an ``access`` or two, no write: room for twice the last
-        size (and a free inode for the temp file) must be there.
-        """
-        needed = max(8192, 2 * self._reader.size)
-        problem = room_problem(self._state_dir, needed) or self._room_for_the_failed_save()
-        written = self._written_path()
-        if problem is None and written != self._state_path:  # that folder counts too
-            problem = room_problem(written.parent, needed)
+        and :class:`JournalUnwritable` unless the journal can take the tick's events: called before
+        the step, so a full disk, a read-only remount, a lost permission or a FIFO in place of
+        ``journal.jsonl`` stops the agent instead of letting it run with nothing saved or journaled."""
+        problem = self._state_problem(probe=True)
         if problem is not None:
             raise StateWriteError(self.state_path, problem)
         problem = append_problem(self._journal_path)
         if problem is not None:
             raise JournalUnwritable(self._journal_path, problem)
 
-    def _room_for_the_failed_save(self) -> str | None:
-        """When a save found no room (:meth:`_note_no_room`): whether one that size fits now.
+    def blocked(self) -> str | None:
+        """Why :meth:`check_writable` would stop the next tick, read only (``status``): a save
+        that found no room is taken at its word, not tried again; else None."""
+        problem = self._state_problem(probe=False)
+        journal = None if problem else append_problem(self._journal_path)
+        return problem or (f"{self._journal_path.name} {journal}" if journal else None)
 
-        Tried for real (the space reserved, then freed): a quota is not in ``statvfs``. One
-        ``open`` that fails when no save failed, which is every tick of a healthy agent.
-        """
+    def _state_problem(self, probe: bool) -> str | None:
+        """Why the folder (and a symlinked state's) cannot take twice the last state's size: a
+        ``statvfs``, a ``stat`` and an ``access`` or two; ``probe``: a failed save's size tried."""
+        needed = max(8192, 2 * self._reader.size)
+        problem = room_problem(self._state_dir, needed) or self._room_for_the_failed_save(probe)
+        written = self._written_path()
+        if problem is None and written != self._state_path:  # that folder counts too
+            problem = room_problem(written.parent, needed)
+        return problem
+
+    def _room_for_the_failed_save(self, probe: bool) -> str | None:
+        """When a save found no room (:meth:`_note_no_room`): whether one that size fits now, tried
+        for real (``probe``: reserved, then freed; a quota is not in ``statvfs``). One ``open`` that
+        fails when no save failed, which is every tick of a healthy agent."""
         try:
             size = int(read_regular(self._state_dir / NO_ROOM_FILE, limit=64))
         except (OSError, ValueError):
             return None
+        if not probe:
+            return "the last save found no room for the state"
         self._no_room_noted = True
         problem = room_for(self._state_dir, size)
         return f"no room for the state: {problem}" if problem else None
