@@ -17,20 +17,20 @@ or in ``key`` after a word such as ``api``, ``access``, ``secret``,
 ``private`` or ``signing`` (``api_key``, ``AWS_SECRET_ACCESS_KEY``; a bare
 ``key``, a cache key, is not).
 
-Free text holds credentials too: an argument's value (a URL's
-``?api_key=...``, a command's ``Authorization: Bearer ...`` or
-``export OPENAI_API_KEY=sk-...``, a DSN's ``user:password@``) and an error's
-text (a client error quoting the URL it failed on). :func:`mask_credential_text`
-masks what can be told from the text alone: the value after a
-credential-named key (``name=``, ``name:``, ``"name": "``, as above), after
-``Bearer``/``Basic``, a URL's password, ``-u user:password``, ``mysql -p<password>``, a credential-named
-flag's value (``--api-key X``, ``--token=X``), and tokens whose form gives them away
+Free text holds credentials too: an argument's value (a URL's ``?api_key=...``, a command's
+``Authorization: Bearer ...`` or ``export OPENAI_API_KEY=sk-...``, a DSN's ``user:password@``) and
+an error's text (a client error quoting the URL it failed on). :func:`mask_credential_text` masks
+what can be told from the text alone: the value after a credential-named key (``name=``, ``name:``,
+``"name": "``, as above), after ``Bearer``/``Basic``, a URL's password, ``-u user:password``,
+``mysql -p<password>``, a credential-named flag's value (``--api-key X``, ``--token=X``), a
+credential told in prose (``the auth token is 9f8e...``: a digit in six characters or more, or
+twenty, after a credential's name and "is"), and tokens whose form gives them away
 (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``, ``xapp-``,
 ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, ``pypi-``, ``dckr_pat_``, SendGrid's, Shopify's,
 DigitalOcean's, a JWT, an incoming webhook's path, a signed URL's signature, a PEM private key, a
-PGP private key block). Summaries and error
-texts pass through it before anything keeps or shows them; so do names an agent or a
-model chose (a tool's, a model's: :func:`mask_name`), which are kept and shown on their own.
+PGP private key block). Summaries and error texts pass through it before anything keeps or shows
+them; so do names an agent or a model chose (a tool's, a model's: :func:`mask_name`), which are kept
+and shown on their own.
 
 Pure and standard library only: the detectors' fingerprints use it for every
 recorded action. What the agent keeps in its own data is masked by :mod:`.kept_data`.
@@ -325,6 +325,31 @@ _USER_FLAG = _lazy(
 _MYSQL_PASSWORD = _lazy(r"""(\bmysql(?:dump|admin|import|show|check)?\b[^\n|;&]*?(?<!\S)-p)[^\s"'\\]+""")
 
 
+# A credential told in prose: "the auth token is 9f8e...", "my password was hunter2". The one or
+# two words before "is"/"was" are tested as a key's name is ("the token" ends in token, "max tokens"
+# does not); the value must look like one (a digit in six characters or more, or twenty), so "the
+# token is invalid" and "the password is wrong" stay as they are.
+_PROSE = _lazy(
+    r"""(?<![\w-])((?:[A-Za-z][\w-]*[ \t]+)?[A-Za-z][\w-]*)[ \t]+(?:is|was)(?:[ \t]*:[ \t]*|[ \t]+)["'`]?"""
+    r"""([^\s"'`<>,;()\[\]{}]{6,})"""
+)
+_PROSE_NAMES = ("oken", "assw", "ecret", "key", "Key", "KEY", "redential", "uth")
+
+
+def _mask_prose(text: str) -> str:
+    """``text`` with a credential told in prose (see :data:`_PROSE`) masked."""
+
+    def masked(match: re.Match[str]) -> str:
+        value = match.group(2).rstrip(".:!?")
+        looks = len(value) >= 20 or (len(value) >= 6 and any(c.isdigit() for c in value))
+        if not looks or value == MASK or not credential_words(name_words(match.group(1))):
+            return match.group(0)
+        start = match.start(2) - match.start()
+        return match.group(0)[:start] + MASK + match.group(2)[len(value) :]
+
+    return _PROSE().sub(masked, text)
+
+
 def _token_marked(text: str) -> bool:
     """Whether ``text`` holds the start of a token _TOKEN knows (no start, no token): substring
     tests, which cost this per-action path less than any one pattern's scan."""
@@ -402,6 +427,8 @@ def mask_credential_text(text: str) -> str:
         text = _MYSQL_PASSWORD().sub(lambda m: m.group(1) + MASK, text)
     if "--" in text:
         text = _mask_flags(text)
+    if (" is" in text or " was" in text) and any(name in text for name in _PROSE_NAMES):
+        text = _mask_prose(text)
     return _mask_tokens(text)
 
 

@@ -185,6 +185,14 @@ def test_a_container_passed_twice_or_holding_itself_is_masked_every_time() -> No
             '{"cmd":"body=\\"{\\\\\\"refresh_token\\\\\\": \\\\\\"rt-Qw3Er4Ty5\\\\\\"}\\""}',
             '{"cmd":"body=\\"{\\\\\\"refresh_token\\\\\\": \\\\\\"***\\\\\\"}\\""}',
         ),
+        # Live round 54's INFO: a credential told in prose, the word before "is" naming it.
+        (
+            "Twilio says: the auth token is 9f8e7d6c5b4a39281706f5e4d3c2b1a0.",
+            "Twilio says: the auth token is ***.",
+        ),
+        ("my password was hunter2, now rotated", "my password was ***, now rotated"),
+        ("the password is: Tr0ub4dor&3 ok", "the password is: *** ok"),
+        ("The API key is 'AbCdEf0123456789xyzQ'", "The API key is '***'"),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -215,6 +223,9 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         # a path whose last part is named for a credential names a file (live round 48: "could" masked)
         "/srv/agent/github-token: could not save state: Not a directory",
         r"C:\keys\api_key: could not read",
+        # prose that names a credential but gives none: no value of its form after "is"
+        "the token is invalid; the password is wrong; the API key was revoked yesterday",
+        "max tokens is 4096, token count is 1234567, the cache key is 1234567890",
     ],
 )
 def test_text_without_a_credential_is_left_as_it_is(text: str) -> None:
