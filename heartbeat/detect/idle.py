@@ -53,15 +53,17 @@ Pure: a live Monitor and a replay agree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import timedelta
-from itertools import pairwise
+from itertools import pairwise, takewhile
 from typing import Literal, NamedTuple
 
 from ..core.models import ProgressSample
 from .bookkeeping import heard_nothing, records, untold, without_bookkeeping, written
 from .detectors.calls import keeps_record, pauses, silence_answers, silent_by_design, takes, waits
+from .detectors.commands import copies_sql
 from .detectors.contract import ActionView, heartbeat_bounds
+from .detectors.fingerprints import NO_ROWS_RESULT
 from .detectors.no_progress import NoProgress
 from .detectors.recurring_error import BACKOFF_EXTRA, RecurringError
 from .detectors.said import underway_result
@@ -85,22 +87,29 @@ WOKE_AFTER = timedelta(seconds=30)
 a loop calling ``tick`` or a test, are no wake-ups where anything had time to change)."""
 
 
-def _asked(actions: Iterable[ActionView]) -> set[str] | None:
+def _asked(actions: Iterable[ActionView], rerun: Collection[str] = ()) -> set[str] | None:
     """The calls one heartbeat's ``actions`` asked, or None when one did more than look: a failure,
-    an act or a write, or a call asked twice (a stuck agent's, not a round's)."""
+    an act or a write (but a round's write that matched no row again, see :func:`looked_once`), or
+    a call asked twice (a stuck agent's, not a round's)."""
     asked: set[str] = set()
     for action in actions:
-        if not looked_once(asked, action):
+        if not looked_once(asked, action, rerun):
             return None
     return asked
 
 
-def looked_once(asked: set[str], action: ActionView) -> bool:
+def looked_once(asked: set[str], action: ActionView, rerun: Collection[str] = ()) -> bool:
     """Whether ``action`` only looked, at a call not among ``asked`` (a heartbeat's looks so far,
-    to which it is added): no failure, no act or write, no call asked twice."""
+    to which it is added): no failure, no act or write, no call asked twice. A copy of a query's rows
+    asked in ``rerun`` (the calls of the heartbeat before) that matched no row did nothing: an hourly
+    sync's ``INSERT 0 0``, nothing new to copy, its round run again. An update or a delete matching
+    no row stays an act (the same order's status set hour after hour), and so does a write reworded
+    until it matches."""
     if action.error is not None or action.fingerprint in asked:
         return False
-    if silent_by_design(action.tool, action.summary):
+    if silent_by_design(action.tool, action.summary) and not (
+        action.result == NO_ROWS_RESULT and action.fingerprint in rerun and copies_sql(action.summary)
+    ):
         return False
     asked.add(action.fingerprint)
     return True
@@ -215,7 +224,9 @@ def _looks(actions: list[ActionView]) -> list[ActionView]:
 def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
     """:func:`idle_wakeup` for the actions ``earlier`` than its heartbeat and its own ``newest``
     (its waits aside): whether they only looked, each call once, and heard nothing came."""
-    if not newest or _asked(newest) is None:
+    last = earlier[-1].tick if earlier else None
+    rerun = {action.fingerprint for action in takewhile(lambda a: a.tick == last, reversed(earlier))}
+    if not newest or _asked(newest, rerun) is None:
         return False  # nothing looked at, or more than looks: work, a failure, a call twice
     # A source looked at before answered nothing: no work came; silence but a listing's or a
     # search's is a shell gone dark, and the heartbeat is no idle one.

@@ -193,6 +193,41 @@ def test_a_sql_write_matching_no_row_again_is_work_not_an_idle_look() -> None:
     assert idle_wakeup(_kept(select, _at(2, select)), 2)  # a query that reads, found nothing again
 
 
+def test_an_hourly_sync_copying_nothing_new_is_idle_and_an_update_of_no_row_is_not() -> None:
+    """An hourly sync over a quiet weekend: ``INSERT INTO ... SELECT`` answered ``INSERT 0 0``
+    after its watermark query, no metric (live round 54: escalated at the fifth wake-up). Its round
+    run again copied nothing: idle, no finding in 16 wake-ups. The same order's status set each
+    hour, ``UPDATE 0``, is a write that keeps missing: escalated as before."""
+    copy = "INSERT INTO dw.orders SELECT * FROM src.orders WHERE updated_at > (SELECT max(updated_at) FROM t)"
+    rows = [40, 12, 0, 0, 0, 3, 0, 0, 0, 0, 7, 0, 0, 0, 0, 2]
+    sync: list[Round] = [
+        [
+            (
+                "run_sql",
+                {"sql": "SELECT max(updated_at) FROM dw.orders"},
+                f"max\n2024-01-0{min(h, 9)}\n(1 row)",
+                None,
+            ),
+            ("run_sql", {"sql": copy}, f"INSERT 0 {n}", None),
+        ]
+        for h, n in enumerate(rows)
+    ]
+    assert _kinds(sync, None) == [[]] * len(rows)
+    ticket = (
+        "get_ticket",
+        {"id": "OPS-2291"},
+        '{"title": "Mark order 10293 as refunded", "status": "open"}',
+        None,
+    )
+    update = (
+        "run_sql",
+        {"sql": "UPDATE orders SET status = 'refunded' WHERE order_number = '10293'"},
+        "UPDATE 0",
+        None,
+    )
+    assert any(_kinds([[ticket, update]] * 6, None))
+
+
 Round = list[tuple[str, dict[str, Any], str | None, str | None]]  # a heartbeat's (tool, args, output, error)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["steps_bisect", "writes_by_command", "writes_sql"]
+__all__ = ["copies_sql", "steps_bisect", "writes_by_command", "writes_sql"]
 
 # A `cd` or an `export` is silent, but not before a command (`cd /testbed && ls -la`): that says.
 _SILENT_COMMAND = re.compile(
@@ -109,7 +109,24 @@ _SQL_WRITE = re.compile(
 
 def writes_sql(summary: str) -> bool:
     """Whether the call ``summary`` runs a SQL statement that writes (see :data:`_SQL_WRITE`)."""
-    # Cheap tests first: most calls carry no argument named for a statement.
-    if not ('sql":"' in summary or 'query":"' in summary or 'tatement":"' in summary or 'stmt":"' in summary):
-        return False
-    return _SQL_WRITE.search(summary) is not None
+    return _names_statement(summary) and _SQL_WRITE.search(summary) is not None
+
+
+def _names_statement(summary: str) -> bool:
+    """Whether the call ``summary`` has an argument named for a SQL statement: cheap tests, most
+    calls have none."""
+    return 'sql":"' in summary or 'query":"' in summary or 'tatement":"' in summary or 'stmt":"' in summary
+
+
+# A SQL write that copies what a query finds (``INSERT INTO dw.orders SELECT ... WHERE updated_at >
+# ...``, a ``MERGE``): an incremental sync, whose "no row" is nothing new to copy.
+_SQL_COPY = re.compile(
+    r'"(?:sql|query|statement|stmt)":"\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO\s[^"]*?\bSELECT\s|MERGE\s+INTO\s)',
+    re.IGNORECASE,
+)
+
+
+def copies_sql(summary: str) -> bool:
+    """Whether the call ``summary`` runs a SQL write that copies a query's rows (see
+    :data:`_SQL_COPY`)."""
+    return _names_statement(summary) and _SQL_COPY.search(summary) is not None

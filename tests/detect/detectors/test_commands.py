@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from heartbeat.detect.detectors import summarize
-from heartbeat.detect.detectors.commands import steps_bisect
+from heartbeat.detect.detectors.commands import copies_sql, steps_bisect
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,22 @@ def test_a_bisect_step_is_read_where_a_call_carries_it(
     """``steps_bisect`` reads ``git bisect good|bad|skip`` in a command, a shell's call or a tool
     named for git: each checks out the next commit. Its log, or a search's words, check out none."""
     assert steps_bisect(tool, summarize(tool, args)) is steps
+
+
+@pytest.mark.parametrize(
+    ("sql", "copies"),
+    [
+        ("INSERT INTO dw.orders SELECT * FROM src.orders WHERE updated_at > now() - interval '1 hour'", True),
+        ("insert into archive (id, body) select id, body from inbox where done", True),
+        ("MERGE INTO dim_customer USING staging ON dim_customer.id = staging.id", True),
+        ("INSERT INTO orders (id, status) VALUES (7, 'new')", False),  # a row of its own: no copy
+        ("UPDATE orders SET status = 'refunded' WHERE order_number = '10293'", False),
+        ("DELETE FROM sessions WHERE expires < now()", False),
+        ("SELECT * FROM orders", False),
+    ],
+)
+def test_a_sql_write_that_copies_a_querys_rows_is_a_sync(sql: str, copies: bool) -> None:
+    """``INSERT INTO ... SELECT`` and ``MERGE`` copy what a query finds: a sync, whose "no row" is
+    nothing new; an insert of its own values, an update and a delete are not."""
+    assert copies_sql(summarize("run_sql", {"sql": sql})) is copies
+    assert not copies_sql(summarize("run_sql", {"note": sql}))  # no argument named for SQL
