@@ -3012,7 +3012,8 @@ _TWENTYNINTH_UNESCALATED: dict[int | None, set[str]] = {
 # of 30, flagged after onset 28. A pool-size tuner toggling 20 and 10 and a writer toggling a
 # section's versions (a write back to what it was is no bookkeeping) are found since; a release
 # uploader's 503s, worded two ways, are one back-off. Left: a training monitor's checkpoint note
-# breaks its watcher's round once (no_progress, not escalated); regrouped, its same GPU all-clear
+# broke its watcher's round once (no_progress, not escalated; spared since: _SESSION_THIRTY_ONE);
+# regrouped, its same GPU all-clear
 # and a feed poller's quiet polls merge; short fact-checkers end before a heartbeat of instructions
 # was ignored.
 _SIXTIETH: dict[int | None, dict[str, list[str]]] = {
@@ -3056,6 +3057,15 @@ _SESSION_THIRTY_MISSED: dict[int | None, set[str]] = {
     1: set(),
     5: set(),
     10: {"stuck__health_check_restart_loop_b54"},
+}
+
+# The thirty-first session: a note kept for a person at one round (a training monitor's checkpoint
+# note) no longer makes a watcher's round busy; a training job's plateau is spared the same way.
+_SESSION_THIRTY_ONE: dict[int | None, dict[str, list[str] | None]] = {
+    None: {"healthy__training_monitor_b60": None, "healthy__training_job_plateau_then_rise_b35": None},
+    1: {},
+    5: {"healthy__training_job_plateau_then_rise_b35": None},
+    10: {},
 }
 
 
@@ -3125,6 +3135,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SOURCES[per_heartbeat],
         **_PAUSES[per_heartbeat],
         **_CONSULTED_LOOKUPS[per_heartbeat],
+        **_SESSION_THIRTY_ONE[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+from ..base.credentials import name_words
 from .detectors.calls import keeps_record, silent_by_design
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
@@ -101,13 +102,23 @@ def untold(
     heartbeat: list[ActionView], before: list[ActionView], older: Collection[str] = ()
 ) -> list[ActionView]:
     """The actions of ``heartbeat`` but its bookkeeping after ``before`` and, when it is the one
-    message to a person of both, what it told them ("still uploading, 3/6 parts"): how a wait goes
-    now and then, no work; a message or two each round is."""
+    message to a person of both, what it told them ("still uploading, 3/6 parts") or the note it
+    kept for them (``save_checkpoint_note``): how a wait goes now and then, no work; a message or
+    two each round is."""
     actions = without_bookkeeping(heartbeat, before, older)
-    told = [i for i, a in enumerate(actions) if noted(a) and alerts(a.tool)]
-    if len(told) != 1 or any(noted(a) and alerts(a.tool) for a in before):
+    told = [i for i, a in enumerate(actions) if noted(a) and _tells(a.tool)]
+    if len(told) != 1 or any(noted(a) and _tells(a.tool) for a in before):
         return actions
     return actions[: told[0]] + actions[told[0] + 1 :]
+
+
+# Words of a tool that keeps a note for a person to read later (``save_checkpoint_note``).
+_NOTE_WORDS = frozenset(["note", "notes", "memo"])
+
+
+def _tells(tool: str) -> bool:
+    """Whether ``tool`` tells a person (see :func:`.probes.alerts`) or keeps a note for one."""
+    return alerts(tool) or not _NOTE_WORDS.isdisjoint(name_words(tool))
 
 
 def _stored_back(write: ActionView, earlier: list[ActionView]) -> int | None:

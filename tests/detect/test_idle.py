@@ -441,6 +441,28 @@ def test_telling_a_person_how_the_wait_goes_is_no_work() -> None:
     assert any("no_progress" in kinds for kinds in told_each_round)
 
 
+def test_a_note_kept_for_a_person_now_and_then_is_no_work() -> None:
+    """A training job's monitor polls the job and the GPUs every five minutes, its metric (alerts
+    raised) at 0, and at one wake-up saves a checkpoint note (blind batch 60: ``no_progress`` at
+    that wake-up and the next). The same rounds over a job frozen at one step are judged."""
+
+    def rounds(n: int, frozen: bool) -> list[Round]:
+        found: list[Round] = []
+        for i in range(n):
+            step = 38000 if frozen else 38000 + 400 * i
+            heartbeat: Round = [
+                ("get_job_status", {"job": "train-7b"}, f"RUNNING step {step}/60000", None),
+                ("check_gpu_health", {"node_group": "a100-pool"}, "64/64 healthy", None),
+            ]
+            if i == 6:
+                heartbeat.append(("save_checkpoint_note", {"step": step}, "ok", None))
+            found.append(heartbeat)
+        return found
+
+    assert _kinds(rounds(14, frozen=False), 0.0) == [[]] * 14
+    assert any(_kinds(rounds(14, frozen=True), 0.0))
+
+
 def test_a_rate_limit_waited_out_is_no_busy_agent() -> None:
     """A pager of GitHub's releases is refused with a 429 at page 3, checks its rate limit, sleeps
     five minutes, is refused again, sleeps a minute and gets the page (blind batch 57: escalated
