@@ -3061,10 +3061,20 @@ _SESSION_THIRTY_MISSED: dict[int | None, set[str]] = {
 
 # The thirty-first session: a note kept for a person at one round (a training monitor's checkpoint
 # note) no longer makes a watcher's round busy; a training job's plateau is spared the same way.
+# The same answer about each new thing after news is each thing's own (recurring): a GDPR
+# processor's and a label digest's recurring go; a runbook patching host after host, escalated as
+# before, later, is also told cycle.
 _SESSION_THIRTY_ONE: dict[int | None, dict[str, list[str] | None]] = {
     None: {"healthy__training_monitor_b60": None, "healthy__training_job_plateau_then_rise_b35": None},
-    1: {},
-    5: {"healthy__training_job_plateau_then_rise_b35": None},
+    1: {
+        "healthy__gdpr_deletion_processor": ["no_progress"],
+        "healthy__runbook_per_host_patch_b55": ["recurring", "cycle"],
+    },
+    5: {
+        "healthy__training_job_plateau_then_rise_b35": None,
+        "healthy__gmail_label_digest_b54": ["empty"],
+        "healthy__runbook_per_host_patch_b55": ["recurring", "cycle"],
+    },
     10: {},
 }
 

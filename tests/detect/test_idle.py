@@ -228,6 +228,28 @@ def test_an_hourly_sync_copying_nothing_new_is_idle_and_an_update_of_no_row_is_n
     assert any(_kinds([[ticket, update]] * 6, None))
 
 
+def test_an_hourly_git_watcher_hearing_no_new_commits_is_idle() -> None:
+    """``git fetch`` and ``git log HEAD..origin/main`` print nothing when nothing is new: a release
+    watcher's quiet wake-ups (escalated by ``empty`` at the third until 2026-12-07). The same
+    watcher whose fast-forward merge fails each hour is stuck."""
+    fetch = ("bash", {"command": "cd /srv/app && git fetch origin"}, "", None)
+    log = ("bash", {"command": "cd /srv/app && git log --oneline HEAD..origin/main"}, "", None)
+    assert _kinds([[fetch, log]] * 12, None) == [[]] * 12
+    news = (
+        "bash",
+        {"command": "cd /srv/app && git log --oneline HEAD..origin/main"},
+        "9a8b7c6 fix parser\n",
+        None,
+    )
+    merge = (
+        "bash",
+        {"command": "cd /srv/app && git merge --ff-only origin/main"},
+        "fatal: Not possible to fast-forward",
+        None,
+    )
+    assert any(_kinds([[fetch, news, merge]] * 6, None))
+
+
 Round = list[tuple[str, dict[str, Any], str | None, str | None]]  # a heartbeat's (tool, args, output, error)
 
 

@@ -48,6 +48,7 @@ _SILENT_VERBS = frozenset(
     [
         *("write", "save", "store", "put", "set", "update", "edit", "create", "delete", "remove", "rm"),
         *("del", "drop", "insert", "append", "add"),
+        *("draft", "revise", "rewrite", "compose"),  # a writer's (``draft_section``: a draft written)
         "apply",
         "patch",
         "move",
@@ -317,6 +318,12 @@ _SEARCH_COMMAND = re.compile(_COMMAND_START + r"(?:[ef]?grep|rg|ag|ack|find|fd|l
 
 _LIST_COMMAND = re.compile(_COMMAND_START + r'ls(?:\s+-\w+)*\s+[^|;&>"]+"')
 
+# Git asked what is new, which prints nothing when nothing is: ``git fetch`` with no new commits,
+# ``git log HEAD..origin/main`` of an empty range; as a command or a tool named for it (the MCP
+# git server's ``git_log``).
+_NEWS_COMMAND = re.compile(_COMMAND_START + r'git\s+(?:fetch|log)(?:\s|")')
+_NEWS_TOOL = re.compile(r"git[_.\s-](?:fetch|log)", re.IGNORECASE)
+
 
 # A checker that prints nothing when what it checks is clean (flake8, eslint, ``go vet``, ``gofmt
 # -l``, ``git diff --check``, ``git status --short``...): its silence is a verdict, not a shell
@@ -342,8 +349,11 @@ def silence_answers(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` says "nothing" by its silence: a search finding no
     match (a program, or a tool named for searching: a mail server's ``search_emails``), an ``ls``
     of a folder, alone, that holds nothing (a watcher's ``ls -1 incoming/``), or a queue taken from
-    while it is empty (``aws sqs receive-message``, a tool named for it)."""
+    while it is empty (``aws sqs receive-message``, a tool named for it), or git asked what is new
+    (``git fetch``, ``git log HEAD..origin/main``: see :data:`_NEWS_COMMAND`)."""
     if searches(tool, summary) or searches_by_name(tool) or tool == "ls" or _LIST_COMMAND.search(summary):
+        return True
+    if "git" in summary and (_NEWS_COMMAND.search(summary) or _NEWS_TOOL.fullmatch(tool)):
         return True
     return takes(tool, summary)
 

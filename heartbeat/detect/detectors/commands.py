@@ -17,7 +17,8 @@ __all__ = ["copies_sql", "steps_bisect", "writes_by_command", "writes_sql"]
 _SILENT_COMMAND = re.compile(
     r"(?<![\w-])(?:sed\s+-i|perl\s+-pi|rm|rmdir|mv|cp|mkdir|touch|(?:cd|export)(?!\s+[^\s;&|]+\s*(?:&&|;))"
     r"|chmod|chown|ln|truncate|rsync|rclone\s+(?:sync|copy|move|delete|purge)|s3\s+sync|gsutil\s+(?:-m\s+)?rsync"
-    r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv)|pip\s+install"
+    r"|git\s+(?:add|checkout|apply|stash|reset|restore|commit|switch|rm|mv|merge|rebase|cherry-pick|revert|push)"
+    r"|pip\s+install"
     r"|str_replace_editor\s+(?:create|str_replace|insert|undo_edit)"
     r"|kubectl\s+(?:(?:-n|--namespace)[=\s]\S+\s+)?(?:apply|patch|delete|create|replace|scale|set|annotate"
     r"|label|edit|cordon|drain|uncordon|taint|rollout\s+(?:restart|undo))"

@@ -226,11 +226,40 @@ def _spared(
     call reading back the agent's memory (:func:`_reads_memory`), a reference consulted before
     each new item (:func:`~.consulted.consulted`, asked at most once)."""
     found: bool | None = None
-    if calls >= limit and (_reads_memory(action, actions) or (found := consulted(action, actions))):
+    if calls >= limit and (
+        _reads_memory(action, actions)
+        or (found := consulted(action, actions))
+        or _each_its_own(action, actions, limit)
+    ):
         calls = 0
     if outputs >= limit and (found if found is not None else consulted(action, actions)):
         outputs = 0
     return calls, outputs
+
+
+def _each_its_own(action: ActionView, actions: Sequence[ActionView], limit: int) -> bool:
+    """Whether ``action``'s answer, the same as its shape's before (numbers masked), is each call's
+    own: every call of that shape in the window asked of a thing not asked before (another PR's
+    checks, another tenant's schema version), and fewer than ``limit`` of them came since a look
+    last answered something new (the next PR's diff): each thing is in the same state, no page
+    landed on again. A pager whose page number moves while the page does not, nothing else new
+    between, stays counted, and so does a call asked again of the same thing."""
+    asked: list[str] = []
+    seen: set[str] = set()
+    count = 0
+    news = False
+    for other in actions:
+        result = other.result
+        if result is None or other.error is not None:
+            continue
+        if result == action.result and other.shape == action.shape:
+            asked.append(other.fingerprint)
+            count = 1 if news else count + 1
+            news = False
+        elif result not in seen and not silent_by_design(other.tool, other.summary):
+            news = True
+        seen.add(result)
+    return count < limit and len(set(asked)) == len(asked)
 
 
 def _moves_on(action: ActionView) -> bool:

@@ -36,7 +36,9 @@ _RETOLD = re.compile(
     r"|\byou\s+(?:already\s+)?asked\s+(?:me\s+)?(?:that|this|for\s+(?:it|that|this))\s+(?:already|before)\b"
     r"|\byou\s+already\s+asked\b"
     r"|\bare\s+you\s+(?:even\s+)?(?:reading|listening|paying\s+attention)\b"
-    r"|\bhow\s+many\s+times\s+(?:do|must|should|have)\s+i\b"
+    r"|\bhow\s+many\s+times\s+(?:do|must|should|have)\s+i\b|\bhow\s+many\s+(?:more\s+)?times\s*(?:\.{2,}|\u2026|[?!]{2,})"
+    # "Yes, I said I'm in Lisbon": what they said, pointed at in their answer
+    r"|^\W*(?:yes|no|yeah|yep|nope)\b\W*\s*i\s+(?:said|told\s+you)\b"
     r"|\bi\s+said\s+(?:that|so|yes|no|it)\s+(?:already|too|before|twice|again)\b"
     r"|\b(?:twice|(?:two|three|four|five|several|many|\d+)\s+times)\s+(?:now|already)\b"
     # "#W4817420. Again.": the word alone, a sentence of its own; "it's noah@example.com, again.":

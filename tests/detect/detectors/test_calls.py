@@ -93,6 +93,12 @@ def test_a_listing_s_silence_answers_as_a_search_s_does() -> None:
     assert calls.silence_answers("grep", summarize("grep", {"cmd": "grep -rn x src"}))
     assert not calls.silence_answers("bash", summarize("bash", {"command": "ls src | wc -l"}))
     assert not calls.silence_answers("bash", summarize("bash", {"command": "cat notes.txt"}))
+    # git asked what is new: no new commits is silence (a release watcher's quiet wake-up)
+    assert calls.silence_answers("bash", summarize("bash", {"command": "cd /srv/app && git fetch origin"}))
+    git_log = {"command": "git log --oneline HEAD..origin/main"}
+    assert calls.silence_answers("bash", summarize("bash", git_log))
+    assert calls.silence_answers("git_log", summarize("git_log", {"repo_path": "/srv/app"}))
+    assert not calls.silence_answers("fetch", summarize("fetch", {"url": "https://example.com"}))
 
 
 @pytest.mark.parametrize(
@@ -119,6 +125,11 @@ def test_a_listing_s_silence_answers_as_a_search_s_does() -> None:
         ("bash", {"command": "rsync -a --delete src/ backup/"}, True),
         ("bash", {"command": "rclone sync gdrive:reports s3:reports"}, True),
         ("bash", {"command": "git log --oneline | grep sync"}, False),
+        # git's verbs that change the branch write; fetch and log ask what is new
+        ("bash", {"command": "cd /srv/app && git merge --ff-only origin/main"}, True),
+        ("bash", {"command": "git rebase origin/main"}, True),
+        ("bash", {"command": "git push origin HEAD"}, True),
+        ("bash", {"command": "git fetch origin"}, False),
     ],
 )
 def test_a_command_is_read_where_a_call_carries_one(tool: str, args: dict[str, object], silent: bool) -> None:
@@ -308,6 +319,11 @@ def test_a_verb_as_often_a_noun_after_a_word_picking_one_is_the_noun(tool: str, 
         ("cdn.purge_cache", True),
         ("rollback_deployment", True),
         ("get_restart_count", False),
+        # a writer's verbs (blind batch 61: a drafter rewriting one section for ever, its drafts
+        # taken for a job's page moving, was never flagged)
+        ("draft_section", True),
+        ("revise_chapter", True),
+        ("rewrite_paragraph", True),
     ],
 )
 def test_a_store_s_select_reads_and_a_workflow_s_verbs_act(tool: str, acts: bool) -> None:

@@ -428,6 +428,53 @@ def test_acts_on_numbered_things_are_different_acts() -> None:
     assert fired(actions(again)).get("recurring") == 5
 
 
+def test_the_same_answer_for_each_new_thing_after_news_is_each_things_own() -> None:
+    """A PR reviewer reads each new PR's diff, then its checks, all green for every PR; a tenant
+    migrator checks each new tenant's schema version, 42 for all (live round 55: ``recurring`` at
+    the fifth, escalated at the sixth). Each thing is in the same state. A pager whose page number
+    moves while the page does not, nothing else new between, and the same PR's checks asked again
+    between new diffs, are recurring."""
+    green = "build\tpass\t2m3s\nlint\tpass\t41s\ntest\tpass\t5m10s"
+    prs: list[Call] = []
+    for n in range(10):
+        prs.append(
+            {
+                "tool": "gh_pr_diff",
+                "args": {"number": 1280 + n},
+                "output": f"diff --git a/m{n}.ts\n+change {n}",
+            }
+        )
+        prs.append({"tool": "gh_pr_checks", "args": {"number": 1280 + n}, "output": green})
+    assert fired(actions(prs)).get("recurring") is None
+    tenants: list[Call] = []
+    for n in range(10):
+        migrated = f"Successfully applied 3 migrations to schema tenant_{101 + n}"
+        tenants.append(
+            {
+                "tool": "bash",
+                "args": {"command": f"flyway -schemas=tenant_{101 + n} migrate"},
+                "output": migrated,
+            }
+        )
+        sql = f"SELECT max(version) FROM tenant_{101 + n}.flyway_schema_history"
+        tenants.append({"tool": "run_sql", "args": {"sql": sql}, "output": " max\n-----\n 42\n(1 row)"})
+    assert fired(actions(tenants)).get("recurring") is None
+    stale = "Page 1 of 40: Alpha Corp annual report, revenue and outlook"
+    pager: list[Call] = [{"tool": "read_page", "args": {"page": n}, "output": stale} for n in range(1, 9)]
+    assert fired(actions(pager)).get("recurring") == 5
+    again: list[Call] = []
+    for n in range(10):
+        again.append(
+            {
+                "tool": "gh_pr_diff",
+                "args": {"number": 1280 + n},
+                "output": f"diff --git a/m{n}.ts\n+change {n}",
+            }
+        )
+        again.append({"tool": "gh_pr_checks", "args": {"number": 1280 + n % 2}, "output": green})
+    assert fired(actions(again)).get("recurring") is not None
+
+
 def test_the_same_act_between_new_pages_is_work_and_with_nothing_new_between_is_not() -> None:
     """A scraper inserts its batch after each page it fetches, each ``inserted 100``: the same act,
     new pages between. The same answer submitted five times with the same page between is stuck."""

@@ -33,6 +33,10 @@ from heartbeat.detect.detectors.retold import retold
         "The original payment method is fine. And it's omar.haddad5521@example.com, again.",
         "I'm not going to repeat it again. It's in your system.",
         "Do I have to repeat myself? W9021374.",
+        # blind batch 61: a roaming customer asked again and again whether she is abroad
+        "Yes, I said I'm in Lisbon. Portugal.",
+        "How many times... yes.",
+        "How many more times?!",
     ],
 )
 def test_an_answer_saying_it_was_said_before_is_retold(answer: str) -> None:
@@ -57,6 +61,8 @@ def test_an_answer_saying_it_was_said_before_is_retold(answer: str) -> None:
         "The connection dropped, again.",  # a thing that happened again, nothing said before
         "Could you repeat that, please?",
         "I'll repeat the test and tell you.",
+        "How many times can I change my flight?",  # a question of their own
+        "I said I would call back tomorrow.",  # what they said they would do, not answered twice
     ],
 )
 def test_an_answer_giving_or_asking_is_not_retold(answer: str) -> None:
