@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .credentials import KNOWN_LIMIT, KNOWN_NAME, LEAVES, MASK, credential_words, mask_forms, name_words
+from .credential_text import mask_forms
+from .credentials import KNOWN_LIMIT, KNOWN_NAME, LEAVES, MASK, credential_words, name_words
 
 __all__ = ["is_kept_secret", "mask_data"]
 

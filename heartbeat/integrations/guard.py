@@ -370,7 +370,7 @@ class Guard:
         """Redirect (or stop, in stop mode or once the model has ignored enough redirections it read)."""
         reason = f"{anomaly.kind}: {anomaly.message}"
         if again:  # the model's tool name reaches a person in the stop's message: masked, escaped
-            from ..base.credentials import mask_name  # only here: a cold import of the guard stays light
+            from ..base.credential_text import mask_name  # only here: a cold import of the guard stays light
             from ..core.models import printable
 
             reason = f"called {printable(mask_name(tool))} again after being told not to; {reason}"

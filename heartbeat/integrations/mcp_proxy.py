@@ -69,7 +69,7 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from ..base.credentials import mask_credential_text
+from ..base.credential_text import mask_credential_text
 from ..base.errors import HeartbeatError
 from ..core.models import Anomaly, printable
 from ..detect.detectors.failures import MCP_TOOL_ERROR

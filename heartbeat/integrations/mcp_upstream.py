@@ -23,7 +23,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INTERNAL_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
-from ..base.credentials import mask_credential_text
+from ..base.credential_text import mask_credential_text
 from .leaving import EndWatch
 
 __all__ = ["Mending"]

@@ -62,7 +62,7 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import StatusCode
 
-from ..base.credentials import mask_name
+from ..base.credential_text import mask_name
 from ..base.errors import ConfigError
 from ..core.models import Anomaly, clip, printable
 from ..detect.monitor import Monitor

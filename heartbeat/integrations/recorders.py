@@ -113,7 +113,7 @@ class MonitorRecorder:
     ) -> Anomaly | None:
         """Record one tool call in the monitor, at the clock's time (the tool's name masked as
         ``ctx.record`` masks it: the anomalies name it, and a stop's message reaches a log)."""
-        from ..base.credentials import mask_name
+        from ..base.credential_text import mask_name
 
         if isinstance(error, BaseException):
             error = f"{type(error).__name__}: {error}"

@@ -49,7 +49,7 @@ def redirect_text(anomaly: Anomaly, tool: str, *, ran: bool, failed: str | None 
     if not ran:
         outcome = NOT_RUN
     elif failed:
-        from ..base.credentials import mask_credential_text  # only here: a redirect is rare
+        from ..base.credential_text import mask_credential_text  # only here: a redirect is rare
 
         said = " ".join(failed.split())
         said = said if len(said) <= _ERROR_LIMIT else said[: _ERROR_LIMIT - 3] + "..."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..base.credentials import mask_credential_text
+from ..base.credential_text import mask_credential_text
 from ..core.models import Notification, clip, printable
 
 __all__ = ["MAX_ANSWER", "Notifier", "one_line"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base.credentials import mask_credential_text
+from ..base.credential_text import mask_credential_text
 from ..base.fsutil import atomic_write
 
 __all__ = ["REASON_LIMIT", "KillSwitch", "fleet_stop_name", "kill_text", "reason_text", "stopped_by"]

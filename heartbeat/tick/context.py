@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..base.credentials import mask_name
+from ..base.credential_text import mask_name
 from ..config.file import BudgetConfig
 from ..core.budget import overspent
 from ..core.models import Anomaly, BudgetCounters, ModelSpend, add_spend, clip, printable, rose_at

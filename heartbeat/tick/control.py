@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..base.credentials import mask_credential_text
+from ..base.credential_text import mask_credential_text
 from ..base.errors import ChangedMeanwhile, HeartbeatError, StateCorrupt
 from ..config.flags import addressed
 from ..core.models import AgentState, Status

@@ -111,7 +111,7 @@ def _late_action(
 ) -> dict[str, Any]:
     """The journal event of a call no heartbeat holds: masked, cut and escaped as ``ctx.record``
     keeps an action (by the same functions), marked ``after_stop: why``."""
-    from ..base.credentials import mask_name
+    from ..base.credential_text import mask_name
     from ..core.models import printable
     from ..detect.detectors import summarize
     from ..detect.detectors.fingerprints import error_text

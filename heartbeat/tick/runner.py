@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..base.credentials import mask_credential_text
+from ..base.credential_text import mask_credential_text
 from ..base.errors import HeartbeatError, StateLocked, StateWriteError
 from ..config.file import AgentConfig, HeartbeatConfig
 from ..core.budget import exhausted, roll_over

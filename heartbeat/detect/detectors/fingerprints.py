@@ -55,7 +55,8 @@ from functools import lru_cache
 from hashlib import blake2b
 from typing import Any, NamedTuple
 
-from ...base.credentials import holds_credentials, mask_credential_text, mask_credentials
+from ...base.credential_text import mask_credential_text
+from ...base.credentials import holds_credentials, mask_credentials
 from ...core.models import TEXT_LIMIT, clip, printable
 from .calls import passes_silently
 from .canonical import canonical_args, encode, join
