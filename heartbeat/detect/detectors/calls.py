@@ -150,15 +150,18 @@ def _words(tool: str) -> tuple[str, ...]:
     return tuple(re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower()))
 
 
+_VERSION_CONTROL = frozenset(["git", "hg", "svn"])
+
+
 @lru_cache(maxsize=1024)
 def _verb(tool: str) -> str | None:
     """The first word of ``tool``'s name that is a verb known here: an MCP server's namespace or a
     noun may come before it (``slack_post_message``, ``gmail.modify_message``, ``queue_delete``,
     ``sendMessage``), and a verb that is as often a noun yields to a verb after it
     (``vector_store_search`` searches), and is the noun after a word picking one of a kind
-    (``backup.latest_set`` reads the latest backup set); a store's ``select`` (``imap.select``)
-    and ``open`` before a plural (``open_orders``: the open ones) are no verbs here; None when
-    there is none."""
+    (``backup.latest_set`` reads the latest backup set), as ``log`` is after git (``git_log``); a
+    store's ``select`` (``imap.select``) and ``open`` before a plural (``open_orders``: the open
+    ones) are no verbs here; None when there is none."""
     found = None
     words = _words(tool)
     for i, word in enumerate(words):
@@ -170,6 +173,8 @@ def _verb(tool: str) -> str | None:
             continue  # the open ones (``open_orders``, ``open_pull_requests``) listed; ``open_file`` acts
         if word in _NOUN_VERBS and i and words[i - 1] in _PICKS:
             continue
+        if word == "log" and i and words[i - 1] in _VERSION_CONTROL:
+            continue  # git's log (the MCP git server's ``git_log``) reads the history
         if word in _KNOWN_VERBS:
             if found is not None or word not in _NOUN_VERBS:
                 return word

@@ -322,6 +322,10 @@ def test_a_verb_as_often_a_noun_after_a_word_picking_one_is_the_noun(tool: str, 
         # a writer's verbs (blind batch 61: a drafter rewriting one section for ever, its drafts
         # taken for a job's page moving, was never flagged)
         ("draft_section", True),
+        # git's log reads the history (the MCP git server's git_log was an act, and the agent's
+        # own record); its commit writes
+        ("git_log", False),
+        ("git_commit", True),
         ("revise_chapter", True),
         ("rewrite_paragraph", True),
     ],
