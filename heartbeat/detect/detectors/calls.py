@@ -69,6 +69,7 @@ _SILENT_VERBS = frozenset(
         "post",
         "notify",
         "publish",
+        "ship",  # logs or an order sent on (``ship_lines``)
         "upload",
         "cancel",
         "book",

@@ -326,6 +326,9 @@ def test_a_verb_as_often_a_noun_after_a_word_picking_one_is_the_noun(tool: str, 
         # own record); its commit writes
         ("git_log", False),
         ("git_commit", True),
+        # logs shipped on act (live round 53: a log tailer's ship_lines was a look, push_lines an act)
+        ("ship_lines", True),
+        ("get_shipment", False),
         ("revise_chapter", True),
         ("rewrite_paragraph", True),
     ],
