@@ -98,7 +98,13 @@ def parse_since(text: str, now: datetime) -> datetime:
 
 
 def _to_path(value: object) -> object:
-    return Path(value) if isinstance(value, str) else value
+    if isinstance(value, str):
+        if not value.strip():
+            # Path("") is ".": a KILL file or a fleet stop there is the folder itself, present
+            # always, and a state folder there is the config's own.
+            raise ValueError("must not be empty")
+        return Path(value)
+    return value
 
 
 # Strict types (no "3" for 3): a path is still written as a string in TOML.

@@ -70,6 +70,22 @@ def test_bad_value_names_key_and_problem(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[stop]\npath = ''\n", "stop.path"),
+        ("[agent]\nkill_file = ' '\n", "agent.kill_file"),
+        ("[agent]\nstate_dir = ''\n", "agent.state_dir"),
+    ],
+)
+def test_an_empty_path_is_refused(tmp_path: Path, text: str, key: str) -> None:
+    """An empty path is the config's own folder: a fleet stop or a KILL file there is always
+    present (live round 55: ``[stop] path = ""`` passed ``validate`` and stopped every tick)."""
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text))
+    assert key in str(info.value) and "must not be empty" in str(info.value)
+
+
+@pytest.mark.parametrize(
     "content",
     [b"[agent\n", b"\xff\xfe not utf-8", b"[schedule]\nevery = '1s'\ncron = '* * * * *'\n"],
 )
