@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -428,51 +429,39 @@ def test_acts_on_numbered_things_are_different_acts() -> None:
     assert fired(actions(again)).get("recurring") == 5
 
 
+_GREEN = "build\tpass\t2m3s\nlint\tpass\t41s\ntest\tpass\t5m10s"
+
+
+def _reviews(checked: Callable[[int], int]) -> list[Call]:
+    """Ten PRs' new diffs, each followed by the checks of PR ``checked(n)``, all green."""
+    found: list[Call] = []
+    for n in range(10):
+        found.append(
+            {"tool": "gh_pr_diff", "args": {"number": 1280 + n}, "output": f"diff --git a/m{n}.ts\n+{n}"}
+        )
+        found.append({"tool": "gh_pr_checks", "args": {"number": checked(n)}, "output": _GREEN})
+    return found
+
+
 def test_the_same_answer_for_each_new_thing_after_news_is_each_things_own() -> None:
     """A PR reviewer reads each new PR's diff, then its checks, all green for every PR; a tenant
     migrator checks each new tenant's schema version, 42 for all (live round 55: ``recurring`` at
     the fifth, escalated at the sixth). Each thing is in the same state. A pager whose page number
     moves while the page does not, nothing else new between, and the same PR's checks asked again
     between new diffs, are recurring."""
-    green = "build\tpass\t2m3s\nlint\tpass\t41s\ntest\tpass\t5m10s"
-    prs: list[Call] = []
-    for n in range(10):
-        prs.append(
-            {
-                "tool": "gh_pr_diff",
-                "args": {"number": 1280 + n},
-                "output": f"diff --git a/m{n}.ts\n+change {n}",
-            }
-        )
-        prs.append({"tool": "gh_pr_checks", "args": {"number": 1280 + n}, "output": green})
-    assert fired(actions(prs)).get("recurring") is None
+    assert fired(actions(_reviews(lambda n: 1280 + n))).get("recurring") is None
     tenants: list[Call] = []
     for n in range(10):
         migrated = f"Successfully applied 3 migrations to schema tenant_{101 + n}"
-        tenants.append(
-            {
-                "tool": "bash",
-                "args": {"command": f"flyway -schemas=tenant_{101 + n} migrate"},
-                "output": migrated,
-            }
-        )
+        command = f"flyway -schemas=tenant_{101 + n} migrate"
+        tenants.append({"tool": "bash", "args": {"command": command}, "output": migrated})
         sql = f"SELECT max(version) FROM tenant_{101 + n}.flyway_schema_history"
         tenants.append({"tool": "run_sql", "args": {"sql": sql}, "output": " max\n-----\n 42\n(1 row)"})
     assert fired(actions(tenants)).get("recurring") is None
     stale = "Page 1 of 40: Alpha Corp annual report, revenue and outlook"
     pager: list[Call] = [{"tool": "read_page", "args": {"page": n}, "output": stale} for n in range(1, 9)]
     assert fired(actions(pager)).get("recurring") == 5
-    again: list[Call] = []
-    for n in range(10):
-        again.append(
-            {
-                "tool": "gh_pr_diff",
-                "args": {"number": 1280 + n},
-                "output": f"diff --git a/m{n}.ts\n+change {n}",
-            }
-        )
-        again.append({"tool": "gh_pr_checks", "args": {"number": 1280 + n % 2}, "output": green})
-    assert fired(actions(again)).get("recurring") is not None
+    assert fired(actions(_reviews(lambda n: 1280 + n % 2))).get("recurring") is not None
 
 
 def test_the_same_act_between_new_pages_is_work_and_with_nothing_new_between_is_not() -> None:
