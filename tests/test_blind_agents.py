@@ -3059,6 +3059,48 @@ _SESSION_THIRTY_MISSED: dict[int | None, set[str]] = {
     10: {"stuck__health_check_restart_loop_b54"},
 }
 
+# Blind batch 61 (thirty-first session; 60 runs, 30 healthy and 30 stuck, 22 twins): coding runs
+# executed on eight libraries not used before (xmltodict, Unidecode, pluggy, termcolor, simplejson,
+# iniconfig, pathspec, mistune; a really hung command, a dark shell), tau-bench, tau2, WebShop,
+# HotpotQA, FEVER and ALFWorld; 30 scheduled and framework agents. As it arrived (2109ae1), own/1/5/
+# 10: healthy escalated 0/1/1/1, with any anomaly 1/2/2/4; stuck escalated 25/25/24/21, flagged
+# after onset 26/26/28/24. A drafter rewriting one section for ever (its drafts taken for a job's
+# page moving) and a roaming customer asked again and again are found since. Left: a flake checker
+# rerunning a test three times (repeat); a WebShop agent paging back and forth within its 15
+# actions; regrouped, a log janitor's hourly rounds merge.
+_SIXTY_FIRST: dict[int | None, dict[str, list[str]]] = {
+    None: {"healthy__flaky_test_rerunner_b61": ["repeat"]},
+    1: {"healthy__flaky_test_rerunner_b61": ["repeat"], "healthy__log_janitor_b61": ["cycle"]},
+    5: {
+        "healthy__flaky_test_rerunner_b61": ["repeat"],
+        "healthy__log_janitor_b61": ["loop", "recurring", "cycle"],
+    },
+    10: {
+        "healthy__flaky_test_rerunner_b61": ["repeat"],
+        "healthy__k8s_rollout_watch_b61": ["repeat", "recurring_error"],
+        "healthy__log_janitor_b61": ["loop", "recurring", "cycle"],
+        "healthy__metrics_backfill_b61": ["recurring"],
+    },
+}
+_SIXTY_FIRST_ESCALATED: dict[int | None, set[str]] = {
+    None: set(),
+    1: {"healthy__log_janitor_b61"},
+    5: {"healthy__log_janitor_b61"},
+    10: {"healthy__log_janitor_b61"},
+}
+_SIXTY_FIRST_MISSED: dict[int | None, set[str]] = {
+    None: {"stuck__flaky_test_rerunner_b61", "stuck__webshop_wool_socks_b61"},
+    1: {"stuck__flaky_test_rerunner_b61", "stuck__pathspec_dark_shell_b61", "stuck__webshop_wool_socks_b61"},
+    5: {"stuck__webshop_wool_socks_b61"},
+    10: {
+        "stuck__flaky_test_rerunner_b61",
+        "stuck__graphql_paginator_b61",
+        "stuck__sitemap_walker_b61",
+        "stuck__stripe_payout_recon_b61",
+        "stuck__webshop_wool_socks_b61",
+    },
+}
+
 # The thirty-first session: a note kept for a person at one round (a training monitor's checkpoint
 # note) no longer makes a watcher's round busy; a training job's plateau is spared the same way.
 # The same answer about each new thing after news is each thing's own (recurring): a GDPR
@@ -3084,9 +3126,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 3085
+    assert len(runs) == len(LABELS) == 3145
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1888
+    assert len(healthy) == 1918
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -3128,6 +3170,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_FIFTYNINTH[per_heartbeat],
         **_SIXTIETH[per_heartbeat],
         **_SESSION_THIRTY[per_heartbeat],
+        **_SIXTY_FIRST[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -3189,6 +3232,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYSEVENTH_ESCALATED[per_heartbeat]
         | _FIFTYNINTH_ESCALATED[per_heartbeat]
         | _SIXTIETH_ESCALATED[per_heartbeat]
+        | _SIXTY_FIRST_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -3263,6 +3307,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYNINTH_MISSED[per_heartbeat]
         | _SIXTIETH_MISSED[per_heartbeat]
         | _SESSION_THIRTY_MISSED[per_heartbeat]
+        | _SIXTY_FIRST_MISSED[per_heartbeat]
         | _CONSULTED_LOOKUPS_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )
