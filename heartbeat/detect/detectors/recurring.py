@@ -256,8 +256,8 @@ def _each_its_own(action: ActionView, actions: Sequence[ActionView], limit: int)
             asked.append(other.fingerprint)
             count = 1 if news else count + 1
             news = False
-        elif result not in seen and not silent_by_design(other.tool, other.summary):
-            news = True
+        elif not news and result not in seen and not silent_by_design(other.tool, other.summary):
+            news = True  # (once news came, what else came before the next is not read)
         seen.add(result)
     return count < limit and len(set(asked)) == len(asked)
 
