@@ -162,7 +162,7 @@ def _unchanged(newest: list[ActionView], looks: list[ActionView]) -> bool:
     """Whether the wake-up ``newest`` (it only looked, each call once) asked the very calls of the
     heartbeat before (``looks``, each asked once) and heard the very answers again: a certificate's
     days left, a replica's lag, the same feed items, all as they were an hour ago. None of them may
-    be silence but a listing's or a search's (a shell gone dark answers so), name a state on its
+    be silence but a listing's, a search's or git's (a shell gone dark answers so), name a state on its
     way (a job's "RUNNING" or "pending": a wait that froze), or be work taken from a queue (a
     message received again: work left undone)."""
     if len(newest) != len(looks):
@@ -178,9 +178,10 @@ def _unchanged(newest: list[ActionView], looks: list[ActionView]) -> bool:
 
 
 def _dark(action: ActionView) -> bool:
-    """Whether ``action`` answered silence though it is no listing or search: a shell gone dark
-    answers every command so (``ls -1 incoming/`` of an empty folder, a grep's "no match" say
-    nothing came)."""
+    """Whether ``action`` answered silence though it is no listing, search or question of what is
+    new (see :func:`~.detectors.calls.silence_answers`): a shell gone dark answers every command so
+    (``ls -1 incoming/`` of an empty folder, a grep's "no match", ``git fetch`` with no new commits
+    say nothing came)."""
     return action.output_len == 0 and not silence_answers(action.tool, action.summary)
 
 
@@ -228,8 +229,8 @@ def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
     rerun = {action.fingerprint for action in takewhile(lambda a: a.tick == last, reversed(earlier))}
     if not newest or _asked(newest, rerun) is None:
         return False  # nothing looked at, or more than looks: work, a failure, a call twice
-    # A source looked at before answered nothing: no work came; silence but a listing's or a
-    # search's is a shell gone dark, and the heartbeat is no idle one.
+    # A source looked at before answered nothing: no work came; other silence (see _dark) is a
+    # shell gone dark, and the heartbeat is no idle one.
     if any(map(_dark, newest)):
         return False
     empty = [a for a in newest if heard_nothing(a)]
