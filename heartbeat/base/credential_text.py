@@ -5,10 +5,11 @@ Free text holds credentials too: an argument's value (a URL's ``?api_key=...``, 
 an error's text (a client error quoting the URL it failed on). :func:`mask_credential_text` masks
 what can be told from the text alone: the value after a credential-named key (``name=``, ``name:``,
 ``"name": "``; which names: :mod:`.credentials`), after ``Bearer``/``Basic``, a URL's password, ``-u
-user:password``, ``mysql -p<password>``, a credential-named flag's value (``--api-key X``,
-``--token=X``), a credential told in prose (``the auth token is 9f8e...``: a digit in six characters
-or more, or twenty, after a credential's name and "is"), and tokens whose form gives them away
-(``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``, ``xapp-``,
+user:password``, ``mysql -p<password>``, a value beside its credential's name in a JSON text
+(``{"header_name": "X-Api-Key", "header_value": ...}``), a credential-named flag's value
+(``--api-key X``, ``--token=X``), a credential told in prose (``the auth token is 9f8e...``: a digit
+in six characters or more, or twenty, after a credential's name and "is"), and tokens whose form
+gives them away (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``, ``xapp-``,
 ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, ``pypi-``, ``dckr_pat_``, SendGrid's, Shopify's,
 DigitalOcean's, a JWT, an incoming webhook's path, a signed URL's signature, a PEM private key, a
 PGP private key block). Summaries and error texts pass through it before anything keeps or shows
@@ -108,6 +109,14 @@ _P_PASSWORD = _lazy(
 )
 # A setting given by name and value apart: aws configure set aws_secret_access_key X.
 _SET_PAIR = _lazy(r"""(\bconfigure[ \t]+set[ \t]+)([\w.-]+)([ \t]+)([^\s"'\\]+)""")
+# A credential given as a name and a value side by side in a JSON text ("request failed:
+# {"header_name": "X-Api-Key", "header_value": "..."}"), as :mod:`.credentials` masks them in the
+# arguments: the value after a name field that names a credential (also JSON-escaped).
+_NAMED_VALUE = _lazy(
+    r"""(\\{0,7}"(?:name|key|header|header_name|headerName|field|Name|Key)\\{0,7}"[ \t]*:[ \t]*\\{0,7}")"""
+    r"""([^"\\]+)(\\{0,7}"[ \t]*,[ \t]*"""
+    r"""\\{0,7}"(?:value|header_value|headerValue|Value)\\{0,7}"[ \t]*:[ \t]*\\{0,7}")([^"\\]+)"""
+)
 # A .netrc entry's password: machine api.example.com login me password X (on one line or several).
 _NETRC = _lazy(r"""(\bmachine\s+\S+(?:\s+(?:login|account)\s+\S+)*\s+password\s+)[^\s"'\\]+""")
 
@@ -224,11 +233,20 @@ def mask_credential_text(text: str) -> str:
         text = _SET_PAIR().sub(_masked_set, text)
     if "machine" in text and "password" in text:
         text = _NETRC().sub(lambda m: m.group(1) + MASK, text)
+    if "alue" in text and '"' in text:
+        text = _NAMED_VALUE().sub(_masked_named_value, text)
     if "--" in text:
         text = _mask_flags(text)
     if (" is" in text or " was" in text) and any(name in text for name in _PROSE_NAMES):
         text = _mask_prose(text)
     return _mask_tokens(text)
+
+
+def _masked_named_value(match: re.Match[str]) -> str:
+    """A :data:`_NAMED_VALUE` match with the value masked when the name beside it is a credential's."""
+    if match.group(4) == MASK or not credential_name(match.group(2)):
+        return match.group(0)
+    return match.group(1) + match.group(2) + match.group(3) + MASK
 
 
 def _masked_set(match: re.Match[str]) -> str:

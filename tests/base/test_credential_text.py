@@ -135,6 +135,13 @@ from heartbeat.detect.detectors import summarize
             "machine api.heroku.com login me@acme.example password ***",
         ),
         ("machine a.example\n  login x\n  password Pw-1\n", "machine a.example\n  login x\n  password ***\n"),
+        # a value beside its credential's name, in a JSON text (live round 53's INFO: an error
+        # quoting the header it sent)
+        (
+            'request failed: {"header_name": "X-Api-Key", "header_value": "RawSplit-77aa"}',
+            'request failed: {"header_name": "X-Api-Key", "header_value": "***"}',
+        ),
+        ('[{"name": "DB_PASSWORD", "value": "s3cr3t!x"}]', '[{"name": "DB_PASSWORD", "value": "***"}]'),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -172,6 +179,7 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         # credential's, a password spoken of
         "a key-value store; SKU 12345; git log -p -3; docker login -p; aws configure set region us-east-1",
         "forgot password reset flow; the state machine's password prompt",
+        '{"name": "Accept", "value": "application/json"}',  # a name that is no credential's
     ],
 )
 def test_text_without_a_credential_is_left_as_it_is(text: str) -> None:
