@@ -223,18 +223,18 @@ def mask_credential_text(text: str) -> str:
         text = _mask_pairs(text)
     text = _mask_schemes(text)
     if "-u" in text:
-        text = _USER_FLAG().sub(lambda m: m.group(1) + MASK, text)
+        text = _USER_FLAG().sub(_masked_after, text)
     if " -p" in text:
         if "mysql" in text:
-            text = _MYSQL_PASSWORD().sub(lambda m: m.group(1) + MASK, text)
+            text = _MYSQL_PASSWORD().sub(_masked_after, text)
         if "login" in text or "sshpass" in text:
-            text = _P_PASSWORD().sub(lambda m: m.group(1) + MASK, text)
+            text = _P_PASSWORD().sub(_masked_after, text)
     if "configure" in text:
-        text = _SET_PAIR().sub(_masked_set, text)
+        text = _SET_PAIR().sub(_masked_named, text)
     if "machine" in text and "password" in text:
-        text = _NETRC().sub(lambda m: m.group(1) + MASK, text)
+        text = _NETRC().sub(_masked_after, text)
     if "alue" in text and '"' in text:
-        text = _NAMED_VALUE().sub(_masked_named_value, text)
+        text = _NAMED_VALUE().sub(_masked_named, text)
     if "--" in text:
         text = _mask_flags(text)
     if (" is" in text or " was" in text) and any(name in text for name in _PROSE_NAMES):
@@ -242,26 +242,26 @@ def mask_credential_text(text: str) -> str:
     return _mask_tokens(text)
 
 
-def _masked_named_value(match: re.Match[str]) -> str:
-    """A :data:`_NAMED_VALUE` match with the value masked when the name beside it is a credential's."""
+def _masked_named(match: re.Match[str]) -> str:
+    """A match of a name and its value apart (:data:`_SET_PAIR`, :data:`_NAMED_VALUE`: groups 1 to
+    4, what comes before the name, the name, what stands between, the value) with the value masked
+    when the name is a credential's."""
     if match.group(4) == MASK or not credential_name(match.group(2)):
         return match.group(0)
     return match.group(1) + match.group(2) + match.group(3) + MASK
 
 
-def _masked_set(match: re.Match[str]) -> str:
-    """A :data:`_SET_PAIR` match with the value of a credential-named setting masked."""
-    if match.group(4) == MASK or not credential_name(match.group(2)):
-        return match.group(0)
-    return match.group(1) + match.group(2) + match.group(3) + MASK
+def _masked_after(match: re.Match[str]) -> str:
+    """A match of what comes before a credential (group 1) and the credential: the latter masked."""
+    return match.group(1) + MASK
 
 
 def _mask_schemes(text: str) -> str:
     """``text`` with the value after ``Bearer``/``Basic`` and a URL's password masked."""
     if "earer" in text or "asic " in text:
-        text = _SCHEME().sub(lambda m: m.group(1) + MASK, text)
+        text = _SCHEME().sub(_masked_after, text)
     if "@" in text:
-        text = _USERINFO().sub(lambda m: m.group(1) + MASK, text)
+        text = _USERINFO().sub(_masked_after, text)
     return text
 
 
