@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-from ..base.credentials import name_words
 from .detectors.calls import keeps_record, silent_by_design
 from .detectors.contract import ActionView
 from .detectors.empty import is_empty_answer
@@ -21,7 +20,7 @@ from .detectors.fingerprints import prints
 from .detectors.memory import keeps_place, written_back
 from .detectors.said import all_clear_result
 from .exploration import noted
-from .probes import alerts
+from .probes import alerts, keeps_note
 
 __all__ = ["bookkeeping", "heard_nothing", "records", "untold", "without_bookkeeping", "written"]
 
@@ -112,13 +111,9 @@ def untold(
     return actions[: told[0]] + actions[told[0] + 1 :]
 
 
-# Words of a tool that keeps a note for a person to read later (``save_checkpoint_note``).
-_NOTE_WORDS = frozenset(["note", "notes", "memo"])
-
-
 def _tells(tool: str) -> bool:
     """Whether ``tool`` tells a person (see :func:`.probes.alerts`) or keeps a note for one."""
-    return alerts(tool) or not _NOTE_WORDS.isdisjoint(name_words(tool))
+    return alerts(tool) or keeps_note(tool)
 
 
 def _stored_back(write: ActionView, earlier: list[ActionView]) -> int | None:

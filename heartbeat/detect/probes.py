@@ -25,7 +25,7 @@ from functools import lru_cache
 from .detectors.calls import silent_by_design
 from .detectors.contract import ActionView, heartbeat_bounds
 
-__all__ = ["alerts", "probe_round", "probed"]
+__all__ = ["alerts", "keeps_note", "probe_round", "probed"]
 
 # Words of a tool that tells a person of something (``slack_post_message``, ``chat.postMessage``,
 # ``create_incident``). An answer to a person's own message (``mail_reply``, ``respond``) is work.
@@ -38,6 +38,16 @@ def alerts(tool: str) -> bool:
     """Whether ``tool``'s name says it tells a person of something: a message posted or sent
     (``slack_post_message``, ``chat.postMessage``), an alert raised (``create_incident``)."""
     return not _ALERT_WORDS.isdisjoint(word.lower() for word in _WORD.split(tool))
+
+
+# Words of a tool that keeps a note for a person to read later (``save_checkpoint_note``).
+_NOTE_WORDS = frozenset(["note", "notes", "memo"])
+
+
+@lru_cache(maxsize=1024)
+def keeps_note(tool: str) -> bool:
+    """Whether ``tool``'s name says it keeps a note for a person (``save_checkpoint_note``)."""
+    return not _NOTE_WORDS.isdisjoint(word.lower() for word in _WORD.split(tool))
 
 
 def probe_round(kept: Iterable[ActionView], tick: int, woke_after: timedelta) -> bool:
