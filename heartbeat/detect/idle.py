@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from datetime import timedelta
-from itertools import pairwise, takewhile
+from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from ..core.models import ProgressSample
@@ -145,7 +145,7 @@ def quiet_wakeup(
     failed where what it watches broke or told a person (:func:`.probes.probed`); else None.
     Looking is a watcher's job; a stuck agent does, fails or asks again within its heartbeat."""
     earlier, last, newest = _split(kept, tick)
-    if _idle(earlier, _looks(newest)):
+    if _idle(earlier, _looks(newest), last):
         return "idle"
     if not newest or _asked(newest) is None:  # more than looks (most heartbeats): perhaps an alert
         return "probed" if timed and probe_round(kept, tick, WOKE_AFTER) else None
@@ -212,8 +212,8 @@ def quiet_before(kept: Iterable[ActionView], tick: int, timed: bool = True) -> i
 
 def idle_wakeup(kept: Iterable[ActionView], tick: int) -> bool:
     """Whether the actions of heartbeat ``tick`` (the newest of ``kept``) are an idle wake-up."""
-    earlier, _, newest = _split(kept, tick)
-    return _idle(earlier, _looks(newest))
+    earlier, last, newest = _split(kept, tick)
+    return _idle(earlier, _looks(newest), last)
 
 
 def _looks(actions: list[ActionView]) -> list[ActionView]:
@@ -222,12 +222,11 @@ def _looks(actions: list[ActionView]) -> list[ActionView]:
     return [action for action in actions if not pauses(action.tool, action.summary)]
 
 
-def _idle(earlier: list[ActionView], newest: list[ActionView]) -> bool:
-    """:func:`idle_wakeup` for the actions ``earlier`` than its heartbeat and its own ``newest``
-    (its waits aside): whether they only looked, each call once, and heard nothing came."""
-    last = earlier[-1].tick if earlier else None
-    rerun = {action.fingerprint for action in takewhile(lambda a: a.tick == last, reversed(earlier))}
-    if not newest or _asked(newest, rerun) is None:
+def _idle(earlier: list[ActionView], newest: list[ActionView], last: list[ActionView]) -> bool:
+    """:func:`idle_wakeup` for the actions ``earlier`` than its heartbeat, those of the heartbeat
+    before (``last``) and its own ``newest`` (its waits aside): whether they only looked, each call
+    once (a round's copy that matched no row again, see :func:`looked_once`), and heard nothing came."""
+    if not newest or _asked(newest, {action.fingerprint for action in last}) is None:
         return False  # nothing looked at, or more than looks: work, a failure, a call twice
     # A source looked at before answered nothing: no work came; other silence (see _dark) is a
     # shell gone dark, and the heartbeat is no idle one.
