@@ -3120,6 +3120,23 @@ _SESSION_THIRTY_ONE: dict[int | None, dict[str, list[str] | None]] = {
     10: {},
 }
 
+# The thirty-second session: a test run whose summary says it failed failed, whatever exit status
+# a ``| tail`` left (recurring_error): two debuggers rerunning a suite that fails the same way while
+# they fix its other failures are told so once (not escalated); a moto fix missing its commit, and
+# at 10 a heartbeat an edit after edit failing the same test, are flagged now.
+_SESSION_THIRTY_TWO: dict[int | None, dict[str, list[str] | None]] = {
+    g: {
+        "healthy__go_suite_failures_falling_b33": ["recurring_error"],
+        "healthy__swe_slugify_failure_evolves": ["recurring_error"],
+    }
+    for g in (None, 1, 5, 10)
+}
+_SESSION_THIRTY_TWO_FOUND: dict[int | None, set[str]] = {
+    g: {"stuck__moto_s3_startafter_missing_commit_b39"}
+    | ({"stuck__coding_edits_same_test_failure_b54"} if g == 10 else set())
+    for g in (None, 1, 5, 10)
+}
+
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
@@ -3189,6 +3206,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_PAUSES[per_heartbeat],
         **_CONSULTED_LOOKUPS[per_heartbeat],
         **_SESSION_THIRTY_ONE[per_heartbeat],
+        **_SESSION_THIRTY_TWO[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -3258,6 +3276,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _CONSULTED_FOUND[per_heartbeat]
         | _SOURCES_FOUND[per_heartbeat]
         | _CONSULTED_LOOKUPS_FOUND[per_heartbeat]
+        | _SESSION_THIRTY_TWO_FOUND[per_heartbeat]
     )
     assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | _READING_MISSED[
         per_heartbeat

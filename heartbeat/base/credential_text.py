@@ -72,9 +72,10 @@ _TOKEN = _lazy(
 # x") is tried as one; it stops where a URL's query or a list goes on (& ; , ? #), and holds the
 # "=" of a base64 key or a generated password after its first character (api_key=Zm9v=YmFy). A
 # name starts a word, not a path's last part (".../github-token: could not save state" names a
-# file), and is taken whole (possessive): linear time on a 64 KiB exception message.
+# file), or a line, also one a JSON text escapes ("HOME=/root\\nPGPASSWORD=...", ``env`` printed
+# into an argument), and is taken whole (possessive): linear time on a 64 KiB exception message.
 _PAIR = _lazy(
-    r"""(?<![\w.\-/\\])([A-Za-z][\w.-]*+)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']?"""
+    r"""(?:(?<![\w.\-/\\])|(?<=\\[nrt]))([A-Za-z][\w.-]*+)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']?"""
     r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token)[ \t]+)?([^\s"'&;,?#:=\\]))"""
 )
 # The rest of a pair's value, read only after a credential's name: looked ahead at for every pair,

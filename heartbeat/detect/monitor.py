@@ -57,6 +57,7 @@ from .detectors import (
     build_detectors,
 )
 from .detectors.contract import construct
+from .detectors.envelope import answer_text
 from .detectors.failures import recorded_failure
 from .detectors.fingerprints import action_keys, error_text
 from .detectors.no_progress import novelty
@@ -267,10 +268,9 @@ class Monitor:
     ) -> Anomaly | None:
         """Record one action and run the action detectors on it.
 
-        Returns the first anomaly this action tripped whose kind was not yet
-        reported in this tick; else one it tripped again (a later action that
-        continues a pattern already reported, flagged ``again``); else None.
-        An empty ``error`` text counts as no error.
+        Returns the first anomaly this action tripped whose kind was not yet reported in this
+        tick; else one it tripped again (a later action that continues a pattern already
+        reported, flagged ``again``); else None. An empty ``error`` text counts as no error.
         """
         # Exact-type tests first: this runs for every action, and isinstance costs more.
         if (tool.__class__ is not str and not isinstance(tool, str)) or not tool:
@@ -281,8 +281,8 @@ class Monitor:
             cost = cost_of(cost)
         if now.__class__ is not datetime or now.tzinfo is None:
             need_aware(now)
-        if output is not None and output.__class__ is not str:
-            output = str(output)
+        if output is not None:  # every key is read from what it tells, not what wrapped it on its way
+            output = answer_text(output if output.__class__ is str else str(output))
         if error is not None and error.__class__ is not str:
             error = str(error)
         error = recorded_failure(tool, args, output, error)

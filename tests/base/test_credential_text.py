@@ -225,3 +225,16 @@ def test_a_credential_in_a_json_text_three_levels_deep_is_masked_in_the_summary(
     body = json.dumps({"body": json.dumps({"inner": inner})})
     shown = summarize("http.get", {"out": body})
     assert "DoubleNest-77" not in shown and "***" in shown
+
+
+@pytest.mark.parametrize("between", ["\n", "\r\n", "\t"])
+def test_an_assignment_on_a_line_of_its_own_is_masked_in_the_summary(between: str) -> None:
+    """``env`` or a ``.env`` file printed into an argument (live round 56): in the call's summary
+    each line break is a JSON escape (``\\n``) before the next name, and that name starts a line."""
+    env = between.join(["HOME=/root", "PGPASSWORD=NlPgPw-1234", "DB_PASSWORD=NlDbPw-1234", "TERM=xterm"])
+    shown = summarize("bash", {"command": "env", "printed": env})
+    assert "NlPgPw" not in shown and "NlDbPw" not in shown
+    assert "HOME=/root" in shown and "TERM=xterm" in shown
+    assert mask_credential_text(env) == between.join(
+        ["HOME=/root", "PGPASSWORD=***", "DB_PASSWORD=***", "TERM=xterm"]
+    )

@@ -15,6 +15,7 @@ import re
 from functools import lru_cache
 
 from .commands import writes_by_command, writes_sql
+from .words import bare_name
 
 __all__ = [
     "CONFIRMATION_LONGEST",
@@ -147,8 +148,9 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 @lru_cache(maxsize=1024)
 def _words(tool: str) -> tuple[str, ...]:
-    """The words of ``tool``'s name, lowercased (``sendMessage``: send, message)."""
-    return tuple(re.split(r"[\s_.:/-]+", _CAMEL.sub("_", tool.strip()).lower()))
+    """The words of ``tool``'s own name (see :func:`bare_name`), lowercased (``sendMessage``: send,
+    message)."""
+    return tuple(re.split(r"[\s_.:/-]+", _CAMEL.sub("_", bare_name(tool).strip()).lower()))
 
 
 _VERSION_CONTROL = frozenset(["git", "hg", "svn"])
@@ -274,7 +276,7 @@ def speaks(tool: str) -> bool:
 
 def is_note(tool: str) -> bool:
     """Whether ``tool`` is the agent's own note (``think``): it changes nothing and observes nothing."""
-    return tool.lower() in _NOTES
+    return bare_name(tool).lower() in _NOTES
 
 
 _NOTES = frozenset(["think", "thought", "reflect"])
@@ -357,9 +359,14 @@ def silence_answers(tool: str, summary: str) -> bool:
     of a folder, alone, that holds nothing (a watcher's ``ls -1 incoming/``), or a queue taken from
     while it is empty (``aws sqs receive-message``, a tool named for it), or git asked what is new
     (``git fetch``, ``git log HEAD..origin/main``: see :data:`_NEWS_COMMAND`)."""
-    if searches(tool, summary) or searches_by_name(tool) or tool == "ls" or _LIST_COMMAND.search(summary):
+    if (
+        searches(tool, summary)
+        or searches_by_name(tool)
+        or bare_name(tool) == "ls"
+        or _LIST_COMMAND.search(summary)
+    ):
         return True
-    if "git" in summary and (_NEWS_COMMAND.search(summary) or _NEWS_TOOL.fullmatch(tool)):
+    if "git" in summary and (_NEWS_COMMAND.search(summary) or _NEWS_TOOL.fullmatch(bare_name(tool))):
         return True
     return takes(tool, summary)
 
@@ -384,7 +391,7 @@ def searches_by_name(tool: str) -> bool:
 def searches(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` runs a search (``grep``, ``rg``, ``find``, ``git grep``):
     its empty answer says "no match", not that the shell went dark."""
-    return tool in _SEARCH_TOOLS or _SEARCH_COMMAND.search(summary) is not None
+    return bare_name(tool) in _SEARCH_TOOLS or _SEARCH_COMMAND.search(summary) is not None
 
 
 # Arguments naming where a call looks (a channel, a feed, an inbox, a repository, a vendor's status

@@ -1,7 +1,10 @@
 """Canonical arguments: a call's arguments as one text, whatever their order or types.
 
 Sorted keys, no spaces, None as ``{}``: two calls with the same arguments are the
-same text, so their fingerprints match (see :mod:`.fingerprints`).
+same text, so their fingerprints match (see :mod:`.fingerprints`). An argument whose
+name says every call carries a new one (:data:`PER_CALL`: an idempotency key, a
+nonce, a trace's ids) is left out, as the configured volatile names are: the same
+charge retried under a fresh idempotency key is the same call again.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 
-__all__ = ["canonical_args", "encode", "join"]
+__all__ = ["PER_CALL", "canonical_args", "encode", "join", "kept_args"]
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
@@ -32,6 +35,27 @@ join = "".join
 """Joins what :data:`encode` returns."""
 
 
+PER_CALL = frozenset(
+    [
+        *("idempotency_key", "idempotencyKey", "IdempotencyKey", "Idempotency-Key", "idempotency-key"),
+        *("nonce", "Nonce", "client_token", "clientToken", "ClientToken"),
+        *("client_request_token", "clientRequestToken", "ClientRequestToken"),
+        *("traceparent", "tracestate", "trace_id", "traceId", "span_id", "spanId"),
+        *("correlation_id", "correlationId", "X-Correlation-Id", "X-Correlation-ID"),
+        *("x-request-id", "X-Request-Id", "X-Request-ID"),
+    ]
+)
+"""Argument names that say each call carries a new value: left out of every canonical call.
+Not ``request_id``: an approvals queue's ``approve(request_id=...)`` names the request worked on."""
+
+
+def kept_args(args: dict[str, object], volatile: Collection[str] = ()) -> dict[str, object]:
+    """``args`` without its :data:`PER_CALL` and ``volatile`` names: itself when it has none."""
+    if PER_CALL.isdisjoint(args) and (not volatile or all(name not in args for name in volatile)):
+        return args
+    return {k: v for k, v in args.items() if k not in PER_CALL and k not in volatile}
+
+
 def _text_keys(value: object) -> object:
     """``value`` with every dict key turned into text, so mixed key types can be sorted."""
     if isinstance(value, Mapping):
@@ -49,14 +73,7 @@ def canonical_args(args: object, volatile: Collection[str] = ()) -> str:
     """
     # Plain dicts first and no any(): this runs for every recorded action.
     if args.__class__ is dict:
-        if volatile:
-            copied = False
-            for name in volatile:
-                if name in args:
-                    if not copied:
-                        args = args.copy()
-                        copied = True
-                    del args[name]
+        args = kept_args(args, volatile)
     elif args is None:
         return "{}"
     elif isinstance(args, Mapping):

@@ -15,6 +15,7 @@ from collections.abc import Hashable, Sequence
 
 from .calls import is_note, looks_up, silent_by_design, speaks
 from .contract import ActionView
+from .words import bare_name
 
 __all__ = ["consulted", "unconsulted"]
 
@@ -25,7 +26,7 @@ def _done(action: ActionView) -> bool:
     ``note(text=...)``: a thought worded anew between two readings of one page); a note kept on
     a thing the agent works on (``orders.add_note``) is work."""
     tool = action.tool
-    if action.error is not None or speaks(tool) or is_note(tool) or tool.lower() in _OWN_NOTES:
+    if action.error is not None or speaks(tool) or is_note(tool) or bare_name(tool).lower() in _OWN_NOTES:
         return False
     return silent_by_design(tool, action.summary)
 

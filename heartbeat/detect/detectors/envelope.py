@@ -21,7 +21,8 @@ OpenHands's ``[The command has no new output after 30 seconds. ...]``,
 running ...]``, its exit code and working directory lines): a shell that
 answers only that has said nothing, whatever the command was.
 
-What wraps an answer says nothing of it either: a page fetched through the MCP
+What wraps an answer says nothing of it either: an MCP tool's result kept whole as JSON is the
+text it carries (:func:`mcp_text`), a page fetched through the MCP
 fetch server is its body (:func:`fetched_body`), a successful raw HTTP
 response around an empty JSON envelope is that envelope, its status line and
 headers aside (:func:`http_body`), and a failed build's output
@@ -35,6 +36,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .volatile import unstamped
 from .words import unbracketed
 
 __all__ = [
@@ -45,11 +47,14 @@ __all__ = [
     "NOT_MODIFIED",
     "NO_ROWS",
     "NO_ROWS_LONGEST",
+    "answer_text",
     "empty_envelope",
     "fetched_body",
     "harness_only",
     "http_body",
     "json_object",
+    "mcp_text",
+    "mcp_texts",
     "no_rows",
     "not_found",
     "not_modified",
@@ -361,3 +366,52 @@ def unwrapped(stripped: str) -> str:
             return stripped
         end = start - 1
     return stripped if end == len(stripped) else stripped[:end].rstrip()
+
+
+# An MCP tool's result as the SDK dumps it whole (``result.model_dump_json()``): its text blocks are
+# what the tool answered, the envelope around them the protocol's. Its keys come first or after a
+# ``"_meta": null``, so a result's ``"content"`` sits within its first characters.
+_MCP_KEYS = frozenset(["content", "isError", "structuredContent", "_meta", "meta"])
+_MCP_HEAD = 40
+
+
+def mcp_texts(result: Mapping[str, Any]) -> list[str]:
+    """The text blocks of an MCP tool ``result``'s content, in order."""
+    content = result.get("content")
+    return [
+        block["text"]
+        for block in (content if isinstance(content, list) else ())
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+    ]
+
+
+def mcp_text(output: str) -> str | None:
+    """The text a successful MCP tool result dumped as JSON carries (its text blocks, one per line,
+    else its structured content); None for any other output: a result flagged ``isError`` (a
+    failure, see :func:`.failures.answered_failure`), or one holding more than text (an image is
+    no text to compare)."""
+    if output.find('"content"', 0, _MCP_HEAD) < 0:
+        return None
+    result = json_object(output.strip())
+    if result is None or not result.keys() <= _MCP_KEYS or result.get("isError") is True:
+        return None
+    content = result.get("content")
+    texts = mcp_texts(result)
+    if not isinstance(content, list) or len(texts) < len(content):
+        return None
+    structured = result.get("structuredContent")
+    if not texts and structured is not None:
+        return json.dumps(structured, ensure_ascii=False)
+    return "\n".join(texts)
+
+
+def answer_text(output: str) -> str:
+    """What ``output`` tells, without what wrapped it on its way: an MCP result kept whole as JSON
+    is its text (:func:`mcp_text`), and the stamps a logger put at its lines' starts are left out
+    (:func:`.volatile.unstamped`). Every detector reads an output so (see
+    :meth:`heartbeat.detect.monitor.Monitor.record`)."""
+    if output[:1] == "{":
+        text = mcp_text(output)
+        if text is not None:
+            output = text
+    return unstamped(output)

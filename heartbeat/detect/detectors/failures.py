@@ -19,7 +19,8 @@ from typing import Any, cast
 
 from .calls import acts_by_name
 from .contract import ActionView
-from .fingerprints import error_key
+from .envelope import mcp_texts
+from .fingerprints import error_key, failing_run
 from .volatile import mask_clock, unechoed
 from .words import alike, error_words, reworded, word_print, words
 
@@ -67,8 +68,11 @@ _ANSWER_REJECTED = re.compile(
 )
 _REJECTED_READ = 240  # characters: the verdict leads the answer
 
-# "Error: non-pending order cannot be cancelled", "400 Bad Request: invalid employee_id 'dkwon'"
-_ERROR_OPENS = re.compile(r"\s*(?:error|ERROR|Error|[45]\d\d(?: [A-Z][a-z]+){1,4})\s*:")
+# "Error: non-pending order cannot be cancelled", "400 Bad Request: invalid employee_id 'dkwon'", and
+# a program's own "pg_restore: error: ...", "fatal: ..." (git's), "psql: FATAL: ...".
+_ERROR_OPENS = re.compile(
+    r"\s*(?:[\w.-]{1,40}:\s+)?(?:error|ERROR|Error|fatal|FATAL|Fatal|[45]\d\d(?: [A-Z][a-z]+){1,4})\s*:"
+)
 
 # A text world's whole answer to an act that did nothing: ALFWorld's "Nothing happens.", WebShop's
 # "Invalid action!" (their harnesses' way to refuse an act, whether or not a trace marks it failed).
@@ -118,7 +122,7 @@ def answered_failure(tool: str, output: str) -> str | None:
             said = _api_error(output)
         if said is not None:
             return said
-    return edit_refused(tool, output)
+    return edit_refused(tool, output) or failing_run(output)
 
 
 # An MCP tool's result that failed: ``{"content": [{"type": "text", "text": "..."}], "isError": true}``.
@@ -162,13 +166,7 @@ def _mcp_error(output: str) -> str | None:
         return None
     if not isinstance(result, dict) or result.get("isError") is not True:
         return None
-    content = result.get("content")
-    texts = [
-        block["text"]
-        for block in (content if isinstance(content, list) else ())
-        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-    ]
-    return "\n".join(texts) or MCP_TOOL_ERROR
+    return "\n".join(mcp_texts(result)) or MCP_TOOL_ERROR
 
 
 def edit_refused(tool: str, output: str) -> str | None:

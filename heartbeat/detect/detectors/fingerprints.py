@@ -59,7 +59,7 @@ from ...base.credential_text import mask_credential_text
 from ...base.credentials import holds_credentials, mask_credentials
 from ...core.models import TEXT_LIMIT, clip, printable
 from .calls import passes_silently
-from .canonical import canonical_args, encode, join
+from .canonical import canonical_args, encode, join, kept_args
 from .envelope import (
     ENVELOPE_LONGEST,
     NO_ROWS,
@@ -99,6 +99,7 @@ __all__ = [
     "action_keys",
     "error_key",
     "error_text",
+    "failing_run",
     "fingerprint",
     "mask",
     "pattern",
@@ -158,9 +159,7 @@ def fingerprint(tool: str, args: object, *, volatile: Collection[str] = (), outp
 
 def summarize(tool: str, args: object, volatile: Collection[str] = ()) -> str:
     """``search({"q":"x"})`` as a human reads it, cut to 200 characters."""
-    plain = args
-    if volatile and isinstance(args, Mapping):
-        plain = {k: v for k, v in args.items() if k not in volatile}
+    plain = kept_args(dict(args), volatile) if isinstance(args, Mapping) else args
     return _summary(tool, canonical_args(args, volatile), plain)
 
 
@@ -229,6 +228,17 @@ _FAILING_RUN = re.compile(
     r"|^FAILED \((?:failures|errors)=\d+|^Tests:\s+\d+ failed"
     r"|^test result: FAILED|^FAIL\s|^\s*\d+ failing$"
 )
+
+
+def failing_run(output: str) -> str | None:
+    """The line in which ``output`` ends as a failing test run does (``13 failed, 63 passed in
+    1.31s``), or None."""
+    end = output[-_FAILED_END:]
+    if "ail" not in end and "AIL" not in end and "rror" not in end:
+        return None
+    found = _FAILING_RUN.search(output, max(0, len(output) - _ERROR_READ))
+    return None if found is None else found.group().strip()
+
 
 # An output this short goes through the regex whatever it holds: it costs little.
 _ALWAYS_MASKED = 120
@@ -329,12 +339,7 @@ def action_keys(
     # inline, as canonical_args would, and the call's bytes are made once for all three keys.
     plain: object = args
     if args.__class__ is dict:
-        kept: dict[Any, Any] = args
-        for name in volatile:
-            if name in kept:
-                if kept is args:
-                    kept = kept.copy()
-                del kept[name]
+        kept: dict[Any, Any] = kept_args(args, volatile)
         plain = kept
         try:
             canonical = join(encode(kept, 0))
@@ -342,8 +347,8 @@ def action_keys(
             canonical = canonical_args(kept)
     else:
         canonical = canonical_args(args, volatile)
-        if volatile and isinstance(args, Mapping):
-            plain = {k: v for k, v in args.items() if k not in volatile}
+        if isinstance(args, Mapping):
+            plain = kept_args(dict(args), volatile)
     call = f"{tool}\x00{canonical}"
     try:
         data = call.encode()

@@ -38,6 +38,7 @@ __all__ = [
     "may_hold_volatile",
     "unechoed",
     "unranked",
+    "unstamped",
 ]
 
 # Values volatile by nature: they change between two runs of the same thing while
@@ -154,6 +155,26 @@ def mask_times(text: str) -> str:
     if _TEN_DIGITS(masked) is None:  # a literal-led search, far cheaper than the lookarounds'
         return masked
     return _EPOCH.sub("#", masked)
+
+
+# A logger's stamp at the start of a line: a timestamp or a clock time with seconds, in brackets
+# ("[2026-03-04T05:06:14.123Z] ", "[05:06:14]") or followed by a separator and more of the line
+# ("2026-03-04 05:06:14,123 INFO ...", "05:06:14 | ok"); one space after it is the stamp's, the
+# rest of the line's (a JSON answer's indentation).
+_STAMPED = r"(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+_STAMP = re.compile(
+    rf"^[ \t]*(?:\[{_STAMPED}\](?:[ \t]?[|:-](?!\S))?[ \t]?|{_STAMPED}(?:[ \t]?[|-])?[ \t](?=\S))",
+    re.MULTILINE,
+)
+
+
+def unstamped(output: str) -> str:
+    """``output`` without the stamps a logger put at its lines' starts, when its first line opens
+    with one: when each line was written is no part of what it says, and an answer read from its
+    start ("No new messages.", "Error: ...", an all-clear) opens after it."""
+    if _STAMP.match(output) is None:
+        return output
+    return _STAMP.sub("", output)
 
 
 # The times alone (a timestamp, a clock time, seconds since 1970): what moves in a call re-run later.

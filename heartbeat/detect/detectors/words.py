@@ -17,6 +17,7 @@ __all__ = [
     "REWORDED",
     "WORD",
     "alike",
+    "bare_name",
     "error_words",
     "failure_words",
     "reworded",
@@ -97,6 +98,15 @@ def failure_words(text: str) -> str:
 
 
 @lru_cache(maxsize=512)
+def bare_name(tool: str) -> str:
+    """``tool``'s own name, without the namespace an MCP client puts before it (Claude Code's
+    ``mcp__github__create_issue`` is ``create_issue``): what a name says is said by that part."""
+    if tool[:5] != "mcp__":
+        return tool
+    end = tool.find("__", 5)
+    return tool[end + 2 :] if end > 5 and len(tool) > end + 2 else tool
+
+
 def words(tool: str, summary: str) -> frozenset[str]:
     """The words of a call's argument values, lower case, without numbers, flags, argument
     names or the tool's own name (a shell tool's command names its program).
@@ -115,7 +125,7 @@ def words(tool: str, summary: str) -> frozenset[str]:
         text = _SELECTION.sub(" ", text)
     found.update(_THING.findall(text))
     found.update(WORD.findall(_THING.sub(" ", text)))
-    found.discard(tool.lower())
+    found.discard(bare_name(tool).lower())
     return frozenset(found)
 
 

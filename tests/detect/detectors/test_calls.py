@@ -16,6 +16,7 @@ from heartbeat.detect.detectors.calls import (
     speaks,
     waits,
 )
+from heartbeat.detect.detectors.words import bare_name
 
 _COMMAND_BITS = ("sed -i", "perl -pi", "rm", "rmdir", "mv", "cp", "mkdir", "touch", "cd", "export")
 _COMMAND_BITS += ("chmod", "chown", "ln", "truncate", "git add", "git rm", "pip install", "tee", "RM")
@@ -378,3 +379,16 @@ def test_a_tool_named_for_a_program_and_its_command_reads_as_both(
 ) -> None:
     """The program and what the tool's name says after it make the command its values run."""
     assert silent_by_design(tool, summarize(tool, args)) is writes
+
+
+def test_what_a_tools_name_says_is_said_by_its_own_name_not_its_mcp_namespace() -> None:
+    """Claude Code names an MCP server's tools ``mcp__<server>__<tool>``: ``think`` is a note and
+    ``grep`` a search whatever namespace comes before them, and the namespace names nothing the
+    tool acts on."""
+    assert bare_name("mcp__alfworld__think") == "think"
+    assert bare_name("mcp__github__create_issue") == "create_issue"
+    assert bare_name("mcp__odd") == "mcp__odd" and bare_name("read_page") == "read_page"
+    assert calls.is_note("mcp__alfworld__think") and calls.is_note("think")
+    assert calls.searches("mcp__shell__grep", 'mcp__shell__grep({"pattern":"x"})')
+    assert calls.named_things("mcp__tools__look") == calls.named_things("look")
+    assert calls.acts_by_name("mcp__github__create_issue")

@@ -15,6 +15,7 @@ from heartbeat.detect.detectors.failures import (
     dark_run,
     edit_refused,
     failure_key,
+    recorded_failure,
     reports_by_exit,
     rerun_key,
 )
@@ -176,6 +177,10 @@ def test_an_answer_opening_with_error_reports_a_failure() -> None:
         "Error: non-pending order cannot be cancelled"
     )
     assert answered_failure("python", "\nERROR: module not found\nTraceback...") == "ERROR: module not found"
+    said = 'pg_restore: error: could not execute query: ERROR:  role "app_reporting" does not exist'
+    assert answered_failure("bash", said + "\nCommand was: ALTER TABLE ...") == said
+    assert answered_failure("git", "fatal: not a git repository") == "fatal: not a git repository"
+    assert answered_failure("grep", "app.py:12: error: Incompatible types") is None  # a hit's line
     assert answered_failure("grep", "src/a.py:3: raise ValueError('Error: bad')") is None
     assert answered_failure("get_order_details", '{"status": "error_reported"}') is None
     refused = "No replacement was performed."
@@ -372,3 +377,24 @@ def test_a_program_that_exits_1_to_report_what_it_found_has_not_failed(
     monitor = Monitor()
     monitor.record("shell", {"cmd": command}, output=output, error=error, now=datetime.now(UTC))
     assert (monitor.history[-1].error is None) is finding
+
+
+def test_a_test_run_whose_summary_says_it_failed_failed_whatever_exit_status_the_shell_gave() -> None:
+    """``sed -i ... && pytest ... | tail`` exits 0 with pytest's failure summary last (blind batch
+    62's humanize run, 13 failed after each of eight edits): the run failed, and the same failure
+    after each edit is a recurring error; a run that passes, or says "failed" only in passing, did
+    not fail."""
+    summary = "13 failed, 63 passed in 1.31s"
+    assert recorded_failure("bash", {}, "FAILED tests/a.py::test_x - AssertionError\n" + summary, None) == (
+        summary
+    )
+    assert recorded_failure("bash", {}, "76 passed in 1.2s", None) is None
+    assert recorded_failure("bash", {}, "the job failed twice before, then passed", None) is None
+    monitor = Monitor()
+    found = []
+    for i in range(4):
+        output = f"FAILED tests/test_fs.py::test_size - AssertionError\n13 failed, 63 passed in 1.{i}s"
+        cmd = f"sed -i 's/a{i}/b{i}/' filesize.py && python -m pytest -q tests 2>&1 | tail -3"
+        monitor.record("bash", {"cmd": cmd}, output=output, now=datetime(2026, 1, 1, tzinfo=UTC))
+        found.append(monitor.tick_anomalies[-1].kind if monitor.tick_anomalies else None)
+    assert monitor.history[0].error is not None and "recurring_error" in found

@@ -46,6 +46,19 @@ def test_volatile_args_are_left_out_of_fingerprint_and_summary() -> None:
     assert summarize("search", {"q": "x", "request_id": 2}, ["request_id"]) == 'search({"q":"x"})'
 
 
+def test_an_argument_named_for_a_key_each_call_carries_anew_is_left_out() -> None:
+    """The same charge retried under a fresh idempotency key, or a call carrying its trace's ids,
+    is the same call again, and reads so; a ``request_id`` names the request worked on (an
+    approvals queue's), so two of them are two calls."""
+    one = {"payment_intent": "pi_3Q61", "idempotency_key": "cap-64a447-0", "traceparent": "00-ab-01-01"}
+    two = {"payment_intent": "pi_3Q61", "idempotency_key": "cap-64a447-1", "traceparent": "00-cd-02-01"}
+    assert prints("capture", one).fingerprint == prints("capture", two).fingerprint
+    assert fingerprint("capture", one) == fingerprint("capture", {"payment_intent": "pi_3Q61"})
+    assert summarize("capture", two) == 'capture({"payment_intent":"pi_3Q61"})'
+    assert canonical_args(one) == '{"payment_intent":"pi_3Q61"}'
+    assert fingerprint("approve", {"request_id": "REQ-1"}) != fingerprint("approve", {"request_id": "REQ-2"})
+
+
 def test_output_is_part_of_fingerprint_only_when_given() -> None:
     """A polling tool's result changes its fingerprint."""
     assert fingerprint("get_status", {}, output="busy") != fingerprint("get_status", {}, output="done")

@@ -19,6 +19,7 @@ from heartbeat.detect.detectors.volatile import (
     may_hold_volatile,
     unechoed,
     unranked,
+    unstamped,
 )
 
 _OLD_HINTS = (b"9:99", b"9s", b"9ms", b"9x9", b"9-9", b"9999999")
@@ -247,3 +248,27 @@ def test_what_a_queue_gives_each_delivery_is_masked() -> None:
         != mask_deliveries(pubsub.replace("77", "78") % 5)
     )
     assert mask_deliveries("ReceiptHandle: AQEB") == "ReceiptHandle: AQEB"  # no JSON answer
+
+
+@pytest.mark.parametrize(
+    ("output", "unstamped_output"),
+    [
+        ("[2026-03-04T05:06:14.123Z] No new messages.", "No new messages."),
+        ("[2026-03-04T05:06:14.123Z] ", ""),
+        ("2026-03-04 05:06:14,123 INFO ok\n2026-03-04 05:06:15,001 INFO done", "INFO ok\nINFO done"),
+        ("05:06:14 | 0 broken links", "0 broken links"),
+        ("[05:06:14]: Error: quota exceeded", "Error: quota exceeded"),
+        ("  [2026-03-04 05:06:14] a\n b\n[2026-03-04 05:06:15] c", "a\n b\nc"),
+        ('[05:06:14] {\n[05:06:14]     "id": 7\n[05:06:14] }', '{\n    "id": 7\n}'),  # indentation kept
+        # A time alone is the answer (a clock asked the time), and a stamp after words is content.
+        ("12:30:00", "12:30:00"),
+        ("2026-03-04T05:06:14Z", "2026-03-04T05:06:14Z"),
+        ("built at [2026-03-04T05:06:14Z]", "built at [2026-03-04T05:06:14Z]"),
+        # No seconds: a calendar's slot, not a logger's stamp.
+        ("09:00 standup\n10:00 review", "09:00 standup\n10:00 review"),
+    ],
+)
+def test_a_loggers_stamps_at_the_lines_starts_are_left_out(output: str, unstamped_output: str) -> None:
+    """When a line was written is no part of what it says: an answer read from its start (an
+    all-clear, "Error: ...") opens after the stamp."""
+    assert unstamped(output) == unstamped_output
