@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -1145,3 +1146,62 @@ def test_a_drift_watchers_log_line_after_a_fix_is_still_its_record() -> None:
         else:
             rounds.append(quiet)
     assert _kinds(rounds, None) == [[]] * 16
+
+
+def test_live_round_56s_watchers_whose_rounds_saw_nothing_wrong_or_something_new_are_left_alone() -> None:
+    """Three watchers escalated by live round 56, each beside its stuck twin:
+
+    * an hourly SLA check answered "no SLA breaches" (a breach is what goes wrong, and none came)
+      then a gauge pushed; the same check answered "1 SLA breach" hour after hour is not quiet;
+    * a Terraform reviewer planning each new PR's workspace ("No changes.") then commenting on
+      the PR (a comment is a message to its people, an act); the same PR planned and commented
+      on again and again is stuck;
+    * a feed puller resolving its partner's host (round-robin DNS: three addresses in turn) before
+      each ``since`` fetch that brings new shipments; resolving a host looks it up, where resolving
+      a ticket acts on it.
+    """
+    sla: list[Round] = [
+        [
+            ("sla_report", {"queue": "support", "hour": f"2026-12-06T{h:02d}:00Z"}, "no SLA breaches", None),
+            (
+                "pushgateway_put",
+                {"metric": "sla_breaches", "value": "0", "hour": f"{h:02d}"},
+                "202 Accepted",
+                None,
+            ),
+        ]
+        for h in range(16)
+    ]
+    assert _kinds(sla, None) == [[]] * 16
+    breached = [
+        [(t, a, "1 SLA breach: TCK-40210" if t == "sla_report" else o, e) for t, a, o, e in r] for r in sla
+    ]
+    assert any(_kinds(breached, None))
+    plan = "No changes. Your infrastructure matches the configuration.\n" + "Terraform has compared ... " * 8
+
+    def reviews(pr: Callable[[int], int]) -> list[Round]:
+        rounds: list[Round] = []
+        for n in range(14):
+            # Every third PR adds a bucket; each comment is answered with its own URL.
+            said = f"Plan: 1 to add (aws_s3_bucket.logs_{pr(n)})" if n % 3 == 1 else plan
+            url = f"https://github.com/acme/infra/pull/{pr(n)}#issuecomment-{2100000 + 37 * n}"
+            command = f"terraform workspace select ws-{pr(n)} && terraform plan -no-color"
+            comment = {"repo": "acme/infra", "number": str(pr(n)), "body": "terraform plan: reviewed"}
+            rounds.append([("bash", {"command": command}, said, None), ("gh_pr_comment", comment, url, None)])
+        return rounds
+
+    assert _kinds(reviews(lambda n: 4100 + n), None, turns=True) == [[]] * 14
+    assert any(_kinds(reviews(lambda n: 4100), None, turns=True))
+    feed: list[Round] = [
+        [
+            ("resolve", {"host": "feeds.partner.example"}, f"203.0.113.{10 + n % 3}", None),
+            (
+                "fetch_feed",
+                {"url": f"https://feeds.partner.example/v2/shipments?since=t{n}"},
+                f"[SHP-{n}a, SHP-{n}b]",
+                None,
+            ),
+        ]
+        for n in range(16)
+    ]
+    assert _kinds(feed, None) == [[]] * 16

@@ -107,6 +107,7 @@ _SILENT_VERBS = frozenset(
         "merge",
         "approve",
         "reply",
+        "comment",  # on a pull request or a ticket (``gh_pr_comment``): a message to its people
         "forward",
         "respond",  # a message to a person (tau-bench's): the answer is theirs, in their words
         "say",  # a message to a person that may answer nothing (``say``, ``tell_user``)
@@ -133,7 +134,7 @@ _READ_VERBS = frozenset(
 _NOUN_VERBS = frozenset(
     [
         *("store", "post", "note", "log", "record", "book", "label", "tag", "type", "merge"),
-        *("commit", "archive", "reply", "patch", "copy", "update", "transfer", "set"),
+        *("commit", "archive", "reply", "patch", "copy", "update", "transfer", "set", "comment"),
     ]
 )
 # Words that pick one of a kind: a verb as often a noun right after one is the noun
@@ -154,6 +155,10 @@ def _words(tool: str) -> tuple[str, ...]:
 
 
 _VERSION_CONTROL = frozenset(["git", "hg", "svn"])
+# What a resolve looks up rather than acts on: a name in the DNS (``resolve_host``, ``dns.resolve``,
+# ``resolve(hostname=...)``), not a ticket or an incident resolved.
+_RESOLVED = frozenset(["dns", "host", "hostname", "domain", "address", "ip", "fqdn", "srv", "mx", "cname"])
+_RESOLVED_ARG = re.compile(r'"(?:host|hostname|domain|fqdn|qname)":')
 
 
 @lru_cache(maxsize=1024)
@@ -178,6 +183,8 @@ def _verb(tool: str) -> str | None:
             continue
         if word == "log" and i and words[i - 1] in _VERSION_CONTROL:
             continue  # git's log (the MCP git server's ``git_log``) reads the history
+        if word == "resolve" and not _RESOLVED.isdisjoint(words):
+            return "lookup"  # a host's name resolved (``dns_resolve``) is looked up; a ticket's is an act
         if word in _KNOWN_VERBS:
             if found is not None or word not in _NOUN_VERBS:
                 return word
@@ -221,7 +228,9 @@ def stores_by_name(tool: str) -> bool:
 
 
 # A message to a person: the answer is theirs, in their own words each time.
-_MESSAGE_VERBS = frozenset(["respond", "reply", "send", "post", "notify", "forward", "say", "tell"])
+_MESSAGE_VERBS = frozenset(
+    ["respond", "reply", "send", "post", "notify", "forward", "say", "tell", "comment"]
+)
 # A call that waits: a poller's pause between its rounds.
 _WAIT_VERBS = frozenset(["sleep", "wait"])
 _WAIT_COMMAND = re.compile(r"(?<![\w-])sleep\s+\d")
@@ -307,8 +316,11 @@ def waits(tool: str, summary: str) -> bool:
 
 
 def silent_by_design(tool: str, summary: str) -> bool:
-    """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing."""
-    return acts_by_name(tool) or writes_by_command(tool, summary) or writes_sql(summary)
+    """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing. A
+    ``resolve`` given a host's name to resolve (``resolve(host=...)``) only looks it up."""
+    if acts_by_name(tool):
+        return _verb(tool) != "resolve" or _RESOLVED_ARG.search(summary) is None
+    return writes_by_command(tool, summary) or writes_sql(summary)
 
 
 def changes_something(tool: str, summary: str) -> bool:

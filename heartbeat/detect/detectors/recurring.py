@@ -222,9 +222,9 @@ def _reads_memory(action: ActionView, actions: Iterable[ActionView]) -> bool:
 def _spared(
     calls: int, outputs: int, limit: int, action: ActionView, actions: Sequence[ActionView]
 ) -> tuple[int, int]:
-    """The two counts with what is no recurrence taken out, once a count reaches ``limit``: a
-    call reading back the agent's memory (:func:`_reads_memory`), a reference consulted before
-    each new item (:func:`~.consulted.consulted`, asked at most once)."""
+    """The two counts with what is no recurrence taken out, once a count reaches ``limit``: a call
+    reading back the agent's memory (:func:`_reads_memory`), a reference consulted before each new
+    item (:func:`~.consulted.consulted`, asked at most once), each thing's own (:func:`_each_its_own`)."""
     found: bool | None = None
     if calls >= limit and (
         _reads_memory(action, actions)
@@ -232,18 +232,20 @@ def _spared(
         or _each_its_own(action, actions, limit)
     ):
         calls = 0
-    if outputs >= limit and (found if found is not None else consulted(action, actions)):
+    own = outputs >= limit and _each_its_own(action, actions, limit, True)
+    if own or (outputs >= limit and (found if found is not None else consulted(action, actions))):
         outputs = 0
     return calls, outputs
 
 
-def _each_its_own(action: ActionView, actions: Sequence[ActionView], limit: int) -> bool:
+def _each_its_own(action: ActionView, actions: Sequence[ActionView], limit: int, alone: bool = False) -> bool:
     """Whether ``action``'s answer, the same as its shape's before (numbers masked), is each call's
     own: every call of that shape in the window asked of a thing not asked before (another PR's
     checks, another tenant's schema version), and fewer than ``limit`` of them came since a look
-    last answered something new (the next PR's diff): each thing is in the same state, no page
-    landed on again. A pager whose page number moves while the page does not, nothing else new
-    between, stays counted, and so does a call asked again of the same thing."""
+    last answered something new (the next PR's diff): each thing is in the same state. A pager
+    whose page number moves while the page does not, nothing else new between, stays counted, and
+    so does a call asked again of the same thing; with ``alone`` (the output counted: each new PR's
+    plan "No changes."), so does an answer a call of another shape gave too (a shell gone dark)."""
     asked: list[str] = []
     seen: set[str] = set()
     count = 0
@@ -252,6 +254,8 @@ def _each_its_own(action: ActionView, actions: Sequence[ActionView], limit: int)
         result = other.result
         if result is None or other.error is not None:
             continue
+        if result == action.result and other.shape != action.shape and alone:
+            return False
         if result == action.result and other.shape == action.shape:
             asked.append(other.fingerprint)
             count = 1 if news else count + 1

@@ -55,7 +55,7 @@ _WRONG = (
     r"(?:broken|errors?|errored|issues?|problems?|warnings?|vulnerabilit(?:y|ies)|violations?|alerts?"
     r"|incidents?|failures?|failed|failing|outages?|anomal(?:y|ies)|regressions?|drift|discrepanc(?:y|ies)"
     r"|mismatch(?:es)?|conflicts?|outdated|expired|expiring|unhealthy|dead|findings?|changes?|updates?"
-    r"|differences?|down|offline|unreachable)"
+    r"|differences?|down|offline|unreachable|breach(?:es)?|crash(?:es)?|exceptions?|timeouts?|rejections?)"
 )
 NOTHING_NEW = "nothing new"
 """The text every "nothing new" answer is read as (one result, an empty answer)."""

@@ -392,3 +392,19 @@ def test_what_a_tools_name_says_is_said_by_its_own_name_not_its_mcp_namespace() 
     assert calls.searches("mcp__shell__grep", 'mcp__shell__grep({"pattern":"x"})')
     assert calls.named_things("mcp__tools__look") == calls.named_things("look")
     assert calls.acts_by_name("mcp__github__create_issue")
+
+
+def test_a_host_resolved_is_looked_up_and_a_ticket_resolved_is_acted_on() -> None:
+    """``resolve`` acts on a ticket or an incident, but a host's name resolved in the DNS
+    (``resolve(host=...)``, ``dns_resolve``: live round 56's feed puller) is only looked up."""
+    assert not calls.silent_by_design("resolve", summarize("resolve", {"host": "feeds.example"}))
+    assert not calls.acts_by_name("dns_resolve") and calls.looks_up("resolve_hostname")
+    assert calls.silent_by_design("resolve", summarize("resolve", {"ticket_id": 5}))
+    assert calls.acts_by_name("resolve_incident")
+
+
+def test_a_comment_on_a_pull_request_is_a_message_to_its_people() -> None:
+    """``gh_pr_comment`` posts (live round 56's plan reviewer): an act, said to people, as
+    ``post_comment`` is; a tool reading comments still reads."""
+    assert calls.acts_by_name("gh_pr_comment") and calls.speaks("gh_pr_comment")
+    assert not calls.acts_by_name("list_comments") and not calls.acts_by_name("comments.get")

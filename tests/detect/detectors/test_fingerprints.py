@@ -390,6 +390,9 @@ def test_a_not_modified_answer_is_one_answer_of_nothing(output: str, not_modifie
         ("spend within budget: $41.20 of $100.00", "all clear"),
         ("certificate valid for 47 days", "all clear"),
         ("No changes detected", "all clear"),
+        ("no SLA breaches", "all clear"),  # live round 56's hourly SLA check
+        ("0 crashes in the last hour", "all clear"),
+        ("1 SLA breach: TCK-40210 first response after 4h12m", None),
         ("Crawled 58 pages. 0 broken anchors of 214, 0 redirected. Duration 41s", "all clear"),
         ('{"pages": 10, "links_checked": 120, "broken": 0, "broken_links": []}', "all clear"),
         ('{"took": 220, "errors": false, "items": 500}', None),  # a bulk write's confirmation
