@@ -3101,6 +3101,61 @@ _SIXTY_FIRST_MISSED: dict[int | None, set[str]] = {
     },
 }
 
+# Blind batch 62 (thirty-second session; 60 runs, 30 healthy and 30 stuck, 22 twins): coding runs
+# executed on eight libraries not used before (humanize, isodate, semver, parse, inflection,
+# jsonpointer, six, python-slugify; debuggers and interactive programs really hung), tau-bench,
+# tau2, WebShop, HotpotQA, FEVER and ALFWorld; 30 scheduled and framework agents. As it arrived
+# (444e9dd), own/1/5/10: healthy escalated 0/1/4/4, with any anomaly 2/4/4/4; stuck escalated
+# 22/24/24/20, flagged after onset 23/23/23/24. A test run whose summary says it failed behind a
+# ``| tail`` (humanize's eight edits, each 13 failed) is a failure since. Left: a GPU job's queue
+# position polled for twenty wake-ups, a nightly restore verifier failing alike and saying so, an
+# SLA checker regrouped; stuck, watchers that re-act on a state that will not move.
+_SIXTY_SECOND: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__gpu_queue_watcher_b62": ["near_repeat", "recurring", "cycle"],
+        "healthy__pg_dump_verifier_b62": ["recurring"],
+    },
+    1: {
+        "healthy__ab_monitor_b62": ["no_progress"],
+        "healthy__gpu_queue_watcher_b62": ["near_repeat", "recurring", "cycle"],
+        "healthy__pg_dump_verifier_b62": ["recurring"],
+        "healthy__sla_checker_b62": ["recurring"],
+    },
+    **{
+        g: {
+            "healthy__changelog_auditor_b62": ["repeat", "empty", "recurring", "near_repeat"],
+            "healthy__gpu_queue_watcher_b62": ["repeat", "cycle", "recurring", "near_repeat"],
+            "healthy__pg_dump_verifier_b62": ["recurring"],
+            "healthy__sla_checker_b62": ["recurring"],
+        }
+        for g in (5, 10)
+    },
+}
+_SIXTY_SECOND_ESCALATED: dict[int | None, set[str]] = {
+    None: set(),
+    1: {"healthy__sla_checker_b62"},
+    **{
+        g: {
+            "healthy__changelog_auditor_b62",
+            "healthy__gpu_queue_watcher_b62",
+            "healthy__pg_dump_verifier_b62",
+            "healthy__sla_checker_b62",
+        }
+        for g in (5, 10)
+    },
+}
+_SIXTY_SECOND_MISSED: dict[int | None, set[str]] = {
+    g: {
+        "stuck__dns_propagation_retrier_b62",
+        "stuck__pg_dump_verifier_b62",
+        "stuck__tau2_telecom_slow_data_b62",
+    }
+    | ({"stuck__ab_monitor_b62"} if g is None else set())
+    | ({"stuck__sla_checker_b62"} if g is not None else set())
+    | ({"stuck__gpu_queue_watcher_b62"} if g != 10 else set())
+    for g in (None, 1, 5, 10)
+}
+
 # The thirty-first session: a note kept for a person at one round (a training monitor's checkpoint
 # note) no longer makes a watcher's round busy; a training job's plateau is spared the same way.
 # The same answer about each new thing after news is each thing's own (recurring): a GDPR
@@ -3143,9 +3198,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 3145
+    assert len(runs) == len(LABELS) == 3205
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1918
+    assert len(healthy) == 1948
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -3188,6 +3243,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SIXTIETH[per_heartbeat],
         **_SESSION_THIRTY[per_heartbeat],
         **_SIXTY_FIRST[per_heartbeat],
+        **_SIXTY_SECOND[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -3251,6 +3307,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _FIFTYNINTH_ESCALATED[per_heartbeat]
         | _SIXTIETH_ESCALATED[per_heartbeat]
         | _SIXTY_FIRST_ESCALATED[per_heartbeat]
+        | _SIXTY_SECOND_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -3327,6 +3384,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SIXTIETH_MISSED[per_heartbeat]
         | _SESSION_THIRTY_MISSED[per_heartbeat]
         | _SIXTY_FIRST_MISSED[per_heartbeat]
+        | _SIXTY_SECOND_MISSED[per_heartbeat]
         | _CONSULTED_LOOKUPS_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )
