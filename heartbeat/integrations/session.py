@@ -73,7 +73,7 @@ from ..tick.runner import Heartbeat, TickResult, utc_now
 from .closing import close_at_exit
 from .filestops import kill_found, pause_stop, state_mark
 from .notes import Note
-from .stops import Stop, Stopped, stop_of
+from .stops import Stop, Stopped, overruled, stop_of
 from .waiting import Waiting
 
 if TYPE_CHECKING:
@@ -87,11 +87,6 @@ _LOCK_POLL = 0.05
 # How often an open heartbeat looks at the KILL file while no call comes: it ends (saved)
 # within this, as a cooperative step does, well inside any watchdog's grace before abandoning.
 _KILL_POLL = 0.05
-
-
-def _stood(hit: Anomaly, found: Sequence[Anomaly]) -> bool:
-    """Whether the finding ``hit`` is among those its heartbeat ended with (the policy's)."""
-    return any(a.kind == hit.kind and a.action == hit.action for a in found)
 
 
 class Session:
@@ -134,7 +129,7 @@ class Session:
         self._opening = threading.RLock()
         # Shared between the caller and the worker, under _cond:
         self._ctx: StepContext | None = None  # the open stretch's context
-        self._ending = False  # the open stretch was told to end
+        self._ending = False  # the open stretch (or the one being opened) is to end
         self._result: TickResult | None = None  # the worker's finished tick, not yet collected
         self._count = 0
         self._began = self._last_call = 0.0
@@ -316,9 +311,7 @@ class Session:
         self, call: Callable[[StepContext], Anomaly | None], actions: int, ran: Callable[[str], Kept]
     ) -> Anomaly | None:
         """``call`` on the open heartbeat's context (opened if need be); an anomaly ends the heartbeat.
-
-        ``ran``: journals a call that ran although no heartbeat holds it (its stop's kind given).
-        """
+        ``ran``: journals a call that ran although no heartbeat holds it (why, given)."""
         while True:
             with self._cond:
                 ctx = self._ctx
@@ -332,16 +325,17 @@ class Session:
                     self._ending, self._handing = True, hit is not None
                     self._cond.notify_all()
                     break
-            stop = self.check()
+            try:
+                stop = self.check()
+            except BaseException:  # a signal's exit (SIGTERM, Ctrl-C) as a heartbeat opened for it:
+                ran("interrupted")  # the call ran, and no heartbeat will hold it
+                raise
             if stop is not None:  # an action ran all the same: it goes to the journal
                 kept = ran(stop.kind)
                 raise Stopped(stop, journaled=kept.journaled, kept=kept.said)
         if hit is not None:  # the policy's answer (or the budget's pause) is needed now: wait for the tick
-            self._collect(wait=True)
-            last = self.last
-            if last is not None and last.outcome == "ran" and not _stood(hit, last.anomalies):
-                return None  # the heartbeat's end overruled it (the metric rose, a quiet wake-up)
-        return hit
+            self._collect()  # whose end may overrule the finding (the metric rose, a quiet wake-up)
+        return None if hit is not None and overruled(hit, self.last) else hit
 
     def report_progress(self, value: float | None) -> None:
         """Report this heartbeat's progress (used when no metric is configured); opens one if needed."""
@@ -357,7 +351,7 @@ class Session:
             if self._ctx is not None:
                 self._ending = True
                 self._cond.notify_all()
-        return self._collect(wait=True)
+        return self._collect()
 
     def close(self) -> TickResult | None:
         """End the open heartbeat (as :meth:`flush`); the session may still be used afterwards."""
@@ -370,8 +364,7 @@ class Session:
         self.close()
 
     def __repr__(self) -> str:
-        state = "open" if self.is_open else "idle"
-        return f"Session({self.name!r}, {self.state_dir}, {state})"
+        return f"Session({self.name!r}, {self.state_dir}, {'open' if self.is_open else 'idle'})"
 
     # -- inside
 
@@ -385,8 +378,8 @@ class Session:
         # Its calls are a live model's, whatever the gap: a pattern they make within the heartbeat
         # is told at once (the first heartbeat too), one reaching into the wake-ups before is held.
         ctx.model_run, ctx.heard = True, not self.observer
-        with self._cond:
-            self._ctx, self._ending, self._count = ctx, False, 0
+        with self._cond:  # _ending as its opener left it: True if a signal unwound the opener
+            self._ctx, self._count = ctx, 0
             self._began = self._last_call = time.monotonic()
             self._instructions = ctx.instructions
             if ctx.instructions is not None and ctx.instructions != self._decided:
@@ -415,14 +408,17 @@ class Session:
             self._ctx = None
             self._cond.notify_all()
 
-    def _collect(self, *, wait: bool) -> TickResult | None:
-        """Take the worker's finished tick (waiting for it with ``wait``) and learn from it."""
+    def _collect(self) -> TickResult | None:
+        """Wait for the worker's tick (if one was started), take its result and learn from it."""
         with self._opening:
             thread = self._thread
-            if thread is None or (not wait and thread.is_alive()):
+            if thread is None:
                 return None
-            thread.join()
             with self._cond:
+                # Its result waited for, never join(): on Python 3.11 a join a signal's exception cuts
+                # (SIGTERM's SystemExit) marks a running thread stopped (CPython gh-90882).
+                while self._result is None and thread.ident is not None:  # no ident: never started
+                    self._cond.wait()
                 result, self._result = self._result, None
             self._thread = None
             if result is not None:
@@ -450,7 +446,7 @@ class Session:
             with self._cond:
                 if self._ctx is not None and not self._ending:
                     return None  # another caller opened one meanwhile
-            self._collect(wait=True)  # the last tick holds the lock until it is saved
+            self._collect()  # the last tick holds the lock until it is saved
             asked = pause_stop(self._hb)
             if asked is not None:  # `heartbeat pause` waits for the lock: let the human in first
                 return asked
@@ -462,14 +458,17 @@ class Session:
                 thread = threading.Thread(target=self._work, name=f"heartbeat-{self.name}", daemon=True)
                 close_at_exit(self)
                 with self._cond:
-                    self._result = None
-                    self._thread = thread
-                    thread.start()
-                    while self._ctx is None and self._result is None:
-                        self._cond.wait()
+                    self._result, self._ending, self._thread = None, False, thread
+                    try:
+                        thread.start()
+                        while self._ctx is None and self._result is None:
+                            self._cond.wait()
+                    except BaseException:  # SIGTERM's SystemExit, Ctrl-C: no call will come into it,
+                        self._ending = True  # so it ends as it opens, and the close at exit has it
+                        raise
                     if self._ctx is not None:
                         return None
-                result = self._collect(wait=True)
+                result = self._collect()
                 stop = stop_of(result) if result is not None else None
                 if stop is None:  # its stretch ran and ended already (a very short idle): go ahead
                     return None
@@ -487,7 +486,7 @@ class Session:
                 self._cond.notify_all()
         if was_open or not self._kill_seen:
             with self._opening:
-                self._collect(wait=True)
+                self._collect()
                 # A KILL that ended the heartbeat was journaled by its tick; the fleet stop (or a
                 # KILL seen between heartbeats) by a tick run only for that, whose step returns at once.
                 if not self._kill_seen and (self.last is None or self.last.outcome != "killed"):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..core.models import Anomaly
     from ..core.result import TickResult
 
-__all__ = ["Cause", "Stop", "StopKind", "Stopped", "pausing", "stop_of"]
+__all__ = ["Cause", "Stop", "StopKind", "Stopped", "overruled", "pausing", "stop_of"]
 
 Cause = Literal["killed", "stuck", "budget", "needs_human", "paused", "locked", "error"]
 """Why a run was stopped: the KILL file, a detector, a budget, or what a state folder says."""
@@ -95,3 +95,11 @@ def stop_of(result: TickResult) -> Stop | None:
     if outcome == "locked":
         return Stop("locked", result.message, 5)
     return Stop("error", result.message, result.exit_code)
+
+
+def overruled(hit: Anomaly, result: TickResult | None) -> bool:
+    """Whether the end of the heartbeat a call's finding ``hit`` ended (``result``) overruled it:
+    the tick ran and its findings, the policy's, do not hold it (the metric rose, a quiet wake-up)."""
+    if result is None or result.outcome != "ran":
+        return False
+    return not any(a.kind == hit.kind and a.action == hit.action for a in result.anomalies)

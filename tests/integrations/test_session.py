@@ -308,6 +308,67 @@ def test_sigterm_saves_the_open_heartbeat_unless_handled_elsewhere(tmp_path: Pat
     assert sum(1 for e in events(tmp_path) if e["event"] == "action") == 5
 
 
+# A child whose progress metric, at its Nth call, says so in MEASURING and returns only once the
+# process is exiting (its own atexit hook, run before the session's, sets the event). So SIGTERM
+# lands while the metric is measured, and the save that must follow can only be the close at exit's.
+_MEASURED_AT_EXIT = (
+    "import atexit, pathlib, sys, threading, time\n"
+    "from heartbeat.integrations.session import Session\n"
+    "exiting = threading.Event()\n"
+    "atexit.register(exiting.set)\n"
+    "calls = []\n"
+    "def progress(ctx):\n"
+    "    calls.append(1)\n"
+    "    if len(calls) == int(sys.argv[1]):\n"
+    "        pathlib.Path('MEASURING').touch()\n"
+    "        exiting.wait()\n"
+    "    return 1.0\n"
+    "s = Session.from_files(state_dir='state', idle=600, seconds=10**6, progress=progress)\n"
+    "for i in range(int(sys.argv[2])):\n"
+    "    s.record('copy_chunk', {'chunk': i}, output=f'chunk {i}: copied {i * 13} rows')\n"
+    "s.flush()\n"
+    "time.sleep(60)\n"
+)
+
+
+def _terminated_while_measuring(folder: Path, measure: int, calls: int) -> tuple[int, str]:
+    """Run the child above, SIGTERM it during its ``measure``-th metric call; its exit code, stderr."""
+    argv = [sys.executable, "-c", _MEASURED_AT_EXIT, str(measure), str(calls)]
+    proc = subprocess.Popen(argv, cwd=folder, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: (folder / "MEASURING").exists(), timeout=30, proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    return proc.returncode, err
+
+
+def test_sigterm_while_flush_measures_the_metric_saves_the_calls(tmp_path: Path) -> None:
+    """SIGTERM while flush() waits for its heartbeat's end (here, its metric): the three calls are
+    saved and journaled, exit 143. Until 2026-12-07 none was: on Python 3.11 the SystemExit that cut
+    flush()'s Thread.join() marked the running worker stopped (CPython gh-90882), so the close at
+    exit waited for nothing and the process ended with the heartbeat unsaved (live round 56)."""
+    code, err = _terminated_while_measuring(tmp_path, measure=2, calls=3)
+    assert code == 143, err
+    assert state(tmp_path)["actions_total"] == 3
+    assert [e["tool"] for e in events(tmp_path) if e["event"] == "action"] == ["copy_chunk"] * 3
+
+
+def test_sigterm_while_the_first_heartbeat_opens_ends_the_process_and_journals_the_call(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM inside the first record(), while its heartbeat opens (the metric's baseline): exit 143,
+    the call that ran journaled (``after_stop: interrupted``), the heartbeat saved. Until 2026-12-07
+    the process never ended: the heartbeat opened after the caller was gone, and the close at exit
+    waited for it to end, which nothing would ask (live round 56)."""
+    code, err = _terminated_while_measuring(tmp_path, measure=1, calls=1)
+    assert code == 143, err
+    actions = [e for e in events(tmp_path) if e["event"] == "action"]
+    assert [(e["tool"], e.get("after_stop")) for e in actions] == [("copy_chunk", "interrupted")]
+    assert state(tmp_path)["ticks"] == 1
+
+
 def test_a_call_journaled_after_a_stop_keeps_its_error_as_ctx_record_does(tmp_path: Path) -> None:
     """Regression: the after_stop journal line held the error raw: an escape sequence that drives a
     terminal, a line break that forges a line of `heartbeat log`, a credential the text gives away
