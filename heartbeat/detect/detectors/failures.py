@@ -84,10 +84,22 @@ _NO_EFFECT_FIRST = frozenset("nNiI")  # what such an answer opens with: a cheap 
 def recorded_failure(tool: str, args: object, output: str | None, error: str | None) -> str | None:
     """The failure an action is recorded with: its ``error``, unless an exit status alone reports
     what the program found (:func:`reports_by_exit`); without one, what its ``output`` says failed
-    (:func:`answered_failure`: an edit that changed nothing failed, whatever channel says so)."""
+    (:func:`answered_failure`: an edit that changed nothing failed, whatever channel says so), or
+    for a command, the test run its output ends with failing (``... | tail`` exits 0 whatever
+    pytest said: the summary line is its error)."""
     if not error:
-        return answered_failure(tool, output) if output else None
+        if not output:
+            return None
+        return answered_failure(tool, output) or (failing_run(output) if _commands(args) else None)
     return None if output and reports_by_exit(args, output, error) else error
+
+
+def _commands(args: object) -> bool:
+    """Whether ``args`` hold a command a shell runs (``cmd``, ``command`` or ``script``)."""
+    return isinstance(args, dict) and any(isinstance(args.get(name), str) for name in _COMMAND_ARGS)
+
+
+_COMMAND_ARGS = ("cmd", "command", "script")
 
 
 def answered_failure(tool: str, output: str) -> str | None:
@@ -122,7 +134,7 @@ def answered_failure(tool: str, output: str) -> str | None:
             said = _api_error(output)
         if said is not None:
             return said
-    return edit_refused(tool, output) or failing_run(output)
+    return edit_refused(tool, output)
 
 
 # An MCP tool's result that failed: ``{"content": [{"type": "text", "text": "..."}], "isError": true}``.

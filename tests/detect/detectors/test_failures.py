@@ -381,15 +381,17 @@ def test_a_program_that_exits_1_to_report_what_it_found_has_not_failed(
 
 def test_a_test_run_whose_summary_says_it_failed_failed_whatever_exit_status_the_shell_gave() -> None:
     """``sed -i ... && pytest ... | tail`` exits 0 with pytest's failure summary last (blind batch
-    62's humanize run, 13 failed after each of eight edits): the run failed, and the same failure
-    after each edit is a recurring error; a run that passes, or says "failed" only in passing, did
-    not fail."""
+    62's humanize run, 13 failed after each of eight edits): the command failed, and the same
+    failure after each edit is a recurring error; a run that passes, or says "failed" only in
+    passing, did not fail, nor did a test tool that answers with its findings."""
     summary = "13 failed, 63 passed in 1.31s"
-    assert recorded_failure("bash", {}, "FAILED tests/a.py::test_x - AssertionError\n" + summary, None) == (
-        summary
-    )
-    assert recorded_failure("bash", {}, "76 passed in 1.2s", None) is None
-    assert recorded_failure("bash", {}, "the job failed twice before, then passed", None) is None
+    run = {"cmd": "python -m pytest -q tests 2>&1 | tail -3"}
+    output = "FAILED tests/a.py::test_x - AssertionError\n" + summary
+    assert recorded_failure("bash", run, output, None) == summary
+    assert recorded_failure("bash", run, "76 passed in 1.2s", None) is None
+    assert recorded_failure("bash", run, "the job failed twice before, then passed", None) is None
+    # A test tool of the agent's own reports what it found as its answer: no command hid its exit.
+    assert recorded_failure("run_tests", {"k": "agents"}, output, None) is None
     monitor = Monitor()
     found = []
     for i in range(4):
