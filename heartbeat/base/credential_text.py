@@ -11,10 +11,11 @@ user:password``, ``mysql -p<password>``, a value beside its credential's name in
 in six characters or more, or twenty, after a credential's name and "is"), and tokens whose form
 gives them away (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``, ``xapp-``,
 ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, ``pypi-``, ``dckr_pat_``, SendGrid's, Shopify's,
-DigitalOcean's, a JWT, an incoming webhook's path, a signed URL's signature, a PEM private key, a
-PGP private key block). Summaries and error texts pass through it before anything keeps or shows
-them; so do names an agent or a model chose (a tool's, a model's: :func:`mask_name`), which are kept
-and shown on their own.
+DigitalOcean's, Google's ``ya29.``, Vault's ``hvs.``, Atlassian's ``ATATT``, Linear's ``lin_api_``,
+New Relic's ``NRAK-``, Doppler's ``dp.st.``, Okta's ``SSWS``, a JWT, an incoming webhook's path, a
+signed URL's signature, a PEM private key, a PGP private key block). Summaries and error texts pass
+through it before anything keeps or shows them; so do names an agent or a model chose (a tool's, a
+model's: :func:`mask_name`), which are kept and shown on their own.
 
 Pure and standard library only: the detectors' fingerprints use it for every recorded action.
 """
@@ -53,6 +54,9 @@ _TOKEN = _lazy(
     r"|SK[0-9a-fA-F]{32}(?![0-9A-Za-z])|key-(?=[A-Za-z]*\d)[0-9A-Za-z]{24,}"  # Twilio's API key, Mailgun's
     r"|[A-Za-z0-9]{10,}\.atlasv1\.[\w-]{16,}"  # Terraform Cloud's
     r"|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|do[opr]_v1_[a-f0-9]{64}"  # Shopify, DigitalOcean
+    r"|ya29\.[\w-]{20,}|hv[sbr]\.[\w-]{24,}"  # a Google OAuth access token, HashiCorp Vault's
+    r"|ATATT[\w=-]{20,}|lin_api_[A-Za-z0-9]{32,}|NRAK-[A-Za-z0-9]{20,}"  # Atlassian's, Linear's, New Relic's
+    r"|dp\.(?:st|pt|ct|sa)\.[\w.-]{20,}"  # Doppler's
     # a signed URL's signature (Azure's SAS, S3's and GCS's presigned URLs): its access, in the clear
     r"|(?<=[?&]sig=)[^&\s\"'#\\]+|(?<=[?&]X-Amz-Signature=)[^&\s\"'#\\]+|(?<=[?&]X-Goog-Signature=)[^&\s\"'#\\]+"
     r"|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"  # a JSON Web Token
@@ -76,7 +80,7 @@ _TOKEN = _lazy(
 # into an argument), and is taken whole (possessive): linear time on a 64 KiB exception message.
 _PAIR = _lazy(
     r"""(?:(?<![\w.\-/\\])|(?<=\\[nrt]))([A-Za-z][\w.-]*+)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']?"""
-    r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token)[ \t]+)?([^\s"'&;,?#:=\\]))"""
+    r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token|SSWS)[ \t]+)?([^\s"'&;,?#:=\\]))"""
 )
 # The rest of a pair's value, read only after a credential's name: looked ahead at for every pair,
 # a run of them ("a=b=c=...") would be read to its end again at each "=" (quadratic: seconds on a
@@ -86,7 +90,7 @@ _VALUE_REST = _lazy(r"""[^\s"'&;,?#:\\]*""")
 # cookie's every value may be a session's key.
 _COOKIES = _lazy(r"""(?:;[ \t]*[^\s"'&;,?#:\\]+)*""")
 _LEFT_TO_TOKENS = frozenset([MASK, "-----BEGIN"])  # a pair's value masked, or a PEM key's start
-_SCHEME = _lazy(r"\b((?:Bearer|Basic|bearer|basic)[ \t]+)[\w.~+/=-]{8,}")
+_SCHEME = _lazy(r"\b((?:Bearer|Basic|bearer|basic|SSWS)[ \t]+)[\w.~+/=-]{8,}")  # SSWS: Okta's
 _USERINFO = _lazy(r"""(://[^/\s:@"'\\]*:)[^/\s@"'\\]+(?=@)""")  # redis://:pw@ has no user
 # A command line's credential-named flag and its value: --api-key X, --token=X, --password 'a b',
 # and as an argv list shows it in JSON ("--token", "X"). The value is a word of three characters or
@@ -168,8 +172,14 @@ def _token_marked(text: str) -> bool:
                 or "shp" in text  # shpat_ shpss_ shpca_ shppa_
                 or "_v1_" in text  # dop_v1_ doo_v1_ dor_v1_
                 or "dckr_" in text
+                or "lin_api_" in text
             )
         )
+        or (
+            "." in text
+            and ("ya29." in text or "hvs." in text or "hvb." in text or "hvr." in text or "dp." in text)
+        )
+        or ("ATATT" in text or "NRAK-" in text)
         or ("pypi-" in text or "SG." in text or "sig=" in text or "Signature=" in text)
         or ("SK" in text or "key-" in text or "atlasv1" in text)
         # sk-, rk-; glpat-; xox?-, xapp-; a PEM key's "PRIVATE KEY-----", a PGP key's "KEY BLOCK-----"
@@ -258,8 +268,8 @@ def _masked_after(match: re.Match[str]) -> str:
 
 
 def _mask_schemes(text: str) -> str:
-    """``text`` with the value after ``Bearer``/``Basic`` and a URL's password masked."""
-    if "earer" in text or "asic " in text:
+    """``text`` with the value after ``Bearer``/``Basic``/``SSWS`` and a URL's password masked."""
+    if "earer" in text or "asic " in text or "SSWS " in text:
         text = _SCHEME().sub(_masked_after, text)
     if "@" in text:
         text = _USERINFO().sub(_masked_after, text)

@@ -142,6 +142,14 @@ from heartbeat.detect.detectors import summarize
             'request failed: {"header_name": "X-Api-Key", "header_value": "***"}',
         ),
         ('[{"name": "DB_PASSWORD", "value": "s3cr3t!x"}]', '[{"name": "DB_PASSWORD", "value": "***"}]'),
+        # live round 56's unnamed shapes: tokens whose form gives them away, and Okta's scheme
+        ("token ya29.a0AfB_GcpOauthTok0a1b2c3d4e5f6g7h8i9j0k used", "token *** used"),
+        ("VAULT_TOKEN_FOR_CI hvs.CAESIVaultTok0a1b2c3d4e5f6g7h8i9j", "VAULT_TOKEN_FOR_CI ***"),
+        ("auth ATATT3xFfGF0AtlassianTok0a1b2c3d4e5f6g7h8i9j=AB12CD34 ok", "auth *** ok"),
+        ("linear lin_api_LinearTok0a1b2c3d4e5f6g7h8i9j0k1l2m3n", "linear ***"),
+        ("nr NRAK-NewRelicKey0A1B2C3D4E5F6G7H8I", "nr ***"),
+        ("doppler dp.st.prd.DopplerTok0a1b2c3d4e5f6g7h8i9j0k", "doppler ***"),
+        ("Authorization: SSWS 00OktaSswsTok0a1b2c3d4e5f6g7h8i9j", "Authorization: SSWS ***"),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -180,6 +188,7 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         "a key-value store; SKU 12345; git log -p -3; docker login -p; aws configure set region us-east-1",
         "forgot password reset flow; the state machine's password prompt",
         '{"name": "Accept", "value": "application/json"}',  # a name that is no credential's
+        "see the hvs. docs; the ATATT prefix; udp.stats; NRAK- keys; ya29. tokens",  # prefixes alone
     ],
 )
 def test_text_without_a_credential_is_left_as_it_is(text: str) -> None:
