@@ -547,3 +547,19 @@ def test_an_empty_flag_value_is_refused_not_ignored(tmp_path: Path, flag: str) -
     done = run_cli(tmp_path, "tick", flag, "")
     assert one_line_error(done) and f"{flag}: an empty value" in done.stderr, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.py", "heartbeat.toml"]
+
+
+@pytest.mark.parametrize(
+    ("command", "flag"),
+    [("status", "--max-age"), ("log", "--since"), ("report", "--since"), ("report", "--stretch")],
+)
+def test_an_empty_value_of_a_commands_own_flag_is_refused_not_ignored(
+    tmp_path: Path, command: str, flag: str
+) -> None:
+    """``status --max-age ""`` (an unset variable in a watchdog's cron line) turned the overdue check
+    off, exit 0 (live round 56): an empty value of a command's own flag is one line, exit 2, as
+    the common flags' are, and nothing is created."""
+    project(tmp_path)
+    done = run_cli(tmp_path, command, flag, "")
+    assert one_line_error(done) and f"{flag}: an empty value" in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.py", "heartbeat.toml"]

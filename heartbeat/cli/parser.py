@@ -255,7 +255,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         _COMMON,
     )
     p.add_argument("--json", action="store_true", help="one JSON object per agent")
-    p.add_argument("--max-age", metavar="DURATION", help="overdue after this long without a heartbeat")
+    p.add_argument(
+        "--max-age", type=_given, metavar="DURATION", help="overdue after this long without a heartbeat"
+    )
 
     p = command(
         "kill",
@@ -296,7 +298,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("-n", "--lines", type=_counting, default=30, metavar="N", help="last N events (0: all)")
     p.add_argument("--event", action="append", metavar="KIND", help="only this event kind (repeatable)")
-    p.add_argument("--since", metavar="WHEN", help="only events since a duration ago (2h) or a time")
+    p.add_argument(
+        "--since", type=_given, metavar="WHEN", help="only events since a duration ago (2h) or a time"
+    )
     p.add_argument("-f", "--follow", action="store_true", help="keep printing new events until Ctrl-C")
     p.add_argument("--json", action="store_true", help="the events as JSON lines")
 
@@ -358,7 +362,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "  heartbeat metrics --output /var/lib/node_exporter/textfile/heartbeat.prom",
         _COMMON,
     )
-    p.add_argument("-o", "--output", metavar="FILE", help="write FILE atomically (default: stdout)")
+    p.add_argument(
+        "-o", "--output", type=_given, metavar="FILE", help="write FILE atomically (default: stdout)"
+    )
 
     command("schema", "print the JSON Schema of state.json", "  heartbeat schema > state.schema.json")
 
@@ -393,9 +399,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "  heartbeat report\n  heartbeat report --since 2d --out - > report.html",
         _COMMON,
     )
-    p.add_argument("--out", metavar="FILE", help="where (default: <state dir>/report.html; '-' for stdout)")
-    p.add_argument("--since", metavar="WHEN", help="only events since a duration ago (6h, 2d) or an ISO date")
-    p.add_argument("--stretch", metavar="FROM:TO", help="ticks whose actions the table shows")
+    p.add_argument(
+        "--out", type=_given, metavar="FILE", help="where (default: <state dir>/report.html; '-' for stdout)"
+    )
+    p.add_argument(
+        "--since",
+        type=_given,
+        metavar="WHEN",
+        help="only events since a duration ago (6h, 2d) or an ISO date",
+    )
+    p.add_argument("--stretch", type=_given, metavar="FROM:TO", help="ticks whose actions the table shows")
     if only is not None and only not in sub.choices:  # not a command: the error lists them all
         return build_parser()
     return parser
