@@ -3178,11 +3178,13 @@ _SESSION_THIRTY_ONE: dict[int | None, dict[str, list[str] | None]] = {
 # The thirty-second session: a test run whose summary says it failed failed, whatever exit status
 # a ``| tail`` left (recurring_error): two debuggers rerunning a suite that fails the same way while
 # they fix its other failures are told so once (not escalated); a moto fix missing its commit, and
-# at 10 a heartbeat an edit after edit failing the same test, are flagged now.
+# at 10 a heartbeat an edit after edit failing the same test, are flagged now. A failure the same
+# call got past in its round is no failure of the round: a price watcher's rounds are looks again.
 _SESSION_THIRTY_TWO: dict[int | None, dict[str, list[str] | None]] = {
     g: {
         "healthy__go_suite_failures_falling_b33": ["recurring_error"],
         "healthy__swe_slugify_failure_evolves": ["recurring_error"],
+        **({"healthy__price_drop_watcher": None} if g is None else {}),
     }
     for g in (None, 1, 5, 10)
 }

@@ -123,12 +123,29 @@ def _split(
     at all when one of ``tick``'s failed: no idle wake-up nor a watcher's round."""
     actions = kept if isinstance(kept, list) else list(kept)
     start, first = heartbeat_bounds(actions, tick)
-    if any(action.error is not None for action in actions[first:]):
+    newest = _got_past(actions[first:])
+    if any(action.error is not None for action in newest):
         return [], [], []  # a failure: more than looks (most busy heartbeats)
-    last = actions[start:first]
+    last = _got_past(actions[start:first])
     older = written(actions[heartbeat_bounds(actions, actions[start - 1].tick)[0] : start]) if start else ()
-    newest = actions[first:]
     return actions[:first], last, without_bookkeeping(newest, last, older, records(newest, actions[:start]))
+
+
+def _got_past(actions: list[ActionView]) -> list[ActionView]:
+    """``actions`` (one heartbeat's) without the failures of a call the same call answered later in
+    them: a resolver's ``SERVFAIL`` twice, then the address. A failure retried past is no failure
+    of the round, and its tries are one look."""
+    if all(action.error is None for action in actions):
+        return actions
+    answered: set[str] = set()
+    kept: list[ActionView] = []
+    for action in reversed(actions):
+        if action.error is None:
+            answered.add(action.fingerprint)
+        elif action.fingerprint in answered:
+            continue
+        kept.append(action)
+    return kept[::-1]
 
 
 def quiet_wakeup(

@@ -1205,3 +1205,22 @@ def test_live_round_56s_watchers_whose_rounds_saw_nothing_wrong_or_something_new
         for n in range(16)
     ]
     assert _kinds(feed, None) == [[]] * 16
+
+
+def test_a_failure_the_same_call_got_past_in_its_round_is_no_failure_of_the_round() -> None:
+    """A feed puller whose resolver flakes every third wake-up (``SERVFAIL`` twice, then the
+    address) before each ``since`` fetch that brings new shipments, no metric: its flaky rounds
+    are looks like the others (live round 56: ``cycle`` at every third wake-up). A resolver that
+    never answers is judged: the failure stands."""
+    host = "feeds.partner.example"
+    servfail = f"SERVFAIL: {host}: temporary failure in name resolution"
+    flaky: list[Round] = []
+    for n in range(15):
+        tries: Round = [("resolve", {"host": host}, None, servfail)] * (2 if n % 3 == 1 else 0)
+        tries.append(("resolve", {"host": host}, f"{host}. 60 IN A 203.0.113.{10 + n % 3}", None))
+        shipments = json.dumps({"shipments": [f"SHP{90000 + 4 * n + k}" for k in range(2 + n % 3)]})
+        tries.append(("fetch_feed", {"url": f"https://{host}/v2/shipments?since=t{n}"}, shipments, None))
+        flaky.append(tries)
+    assert _kinds(flaky, None) == [[]] * 15
+    never: list[Round] = [[("resolve", {"host": host}, None, servfail)] * 3] * 8
+    assert any(_kinds(never, None))
