@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Hashable, Iterable, Mapping
 
 from .calls import speaks
+from .canonical import kept_args
 from .contract import ActionView
 from .promises import asks, promises
 from .retold import retold
@@ -99,7 +100,10 @@ def message_facts(tool: str, args: object, output: str | None) -> str | None:
     after a ``%`` (see :func:`_reported`); None for a call that sends no message."""
     if not speaks(tool):
         return None
-    said = " ".join(map(str, args.values())) if isinstance(args, Mapping) else str(args or "")
+    # What it said, not the keys each call carries anew (an idempotency key: see canonical.PER_CALL).
+    said = (
+        " ".join(map(str, kept_args(dict(args)).values())) if isinstance(args, Mapping) else str(args or "")
+    )
     data = {f"#{word_print(datum)}" for datum in _DATUM.findall(mask_volatile(f"{said}\n{output or ''}"))}
     if promises(said):
         data.add(MARK_PROMISED)
