@@ -176,16 +176,22 @@ def _token_marked(text: str) -> bool:
             )
         )
         or (
-            "." in text
-            and ("ya29." in text or "hvs." in text or "hvb." in text or "hvr." in text or "dp." in text)
+            "." in text and ("ya29." in text or "hv" in text or "dp." in text)  # Google's, Vault's, Doppler's
         )
-        or ("ATATT" in text or "NRAK-" in text)
+        or "ATATT" in text
         or ("pypi-" in text or "SG." in text or "sig=" in text or "Signature=" in text)
         or ("SK" in text or "key-" in text or "atlasv1" in text)
         # sk-, rk-; glpat-; xox?-, xapp-; a PEM key's "PRIVATE KEY-----", a PGP key's "KEY BLOCK-----"
         or (
             "-" in text
-            and ("k-" in text or "gl" in text or "xox" in text or "xapp-" in text or "KEY" in text)
+            and (
+                "k-" in text
+                or "gl" in text
+                or "xox" in text
+                or "xapp-" in text
+                or "KEY" in text
+                or "AK-" in text
+            )
         )
         or ("/" in text and ("hooks.slack.com/" in text or "/webhooks/" in text))
         or ("A" in text and ("AKIA" in text or "ASIA" in text or "AIza" in text))

@@ -283,6 +283,7 @@ def speaks(tool: str) -> bool:
     return _verb(tool) in _MESSAGE_VERBS
 
 
+@lru_cache(maxsize=1024)
 def is_note(tool: str) -> bool:
     """Whether ``tool`` is the agent's own note (``think``): it changes nothing and observes nothing."""
     return bare_name(tool).lower() in _NOTES

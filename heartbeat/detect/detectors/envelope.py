@@ -410,8 +410,10 @@ def answer_text(output: str) -> str:
     is its text (:func:`mcp_text`), and the stamps a logger put at its lines' starts are left out
     (:func:`.volatile.unstamped`). Every detector reads an output so (see
     :meth:`heartbeat.detect.monitor.Monitor.record`)."""
-    if output[:1] == "{":
+    first = output[:1]
+    if first == "{":
         text = mcp_text(output)
         if text is not None:
-            output = text
-    return unstamped(output)
+            output, first = text, text[:1]
+    # A stamp opens with "[", a digit or the spaces before them: most answers open otherwise.
+    return unstamped(output) if first == "[" or first.isdigit() or first in " \t" else output

@@ -69,10 +69,12 @@ _ANSWER_REJECTED = re.compile(
 _REJECTED_READ = 240  # characters: the verdict leads the answer
 
 # "Error: non-pending order cannot be cancelled", "400 Bad Request: invalid employee_id 'dkwon'", and
-# a program's own "pg_restore: error: ...", "fatal: ..." (git's), "psql: FATAL: ...".
+# a program's own "pg_restore: error: ...", "fatal: ..." (git's), "psql: FATAL: ...". Matched from
+# the answer's start: a first word that is no program's name ends the try at once.
 _ERROR_OPENS = re.compile(
     r"\s*(?:[\w.-]{1,40}:\s+)?(?:error|ERROR|Error|fatal|FATAL|Fatal|[45]\d\d(?: [A-Z][a-z]+){1,4})\s*:"
 )
+_OPENS_READ = 60  # characters: a program's name, then its "error:"
 
 # A text world's whole answer to an act that did nothing: ALFWorld's "Nothing happens.", WebShop's
 # "Invalid action!" (their harnesses' way to refuse an act, whether or not a trace marks it failed).
@@ -90,16 +92,14 @@ def recorded_failure(tool: str, args: object, output: str | None, error: str | N
     if not error:
         if not output:
             return None
-        return answered_failure(tool, output) or (failing_run(output) if _commands(args) else None)
+        failed = answered_failure(tool, output)
+        return failing_run(output) if failed is None and _commands(args) else failed
     return None if output and reports_by_exit(args, output, error) else error
 
 
 def _commands(args: object) -> bool:
     """Whether ``args`` hold a command a shell runs (``cmd``, ``command`` or ``script``)."""
-    return isinstance(args, dict) and any(isinstance(args.get(name), str) for name in _COMMAND_ARGS)
-
-
-_COMMAND_ARGS = ("cmd", "command", "script")
+    return args.__class__ is dict and ("cmd" in args or "command" in args or "script" in args)
 
 
 def answered_failure(tool: str, output: str) -> str | None:
@@ -116,7 +116,7 @@ def answered_failure(tool: str, output: str) -> str | None:
         and _NO_EFFECT.fullmatch(output)
     ):
         return output.strip()
-    opens = _ERROR_OPENS.match(output, 0, 40)
+    opens = _ERROR_OPENS.match(output, 0, _OPENS_READ)
     if opens is not None:
         return _line(output, opens.end() - 1, opens.end()).lstrip()
     # Only an act's (an answer given is one: ``finish``, ``submit``), and the word first.

@@ -97,7 +97,6 @@ def failure_words(text: str) -> str:
     return " ".join(sorted({word_print(word) for word in _unbracketed_words(text)}))
 
 
-@lru_cache(maxsize=512)
 def bare_name(tool: str) -> str:
     """``tool``'s own name, without the namespace an MCP client puts before it (Claude Code's
     ``mcp__github__create_issue`` is ``create_issue``): what a name says is said by that part."""
@@ -107,6 +106,7 @@ def bare_name(tool: str) -> str:
     return tool[end + 2 :] if end > 5 and len(tool) > end + 2 else tool
 
 
+@lru_cache(maxsize=512)
 def words(tool: str, summary: str) -> frozenset[str]:
     """The words of a call's argument values, lower case, without numbers, flags, argument
     names or the tool's own name (a shell tool's command names its program).
