@@ -217,11 +217,10 @@ def _failure(masked: str) -> str:
 
 
 _ERROR_READ = 320
-# How a test run that failed ends, whatever its harness reports (an agent's shell may give no exit
-# status): pytest's "1 failed, 835 deselected in 1.97s", unittest's "FAILED (failures=1)", jest's
-# "Tests: 1 failed", cargo's "test result: FAILED", go's "FAIL", mocha's "1 failing". Such an
-# output's result is its failure's end, as a failed action's is: the traceback before it shows
-# the lines just edited, and a cosmetic edit would make each rerun's failure look new.
+# How a failed test run ends, whatever exit status its shell gave: pytest's "1 failed in 1.97s",
+# unittest's "FAILED (failures=1)", jest's "Tests: 1 failed", cargo's "test result: FAILED", go's
+# "FAIL", mocha's "1 failing". Its result is its failure's end, as a failed action's: the traceback
+# before it shows the lines just edited, so a cosmetic edit would make each failure look new.
 _FAILED_END = 160  # a cheap test first: a failing run says "fail" or "error" in its last lines
 _FAILING_RUN = re.compile(
     r"(?m)^(?:=+ )?(?:\d+ (?:passed|skipped|deselected|xfailed|warnings?), )*\d+ (?:failed|errors?)\b.*$"
@@ -231,13 +230,10 @@ _FAILING_RUN = re.compile(
 
 
 def failing_run(output: str) -> str | None:
-    """The line in which ``output`` ends as a failing test run does (``13 failed, 63 passed in
-    1.31s``), or None."""
-    end = output[-_FAILED_END:]
-    if "ail" not in end and "AIL" not in end and "rror" not in end:
-        return None
-    found = _FAILING_RUN.search(output, max(0, len(output) - _ERROR_READ))
-    return None if found is None else found.group().strip()
+    """The line in which ``output`` ends as a failing test run does (``13 failed in 1.31s``), or None."""
+    end, start = output[-_FAILED_END:], len(output) - _ERROR_READ
+    found = ("ail" in end or "AIL" in end or "rror" in end) and _FAILING_RUN.search(output, start)
+    return found.group().strip() if isinstance(found, re.Match) else None
 
 
 # An output this short goes through the regex whatever it holds: it costs little.
@@ -406,9 +402,7 @@ def action_keys(
             result = NO_ROWS_RESULT
         elif length <= _ALWAYS_MASKED:  # short outputs repeat ("ok", "no results"): kept
             result = _short_output_result(unranked(stripped) or stripped)
-        elif (
-            "ail" in (end := stripped[-_FAILED_END:]) or "AIL" in end or "rror" in end
-        ) and _FAILING_RUN.search(stripped, length - _ERROR_READ):
+        elif failing_run(stripped) is not None:
             result, _ = _error_result(stripped[-_ERROR_READ:])
         else:
             result = _output_result(_unechoed_answer(unranked(stripped) or stripped, plain))
