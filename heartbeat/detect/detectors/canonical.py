@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from typing import Any
 
 __all__ = ["PER_CALL", "canonical_args", "encode", "join", "kept_args"]
 
@@ -49,10 +50,15 @@ PER_CALL = frozenset(
 Not ``request_id``: an approvals queue's ``approve(request_id=...)`` names the request worked on."""
 
 
-def kept_args(args: dict[str, object], volatile: Collection[str] = ()) -> dict[str, object]:
+def kept_args(args: dict[Any, Any], volatile: Collection[str] = ()) -> dict[Any, Any]:
     """``args`` without its :data:`PER_CALL` and ``volatile`` names: itself when it has none."""
-    if PER_CALL.isdisjoint(args) and (not volatile or all(name not in args for name in volatile)):
-        return args
+    # A loop, not any(): this runs for every recorded action, and volatile is mostly empty.
+    for name in volatile:
+        if name in args:
+            break
+    else:
+        if PER_CALL.isdisjoint(args):
+            return args
     return {k: v for k, v in args.items() if k not in PER_CALL and k not in volatile}
 
 

@@ -10,7 +10,6 @@ of :mod:`.recurring_error` in code.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import deque
 from collections.abc import Hashable, Sequence
@@ -19,7 +18,7 @@ from typing import Any, cast
 
 from .calls import acts_by_name
 from .contract import ActionView
-from .envelope import mcp_texts
+from .envelope import json_object, mcp_texts
 from .fingerprints import error_key, failing_run
 from .volatile import mask_clock, unechoed
 from .words import alike, error_words, reworded, word_print, words
@@ -151,11 +150,8 @@ _says_not_ok = re.compile(r'"(?:ok|success)"\s*:\s*false').search
 def _api_error(output: str) -> str | None:
     """What an API's answer flagged ``"ok": false`` or ``"success": false`` gives as its error (its
     ``error``, or the messages of its ``errors``), or None for an output that is no such answer."""
-    try:
-        answer = json.loads(output)
-    except ValueError:
-        return None
-    if not isinstance(answer, dict) or not (answer.get("ok") is False or answer.get("success") is False):
+    answer = json_object(output)
+    if answer is None or not (answer.get("ok") is False or answer.get("success") is False):
         return None
     errors = answer.get("errors")
     texts = [_said_of(item) for item in [answer.get("error"), *(errors if isinstance(errors, list) else ())]]
@@ -172,11 +168,8 @@ def _said_of(item: object) -> str | None:
 def _mcp_error(output: str) -> str | None:
     """The text of an MCP tool result flagged ``isError`` (its text blocks, one per line), or None
     for an output that is no such result."""
-    try:
-        result = json.loads(output)
-    except ValueError:
-        return None
-    if not isinstance(result, dict) or result.get("isError") is not True:
+    result = json_object(output)
+    if result is None or result.get("isError") is not True:
         return None
     return "\n".join(mcp_texts(result)) or MCP_TOOL_ERROR
 

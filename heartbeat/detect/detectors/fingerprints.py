@@ -59,7 +59,7 @@ from ...base.credential_text import mask_credential_text
 from ...base.credentials import holds_credentials, mask_credentials
 from ...core.models import TEXT_LIMIT, clip, printable
 from .calls import passes_silently
-from .canonical import PER_CALL, canonical_args, encode, join, kept_args
+from .canonical import canonical_args, encode, join, kept_args
 from .envelope import (
     ENVELOPE_LONGEST,
     NO_ROWS,
@@ -335,14 +335,7 @@ def action_keys(
     # inline, as canonical_args would, and the call's bytes are made once for all three keys.
     plain: object = args
     if args.__class__ is dict:
-        kept: dict[Any, Any] = args
-        for name in volatile:
-            if name in kept:
-                if kept is args:
-                    kept = kept.copy()
-                del kept[name]
-        if not PER_CALL.isdisjoint(kept):  # a key each call carries anew (see canonical.PER_CALL)
-            kept = kept_args(kept)
+        kept: dict[Any, Any] = kept_args(args, volatile)
         plain = kept
         try:
             canonical = join(encode(kept, 0))
