@@ -12,7 +12,8 @@ in six characters or more, or twenty, after a credential's name and "is"), and t
 gives them away (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``, ``xapp-``,
 ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, ``pypi-``, ``dckr_pat_``, SendGrid's, Shopify's,
 DigitalOcean's, Google's ``ya29.``, Vault's ``hvs.``, Atlassian's ``ATATT``, Linear's ``lin_api_``,
-New Relic's ``NRAK-``, Doppler's ``dp.st.``, Okta's ``SSWS``, a JWT, an incoming webhook's path, a
+New Relic's ``NRAK-``, Doppler's ``dp.st.``, Okta's ``SSWS``, Heroku's ``HRKU-``, a Discord bot's
+token (and the value after ``Bot``), a ``.pgpass`` line's password, a JWT, an incoming webhook's path, a
 signed URL's signature, a PEM private key, a PGP private key block). Summaries and error texts pass
 through it before anything keeps or shows them; so do names an agent or a model chose (a tool's, a
 model's: :func:`mask_name`), which are kept and shown on their own.
@@ -57,6 +58,9 @@ _TOKEN = _lazy(
     r"|ya29\.[\w-]{20,}|hv[sbr]\.[\w-]{24,}"  # a Google OAuth access token, HashiCorp Vault's
     r"|ATATT[\w=-]{20,}|lin_api_[A-Za-z0-9]{32,}|NRAK-[A-Za-z0-9]{20,}"  # Atlassian's, Linear's, New Relic's
     r"|dp\.(?:st|pt|ct|sa)\.[\w.-]{20,}"  # Doppler's
+    r"|HRKU-[\w-]{30,}"  # Heroku's
+    # A Discord bot's token: its user id in base64 (a digit's code: M, N or O first), a stamp, a MAC
+    r"|[MNO][A-Za-z\d]{23,27}\.[\w-]{6}\.[\w-]{27,40}(?![\w-])"
     # a signed URL's signature (Azure's SAS, S3's and GCS's presigned URLs): its access, in the clear
     r"|(?<=[?&]sig=)[^&\s\"'#\\]+|(?<=[?&]X-Amz-Signature=)[^&\s\"'#\\]+|(?<=[?&]X-Goog-Signature=)[^&\s\"'#\\]+"
     r"|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"  # a JSON Web Token
@@ -80,7 +84,7 @@ _TOKEN = _lazy(
 # into an argument), and is taken whole (possessive): linear time on a 64 KiB exception message.
 _PAIR = _lazy(
     r"""(?:(?<![\w.\-/\\])|(?<=\\[nrt]))([A-Za-z][\w.-]*+)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']?"""
-    r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token|SSWS)[ \t]+)?([^\s"'&;,?#:=\\]))"""
+    r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token|SSWS|Bot)[ \t]+)?([^\s"'&;,?#:=\\]))"""
 )
 # The rest of a pair's value, read only after a credential's name: looked ahead at for every pair,
 # a run of them ("a=b=c=...") would be read to its end again at each "=" (quadratic: seconds on a
@@ -90,7 +94,8 @@ _VALUE_REST = _lazy(r"""[^\s"'&;,?#:\\]*""")
 # cookie's every value may be a session's key.
 _COOKIES = _lazy(r"""(?:;[ \t]*[^\s"'&;,?#:\\]+)*""")
 _LEFT_TO_TOKENS = frozenset([MASK, "-----BEGIN"])  # a pair's value masked, or a PEM key's start
-_SCHEME = _lazy(r"\b((?:Bearer|Basic|bearer|basic|SSWS)[ \t]+)[\w.~+/=-]{8,}")  # SSWS: Okta's
+# SSWS: Okta's; Bot: Discord's, before a token's length only ("the Bot framework" stays)
+_SCHEME = _lazy(r"\b((?:Bearer|Basic|bearer|basic|SSWS)[ \t]+|Bot[ \t]+(?=[\w.~+/=-]{50}))[\w.~+/=-]{8,}")
 _USERINFO = _lazy(r"""(://[^/\s:@"'\\]*:)[^/\s@"'\\]+(?=@)""")  # redis://:pw@ has no user
 # A command line's credential-named flag and its value: --api-key X, --token=X, --password 'a b',
 # and as an argv list shows it in JSON ("--token", "X"). The value is a word of three characters or
@@ -121,6 +126,12 @@ _NAMED_VALUE = _lazy(
     r"""(\\{0,7}"(?:name|key|header|header_name|headerName|field|Name|Key)\\{0,7}"[ \t]*:[ \t]*\\{0,7}")"""
     r"""([^"\\]+)(\\{0,7}"[ \t]*,[ \t]*"""
     r"""\\{0,7}"(?:value|header_value|headerValue|Value)\\{0,7}"[ \t]*:[ \t]*\\{0,7}")([^"\\]+)"""
+)
+# A .pgpass line's password (host:port:database:user:password), at a line's start (also one a JSON
+# text escapes) or a quote's: its port a number or "*", its database and user each a name or "*".
+_PGPASS = _lazy(
+    r"""(?m)((?:^|(?<=\\n)|(?<=["'])|(?<=\\["']))[\w.*-]+:(?:\d{1,5}|\*):[A-Za-z_*][^\s:"'\\]*:[A-Za-z_*][^\s:"'\\]*:)"""
+    r"""[^\s"'\\]+"""
 )
 # A .netrc entry's password: machine api.example.com login me password X (on one line or several).
 _NETRC = _lazy(r"""(\bmachine\s+\S+(?:\s+(?:login|account)\s+\S+)*\s+password\s+)[^\s"'\\]+""")
@@ -179,6 +190,7 @@ def _token_marked(text: str) -> bool:
             "." in text and ("ya29." in text or "hv" in text or "dp." in text)  # Google's, Vault's, Doppler's
         )
         or "ATATT" in text
+        or (len(text) >= 59 and "." in text and _discord_marked(text))
         or ("pypi-" in text or "SG." in text or "sig=" in text or "Signature=" in text)
         or ("SK" in text or "key-" in text or "atlasv1" in text)
         # sk-, rk-; glpat-; xox?-, xapp-; a PEM key's "PRIVATE KEY-----", a PGP key's "KEY BLOCK-----"
@@ -191,12 +203,18 @@ def _token_marked(text: str) -> bool:
                 or "xapp-" in text
                 or "KEY" in text
                 or "AK-" in text
+                or "KU-" in text
             )
         )
         or ("/" in text and ("hooks.slack.com/" in text or "/webhooks/" in text))
         or ("A" in text and ("AKIA" in text or "ASIA" in text or "AIza" in text))
         or "eyJ" in text
     )
+
+
+def _discord_marked(text: str) -> bool:
+    """Whether ``text`` holds the start of a Discord token: a user id's first digit in base64."""
+    return any(head in text for head in ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"))
 
 
 def _mask_pairs(text: str) -> str:
@@ -248,6 +266,8 @@ def mask_credential_text(text: str) -> str:
             text = _P_PASSWORD().sub(_masked_after, text)
     if "configure" in text:
         text = _SET_PAIR().sub(_masked_named, text)
+    if text.count(":") >= 4:
+        text = _PGPASS().sub(_masked_after, text)
     if "machine" in text and "password" in text:
         text = _NETRC().sub(_masked_after, text)
     if "alue" in text and '"' in text:
@@ -275,7 +295,7 @@ def _masked_after(match: re.Match[str]) -> str:
 
 def _mask_schemes(text: str) -> str:
     """``text`` with the value after ``Bearer``/``Basic``/``SSWS`` and a URL's password masked."""
-    if "earer" in text or "asic " in text or "SSWS " in text:
+    if "earer" in text or "asic " in text or "SSWS " in text or "Bot " in text:
         text = _SCHEME().sub(_masked_after, text)
     if "@" in text:
         text = _USERINFO().sub(_masked_after, text)

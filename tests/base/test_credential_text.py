@@ -150,6 +150,19 @@ from heartbeat.detect.detectors import summarize
         ("nr NRAK-NewRelicKey0A1B2C3D4E5F6G7H8I", "nr ***"),
         ("doppler dp.st.prd.DopplerTok0a1b2c3d4e5f6g7h8i9j0k", "doppler ***"),
         ("Authorization: SSWS 00OktaSswsTok0a1b2c3d4e5f6g7h8i9j", "Authorization: SSWS ***"),
+        # live round 56's INFO: a Discord bot's token, Heroku's, a .pgpass file's lines
+        (
+            "Authorization: Bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            "Authorization: Bot ***",
+        ),
+        ("bot token MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs set", "bot token *** set"),
+        ("heroku HRKU-AAbcdefghijklmnopqrstuvwxyz0123456789_ABCDEFGHIJ", "heroku ***"),
+        (
+            "db.acme.example:5432:app:admin:S3cr3t-pw\n*:*:*:replica:Repl1ca!",
+            "db.acme.example:5432:app:admin:***\n*:*:*:replica:***",
+        ),
+        ('echo "10.0.0.5:6432:*:svc:PgPw-99" >> ~/.pgpass', 'echo "10.0.0.5:6432:*:svc:***" >> ~/.pgpass'),
+        ('{"out": "localhost:5432:*:postgres:PgPw99\\n"}', '{"out": "localhost:5432:*:postgres:***\\n"}'),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -189,6 +202,9 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         "forgot password reset flow; the state machine's password prompt",
         '{"name": "Accept", "value": "application/json"}',  # a name that is no credential's
         "see the hvs. docs; the ATATT prefix; udp.stats; NRAK- keys; ya29. tokens",  # prefixes alone
+        "The Bot framework; Bot: ready; HRKU- keys",
+        # what only looks like a .pgpass line: a compiler's place, a clock, an IPv6 address
+        "file.c:12:5: error: x:y\n12:30:45:123:456\nfe80::1:2:3:4\na:b:c:d:e",
     ],
 )
 def test_text_without_a_credential_is_left_as_it_is(text: str) -> None:
