@@ -3194,6 +3194,17 @@ _SESSION_THIRTY_TWO_FOUND: dict[int | None, set[str]] = {
     for g in (None, 1, 5, 10)
 }
 
+# The thirty-third session: a soak watched and the next wave begun is no busy agent (rabbitmq's
+# autoscaler); ALFWorld's ``env.step(action="close drawer 1")`` acts as a ``close`` tool does, so
+# one cabinet-search's flat metric is judged as its tool-named twin's would be.
+_SESSION_THIRTY_THREE: dict[int | None, dict[str, list[str] | None]] = {
+    g: {
+        **({"healthy__ops_rabbitmq_depth_autoscale": None} if g is None else {}),
+        **({"healthy__alfworld_two_pillows_armchair_b35": ["no_progress"]} if g in (None, 5) else {}),
+    }
+    for g in (None, 1, 5, 10)
+}
+
 
 @pytest.mark.parametrize("per_heartbeat", [None, 1, 5, 10])
 def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat: int | None) -> None:
@@ -3265,6 +3276,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_CONSULTED_LOOKUPS[per_heartbeat],
         **_SESSION_THIRTY_ONE[per_heartbeat],
         **_SESSION_THIRTY_TWO[per_heartbeat],
+        **_SESSION_THIRTY_THREE[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:

@@ -301,6 +301,7 @@ def spared(
     return found is not None and (
         (not found.heartbeats and bool(kept))  # an agent that records its calls made none: idle
         or _rounds(found.heartbeats)
+        or _next_work(found, kept)
         or _waited(found, kept, scheduled)
         or _backed_off(found, kept, turn is False)
         or explored(*found, kept)
@@ -364,6 +365,17 @@ def _rounds(heartbeats: list[list[ActionView]]) -> bool:
         return False
     # The same messages taken from a queue again are work left undone, no watcher's quiet look.
     return not any(_taken_again(then, now) for then, now in pairwise(heartbeats))
+
+
+def _next_work(found: _Stretch, kept: list[ActionView]) -> bool:
+    """Whether the flat stretch ``found`` of ``kept`` was a watcher's rounds up to its newest
+    heartbeat, which began the next work (an act the run had not done, nothing failing: a rollout's
+    next wave promoted once the soak ended): the metric measures that work from then on."""
+    *before, newest = found.heartbeats or [[]]
+    if not before or not newest or any(a.error is not None for a in newest) or not _rounds(before):
+        return False
+    done = {a.shape for a in kept if a.tick < newest[0].tick}  # numbers masked: bookkeeping is no news
+    return any(noted(a) and a.shape not in done for a in newest)
 
 
 def _moved(heartbeats: list[list[ActionView]]) -> bool:

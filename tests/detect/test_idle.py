@@ -1224,3 +1224,22 @@ def test_a_failure_the_same_call_got_past_in_its_round_is_no_failure_of_the_roun
     assert _kinds(flaky, None) == [[]] * 15
     never: list[Round] = [[("resolve", {"host": host}, None, servfail)] * 3] * 8
     assert any(_kinds(never, None))
+
+
+def test_a_soak_watched_and_then_the_next_wave_begun_is_no_busy_agent() -> None:
+    """A firmware rollout's canary soaks for six wake-ups (the same status and crash-rate looks, the
+    soak's minutes moving), its metric (devices updated) flat; the wake-up the soak ends promotes the
+    next wave, an act the run had not done: the metric measures that wave from then on, no
+    ``no_progress`` (blind batch 63). The same wave promoted again over a flat metric is judged."""
+
+    def soak(n: int) -> Round:
+        return [
+            ("fleet.rollout_status", {"id": "ro_912"}, f"updated=50/50 SOAKING {10 * n}m/60m", None),
+            ("metrics.query", {"q": "crash_rate"}, f"0.0{n % 3}%", None),
+        ]
+
+    promote = ("fleet.rollout_promote", {"id": "ro_912", "wave": "wave-1"}, "wave-1 started", None)
+    rounds = [soak(n) for n in range(1, 7)] + [[promote]]
+    assert _kinds_of(rounds, [50.0] * 7) == [[]] * 7
+    again = [*rounds, soak(0), soak(0), [promote]]
+    assert "no_progress" in _kinds_of(again, [50.0] * 10)[-1]  # the same act again: no next work

@@ -14,7 +14,7 @@ import json
 import re
 from functools import lru_cache
 
-from .commands import writes_by_command, writes_sql
+from .commands import names_shell, writes_by_command, writes_sql
 from .words import bare_name
 
 __all__ = [
@@ -185,6 +185,8 @@ def _verb(tool: str) -> str | None:
             continue  # git's log (the MCP git server's ``git_log``) reads the history
         if word == "resolve" and not _RESOLVED.isdisjoint(words):
             return "lookup"  # a host's name resolved (``dns_resolve``) is looked up; a ticket's is an act
+        if word not in _KNOWN_VERBS and word[:2] == "re" and word[2:] in _SILENT_VERBS:
+            word = word[2:]  # an act done again is that act (``reassign``, ``resend``, ``reopen``)
         if word in _KNOWN_VERBS:
             if found is not None or word not in _NOUN_VERBS:
                 return word
@@ -316,11 +318,26 @@ def waits(tool: str, summary: str) -> bool:
     )
 
 
+# The action a tool of many is asked to do, named in an argument (a computer-use tool's
+# ``computer(action="left_click")``, a dispatcher's ``crm(operation="update_contact")``), or a
+# command's first word, a word alone, given to a tool that is no shell (``kafka_admin(cmd="reassign
+# --group orders")``; a shell's first word is a program, read by :mod:`.commands`).
+_ACTION_ARG = re.compile(r'"(?:action|operation|op)":"([A-Za-z][\w .:-]{0,40})"')
+_SUBCOMMAND_ARG = re.compile(r'"(?:cmd|command)":"([A-Za-z]+)(?:\s|")')
+
+
+@lru_cache(maxsize=1024)
 def silent_by_design(tool: str, summary: str) -> bool:
     """Whether the call ``summary`` of ``tool`` writes or acts: its empty answer says nothing. A
-    ``resolve`` given a host's name to resolve (``resolve(host=...)``) only looks it up."""
+    ``resolve`` given a host's name to resolve (``resolve(host=...)``) only looks it up. A tool whose
+    name holds no verb acts when the action its arguments name does (``computer(action="left_click")``)."""
     if acts_by_name(tool):
         return _verb(tool) != "resolve" or _RESOLVED_ARG.search(summary) is None
+    if _verb(tool) is None and '"' in summary:
+        named = _ACTION_ARG.search(summary)
+        named = named or (None if names_shell(tool) else _SUBCOMMAND_ARG.search(summary))
+        if named is not None and acts_by_name(named.group(1)):
+            return True
     return writes_by_command(tool, summary) or writes_sql(summary)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["copies_sql", "steps_bisect", "writes_by_command", "writes_sql"]
+__all__ = ["copies_sql", "names_shell", "probes_inline", "steps_bisect", "writes_by_command", "writes_sql"]
 
 # A `cd` or an `export` is silent, but not before a command (`cd /testbed && ls -la`): that says.
 _SILENT_COMMAND = re.compile(
@@ -79,6 +79,25 @@ def steps_bisect(tool: str, summary: str) -> bool:
     if "bisect" not in summary and "bisect" not in tool.lower():
         return False
     return _runs(_BISECT_STEP, tool, summary)
+
+
+# Code given to an interpreter on its command line (python -c "...", node -e "..."): a probe of the
+# program it runs, whose values are what it asks (another input to the function under test).
+_INLINE_CODE = re.compile(r"(?<![\w-])(?:python[\d.]*|node|deno|bun)\s+(?:-[A-Za-z]+\s+)*-[ce]\s")
+
+
+@lru_cache(maxsize=1024)
+def probes_inline(tool: str, summary: str) -> bool:
+    """Whether the call ``summary`` of ``tool`` runs code given inline to Python's or Node's
+    interpreter (``python -c "..."``, ``node -e "..."``; see :data:`_INLINE_CODE`)."""
+    if "-c" not in summary and "-e" not in summary:
+        return False
+    return _runs(_INLINE_CODE, tool, summary)
+
+
+def names_shell(tool: str) -> bool:
+    """Whether ``tool`` is named for a shell (``bash``, ``run_shell``, ``terminal``)."""
+    return _SHELL_TOOL.search(tool) is not None
 
 
 def _runs(command: re.Pattern[str], tool: str, summary: str) -> bool:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any, cast
 
 from .calls import acts_by_name
+from .commands import probes_inline
 from .contract import ActionView
 from .envelope import json_object, mcp_texts
 from .fingerprints import error_key, failing_run
@@ -283,11 +284,21 @@ def chain_length(failures: Sequence[Failure] | deque[Any]) -> int:
 def as_failure(
     position: int, action: ActionView, tool: str, fp: str, error: str, answered: bool, key: Hashable
 ) -> Failure:
-    """A failed action as :func:`chain_length` reads it."""
+    """A failed action as :func:`chain_length` reads it. A probe (code given inline to an
+    interpreter, ``python -c "..."``) says its literal values as things: the same code run with other
+    values asks the program something else, no rewording (the same failure recurring is the other
+    rules' to see); other code failing alike is the same attempt in other words."""
     said = words(tool, action.summary)
     failed = error_words(error, said, action.failure)
     named = frozenset(w for w in said if word_print(w) in action.failure) if action.failure else frozenset()
+    if probes_inline(tool, action.summary):
+        values = _LITERAL.findall(action.summary)
+        said = words(tool, _LITERAL.sub(" ", action.summary)) | {f"={value}" for value in values}
     return (position, tool, fp, said, failed, answered, key, _silent(action), named)
+
+
+# A probe's literal values: a quoted text, a number.
+_LITERAL = re.compile(r"'[^'\\]*'|\b\d+(?:\.\d+)?\b")
 
 
 def dark_run(failures: Sequence[Failure] | deque[Any], tool: str, answered_at: int) -> tuple[int, int]:

@@ -51,7 +51,10 @@ query; a list of suggestions in brackets says which pages, not what
 failed). A query fixed three times that fails on a missing column, then an
 ambiguous name, then a misused aggregate is debugging: each fix got further;
 so are ``python -c`` probes labelled ``returncode 1`` whose tracebacks end in
-a different exception each time. Calls that change one word, each failure
+a different exception each time. Nor is the same probe run with other values,
+whatever it fails with: code given inline to an interpreter (``python -c``,
+``node -e``) that differs only in its literals asks the program something
+else (a function under test fed ``'09c'``, then ``'#0g9'``). Calls that change one word, each failure
 naming back its own ("No module named 'scipy'", then "'cftime'"), ask about
 other things: which optional modules are installed.
 

@@ -408,3 +408,34 @@ def test_a_comment_on_a_pull_request_is_a_message_to_its_people() -> None:
     ``post_comment`` is; a tool reading comments still reads."""
     assert calls.acts_by_name("gh_pr_comment") and calls.speaks("gh_pr_comment")
     assert not calls.acts_by_name("list_comments") and not calls.acts_by_name("comments.get")
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "acts"),
+    [
+        # A computer-use tool's action, named in an argument: clicks and typing act, a look does not
+        ("computer", {"action": "left_click", "coordinate": [640, 560]}, True),
+        ("computer", {"action": "double_click", "coordinate": [96, 210]}, True),
+        ("computer", {"action": "type", "text": "hello"}, True),
+        ("computer", {"action": "screenshot"}, False),
+        ("crm", {"operation": "update_contact", "id": 7}, True),
+        ("crm", {"operation": "get_contact", "id": 7}, False),
+        # A command's first word, given to a tool that is no shell (blind batch 63's Kafka admin)
+        ("kafka_admin", {"cmd": "reassign --group orders --force"}, True),
+        ("kafka_admin", {"cmd": "reassign-status ra-7731"}, False),  # one word: the status of it
+        ("kafka_admin", {"cmd": "describe-group orders"}, False),
+        ("redis", {"command": "SET greeting hello"}, True),
+        ("bash", {"cmd": "set -e; ls"}, False),  # a shell's first word is a program
+        # An act done again is that act
+        ("mail.resend_invoice", {"id": 4}, True),
+        ("tickets.reopen", {"id": 4}, True),
+        ("report_status", {}, False),
+        ("review_diff", {}, False),
+    ],
+)
+def test_an_act_named_in_an_argument_or_done_again_is_an_act(
+    tool: str, args: dict[str, object], acts: bool
+) -> None:
+    """A tool of many actions acts when the action its arguments name does; ``re`` before an act's
+    verb is that act again."""
+    assert silent_by_design(tool, summarize(tool, args)) is acts

@@ -895,3 +895,28 @@ def test_the_same_call_its_time_moved_on_failing_the_same_way_is_a_rerun() -> No
     assert [i for i, a in enumerate(found, 1) if a is not None][:1] == [8]
     others = [call for h in range(4) for call in hour(h, f"C0{h}X")]
     assert trips(RecurringError(), actions(others)) == [None] * len(others)
+
+
+def test_a_function_probed_with_other_values_is_no_reworded_retry() -> None:
+    """``python -c`` probes of one function, each fed another value and failing with the same
+    exception (blind batch 63: webcolors's ``hex_to_rgb`` fed ``'09c'``, ``'#09c '``, ``'#0g9'``),
+    ask the program other things: no finding. The same probe run again and again still is one, as
+    are probes whose code is reworded (see the test above)."""
+    values = ["'09c'", "'#09c '", "'#0g9'", "'#12'"]
+    probes: list[Call] = [
+        {
+            "tool": "python",
+            "args": {"cmd": f'python -c "import webcolors; print(webcolors.hex_to_rgb({v}))"'},
+            "output": f"Traceback (most recent call last):\n  ...\nValueError: {v} is not a valid hex color",
+            "error": "returncode 1",
+        }
+        for v in values
+    ]
+    assert trips(RecurringError(), actions(probes)) == [None] * 4
+    node = [
+        {**c, "args": {"cmd": f"node -e \"require('./hex').toRgb({v})\""}}
+        for c, v in zip(probes, values, strict=True)
+    ]
+    assert trips(RecurringError(), actions(node)) == [None] * 4
+    rerun = [probes[0]] * 3
+    assert trips(RecurringError(), actions(rerun))[-1] is not None
