@@ -355,9 +355,12 @@ def _check_value(name: str, value: object) -> tuple[float | None, str | None]:
     return number, None
 
 
-# Metrics whose call from an earlier tick has not returned yet, by id(): the metric and its thread.
-# A hung metric is not called again until it returns, so `run` keeps one stuck thread, not one a tick.
-_HUNG: dict[int, tuple[object, threading.Thread]] = {}
+# Metrics whose call from an earlier tick has not returned yet, by id(): the metric and the event
+# its thread sets as it returns. A hung metric is not called again until it returns, so `run` keeps
+# one stuck thread, not one a tick. An event, not Thread.is_alive(): on Python 3.11 a signal's
+# exception (Ctrl-C's KeyboardInterrupt) cutting a join marks the running thread stopped (CPython
+# gh-90882), and the metric would be called again beside itself.
+_HUNG: dict[int, tuple[object, threading.Event]] = {}
 _HUNG_LOCK = threading.Lock()
 
 
@@ -387,10 +390,11 @@ def measure(
         timeout = max(timeout, float(own) + _OWN_TIMEOUT_GRACE)
     with _HUNG_LOCK:
         hung = _HUNG.get(id(metric))
-        if hung is not None and hung[0] is metric and hung[1].is_alive():
+        if hung is not None and hung[0] is metric and not hung[1].is_set():
             return None, f"progress metric {name} is still running from an earlier tick; not called again"
         _HUNG.pop(id(metric), None)
     outcome: list[tuple[float | None, str | None]] = []
+    returned = threading.Event()
 
     def run() -> None:
         try:
@@ -404,24 +408,27 @@ def measure(
             outcome.append((None, f"progress metric {name} raised {what}"))
         else:
             outcome.append(_check_value(name, value))
+        finally:
+            returned.set()
 
     thread = threading.Thread(target=run, name=f"heartbeat-metric {name}", daemon=True)
-    thread.start()
     deadline = time.monotonic() + timeout
     stopped = None
-    while True:
-        left = max(0.0, deadline - time.monotonic())
-        thread.join(left if stop is None else min(STOP_POLL_SECONDS, left))
-        if stop is None or not thread.is_alive() or time.monotonic() >= deadline:
-            break
-        stopped = stop()
-        if stopped is not None:
-            break
+    try:
+        thread.start()
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            if returned.wait(left if stop is None else min(STOP_POLL_SECONDS, left)):
+                break
+            if stop is None or time.monotonic() >= deadline or (stopped := stop()) is not None:
+                break
+    finally:  # also when a signal's exception (Ctrl-C's) cuts the wait: the metric still runs
+        if not returned.is_set() and thread.ident is not None:  # no ident: it never started
+            with _HUNG_LOCK:
+                _HUNG[id(metric)] = (metric, returned)
     if outcome:
         return outcome[0]
-    if thread.is_alive():
-        with _HUNG_LOCK:
-            _HUNG[id(metric)] = (metric, thread)
+    if not returned.is_set():
         if stopped is not None:
             return None, f"progress metric {name} was not waited for: {stopped}"
         return None, f"progress metric {name} did not return within {timeout:g}s"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import signal
+import subprocess
 import sys
 import textwrap
 import threading
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import wait_until
 
 from heartbeat.base.errors import ConfigError, MetricError
 from heartbeat.config.file import AgentConfig, HeartbeatConfig, ProgressConfig
@@ -266,6 +269,55 @@ def test_measure_times_out_a_metric_that_hangs(ctx: Ctx, release: threading.Even
     assert time.monotonic() - started < 2
     assert value is None
     assert error == "progress metric m:hang did not return within 0.2s"
+
+
+# A process whose metric hangs until released; Ctrl-C cuts the first measure(), which it survives
+# (a notebook's interrupted cell), then measures again while the first call still runs, and once more
+# after releasing it. Prints how many calls the metric had at each point and what measure() said.
+_CUT_BY_CTRL_C = """
+import json, pathlib, threading, time, types
+from heartbeat.detect.progress import measure
+release, calls = threading.Event(), []
+def metric(ctx):
+    calls.append(1)
+    pathlib.Path('MEASURING').touch()
+    release.wait(60)
+    return 1.0
+ctx = types.SimpleNamespace(data={}, state_dir=pathlib.Path('.'), base_dir=pathlib.Path('.'))
+try:
+    measure(metric, ctx, timeout=60)
+except KeyboardInterrupt:
+    pass
+again = measure(metric, ctx, timeout=0.5)
+seen = len(calls)
+release.set()
+deadline = time.monotonic() + 30
+while "still running" in str(last := measure(metric, ctx, timeout=30)) and time.monotonic() < deadline:
+    time.sleep(0.01)  # until the first call has returned
+print(json.dumps([seen, again, len(calls), last]))
+"""
+
+
+def test_a_metric_cut_by_ctrl_c_is_not_called_again_while_it_runs(tmp_path: Path) -> None:
+    """Ctrl-C during measure() leaves the metric running: the next measure() does not call it beside
+    itself, and calls it again once it returned. Until 2026-12-07 it was called again: the
+    KeyboardInterrupt left measure() before the running call was noted, and on Python 3.11 it cut
+    Thread.join(), which marks the running thread stopped (CPython gh-90882)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CUT_BY_CTRL_C], cwd=tmp_path, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        wait_until(lambda: (tmp_path / "MEASURING").exists(), what="the metric to run", proc=proc)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    seen, again, calls, last = json.loads(out)
+    assert again == [
+        None,
+        "progress metric __main__:metric is still running from an earlier tick; not called again",
+    ]
+    assert (seen, calls, last) == (1, 2, [1.0, None])
 
 
 def test_measure_gives_a_self_timed_metric_its_own_timeout(ctx: Ctx) -> None:
