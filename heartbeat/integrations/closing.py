@@ -13,6 +13,11 @@ the first session started from the main thread makes it end the process as
 Ctrl-C does: :class:`SystemExit` (143) raised in the main thread, the hook run.
 A process that handles SIGTERM itself (``heartbeat run``, the MCP proxy, a web
 server) keeps its handler; a second SIGTERM ends the process at once.
+
+A heartbeat that ends because a signal ends the process (SIGTERM taken here, or
+a signal's exception that cut a session's wait for its worker: :class:`Cut`)
+begins no step and no measurement, and waits for none still running
+(:attr:`heartbeat.tick.agent.Agent.signalled`): the process ends promptly.
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ import contextlib
 import signal
 import threading
 import weakref
+from collections.abc import Iterator
 from types import FrameType
 from typing import NoReturn, Protocol
 
-__all__ = ["close_at_exit"]
+__all__ = ["Cut", "close_at_exit", "ending_on_signal"]
 
 
 class _Closable(Protocol):
@@ -33,6 +39,7 @@ class _Closable(Protocol):
 
 
 _LIVE: weakref.WeakSet[_Closable] = weakref.WeakSet()
+_SIGNALLED: list[str] = []  # why the process is ending, once SIGTERM came (a plain list: a handler sets it)
 
 
 def close_at_exit(session: _Closable) -> None:
@@ -47,7 +54,48 @@ def close_at_exit(session: _Closable) -> None:
 def _terminated(signum: int, frame: FrameType | None) -> NoReturn:
     """SIGTERM: exit as Ctrl-C would, through the hook below; a second one ends the process."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _SIGNALLED.append("stopped by SIGTERM")
     raise SystemExit(128 + signum)
+
+
+def ending_on_signal() -> str | None:
+    """Why the process is ending, once the SIGTERM taken here came (``stopped by SIGTERM``), else None."""
+    return _SIGNALLED[0] if _SIGNALLED else None
+
+
+class Cut:
+    """Why a signal ends the process, as one worker's tick of a session asks it (``Agent.signalled``):
+    a signal's exception cut the session's wait for that worker (:meth:`noting`), or the session is
+    closed while SIGTERM ends the process (:meth:`closing`); else None. Reset for each worker."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def __call__(self) -> str | None:
+        return self.reason
+
+    def by(self, exc: BaseException) -> None:
+        """``exc`` cut a wait of the main thread that nothing but a signal's handler interrupts:
+        Ctrl-C's KeyboardInterrupt, SIGTERM's SystemExit, or what else a handler of its own raised."""
+        if isinstance(exc, KeyboardInterrupt):
+            self.reason = "stopped by SIGINT"
+        else:
+            self.reason = ending_on_signal() or f"stopped by a signal ({type(exc).__name__})"
+
+    @contextlib.contextmanager
+    def noting(self) -> Iterator[None]:
+        """A wait for the worker: a BaseException that is no Exception cutting it is a signal's
+        (:meth:`by`); an Exception is the wait's own (a thread that cannot be started)."""
+        try:
+            yield
+        except BaseException as exc:
+            if not isinstance(exc, Exception):
+                self.by(exc)
+            raise
+
+    def closing(self) -> None:
+        """The session is closed: while SIGTERM ends the process, that is why."""
+        self.reason = self.reason or ending_on_signal()
 
 
 @atexit.register

@@ -111,7 +111,7 @@ def leave(session: Session, in_flight: InFlight, code: int, why: str, message: s
         # Itself bounded: whatever the journal does, the process exits.
         emergency = threading.Thread(target=_journal_left, args=(session, calls, why), daemon=True)
         emergency.start()
-        emergency.join(LEAVE_SECONDS)
+        emergency.join(LEAVE_SECONDS)  # not the main thread: no signal's handler can cut this join
         os._exit(code)
 
     threading.Thread(target=abandon, name="heartbeat-mcp-proxy-deadline", daemon=True).start()

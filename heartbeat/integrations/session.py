@@ -70,7 +70,7 @@ from ..tick.context import StepContext
 from ..tick.control import pause_requested
 from ..tick.late import Kept, note_after_stop, note_usage_after_stop
 from ..tick.runner import Heartbeat, TickResult, utc_now
-from .closing import close_at_exit
+from .closing import Cut, close_at_exit
 from .filestops import kill_found, pause_stop, state_mark
 from .notes import Note
 from .stops import Stop, Stopped, overruled, stop_of
@@ -123,6 +123,7 @@ class Session:
         self._hb = Heartbeat(
             config, agent, step=self._stretch, progress=progress, notifiers=notifiers, clock=clock
         )
+        self._hb.signalled = self._cut = Cut()  # a signal ends the process: its heartbeat ends promptly
         self._cond = threading.Condition()
         # One opener or collector of the worker at a time (re-entrant: opening collects first);
         # never held while recording, so calls into an open heartbeat never wait for it.
@@ -157,10 +158,8 @@ class Session:
         **options: Any,
     ) -> Session:
         """A session as the CLI resolves it: ``heartbeat.toml`` (default ./heartbeat.toml), then flags."""
-        settings, picked = config_with_overrides(
-            config, state_dir=state_dir, kill_file=kill_file, agent=agent
-        )
-        return cls(settings, picked, **options)
+        loaded, picked = config_with_overrides(config, state_dir=state_dir, kill_file=kill_file, agent=agent)
+        return cls(loaded, picked, **options)
 
     # -- what the caller reads
 
@@ -354,7 +353,8 @@ class Session:
         return self._collect()
 
     def close(self) -> TickResult | None:
-        """End the open heartbeat (as :meth:`flush`); the session may still be used afterwards."""
+        """As :meth:`flush` (unmeasured while SIGTERM ends the process); the session may still be used."""
+        self._cut.closing()
         return self.flush()
 
     def __enter__(self) -> Session:
@@ -414,7 +414,7 @@ class Session:
             thread = self._thread
             if thread is None:
                 return None
-            with self._cond:
+            with self._cond, self._cut.noting():  # a signal's exception: its tick ends promptly
                 # Its result waited for, never join(): on Python 3.11 a join a signal's exception cuts
                 # (SIGTERM's SystemExit) marks a running thread stopped (CPython gh-90882).
                 while self._result is None and thread.ident is not None:  # no ident: never started
@@ -457,8 +457,8 @@ class Session:
             while True:
                 thread = threading.Thread(target=self._work, name=f"heartbeat-{self.name}", daemon=True)
                 close_at_exit(self)
-                with self._cond:
-                    self._result, self._ending, self._thread = None, False, thread
+                with self._cond, self._cut.noting():  # a signal's exception: its tick ends promptly
+                    self._result, self._ending, self._thread, self._cut.reason = None, False, thread, None
                     try:
                         thread.start()
                         while self._ctx is None and self._result is None:

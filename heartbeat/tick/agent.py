@@ -46,6 +46,10 @@ class Agent(Protocol):
     plugins: AgentPlugins
     stepping: StepGuard | None
     delivering: Closing | None
+    signalled: Callable[[], str | None] | None
+    """Set by what runs the tick (``run``, a Session): why SIGTERM or SIGINT is ending the process
+    (``stopped by SIGTERM``), else None. A tick then begins no step and no measurement, and waits
+    for none still running (``heartbeat tick`` has the signal's exception unwind it instead)."""
 
     def step(self) -> Step: ...
 

@@ -99,6 +99,7 @@ class Heartbeat:
         """The step of the tick under way, until the tick's save keeps its calls (for a stop that won't)."""
         self.delivering: Closing | None = None
         """A saved tick's last journal lines while it delivers: a stop then writes them."""
+        self.signalled: Callable[[], str | None] | None = None  # see Agent.signalled
         self.shared_stop: SharedStop | None = None
         if config.stop is not None:
             from .sharedstop import SharedStop

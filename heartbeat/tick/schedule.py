@@ -13,8 +13,10 @@ On KILL the run ends within half a second whatever a tick is doing: an
 is abandoned (its unsaved work dropped, the journal says so, see
 :mod:`heartbeat.tick.watchdog`), and a tick still delivering notifications is
 left behind (the journal says so too). On SIGINT/SIGTERM no new tick starts,
-``--exec`` steps are ended, and a Python step may finish (exit 0); a second
-signal abandons it and the run exits 128 + the signal's number (130 for Ctrl-C).
+``--exec`` steps are ended, and a Python step may finish (exit 0); a tick under
+way begins no step and measures no progress after the signal, nor waits for a
+measurement (:attr:`~heartbeat.tick.agent.Agent.signalled`); a second signal
+abandons the step and the run exits 128 + the signal's number (130 for Ctrl-C).
 
 Two runs on one state folder would double the agent's pace: each run holds
 the store's run lock for its whole life, and a second one refuses to start
@@ -184,11 +186,20 @@ class Runner:
             yield  # a library caller's thread: signals stay theirs
             return
         previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        for hb in self.heartbeats.values():  # a tick under way at the signal ends promptly
+            hb.signalled = self._signalled
         try:
             yield
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+            for hb in self.heartbeats.values():
+                hb.signalled = None
+
+    def _signalled(self) -> str | None:
+        """Why the run stops, once SIGTERM or SIGINT came (any thread): a tick under way begins no step
+        and no measurement and waits for none (:attr:`heartbeat.tick.agent.Agent.signalled`)."""
+        return f"stopped by {self._signal_name}" if self._signals else None
 
     def _wind_down(self, threads: list[threading.Thread]) -> None:
         """Wait for running ticks: after KILL (or a second signal) at most STOP_GRACE_SECONDS."""
@@ -430,9 +441,9 @@ class Runner:
         # Only a count and a raw write: the handler interrupts the main thread anywhere, also
         # inside this run's own Event.set() or end_all(), and a second Ctrl-C taking their
         # locks there deadlocked. The main thread acts on it within KILL_POLL_SECONDS.
-        self._signals += 1
-        self._signal_name = signal.Signals(signum).name
+        self._signal_name = signal.Signals(signum).name  # named before counted: ticks read both
         self._signum = signum
+        self._signals += 1
         notes = _SIGINT_NOTES if signum == signal.SIGINT else _SIGTERM_NOTES
         with contextlib.suppress(OSError):
             os.write(2, notes[min(self._signals, 2) - 1])

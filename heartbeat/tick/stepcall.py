@@ -1,15 +1,16 @@
 """The step phase of a tick: call the agent's step under the KILL watchdog, measure, decide.
 
-:func:`run_step` builds the step's context from the loaded state, calls the
-step (any exception, ``SystemExit`` included, is the agent's error, recorded
-as an errored action), lets the state take the step's work, measures
-progress and asks the policy. If KILL (or the fleet stop, ``[stop]``) abandons
-a step that does not return, the watchdog journals it and the tick's result is the KILL, with nothing of
-the step saved but the calls it made: its actions are journaled and its model calls' spend counted
-(:mod:`heartbeat.tick.late`), as it is abandoned and again should it come back after all; so too when
-SIGTERM or SIGINT ends the tick before its save (:func:`interrupted_calls`), and when the step does
-not unwind and the process ends without it (:func:`account_interrupted`). Each call once
-(:mod:`heartbeat.tick.stepguard`).
+:func:`run_step` builds the step's context from the loaded state, calls the step (any exception,
+``SystemExit`` included, is the agent's error, recorded as an errored action), lets the state take
+the step's work, measures progress and asks the policy. Once SIGTERM or SIGINT ends the process that
+runs the tick (:attr:`Agent.signalled`: ``run``, a Session), no step is begun and no progress
+measured or waited for; the tick is saved with what ran, its sample saying why it has no value. If
+KILL (or the fleet stop, ``[stop]``) abandons a step that does not return, the watchdog journals it
+and the tick's result is the KILL, with nothing of the step saved but the calls it made: its actions
+are journaled and its model calls' spend counted (:mod:`heartbeat.tick.late`), as it is abandoned
+and again should it come back after all; so too when SIGTERM or SIGINT ends the tick before its save
+(:func:`interrupted_calls`), and when the step does not unwind and the process ends without it
+(:func:`account_interrupted`). Each call once (:mod:`heartbeat.tick.stepguard`).
 """
 
 from __future__ import annotations
@@ -106,6 +107,10 @@ def run_step(
         )  # fmt: skip
         measured, baseline = _baseline(hb, ctx, monitor)
         early = measured and _stopping(hb, guard)  # KILL or the fleet stop while it was measured
+        signalled = _signalled(hb)  # SIGTERM/SIGINT ends `run` or a Session: the step is not begun
+        if signalled is not None:
+            said = f"{signalled} before the step began; it was not called"
+            events.append({"event": "interrupted", "reason": said, "before_step": True})
         if measured and not early and (asked := pause_requested(hb)) is not None:  # a person's pause
             message = f"paused before the step began: {asked}; the step was not called"
             return TickResult(hb.name, "paused", EXIT_CODES["paused"], hb.redact(message), tick=tick)
@@ -114,7 +119,7 @@ def run_step(
         try:
             # A Python step's processes are marked for the sweep a SIGKILLed tick needs (orphans).
             with marking_children(hb.state_dir, EXEC_SCRATCH_PREFIX) if not hb.agent.exec else nullcontext():
-                if not early:  # a stop while the baseline was measured: the step is never begun
+                if not early and signalled is None:  # a stop while the baseline was measured: never begun
                     step(ctx)
         except TickInterrupted:  # SIGTERM/SIGINT of the tick itself, not the agent's error:
             raise  # its calls are accounted for as it unwinds (interrupted_calls)
@@ -253,13 +258,26 @@ def _stop_reason(hb: Agent) -> str | None:
     return hb.kill.reason() or (fleet.latest() if fleet is not None else None)
 
 
-def _measure(hb: Agent, metric: ProgressMetric, ctx: StepContext) -> tuple[float | None, str | None]:
-    """The metric measured now, within the ``[progress]`` timeout; KILL, the fleet stop and a
-    person's pause stop waiting for it (a slow metric held a pause and the fleet stop off)."""
-    from ..detect.progress import measure
+def _signalled(hb: Agent) -> str | None:
+    """Why SIGTERM or SIGINT is ending the process running this tick (:attr:`Agent.signalled`), else None."""
+    signalled = hb.signalled
+    return None if signalled is None else signalled()
 
+
+def _measure(hb: Agent, metric: ProgressMetric, ctx: StepContext) -> tuple[float | None, str | None]:
+    """The metric measured now, within the ``[progress]`` timeout; KILL, the fleet stop, a person's
+    pause and a signal ending the process stop waiting for it (a slow metric held a pause and the
+    fleet stop off, and a signal's exit for as long as it took). Once a signal came, it is not
+    measured at all: the sample says why, and is no value (the last one is not this tick's)."""
+    from ..detect.progress import measure, metric_name
+
+    signalled = _signalled(hb)
+    if signalled is not None:
+        return None, f"progress metric {metric_name(metric)} was not measured: {signalled}"
     timeout = hb.config.progress.timeout.total_seconds() if hb.config.progress else 60.0
-    return measure(metric, ctx, timeout=timeout, stop=lambda: _stop_reason(hb) or pause_requested(hb))
+    return measure(
+        metric, ctx, timeout=timeout, stop=lambda: _stop_reason(hb) or pause_requested(hb) or _signalled(hb)
+    )
 
 
 def _abandon(hb: Agent, guard: StepGuard, reason: str, tick: int, by: str | None = None) -> None:

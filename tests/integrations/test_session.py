@@ -369,6 +369,64 @@ def test_sigterm_while_the_first_heartbeat_opens_ends_the_process_and_journals_t
     assert state(tmp_path)["ticks"] == 1
 
 
+# A child that records three calls (flushing them if argv[1] is "flush"), says READY and sleeps.
+# Each metric call leaves MEASURING<n>; the one SIGTERM is meant to land in (the first heartbeat's
+# baseline when argv[1] is "opening", else any after it) takes 3 s, then leaves MEASURED<n>.
+_SLOW_METRIC = (
+    "import pathlib, sys, time\n"
+    "from heartbeat.integrations.session import Session\n"
+    "where = sys.argv[1]\n"
+    "def progress(ctx):\n"
+    "    n = len(list(pathlib.Path('.').glob('MEASURING*')))\n"
+    "    pathlib.Path(f'MEASURING{n}').touch()\n"
+    "    if n > 0 or where == 'opening':\n"
+    "        time.sleep(3)\n"
+    "        pathlib.Path(f'MEASURED{n}').touch()\n"
+    "    return 1.0\n"
+    "s = Session.from_files(state_dir='state', idle=600, seconds=10**6, progress=progress)\n"
+    "for i in range(3):\n"
+    "    s.record('copy_chunk', {'chunk': i}, output=f'chunk {i}: copied {i * 13} rows')\n"
+    "if where == 'flush':\n"
+    "    s.flush()\n"
+    "pathlib.Path('READY').touch()\n"
+    "time.sleep(60)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("where", "mark", "measured", "saved"),
+    [
+        ("opening", "MEASURING0", ["MEASURING0"], 0),  # the first record()'s heartbeat, its baseline
+        ("flush", "MEASURING1", ["MEASURING0", "MEASURING1"], 3),  # flush() waits for the last one
+        ("idle", "READY", ["MEASURING0"], 3),  # the caller's own code: the close at exit ends it
+    ],
+)
+def test_sigterm_ends_a_session_without_a_measurement_to_wait_for(
+    tmp_path: Path, where: str, mark: str, measured: list[str], saved: int
+) -> None:
+    """SIGTERM wherever it lands ends the process (143) with every call kept, and no measurement is
+    begun after it or waited out (the metric takes 3 s): the heartbeat's sample has no value and says
+    why. Until 2026-12-07 the close at exit waited for a running measurement and then measured again:
+    1.8 s with a 1 s metric (live c18), a value recorded although measured after the stop."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_METRIC, where], cwd=tmp_path, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        wait_until(lambda: (tmp_path / mark).exists(), what=mark, proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err
+    assert sorted(p.name for p in tmp_path.glob("MEASUR*")) == measured  # no MEASURED: none waited out
+    actions = [(e["tool"], e.get("after_stop")) for e in events(tmp_path) if e["event"] == "action"]
+    assert actions == ([("copy_chunk", "interrupted")] if where == "opening" else [("copy_chunk", None)] * 3)
+    saved_state = state(tmp_path)
+    assert saved_state["actions_total"] == saved
+    sample = saved_state["progress"][-1]
+    assert sample["value"] is None and sample["error"].endswith(": stopped by SIGTERM")
+
+
 def test_a_call_journaled_after_a_stop_keeps_its_error_as_ctx_record_does(tmp_path: Path) -> None:
     """Regression: the after_stop journal line held the error raw: an escape sequence that drives a
     terminal, a line break that forges a line of `heartbeat log`, a credential the text gives away

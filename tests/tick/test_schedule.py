@@ -10,9 +10,10 @@ import textwrap
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import spawn_heartbeat
+from conftest import spawn_heartbeat, wait_until
 
 from heartbeat.base.errors import UsageError
 from heartbeat.config.trigger import make_trigger
@@ -97,6 +98,92 @@ def test_sigterm_lets_the_current_tick_finish(folder: Path) -> None:
     assert proc.returncode == 0 and "SIGTERM" in err
     state = StateStore(folder / "state").load()
     assert state.ticks == 1 and state.data == {"n": 1}
+
+
+# A step that records a call and is held while HOLD exists; a metric whose every call leaves
+# MEASURING<n>, takes 3 s while SLOW exists, then leaves MEASURED<n>.
+SLOW_METRIC_AGENT = textwrap.dedent("""
+    import pathlib, time
+
+    def step(ctx):
+        ctx.record("copy_chunk", {"chunk": 1}, output="copied 13 rows")
+        pathlib.Path("STEPPING").touch()
+        deadline = time.monotonic() + 30
+        while pathlib.Path("HOLD").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def progress(ctx):
+        n = len(list(pathlib.Path(".").glob("MEASURING*")))
+        pathlib.Path(f"MEASURING{n}").touch()
+        if pathlib.Path("SLOW").exists():
+            time.sleep(3)
+        pathlib.Path(f"MEASURED{n}").touch()
+        return 1.0
+""")
+
+
+def _slow_metric_run(folder: Path, *marks: str) -> subprocess.Popen[str]:
+    """``heartbeat run`` of the agent above, with the marker files ``marks`` (SLOW, HOLD) made first;
+    its stderr goes to ``folder/stderr``."""
+    (folder / "slow_agent.py").write_text(SLOW_METRIC_AGENT)
+    (folder / "heartbeat.toml").write_text(
+        '[agent]\nstep = "slow_agent:step"\nprogress = "slow_agent:progress"\n'
+    )
+    for mark in marks:
+        (folder / mark).touch()
+    with (folder / "stderr").open("w") as err:
+        argv = [sys.executable, "-m", "heartbeat", "run", "--every", "30m"]
+        return subprocess.Popen(argv, cwd=folder, text=True, stdout=subprocess.DEVNULL, stderr=err)
+
+
+def _ended(folder: Path, proc: subprocess.Popen[str]) -> tuple[list[str], list[dict[str, Any]], Any]:
+    """Wait for the run to end (exit 0, as a first SIGTERM ends it); the metric's marker files,
+    the journal and the last progress sample."""
+    try:
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, (folder / "stderr").read_text()
+    marks = sorted(p.name for p in folder.glob("MEASUR*"))
+    lines = (folder / "state" / "journal.jsonl").read_text().splitlines()
+    return marks, [json.loads(line) for line in lines], StateStore(folder / "state").load().progress[-1]
+
+
+def test_sigterm_while_run_measures_the_first_baseline_begins_no_step_and_waits_for_nothing(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM while the first heartbeat's metric (3 s) measures the baseline: the metric is not
+    waited for, the step is not begun, nothing is measured after it; the tick says why. Until
+    2026-12-07 the run waited for the baseline, called the step after the signal, and measured again
+    (live c18: 1.8 s with a 1 s metric)."""
+    proc = _slow_metric_run(tmp_path, "SLOW")
+    wait_for_file(tmp_path / "MEASURING0", proc)
+    proc.send_signal(signal.SIGTERM)
+    marks, journal, sample = _ended(tmp_path, proc)
+    assert marks == ["MEASURING0"]  # neither waited out nor measured again
+    assert not (tmp_path / "STEPPING").exists()
+    stops = [e for e in journal if e["event"] in ("action", "interrupted")]
+    assert [(e["event"], e.get("before_step")) for e in stops] == [("interrupted", True)]
+    assert stops[0]["reason"].startswith("stopped by SIGTERM before the step began")
+    assert sample.value is None and sample.error is not None
+    assert sample.error.endswith("was not measured: stopped by SIGTERM")
+
+
+def test_sigterm_while_runs_step_runs_saves_its_calls_and_measures_nothing_after(tmp_path: Path) -> None:
+    """SIGTERM while the step runs: the step finishes and its call is saved, and no closing
+    measurement is begun (its sample says why, and is no value). Until 2026-12-07 a metric then
+    measured again, as long as it took, before the run could end."""
+    proc = _slow_metric_run(tmp_path, "HOLD")
+    wait_for_file(tmp_path / "STEPPING", proc)
+    proc.send_signal(signal.SIGTERM)
+    wait_until(lambda: "SIGTERM" in (tmp_path / "stderr").read_text(), what="the signal taken", proc=proc)
+    (tmp_path / "HOLD").unlink()  # the step returns now
+    marks, journal, sample = _ended(tmp_path, proc)
+    assert marks == ["MEASURED0", "MEASURING0"]  # the baseline only
+    assert [e["tool"] for e in journal if e["event"] == "action"] == ["copy_chunk"]
+    assert StateStore(tmp_path / "state").load().actions_total == 1
+    assert sample.value is None and sample.error is not None
+    assert sample.error.endswith("was not measured: stopped by SIGTERM")
 
 
 def two_agents(folder: Path, head: str = "", **lines: str) -> None:
