@@ -366,12 +366,26 @@ def test_a_bad_cron_is_refused_alike_by_tick_status_validate_and_run(tmp_path: P
 
 
 def test_the_cron_check_agrees_with_the_scheduler() -> None:
-    """heartbeat.cronexpr accepts exactly what APScheduler's from_crontab accepts, with its message."""
+    """heartbeat.cronexpr accepts exactly what APScheduler's from_crontab accepts, with its message,
+    but an expression it takes that never fires (``0 0 31 2 *``: live round 57), which is refused."""
     import random
+    from datetime import UTC, datetime
 
     from apscheduler.triggers.cron import CronTrigger
 
     from heartbeat.config.cronexpr import cron_problem
+
+    def theirs(expr: str) -> str | None:
+        try:
+            trigger = CronTrigger.from_crontab(expr, timezone="UTC")
+        except ValueError as exc:
+            return str(exc)
+        fires = trigger.get_next_fire_time(None, datetime(2026, 1, 1, tzinfo=UTC)) is not None
+        return None if fires else f"{expr!r} never fires"
+
+    def agree(expr: str) -> bool:
+        said, ours = theirs(expr), cron_problem(expr)
+        return ours is None if said is None else (ours or "").startswith(said)
 
     parts = "* */0 */5 */59 */60 */23 0 59 60 24 23 1-5 5-1 0-0 1-5/2 1-5/9 5/10 5/70 mon MON-fri sun-mon "
     parts += "monday jan jan-dec dec-jan last lastx foo 1,2 7 0-6 1-7 13 12 31 32 0/1 1- x-y mon-fri/2 L ?"
@@ -379,12 +393,18 @@ def test_the_cron_check_agrees_with_the_scheduler() -> None:
     rng = random.Random(27)
     for _ in range(3000):
         expr = " ".join(rng.choice(pieces) for _ in range(rng.choice((4, 5, 5, 5, 6))))
-        try:
-            CronTrigger.from_crontab(expr, timezone="UTC")
-            theirs = None
-        except ValueError as exc:
-            theirs = str(exc)
-        assert cron_problem(expr) == theirs, expr
+        assert agree(expr), expr
+    # Days, months and weekdays that no date may have together, and some that one has.
+    days, months = ["29", "31", "last", "30,31"], ["feb", "apr,jun", "2,4", "9-11/2"]
+    weekdays = ["*", "sat-sun"]
+    never = 0
+    for day in days:
+        for month in months:
+            for weekday in weekdays:
+                expr = f"0 0 {day} {month} {weekday}"
+                assert agree(expr), expr
+                never += theirs(expr) is not None
+    assert never >= 8
 
 
 # 10. `log` rows for anomalies name the detector.

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 
 from .credentials import KNOWN_LIMIT, KNOWN_NAME, MASK, credential_name, credential_words, name_words
 
@@ -79,11 +79,12 @@ _TOKEN = _lazy(
 # The value is looked ahead at, not taken, so a value that is itself a name ("note": "password:
 # x") is tried as one; it stops where a URL's query or a list goes on (& ; , ? #), and holds the
 # "=" of a base64 key or a generated password after its first character (api_key=Zm9v=YmFy). A
-# name starts a word, not a path's last part (".../github-token: could not save state" names a
-# file), or a line, also one a JSON text escapes ("HOME=/root\\nPGPASSWORD=...", ``env`` printed
-# into an argument), and is taken whole (possessive): linear time on a 64 KiB exception message.
+# name (a letter or "_" first: npm's ``_authToken``) starts a word, not a path's last part
+# (".../github-token: could not save state" names a file), or a line, also one a JSON text escapes
+# ("HOME=/root\\nPGPASSWORD=...", ``env`` printed into an argument), and is taken whole
+# (possessive): linear time on a 64 KiB exception message.
 _PAIR = _lazy(
-    r"""(?:(?<![\w.\-/\\])|(?<=\\[nrt]))([A-Za-z][\w.-]*+)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']?"""
+    r"""(?:(?<![\w.\-/\\])|(?<=\\[nrt]))([A-Za-z_][\w.-]*+)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']?"""
     r"""(?=(?:(?:Bearer|Basic|Token|bearer|basic|token|SSWS|Bot)[ \t]+)?([^\s"'&;,?#:=\\]))"""
 )
 # The rest of a pair's value, read only after a credential's name: looked ahead at for every pair,
@@ -128,9 +129,9 @@ _NAMED_VALUE = _lazy(
     r"""\\{0,7}"(?:value|header_value|headerValue|Value)\\{0,7}"[ \t]*:[ \t]*\\{0,7}")([^"\\]+)"""
 )
 # A .pgpass line's password (host:port:database:user:password), at a line's start (also one a JSON
-# text escapes) or a quote's: its port a number or "*", its database and user each a name or "*".
+# text escapes), a word's or a quote's: its port a number or "*", its database and user each a name or "*".
 _PGPASS = _lazy(
-    r"""(?m)((?:^|(?<=\\n)|(?<=["'])|(?<=\\["']))[\w.*-]+:(?:\d{1,5}|\*):[A-Za-z_*][^\s:"'\\]*:[A-Za-z_*][^\s:"'\\]*:)"""
+    r"""(?m)((?:^|(?<=\\n)|(?<=[\s"'])|(?<=\\["']))[\w.*-]+:(?:\d{1,5}|\*):[A-Za-z_*][^\s:"'\\]*:[A-Za-z_*][^\s:"'\\]*:)"""
     r"""[^\s"'\\]+"""
 )
 # A .netrc entry's password: machine api.example.com login me password X (on one line or several).
@@ -217,14 +218,14 @@ def _discord_marked(text: str) -> bool:
     return any(head in text for head in ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"))
 
 
-def _mask_pairs(text: str) -> str:
-    """``text`` with the value of every credential-named ``name=value`` pair masked."""
+def _mask_pairs(text: str, named: Callable[[str], bool] = credential_name) -> str:
+    """``text`` with the value of every ``name=value`` pair whose name is a credential's masked."""
     parts: list[str] = []
     done = 0
     rest = _VALUE_REST()
     for match in _PAIR().finditer(text):
         start = match.start(2)
-        if start < done or not credential_name(match.group(1)):
+        if start < done or not named(match.group(1)):
             continue  # masked already, or no credential's name
         end = found.end() if (found := rest.match(text, start + 1)) else start + 1
         if text[start:end] in _LEFT_TO_TOKENS:
@@ -236,26 +237,27 @@ def _mask_pairs(text: str) -> str:
     return "".join(parts) + text[done:] if parts else text
 
 
-def _mask_flags(text: str) -> str:
+def _mask_flags(text: str, named: Callable[[str], bool] = credential_name) -> str:
     """``text`` with the value of every credential-named flag (``--api-key X``) masked."""
 
     def masked(match: re.Match[str]) -> str:
-        if match.group(4) == MASK or not credential_name(match.group(2)):
+        if match.group(4) == MASK or not named(match.group(2)):
             return match.group(0)
         return match.group(1) + match.group(3) + MASK
 
     return _FLAG().sub(masked, text)
 
 
-def mask_credential_text(text: str) -> str:
+def mask_credential_text(text: str, named: Callable[[str], bool] = credential_name) -> str:
     """``text`` with the credentials that can be told from the text alone as ``***``.
 
-    See the module's docstring for which. Quick tests first: most texts (a
-    search, a file path, a command) contain none of the marks and cost a few
+    See the module's docstring for which; ``named`` says which names are a credential's (an agent's
+    own data keeps a cursor's ``next_token``: :func:`.kept_data.is_kept_secret`). Quick tests
+    first: most texts (a search, a file path, a command) contain none of the marks and cost a few
     substring tests.
     """
     if "=" in text or ": " in text:
-        text = _mask_pairs(text)
+        text = _mask_pairs(text, named)
     text = _mask_schemes(text)
     if "-u" in text:
         text = _USER_FLAG().sub(_masked_after, text)
@@ -264,26 +266,27 @@ def mask_credential_text(text: str) -> str:
             text = _MYSQL_PASSWORD().sub(_masked_after, text)
         if "login" in text or "sshpass" in text:
             text = _P_PASSWORD().sub(_masked_after, text)
+    by_name = _masked_named if named is credential_name else partial(_masked_named, named=named)
     if "configure" in text:
-        text = _SET_PAIR().sub(_masked_named, text)
+        text = _SET_PAIR().sub(by_name, text)
     if text.count(":") >= 4:
         text = _PGPASS().sub(_masked_after, text)
     if "machine" in text and "password" in text:
         text = _NETRC().sub(_masked_after, text)
     if "alue" in text and '"' in text:
-        text = _NAMED_VALUE().sub(_masked_named, text)
+        text = _NAMED_VALUE().sub(by_name, text)
     if "--" in text:
-        text = _mask_flags(text)
+        text = _mask_flags(text, named)
     if (" is" in text or " was" in text) and any(name in text for name in _PROSE_NAMES):
         text = _mask_prose(text)
     return _mask_tokens(text)
 
 
-def _masked_named(match: re.Match[str]) -> str:
+def _masked_named(match: re.Match[str], named: Callable[[str], bool] = credential_name) -> str:
     """A match of a name and its value apart (:data:`_SET_PAIR`, :data:`_NAMED_VALUE`: groups 1 to
     4, what comes before the name, the name, what stands between, the value) with the value masked
     when the name is a credential's."""
-    if match.group(4) == MASK or not credential_name(match.group(2)):
+    if match.group(4) == MASK or not named(match.group(2)):
         return match.group(0)
     return match.group(1) + match.group(2) + match.group(3) + MASK
 

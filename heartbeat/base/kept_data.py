@@ -1,7 +1,9 @@
 """What an agent keeps in its own data (``ctx.data``), with the credentials in it masked.
 
-``state.json`` is a plain file a person reads: a token the agent stored there (an OAuth access
-token, a ``Bearer`` value, a URL with its password) is written as ``***``. What the agent needs
+``state.json`` is a plain file a person reads: a credential the agent stored there, as a key's
+value or inside a text as a person's output would show it (an OAuth access token, a ``Bearer``
+value, a URL with its password, ``aws_secret_access_key = ...``, a connection string's
+``AccountKey=``, ``mysql -p...``), is written as ``***``. What the agent needs
 back to go on (a page's ``next_token``, a sync's cursor) is kept. Pure and standard library only.
 """
 
@@ -10,18 +12,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .credential_text import mask_forms
+from .credential_text import mask_credential_text
 from .credentials import KNOWN_LIMIT, KNOWN_NAME, LEAVES, MASK, credential_words, name_words
 
 __all__ = ["is_kept_secret", "mask_data"]
 
 
 def mask_data(value: Any) -> Any:
-    """JSON-like data an agent keeps (its ``ctx.data``) with the credentials in it as ``***``: a
-    text's token told by its form (``sk-...``, ``ghp_...``, a JWT), a ``Bearer`` value or a URL's
-    password, under any key, and the value of a key named for a secret (``password``,
-    ``api_key``, ``access_token``; not a page's ``next_token`` or ``sync_token``, which the agent
-    needs back: :func:`is_kept_secret`); ``value`` itself, not copied, when it holds none."""
+    """JSON-like data an agent keeps (its ``ctx.data``) with the credentials in it as ``***``: in a
+    text, what :func:`.credential_text.mask_credential_text` masks but a cursor's token
+    (``next_token=``, ``page_token=``), under any key, and the value of a key named for a secret
+    (``password``, ``api_key``, ``access_token``; not a page's ``next_token`` or ``sync_token``,
+    which the agent needs back: :func:`is_kept_secret`); ``value`` itself, not copied, when it
+    holds none."""
     if not _holds_kept_secret(value):
         return value
     root: list[Any] = [None]
@@ -30,7 +33,7 @@ def mask_data(value: Any) -> Any:
     while stack:
         item, parent, key = stack.pop()
         if isinstance(item, str):
-            parent[key] = mask_forms(item)
+            parent[key] = mask_credential_text(item, _kept_secret_name)
         elif id(item) in copies:
             parent[key] = copies[id(item)]
         elif isinstance(item, Mapping):
@@ -116,4 +119,4 @@ def _holds_kept_secret(value: Any) -> bool:
     # found in the whole exactly when one text holds it; one scan, not one a text (10x faster on a
     # large agent's data).
     joined = "\n".join(texts)
-    return mask_forms(joined) != joined
+    return mask_credential_text(joined, _kept_secret_name) != joined

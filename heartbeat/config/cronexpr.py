@@ -3,12 +3,15 @@
 ``heartbeat tick`` never imports APScheduler (a cron tick must start fast),
 yet a bad ``schedule.cron`` must be refused by every command alike. This is
 the grammar of APScheduler 3's ``CronTrigger.from_crontab``, checked with
-``re``; the tests hold it to APScheduler's own answers.
+``re``; the tests hold it to APScheduler's own answers. An expression the
+grammar takes but no date matches (``0 0 31 2 *``: February the 31st) is
+refused too: its run would wait for ever and its dead man's switch never be due.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 __all__ = ["cron_problem"]
 
@@ -35,7 +38,53 @@ def cron_problem(expr: str) -> str | None:
             problem = _part_problem(part, name, low, high)
             if problem:
                 return problem
+    if not _fires(values[2], values[3], values[4]):
+        return f"{expr.strip()!r} never fires: no date has that day of the month in that month and weekday"
     return None
+
+
+_CYCLE_START, _CYCLE_DAYS = date(2001, 1, 1), 28 * 365 + 7  # 28 years: every date's weekday, leap days too
+
+
+def _fires(day: str, month: str, weekday: str) -> bool:
+    """Whether a date matches the day, month and weekday fields (all of them, as APScheduler asks)."""
+    days, months, weekdays = (
+        _allowed(day, 1, 31),
+        _allowed(month, 1, 12, _MONTHS),
+        _allowed(weekday, 0, 6, _WEEKDAYS),
+    )
+    if days is None and months is None and weekdays is None:
+        return True
+    last = "last" in day.lower()
+    for n in range(_CYCLE_DAYS):
+        when = _CYCLE_START + timedelta(days=n)
+        if (
+            (months is None or when.month in months)
+            and (weekdays is None or when.weekday() in weekdays)
+            and (days is None or when.day in days or (last and (when + timedelta(days=1)).day == 1))
+        ):
+            return True
+    return False
+
+
+def _allowed(value: str, low: int, high: int, names: tuple[str, ...] = ()) -> set[int] | None:
+    """The values one field (already checked) allows; None for every value (``*``)."""
+    allowed: set[int] = set()
+    for part in re.split(" *, *", value.strip()):
+        if (found := _ALL.match(part)) is not None:
+            if not found["step"]:
+                return None
+            allowed.update(range(low, high + 1, int(found["step"])))
+        elif (found := _RANGE.match(part)) is not None:
+            first, step = int(found["first"]), int(found["step"] or 1)
+            last = int(found["last"]) if found["last"] else (high if found["step"] else first)
+            allowed.update(range(first, last + 1, step))
+        elif names and (found := _NAMES.match(part)) is not None:
+            offset = low  # month names count from 1, weekday names from 0
+            first = names.index(found["first"].lower()) + offset
+            last = names.index(found["last"].lower()) + offset if found["last"] else first
+            allowed.update(range(first, last + 1))
+    return allowed
 
 
 def _part_problem(part: str, name: str, low: int, high: int) -> str | None:

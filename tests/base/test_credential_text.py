@@ -162,6 +162,9 @@ from heartbeat.detect.detectors import summarize
             "db.acme.example:5432:app:admin:***\n*:*:*:replica:***",
         ),
         ('echo "10.0.0.5:6432:*:svc:PgPw-99" >> ~/.pgpass', 'echo "10.0.0.5:6432:*:svc:***" >> ~/.pgpass'),
+        ("~/.pgpass: db.internal:5432:orders:app:Pg57Pw!x", "~/.pgpass: db.internal:5432:orders:app:***"),
+        # live round 57: npm's registry token, its name's "_" first
+        ("//registry.npmjs.org/:_authToken=npm_L57aBcDeFgHiJkLmNoPq", "//registry.npmjs.org/:_authToken=***"),
         ('{"out": "localhost:5432:*:postgres:PgPw99\\n"}', '{"out": "localhost:5432:*:postgres:***\\n"}'),
     ],
 )

@@ -34,6 +34,32 @@ def test_mask_data_masks_what_an_agent_keeps_and_copies_nothing_else() -> None:
     assert mask_data(unset) is unset
 
 
+def test_a_credential_kept_inside_a_text_is_masked_and_a_cursor_in_one_is_kept() -> None:
+    """Live round 57: a secret an agent keeps in a text of its data, as a person's terminal would
+    show it (an AWS credentials line, a connection string's ``AccountKey``, a JSON text's
+    ``"password"``, ``mysql -p...``, an env line), is ``***`` in ``state.json``; a cursor's token in
+    a text (``next_token=``, a URL's ``page_token=``) is the agent's to read back."""
+    data = {
+        "notes": [
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG",
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=abc123+/==;",
+            '{"user": "ci", "password": "hunter2xyz"}',
+            "mysql -uroot -pS3cret app",
+            "HEROKU_API_KEY=0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",
+        ],
+        "resume": "next_token=eyJwYWdlIjoyfQ https://api.example/items?page_token=p3&limit=50",
+    }
+    masked = mask_data(data)
+    assert masked["notes"] == [
+        "aws_secret_access_key = ***",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=***;",
+        '{"user": "ci", "password": "***"}',
+        "mysql -uroot -p*** app",
+        "HEROKU_API_KEY=***",
+    ]
+    assert masked["resume"] == data["resume"]
+
+
 _PIECES = st.sampled_from(
     [
         "sk-",

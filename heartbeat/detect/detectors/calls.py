@@ -119,6 +119,11 @@ _SILENT_VERBS = frozenset(
         # ``pagerduty.acknowledge``, ``webhooks.redeliver``, ``payments.refund``), or working it
         *("transition", "acknowledge", "nack", "redeliver", "refund", "capture", "fulfill", "promote"),
         *("process", "handle"),  # work done on what was taken (``events.process_batch``)
+        # what changes a thing of the agent's work or a person's access (an image resized, a grant);
+        # not the words as often a tool's namespace (``migrate.status``, ``build.log``, ``backfill.logs``)
+        *("resize", "crop", "rotate", "compress", "transcode", "provision", "grant", "revoke", "ban"),
+        # what asks a person or books a time for them (``propose_slot``, ``invite_attendees``)
+        *("propose", "invite", "reserve", "reject", "decline"),
     ]
 )
 # Verbs that only read: the first verb of a name says what the tool does, and these say it acts on

@@ -431,6 +431,11 @@ def test_a_comment_on_a_pull_request_is_a_message_to_its_people() -> None:
         ("tickets.reopen", {"id": 4}, True),
         ("report_status", {}, False),
         ("review_diff", {}, False),
+        # live round 57's twins: an image resized, a meeting's slot proposed, again each wake-up
+        ("resize", {"name": "img_0.jpg", "w": 800}, True),
+        ("calendar.propose_slot", {"meeting": "q3-review"}, True),
+        ("migrate.status", {"database": "orders"}, False),  # a migration tool's look
+        ("backfill.logs", {"job": 7}, False),
     ],
 )
 def test_an_act_named_in_an_argument_or_done_again_is_an_act(
