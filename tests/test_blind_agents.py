@@ -3156,6 +3156,51 @@ _SIXTY_SECOND_MISSED: dict[int | None, set[str]] = {
     for g in (None, 1, 5, 10)
 }
 
+# Batch 63, written at 5d0408e by a helper that read only DESIGN.md and the corpus, replayed at the
+# thirty-third session's end: a CDN purge verifier posting its "verified" message three wake-ups
+# running (repeat), a contract reader's boilerplate pages under a flat clause count and a soak's
+# paging (no_progress), a voluptuous fix whose probes reword their code (recurring_error); regrouped,
+# scheduled rounds merge. Missed: a FEVER search reworded within its 7 actions, a LangGraph clause
+# extractor re-reading one page each 50-second heartbeat (a watcher's round to the rules), a WebShop
+# agent paging Prev / Next over two pages within its 13 actions.
+_SIXTY_THIRD: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__cdn_purge_verifier_b63": ["repeat", "no_progress"],
+        "healthy__langgraph_clause_extractor_b63": ["no_progress"],
+        "healthy__voluptuous_range_inclusive_b63": ["recurring_error"],
+    },
+    1: {
+        "healthy__cdn_purge_verifier_b63": ["repeat", "no_progress"],
+        "healthy__grant_deadline_tracker_b63": ["no_progress"],
+        "healthy__iot_firmware_rollout_b63": ["no_progress"],
+        "healthy__langgraph_clause_extractor_b63": ["no_progress"],
+        "healthy__voluptuous_range_inclusive_b63": ["recurring_error"],
+    },
+    5: {
+        "healthy__grant_deadline_tracker_b63": ["repeat"],
+        "healthy__tm_syncer_nightly_b63": ["repeat"],
+        "healthy__voluptuous_range_inclusive_b63": ["recurring_error"],
+    },
+    10: {
+        "healthy__cdn_purge_verifier_b63": ["repeat"],
+        "healthy__computer_use_driver_install_b63": ["loop"],
+        "healthy__grant_deadline_tracker_b63": ["repeat"],
+        "healthy__tm_syncer_nightly_b63": ["repeat", "empty"],
+        "healthy__voluptuous_range_inclusive_b63": ["recurring_error"],
+    },
+}
+_SIXTY_THIRD_ESCALATED: dict[int | None, set[str]] = {
+    g: {"healthy__grant_deadline_tracker_b63"} if g == 5 else set() for g in (None, 1, 5, 10)
+}
+_SIXTY_THIRD_MISSED: dict[int | None, set[str]] = {
+    g: {"stuck__fever_nei_search_loop_b63", "stuck__webshop_water_bottle_b63"}
+    | ({"stuck__langgraph_clause_extractor_b63"} if g is None else set())
+    | ({"stuck__churn_scorer_b63"} if g == 1 else set())
+    | ({"stuck__mcp_vuln_triage_b63"} if g == 5 else set())
+    | ({"stuck__cdn_purge_verifier_b63", "stuck__warehouse_picklist_batcher_b63"} if g == 10 else set())
+    for g in (None, 1, 5, 10)
+}
+
 # The thirty-first session: a note kept for a person at one round (a training monitor's checkpoint
 # note) no longer makes a watcher's round busy; a training job's plateau is spared the same way.
 # The same answer about each new thing after news is each thing's own (recurring): a GDPR
@@ -3211,9 +3256,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 3205
+    assert len(runs) == len(LABELS) == 3265
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1948
+    assert len(healthy) == 1978
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -3257,6 +3302,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SESSION_THIRTY[per_heartbeat],
         **_SIXTY_FIRST[per_heartbeat],
         **_SIXTY_SECOND[per_heartbeat],
+        **_SIXTY_THIRD[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -3322,6 +3368,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SIXTIETH_ESCALATED[per_heartbeat]
         | _SIXTY_FIRST_ESCALATED[per_heartbeat]
         | _SIXTY_SECOND_ESCALATED[per_heartbeat]
+        | _SIXTY_THIRD_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -3399,6 +3446,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SESSION_THIRTY_MISSED[per_heartbeat]
         | _SIXTY_FIRST_MISSED[per_heartbeat]
         | _SIXTY_SECOND_MISSED[per_heartbeat]
+        | _SIXTY_THIRD_MISSED[per_heartbeat]
         | _CONSULTED_LOOKUPS_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )
