@@ -379,6 +379,17 @@ AUDIT_CASES = [
         "'99'",
         id="cron-validate",
     ),
+    # live round 57: February the 31st, which no date matches: run waited for ever, status unwatched
+    pytest.param(
+        _append("heartbeat.toml", '[schedule]\ncron = "0 0 31 2 *"\n'),
+        ["tick"],
+        2,
+        "never fires",
+        id="cron-never-fires",
+    ),
+    pytest.param(
+        _nothing, ["run", "--cron", "0 0 31 2 *", "--ticks", "1"], 2, "never fires", id="run-cron-never"
+    ),
     pytest.param(
         _write("agent.py", "import sys\nsys.exit(7)\n"),
         ["tick"],

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..base.errors import UsageError
+from .cronexpr import cron_problem
 from .file import (
     DEFAULT_CONFIG_NAME,
     AgentConfig,
@@ -126,6 +127,8 @@ def schedule_with_flags(
         raise UsageError("give --every or --cron, not both")
     if every is None and cron is None:
         return config.schedule.every, config.schedule.cron
+    if cron is not None and (problem := cron_problem(cron)) is not None:
+        raise UsageError(f"--cron: {problem}")
     try:
         return (parse_duration(every) if every is not None else None), cron
     except ValueError as exc:
