@@ -80,15 +80,16 @@ def without_bookkeeping(
 ) -> list[ActionView]:
     """The actions of ``heartbeat`` but its bookkeeping after the heartbeat ``before``, and, when its
     other looks found nothing, the writes keeping its memory: storing back what it read (a cursor,
-    see :func:`_stored_back`) or where it is as ``before`` stored it (the same ``state.set``);
+    see :func:`_stored_back`) or where it is as ``before`` stored it (the same ``state.set``), and
+    the report ``before`` made, made again (an on-call handoff's "no open incidents" each shift);
     ``older`` and ``recorded`` as for :func:`bookkeeping`."""
     kept = bookkeeping(before, {a.shape for a in heartbeat if a.shape}, older, recorded)
     actions = [a for a in heartbeat if not kept(a)]
     memory: set[int] = set()  # the writes storing back what a read answered, and those reads
-    places = {a.fingerprint for a in before if noted(a) and keeps_place(a.tool)}
+    places = {a.fingerprint for a in before if noted(a) and (keeps_place(a.tool) or _tells(a.tool))}
     for i, action in enumerate(actions):
         if noted(action) and action.fingerprint in places:
-            memory.add(i)  # its place kept as the heartbeat before kept it: a cursor that did not move
+            memory.add(i)  # its place kept, or its report made, as the heartbeat before did
         elif noted(action) and (read := _stored_back(action, actions[:i])) is not None:
             memory |= {i, read}
     looks = [a for i, a in enumerate(actions) if i not in memory and not noted(a)]

@@ -1243,3 +1243,19 @@ def test_a_soak_watched_and_then_the_next_wave_begun_is_no_busy_agent() -> None:
     assert _kinds_of(rounds, [50.0] * 7) == [[]] * 7
     again = [*rounds, soak(0), soak(0), [promote]]
     assert "no_progress" in _kinds_of(again, [50.0] * 10)[-1]  # the same act again: no next work
+
+
+def test_an_hourly_query_finding_no_row_and_a_shifts_same_report_are_idle_wake_ups() -> None:
+    """Blind batch 64: a vacuum scheduler's hourly ``psql`` query answering ``(0 rows)`` (its ``WHERE
+    n_dead_tup > 500000`` had been read as a shell's redirect, an act) and an on-call handoff
+    posting "no open incidents" after each quiet look, 12 hours apart, were escalated at their
+    third wake-up. Both are quiet wake-ups now; the same handoff posted after a look that found an
+    incident is work, and judged."""
+    query = ("psql", {"cmd": "SELECT relname FROM pg_stat_user_tables WHERE n_dead_tup > 500000"})
+    empty = " relname | n_dead_tup\n---------+-----------\n(0 rows)"
+    assert _kinds([[(*query, empty, None)]] * 8, None) == [[]] * 8
+    look = ("pagerduty.list_incidents", {"since": "12h"}, '{"incidents": []}', None)
+    post = ("slack.post", {"channel": "#oncall", "text": "Handoff: no open incidents."}, '{"ok": true}', None)
+    assert _kinds([[look, post]] * 8, None) == [[]] * 8
+    busy = ("pagerduty.list_incidents", {"since": "12h"}, '{"incidents": ["INC-1042 (open)"]}', None)
+    assert any(_kinds([[busy, post]] * 8, None))

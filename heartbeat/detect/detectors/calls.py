@@ -341,8 +341,8 @@ def silent_by_design(tool: str, summary: str) -> bool:
     if _verb(tool) is None and '"' in summary:
         named = _ACTION_ARG.search(summary)
         named = named or (None if names_shell(tool) else _SUBCOMMAND_ARG.search(summary))
-        if named is not None and acts_by_name(named.group(1)):
-            return True
+        if named is not None and named.group(1).lower() != "select" and acts_by_name(named.group(1)):
+            return True  # (a query's SELECT reads: a page's select picks)
     return writes_by_command(tool, summary) or writes_sql(summary)
 
 

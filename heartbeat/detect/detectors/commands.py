@@ -29,7 +29,8 @@ _SILENT_COMMAND = re.compile(
     r"|aws\s+(?:--\S+\s+\S+\s+)*[a-z0-9-]+\s+(?:put|create|delete|update|send|change|set|start|stop|tag|untag"
     r"|modify|attach|detach|invoke|terminate|reboot|restore|enable|disable|register|deregister|purge|publish"
     r"|remove|add|associate|disassociate|run|cancel|reset|import)(?:-[a-z0-9-]+)?)(?![\w-])"
-    r"|<<|(?<![-=<>2&:])>{1,2}\s*(?!/dev/null\b)[\w./\\\"'$~-]|\btee\b"
+    # a redirect, not a comparison with a number (a query's ``WHERE n_dead_tup > 500000``)
+    r"|<<|(?<![-=<>2&:])>{1,2}\s*(?!/dev/null\b)(?![\d.]+(?:[\s)\\\"';]|$))[\w./\\\"'$~-]|\btee\b"
 )
 # Every match of _SILENT_COMMAND (case-sensitive) holds one of these pieces: a summary without
 # any is no such command, told by a few substring searches instead of the regex, which tries

@@ -146,6 +146,21 @@ def harness_only(stripped: str) -> bool:
     )
 
 
+# A SQL client's answer to a query that found no row: psql's column header and rule over "(0 rows)",
+# MySQL's "Empty set (0.00 sec)", SQL*Plus's "no rows selected": a listing of nothing, as ``[]`` is.
+_NO_ROWS_FOUND = re.compile(r"(?:[^\n]*\n[-+ ]+\n)?\(0 rows\)|Empty set(?: \([\d.]+ sec\))?|no rows selected")
+_NO_ROWS_FOUND_LONGEST = 2000  # characters: a header of many columns
+
+
+def no_rows_found(stripped: str) -> bool:
+    """Whether ``stripped`` (an output) is a SQL client's result set of no row (``(0 rows)``)."""
+    return (
+        stripped[-1:] in ")td"
+        and len(stripped) <= _NO_ROWS_FOUND_LONGEST
+        and _NO_ROWS_FOUND.fullmatch(stripped) is not None
+    )
+
+
 def not_modified(stripped: str) -> bool:
     """Whether ``stripped`` (an output) is HTTP's 304, "Not Modified": as the status line says it,
     or as a JSON object says it (``{"status": 304, "fetched_at": ...}``, ``{"not_modified": true}``)."""

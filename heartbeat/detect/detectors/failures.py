@@ -291,14 +291,23 @@ def as_failure(
     said = words(tool, action.summary)
     failed = error_words(error, said, action.failure)
     named = frozenset(w for w in said if word_print(w) in action.failure) if action.failure else frozenset()
-    if probes_inline(tool, action.summary):
-        values = _LITERAL.findall(action.summary)
-        said = words(tool, _LITERAL.sub(" ", action.summary)) | {f"={value}" for value in values}
+    if probes_inline(tool, action.summary) and (code := _INLINE_BODY.search(action.summary)) is not None:
+        # Its literals read as one word, "lit", and their values as things: the same code with other
+        # values changes only things; a value added or taken away changes the code.
+        values = {f"={value}" for value in _LITERAL.findall(code.group(3))}
+        plain = (
+            action.summary[: code.start(3)]
+            + _LITERAL.sub(" lit ", code.group(3))
+            + action.summary[code.end(3) :]
+        )
+        said = words(tool, plain) | values
     return (position, tool, fp, said, failed, answered, key, _silent(action), named)
 
 
-# A probe's literal values: a quoted text, a number.
-_LITERAL = re.compile(r"'[^'\\]*'|\b\d+(?:\.\d+)?\b")
+# The code of a probe (``python -c '...'``, ``node -e \"...\"`` as a summary's JSON escapes it)
+# inside its quotes, and the literal values in it: a quoted text, a number.
+_INLINE_BODY = re.compile(r"""(-[ce]\s+)(\\?["'])(.*?)\2""", re.S)
+_LITERAL = re.compile(r"""'[^'\\]*'|\\"[^"\\]*\\"|\b\d+(?:\.\d+)?\b""")
 
 
 def dark_run(failures: Sequence[Failure] | deque[Any], tool: str, answered_at: int) -> tuple[int, int]:

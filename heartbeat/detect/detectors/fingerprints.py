@@ -72,6 +72,7 @@ from .envelope import (
     harness_only,
     http_body,
     no_rows,
+    no_rows_found,
     not_found,
     not_modified,
     unwrapped,
@@ -424,6 +425,8 @@ def _output_result(stripped: str) -> str:
         stripped, said = "{}", None  # an envelope around nothing printed as text: "Messages: []"
     elif len(stripped) <= ENVELOPE_LONGEST and not_modified(stripped):
         stripped, said = NOT_MODIFIED, None
+    elif no_rows_found(stripped):  # a query's result set of no row: "(0 rows)", "Empty set"
+        stripped, said = "{}", None
     elif said == NOTHING_NEW:
         stripped = NOTHING_NEW
     else:

@@ -431,6 +431,11 @@ def test_a_comment_on_a_pull_request_is_a_message_to_its_people() -> None:
         ("tickets.reopen", {"id": 4}, True),
         ("report_status", {}, False),
         ("review_diff", {}, False),
+        # a query's SELECT given as a command reads; a comparison with a number is no redirect
+        ("psql", {"cmd": "SELECT relname FROM pg_stat_user_tables WHERE n_dead_tup > 500000"}, False),
+        ("psql", {"cmd": "INSERT INTO audit VALUES (1)"}, True),
+        ("bash", {"cmd": "awk '$3 > 100' access.log"}, False),
+        ("bash", {"cmd": "python gen.py > 1.txt"}, True),
         # live round 57's twins: an image resized, a meeting's slot proposed, again each wake-up
         ("resize", {"name": "img_0.jpg", "w": 800}, True),
         ("calendar.propose_slot", {"meeting": "q3-review"}, True),

@@ -920,3 +920,9 @@ def test_a_function_probed_with_other_values_is_no_reworded_retry() -> None:
     assert trips(RecurringError(), actions(node)) == [None] * 4
     rerun = [probes[0]] * 3
     assert trips(RecurringError(), actions(rerun))[-1] is not None
+    # A value added is other code: load(), load(path), load(path, 3), failing alike, are judged
+    grown = [
+        {**c, "args": {"cmd": f"python -c 'import m; m.load({a})'"}, "output": "ValueError: bad header"}
+        for c, a in zip(probes, ["", "path", "path, 3"], strict=False)
+    ]
+    assert trips(RecurringError(), actions(grown))[-1] is not None
