@@ -3201,6 +3201,53 @@ _SIXTY_THIRD_MISSED: dict[int | None, set[str]] = {
     for g in (None, 1, 5, 10)
 }
 
+# Batch 64, written at effdfc2 by a helper that read only DESIGN.md and the corpus, replayed after
+# the session's fixes: a Helm chart bumper's fourth poll of a PR's checks still in progress
+# (repeat, escalated), a spot bidder's flat stretch (no_progress), a tqdm fix rerunning one failing
+# test after reads (recurring); regrouped, hourly rounds merge. Missed: a GDPR export's cursor that
+# never advances, polled 20 minutes apart (a watcher hearing the same answer, to the rules), a
+# telecom agent's and a WebShop pager's short runs.
+_SIXTY_FOURTH: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__helm_chart_bumper_b64": ["repeat"],
+        "healthy__spot_bidder_b64": ["no_progress"],
+        "healthy__tqdm_negative_interval_b64": ["recurring", "empty"],
+    },
+    1: {
+        "healthy__helm_chart_bumper_b64": ["repeat"],
+        "healthy__spot_bidder_b64": ["no_progress"],
+        "healthy__tqdm_negative_interval_b64": ["recurring"],
+    },
+    5: {
+        "healthy__db_vacuum_scheduler_b64": ["repeat", "empty", "recurring"],
+        "healthy__oncall_handoff_b64": ["loop"],
+        "healthy__terraform_drift_b64": ["repeat", "recurring"],
+        "healthy__tqdm_negative_interval_b64": ["recurring", "empty"],
+    },
+    10: {
+        "healthy__db_vacuum_scheduler_b64": ["repeat", "empty", "recurring", "near_repeat"],
+        "healthy__oncall_handoff_b64": ["loop", "recurring"],
+        "healthy__spot_bidder_b64": ["repeat", "recurring"],
+        "healthy__terraform_drift_b64": ["repeat", "recurring", "near_repeat"],
+        "healthy__tqdm_negative_interval_b64": ["recurring", "empty"],
+    },
+}
+_SIXTY_FOURTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__helm_chart_bumper_b64"},
+    1: {"healthy__helm_chart_bumper_b64", "healthy__tqdm_negative_interval_b64"},
+    **{
+        g: {"healthy__db_vacuum_scheduler_b64", "healthy__oncall_handoff_b64", "healthy__terraform_drift_b64"}
+        for g in (5, 10)
+    },
+}
+_SIXTY_FOURTH_MISSED: dict[int | None, set[str]] = {
+    g: {"stuck__telecom_data_refuel_b64", "stuck__webshop_boots_paging_b64"}
+    | ({"stuck__gdpr_export_b64"} if g in (None, 1) else set())
+    | ({"stuck__visa_form_browser_b64"} if g in (1, 10) else set())
+    | ({"stuck__support_macro_tuner_b64"} if g == 10 else set())
+    for g in (None, 1, 5, 10)
+}
+
 # The thirty-first session: a note kept for a person at one round (a training monitor's checkpoint
 # note) no longer makes a watcher's round busy; a training job's plateau is spared the same way.
 # The same answer about each new thing after news is each thing's own (recurring): a GDPR
@@ -3256,9 +3303,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 3265
+    assert len(runs) == len(LABELS) == 3325
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 1978
+    assert len(healthy) == 2008
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -3303,6 +3350,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SIXTY_FIRST[per_heartbeat],
         **_SIXTY_SECOND[per_heartbeat],
         **_SIXTY_THIRD[per_heartbeat],
+        **_SIXTY_FOURTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -3369,6 +3417,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SIXTY_FIRST_ESCALATED[per_heartbeat]
         | _SIXTY_SECOND_ESCALATED[per_heartbeat]
         | _SIXTY_THIRD_ESCALATED[per_heartbeat]
+        | _SIXTY_FOURTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -3447,6 +3496,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SIXTY_FIRST_MISSED[per_heartbeat]
         | _SIXTY_SECOND_MISSED[per_heartbeat]
         | _SIXTY_THIRD_MISSED[per_heartbeat]
+        | _SIXTY_FOURTH_MISSED[per_heartbeat]
         | _CONSULTED_LOOKUPS_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )
