@@ -29,7 +29,7 @@ from functools import cache, partial
 
 from .credentials import KNOWN_LIMIT, KNOWN_NAME, MASK, credential_name, credential_words, name_words
 
-__all__ = ["mask_credential_text", "mask_forms", "mask_name"]
+__all__ = ["mask_credential_text", "mask_name"]
 
 
 def _lazy(source: str) -> Callable[[], re.Pattern[str]]:
@@ -328,10 +328,3 @@ def mask_name(name: str) -> str:
         if len(_NAMES) < KNOWN_LIMIT and len(name) <= KNOWN_NAME:
             _NAMES[name] = found
     return found
-
-
-def mask_forms(text: str) -> str:
-    """``text`` with what gives a credential away by its form alone masked: a token's form, the
-    value after ``Bearer``/``Basic``, a URL's password (no ``name=value``: the agent's own URLs keep
-    their cursors)."""
-    return _mask_tokens(_mask_schemes(text))
