@@ -114,9 +114,6 @@ def _holds_kept_secret(value: Any) -> bool:
         elif isinstance(item, list | tuple):
             seen.add(id(item))
             stack.extend(item)
-    # The texts read as one: none of the forms spans a line break, nor needs a text's start or end
-    # (a token's start is a character that is no letter or digit; a newline is one), so a form is
-    # found in the whole exactly when one text holds it; one scan, not one a text (10x faster on a
-    # large agent's data).
-    joined = "\n".join(texts)
-    return mask_credential_text(joined, _kept_secret_name) != joined
+    # Each text on its own: a pair's name may end one text and its value start the next, so the
+    # texts read as one would find what none of them holds.
+    return any(mask_credential_text(text, _kept_secret_name) != text for text in texts)

@@ -84,9 +84,9 @@ _PIECES = st.sampled_from(
 @settings(max_examples=400, deadline=None, print_blob=True)
 @given(texts=st.lists(st.lists(_PIECES, max_size=8).map("".join), max_size=6))
 def test_mask_data_finds_a_form_in_texts_read_together_as_in_each_alone(texts: list[str]) -> None:
-    """Whether the agent's data holds a credential's form is asked of all its texts read together
-    (one scan): that is asked of each text alone, never more (a form across two texts, "Bearer" at
-    one's end and a value at the next's start) nor less (a token at a text's very start)."""
+    """Whether the agent's data holds a credential is asked of each text alone, never more (a pair
+    across two texts, ``Bearer:`` at one's end and a value at the next's start: the texts read as
+    one found it once they were masked as a call's text is) nor less (a token at a text's start)."""
     data = {"notes": texts}
     any_alone = any(mask_data(text) != text for text in texts)
     assert (mask_data(data) is not data) == any_alone
