@@ -3204,9 +3204,10 @@ _SIXTY_THIRD_MISSED: dict[int | None, set[str]] = {
 # Batch 64, written at effdfc2 by a helper that read only DESIGN.md and the corpus, replayed after
 # the session's fixes: a Helm chart bumper's fourth poll of a PR's checks still in progress
 # (repeat, escalated), a spot bidder's flat stretch (no_progress), a tqdm fix rerunning one failing
-# test after reads (recurring); regrouped, hourly rounds merge. Missed: a GDPR export's cursor that
-# never advances, polled 20 minutes apart (a watcher hearing the same answer, to the rules), a
-# telecom agent's and a WebShop pager's short runs.
+# test after reads (recurring); regrouped, hourly rounds merge. Missed: a telecom agent's and a
+# WebShop pager's short runs. (A GDPR export's cursor that never advances, polled 20 minutes apart,
+# was missed as a watcher hearing the same answer until the thirty-fourth session read its page
+# naming itself as the next.)
 _SIXTY_FOURTH: dict[int | None, dict[str, list[str]]] = {
     None: {
         "healthy__helm_chart_bumper_b64": ["repeat"],
@@ -3242,7 +3243,6 @@ _SIXTY_FOURTH_ESCALATED: dict[int | None, set[str]] = {
 }
 _SIXTY_FOURTH_MISSED: dict[int | None, set[str]] = {
     g: {"stuck__telecom_data_refuel_b64", "stuck__webshop_boots_paging_b64"}
-    | ({"stuck__gdpr_export_b64"} if g in (None, 1) else set())
     | ({"stuck__visa_form_browser_b64"} if g in (1, 10) else set())
     | ({"stuck__support_macro_tuner_b64"} if g == 10 else set())
     for g in (None, 1, 5, 10)

@@ -66,7 +66,7 @@ from .detectors.contract import ActionView, heartbeat_bounds
 from .detectors.fingerprints import NO_ROWS_RESULT
 from .detectors.no_progress import NoProgress
 from .detectors.recurring_error import BACKOFF_EXTRA, RecurringError
-from .detectors.said import underway_result
+from .detectors.said import rereads, underway_result
 from .detectors.volatile import mask_times
 from .exploration import explored, noted
 from .probes import probe_round
@@ -105,8 +105,8 @@ def looked_once(asked: set[str], action: ActionView, rerun: Collection[str] = ()
     sync's ``INSERT 0 0``, nothing new to copy, its round run again. An update or a delete matching
     no row stays an act (the same order's status set hour after hour), and so does a write reworded
     until it matches."""
-    if action.error is not None or action.fingerprint in asked:
-        return False
+    if action.error is not None or action.fingerprint in asked or rereads(action.result):
+        return False  # a failure, a call twice, a page saying to read it again (a read going nowhere)
     if silent_by_design(action.tool, action.summary) and not (
         action.result == NO_ROWS_RESULT and action.fingerprint in rerun and copies_sql(action.summary)
     ):

@@ -1259,3 +1259,21 @@ def test_an_hourly_query_finding_no_row_and_a_shifts_same_report_are_idle_wake_u
     assert _kinds([[look, post]] * 8, None) == [[]] * 8
     busy = ("pagerduty.list_incidents", {"since": "12h"}, '{"incidents": ["INC-1042 (open)"]}', None)
     assert any(_kinds([[busy, post]] * 8, None))
+
+
+def test_a_page_naming_itself_as_the_next_is_no_watchers_quiet_round() -> None:
+    """Blind batches 64 and 65: a GDPR export's chat pager sent ``cursor="c_1250"`` each wake-up
+    and heard 250 messages and ``"nextCursor": "c_1250"``, the very answer again: read as a
+    watcher's round that saw nothing move, it had no finding in 20 wake-ups. A page saying to read
+    it again is no quiet look; a feed polled with nothing new (an empty page pointing back) still is,
+    and a pager moving on through the pages is reading."""
+    stuck = [("chat.fetch", {"cursor": "c_1250"}, '{"messages": 250, "nextCursor": "c_1250"}', None)]
+    found = _kinds([stuck] * 8, 0.65)
+    assert any("repeat" in kinds for kinds in found) and "no_progress" in found[-1]
+    quiet = [("chat.fetch", {"cursor": "c_9"}, '{"messages": [], "nextCursor": "c_9"}', None)]
+    assert _kinds([quiet] * 8, 0.65) == [[]] * 8
+
+    def page(n: int) -> Round:
+        return [("chat.fetch", {"cursor": f"c_{n}"}, f'{{"messages": 250, "nextCursor": "c_{n + 1}"}}', None)]
+
+    assert _kinds_of([page(n) for n in range(8)], [float(n) for n in range(8)]) == [[]] * 8

@@ -75,9 +75,10 @@ from .envelope import (
     no_rows_found,
     not_found,
     not_modified,
+    points_at_itself,
     unwrapped,
 )
-from .said import MARKS, NOTHING_NEW, said_of
+from .said import MARKS, NOTHING_NEW, REREAD_MARK, said_of
 from .volatile import (
     ERROR_RE,
     has_volatile,
@@ -400,6 +401,8 @@ def action_keys(
             result, _ = _error_result(stripped[-_ERROR_READ:])
         else:
             result = _output_result(_unechoed_answer(unranked(stripped) or stripped, plain))
+        if not error and result[:1] not in MARKS and points_at_itself(plain, stripped):
+            result = REREAD_MARK + result[1:]  # a page saying to read it again
     elif error is not None:
         result, failure = _error_alone(error, canonical)
     else:

@@ -39,12 +39,14 @@ __all__ = [
     "NOTHING_NEW",
     "PASSED_MARK",
     "PASSED_READ",
+    "REREAD_MARK",
     "UNDERWAY_LONGEST",
     "UNDERWAY_MARK",
     "all_clear",
     "all_clear_result",
     "nothing_new",
     "passing_run",
+    "rereads",
     "said_of",
     "underway_result",
 ]
@@ -248,7 +250,10 @@ PASSED_MARK = "+"
 """The first character of a passing test run's result key (see :func:`passing_run`)."""
 UNDERWAY_MARK = "~"
 """The first character of the result key of an answer naming a state on its way ("RUNNING", "pending")."""
-MARKS = (ALL_CLEAR_MARK, PASSED_MARK, UNDERWAY_MARK)  # what a result key may open with (said_of's)
+REREAD_MARK = "^"
+"""What the result key of a page naming itself as the next to read opens with (see
+:func:`.envelope.points_at_itself`)."""
+MARKS = (ALL_CLEAR_MARK, PASSED_MARK, UNDERWAY_MARK, REREAD_MARK)  # what a result key may open with
 PASSED_READ = 160
 """How much of an output's end is read for a test runner's summary (characters: its last lines)."""
 # A test runner's last word on a run where every test it ran passed, on a line of its own: pytest's
@@ -276,6 +281,11 @@ def passing_run(stripped: str) -> bool:
 def underway_result(result: str | None) -> bool:
     """Whether ``result`` is the key of an answer naming a state on its way ("state": "RUNNING")."""
     return result is not None and result[:1] == UNDERWAY_MARK
+
+
+def rereads(result: str | None) -> bool:
+    """Whether ``result`` is the key of a page naming itself as the next to read (:data:`REREAD_MARK`)."""
+    return result is not None and result[:1] == REREAD_MARK
 
 
 def all_clear_result(result: str | None) -> bool:
