@@ -433,7 +433,7 @@ def _waited(found: _Stretch, kept: list[ActionView], scheduled: bool = False) ->
         moved = again = False  # a look asked before answered anew; a look asked before at all
         for action in without_bookkeeping(now, then, older):
             wait = waits(action.tool, action.summary)
-            if action.error is not None or (noted(action) and not wait):
+            if action.error is not None or (noted(action) and not wait) or rereads(action.result):
                 return False
             if wait and not action.output_len:
                 continue  # a pause that shows nothing; one that shows something (sleep 60 && look) looks

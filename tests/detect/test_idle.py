@@ -1277,3 +1277,16 @@ def test_a_page_naming_itself_as_the_next_is_no_watchers_quiet_round() -> None:
         return [("chat.fetch", {"cursor": f"c_{n}"}, f'{{"messages": 250, "nextCursor": "c_{n + 1}"}}', None)]
 
     assert _kinds_of([page(n) for n in range(8)], [float(n) for n in range(8)]) == [[]] * 8
+
+
+def test_the_same_act_on_a_log_file_each_wake_up_is_no_record_of_its_own() -> None:
+    """Live round 58: a log rotator's twin rotated the same file every night (``rotate_log(path=
+    ".../big.log")`` answered "ok"), its look saying it was still over 1G and its metric flat: a
+    write to a ``.log`` path was read as the agent's own record, bookkeeping, and 14 wake-ups had no
+    finding. Only a write adding to a log is a record; the quiet nights of its healthy twin stay quiet."""
+    look = ("check_logs", {"host": "web-1"}, "/var/log/app/big.log 3.4G (over 1G)", None)
+    rotate = ("rotate_log", {"host": "web-1", "path": "/var/log/app/big.log"}, "ok", None)
+    assert any(_kinds([[look, rotate]] * 8, 0.0))
+    quiet = ("check_logs", {"host": "web-1"}, "no log over 1G", None)
+    noted = ("append_file", {"path": "/var/log/rotator.log", "text": "checked web-1"}, "ok", None)
+    assert _kinds([[quiet, noted]] * 8, 0.0) == [[]] * 8

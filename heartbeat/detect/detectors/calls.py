@@ -255,7 +255,8 @@ _KNOWN_VERBS = _SILENT_VERBS | _READ_VERBS | _MESSAGE_VERBS | _WAIT_VERBS
 _RECORD_VERBS = frozenset(["log", "touch"])
 
 
-# A write to a log file (``append_file(path="restock.log")``): the agent's own record too.
+# A write to a log file (``append_file(path="restock.log")``): the agent's own record too; but not
+# another act on one (``rotate_log(path="big.log")``: a live round's twin rotated one log every night).
 _LOG_FILE = re.compile(r'"(?:path|file|filename|file_path|filepath)":"[^"]*\.log"')
 
 
@@ -269,9 +270,12 @@ def keeps_record(tool: str, summary: str = "") -> bool:
     (``log.info``, ``state.touch``, ``append_log``) or a write to a log file
     (``append_file(path="restock.log")``): a line logged, a time kept, nothing acted on."""
     verb = _verb(tool)
-    if verb in _RECORD_VERBS or (verb in _LOG_WRITES and not _LOGS.isdisjoint(_words(tool))):
+    if verb in _RECORD_VERBS:
         return True
-    return ".log" in summary and _LOG_FILE.search(summary) is not None
+    # Written to: another act on a log (``rotate_log``, ``truncate(path="big.log")``) is work.
+    return verb in _LOG_WRITES and (
+        not _LOGS.isdisjoint(_words(tool)) or (".log" in summary and _LOG_FILE.search(summary) is not None)
+    )
 
 
 # Words that take work from a queue: what such a call answers is work come, not a state looked at.

@@ -168,6 +168,10 @@ def test_a_log_line_or_a_touched_time_is_the_agents_own_record() -> None:
     # A write named for the log it adds to (live round 54's drift watcher: escalated by ``loop``).
     assert all(keeps_record(t) for t in ["append_log", "write_log_entry", "add_journal_line"])
     assert not any(keeps_record(t) for t in ["append_row", "write_catalog", "delete_log", "read_logs"])
+    # Another act on a log file is work (live round 58: a twin rotating one log every night, answered
+    # "ok" under a flat metric, was bookkeeping and never flagged).
+    rotated = {"host": "web-1", "path": "/var/log/app/big.log"}
+    assert not any(keeps_record(t, summarize(t, rotated)) for t in ["rotate_log", "truncate_file", "gzip"])
 
 
 @pytest.mark.parametrize(
