@@ -294,9 +294,10 @@ def stopped_before_lock(hb: Agent) -> TickResult | None:
 
 @contextlib.contextmanager
 def kill_ends_delivery(hb: Agent) -> Iterator[None]:
-    """While a tick delivers: KILL ends it through ``hb.on_abandon``, exit 3 (set by ``tick`` and ``run``).
+    """While a tick delivers: KILL or the fleet stop ends it through ``hb.on_abandon``, exit 3 (set by
+    ``tick`` and ``run``).
 
-    A webhook that never answers must not hold KILL off for its timeout; the
+    A webhook that never answers must not hold a stop off for its timeout; the
     notices were queued before delivery began, so what was not delivered waits
     in outbox/ for the next tick, and a saved tick's journal is made whole. Without
     ``on_abandon`` (a library caller's tick, a human's command) delivery runs to its own timeouts.
@@ -308,16 +309,19 @@ def kill_ends_delivery(hb: Agent) -> Iterator[None]:
     from ..core.result import TickResult
     from .watchdog import watching
 
-    def stop(reason: str) -> None:
+    def stop(reason: str, by: str = hb.kill.name) -> None:
         _close_delivery(hb)
-        _journal_unlocked(
-            hb, {"event": "kill", "reason": reason, "by": hb.kill.name, "during_delivery": True}
-        )
-        message = stopped_by(hb.kill.name, reason, " during delivery")
+        _journal_unlocked(hb, {"event": "kill", "reason": reason, "by": by, "during_delivery": True})
+        message = stopped_by(by, reason, " during delivery")
         message += "; what was not delivered waits in outbox/"
         on_abandon(TickResult(hb.name, "killed", 3, message))
 
-    with watching(hb.kill, stop):
+    fleet = hb.shared_stop
+    with contextlib.ExitStack() as watches:
+        watches.enter_context(watching(hb.kill, stop))
+        if fleet is not None:  # read at most once a second, as during the step (it may be a URL)
+            by = fleet_stop_name(fleet.where)
+            watches.enter_context(watching(fleet.polled(), lambda reason: stop(reason, by)))
         yield
 
 

@@ -116,7 +116,14 @@ def test_a_notifier_plug_in_that_is_not_there_stops_the_tick_before_its_step(tmp
 
 @pytest.mark.parametrize(
     ("command", "stop", "code"),
-    [("tick", "SIGTERM", 143), ("tick", "SIGINT", 130), ("tick", "KILL", 3), ("run", "KILL", 3)],
+    [
+        ("tick", "SIGTERM", 143),
+        ("tick", "SIGINT", 130),
+        ("tick", "KILL", 3),
+        ("run", "KILL", 3),
+        ("tick", "FLEET", 3),
+        ("run", "FLEET", 3),
+    ],
 )
 def test_a_tick_stopped_while_it_delivers_keeps_its_journal_and_says_so(
     tmp_path: Path, webhook_server: WebhookServer, command: str, stop: str, code: int
@@ -125,29 +132,34 @@ def test_a_tick_stopped_while_it_delivers_keeps_its_journal_and_says_so(
     that never answers lost its whole journal (the step's 4 calls, the anomaly, the decision, the
     escalation) although state.json said needs_human, and after a signal it said "the tick's work
     was not saved". The tick's events are journaled before its delivery now, and the stop closes
-    them with the tick event; the message says what was kept; the escalation waits in outbox/."""
+    them with the tick event; the message says what was kept; the escalation waits in outbox/.
+    Live round 58: the fleet stop (``[stop] path``) engaged then was not seen until the webhook
+    answered (20 s); it ends the delivery as KILL does."""
     webhook_server.delay = 60.0
     (tmp_path / "agent.py").write_text(STUCK)
     (tmp_path / "heartbeat.toml").write_text(
         '[agent]\nname = "nb"\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
         f'[[notify]]\ntype = "webhook"\nurl = "{webhook_server.url()}"\ntimeout = "60s"\nretries = 0\n'
+        '[stop]\npath = "FLEET-STOP"\n'
     )
     proc = spawn_heartbeat(tmp_path, command, *(["--every", "1h"] if command == "run" else []))
     try:
         assert webhook_server.wait_for(1, timeout=30), "the escalation never reached the webhook"
-        if stop == "KILL":
-            (tmp_path / "KILL").write_text("stop now")
+        if stop in ("KILL", "FLEET"):
+            (tmp_path / ("KILL" if stop == "KILL" else "FLEET-STOP")).write_text("stop now")
         else:
             proc.send_signal(getattr(signal, stop))
-        _, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
     assert proc.returncode == code, err
     assert "not saved" not in err, err
-    if stop != "KILL":
+    if stop not in ("KILL", "FLEET"):
         assert "during delivery; the tick was saved and journaled" in err, err
+    elif stop == "FLEET":
+        assert "stopped by the fleet stop" in out + err, (out, err)
     assert json.loads((tmp_path / "state" / "state.json").read_text())["status"] == "needs_human"
     assert (tmp_path / "state" / "ESCALATION.md").is_file()
     (kept,) = (json.loads(p.read_text()) for p in (tmp_path / "state" / "outbox").glob("*.json"))
@@ -159,7 +171,7 @@ def test_a_tick_stopped_while_it_delivers_keeps_its_journal_and_says_so(
     assert (ticked["outcome"], ticked["exit_code"], ticked["actions"]) == ("needs_human", 4, 4)
     stopped = events[-1]
     assert (stopped["event"], stopped["during_delivery"]) == (
-        "kill" if stop == "KILL" else "interrupted",
+        "kill" if stop in ("KILL", "FLEET") else "interrupted",
         True,
     )
     assert kinds.index("tick") < len(kinds) - 1  # the tick's lines first, then the stop
