@@ -109,7 +109,9 @@ def test_a_fifo_as_the_journal_fails_log_and_tick_at_once(tmp_path: Path) -> Non
 
 
 def test_a_fifo_in_the_outbox_is_set_aside_not_waited_on(tmp_path: Path) -> None:
-    """An outbox entry that is a FIFO: the tick goes on, the FIFO is moved aside, status works."""
+    """An outbox entry that is a FIFO: the tick goes on, the FIFO is moved aside, status works. The
+    warning says so alone: until live round 58 it began "notification not delivered (kept in
+    outbox/)", of a file that held no notification."""
     root = project(tmp_path, '[[notify]]\ntype = "file"\npath = "notes.jsonl"\n')
     outbox = root / "state" / "outbox"
     outbox.mkdir(parents=True)
@@ -117,6 +119,7 @@ def test_a_fifo_in_the_outbox_is_set_aside_not_waited_on(tmp_path: Path) -> None
     done = run_cli(root, "tick")
     assert done.returncode == 0, done.stderr
     assert "unreadable; set aside" in done.stderr  # a warning: nobody was told
+    assert "kept in outbox" not in done.stderr, done.stderr
     assert (outbox / "webhook--agent-escalation-1--abc.json.corrupt").is_fifo()
     listed = run_cli(root, "outbox")
     assert listed.returncode == 0 and "set aside as corrupt" in listed.stdout
@@ -562,15 +565,27 @@ def test_an_empty_flag_value_is_refused_not_ignored(tmp_path: Path, flag: str) -
 
 @pytest.mark.parametrize(
     ("command", "flag"),
-    [("status", "--max-age"), ("log", "--since"), ("report", "--since"), ("report", "--stretch")],
+    [
+        ("status", "--max-age"),
+        ("log", "--since"),
+        ("report", "--since"),
+        ("report", "--stretch"),
+        ("replay", "--labels"),
+        ("replay", "--html"),
+        ("replay", "--format"),
+        ("run", "--metrics-port"),
+    ],
 )
 def test_an_empty_value_of_a_commands_own_flag_is_refused_not_ignored(
     tmp_path: Path, command: str, flag: str
 ) -> None:
     """``status --max-age ""`` (an unset variable in a watchdog's cron line) turned the overdue check
     off, exit 0 (live round 56): an empty value of a command's own flag is one line, exit 2, as
-    the common flags' are, and nothing is created."""
+    the common flags' are, and nothing is created. So are ``replay --html ""`` and ``--labels ""``
+    and ``run --metrics-port ""`` (live round 58: ignored, exit 0)."""
     project(tmp_path)
-    done = run_cli(tmp_path, command, flag, "")
+    (tmp_path / "t.jsonl").write_text('{"actions": []}\n')
+    extra = {"replay": ["t.jsonl"], "run": ["--every", "1h", "--ticks", "1"]}.get(command, [])
+    done = run_cli(tmp_path, command, *extra, flag, "")
     assert one_line_error(done) and f"{flag}: an empty value" in done.stderr, done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.py", "heartbeat.toml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.py", "heartbeat.toml", "t.jsonl"]

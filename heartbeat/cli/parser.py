@@ -223,7 +223,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--ticks", type=int, metavar="N", help="stop after N ticks (per agent)")
     p.add_argument("--no-initial-tick", action="store_true", help="first tick on the schedule, not at start")
     p.add_argument(
-        "--metrics-port", metavar="[HOST:]PORT", help="serve Prometheus /metrics (HOST: 127.0.0.1)"
+        "--metrics-port",
+        type=_given,
+        metavar="[HOST:]PORT",
+        help="serve Prometheus /metrics (HOST: 127.0.0.1)",
     )
     p.add_argument(
         "--json", action="store_true", help="one JSON object per tick on stdout (the step's prints: stderr)"
@@ -329,16 +332,23 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per tick (stable contract)")
     p.add_argument(
         "--format",
+        type=_given,
         metavar="NAME",
         help="trace, journal, swe-agent, mini-swe-agent, openai, openai-responses, anthropic, "
         "pydantic-ai, langchain, otlp, claude-code or codex (default: detected)",
     )
     p.add_argument("--per-heartbeat", type=int, metavar="N", help="group the actions N per heartbeat")
     p.add_argument(
-        "--labels", metavar="FILE", help="with a folder: CSV trace,label,onset for a confusion table"
+        "--labels",
+        type=_given,
+        metavar="FILE",
+        help="with a folder: CSV trace,label,onset for a confusion table",
     )
     p.add_argument(
-        "--html", metavar="OUT", help="with a folder: also write the tuning page (onsets, detectors, table)"
+        "--html",
+        type=_given,
+        metavar="OUT",
+        help="with a folder: also write the tuning page (onsets, detectors, table)",
     )
 
     command(

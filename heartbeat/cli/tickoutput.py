@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
+from ..core.delivery import SET_ASIDE
 from ..core.models import printable_lines
 
 if TYPE_CHECKING:
@@ -58,8 +59,11 @@ def print_result(result: TickResult, out: TextIO, *, as_json: bool = False, quie
         # be built): its one line, quiet or not (quiet silences normal output only).
         for line in result.errors:
             print(f"heartbeat: {prefix}error: {line}", file=sys.stderr)
-    for line in result.undelivered:
-        warn(prefix, f"notification not delivered (kept in outbox/): {line}")
+    for line in result.undelivered:  # a failed send waits in outbox/; an unreadable entry was set aside
+        warn(
+            prefix,
+            line if line.startswith(SET_ASIDE) else f"notification not delivered (kept in outbox/): {line}",
+        )
     if result.waiting and not result.undelivered:
         warn(prefix, f"{result.waiting} notification(s) waiting in outbox/: not delivered yet")
     if result.untold:

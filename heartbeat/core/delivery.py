@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["DeliveryReport"]
+__all__ = ["SET_ASIDE", "DeliveryReport"]
+
+SET_ASIDE = "outbox entry "
+"""How a line of :meth:`DeliveryReport.undelivered` about an unreadable entry begins: no notification
+waits for it (it was set aside), unlike a failed send."""
 
 
 @dataclass
@@ -25,7 +29,7 @@ class DeliveryReport:
     def undelivered(self) -> list[str]:
         """One line per failed send or unreadable entry, as the journal's ``delivery`` event keeps them."""
         lines = [f"{name}: {error}" for name, error in self.failed]
-        return lines + [f"outbox entry {name} was unreadable; set aside, not sent" for name in self.corrupt]
+        return lines + [f"{SET_ASIDE}{name} was unreadable; set aside, not sent" for name in self.corrupt]
 
     @property
     def ok(self) -> bool:
