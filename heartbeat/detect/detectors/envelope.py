@@ -27,11 +27,6 @@ fetch server is its body (:func:`fetched_body`), a successful raw HTTP
 response around an empty JSON envelope is that envelope, its status line and
 headers aside (:func:`http_body`), and a failed build's output
 ends in its runner's lines that only say it failed (:func:`unwrapped`).
-
-And a page that names, as where to go on next, the very place it was asked for while holding
-something (:func:`points_at_itself`: 250 messages and ``"nextCursor": "c_1250"`` asked with
-``cursor="c_1250"``) says that reading it again is all there is to do: the reading is on its way
-and goes nowhere.
 """
 
 from __future__ import annotations
@@ -53,6 +48,7 @@ __all__ = [
     "NO_ROWS",
     "NO_ROWS_LONGEST",
     "answer_text",
+    "around_nothing",
     "empty_envelope",
     "fetched_body",
     "harness_only",
@@ -63,7 +59,6 @@ __all__ = [
     "no_rows",
     "not_found",
     "not_modified",
-    "points_at_itself",
     "unwrapped",
 ]
 
@@ -264,10 +259,10 @@ def empty_envelope(stripped: str) -> bool:
     if _NOTHING_HINT.search(stripped) is None:  # no empty list, no 0: parsing it would tell no more
         return False
     data = json_object(stripped)
-    return data is not None and _around_nothing(data)
+    return data is not None and around_nothing(data)
 
 
-def _around_nothing(data: dict[Any, Any]) -> bool:
+def around_nothing(data: dict[Any, Any]) -> bool:
     """Whether the JSON object ``data`` is an envelope around no answer (see :func:`empty_envelope`)."""
     # No item in any list and no ``true``; at the top one list at least, or a count of things found
     # at 0 and none above (at any depth: ``{"meta": {"result_count": 0}}``).
@@ -276,67 +271,6 @@ def _around_nothing(data: dict[Any, Any]) -> bool:
         return False
     lists, zeros, counted = places
     return lists > 0 or (zeros > 0 and not counted) or _holds_nothing(data)
-
-
-# A listing call's argument naming where to read from, and its answer's field naming where to read
-# next (lower case, no ``_`` or ``-``): Slack's ``cursor`` and ``next_cursor``, Google's
-# ``pageToken`` and ``nextPageToken``, GraphQL's ``after`` and ``endCursor``, S3's ``marker`` and
-# ``NextMarker``. An answer's ``cursor`` is left out: some APIs echo there the cursor they were given.
-_FROM = frozenset(
-    ["cursor", "pagetoken", "pagecursor", "continuation", "continuationtoken", "marker", "after",
-     "starttoken", "startcursor", "startafter", "nexttoken", "nextpagetoken", "nextcursor", "offset", "page"]
-)  # fmt: skip
-_NEXT = frozenset(
-    ["next", "nextcursor", "nextpagetoken", "nexttoken", "nextpage", "nextmarker", "nextoffset",
-     "continuation", "continuationtoken", "nextcontinuationtoken", "endcursor", "nextpagecursor"]
-)  # fmt: skip
-_PAGED_LONGEST = 20_000  # characters: a longer answer is not parsed for its next cursor
-
-
-def points_at_itself(args: object, stripped: str) -> bool:
-    """Whether ``stripped``, the JSON answer of a call given where to read from (``cursor``,
-    ``page_token``, ``after``...), names that very place as where to read next while holding
-    something: the page says to read it again. An empty page pointing back (a feed polled while
-    nothing came, ``{"items": [], "next_cursor": "c_9"}``) is a quiet poll, not this."""
-    if args.__class__ is not dict:
-        return False
-    sent = {
-        str(value)
-        for name, value in args.items()
-        if name.__class__ is str and _place(name) and value.__class__ in (str, int) and value
-    }
-    if not sent or stripped[:1] != "{" or len(stripped) > _PAGED_LONGEST:
-        return False
-    if not any(place in stripped for place in sent):  # a cheap test before parsing
-        return False
-    data = json_object(stripped)
-    if data is None:
-        return False
-    rest, pointed = _without_next(data, sent)
-    return pointed and bool(rest) and not _around_nothing(rest)
-
-
-def _place(name: str) -> bool:
-    """Whether a field's ``name`` says where a listing is read from (see :data:`_FROM`)."""
-    return name.lower().replace("_", "").replace("-", "") in _FROM
-
-
-def _without_next(data: dict[Any, Any], sent: set[str], depth: int = 0) -> tuple[dict[Any, Any], bool]:
-    """``data`` without its fields naming where to read next (at its top and in the objects it holds,
-    Slack's ``response_metadata``, GraphQL's ``pageInfo``), and whether one names a place of ``sent``."""
-    rest: dict[Any, Any] = {}
-    pointed = False
-    for key, value in data.items():
-        if isinstance(key, str) and key.lower().replace("_", "").replace("-", "") in _NEXT:
-            if isinstance(value, dict):  # HubSpot's ``"paging": {"next": {"after": "600", "link": ...}}``
-                value = next((v for k, v in value.items() if isinstance(k, str) and _place(k)), None)
-            pointed = pointed or (value.__class__ in (str, int) and str(value) in sent)
-        elif isinstance(value, dict) and depth < 2:
-            rest[key], inner = _without_next(value, sent, depth + 1)
-            pointed = pointed or inner
-        else:
-            rest[key] = value
-    return rest, pointed
 
 
 def _holds_nothing(data: dict[Any, Any]) -> bool:

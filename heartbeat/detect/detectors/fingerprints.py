@@ -75,9 +75,9 @@ from .envelope import (
     no_rows_found,
     not_found,
     not_modified,
-    points_at_itself,
     unwrapped,
 )
+from .paging import points_at_itself
 from .said import MARKS, NOTHING_NEW, REREAD_MARK, said_of
 from .volatile import (
     ERROR_RE,
