@@ -12,10 +12,11 @@ in six characters or more, or twenty, after a credential's name and "is"), and t
 gives them away (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``, ``xapp-``,
 ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, ``pypi-``, ``dckr_pat_``, SendGrid's, Shopify's,
 DigitalOcean's, Google's ``ya29.``, Vault's ``hvs.``, Atlassian's ``ATATT``, Linear's ``lin_api_``,
-New Relic's ``NRAK-``, Doppler's ``dp.st.``, Okta's ``SSWS``, Heroku's ``HRKU-``, a Discord bot's
-token (and the value after ``Bot``), a ``.pgpass`` line's password, a JWT, an incoming webhook's path, a
-signed URL's signature, a PEM private key, a PGP private key block). Summaries and error texts pass
-through it before anything keeps or shows them; so do names an agent or a model chose (a tool's, a
+New Relic's ``NRAK-``, Doppler's ``dp.st.``, Okta's ``SSWS``, Heroku's ``HRKU-``, Databricks'
+``dapi``, an age secret key, a Telegram bot's token, a Discord bot's token (and the value after
+``Bot``), a ``.pgpass`` line's password, a JWT, an incoming webhook's path, a signed URL's
+signature, a PEM private key, a PGP private key block). Summaries and error texts pass through it
+before anything keeps or shows them; so do names an agent or a model chose (a tool's, a
 model's: :func:`mask_name`), which are kept and shown on their own.
 
 Pure and standard library only: the detectors' fingerprints use it for every recorded action.
@@ -59,6 +60,8 @@ _TOKEN = _lazy(
     r"|ATATT[\w=-]{20,}|lin_api_[A-Za-z0-9]{32,}|NRAK-[A-Za-z0-9]{20,}"  # Atlassian's, Linear's, New Relic's
     r"|dp\.(?:st|pt|ct|sa)\.[\w.-]{20,}"  # Doppler's
     r"|HRKU-[\w-]{30,}"  # Heroku's
+    r"|dapi[0-9a-f]{32}(?:-\d+)?|AGE-SECRET-KEY-1[0-9A-Z]{50,}"  # Databricks', an age secret key
+    r"|(?:bot)?\d{8,10}:AA[\w-]{30,}"  # a Telegram bot's token (its id, its secret), in a URL after /bot
     # A Discord bot's token: its user id in base64 (a digit's code: M, N or O first), a stamp, a MAC
     r"|[MNO][A-Za-z\d]{23,27}\.[\w-]{6}\.[\w-]{27,40}(?![\w-])"
     # a signed URL's signature (Azure's SAS, S3's and GCS's presigned URLs): its access, in the clear
@@ -191,6 +194,8 @@ def _token_marked(text: str) -> bool:
             "." in text and ("ya29." in text or "hv" in text or "dp." in text)  # Google's, Vault's, Doppler's
         )
         or "ATATT" in text
+        or "dapi" in text  # Databricks'
+        or ":AA" in text  # Telegram's
         or (len(text) >= 59 and "." in text and _discord_marked(text))
         or ("pypi-" in text or "SG." in text or "sig=" in text or "Signature=" in text)
         or ("SK" in text or "key-" in text or "atlasv1" in text)

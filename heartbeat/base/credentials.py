@@ -122,6 +122,8 @@ def credential_words(words: list[str]) -> bool:
         return True
     if last == "token":
         return True
+    if last == "data" and len(words) > 2 and words[-2] == "key":  # a kubeconfig's client-key-data
+        return credential_words(words[:-1])
     return last == "key" and len(words) > 1 and words[-2] in _KEY_AFTER
 
 

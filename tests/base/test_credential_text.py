@@ -166,6 +166,17 @@ from heartbeat.detect.detectors import summarize
         # live round 57: npm's registry token, its name's "_" first
         ("//registry.npmjs.org/:_authToken=npm_L57aBcDeFgHiJkLmNoPq", "//registry.npmjs.org/:_authToken=***"),
         ('{"out": "localhost:5432:*:postgres:PgPw99\\n"}', '{"out": "localhost:5432:*:postgres:***\\n"}'),
+        # live round 58's INFO: Databricks', an age secret key, a Telegram bot's, a kubeconfig's key
+        ("DATABRICKS dapi0123456789abcdef0123456789abcdef-2 set", "DATABRICKS *** set"),
+        ("AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGP0", "***"),
+        (
+            "curl api.telegram.org/bot110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe",
+            "curl api.telegram.org/***/getMe",
+        ),
+        (
+            "  user:\n    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=",
+            "  user:\n    client-key-data: ***",
+        ),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -206,6 +217,7 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         '{"name": "Accept", "value": "application/json"}',  # a name that is no credential's
         "see the hvs. docs; the ATATT prefix; udp.stats; NRAK- keys; ya29. tokens",  # prefixes alone
         "The Bot framework; Bot: ready; HRKU- keys",
+        "at 12:30:AA; order 12345678:ABC; the dapi docs; client-certificate-data: LS0tCg==",
         # what only looks like a .pgpass line: a compiler's place, a clock, an IPv6 address
         "file.c:12:5: error: x:y\n12:30:45:123:456\nfe80::1:2:3:4\na:b:c:d:e",
     ],
