@@ -1,4 +1,4 @@
-"""One heartbeat of one agent: lock -> load -> step -> decide -> settle -> save -> journal -> deliver.
+"""One heartbeat of one agent: lock -> load -> step -> decide -> settle -> save -> journal, then deliver.
 
 The runner is the imperative shell around the pure parts: it reads the
 clock (an injected ``clock``), touches files, calls the agent's step and
@@ -171,6 +171,17 @@ class Heartbeat:
             return TickResult(self.name, "error", 2, self.redact(str(error)))
 
     def _tick(self) -> TickResult:
+        result = self._locked_tick()
+        closing = self.delivering
+        if closing is not None:
+            # A saved tick's notices, delivered once the lock is let go: a webhook that never
+            # answers holds up no `pause`, `resume` or next tick (the outbox has its own lock).
+            result.absorb(self.retry_outbox(self.clock(), force=False))
+            closing()
+            self.delivering = None
+        return result
+
+    def _locked_tick(self) -> TickResult:
         # Taken out first: a tick that stops half way leaves none behind.
         warm = self._warm.take() if self._warm is not None else None
         stopped = control.stopped_before_lock(self)  # KILL, then the fleet stop
@@ -196,7 +207,7 @@ class Heartbeat:
                 pending = state.status is Status.NEEDS_HUMAN and effects.reaching_someone(self.store, names)
                 facts = TickFacts(pending_delivery=pending)
                 settled = settle(state, None, (), spent, now, self.config, where=self.where, facts=facts)
-                return self._finish(settled, [], result, now)
+                return self._finish(settled, [], result)
             reason = self.kill.reason()
             if reason is not None:
                 return control.killed(self, reason, locked=True)
@@ -211,13 +222,14 @@ class Heartbeat:
                     where=self.where, facts=stepped.facts,
                 )  # fmt: skip
                 result.take_facts(stepped.facts, stepped.decision)
-                return self._finish(settled, stepped.events, result, now, stepped.monitor)
+                return self._finish(settled, stepped.events, result, stepped.monitor)
 
     def _finish(
-        self, settled: Settlement, events: list[dict[str, Any]], result: TickResult, now: datetime,
+        self, settled: Settlement, events: list[dict[str, Any]], result: TickResult,
         monitor: Monitor | None = None,
     ) -> TickResult:  # fmt: skip
-        """Save the settled state; queue what it decided; journal; deliver (a stop closes the journal)."""
+        """Save the settled state; queue what it decided; journal (the rest once :meth:`_tick` has
+        delivered it: ``delivering``, which a stop closes)."""
         state = settled.state
         result.take_settlement(settled)
         events += settled.events
@@ -250,9 +262,6 @@ class Heartbeat:
         self.delivering = Closing(
             lambda: self._append(result, self._journal_lines(result.closing_events(), tick))
         )
-        result.absorb(self.retry_outbox(now, force=False))
-        self.delivering()
-        self.delivering = None
         return result
 
     def _append(self, result: TickResult, lines: bytes) -> None:

@@ -226,3 +226,34 @@ def test_a_delivery_that_does_not_unwind_on_sigterm_still_keeps_the_journal(tmp_
     assert [e["event"] for e in events][-2:] == ["tick", "interrupted"]
     assert events[-1]["during_delivery"] and events[-1]["note"] == "the delivery did not unwind"
     assert len(list((tmp_path / "state" / "outbox").glob("*.json"))) == 1
+
+
+def test_a_persons_pause_is_not_held_up_by_a_tick_delivering(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """Live round 58: `heartbeat pause` while a tick delivered its escalation to a webhook that never
+    answers waited 15 s for the lock and exited 5 ("another heartbeat holds the lock"). The tick is
+    saved and journaled before it delivers, and lets the lock go first: the pause is saved while
+    the delivery still waits, and the tick's journal is whole once it ends."""
+    webhook_server.delay = 60.0
+    (tmp_path / "agent.py").write_text(STUCK)
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nname = "nb"\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
+        f'[[notify]]\ntype = "webhook"\nurl = "{webhook_server.url()}"\ntimeout = "60s"\nretries = 0\n'
+    )
+    proc = spawn_heartbeat(tmp_path, "tick")
+    try:
+        assert webhook_server.wait_for(1, timeout=30), "the escalation never reached the webhook"
+        paused = run_cli(tmp_path, "pause", "--reason", "looking into it")
+        assert paused.returncode == 0, paused.stderr
+        assert proc.poll() is None  # the delivery still waits for the webhook
+        (tmp_path / "KILL").write_text("done here")  # ends the delivery: what was not sent waits
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 3, (out, err)
+    assert json.loads((tmp_path / "state" / "state.json").read_text())["status"] == "paused"
+    kinds = [e["event"] for e in journal(tmp_path)]
+    assert kinds.count("escalation") == 1 and kinds.count("pause") == 1 and kinds.count("tick") == 1, kinds
