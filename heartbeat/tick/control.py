@@ -365,9 +365,10 @@ def journal_interrupted(hb: Agent, reason: str) -> None:
     ``--exec`` group ended), its work unsaved; or it was stopped while it delivered, saved: its
     last journal lines (``hb.delivering``) are written first."""
     event: dict[str, Any] = {"event": "interrupted", "reason": reason}
+    if _close_delivery(hb):  # saved, its lock let go (a pause may hold it now): written as they come
+        _journal_unlocked(hb, event | {"during_delivery": True})
+        return
     with contextlib.suppress(HeartbeatError, OSError), hb.store.lock():
-        if _close_delivery(hb):
-            event["during_delivery"] = True
         hb.journal([event], hb.clock(), 0)
 
 

@@ -158,7 +158,12 @@ class Heartbeat:
     def _guarded_tick(self) -> TickResult:
         self.delivering = None
         try:
-            return self._tick()
+            result = self._tick()
+            if (closing := self.delivering) is not None:  # a saved tick's notices, sent with the lock let
+                result.absorb(self.retry_outbox(self.clock(), force=False))  # go (the outbox has its own):
+                closing()  # a webhook that never answers holds up no `pause`, `resume` or next tick
+                self.delivering = None
+            return result
         except TickInterrupted as exc:  # SIGTERM/SIGINT of `heartbeat tick`: journaled, then the caller exits
             control.journal_interrupted(self, str(exc))
             raise
@@ -171,17 +176,6 @@ class Heartbeat:
             return TickResult(self.name, "error", 2, self.redact(str(error)))
 
     def _tick(self) -> TickResult:
-        result = self._locked_tick()
-        closing = self.delivering
-        if closing is not None:
-            # A saved tick's notices, delivered once the lock is let go: a webhook that never
-            # answers holds up no `pause`, `resume` or next tick (the outbox has its own lock).
-            result.absorb(self.retry_outbox(self.clock(), force=False))
-            closing()
-            self.delivering = None
-        return result
-
-    def _locked_tick(self) -> TickResult:
         # Taken out first: a tick that stops half way leaves none behind.
         warm = self._warm.take() if self._warm is not None else None
         stopped = control.stopped_before_lock(self)  # KILL, then the fleet stop
@@ -224,12 +218,9 @@ class Heartbeat:
                 result.take_facts(stepped.facts, stepped.decision)
                 return self._finish(settled, stepped.events, result, stepped.monitor)
 
-    def _finish(
-        self, settled: Settlement, events: list[dict[str, Any]], result: TickResult,
-        monitor: Monitor | None = None,
-    ) -> TickResult:  # fmt: skip
-        """Save the settled state; queue what it decided; journal (the rest once :meth:`_tick` has
-        delivered it: ``delivering``, which a stop closes)."""
+    def _finish(self, settled: Settlement, events: list[dict[str, Any]], result: TickResult,
+                monitor: Monitor | None = None) -> TickResult:  # fmt: skip
+        """Save the settled state; queue what it decided; journal (the rest after its delivery)."""
         state = settled.state
         result.take_settlement(settled)
         events += settled.events

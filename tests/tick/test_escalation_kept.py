@@ -257,3 +257,33 @@ def test_a_persons_pause_is_not_held_up_by_a_tick_delivering(
     assert json.loads((tmp_path / "state" / "state.json").read_text())["status"] == "paused"
     kinds = [e["event"] for e in journal(tmp_path)]
     assert kinds.count("escalation") == 1 and kinds.count("pause") == 1 and kinds.count("tick") == 1, kinds
+
+
+def test_a_tick_interrupted_while_it_delivers_journals_without_the_lock(
+    tmp_path: Path, webhook_server: WebhookServer
+) -> None:
+    """A tick delivers with the state lock let go, so another process may hold it when a signal
+    ends the delivery: the tick's last lines and the stop are journaled all the same (with the lock
+    wanted, they were dropped)."""
+    from filelock import FileLock
+
+    webhook_server.delay = 60.0
+    (tmp_path / "agent.py").write_text(STUCK)
+    (tmp_path / "heartbeat.toml").write_text(
+        '[agent]\nname = "nb"\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
+        f'[[notify]]\ntype = "webhook"\nurl = "{webhook_server.url()}"\ntimeout = "60s"\nretries = 0\n'
+    )
+    proc = spawn_heartbeat(tmp_path, "tick")
+    try:
+        assert webhook_server.wait_for(1, timeout=30), "the escalation never reached the webhook"
+        with FileLock(str(tmp_path / "state" / ".lock")):  # as a `pause` or the next tick would
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 143, (out, err)
+    events = journal(tmp_path)
+    assert [e["event"] for e in events].count("tick") == 1, events
+    assert (events[-1]["event"], events[-1]["during_delivery"]) == ("interrupted", True)
