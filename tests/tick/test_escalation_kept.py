@@ -8,9 +8,12 @@ tick is stopped by SIGTERM, SIGINT or KILL.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+from collections.abc import Iterator
 from pathlib import Path
+from subprocess import Popen
 from typing import Any
 
 import pytest
@@ -98,6 +101,28 @@ def test_a_notifier_that_cannot_be_built_is_still_refused_before_a_run(
     assert "nb: vaultpager: FAILED: notifier vaultpager: could not be built" in tested.stdout
 
 
+@contextlib.contextmanager
+def delivering(root: Path, webhook: WebhookServer, command: str = "tick") -> Iterator[Popen[str]]:
+    """A real ``heartbeat COMMAND`` whose first tick escalates to ``webhook``, which never answers,
+    yielded once the escalation reached it (the tick delivers); ended if still running after. Its
+    fleet stop is the file ``FLEET-STOP``."""
+    webhook.delay = 60.0
+    (root / "agent.py").write_text(STUCK)
+    (root / "heartbeat.toml").write_text(
+        '[agent]\nname = "nb"\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
+        f'[[notify]]\ntype = "webhook"\nurl = "{webhook.url()}"\ntimeout = "60s"\nretries = 0\n'
+        '[stop]\npath = "FLEET-STOP"\n'
+    )
+    proc = spawn_heartbeat(root, command, *(["--every", "1h"] if command == "run" else []))
+    try:
+        assert webhook.wait_for(1, timeout=30), "the escalation never reached the webhook"
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
 def test_a_notifier_plug_in_that_is_not_there_stops_the_tick_before_its_step(tmp_path: Path) -> None:
     """Regression: a `[[notify]]` type naming a module that does not exist went unseen until an
     escalation needed it: every tick called the step and exited 0. It is looked up (not built)
@@ -135,25 +160,12 @@ def test_a_tick_stopped_while_it_delivers_keeps_its_journal_and_says_so(
     them with the tick event; the message says what was kept; the escalation waits in outbox/.
     Live round 58: the fleet stop (``[stop] path``) engaged then was not seen until the webhook
     answered (20 s); it ends the delivery as KILL does."""
-    webhook_server.delay = 60.0
-    (tmp_path / "agent.py").write_text(STUCK)
-    (tmp_path / "heartbeat.toml").write_text(
-        '[agent]\nname = "nb"\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
-        f'[[notify]]\ntype = "webhook"\nurl = "{webhook_server.url()}"\ntimeout = "60s"\nretries = 0\n'
-        '[stop]\npath = "FLEET-STOP"\n'
-    )
-    proc = spawn_heartbeat(tmp_path, command, *(["--every", "1h"] if command == "run" else []))
-    try:
-        assert webhook_server.wait_for(1, timeout=30), "the escalation never reached the webhook"
+    with delivering(tmp_path, webhook_server, command) as proc:
         if stop in ("KILL", "FLEET"):
             (tmp_path / ("KILL" if stop == "KILL" else "FLEET-STOP")).write_text("stop now")
         else:
             proc.send_signal(getattr(signal, stop))
         out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == code, err
     assert "not saved" not in err, err
     if stop not in ("KILL", "FLEET"):
@@ -235,24 +247,12 @@ def test_a_persons_pause_is_not_held_up_by_a_tick_delivering(
     answers waited 15 s for the lock and exited 5 ("another heartbeat holds the lock"). The tick is
     saved and journaled before it delivers, and lets the lock go first: the pause is saved while
     the delivery still waits, and the tick's journal is whole once it ends."""
-    webhook_server.delay = 60.0
-    (tmp_path / "agent.py").write_text(STUCK)
-    (tmp_path / "heartbeat.toml").write_text(
-        '[agent]\nname = "nb"\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
-        f'[[notify]]\ntype = "webhook"\nurl = "{webhook_server.url()}"\ntimeout = "60s"\nretries = 0\n'
-    )
-    proc = spawn_heartbeat(tmp_path, "tick")
-    try:
-        assert webhook_server.wait_for(1, timeout=30), "the escalation never reached the webhook"
+    with delivering(tmp_path, webhook_server) as proc:
         paused = run_cli(tmp_path, "pause", "--reason", "looking into it")
         assert paused.returncode == 0, paused.stderr
         assert proc.poll() is None  # the delivery still waits for the webhook
         (tmp_path / "KILL").write_text("done here")  # ends the delivery: what was not sent waits
         out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 3, (out, err)
     assert json.loads((tmp_path / "state" / "state.json").read_text())["status"] == "paused"
     kinds = [e["event"] for e in journal(tmp_path)]
@@ -267,22 +267,10 @@ def test_a_tick_interrupted_while_it_delivers_journals_without_the_lock(
     wanted, they were dropped)."""
     from filelock import FileLock
 
-    webhook_server.delay = 60.0
-    (tmp_path / "agent.py").write_text(STUCK)
-    (tmp_path / "heartbeat.toml").write_text(
-        '[agent]\nname = "nb"\nstep = "agent:step"\n[policy]\nescalate_after = 1\n'
-        f'[[notify]]\ntype = "webhook"\nurl = "{webhook_server.url()}"\ntimeout = "60s"\nretries = 0\n'
-    )
-    proc = spawn_heartbeat(tmp_path, "tick")
-    try:
-        assert webhook_server.wait_for(1, timeout=30), "the escalation never reached the webhook"
-        with FileLock(str(tmp_path / "state" / ".lock")):  # as a `pause` or the next tick would
-            proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    # The lock taken once the tick delivers, as a `pause` or the next tick would take it.
+    with delivering(tmp_path, webhook_server) as proc, FileLock(str(tmp_path / "state" / ".lock")):
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, (out, err)
     events = journal(tmp_path)
     assert [e["event"] for e in events].count("tick") == 1, events
