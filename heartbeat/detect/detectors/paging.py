@@ -56,7 +56,12 @@ def points_at_itself(args: object, stripped: str) -> bool:
 
 def _place(name: str) -> bool:
     """Whether a field's ``name`` says where a listing is read from (see :data:`_FROM`)."""
-    return name.lower().replace("_", "").replace("-", "") in _FROM
+    return _plain(name) in _FROM
+
+
+def _plain(name: str) -> str:
+    """A field's ``name`` as :data:`_FROM` and :data:`_NEXT` spell it (``next_Page-token``)."""
+    return name.lower().replace("_", "").replace("-", "")
 
 
 def _without_next(data: dict[Any, Any], sent: set[str], depth: int = 0) -> tuple[dict[Any, Any], bool]:
@@ -65,7 +70,7 @@ def _without_next(data: dict[Any, Any], sent: set[str], depth: int = 0) -> tuple
     rest: dict[Any, Any] = {}
     pointed = False
     for key, value in data.items():
-        if isinstance(key, str) and key.lower().replace("_", "").replace("-", "") in _NEXT:
+        if isinstance(key, str) and _plain(key) in _NEXT:
             if isinstance(value, dict):  # HubSpot's ``"paging": {"next": {"after": "600", "link": ...}}``
                 value = next((v for k, v in value.items() if isinstance(k, str) and _place(k)), None)
             pointed = pointed or (value.__class__ in (str, int) and str(value) in sent)

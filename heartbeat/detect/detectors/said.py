@@ -252,7 +252,7 @@ UNDERWAY_MARK = "~"
 """The first character of the result key of an answer naming a state on its way ("RUNNING", "pending")."""
 REREAD_MARK = "^"
 """What the result key of a page naming itself as the next to read opens with (see
-:func:`.envelope.points_at_itself`)."""
+:func:`.paging.points_at_itself`)."""
 MARKS = (ALL_CLEAR_MARK, PASSED_MARK, UNDERWAY_MARK, REREAD_MARK)  # what a result key may open with
 PASSED_READ = 160
 """How much of an output's end is read for a test runner's summary (characters: its last lines)."""
