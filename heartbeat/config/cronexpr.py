@@ -23,6 +23,7 @@ _ALL = re.compile(r"\*(?:/(?P<step>\d+))?$")
 _RANGE = re.compile(r"(?P<first>\d+)(?:-(?P<last>\d+))?(?:/(?P<step>\d+))?$")
 _NAMES = re.compile(r"(?P<first>[a-z]+)(?:-(?P<last>[a-z]+))?", re.IGNORECASE)  # a prefix match, as theirs
 _LAST = re.compile(r"last", re.IGNORECASE)
+_PARTS = re.compile(" *, *")  # a field's comma-separated parts
 
 
 def cron_problem(expr: str) -> str | None:
@@ -32,10 +33,8 @@ def cron_problem(expr: str) -> str | None:
         return f"Wrong number of fields; got {len(values)}, expected 5"
     fields = dict(zip(_FIELDS, values, strict=True))
     for field in sorted(fields, key=lambda f: _ORDER.index(f[0])):  # checked in the scheduler's order
-        name, low, high = field
-        value = fields[field]
-        for part in re.split(" *, *", value.strip()):
-            problem = _part_problem(part, name, low, high)
+        for part in _PARTS.split(fields[field].strip()):
+            problem = _part_problem(part, *field)
             if problem:
                 return problem
     if not _fires(values[2], values[3], values[4]):
@@ -49,9 +48,9 @@ _CYCLE_START, _CYCLE_DAYS = date(2001, 1, 1), 28 * 365 + 7  # 28 years: every da
 def _fires(day: str, month: str, weekday: str) -> bool:
     """Whether a date matches the day, month and weekday fields (all of them, as APScheduler asks)."""
     days, months, weekdays = (
-        _allowed(day, 1, 31),
-        _allowed(month, 1, 12, _MONTHS),
-        _allowed(weekday, 0, 6, _WEEKDAYS),
+        _allowed(day, *_FIELDS[2]),
+        _allowed(month, *_FIELDS[3]),
+        _allowed(weekday, *_FIELDS[4]),
     )
     if days is None and months is None and weekdays is None:
         return True
@@ -67,49 +66,49 @@ def _fires(day: str, month: str, weekday: str) -> bool:
     return False
 
 
-def _allowed(value: str, low: int, high: int, names: tuple[str, ...] = ()) -> set[int] | None:
+def _allowed(value: str, name: str, low: int, high: int) -> set[int] | None:
     """The values one field (already checked) allows; None for every value (``*``)."""
     allowed: set[int] = set()
-    for part in re.split(" *, *", value.strip()):
-        if (found := _ALL.match(part)) is not None:
-            if not found["step"]:
+    for part in _PARTS.split(value.strip()):
+        read = _read(part, name)
+        if isinstance(read, tuple):
+            first, last, step = read
+            if first is None and not step:
                 return None
-            allowed.update(range(low, high + 1, int(found["step"])))
-        elif (found := _RANGE.match(part)) is not None:
-            first, step = int(found["first"]), int(found["step"] or 1)
-            last = int(found["last"]) if found["last"] else (high if found["step"] else first)
-            allowed.update(range(first, last + 1, step))
-        elif names and (found := _NAMES.match(part)) is not None:
-            offset = low  # month names count from 1, weekday names from 0
-            first = names.index(found["first"].lower()) + offset
-            last = names.index(found["last"].lower()) + offset if found["last"] else first
-            allowed.update(range(first, last + 1))
+            allowed.update(
+                range(low if first is None else first, (high if last is None else last) + 1, step or 1)
+            )
     return allowed
 
 
 def _part_problem(part: str, name: str, low: int, high: int) -> str | None:
-    """One comma-separated part of one field."""
+    """What is wrong with one comma-separated part of one field, else None."""
+    read = _read(part, name)
+    return read if read is None or isinstance(read, str) else _range_problem(part, *read, low, high)
+
+
+def _read(part: str, name: str) -> tuple[int | None, int | None, int | None] | str | None:
+    """One comma-separated part of one field as its first value, its last and its step (first None:
+    ``*``; last None: the field's top), or what is wrong with its words; None for the day's ``last``."""
     found = _ALL.match(part)
     if found:
-        step = int(found["step"]) if found["step"] else None
-        return _range_problem(part, None, None, step, low, high)
+        return None, None, int(found["step"]) if found["step"] else None
     found = _RANGE.match(part)
     if found:
         first = int(found["first"])
         last = int(found["last"]) if found["last"] else None
         step = int(found["step"]) if found["step"] else None
-        return _range_problem(part, first, last if last is not None or step else first, step, low, high)
+        return first, last if last is not None or step else first, step
     names = {"month": _MONTHS, "day_of_week": _WEEKDAYS}.get(name)
     found = _NAMES.match(part) if names else None
     if found and names:
         for word in filter(None, (found["first"], found["last"])):
             if word.lower() not in names:
                 return f'Invalid {"month" if name == "month" else "weekday"} name "{word}"'
-        first_name, last_name = found["first"].lower(), (found["last"] or "").lower()
-        offset = 1 if name == "month" else 0
-        first = names.index(first_name) + offset
-        last = names.index(last_name) + offset if last_name else None
-        return _range_problem(part, first, last, None, low, high)
+        offset = 1 if name == "month" else 0  # month names count from 1, weekday names from 0
+        first = names.index(found["first"].lower()) + offset
+        last = names.index(found["last"].lower()) + offset if found["last"] else first
+        return first, last, None
     if name == "day" and _LAST.match(part):
         return None
     return f'Unrecognized expression "{part}" for field "{name}"'
