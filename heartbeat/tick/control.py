@@ -6,7 +6,7 @@ import contextlib
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..base.credential_text import mask_credential_text
@@ -42,6 +42,7 @@ __all__ = [
     "resume",
     "resume_command",
     "stopped_before_lock",
+    "watch_stops",
 ]
 
 # How long `pause` and `resume` wait for a tick that holds the lock (one finishing its
@@ -292,6 +293,20 @@ def stopped_before_lock(hb: Agent) -> TickResult | None:
     return None if shared is None else killed(hb, shared, locked=False, source=fleet_stop_name(fleet.where))
 
 
+def watch_stops(hb: Agent, on_stop: Callable[[str, str], None]) -> list[int]:
+    """Watch KILL and the fleet stop (read at most once a second: it may be a URL) while a step or a
+    delivery runs: ``on_stop(reason, by)`` when either says stop (``by`` as :func:`stopped_by` names
+    it). The watches' tokens, for :func:`~.watchdog.unwatch`."""
+    from .watchdog import watch  # a tick that neither steps nor delivers never loads it
+
+    tokens = [watch(hb.kill, lambda reason: on_stop(reason, hb.kill.name))]
+    fleet = hb.shared_stop
+    if fleet is not None:
+        by = fleet_stop_name(fleet.where)
+        tokens.append(watch(fleet.polled(), lambda reason: on_stop(reason, by)))
+    return tokens
+
+
 @contextlib.contextmanager
 def kill_ends_delivery(hb: Agent) -> Iterator[None]:
     """While a tick delivers: KILL or the fleet stop ends it through ``hb.on_abandon``, exit 3 (set by
@@ -307,22 +322,21 @@ def kill_ends_delivery(hb: Agent) -> Iterator[None]:
         yield
         return
     from ..core.result import TickResult
-    from .watchdog import watching
+    from .watchdog import unwatch
 
-    def stop(reason: str, by: str = hb.kill.name) -> None:
+    def stop(reason: str, by: str) -> None:
         _close_delivery(hb)
         _journal_unlocked(hb, {"event": "kill", "reason": reason, "by": by, "during_delivery": True})
         message = stopped_by(by, reason, " during delivery")
         message += "; what was not delivered waits in outbox/"
         on_abandon(TickResult(hb.name, "killed", 3, message))
 
-    fleet = hb.shared_stop
-    with contextlib.ExitStack() as watches:
-        watches.enter_context(watching(hb.kill, stop))
-        if fleet is not None:  # read at most once a second, as during the step (it may be a URL)
-            by = fleet_stop_name(fleet.where)
-            watches.enter_context(watching(fleet.polled(), lambda reason: stop(reason, by)))
+    tokens = watch_stops(hb, stop)
+    try:
         yield
+    finally:
+        for token in tokens:
+            unwatch(token)
 
 
 def killed_while_loading(hb: Agent, reason: str) -> None:

@@ -32,11 +32,11 @@ from ..detect.monitor import Monitor
 from ..state.killswitch import fleet_stop_name, stopped_by
 from ..state.store import EXEC_SCRATCH_PREFIX
 from .context import StepContext
-from .control import pause_requested, pending_note
+from .control import pause_requested, pending_note, watch_stops
 from .late import account_step
 from .orphans import marking_children
 from .stepguard import StepGuard
-from .watchdog import TickInterrupted, unwatch, watch
+from .watchdog import TickInterrupted, unwatch
 
 if TYPE_CHECKING:
     from ..detect.progress import ProgressMetric
@@ -75,11 +75,8 @@ def run_step(
     guard = hb.stepping = StepGuard(tick)  # until the tick's save keeps its calls
     # Watched from before the agent's code is loaded: importing its module runs that code, which
     # can hang as surely as a step (a connection opened at import), and KILL must still stop it.
-    tokens = [watch(hb.kill, lambda reason: _abandon(hb, guard, reason, tick))]
+    tokens = watch_stops(hb, lambda reason, by: _abandon(hb, guard, reason, tick, by))
     fleet = hb.shared_stop
-    if fleet is not None:  # the fleet stop too, read at most once a second (it may be a URL)
-        by = fleet_stop_name(fleet.where)
-        tokens.append(watch(fleet.polled(), lambda reason: _abandon(hb, guard, reason, tick, by)))
     step_error = None
     try:
         step = hb.step()
