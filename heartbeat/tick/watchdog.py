@@ -75,6 +75,10 @@ process's exit, under load, it must fit the half-second promise (0.2 s took 0.52
 INTERRUPT_GRACE_SECONDS = 0.5
 """How long a tick may take to unwind after SIGTERM/SIGINT before ``on_stuck`` ends it."""
 
+STUCK_HANDLER_SECONDS = 2.0
+"""How long ``on_stuck`` may take to end the process before it is ended without it (its journal
+line and its note on stderr are bounded well within this; a lock or a stream that hangs is not)."""
+
 LINGER_SECONDS = 5.0
 """How long the watchdog keeps polling after the last step, before it sleeps until the next."""
 
@@ -213,7 +217,8 @@ def signals_interrupt(
 
     ``on_stuck(signum)`` is called from a daemon thread when the block has not
     been left ``grace`` seconds after the first signal (it is expected to end
-    the process); leaving the block in time cancels it.
+    the process); leaving the block in time cancels it. Should ``on_stuck`` itself
+    hang, the process ends :data:`STUCK_HANDLER_SECONDS` later with the signal's code.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -223,6 +228,9 @@ def signals_interrupt(
     def deadline(signum: int) -> None:
         time.sleep(grace)
         if not left and on_stuck is not None:
+            # An operator's signal always ends the process: on_stuck journals and writes on its way
+            # out, and a lock the interrupted thread holds, or a stream nobody reads, would keep it.
+            _thread.start_new_thread(_end_after, (STUCK_HANDLER_SECONDS, 128 + signum))
             on_stuck(signum)
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
@@ -241,6 +249,12 @@ def signals_interrupt(
         left.append(True)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _end_after(seconds: float, code: int) -> None:
+    """End the process with ``code`` after ``seconds``, whatever the other threads do."""
+    time.sleep(seconds)
+    os._exit(code)
 
 
 def threads_blocking_exit() -> int:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -57,3 +60,33 @@ def test_a_switch_that_cannot_be_read_stops_the_step_and_the_watch_goes_on() -> 
         watchdog.unwatch(token)
         watchdog.unwatch(other)
     assert reasons == ["the stop switch cannot be read (RuntimeError); failing closed"]
+
+
+# A block that never unwinds (its clean-up swallows the signal) and an on_stuck that hangs as a
+# lock held by the interrupted thread, or a stream nobody reads, would make it.
+_NEVER_ENDS = """
+import threading
+from heartbeat.tick.watchdog import TickInterrupted, signals_interrupt
+with signals_interrupt(lambda signum: threading.Event().wait()):
+    print("ready", flush=True)
+    while True:
+        try:
+            threading.Event().wait()
+        except TickInterrupted:
+            pass
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_ends_the_process_even_when_on_stuck_hangs(signum: int) -> None:
+    """An ``on_stuck`` that hung kept a `heartbeat tick` alive after SIGINT: an operator's signal
+    must always end the process, with the signal's exit code."""
+    proc = subprocess.Popen([sys.executable, "-c", _NEVER_ENDS], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        proc.send_signal(signum)
+        # Generous: only a hang fails here; the bound itself is STUCK_HANDLER_SECONDS.
+        assert proc.wait(timeout=30) == 128 + signum
+    finally:
+        proc.kill()
+        proc.wait()
