@@ -36,14 +36,15 @@ def points_at_itself(args: object, stripped: str) -> bool:
     ``page_token``, ``after``...), names that very place as where to read next while holding
     something: the page says to read it again. An empty page pointing back (a feed polled while
     nothing came, ``{"items": [], "next_cursor": "c_9"}``) is a quiet poll, not this."""
-    if args.__class__ is not dict:
+    # The cheap tests first: this runs for every answer, and few are JSON objects.
+    if args.__class__ is not dict or stripped[:1] != "{" or len(stripped) > _PAGED_LONGEST:
         return False
     sent = {
         str(value)
         for name, value in args.items()
         if name.__class__ is str and _place(name) and value.__class__ in (str, int) and value
     }
-    if not sent or stripped[:1] != "{" or len(stripped) > _PAGED_LONGEST:
+    if not sent:
         return False
     if not any(place in stripped for place in sent):  # a cheap test before parsing
         return False
