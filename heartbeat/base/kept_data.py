@@ -25,7 +25,8 @@ def mask_data(value: Any) -> Any:
     (``password``, ``api_key``, ``access_token``; not a page's ``next_token`` or ``sync_token``,
     which the agent needs back: :func:`is_kept_secret`); ``value`` itself, not copied, when it
     holds none."""
-    if not _holds_kept_secret(value):
+    masked = _masked_texts(value)
+    if masked is None:
         return value
     root: list[Any] = [None]
     copies: dict[int, Any] = {}  # a container met twice is the same copy (a cycle ends)
@@ -33,7 +34,8 @@ def mask_data(value: Any) -> Any:
     while stack:
         item, parent, key = stack.pop()
         if isinstance(item, str):
-            parent[key] = mask_credential_text(item, _kept_secret_name)
+            found = masked.get(item) if item.__class__ is str else None  # read once, masked then
+            parent[key] = found if found is not None else mask_credential_text(item, _kept_secret_name)
         elif id(item) in copies:
             parent[key] = copies[id(item)]
         elif isinstance(item, Mapping):
@@ -93,8 +95,9 @@ def _kept_secret_name(name: object) -> bool:
     return found
 
 
-def _holds_kept_secret(value: Any) -> bool:
-    """Whether :func:`mask_data` would mask anything in ``value``."""
+def _masked_texts(value: Any) -> dict[str, str] | None:
+    """None when :func:`mask_data` would mask nothing in ``value``; else the masked form of each
+    text it holds that was read to tell (so no text is read twice), by text."""
     stack: list[Any] = [value]
     seen: set[int] = set()
     texts: list[str] = []
@@ -109,11 +112,19 @@ def _holds_kept_secret(value: Any) -> bool:
             seen.add(id(item))
             for name, inner in item.items():
                 if _secret_at(name, inner):
-                    return True
+                    return {}  # a secret's key: its texts are read as they are masked
                 stack.append(inner)
         elif isinstance(item, list | tuple):
             seen.add(id(item))
             stack.extend(item)
     # Each text on its own: a pair's name may end one text and its value start the next, so the
     # texts read as one would find what none of them holds.
-    return any(mask_credential_text(text, _kept_secret_name) != text for text in texts)
+    masked: dict[str, str] = {}
+    holds = False
+    for text in texts:
+        if text.__class__ is str and text not in masked:  # a subclass may hash as it likes
+            masked[text] = kept = mask_credential_text(text, _kept_secret_name)
+            holds = holds or kept != text
+        elif text.__class__ is not str:
+            holds = holds or mask_credential_text(text, _kept_secret_name) != text
+    return masked if holds else None

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from heartbeat.base import kept_data
+from heartbeat.base.credential_text import mask_credential_text
 from heartbeat.base.kept_data import mask_data
 
 
@@ -99,3 +104,22 @@ def test_mask_data_reads_a_large_agents_data_and_finds_one_token_in_it() -> None
     masked = mask_data({"items": records})
     assert masked["items"][2500]["title"] == "*** was pasted here"
     assert masked["items"][2499] == records[2499] and records[2500]["title"].startswith("ghp_")
+
+
+def test_each_text_is_read_once_when_the_data_holds_a_credential(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Data holding a credential had every text read twice: once to tell whether anything is masked,
+    once to mask it. The second pass takes the first one's reading."""
+    read: list[str] = []
+
+    def counted(text: str, named: Callable[[str], bool]) -> str:
+        read.append(text)
+        return mask_credential_text(text, named)
+
+    monkeypatch.setattr(kept_data, "mask_credential_text", counted)
+    notes = [f"page {n} read" for n in range(50)]
+    last = "curl -H 'Authorization: Bearer abcdef0123456789abcdef'"
+    data = {"notes": notes, "last": last, "again": notes[0]}
+    masked = mask_data(data)
+    assert masked["last"] == "curl -H 'Authorization: Bearer ***'"
+    assert masked["notes"] == notes and masked["again"] == notes[0]
+    assert sorted(read) == sorted({*notes, last})
