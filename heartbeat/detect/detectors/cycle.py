@@ -50,6 +50,7 @@ all-clear reports are keyed: :func:`_key_of`.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -120,13 +121,28 @@ def _plain_key(action: ActionView, before: Hashable) -> tuple[Hashable, ...] | N
         return None
     if length is not None and length > _SHORT and not all_clear_result(action.result):
         if length > CONFIRMATION_LONGEST or is_note(action.tool):  # a page: the cheap test first
-            return (action.shape, action.result)
+            return (_dated(action), action.result)
         act = acts_by_name(action.tool)  # by its name alone (cached): a command's text is not read
-        return (mask_times(action.summary), action.result) if act else (action.shape, action.result)
+        return (mask_times(action.summary), action.result) if act else (_dated(action), action.result)
     # A short answer, an all-clear or none (a failure) cannot tell two pages apart: the exact call.
     if before is not None and silent_by_design(action.tool, action.summary) and not is_note(action.tool):
         return (action.fingerprint, action.result, before)
     return (action.fingerprint, action.result)
+
+
+# A calendar day a call names (2026-03-05, not a moment: a time of day after it is the call's own).
+_DAY = re.compile(r"(?<!\d)\d{4}-\d\d-\d\d(?![\dT]| \d\d:)")
+
+
+def _dated(action: ActionView) -> Hashable:
+    """``action``'s shape with the days its call names: a daily check asks about another day each
+    morning (``run_date = '2026-03-05'``), however alike its answer ("0 flags"); the shape drops
+    every digit."""
+    summary = action.summary
+    if "-" not in summary:  # the cheap test first: most calls name no day
+        return action.shape
+    days = _DAY.findall(summary)
+    return (action.shape, *days) if days else action.shape
 
 
 def _keys(actions: Sequence[ActionView], n: int) -> list[Hashable]:

@@ -722,3 +722,34 @@ def test_a_bisects_test_at_each_commit_is_no_revisit() -> None:
     assert first(Cycle(), actions(_bisect(verdicts))) is None
     found = first(Cycle(), actions(_bisect(verdicts, skipped=True)))
     assert found is not None and found[0] <= 14
+
+
+def _daily_checks(days: list[str]) -> list[Call]:
+    """A payroll checker's mornings and evenings: each day's scan found nothing to flag, and no pay
+    item changed after it: the same answers, day after day, about the day each call names."""
+    calls: list[Call] = []
+    for day in days:
+        evening = f"select count(*) from pay_items where run_date = '{day}' and updated_at > '{day} 07:00'"
+        calls += [
+            {
+                "tool": "anomaly.scan",
+                "args": {"run_date": day, "rules": ["gross_jump"]},
+                "output": '{"flagged": 0}',
+            },
+            {
+                "tool": "slack.post_message",
+                "args": {"text": f"Scan {day}: 0 flags."},
+                "output": '{"ok": true}',
+            },
+            {"tool": "sql.query", "args": {"sql": evening}, "output": " count\n-------\n     0\n(1 row)"},
+        ]
+    return calls
+
+
+def test_a_daily_check_asks_about_another_day_each_time() -> None:
+    """The same answers about each new day are no revisits (a payroll checker was escalated for a
+    cycle on its ninth day: the shape drops every digit, the days its calls name with them). The
+    same day asked about again and again is going round."""
+    days = [f"2026-03-{day:02}" for day in range(1, 15)]
+    assert first(Cycle(), actions(_daily_checks(days))) is None
+    assert first(Cycle(), actions(_daily_checks(["2026-03-05"] * 14))) is not None
