@@ -11,7 +11,7 @@ again. Pure: a live Monitor and a replay agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
 from .detectors.calls import keeps_record, silent_by_design
 from .detectors.contract import ActionView
@@ -20,7 +20,7 @@ from .detectors.fingerprints import prints
 from .detectors.memory import keeps_place, written_back
 from .detectors.said import all_clear_result
 from .exploration import noted
-from .probes import alerts, keeps_note
+from .probes import alerts, keeps_note, words_told
 
 __all__ = ["bookkeeping", "heard_nothing", "records", "untold", "without_bookkeeping", "written"]
 
@@ -110,6 +110,17 @@ def untold(
     if len(told) != 1 or any(noted(a) and _tells(a.tool) for a in before):
         return actions
     return actions[: told[0]] + actions[told[0] + 1 :]
+
+
+def told_again(heartbeats: Sequence[Sequence[ActionView]], kept: Sequence[ActionView]) -> bool:
+    """Whether a heartbeat of ``heartbeats`` (among ``kept``) told a person, or noted for one, the
+    very words of another message of ``kept`` (see :func:`.probes.words_told`): no news of how a
+    wait goes ("step 70709/120000, still training", every third wake-up)."""
+    said = {a.index: words_told(a) for beat in heartbeats for a in beat if noted(a) and _tells(a.tool)}
+    words = set(said.values()) - {None}
+    return bool(words) and any(
+        words_told(a) in words and a.index not in said for a in kept if noted(a) and _tells(a.tool)
+    )
 
 
 def _tells(tool: str) -> bool:

@@ -59,7 +59,7 @@ from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from ..core.models import ProgressSample
-from .bookkeeping import heard_nothing, records, untold, without_bookkeeping, written
+from .bookkeeping import heard_nothing, records, told_again, untold, without_bookkeeping, written
 from .detectors.calls import keeps_record, pauses, silence_answers, silent_by_design, takes, waits
 from .detectors.commands import copies_sql
 from .detectors.contract import ActionView, heartbeat_bounds
@@ -300,9 +300,10 @@ def spared(
     found = _flat_stretch(detector, kept, progress)
     return found is not None and (
         (not found.heartbeats and bool(kept))  # an agent that records its calls made none: idle
-        or _rounds(found.heartbeats)
+        # A message in the very words of one before is no news of how the wait goes: it froze.
+        or (_rounds(found.heartbeats) and not told_again(found.heartbeats, kept))
         or _next_work(found, kept)
-        or _waited(found, kept, scheduled)
+        or (_waited(found, kept, scheduled) and not told_again(found.heartbeats, kept))
         or _backed_off(found, kept, turn is False)
         or explored(*found, kept)
         or (scheduled and _quiet_within(found, kept))

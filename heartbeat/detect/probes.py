@@ -9,9 +9,9 @@ thing watched, not of the agent. What tells it from a stuck agent is the round a
 the very calls of the wake-up before, each once; most of them answered; every call that failed had
 answered at an earlier wake-up (the thing watched broke; a call that never worked is the agent's
 own); and what it did besides looking was to tell a person something it had not told them the
-round before, nor the way it told them then. A stuck agent retries within its wake-up, fails on
-most of its calls, does work, or tells a person again each round (a reply to one mail resent,
-reworded, wake-up after wake-up).
+round before, nor the way it told them then, nor in the words of an earlier round. A stuck agent
+retries within its wake-up, fails on most of its calls, does work, or tells a person again each
+round (a reply to one mail resent, reworded, wake-up after wake-up).
 Pure: a live Monitor and a replay agree.
 """
 
@@ -25,7 +25,7 @@ from functools import lru_cache
 from .detectors.calls import silent_by_design
 from .detectors.contract import ActionView, heartbeat_bounds
 
-__all__ = ["alerts", "keeps_note", "probe_round", "probed"]
+__all__ = ["alerts", "keeps_note", "probe_round", "probed", "words_told"]
 
 # Words of a tool that tells a person of something (``slack_post_message``, ``chat.postMessage``,
 # ``create_incident``). An answer to a person's own message (``mail_reply``, ``respond``) is work.
@@ -70,11 +70,27 @@ def probed(earlier: Sequence[ActionView], last: Sequence[ActionView], newest: Se
         return False
     if looks.keys() != before.keys() or not told.isdisjoint(told_before):
         return False  # other calls than the round before, or told as the round before told
+    if told and _told_again(newest, earlier):
+        return False  # words a person was told before: no news of what it watches
     failed = [a for a in looks.values() if a.error is not None]
     if 2 * len(failed) >= len(looks):
         return False  # most of the round failed: the agent's own calls, not the thing it watches
     answered = {a.fingerprint for a in earlier if a.error is None}
     return all(a.fingerprint in answered for a in failed)
+
+
+def _told_again(newest: Sequence[ActionView], earlier: Sequence[ActionView]) -> bool:
+    """Whether a message of ``newest`` tells a person the very words of one ``earlier`` (see
+    :func:`words_told`: "step 70709/120000 (58.9%), still training" every third wake-up)."""
+    said = {words_told(a) for a in newest if alerts(a.tool)} - {None}
+    return any(words_told(a) in said for a in earlier if alerts(a.tool))
+
+
+def words_told(action: ActionView) -> str | None:
+    """The words of a message whose call holds them (a post's ``text`` of a few words), as its
+    fingerprint; None for one that failed or whose words its answer holds (``post_update(channel)``
+    answered "posted: 41% of the sample"), where the call alone cannot say they were the same."""
+    return action.fingerprint if action.error is None and action.summary.count(" ") >= 2 else None
 
 
 def _round(actions: Iterable[ActionView]) -> tuple[dict[str, ActionView] | None, set[str]]:

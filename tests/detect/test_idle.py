@@ -305,6 +305,26 @@ def test_a_flat_metric_over_a_watchers_rounds_is_no_busy_agent() -> None:
         assert ["no_progress" in kinds for kinds in _kinds(busy, 0.0)] == [False] * 3 + [True] * 7
 
 
+def _training(hour: int, step: int) -> Round:
+    """An hourly look at a training job at ``step``, every third hour told to a channel."""
+    answer = f'{{"state": "running", "step": {step}, "tokens_per_s": {41000 if step else 0}}}'
+    look = ("jobs.describe", {"job": "ft-llm-7b"}, answer, None)
+    post = ("slack.post_message", {"channel": "#ml-runs", "text": f"step {step}/120000, still training"})
+    return [look, (*post, '{"ok": true}', None)] if hour % 3 == 0 else [look]
+
+
+def test_a_watcher_telling_the_same_words_again_is_busy_and_one_telling_news_is_not() -> None:
+    """Blind batch 66's frozen training job: the same status every hour, "step 70709, still
+    training" posted every third, its metric flat. Its flat stretch read as a watcher's rounds (a
+    message each third wake-up, none the heartbeat before) and it had no finding in 20 wake-ups.
+    A message in the very words of one before is no news of how the wait goes: ``no_progress``
+    fires. The same watcher telling a new step each time stays a watcher."""
+    frozen = _kinds([_training(hour, 70709) for hour in range(12)], 58.9)
+    assert any("no_progress" in kinds for kinds in frozen)
+    told_anew = [[*_training(hour, 70709)[:1], *_training(hour, 70000 + hour)[1:]] for hour in range(12)]
+    assert not any("no_progress" in kinds for kinds in _kinds(told_anew, 58.9))
+
+
 def test_a_watchers_round_is_the_same_calls_each_heartbeat_after_the_first_flat_sample() -> None:
     """``watching``: only ``no_progress``; each heartbeat after the stretch's first sample (which
     measured what came before it, a rise perhaps) asks the same looks; no act and no failure, but

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from heartbeat.detect.monitor import Monitor
-from heartbeat.detect.probes import alerts, probe_round
+from heartbeat.detect.probes import alerts, probe_round, words_told
 
 T0 = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 Call = tuple[str, dict[str, Any], str | None, str | None]  # tool, args, output, error
@@ -106,6 +106,27 @@ def test_the_same_alert_again_each_round_is_no_monitors_round() -> None:
         _round(wake, {"files"}, alert) for wake in range(4, 10)
     ]
     assert any(_kinds(rounds)[4:])
+
+
+def test_words_told_in_an_earlier_round_are_no_news() -> None:
+    """A round that looks and tells a person the very words of an earlier round (a frozen job's
+    "still training" every third wake-up) had its findings dropped as a monitor's round: the post
+    was news only against the round just before. It is judged now; a new message is still news."""
+    told = _post("ft-llm-7b: step 70709/120000 (58.9%), still training")
+    rounds = [_round(1, set(), told), _round(2), _round(3), _round(4, set(), told)]
+    assert not probe_round(_history(rounds), 4, timedelta(seconds=30))
+    rounds[-1] = _round(4, set(), _post("ft-llm-7b: step 80112/120000 (66.8%)"))
+    assert probe_round(_history(rounds), 4, timedelta(seconds=30))
+
+
+def test_words_a_server_writes_are_not_told_again_by_the_same_call() -> None:
+    """A post whose words the server writes (``post_update(channel)`` answered "posted: 41% of the
+    sample", then 43%) is the same call each time, not the same words: an A/B monitor's updates
+    are news (blind batch 62's, spared as a watcher; judging them by the call alone flagged it)."""
+    update: Call = ("post_update", {"channel": "#exp"}, "posted: 41% of the sample", None)
+    assert words_told(_history([[update]])[0]) is None
+    told = _post("exp_8c21: 41% of the sample")
+    assert words_told(_history([[told]])[0]) == _history([[told]])[0].fingerprint
 
 
 def _history(rounds: list[list[Call]], minutes: int = 5) -> list[Any]:

@@ -68,9 +68,9 @@ _NEVER_ENDS = """
 import threading
 from heartbeat.tick.watchdog import TickInterrupted, signals_interrupt
 with signals_interrupt(lambda signum: threading.Event().wait()):
-    print("ready", flush=True)
     while True:
-        try:
+        try:  # "ready" said inside it: the signal, sent once it is read, is always swallowed here
+            print("ready", flush=True)
             threading.Event().wait()
         except TickInterrupted:
             pass
