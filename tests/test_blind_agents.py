@@ -3274,6 +3274,56 @@ _SIXTY_FIFTH_MISSED: dict[int | None, set[str]] = {
     g: {"stuck__podcast_transcoder_b65"} if g == 10 else set() for g in (None, 1, 5, 10)
 }
 
+# The thirty-fifth session: a call naming a day asks about that day (cycle); a nightly orders check
+# asking about each new night, answered alike, loses its cycle (still escalated for recurring).
+_SESSION_THIRTY_FIVE: dict[int | None, dict[str, list[str] | None]] = {
+    g: {"healthy__nightly_orders_check_b38": ["recurring"]} if g != 1 else {} for g in (None, 1, 5, 10)
+}
+
+# Batch 66, written at 60dd016 by a helper that read only the earlier batches' files
+# and the corpus, replayed after the thirty-fifth session's fixes (a call naming a day asks about
+# that day; a message in the words of one before is no news of a wait): a training job's eval
+# queued for four hourly polls, its status identical (repeat, escalated); a backup restore
+# provisioning storage for three polls and an RSS digest appended after quiet looks (no_progress,
+# not escalated); regrouped, a price watcher's same three shops each round. Missed: a restore
+# waiting for a volume that never attaches, an emoji fix probing reworded names that each come
+# back unchanged, a sitemap page naming itself as the next while empty.
+_SIXTY_SIXTH: dict[int | None, dict[str, list[str]]] = {
+    None: {
+        "healthy__backup_restore_verifier_b66": ["repeat", "no_progress"],
+        "healthy__rss_summariser_b66": ["no_progress"],
+        "healthy__training_job_poller_b66": ["repeat"],
+    },
+    1: {
+        "healthy__backup_restore_verifier_b66": ["repeat", "no_progress"],
+        "healthy__price_watch_bot_b66": ["loop"],
+        "healthy__training_job_poller_b66": ["repeat"],
+    },
+    5: {
+        "healthy__backup_restore_verifier_b66": ["repeat"],
+        "healthy__price_watch_bot_b66": ["loop", "cycle", "recurring"],
+    },
+    10: {
+        "healthy__backup_restore_verifier_b66": ["repeat"],
+        "healthy__changelog_writer_b66": ["empty"],
+        "healthy__price_watch_bot_b66": ["loop", "cycle", "recurring"],
+    },
+}
+_SIXTY_SIXTH_ESCALATED: dict[int | None, set[str]] = {
+    None: {"healthy__training_job_poller_b66"},
+    1: {"healthy__price_watch_bot_b66", "healthy__training_job_poller_b66"},
+    5: {"healthy__price_watch_bot_b66"},
+    10: {"healthy__price_watch_bot_b66"},
+}
+_SIXTY_SIXTH_MISSED: dict[int | None, set[str]] = {
+    g: {"stuck__emoji_custom_delimiters_b66"}
+    | ({"stuck__backup_restore_verifier_b66"} if g != 10 else {"stuck__search_index_reindexer_b66"})
+    | ({"stuck__seo_sitemap_crawler_b66"} if g in (None, 1) else set())
+    | ({"stuck__langgraph_market_research_b66"} if g == 1 else set())
+    | ({"stuck__price_watch_bot_b66"} if g in (1, 5, 10) else set())
+    for g in (None, 1, 5, 10)
+}
+
 # The thirty-first session: a note kept for a person at one round (a training monitor's checkpoint
 # note) no longer makes a watcher's round busy; a training job's plateau is spared the same way.
 # The same answer about each new thing after news is each thing's own (recurring): a GDPR
@@ -3329,9 +3379,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 3385
+    assert len(runs) == len(LABELS) == 3445
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 2038
+    assert len(healthy) == 2068
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -3378,6 +3428,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SIXTY_THIRD[per_heartbeat],
         **_SIXTY_FOURTH[per_heartbeat],
         **_SIXTY_FIFTH[per_heartbeat],
+        **_SIXTY_SIXTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -3398,6 +3449,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SESSION_THIRTY_ONE[per_heartbeat],
         **_SESSION_THIRTY_TWO[per_heartbeat],
         **_SESSION_THIRTY_THREE[per_heartbeat],
+        **_SESSION_THIRTY_FIVE[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -3446,6 +3498,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SIXTY_THIRD_ESCALATED[per_heartbeat]
         | _SIXTY_FOURTH_ESCALATED[per_heartbeat]
         | _SIXTY_FIFTH_ESCALATED[per_heartbeat]
+        | _SIXTY_SIXTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -3526,6 +3579,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SIXTY_THIRD_MISSED[per_heartbeat]
         | _SIXTY_FOURTH_MISSED[per_heartbeat]
         | _SIXTY_FIFTH_MISSED[per_heartbeat]
+        | _SIXTY_SIXTH_MISSED[per_heartbeat]
         | _CONSULTED_LOOKUPS_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )
