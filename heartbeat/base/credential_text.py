@@ -1,23 +1,24 @@
 """Credentials a text gives away, masked: a URL's, a command's, an error's, a tool's name.
 
 Free text holds credentials too: an argument's value (a URL's ``?api_key=...``, a command's
-``Authorization: Bearer ...`` or ``export OPENAI_API_KEY=sk-...``, a DSN's ``user:password@``) and
-an error's text (a client error quoting the URL it failed on). :func:`mask_credential_text` masks
-what can be told from the text alone: the value after a credential-named key (``name=``, ``name:``,
-``"name": "``; which names: :mod:`.credentials`), after ``Bearer``/``Basic``, a URL's password, ``-u
-user:password``, ``mysql -p<password>``, a value beside its credential's name in a JSON text
-(``{"header_name": "X-Api-Key", "header_value": ...}``), a credential-named flag's value
-(``--api-key X``, ``--token=X``), a credential told in prose (``the auth token is 9f8e...``: a digit
-in six characters or more, or twenty, after a credential's name and "is"), and tokens whose form
-gives them away (``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``xox?-``, ``xapp-``,
-``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, ``pypi-``, ``dckr_pat_``, SendGrid's, Shopify's,
-DigitalOcean's, Google's ``ya29.``, Vault's ``hvs.``, Atlassian's ``ATATT``, Linear's ``lin_api_``,
-New Relic's ``NRAK-``, Doppler's ``dp.st.``, Okta's ``SSWS``, Heroku's ``HRKU-``, Databricks'
-``dapi``, an age secret key, a Telegram bot's token, a Discord bot's token (and the value after
-``Bot``), a ``.pgpass`` line's password, a JWT, an incoming webhook's path, a signed URL's
-signature, a PEM private key, a PGP private key block). Summaries and error texts pass through it
-before anything keeps or shows them; so do names an agent or a model chose (a tool's, a
-model's: :func:`mask_name`), which are kept and shown on their own.
+``Authorization: Bearer ...`` or ``export OPENAI_API_KEY=sk-...``, a DSN's ``user:password@`` or key
+as its user, ``https://<key>@...``) and an error's text (a client error quoting the URL it failed
+on). :func:`mask_credential_text` masks what can be told from the text alone: the value after a
+credential-named key (``name=``, ``name:``, ``"name": "``; which names: :mod:`.credentials`), after
+``Bearer``/``Basic``, a URL's password, ``-u user:password``, ``mysql -p<password>``, ``redis-cli -a
+<password>``, a value beside its credential's name in a JSON text (``{"header_name": "X-Api-Key",
+"header_value": ...}``), a credential-named flag's value (``--api-key X``, ``--token=X``), a
+credential told in prose (``the auth token is 9f8e...``: a digit in six characters or more, or
+twenty, after a credential's name and "is"), and tokens whose form gives them away
+(``sk-``/``sk_live_``, ``ghp_``, ``github_pat_``, GitLab's ``glpat-``/``glptt-``..., ``xox?-``,
+``xapp-``, ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, ``pypi-``, ``dckr_pat_``, SendGrid's,
+Shopify's, DigitalOcean's, Google's ``ya29.``, Vault's ``hvs.``, Atlassian's ``ATATT``, Linear's
+``lin_api_``, New Relic's ``NRAK-``, Doppler's ``dp.st.``, Okta's ``SSWS``, Heroku's ``HRKU-``,
+Databricks' ``dapi``, Stripe's ``whsec_``, Google's ``GOCSPX-``, an age secret key, a Telegram bot's
+token, a Discord bot's token (and the value after ``Bot``), a ``.pgpass`` line's password, a JWT, an
+incoming webhook's path, a signed URL's signature, a PEM private key, a PGP private key block).
+Summaries and error texts pass through it before anything keeps or shows them; so do names an agent
+or a model chose (a tool's, a model's: :func:`mask_name`), which are kept and shown on their own.
 
 Pure and standard library only: the detectors' fingerprints use it for every recorded action.
 """
@@ -44,7 +45,8 @@ _TOKEN = _lazy(
     r"(?<![A-Za-z0-9])(?:"
     r"(?:sk|rk)[-_][A-Za-z0-9_-]{16,}"  # OpenAI, Anthropic (sk-ant-), Stripe (sk_live_, rk_live_)
     r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"  # GitHub
-    r"|gl(?:pat|rt|dt)-[\w-]{20,}"  # GitLab's personal, runner and deploy tokens
+    r"|gl(?:pat|rt|dt|ptt|cbt|imt|soat|ffct|oas|agent)-[\w-]{20,}"  # GitLab's: personal, runner, trigger...
+    r"|whsec_[A-Za-z0-9]{24,}|GOCSPX-[\w-]{24,}"  # a Stripe webhook's signing secret, a Google client's
     r"|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}"  # Slack's bot, user and app tokens
     # An incoming webhook's URL is its credential: its path after the host (Slack's, Discord's)
     r"|(?<=hooks\.slack\.com/services/)[\w/]{20,}|(?<=/api/webhooks/)\d+/[\w-]{20,}"
@@ -101,6 +103,9 @@ _LEFT_TO_TOKENS = frozenset([MASK, "-----BEGIN"])  # a pair's value masked, or a
 # SSWS: Okta's; Bot: Discord's, before a token's length only ("the Bot framework" stays)
 _SCHEME = _lazy(r"\b((?:Bearer|Basic|bearer|basic|SSWS)[ \t]+|Bot[ \t]+(?=[\w.~+/=-]{50}))[\w.~+/=-]{8,}")
 _USERINFO = _lazy(r"""(://[^/\s:@"'\\]*:)[^/\s@"'\\]+(?=@)""")  # redis://:pw@ has no user
+# A URL whose user is a key, no password after it (a Sentry DSN's https://<key>@o1.ingest.sentry.io,
+# a token given as the user of a clone URL): a user name that long is no person's.
+_KEY_USER = _lazy(r"""(?<=://)[\w-]{20,}(?=@)""")
 # A command line's credential-named flag and its value: --api-key X, --token=X, --password 'a b',
 # and as an argv list shows it in JSON ("--token", "X"). The value is a word of three characters or
 # more, or a quoted text; a word that is another flag is no value. The flag's name is tested as a
@@ -116,9 +121,11 @@ _USER_FLAG = _lazy(
 )
 # The MySQL clients' password written against its flag: mysql -uroot -pS3cret app.
 _MYSQL_PASSWORD = _lazy(r"""(\bmysql(?:dump|admin|import|show|check)?\b[^\n|;&]*?(?<!\S)-p)[^\s"'\\]+""")
-# A password given to a program by its -p: a registry's login (docker login -u ci -p X), sshpass.
+# A password given to a program by its -p: a registry's login (docker login -u ci -p X), sshpass;
+# or by its -a: redis-cli -a X.
 _P_PASSWORD = _lazy(
-    r"""((?:\b(?:docker|podman|buildah|nerdctl)\s+login\b[^\n|;&]*?(?<!\S)-p|\bsshpass\s+-p)[ \t]*)"""
+    r"""((?:\b(?:docker|podman|buildah|nerdctl)\s+login\b[^\n|;&]*?(?<!\S)-p|\bsshpass\s+-p"""
+    r"""|\bredis-cli\b[^\n|;&]*?(?<!\S)-a)[ \t]*)"""
     r"""[^\s"'\\;&|-][^\s"'\\;&|]*"""
 )
 # A setting given by name and value apart: aws configure set aws_secret_access_key X.
@@ -188,6 +195,7 @@ def _token_marked(text: str) -> bool:
                 or "_v1_" in text  # dop_v1_ doo_v1_ dor_v1_
                 or "dckr_" in text
                 or "lin_api_" in text
+                or "whsec_" in text
             )
         )
         or (
@@ -210,6 +218,7 @@ def _token_marked(text: str) -> bool:
                 or "KEY" in text
                 or "AK-" in text
                 or "KU-" in text
+                or "PX-" in text  # Google's GOCSPX-
             )
         )
         or ("/" in text and ("hooks.slack.com/" in text or "/webhooks/" in text))
@@ -271,6 +280,8 @@ def mask_credential_text(text: str, named: Callable[[str], bool] = credential_na
             text = _MYSQL_PASSWORD().sub(_masked_after, text)
         if "login" in text or "sshpass" in text:
             text = _P_PASSWORD().sub(_masked_after, text)
+    elif " -a" in text and "redis-cli" in text:
+        text = _P_PASSWORD().sub(_masked_after, text)
     by_name = _masked_named if named is credential_name else partial(_masked_named, named=named)
     if "configure" in text:
         text = _SET_PAIR().sub(by_name, text)
@@ -306,7 +317,7 @@ def _mask_schemes(text: str) -> str:
     if "earer" in text or "asic " in text or "SSWS " in text or "Bot " in text:
         text = _SCHEME().sub(_masked_after, text)
     if "@" in text:
-        text = _USERINFO().sub(_masked_after, text)
+        text = _KEY_USER().sub(MASK, _USERINFO().sub(_masked_after, text))
     return text
 
 

@@ -177,6 +177,16 @@ from heartbeat.detect.detectors import summarize
             "  user:\n    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=",
             "  user:\n    client-key-data: ***",
         ),
+        # live round 59's INFO: Stripe's webhook secret, GitLab's trigger token, redis-cli's -a,
+        # a Google OAuth client's secret, a Sentry DSN's key (a URL's user, no password)
+        ("STRIPE_WEBHOOK whsec_L59aBcDeFgHiJkLmNoPqRsTuVwXyZ012", "STRIPE_WEBHOOK ***"),
+        ("trigger glptt-L59aBcDeFgHiJkLmNoPqRsTu", "trigger ***"),
+        ("redis-cli -h cache -a L59RedisCliPw55 ping", "redis-cli -h cache -a *** ping"),
+        ("client GOCSPX-L59aBcDeFgHiJkLmNoPqRsTuVwX", "client ***"),
+        (
+            "sentry https://L59sEnTrYpUbLiCkEy0a1b2c3d4e5f6@o59.ingest.sentry.io/4505",
+            "sentry https://***@o59.ingest.sentry.io/4505",
+        ),
     ],
 )
 def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> None:
@@ -218,6 +228,8 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         "see the hvs. docs; the ATATT prefix; udp.stats; NRAK- keys; ya29. tokens",  # prefixes alone
         "The Bot framework; Bot: ready; HRKU- keys",
         "at 12:30:AA; order 12345678:ABC; the dapi docs; client-certificate-data: LS0tCg==",
+        # a URL's short user (git@, a person's name), redis-cli asking for its password, prefixes alone
+        "git clone ssh://git@github.com/a/b.git; https://ann@example.com/x; redis-cli -a; whsec_ GOCSPX-",
         # what only looks like a .pgpass line: a compiler's place, a clock, an IPv6 address
         "file.c:12:5: error: x:y\n12:30:45:123:456\nfe80::1:2:3:4\na:b:c:d:e",
     ],
