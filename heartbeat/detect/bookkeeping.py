@@ -19,6 +19,7 @@ from .detectors.empty import is_empty_answer
 from .detectors.fingerprints import prints
 from .detectors.memory import keeps_place, written_back
 from .detectors.said import all_clear_result
+from .detectors.talk import MARK_ASKED
 from .exploration import noted
 from .probes import alerts, keeps_note, words_told
 
@@ -81,12 +82,13 @@ def without_bookkeeping(
     """The actions of ``heartbeat`` but its bookkeeping after the heartbeat ``before``, and, when its
     other looks found nothing, the writes keeping its memory: storing back what it read (a cursor,
     see :func:`_stored_back`) or where it is as ``before`` stored it (the same ``state.set``), and
-    the report ``before`` made, made again (an on-call handoff's "no open incidents" each shift);
+    the report ``before`` made, made again (an on-call handoff's "no open incidents" each shift; a
+    question asked again is no report);
     ``older`` and ``recorded`` as for :func:`bookkeeping`."""
     kept = bookkeeping(before, {a.shape for a in heartbeat if a.shape}, older, recorded)
     actions = [a for a in heartbeat if not kept(a)]
     memory: set[int] = set()  # the writes storing back what a read answered, and those reads
-    places = {a.fingerprint for a in before if noted(a) and (keeps_place(a.tool) or _tells(a.tool))}
+    places = {a.fingerprint for a in before if noted(a) and (keeps_place(a.tool) or _reports(a))}
     for i, action in enumerate(actions):
         if noted(action) and action.fingerprint in places:
             memory.add(i)  # its place kept, or its report made, as the heartbeat before did
@@ -121,6 +123,13 @@ def told_again(heartbeats: Sequence[Sequence[ActionView]], kept: Sequence[Action
     return bool(words) and any(
         words_told(a) in words and a.index not in said for a in kept if noted(a) and _tells(a.tool)
     )
+
+
+def _reports(action: ActionView) -> bool:
+    """Whether ``action`` tells a person something (or notes it for one) without asking them
+    anything: a report made again is the wake-up's; a question asked again, its answer still
+    awaited ("what's your update for today?" every wake-up, no reply yet), is asking again."""
+    return _tells(action.tool) and MARK_ASKED not in (action.facts or "").split()
 
 
 def _tells(tool: str) -> bool:

@@ -101,6 +101,24 @@ def test_the_same_bookkeeping_as_the_heartbeat_before_is_no_work() -> None:
     assert not idle_wakeup(_kept(LOOK, thought, _at(2, LOOK), _at(2, thought)), 2)
 
 
+def test_a_report_made_again_after_quiet_looks_is_no_work_and_a_question_asked_again_is() -> None:
+    """An on-call handoff telling the channel "No open incidents this shift." after looks that found
+    nothing, as the heartbeat before did, is the wake-up's report: idle. A stand-up bot asking Dana
+    the same question each wake-up while her replies are ``[]`` asks again an answer it still
+    awaits: it was never flagged in 14 wake-ups (live round 59). It is work, no idle wake-up."""
+    report = (
+        1,
+        "slack.post_message",
+        {"channel": "#oncall", "text": "No open incidents this shift."},
+        "ok",
+        None,
+    )
+    assert idle_wakeup(_kept(LOOK, report, _at(2, LOOK), _at(2, report)), 2)
+    ask = (1, "send_dm", {"user": "U_DANA", "text": "Hi Dana, what's your update for today?"}, "ok", None)
+    replies: Call = (1, "get_replies", {"user": "U_DANA"}, "[]", None)
+    assert not idle_wakeup(_kept(ask, replies, _at(2, ask), _at(2, replies)), 2)
+
+
 def test_a_cursor_written_back_unchanged_is_no_work() -> None:
     """A poller reads its cursor, polls since it, finds nothing and writes the cursor back as it
     was: the write stores what the read answered and changes nothing, so the wake-up is idle
