@@ -21,7 +21,7 @@ from .detectors.memory import keeps_place, written_back
 from .detectors.said import all_clear_result
 from .detectors.talk import MARK_ASKED
 from .exploration import noted
-from .probes import alerts, keeps_note, words_told
+from .probes import alerts, keeps_note, said_again
 
 __all__ = ["bookkeeping", "heard_nothing", "records", "untold", "without_bookkeeping", "written"]
 
@@ -116,13 +116,9 @@ def untold(
 
 def told_again(heartbeats: Sequence[Sequence[ActionView]], kept: Sequence[ActionView]) -> bool:
     """Whether a heartbeat of ``heartbeats`` (among ``kept``) told a person, or noted for one, the
-    very words of another message of ``kept`` (see :func:`.probes.words_told`): no news of how a
-    wait goes ("step 70709/120000, still training", every third wake-up)."""
-    said = {a.index: words_told(a) for beat in heartbeats for a in beat if noted(a) and _tells(a.tool)}
-    words = set(said.values()) - {None}
-    return bool(words) and any(
-        words_told(a) in words and a.index not in said for a in kept if noted(a) and _tells(a.tool)
-    )
+    very words of another message of ``kept`` (see :func:`.probes.said_again`): no news of how a
+    wait goes."""
+    return said_again([a for beat in heartbeats for a in beat if noted(a)], kept, _tells)
 
 
 def _reports(action: ActionView) -> bool:

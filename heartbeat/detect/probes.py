@@ -18,14 +18,15 @@ Pure: a live Monitor and a replay agree.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from functools import lru_cache
 
 from .detectors.calls import silent_by_design
 from .detectors.contract import ActionView, heartbeat_bounds
 
-__all__ = ["alerts", "keeps_note", "probe_round", "probed", "words_told"]
+__all__ = ["alerts", "keeps_note", "probe_round", "probed", "said_again", "words_told"]
 
 # Words of a tool that tells a person of something (``slack_post_message``, ``chat.postMessage``,
 # ``create_incident``). An answer to a person's own message (``mail_reply``, ``respond``) is work.
@@ -70,7 +71,7 @@ def probed(earlier: Sequence[ActionView], last: Sequence[ActionView], newest: Se
         return False
     if looks.keys() != before.keys() or not told.isdisjoint(told_before):
         return False  # other calls than the round before, or told as the round before told
-    if told and _told_again(newest, earlier):
+    if told and said_again(newest, [*earlier, *newest]):
         return False  # words a person was told before: no news of what it watches
     failed = [a for a in looks.values() if a.error is not None]
     if 2 * len(failed) >= len(looks):
@@ -79,11 +80,17 @@ def probed(earlier: Sequence[ActionView], last: Sequence[ActionView], newest: Se
     return all(a.fingerprint in answered for a in failed)
 
 
-def _told_again(newest: Sequence[ActionView], earlier: Sequence[ActionView]) -> bool:
-    """Whether a message of ``newest`` tells a person the very words of one ``earlier`` (see
-    :func:`words_told`: "step 70709/120000 (58.9%), still training" every third wake-up)."""
-    said = {words_told(a) for a in newest if alerts(a.tool)} - {None}
-    return any(words_told(a) in said for a in earlier if alerts(a.tool))
+def said_again(
+    told: Iterable[ActionView], kept: Iterable[ActionView], tells: Callable[[str], bool] = alerts
+) -> bool:
+    """Whether a message of ``told`` (tools ``tells`` names) tells a person the very words of
+    another of ``kept`` (which holds ``told``; see :func:`words_told`): "step 70709/120000 (58.9%),
+    still training" every third wake-up is no news."""
+    said = {words for a in told if tells(a.tool) and (words := words_told(a)) is not None}
+    if not said:
+        return False
+    times = Counter(words for a in kept if tells(a.tool) and (words := words_told(a)) in said)
+    return any(count > 1 for count in times.values())
 
 
 def words_told(action: ActionView) -> str | None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from heartbeat.detect.monitor import Monitor
-from heartbeat.detect.probes import alerts, probe_round, words_told
+from heartbeat.detect.probes import alerts, probe_round, said_again, words_told
 
 T0 = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 Call = tuple[str, dict[str, Any], str | None, str | None]  # tool, args, output, error
@@ -117,6 +117,18 @@ def test_words_told_in_an_earlier_round_are_no_news() -> None:
     assert not probe_round(_history(rounds), 4, timedelta(seconds=30))
     rounds[-1] = _round(4, set(), _post("ft-llm-7b: step 80112/120000 (66.8%)"))
     assert probe_round(_history(rounds), 4, timedelta(seconds=30))
+
+
+def test_words_said_again_are_counted_among_all_messages_kept() -> None:
+    """``said_again``: the same words twice among the messages kept, the newest's among them (two
+    posts in one stretch too); one post alone, or two in other words, is news."""
+    same = _post("ft-llm-7b: step 70709/120000, still training")
+    kept = _history([[same], [_probe("api")], [same]])
+    assert said_again(kept[-1:], kept)
+    assert said_again(kept, kept)  # both in the stretch judged
+    assert not said_again(kept[-1:], kept[-1:])
+    other = _history([[_post("ft-llm-7b: step 80112/120000")], [same]])
+    assert not said_again(other[-1:], other)
 
 
 def test_words_a_server_writes_are_not_told_again_by_the_same_call() -> None:
