@@ -3280,6 +3280,23 @@ _SESSION_THIRTY_FIVE: dict[int | None, dict[str, list[str] | None]] = {
     g: {"healthy__nightly_orders_check_b38": ["recurring"]} if g != 1 else {} for g in (None, 1, 5, 10)
 }
 
+# The thirty-sixth session: a job queued for its turn, heard unchanged at wake-up after wake-up,
+# is a quiet round (the training poller's queued eval); an HTTP answer's headers about its delivery
+# (a CDN's age and edge node) are masked, so a purge verifier reading the same stale page from
+# edge after edge goes round a loop (found at 10 actions a heartbeat). A restore "waiting for volume
+# attachment" is no longer escalated at action 6, before its writer's onset, but at 9.
+_SESSION_THIRTY_SIX: dict[int | None, dict[str, list[str] | None]] = {
+    g: {"healthy__training_job_poller_b66": None} if g in (None, 1) else {} for g in (None, 1, 5, 10)
+}
+_SESSION_THIRTY_SIX_UNESCALATED: dict[int | None, set[str]] = {
+    g: {"healthy__training_job_poller_b66"} if g in (None, 1) else set() for g in (None, 1, 5, 10)
+}
+_SESSION_THIRTY_SIX_FOUND: dict[int | None, set[str]] = {
+    g: ({"stuck__cdn_purge_verifier_b63"} if g == 10 else set())
+    | ({"stuck__backup_restore_verifier_b66"} if g in (None, 1) else set())
+    for g in (None, 1, 5, 10)
+}
+
 # Batch 66, written at 60dd016 by a helper that read only the earlier batches' files
 # and the corpus, replayed after the thirty-fifth session's fixes (a call naming a day asks about
 # that day; a message in the words of one before is no news of a wait): a training job's eval
@@ -3450,6 +3467,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SESSION_THIRTY_TWO[per_heartbeat],
         **_SESSION_THIRTY_THREE[per_heartbeat],
         **_SESSION_THIRTY_FIVE[per_heartbeat],
+        **_SESSION_THIRTY_SIX[per_heartbeat],
     }
     for name, kinds in overrides.items():
         if kinds is None:
@@ -3512,6 +3530,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SOURCES_UNESCALATED[per_heartbeat]
         | _CONSULTED_LOOKUPS_UNESCALATED[per_heartbeat]
         | _TWENTYNINTH_UNESCALATED[per_heartbeat]
+        | _SESSION_THIRTY_SIX_UNESCALATED[per_heartbeat]
     )
     assert {s.trace for s in healthy if s.escalated} == escalated - unescalated
     missed = [
@@ -3525,6 +3544,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SOURCES_FOUND[per_heartbeat]
         | _CONSULTED_LOOKUPS_FOUND[per_heartbeat]
         | _SESSION_THIRTY_TWO_FOUND[per_heartbeat]
+        | _SESSION_THIRTY_SIX_FOUND[per_heartbeat]
     )
     assert set(missed) | found == MISSED | _TWELFTH_MISSED[per_heartbeat] | _READING_MISSED[
         per_heartbeat

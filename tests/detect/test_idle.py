@@ -343,6 +343,21 @@ def test_a_watcher_telling_the_same_words_again_is_busy_and_one_telling_news_is_
     assert not any("no_progress" in kinds for kinds in _kinds(told_anew, 58.9))
 
 
+def _eval_poll(state: str) -> Round:
+    """An hourly look at a trained model's evaluation, ``state`` the job's."""
+    answer = json.dumps({"job": "ft-llm-7b", "state": state, "step": 120000, "eval": {"shards_done": 0}})
+    return [("jobs.describe", {"job": "ft-llm-7b"}, answer, None)]
+
+
+def test_a_job_queued_for_its_turn_heard_unchanged_is_a_quiet_round_and_a_running_one_froze() -> None:
+    """Blind batch 66's training poller, its training done (metric at 100), heard "eval_queued:
+    waiting for a free slot" at four hourly looks until the nightly pool ran it: ``repeat``
+    escalated it. A job waiting its turn stays as it is until its turn comes; the same look
+    answering "running" unchanged hour after hour is a job that froze, judged within 6."""
+    assert _kinds([_eval_poll("eval queued: waiting for a free slot")] * 12, 100.0) == [[]] * 12
+    assert any(_kinds([_eval_poll("running")] * 12, 100.0)[:6])
+
+
 def test_a_watchers_round_is_the_same_calls_each_heartbeat_after_the_first_flat_sample() -> None:
     """``watching``: only ``no_progress``; each heartbeat after the stretch's first sample (which
     measured what came before it, a rise perhaps) asks the same looks; no act and no failure, but

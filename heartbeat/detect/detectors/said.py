@@ -23,7 +23,9 @@ An answer naming a state still on its way ("state": "RUNNING", "pending",
 that hears it again and again waits on something that froze, no watcher's
 quiet round (see :mod:`..idle`). It is read in an answer of up to
 :data:`UNDERWAY_LONGEST` characters (a status), and in a longer JSON answer's
-``"state"`` or ``"status"`` field (Livy's batch, its URLs and logs after).
+``"state"`` or ``"status"`` field (Livy's batch, its URLs and logs after). A
+job queued or waiting for its turn is not marked: it stays as it is until its
+turn comes, and a watch hearing so is a quiet round.
 """
 
 from __future__ import annotations
@@ -140,20 +142,25 @@ _ALL_CLEAR = re.compile(
 _WRONG_WORD = re.compile(r"\b" + _WRONG + r"\b", re.IGNORECASE)
 _NONE_BEFORE = re.compile(r"\b(?:0|no|zero)\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
 _NONE_AFTER = re.compile(r"\s*[:=]\s*0(?!\d|\.\d)")
-_ON_ITS_WAY = (
-    r"running|pending|queued|in[\s_-]progress|processing|waiting|starting|building|deploying|retrying"
+# A state that moves while it lasts: heard unchanged again and again, it froze. A job queued or
+# waiting for its turn stays as it is until its turn comes (a nightly eval pool's slot: blind batch
+# 66's training poller was escalated at its fourth hourly look at a queued eval); it is on its way
+# all the same, no all-clear.
+_ACTIVE = (
+    r"running|pending|in[\s_-]progress|processing|starting|building|deploying|retrying"
     r"|provisioning|stalled|stuck|blocked|timed?[\s_-]?out|degraded"
 )
+_ON_ITS_WAY = _ACTIVE + r"|queued|waiting"
 _NOT_CLEAR = re.compile(r"\b(?:not|never|no\s+longer|tests?|" + _ON_ITS_WAY + r")\b", re.IGNORECASE)
 # Not when said to be none ("nothing running", "0 pending", "no longer running").
 _UNDERWAY = re.compile(
-    r"(?<!nothing\s)(?<!no\s)(?<!not\s)(?<!none\s)(?<!0\s)(?<!longer\s)\b(?:" + _ON_ITS_WAY + r")\b",
+    r"(?<!nothing\s)(?<!no\s)(?<!not\s)(?<!none\s)(?<!0\s)(?<!longer\s)\b(?:" + _ACTIVE + r")\b",
     re.IGNORECASE,
 )
 UNDERWAY_LONGEST = 300  # characters, stripped: a job's status is short
 # A longer answer is a job's status when a JSON field named for one says so (Livy's ``"state":
 # "running"`` before its app's URLs and logs): looked for in its first characters only.
-_STATUS_FIELD = re.compile(r'"(?:state|status)"\s*:\s*"(?:' + _ON_ITS_WAY + r')"', re.IGNORECASE)
+_STATUS_FIELD = re.compile(r'"(?:state|status)"\s*:\s*"(?:' + _ACTIVE + r')"', re.IGNORECASE)
 _STATUS_READ = 2000
 # Every match of _UNDERWAY holds one of these, lowercased: a few substring tests rule most outputs
 # out, where the regex would cost tens of microseconds over a few hundred characters.

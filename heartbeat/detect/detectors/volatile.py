@@ -281,14 +281,40 @@ _REQUEST_ID = re.compile(
 )
 
 
+# What an HTTP answer's headers say of its delivery, new with each answer whatever its body: the
+# cache's age and node ("Age: 2683", "X-Cache: HIT from edge-12": blind batch 66's sitemap page
+# heard anew at every look), the edge's and the platform's ids for it, its timings, a rate limit's
+# count of calls left, a fresh cookie. What names the content (ETag, Last-Modified, Content-Length,
+# Location) stays.
+_DELIVERY_HEADER = re.compile(
+    r"(?im)^((?:age|date|expires|via|set-cookie|x-cache(?:-hits)?|x-served-by|x-timer|cf-ray"
+    r"|cf-cache-status|server-timing|x-runtime|x-response-time|x-envoy-upstream-service-time"
+    r"|x-amz-cf-(?:id|pop)|x-amzn?-(?:request-?id|trace-id|id-2)|x-(?:github|fastly)-request-id"
+    r"|x-vercel-(?:id|cache)|x-cloud-trace-context|traceparent|x-opaque-id|x-b3-[\w-]+"
+    r"|(?:x-)?rate-?limit-(?:remaining|reset|used)):[ \t]*)\S[^\n]*"
+)
+
+
+def _delivery_masked(text: str) -> str:
+    """``text`` (an HTTP answer) with the values of its headers that speak of the delivery masked
+    (see :data:`_DELIVERY_HEADER`); its body, after the first empty line, as it is."""
+    end = text.find("\n\n")
+    head = text if end < 0 else text[:end]
+    masked = _DELIVERY_HEADER.sub(r"\1#", head)
+    return masked if end < 0 else masked + text[end:]
+
+
 def mask_request_ids(text: str, anywhere: bool = False) -> str:
     """``text`` (an answer, stripped) with each request's own id replaced by ``#``, a JSON answer's
     field or an HTTP answer's header named for one: ``"request_id": "req_7FTDaFcy867e"`` reads
     ``"request_id": "#"``; ``anywhere`` in it for an error's text, which often quotes the body
-    after its status (``402 Payment Required: {..., "request_id": "..."}``)."""
+    after its status (``402 Payment Required: {..., "request_id": "..."}``). An HTTP answer's
+    headers that speak of its delivery (its cache's age, its edge's ray id) are masked too."""
     # Only a JSON answer or an HTTP answer with its headers holds one (told by their first
     # characters: a substring search over every output cost 2 us an action); then the names.
-    if not (anywhere or text[:1] in _JSON_OPENS or text[:5] == "HTTP/"):
+    if text[:5] == "HTTP/":
+        text = _delivery_masked(text)
+    elif not (anywhere or text[:1] in _JSON_OPENS):
         return text
     if not ("equest" in text or "race" in text or "pan" in text or "orrelation" in text):
         return text

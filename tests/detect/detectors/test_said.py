@@ -54,11 +54,14 @@ def test_an_answer_naming_a_state_on_its_way_is_marked(answer: str) -> None:
         ("export exp_41 is no longer running", None),
         ("running " + "x" * UNDERWAY_LONGEST, None),  # longer than a status: a log or a page
         ('{"status": "success", "log": "' + "running " * 60 + '"}', None),
+        # a job waiting for its turn stays as it is until it comes (blind batch 66's queued eval)
+        ("eval queued: waiting for a free slot in eval-pool", None),
+        ('{"id": 4127, "state": "queued", "appInfo": {"ui": "' + "x" * UNDERWAY_LONGEST + '"}}', None),
     ],
 )
 def test_data_an_all_clear_or_a_long_page_is_no_state_on_its_way(answer: str, said: str | None) -> None:
-    """Data (days left, a lag), what says nothing needs doing and a page longer than a status are
-    not marked as on their way."""
+    """Data (days left, a lag), what says nothing needs doing, a page longer than a status and a
+    job waiting its turn are not marked as on their way."""
     assert said_of(answer) == said
     result = action_keys("check", {}, answer, None, (), False)[2]
     assert not underway_result(result)
