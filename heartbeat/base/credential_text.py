@@ -110,8 +110,9 @@ _KEY_USER = _lazy(r"""(?<=://)[\w-]{20,}(?=@)""")
 # and as an argv list shows it in JSON ("--token", "X"). The value is a word of three characters or
 # more, or a quoted text; a word that is another flag is no value. The flag's name is tested as a
 # key's is (_credential_name): --max-tokens 100 stays.
+# (A flag saying no, ``--no-auth-warning``, takes no value: the word after it is the command's.)
 _FLAG = _lazy(
-    r"""(?<![^\s"'\[])(--?([A-Za-z][\w-]*+))(=|[ \t]+|\\?["'],[ \t]*\\?["'])"""
+    r"""(?<![^\s"'\[])(--?(?!no-)([A-Za-z][\w-]*+))(=|[ \t]+|\\?["'],[ \t]*\\?["'])"""
     r"""('[^'\n]*'|"[^"\n]*"|(?!-)[^\s"'\\,\]]{3,})"""
 )
 # curl's, wget's and many tools' user:password after -u / --user (not docker's uid:gid), also as
@@ -280,7 +281,7 @@ def mask_credential_text(text: str, named: Callable[[str], bool] = credential_na
             text = _MYSQL_PASSWORD().sub(_masked_after, text)
         if "login" in text or "sshpass" in text:
             text = _P_PASSWORD().sub(_masked_after, text)
-    elif " -a" in text and "redis-cli" in text:
+    if " -a" in text and "redis-cli" in text:  # (its -p is a port: redis-cli -h H -p 6380 -a X)
         text = _P_PASSWORD().sub(_masked_after, text)
     by_name = _masked_named if named is credential_name else partial(_masked_named, named=named)
     if "configure" in text:

@@ -9,10 +9,13 @@ early is gone) and closed from an :mod:`atexit` hook.
 SIGTERM (``systemctl stop``, ``docker stop``, a pod ending) kills a Python
 process without running that hook: the calls of the open heartbeat, which ran,
 were lost. So while nothing else handles SIGTERM (its handler is the default),
-the first session started from the main thread makes it end the process as
+the first session made in the main thread makes it end the process as
 Ctrl-C does: :class:`SystemExit` (143) raised in the main thread, the hook run.
 A process that handles SIGTERM itself (``heartbeat run``, the MCP proxy, a web
-server) keeps its handler; a second SIGTERM ends the process at once.
+server) keeps its handler; a second SIGTERM ends the process at once. One that
+the exit does not end within :data:`EXIT_SECONDS` (a framework's worker thread
+that is no daemon holds the interpreter's shutdown, before the hook) has its
+sessions closed and is ended with the signal's code all the same.
 
 A heartbeat that ends because a signal ends the process (SIGTERM taken here, or
 a signal's exception that cut a session's wait for its worker: :class:`Cut`)
@@ -22,16 +25,27 @@ begins no step and no measurement, and waits for none still running
 
 from __future__ import annotations
 
+import _thread
 import atexit
 import contextlib
+import os
 import signal
+import sys
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from types import FrameType
 from typing import NoReturn, Protocol
 
-__all__ = ["Cut", "close_at_exit", "ending_on_signal"]
+__all__ = ["CLOSE_SECONDS", "EXIT_SECONDS", "Cut", "close_at_exit", "ending_on_signal"]
+
+EXIT_SECONDS = 3.0
+"""How long SIGTERM's exit may take to end the process before its sessions are closed and it is
+ended without it: the Agents SDK's AnyIO worker, no daemon, held the interpreter's shutdown for
+ever, before the exit hook ran (live round 60)."""
+CLOSE_SECONDS = 10.0
+"""How long those sessions' closing may take before the process is ended without it."""
 
 
 class _Closable(Protocol):
@@ -55,7 +69,27 @@ def _terminated(signum: int, frame: FrameType | None) -> NoReturn:
     """SIGTERM: exit as Ctrl-C would, through the hook below; a second one ends the process."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _SIGNALLED.append("stopped by SIGTERM")
+    # A raw thread: threading's own locks may be held by the code this handler interrupted.
+    _thread.start_new_thread(_end_late, (128 + signum,))
     raise SystemExit(128 + signum)
+
+
+def _end_late(code: int) -> None:
+    """End the process with ``code`` if it is still alive :data:`EXIT_SECONDS` from now, its sessions
+    closed first (within :data:`CLOSE_SECONDS`)."""
+    time.sleep(EXIT_SECONDS)
+    _thread.start_new_thread(_end_after, (CLOSE_SECONDS, code))
+    _close_all()
+    _end_after(0, code)
+
+
+def _end_after(seconds: float, code: int) -> None:
+    """End the process with ``code`` after ``seconds``, its standard streams flushed."""
+    time.sleep(seconds)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 def ending_on_signal() -> str | None:

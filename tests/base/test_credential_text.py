@@ -182,6 +182,12 @@ from heartbeat.detect.detectors import summarize
         ("STRIPE_WEBHOOK whsec_L59aBcDeFgHiJkLmNoPqRsTuVwXyZ012", "STRIPE_WEBHOOK ***"),
         ("trigger glptt-L59aBcDeFgHiJkLmNoPqRsTu", "trigger ***"),
         ("redis-cli -h cache -a L59RedisCliPw55 ping", "redis-cli -h cache -a *** ping"),
+        # live round 60: its -p (a port) before -a kept the password in clear, and the command after
+        # --no-auth-warning (a flag saying no takes no value) was masked instead
+        (
+            "redis-cli -h cache.internal -p 6380 -a L60RedisPw0x99 --no-auth-warning INFO",
+            "redis-cli -h cache.internal -p 6380 -a *** --no-auth-warning INFO",
+        ),
         ("client GOCSPX-L59aBcDeFgHiJkLmNoPqRsTuVwX", "client ***"),
         (
             "sentry https://L59sEnTrYpUbLiCkEy0a1b2c3d4e5f6@o59.ingest.sentry.io/4505",

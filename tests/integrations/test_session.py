@@ -308,6 +308,64 @@ def test_sigterm_saves_the_open_heartbeat_unless_handled_elsewhere(tmp_path: Pat
     assert sum(1 for e in events(tmp_path) if e["event"] == "action") == 5
 
 
+def test_sigterm_saves_the_calls_a_framework_records_from_its_worker_threads(tmp_path: Path) -> None:
+    """A session made in the main thread whose calls come from another thread (PydanticAI and the
+    Agents SDK run a sync tool in a thread pool, and their hooks record it there): SIGTERM saves
+    and journals the calls that ran, exit 143. Until 2026-12-07 SIGTERM was taken only where the
+    first heartbeat opened, a worker thread here, which may set no handler: the process died with
+    every call of its open heartbeat (live round 60, a PydanticAI and an Agents SDK run)."""
+    script = (
+        "import pathlib, threading, time\n"
+        "from heartbeat.integrations.session import Session\n"
+        "s = Session.from_files(state_dir='state', idle=600)\n"
+        "def tools():\n"
+        "    for i in range(5):\n"
+        "        s.record('fetch_page', {'n': i}, output=f'page {i}: {i * 7} rows')\n"
+        "    pathlib.Path('IN_CALL').touch()\n"
+        "threading.Thread(target=tools, daemon=True).start()\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: (tmp_path / "IN_CALL").exists(), timeout=30, proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err
+    assert state(tmp_path)["actions_total"] == 5
+    assert sum(1 for e in events(tmp_path) if e["event"] == "action") == 5
+
+
+def test_sigterm_ends_a_process_whose_worker_thread_holds_its_shutdown(tmp_path: Path) -> None:
+    """A framework's worker thread that is no daemon (the Agents SDK's AnyIO worker, waiting for its
+    next tool call) holds the interpreter's shutdown after SIGTERM's exit, before the exit hook that
+    closes the sessions: the process hung for ever, its calls unsaved (live round 60). It is ended
+    ``EXIT_SECONDS`` later, exit 143, the calls that ran saved and journaled."""
+    script = (
+        "import pathlib, threading\n"
+        "from heartbeat.integrations.session import Session\n"
+        "s = Session.from_files(state_dir='state', idle=600)\n"
+        "def worker():\n"
+        "    for i in range(5):\n"
+        "        s.record('fetch_page', {'n': i}, output=f'page {i}: {i * 7} rows')\n"
+        "    pathlib.Path('IN_CALL').touch()\n"
+        "    threading.Event().wait()  # the next call, which never comes\n"
+        "threading.Thread(target=worker).start()\n"
+        "threading.Event().wait()\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: (tmp_path / "IN_CALL").exists(), timeout=30, proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err
+    assert state(tmp_path)["actions_total"] == 5
+    assert sum(1 for e in events(tmp_path) if e["event"] == "action") == 5
+
+
 # A child whose progress metric, at its Nth call, says so in MEASURING and returns only once the
 # process is exiting (its own atexit hook, run before the session's, sets the event). So SIGTERM
 # lands while the metric is measured, and the save that must follow can only be the close at exit's.
