@@ -67,8 +67,14 @@ VOLATILE_RE = re.compile(_VOLATILE_VALUES)
 # lag before it are two answers.
 _MEASURED = re.compile(r"(?:lag|latency|delay|rtt|ping|p\d\d)\W{0,3}\Z", re.IGNORECASE)
 _MEASURED_AFTER = re.compile(r"\s?behind\b", re.IGNORECASE)
-# In an error's text, also where it happened: "line 42", "file.py:42:", a port.
-ERROR_RE = re.compile(_VOLATILE_VALUES + r"|\bline \d+|(?<=[\w\]]):\d+\b")
+# In an error's text, also where it happened: "line 42", "file.py:42:", a port; and a shorter id of
+# hex letters and digits both, standing alone ("update rejected (transaction 3fa9c2b1)", a short
+# commit): the same refusal with a fresh id each night is the same error (live round 60).
+ERROR_RE = re.compile(
+    _VOLATILE_VALUES
+    + r"|\bline \d+|(?<=[\w\]]):\d+\b"
+    + r"|(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{7,11}\b(?!-)"
+)
 # A cheap test first (a regex over every output would cost more than all the detectors):
 # in the output with its digits turned to 9, a literal piece that most volatile values
 # hold. Only an output holding one goes through the regex. A value the test misses stays

@@ -274,6 +274,20 @@ def test_an_error_is_one_error_live_and_in_replay_whatever_its_volatile_values()
     assert first == again != other
 
 
+def test_a_short_hex_id_in_an_error_is_no_part_of_what_failed() -> None:
+    """A refusal with a fresh 8-character transaction id each night is one error (live round 60's
+    DNS watcher: with the id, recurring_error never fired and the watcher was not escalated in 14
+    nights). A word holding hex letters alone, digits alone or a name's hex suffix stays."""
+    refused = "REFUSED: zone acme.dev is signed; update rejected (transaction {})"
+    assert error_key(refused.format("3fa9c2b1")) == error_key(refused.format("0d41e97a"))
+    assert error_key("cannot lock ref: is at 4b825dc but expected 9fceb02") == error_key(
+        "cannot lock ref: is at 1a2b3c4 but expected 5d6e7f8"
+    )
+    assert error_key("pod api-7d9f8c6b5-x2k4p not ready") != error_key("pod api-5c8e7a9b1-x2k4p not ready")
+    assert error_key("KeyError: 'deadbeef'") != error_key("KeyError: 'cafebabe'")
+    assert error_key("order 40017 not found") != error_key("order 40018 not found")
+
+
 def test_a_failure_that_names_an_exception_is_told_by_it_whatever_prints_it() -> None:
     """The same exception and message, printed by two scripts in their own way, is one failure;
     another message is another failure."""
