@@ -3341,6 +3341,51 @@ _SIXTY_SIXTH_MISSED: dict[int | None, set[str]] = {
     for g in (None, 1, 5, 10)
 }
 
+# Batch 67, written at efdbdc5 by a helper that read only the earlier batches' files and the corpus,
+# replayed after the thirty-sixth session's fixes (a job waiting its turn is a quiet round; an HTTP
+# answer's delivery headers and an error's short hex ids are masked): an uptime canary's probe
+# failing 503 three wake-ups running (recurring_error, not escalated); regrouped, an onboarding
+# assistant's hourly document checks, a stale-PR closer's quiet checks, a solar inverter read every
+# 15 minutes (near_repeat, escalated at 5) and a flaky-test quarantiner's reruns. Missed: an airline
+# upgrade asked again and again, a FEVER agent thinking in a loop, a telecom agent refreshing the
+# line and asking for the same speed test (its person's numbers move), a LangGraph reconciler going
+# round match / clarify / fetch whose answers carry the graph's step and a new run id, and a
+# canary's repeated incident (flagged before its writer's onset).
+_SIXTY_SEVENTH: dict[int | None, dict[str, list[str]]] = {
+    None: {"healthy__uptime_canary_b67": ["recurring_error"]},
+    1: {
+        "healthy__agents_sdk_hr_onboarding_b67": ["no_progress"],
+        "healthy__uptime_canary_b67": ["recurring_error"],
+    },
+    5: {
+        "healthy__agents_sdk_hr_onboarding_b67": ["repeat"],
+        "healthy__github_stale_pr_closer_b67": ["repeat"],
+        "healthy__solar_inverter_monitor_b67": ["near_repeat"],
+        "healthy__uptime_canary_b67": ["recurring_error"],
+    },
+    10: {
+        "healthy__agents_sdk_hr_onboarding_b67": ["repeat"],
+        "healthy__ci_flaky_test_quarantiner_b67": ["recurring_error"],
+        "healthy__github_stale_pr_closer_b67": ["repeat"],
+        "healthy__solar_inverter_monitor_b67": ["near_repeat"],
+        "healthy__uptime_canary_b67": ["recurring_error"],
+    },
+}
+_SIXTY_SEVENTH_ESCALATED: dict[int | None, set[str]] = {
+    g: {"healthy__solar_inverter_monitor_b67"} if g == 5 else set() for g in (None, 1, 5, 10)
+}
+_SIXTY_SEVENTH_MISSED: dict[int | None, set[str]] = {
+    g: {
+        "stuck__airline_business_upgrade_b67",
+        "stuck__fever_everest_think_loop_b67",
+        "stuck__langgraph_invoice_reconciler_b67",
+        "stuck__telecom_slow_data_b67",
+    }
+    | ({"stuck__uptime_canary_b67"} if g != 10 else {"stuck__langgraph_docs_indexer_b67"})
+    | ({"stuck__container_image_scanner_b67"} if g == 5 else set())
+    for g in (None, 1, 5, 10)
+}
+
 # The thirty-first session: a note kept for a person at one round (a training monitor's checkpoint
 # note) no longer makes a watcher's round busy; a training job's plateau is spared the same way.
 # The same answer about each new thing after news is each thing's own (recurring): a GDPR
@@ -3396,9 +3441,9 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
     """Healthy work stays silent however grouped, but for the known anomalies above; stuck runs are
     flagged after their onset but for the known misses."""
     runs = replayed(BLIND, per_heartbeat)
-    assert len(runs) == len(LABELS) == 3445
+    assert len(runs) == len(LABELS) == 3505
     healthy = [s for s in runs.values() if s.label and s.label.label == "healthy"]
-    assert len(healthy) == 2068
+    assert len(healthy) == 2098
     known = {
         **KNOWN[per_heartbeat],
         **_TWELFTH[per_heartbeat],
@@ -3446,6 +3491,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         **_SIXTY_FOURTH[per_heartbeat],
         **_SIXTY_FIFTH[per_heartbeat],
         **_SIXTY_SIXTH[per_heartbeat],
+        **_SIXTY_SEVENTH[per_heartbeat],
     }
     overrides = {
         **_QUIET_WITHIN[per_heartbeat],
@@ -3517,6 +3563,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SIXTY_FOURTH_ESCALATED[per_heartbeat]
         | _SIXTY_FIFTH_ESCALATED[per_heartbeat]
         | _SIXTY_SIXTH_ESCALATED[per_heartbeat]
+        | _SIXTY_SEVENTH_ESCALATED[per_heartbeat]
     )
     unescalated = (
         _QUIET_WITHIN_UNESCALATED[per_heartbeat]
@@ -3600,6 +3647,7 @@ def test_no_healthy_run_has_an_anomaly_and_stuck_runs_are_flagged(per_heartbeat:
         | _SIXTY_FOURTH_MISSED[per_heartbeat]
         | _SIXTY_FIFTH_MISSED[per_heartbeat]
         | _SIXTY_SIXTH_MISSED[per_heartbeat]
+        | _SIXTY_SEVENTH_MISSED[per_heartbeat]
         | _CONSULTED_LOOKUPS_MISSED[per_heartbeat]
         | _WAKE_READ_MISSED[per_heartbeat]
     )

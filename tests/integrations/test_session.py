@@ -279,6 +279,18 @@ def test_a_process_that_exits_without_close_saves_its_open_heartbeat(tmp_path: P
     assert state(tmp_path)["actions_total"] == 1
 
 
+def _terminated_when(folder: Path, argv: list[str], mark: str) -> tuple[int, str]:
+    """Run ``argv`` in ``folder``, SIGTERM it once it made the file ``mark``; its exit code, stderr."""
+    proc = subprocess.Popen(argv, cwd=folder, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: (folder / mark).exists(), timeout=30, proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    return proc.returncode, err
+
+
 @pytest.mark.parametrize("own_handler", [False, True])
 def test_sigterm_saves_the_open_heartbeat_unless_handled_elsewhere(tmp_path: Path, own_handler: bool) -> None:
     """SIGTERM (systemctl stop, docker stop) while a call runs: the five calls that ran are saved and
@@ -293,19 +305,22 @@ def test_sigterm_saves_the_open_heartbeat_unless_handled_elsewhere(tmp_path: Pat
         "pathlib.Path('IN_CALL').touch()\n"
         "time.sleep(60)\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_until(lambda: (tmp_path / "IN_CALL").exists(), timeout=30)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
+    code, err = _terminated_when(tmp_path, [sys.executable, "-c", script], "IN_CALL")
     if own_handler:
-        assert proc.returncode == 7, err  # its own handler ran; what it saves is its business
+        assert code == 7, err  # its own handler ran; what it saves is its business
         return
-    assert proc.returncode == 143, err
+    assert code == 143, err
     assert state(tmp_path)["actions_total"] == 5
     assert sum(1 for e in events(tmp_path) if e["event"] == "action") == 5
+
+
+def _assert_five_calls_saved_after_sigterm(folder: Path, script: str) -> None:
+    """Run ``script`` in ``folder``, SIGTERM it once it made IN_CALL: exit 143, its five calls saved
+    and journaled."""
+    code, err = _terminated_when(folder, [sys.executable, "-c", script], "IN_CALL")
+    assert code == 143, err
+    assert state(folder)["actions_total"] == 5
+    assert sum(1 for e in events(folder) if e["event"] == "action") == 5
 
 
 def test_sigterm_saves_the_calls_a_framework_records_from_its_worker_threads(tmp_path: Path) -> None:
@@ -325,16 +340,7 @@ def test_sigterm_saves_the_calls_a_framework_records_from_its_worker_threads(tmp
         "threading.Thread(target=tools, daemon=True).start()\n"
         "time.sleep(60)\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_until(lambda: (tmp_path / "IN_CALL").exists(), timeout=30, proc=proc)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-    assert proc.returncode == 143, err
-    assert state(tmp_path)["actions_total"] == 5
-    assert sum(1 for e in events(tmp_path) if e["event"] == "action") == 5
+    _assert_five_calls_saved_after_sigterm(tmp_path, script)
 
 
 def test_sigterm_ends_a_process_whose_worker_thread_holds_its_shutdown(tmp_path: Path) -> None:
@@ -354,16 +360,7 @@ def test_sigterm_ends_a_process_whose_worker_thread_holds_its_shutdown(tmp_path:
         "threading.Thread(target=worker).start()\n"
         "threading.Event().wait()\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_until(lambda: (tmp_path / "IN_CALL").exists(), timeout=30, proc=proc)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-    assert proc.returncode == 143, err
-    assert state(tmp_path)["actions_total"] == 5
-    assert sum(1 for e in events(tmp_path) if e["event"] == "action") == 5
+    _assert_five_calls_saved_after_sigterm(tmp_path, script)
 
 
 # A child whose progress metric, at its Nth call, says so in MEASURING and returns only once the
@@ -391,15 +388,9 @@ _MEASURED_AT_EXIT = (
 
 def _terminated_while_measuring(folder: Path, measure: int, calls: int) -> tuple[int, str]:
     """Run the child above, SIGTERM it during its ``measure``-th metric call; its exit code, stderr."""
-    argv = [sys.executable, "-c", _MEASURED_AT_EXIT, str(measure), str(calls)]
-    proc = subprocess.Popen(argv, cwd=folder, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_until(lambda: (folder / "MEASURING").exists(), timeout=30, proc=proc)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=20)
-    finally:
-        proc.kill()
-    return proc.returncode, err
+    return _terminated_when(
+        folder, [sys.executable, "-c", _MEASURED_AT_EXIT, str(measure), str(calls)], "MEASURING"
+    )
 
 
 def test_sigterm_while_flush_measures_the_metric_saves_the_calls(tmp_path: Path) -> None:
