@@ -124,7 +124,6 @@ class Session:
             config, agent, step=self._stretch, progress=progress, notifiers=notifiers, clock=clock
         )
         self._hb.signalled = self._cut = Cut()  # a signal ends the process: its heartbeat ends promptly
-        close_at_exit(self)  # SIGTERM taken here: a framework may record its calls from worker threads
         self._cond = threading.Condition()
         # One opener or collector of the worker at a time (re-entrant: opening collects first);
         # never held while recording, so calls into an open heartbeat never wait for it.
@@ -147,6 +146,7 @@ class Session:
         self._handing = False  # a finding ends the heartbeat: its caller hands on the decision
         self.last: TickResult | None = None
         """The TickResult of the last finished heartbeat (None before the first)."""
+        close_at_exit(self)  # SIGTERM taken here: a framework may record its calls from worker threads
 
     @classmethod
     def from_files(
