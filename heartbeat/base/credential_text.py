@@ -14,7 +14,8 @@ twenty, after a credential's name and "is"), and tokens whose form gives them aw
 ``xapp-``, ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``npm_``, ``pypi-``, ``dckr_pat_``, SendGrid's,
 Shopify's, DigitalOcean's, Google's ``ya29.``, Vault's ``hvs.``, Atlassian's ``ATATT``, Linear's
 ``lin_api_``, New Relic's ``NRAK-``, Doppler's ``dp.st.``, Okta's ``SSWS``, Heroku's ``HRKU-``,
-Databricks' ``dapi``, Stripe's ``whsec_``, Google's ``GOCSPX-``, an age secret key, a Telegram bot's
+Databricks' ``dapi``, Stripe's ``whsec_``, Google's ``GOCSPX-``, Pulumi's ``pul-``, Supabase's ``sbp_``,
+Fly.io's ``fm2_``, an Azure client secret (``...8Q~...``), an age secret key, a Telegram bot's
 token, a Discord bot's token (and the value after ``Bot``), a ``.pgpass`` line's password, a JWT, an
 incoming webhook's path, a signed URL's signature, a PEM private key, a PGP private key block).
 Summaries and error texts pass through it before anything keeps or shows them; so do names an agent
@@ -62,6 +63,8 @@ _TOKEN = _lazy(
     r"|ATATT[\w=-]{20,}|lin_api_[A-Za-z0-9]{32,}|NRAK-[A-Za-z0-9]{20,}"  # Atlassian's, Linear's, New Relic's
     r"|dp\.(?:st|pt|ct|sa)\.[\w.-]{20,}"  # Doppler's
     r"|HRKU-[\w-]{30,}"  # Heroku's
+    r"|pul-[A-Za-z0-9]{32,}|sbp_[A-Za-z0-9]{32,}|fm[12]_[\w+/=-]{32,}"  # Pulumi's, Supabase's, Fly.io's
+    r"|[\w.-]{3}\dQ~[\w.~-]{31,34}"  # an Azure (Entra ID) client secret: its 4th-6th characters "8Q~"
     r"|dapi[0-9a-f]{32}(?:-\d+)?|AGE-SECRET-KEY-1[0-9A-Z]{50,}"  # Databricks', an age secret key
     r"|(?:bot)?\d{8,10}:AA[\w-]{30,}"  # a Telegram bot's token (its id, its secret), in a URL after /bot
     # A Discord bot's token: its user id in base64 (a digit's code: M, N or O first), a stamp, a MAC
@@ -197,6 +200,9 @@ def _token_marked(text: str) -> bool:
                 or "dckr_" in text
                 or "lin_api_" in text
                 or "whsec_" in text
+                or "sbp_" in text  # Supabase's
+                or "m1_" in text  # Fly.io's fm1_, fm2_
+                or "m2_" in text
             )
         )
         or (
@@ -220,11 +226,13 @@ def _token_marked(text: str) -> bool:
                 or "AK-" in text
                 or "KU-" in text
                 or "PX-" in text  # Google's GOCSPX-
+                or "pul-" in text  # Pulumi's
             )
         )
         or ("/" in text and ("hooks.slack.com/" in text or "/webhooks/" in text))
         or ("A" in text and ("AKIA" in text or "ASIA" in text or "AIza" in text))
         or "eyJ" in text
+        or "Q~" in text  # an Azure client secret
     )
 
 

@@ -182,6 +182,11 @@ from heartbeat.detect.detectors import summarize
         ("STRIPE_WEBHOOK whsec_L59aBcDeFgHiJkLmNoPqRsTuVwXyZ012", "STRIPE_WEBHOOK ***"),
         ("trigger glptt-L59aBcDeFgHiJkLmNoPqRsTu", "trigger ***"),
         ("redis-cli -h cache -a L59RedisCliPw55 ping", "redis-cli -h cache -a *** ping"),
+        # live round 60's INFO: Pulumi's, Supabase's and Fly.io's tokens, an Azure client secret
+        ("PULUMI_ACCESS_TOKEN pul-0123456789abcdef0123456789abcdef01234567", "PULUMI_ACCESS_TOKEN ***"),
+        ("supabase login sbp_0123456789abcdef0123456789abcdef01234567", "supabase login ***"),
+        ("FlyV1 fm2_lJPECAAAAAAAAMxyXBGbnxBLzXhmWmdP5Q0u", "FlyV1 ***"),
+        ("secret abc8Q~aBcDeFgHiJkLmNoPqRsTuVwXyZ.0123456 set", "secret *** set"),
         # live round 60: its -p (a port) before -a kept the password in clear, and the command after
         # --no-auth-warning (a flag saying no takes no value) was masked instead
         (
@@ -236,6 +241,8 @@ def test_credentials_the_text_gives_away_are_masked(text: str, shown: str) -> No
         "at 12:30:AA; order 12345678:ABC; the dapi docs; client-certificate-data: LS0tCg==",
         # a URL's short user (git@, a person's name), redis-cli asking for its password, prefixes alone
         "git clone ssh://git@github.com/a/b.git; https://ann@example.com/x; redis-cli -a; whsec_ GOCSPX-",
+        # a short pul- or sbp_, a tilde in a path
+        "see pul-42 and sbp_docs; cd ~/Q~notes",
         # what only looks like a .pgpass line: a compiler's place, a clock, an IPv6 address
         "file.c:12:5: error: x:y\n12:30:45:123:456\nfe80::1:2:3:4\na:b:c:d:e",
     ],
