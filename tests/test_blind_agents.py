@@ -3284,13 +3284,17 @@ _SESSION_THIRTY_FIVE: dict[int | None, dict[str, list[str] | None]] = {
 # is a quiet round (the training poller's queued eval); an HTTP answer's headers about its delivery
 # (a CDN's age and edge node) are masked, so a purge verifier reading the same stale page from
 # edge after edge goes round a loop (found at 10 actions a heartbeat). A restore "waiting for volume
-# attachment" is no longer escalated at action 6, before its writer's onset, but at 9.
+# attachment" is no longer escalated at action 6, before its writer's onset, but at 9. A canary's
+# one probe failing as a server that is down fails is a monitor's round: a bucket sync's outage,
+# one action a heartbeat, is no longer escalated (flagged, its flat metric too).
 _SESSION_THIRTY_SIX: dict[int | None, dict[str, list[str] | None]] = {
     g: {"healthy__training_job_poller_b66": None} if g in (None, 1) else {} for g in (None, 1, 5, 10)
 }
+_SESSION_THIRTY_SIX[1]["healthy__bucket_sync_outage_b49"] = ["error_rate", "recurring_error", "no_progress"]
 _SESSION_THIRTY_SIX_UNESCALATED: dict[int | None, set[str]] = {
     g: {"healthy__training_job_poller_b66"} if g in (None, 1) else set() for g in (None, 1, 5, 10)
 }
+_SESSION_THIRTY_SIX_UNESCALATED[1].add("healthy__bucket_sync_outage_b49")
 _SESSION_THIRTY_SIX_FOUND: dict[int | None, set[str]] = {
     g: ({"stuck__cdn_purge_verifier_b63"} if g == 10 else set())
     | ({"stuck__backup_restore_verifier_b66"} if g in (None, 1) else set())
@@ -3343,20 +3347,18 @@ _SIXTY_SIXTH_MISSED: dict[int | None, set[str]] = {
 
 # Batch 67, written at efdbdc5 by a helper that read only the earlier batches' files and the corpus,
 # replayed after the thirty-sixth session's fixes (a job waiting its turn is a quiet round; an HTTP
-# answer's delivery headers and an error's short hex ids are masked): an uptime canary's probe
-# failing 503 three wake-ups running (recurring_error, not escalated); regrouped, an onboarding
+# answer's delivery headers and an error's short hex ids are masked; a canary's one probe failing
+# as a server that is down fails is a monitor's round): regrouped, an uptime canary's probe failing
+# 503 three wake-ups running (recurring_error, not escalated), an onboarding
 # assistant's hourly document checks, a stale-PR closer's quiet checks, a solar inverter read every
 # 15 minutes (near_repeat, escalated at 5) and a flaky-test quarantiner's reruns. Missed: an airline
 # upgrade asked again and again, a FEVER agent thinking in a loop, a telecom agent refreshing the
 # line and asking for the same speed test (its person's numbers move), a LangGraph reconciler going
-# round match / clarify / fetch whose answers carry the graph's step and a new run id, and a
-# canary's repeated incident (flagged before its writer's onset).
+# round match / clarify / fetch whose answers carry the graph's step and a new run id, and
+# regrouped at 5, a canary's repeated incident (flagged before its writer's onset).
 _SIXTY_SEVENTH: dict[int | None, dict[str, list[str]]] = {
-    None: {"healthy__uptime_canary_b67": ["recurring_error"]},
-    1: {
-        "healthy__agents_sdk_hr_onboarding_b67": ["no_progress"],
-        "healthy__uptime_canary_b67": ["recurring_error"],
-    },
+    None: {},
+    1: {"healthy__agents_sdk_hr_onboarding_b67": ["no_progress"]},
     5: {
         "healthy__agents_sdk_hr_onboarding_b67": ["repeat"],
         "healthy__github_stale_pr_closer_b67": ["repeat"],
@@ -3381,7 +3383,8 @@ _SIXTY_SEVENTH_MISSED: dict[int | None, set[str]] = {
         "stuck__langgraph_invoice_reconciler_b67",
         "stuck__telecom_slow_data_b67",
     }
-    | ({"stuck__uptime_canary_b67"} if g != 10 else {"stuck__langgraph_docs_indexer_b67"})
+    | ({"stuck__uptime_canary_b67"} if g == 5 else set())
+    | ({"stuck__langgraph_docs_indexer_b67"} if g == 10 else set())
     | ({"stuck__container_image_scanner_b67"} if g == 5 else set())
     for g in (None, 1, 5, 10)
 }

@@ -1,53 +1,47 @@
 """An idle wake-up: a heartbeat that looked for work, found none and did nothing.
 
-A scheduled agent wakes, checks its inbox, queue or feed, finds nothing and sleeps: the same round
-every quiet heartbeat, the metric flat because no work came. Its calls look like a loop and its flat
-metric like no progress, yet it did its job. What tells it from a stuck agent is the heartbeat as a
-whole: it only looked (no act, no write, no failure, no call twice; but for the bookkeeping it did
-the heartbeat before, a write of the same shape, its values moved on: a sync saving the time it last
-ran), and a source it had looked at in an earlier heartbeat answered nothing (an empty list, an
-envelope around nothing, "no results", "No new messages.") or that nothing needs doing (an all-clear
-report: "0 broken anchors of 214 links", "All systems operational"; see
-:func:`.detectors.said.all_clear`; silence is a shell gone dark, not an answer; a poll ``since`` the
-last wake-up asks the same source, its time moved on). A stuck agent does, fails, or asks the same
-thing again within a heartbeat; new searches finding nothing ask something new each time and are no
-re-check. Nor is a live agent's next model turn a wake-up (a Session's heartbeat begun soon after
-its last, :attr:`.monitor.Monitor.turn`): a lookup answered "No more results." turn after turn is
-asked again, not polled.
-A watcher's round is the other quiet shape: every heartbeat over a flat stretch of the metric asked
-the same looks as the others (a certificate's expiry checked each day, a build's status every two
-minutes; the first may also start what the others watch, the others keep the agent's bookkeeping as
-the one before did), however their answers move. Its metric is flat because nothing has happened
-yet, not because work goes undone: ``no_progress`` is about a busy agent. Whether the answers
-themselves say it is stuck (the same status, identical, again and again) is the other detectors'
-call; but a wake-up that only looked, each call once, after a heartbeat that did the same, asking
-again mostly what that heartbeat asked, one look answering anew (an A/B monitor's hourly round, each
-experiment's counts grown), saw something move, and its findings of no visible effect are dropped as
-an idle wake-up's are (:func:`quiet_wakeup`); so are those of one that came later (time passed: no
-model turn, no trace line without its time) and heard the very answers again to the very calls (a
-certificate's days left, a replica's lag: nothing moved, nothing to do), unless one names a state on
-its way (a job "RUNNING" hour after hour: a wait that froze) or is work taken from a queue (the same
-message received again: work undone); and a round that took from a queue what it took the round
-before is no watcher's, whatever else moved (a backlog growing behind poison messages). Nor is
-telling a person how the wait goes ("still uploading, 3/6 parts") work: a round or a wait may hold
-a message it had not sent the heartbeat before. A monitor's round that fails where what it watches
-broke, or tells a person so, is quiet as well (see :mod:`.probes`).
-A wait is the third: every heartbeat of the stretch after its first waited (a ``sleep``, a call that
-waits) and did nothing but look, no act, no write, no failure, and in each a look asked before
-answered anew (a CI run's jobs finishing one by one, a deploy's pods coming up), or every look was
-new (the watch of a run just started begins): the agent waits on work outside it that moves, and its
-metric (deploys done) moves when that work ends. A frozen job polled between sleeps answers as
-before however many new looks go with it, and stays judged. A wake-up of the schedule (no model
-turn) is a wait the calls do not show: a heartbeat that only looked, none twice, mostly asking again
-the very calls asked before, one of them answering anew (a job's page, its percent moving), waited
-as well; a crawl asks new pages and a drifting agent new commands, and stay judged. And a stretch of
-heartbeats without a call, from an agent that records its calls, did nothing: idle; so did a stretch
-that held an idle wake-up before its newest heartbeat (a calendar assistant's quiet looks at its
-inbox, then a request it handles whose meeting is confirmed only when the invitees answer): the
-metric was flat while no work came.
-An exploration is the fourth: every look answered by something the run had not seen (a file read, a
-test failing anew after an edit), no act done twice: steps of a search, not busy work (see
-:func:`exploring` and :mod:`.exploration`).
+A scheduled agent wakes, checks its inbox, queue or feed, finds nothing and sleeps: the same round every
+quiet heartbeat, the metric flat because no work came. Its calls look like a loop and its flat metric like
+no progress, yet it did its job. What tells it from a stuck agent is the heartbeat as a whole: it only
+looked (no act, no write, no failure, no call twice; but for the bookkeeping it did the heartbeat before, a
+write of the same shape, its values moved on: a sync saving the time it last ran), and a source it had
+looked at in an earlier heartbeat answered nothing (an empty list, an envelope around nothing, "no results",
+"No new messages.") or that nothing needs doing (an all-clear report: "0 broken anchors of 214 links", "All
+systems operational"; see :func:`.detectors.said.all_clear`; silence is a shell gone dark, not an answer; a
+poll ``since`` the last wake-up asks the same source, its time moved on). A stuck agent does, fails, or asks
+the same thing again within a heartbeat; new searches finding nothing ask something new each time and are no
+re-check. Nor is a live agent's next model turn a wake-up (a Session's heartbeat begun soon after its last,
+:attr:`.monitor.Monitor.turn`): a lookup answered "No more results." turn after turn is asked again, not
+polled. A watcher's round is the other quiet shape: every heartbeat over a flat stretch of the metric asked
+the same looks as the others (a certificate's expiry checked each day, a build's status every two minutes;
+the first may also start what the others watch, the others keep the agent's bookkeeping as the one before
+did), however their answers move. Its metric is flat because nothing has happened yet, not because work goes
+undone: ``no_progress`` is about a busy agent. Whether the answers themselves say it is stuck (the same
+status, identical, again and again) is the other detectors' call; but a wake-up that only looked, each call
+once, after a heartbeat that did the same, asking again mostly what that heartbeat asked, one look answering
+anew (an A/B monitor's hourly round, each experiment's counts grown), saw something move, and its findings
+of no visible effect are dropped as an idle wake-up's are (:func:`quiet_wakeup`); so are those of one that
+came later (time passed: no model turn, no trace line without its time) and heard the very answers again to
+the very calls (a certificate's days left, a replica's lag: nothing moved, nothing to do), unless one names
+a state on its way (a job "RUNNING" hour after hour: a wait that froze) or is work taken from a queue (the
+same message received again: work undone); and a round that took from a queue what it took the round before
+is no watcher's, whatever else moved (a backlog growing behind poison messages). Nor is telling a person how
+the wait goes ("still uploading, 3/6 parts") work: a round or a wait may hold a message it had not sent the
+heartbeat before. A monitor's round that fails where what it watches broke, or tells a person so, is quiet
+as well (see :mod:`.probes`). A wait is the third: every heartbeat of the stretch after its first waited (a
+``sleep``, a call that waits) and did nothing but look, no act, no write, no failure, and in each a look
+asked before answered anew (a CI run's jobs finishing one by one, a deploy's pods coming up), or every look
+was new (the watch of a run just started begins): the agent waits on work outside it that moves, and its
+metric (deploys done) moves when that work ends. A frozen job polled between sleeps answers as before
+however many new looks go with it, and stays judged. A wake-up of the schedule (no model turn) is a wait the
+calls do not show: a heartbeat that only looked, none twice, mostly asking again the very calls asked
+before, one of them answering anew (a job's page, its percent moving), waited as well; a crawl asks new
+pages and a drifting agent new commands, and stay judged. And a stretch of heartbeats without a call, from
+an agent that records its calls, did nothing: idle; so did a stretch that held an idle wake-up before its
+newest heartbeat (a calendar assistant's quiet looks at its inbox, then a request it handles whose meeting
+is confirmed only when the invitees answer): the metric was flat while no work came. An exploration is the
+fourth: every look answered by something the run had not seen (a file read, a test failing anew after an
+edit), no act done twice: steps of a search, not busy work (see :func:`exploring` and :mod:`.exploration`).
 Pure: a live Monitor and a replay agree.
 """
 
@@ -62,11 +56,11 @@ from ..core.models import ProgressSample
 from .bookkeeping import heard_nothing, records, told_again, untold, without_bookkeeping, written
 from .detectors.calls import keeps_record, pauses, silence_answers, silent_by_design, takes, waits
 from .detectors.commands import copies_sql
-from .detectors.contract import ActionView, heartbeat_bounds
+from .detectors.contract import ActionView, answered_alike, heartbeat_bounds
 from .detectors.fingerprints import NO_ROWS_RESULT
 from .detectors.no_progress import NoProgress
 from .detectors.recurring_error import BACKOFF_EXTRA, RecurringError
-from .detectors.said import rereads, underway_result
+from .detectors.said import queued_result, rereads, underway_result
 from .detectors.volatile import mask_times
 from .exploration import explored, noted
 from .probes import probe_round
@@ -85,6 +79,8 @@ __all__ = [
 WOKE_AFTER = timedelta(seconds=30)
 """How long after the heartbeat before a wake-up may have seen the world move (ticks back to back,
 a loop calling ``tick`` or a test, are no wake-ups where anything had time to change)."""
+TURN_WAIT = 6
+"""Wake-ups running a job may be heard waiting its turn unchanged before that turn is judged lost."""
 
 
 def _asked(actions: Iterable[ActionView], rerun: Collection[str] = ()) -> set[str] | None:
@@ -169,25 +165,27 @@ def quiet_wakeup(
     looks = [action for action in last if not noted(action)]
     if _asked(looks) is None:
         return None  # the heartbeat before failed or asked a call twice: no round to poll again
-    if timed and looks and newest[0].at - last[-1].at >= WOKE_AFTER and _unchanged(newest, looks):
+    if timed and looks and newest[0].at - last[-1].at >= WOKE_AFTER and _unchanged(newest, looks, earlier):
         return "unchanged"
     calls = {action.fingerprint: action.result for action in last}
     return "polled" if _polled_anew(newest, calls) and not _taken_again(last, newest) else None
 
 
-def _unchanged(newest: list[ActionView], looks: list[ActionView]) -> bool:
+def _unchanged(newest: list[ActionView], looks: list[ActionView], earlier: list[ActionView]) -> bool:
     """Whether the wake-up ``newest`` (it only looked, each call once) asked the very calls of the
-    heartbeat before (``looks``, each asked once) and heard the very answers again: a certificate's
-    days left, a replica's lag, the same feed items, all as they were an hour ago. None of them may
-    be silence but a listing's, a search's or git's (a shell gone dark answers so), name a state on its
-    way (a job's "RUNNING" or "pending": a wait that froze), or be work taken from a queue (a
-    message received again: work left undone)."""
+    heartbeat before (``looks``, each asked once, the newest of ``earlier``) and heard the very answers
+    again: a certificate's days left, a replica's lag, the same feed items, all as they were an hour
+    ago. None of them may be silence but a listing's, a search's or git's (a shell gone dark answers
+    so), name a state on its way (a job's "RUNNING" or "pending": a wait that froze), name a job
+    waiting its turn heard so :data:`TURN_WAIT` times running (a turn that never comes), or be work
+    taken from a queue (a message received again: work left undone)."""
     if len(newest) != len(looks):
         return False
     calls = {action.fingerprint: action.result for action in looks}
     return all(
         calls.get(action.fingerprint, _NEVER) == action.result
         and not underway_result(action.result)
+        and not (queued_result(action.result) and answered_alike(action, earlier) >= TURN_WAIT)
         and not takes(action.tool, action.summary)
         and not _dark(action)
         for action in newest

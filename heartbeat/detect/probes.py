@@ -8,7 +8,9 @@ did not change. Seen as a round, it is the watcher doing its job: the failure is
 thing watched, not of the agent. What tells it from a stuck agent is the round as a whole: it asked
 the very calls of the wake-up before, each once; most of them answered; every call that failed had
 answered at an earlier wake-up (the thing watched broke; a call that never worked is the agent's
-own); and what it did besides looking was to tell a person something it had not told them the
+own), and a round of one look, where "most" says nothing, failed as a server that is down fails (a
+5xx, a timeout, a refused connection: an uptime canary's one probe; a 401 is the agent's own); and
+what it did besides looking was to tell a person something it had not told them the
 round before, nor the way it told them then, nor in the words of an earlier round. A stuck agent
 retries within its wake-up, fails on most of its calls, does work, or tells a person again each
 round (a reply to one mail resent, reworded, wake-up after wake-up).
@@ -39,6 +41,15 @@ def alerts(tool: str) -> bool:
     """Whether ``tool``'s name says it tells a person of something: a message posted or sent
     (``slack_post_message``, ``chat.postMessage``), an alert raised (``create_incident``)."""
     return not _ALERT_WORDS.isdisjoint(word.lower() for word in _WORD.split(tool))
+
+
+# A failure that says the server is down, not that the call was wrong: an HTTP status of 5xx
+# ("http_503", "HTTP/1.1 502 Bad Gateway", "status code 504"), a timeout, a refused connection.
+_DOWN = re.compile(
+    r"(?:\b(?:https?|status|code|error)|^)[\s_:=/.1]*5\d\d(?!\d)|unavailable|bad gateway|time-?out|timed out"
+    r"|connection (?:refused|reset)|econnrefused|econnreset|etimedout|unreachable",
+    re.IGNORECASE,
+)
 
 
 # Words of a tool that keeps a note for a person to read later (``save_checkpoint_note``).
@@ -74,7 +85,7 @@ def probed(earlier: Sequence[ActionView], last: Sequence[ActionView], newest: Se
     if told and said_again(newest, [*earlier, *newest]):
         return False  # words a person was told before: no news of what it watches
     failed = [a for a in looks.values() if a.error is not None]
-    if 2 * len(failed) >= len(looks):
+    if 2 * len(failed) >= len(looks) and not (len(looks) == 1 and _DOWN.search(failed[0].error or "")):
         return False  # most of the round failed: the agent's own calls, not the thing it watches
     answered = {a.fingerprint for a in earlier if a.error is None}
     return all(a.fingerprint in answered for a in failed)

@@ -11,7 +11,7 @@ import pytest
 
 from heartbeat.core.models import ProgressSample
 from heartbeat.detect.detectors.contract import ActionView
-from heartbeat.detect.idle import exploring, idle_wakeup, quiet_wakeup, watching
+from heartbeat.detect.idle import TURN_WAIT, exploring, idle_wakeup, quiet_wakeup, watching
 from heartbeat.detect.monitor import Monitor
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -349,12 +349,18 @@ def _eval_poll(state: str) -> Round:
     return [("jobs.describe", {"job": "ft-llm-7b"}, answer, None)]
 
 
-def test_a_job_queued_for_its_turn_heard_unchanged_is_a_quiet_round_and_a_running_one_froze() -> None:
-    """Blind batch 66's training poller, its training done (metric at 100), heard "eval_queued:
+def test_a_job_queued_for_its_turn_heard_unchanged_is_a_quiet_round_for_a_while() -> None:
+    """Blind batch 66's training poller, its training done (metric at 100), heard "eval queued:
     waiting for a free slot" at four hourly looks until the nightly pool ran it: ``repeat``
-    escalated it. A job waiting its turn stays as it is until its turn comes; the same look
-    answering "running" unchanged hour after hour is a job that froze, judged within 6."""
-    assert _kinds([_eval_poll("eval queued: waiting for a free slot")] * 12, 100.0) == [[]] * 12
+    escalated it. A job waiting its turn stays as it is until its turn comes: quiet rounds. A turn
+    that never comes (live round 58's eval job queued at position 7 for 14 wake-ups) is judged
+    once the same look heard it ``TURN_WAIT`` times; the same look answering "running" unchanged
+    is a job that froze, judged within 6."""
+    queued = _eval_poll("eval queued: waiting for a free slot")
+    waited = [queued] * 4 + [_eval_poll("succeeded")] * 8
+    assert _kinds(waited, 100.0) == [[]] * 12
+    found = _kinds([queued] * 14, 100.0)
+    assert not any(found[:TURN_WAIT]) and any(found[TURN_WAIT : TURN_WAIT + 2]), found
     assert any(_kinds([_eval_poll("running")] * 12, 100.0)[:6])
 
 

@@ -99,6 +99,29 @@ def test_a_call_that_never_answered_failing_again_is_stuck() -> None:
     assert "recurring_error" in {kind for kinds in _kinds(rounds) for kind in kinds}
 
 
+def _canary(wake: int, error: str | None, *told: Call) -> list[Call]:
+    """Blind batch 67's uptime canary: one probe a wake-up, failing with ``error`` or answering."""
+    args = {"url": "https://api.fernpay.io/healthz", "timeout_s": 10}
+    answer = f'HTTP/2 200\n\n{{"status":"ok","latency_ms":{60 + wake}}}'
+    return [("http.check", args, None, error) if error else ("http.check", args, answer, None), *told]
+
+
+@pytest.mark.parametrize(("error", "quiet"), [("http_503", True), ("HTTP 401 Unauthorized", False)])
+def test_a_canarys_one_probe_failing_as_a_server_that_is_down_fails_is_its_reading(
+    error: str, quiet: bool
+) -> None:
+    """A canary's round is one probe: "most of the round failed" said it was the agent's own
+    trouble, and its 503s three wake-ups running (an incident opened at the first) were a
+    ``recurring_error``. A lone probe failing as a server that is down fails (a 5xx, a timeout, a
+    refused connection), after answering at earlier wake-ups, is what it watches; refused for its
+    own token (a 401), it is the agent's own, and judged."""
+    incident = ("statuspage.create_incident", {"title": "API degraded"}, '{"id": "INC-1835"}', None)
+    rounds = [_canary(wake, None) for wake in range(1, 5)]
+    rounds += [_canary(5, error, incident), _canary(6, error), _canary(7, error), _canary(8, error)]
+    found = {kind for kinds in _kinds(rounds) for kind in kinds}
+    assert (found == set()) is quiet, found
+
+
 def test_the_same_alert_again_each_round_is_no_monitors_round() -> None:
     """Telling a person the very same thing round after round is a loop, not news."""
     alert = _post(":warning: files.fieldnote.app/healthz returning 503")

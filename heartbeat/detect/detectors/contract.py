@@ -42,6 +42,7 @@ __all__ = [
     "Scope",
     "StepTracker",
     "Windowed",
+    "answered_alike",
     "as_detector",
     "attempted_nothing",
     "construct",
@@ -329,6 +330,18 @@ def heartbeat_bounds(actions: Sequence[ActionView], tick: int) -> tuple[int, int
     while start and actions[start - 1].tick == actions[first - 1].tick:
         start -= 1
     return start, first
+
+
+def answered_alike(action: ActionView, earlier: Sequence[ActionView]) -> int:
+    """How many times running, back from the newest of ``earlier``, the call of ``action`` answered
+    as ``action`` did (other calls between not counting)."""
+    count = 0
+    for before in reversed(earlier):
+        if before.fingerprint == action.fingerprint:
+            if before.result != action.result:
+                break
+            count += 1
+    return count
 
 
 def times(n: int) -> str:

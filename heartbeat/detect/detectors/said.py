@@ -24,8 +24,9 @@ that hears it again and again waits on something that froze, no watcher's
 quiet round (see :mod:`..idle`). It is read in an answer of up to
 :data:`UNDERWAY_LONGEST` characters (a status), and in a longer JSON answer's
 ``"state"`` or ``"status"`` field (Livy's batch, its URLs and logs after). A
-job queued or waiting for its turn is not marked: it stays as it is until its
-turn comes, and a watch hearing so is a quiet round.
+job queued or waiting for its turn is marked apart (:data:`QUEUED_MARK`): it
+stays as it is until its turn comes, and a watch hearing so is a quiet round,
+for a while (see :mod:`..idle`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ __all__ = [
     "NOTHING_NEW",
     "PASSED_MARK",
     "PASSED_READ",
+    "QUEUED_MARK",
     "REREAD_MARK",
     "UNDERWAY_LONGEST",
     "UNDERWAY_MARK",
@@ -48,6 +50,7 @@ __all__ = [
     "all_clear_result",
     "nothing_new",
     "passing_run",
+    "queued_result",
     "rereads",
     "said_of",
     "underway_result",
@@ -150,17 +153,18 @@ _ACTIVE = (
     r"running|pending|in[\s_-]progress|processing|starting|building|deploying|retrying"
     r"|provisioning|stalled|stuck|blocked|timed?[\s_-]?out|degraded"
 )
-_ON_ITS_WAY = _ACTIVE + r"|queued|waiting"
+_WAITING = r"queued|waiting"
+_ON_ITS_WAY = _ACTIVE + "|" + _WAITING
 _NOT_CLEAR = re.compile(r"\b(?:not|never|no\s+longer|tests?|" + _ON_ITS_WAY + r")\b", re.IGNORECASE)
 # Not when said to be none ("nothing running", "0 pending", "no longer running").
-_UNDERWAY = re.compile(
-    r"(?<!nothing\s)(?<!no\s)(?<!not\s)(?<!none\s)(?<!0\s)(?<!longer\s)\b(?:" + _ACTIVE + r")\b",
-    re.IGNORECASE,
-)
+_NOT_NONE = r"(?<!nothing\s)(?<!no\s)(?<!not\s)(?<!none\s)(?<!0\s)(?<!longer\s)"
+_UNDERWAY = re.compile(_NOT_NONE + r"\b(?:" + _ACTIVE + r")\b", re.IGNORECASE)
+_QUEUED = re.compile(_NOT_NONE + r"\b(?:" + _WAITING + r")\b", re.IGNORECASE)
 UNDERWAY_LONGEST = 300  # characters, stripped: a job's status is short
 # A longer answer is a job's status when a JSON field named for one says so (Livy's ``"state":
 # "running"`` before its app's URLs and logs): looked for in its first characters only.
 _STATUS_FIELD = re.compile(r'"(?:state|status)"\s*:\s*"(?:' + _ACTIVE + r')"', re.IGNORECASE)
+_QUEUED_FIELD = re.compile(r'"(?:state|status)"\s*:\s*"(?:\w+_)?(?:' + _WAITING + r')"', re.IGNORECASE)
 _STATUS_READ = 2000
 # Every match of _UNDERWAY holds one of these, lowercased: a few substring tests rule most outputs
 # out, where the regex would cost tens of microseconds over a few hundred characters.
@@ -180,13 +184,16 @@ def said_of(stripped: str) -> str | None:
     """What ``stripped`` (an output) says of itself: up to :data:`CLEAR_LONGEST`, :data:`NOTHING_NEW`
     or :data:`ALL_CLEAR_MARK` (nothing needs doing); longer, :data:`PASSED_MARK` (a test run that
     passed, see :func:`passing_run`); up to :data:`UNDERWAY_LONGEST`, :data:`UNDERWAY_MARK` (a
-    state on its way: a job's "RUNNING"); else None."""
+    state on its way: a job's "RUNNING") or :data:`QUEUED_MARK` (a job waiting its turn); else None."""
     if len(stripped) > UNDERWAY_LONGEST:
         if passing_run(stripped):
             return PASSED_MARK
         # Most outputs: one substring test ('"stat' begins both field names), nothing copied.
-        if stripped.find('"stat', 0, _STATUS_READ) >= 0 and _STATUS_FIELD.search(stripped, 0, _STATUS_READ):
-            return UNDERWAY_MARK
+        if stripped.find('"stat', 0, _STATUS_READ) >= 0:
+            if _STATUS_FIELD.search(stripped, 0, _STATUS_READ):
+                return UNDERWAY_MARK
+            if _QUEUED_FIELD.search(stripped, 0, _STATUS_READ):
+                return QUEUED_MARK
         return None
     if passing_run(stripped):
         return PASSED_MARK
@@ -196,8 +203,11 @@ def said_of(stripped: str) -> str | None:
             return NOTHING_NEW
         if all_clear(stripped):
             return ALL_CLEAR_MARK
-    if any(piece in low for piece in _UNDERWAY_PIECES) and _UNDERWAY.search(stripped) is not None:
-        return UNDERWAY_MARK
+    if any(piece in low for piece in _UNDERWAY_PIECES):
+        if _UNDERWAY.search(stripped) is not None:
+            return UNDERWAY_MARK
+        if _QUEUED.search(stripped) is not None or _QUEUED_FIELD.search(stripped) is not None:
+            return QUEUED_MARK
     return None
 
 
@@ -257,10 +267,12 @@ PASSED_MARK = "+"
 """The first character of a passing test run's result key (see :func:`passing_run`)."""
 UNDERWAY_MARK = "~"
 """The first character of the result key of an answer naming a state on its way ("RUNNING", "pending")."""
+QUEUED_MARK = "&"
+"""The first character of the result key of an answer naming a job that waits its turn ("QUEUED")."""
 REREAD_MARK = "^"
 """What the result key of a page naming itself as the next to read opens with (see
 :func:`.paging.points_at_itself`)."""
-MARKS = (ALL_CLEAR_MARK, PASSED_MARK, UNDERWAY_MARK, REREAD_MARK)  # what a result key may open with
+MARKS = (ALL_CLEAR_MARK, PASSED_MARK, UNDERWAY_MARK, QUEUED_MARK, REREAD_MARK)  # what a result key opens with
 PASSED_READ = 160
 """How much of an output's end is read for a test runner's summary (characters: its last lines)."""
 # A test runner's last word on a run where every test it ran passed, on a line of its own: pytest's
@@ -288,6 +300,11 @@ def passing_run(stripped: str) -> bool:
 def underway_result(result: str | None) -> bool:
     """Whether ``result`` is the key of an answer naming a state on its way ("state": "RUNNING")."""
     return result is not None and result[:1] == UNDERWAY_MARK
+
+
+def queued_result(result: str | None) -> bool:
+    """Whether ``result`` is the key of an answer naming a job that waits its turn ("QUEUED")."""
+    return result is not None and result[:1] == QUEUED_MARK
 
 
 def rereads(result: str | None) -> bool:

@@ -12,8 +12,10 @@ from heartbeat.detect.detectors.said import (
     ALL_CLEAR_MARK,
     NOTHING_NEW,
     PASSED_MARK,
+    QUEUED_MARK,
     UNDERWAY_LONGEST,
     UNDERWAY_MARK,
+    queued_result,
     said_of,
     underway_result,
 )
@@ -54,17 +56,32 @@ def test_an_answer_naming_a_state_on_its_way_is_marked(answer: str) -> None:
         ("export exp_41 is no longer running", None),
         ("running " + "x" * UNDERWAY_LONGEST, None),  # longer than a status: a log or a page
         ('{"status": "success", "log": "' + "running " * 60 + '"}', None),
-        # a job waiting for its turn stays as it is until it comes (blind batch 66's queued eval)
-        ("eval queued: waiting for a free slot in eval-pool", None),
-        ('{"id": 4127, "state": "queued", "appInfo": {"ui": "' + "x" * UNDERWAY_LONGEST + '"}}', None),
     ],
 )
 def test_data_an_all_clear_or_a_long_page_is_no_state_on_its_way(answer: str, said: str | None) -> None:
-    """Data (days left, a lag), what says nothing needs doing, a page longer than a status and a
-    job waiting its turn are not marked as on their way."""
+    """Data (days left, a lag), what says nothing needs doing and a page longer than a status are
+    not marked as on their way."""
     assert said_of(answer) == said
     result = action_keys("check", {}, answer, None, (), False)[2]
     assert not underway_result(result)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "eval queued: waiting for a free slot in eval-pool",
+        '{"status": "QUEUED", "position": 7, "queue": "a100-80g"}',
+        '{"job": "ft-7b", "state": "eval_queued", "step": 120000}',
+        '{"id": 4127, "state": "queued", "appInfo": {"ui": "' + "x" * UNDERWAY_LONGEST + '"}}',
+    ],
+)
+def test_a_job_waiting_its_turn_is_marked_apart_from_one_on_its_way(answer: str) -> None:
+    """A job queued or waiting for its turn stays as it is until the turn comes (blind batch 66's
+    queued eval, four hourly looks, was escalated as a wait that froze): its result key is marked
+    apart, and :mod:`heartbeat.detect.idle` lets a watch hear it unchanged for a while."""
+    assert said_of(answer) == QUEUED_MARK
+    result = action_keys("jobs.get", {"id": 41}, answer, None, (), False)[2]
+    assert queued_result(result) and not underway_result(result)
 
 
 @pytest.mark.parametrize(
