@@ -20,25 +20,36 @@ from heartbeat.detect.detectors.said import (
     underway_result,
 )
 
+_LONG = "x" * UNDERWAY_LONGEST  # longer than a status: its JSON field says it (Livy's batch, its URLs after)
+
 
 @pytest.mark.parametrize(
-    "answer",
+    ("answer", "mark"),
     [
-        '{"id": "exp_41", "state": "RUNNING", "progress": 40, "stage": "write shards 4/10"}',
-        "failover in progress (step 2 of 4)",
-        "Deployment api-7f9c: pending",
-        '{"status": "in_progress", "conclusion": null}',
-        "build #4411 is still building",
-        # longer than a status, its JSON field says it (Livy's batch, its URLs after)
-        '{"id": 4127, "state": "running", "appInfo": {"sparkUiUrl": "' + "x" * UNDERWAY_LONGEST + '"}}',
+        ('{"id": "exp_41", "state": "RUNNING", "progress": 40, "stage": "write shards 4/10"}', UNDERWAY_MARK),
+        ("failover in progress (step 2 of 4)", UNDERWAY_MARK),
+        ("Deployment api-7f9c: pending", UNDERWAY_MARK),
+        ('{"status": "in_progress", "conclusion": null}', UNDERWAY_MARK),
+        ("build #4411 is still building", UNDERWAY_MARK),
+        ('{"id": 4127, "state": "running", "appInfo": {"sparkUiUrl": "' + _LONG + '"}}', UNDERWAY_MARK),
+        # a job waiting its turn (blind batch 66's queued eval, four hourly looks, was escalated as
+        # a wait that froze): marked apart, heard unchanged for a while (see heartbeat.detect.idle)
+        ("eval queued: waiting for a free slot in eval-pool", QUEUED_MARK),
+        ('{"status": "QUEUED", "position": 7, "queue": "a100-80g"}', QUEUED_MARK),
+        ('{"job": "ft-7b", "state": "eval_queued", "step": 120000}', QUEUED_MARK),
+        ('{"id": 4127, "state": "queued", "appInfo": {"ui": "' + _LONG + '"}}', QUEUED_MARK),
     ],
 )
-def test_an_answer_naming_a_state_on_its_way_is_marked(answer: str) -> None:
+def test_an_answer_naming_a_state_on_its_way_is_marked(answer: str, mark: str) -> None:
     """A job's status that says it is on its way has its result key marked: the same status heard
-    at wake-up after wake-up is a wait that froze, no watcher's quiet round."""
-    assert said_of(answer) == UNDERWAY_MARK
+    at wake-up after wake-up is a wait that froze, no watcher's quiet round; one waiting its turn
+    (queued) is marked apart: it stays as it is until the turn comes."""
+    assert said_of(answer) == mark
     result = action_keys("jobs.get", {"id": 41}, answer, None, (), False)[2]
-    assert result is not None and result[0] == UNDERWAY_MARK and underway_result(result)
+    assert result is not None and result[0] == mark
+    assert underway_result(result) is (mark == UNDERWAY_MARK) and queued_result(result) is (
+        mark == QUEUED_MARK
+    )
 
 
 @pytest.mark.parametrize(
@@ -64,24 +75,6 @@ def test_data_an_all_clear_or_a_long_page_is_no_state_on_its_way(answer: str, sa
     assert said_of(answer) == said
     result = action_keys("check", {}, answer, None, (), False)[2]
     assert not underway_result(result)
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [
-        "eval queued: waiting for a free slot in eval-pool",
-        '{"status": "QUEUED", "position": 7, "queue": "a100-80g"}',
-        '{"job": "ft-7b", "state": "eval_queued", "step": 120000}',
-        '{"id": 4127, "state": "queued", "appInfo": {"ui": "' + "x" * UNDERWAY_LONGEST + '"}}',
-    ],
-)
-def test_a_job_waiting_its_turn_is_marked_apart_from_one_on_its_way(answer: str) -> None:
-    """A job queued or waiting for its turn stays as it is until the turn comes (blind batch 66's
-    queued eval, four hourly looks, was escalated as a wait that froze): its result key is marked
-    apart, and :mod:`heartbeat.detect.idle` lets a watch hear it unchanged for a while."""
-    assert said_of(answer) == QUEUED_MARK
-    result = action_keys("jobs.get", {"id": 41}, answer, None, (), False)[2]
-    assert queued_result(result) and not underway_result(result)
 
 
 @pytest.mark.parametrize(
