@@ -12,10 +12,11 @@ poll ``since`` the last wake-up asks the same source, its time moved on). A stuc
 the same thing again within a heartbeat; new searches finding nothing ask something new each time and are no
 re-check. Nor is a live agent's next model turn a wake-up (a Session's heartbeat begun soon after its last,
 :attr:`.monitor.Monitor.turn`): a lookup answered "No more results." turn after turn is asked again, not
-polled. A watcher's round is the other quiet shape: every heartbeat over a flat stretch of the metric asked
-the same looks as the others (a certificate's expiry checked each day, a build's status every two minutes;
-the first may also start what the others watch, the others keep the agent's bookkeeping as the one before
-did), however their answers move. Its metric is flat because nothing has happened yet, not because work goes
+polled.
+A watcher's round is the other quiet shape: every heartbeat over a flat stretch of the metric asked the same
+looks as the others (a certificate's expiry checked each day, a build's status every two minutes; the first
+may also start what the others watch, the others keep the agent's bookkeeping as the one before did),
+however their answers move. Its metric is flat because nothing has happened yet, not because work goes
 undone: ``no_progress`` is about a busy agent. Whether the answers themselves say it is stuck (the same
 status, identical, again and again) is the other detectors' call; but a wake-up that only looked, each call
 once, after a heartbeat that did the same, asking again mostly what that heartbeat asked, one look answering
@@ -23,25 +24,28 @@ anew (an A/B monitor's hourly round, each experiment's counts grown), saw someth
 of no visible effect are dropped as an idle wake-up's are (:func:`quiet_wakeup`); so are those of one that
 came later (time passed: no model turn, no trace line without its time) and heard the very answers again to
 the very calls (a certificate's days left, a replica's lag: nothing moved, nothing to do), unless one names
-a state on its way (a job "RUNNING" hour after hour: a wait that froze) or is work taken from a queue (the
-same message received again: work undone); and a round that took from a queue what it took the round before
-is no watcher's, whatever else moved (a backlog growing behind poison messages). Nor is telling a person how
-the wait goes ("still uploading, 3/6 parts") work: a round or a wait may hold a message it had not sent the
-heartbeat before. A monitor's round that fails where what it watches broke, or tells a person so, is quiet
-as well (see :mod:`.probes`). A wait is the third: every heartbeat of the stretch after its first waited (a
-``sleep``, a call that waits) and did nothing but look, no act, no write, no failure, and in each a look
-asked before answered anew (a CI run's jobs finishing one by one, a deploy's pods coming up), or every look
-was new (the watch of a run just started begins): the agent waits on work outside it that moves, and its
-metric (deploys done) moves when that work ends. A frozen job polled between sleeps answers as before
-however many new looks go with it, and stays judged. A wake-up of the schedule (no model turn) is a wait the
-calls do not show: a heartbeat that only looked, none twice, mostly asking again the very calls asked
-before, one of them answering anew (a job's page, its percent moving), waited as well; a crawl asks new
-pages and a drifting agent new commands, and stay judged. And a stretch of heartbeats without a call, from
-an agent that records its calls, did nothing: idle; so did a stretch that held an idle wake-up before its
-newest heartbeat (a calendar assistant's quiet looks at its inbox, then a request it handles whose meeting
-is confirmed only when the invitees answer): the metric was flat while no work came. An exploration is the
-fourth: every look answered by something the run had not seen (a file read, a test failing anew after an
-edit), no act done twice: steps of a search, not busy work (see :func:`exploring` and :mod:`.exploration`).
+a state on its way (a job "RUNNING" hour after hour: a wait that froze), names a job waiting its turn the
+:data:`TURN_WAIT`-th time running, or is work taken from a queue (the same message received again: work
+undone); and a round that took from a queue what it took the round before is no watcher's, whatever else
+moved (a backlog growing behind poison messages). Nor is telling a person how the wait goes ("still
+uploading, 3/6 parts") work: a round or a wait may hold a message it had not sent the heartbeat before. A
+monitor's round that fails where what it watches broke, or tells a person so, is quiet as well (see
+:mod:`.probes`).
+A wait is the third: every heartbeat of the stretch after its first waited (a ``sleep``, a call that waits)
+and did nothing but look, no act, no write, no failure, and in each a look asked before answered anew (a CI
+run's jobs finishing one by one, a deploy's pods coming up), or every look was new (the watch of a run just
+started begins): the agent waits on work outside it that moves, and its metric (deploys done) moves when
+that work ends. A frozen job polled between sleeps answers as before however many new looks go with it, and
+stays judged. A wake-up of the schedule (no model turn) is a wait the calls do not show: a heartbeat that
+only looked, none twice, mostly asking again the very calls asked before, one of them answering anew (a
+job's page, its percent moving), waited as well; a crawl asks new pages and a drifting agent new commands,
+and stay judged. And a stretch of heartbeats without a call, from an agent that records its calls, did
+nothing: idle; so did a stretch that held an idle wake-up before its newest heartbeat (a calendar
+assistant's quiet looks at its inbox, then a request it handles whose meeting is confirmed only when the
+invitees answer): the metric was flat while no work came.
+An exploration is the fourth: every look answered by something the run had not seen (a file read, a test
+failing anew after an edit), no act done twice: steps of a search, not busy work (see :func:`exploring` and
+:mod:`.exploration`).
 Pure: a live Monitor and a replay agree.
 """
 
@@ -172,13 +176,11 @@ def quiet_wakeup(
 
 
 def _unchanged(newest: list[ActionView], looks: list[ActionView], earlier: list[ActionView]) -> bool:
-    """Whether the wake-up ``newest`` (it only looked, each call once) asked the very calls of the
-    heartbeat before (``looks``, each asked once, the newest of ``earlier``) and heard the very answers
-    again: a certificate's days left, a replica's lag, the same feed items, all as they were an hour
-    ago. None of them may be silence but a listing's, a search's or git's (a shell gone dark answers
-    so), name a state on its way (a job's "RUNNING" or "pending": a wait that froze), name a job
-    waiting its turn heard so :data:`TURN_WAIT` times running (a turn that never comes), or be work
-    taken from a queue (a message received again: work left undone)."""
+    """Whether the wake-up ``newest`` (it only looked, each call once) asked the very calls of the heartbeat
+    before (``looks``, each asked once, the newest of ``earlier``) and heard the very answers again (a
+    certificate's days left, the same feed items). None may be silence but a listing's, a search's or git's
+    (a shell gone dark answers so), name a state on its way (a job's "RUNNING": a wait that froze) or a job
+    waiting its turn heard so :data:`TURN_WAIT` times running, or be work taken from a queue again."""
     if len(newest) != len(looks):
         return False
     calls = {action.fingerprint: action.result for action in looks}
@@ -289,11 +291,11 @@ def spared(
     detector: object, kept: Iterable[ActionView], progress: Sequence[ProgressSample], turn: bool | None = True
 ) -> bool:
     """Whether ``detector`` is ``no_progress`` and its flat stretch is no busy work (see the module's
-    docstring): no call at all from an agent that records its calls (one that records none has
-    only its metric to be judged by), a watcher's rounds, a wait (scheduled, ``turn`` not true:
-    each heartbeat a wake-up of the schedule, no model turn), a back-off (``turn`` false: a known
-    wake-up, the schedule paused before it), an exploration, or, scheduled, an idle wake-up in it,
-    or, a live agent's turns, a flat run of fewer than two actions a sample (see :func:`_thin`)."""
+    docstring): no call at all from an agent that records its calls (one that records none has only its
+    metric to be judged by), a watcher's rounds, a wait (scheduled, ``turn`` not true: each heartbeat a
+    wake-up of the schedule, no model turn), a back-off (``turn`` false: a known wake-up, the schedule
+    paused before it), an exploration, or, scheduled, an idle wake-up in it, or, a live agent's turns, a
+    flat run of fewer than two actions a sample (see :func:`_thin`)."""
     kept, scheduled = list(kept), not turn
     found = _flat_stretch(detector, kept, progress)
     return found is not None and (
