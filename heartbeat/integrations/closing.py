@@ -12,10 +12,11 @@ were lost. So while nothing else handles SIGTERM (its handler is the default),
 the first session made in the main thread makes it end the process as
 Ctrl-C does: :class:`SystemExit` (143) raised in the main thread, the hook run.
 A process that handles SIGTERM itself (``heartbeat run``, the MCP proxy, a web
-server) keeps its handler; a second SIGTERM ends the process at once. One that
-the exit does not end within :data:`EXIT_SECONDS` (a framework's worker thread
-that is no daemon holds the interpreter's shutdown, before the hook) has its
-sessions closed and is ended with the signal's code all the same.
+server) keeps its handler; a second SIGTERM ends the process at once. One whose
+exit does not reach the hook (a framework's worker thread that is no daemon
+holds the interpreter's shutdown for :data:`SHUTDOWN_SECONDS`, or the exit
+never comes for :data:`EXIT_SECONDS`) has its sessions closed and is ended
+with the signal's code all the same.
 
 A heartbeat that ends because a signal ends the process (SIGTERM taken here, or
 a signal's exception that cut a session's wait for its worker: :class:`Cut`)
@@ -38,14 +39,19 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import NoReturn, Protocol
 
-__all__ = ["CLOSE_SECONDS", "EXIT_SECONDS", "Cut", "close_at_exit", "ending_on_signal"]
+__all__ = ["CLOSE_SECONDS", "EXIT_SECONDS", "SHUTDOWN_SECONDS", "Cut", "close_at_exit", "ending_on_signal"]
 
 EXIT_SECONDS = 3.0
-"""How long SIGTERM's exit may take to end the process before its sessions are closed and it is
-ended without it: the Agents SDK's AnyIO worker, no daemon, held the interpreter's shutdown for
-ever, before the exit hook ran (live round 60)."""
+"""How long SIGTERM's exit may take to reach the exit hook before the sessions are closed and the
+process is ended without it (a program that caught the ``SystemExit`` and went on)."""
+SHUTDOWN_SECONDS = 0.3
+"""How long the interpreter's shutdown may wait for threads that are no daemons before the sessions
+are closed and the process is ended without it: PydanticAI's and the Agents SDK's AnyIO workers
+held it for ever, before the exit hook ran (live round 60)."""
 CLOSE_SECONDS = 10.0
-"""How long those sessions' closing may take before the process is ended without it."""
+"""How long the sessions' closing may take before the process is ended without it."""
+_POLL = 0.02
+_HOOKED: list[bool] = []  # the exit hook began closing the sessions (a plain list: no lock to take)
 
 
 class _Closable(Protocol):
@@ -75,9 +81,20 @@ def _terminated(signum: int, frame: FrameType | None) -> NoReturn:
 
 
 def _end_late(code: int) -> None:
-    """End the process with ``code`` if it is still alive :data:`EXIT_SECONDS` from now, its sessions
-    closed first (within :data:`CLOSE_SECONDS`)."""
-    time.sleep(EXIT_SECONDS)
+    """End the process with ``code`` if SIGTERM's exit does not reach the exit hook: within
+    :data:`SHUTDOWN_SECONDS` of the interpreter's shutdown (the main thread stopped) or
+    :data:`EXIT_SECONDS` of the signal, the sessions closed first; once the hook runs, within
+    :data:`CLOSE_SECONDS` of it."""
+    main, waited, shutdown = threading.main_thread(), 0.0, None
+    while waited < EXIT_SECONDS and not _HOOKED:
+        time.sleep(_POLL)
+        waited += _POLL
+        if not main.is_alive():  # the shutdown joins the threads that are no daemons, then the hook
+            shutdown = waited if shutdown is None else shutdown
+            if waited - shutdown >= SHUTDOWN_SECONDS:
+                break
+    if _HOOKED:  # the hook closes the sessions: a close that hangs is ended all the same
+        _end_after(CLOSE_SECONDS, code)
     _thread.start_new_thread(_end_after, (CLOSE_SECONDS, code))
     _close_all()
     _end_after(0, code)
@@ -134,6 +151,7 @@ class Cut:
 
 @atexit.register
 def _close_all() -> None:
+    _HOOKED.append(True)
     for session in list(_LIVE):
         try:
             session.close()

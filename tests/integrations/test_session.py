@@ -347,7 +347,7 @@ def test_sigterm_ends_a_process_whose_worker_thread_holds_its_shutdown(tmp_path:
     """A framework's worker thread that is no daemon (the Agents SDK's AnyIO worker, waiting for its
     next tool call) holds the interpreter's shutdown after SIGTERM's exit, before the exit hook that
     closes the sessions: the process hung for ever, its calls unsaved (live round 60). It is ended
-    ``EXIT_SECONDS`` later, exit 143, the calls that ran saved and journaled."""
+    ``SHUTDOWN_SECONDS`` into its shutdown, exit 143, the calls that ran saved and journaled."""
     script = (
         "import pathlib, threading\n"
         "from heartbeat.integrations.session import Session\n"
