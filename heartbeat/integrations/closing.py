@@ -39,6 +39,8 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import NoReturn, Protocol
 
+from ..tick.watchdog import end_after
+
 __all__ = ["CLOSE_SECONDS", "EXIT_SECONDS", "SHUTDOWN_SECONDS", "Cut", "close_at_exit", "ending_on_signal"]
 
 EXIT_SECONDS = 3.0
@@ -94,15 +96,10 @@ def _end_late(code: int) -> None:
             if waited - shutdown >= SHUTDOWN_SECONDS:
                 break
     if _HOOKED:  # the hook closes the sessions: a close that hangs is ended all the same
-        _end_after(CLOSE_SECONDS, code)
-    _thread.start_new_thread(_end_after, (CLOSE_SECONDS, code))
+        end_after(CLOSE_SECONDS, code)
+    # The bound of the close and of the flush below (a stream another thread holds blocks it).
+    _thread.start_new_thread(end_after, (CLOSE_SECONDS, code))
     _close_all()
-    _end_after(0, code)
-
-
-def _end_after(seconds: float, code: int) -> None:
-    """End the process with ``code`` after ``seconds``, its standard streams flushed."""
-    time.sleep(seconds)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

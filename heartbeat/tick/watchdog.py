@@ -52,6 +52,7 @@ __all__ = [
     "POLL_SECONDS",
     "TickInterrupted",
     "done_within",
+    "end_after",
     "end_left_running",
     "end_started_if_stopped",
     "exit_now",
@@ -230,7 +231,7 @@ def signals_interrupt(
         if not left and on_stuck is not None:
             # An operator's signal always ends the process: on_stuck journals and writes on its way
             # out, and a lock the interrupted thread holds, or a stream nobody reads, would keep it.
-            _thread.start_new_thread(_end_after, (STUCK_HANDLER_SECONDS, 128 + signum))
+            _thread.start_new_thread(end_after, (STUCK_HANDLER_SECONDS, 128 + signum))
             on_stuck(signum)
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
@@ -251,8 +252,9 @@ def signals_interrupt(
             signal.signal(sig, handler)
 
 
-def _end_after(seconds: float, code: int) -> None:
-    """End the process with ``code`` after ``seconds``, whatever the other threads do."""
+def end_after(seconds: float, code: int) -> None:
+    """End the process with ``code`` after ``seconds``, whatever the other threads do (nothing flushed:
+    a stream another thread holds must not keep it alive). Run it on a raw ``_thread``."""
     time.sleep(seconds)
     os._exit(code)
 
