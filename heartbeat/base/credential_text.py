@@ -284,12 +284,10 @@ def mask_credential_text(text: str, named: Callable[[str], bool] = credential_na
     text = _mask_schemes(text)
     if "-u" in text:
         text = _USER_FLAG().sub(_masked_after, text)
-    if " -p" in text:
-        if "mysql" in text:
-            text = _MYSQL_PASSWORD().sub(_masked_after, text)
-        if "login" in text or "sshpass" in text:
-            text = _P_PASSWORD().sub(_masked_after, text)
-    if " -a" in text and "redis-cli" in text:  # (its -p is a port: redis-cli -h H -p 6380 -a X)
+    if " -p" in text and "mysql" in text:
+        text = _MYSQL_PASSWORD().sub(_masked_after, text)
+    # One pass for a login's or sshpass's -p and redis-cli's -a (whose -p is a port: -h H -p 6380 -a X).
+    if (" -p" in text and ("login" in text or "sshpass" in text)) or (" -a" in text and "redis-cli" in text):
         text = _P_PASSWORD().sub(_masked_after, text)
     by_name = _masked_named if named is credential_name else partial(_masked_named, named=named)
     if "configure" in text:
